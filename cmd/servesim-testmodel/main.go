@@ -1,0 +1,88 @@
+// Command servesim-testmodel writes a tiny random-weight Llama model for
+// end-to-end tests against a real inference engine:
+//
+//	servesim-testmodel -out DIR [-layers 8 -dim 512 -heads 8 -kv-heads 4 -ffn 1408 -ctx 4096 -vocab 32000 -seed 1]
+//
+// It writes DIR/model.gguf (see package model/gguf) and DIR/Modelfile for
+// `ollama create`.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/servesim/servesim/model/gguf"
+)
+
+// modelfile pins the ChatML template and its stop strings explicitly (Ollama
+// would also auto-detect them from tokenizer.chat_template) and disables
+// every sampling feature that could end a generation before num_predict.
+const modelfile = `FROM ./model.gguf
+TEMPLATE """{{- range .Messages }}<|im_start|>{{ .Role }}
+{{ .Content }}<|im_end|>
+{{ end }}<|im_start|>assistant
+"""
+PARAMETER stop <|im_start|>
+PARAMETER stop <|im_end|>
+PARAMETER num_ctx %d
+PARAMETER temperature 0.8
+PARAMETER top_k 40
+PARAMETER top_p 0.9
+PARAMETER repeat_penalty 1
+PARAMETER seed %d
+`
+
+func main() {
+	cfg := gguf.DefaultLlamaConfig()
+	out := flag.String("out", "", "output directory (required)")
+	flag.StringVar(&cfg.Name, "name", cfg.Name, "model name (general.name)")
+	flag.IntVar(&cfg.Layers, "layers", cfg.Layers, "transformer blocks")
+	flag.IntVar(&cfg.Dim, "dim", cfg.Dim, "embedding length")
+	flag.IntVar(&cfg.Heads, "heads", cfg.Heads, "attention heads")
+	flag.IntVar(&cfg.KVHeads, "kv-heads", cfg.KVHeads, "key/value heads")
+	flag.IntVar(&cfg.FFN, "ffn", cfg.FFN, "feed-forward hidden size")
+	flag.IntVar(&cfg.Context, "ctx", cfg.Context, "context length (also the Modelfile num_ctx)")
+	flag.IntVar(&cfg.Vocab, "vocab", cfg.Vocab, "vocabulary size")
+	seed := flag.Int64("seed", 1, "weight seed")
+	flag.Parse()
+
+	if err := run(*out, cfg, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "servesim-testmodel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, cfg gguf.LlamaConfig, seed int64) error {
+	if dir == "" {
+		return fmt.Errorf("-out is required")
+	}
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// Write to a temporary name first so a partial file never looks valid.
+	path := filepath.Join(dir, "model.gguf")
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return err
+	}
+	if err := gguf.WriteLlama(f, cfg, seed); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return err
+	}
+	mf := fmt.Sprintf(modelfile, cfg.Context, seed)
+	return os.WriteFile(filepath.Join(dir, "Modelfile"), []byte(mf), 0o644)
+}

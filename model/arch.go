@@ -1,0 +1,147 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Arch is a decoder-only transformer architecture.
+type Arch struct {
+	Name string
+	// Params is the total parameter count (what must be held in memory);
+	// ActiveParams is the count used per token (what costs compute). They
+	// differ only for mixture-of-experts models such as Mixtral-8x7B.
+	Params, ActiveParams float64
+
+	Layers       int // transformer blocks
+	Hidden       int // model (residual) width
+	Heads        int // query heads
+	KVHeads      int // key/value heads (< Heads with grouped-query attention)
+	HeadDim      int // per-head width
+	Intermediate int // FFN width (per expert for MoE)
+	Vocab        int
+	MaxContext   int // max_position_embeddings, tokens
+
+	Experts, ExpertsPerToken int // 0 for dense models
+}
+
+// KVBytesPerToken is the KV-cache size of one token for the whole model:
+// 2 (K and V) × layers × kv_heads × head_dim × bytes.
+func (a Arch) KVBytesPerToken(kv Precision) float64 {
+	return 2 * float64(a.Layers) * float64(a.KVHeads) * float64(a.HeadDim) * kv.Bytes()
+}
+
+// KVBytesPerTokenPerDevice is the KV-cache size of one token on each device
+// of a tensor-parallel group of tp devices. KV heads are split across ranks;
+// when tp exceeds KVHeads each rank keeps one (replicated) head, as vLLM does,
+// so the group total exceeds KVBytesPerToken.
+func (a Arch) KVBytesPerTokenPerDevice(kv Precision, tp int) float64 {
+	if tp < 1 {
+		tp = 1
+	}
+	heads := (a.KVHeads + tp - 1) / tp // ceil; 1 when replicated
+	return 2 * float64(a.Layers) * float64(heads) * float64(a.HeadDim) * kv.Bytes()
+}
+
+// WeightBytes is the size of all weights at precision p: Params × bytes.
+func (a Arch) WeightBytes(p Precision) float64 { return a.Params * p.Bytes() }
+
+// FLOPsPerToken is the dense matmul work per token, 2 × ActiveParams (one
+// multiply and one add per active weight). By this common convention the
+// input-embedding lookup is counted too, a small overestimate.
+func (a Arch) FLOPsPerToken() float64 { return 2 * a.ActiveParams }
+
+// AttentionFLOPsPerQueryCtx is the attention work for one query token
+// against one context token across all layers: 4 × layers × heads × head_dim
+// (2 for QKᵀ and 2 for PV).
+func (a Arch) AttentionFLOPsPerQueryCtx() float64 {
+	return 4 * float64(a.Layers) * float64(a.Heads) * float64(a.HeadDim)
+}
+
+// AttentionFLOPs is the attention work of queryTokens queries, each against
+// contextTokens keys: AttentionFLOPsPerQueryCtx × queryTokens × contextTokens.
+// For causal prefill of n tokens pass the effective context (≈ n/2 average,
+// or sum per chunk).
+func (a Arch) AttentionFLOPs(queryTokens, contextTokens float64) float64 {
+	return a.AttentionFLOPsPerQueryCtx() * queryTokens * contextTokens
+}
+
+// IsMoE reports whether a is a mixture-of-experts model.
+func (a Arch) IsMoE() bool { return a.Experts > 0 }
+
+// EstimateParams computes total and active parameter counts from the shape,
+// assuming a Llama-style block: separate Q, K, V, O projections without bias,
+// a gated (SwiGLU) FFN of three matrices per expert, a router of Hidden ×
+// Experts for MoE, two RMSNorm vectors per layer plus a final one, and
+// untied input embedding and LM head. It is exact for Llama, Mistral and
+// Mixtral; Qwen2.5 adds Q/K/V biases (about 0.01% more).
+func (a Arch) EstimateParams() (total, active float64) {
+	h := float64(a.Hidden)
+	attn := h*float64(a.Heads*a.HeadDim)*2 + h*float64(a.KVHeads*a.HeadDim)*2
+	ffn := 3 * h * float64(a.Intermediate)
+	norms := 2 * h
+	experts, perToken, router := 1.0, 1.0, 0.0
+	if a.Experts > 0 {
+		experts, perToken, router = float64(a.Experts), float64(a.ExpertsPerToken), h*float64(a.Experts)
+	}
+	embed := 2 * float64(a.Vocab) * h
+	layers := float64(a.Layers)
+	total = layers*(attn+experts*ffn+router+norms) + embed + h
+	active = layers*(attn+perToken*ffn+router+norms) + embed + h
+	return total, active
+}
+
+// Validate checks that the architecture is complete and consistent.
+func (a Arch) Validate() error {
+	var p problems
+	bad := p.add
+	if a.Name == "" {
+		bad("name is empty")
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"layers", a.Layers}, {"hidden", a.Hidden}, {"heads", a.Heads}, {"kv_heads", a.KVHeads},
+		{"head_dim", a.HeadDim}, {"intermediate", a.Intermediate}, {"vocab", a.Vocab}, {"max_context", a.MaxContext},
+	} {
+		if f.v <= 0 {
+			bad("%s = %d, must be > 0", f.name, f.v)
+		}
+	}
+	if !(a.Params > 0) {
+		bad("params = %g, must be > 0", a.Params)
+	}
+	if !(a.ActiveParams > 0) || a.ActiveParams > a.Params {
+		bad("active_params = %g, must be in (0, params = %g]", a.ActiveParams, a.Params)
+	}
+	if a.KVHeads > 0 && a.Heads > 0 && a.Heads%a.KVHeads != 0 {
+		bad("heads = %d is not a multiple of kv_heads = %d", a.Heads, a.KVHeads)
+	}
+	switch {
+	case a.Experts < 0 || a.ExpertsPerToken < 0:
+		bad("experts = %d, experts_per_token = %d, must be >= 0", a.Experts, a.ExpertsPerToken)
+	case a.Experts == 0 && a.ExpertsPerToken != 0:
+		bad("experts_per_token = %d on a dense model (experts = 0)", a.ExpertsPerToken)
+	case a.Experts > 0 && (a.ExpertsPerToken < 1 || a.ExpertsPerToken > a.Experts):
+		bad("experts_per_token = %d, must be in [1, experts = %d]", a.ExpertsPerToken, a.Experts)
+	}
+	return p.err("architecture", a.Name)
+}
+
+// problems collects validation failures into one single-line error.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+func (p problems) err(kind, name string) error {
+	if len(p) == 0 {
+		return nil
+	}
+	if name == "" {
+		name = "(unnamed)"
+	}
+	return fmt.Errorf("model: %s %s: %s", kind, name, joinProblems(p))
+}
+
+func joinProblems(p problems) string { return strings.Join(p, "; ") }

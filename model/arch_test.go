@@ -1,0 +1,137 @@
+package model
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func mustArch(t *testing.T, name string) Arch {
+	t.Helper()
+	a, err := DefaultCatalog().Arch(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func near(got, want, rel float64) bool {
+	return math.Abs(got-want) <= rel*math.Abs(want)
+}
+
+func TestLlama31_8B(t *testing.T) {
+	a := mustArch(t, "Llama-3.1-8B")
+	// 2 × 32 layers × 8 KV heads × 128 × 2 bytes.
+	if got := a.KVBytesPerToken(FP16); got != 131072 {
+		t.Errorf("KV bytes/token fp16 = %g, want 131072", got)
+	}
+	if got := a.KVBytesPerToken(FP8); got != 65536 {
+		t.Errorf("KV bytes/token fp8 = %g, want 65536", got)
+	}
+	// 8.03e9 params × 2 bytes ≈ 16.06 GB.
+	if got := a.WeightBytes(FP16); got != 16_060_522_496 {
+		t.Errorf("weights fp16 = %g, want 16060522496 (≈16.06 GB)", got)
+	}
+	if got := a.WeightBytes(INT4); got != 4_015_130_624 {
+		t.Errorf("weights int4 = %g", got)
+	}
+	if got := a.FLOPsPerToken(); got != 16_060_522_496 {
+		t.Errorf("FLOPs/token = %g", got)
+	}
+	// 4 × 32 × 32 × 128 = 524288 per (query, ctx) pair.
+	if got := a.AttentionFLOPsPerQueryCtx(); got != 524288 {
+		t.Errorf("attn FLOPs per pair = %g", got)
+	}
+	if got := a.AttentionFLOPs(10, 1000); got != 524288*10*1000 {
+		t.Errorf("AttentionFLOPs(10,1000) = %g", got)
+	}
+}
+
+func TestKVPerDeviceReplicatesHeads(t *testing.T) {
+	a := mustArch(t, "Llama-3.1-70B") // 8 KV heads
+	full := a.KVBytesPerToken(BF16)   // 2·80·8·128·2 = 327680
+	if full != 327680 {
+		t.Fatalf("70B KV/token = %g", full)
+	}
+	if got := a.KVBytesPerTokenPerDevice(BF16, 4); got != full/4 {
+		t.Errorf("TP4 per device = %g, want %g", got, full/4)
+	}
+	// TP 16 > 8 KV heads: one head per rank, replicated, so the group holds 2×.
+	if got := a.KVBytesPerTokenPerDevice(BF16, 16); got != full/8 {
+		t.Errorf("TP16 per device = %g, want %g", got, full/8)
+	}
+}
+
+func TestEstimateParamsMatchesPublished(t *testing.T) {
+	c := DefaultCatalog()
+	for _, name := range []string{"Llama-3.1-8B", "Llama-3.1-70B", "Llama-2-7B", "Llama-2-70B", "Mistral-7B", "Mistral-7B-v0.1", "Mixtral-8x7B"} {
+		a, _ := c.Arch(name)
+		total, active := a.EstimateParams()
+		if total != a.Params || active != a.ActiveParams {
+			t.Errorf("%s: estimate (%g, %g), catalog (%g, %g)", name, total, active, a.Params, a.ActiveParams)
+		}
+	}
+	// Qwen2.5 has Q/K/V biases the estimate leaves out.
+	for _, name := range []string{"Qwen2.5-7B", "Qwen2.5-72B"} {
+		a, _ := c.Arch(name)
+		total, _ := a.EstimateParams()
+		if total >= a.Params || !near(total, a.Params, 1e-4) {
+			t.Errorf("%s: estimate %g vs published %g", name, total, a.Params)
+		}
+	}
+}
+
+func TestTinyArch(t *testing.T) {
+	a := mustArch(t, "servesim-tiny")
+	// Per layer: attention 512·512·2 + 512·256·2 = 786432, FFN 3·512·1408 =
+	// 2162688, norms 1024 → 2950144; ×8 = 23601152. Embedding + LM head
+	// 2·32000·512 = 32768000; final norm 512.
+	const want = 56_369_664
+	if a.Params != want || a.ActiveParams != want {
+		t.Errorf("tiny params = %g/%g, want %d", a.Params, a.ActiveParams, want)
+	}
+	if got := a.KVBytesPerToken(FP16); got != 2*8*4*64*2 {
+		t.Errorf("tiny KV/token = %g", got)
+	}
+}
+
+func TestMixtralActiveLessThanTotal(t *testing.T) {
+	a := mustArch(t, "Mixtral-8x7B")
+	if !a.IsMoE() || a.Experts != 8 || a.ExpertsPerToken != 2 {
+		t.Fatalf("Mixtral experts = %d top-%d", a.Experts, a.ExpertsPerToken)
+	}
+	if !(a.ActiveParams < a.Params) {
+		t.Fatalf("active %g >= total %g", a.ActiveParams, a.Params)
+	}
+	if !near(a.Params, 46.7e9, 0.001) || !near(a.ActiveParams, 12.9e9, 0.002) {
+		t.Errorf("Mixtral params %g / active %g, want ≈46.7e9 / 12.9e9", a.Params, a.ActiveParams)
+	}
+	// Memory uses the total, compute the active count.
+	if a.WeightBytes(BF16) != 2*a.Params || a.FLOPsPerToken() != 2*a.ActiveParams {
+		t.Error("weights must use Params and FLOPs ActiveParams")
+	}
+}
+
+func TestArchValidate(t *testing.T) {
+	for _, name := range DefaultCatalog().ArchNames() {
+		if err := mustArch(t, name).Validate(); err != nil {
+			t.Errorf("built-in %s: %v", name, err)
+		}
+	}
+	a := mustArch(t, "Llama-3.1-8B")
+	a.KVHeads = 5
+	a.ActiveParams = 2 * a.Params
+	a.ExpertsPerToken = 2
+	err := a.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, s := range []string{"Llama-3.1-8B", "kv_heads = 5", "active_params", "experts_per_token = 2"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %q", err, s)
+		}
+	}
+	if err := (Arch{}).Validate(); err == nil || !strings.Contains(err.Error(), "layers = 0") {
+		t.Errorf("empty arch: %v", err)
+	}
+}

@@ -1,0 +1,319 @@
+package model
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Catalog is a set of architectures and hardware, looked up by name
+// case-insensitively. A Catalog is not safe for concurrent mutation; reads
+// return copies, so callers may modify what they get.
+type Catalog struct {
+	archs    map[string]Arch     // keyed by lower-case name
+	hardware map[string]Hardware // keyed by lower-case name
+}
+
+// NewCatalog returns an empty catalog.
+func NewCatalog() *Catalog {
+	return &Catalog{archs: map[string]Arch{}, hardware: map[string]Hardware{}}
+}
+
+// DefaultCatalog returns a fresh copy of the built-in catalog; changes to it
+// do not affect later calls.
+func DefaultCatalog() *Catalog {
+	c := NewCatalog()
+	for _, a := range builtinArchs() {
+		c.archs[key(a.Name)] = a
+	}
+	for _, h := range builtinHardware() {
+		c.hardware[key(h.Name)] = h
+	}
+	return c
+}
+
+func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// Clone returns a deep copy of c.
+func (c *Catalog) Clone() *Catalog {
+	n := NewCatalog()
+	for k, a := range c.archs {
+		n.archs[k] = a
+	}
+	for k, h := range c.hardware {
+		n.hardware[k] = h.clone()
+	}
+	return n
+}
+
+// Arch looks up an architecture by name, case-insensitively. The error
+// lists the known names.
+func (c *Catalog) Arch(name string) (Arch, error) {
+	if a, ok := c.archs[key(name)]; ok {
+		return a, nil
+	}
+	return Arch{}, fmt.Errorf("model: unknown architecture %q (known: %s)", name, strings.Join(c.ArchNames(), ", "))
+}
+
+// Hardware looks up a hardware entry by name, case-insensitively. The error
+// lists the known names.
+func (c *Catalog) Hardware(name string) (Hardware, error) {
+	if h, ok := c.hardware[key(name)]; ok {
+		return h.clone(), nil
+	}
+	return Hardware{}, fmt.Errorf("model: unknown hardware %q (known: %s)", name, strings.Join(c.HardwareNames(), ", "))
+}
+
+// ArchNames returns the architecture names, sorted.
+func (c *Catalog) ArchNames() []string {
+	names := make([]string, 0, len(c.archs))
+	for _, a := range c.archs {
+		names = append(names, a.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// HardwareNames returns the hardware names, sorted.
+func (c *Catalog) HardwareNames() []string {
+	names := make([]string, 0, len(c.hardware))
+	for _, h := range c.hardware {
+		names = append(names, h.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// AddArch validates a and adds it, replacing any entry of the same name.
+func (c *Catalog) AddArch(a Arch) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	c.archs[key(a.Name)] = a
+	return nil
+}
+
+// AddHardware validates h and adds a copy, replacing any entry of the same
+// name.
+func (c *Catalog) AddHardware(h Hardware) error {
+	if err := h.Validate(); err != nil {
+		return err
+	}
+	c.hardware[key(h.Name)] = h.clone()
+	return nil
+}
+
+// catalogFile is the TOML layout read by LoadTOML. Pointer fields tell a
+// key that is absent from one set to zero.
+type catalogFile struct {
+	Arch     []archEntry     `toml:"arch"`
+	Hardware []hardwareEntry `toml:"hardware"`
+}
+
+type archEntry struct {
+	Name            *string  `toml:"name"`
+	Params          *float64 `toml:"params"`
+	ActiveParams    *float64 `toml:"active_params"`
+	Layers          *int     `toml:"layers"`
+	Hidden          *int     `toml:"hidden"`
+	Heads           *int     `toml:"heads"`
+	KVHeads         *int     `toml:"kv_heads"`
+	HeadDim         *int     `toml:"head_dim"`
+	Intermediate    *int     `toml:"intermediate"`
+	Vocab           *int     `toml:"vocab"`
+	MaxContext      *int     `toml:"max_context"`
+	Experts         *int     `toml:"experts"`
+	ExpertsPerToken *int     `toml:"experts_per_token"`
+}
+
+type hardwareEntry struct {
+	Name                 *string            `toml:"name"`
+	MemoryBytes          *float64           `toml:"memory_bytes"`
+	BandwidthBytesPerSec *float64           `toml:"bandwidth_bytes_per_sec"`
+	FLOPS                map[string]float64 `toml:"flops"`
+	TDPWatts             *float64           `toml:"tdp_watts"`
+	IdleWatts            *float64           `toml:"idle_watts"`
+	PricePerHour         *float64           `toml:"price_per_hour"`
+}
+
+// LoadTOML reads a catalog file and adds or overrides entries. The file
+// holds [[arch]] and [[hardware]] tables:
+//
+//	[[arch]]
+//	name = "Llama-3.1-8B"     # matches the built-in entry: only max_context changes
+//	max_context = 8192
+//
+//	[[hardware]]
+//	name = "my-gpu"           # a new entry: every required key must be given
+//	memory_bytes = 25_769_803_776
+//	bandwidth_bytes_per_sec = 1.0e12
+//	tdp_watts = 300
+//	idle_watts = 30
+//	price_per_hour = 1.2
+//	[hardware.flops]          # merged per precision onto an existing entry
+//	bf16 = 2.0e14
+//
+// Arch keys: name, params, active_params, layers, hidden, heads, kv_heads,
+// head_dim, intermediate, vocab, max_context, experts, experts_per_token.
+// Hardware keys: name, memory_bytes, bandwidth_bytes_per_sec, flops (a
+// table of precision = ops/s), tdp_watts, idle_watts, price_per_hour. Units
+// are those of the Go fields (bytes, bytes/s, ops/s, W, USD/h).
+//
+// An entry whose name matches an existing one (case-insensitively) is
+// merged onto it field by field: keys present in the file replace, absent
+// keys keep their values; derived fields such as params are not
+// recomputed. A new architecture may leave out head_dim (hidden/heads),
+// kv_heads (heads), params and active_params (from EstimateParams, scaled
+// to params for MoE when only params is given). Every resulting entry is
+// validated.
+//
+// Unknown keys, unknown precisions and invalid entries are errors naming
+// the file and the key or entry. On error the catalog is left unchanged.
+func (c *Catalog) LoadTOML(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("model: catalog: %w", err)
+	}
+	return c.LoadTOMLData(data, path)
+}
+
+// LoadTOMLData is LoadTOML on file contents; source names them in errors.
+func (c *Catalog) LoadTOMLData(data []byte, source string) error {
+	var f catalogFile
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return fmt.Errorf("model: catalog %s: %w", source, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = fmt.Sprintf("%q", k.String())
+		}
+		return fmt.Errorf("model: catalog %s: unknown key %s (arch keys: %s; hardware keys: %s)",
+			source, strings.Join(keys, ", "), tomlKeys(archEntry{}), tomlKeys(hardwareEntry{}))
+	}
+
+	next := c.Clone()
+	for i, e := range f.Arch {
+		if e.Name == nil || key(*e.Name) == "" {
+			return fmt.Errorf("model: catalog %s: arch entry %d has no name", source, i+1)
+		}
+		a, exists := next.archs[key(*e.Name)]
+		if !exists {
+			a = Arch{Name: strings.TrimSpace(*e.Name)}
+		}
+		e.apply(&a)
+		if !exists {
+			fillArchDefaults(&a, e)
+		}
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("model: catalog %s: %s", source, strings.TrimPrefix(err.Error(), "model: "))
+		}
+		next.archs[key(a.Name)] = a
+	}
+	for i, e := range f.Hardware {
+		if e.Name == nil || key(*e.Name) == "" {
+			return fmt.Errorf("model: catalog %s: hardware entry %d has no name", source, i+1)
+		}
+		h, exists := next.hardware[key(*e.Name)]
+		if !exists {
+			h = Hardware{Name: strings.TrimSpace(*e.Name)}
+		}
+		h = h.clone()
+		if err := e.apply(&h); err != nil {
+			return fmt.Errorf("model: catalog %s: hardware %s: %s", source, h.Name, strings.TrimPrefix(err.Error(), "model: "))
+		}
+		if err := h.Validate(); err != nil {
+			return fmt.Errorf("model: catalog %s: %s", source, strings.TrimPrefix(err.Error(), "model: "))
+		}
+		next.hardware[key(h.Name)] = h
+	}
+	*c = *next
+	return nil
+}
+
+func (e archEntry) apply(a *Arch) {
+	setF := func(dst *float64, src *float64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	setI := func(dst *int, src *int) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	setF(&a.Params, e.Params)
+	setF(&a.ActiveParams, e.ActiveParams)
+	setI(&a.Layers, e.Layers)
+	setI(&a.Hidden, e.Hidden)
+	setI(&a.Heads, e.Heads)
+	setI(&a.KVHeads, e.KVHeads)
+	setI(&a.HeadDim, e.HeadDim)
+	setI(&a.Intermediate, e.Intermediate)
+	setI(&a.Vocab, e.Vocab)
+	setI(&a.MaxContext, e.MaxContext)
+	setI(&a.Experts, e.Experts)
+	setI(&a.ExpertsPerToken, e.ExpertsPerToken)
+}
+
+// fillArchDefaults derives what a new architecture left out.
+func fillArchDefaults(a *Arch, e archEntry) {
+	if e.HeadDim == nil && a.Heads > 0 && a.Hidden%a.Heads == 0 {
+		a.HeadDim = a.Hidden / a.Heads
+	}
+	if e.KVHeads == nil {
+		a.KVHeads = a.Heads
+	}
+	total, active := a.EstimateParams()
+	switch {
+	case e.Params == nil && e.ActiveParams == nil:
+		a.Params, a.ActiveParams = total, active
+	case e.ActiveParams == nil && total > 0:
+		a.ActiveParams = a.Params * active / total
+	case e.Params == nil && !a.IsMoE():
+		a.Params = a.ActiveParams
+	case e.Params == nil:
+		a.Params = total
+	}
+}
+
+func (e hardwareEntry) apply(h *Hardware) error {
+	set := func(dst *float64, src *float64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&h.MemoryBytes, e.MemoryBytes)
+	set(&h.BandwidthBytesPerSec, e.BandwidthBytesPerSec)
+	set(&h.TDPWatts, e.TDPWatts)
+	set(&h.IdleWatts, e.IdleWatts)
+	set(&h.PricePerHour, e.PricePerHour)
+	names := make([]string, 0, len(e.FLOPS))
+	for k := range e.FLOPS {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		p, err := ParsePrecision(k)
+		if err != nil {
+			return fmt.Errorf("flops key %q: %w", k, err)
+		}
+		h.FLOPS[p] = e.FLOPS[k]
+	}
+	return nil
+}
+
+// tomlKeys lists the toml tags of a struct, for error messages.
+func tomlKeys(v any) string {
+	t := reflect.TypeOf(v)
+	names := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		names = append(names, t.Field(i).Tag.Get("toml"))
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,172 @@
+package model
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestDefaultCatalogNames(t *testing.T) {
+	c := DefaultCatalog()
+	wantArchs := []string{"Llama-2-70B", "Llama-2-7B", "Llama-3.1-70B", "Llama-3.1-8B", "Mistral-7B", "Mistral-7B-v0.1", "Mixtral-8x7B", "Qwen2.5-72B", "Qwen2.5-7B", "servesim-tiny"}
+	if got := c.ArchNames(); !reflect.DeepEqual(got, wantArchs) {
+		t.Errorf("ArchNames = %v", got)
+	}
+	wantHW := []string{"A100-40G", "A100-80G", "H100-SXM-80G", "H200-141G", "L40S", "cpu"}
+	if got := c.HardwareNames(); !reflect.DeepEqual(got, wantHW) || !sort.StringsAreSorted(got) {
+		t.Errorf("HardwareNames = %v", got)
+	}
+}
+
+func TestCatalogLookupCaseInsensitive(t *testing.T) {
+	c := DefaultCatalog()
+	a, err := c.Arch("LLAMA-3.1-8b")
+	if err != nil || a.Name != "Llama-3.1-8B" {
+		t.Fatalf("Arch = %v, %v", a.Name, err)
+	}
+	h, err := c.Hardware("h100-sxm-80g")
+	if err != nil || h.Name != "H100-SXM-80G" {
+		t.Fatalf("Hardware = %v, %v", h.Name, err)
+	}
+	_, err = c.Arch("gpt-5")
+	if err == nil || !strings.Contains(err.Error(), `"gpt-5"`) || !strings.Contains(err.Error(), "Llama-3.1-8B, Mistral-7B") {
+		t.Errorf("unknown arch error = %v", err)
+	}
+	_, err = c.Hardware("B200")
+	if err == nil || !strings.Contains(err.Error(), "H200-141G, L40S, cpu") {
+		t.Errorf("unknown hardware error = %v", err)
+	}
+}
+
+func TestDefaultCatalogIsFresh(t *testing.T) {
+	c := DefaultCatalog()
+	h, _ := c.Hardware("H100-SXM-80G")
+	h.FLOPS[BF16] = 1 // mutating a returned copy must not reach the catalog
+	if err := c.AddArch(Arch{Name: "x"}); err == nil {
+		t.Fatal("AddArch of an invalid arch: no error")
+	}
+	a, _ := c.Arch("servesim-tiny")
+	a.Name = "tiny2"
+	if err := c.AddArch(a); err != nil {
+		t.Fatal(err)
+	}
+	if h2, _ := c.Hardware("H100-SXM-80G"); h2.FLOPS[BF16] != 989e12 {
+		t.Error("returned Hardware shares its FLOPS map with the catalog")
+	}
+	if _, err := DefaultCatalog().Arch("tiny2"); err == nil {
+		t.Error("DefaultCatalog shares state between calls")
+	}
+	if _, err := c.Arch("TINY2"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestLoadTOMLSample(t *testing.T) {
+	c := DefaultCatalog()
+	if err := c.LoadTOML("testdata/catalog.toml"); err != nil {
+		t.Fatal(err)
+	}
+	// Override of one field keeps the others.
+	a, _ := c.Arch("Llama-3.1-8B")
+	want := mustArch(t, "Llama-3.1-8B")
+	want.MaxContext = 8192
+	if a != want {
+		t.Errorf("overridden arch = %+v\nwant %+v", a, want)
+	}
+	// New arch with derived head_dim and params: 896/14 = 64;
+	// per layer 896·896·2 + 896·128·2 + 3·896·4864 + 2·896 = 14,911,232;
+	// ×24 = 357,869,568; + 2·151936·896 + 896 = 630,139,776.
+	n, err := c.Arch("qwen2.5-0.5b-untied")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.HeadDim != 64 || n.KVHeads != 2 || n.Params != 630_139_776 || n.ActiveParams != n.Params {
+		t.Errorf("new arch = %+v", n)
+	}
+	// Hardware: price replaced, int4 added, other FLOPS kept.
+	h, _ := c.Hardware("H100-SXM-80G")
+	if h.PricePerHour != 2.25 || h.FLOPS[INT4] != 1.979e15 || h.FLOPS[BF16] != 989e12 || h.MemoryBytes != 81559*mib || h.TDPWatts != 700 {
+		t.Errorf("overridden hardware = %+v", h)
+	}
+	g, err := c.Hardware("rtx-4090")
+	if err != nil || g.MemoryBytes != 25_757_220_864 || g.FLOPS[FP8] != 330.3e12 {
+		t.Errorf("new hardware = %+v, %v", g, err)
+	}
+	// The built-in catalog is untouched.
+	if h, _ := DefaultCatalog().Hardware("H100-SXM-80G"); h.PricePerHour != 2.99 {
+		t.Errorf("default price changed to %g", h.PricePerHour)
+	}
+}
+
+func TestLoadTOMLUnknownKey(t *testing.T) {
+	c := DefaultCatalog()
+	err := c.LoadTOML("testdata/unknown_key.toml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, s := range []string{"testdata/unknown_key.toml", `"arch.max_contex"`, "max_context"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %q", err, s)
+		}
+	}
+}
+
+func TestLoadTOMLErrors(t *testing.T) {
+	cases := []struct{ data, want string }{
+		{"[[hardware]]\nname = \"H100-SXM-80G\"\n[hardware.flops]\nfp6 = 1.0\n", `flops key "fp6"`},
+		{"[[arch]]\nlayers = 2\n", "arch entry 1 has no name"},
+		{"[[hardware]]\nname = \"new-gpu\"\nmemory_bytes = 1e9\n", "user.toml: hardware new-gpu: bandwidth_bytes_per_sec = 0"},
+		{"[[arch]]\nname = \"Llama-3.1-8B\"\nkv_heads = 5\n", "kv_heads = 5"},
+		{"[[model]]\nname = \"x\"\n", `unknown key "model"`},
+		{"[[arch]\n", "toml:"},
+		{"[[arch]]\nname = \"x\"\nlayers = 1.5\n", "layers"},
+	}
+	for _, tc := range cases {
+		c := DefaultCatalog()
+		err := c.LoadTOMLData([]byte(tc.data), "user.toml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "user.toml") {
+			t.Errorf("LoadTOMLData(%q) = %v, want an error naming user.toml and %q", tc.data, err, tc.want)
+		}
+	}
+	if err := DefaultCatalog().LoadTOML("testdata/missing.toml"); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestLoadTOMLAtomic(t *testing.T) {
+	c := DefaultCatalog()
+	// The first entry is valid, the second is not: nothing is applied.
+	data := "[[arch]]\nname = \"Llama-3.1-8B\"\nmax_context = 1024\n\n[[arch]]\nname = \"Llama-2-7B\"\nheads = 0\n"
+	if err := c.LoadTOMLData([]byte(data), "bad.toml"); err == nil {
+		t.Fatal("no error")
+	}
+	if a, _ := c.Arch("Llama-3.1-8B"); a.MaxContext != 131072 {
+		t.Errorf("partial load applied: max_context = %d", a.MaxContext)
+	}
+}
+
+func TestLoadTOMLMoE(t *testing.T) {
+	c := DefaultCatalog()
+	// A new MoE arch giving only params: active is scaled from the shape.
+	data := `[[arch]]
+name = "moe-test"
+params = 1000
+layers = 2
+hidden = 64
+heads = 4
+intermediate = 128
+vocab = 100
+max_context = 512
+experts = 4
+experts_per_token = 1
+`
+	if err := c.LoadTOMLData([]byte(data), "moe.toml"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := c.Arch("moe-test")
+	total, active := a.EstimateParams()
+	if a.Params != 1000 || !near(a.ActiveParams, 1000*active/total, 1e-12) || !(a.ActiveParams < a.Params) {
+		t.Errorf("moe arch = %+v", a)
+	}
+}

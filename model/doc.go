@@ -1,0 +1,44 @@
+// Package model is servesim's catalog of model architectures and hardware,
+// together with the static models derived from them: KV-cache memory
+// capacity, the roofline inputs of the simulator's prior step-time model,
+// the device power model, and the cost model.
+//
+// The package is pure arithmetic over published figures. It knows nothing
+// about traces, HTTP or the simulator itself, and must stay that way.
+//
+// # Units
+//
+// Every quantity uses one base unit, with no prefixes, unless its name says
+// otherwise:
+//
+//   - memory and data: bytes (float64 where a product of shapes and
+//     precisions; 1 GB = 1e9 bytes, 1 GiB = 2^30 bytes, and the two are never
+//     mixed silently);
+//   - time: seconds;
+//   - bandwidth: bytes per second;
+//   - compute: floating-point (or integer) operations, and operations per
+//     second for throughput, dense (no 2:4 sparsity);
+//   - power: watts; energy: joules (1 kWh = 3.6e6 J);
+//   - money: US dollars (USD); prices are USD per device-hour, USD per kWh,
+//     and USD per million tokens ("PerMTok").
+//
+// Token counts are plain numbers of tokens.
+//
+// # Where the numbers come from
+//
+// Architectures come from each model's Hugging Face config.json; hardware
+// from NVIDIA datasheets, except device memory, which is the CUDA-visible
+// total that NVML reports (what a serving engine can actually allocate).
+// Prices are approximate on-demand list prices and drift over time; every
+// entry can be overridden from a TOML file with [Catalog.LoadTOML].
+//
+// # Cost model
+//
+// Cost per token has five factors: the device price per hour, the number of
+// devices times the wall time they are held (which, divided by tokens, is
+// the inverse of throughput), the energy drawn, the data-centre PUE that
+// scales that energy, and the tail penalty — the extra capacity needed to
+// keep P99 latency within an SLO rather than running at saturation (see
+// [TailPenalty]). [Prices.Cost] computes the estimated basis (device-hours
+// plus energy) and, when API per-token prices are given, the billed basis.
+package model

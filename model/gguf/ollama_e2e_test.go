@@ -1,0 +1,121 @@
+package gguf
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOllamaE2E talks to a real engine serving the model written by
+// WriteLlama (start one with `scripts/engine.sh start`):
+//
+//	SERVESIM_ENGINE_URL=http://127.0.0.1:11435/v1 SERVESIM_ENGINE_MODEL=servesim-tiny go test ./model/gguf -run E2E -v
+//
+// It checks the two properties the simulator relies on: prompt tokens are
+// exactly UTF-8 bytes + OllamaChatOverhead, and generation never stops
+// before max_tokens (the model cannot sample EOS; see the package doc).
+func TestOllamaE2E(t *testing.T) {
+	base, model := os.Getenv("SERVESIM_ENGINE_URL"), os.Getenv("SERVESIM_ENGINE_MODEL")
+	if base == "" || model == "" {
+		t.Skip("set SERVESIM_ENGINE_URL (e.g. http://127.0.0.1:11435/v1) and SERVESIM_ENGINE_MODEL (e.g. servesim-tiny) to run against a real engine; scripts/engine.sh start prints both")
+	}
+	for _, msg := range []string{
+		"Hi",
+		"Hello, wörld! 😀 — tokens are bytes here.",
+		strings.Repeat("The quick brown fox jumps over the lazy dog. ", 12)[:500],
+	} {
+		const maxTokens = 16
+		usage, content := streamChat(t, base, model, msg, maxTokens)
+		if want := len(msg) + OllamaChatOverhead; usage.PromptTokens != want {
+			t.Errorf("%d-byte message: prompt_tokens = %d, want %d", len(msg), usage.PromptTokens, want)
+		}
+		if usage.CompletionTokens != maxTokens {
+			t.Errorf("completion_tokens = %d, want %d", usage.CompletionTokens, maxTokens)
+		}
+		// Only filler words (" " + letters) can be sampled.
+		if words := strings.Fields(content); len(words) != maxTokens {
+			t.Errorf("content %q has %d words, want %d", content, len(words), maxTokens)
+		}
+	}
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// streamChat sends one streaming chat completion and returns the usage from
+// the final chunk and the concatenated content.
+func streamChat(t *testing.T, base, model, msg string, maxTokens int) (usage, string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{
+		"model":          model,
+		"messages":       []map[string]string{{"role": "user", "content": msg}},
+		"max_tokens":     maxTokens,
+		"stream":         true,
+		"stream_options": map[string]bool{"include_usage": true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 2 * time.Minute}
+	resp, err := client.Post(strings.TrimSuffix(base, "/")+"/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %s", resp.Status)
+	}
+	var (
+		content strings.Builder
+		u       *usage
+		done    bool
+	)
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			done = true
+			break
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+			Usage *usage `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			t.Fatalf("bad chunk %q: %v", data, err)
+		}
+		for _, c := range chunk.Choices {
+			content.WriteString(c.Delta.Content)
+		}
+		if chunk.Usage != nil {
+			u = chunk.Usage
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !done {
+		t.Fatal("stream ended without [DONE]")
+	}
+	if u == nil {
+		t.Fatal("no usage chunk despite stream_options.include_usage")
+	}
+	return *u, content.String()
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# engine.sh — run a real OpenAI-compatible engine (Ollama v0.6.5, built from
+# source, CPU only, fully offline) serving a tiny random-weight model that
+# servesim generates itself (cmd/servesim-testmodel, package model/gguf).
+#
+#   scripts/engine.sh install   build Ollama into .cache/bin (idempotent, ~4 min on 2 cores)
+#   scripts/engine.sh start     install if needed, generate the model, start the server,
+#                               create + load the model; prints
+#                               base_url=http://127.0.0.1:PORT/v1 model=servesim-tiny
+#   scripts/engine.sh stop      stop the server (and its runner)
+#   scripts/engine.sh status    print base_url/model if running, exit 1 otherwise
+#
+# Needs only Go and gcc/g++ (Debian: golang + build-essential); no curl.
+# Environment: SERVESIM_ENGINE_PORT (default 11435).
+# Everything lives under <repo>/.cache: bin/ollama, engine/{model.gguf,Modelfile,
+# ollama.log,ollama.pid,home,models}.
+set -euo pipefail
+
+OLLAMA_VERSION=0.6.5
+MODEL=servesim-tiny
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=$ROOT/.cache/bin
+ENGINE=$ROOT/.cache/engine
+PORT=${SERVESIM_ENGINE_PORT:-11435}
+PIDFILE=$ENGINE/ollama.pid
+LOG=$ENGINE/ollama.log
+
+die() { echo "engine.sh: $*" >&2; exit 1; }
+
+# The environment for both `ollama serve` and the `ollama` client: every path
+# is local, nothing reaches the network.
+ollama_env() {
+	export HOME=$ENGINE/home                  # ~/.ollama (identity key) lands here
+	export OLLAMA_MODELS=$ENGINE/models       # blobs + manifests
+	export OLLAMA_HOST=127.0.0.1:$PORT
+	export OLLAMA_NUM_PARALLEL=4              # 4 sequences batched in one runner
+	export OLLAMA_MAX_LOADED_MODELS=1
+	export OLLAMA_KEEP_ALIVE=-1               # never unload
+	export OLLAMA_NOPRUNE=1                   # don't touch blobs at startup
+	export OLLAMA_MAX_QUEUE=512
+	export OLLAMA_ORIGINS='*'
+	export OLLAMA_FLASH_ATTENTION=0
+	export CUDA_VISIBLE_DEVICES=-1 ROCR_VISIBLE_DEVICES=-1 HIP_VISIBLE_DEVICES=-1 # CPU only
+	unset OLLAMA_DEBUG HTTPS_PROXY HTTP_PROXY https_proxy http_proxy
+}
+
+# http METHOD PATH [BODY]: minimal HTTP/1.0 client over bash's /dev/tcp
+# (so curl is not required). Prints the response body; fails on non-2xx.
+http() (
+	method=$1 path=$2 body=${3:-}
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
+	printf '%s %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
+		"$method" "$path" "$PORT" "$(printf %s "$body" | wc -c)" "$body" >&3
+	resp=$(cat <&3) || true
+	exec 3<&-
+	status=${resp#* }
+	printf '%s\n' "${resp#*$'\r\n\r\n'}"
+	[[ ${status:0:1} == 2 ]]
+)
+
+healthy() { http GET /api/version >/dev/null 2>&1; }
+
+running() { [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
+
+cmd_install() {
+	if [[ -x $BIN/ollama && "$(cat "$BIN/ollama.version" 2>/dev/null)" == "$OLLAMA_VERSION" ]]; then
+		return 0
+	fi
+	command -v go >/dev/null || die "go not found"
+	command -v gcc >/dev/null && command -v g++ >/dev/null || die "gcc/g++ not found (apt-get install build-essential)"
+	mkdir -p "$BIN"
+	echo "engine.sh: building ollama v$OLLAMA_VERSION (a few minutes)..." >&2
+	(cd "$ROOT" && CGO_ENABLED=1 CGO_CFLAGS="-O3 -march=native" CGO_CXXFLAGS="-O3 -march=native" GOBIN=$BIN \
+		go install -ldflags="-X=github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
+		"github.com/ollama/ollama@v$OLLAMA_VERSION")
+	echo "$OLLAMA_VERSION" >"$BIN/ollama.version"
+}
+
+cmd_start() {
+	cmd_install
+	mkdir -p "$ENGINE/home" "$ENGINE/models"
+	(cd "$ROOT" && go build -o "$BIN/servesim-testmodel" ./cmd/servesim-testmodel)
+	"$BIN/servesim-testmodel" -out "$ENGINE"
+	ollama_env
+
+	if running && healthy; then
+		echo "engine.sh: reusing running server (pid $(cat "$PIDFILE"))" >&2
+	else
+		healthy && die "port $PORT is already in use by another server"
+		# setsid: own process group, so stop can end the server and its runner.
+		setsid "$BIN/ollama" serve >>"$LOG" 2>&1 </dev/null &
+		echo $! >"$PIDFILE"
+		for _ in $(seq 1 150); do
+			healthy && break
+			running || die "ollama serve exited; see $LOG"
+			sleep 0.2
+		done
+		healthy || die "ollama serve not healthy after 30s; see $LOG"
+	fi
+
+	(cd "$ENGINE" && "$BIN/ollama" create "$MODEL" -f Modelfile) >>"$LOG" 2>&1 ||
+		die "ollama create failed; see $LOG"
+	# Load the model and run one token so the first real request is warm.
+	http POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||
+		die "warm-up request failed; see $LOG"
+	echo "base_url=http://127.0.0.1:$PORT/v1 model=$MODEL"
+}
+
+cmd_stop() {
+	if ! running; then
+		rm -f "$PIDFILE"
+		echo "engine.sh: not running" >&2
+		return 0
+	fi
+	local pid
+	pid=$(cat "$PIDFILE")
+	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null || true
+	rm -f "$PIDFILE"
+	echo "engine.sh: stopped" >&2
+}
+
+cmd_status() {
+	if running && healthy; then
+		echo "base_url=http://127.0.0.1:$PORT/v1 model=$MODEL"
+	else
+		echo "engine.sh: not running" >&2
+		return 1
+	fi
+}
+
+case "${1:-}" in
+install) cmd_install ;;
+start) cmd_start ;;
+stop) cmd_stop ;;
+status) cmd_status ;;
+*) die "usage: $0 install|start|stop|status" ;;
+esac

@@ -1,0 +1,254 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// BatchRows is how many rows go into one record batch (and one Parquet row
+// group at most): large enough to amortise per-batch costs, small enough to
+// keep memory flat for any trace length.
+const BatchRows = 64 * 1024
+
+var mem = memory.DefaultAllocator
+
+// batchWriter is the part of the Parquet and IPC writers encoders need.
+type batchWriter interface {
+	Write(rec arrow.RecordBatch) error
+	Close() error
+}
+
+// arrowEncoder turns requests into record batches for a batchWriter.
+type arrowEncoder struct {
+	b     *batchBuilder
+	w     batchWriter
+	flush func() error // optional: push buffered bytes to the file
+}
+
+func (e *arrowEncoder) write(r *Request) error {
+	e.b.append(r)
+	if e.b.rows >= BatchRows {
+		return e.writeBatch()
+	}
+	return nil
+}
+
+func (e *arrowEncoder) writeBatch() error {
+	if e.b.rows == 0 {
+		return nil
+	}
+	rec := e.b.batch()
+	defer rec.Release()
+	return e.w.Write(rec)
+}
+
+// Flush writes the pending rows as a batch.
+func (e *arrowEncoder) Flush() error {
+	if err := e.writeBatch(); err != nil {
+		return err
+	}
+	if e.flush != nil {
+		return e.flush()
+	}
+	return nil
+}
+
+func (e *arrowEncoder) close() error {
+	err := e.writeBatch()
+	e.b.release()
+	return errors.Join(err, e.w.Close())
+}
+
+func newParquetEncoder(f *os.File, meta Meta) (encoder, error) {
+	schema := Schema(meta)
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(BatchRows),
+		parquet.WithAllocator(mem),
+	)
+	w, err := pqarrow.NewFileWriter(schema, nopCloser{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, err
+	}
+	return &arrowEncoder{b: newBatchBuilder(mem, schema), w: w}, nil
+}
+
+func newIPCEncoder(f *os.File, meta Meta, stream bool) (encoder, error) {
+	schema := Schema(meta)
+	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem), ipc.WithZstd()}
+	if stream {
+		return &arrowEncoder{b: newBatchBuilder(mem, schema), w: ipc.NewWriter(f, opts...)}, nil
+	}
+	w, err := ipc.NewFileWriter(f, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &arrowEncoder{b: newBatchBuilder(mem, schema), w: w}, nil
+}
+
+// nopCloser stops the Parquet writer from closing the file, which the
+// atomic writer syncs and renames itself.
+type nopCloser struct{ io.Writer }
+
+// recordReader is the shape shared by the Parquet and IPC readers.
+type recordReader interface {
+	Next() bool
+	RecordBatch() arrow.RecordBatch
+	Err() error
+	Release()
+}
+
+// batchReader decodes requests out of a stream of record batches.
+type batchReader struct {
+	meta    Meta
+	rr      recordReader
+	closers []func() error
+	dec     *batchDecoder
+	rows, i int
+	cur     Request
+	err     error
+}
+
+func newBatchReader(schema *arrow.Schema, rr recordReader, closers ...func() error) (*batchReader, error) {
+	md := schema.Metadata()
+	meta, err := metaFromKV(md.Keys(), md.Values())
+	if err != nil {
+		return nil, err
+	}
+	r := &batchReader{meta: meta, rr: rr, closers: closers}
+	r.cur.Reset()
+	return r, nil
+}
+
+func (r *batchReader) Meta() Meta    { return r.meta }
+func (r *batchReader) At() *Request  { return &r.cur }
+func (r *batchReader) Err() error    { return r.err }
+func (r *batchReader) Next() bool {
+	for r.i >= r.rows {
+		if r.err != nil || !r.rr.Next() {
+			if r.err == nil {
+				r.err = r.rr.Err()
+			}
+			return false
+		}
+		rec := r.rr.RecordBatch()
+		dec, err := newBatchDecoder(rec)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		r.dec, r.rows, r.i = dec, int(rec.NumRows()), 0
+	}
+	r.dec.decode(r.i, &r.cur)
+	r.i++
+	return true
+}
+
+func (r *batchReader) Close() error {
+	r.rr.Release()
+	var errs []error
+	for _, c := range r.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
+}
+
+func openParquet(path string) (Reader, error) {
+	props := parquet.NewReaderProperties(mem)
+	props.BufferedStreamEnabled = true
+	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
+	if err != nil {
+		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: BatchRows}, mem)
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	schema, err := fr.Schema()
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return newBatchReader(schema, rr, pf.Close)
+}
+
+func openIPC(path string) (Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	// The IPC file format starts with the magic "ARROW1"; the stream format does not.
+	magic := make([]byte, 6)
+	if _, err := io.ReadFull(f, magic); err == nil && string(magic) == "ARROW1" {
+		fr, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("not a readable Arrow IPC file: %w", err)
+		}
+		return newBatchReader(fr.Schema(), &ipcFileRecords{fr: fr}, f.Close)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	sr, err := ipc.NewReader(f, ipc.WithAllocator(mem))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("not a readable Arrow IPC stream: %w", err)
+	}
+	return newBatchReader(sr.Schema(), sr, f.Close)
+}
+
+// ipcFileRecords adapts the random-access IPC file reader to Next/RecordBatch.
+type ipcFileRecords struct {
+	fr  *ipc.FileReader
+	i   int
+	cur arrow.RecordBatch
+	err error
+}
+
+func (r *ipcFileRecords) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.i >= r.fr.NumRecords() {
+		return false
+	}
+	rec, err := r.fr.RecordBatchAt(r.i)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.i++
+	r.cur = rec
+	return true
+}
+
+func (r *ipcFileRecords) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *ipcFileRecords) Err() error                     { return r.err }
+func (r *ipcFileRecords) Release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.fr.Close()
+}
+

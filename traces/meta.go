@@ -1,0 +1,137 @@
+package traces
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Meta is the file-level metadata of a trace: every controlled variable of
+// the measurement, so two traces can be compared only when they should be.
+type Meta struct {
+	Source        string // e.g. "azure-2023-conv", "synthetic", "live", "simulated"
+	Model         string
+	WeightVersion string
+	Precision     string
+	Engine        string
+	EngineArgs    string
+	Device        string
+	BatchPolicy   string
+	ToolVersion   string
+	BlockSize     int               // tokens per prefix hash block; 0 = no hashes
+	Checksums     map[string]string // input file name -> "sha256:..."
+	Extra         map[string]string // anything else, e.g. arrival process, seed
+}
+
+const metaPrefix = "servesim."
+
+// toKV flattens m into Arrow schema metadata keys.
+func (m *Meta) toKV() (keys, values []string) {
+	add := func(k, v string) {
+		if v != "" {
+			keys = append(keys, metaPrefix+k)
+			values = append(values, v)
+		}
+	}
+	add("source", m.Source)
+	add("model", m.Model)
+	add("weight_version", m.WeightVersion)
+	add("precision", m.Precision)
+	add("engine", m.Engine)
+	add("engine_args", m.EngineArgs)
+	add("device", m.Device)
+	add("batch_policy", m.BatchPolicy)
+	add("tool_version", m.ToolVersion)
+	if m.BlockSize > 0 {
+		add("block_size", strconv.Itoa(m.BlockSize))
+	}
+	for _, k := range sortedKeys(m.Checksums) {
+		add("checksum."+k, m.Checksums[k])
+	}
+	for _, k := range sortedKeys(m.Extra) {
+		add("x."+k, m.Extra[k])
+	}
+	return keys, values
+}
+
+// metaFromKV is the inverse of toKV; keys without the prefix are kept in Extra.
+func metaFromKV(keys, values []string) (Meta, error) {
+	var m Meta
+	for i, k := range keys {
+		v := values[i]
+		name, ok := strings.CutPrefix(k, metaPrefix)
+		if !ok {
+			continue
+		}
+		switch {
+		case name == "source":
+			m.Source = v
+		case name == "model":
+			m.Model = v
+		case name == "weight_version":
+			m.WeightVersion = v
+		case name == "precision":
+			m.Precision = v
+		case name == "engine":
+			m.Engine = v
+		case name == "engine_args":
+			m.EngineArgs = v
+		case name == "device":
+			m.Device = v
+		case name == "batch_policy":
+			m.BatchPolicy = v
+		case name == "tool_version":
+			m.ToolVersion = v
+		case name == "block_size":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return m, fmt.Errorf("metadata %s%s: want a non-negative integer, got %q", metaPrefix, name, v)
+			}
+			m.BlockSize = n
+		case strings.HasPrefix(name, "checksum."):
+			m.SetChecksum(strings.TrimPrefix(name, "checksum."), v)
+		case strings.HasPrefix(name, "x."):
+			m.Set(strings.TrimPrefix(name, "x."), v)
+		}
+	}
+	return m, nil
+}
+
+// Set records an extra controlled variable.
+func (m *Meta) Set(key, value string) {
+	if m.Extra == nil {
+		m.Extra = map[string]string{}
+	}
+	m.Extra[key] = value
+}
+
+// SetChecksum records the checksum of an input file.
+func (m *Meta) SetChecksum(file, sum string) {
+	if m.Checksums == nil {
+		m.Checksums = map[string]string{}
+	}
+	m.Checksums[file] = sum
+}
+
+// Clone returns a deep copy.
+func (m Meta) Clone() Meta {
+	c := m
+	c.Checksums, c.Extra = nil, nil
+	for k, v := range m.Checksums {
+		c.SetChecksum(k, v)
+	}
+	for k, v := range m.Extra {
+		c.Set(k, v)
+	}
+	return c
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,139 @@
+package traces
+
+// Missing marks a numeric observed field that was not measured. On disk it is
+// an Arrow null; in Go it is -1 so that hot loops avoid pointers. Never store
+// zero or an average for something that was not measured.
+const Missing = -1
+
+// Request is one row of a trace: what was (or will be) asked of the engine,
+// and, when a live run or the simulator filled them, what was observed.
+//
+// Times are int64 nanoseconds from the trace start. Token counts are tokens
+// of the target model.
+type Request struct {
+	// Input columns.
+	ID           string
+	Arrival      int64    // ns from trace start
+	PromptTokens int32    // input length
+	OutputTokens int32    // target output length, sent as max_tokens
+	PrefixHashes []uint64 // one hash per KV block of the prompt (block size in Meta)
+	SessionID    string   // "" = none
+	Class        string   // class or tenant; "" = none
+	Warmup       bool     // excluded from statistics
+	SourceFailed bool     // the source trace recorded this request as failed
+
+	// Observed columns. Missing (-1) or "" means not measured.
+	ScheduledSend int64   // open loop: when the request was due; sim: arrival
+	ActualSend    int64   // when the client sent it
+	StartTime     int64   // sim: first scheduled by the engine
+	FirstToken    int64   // first content token
+	LastToken     int64   // last token
+	TokenTimes    []int64 // per output token, ns from trace start; nil = not measured
+	UsagePrompt   int32   // server usage.prompt_tokens
+	UsageOutput   int32   // server usage.completion_tokens
+	UsageCached   int32   // cached prompt tokens (server or sim)
+	Chunks        int32   // content chunks received
+	Preemptions   int32   // sim: times the request was preempted
+	HTTPStatus    int32
+	Error         string // "" = succeeded (when observed)
+	FinishReason  string
+	OutputText    string // generated text, only when asked to keep it
+}
+
+// Reset clears r to an input-only request with every observed field Missing,
+// keeping slice capacity for reuse.
+func (r *Request) Reset() {
+	hashes, times := r.PrefixHashes[:0], r.TokenTimes[:0]
+	*r = Request{
+		PrefixHashes:  hashes,
+		ScheduledSend: Missing,
+		ActualSend:    Missing,
+		StartTime:     Missing,
+		FirstToken:    Missing,
+		LastToken:     Missing,
+		TokenTimes:    times,
+		UsagePrompt:   Missing,
+		UsageOutput:   Missing,
+		UsageCached:   Missing,
+		Chunks:        Missing,
+		Preemptions:   Missing,
+		HTTPStatus:    Missing,
+	}
+	r.TokenTimes = r.TokenTimes[:0]
+}
+
+// ClearObserved sets every observed field to Missing, keeping the inputs.
+func (r *Request) ClearObserved() {
+	in := *r
+	r.Reset()
+	r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = in.ID, in.Arrival, in.PromptTokens, in.OutputTokens
+	r.PrefixHashes = append(r.PrefixHashes, in.PrefixHashes...)
+	r.SessionID, r.Class, r.Warmup, r.SourceFailed = in.SessionID, in.Class, in.Warmup, in.SourceFailed
+}
+
+// Observed reports whether a live run or the simulator attempted r.
+func (r *Request) Observed() bool { return r.ActualSend != Missing || r.HTTPStatus != Missing || r.Error != "" || r.FirstToken != Missing }
+
+// Succeeded reports whether r was observed and completed without error.
+func (r *Request) Succeeded() bool { return r.Observed() && r.Error == "" && r.LastToken != Missing }
+
+// TTFT returns time to first token in ns, measured from the scheduled send
+// time (the arrival) so that client lag counts against the server, or false.
+func (r *Request) TTFT() (int64, bool) {
+	if !r.Succeeded() || r.FirstToken == Missing {
+		return 0, false
+	}
+	return r.FirstToken - r.origin(), true
+}
+
+// E2E returns arrival to last token in ns, or false.
+func (r *Request) E2E() (int64, bool) {
+	if !r.Succeeded() {
+		return 0, false
+	}
+	return r.LastToken - r.origin(), true
+}
+
+// TPOT returns (E2E - TTFT) / (output tokens - 1) in ns, or false when fewer
+// than two tokens were produced.
+func (r *Request) TPOT() (float64, bool) {
+	if !r.Succeeded() || r.FirstToken == Missing {
+		return 0, false
+	}
+	n := r.outputCount()
+	if n < 2 {
+		return 0, false
+	}
+	return float64(r.LastToken-r.FirstToken) / float64(n-1), true
+}
+
+// QueueTime returns arrival to first scheduled in ns, or false.
+func (r *Request) QueueTime() (int64, bool) {
+	if !r.Succeeded() || r.StartTime == Missing {
+		return 0, false
+	}
+	return r.StartTime - r.origin(), true
+}
+
+// ScheduleLag returns actual minus scheduled send in ns, or false.
+func (r *Request) ScheduleLag() (int64, bool) {
+	if r.ActualSend == Missing || r.ScheduledSend == Missing {
+		return 0, false
+	}
+	return r.ActualSend - r.ScheduledSend, true
+}
+
+func (r *Request) origin() int64 {
+	if r.ScheduledSend != Missing {
+		return r.ScheduledSend
+	}
+	return r.Arrival
+}
+
+// outputCount is the number of output tokens: the server's usage when known.
+func (r *Request) outputCount() int32 {
+	if r.UsageOutput != Missing {
+		return r.UsageOutput
+	}
+	return int32(len(r.TokenTimes))
+}

@@ -1,0 +1,258 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Reader streams a trace one request at a time:
+//
+//	for r.Next() { req := r.At() ... }
+//	if err := r.Err(); err != nil { ... }
+//
+// The *Request returned by At is reused by the next call to Next; call
+// Clone to keep it.
+type Reader interface {
+	Meta() Meta
+	Next() bool
+	At() *Request
+	Err() error
+	Close() error
+}
+
+// Writer appends requests to a trace. Nothing is visible at the destination
+// until Close succeeds; Abort discards everything written.
+type Writer interface {
+	Write(r *Request) error
+	Close() error
+	Abort()
+}
+
+// Format is a trace file format, chosen by file extension.
+type Format string
+
+const (
+	Parquet   Format = "parquet" // .parquet: columnar, zstd
+	ArrowFile Format = "arrow"   // .arrow, .feather: Arrow IPC file
+	ArrowStrm Format = "arrows"  // .arrows: Arrow IPC stream; readable after a crash
+	CSV       Format = "csv"     // .csv: servesim's columns; '#' lines hold metadata
+	JSONL     Format = "jsonl"   // .jsonl: one object per line; the first holds metadata
+)
+
+// FormatOf maps a path's extension to its format.
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq":
+		return Parquet, nil
+	case ".arrow", ".feather", ".ipc":
+		return ArrowFile, nil
+	case ".arrows":
+		return ArrowStrm, nil
+	case ".csv":
+		return CSV, nil
+	case ".jsonl", ".ndjson":
+		return JSONL, nil
+	}
+	return "", fmt.Errorf("%s: unknown trace extension %q (want .parquet, .arrow, .arrows, .csv or .jsonl)", path, filepath.Ext(path))
+}
+
+// Open opens a trace file, picking the format by extension.
+func Open(path string) (Reader, error) {
+	f, err := FormatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Reader
+	switch f {
+	case Parquet:
+		r, err = openParquet(path)
+	case ArrowFile, ArrowStrm:
+		r, err = openIPC(path)
+	case CSV:
+		r, err = openCSV(path)
+	case JSONL:
+		r, err = openJSONL(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &namedReader{Reader: r, path: path}, nil
+}
+
+// Create starts writing a trace at path, picking the format by extension.
+// Rows go to a temporary file beside path that Close renames into place.
+func Create(path string, meta Meta) (Writer, error) {
+	f, err := FormatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	var enc encoder
+	switch f {
+	case Parquet:
+		enc, err = newParquetEncoder(tmp, meta)
+	case ArrowFile:
+		enc, err = newIPCEncoder(tmp, meta, false)
+	case ArrowStrm:
+		enc, err = newIPCEncoder(tmp, meta, true)
+	case CSV:
+		enc, err = newCSVEncoder(tmp, meta)
+	case JSONL:
+		enc, err = newJSONLEncoder(tmp, meta)
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &atomicWriter{enc: enc, tmp: tmp, path: path}, nil
+}
+
+// encoder is one format's writer; close flushes the format's trailer but
+// does not close the file.
+type encoder interface {
+	write(r *Request) error
+	close() error
+}
+
+// Flusher is implemented by writers that can make rows written so far
+// durable without closing (the Arrow stream format).
+type Flusher interface {
+	Flush() error
+}
+
+type atomicWriter struct {
+	enc  encoder
+	tmp  *os.File
+	path string
+	done bool
+	n    int
+}
+
+func (w *atomicWriter) Write(r *Request) error {
+	if w.done {
+		return fmt.Errorf("%s: write after close", w.path)
+	}
+	if err := r.validate(); err != nil {
+		return fmt.Errorf("%s: row %d: %w", w.path, w.n+1, err)
+	}
+	w.n++
+	return w.enc.write(r)
+}
+
+// Flush makes the rows written so far durable in the temporary file, when
+// the format supports it.
+func (w *atomicWriter) Flush() error {
+	if f, ok := w.enc.(Flusher); ok {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+		return w.tmp.Sync()
+	}
+	return nil
+}
+
+// TempPath is where rows go until Close; a crashed run leaves them there.
+func (w *atomicWriter) TempPath() string { return w.tmp.Name() }
+
+func (w *atomicWriter) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	err := errors.Join(w.enc.close(), w.tmp.Sync(), w.tmp.Close())
+	if err == nil {
+		err = os.Rename(w.tmp.Name(), w.path)
+	}
+	if err != nil {
+		os.Remove(w.tmp.Name())
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	return nil
+}
+
+func (w *atomicWriter) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.enc.close()
+	w.tmp.Close()
+	os.Remove(w.tmp.Name())
+}
+
+// namedReader prefixes errors with the file name.
+type namedReader struct {
+	Reader
+	path string
+}
+
+func (r *namedReader) Err() error {
+	if err := r.Reader.Err(); err != nil {
+		return fmt.Errorf("%s: %w", r.path, err)
+	}
+	return nil
+}
+
+// validate rejects rows no trace may hold.
+func (r *Request) validate() error {
+	switch {
+	case r.Arrival < 0:
+		return fmt.Errorf("arrival_ns %d is negative", r.Arrival)
+	case r.PromptTokens < 0:
+		return fmt.Errorf("prompt_tokens %d is negative", r.PromptTokens)
+	case r.OutputTokens < 0:
+		return fmt.Errorf("output_tokens %d is negative", r.OutputTokens)
+	}
+	return nil
+}
+
+// Clone returns a deep copy of r that no reader will overwrite.
+func (r *Request) Clone() *Request {
+	c := *r
+	c.ID, c.SessionID, c.Class = strings.Clone(r.ID), strings.Clone(r.SessionID), strings.Clone(r.Class)
+	c.Error, c.FinishReason, c.OutputText = strings.Clone(r.Error), strings.Clone(r.FinishReason), strings.Clone(r.OutputText)
+	if r.PrefixHashes != nil {
+		c.PrefixHashes = append([]uint64{}, r.PrefixHashes...)
+	}
+	if r.TokenTimes != nil {
+		c.TokenTimes = append([]int64{}, r.TokenTimes...)
+	}
+	return &c
+}
+
+// ReadAll reads a whole trace into memory. Use it for small traces only;
+// everything else should stream.
+func ReadAll(path string) (Meta, []*Request, error) {
+	r, err := Open(path)
+	if err != nil {
+		return Meta{}, nil, err
+	}
+	defer r.Close()
+	var out []*Request
+	for r.Next() {
+		out = append(out, r.At().Clone())
+	}
+	return r.Meta(), out, r.Err()
+}
+
+// WriteAll writes reqs to path atomically.
+func WriteAll(path string, meta Meta, reqs []*Request) error {
+	w, err := Create(path, meta)
+	if err != nil {
+		return err
+	}
+	for _, r := range reqs {
+		if err := w.Write(r); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close()
+}

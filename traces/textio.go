@@ -1,0 +1,525 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The text formats carry the same columns as the Arrow schema. Empty CSV
+// cells and absent or null JSON fields mean "not measured". List columns are
+// space-separated in CSV and arrays in JSONL. CSV metadata sits in leading
+// "# key=value" lines; JSONL metadata in a first line {"meta": {...}}.
+
+// csvEncoder writes servesim CSV.
+type csvEncoder struct {
+	bw  *bufio.Writer
+	cw  *csv.Writer
+	row []string
+}
+
+func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	keys, values := meta.toKV()
+	for i, k := range keys {
+		if strings.ContainsAny(values[i], "\r\n") {
+			return nil, fmt.Errorf("metadata %s holds a line break, which CSV comments cannot carry", k)
+		}
+		fmt.Fprintf(bw, "# %s=%s\n", k, values[i])
+	}
+	cw := csv.NewWriter(bw)
+	if err := cw.Write(ColumnNames()); err != nil {
+		return nil, err
+	}
+	return &csvEncoder{bw: bw, cw: cw, row: make([]string, len(fields))}, nil
+}
+
+func (e *csvEncoder) write(r *Request) error {
+	for i, v := range textRow(r) {
+		e.row[i] = v
+	}
+	return e.cw.Write(e.row)
+}
+
+func (e *csvEncoder) close() error {
+	e.cw.Flush()
+	return errors.Join(e.cw.Error(), e.bw.Flush())
+}
+
+// textRow renders r's columns as strings, "" for null, in schema order.
+func textRow(r *Request) []string {
+	return []string{
+		r.ID, itoa64(r.Arrival), itoa32(r.PromptTokens), itoa32(r.OutputTokens),
+		joinU64(r.PrefixHashes), r.SessionID, r.Class,
+		strconv.FormatBool(r.Warmup), strconv.FormatBool(r.SourceFailed),
+		itoa64(r.ScheduledSend), itoa64(r.ActualSend), itoa64(r.StartTime),
+		itoa64(r.FirstToken), itoa64(r.LastToken), joinI64(r.TokenTimes),
+		itoa32(r.UsagePrompt), itoa32(r.UsageOutput), itoa32(r.UsageCached),
+		itoa32(r.Chunks), itoa32(r.Preemptions), itoa32(r.HTTPStatus),
+		r.Error, r.FinishReason, r.OutputText,
+	}
+}
+
+func itoa64(v int64) string {
+	if v == Missing {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func itoa32(v int32) string { return itoa64(int64(v)) }
+
+func joinU64(v []uint64) string {
+	if v == nil {
+		return ""
+	}
+	var sb strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(strconv.FormatUint(x, 10))
+	}
+	if len(v) == 0 {
+		return "[]"
+	}
+	return sb.String()
+}
+
+func joinI64(v []int64) string {
+	if v == nil {
+		return ""
+	}
+	if len(v) == 0 {
+		return "[]"
+	}
+	var sb strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(strconv.FormatInt(x, 10))
+	}
+	return sb.String()
+}
+
+// csvReader reads servesim CSV written by csvEncoder (or by hand).
+type csvReader struct {
+	f    *os.File
+	cr   *csv.Reader
+	meta Meta
+	cols []int // schema field index -> CSV column, -1 if absent
+	cur  Request
+	err  error
+}
+
+func openCSV(path string) (Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	// Metadata comment lines come first.
+	var keys, values []string
+	line := 0
+	for {
+		b, err := br.Peek(1)
+		if err != nil || b[0] != '#' {
+			break
+		}
+		s, _ := br.ReadString('\n')
+		line++
+		k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(s, "#")), "=")
+		if !ok {
+			f.Close()
+			return nil, fmt.Errorf("line %d: metadata comment must be '# key=value', got %q", line, strings.TrimSpace(s))
+		}
+		keys, values = append(keys, strings.TrimSpace(k)), append(values, v)
+	}
+	meta, err := metaFromKV(keys, values)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("line %d: want a header row: %w", line+1, err)
+	}
+	cols, err := mapColumns(header)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols}
+	r.cur.Reset()
+	return r, nil
+}
+
+// mapColumns finds each schema field in a header; required columns must be
+// present and unknown columns are errors, so typos do not pass silently.
+func mapColumns(header []string) ([]int, error) {
+	pos := map[string]int{}
+	for i, h := range header {
+		pos[strings.TrimSpace(h)] = i
+	}
+	cols := make([]int, len(fields))
+	for i, f := range fields {
+		j, ok := pos[f.Name]
+		if !ok {
+			if i < numInputCols && f.Name != ColPrefixHashes && f.Name != ColSessionID && f.Name != ColClass &&
+				f.Name != ColWarmup && f.Name != ColSourceFailed && f.Name != ColID {
+				return nil, fmt.Errorf("missing required column %q (have %s)", f.Name, strings.Join(header, ","))
+			}
+			j = -1
+		}
+		cols[i] = j
+		delete(pos, f.Name)
+	}
+	for name := range pos {
+		return nil, fmt.Errorf("unknown column %q (known: %s)", name, strings.Join(ColumnNames(), ","))
+	}
+	return cols, nil
+}
+
+func (r *csvReader) Meta() Meta   { return r.meta }
+func (r *csvReader) At() *Request { return &r.cur }
+func (r *csvReader) Err() error   { return r.err }
+func (r *csvReader) Close() error { return r.f.Close() }
+
+func (r *csvReader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	rec, err := r.cr.Read()
+	if err == io.EOF {
+		return false
+	}
+	line, _ := r.cr.FieldPos(0)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	cell := func(field int) (string, int) {
+		j := r.cols[field]
+		if j < 0 || j >= len(rec) {
+			return "", j
+		}
+		return rec[j], j
+	}
+	r.err = parseRow(&r.cur, func(field int) (string, string) {
+		v, _ := cell(field)
+		return v, fields[field].Name
+	})
+	if r.err != nil {
+		_, col := cell(0)
+		_ = col
+		r.err = fmt.Errorf("line %d: %w", line, r.err)
+		return false
+	}
+	if r.cur.ID == "" {
+		r.cur.ID = strconv.Itoa(line)
+	}
+	return true
+}
+
+// parseRow fills r from text cells looked up by schema field index.
+func parseRow(r *Request, cell func(field int) (value, name string)) error {
+	r.Reset()
+	var err error
+	str := func(i int) string { v, _ := cell(i); return v }
+	num := func(i int, dst *int64, bits int, required bool) {
+		if err != nil {
+			return
+		}
+		v, name := cell(i)
+		if v == "" {
+			if required {
+				err = fmt.Errorf("column %s: want an integer, got an empty cell", name)
+			}
+			return
+		}
+		n, e := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
+		if e != nil {
+			err = fmt.Errorf("column %s: want an integer, got %q", name, v)
+			return
+		}
+		*dst = n
+	}
+	var v int64
+	r.ID = str(0)
+	num(1, &r.Arrival, 64, true)
+	v = 0
+	num(2, &v, 32, true)
+	r.PromptTokens = int32(v)
+	v = 0
+	num(3, &v, 32, true)
+	r.OutputTokens = int32(v)
+	if err != nil {
+		return err
+	}
+	if r.PrefixHashes, err = splitU64(str(4), fields[4].Name, r.PrefixHashes); err != nil {
+		return err
+	}
+	r.SessionID, r.Class = str(5), str(6)
+	if r.Warmup, err = parseBool(str(7), fields[7].Name); err != nil {
+		return err
+	}
+	if r.SourceFailed, err = parseBool(str(8), fields[8].Name); err != nil {
+		return err
+	}
+	for i, dst := range []*int64{&r.ScheduledSend, &r.ActualSend, &r.StartTime, &r.FirstToken, &r.LastToken} {
+		num(9+i, dst, 64, false)
+	}
+	if err != nil {
+		return err
+	}
+	if r.TokenTimes, err = splitI64(str(14), fields[14].Name, r.TokenTimes); err != nil {
+		return err
+	}
+	for i, dst := range []*int32{&r.UsagePrompt, &r.UsageOutput, &r.UsageCached, &r.Chunks, &r.Preemptions, &r.HTTPStatus} {
+		v = int64(Missing)
+		num(15+i, &v, 32, false)
+		*dst = int32(v)
+	}
+	r.Error, r.FinishReason, r.OutputText = str(21), str(22), str(23)
+	if err != nil {
+		return err
+	}
+	return r.validate()
+}
+
+func parseBool(s, name string) (bool, error) {
+	if s == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("column %s: want true or false, got %q", name, s)
+	}
+	return b, nil
+}
+
+func splitU64(s, name string, dst []uint64) ([]uint64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	dst = nonNil(dst)
+	if s == "[]" {
+		return dst, nil
+	}
+	for _, f := range strings.Fields(s) {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: want space-separated unsigned integers, got %q", name, f)
+		}
+		dst = append(dst, n)
+	}
+	return dst, nil
+}
+
+func splitI64(s, name string, dst []int64) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	dst = nonNil(dst)
+	if s == "[]" {
+		return dst, nil
+	}
+	for _, f := range strings.Fields(s) {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: want space-separated integers, got %q", name, f)
+		}
+		dst = append(dst, n)
+	}
+	return dst, nil
+}
+
+// jsonRow is the JSONL shape of a request; pointers are null when missing.
+type jsonRow struct {
+	ID            string   `json:"id,omitempty"`
+	Arrival       *int64   `json:"arrival_ns"`
+	PromptTokens  *int32   `json:"prompt_tokens"`
+	OutputTokens  *int32   `json:"output_tokens"`
+	PrefixHashes  []uint64 `json:"prefix_hashes"`
+	SessionID     string   `json:"session_id,omitempty"`
+	Class         string   `json:"class,omitempty"`
+	Warmup        bool     `json:"warmup,omitempty"`
+	SourceFailed  bool     `json:"source_failed,omitempty"`
+	ScheduledSend *int64   `json:"scheduled_send_ns,omitempty"`
+	ActualSend    *int64   `json:"actual_send_ns,omitempty"`
+	StartTime     *int64   `json:"start_ns,omitempty"`
+	FirstToken    *int64   `json:"first_token_ns,omitempty"`
+	LastToken     *int64   `json:"last_token_ns,omitempty"`
+	TokenTimes    []int64  `json:"token_times_ns"`
+	UsagePrompt   *int32   `json:"usage_prompt_tokens,omitempty"`
+	UsageOutput   *int32   `json:"usage_completion_tokens,omitempty"`
+	UsageCached   *int32   `json:"usage_cached_tokens,omitempty"`
+	Chunks        *int32   `json:"chunks,omitempty"`
+	Preemptions   *int32   `json:"preemptions,omitempty"`
+	HTTPStatus    *int32   `json:"http_status,omitempty"`
+	Error         string   `json:"error,omitempty"`
+	FinishReason  string   `json:"finish_reason,omitempty"`
+	OutputText    string   `json:"output_text,omitempty"`
+}
+
+func p64(v int64) *int64 {
+	if v == Missing {
+		return nil
+	}
+	return &v
+}
+
+func p32(v int32) *int32 {
+	if v == Missing {
+		return nil
+	}
+	return &v
+}
+
+func v64(p *int64) int64 {
+	if p == nil {
+		return Missing
+	}
+	return *p
+}
+
+func v32(p *int32) int32 {
+	if p == nil {
+		return Missing
+	}
+	return *p
+}
+
+type jsonlEncoder struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+}
+
+func newJSONLEncoder(f *os.File, meta Meta) (encoder, error) {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	keys, values := meta.toKV()
+	md := map[string]string{}
+	for i, k := range keys {
+		md[k] = values[i]
+	}
+	if err := enc.Encode(map[string]any{"meta": md}); err != nil {
+		return nil, err
+	}
+	return &jsonlEncoder{bw: bw, enc: enc}, nil
+}
+
+func (e *jsonlEncoder) write(r *Request) error {
+	return e.enc.Encode(jsonRow{
+		ID: r.ID, Arrival: &r.Arrival, PromptTokens: &r.PromptTokens, OutputTokens: &r.OutputTokens,
+		PrefixHashes: r.PrefixHashes, SessionID: r.SessionID, Class: r.Class,
+		Warmup: r.Warmup, SourceFailed: r.SourceFailed,
+		ScheduledSend: p64(r.ScheduledSend), ActualSend: p64(r.ActualSend), StartTime: p64(r.StartTime),
+		FirstToken: p64(r.FirstToken), LastToken: p64(r.LastToken), TokenTimes: r.TokenTimes,
+		UsagePrompt: p32(r.UsagePrompt), UsageOutput: p32(r.UsageOutput), UsageCached: p32(r.UsageCached),
+		Chunks: p32(r.Chunks), Preemptions: p32(r.Preemptions), HTTPStatus: p32(r.HTTPStatus),
+		Error: r.Error, FinishReason: r.FinishReason, OutputText: r.OutputText,
+	})
+}
+
+func (e *jsonlEncoder) close() error { return e.bw.Flush() }
+
+type jsonlReader struct {
+	f    *os.File
+	sc   *bufio.Scanner
+	meta Meta
+	line int
+	cur  Request
+	err  error
+}
+
+func openJSONL(path string) (Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	r := &jsonlReader{f: f, sc: sc}
+	r.cur.Reset()
+	return r, nil
+}
+
+func (r *jsonlReader) Meta() Meta   { return r.meta }
+func (r *jsonlReader) At() *Request { return &r.cur }
+func (r *jsonlReader) Err() error   { return r.err }
+func (r *jsonlReader) Close() error { return r.f.Close() }
+
+func (r *jsonlReader) Next() bool {
+	for r.err == nil && r.sc.Scan() {
+		r.line++
+		b := r.sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		if r.line == 1 && strings.HasPrefix(strings.TrimSpace(string(b)), `{"meta"`) {
+			var m struct{ Meta map[string]string }
+			if err := json.Unmarshal(b, &m); err != nil {
+				r.err = fmt.Errorf("line 1: metadata: %w", err)
+				return false
+			}
+			keys := sortedKeys(m.Meta)
+			values := make([]string, len(keys))
+			for i, k := range keys {
+				values[i] = m.Meta[k]
+			}
+			if r.meta, r.err = metaFromKV(keys, values); r.err != nil {
+				r.err = fmt.Errorf("line 1: %w", r.err)
+				return false
+			}
+			continue
+		}
+		var row jsonRow
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&row); err != nil {
+			r.err = fmt.Errorf("line %d: %w", r.line, err)
+			return false
+		}
+		if row.Arrival == nil || row.PromptTokens == nil || row.OutputTokens == nil {
+			r.err = fmt.Errorf("line %d: want arrival_ns, prompt_tokens and output_tokens", r.line)
+			return false
+		}
+		c := &r.cur
+		c.Reset()
+		*c = Request{
+			ID: row.ID, Arrival: *row.Arrival, PromptTokens: *row.PromptTokens, OutputTokens: *row.OutputTokens,
+			PrefixHashes: row.PrefixHashes, SessionID: row.SessionID, Class: row.Class,
+			Warmup: row.Warmup, SourceFailed: row.SourceFailed,
+			ScheduledSend: v64(row.ScheduledSend), ActualSend: v64(row.ActualSend), StartTime: v64(row.StartTime),
+			FirstToken: v64(row.FirstToken), LastToken: v64(row.LastToken), TokenTimes: row.TokenTimes,
+			UsagePrompt: v32(row.UsagePrompt), UsageOutput: v32(row.UsageOutput), UsageCached: v32(row.UsageCached),
+			Chunks: v32(row.Chunks), Preemptions: v32(row.Preemptions), HTTPStatus: v32(row.HTTPStatus),
+			Error: row.Error, FinishReason: row.FinishReason, OutputText: row.OutputText,
+		}
+		if c.ID == "" {
+			c.ID = strconv.Itoa(r.line)
+		}
+		if err := c.validate(); err != nil {
+			r.err = fmt.Errorf("line %d: %w", r.line, err)
+			return false
+		}
+		return true
+	}
+	if r.err == nil {
+		r.err = r.sc.Err()
+	}
+	return false
+}
