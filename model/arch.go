@@ -60,8 +60,9 @@ func (a Arch) AttentionFLOPsPerQueryCtx() float64 {
 
 // AttentionFLOPs is the attention work of queryTokens queries, each against
 // contextTokens keys: AttentionFLOPsPerQueryCtx × queryTokens × contextTokens.
-// For causal prefill of n tokens pass the effective context (≈ n/2 average,
-// or sum per chunk).
+// Causal masking is not applied: for a chunk of prefill, passing the context
+// length after the chunk is an upper bound (about 2× for a whole prompt),
+// the convention Roofline.StepSeconds uses.
 func (a Arch) AttentionFLOPs(queryTokens, contextTokens float64) float64 {
 	return a.AttentionFLOPsPerQueryCtx() * queryTokens * contextTokens
 }

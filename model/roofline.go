@@ -46,7 +46,9 @@ type Roofline struct {
 // h.ComputePrecision(m.WeightPrecision); the group's FLOPS and bandwidth
 // are TP × peak × ComputeEfficiency / BandwidthEfficiency, and OverheadSec
 // is StepOverheadSec. Inter-device communication is not modelled apart
-// from that overhead.
+// from that overhead. For MoE models every expert's weights count as read
+// each step, which holds once a batch routes tokens to all experts and
+// overestimates single-sequence decode.
 func NewRoofline(a Arch, h Hardware, m MemoryConfig) (Roofline, error) {
 	m = m.WithDefaults(a)
 	if err := m.Validate(a); err != nil {

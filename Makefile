@@ -1,0 +1,50 @@
+# servesim: the two commands that matter are `make run` and `make test`.
+GO          ?= go
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+BENCHSTAT   ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+BIN         := .cache/bin
+VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X main.version=$(VERSION)
+
+.PHONY: run build test test-unit test-e2e bench lint fuzz engine-start engine-stop clean
+
+## run: simulate the embedded default (a real public trace, four policies)
+run: build
+	$(BIN)/servesim simulate
+
+## build: the servesim binary in .cache/bin
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/servesim ./cmd/servesim
+
+## test: lint, unit tests, then end-to-end tests against a real engine (Ollama, built and started here)
+test: lint test-unit test-e2e
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+## test-e2e: starts the CPU engine with a generated model, runs the live tests, stops it
+test-e2e: build
+	scripts/engine.sh install
+	scripts/engine.sh start > .cache/engine.env
+	set -a; . ./.cache/engine.env; set +a; \
+	  $(GO) test -count=1 -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee .cache/bench.txt
+	$(GO) run $(BENCHSTAT) .cache/bench.txt
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+## fuzz: a short run of every fuzz target (seed corpora live in testdata/)
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 20s $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf .cache

@@ -1,0 +1,232 @@
+// Package plan reads a measurement plan: the TOML file that fixes every
+// controlled variable of a simulated (or live) run — model, batch policy,
+// device and prices — and resolves it against the model catalog.
+//
+// A plan has no implicit defaults for controlled variables: a missing
+// required key or an unknown key is an error that names the file and key.
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/servesim/servesim/model"
+)
+
+// Plan is one measurement plan.
+type Plan struct {
+	Model  Model  `toml:"model"`
+	Batch  Batch  `toml:"batch"`
+	Device Device `toml:"device"`
+	Cost   Cost   `toml:"cost"`
+}
+
+// Model is the [model] section.
+type Model struct {
+	Name          string `toml:"name"`
+	WeightVersion string `toml:"weight_version"`
+	Precision     string `toml:"precision"`
+	// MaxNewTokens caps every request's output; static policies reserve
+	// prompt + MaxNewTokens of KV cache per request.
+	MaxNewTokens int `toml:"max_new_tokens"`
+}
+
+// Batch is the [batch] section: the scheduler policy and its limits.
+type Batch struct {
+	Strategy            string  `toml:"strategy"` // serial | fixed | token_budget | continuous
+	BatchSize           int     `toml:"batch_size"`
+	MaxWaitMS           float64 `toml:"max_wait_ms"`
+	MaxTokenBudget      int     `toml:"max_token_budget"`
+	MaxNumSeqs          int     `toml:"max_num_seqs"`
+	MaxNumBatchedTokens int     `toml:"max_num_batched_tokens"`
+	ChunkedPrefill      bool    `toml:"chunked_prefill"`
+	PrefixCaching       bool    `toml:"prefix_caching"`
+}
+
+// Device is the [device] section.
+type Device struct {
+	Model                string  `toml:"model"`
+	Count                int     `toml:"count"` // tensor-parallel degree of one replica
+	MemoryLimitGiB       float64 `toml:"memory_limit_gib"`
+	GPUMemoryUtilization float64 `toml:"gpu_memory_utilization"`
+	BlockSize            int     `toml:"block_size"`
+	MaxModelLen          int     `toml:"max_model_len"`
+}
+
+// Cost is the [cost] section. API prices are optional: without them only
+// the estimated (device-seconds) basis is reported.
+type Cost struct {
+	USDPerHour          float64 `toml:"usd_per_hour"`
+	USDPerKWh           float64 `toml:"usd_per_kwh"`
+	PUE                 float64 `toml:"pue"`
+	APIInputUSDPerMTok  float64 `toml:"api_input_usd_per_mtok"`
+	APIOutputUSDPerMTok float64 `toml:"api_output_usd_per_mtok"`
+}
+
+// Strategies lists the batch strategies and the keys each one requires.
+var Strategies = map[string][]string{
+	"serial":       nil,
+	"fixed":        {"batch_size", "max_wait_ms"},
+	"token_budget": {"max_token_budget", "max_wait_ms"},
+	"continuous":   {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill"},
+}
+
+// always-required keys, by section.
+var required = []string{
+	"model.name", "model.weight_version", "model.precision", "model.max_new_tokens",
+	"batch.strategy",
+	"device.model", "device.count", "device.gpu_memory_utilization", "device.block_size", "device.max_model_len",
+	"cost.usd_per_hour", "cost.usd_per_kwh", "cost.pue",
+}
+
+// Load reads and validates a plan file.
+func Load(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Parse decodes and validates a plan.
+func Parse(data []byte) (*Plan, error) {
+	var p Plan
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&p)
+	if err != nil {
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("unknown key %s", strings.Join(keys, ", "))
+	}
+	var missing []string
+	need := append([]string(nil), required...)
+	if extra, ok := Strategies[p.Batch.Strategy]; ok {
+		for _, k := range extra {
+			need = append(need, "batch."+k)
+		}
+	}
+	for _, k := range need {
+		if !md.IsDefined(strings.Split(k, ".")...) {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("missing required key %s", strings.Join(missing, ", "))
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Validate checks value ranges; it does not consult the catalog.
+func (p *Plan) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if _, ok := Strategies[p.Batch.Strategy]; !ok {
+		names := make([]string, 0, len(Strategies))
+		for n := range Strategies {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		bad("batch.strategy", "unknown strategy %q (want one of %s)", p.Batch.Strategy, strings.Join(names, ", "))
+	}
+	if _, err := model.ParsePrecision(p.Model.Precision); err != nil {
+		bad("model.precision", "%v", err)
+	}
+	if p.Model.MaxNewTokens < 1 {
+		bad("model.max_new_tokens", "must be ≥ 1, got %d", p.Model.MaxNewTokens)
+	}
+	switch p.Batch.Strategy {
+	case "fixed":
+		if p.Batch.BatchSize < 1 {
+			bad("batch.batch_size", "must be ≥ 1, got %d", p.Batch.BatchSize)
+		}
+	case "token_budget":
+		if p.Batch.MaxTokenBudget < 1 {
+			bad("batch.max_token_budget", "must be ≥ 1, got %d", p.Batch.MaxTokenBudget)
+		}
+	case "continuous":
+		if p.Batch.MaxNumSeqs < 1 {
+			bad("batch.max_num_seqs", "must be ≥ 1, got %d", p.Batch.MaxNumSeqs)
+		}
+		if p.Batch.MaxNumBatchedTokens < 1 {
+			bad("batch.max_num_batched_tokens", "must be ≥ 1, got %d", p.Batch.MaxNumBatchedTokens)
+		}
+	}
+	if p.Batch.MaxWaitMS < 0 {
+		bad("batch.max_wait_ms", "must be ≥ 0, got %g", p.Batch.MaxWaitMS)
+	}
+	if p.Device.Count < 1 {
+		bad("device.count", "must be ≥ 1, got %d", p.Device.Count)
+	}
+	if p.Device.MemoryLimitGiB < 0 {
+		bad("device.memory_limit_gib", "must be ≥ 0, got %g", p.Device.MemoryLimitGiB)
+	}
+	if !(p.Device.GPUMemoryUtilization > 0 && p.Device.GPUMemoryUtilization <= 1) {
+		bad("device.gpu_memory_utilization", "must be in (0, 1], got %g", p.Device.GPUMemoryUtilization)
+	}
+	if p.Device.BlockSize < 1 {
+		bad("device.block_size", "must be ≥ 1, got %d", p.Device.BlockSize)
+	}
+	if p.Device.MaxModelLen < 1 {
+		bad("device.max_model_len", "must be ≥ 1, got %d", p.Device.MaxModelLen)
+	}
+	prices := p.Prices()
+	if err := prices.Validate(); err != nil {
+		bad("cost", "%v", err)
+	}
+	return errors.Join(errs...)
+}
+
+// Prices returns the [cost] section as model prices.
+func (p *Plan) Prices() model.Prices {
+	return model.Prices{
+		DevicePerHour:    p.Cost.USDPerHour,
+		EnergyPerKWh:     p.Cost.USDPerKWh,
+		PUE:              p.Cost.PUE,
+		APIInputPerMTok:  p.Cost.APIInputUSDPerMTok,
+		APIOutputPerMTok: p.Cost.APIOutputUSDPerMTok,
+	}
+}
+
+// BatchLimit describes the policy's batch limit for tables, e.g.
+// "seqs=256 tok=8192 chunked".
+func (p *Plan) BatchLimit() string {
+	b := p.Batch
+	switch b.Strategy {
+	case "fixed":
+		return fmt.Sprintf("B=%d wait=%gms", b.BatchSize, b.MaxWaitMS)
+	case "token_budget":
+		return fmt.Sprintf("budget=%d wait=%gms", b.MaxTokenBudget, b.MaxWaitMS)
+	case "continuous":
+		s := fmt.Sprintf("seqs=%d tok=%d", b.MaxNumSeqs, b.MaxNumBatchedTokens)
+		if b.ChunkedPrefill {
+			s += " chunked"
+		}
+		return s
+	}
+	return "1"
+}
+
+// Encode writes p as TOML.
+func (p *Plan) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	err := toml.NewEncoder(&buf).Encode(p)
+	return buf.Bytes(), err
+}

@@ -1,0 +1,97 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/model"
+)
+
+const valid = `
+[model]
+name = "Llama-3.1-8B"
+weight_version = "meta-llama/Llama-3.1-8B-Instruct"
+precision = "bf16"
+max_new_tokens = 1024
+
+[batch]
+strategy = "continuous"
+max_num_seqs = 256
+max_num_batched_tokens = 8192
+chunked_prefill = true
+
+[device]
+model = "H100-SXM-80G"
+count = 1
+gpu_memory_utilization = 0.9
+block_size = 16
+max_model_len = 8192
+
+[cost]
+usd_per_hour = 2.99
+usd_per_kwh = 0.10
+pue = 1.2
+`
+
+func TestParseValid(t *testing.T) {
+	p, err := Parse([]byte(valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Resolve(model.DefaultCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Capacity.KVBlocks <= 0 || r.Memory.BlockSize != 16 || r.Arch.Layers != 32 {
+		t.Errorf("resolved %+v", r.Capacity)
+	}
+	if got := p.BatchLimit(); got != "seqs=256 tok=8192 chunked" {
+		t.Errorf("BatchLimit = %q", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, edit, want string
+	}{
+		{"unknown key", strings.Replace(valid, "pue = 1.2", "pue = 1.2\npeu = 1", 1), "unknown key cost.peu"},
+		{"missing required", strings.Replace(valid, "max_new_tokens = 1024", "", 1), "missing required key model.max_new_tokens"},
+		{"missing strategy key", strings.Replace(valid, "chunked_prefill = true", "", 1), "batch.chunked_prefill"},
+		{"fixed needs batch_size", strings.Replace(valid, `strategy = "continuous"`, `strategy = "fixed"`, 1), "batch.batch_size"},
+		{"bad strategy", strings.Replace(valid, `"continuous"`, `"fifo"`, 1), `unknown strategy "fifo"`},
+		{"bad precision", strings.Replace(valid, `"bf16"`, `"bf17"`, 1), "model.precision"},
+		{"bad utilization", strings.Replace(valid, "0.9", "1.5", 1), "gpu_memory_utilization"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.edit))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestResolveWeightsDoNotFit(t *testing.T) {
+	p, err := Parse([]byte(strings.Replace(valid, "Llama-3.1-8B\"", "Llama-3.1-70B\"", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Resolve(model.DefaultCatalog())
+	if err == nil || !strings.Contains(err.Error(), "GB") {
+		t.Fatalf("err = %v, want an out-of-memory error with the numbers", err)
+	}
+}
+
+func TestMemoryLimit(t *testing.T) {
+	p, _ := Parse([]byte(strings.Replace(valid, "count = 1", "count = 1\nmemory_limit_gib = 40", 1)))
+	small, err := p.Resolve(model.DefaultCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := Parse([]byte(valid))
+	full, _ := q.Resolve(model.DefaultCatalog())
+	if small.Capacity.KVBlocks >= full.Capacity.KVBlocks {
+		t.Errorf("a 40 GiB limit kept %d blocks, full memory has %d", small.Capacity.KVBlocks, full.Capacity.KVBlocks)
+	}
+}

@@ -1,0 +1,59 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/servesim/servesim/model"
+)
+
+// Resolved is a plan with its catalog entries looked up and the device
+// memory laid out.
+type Resolved struct {
+	Plan     *Plan
+	Arch     model.Arch
+	Hardware model.Hardware
+	Memory   model.MemoryConfig
+	Capacity model.Capacity
+	Roofline model.Roofline
+	Prices   model.Prices
+}
+
+// Resolve looks the plan's model and device up in cat and computes the KV
+// capacity. A plan whose weights do not fit is an error with the numbers.
+func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
+	arch, err := cat.Arch(p.Model.Name)
+	if err != nil {
+		return nil, fmt.Errorf("model.name: %w", err)
+	}
+	hw, err := cat.Hardware(p.Device.Model)
+	if err != nil {
+		return nil, fmt.Errorf("device.model: %w", err)
+	}
+	if p.Device.MemoryLimitGiB > 0 {
+		limit := p.Device.MemoryLimitGiB * (1 << 30)
+		if limit > hw.MemoryBytes {
+			return nil, fmt.Errorf("device.memory_limit_gib: %g GiB exceeds %s's %.1f GiB", p.Device.MemoryLimitGiB, hw.Name, hw.MemoryBytes/(1<<30))
+		}
+		hw.MemoryBytes = limit
+	}
+	prec, err := model.ParsePrecision(p.Model.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("model.precision: %w", err)
+	}
+	mem := model.MemoryConfig{
+		GPUMemoryUtilization: p.Device.GPUMemoryUtilization,
+		BlockSize:            p.Device.BlockSize,
+		MaxModelLen:          p.Device.MaxModelLen,
+		TensorParallel:       p.Device.Count,
+		WeightPrecision:      prec,
+	}.WithDefaults(arch)
+	capa, err := model.ComputeCapacity(arch, hw, mem)
+	if err != nil {
+		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
+	}
+	roof, err := model.NewRoofline(arch, hw, mem)
+	if err != nil {
+		return nil, err
+	}
+	return &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Roofline: roof, Prices: p.Prices()}, nil
+}
