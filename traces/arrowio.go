@@ -131,9 +131,9 @@ func newBatchReader(schema *arrow.Schema, rr recordReader, closers ...func() err
 	return r, nil
 }
 
-func (r *batchReader) Meta() Meta    { return r.meta }
-func (r *batchReader) At() *Request  { return &r.cur }
-func (r *batchReader) Err() error    { return r.err }
+func (r *batchReader) Meta() Meta   { return r.meta }
+func (r *batchReader) At() *Request { return &r.cur }
+func (r *batchReader) Err() error   { return r.err }
 func (r *batchReader) Next() bool {
 	for r.i >= r.rows {
 		if r.err != nil || !r.rr.Next() {
@@ -251,4 +251,3 @@ func (r *ipcFileRecords) Release() {
 	}
 	r.fr.Close()
 }
-

@@ -72,7 +72,9 @@ func (r *Request) ClearObserved() {
 }
 
 // Observed reports whether a live run or the simulator attempted r.
-func (r *Request) Observed() bool { return r.ActualSend != Missing || r.HTTPStatus != Missing || r.Error != "" || r.FirstToken != Missing }
+func (r *Request) Observed() bool {
+	return r.ActualSend != Missing || r.HTTPStatus != Missing || r.Error != "" || r.FirstToken != Missing
+}
 
 // Succeeded reports whether r was observed and completed without error.
 func (r *Request) Succeeded() bool { return r.Observed() && r.Error == "" && r.LastToken != Missing }
