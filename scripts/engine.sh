@@ -6,9 +6,9 @@
 #   scripts/engine.sh install   build Ollama into .cache/bin (idempotent, ~4 min on 2 cores)
 #   scripts/engine.sh start     install if needed, generate the model, start the server,
 #                               create + load the model; prints
-#                               base_url=http://127.0.0.1:PORT/v1 model=servesim-tiny
+#                               SERVESIM_ENGINE_URL=... and SERVESIM_ENGINE_MODEL=... lines (sourceable)
 #   scripts/engine.sh stop      stop the server (and its runner)
-#   scripts/engine.sh status    print base_url/model if running, exit 1 otherwise
+#   scripts/engine.sh status    print the same lines if running, exit 1 otherwise
 #
 # Needs only Go and gcc/g++ (Debian: golang + build-essential); no curl.
 # Environment: SERVESIM_ENGINE_PORT (default 11435).
@@ -103,7 +103,7 @@ cmd_start() {
 	# Load the model and run one token so the first real request is warm.
 	http POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||
 		die "warm-up request failed; see $LOG"
-	echo "base_url=http://127.0.0.1:$PORT/v1 model=$MODEL"
+	printf "SERVESIM_ENGINE_URL=http://127.0.0.1:%s/v1\nSERVESIM_ENGINE_MODEL=%s\n" "$PORT" "$MODEL"
 }
 
 cmd_stop() {
@@ -126,7 +126,7 @@ cmd_stop() {
 
 cmd_status() {
 	if running && healthy; then
-		echo "base_url=http://127.0.0.1:$PORT/v1 model=$MODEL"
+		printf "SERVESIM_ENGINE_URL=http://127.0.0.1:%s/v1\nSERVESIM_ENGINE_MODEL=%s\n" "$PORT" "$MODEL"
 	else
 		echo "engine.sh: not running" >&2
 		return 1

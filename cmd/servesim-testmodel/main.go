@@ -17,8 +17,11 @@ import (
 )
 
 // modelfile pins the ChatML template and its stop strings explicitly (Ollama
-// would also auto-detect them from tokenizer.chat_template) and disables
-// every sampling feature that could end a generation before num_predict.
+// v0.6.5 auto-detects the same ones from tokenizer.chat_template, as
+// "chatml"), the per-sequence context, default sampling settings without a
+// repeat penalty, and a seed, so prompt token counts and outputs do not
+// depend on Ollama's defaults. Requests may still override the sampling
+// options; the model itself never stops before max_tokens (see package gguf).
 const modelfile = `FROM ./model.gguf
 TEMPLATE """{{- range .Messages }}<|im_start|>{{ .Role }}
 {{ .Content }}<|im_end|>

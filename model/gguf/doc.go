@@ -18,9 +18,10 @@
 //
 // # The generated model
 //
-// WriteLlama writes f16 weight matrices drawn from N(0, InitStd²) and f32
-// norm weights equal to 1, deterministic for a given seed. Its tokenizer is
-// written by this package, not copied from any real model:
+// WriteLlama writes f16 weight matrices drawn from N(0, InitStd²) (default
+// 0.02), f16 token embeddings drawn from N(0, 1) and f32 norm weights equal
+// to 1, deterministic for a given seed. Its tokenizer is written by this
+// package, not copied from any real model:
 //
 //   - tokens 0-255: the GPT-2 byte-to-unicode symbols, so any input text
 //     tokenizes to one token per UTF-8 byte (the merges list is empty);
@@ -39,16 +40,27 @@
 // tokenization: a chat prompt costs exactly its UTF-8 bytes plus the fixed
 // template overhead (BOS + ChatML framing).
 //
-// # No end-of-sequence
+// # Generation always runs to max_tokens
 //
 // A random model could sample EOS at any step and end a generation early,
 // which makes completion token counts nondeterministic. WriteLlama prevents
-// that through the weights: element 0 of every token embedding is a constant
-// (1.0), and the rows of attn_output and ffn_down that write residual
-// dimension 0 are zero, so the final hidden state always has a strictly
-// positive component 0 after RMS norm. The output row of every control token
-// and every byte token is (-100, 0, 0, ...), making their logits roughly -100
-// or lower, while all other output rows have a zero component 0. So the model
-// only ever samples filler words, never stops on its own, and each generated
-// token decodes to printable ASCII; generation ends exactly at max_tokens.
+// that through the weights (Ollama v0.6.5 has no ignore_eos or logit_bias):
+// element 0 of every token embedding is a constant (1.0), and the rows of
+// attn_output and ffn_down that write residual dimension 0 are zero, so the
+// final hidden state always has a strictly positive component 0 after RMS
+// norm. The output row of every control token and every byte token is
+// (-100, 0, 0, ...), making their logits about -100/rms(x) (≈ -80), while
+// ordinary logits have a standard deviation below 1 and all other output
+// rows have a zero component 0. So the model only ever samples filler words,
+// never stops on its own, and each generated token decodes to printable
+// ASCII.
+//
+// Ollama also aborts a generation — with no finish_reason and no usage —
+// after 31 identical consecutive tokens, which greedy decoding (temperature
+// 0) of a random model quickly hits. So every filler's output row also has
+// 0.02 × its own input embedding subtracted: the token just fed in scores
+// about 8 below the rest and is never chosen again immediately.
+//
+// Together this makes usage.completion_tokens equal max_tokens (finish_reason
+// "length") at any temperature.
 package gguf

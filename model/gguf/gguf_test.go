@@ -412,6 +412,17 @@ func TestWriteLlama(t *testing.T) {
 	if f := row("output.weight", firstFiller); f[0] != 0 || f[1] == 0 {
 		t.Errorf("filler output row starts %v", f[:2])
 	}
+	// Anti-repeat: a filler's output row points away from its own embedding.
+	for _, tok := range []int{firstFiller, 299} {
+		var dot float64
+		out, emb := row("output.weight", tok), row("token_embd.weight", tok)
+		for i := 1; i < len(out); i++ {
+			dot += out[i] * emb[i]
+		}
+		if want := -antiRepeat * embedStd * embedStd * float64(len(out)-1); dot > want/2 {
+			t.Errorf("token %d: output·embedding = %g, want about %g", tok, dot, want)
+		}
+	}
 	var sum, sq float64
 	vals := row("blk.0.attn_q.weight", 5)
 	for _, v := range vals {
@@ -440,6 +451,18 @@ func TestWriteLlamaDeterministic(t *testing.T) {
 	if bytes.Equal(a.Bytes(), c.Bytes()) {
 		t.Error("different seeds, same file")
 	}
+	// Tensors regenerate their data on every write.
+	ts := LlamaTensors(cfg, 1)
+	var x, y bytes.Buffer
+	if err := Write(&x, LlamaMetadata(cfg), ts); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&y, LlamaMetadata(cfg), ts); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(x.Bytes(), a.Bytes()) || !bytes.Equal(y.Bytes(), a.Bytes()) {
+		t.Error("rewriting the same tensors gave different bytes")
+	}
 }
 
 func TestValidate(t *testing.T) {
@@ -460,6 +483,23 @@ func TestValidate(t *testing.T) {
 		}
 		if err := WriteLlama(io.Discard, c, 1); err == nil {
 			t.Errorf("WriteLlama accepted %+v", c)
+		}
+	}
+}
+
+func TestChatPromptTokens(t *testing.T) {
+	// Values observed with Ollama v0.6.5 (see ollama_e2e_test.go).
+	for _, c := range []struct {
+		msgs []ChatMessage
+		want int
+	}{
+		{[]ChatMessage{{"user", "Hi"}}, 2 + OllamaChatOverhead},
+		{[]ChatMessage{{"user", ""}}, OllamaChatOverhead},
+		{[]ChatMessage{{"system", "sys"}, {"user", "Hi"}}, 35},
+		{[]ChatMessage{{"user", "Hi"}, {"assistant", "Yo"}, {"user", "Hi"}}, 47},
+	} {
+		if got := ChatPromptTokens(c.msgs); got != c.want {
+			t.Errorf("%v: %d, want %d", c.msgs, got, c.want)
 		}
 	}
 }

@@ -35,6 +35,22 @@ const ChatTemplate = "{% if not add_generation_prompt is defined %}{% set add_ge
 // ollama_e2e_test.go).
 const OllamaChatOverhead = 20
 
+// ChatMessage is one chat message, for [ChatPromptTokens].
+type ChatMessage struct{ Role, Content string }
+
+// ChatPromptTokens returns the prompt token count Ollama v0.6.5 reports for
+// a chat with this model: BOS, then per message "<|im_start|>" + role + "\n"
+// + content + "<|im_end|>\n" (role, newlines and content at one token per
+// byte), then "<|im_start|>assistant\n". It assumes no content contains a
+// control-token string such as "<|im_end|>".
+func ChatPromptTokens(msgs []ChatMessage) int {
+	n := 1 + 1 + len("assistant\n")
+	for _, m := range msgs {
+		n += 1 + len(m.Role) + 1 + len(m.Content) + 1 + 1
+	}
+	return n
+}
+
 // LlamaConfig sizes the generated model.
 type LlamaConfig struct {
 	Name      string  // general.name
@@ -47,7 +63,7 @@ type LlamaConfig struct {
 	Vocab     int     // vocabulary size, at least 261
 	RopeTheta float32 // RoPE frequency base
 	NormEps   float32 // RMS norm epsilon
-	InitStd   float32 // standard deviation of the random weights
+	InitStd   float32 // standard deviation of the random weight matrices (embeddings use 1)
 }
 
 // DefaultLlamaConfig returns the default tiny model: about 56M parameters,
@@ -149,8 +165,10 @@ func byteToUnicode() [256]rune {
 }
 
 const (
+	embedStd   = 1.0    // std of token embeddings (residual stream scale ~1)
 	embedConst = 1.0    // value of residual dimension 0 in every embedding
 	suppressed = -100.0 // output weight on dimension 0 for never-sampled tokens
+	antiRepeat = 0.02   // output row t -= antiRepeat * embedding t (no immediate repeats)
 )
 
 // LlamaMetadata returns the metadata WriteLlama writes.
@@ -159,6 +177,7 @@ func LlamaMetadata(cfg LlamaConfig) []KV {
 	u := func(v int) uint32 { return uint32(v) }
 	return []KV{
 		{"general.architecture", "llama"},
+		{"general.type", "model"},
 		{"general.name", cfg.Name},
 		{"general.file_type", uint32(1)}, // mostly f16
 		{"llama.vocab_size", u(cfg.Vocab)},
@@ -168,6 +187,8 @@ func LlamaMetadata(cfg LlamaConfig) []KV {
 		{"llama.feed_forward_length", u(cfg.FFN)},
 		{"llama.attention.head_count", u(cfg.Heads)},
 		{"llama.attention.head_count_kv", u(cfg.KVHeads)},
+		{"llama.attention.key_length", u(cfg.Dim / cfg.Heads)},
+		{"llama.attention.value_length", u(cfg.Dim / cfg.Heads)},
 		{"llama.rope.dimension_count", u(cfg.Dim / cfg.Heads)},
 		{"llama.rope.freq_base", cfg.RopeTheta},
 		{"llama.attention.layer_norm_rms_epsilon", cfg.NormEps},
@@ -191,37 +212,65 @@ func LlamaTensors(cfg LlamaConfig, seed int64) []Tensor {
 	kv := uint64(cfg.Dim / cfg.Heads * cfg.KVHeads)
 	std := cfg.InitStd
 
+	matrix := func(name string, shape []uint64, fix func(row int, vals []float32)) Tensor {
+		return f16Tensor(name, shape, func() rowFiller {
+			next := normalRows(name, seed, std)
+			return func(row int, vals []float32) {
+				next(vals)
+				if fix != nil {
+					fix(row, vals)
+				}
+			}
+		})
+	}
 	zeroRow0 := func(row int, vals []float32) { // residual dim 0 is never written
 		if row == 0 {
 			clear(vals)
 		}
 	}
 	ts := []Tensor{
-		f16Tensor("token_embd.weight", []uint64{d, v}, seed, std, func(_ int, vals []float32) {
-			vals[0] = embedConst
+		f16Tensor("token_embd.weight", []uint64{d, v}, func() rowFiller {
+			next := normalRows("token_embd.weight", seed, embedStd)
+			return func(_ int, vals []float32) {
+				next(vals)
+				vals[0] = embedConst
+			}
 		}),
 	}
 	for i := range cfg.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		ts = append(ts,
 			onesTensor(p+"attn_norm.weight", d),
-			f16Tensor(p+"attn_q.weight", []uint64{d, d}, seed, std, nil),
-			f16Tensor(p+"attn_k.weight", []uint64{d, kv}, seed, std, nil),
-			f16Tensor(p+"attn_v.weight", []uint64{d, kv}, seed, std, nil),
-			f16Tensor(p+"attn_output.weight", []uint64{d, d}, seed, std, zeroRow0),
+			matrix(p+"attn_q.weight", []uint64{d, d}, nil),
+			matrix(p+"attn_k.weight", []uint64{d, kv}, nil),
+			matrix(p+"attn_v.weight", []uint64{d, kv}, nil),
+			matrix(p+"attn_output.weight", []uint64{d, d}, zeroRow0),
 			onesTensor(p+"ffn_norm.weight", d),
-			f16Tensor(p+"ffn_gate.weight", []uint64{d, f}, seed, std, nil),
-			f16Tensor(p+"ffn_up.weight", []uint64{d, f}, seed, std, nil),
-			f16Tensor(p+"ffn_down.weight", []uint64{f, d}, seed, std, zeroRow0),
+			matrix(p+"ffn_gate.weight", []uint64{d, f}, nil),
+			matrix(p+"ffn_up.weight", []uint64{d, f}, nil),
+			matrix(p+"ffn_down.weight", []uint64{f, d}, zeroRow0),
 		)
 	}
+	// The output rows are random, minus a multiple of the token's own
+	// embedding (regenerated row by row from the same stream), so the
+	// current token scores far below the rest.
 	ts = append(ts,
 		onesTensor("output_norm.weight", d),
-		f16Tensor("output.weight", []uint64{d, v}, seed, std, func(row int, vals []float32) {
-			if row < firstFiller { // byte and control tokens: never sampled
-				clear(vals)
-				vals[0] = suppressed
-			} else {
+		f16Tensor("output.weight", []uint64{d, v}, func() rowFiller {
+			next := normalRows("output.weight", seed, std)
+			nextEmbd := normalRows("token_embd.weight", seed, embedStd)
+			emb := make([]float32, d)
+			return func(row int, vals []float32) {
+				next(vals)
+				nextEmbd(emb)
+				if row < firstFiller { // byte and control tokens: never sampled
+					clear(vals)
+					vals[0] = suppressed
+					return
+				}
+				for i := range vals {
+					vals[i] -= antiRepeat * emb[i]
+				}
 				vals[0] = 0
 			}
 		}),
@@ -238,22 +287,32 @@ func WriteLlama(w io.Writer, cfg LlamaConfig, seed int64) error {
 	return Write(w, LlamaMetadata(cfg), LlamaTensors(cfg, seed))
 }
 
-// f16Tensor is a 2-D f16 tensor of N(0, std²) values; fix, if not nil, may
-// edit each row (shape[0] values) before it is written.
-func f16Tensor(name string, shape []uint64, seed int64, std float32, fix func(row int, vals []float32)) Tensor {
+// normalRows returns a function that fills a row with N(0, std²) values
+// from a random stream determined by seed and name.
+func normalRows(name string, seed int64, std float32) func(vals []float32) {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	return func(vals []float32) {
+		for i := range vals {
+			vals[i] = float32(rng.NormFloat64()) * std
+		}
+	}
+}
+
+// rowFiller fills row number row of a matrix; rows are filled in order.
+type rowFiller func(row int, vals []float32)
+
+// f16Tensor is a 2-D f16 tensor whose rows (shape[0] values each) are
+// produced in order by a fresh filler from newFill each time the data is
+// written, so writing twice gives the same bytes.
+func f16Tensor(name string, shape []uint64, newFill func() rowFiller) Tensor {
 	return Tensor{Name: name, Shape: shape, Type: TensorF16, Data: func(w io.Writer) error {
-		h := fnv.New64a()
-		h.Write([]byte(name))
-		rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+		fill := newFill()
 		vals := make([]float32, shape[0])
 		buf := make([]byte, 2*shape[0])
 		for row := range int(shape[1]) {
-			for i := range vals {
-				vals[i] = float32(rng.NormFloat64()) * std
-			}
-			if fix != nil {
-				fix(row, vals)
-			}
+			fill(row, vals)
 			for i, x := range vals {
 				binary.LittleEndian.PutUint16(buf[2*i:], F16(x))
 			}

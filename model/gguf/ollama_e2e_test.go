@@ -16,23 +16,36 @@ import (
 //
 //	SERVESIM_ENGINE_URL=http://127.0.0.1:11435/v1 SERVESIM_ENGINE_MODEL=servesim-tiny go test ./model/gguf -run E2E -v
 //
-// It checks the two properties the simulator relies on: prompt tokens are
-// exactly UTF-8 bytes + OllamaChatOverhead, and generation never stops
-// before max_tokens (the model cannot sample EOS; see the package doc).
+// It checks the properties the simulator relies on: prompt tokens are
+// exactly UTF-8 bytes + OllamaChatOverhead (ChatPromptTokens for several
+// messages), and generation never stops before max_tokens, also when greedy
+// (the model cannot sample EOS or repeat a token; see the package doc).
 func TestOllamaE2E(t *testing.T) {
 	base, model := os.Getenv("SERVESIM_ENGINE_URL"), os.Getenv("SERVESIM_ENGINE_MODEL")
 	if base == "" || model == "" {
 		t.Skip("set SERVESIM_ENGINE_URL (e.g. http://127.0.0.1:11435/v1) and SERVESIM_ENGINE_MODEL (e.g. servesim-tiny) to run against a real engine; scripts/engine.sh start prints both")
 	}
-	for _, msg := range []string{
-		"Hi",
-		"Hello, wörld! 😀 — tokens are bytes here.",
-		strings.Repeat("The quick brown fox jumps over the lazy dog. ", 12)[:500],
+	user := func(s string) []ChatMessage { return []ChatMessage{{"user", s}} }
+	for _, c := range []struct {
+		msgs      []ChatMessage
+		maxTokens int
+		greedy    bool
+	}{
+		{user("Hi"), 16, false},
+		{user("Hello, wörld! 😀 — tokens are bytes here."), 16, false},
+		{user(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 12)[:500]), 16, false},
+		{[]ChatMessage{{"system", "Be brief."}, {"user", "Hi"}, {"assistant", "Yo"}, {"user", "Again"}}, 16, false},
+		// Greedy decoding past Ollama's 30-identical-tokens abort limit.
+		{user("Hi"), 64, true},
 	} {
-		const maxTokens = 16
-		usage, content := streamChat(t, base, model, msg, maxTokens)
-		if want := len(msg) + OllamaChatOverhead; usage.PromptTokens != want {
-			t.Errorf("%d-byte message: prompt_tokens = %d, want %d", len(msg), usage.PromptTokens, want)
+		maxTokens := c.maxTokens
+		usage, content := streamChat(t, base, model, c.msgs, maxTokens, c.greedy)
+		want := ChatPromptTokens(c.msgs)
+		if len(c.msgs) == 1 && want != len(c.msgs[0].Content)+OllamaChatOverhead {
+			t.Fatalf("ChatPromptTokens disagrees with OllamaChatOverhead")
+		}
+		if usage.PromptTokens != want {
+			t.Errorf("%v: prompt_tokens = %d, want %d", c.msgs, usage.PromptTokens, want)
 		}
 		if usage.CompletionTokens != maxTokens {
 			t.Errorf("completion_tokens = %d, want %d", usage.CompletionTokens, maxTokens)
@@ -50,17 +63,25 @@ type usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// streamChat sends one streaming chat completion and returns the usage from
-// the final chunk and the concatenated content.
-func streamChat(t *testing.T, base, model, msg string, maxTokens int) (usage, string) {
+// streamChat sends one streaming chat completion (greedy: temperature 0)
+// and returns the usage from the final chunk and the concatenated content.
+func streamChat(t *testing.T, base, model string, msgs []ChatMessage, maxTokens int, greedy bool) (usage, string) {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{
+	var messages []map[string]string
+	for _, m := range msgs {
+		messages = append(messages, map[string]string{"role": m.Role, "content": m.Content})
+	}
+	req := map[string]any{
 		"model":          model,
-		"messages":       []map[string]string{{"role": "user", "content": msg}},
+		"messages":       messages,
 		"max_tokens":     maxTokens,
 		"stream":         true,
 		"stream_options": map[string]bool{"include_usage": true},
-	})
+	}
+	if greedy {
+		req["temperature"] = 0
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
