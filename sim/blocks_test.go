@@ -1,0 +1,72 @@
+package sim
+
+import "testing"
+
+func TestBlockManagerPrivate(t *testing.T) {
+	m := newBlockManager(10, false)
+	if err := m.allocPrivate(7); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.allocPrivate(4); err == nil {
+		t.Error("allocated 4 with 3 free")
+	}
+	if err := m.freePrivate(8); err == nil {
+		t.Error("freed 8 of 7: double free not caught")
+	}
+	if err := m.freePrivate(7); err != nil || m.free() != 10 || m.used() != 0 {
+		t.Errorf("after free: %v, free %d used %d", err, m.free(), m.used())
+	}
+	if err := m.check(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestBlockManagerPrefixLRU(t *testing.T) {
+	m := newBlockManager(4, true)
+	var slots []int32
+	for _, k := range []uint64{1, 2, 3} {
+		s, hit, err := m.acquire(k)
+		if err != nil || hit {
+			t.Fatalf("acquire %d: hit=%v err=%v", k, hit, err)
+		}
+		slots = append(slots, s)
+	}
+	if h, ev := m.peek([]uint64{1, 2, 9, 3}); h != 2 || ev != 0 {
+		t.Errorf("peek = %d hits, %d evictable; want 2, 0", h, ev)
+	}
+	// Release 3, then 1, then 2: all stay cached, free again.
+	for _, i := range []int{2, 0, 1} {
+		if err := m.release(slots[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.release(slots[0]); err == nil {
+		t.Error("double free of a cached block not caught")
+	}
+	if m.free() != 4 || m.used() != 0 {
+		t.Fatalf("free %d used %d", m.free(), m.used())
+	}
+	if h, ev := m.peek([]uint64{1, 2, 3}); h != 3 || ev != 3 {
+		t.Errorf("peek after release = %d, %d; want 3, 3", h, ev)
+	}
+	// Two private blocks: one anonymous, then evict the least recently
+	// released cached block (key 3).
+	if err := m.allocPrivate(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.index[3]; ok {
+		t.Error("key 3 (released first) should have been evicted")
+	}
+	if h, _ := m.peek([]uint64{1, 2}); h != 2 {
+		t.Errorf("keys 1, 2 should still be cached, %d hit", h)
+	}
+	if s, hit, err := m.acquire(1); err != nil || !hit || s != slots[0] {
+		t.Errorf("re-acquire 1: slot %d hit %v err %v", s, hit, err)
+	}
+	if err := m.check(); err != nil {
+		t.Error(err)
+	}
+	if m.evictions != 1 {
+		t.Errorf("evictions = %d", m.evictions)
+	}
+}

@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+)
+
+// decisionLog writes Config.Decisions: one JSON object per line.
+//
+// A step:    {"t_ns":…,"steps":1,"step_s":…,"prefill_ids":[…],"prefill_tokens":…,
+//
+//	"decode_ids":[…],"decode_seqs":…,"preempted_ids":[…],"blocks_used":…,"blocks_free":…,"waiting":…}
+//
+// A stretch: the same keys with "steps":k>1, "step_s" the stretch's total,
+//
+//	blocks after the stretch, no prefill and no preemption.
+//
+// t_ns is the step's start in ns from the trace start; ids are 0-based
+// input row numbers. Blocks are counted after the step's allocations.
+type decisionLog struct {
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+func newDecisionLog(w io.Writer) *decisionLog {
+	if w == nil {
+		return nil
+	}
+	return &decisionLog{w: bufio.NewWriterSize(w, 1<<16), buf: make([]byte, 0, 1024)}
+}
+
+func (l *decisionLog) flush() error {
+	if l == nil {
+		return nil
+	}
+	if err := l.w.Flush(); l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
+
+func (l *decisionLog) step(e *engine, b Batch, dt float64) {
+	l.begin(e, 1, dt)
+	l.buf = append(l.buf, `,"prefill_ids":[`...)
+	first := true
+	for _, s := range e.pre {
+		if s.chunk > 0 {
+			l.buf = l.sep(first)
+			l.buf = strconv.AppendInt(l.buf, s.idx, 10)
+			first = false
+		}
+	}
+	l.buf = append(l.buf, `],"prefill_tokens":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(b.PrefillTokens), 10)
+	l.decodes(e)
+	l.buf = append(l.buf, `,"preempted_ids":[`...)
+	for i, id := range e.preempt {
+		l.buf = l.sep(i == 0)
+		l.buf = strconv.AppendInt(l.buf, id, 10)
+	}
+	l.buf = append(l.buf, ']')
+	l.end(e)
+}
+
+func (l *decisionLog) stretch(e *engine, k int64, n, c0, total float64) {
+	l.begin(e, k, total)
+	l.buf = append(l.buf, `,"prefill_ids":[],"prefill_tokens":0`...)
+	l.decodes(e)
+	l.buf = append(l.buf, `,"preempted_ids":[]`...)
+	l.end(e)
+}
+
+func (l *decisionLog) begin(e *engine, steps int64, sec float64) {
+	l.buf = append(l.buf[:0], `{"t_ns":`...)
+	l.buf = strconv.AppendInt(l.buf, e.now, 10)
+	l.buf = append(l.buf, `,"steps":`...)
+	l.buf = strconv.AppendInt(l.buf, steps, 10)
+	l.buf = append(l.buf, `,"step_s":`...)
+	l.buf = strconv.AppendFloat(l.buf, sec, 'g', -1, 64)
+}
+
+func (l *decisionLog) decodes(e *engine) {
+	l.buf = append(l.buf, `,"decode_ids":[`...)
+	first := true
+	for s := e.runHead; s != nil; s = s.next {
+		if s.decoding {
+			l.buf = l.sep(first)
+			l.buf = strconv.AppendInt(l.buf, s.idx, 10)
+			first = false
+		}
+	}
+	l.buf = append(l.buf, `],"decode_seqs":`...)
+	l.buf = strconv.AppendInt(l.buf, e.nDec, 10)
+}
+
+func (l *decisionLog) end(e *engine) {
+	l.buf = append(l.buf, `,"blocks_used":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(e.bm.used()), 10)
+	l.buf = append(l.buf, `,"blocks_free":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(e.bm.free()), 10)
+	l.buf = append(l.buf, `,"waiting":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(e.waiting.len()), 10)
+	l.buf = append(l.buf, "}\n"...)
+	if l.err == nil {
+		_, l.err = l.w.Write(l.buf)
+	}
+}
+
+func (l *decisionLog) sep(first bool) []byte {
+	if first {
+		return l.buf
+	}
+	return append(l.buf, ',')
+}

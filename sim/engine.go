@@ -1,0 +1,693 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Run simulates cfg over the requests of in (which must be in arrival
+// order) and streams one row per request to out (nil: no rows). Run reads
+// in to the end but closes neither in nor out.
+//
+// The Summary is returned even when err is not nil, covering what was
+// simulated. A static policy that runs out of KV memory ends the run with an
+// *OOMError (also in Summary.OOM).
+func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return nil, errors.New("sim: Run: nil input reader")
+	}
+	e := newEngine(&cfg, in, out)
+	err := e.loop(ctx)
+	if ferr := e.log.flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("sim: writing decision log: %w", ferr)
+	}
+	if err == nil && e.m.checkErr != nil {
+		err = e.m.checkErr
+	}
+	return e.summary(), err
+}
+
+// engine is the state of one run. Time is int64 ns from the trace start
+// (now) plus a sub-nanosecond remainder (frac, in [-0.5, 0.5]) so that
+// stepping and jumping sum the same real durations.
+type engine struct {
+	cfg     *Config
+	pol     scheduler
+	timer   StepTimer
+	stretch DecodeStretcher // nil: step one iteration at a time
+	bs      int
+	hashBS  int
+	in      traces.Reader
+	out     traces.Writer
+
+	now  int64
+	frac float64
+	g    int64 // steps executed
+	// gAlloc is the number of steps whose decode blocks are allocated:
+	// g at a step's start, g+1 once the policy allocated for it.
+	gAlloc int64
+
+	pending     *seq // next arrival, read ahead
+	inDone      bool
+	lastArrival int64
+	nextIdx     int64
+
+	waiting          deque
+	runHead, runTail *seq
+	nRunning         int
+	pre              []*seq // running sequences still prefilling, admission order
+
+	nDec   int64   // decoding sequences
+	dSum   int64   // Σ (ctxE − ge) over decoding sequences: Σ context before step g = nDec·g + dSum
+	phase  []int32 // non-reserved decoding sequences by the step (mod bs) at which they need a new block
+	nPhase int64
+	fins   finHeap
+
+	bm      *blockManager
+	m       *metrics
+	log     *decisionLog
+	pool    []*seq
+	preempt []int64 // ids preempted in the current step
+	batchNo int64
+	oom     *OOMReport
+
+	checkRefs []int32
+}
+
+func newEngine(cfg *Config, in traces.Reader, out traces.Writer) *engine {
+	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, in: in, out: out, lastArrival: math.MinInt64}
+	e.pol = newScheduler(cfg.Policy)
+	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
+		e.stretch = d
+	}
+	e.hashBS = cfg.HashBlockSize
+	if e.hashBS == 0 {
+		e.hashBS = in.Meta().BlockSize
+	}
+	if e.hashBS == 0 {
+		e.hashBS = cfg.BlockSize
+	}
+	e.phase = make([]int32, cfg.BlockSize)
+	e.bm = newBlockManager(cfg.TotalBlocks, cfg.PrefixCaching)
+	e.m = newMetrics(cfg)
+	e.log = newDecisionLog(cfg.Decisions)
+	return e
+}
+
+func (e *engine) loop(ctx context.Context) error {
+	for it := 0; ; it++ {
+		if it&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := e.pullArrivals(); err != nil {
+			return err
+		}
+		if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 {
+			if ok, watch, anon := e.pol.holds(e); ok {
+				if k := e.stretchLen(watch, anon); k >= 2 {
+					if err := e.jump(k); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+		}
+		e.preempt = e.preempt[:0]
+		wake, err := e.pol.schedule(e)
+		if err != nil {
+			return err
+		}
+		e.gAlloc = e.g + 1
+		if e.nDec == 0 && !e.hasPrefill() {
+			e.gAlloc = e.g
+			next := wake
+			if e.pending != nil && (next < 0 || e.pending.arrival < next) {
+				next = e.pending.arrival
+			}
+			if next < 0 {
+				if e.waiting.len() > 0 || e.nRunning > 0 {
+					return fmt.Errorf("sim: internal: %d requests waiting and %d running at t=%d ns but nothing can be scheduled", e.waiting.len(), e.nRunning, e.now)
+				}
+				return nil
+			}
+			if next <= e.now {
+				return fmt.Errorf("sim: internal: idle until t=%d ns, not after now (%d ns)", next, e.now)
+			}
+			e.m.kvAt(e.now, e.bm.used())
+			e.now, e.frac = next, 0
+			continue
+		}
+		if err := e.execStep(); err != nil {
+			return err
+		}
+	}
+}
+
+func (e *engine) hasPrefill() bool {
+	for _, s := range e.pre {
+		if s.chunk > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// advance moves the clock by sec seconds, keeping the sub-ns remainder.
+func (e *engine) advance(sec float64) {
+	x := e.frac + sec*1e9
+	n := math.Round(x)
+	e.now += int64(n)
+	e.frac = x - n
+}
+
+// execStep runs the batch the policy formed: one engine iteration.
+func (e *engine) execStep() error {
+	var b Batch
+	for _, s := range e.pre {
+		if s.chunk > 0 {
+			c := float64(s.chunk)
+			b.PrefillTokens += c
+			b.PrefillAttn += c * float64(s.computed+s.chunk)
+		}
+	}
+	b.DecodeSeqs = float64(e.nDec)
+	b.DecodeContext = float64(e.nDec*e.g + e.dSum + e.nDec)
+	dt := e.timer.StepSeconds(b)
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("sim: step timer returned %v s for batch %+v: want a finite time > 0", dt, b)
+	}
+	if e.log != nil {
+		e.log.step(e, b, dt)
+	}
+	e.m.kvAt(e.now, e.bm.used())
+	e.advance(dt)
+	e.m.busy += dt
+	e.m.steps++
+	e.g++
+	e.gAlloc = e.g
+	j := 0
+	for _, s := range e.pre {
+		if s.state != stRunning {
+			continue
+		}
+		if s.chunk > 0 {
+			s.computed += s.chunk
+			s.chunk = 0
+			if s.computed == s.target {
+				s.gen++
+				if s.first == traces.Missing {
+					s.first = e.now
+				}
+				var err error
+				if s.gen >= s.out {
+					err = e.complete(s)
+				} else {
+					e.enterDecode(s)
+				}
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		e.pre[j] = s
+		j++
+	}
+	clear(e.pre[j:])
+	e.pre = e.pre[:j]
+	if err := e.finishDecodes(); err != nil {
+		return err
+	}
+	return e.checkStep()
+}
+
+// jump advances k pure-decode steps at once.
+func (e *engine) jump(k int64) error {
+	n := e.nDec
+	c0 := float64(n*e.g + e.dSum + n)
+	T := e.stretch.DecodeSeconds(float64(n), c0, k)
+	if !(T > 0) || math.IsInf(T, 0) {
+		return fmt.Errorf("sim: step timer returned %v s for %d decode steps of %d sequences: want a finite time > 0", T, k, n)
+	}
+	u0 := e.bm.used()
+	if err := e.bm.allocPrivate(int(e.phaseNeed(k))); err != nil {
+		return err
+	}
+	if e.log != nil {
+		e.log.stretch(e, k, float64(n), c0, T)
+	}
+	e.m.kvAt(e.now, u0)
+	t0 := e.now
+	e.advance(T)
+	e.m.kvRamp(t0, e.now, u0, e.bm.used())
+	e.m.busy += T
+	e.m.steps += k
+	e.m.stretches++
+	e.m.stretchSteps += k
+	e.g += k
+	e.gAlloc = e.g
+	if err := e.finishDecodes(); err != nil {
+		return err
+	}
+	return e.checkStep()
+}
+
+// stretchLen is how many pure-decode steps can run before something
+// changes: a completion, a sequence needing a block with none free (anon:
+// none free without evicting a cached block), or (watch) the next arrival.
+func (e *engine) stretchLen(watch, anon bool) int64 {
+	k := e.fins[0].fin - e.g + 1
+	if e.nPhase > 0 {
+		f := e.bm.free()
+		if anon {
+			f = e.bm.freeAnon
+		}
+		k = min(k, e.blockSteps(int64(f)))
+	}
+	if watch && e.pending != nil && k >= 2 {
+		n := float64(e.nDec)
+		c0 := float64(e.nDec*e.g + e.dSum + e.nDec)
+		// Step j starts at now+frac+T(j) ns; it runs before the arrival when
+		// that rounds below the arrival time.
+		d := (float64(e.pending.arrival-e.now) - 0.5 - e.frac) / 1e9
+		k = min(k, e.stretch.DecodeSteps(n, c0, d)+1)
+	}
+	return k
+}
+
+// phaseNeed is the number of blocks the decoding sequences need over the
+// next k steps.
+func (e *engine) phaseNeed(k int64) int64 {
+	if e.nPhase == 0 {
+		return 0
+	}
+	bs := int64(e.bs)
+	need := k / bs * e.nPhase
+	for j := int64(0); j < k%bs; j++ {
+		need += int64(e.phase[(e.g+j)%bs])
+	}
+	return need
+}
+
+// blockSteps is the largest k such that over the next k steps the decoding
+// sequences need at most f new blocks.
+func (e *engine) blockSteps(f int64) int64 {
+	bs := int64(e.bs)
+	q := f / e.nPhase
+	r := f - q*e.nPhase
+	acc := int64(0)
+	for j := int64(0); j < bs; j++ {
+		c := int64(e.phase[(e.g+j)%bs])
+		if acc+c > r {
+			return q*bs + j
+		}
+		acc += c
+	}
+	return q*bs + bs // unreachable: the phases sum to nPhase > r
+}
+
+// needsBlock reports whether decoding s needs a new block in step g.
+func (e *engine) needsBlock(s *seq) bool {
+	return !s.reserved && s.decoding && e.phaseOf(s) == int(e.g%int64(e.bs))
+}
+
+func (e *engine) phaseOf(s *seq) int {
+	bs := int64(e.bs)
+	return int(((s.ge-int64(s.ctxE))%bs + bs) % bs)
+}
+
+func (e *engine) enterDecode(s *seq) {
+	s.decoding = true
+	s.ctxE = s.computed
+	s.ge = e.g
+	s.fin = s.ge + int64(s.out-s.gen) - 1
+	e.nDec++
+	e.dSum += int64(s.ctxE) - s.ge
+	if !s.reserved {
+		e.phase[e.phaseOf(s)]++
+		e.nPhase++
+		s.private = 0 // lazy from here: see heldPrivate
+	}
+	e.fins.push(s)
+}
+
+// leaveDecode folds the lazy decode progress into s and removes it from the
+// decode aggregates.
+func (e *engine) leaveDecode(s *seq) {
+	done := int32(e.g - s.ge)
+	s.gen += done
+	s.computed = s.ctxE + done
+	if !s.reserved {
+		s.private = int32(e.heldPrivate(s))
+		e.phase[e.phaseOf(s)]--
+		e.nPhase--
+	}
+	e.nDec--
+	e.dSum -= int64(s.ctxE) - s.ge
+	if s.hidx >= 0 {
+		e.fins.remove(s.hidx)
+	}
+	s.decoding = false
+}
+
+// heldPrivate is the number of private blocks s holds.
+func (e *engine) heldPrivate(s *seq) int64 {
+	if s.decoding && !s.reserved {
+		return blocksFor(int64(s.ctxE)+e.gAlloc-s.ge, e.bs) - int64(len(s.shared))
+	}
+	return int64(s.private)
+}
+
+func (e *engine) finishDecodes() error {
+	for len(e.fins) > 0 && e.fins[0].fin < e.g {
+		if err := e.complete(e.fins[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// releaseBlocks frees everything s holds, cached blocks last-first so that
+// a prompt's tail is evicted before its head.
+func (e *engine) releaseBlocks(s *seq) error {
+	if s.decoding {
+		e.leaveDecode(s)
+	}
+	if err := e.bm.freePrivate(int(s.private)); err != nil {
+		return err
+	}
+	s.private = 0
+	for i := len(s.shared) - 1; i >= 0; i-- {
+		if err := e.bm.release(s.shared[i]); err != nil {
+			return err
+		}
+	}
+	s.shared = s.shared[:0]
+	return nil
+}
+
+// growPrefill takes blocks so that s holds tokens tokens: cached blocks for
+// the prompt's hashed full blocks, private ones for the rest. The caller
+// checked that enough blocks are free.
+func (e *engine) growPrefill(s *seq, tokens int32) error {
+	held := int64(len(s.shared)) + int64(s.private)
+	want := blocksFor(int64(tokens), e.bs)
+	priv := 0
+	for b := held; b < want; b++ {
+		if int(b) < len(s.keys) && int(b) == len(s.shared) {
+			slot, _, err := e.bm.acquire(s.keys[b])
+			if err != nil {
+				return err
+			}
+			s.shared = append(s.shared, slot)
+		} else {
+			priv++
+		}
+	}
+	if err := e.bm.allocPrivate(priv); err != nil {
+		return err
+	}
+	s.private += int32(priv)
+	return nil
+}
+
+// preemptSeq evicts running s by recompute: its blocks are freed and it
+// goes back to the head of the waiting queue to recompute prompt and
+// generated tokens.
+func (e *engine) preemptSeq(s *seq) error {
+	if err := e.releaseBlocks(s); err != nil {
+		return err
+	}
+	s.computed, s.chunk = 0, 0
+	s.target = s.prompt + s.gen
+	s.peekGen = 0
+	s.preempts++
+	e.runRemove(s)
+	s.state = stWaiting
+	e.waiting.pushFront(s)
+	e.preempt = append(e.preempt, s.idx)
+	e.m.preemptions++
+	return nil
+}
+
+func (e *engine) admit(s *seq) {
+	s.state = stRunning
+	s.prev, s.next = e.runTail, nil
+	if e.runTail != nil {
+		e.runTail.next = s
+	} else {
+		e.runHead = s
+	}
+	e.runTail = s
+	e.nRunning++
+	e.pre = append(e.pre, s)
+	if s.start == traces.Missing {
+		s.start = e.now
+	}
+}
+
+func (e *engine) runRemove(s *seq) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		e.runHead = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		e.runTail = s.prev
+	}
+	s.prev, s.next = nil, nil
+	e.nRunning--
+}
+
+// complete finishes s at the current time and writes its row.
+func (e *engine) complete(s *seq) error {
+	if err := e.releaseBlocks(s); err != nil {
+		return err
+	}
+	e.runRemove(s)
+	s.state = stDone
+	s.last = e.now
+	r := &s.req
+	r.ScheduledSend, r.ActualSend = r.Arrival, traces.Missing
+	r.StartTime, r.FirstToken, r.LastToken = s.start, s.first, s.last
+	r.TokenTimes = nil
+	r.UsagePrompt, r.UsageOutput, r.UsageCached = s.prompt, s.out, s.cached
+	r.Chunks, r.Preemptions, r.HTTPStatus = traces.Missing, s.preempts, traces.Missing
+	r.Error, r.FinishReason, r.OutputText = "", "length", ""
+	e.m.completed(s)
+	return e.finish(s)
+}
+
+// reject reports a request that can never run under this configuration.
+func (e *engine) reject(s *seq, reason string) error {
+	s.state = stDone
+	r := &s.req
+	r.ScheduledSend, r.ActualSend = r.Arrival, traces.Missing
+	r.StartTime, r.FirstToken, r.LastToken = traces.Missing, traces.Missing, traces.Missing
+	r.TokenTimes = nil
+	r.UsagePrompt, r.UsageOutput, r.UsageCached = traces.Missing, traces.Missing, traces.Missing
+	r.Chunks, r.Preemptions, r.HTTPStatus = traces.Missing, traces.Missing, traces.Missing
+	r.Error, r.FinishReason, r.OutputText = "rejected: "+reason, "", ""
+	e.m.rejected(s, e.now)
+	return e.finish(s)
+}
+
+func (e *engine) finish(s *seq) error {
+	if e.out != nil {
+		if err := e.out.Write(&s.req); err != nil {
+			return fmt.Errorf("sim: writing request %d: %w", s.idx, err)
+		}
+	}
+	s.req.PrefixHashes = nil
+	s.req.ID, s.req.SessionID, s.req.Class, s.req.Error = "", "", "", ""
+	e.pool = append(e.pool, s)
+	return nil
+}
+
+// pullArrivals moves every request that has arrived by now into the
+// waiting queue, rejecting those that can never run.
+func (e *engine) pullArrivals() error {
+	for {
+		if e.pending == nil {
+			if e.inDone {
+				return nil
+			}
+			if !e.in.Next() {
+				e.inDone = true
+				if err := e.in.Err(); err != nil {
+					return fmt.Errorf("sim: reading requests: %w", err)
+				}
+				return nil
+			}
+			r := e.in.At()
+			if r.Arrival < e.lastArrival {
+				return fmt.Errorf("sim: request %d (id %q) arrives at %d ns, before the previous one (%d ns): input must be in arrival order", e.nextIdx, r.ID, r.Arrival, e.lastArrival)
+			}
+			if r.Arrival < 0 {
+				return fmt.Errorf("sim: request %d (id %q): negative arrival %d ns", e.nextIdx, r.ID, r.Arrival)
+			}
+			e.lastArrival = r.Arrival
+			e.pending = e.newSeq(r)
+		}
+		if e.pending.arrival > e.now {
+			return nil
+		}
+		s := e.pending
+		e.pending = nil
+		e.m.arrived(s)
+		if reason := e.rejectReason(s); reason != "" {
+			if err := e.reject(s, reason); err != nil {
+				return err
+			}
+			continue
+		}
+		e.waiting.pushBack(s)
+	}
+}
+
+func (e *engine) rejectReason(s *seq) string {
+	if n := blocksFor(int64(s.prompt)+int64(s.out), e.bs); n > int64(e.cfg.TotalBlocks) {
+		return fmt.Sprintf("prompt %d + output %d tokens need %d KV blocks, the device has %d", s.prompt, s.out, n, e.cfg.TotalBlocks)
+	}
+	return e.pol.rejects(e, s)
+}
+
+func (e *engine) newSeq(r *traces.Request) *seq {
+	var s *seq
+	if n := len(e.pool); n > 0 {
+		s = e.pool[n-1]
+		e.pool = e.pool[:n-1]
+	} else {
+		s = &seq{}
+	}
+	hb, keys, shared := s.hashBuf, s.keys, s.shared
+	*s = seq{hashBuf: hb, keys: keys[:0], shared: shared[:0], hidx: -1}
+	s.req = *r
+	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
+	s.req.PrefixHashes = s.hashBuf
+	s.idx = e.nextIdx
+	e.nextIdx++
+	s.arrival = r.Arrival
+	s.prompt, s.out = max(r.PromptTokens, 1), max(r.OutputTokens, 1)
+	s.maxNew = s.out
+	if m := int32(e.cfg.MaxNewTokens); m > 0 {
+		s.out, s.maxNew = min(s.out, m), m
+	}
+	s.target = s.prompt
+	s.start, s.first, s.last = traces.Missing, traces.Missing, traces.Missing
+	if e.cfg.PrefixCaching {
+		s.computeKeys(e.bs, e.hashBS)
+	}
+	return s
+}
+
+// checkStep verifies block conservation when Config.CheckInvariants is set.
+func (e *engine) checkStep() error {
+	if !e.cfg.CheckInvariants {
+		return nil
+	}
+	if err := e.bm.check(); err != nil {
+		return fmt.Errorf("sim: after step %d: %w", e.g, err)
+	}
+	var priv int64
+	if cap(e.checkRefs) < len(e.bm.slab) {
+		e.checkRefs = make([]int32, len(e.bm.slab))
+	}
+	refs := e.checkRefs[:len(e.bm.slab)]
+	clear(refs)
+	n, distinct := 0, 0
+	for s := e.runHead; s != nil; s = s.next {
+		n++
+		p := e.heldPrivate(s)
+		if p < 0 {
+			return fmt.Errorf("sim: after step %d: request %d holds %d private blocks", e.g, s.idx, p)
+		}
+		priv += p
+		for _, b := range s.shared {
+			if refs[b] == 0 {
+				distinct++
+			}
+			refs[b]++
+		}
+	}
+	if n != e.nRunning {
+		return fmt.Errorf("sim: after step %d: running list has %d requests, counter says %d", e.g, n, e.nRunning)
+	}
+	if priv != int64(e.bm.private) {
+		return fmt.Errorf("sim: after step %d: running requests hold %d private blocks, manager says %d", e.g, priv, e.bm.private)
+	}
+	for b, c := range refs {
+		if c > 0 && e.bm.slab[b].ref != c {
+			return fmt.Errorf("sim: after step %d: cached block %d referenced by %d requests, refcount %d", e.g, b, c, e.bm.slab[b].ref)
+		}
+	}
+	if distinct != e.bm.inUse {
+		return fmt.Errorf("sim: after step %d: %d cached blocks referenced, manager says %d", e.g, distinct, e.bm.inUse)
+	}
+	return nil
+}
+
+// peekPrefix looks up waiting s in the prefix cache without taking
+// anything: hit leading blocks cached (ev of them at refcount 0, so taking
+// them uses free blocks) out of looked eligible. At least one prompt token
+// is always computed, so the last block of a fully cached prompt is not
+// eligible.
+func (e *engine) peekPrefix(s *seq) (hit, looked, ev int) {
+	if len(s.keys) == 0 || s.computed != 0 {
+		return 0, 0, 0
+	}
+	if s.peekGen == e.bm.gen+1 {
+		return s.peekHit, s.peekLooked, s.peekEv
+	}
+	looked = min(len(s.keys), int((s.target-1)/int32(e.bs)))
+	hit, ev = e.bm.peek(s.keys[:looked])
+	s.peekGen, s.peekHit, s.peekLooked, s.peekEv = e.bm.gen+1, hit, looked, ev
+	return hit, looked, ev
+}
+
+// startPrefill admits s with hit cached blocks and its first chunk.
+func (e *engine) startPrefill(s *seq, hit, looked int, chunk int32) error {
+	e.bm.lookups += int64(looked)
+	e.bm.hits += int64(hit)
+	for i := 0; i < hit; i++ {
+		slot, _, err := e.bm.acquire(s.keys[i])
+		if err != nil {
+			return err
+		}
+		s.shared = append(s.shared, slot)
+	}
+	s.computed = int32(hit * e.bs)
+	if s.start == traces.Missing {
+		s.cached = s.computed
+	}
+	if err := e.growPrefill(s, s.computed+chunk); err != nil {
+		return err
+	}
+	s.chunk = chunk
+	e.admit(s)
+	return nil
+}
+
+// compactPre drops preempted requests from the prefill list.
+func (e *engine) compactPre() {
+	j := 0
+	for _, s := range e.pre {
+		if s.state == stRunning {
+			e.pre[j] = s
+			j++
+		}
+	}
+	clear(e.pre[j:])
+	e.pre = e.pre[:j]
+}

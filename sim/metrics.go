@@ -1,0 +1,320 @@
+package sim
+
+import (
+	"math"
+	"slices"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Summary is the outcome of one run. Times are seconds; latencies are
+// measured from the request's arrival. Costs are left to the caller, who
+// has BusySeconds, Makespan, DeviceSeconds, EnergyJoules and the token
+// totals.
+type Summary struct {
+	Policy      string
+	Requests    int64 // arrived
+	Completed   int64
+	Rejected    int64 // could never run (too large for memory or budget)
+	Preemptions int64
+
+	// Token totals of completed requests.
+	InputTokens, OutputTokens, CachedTokens int64
+
+	FirstArrival  float64 // s from trace start
+	Makespan      float64 // first arrival → last completion or rejection
+	BusySeconds   float64 // Σ step durations
+	Utilization   float64 // BusySeconds / Makespan
+	DeviceSeconds float64 // Devices × Makespan
+	EnergyJoules  float64 // Devices × Power(Utilization) × Makespan; traces.Missing (-1) without Config.Power
+
+	ReqPerSec, InputTokPerSec, OutputTokPerSec float64 // completed, over Makespan
+
+	// Latency distributions of completed, non-warmup requests. TPOT only
+	// counts requests with at least two output tokens.
+	Queue, TTFT, TPOT, E2E Dist
+
+	KV KVStats
+
+	PrefixLookups, PrefixHits int64   // KV blocks looked up in / found in the prefix cache
+	PrefixHitRate             float64 // PrefixHits / PrefixLookups; 0 when nothing was looked up
+
+	Steps        int64 // engine iterations simulated
+	Stretches    int64 // pure-decode stretches jumped over
+	StretchSteps int64 // steps inside those stretches (also counted in Steps)
+
+	OOM *OOMReport // a static batch did not fit; the run stopped there
+}
+
+// Dist summarises one latency in seconds. Percentiles are nearest-rank.
+// Up to 1<<20 values they are exact; beyond, values go to a log histogram
+// whose percentiles are within 0.5% relative error (Max and Mean stay exact).
+type Dist struct {
+	N                        int64
+	Mean, P50, P90, P99, Max float64
+}
+
+// KVStats is KV block occupancy (blocks referenced by some request; cached
+// blocks nobody references count as free).
+type KVStats struct {
+	TotalBlocks int
+	MeanUsed    float64 // time-weighted over the makespan
+	MaxUsed     int
+	MeanUtil    float64 // MeanUsed / TotalBlocks
+	MaxUtil     float64
+	// Series has at most about 1000 points: each is the maximum used in a
+	// bucket starting at T (seconds); bucket width doubles as the run grows.
+	Series []KVPoint
+}
+
+// KVPoint is one sample of the KV occupancy series.
+type KVPoint struct {
+	T    float64 // s from trace start
+	Used int
+}
+
+type metrics struct {
+	cfg                 *Config
+	requests, completes int64
+	rejects             int64
+	in, outTok, cached  int64
+	preemptions         int64
+	firstArrival        int64
+	lastEvent           int64
+	busy                float64
+	steps, stretches    int64
+	stretchSteps        int64
+	queue, ttft         sketch
+	tpot, e2e           sketch
+
+	kvLastT    int64
+	kvLastUsed int
+	kvIntegral float64 // block·ns
+	kvMax      int
+	series     kvSeries
+	checkErr   error
+}
+
+func newMetrics(cfg *Config) *metrics {
+	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, series: kvSeries{width: 1e6}}
+}
+
+func (m *metrics) arrived(s *seq) {
+	m.requests++
+	if m.firstArrival < 0 {
+		m.firstArrival = s.arrival
+		m.kvLastT = s.arrival
+	}
+}
+
+func (m *metrics) event(t int64) { m.lastEvent = max(m.lastEvent, t) }
+
+func (m *metrics) rejected(s *seq, now int64) {
+	m.rejects++
+	m.event(now)
+}
+
+func (m *metrics) completed(s *seq) {
+	m.completes++
+	m.event(s.last)
+	m.in += int64(s.prompt)
+	m.outTok += int64(s.out)
+	m.cached += int64(s.cached)
+	if s.req.Warmup {
+		return
+	}
+	m.queue.add(float64(s.start-s.arrival) / 1e9)
+	m.ttft.add(float64(s.first-s.arrival) / 1e9)
+	m.e2e.add(float64(s.last-s.arrival) / 1e9)
+	if s.out >= 2 {
+		m.tpot.add(float64(s.last-s.first) / 1e9 / float64(s.out-1))
+	}
+}
+
+// kvAt records that from t on, used blocks are referenced.
+func (m *metrics) kvAt(t int64, used int) {
+	if m.kvLastT >= 0 && t > m.kvLastT {
+		m.kvIntegral += float64(m.kvLastUsed) * float64(t-m.kvLastT)
+	}
+	if t > m.kvLastT {
+		m.kvLastT = t
+	}
+	m.kvLastUsed = used
+	m.kvMax = max(m.kvMax, used)
+	m.series.add(t, used)
+}
+
+// kvRamp records a pure-decode stretch from t0 to t1 during which usage grew
+// from u0 to u1; the integral takes the trapezoid (usage grows by whole
+// blocks at block boundaries, close to linearly).
+func (m *metrics) kvRamp(t0, t1 int64, u0, u1 int) {
+	m.kvIntegral += float64(u0+u1) / 2 * float64(t1-t0)
+	m.kvLastT, m.kvLastUsed = t1, u1
+	m.kvMax = max(m.kvMax, u1)
+	m.series.add(t1, u1)
+}
+
+func (e *engine) summary() *Summary {
+	m := e.m
+	s := &Summary{
+		Policy: e.cfg.Policy.Name, Requests: m.requests, Completed: m.completes, Rejected: m.rejects,
+		Preemptions: m.preemptions, InputTokens: m.in, OutputTokens: m.outTok, CachedTokens: m.cached,
+		BusySeconds: m.busy, Steps: m.steps, Stretches: m.stretches, StretchSteps: m.stretchSteps, OOM: e.oom,
+		PrefixLookups: e.bm.lookups, PrefixHits: e.bm.hits,
+		Queue: m.queue.dist(), TTFT: m.ttft.dist(), TPOT: m.tpot.dist(), E2E: m.e2e.dist(),
+		EnergyJoules: traces.Missing,
+	}
+	if s.PrefixLookups > 0 {
+		s.PrefixHitRate = float64(s.PrefixHits) / float64(s.PrefixLookups)
+	}
+	s.KV.TotalBlocks = e.cfg.TotalBlocks
+	if m.firstArrival >= 0 {
+		s.FirstArrival = float64(m.firstArrival) / 1e9
+		end := max(m.lastEvent, m.firstArrival)
+		m.kvAt(end, m.kvLastUsed)
+		s.Makespan = float64(end-m.firstArrival) / 1e9
+	}
+	s.DeviceSeconds = float64(e.cfg.Devices) * s.Makespan
+	if s.Makespan > 0 {
+		s.Utilization = min(1, s.BusySeconds/s.Makespan)
+		s.ReqPerSec = float64(s.Completed) / s.Makespan
+		s.InputTokPerSec = float64(s.InputTokens) / s.Makespan
+		s.OutputTokPerSec = float64(s.OutputTokens) / s.Makespan
+		s.KV.MeanUsed = m.kvIntegral / (s.Makespan * 1e9)
+	}
+	if e.cfg.Power != nil {
+		s.EnergyJoules = float64(e.cfg.Devices) * e.cfg.Power(s.Utilization) * s.Makespan
+	}
+	s.KV.MaxUsed = m.kvMax
+	s.KV.MeanUtil = s.KV.MeanUsed / float64(e.cfg.TotalBlocks)
+	s.KV.MaxUtil = float64(m.kvMax) / float64(e.cfg.TotalBlocks)
+	s.KV.Series = make([]KVPoint, len(m.series.pts))
+	for i, p := range m.series.pts {
+		s.KV.Series[i] = KVPoint{T: float64(p.t) / 1e9, Used: p.used}
+	}
+	return s
+}
+
+// kvSeries keeps at most maxKVPoints buckets of the maximum usage.
+type kvSeries struct {
+	width int64 // ns
+	pts   []kvPt
+}
+
+type kvPt struct {
+	t    int64
+	used int
+}
+
+const maxKVPoints = 1000
+
+func (k *kvSeries) add(t int64, used int) {
+	b := t - t%k.width
+	if n := len(k.pts); n > 0 && k.pts[n-1].t == b {
+		k.pts[n-1].used = max(k.pts[n-1].used, used)
+		return
+	}
+	k.pts = append(k.pts, kvPt{b, used})
+	for len(k.pts) > maxKVPoints {
+		k.width *= 2
+		j := 0
+		for _, p := range k.pts {
+			p.t -= p.t % k.width
+			if j > 0 && k.pts[j-1].t == p.t {
+				k.pts[j-1].used = max(k.pts[j-1].used, p.used)
+				continue
+			}
+			k.pts[j] = p
+			j++
+		}
+		k.pts = k.pts[:j]
+	}
+}
+
+// sketch collects one latency: exact values up to exactLimit, then a
+// log-bucketed histogram with relative error ≤ sketchAlpha.
+type sketch struct {
+	vals      []float64
+	hist      []int64 // nil while exact
+	zeros     int64   // values ≤ 0 once in histogram mode
+	n         int64
+	sum, max  float64
+	exactHigh int // for tests; 0 = exactLimit
+}
+
+const (
+	exactLimit  = 1 << 20
+	sketchAlpha = 0.005
+	histOffset  = 8192
+)
+
+var sketchLogGamma = math.Log((1 + sketchAlpha) / (1 - sketchAlpha))
+
+func (s *sketch) add(v float64) {
+	s.n++
+	s.sum += v
+	if s.n == 1 || v > s.max {
+		s.max = v
+	}
+	if s.hist == nil {
+		s.vals = append(s.vals, v)
+		limit := exactLimit
+		if s.exactHigh > 0 {
+			limit = s.exactHigh
+		}
+		if len(s.vals) > limit {
+			s.hist = make([]int64, 2*histOffset)
+			for _, x := range s.vals {
+				s.bin(x)
+			}
+			s.vals = nil
+		}
+		return
+	}
+	s.bin(v)
+}
+
+func (s *sketch) bin(v float64) {
+	if v <= 0 {
+		s.zeros++
+		return
+	}
+	i := int(math.Ceil(math.Log(v)/sketchLogGamma)) + histOffset
+	s.hist[min(max(i, 0), len(s.hist)-1)]++
+}
+
+func (s *sketch) dist() Dist {
+	d := Dist{N: s.n, Max: s.max}
+	if s.n == 0 {
+		return d
+	}
+	d.Mean = s.sum / float64(s.n)
+	if s.hist == nil {
+		slices.Sort(s.vals)
+	}
+	d.P50, d.P90, d.P99 = s.quantile(0.50), s.quantile(0.90), s.quantile(0.99)
+	return d
+}
+
+// quantile is the nearest-rank p-quantile (the value with rank ⌈p·n⌉).
+func (s *sketch) quantile(p float64) float64 {
+	rank := max(int64(math.Ceil(p*float64(s.n))), 1)
+	if s.hist == nil {
+		return s.vals[rank-1]
+	}
+	c := s.zeros
+	if rank <= c {
+		return 0
+	}
+	g := math.Exp(sketchLogGamma)
+	for i, h := range s.hist {
+		c += h
+		if c >= rank {
+			// bucket i holds (γ^(i-1-off), γ^(i-off)]; its midpoint in
+			// relative terms is within α of every value in it.
+			v := 2 * math.Pow(g, float64(i-histOffset)) / (g + 1)
+			return min(v, s.max)
+		}
+	}
+	return s.max
+}

@@ -1,0 +1,115 @@
+package sim
+
+import "fmt"
+
+// static covers serial, fixed and token_budget: one batch at a time, formed
+// when the device is idle, that prefills all members in one step and
+// decodes until its last member finishes. Members reserve KV blocks for
+// prompt + max_new up front; a batch that does not fit ends the run with an
+// OOM report.
+//
+// A batch starts when it is full (fixed: BatchSize requests wait;
+// token_budget: the next waiting request would push Σ(prompt+max_new) over
+// the budget) or when the oldest waiting request has waited MaxWaitMs.
+// Finished members stop decoding (no padding compute) and free their
+// blocks.
+type static struct {
+	batch   int   // > 0: fixed batch size
+	budget  int64 // > 0: token budget
+	maxWait int64 // ns
+}
+
+func (p *static) rejects(e *engine, s *seq) string {
+	if n := blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs); n > int64(e.cfg.TotalBlocks) {
+		return fmt.Sprintf("prompt %d + max_new %d tokens need %d KV blocks, the device has %d", s.prompt, s.maxNew, n, e.cfg.TotalBlocks)
+	}
+	if p.budget > 0 && int64(s.prompt)+int64(s.maxNew) > p.budget {
+		return fmt.Sprintf("prompt %d + max_new %d tokens exceed the batch token budget %d", s.prompt, s.maxNew, p.budget)
+	}
+	return ""
+}
+
+func (p *static) holds(e *engine) (ok, watch, anon bool) { return true, false, false }
+
+// take is how many waiting requests the next batch holds and whether that
+// makes it full.
+func (p *static) take(e *engine) (int, bool) {
+	n := e.waiting.len()
+	if p.budget == 0 {
+		return min(n, p.batch), n >= p.batch
+	}
+	sum := int64(0)
+	for i := 0; i < n; i++ {
+		s := e.waiting.at(i)
+		t := int64(s.prompt) + int64(s.maxNew)
+		if sum+t > p.budget {
+			return i, true
+		}
+		sum += t
+	}
+	return n, false
+}
+
+func (p *static) schedule(e *engine) (int64, error) {
+	if e.nRunning > 0 || e.waiting.len() == 0 {
+		return -1, nil
+	}
+	take, full := p.take(e)
+	oldest := e.waiting.front().arrival
+	if !full && e.now-oldest < p.maxWait {
+		return oldest + p.maxWait, nil
+	}
+	e.batchNo++
+	free0 := e.bm.free()
+	var tokens, blocks int64
+	for i := 0; i < take; i++ {
+		s := e.waiting.at(i)
+		tokens += int64(s.prompt) + int64(s.maxNew)
+		blocks += blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs)
+	}
+	for i := 0; i < take; i++ {
+		s := e.waiting.front()
+		hit, looked, ev := e.peekPrefix(s)
+		total := blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs)
+		if total-int64(hit) > int64(e.bm.free()-ev) {
+			e.oom = &OOMReport{
+				Batch: e.batchNo, Time: float64(e.now) / 1e9, BatchSize: take, BatchTokens: tokens,
+				BlocksNeeded: blocks, FreeBlocks: free0, TotalBlocks: e.cfg.TotalBlocks,
+				Queued: e.waiting.len() - (take - i),
+			}
+			return -1, &OOMError{Report: *e.oom}
+		}
+		e.waiting.popFront()
+		s.reserved = true
+		if err := e.startPrefill(s, hit, looked, s.prompt-int32(hit*e.bs)); err != nil {
+			return -1, err
+		}
+		extra := total - blocksFor(int64(s.prompt), e.bs)
+		if err := e.bm.allocPrivate(int(extra)); err != nil {
+			return -1, err
+		}
+		s.private += int32(extra)
+	}
+	return -1, nil
+}
+
+// OOMReport describes a static batch that did not fit in KV memory.
+type OOMReport struct {
+	Batch        int64   // 1-based batch number
+	Time         float64 // seconds from trace start
+	BatchSize    int     // requests in the batch
+	BatchTokens  int64   // Σ(prompt + max_new) of the batch
+	BlocksNeeded int64   // Σ blocks reserved for the batch, before prefix sharing
+	FreeBlocks   int     // free blocks when the batch formed
+	TotalBlocks  int
+	Queued       int // requests still waiting besides the batch
+}
+
+// OOMError ends a run whose static batch ran out of KV memory.
+type OOMError struct{ Report OOMReport }
+
+func (e *OOMError) Error() string {
+	r := e.Report
+	return fmt.Sprintf("sim: out of KV memory: batch %d at t=%.3fs has %d requests, %d tokens (prompt+max_new), needs %d blocks, %d of %d free; %d more queued",
+		r.Batch, r.Time, r.BatchSize, r.BatchTokens, r.BlocksNeeded, r.FreeBlocks, r.TotalBlocks, r.Queued)
+}

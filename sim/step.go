@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Batch is the shape of one engine step, the only input of a StepTimer.
+// All fields are token or sequence counts (float64 so calibration can fit
+// them directly).
+type Batch struct {
+	PrefillTokens float64 // prompt tokens computed this step (Σ chunk tokens)
+	PrefillAttn   float64 // Σ over prefill chunks of chunk tokens × context after the chunk
+	DecodeSeqs    float64 // sequences decoding one token this step
+	DecodeContext float64 // Σ over decode sequences of their context, including the new token
+}
+
+// StepTimer gives the duration in seconds of one engine step.
+type StepTimer interface {
+	StepSeconds(b Batch) float64
+}
+
+// DecodeStretcher is an optional StepTimer capability: closed forms for a
+// run of k consecutive pure-decode steps of n sequences whose total context
+// is c0 at the first step and grows by n each step. The engine uses it to
+// jump over steps where nothing but decoding happens; without it the engine
+// steps one iteration at a time.
+type DecodeStretcher interface {
+	StepTimer
+	// DecodeSeconds is Σ_{j<k} StepSeconds(Batch{DecodeSeqs: n, DecodeContext: c0 + n·j}).
+	DecodeSeconds(n, c0 float64, k int64) float64
+	// DecodeSteps is the largest k ≥ 0 with DecodeSeconds(n, c0, k) ≤ budget.
+	DecodeSteps(n, c0, budget float64) int64
+}
+
+// Linear is the calibrated step-time model:
+//
+//	t = C0 + Cp·PrefillTokens + Ca·PrefillAttn + Cd·DecodeSeqs + Ck·DecodeContext
+//
+// Coefficients are seconds per unit and must be non-negative (what NNLS fits).
+type Linear struct {
+	C0, Cp, Ca, Cd, Ck float64
+}
+
+// StepSeconds implements StepTimer.
+func (l Linear) StepSeconds(b Batch) float64 {
+	return l.C0 + l.Cp*b.PrefillTokens + l.Ca*b.PrefillAttn + l.Cd*b.DecodeSeqs + l.Ck*b.DecodeContext
+}
+
+// DecodeSeconds implements DecodeStretcher.
+func (l Linear) DecodeSeconds(n, c0 float64, k int64) float64 {
+	if k <= 0 {
+		return 0
+	}
+	return affineSum(l.C0+l.Cd*n+l.Ck*c0, l.Ck*n, 0, float64(k))
+}
+
+// DecodeSteps implements DecodeStretcher.
+func (l Linear) DecodeSteps(n, c0, budget float64) int64 {
+	return stepsWithin(l, n, c0, budget)
+}
+
+// Validate reports a negative or non-finite coefficient, or a model whose
+// single-sequence decode step takes no time.
+func (l Linear) Validate() error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}} {
+		if !(c.v >= 0) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
+		}
+	}
+	if l.C0+l.Cd+l.Ck <= 0 {
+		return fmt.Errorf("sim: Linear: C0, Cd and Ck are all 0, so a decode step takes no time")
+	}
+	return nil
+}
+
+// Roofline is the uncalibrated prior: per step
+//
+//	max(compute, memory) + OverheadSec
+//	compute = (FLOPsPerToken·(PrefillTokens + DecodeSeqs) + AttnFLOPsPerQueryCtx·(PrefillAttn + DecodeContext)) / FLOPS
+//	memory  = (WeightBytes + KVBytesPerToken·(DecodeContext + PrefillTokens)) / BandwidthBytesPerSec
+//
+// the same formula as model.Roofline.StepSeconds, with plain numbers so that
+// sim does not import model.
+type Roofline struct {
+	FLOPS                float64 // achievable ops/s
+	BandwidthBytesPerSec float64 // achievable bytes/s
+	WeightBytes          float64 // read once per step
+	KVBytesPerToken      float64
+	FLOPsPerToken        float64 // dense ops per token
+	AttnFLOPsPerQueryCtx float64 // attention ops per (query, context) pair
+	OverheadSec          float64 // fixed per-step cost
+}
+
+// StepSeconds implements StepTimer. An empty batch takes no time.
+func (r Roofline) StepSeconds(b Batch) float64 {
+	if b.PrefillTokens <= 0 && b.DecodeSeqs <= 0 {
+		return 0
+	}
+	compute := (r.FLOPsPerToken*(b.PrefillTokens+b.DecodeSeqs) + r.AttnFLOPsPerQueryCtx*(b.PrefillAttn+b.DecodeContext)) / r.FLOPS
+	memory := (r.WeightBytes + r.KVBytesPerToken*(b.DecodeContext+b.PrefillTokens)) / r.BandwidthBytesPerSec
+	return math.Max(compute, memory) + r.OverheadSec
+}
+
+// DecodeSeconds implements DecodeStretcher. Compute and memory time are each
+// affine in the step index j, so the sum of their maximum splits at the
+// crossover step into two arithmetic series.
+func (r Roofline) DecodeSeconds(n, c0 float64, k int64) float64 {
+	if k <= 0 || n <= 0 {
+		return 0
+	}
+	a1 := (r.FLOPsPerToken*n + r.AttnFLOPsPerQueryCtx*c0) / r.FLOPS // compute at j = 0
+	b1 := r.AttnFLOPsPerQueryCtx * n / r.FLOPS                      // compute slope
+	a2 := (r.WeightBytes + r.KVBytesPerToken*c0) / r.BandwidthBytesPerSec
+	b2 := r.KVBytesPerToken * n / r.BandwidthBytesPerSec
+	kf := float64(k)
+	total := r.OverheadSec * kf
+	switch {
+	case b1 == b2:
+		return total + affineSum(math.Max(a1, a2), b1, 0, kf)
+	case b1 > b2: // compute wins from the crossover on
+		s := clampF(math.Ceil((a2-a1)/(b1-b2)), 0, kf)
+		return total + affineSum(a2, b2, 0, s) + affineSum(a1, b1, s, kf)
+	default: // compute wins up to the crossover
+		s := clampF(math.Floor((a2-a1)/(b1-b2))+1, 0, kf)
+		return total + affineSum(a1, b1, 0, s) + affineSum(a2, b2, s, kf)
+	}
+}
+
+// DecodeSteps implements DecodeStretcher.
+func (r Roofline) DecodeSteps(n, c0, budget float64) int64 {
+	return stepsWithin(r, n, c0, budget)
+}
+
+// Validate reports non-positive throughput figures or negative costs.
+func (r Roofline) Validate() error {
+	if !(r.FLOPS > 0) || math.IsInf(r.FLOPS, 0) {
+		return fmt.Errorf("sim: Roofline.FLOPS = %v: want a finite number > 0", r.FLOPS)
+	}
+	if !(r.BandwidthBytesPerSec > 0) || math.IsInf(r.BandwidthBytesPerSec, 0) {
+		return fmt.Errorf("sim: Roofline.BandwidthBytesPerSec = %v: want a finite number > 0", r.BandwidthBytesPerSec)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"WeightBytes", r.WeightBytes}, {"KVBytesPerToken", r.KVBytesPerToken}, {"FLOPsPerToken", r.FLOPsPerToken},
+		{"AttnFLOPsPerQueryCtx", r.AttnFLOPsPerQueryCtx}, {"OverheadSec", r.OverheadSec}} {
+		if !(c.v >= 0) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("sim: Roofline.%s = %v: want a finite number ≥ 0", c.name, c.v)
+		}
+	}
+	if r.OverheadSec+r.WeightBytes+r.FLOPsPerToken <= 0 {
+		return fmt.Errorf("sim: Roofline: OverheadSec, WeightBytes and FLOPsPerToken are all 0, so a decode step takes no time")
+	}
+	return nil
+}
+
+// affineSum is Σ_{j=lo}^{hi-1} (a + b·j) for integer-valued lo ≤ hi.
+func affineSum(a, b, lo, hi float64) float64 {
+	m := hi - lo
+	if m <= 0 {
+		return 0
+	}
+	return m*a + b*m*(lo+hi-1)/2
+}
+
+func clampF(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
+
+// stepsWithin (generic so the timer is not boxed) finds the largest k with d.DecodeSeconds(n, c0, k) ≤ budget by
+// doubling then bisection: O(log k) closed-form evaluations. Step times
+// never decrease along a decode stretch (non-negative coefficients), so the
+// sum is increasing in k.
+func stepsWithin[D DecodeStretcher](d D, n, c0, budget float64) int64 {
+	if !(budget >= 0) || d.DecodeSeconds(n, c0, 1) > budget {
+		return 0
+	}
+	lo, hi := int64(1), int64(2)
+	for d.DecodeSeconds(n, c0, hi) <= budget {
+		lo, hi = hi, hi*2
+		if hi > 1<<52 {
+			return lo
+		}
+	}
+	for hi-lo > 1 { // DecodeSeconds(lo) ≤ budget < DecodeSeconds(hi)
+		mid := lo + (hi-lo)/2
+		if d.DecodeSeconds(n, c0, mid) <= budget {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// validator is implemented by timers that can check their parameters.
+type validator interface{ Validate() error }
