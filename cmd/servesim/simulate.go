@@ -1,5 +1,238 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
-func simulateCommand() *cli.Command { return &cli.Command{Name: "simulate"} }
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/traces"
+	"github.com/urfave/cli/v2"
+)
+
+//go:embed defaults
+var defaults embed.FS
+
+const defaultTrace = "defaults/AzureLLMInferenceTrace_conv.csv"
+
+func simulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "simulate a trace under one or more plans and compare latency and cost",
+		Description: "With no arguments, simulates the embedded default: the Azure 2023 conversation trace on\n" +
+			"Llama-3.1-8B / one H100 under all four scheduler policies.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "trace", Usage: "trace file (any format servesim reads); default: the embedded Azure conv trace"},
+			&cli.StringSliceFlag{Name: "config", Aliases: []string{"c"}, Usage: "plan TOML ([model] [batch] [device] [cost]); repeat to compare; default: the four embedded plans"},
+			&cli.StringFlag{Name: "catalog", Usage: "TOML file adding or overriding model/hardware catalog entries"},
+			&cli.StringFlag{Name: "out", Usage: "directory for results: one Parquet trace per plan and summary.json"},
+			&cli.StringFlag{Name: "decisions", Usage: "scheduler decision log (JSONL); with several plans, one file per plan with the plan name inserted"},
+			&cli.BoolFlag{Name: "no-skip", Usage: "step one iteration at a time instead of jumping over pure-decode stretches"},
+			&cli.BoolFlag{Name: "json", Usage: "print the results as JSON instead of a table"},
+		},
+		Action: runSimulate,
+	}
+}
+
+// namedPlan is a plan and the label it goes by in tables and file names.
+type namedPlan struct {
+	name string
+	plan *plan.Plan
+}
+
+func runSimulate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("simulate: unexpected argument %q (use --trace and --config)", c.Args().First())
+	}
+	cat := model.DefaultCatalog()
+	if p := c.String("catalog"); p != "" {
+		if err := cat.LoadTOML(p); err != nil {
+			return err
+		}
+	}
+	plans, err := loadPlans(c.StringSlice("config"))
+	if err != nil {
+		return err
+	}
+	resolved := make([]*plan.Resolved, len(plans))
+	for i, p := range plans {
+		if resolved[i], err = p.plan.Resolve(cat); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	out := c.String("out")
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+	}
+	var results []*plan.Result
+	for i, p := range plans {
+		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		results = append(results, res)
+	}
+	if out != "" {
+		if err := writeJSONAtomic(filepath.Join(out, "summary.json"), results); err != nil {
+			return err
+		}
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	}
+	traceName := c.String("trace")
+	if traceName == "" {
+		traceName = "embedded Azure LLM inference 2023 conv trace (CC-BY-4.0, Azure/AzurePublicDataset)"
+	}
+	fmt.Fprintf(c.App.Writer, "trace: %s\n", traceName)
+	printResults(c.App.Writer, results)
+	return nil
+}
+
+func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool) (res *plan.Result, err error) {
+	in, err := openTrace(c.String("trace"))
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	opt := plan.Options{NoSkip: c.Bool("no-skip")}
+	if d := c.String("decisions"); d != "" {
+		if many {
+			ext := filepath.Ext(d)
+			d = strings.TrimSuffix(d, ext) + "-" + p.name + ext
+		}
+		f, err := createAtomic(d)
+		if err != nil {
+			return nil, err
+		}
+		opt.Decisions = f
+		defer func() { err = f.finish(err) }()
+	}
+	var w traces.Writer
+	if outDir != "" {
+		if w, err = traces.Create(filepath.Join(outDir, p.name+".parquet"), resultMeta(in.Meta(), r)); err != nil {
+			return nil, err
+		}
+	}
+	res, err = r.Simulate(c.Context, p.name, in, w, opt)
+	if err == nil {
+		err = in.Err()
+	}
+	if w != nil {
+		if err != nil {
+			w.Abort()
+		} else {
+			err = w.Close()
+		}
+	}
+	return res, err
+}
+
+// resultMeta is the metadata of a simulated trace: the input's, plus every
+// controlled variable of the plan.
+func resultMeta(in traces.Meta, r *plan.Resolved) traces.Meta {
+	meta := in.Clone()
+	meta.Set("input_source", in.Source)
+	meta.Source = "simulated"
+	meta.Model = r.Arch.Name
+	meta.WeightVersion = r.Plan.Model.WeightVersion
+	meta.Precision = r.Plan.Model.Precision
+	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Device.Count, r.Hardware.Name)
+	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
+	meta.ToolVersion = version
+	if toml, err := r.Plan.Encode(); err == nil {
+		meta.Set("plan", string(toml))
+	}
+	return meta
+}
+
+// openTrace opens a trace file, or the embedded default when path is "".
+func openTrace(path string) (traces.Reader, error) {
+	if path != "" {
+		return traces.Open(path)
+	}
+	data, err := defaults.ReadFile(defaultTrace)
+	if err != nil {
+		return nil, err
+	}
+	return traces.NewImporter(traces.FormatAzure, bytes.NewReader(data), traces.ImportOptions{Name: "embedded:" + filepath.Base(defaultTrace)})
+}
+
+// loadPlans reads the named plan files, or the embedded default plans.
+func loadPlans(paths []string) ([]namedPlan, error) {
+	var out []namedPlan
+	if len(paths) == 0 {
+		names, err := fs.Glob(defaults, "defaults/*.toml")
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			data, _ := defaults.ReadFile(n)
+			p, err := plan.Parse(data)
+			if err != nil {
+				return nil, fmt.Errorf("embedded %s: %w", n, err)
+			}
+			out = append(out, namedPlan{name: p.Batch.Strategy, plan: p})
+		}
+		return out, nil
+	}
+	seen := map[string]bool{}
+	for _, path := range paths {
+		p, err := plan.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		if seen[name] {
+			return nil, fmt.Errorf("%s: another plan is already named %q", path, name)
+		}
+		seen[name] = true
+		out = append(out, namedPlan{name: name, plan: p})
+	}
+	return out, nil
+}
+
+// printResults writes the comparison table and each plan's cost factors.
+func printResults(w io.Writer, results []*plan.Result) {
+	tw := newTable(w, "plan", "policy", "batch limit", "done", "mean TTFT", "P99 TTFT", "mean E2E", "mean queue",
+		"total tokens", "device-s", "$/1M out (est.)")
+	for _, r := range results {
+		s := r.Summary
+		tw.row(r.Name, r.Plan.Batch.Strategy, r.Plan.BatchLimit(),
+			fmt.Sprintf("%d/%d", s.Completed, s.Requests),
+			secs(s.TTFT.Mean), secs(s.TTFT.P99), secs(s.E2E.Mean), secs(s.Queue.Mean),
+			fmt.Sprint(s.InputTokens+s.OutputTokens), fmt.Sprintf("%.0f", s.DeviceSeconds),
+			fmt.Sprintf("%.3f", r.Cost.PerMOutputUSD))
+	}
+	tw.flush()
+	for _, r := range results {
+		s, c := r.Summary, r.Cost
+		fmt.Fprintf(w, "\n%s — step model: %s; outcome: %s\n", r.Name, r.StepModel, r.Outcome)
+		fmt.Fprintf(w, "  hardware:     $%.2f (%.0f device-s)   energy: $%.4f (%.1f kWh × PUE)\n",
+			c.HardwareUSD, c.DeviceSeconds, c.EnergyUSD, s.EnergyJoules/3.6e6)
+		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %.0f%% / max %.0f%% used, %d preemptions, %d rejected\n",
+			s.KV.TotalBlocks, 100*s.KV.MeanUtil, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
+		fmt.Fprintf(w, "  batching:     %.0f output tok/s, %.1f req/s, device busy %.0f%%\n",
+			s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
+		fmt.Fprintf(w, "  latency:      TTFT p50/p99 %s/%s, TPOT p50/p99 %s/%s, E2E p99 %s\n",
+			secs(s.TTFT.P50), secs(s.TTFT.P99), secs(s.TPOT.P50), secs(s.TPOT.P99), secs(s.E2E.P99))
+		fmt.Fprintf(w, "  cost (estimated: device-seconds × $/h + energy): $%.3f per 1M output tokens, $%.3f per 1M total tokens\n",
+			c.PerMOutputUSD, c.PerMTotalUSD)
+		if c.HasBilled {
+			fmt.Fprintf(w, "  cost (billed: API per-token prices): $%.3f per 1M output tokens\n", c.BilledPerMOutputUSD)
+		}
+	}
+}

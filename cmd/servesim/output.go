@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// table writes aligned columns.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
+func (t *table) flush()              { t.tw.Flush() }
+
+// secs formats seconds for people: "850µs", "42.1ms", "3.21s", "4h2m21s".
+func secs(s float64) string {
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return "—"
+	case s < 1e-3:
+		return fmt.Sprintf("%.0fµs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.1fms", s*1e3)
+	case s < 60:
+		return fmt.Sprintf("%.2fs", s)
+	}
+	return time.Duration(s * 1e9).Round(time.Second).String()
+}
+
+// atomicFile is a file that appears at its path only when finished without
+// error.
+type atomicFile struct {
+	*os.File
+	path string
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, path: path}, nil
+}
+
+// finish renames the file into place when err is nil, else removes it; it
+// returns err or the error of finishing.
+func (f *atomicFile) finish(err error) error {
+	cerr := f.Close()
+	if err == nil && cerr == nil {
+		cerr = os.Rename(f.Name(), f.path)
+	}
+	if err != nil || cerr != nil {
+		os.Remove(f.Name())
+	}
+	if err != nil {
+		return err
+	}
+	return cerr
+}
+
+func writeJSONAtomic(path string, v any) error {
+	f, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	return f.finish(enc.Encode(v))
+}

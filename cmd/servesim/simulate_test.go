@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// run runs the CLI with args and returns its standard output.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	err := app.RunContext(context.Background(), append([]string{"servesim"}, args...))
+	return out.String(), err
+}
+
+func TestSimulateEmbeddedDefault(t *testing.T) {
+	out, err := run(t, "simulate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"serial", "fixed", "token_budget", "continuous", "19366/19366", "roofline prior", "$/1M out"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSimulateWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n1000000,200,20\n"), 0o644)
+	cfg := filepath.Join(dir, "cont.toml")
+	data, _ := defaults.ReadFile("defaults/4-continuous.toml")
+	os.WriteFile(cfg, data, 0o644)
+	out := filepath.Join(dir, "res")
+	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--out", out, "--decisions", filepath.Join(dir, "d.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	meta, rows, err := traces.ReadAll(filepath.Join(out, "cont.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Source != "simulated" || meta.Model != "Llama-3.1-8B" || !strings.Contains(meta.Extra["plan"], "continuous") {
+		t.Errorf("meta = %+v", meta)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	for _, r := range rows {
+		ttft, ok := r.TTFT()
+		if !ok || ttft <= 0 || r.UsageOutput != r.OutputTokens {
+			t.Errorf("row %s: ttft %d ok %v usage %d", r.ID, ttft, ok, r.UsageOutput)
+		}
+	}
+	var summary []map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &summary); err != nil || len(summary) != 1 {
+		t.Fatalf("summary.json: %v %s", err, b)
+	}
+	if d, _ := os.ReadFile(filepath.Join(dir, "d.jsonl")); bytes.Count(d, []byte("\n")) < 2 {
+		t.Errorf("decision log has %d lines", bytes.Count(d, []byte("\n")))
+	}
+}
+
+func TestSimulateBadConfigWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bad.toml")
+	data, _ := defaults.ReadFile("defaults/4-continuous.toml")
+	os.WriteFile(cfg, bytes.Replace(data, []byte("max_num_seqs"), []byte("max_num_seq"), 1), 0o644)
+	out := filepath.Join(dir, "res")
+	_, err := run(t, "simulate", "--config", cfg, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "bad.toml") || !strings.Contains(err.Error(), "max_num_seq") {
+		t.Fatalf("err = %v, want the file and the unknown key", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed run created %s", out)
+	}
+}
