@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -76,6 +78,13 @@ func newParquetEncoder(f *os.File, meta Meta) (encoder, error) {
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(BatchRows),
 		parquet.WithAllocator(mem),
+		// Dictionaries only pay for low-cardinality strings; on unique ids
+		// and numbers they slow both writing and reading several-fold.
+		parquet.WithDictionaryDefault(false),
+		parquet.WithDictionaryFor(ColSessionID, true),
+		parquet.WithDictionaryFor(ColClass, true),
+		parquet.WithDictionaryFor(ColError, true),
+		parquet.WithDictionaryFor(ColFinishReason, true),
 	)
 	w, err := pqarrow.NewFileWriter(schema, nopCloser{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -181,7 +190,7 @@ func openParquet(path string) (Reader, error) {
 		pf.Close()
 		return nil, err
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	rr, err := fr.GetRecordReader(context.Background(), readColumns(pf), nil)
 	if err != nil {
 		pf.Close()
 		return nil, err
@@ -250,4 +259,109 @@ func (r *ipcFileRecords) Release() {
 		r.cur = nil
 	}
 	r.fr.Close()
+}
+
+// OpenTolerant opens an Arrow IPC stream (the .arrows format) that a killed
+// or crashed writer left behind: the file of a Writer that never closed
+// (its temporary path, whatever the extension) or a copy of it. A final
+// message cut short by the crash ends the stream instead of failing it:
+// the reader yields every complete batch, Err stays nil, and the returned
+// Reader's Truncated() bool method (assert interface{ Truncated() bool })
+// reports whether a partial tail was dropped. Any other damage is still an
+// error. A file with no complete schema message (killed before its first
+// flush) cannot be opened.
+func OpenTolerant(path string) (Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := ipc.NewReader(f, ipc.WithAllocator(mem))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)
+	}
+	tr := &tolerantRecords{Reader: sr}
+	br, err := newBatchReader(sr.Schema(), tr, f.Close)
+	if err != nil {
+		sr.Release()
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &tolerantReader{batchReader: br, rec: tr}, nil
+}
+
+// tolerantRecords turns an unexpected EOF inside a message into the end of
+// the stream.
+type tolerantRecords struct {
+	*ipc.Reader
+	truncated bool
+}
+
+func (r *tolerantRecords) Err() error {
+	err := r.Reader.Err()
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		r.truncated = true
+		return nil
+	}
+	return err
+}
+
+type tolerantReader struct {
+	*batchReader
+	rec *tolerantRecords
+}
+
+// Truncated reports whether the stream ended in a partial message.
+func (r *tolerantReader) Truncated() bool { return r.rec.truncated }
+
+// readColumns lists the Parquet leaf columns worth reading: it leaves out
+// nullable scalar observed columns whose statistics say every row group
+// holds only nulls (an input trace's whole observed half), which the
+// decoder then treats as absent. nil means all columns.
+func readColumns(pf *file.Reader) []int {
+	md := pf.MetaData()
+	sc := md.Schema
+	var keep []int
+	skipped := false
+	for i := 0; i < sc.NumColumns(); i++ {
+		root, _, _ := strings.Cut(sc.Column(i).Path(), ".")
+		if skippableColumn(root) && allNull(md, i) {
+			skipped = true
+			continue
+		}
+		keep = append(keep, i)
+	}
+	if !skipped {
+		return nil
+	}
+	return keep
+}
+
+// skippableColumn reports whether a column may be left unread when it is
+// all null: observed scalars only (lists keep [] apart from null).
+func skippableColumn(name string) bool {
+	for i, f := range fields {
+		if f.Name == name {
+			return i >= numInputCols && f.Type.ID() != arrow.LIST
+		}
+	}
+	return false
+}
+
+func allNull(md *metadata.FileMetaData, col int) bool {
+	if md.NumRowGroups() == 0 {
+		return false
+	}
+	for g := 0; g < md.NumRowGroups(); g++ {
+		rg := md.RowGroup(g)
+		cc, err := rg.ColumnChunk(col)
+		if err != nil {
+			return false
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() || st.NullCount() != rg.NumRows() {
+			return false
+		}
+	}
+	return true
 }

@@ -299,15 +299,15 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 	return d, nil
 }
 
-// decode fills r from row i, reusing r's slices.
+// decode fills r from row i, reusing r's slices. It assigns every field
+// (rather than calling Reset first) to keep the per-row cost down.
 func (d *batchDecoder) decode(i int, r *Request) {
-	r.Reset()
-	if d.id != nil {
-		r.ID = d.id.Value(i)
-	}
+	r.ID = str(d.id, i)
+	r.Arrival = 0
 	if d.arrival != nil {
 		r.Arrival = d.arrival.Value(i)
 	}
+	r.PromptTokens, r.OutputTokens = 0, 0
 	if d.prompt != nil {
 		r.PromptTokens = d.prompt.Value(i)
 	}

@@ -93,6 +93,12 @@ func Create(path string, meta Meta) (Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// CreateTemp makes the file 0600; a trace is an ordinary output file.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
 	var enc encoder
 	switch f {
 	case Parquet:

@@ -204,11 +204,11 @@ func (r *csvReader) Next() bool {
 	if err == io.EOF {
 		return false
 	}
-	line, _ := r.cr.FieldPos(0)
 	if err != nil {
 		r.err = err
 		return false
 	}
+	line, _ := r.cr.FieldPos(0)
 	cell := func(field int) (string, int) {
 		j := r.cols[field]
 		if j < 0 || j >= len(rec) {
@@ -437,12 +437,13 @@ func (e *jsonlEncoder) write(r *Request) error {
 func (e *jsonlEncoder) close() error { return e.bw.Flush() }
 
 type jsonlReader struct {
-	f    *os.File
-	sc   *bufio.Scanner
-	meta Meta
-	line int
-	cur  Request
-	err  error
+	f       *os.File
+	sc      *bufio.Scanner
+	meta    Meta
+	line    int
+	pending bool // the scanner holds line 1, a row not yet returned
+	cur     Request
+	err     error
 }
 
 func openJSONL(path string) (Reader, error) {
@@ -454,7 +455,37 @@ func openJSONL(path string) (Reader, error) {
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	r := &jsonlReader{f: f, sc: sc}
 	r.cur.Reset()
+	// Read the metadata line now, so Meta is right before the first Next.
+	if sc.Scan() {
+		r.line = 1
+		if b := strings.TrimSpace(sc.Text()); strings.HasPrefix(b, `{"meta"`) {
+			if err := r.parseMeta(sc.Bytes()); err != nil {
+				f.Close()
+				return nil, err
+			}
+		} else {
+			r.pending = true
+		}
+	}
 	return r, nil
+}
+
+func (r *jsonlReader) parseMeta(b []byte) error {
+	var m struct{ Meta map[string]string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("line 1: metadata: %w", err)
+	}
+	keys := sortedKeys(m.Meta)
+	values := make([]string, len(keys))
+	for i, k := range keys {
+		values[i] = m.Meta[k]
+	}
+	meta, err := metaFromKV(keys, values)
+	if err != nil {
+		return fmt.Errorf("line 1: %w", err)
+	}
+	r.meta = meta
+	return nil
 }
 
 func (r *jsonlReader) Meta() Meta   { return r.meta }
@@ -463,27 +494,14 @@ func (r *jsonlReader) Err() error   { return r.err }
 func (r *jsonlReader) Close() error { return r.f.Close() }
 
 func (r *jsonlReader) Next() bool {
-	for r.err == nil && r.sc.Scan() {
-		r.line++
+	for r.err == nil && (r.pending || r.sc.Scan()) {
+		if r.pending {
+			r.pending = false
+		} else {
+			r.line++
+		}
 		b := r.sc.Bytes()
 		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		if r.line == 1 && strings.HasPrefix(strings.TrimSpace(string(b)), `{"meta"`) {
-			var m struct{ Meta map[string]string }
-			if err := json.Unmarshal(b, &m); err != nil {
-				r.err = fmt.Errorf("line 1: metadata: %w", err)
-				return false
-			}
-			keys := sortedKeys(m.Meta)
-			values := make([]string, len(keys))
-			for i, k := range keys {
-				values[i] = m.Meta[k]
-			}
-			if r.meta, r.err = metaFromKV(keys, values); r.err != nil {
-				r.err = fmt.Errorf("line 1: %w", r.err)
-				return false
-			}
 			continue
 		}
 		var row jsonRow

@@ -1,5 +1,272 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
 
-func traceCommand() *cli.Command { return &cli.Command{Name: "trace"} }
+	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// traceCommand groups the trace subcommands. Each is a thin layer: flags
+// are turned into a traces call and errors are returned.
+func traceCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "trace",
+		Usage: "import, convert, synthesise, slice, scale and summarise request traces",
+		Subcommands: []*cli.Command{
+			traceImportCommand(),
+			traceConvertCommand(),
+			traceSynthCommand(),
+			traceSliceCommand(),
+			traceScaleCommand(),
+			traceStatsCommand(),
+		},
+	}
+}
+
+// twoArgs returns the IN and OUT positional arguments.
+func twoArgs(c *cli.Context) (string, string, error) {
+	if c.NArg() != 2 {
+		return "", "", fmt.Errorf("%s: want IN OUT, got %d arguments", c.Command.Name, c.NArg())
+	}
+	return c.Args().Get(0), c.Args().Get(1), nil
+}
+
+func traceImportCommand() *cli.Command {
+	names := []string{string(traces.FormatAuto)}
+	for _, f := range traces.ImportFormats() {
+		names = append(names, string(f))
+	}
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "import a public trace into servesim's format (output format by extension)",
+		ArgsUsage: "IN OUT",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input format: " + strings.Join(names, ", ")},
+			&cli.BoolFlag{Name: "drop-failed", Usage: "drop rows the source marks as failed (BurstGPT 0/0 tokens) instead of keeping them with source_failed=true"},
+			&cli.DurationFlag{Name: "spread", Usage: "spread requests sharing a timestamp evenly over this quantum (e.g. 3s for Mooncake)"},
+			&cli.Float64Flag{Name: "rate", Usage: "arrival rate (req/s) of the Poisson process for formats without timestamps (sharegpt)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the arrival process"},
+			&cli.IntFlag{Name: "max-tokens", Value: traces.DefaultMaxTokens, Usage: "reject token counts above this as absurd"},
+		},
+		Action: func(c *cli.Context) error {
+			in, out, err := twoArgs(c)
+			if err != nil {
+				return err
+			}
+			if c.Int("max-tokens") <= 0 || c.Int("max-tokens") > math.MaxInt32 {
+				return fmt.Errorf("--max-tokens must be in (0, %d]", math.MaxInt32)
+			}
+			r, err := traces.Import(in, traces.ImportFormat(c.String("format")), traces.ImportOptions{
+				DropFailed: c.Bool("drop-failed"),
+				Spread:     int64(c.Duration("spread")),
+				Rate:       c.Float64("rate"),
+				Seed:       c.Uint64("seed"),
+				MaxTokens:  int32(c.Int("max-tokens")),
+			})
+			if err != nil {
+				return err
+			}
+			n, err := traces.WriteTrace(out, r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "imported %d requests to %s\n", n, out)
+			return nil
+		},
+	}
+}
+
+func traceConvertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "rewrite a servesim trace in another format (both by extension), keeping metadata",
+		ArgsUsage: "IN OUT",
+		Action: func(c *cli.Context) error {
+			in, out, err := twoArgs(c)
+			if err != nil {
+				return err
+			}
+			_, err = traces.Convert(in, out)
+			return err
+		},
+	}
+}
+
+func traceSynthCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "synth",
+		Usage:     "generate a synthetic trace (deterministic for a seed)",
+		ArgsUsage: "OUT",
+		Flags: []cli.Flag{
+			&cli.Uint64Flag{Name: "seed", Value: 1},
+			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests (ignored with --prompt-lengths)"},
+			&cli.StringFlag{Name: "prompt-lengths", Usage: "fixed-input matrix: comma-separated prompt lengths, each --repeats times"},
+			&cli.IntFlag{Name: "repeats", Value: 1},
+			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
+			&cli.StringFlag{Name: "arrival", Value: traces.ArrivalPoisson, Usage: "constant, poisson or gamma"},
+			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second"},
+			&cli.Float64Flag{Name: "cv", Value: 1, Usage: "inter-arrival coefficient of variation (gamma)"},
+			&cli.StringFlag{Name: "prompt", Value: "fixed:1024", Usage: "prompt length: fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX]"},
+			&cli.StringFlag{Name: "output", Value: "fixed:128", Usage: "output length, same syntax as --prompt"},
+			&cli.StringFlag{Name: "resample", Usage: "draw (prompt, output) pairs from this trace instead"},
+			&cli.IntFlag{Name: "prefix-groups", Usage: "number of shared-prefix groups"},
+			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt"},
+			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block (0 = no hashes)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("synth: want OUT, got %d arguments", c.NArg())
+			}
+			cfg := traces.DefaultSynthConfig()
+			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")
+			cfg.Arrival = traces.ArrivalSpec{Kind: c.String("arrival"), Rate: c.Float64("rate"), CV: c.Float64("cv")}
+			cfg.PrefixGroups, cfg.PrefixTokens, cfg.BlockSize = c.Int("prefix-groups"), int32(c.Int("prefix-tokens")), c.Int("block-size")
+			var err error
+			if cfg.Prompt, err = traces.ParseLengthSpec(c.String("prompt")); err != nil {
+				return fmt.Errorf("--prompt: %w", err)
+			}
+			if cfg.Output, err = traces.ParseLengthSpec(c.String("output")); err != nil {
+				return fmt.Errorf("--output: %w", err)
+			}
+			if s := c.String("prompt-lengths"); s != "" {
+				for _, f := range strings.Split(s, ",") {
+					n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
+					if err != nil {
+						return fmt.Errorf("--prompt-lengths: %q is not an integer", f)
+					}
+					cfg.PromptLengths = append(cfg.PromptLengths, int32(n))
+				}
+			}
+			if path := c.String("resample"); path != "" {
+				r, err := traces.Import(path, traces.FormatAuto, traces.ImportOptions{})
+				if err != nil {
+					return err
+				}
+				cfg.Resample, err = traces.NewEmpirical(r)
+				if err = errors.Join(err, r.Close()); err != nil {
+					return err
+				}
+			}
+			r, err := traces.Synthesize(cfg)
+			if err != nil {
+				return err
+			}
+			_, err = traces.WriteTrace(c.Args().Get(0), r)
+			return err
+		},
+	}
+}
+
+func traceSliceCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "slice",
+		Usage:     "keep requests arriving in [from, to) and at most --head of them; times re-based to --from",
+		ArgsUsage: "IN OUT",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "from", Usage: "window start from the trace start"},
+			&cli.DurationFlag{Name: "to", Usage: "window end (0 = end of trace)"},
+			&cli.IntFlag{Name: "head", Usage: "keep at most N requests (0 = all)"},
+		},
+		Action: func(c *cli.Context) error {
+			in, out, err := twoArgs(c)
+			if err != nil {
+				return err
+			}
+			from, to := c.Duration("from"), c.Duration("to")
+			if from < 0 || to < 0 || (to > 0 && to <= from) || c.Int("head") < 0 {
+				return fmt.Errorf("slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
+			}
+			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+			if err != nil {
+				return err
+			}
+			_, err = traces.WriteTrace(out, traces.Slice(r, int64(from), int64(to), c.Int("head")))
+			return err
+		},
+	}
+}
+
+func traceScaleCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "scale",
+		Usage:     "stretch or compress arrivals: --time-factor F multiplies them, --rate-factor R divides them",
+		ArgsUsage: "IN OUT",
+		Flags: []cli.Flag{
+			&cli.Float64Flag{Name: "time-factor", Usage: "multiply every arrival by this"},
+			&cli.Float64Flag{Name: "rate-factor", Usage: "multiply the request rate by this (arrival x 1/R)"},
+		},
+		Action: func(c *cli.Context) error {
+			in, out, err := twoArgs(c)
+			if err != nil {
+				return err
+			}
+			var f float64
+			switch {
+			case c.IsSet("time-factor") == c.IsSet("rate-factor"):
+				return errors.New("scale: give exactly one of --time-factor and --rate-factor")
+			case c.IsSet("time-factor"):
+				f = c.Float64("time-factor")
+			default:
+				f = 1 / c.Float64("rate-factor")
+			}
+			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+			if err != nil {
+				return err
+			}
+			s, err := traces.Scale(r, f)
+			if err != nil {
+				return errors.Join(err, r.Close())
+			}
+			_, err = traces.WriteTrace(out, s)
+			return err
+		},
+	}
+}
+
+func traceStatsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "stats",
+		Usage:     "summarise a trace (any importable format) in bounded memory",
+		ArgsUsage: "IN",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input format, as for import"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
+			&cli.DurationFlag{Name: "spread", Usage: "as for import"},
+			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "as for import (sharegpt)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("stats: want IN, got %d arguments", c.NArg())
+			}
+			start := time.Now()
+			r, err := traces.Import(c.Args().Get(0), traces.ImportFormat(c.String("format")), traces.ImportOptions{
+				Spread: int64(c.Duration("spread")), Rate: c.Float64("rate"), Seed: 1,
+			})
+			if err != nil {
+				return err
+			}
+			s, err := traces.ComputeStats(r)
+			if err = errors.Join(err, r.Close()); err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			if err := s.WriteTable(c.App.Writer); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "(%s)\n", time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+}

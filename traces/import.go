@@ -1,0 +1,285 @@
+package traces
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// ImportFormat names a public trace format that Import understands.
+type ImportFormat string
+
+const (
+	FormatAuto     ImportFormat = "auto"     // sniff from the first bytes
+	FormatAzure    ImportFormat = "azure"    // Azure LLM inference 2023/2024 CSV
+	FormatBurstGPT ImportFormat = "burstgpt" // BurstGPT v1 (6 columns) or v1.2/v2 (8 columns) CSV
+	FormatMooncake ImportFormat = "mooncake" // Mooncake FAST'25 JSONL with hash_ids
+	FormatVidur    ImportFormat = "vidur"    // Vidur processed-trace CSV
+	FormatShareGPT ImportFormat = "sharegpt" // ShareGPT JSON array of conversations
+	FormatServesim ImportFormat = "servesim" // servesim's own files, any extension Open knows
+)
+
+// ImportFormats lists the concrete formats (not auto) in a stable order.
+func ImportFormats() []ImportFormat {
+	return []ImportFormat{FormatAzure, FormatBurstGPT, FormatMooncake, FormatVidur, FormatShareGPT, FormatServesim}
+}
+
+// DefaultMaxTokens is the largest token count an importer accepts in one
+// row unless ImportOptions.MaxTokens says otherwise; larger counts are
+// reported as absurd rather than imported.
+const DefaultMaxTokens = 10_000_000
+
+// MooncakeBlockSize is the number of tokens behind each Mooncake hash id.
+const MooncakeBlockSize = 512
+
+// ShareGPTBytesPerToken is the documented length estimate for ShareGPT
+// text: tokens = ceil(UTF-8 bytes / 4), the usual rule of thumb for
+// English BPE vocabularies. It is an estimate, not a tokenizer.
+const ShareGPTBytesPerToken = 4
+
+// ImportOptions tune an importer. The zero value is valid for every format
+// except ShareGPT, which needs a Rate.
+type ImportOptions struct {
+	// Name is used in error messages ("name:line:col") and Meta.Source;
+	// Import sets it to the file path.
+	Name string
+	// DropFailed drops rows the source marks as failed (BurstGPT rows with
+	// 0 request and 0 response tokens) instead of keeping them with
+	// Request.SourceFailed set.
+	DropFailed bool
+	// Spread, when > 0, spreads requests that share one arrival time evenly
+	// over the following Spread nanoseconds (or up to the next distinct
+	// arrival, if that is sooner). Use it for quantized timestamps, e.g.
+	// 3 s for the Mooncake conversation trace. Deterministic.
+	Spread int64
+	// Rate (requests/s) and Seed drive the Poisson arrival process of
+	// formats without timestamps (ShareGPT).
+	Rate float64
+	Seed uint64
+	// MaxTokens bounds token counts; 0 means DefaultMaxTokens.
+	MaxTokens int32
+}
+
+func (o *ImportOptions) maxTokens() int64 {
+	if o.MaxTokens > 0 {
+		return int64(o.MaxTokens)
+	}
+	return DefaultMaxTokens
+}
+
+func (o *ImportOptions) name() string {
+	if o.Name == "" {
+		return "input"
+	}
+	return o.Name
+}
+
+// NewImporter returns a streaming Reader over src in a public format (not
+// auto or servesim). Memory stays flat whatever the input length: rows are
+// parsed one at a time into a reused Request.
+//
+// Arrivals are nanoseconds from the first row's timestamp; a timestamp
+// earlier than the previous row's is an error ("arrival goes back in
+// time"). Meta carries Source and, for Mooncake, BlockSize; the checksum
+// is added by Import, which sees the file.
+func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader, error) {
+	var (
+		s    rowSource
+		err  error
+		meta = Meta{Source: string(format)}
+	)
+	switch format {
+	case FormatAzure:
+		s, err = newAzureSource(src, &opt)
+	case FormatBurstGPT:
+		s, err = newBurstGPTSource(src, &opt)
+	case FormatVidur:
+		s, err = newVidurSource(src, &opt)
+	case FormatMooncake:
+		s, err = newMooncakeSource(src, &opt)
+		meta.BlockSize = MooncakeBlockSize
+	case FormatShareGPT:
+		s, err = newShareGPTSource(src, &opt)
+		meta.Set("arrival_process", "poisson")
+		meta.Set("rate", strconv.FormatFloat(opt.Rate, 'g', -1, 64))
+		meta.Set("seed", strconv.FormatUint(opt.Seed, 10))
+		meta.Set("length_estimate", "ceil(utf8_bytes/4)")
+	case FormatAuto, FormatServesim:
+		return nil, fmt.Errorf("%s: format %q needs a file path: use Import", opt.name(), format)
+	default:
+		return nil, fmt.Errorf("unknown import format %q (want auto, %v)", format, ImportFormats())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opt.Name != "" {
+		meta.Source = string(format) + ":" + filepath.Base(opt.Name)
+	}
+	var r Reader = &importReader{src: s, meta: meta, name: opt.name(), dropFailed: opt.DropFailed}
+	r.At().Reset()
+	if opt.Spread > 0 {
+		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
+		r = Spread(r, opt.Spread)
+	}
+	return r, nil
+}
+
+// Import opens path as a trace in format (auto: sniffed from the first
+// bytes), records its sha256 in Meta.Checksums and returns a streaming
+// Reader. Servesim files are read by Open and checked for order.
+func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error) {
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if format == FormatAuto || format == "" {
+		format, err = Sniff(bufio.NewReaderSize(f, 4096))
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if format == FormatServesim {
+		f.Close()
+		r, err := Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return CheckOrder(r, path), nil
+	}
+	h := sha256.New()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := io.Copy(h, f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := NewImporter(format, bufio.NewReaderSize(f, 1<<20), opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fileImport{Reader: r, f: f, sum: "sha256:" + hex.EncodeToString(h.Sum(nil)), base: filepath.Base(path)}, nil
+}
+
+// fileImport adds the input checksum to Meta and closes the file.
+type fileImport struct {
+	Reader
+	f         *os.File
+	sum, base string
+}
+
+func (r *fileImport) Meta() Meta {
+	m := r.Reader.Meta().Clone()
+	m.SetChecksum(r.base, r.sum)
+	return m
+}
+
+func (r *fileImport) Close() error { return errors.Join(r.Reader.Close(), r.f.Close()) }
+
+// rowSource is one format's parser. next fills r (already Reset) from the
+// next source row and returns the row's timestamp in ns on the source's
+// own clock and its line number; io.EOF ends the input. Errors already
+// name the position.
+type rowSource interface {
+	next(r *Request) (ts int64, line int, err error)
+}
+
+// importReader turns a rowSource into a Reader: it re-bases timestamps to
+// the first row, enforces order and validates every row.
+type importReader struct {
+	src        rowSource
+	meta       Meta
+	name       string
+	dropFailed bool
+	cur        Request
+	started    bool
+	t0, prev   int64
+	err        error
+}
+
+func (r *importReader) Meta() Meta   { return r.meta }
+func (r *importReader) At() *Request { return &r.cur }
+func (r *importReader) Err() error   { return r.err }
+func (r *importReader) Close() error { return nil }
+
+func (r *importReader) Next() bool {
+	for r.err == nil {
+		r.cur.Reset()
+		ts, line, err := r.src.next(&r.cur)
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			r.err = err
+			return false
+		}
+		if !r.started {
+			r.started, r.t0, r.prev = true, ts, ts
+		}
+		if ts < r.prev {
+			r.err = fmt.Errorf("%s:%d: arrival goes back in time (%s before the previous row)", r.name, line, time.Duration(r.prev-ts))
+			return false
+		}
+		r.prev = ts
+		if r.dropFailed && r.cur.SourceFailed {
+			continue
+		}
+		r.cur.Arrival = ts - r.t0
+		if err := r.cur.validate(); err != nil {
+			r.err = fmt.Errorf("%s:%d: %w", r.name, line, err)
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// CheckOrder wraps r so that an arrival earlier than the previous row's is
+// an error naming the row; name prefixes the message.
+func CheckOrder(r Reader, name string) Reader { return &orderChecker{Reader: r, name: name} }
+
+type orderChecker struct {
+	Reader
+	name string
+	row  int
+	prev int64
+	err  error
+}
+
+func (c *orderChecker) Next() bool {
+	if c.err != nil || !c.Reader.Next() {
+		return false
+	}
+	c.row++
+	a := c.Reader.At().Arrival
+	if c.row > 1 && a < c.prev {
+		c.err = fmt.Errorf("%s: row %d: arrival goes back in time (%s before the previous row)", c.name, c.row, time.Duration(c.prev-a))
+		return false
+	}
+	c.prev = a
+	return true
+}
+
+func (c *orderChecker) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.Reader.Err()
+}

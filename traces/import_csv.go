@@ -1,0 +1,397 @@
+package traces
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// csvSource reads a CSV with a header row and finds columns by name.
+type csvSource struct {
+	cr     *csv.Reader
+	name   string
+	header []string
+	rec    []string
+	line   int
+	maxTok int64
+}
+
+func newCSVSource(src io.Reader, opt *ImportOptions) (*csvSource, error) {
+	cr := csv.NewReader(src)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	c := &csvSource{cr: cr, name: opt.name(), maxTok: opt.maxTokens()}
+	h, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s:1: empty input, want a header row", c.name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", c.name, err)
+	}
+	c.header = make([]string, len(h))
+	for i, s := range h {
+		c.header[i] = strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
+	}
+	return c, nil
+}
+
+// col returns the index of the named column (case-insensitive), or an
+// error listing the header.
+func (c *csvSource) col(name string) (int, error) {
+	if i := c.optCol(name); i >= 0 {
+		return i, nil
+	}
+	return -1, fmt.Errorf("%s:1: missing column %q (header is %q)", c.name, name, strings.Join(c.header, ","))
+}
+
+// optCol returns the index of the named column or -1.
+func (c *csvSource) optCol(name string) int {
+	for i, h := range c.header {
+		if strings.EqualFold(h, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// read moves to the next record; io.EOF at the end.
+func (c *csvSource) read() error {
+	rec, err := c.cr.Read()
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s:%d:%d: %v", c.name, pe.Line, pe.Column, pe.Err)
+		}
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	c.rec = rec
+	c.line, _ = c.cr.FieldPos(0)
+	return nil
+}
+
+// cell returns field i of the current record, or an error if the row is
+// too short to have it.
+func (c *csvSource) cell(i int) (string, error) {
+	if i >= len(c.rec) {
+		return "", fmt.Errorf("%s:%d: column %s is missing: want %d fields, got %d", c.name, c.line, c.header[i], len(c.header), len(c.rec))
+	}
+	return strings.TrimSpace(c.rec[i]), nil
+}
+
+// bad reports field i of the current record as malformed.
+func (c *csvSource) bad(i int, want string) error {
+	line, col := c.cr.FieldPos(i)
+	return fmt.Errorf("%s:%d:%d (%s): want %s, got %q", c.name, line, col, c.header[i], want, c.rec[i])
+}
+
+// tokens parses field i as a token count in [0, maxTok].
+func (c *csvSource) tokens(i int) (int32, error) {
+	s, err := c.cell(i)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := parseCount(s)
+	switch {
+	case !ok:
+		return 0, c.bad(i, "a token count (non-negative integer)")
+	case n < 0:
+		return 0, c.bad(i, "a non-negative token count")
+	case n > c.maxTok:
+		return 0, c.bad(i, fmt.Sprintf("a token count of at most %d (larger is absurd)", c.maxTok))
+	}
+	return int32(n), nil
+}
+
+// seconds parses field i as non-negative decimal seconds, returning ns.
+func (c *csvSource) seconds(i int) (int64, error) {
+	s, err := c.cell(i)
+	if err != nil {
+		return 0, err
+	}
+	ns, ok := parseSeconds(s)
+	if !ok {
+		return 0, c.bad(i, "non-negative seconds below 2^32")
+	}
+	return ns, nil
+}
+
+// parseCount parses an integer, also accepting an integral float such as
+// "374.0"; a negative value is returned as is for the caller to reject.
+func parseCount(s string) (int64, bool) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// maxSeconds bounds timestamps in seconds so that ns fit an int64 with room
+// to subtract.
+const maxSeconds = 1 << 32
+
+// parseSeconds parses non-negative decimal seconds ("12", "3.25", "1e3")
+// into ns exactly for plain decimals (digits past the 9th are truncated).
+func parseSeconds(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var sec, frac int64
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		sec = sec*10 + int64(s[i]-'0')
+		if sec >= maxSeconds {
+			return 0, false
+		}
+	}
+	digits := i
+	if i < len(s) && s[i] == '.' {
+		i++
+		scale := int64(100_000_000)
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			frac += int64(s[i]-'0') * scale
+			scale /= 10
+			digits++
+		}
+	}
+	if i == len(s) && digits > 0 {
+		return sec*1e9 + frac, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= 0 && f < maxSeconds) {
+		return 0, false
+	}
+	return int64(math.Round(f * 1e9)), true
+}
+
+// parseDateTime parses "YYYY-MM-DD HH:MM:SS[.fraction][Z|±HH:MM]" (a 'T'
+// may replace the space; no zone means UTC) into Unix ns. Years outside
+// 1970..2200 are rejected.
+func parseDateTime(s string) (int64, bool) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	num := func(a, b int) int {
+		n := 0
+		for _, ch := range []byte(s[a:b]) {
+			if ch < '0' || ch > '9' {
+				return -1
+			}
+			n = n*10 + int(ch-'0')
+		}
+		return n
+	}
+	y, mo, d, h, mi, se := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
+	if y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60 {
+		return 0, false
+	}
+	rest := s[19:]
+	var ns int64
+	if len(rest) > 0 && rest[0] == '.' {
+		i, scale := 1, int64(100_000_000)
+		for ; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+			ns += int64(rest[i]-'0') * scale
+			scale /= 10
+		}
+		if i == 1 {
+			return 0, false
+		}
+		rest = rest[i:]
+	}
+	var off int64
+	switch {
+	case rest == "" || rest == "Z":
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		zh, zm := num(len(s)-5, len(s)-3), num(len(s)-2, len(s))
+		if zh < 0 || zh > 23 || zm < 0 || zm > 59 {
+			return 0, false
+		}
+		off = int64(zh*3600+zm*60) * 1e9
+		if rest[0] == '-' {
+			off = -off
+		}
+	default:
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, se, int(ns), time.UTC)
+	if t.Day() != d {
+		return 0, false // e.g. February 30th
+	}
+	return t.UnixNano() - off, true
+}
+
+// azureSource reads Azure LLM inference traces:
+// TIMESTAMP,ContextTokens,GeneratedTokens with datetime timestamps.
+type azureSource struct {
+	*csvSource
+	ts, in, out int
+}
+
+func newAzureSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	c, err := newCSVSource(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	s := &azureSource{csvSource: c}
+	for _, p := range []struct {
+		dst  *int
+		name string
+	}{{&s.ts, "TIMESTAMP"}, {&s.in, "ContextTokens"}, {&s.out, "GeneratedTokens"}} {
+		if *p.dst, err = c.col(p.name); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *azureSource) next(r *Request) (int64, int, error) {
+	if err := s.read(); err != nil {
+		return 0, 0, err
+	}
+	v, err := s.cell(s.ts)
+	if err != nil {
+		return 0, 0, err
+	}
+	ts, ok := parseDateTime(v)
+	if !ok {
+		return 0, 0, s.bad(s.ts, "a timestamp like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00")
+	}
+	if r.PromptTokens, err = s.tokens(s.in); err != nil {
+		return 0, 0, err
+	}
+	if r.OutputTokens, err = s.tokens(s.out); err != nil {
+		return 0, 0, err
+	}
+	r.ID = strconv.Itoa(s.line)
+	return ts, s.line, nil
+}
+
+// burstGPTSource reads BurstGPT: v1 "Timestamp,Model,Request tokens,
+// Response tokens,Total tokens,Log Type" and v1.2/v2, which add "Session
+// ID" and "Elapsed time". Columns are found by name. Rows with 0 request
+// and 0 response tokens are failed requests. Elapsed time (submission to
+// full response, not TTFT) is not imported.
+type burstGPTSource struct {
+	*csvSource
+	ts, model, in, out, logType, session int
+	classes                              map[[2]string]string
+}
+
+func newBurstGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	c, err := newCSVSource(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	s := &burstGPTSource{csvSource: c, classes: map[[2]string]string{}}
+	for _, p := range []struct {
+		dst  *int
+		name string
+	}{{&s.ts, "Timestamp"}, {&s.in, "Request tokens"}, {&s.out, "Response tokens"}} {
+		if *p.dst, err = c.col(p.name); err != nil {
+			return nil, err
+		}
+	}
+	s.model, s.logType, s.session = c.optCol("Model"), c.optCol("Log Type"), c.optCol("Session ID")
+	return s, nil
+}
+
+func (s *burstGPTSource) next(r *Request) (int64, int, error) {
+	if err := s.read(); err != nil {
+		return 0, 0, err
+	}
+	ts, err := s.seconds(s.ts)
+	if err != nil {
+		return 0, 0, err
+	}
+	if r.PromptTokens, err = s.tokens(s.in); err != nil {
+		return 0, 0, err
+	}
+	if r.OutputTokens, err = s.tokens(s.out); err != nil {
+		return 0, 0, err
+	}
+	r.SourceFailed = r.PromptTokens == 0 && r.OutputTokens == 0
+	var model, logType string
+	if s.model >= 0 && s.model < len(s.rec) {
+		model = strings.TrimSpace(s.rec[s.model])
+	}
+	if s.logType >= 0 && s.logType < len(s.rec) {
+		logType = strings.TrimSpace(s.rec[s.logType])
+	}
+	r.Class = s.class(model, logType)
+	if s.session >= 0 && s.session < len(s.rec) {
+		r.SessionID = strings.Clone(strings.TrimSpace(s.rec[s.session]))
+	}
+	r.ID = strconv.Itoa(s.line)
+	return ts, s.line, nil
+}
+
+// class names a row's model and log type, e.g. "ChatGPT/conversation",
+// interned so that rows share strings.
+func (s *burstGPTSource) class(model, logType string) string {
+	k := [2]string{model, logType}
+	if c, ok := s.classes[k]; ok {
+		return c
+	}
+	lt := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(logType, " log"), " Log"))
+	c := model
+	if lt != "" {
+		c += "/" + lt
+	}
+	if len(s.classes) < 1024 {
+		s.classes[[2]string{strings.Clone(model), strings.Clone(logType)}] = c
+	}
+	return c
+}
+
+// vidurSource reads Vidur processed traces:
+// arrived_at (seconds),num_prefill_tokens,num_decode_tokens.
+type vidurSource struct {
+	*csvSource
+	ts, in, out int
+}
+
+func newVidurSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	c, err := newCSVSource(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	s := &vidurSource{csvSource: c}
+	for _, p := range []struct {
+		dst  *int
+		name string
+	}{{&s.ts, "arrived_at"}, {&s.in, "num_prefill_tokens"}, {&s.out, "num_decode_tokens"}} {
+		if *p.dst, err = c.col(p.name); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *vidurSource) next(r *Request) (int64, int, error) {
+	if err := s.read(); err != nil {
+		return 0, 0, err
+	}
+	ts, err := s.seconds(s.ts)
+	if err != nil {
+		return 0, 0, err
+	}
+	if r.PromptTokens, err = s.tokens(s.in); err != nil {
+		return 0, 0, err
+	}
+	if r.OutputTokens, err = s.tokens(s.out); err != nil {
+		return 0, 0, err
+	}
+	r.ID = strconv.Itoa(s.line)
+	return ts, s.line, nil
+}

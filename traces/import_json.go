@@ -1,0 +1,232 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// mooncakeSource reads Mooncake FAST'25 JSONL:
+// {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}.
+// Each hash id names one 512-token block; they become PrefixHashes.
+// Timestamps up to 2^32 ms (49 days) are accepted. Unknown fields are
+// ignored, as other Mooncake traces add some.
+type mooncakeSource struct {
+	sc     *bufio.Scanner
+	name   string
+	line   int
+	maxTok int64
+	row    mooncakeRow
+}
+
+type mooncakeRow struct {
+	Timestamp    json.Number `json:"timestamp"`
+	InputLength  int64       `json:"input_length"`
+	OutputLength int64       `json:"output_length"`
+	HashIDs      *[]uint64   `json:"hash_ids"`
+}
+
+const absent = math.MinInt64
+
+func newMooncakeSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	sc := bufio.NewScanner(src)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	return &mooncakeSource{sc: sc, name: opt.name(), maxTok: opt.maxTokens()}, nil
+}
+
+func (s *mooncakeSource) next(r *Request) (int64, int, error) {
+	for s.sc.Scan() {
+		s.line++
+		b := bytes.TrimSpace(s.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		hashes := r.PrefixHashes[:0]
+		s.row = mooncakeRow{InputLength: absent, OutputLength: absent, HashIDs: &hashes}
+		if err := json.Unmarshal(b, &s.row); err != nil {
+			return 0, 0, s.jsonErr(err)
+		}
+		if s.row.Timestamp == "" {
+			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a timestamp in ms, got none", s.name, s.line)
+		}
+		ns, ok := parseSeconds(s.row.Timestamp.String())
+		if !ok {
+			return 0, 0, fmt.Errorf("%s:%d (timestamp): want non-negative ms below 2^32, got %s", s.name, s.line, s.row.Timestamp)
+		}
+		var err error
+		if r.PromptTokens, err = s.tokens("input_length", s.row.InputLength); err != nil {
+			return 0, 0, err
+		}
+		if r.OutputTokens, err = s.tokens("output_length", s.row.OutputLength); err != nil {
+			return 0, 0, err
+		}
+		switch {
+		case s.row.HashIDs == nil: // "hash_ids": null
+			r.PrefixHashes = nil
+		case len(*s.row.HashIDs) == 0 && !bytes.Contains(b, []byte(`"hash_ids"`)):
+			r.PrefixHashes = nil // absent
+		default:
+			r.PrefixHashes = nonNil(*s.row.HashIDs)[:len(*s.row.HashIDs)]
+		}
+		r.ID = strconv.Itoa(s.line)
+		return ns / 1000, s.line, nil
+	}
+	if err := s.sc.Err(); err != nil {
+		return 0, 0, fmt.Errorf("%s:%d: %w", s.name, s.line+1, err)
+	}
+	return 0, 0, io.EOF
+}
+
+func (s *mooncakeSource) tokens(field string, v int64) (int32, error) {
+	switch {
+	case v == absent:
+		return 0, fmt.Errorf("%s:%d (%s): want a token count, got none", s.name, s.line, field)
+	case v < 0:
+		return 0, fmt.Errorf("%s:%d (%s): want a non-negative token count, got %d", s.name, s.line, field, v)
+	case v > s.maxTok:
+		return 0, fmt.Errorf("%s:%d (%s): want a token count of at most %d (larger is absurd), got %d", s.name, s.line, field, s.maxTok, v)
+	}
+	return int32(v), nil
+}
+
+func (s *mooncakeSource) jsonErr(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s:%d:%d (%s): want %s, got JSON %s", s.name, s.line, te.Offset, te.Field, te.Type, te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s:%d:%d: want a JSON object: %v", s.name, s.line, se.Offset, se)
+	}
+	return fmt.Errorf("%s:%d: %w", s.name, s.line, err)
+}
+
+// shareGPTSource reads a ShareGPT JSON array, one conversation at a time:
+// [{"id": ..., "conversations": [{"from": "human", "value": ...}, ...]}].
+// The first human (or user) turn is the prompt, the first gpt (or
+// assistant/chatgpt) turn the output; conversations lacking either are
+// skipped. Lengths are ceil(UTF-8 bytes / ShareGPTBytesPerToken). There
+// are no timestamps: arrivals come from a Poisson process at opt.Rate.
+type shareGPTSource struct {
+	dec     *json.Decoder
+	name    string
+	maxTok  int64
+	rate    float64
+	rng     *rand.Rand
+	started bool
+	conv    int
+	t       int64
+	conver  shareGPTConv
+}
+
+type shareGPTConv struct {
+	ID            json.RawMessage `json:"id"`
+	Conversations []struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	} `json:"conversations"`
+}
+
+func newShareGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	if !(opt.Rate > 0) || math.IsInf(opt.Rate, 0) {
+		return nil, fmt.Errorf("%s: sharegpt has no timestamps: set a positive arrival rate (got %v)", opt.name(), opt.Rate)
+	}
+	return &shareGPTSource{
+		dec:    json.NewDecoder(src),
+		name:   opt.name(),
+		maxTok: opt.maxTokens(),
+		rate:   opt.Rate,
+		rng:    rand.New(rand.NewPCG(opt.Seed, streamSeed("sharegpt.arrivals"))),
+		t:      -1,
+	}, nil
+}
+
+func (s *shareGPTSource) next(r *Request) (int64, int, error) {
+	if !s.started {
+		s.started = true
+		tok, err := s.dec.Token()
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: want a JSON array of conversations: %v", s.name, err)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return 0, 0, fmt.Errorf("%s: want a JSON array of conversations, got %v", s.name, tok)
+		}
+	}
+	for {
+		if !s.dec.More() {
+			if _, err := s.dec.Token(); err != nil {
+				return 0, 0, fmt.Errorf("%s: offset %d: unterminated array: %v", s.name, s.dec.InputOffset(), err)
+			}
+			if _, err := s.dec.Token(); err != io.EOF {
+				return 0, 0, fmt.Errorf("%s: offset %d: want the end of input after the array", s.name, s.dec.InputOffset())
+			}
+			return 0, 0, io.EOF
+		}
+		s.conv++
+		s.conver = shareGPTConv{Conversations: s.conver.Conversations[:0]}
+		if err := s.dec.Decode(&s.conver); err != nil {
+			return 0, 0, fmt.Errorf("%s: offset %d (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.name, s.dec.InputOffset(), s.conv, err)
+		}
+		in, out := -1, -1
+		for i, m := range s.conver.Conversations {
+			switch m.From {
+			case "human", "user":
+				if in < 0 {
+					in = i
+				}
+			case "gpt", "assistant", "chatgpt":
+				if out < 0 && in >= 0 {
+					out = i
+				}
+			}
+		}
+		if in < 0 || out < 0 {
+			continue
+		}
+		var err error
+		if r.PromptTokens, err = s.tokens("prompt", len(s.conver.Conversations[in].Value)); err != nil {
+			return 0, 0, err
+		}
+		if r.OutputTokens, err = s.tokens("output", len(s.conver.Conversations[out].Value)); err != nil {
+			return 0, 0, err
+		}
+		r.ID = shareGPTID(s.conver.ID, s.conv)
+		if s.t < 0 {
+			s.t = 0
+		} else {
+			gap := s.rng.ExpFloat64() / s.rate * 1e9
+			if gap > float64(maxSeconds)*1e9 || s.t+int64(gap) > maxSeconds*1e9 {
+				return 0, 0, fmt.Errorf("%s: conversation %d: arrival past 2^32 s: rate %v too low", s.name, s.conv, s.rate)
+			}
+			s.t += int64(gap)
+		}
+		return s.t, s.conv, nil
+	}
+}
+
+func (s *shareGPTSource) tokens(what string, bytes int) (int32, error) {
+	n := (int64(bytes) + ShareGPTBytesPerToken - 1) / ShareGPTBytesPerToken
+	if n > s.maxTok {
+		return 0, fmt.Errorf("%s: conversation %d: %s of %d tokens is absurd (more than %d)", s.name, s.conv, what, n, s.maxTok)
+	}
+	return int32(n), nil
+}
+
+// shareGPTID is the conversation's id (string or number), or its 1-based
+// position when it has none.
+func shareGPTID(raw json.RawMessage, pos int) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil && s != "" {
+		return s
+	}
+	if len(raw) > 0 && raw[0] != '"' && string(raw) != "null" && len(raw) <= 64 {
+		return string(raw)
+	}
+	return strconv.Itoa(pos)
+}

@@ -1,0 +1,70 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Sniff guesses a trace's format from its first bytes (at most 4 KiB are
+// peeked; nothing is consumed from br):
+//
+//   - "PAR1", "ARROW1" or an Arrow IPC stream prefix: servesim
+//   - '[': ShareGPT
+//   - '{': Mooncake when the first object has "hash_ids" or
+//     "input_length", servesim JSONL when it has "meta" or "arrival_ns"
+//   - '#': servesim CSV (metadata comments)
+//   - a CSV header: Azure (TIMESTAMP, ContextTokens), BurstGPT
+//     ("Request tokens"), Vidur (arrived_at) or servesim (arrival_ns)
+func Sniff(br *bufio.Reader) (ImportFormat, error) {
+	head, err := br.Peek(4096)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return "", err
+	}
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	if bytes.HasPrefix(head, []byte("PAR1")) || bytes.HasPrefix(head, []byte("ARROW1")) ||
+		bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}) {
+		return FormatServesim, nil
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) == 0 {
+		return "", fmt.Errorf("cannot sniff the format of an empty input")
+	}
+	first := trimmed
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	line := strings.TrimSpace(string(first))
+	switch trimmed[0] {
+	case '[':
+		return FormatShareGPT, nil
+	case '{':
+		switch {
+		case strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`):
+			return FormatMooncake, nil
+		case strings.HasPrefix(line, `{"meta"`) || strings.Contains(line, `"arrival_ns"`):
+			return FormatServesim, nil
+		}
+		return "", fmt.Errorf("cannot sniff the format: a JSON line with neither Mooncake (hash_ids, input_length) nor servesim (meta, arrival_ns) fields: %.80q", line)
+	case '#':
+		return FormatServesim, nil
+	}
+	cols := map[string]bool{}
+	for _, c := range strings.Split(line, ",") {
+		cols[strings.ToLower(strings.Trim(strings.TrimSpace(c), `"`))] = true
+	}
+	switch {
+	case cols["timestamp"] && cols["contexttokens"]:
+		return FormatAzure, nil
+	case cols["request tokens"]:
+		return FormatBurstGPT, nil
+	case cols["arrived_at"]:
+		return FormatVidur, nil
+	case cols["arrival_ns"]:
+		return FormatServesim, nil
+	}
+	return "", fmt.Errorf("cannot sniff the format from the first line %.80q: name it with --format (%v)", line, ImportFormats())
+}

@@ -1,0 +1,333 @@
+package traces
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"text/tabwriter"
+)
+
+// Stats summarises a trace. Warm-up rows are counted in Warmup and left
+// out of everything else; source-failed rows are counted and included in
+// the length percentiles (as the published dataset summaries do).
+type Stats struct {
+	Requests         int64    `json:"requests"`
+	Warmup           int64    `json:"warmup"`
+	SpanSeconds      float64  `json:"span_s"`          // last minus first arrival
+	MeanRate         float64  `json:"mean_rate_per_s"` // requests / span
+	InterArrivalCV   float64  `json:"interarrival_cv"` // std/mean of the gaps
+	Input            LenDist  `json:"input_tokens"`
+	Output           LenDist  `json:"output_tokens"`
+	PrefixBlocks     int64    `json:"prefix_blocks"`
+	PrefixReuseRatio float64  `json:"prefix_reuse_ratio"` // blocks whose hash was seen earlier / blocks
+	SourceFailed     int64    `json:"source_failed"`
+	Observed         int64    `json:"observed"`
+	Succeeded        int64    `json:"succeeded"`
+	Failed           int64    `json:"failed"`
+	TTFT             *LatDist `json:"ttft_ms,omitempty"`
+	TPOT             *LatDist `json:"tpot_ms,omitempty"`
+	E2E              *LatDist `json:"e2e_ms,omitempty"`
+}
+
+// LenDist is an exact distribution of token counts (nearest-rank
+// percentiles).
+type LenDist struct {
+	Mean float64 `json:"mean"`
+	P50  int32   `json:"p50"`
+	P90  int32   `json:"p90"`
+	P99  int32   `json:"p99"`
+	Max  int32   `json:"max"`
+}
+
+// LatDist is a latency distribution in ms. Percentiles come from a
+// log-bucketed sketch with at most 0.5% relative error; mean and max are
+// exact.
+type LatDist struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+// StatsBuilder accumulates Stats one request at a time in bounded memory:
+// token counts go into exact count histograms (a dense array below 65,536
+// and a map above, so memory grows with distinct large lengths only);
+// latencies into fixed 4,096-bucket log sketches (32 KiB each). The prefix
+// reuse ratio needs the set of block hashes seen so far: a Go map of
+// uint64, about 20 bytes per distinct block (10M rows of 20 distinct
+// blocks each would need about 4 GB; traces without hashes need none).
+type StatsBuilder struct {
+	n, warmup, failedSrc, observed, ok, bad int64
+	first, last                             int64
+	gaps                                    welford
+	in, out                                 countHist
+	blocks, reused                          int64
+	seen                                    map[uint64]struct{}
+	ttft, tpot, e2e                         logSketch
+}
+
+// NewStatsBuilder returns an empty builder.
+func NewStatsBuilder() *StatsBuilder {
+	return &StatsBuilder{seen: map[uint64]struct{}{}}
+}
+
+// Add counts r. Requests must come in arrival order for the
+// inter-arrival statistics to mean anything.
+func (b *StatsBuilder) Add(r *Request) {
+	if r.Warmup {
+		b.warmup++
+		return
+	}
+	if b.n == 0 {
+		b.first = r.Arrival
+	} else {
+		b.gaps.add(float64(r.Arrival-b.last) / 1e9)
+	}
+	b.last = r.Arrival
+	b.n++
+	b.in.add(r.PromptTokens)
+	b.out.add(r.OutputTokens)
+	for _, h := range r.PrefixHashes {
+		b.blocks++
+		if _, ok := b.seen[h]; ok {
+			b.reused++
+		} else {
+			b.seen[h] = struct{}{}
+		}
+	}
+	if r.SourceFailed {
+		b.failedSrc++
+	}
+	if r.Observed() {
+		b.observed++
+		if r.Succeeded() {
+			b.ok++
+		} else {
+			b.bad++
+		}
+		if v, ok := r.TTFT(); ok {
+			b.ttft.add(float64(v))
+		}
+		if v, ok := r.TPOT(); ok {
+			b.tpot.add(v)
+		}
+		if v, ok := r.E2E(); ok {
+			b.e2e.add(float64(v))
+		}
+	}
+}
+
+// Stats returns the summary of everything added so far.
+func (b *StatsBuilder) Stats() Stats {
+	s := Stats{
+		Requests: b.n, Warmup: b.warmup, SourceFailed: b.failedSrc,
+		Observed: b.observed, Succeeded: b.ok, Failed: b.bad,
+		Input: b.in.dist(), Output: b.out.dist(), PrefixBlocks: b.blocks,
+	}
+	if b.n > 0 {
+		s.SpanSeconds = float64(b.last-b.first) / 1e9
+	}
+	if s.SpanSeconds > 0 {
+		s.MeanRate = float64(b.n) / s.SpanSeconds
+	}
+	if b.gaps.n > 1 && b.gaps.mean > 0 {
+		s.InterArrivalCV = math.Sqrt(b.gaps.m2/float64(b.gaps.n-1)) / b.gaps.mean
+	}
+	if b.blocks > 0 {
+		s.PrefixReuseRatio = float64(b.reused) / float64(b.blocks)
+	}
+	s.TTFT, s.TPOT, s.E2E = b.ttft.dist(), b.tpot.dist(), b.e2e.dist()
+	return s
+}
+
+// ComputeStats streams r to the end and summarises it. It does not close r.
+func ComputeStats(r Reader) (Stats, error) {
+	b := NewStatsBuilder()
+	for r.Next() {
+		b.Add(r.At())
+	}
+	return b.Stats(), r.Err()
+}
+
+// WriteTable prints s as an aligned two-column table.
+func (s *Stats) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	p := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
+	p("requests", "%d", s.Requests)
+	if s.Warmup > 0 {
+		p("warm-up (excluded)", "%d", s.Warmup)
+	}
+	p("span", "%.3f s", s.SpanSeconds)
+	p("mean rate", "%.4f req/s", s.MeanRate)
+	p("inter-arrival CV", "%.3f", s.InterArrivalCV)
+	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\n")
+	for _, d := range []struct {
+		k string
+		d LenDist
+	}{{"input tokens", s.Input}, {"output tokens", s.Output}} {
+		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%d\n", d.k, d.d.Mean, d.d.P50, d.d.P90, d.d.P99, d.d.Max)
+	}
+	for _, d := range []struct {
+		k string
+		d *LatDist
+	}{{"TTFT ms", s.TTFT}, {"TPOT ms", s.TPOT}, {"E2E ms", s.E2E}} {
+		if d.d != nil {
+			fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", d.k, d.d.Mean, d.d.P50, d.d.P90, d.d.P99, d.d.Max)
+		}
+	}
+	if s.PrefixBlocks > 0 {
+		p("prefix blocks", "%d", s.PrefixBlocks)
+		p("prefix reuse ratio", "%.4f", s.PrefixReuseRatio)
+	}
+	p("source failed", "%d", s.SourceFailed)
+	if s.Observed > 0 {
+		p("observed", "%d", s.Observed)
+		p("succeeded", "%d", s.Succeeded)
+		p("failed", "%d", s.Failed)
+	}
+	return tw.Flush()
+}
+
+// welford is a running mean and sum of squared deviations.
+type welford struct {
+	n        int64
+	mean, m2 float64
+}
+
+func (w *welford) add(x float64) {
+	w.n++
+	d := x - w.mean
+	w.mean += d / float64(w.n)
+	w.m2 += d * (x - w.mean)
+}
+
+// countHist counts int32 values exactly.
+type countHist struct {
+	small [1 << 16]uint64
+	large map[int32]uint64
+	n     int64
+	sum   float64
+	max   int32
+}
+
+func (h *countHist) add(v int32) {
+	if v < 0 {
+		v = 0
+	}
+	if int(v) < len(h.small) {
+		h.small[v]++
+	} else {
+		if h.large == nil {
+			h.large = map[int32]uint64{}
+		}
+		h.large[v]++
+	}
+	if h.n == 0 || v > h.max {
+		h.max = v
+	}
+	h.n++
+	h.sum += float64(v)
+}
+
+func (h *countHist) dist() LenDist {
+	if h.n == 0 {
+		return LenDist{}
+	}
+	d := LenDist{Mean: h.sum / float64(h.n), Max: h.max}
+	ranks := []int64{rank(0.50, h.n), rank(0.90, h.n), rank(0.99, h.n)}
+	dst := []*int32{&d.P50, &d.P90, &d.P99}
+	var cum int64
+	k := 0
+	for v, c := range h.small {
+		cum += int64(c)
+		for k < len(ranks) && cum >= ranks[k] {
+			*dst[k] = int32(v)
+			k++
+		}
+	}
+	if k < len(ranks) {
+		keys := make([]int32, 0, len(h.large))
+		for v := range h.large {
+			keys = append(keys, v)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		for _, v := range keys {
+			cum += int64(h.large[v])
+			for k < len(ranks) && cum >= ranks[k] {
+				*dst[k] = v
+				k++
+			}
+		}
+	}
+	return d
+}
+
+// rank is the 1-based nearest rank of quantile q among n values.
+func rank(q float64, n int64) int64 {
+	r := int64(math.Ceil(q * float64(n)))
+	if r < 1 {
+		r = 1
+	}
+	return r
+}
+
+// logSketch is a fixed-size log-bucketed histogram of non-negative
+// values: bucket i holds (gamma^(i-1), gamma^i], so estimates are within
+// (gamma-1)/(gamma+1) = 0.5% relative error.
+type logSketch struct {
+	buckets  [4096]uint64
+	zero     uint64 // values < 1
+	n        int64
+	sum, max float64
+}
+
+const sketchGamma = 1.01
+
+var logGamma = math.Log(sketchGamma)
+
+func (s *logSketch) add(v float64) {
+	if v > s.max || s.n == 0 {
+		s.max = v
+	}
+	s.n++
+	s.sum += v
+	if v < 1 {
+		s.zero++
+		return
+	}
+	i := int(math.Ceil(math.Log(v) / logGamma))
+	if i >= len(s.buckets) {
+		i = len(s.buckets) - 1
+	}
+	s.buckets[i]++
+}
+
+func (s *logSketch) quantile(q float64) float64 {
+	r := rank(q, s.n)
+	cum := int64(s.zero)
+	if cum >= r {
+		return 0
+	}
+	for i, c := range s.buckets {
+		cum += int64(c)
+		if cum >= r {
+			v := 2 * math.Pow(sketchGamma, float64(i)) / (sketchGamma + 1)
+			return math.Min(v, s.max)
+		}
+	}
+	return s.max
+}
+
+// dist returns the distribution in ms, or nil when nothing was added.
+func (s *logSketch) dist() *LatDist {
+	if s.n == 0 {
+		return nil
+	}
+	return &LatDist{
+		Count: s.n, Mean: s.sum / float64(s.n) / 1e6, Max: s.max / 1e6,
+		P50: s.quantile(0.50) / 1e6, P90: s.quantile(0.90) / 1e6, P99: s.quantile(0.99) / 1e6,
+	}
+}

@@ -1,0 +1,69 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestStatsObserved(t *testing.T) {
+	rows := sampleRequests()
+	s, err := ComputeStats(&sliceReader{rows: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b is warm-up; a and c remain. c is observed and failed.
+	if s.Requests != 2 || s.Warmup != 1 || s.SourceFailed != 1 || s.Observed != 1 || s.Failed != 1 || s.Succeeded != 0 {
+		t.Errorf("stats = %+v", s)
+	}
+	rows[1].Warmup = false
+	s, _ = ComputeStats(&sliceReader{rows: rows})
+	if s.Succeeded != 1 || s.TTFT == nil || math.Abs(s.TTFT.P50-100) > 0.5 || math.Abs(s.E2E.Max-200) > 1e-9 || math.Abs(s.TPOT.Mean-50) > 1e-9 {
+		t.Errorf("latencies: ttft %+v e2e %+v tpot %+v", s.TTFT, s.E2E, s.TPOT)
+	}
+	if s.SpanSeconds != 2 || s.MeanRate != 1.5 {
+		t.Errorf("span %v rate %v", s.SpanSeconds, s.MeanRate)
+	}
+	var buf bytes.Buffer
+	if err := s.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "TTFT ms") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+	b, _ := json.Marshal(s)
+	if !strings.Contains(string(b), `"ttft_ms":{"count":1`) {
+		t.Errorf("json = %s", b)
+	}
+}
+
+func TestLenPercentilesExact(t *testing.T) {
+	var h countHist
+	for v := int32(1); v <= 1000; v++ {
+		h.add(v)
+	}
+	h.add(5_000_000)
+	d := h.dist()
+	if d.P50 != 501 || d.P90 != 901 || d.P99 != 991 || d.Max != 5_000_000 {
+		t.Errorf("dist = %+v", d)
+	}
+	var big countHist
+	for v := int32(100_000); v < 100_100; v++ {
+		big.add(v)
+	}
+	if d := big.dist(); d.P50 != 100_049 || d.P99 != 100_098 {
+		t.Errorf("large values: %+v", d)
+	}
+}
+
+func TestLogSketchAccuracy(t *testing.T) {
+	var s logSketch
+	for v := 1; v <= 100_000; v++ {
+		s.add(float64(v) * 1000)
+	}
+	for _, q := range []float64{0.5, 0.9, 0.99} {
+		want := q * 100_000 * 1000
+		if got := s.quantile(q); math.Abs(got-want)/want > 0.006 {
+			t.Errorf("q%.2f = %.0f, want %.0f ± 0.5%%", q, got, want)
+		}
+	}
+}

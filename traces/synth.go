@@ -1,0 +1,451 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Arrival processes for synthetic traces.
+const (
+	ArrivalConstant = "constant" // evenly spaced at Rate
+	ArrivalPoisson  = "poisson"  // exponential gaps, mean 1/Rate
+	ArrivalGamma    = "gamma"    // gamma gaps, mean 1/Rate, coefficient of variation CV
+)
+
+// Length distributions for synthetic traces.
+const (
+	LengthFixed     = "fixed"     // always Value
+	LengthUniform   = "uniform"   // uniform on [Min, Max]
+	LengthLognormal = "lognormal" // lognormal with Mean and CV, clamped to [Min, Max] when set
+)
+
+// ArrivalSpec is an arrival process at Rate requests/s. CV is the
+// burstiness of the gamma process (1 = Poisson, > 1 burstier).
+type ArrivalSpec struct {
+	Kind string
+	Rate float64
+	CV   float64
+}
+
+// LengthSpec is a token-length distribution. Lengths are at least 1 for
+// lognormal draws; Max = 0 means no upper clamp.
+type LengthSpec struct {
+	Kind     string
+	Value    int32
+	Min, Max int32
+	Mean, CV float64
+}
+
+// SynthConfig describes a synthetic trace. The zero value is not valid;
+// start from DefaultSynthConfig.
+type SynthConfig struct {
+	Seed uint64
+	// Requests is the number of measured rows in process mode.
+	Requests int
+	// PromptLengths, when set, selects the fixed-input matrix: each length
+	// in order, Repeats times (length-major), and Requests is ignored.
+	PromptLengths []int32
+	Repeats       int
+	// Warmup rows come first, with Warmup=true: the first matrix length,
+	// or drawn lengths in process mode.
+	Warmup  int
+	Arrival ArrivalSpec
+	Prompt  LengthSpec
+	Output  LengthSpec
+	// Resample, when set, draws (prompt, output) pairs jointly from another
+	// trace's rows instead of Prompt and Output.
+	Resample *Empirical
+	// PrefixGroups > 0 puts each request in a random one of that many
+	// groups whose members share their first PrefixTokens tokens; the
+	// prompt is then PrefixTokens + the drawn length.
+	PrefixGroups int
+	PrefixTokens int32
+	// BlockSize > 0 gives every request PrefixHashes: one chained hash per
+	// BlockSize-token block, ceil(prompt/BlockSize) of them (the Mooncake
+	// convention). Blocks wholly inside a group's shared prefix hash the
+	// same across the group; all others are unique to the request.
+	BlockSize int
+}
+
+// DefaultSynthConfig is 1,000 Poisson requests at 1 req/s with 1,024
+// prompt and 128 output tokens, seed 1.
+func DefaultSynthConfig() SynthConfig {
+	return SynthConfig{
+		Seed:     1,
+		Requests: 1000,
+		Repeats:  1,
+		Arrival:  ArrivalSpec{Kind: ArrivalPoisson, Rate: 1, CV: 1},
+		Prompt:   LengthSpec{Kind: LengthFixed, Value: 1024},
+		Output:   LengthSpec{Kind: LengthFixed, Value: 128},
+	}
+}
+
+// Validate reports the first invalid field.
+func (c *SynthConfig) Validate() error {
+	var errs []error
+	if c.PromptLengths == nil && c.Requests < 0 {
+		errs = append(errs, fmt.Errorf("Requests must be >= 0, got %d", c.Requests))
+	}
+	if c.PromptLengths != nil {
+		if c.Repeats < 1 {
+			errs = append(errs, fmt.Errorf("Repeats must be >= 1 with PromptLengths, got %d", c.Repeats))
+		}
+		for _, l := range c.PromptLengths {
+			if l < 0 || l > DefaultMaxTokens {
+				errs = append(errs, fmt.Errorf("PromptLengths: %d is outside [0, %d]", l, DefaultMaxTokens))
+			}
+		}
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, fmt.Errorf("Warmup must be >= 0, got %d", c.Warmup))
+	}
+	a := c.Arrival
+	switch {
+	case a.Kind != ArrivalConstant && a.Kind != ArrivalPoisson && a.Kind != ArrivalGamma:
+		errs = append(errs, fmt.Errorf("Arrival.Kind: want constant, poisson or gamma, got %q", a.Kind))
+	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
+		errs = append(errs, fmt.Errorf("Arrival.Rate must be positive and finite, got %v", a.Rate))
+	case a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100):
+		errs = append(errs, fmt.Errorf("Arrival.CV must be in (0, 100] for gamma arrivals, got %v", a.CV))
+	}
+	if c.Resample == nil {
+		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
+	} else if len(c.Resample.pairs) == 0 {
+		errs = append(errs, errors.New("Resample: the source trace has no usable rows"))
+	}
+	if c.PrefixGroups < 0 {
+		errs = append(errs, fmt.Errorf("PrefixGroups must be >= 0, got %d", c.PrefixGroups))
+	}
+	if c.PrefixGroups > 0 && (c.PrefixTokens <= 0 || c.PrefixTokens > DefaultMaxTokens || c.BlockSize <= 0) {
+		errs = append(errs, fmt.Errorf("PrefixGroups needs PrefixTokens in (0, %d] and BlockSize > 0 (got %d, %d)", DefaultMaxTokens, c.PrefixTokens, c.BlockSize))
+	}
+	if c.BlockSize < 0 {
+		errs = append(errs, fmt.Errorf("BlockSize must be >= 0, got %d", c.BlockSize))
+	}
+	return errors.Join(errs...)
+}
+
+func (l *LengthSpec) validate(name string) error {
+	switch l.Kind {
+	case LengthFixed:
+		if l.Value < 0 || l.Value > DefaultMaxTokens {
+			return fmt.Errorf("%s.Value must be in [0, %d], got %d", name, DefaultMaxTokens, l.Value)
+		}
+	case LengthUniform:
+		if l.Min < 0 || l.Max < l.Min || l.Max > DefaultMaxTokens {
+			return fmt.Errorf("%s: uniform needs 0 <= Min <= Max <= %d, got [%d, %d]", name, DefaultMaxTokens, l.Min, l.Max)
+		}
+	case LengthLognormal:
+		if !(l.Mean > 0) || l.Mean > DefaultMaxTokens || !(l.CV >= 0) || l.CV > 100 || l.Min < 0 || l.Max < 0 || (l.Max > 0 && l.Max < l.Min) || l.Max > DefaultMaxTokens {
+			return fmt.Errorf("%s: lognormal needs 0 < Mean <= %d, 0 <= CV <= 100 and 0 <= Min <= Max (got mean %v cv %v [%d, %d])", name, DefaultMaxTokens, l.Mean, l.CV, l.Min, l.Max)
+		}
+	default:
+		return fmt.Errorf("%s.Kind: want fixed, uniform or lognormal, got %q", name, l.Kind)
+	}
+	return nil
+}
+
+func (l LengthSpec) String() string {
+	switch l.Kind {
+	case LengthFixed:
+		return fmt.Sprintf("fixed(%d)", l.Value)
+	case LengthUniform:
+		return fmt.Sprintf("uniform(%d,%d)", l.Min, l.Max)
+	}
+	return fmt.Sprintf("lognormal(mean=%g,cv=%g,min=%d,max=%d)", l.Mean, l.CV, l.Min, l.Max)
+}
+
+// streamSeed names an independent random stream: each subsystem draws
+// from PCG(seed, fnv64a(name)) so that changing one never shifts another.
+func streamSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}
+
+func newStream(seed uint64, name string) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, streamSeed(name)))
+}
+
+// Synthesize returns a streaming Reader that generates the trace c
+// describes, deterministically for c.Seed, in constant memory.
+func Synthesize(c SynthConfig) (Reader, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	total := c.Warmup + c.Requests
+	if c.PromptLengths != nil {
+		total = c.Warmup + len(c.PromptLengths)*c.Repeats
+	}
+	m := Meta{Source: "synthetic", BlockSize: c.BlockSize}
+	m.Set("seed", strconv.FormatUint(c.Seed, 10))
+	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)
+	if c.Arrival.Kind == ArrivalGamma {
+		arr += ",cv=" + strconv.FormatFloat(c.Arrival.CV, 'g', -1, 64)
+	}
+	m.Set("arrival", arr+")")
+	if c.PromptLengths != nil {
+		ls := make([]string, len(c.PromptLengths))
+		for i, l := range c.PromptLengths {
+			ls[i] = strconv.Itoa(int(l))
+		}
+		m.Set("prompt_matrix", strings.Join(ls, ",")+" x"+strconv.Itoa(c.Repeats))
+	}
+	if c.Resample != nil {
+		m.Set("lengths", "resample("+c.Resample.Source+")")
+	} else {
+		if c.PromptLengths == nil {
+			m.Set("prompt", c.Prompt.String())
+		}
+		m.Set("output", c.Output.String())
+	}
+	if c.Warmup > 0 {
+		m.Set("warmup", strconv.Itoa(c.Warmup))
+	}
+	if c.PrefixGroups > 0 {
+		m.Set("prefix_groups", fmt.Sprintf("%d x %d tokens", c.PrefixGroups, c.PrefixTokens))
+	}
+	g := &synth{
+		c: c, meta: m, total: total,
+		arr:    newStream(c.Seed, "synth.arrivals"),
+		lens:   newStream(c.Seed, "synth.lengths"),
+		groups: newStream(c.Seed, "synth.groups"),
+		salt:   mix64(c.Seed ^ streamSeed("synth.hashes")),
+	}
+	g.cur.Reset()
+	return g, nil
+}
+
+type synth struct {
+	c                 SynthConfig
+	meta              Meta
+	total, i          int
+	t                 int64
+	arr, lens, groups *rand.Rand
+	salt              uint64
+	cur               Request
+	err               error
+}
+
+func (g *synth) Meta() Meta   { return g.meta }
+func (g *synth) At() *Request { return &g.cur }
+func (g *synth) Err() error   { return g.err }
+func (g *synth) Close() error { return nil }
+
+func (g *synth) Next() bool {
+	if g.err != nil || g.i >= g.total {
+		return false
+	}
+	c := &g.c
+	r := &g.cur
+	hashes := r.PrefixHashes
+	r.Reset()
+	r.PrefixHashes = nil
+	row := g.i
+	g.i++
+	if row > 0 {
+		switch c.Arrival.Kind {
+		case ArrivalConstant:
+			g.t = int64(math.Round(float64(row) * 1e9 / c.Arrival.Rate))
+		case ArrivalPoisson:
+			g.t += int64(math.Round(g.arr.ExpFloat64() / c.Arrival.Rate * 1e9))
+		case ArrivalGamma:
+			k := 1 / (c.Arrival.CV * c.Arrival.CV)
+			g.t += int64(math.Round(gammaDraw(g.arr, k) / k / c.Arrival.Rate * 1e9))
+		}
+		if g.t < 0 || g.t > maxSeconds*1e9 {
+			g.err = fmt.Errorf("synth: row %d: arrival past 2^32 s: rate %v too low", row+1, c.Arrival.Rate)
+			return false
+		}
+	}
+	r.Arrival = g.t
+	r.ID = strconv.Itoa(row)
+	r.Warmup = row < c.Warmup
+	switch {
+	case c.Resample != nil:
+		r.PromptTokens, r.OutputTokens = c.Resample.draw(g.lens)
+	case c.PromptLengths != nil:
+		j := 0
+		if !r.Warmup {
+			j = (row - c.Warmup) / c.Repeats
+		}
+		r.PromptTokens, r.OutputTokens = c.PromptLengths[j], c.Output.draw(g.lens)
+	default:
+		r.PromptTokens = c.Prompt.draw(g.lens)
+		r.OutputTokens = c.Output.draw(g.lens)
+	}
+	group := -1
+	if c.PrefixGroups > 0 {
+		group = g.groups.IntN(c.PrefixGroups)
+		r.PromptTokens += c.PrefixTokens
+	}
+	if c.BlockSize > 0 {
+		r.PrefixHashes = blockHashes(hashes, g.salt, int(r.PromptTokens), c.BlockSize, group, int(c.PrefixTokens), uint64(row))
+	}
+	return true
+}
+
+// blockHashes appends ceil(prompt/block) chained hashes: block i hashes
+// (hash of block i-1, content of block i). The content of a block that
+// lies wholly inside the group's shared prefix is (group, i); any other
+// block's content is unique to the row, so every later hash is too.
+func blockHashes(dst []uint64, salt uint64, prompt, block, group, prefix int, row uint64) []uint64 {
+	dst = nonNil(dst)
+	h := salt
+	for i := 0; i*block < prompt; i++ {
+		var content uint64
+		if group >= 0 && (i+1)*block <= prefix {
+			content = mix64(uint64(group)<<1 | 1)
+		} else {
+			content = mix64(row<<1) ^ 0x9e3779b97f4a7c15
+		}
+		h = mix64(h ^ mix64(content+uint64(i)))
+		dst = append(dst, h)
+	}
+	return dst
+}
+
+// mix64 is the splitmix64 finaliser, a bijection on uint64.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+func (l *LengthSpec) draw(rng *rand.Rand) int32 {
+	switch l.Kind {
+	case LengthFixed:
+		return l.Value
+	case LengthUniform:
+		return l.Min + int32(rng.Int64N(int64(l.Max-l.Min)+1))
+	}
+	s2 := math.Log1p(l.CV * l.CV)
+	mu := math.Log(l.Mean) - s2/2
+	v := math.Round(math.Exp(mu + math.Sqrt(s2)*rng.NormFloat64()))
+	lo, hi := math.Max(1, float64(l.Min)), float64(DefaultMaxTokens)
+	if l.Max > 0 {
+		hi = float64(l.Max)
+	}
+	return int32(math.Min(math.Max(v, lo), hi))
+}
+
+// gammaDraw draws from Gamma(k, 1) (Marsaglia and Tsang, 2000).
+func gammaDraw(rng *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gammaDraw(rng, k+1) * math.Pow(rng.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}
+
+// Empirical is the joint distribution of (prompt, output) lengths of a
+// trace, for resampling. It holds one entry per distinct pair.
+type Empirical struct {
+	Source string
+	pairs  [][2]int32
+	cum    []uint64 // cumulative counts, parallel to pairs
+}
+
+// NewEmpirical reads r to the end (without closing it) and keeps the
+// length pairs of its measured, non-failed rows.
+func NewEmpirical(r Reader) (*Empirical, error) {
+	counts := map[[2]int32]uint64{}
+	for r.Next() {
+		q := r.At()
+		if q.Warmup || q.SourceFailed {
+			continue
+		}
+		counts[[2]int32{q.PromptTokens, q.OutputTokens}]++
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	e := &Empirical{Source: r.Meta().Source}
+	for p := range counts {
+		e.pairs = append(e.pairs, p)
+	}
+	sort.Slice(e.pairs, func(i, j int) bool {
+		a, b := e.pairs[i], e.pairs[j]
+		return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])
+	})
+	var cum uint64
+	e.cum = make([]uint64, len(e.pairs))
+	for i, p := range e.pairs {
+		cum += counts[p]
+		e.cum[i] = cum
+	}
+	return e, nil
+}
+
+func (e *Empirical) draw(rng *rand.Rand) (int32, int32) {
+	u := rng.Uint64N(e.cum[len(e.cum)-1])
+	i := sort.Search(len(e.cum), func(i int) bool { return e.cum[i] > u })
+	return e.pairs[i][0], e.pairs[i][1]
+}
+
+// ParseLengthSpec parses "fixed:N", "uniform:MIN:MAX" or
+// "lognormal:MEAN:CV[:MIN:MAX]" (a bare "N" means fixed) and validates it.
+func ParseLengthSpec(s string) (LengthSpec, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) == 1 {
+		parts = []string{LengthFixed, parts[0]}
+	}
+	var l LengthSpec
+	l.Kind = parts[0]
+	args := parts[1:]
+	ints := func(dst ...*int32) error {
+		for i, d := range dst {
+			n, err := strconv.ParseInt(args[i], 10, 32)
+			if err != nil {
+				return fmt.Errorf("length spec %q: %q is not an integer", s, args[i])
+			}
+			*d = int32(n)
+		}
+		return nil
+	}
+	var err error
+	switch {
+	case l.Kind == LengthFixed && len(args) == 1:
+		err = ints(&l.Value)
+	case l.Kind == LengthUniform && len(args) == 2:
+		err = ints(&l.Min, &l.Max)
+	case l.Kind == LengthLognormal && (len(args) == 2 || len(args) == 4):
+		if l.Mean, err = strconv.ParseFloat(args[0], 64); err == nil {
+			l.CV, err = strconv.ParseFloat(args[1], 64)
+		}
+		if err != nil {
+			return l, fmt.Errorf("length spec %q: mean and cv must be numbers", s)
+		}
+		if len(args) == 4 {
+			args = args[2:]
+			err = ints(&l.Min, &l.Max)
+		}
+	default:
+		return l, fmt.Errorf("length spec %q: want fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX]", s)
+	}
+	if err != nil {
+		return l, err
+	}
+	return l, l.validate("length")
+}

@@ -1,0 +1,177 @@
+package traces
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func synthAll(t *testing.T, c SynthConfig) (Meta, []*Request) {
+	t.Helper()
+	r, err := Synthesize(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*Request
+	for r.Next() {
+		out = append(out, r.At().Clone())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return r.Meta(), out
+}
+
+func TestSynthMatrix(t *testing.T) {
+	c := DefaultSynthConfig()
+	c.PromptLengths, c.Repeats, c.Warmup = []int32{128, 512, 2048}, 4, 2
+	c.Arrival = ArrivalSpec{Kind: ArrivalConstant, Rate: 4}
+	_, rows := synthAll(t, c)
+	if len(rows) != 2+12 {
+		t.Fatalf("rows = %d", len(rows))
+	}
+	for i, r := range rows {
+		wantLen := int32(128)
+		if i >= 2 {
+			wantLen = c.PromptLengths[(i-2)/4]
+		}
+		if r.Warmup != (i < 2) || r.PromptTokens != wantLen || r.OutputTokens != 128 || r.Arrival != int64(i)*250_000_000 {
+			t.Errorf("row %d = %+v", i, r)
+		}
+	}
+	s, _ := ComputeStats(&sliceReader{rows: rows})
+	if s.Requests != 12 || s.Warmup != 2 {
+		t.Errorf("stats requests %d warmup %d", s.Requests, s.Warmup)
+	}
+}
+
+func TestSynthDeterministic(t *testing.T) {
+	c := DefaultSynthConfig()
+	c.Requests = 500
+	c.Arrival = ArrivalSpec{Kind: ArrivalGamma, Rate: 10, CV: 3}
+	c.Prompt = LengthSpec{Kind: LengthLognormal, Mean: 1000, CV: 1}
+	c.Output = LengthSpec{Kind: LengthUniform, Min: 10, Max: 20}
+	c.PrefixGroups, c.PrefixTokens, c.BlockSize = 4, 1024, 256
+	m1, a := synthAll(t, c)
+	m2, b := synthAll(t, c)
+	if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(m1, m2) {
+		t.Fatal("same seed, different traces")
+	}
+	c.Seed++
+	_, d := synthAll(t, c)
+	if reflect.DeepEqual(a, d) {
+		t.Fatal("different seeds, same trace")
+	}
+}
+
+func TestSynthDistributions(t *testing.T) {
+	c := DefaultSynthConfig()
+	c.Requests = 200_000
+	for _, tc := range []struct {
+		arr    ArrivalSpec
+		wantCV float64
+	}{
+		{ArrivalSpec{Kind: ArrivalPoisson, Rate: 50}, 1},
+		{ArrivalSpec{Kind: ArrivalGamma, Rate: 50, CV: 2.5}, 2.5},
+		{ArrivalSpec{Kind: ArrivalGamma, Rate: 50, CV: 0.5}, 0.5},
+		{ArrivalSpec{Kind: ArrivalConstant, Rate: 50}, 0},
+	} {
+		c.Arrival = tc.arr
+		c.Prompt = LengthSpec{Kind: LengthLognormal, Mean: 2000, CV: 0.8}
+		r, err := Synthesize(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ComputeStats(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(s.MeanRate-50)/50 > 0.02 || math.Abs(s.InterArrivalCV-tc.wantCV) > 0.05*tc.wantCV+0.01 {
+			t.Errorf("%+v: rate %.3f cv %.3f", tc.arr, s.MeanRate, s.InterArrivalCV)
+		}
+		if math.Abs(s.Input.Mean-2000)/2000 > 0.02 {
+			t.Errorf("lognormal mean = %.1f, want 2000", s.Input.Mean)
+		}
+	}
+}
+
+func TestSynthPrefixGroups(t *testing.T) {
+	c := DefaultSynthConfig()
+	c.Requests = 100
+	c.Prompt = LengthSpec{Kind: LengthFixed, Value: 300}
+	c.PrefixGroups, c.PrefixTokens, c.BlockSize = 2, 1000, 256
+	m, rows := synthAll(t, c)
+	if m.BlockSize != 256 {
+		t.Errorf("block size %d", m.BlockSize)
+	}
+	// 1300 tokens -> 6 blocks; the first 3 (768 tokens) lie wholly in the prefix.
+	firsts := map[[3]uint64]int{}
+	seen := map[uint64]bool{}
+	for _, r := range rows {
+		if r.PromptTokens != 1300 || len(r.PrefixHashes) != 6 {
+			t.Fatalf("row %+v", r)
+		}
+		firsts[[3]uint64(r.PrefixHashes[:3])]++
+		for _, h := range r.PrefixHashes[3:] {
+			if seen[h] {
+				t.Fatalf("suffix hash %x repeated", h)
+			}
+			seen[h] = true
+		}
+	}
+	if len(firsts) != 2 {
+		t.Errorf("%d distinct shared prefixes, want 2", len(firsts))
+	}
+	s, _ := ComputeStats(&sliceReader{rows: rows})
+	if want := float64(3*100-3*2) / 600; math.Abs(s.PrefixReuseRatio-want) > 1e-9 {
+		t.Errorf("reuse ratio %.4f, want %.4f", s.PrefixReuseRatio, want)
+	}
+}
+
+func TestSynthResample(t *testing.T) {
+	src := &sliceReader{meta: Meta{Source: "x"}}
+	for i, l := range [][2]int32{{10, 1}, {20, 2}, {20, 2}, {0, 0}} {
+		q := &Request{}
+		q.Reset()
+		q.PromptTokens, q.OutputTokens, q.SourceFailed = l[0], l[1], i == 3
+		src.rows = append(src.rows, q)
+	}
+	e, err := NewEmpirical(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultSynthConfig()
+	c.Requests, c.Resample = 3000, e
+	_, rows := synthAll(t, c)
+	n20 := 0
+	for _, r := range rows {
+		switch {
+		case r.PromptTokens == 20 && r.OutputTokens == 2:
+			n20++
+		case r.PromptTokens == 10 && r.OutputTokens == 1:
+		default:
+			t.Fatalf("drew %d/%d, not in the source", r.PromptTokens, r.OutputTokens)
+		}
+	}
+	if math.Abs(float64(n20)/3000-2.0/3) > 0.03 {
+		t.Errorf("drew (20,2) %d of 3000 times, want about 2000", n20)
+	}
+}
+
+func TestSynthValidate(t *testing.T) {
+	for _, mod := range []func(*SynthConfig){
+		func(c *SynthConfig) { c.Arrival.Rate = 0 },
+		func(c *SynthConfig) { c.Arrival.Kind = "weibull" },
+		func(c *SynthConfig) { c.Arrival = ArrivalSpec{Kind: ArrivalGamma, Rate: 1} },
+		func(c *SynthConfig) { c.Prompt = LengthSpec{Kind: LengthUniform, Min: 5, Max: 4} },
+		func(c *SynthConfig) { c.Output = LengthSpec{Kind: LengthLognormal} },
+		func(c *SynthConfig) { c.PrefixGroups = 2 },
+		func(c *SynthConfig) { c.PromptLengths, c.Repeats = []int32{1}, 0 },
+	} {
+		c := DefaultSynthConfig()
+		mod(&c)
+		if _, err := Synthesize(c); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}

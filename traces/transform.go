@@ -1,0 +1,246 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Copy writes every request of r to w and returns how many it wrote. It
+// neither closes nor aborts w.
+func Copy(w Writer, r Reader) (int, error) {
+	n := 0
+	for r.Next() {
+		if err := w.Write(r.At()); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, r.Err()
+}
+
+// WriteTrace streams r into a new trace at path (format by extension)
+// with r's metadata. On any error nothing is left at path. r is closed.
+func WriteTrace(path string, r Reader) (int, error) {
+	w, err := Create(path, r.Meta())
+	if err != nil {
+		return 0, errors.Join(err, r.Close())
+	}
+	n, err := Copy(w, r)
+	if err = errors.Join(err, r.Close()); err != nil {
+		w.Abort()
+		return n, err
+	}
+	return n, w.Close()
+}
+
+// Convert rewrites the trace at in to out, choosing both formats by
+// extension and keeping the metadata.
+func Convert(in, out string) (int, error) {
+	r, err := Open(in)
+	if err != nil {
+		return 0, err
+	}
+	return WriteTrace(out, r)
+}
+
+// copyRequest deep-copies src into dst, reusing dst's slices. Strings are
+// shared (they are immutable).
+func copyRequest(dst, src *Request) {
+	hashes, times := dst.PrefixHashes, dst.TokenTimes
+	*dst = *src
+	dst.PrefixHashes, dst.TokenTimes = nil, nil
+	if src.PrefixHashes != nil {
+		dst.PrefixHashes = append(nonNil(hashes), src.PrefixHashes...)
+	}
+	if src.TokenTimes != nil {
+		dst.TokenTimes = append(nonNil(times), src.TokenTimes...)
+	}
+}
+
+// Spread spreads requests that share one arrival time evenly and
+// deterministically over [t, t+width), where width is quantum or the gap
+// to the next distinct arrival, whichever is smaller, so order is kept:
+// the i-th of k requests at t arrives at t + i*width/k. It buffers one
+// group of equal arrivals, so memory is bounded by the largest group.
+// Observed columns pass through unchanged.
+func Spread(r Reader, quantum int64) Reader {
+	return &spreader{src: r, quantum: quantum}
+}
+
+type spreader struct {
+	src      Reader
+	quantum  int64
+	buf      []*Request
+	n, pos   int
+	pending  Request
+	havePend bool
+	done     bool
+}
+
+func (s *spreader) Meta() Meta   { return s.src.Meta() }
+func (s *spreader) Err() error   { return s.src.Err() }
+func (s *spreader) Close() error { return s.src.Close() }
+func (s *spreader) At() *Request { return s.buf[s.pos-1] }
+
+func (s *spreader) slot(i int) *Request {
+	for len(s.buf) <= i {
+		s.buf = append(s.buf, &Request{})
+	}
+	return s.buf[i]
+}
+
+func (s *spreader) Next() bool {
+	if s.pos < s.n {
+		s.pos++
+		return true
+	}
+	s.n, s.pos = 0, 0
+	if s.havePend {
+		copyRequest(s.slot(0), &s.pending)
+		s.n, s.havePend = 1, false
+	}
+	for !s.done {
+		if !s.src.Next() {
+			s.done = true
+			break
+		}
+		cur := s.src.At()
+		if s.n > 0 && cur.Arrival != s.buf[0].Arrival {
+			copyRequest(&s.pending, cur)
+			s.havePend = true
+			break
+		}
+		copyRequest(s.slot(s.n), cur)
+		s.n++
+	}
+	if s.n == 0 {
+		return false
+	}
+	t, width, k := s.buf[0].Arrival, s.quantum, int64(s.n)
+	if s.havePend && s.pending.Arrival-t < width {
+		width = s.pending.Arrival - t
+	}
+	if t > math.MaxInt64-width {
+		width = math.MaxInt64 - t
+	}
+	for i := int64(1); i < k; i++ {
+		s.buf[i].Arrival = t + width/k*i + (width%k)*i/k
+	}
+	s.pos = 1
+	return true
+}
+
+// Slice keeps the requests arriving in [from, to) and at most head of them
+// (head <= 0: no limit; to <= 0: no end), re-basing every time column to
+// the window start. The input must be sorted by arrival (importers
+// guarantee it): reading stops at the first arrival >= to.
+func Slice(r Reader, from, to int64, head int) Reader {
+	m := r.Meta().Clone()
+	desc := "from_ns=" + strconv.FormatInt(from, 10)
+	if to > 0 {
+		desc += " to_ns=" + strconv.FormatInt(to, 10)
+	}
+	if head > 0 {
+		desc += " head=" + strconv.Itoa(head)
+	}
+	if prev := m.Extra["slice"]; prev != "" {
+		desc = prev + "; " + desc
+	}
+	m.Set("slice", desc)
+	return &slicer{Reader: r, meta: m, from: from, to: to, head: head}
+}
+
+type slicer struct {
+	Reader
+	meta     Meta
+	from, to int64
+	head, n  int
+	done     bool
+}
+
+func (s *slicer) Meta() Meta { return s.meta }
+
+func (s *slicer) Next() bool {
+	for !s.done && s.Reader.Next() {
+		r := s.Reader.At()
+		if r.Arrival < s.from {
+			continue
+		}
+		if (s.to > 0 && r.Arrival >= s.to) || (s.head > 0 && s.n >= s.head) {
+			break
+		}
+		s.n++
+		shiftTimes(r, -s.from)
+		return true
+	}
+	s.done = true
+	return false
+}
+
+// shiftTimes adds d to every time column of r that was measured.
+func shiftTimes(r *Request, d int64) {
+	if d == 0 {
+		return
+	}
+	r.Arrival += d
+	for _, p := range []*int64{&r.ScheduledSend, &r.ActualSend, &r.StartTime, &r.FirstToken, &r.LastToken} {
+		if *p != Missing {
+			*p += d
+		}
+	}
+	for i := range r.TokenTimes {
+		r.TokenTimes[i] += d
+	}
+}
+
+// Scale multiplies every arrival by factor (> 0): 2 stretches the trace to
+// twice its length, 0.5 doubles the rate. Use 1/rateFactor to scale the
+// rate. The result is an input trace: observed columns no longer describe
+// it and are cleared. Arrivals are rounded to the nearest ns.
+func Scale(r Reader, factor float64) (Reader, error) {
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return nil, fmt.Errorf("scale factor must be positive and finite, got %v", factor)
+	}
+	m := r.Meta().Clone()
+	f := strconv.FormatFloat(factor, 'g', -1, 64)
+	if prev := m.Extra["time_scale"]; prev != "" {
+		f = prev + "*" + f
+	}
+	m.Set("time_scale", f)
+	return &scaler{Reader: r, meta: m, factor: factor}, nil
+}
+
+type scaler struct {
+	Reader
+	meta   Meta
+	factor float64
+	row    int
+	err    error
+}
+
+func (s *scaler) Meta() Meta { return s.meta }
+
+func (s *scaler) Next() bool {
+	if s.err != nil || !s.Reader.Next() {
+		return false
+	}
+	s.row++
+	r := s.Reader.At()
+	a := math.Round(float64(r.Arrival) * s.factor)
+	if a >= math.MaxInt64 {
+		s.err = fmt.Errorf("row %d: scaled arrival overflows int64 ns", s.row)
+		return false
+	}
+	r.ClearObserved()
+	r.Arrival = int64(a)
+	return true
+}
+
+func (s *scaler) Err() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.Reader.Err()
+}
