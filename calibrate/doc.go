@@ -1,0 +1,46 @@
+// Package calibrate fits servesim's step-time, power and memory model to
+// measurements, and stores the result as a profile file.
+//
+// # Reading guide
+//
+//   - terms.go: the linear step-time model
+//     step_seconds = C0 + Cp·prefill_tokens + Ca·prefill_attn + Cd·decode_seqs + Ck·decode_context,
+//     its coefficients (StepCoefficients, Coef) and one step's features
+//     (Observation).
+//   - steps.go: RecoverSteps rebuilds engine steps (batch features and
+//     durations) from the per-token timestamps of a live run's trace rows.
+//     Its doc comment lists the assumptions (one engine, iteration-level
+//     batching, one token per running request per step, the first token
+//     closes the prefill step).
+//   - nnls.go, fit.go: FitSteps fits the coefficients by non-negative least
+//     squares (Lawson–Hanson, NNLS) with analytic confidence intervals, and
+//     reports terms the data do not excite instead of returning NaN.
+//   - heldout.go: CrossCheck fits on part of the data (whole runs when
+//     there are several) and reports the error on the rest.
+//   - power.go: FitPower fits idle + dynamic × utilization to NVML samples.
+//   - profile.go: Profile, LoadProfile (strict JSON) and Save (atomic).
+//   - vidur.go: an offline prior for the non-attention part of the step
+//     time from Vidur's published operator profiles, and its comparison
+//     with model.Roofline.
+//
+// The live experiment driver (which runs short replays to produce the
+// traces) lives elsewhere; this package is pure and needs no device.
+//
+// # Units
+//
+// Trace times are int64 nanoseconds from the trace start (package traces).
+// Observation.Seconds, coefficients, RMSE and prior times are seconds; Vidur
+// CSV times are milliseconds per layer and are converted on import. Error
+// fractions (MdAPE, MAPE) are fractions, not percent. Power is watts and
+// utilization a fraction in [0, 1].
+//
+// # Settings and destinations
+//
+// Functions take settings in gonum optimize's shape: a pointer that may be
+// nil, with zero fields meaning documented defaults (RecoverSettings,
+// FitSettings, NNLSSettings). Functions that produce slices take a
+// destination and return the extended or refilled slice (RecoverSteps
+// appends to dst; StepCoefficients.Predict refills dst; NNLS fills dst,
+// sizing it when empty). The caller owns every returned value; nothing is
+// retained.
+package calibrate

@@ -1,0 +1,324 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// FitSettings tunes FitSteps. A nil *FitSettings, and zero fields, mean the
+// documented defaults: every term on, equal weights, 95% intervals.
+type FitSettings struct {
+	// Off switches terms off: their coefficient is fixed at 0 and reported
+	// with StatusOff.
+	Off [NumTerms]bool
+	// Weights, when non-nil, weighs each observation's squared residual
+	// (same length as the observations, each > 0 and finite).
+	Weights []float64
+	// Collinearity is the relative residual norm below which a column is
+	// treated as lying in the span of the columns before it (in term
+	// order) and reported as StatusUnexcited. 0 means 1e-6.
+	Collinearity float64
+	// Confidence is the two-sided confidence level of the intervals.
+	// 0 means 0.95.
+	Confidence float64
+}
+
+// FitQuality summarizes how well a fit matches its data. Fields that were
+// not measured are nil in a profile.
+type FitQuality struct {
+	N     int     `json:"n"`     // observations fitted
+	R2    float64 `json:"r2"`    // 1 − SS_res/SS_tot (unweighted)
+	RMSE  float64 `json:"rmse"`  // root mean squared residual, seconds
+	MdAPE float64 `json:"mdape"` // median |predicted − observed|/observed, fraction
+	// HeldOutMdAPE is the median absolute percentage error (fraction) on
+	// held-out observations; nil when there was no held-out check.
+	HeldOutMdAPE *float64 `json:"held_out_mdape"`
+	NHeldOut     int      `json:"n_held_out"`
+}
+
+// Fit is the result of FitSteps.
+type Fit struct {
+	Step    StepCoefficients
+	Quality FitQuality
+	// Sigma is the residual standard deviation (weighted residuals when
+	// weights were given), with N − free terms degrees of freedom.
+	Sigma float64
+	DOF   int
+	// Notes say which terms were switched off, unexcited or held at 0,
+	// and anything else the caller should see.
+	Notes []string
+}
+
+// FitSteps fits the step-time coefficients to observations by
+// non-negative least squares (NNLS, Lawson–Hanson on columns scaled to unit
+// norm).
+//
+// Before fitting, a term is reported as unexcited (StatusUnexcited, value
+// 0) when its column is all zero or lies within Collinearity of the span of
+// the enabled columns before it in term order (c0, cp, ca, cd, ck): e.g. a
+// run where every step decodes the same number of sequences cannot
+// separate cd from c0, and cd is reported unexcited.
+//
+// Confidence intervals are analytic, not bootstrapped: on the free set F
+// (terms strictly positive at the NNLS solution), cov = σ²·(X_Fᵀ W X_F)⁻¹
+// with σ² = Σ wᵢ rᵢ² / (N − |F|), and the interval is value ± t_{N−|F|}·√cov.
+// They are conditional on the free set; a term held at 0 (StatusBound) has
+// no interval. Intervals may extend below 0.
+//
+// It errors when there are no observations, when weights are malformed,
+// when a feature or duration is not finite, when no term is left to fit,
+// or when there are not more observations than free terms (no degrees of
+// freedom for an interval). It never returns NaN coefficients.
+func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
+	var s FitSettings
+	if settings != nil {
+		s = *settings
+	}
+	n := len(obs)
+	x := mat.NewDense(max(n, 1), NumTerms, nil)
+	y := make([]float64, n)
+	row := make([]float64, NumTerms)
+	for i, o := range obs {
+		o.Features(row)
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("calibrate: fit steps: observation %d: %s = %g", i, termFeature[j], v)
+			}
+		}
+		if math.IsNaN(o.Seconds) || math.IsInf(o.Seconds, 0) {
+			return nil, fmt.Errorf("calibrate: fit steps: observation %d: seconds = %g", i, o.Seconds)
+		}
+		x.SetRow(i, row)
+		y[i] = o.Seconds
+	}
+	names := termNames[:]
+	lf, err := fitLinear(x, y, names, s.Off[:], s.Weights, s.Collinearity, s.Confidence, n)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: fit steps: %w", err)
+	}
+	f := &Fit{Quality: lf.quality, Sigma: lf.sigma, DOF: lf.dof, Notes: lf.notes}
+	for t := range NumTerms {
+		*f.Step.At(Term(t)) = lf.coefs[t]
+	}
+	return f, nil
+}
+
+// linearFit is the generic result behind FitSteps and FitPower.
+type linearFit struct {
+	coefs   []Coef
+	quality FitQuality
+	sigma   float64
+	dof     int
+	notes   []string
+}
+
+// fitLinear fits y ≈ X·β with β ≥ 0. n is the number of rows of x in use
+// (x has at least one row even when n is 0).
+func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []float64, collTol, conf float64, n int) (*linearFit, error) {
+	_, p := x.Dims()
+	if n == 0 {
+		return nil, errors.New("no observations")
+	}
+	if weights != nil && len(weights) != n {
+		return nil, fmt.Errorf("%d weights for %d observations", len(weights), n)
+	}
+	for i, w := range weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("weight %d = %g, must be > 0 and finite", i, w)
+		}
+	}
+	if collTol == 0 {
+		collTol = 1e-6
+	}
+	if conf == 0 {
+		conf = 0.95
+	}
+	if !(conf > 0 && conf < 1) {
+		return nil, fmt.Errorf("confidence = %g, must be in (0, 1)", conf)
+	}
+	sw := make([]float64, n) // √weights
+	for i := range sw {
+		sw[i] = 1
+		if weights != nil {
+			sw[i] = math.Sqrt(weights[i])
+		}
+	}
+
+	lf := &linearFit{coefs: make([]Coef, p)}
+	// Select identifiable columns greedily by Gram–Schmidt on weighted,
+	// unit-norm columns.
+	var basis [][]float64
+	var cols []int
+	for j := range p {
+		if off[j] {
+			lf.coefs[j].Status = StatusOff
+			lf.notes = append(lf.notes, fmt.Sprintf("%s: switched off by the caller", names[j]))
+			continue
+		}
+		v := make([]float64, n)
+		for i := range n {
+			v[i] = sw[i] * x.At(i, j)
+		}
+		norm := mat.Norm(mat.NewVecDense(n, v), 2)
+		if norm == 0 {
+			lf.coefs[j].Status = StatusUnexcited
+			lf.notes = append(lf.notes, fmt.Sprintf("%s: unexcited: its feature is zero in every observation", names[j]))
+			continue
+		}
+		for i := range v {
+			v[i] /= norm
+		}
+		for _, b := range basis {
+			d := mat.Dot(mat.NewVecDense(n, v), mat.NewVecDense(n, b))
+			for i := range v {
+				v[i] -= d * b[i]
+			}
+		}
+		rn := mat.Norm(mat.NewVecDense(n, v), 2)
+		if rn < collTol {
+			lf.coefs[j].Status = StatusUnexcited
+			lf.notes = append(lf.notes, fmt.Sprintf("%s: unexcited: its feature is (nearly) a combination of %s in these observations", names[j], joinNames(names, cols)))
+			continue
+		}
+		for i := range v {
+			v[i] /= rn
+		}
+		basis = append(basis, v)
+		cols = append(cols, j)
+	}
+	if len(cols) == 0 {
+		return nil, errors.New("no term left to fit (all off or unexcited)")
+	}
+
+	// Weighted, column-scaled design for NNLS.
+	a := mat.NewDense(n, len(cols), nil)
+	scale := make([]float64, len(cols))
+	for c, j := range cols {
+		for i := range n {
+			a.Set(i, c, sw[i]*x.At(i, j))
+		}
+		scale[c] = mat.Norm(a.ColView(c), 2)
+		for i := range n {
+			a.Set(i, c, a.At(i, c)/scale[c])
+		}
+	}
+	b := mat.NewVecDense(n, nil)
+	for i := range n {
+		b.SetVec(i, sw[i]*y[i])
+	}
+	var beta mat.VecDense
+	passive, err := NNLS(&beta, a, b, nil)
+	if err != nil {
+		return nil, err
+	}
+	var free []int // indices into cols
+	for c, j := range cols {
+		v := beta.AtVec(c) / scale[c]
+		lf.coefs[j] = Coef{Value: v, Lo: v, Hi: v, Status: StatusFit}
+		if passive[c] {
+			free = append(free, c)
+		} else {
+			lf.coefs[j] = Coef{Status: StatusBound}
+			lf.notes = append(lf.notes, fmt.Sprintf("%s: held at 0 by the non-negativity constraint", names[j]))
+		}
+	}
+
+	// Residuals and quality.
+	pred := make([]float64, n)
+	var ssw float64
+	for i := range n {
+		for j := range p {
+			pred[i] += lf.coefs[j].Value * x.At(i, j)
+		}
+		r := sw[i] * (y[i] - pred[i])
+		ssw += r * r
+	}
+	lf.quality = quality(y, pred)
+	lf.dof = n - len(free)
+	if lf.dof <= 0 {
+		return nil, fmt.Errorf("%d observations for %d free terms: no degrees of freedom left for confidence intervals", n, len(free))
+	}
+	lf.sigma = math.Sqrt(ssw / float64(lf.dof))
+	if len(free) > 0 {
+		af := mat.NewDense(n, len(free), nil)
+		for k, c := range free {
+			af.SetCol(k, mat.Col(nil, c, a))
+		}
+		var xtx, inv mat.Dense
+		xtx.Mul(af.T(), af)
+		if err := inv.Inverse(&xtx); err != nil {
+			return nil, fmt.Errorf("inverting XᵀWX on the free set: %w", err)
+		}
+		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(lf.dof)}.Quantile(1 - (1-conf)/2)
+		for k, c := range free {
+			j := cols[c]
+			se := lf.sigma * math.Sqrt(math.Max(inv.At(k, k), 0)) / scale[c]
+			lf.coefs[j].Lo = lf.coefs[j].Value - tq*se
+			lf.coefs[j].Hi = lf.coefs[j].Value + tq*se
+		}
+	}
+	return lf, nil
+}
+
+// quality computes R², RMSE and MdAPE of pred against y (unweighted).
+// R² is 1 when y is constant and matched exactly, 0 when y is constant
+// and not matched, so it is never NaN.
+func quality(y, pred []float64) FitQuality {
+	n := len(y)
+	var mean float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(n)
+	var ssr, sst float64
+	ape := make([]float64, 0, n)
+	for i := range y {
+		r := y[i] - pred[i]
+		ssr += r * r
+		d := y[i] - mean
+		sst += d * d
+		if y[i] > 0 {
+			ape = append(ape, math.Abs(r)/y[i])
+		}
+	}
+	q := FitQuality{N: n, RMSE: math.Sqrt(ssr / float64(n)), MdAPE: median(ape)}
+	switch {
+	case sst > 0:
+		q.R2 = 1 - ssr/sst
+	case ssr == 0:
+		q.R2 = 1
+	}
+	return q
+}
+
+// median returns the median of v (0 for an empty v); v is reordered.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	m := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[m]
+	}
+	return (v[m-1] + v[m]) / 2
+}
+
+func joinNames(names []string, idx []int) string {
+	if len(idx) == 0 {
+		return "nothing"
+	}
+	s := ""
+	for i, j := range idx {
+		if i > 0 {
+			s += ", "
+		}
+		s += names[j]
+	}
+	return s
+}

@@ -1,0 +1,152 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NNLSSettings tunes NNLS. A nil *NNLSSettings, and zero fields, mean the
+// defaults.
+type NNLSSettings struct {
+	// Tolerance on the dual (gradient) below which a variable is not
+	// freed, relative to max|Aᵀb|. 0 means 1e-10.
+	Tolerance float64
+	// MaxIterations bounds the outer loop. 0 means 3 × columns + 10.
+	MaxIterations int
+}
+
+// ErrNNLSNoConvergence is returned when NNLS hits MaxIterations.
+var ErrNNLSNoConvergence = errors.New("calibrate: nnls did not converge")
+
+// NNLS solves min ‖A·x − b‖₂ subject to x ≥ 0 by the Lawson–Hanson
+// active-set method (Lawson & Hanson, Solving Least Squares Problems,
+// 1974, ch. 23) and stores x in dst. dst must be empty (it is then sized
+// to the columns of a) or have that length. Columns of very different
+// scale should be scaled first; FitSteps does.
+//
+// It returns the passive set: passive[j] is true when x[j] is free
+// (strictly positive) at the solution and false when held at 0.
+func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings) (passive []bool, err error) {
+	m, n := a.Dims()
+	if b.Len() != m {
+		return nil, fmt.Errorf("calibrate: nnls: b has %d rows, A has %d", b.Len(), m)
+	}
+	if n == 0 {
+		return nil, errors.New("calibrate: nnls: A has no columns")
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAsVec(n)
+	} else if dst.Len() != n {
+		return nil, fmt.Errorf("calibrate: nnls: dst has length %d, want %d", dst.Len(), n)
+	}
+	var s NNLSSettings
+	if settings != nil {
+		s = *settings
+	}
+	if s.Tolerance == 0 {
+		s.Tolerance = 1e-10
+	}
+	if s.MaxIterations == 0 {
+		s.MaxIterations = 3*n + 10
+	}
+
+	x := make([]float64, n)
+	passive = make([]bool, n)
+	w := mat.NewVecDense(n, nil)
+	r := mat.NewVecDense(m, nil)
+	var atb mat.VecDense
+	atb.MulVec(a.T(), b)
+	tol := s.Tolerance * math.Max(mat.Norm(&atb, math.Inf(1)), 1e-300)
+
+	// grad computes w = Aᵀ(b − A·x).
+	grad := func() {
+		r.MulVec(a, mat.NewVecDense(n, x))
+		r.SubVec(b, r)
+		w.MulVec(a.T(), r)
+	}
+	z := make([]float64, n)
+	grad()
+	for iter := 0; ; iter++ {
+		j, best := -1, tol
+		for i := range n {
+			if !passive[i] && w.AtVec(i) > best {
+				j, best = i, w.AtVec(i)
+			}
+		}
+		if j < 0 {
+			break
+		}
+		if iter >= s.MaxIterations {
+			return passive, ErrNNLSNoConvergence
+		}
+		passive[j] = true
+		for inner := 0; ; inner++ {
+			if err := solvePassive(z, a, b, passive); err != nil {
+				return passive, err
+			}
+			ok := true
+			for i := range n {
+				if passive[i] && z[i] <= 0 {
+					ok = false
+				}
+			}
+			if ok {
+				break
+			}
+			if inner > 3*n {
+				return passive, ErrNNLSNoConvergence
+			}
+			alpha := math.Inf(1)
+			for i := range n {
+				if passive[i] && z[i] <= 0 {
+					alpha = math.Min(alpha, x[i]/(x[i]-z[i]))
+				}
+			}
+			for i := range n {
+				x[i] += alpha * (z[i] - x[i])
+				if passive[i] && x[i] <= 1e-15*math.Max(1, floats.Norm(x, math.Inf(1))) {
+					passive[i] = false
+					x[i] = 0
+				}
+			}
+		}
+		copy(x, z)
+		grad()
+	}
+	dst.CopyVec(mat.NewVecDense(n, x))
+	return passive, nil
+}
+
+// solvePassive stores in z the unconstrained least-squares solution over
+// the passive columns, 0 elsewhere.
+func solvePassive(z []float64, a mat.Matrix, b mat.Vector, passive []bool) error {
+	m, n := a.Dims()
+	var cols []int
+	for i := range n {
+		z[i] = 0
+		if passive[i] {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	ap := mat.NewDense(m, len(cols), nil)
+	for c, j := range cols {
+		for i := range m {
+			ap.Set(i, c, a.At(i, j))
+		}
+	}
+	var sol mat.VecDense
+	if err := sol.SolveVec(ap, b); err != nil {
+		return fmt.Errorf("calibrate: nnls: passive least squares: %w", err)
+	}
+	for c, j := range cols {
+		z[j] = sol.AtVec(c)
+	}
+	return nil
+}

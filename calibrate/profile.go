@@ -1,0 +1,295 @@
+package calibrate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/servesim/servesim/model"
+)
+
+// ProfileVersion is the schema version Save writes and LoadProfile accepts.
+const ProfileVersion = 1
+
+// Profile is a calibrated step-time (and, when measured, memory and power)
+// model of one engine serving one model on one device type, with where it
+// came from. It is stored as JSON with the field order below; a field
+// that was not measured is null, never an estimate.
+type Profile struct {
+	Version        int      `json:"version"`
+	Engine         string   `json:"engine"`         // e.g. "vllm"
+	EngineVersion  string   `json:"engine_version"` // e.g. "0.8.5"
+	EngineArgs     []string `json:"engine_args"`    // command-line arguments of the engine
+	Model          string   `json:"model"`          // model name as served
+	Precision      string   `json:"precision"`      // weight precision (model.Precision), "" = unknown
+	Device         string   `json:"device"`         // device model, e.g. "H100-SXM-80G"
+	TensorParallel int      `json:"tensor_parallel"`
+	BlockSize      int      `json:"block_size"` // KV block size in tokens, 0 = unknown
+
+	Step    StepCoefficients `json:"step"`    // seconds per unit of each feature
+	Quality FitQuality       `json:"quality"` // of the step fit
+	KV      *KVCapacity      `json:"kv"`      // nil = not measured
+	Power   *PowerFit        `json:"power"`   // nil = not measured
+
+	CreatedAt time.Time      `json:"created_at"`
+	Traces    []TraceRef     `json:"traces"`  // the runs the fit came from
+	Lineage   []LineageEntry `json:"lineage"` // parent profiles and refits
+}
+
+// KVCapacity is the KV-cache capacity the engine reported or a run
+// measured.
+type KVCapacity struct {
+	MaxConcurrentTokens int64 `json:"max_concurrent_tokens"`
+	Blocks              int64 `json:"blocks"`
+}
+
+// TraceRef names a trace file and its content hash.
+type TraceRef struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"` // lower-case hex
+}
+
+// LineageEntry names a profile this one derives from.
+type LineageEntry struct {
+	Relation string `json:"relation"` // "parent" (refined from) or "refit" (same data, new method), or free text
+	Path     string `json:"path"`
+	SHA256   string `json:"sha256"`
+}
+
+// FileSHA256 returns the lower-case hex SHA-256 of the file at path.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("calibrate: hashing %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("calibrate: hashing %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// NewTraceRef hashes the trace file at path.
+func NewTraceRef(path string) (TraceRef, error) {
+	sum, err := FileSHA256(path)
+	return TraceRef{Path: path, SHA256: sum}, err
+}
+
+// AddLineage appends the profile file at path, hashed, to p.Lineage.
+func (p *Profile) AddLineage(relation, path string) error {
+	sum, err := FileSHA256(path)
+	if err != nil {
+		return err
+	}
+	p.Lineage = append(p.Lineage, LineageEntry{Relation: relation, Path: path, SHA256: sum})
+	return nil
+}
+
+// Validate checks p; the error names each bad field.
+func (p *Profile) Validate() error {
+	var bad []string
+	add := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
+	if p.Version != ProfileVersion {
+		add("version = %d, want %d", p.Version, ProfileVersion)
+	}
+	if p.Precision != "" {
+		if _, err := model.ParsePrecision(p.Precision); err != nil {
+			add("precision: %v", err)
+		}
+	}
+	if p.TensorParallel < 0 {
+		add("tensor_parallel = %d, must be >= 0", p.TensorParallel)
+	}
+	if p.BlockSize < 0 {
+		add("block_size = %d, must be >= 0", p.BlockSize)
+	}
+	for t := range NumTerms {
+		c := p.Step.At(Term(t))
+		name := "step." + Term(t).String()
+		switch c.Status {
+		case StatusFit, StatusBound, StatusOff, StatusUnexcited, StatusPrior:
+		default:
+			add("%s.status = %q, want one of fit, bound, off, unexcited, prior", name, c.Status)
+		}
+		if !finite(c.Value) || c.Value < 0 {
+			add("%s.value = %g, must be finite and >= 0", name, c.Value)
+		}
+		if !finite(c.Lo) || !finite(c.Hi) || c.Lo > c.Value || c.Hi < c.Value {
+			add("%s: interval [%g, %g] must be finite and contain value %g", name, c.Lo, c.Hi, c.Value)
+		}
+	}
+	q := p.Quality
+	if q.N < 0 || q.NHeldOut < 0 || !finite(q.R2) || !finite(q.RMSE) || !finite(q.MdAPE) ||
+		(q.HeldOutMdAPE != nil && !finite(*q.HeldOutMdAPE)) {
+		add("quality: counts must be >= 0 and numbers finite")
+	}
+	if p.KV != nil && (p.KV.MaxConcurrentTokens < 0 || p.KV.Blocks < 0) {
+		add("kv: counts must be >= 0")
+	}
+	if p.Power != nil {
+		for _, c := range []Coef{p.Power.Idle, p.Power.Dynamic} {
+			if !finite(c.Value) || !finite(c.Lo) || !finite(c.Hi) {
+				add("power: coefficients must be finite")
+				break
+			}
+		}
+	}
+	if p.CreatedAt.IsZero() {
+		add("created_at is missing")
+	}
+	for i, t := range p.Traces {
+		if !isSHA256(t.SHA256) {
+			add("traces[%d].sha256 = %q, want 64 lower-case hex digits", i, t.SHA256)
+		}
+	}
+	for i, l := range p.Lineage {
+		if l.Relation == "" {
+			add("lineage[%d].relation is empty", i)
+		}
+		if !isSHA256(l.SHA256) {
+			add("lineage[%d].sha256 = %q, want 64 lower-case hex digits", i, l.SHA256)
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New("calibrate: profile: " + strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// LoadProfile reads and validates the JSON profile at path. Unknown fields
+// are errors naming the field; each of the five step coefficients must be
+// present with a value.
+func LoadProfile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: loading profile: %w", err)
+	}
+	p, err := ParseProfile(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParseProfile decodes and validates a JSON profile; see LoadProfile.
+func ParseProfile(data []byte) (*Profile, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("calibrate: profile: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("calibrate: profile: trailing data after the JSON object")
+	}
+	// Presence of the coefficients: a missing one would decode as 0.
+	var raw struct {
+		Step map[string]map[string]json.RawMessage `json:"step"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("calibrate: profile: step: %w", err)
+	}
+	var missing []string
+	for t := range NumTerms {
+		name := Term(t).String()
+		c, ok := raw.Step[name]
+		if !ok {
+			missing = append(missing, "step."+name)
+			continue
+		}
+		for _, f := range []string{"value", "status"} {
+			if v, ok := c[f]; !ok || string(v) == "null" {
+				missing = append(missing, "step."+name+"."+f)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("calibrate: profile: missing coefficient fields: %s", strings.Join(missing, ", "))
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Marshal returns the profile as indented JSON with a trailing newline.
+func (p *Profile) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: profile: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Save validates p and writes it to path atomically: to a temporary file
+// in the same directory, synced, then renamed over path.
+func (p *Profile) Save(path string) (err error) {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	b, err := p.Marshal()
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("calibrate: saving profile: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreNotExist(os.Remove(tmp)))
+		}
+	}()
+	if _, err = f.Write(b); err != nil {
+		return errors.Join(fmt.Errorf("calibrate: saving profile: %w", err), f.Close())
+	}
+	if err = f.Sync(); err != nil {
+		return errors.Join(fmt.Errorf("calibrate: saving profile: %w", err), f.Close())
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("calibrate: saving profile: %w", err)
+	}
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return fmt.Errorf("calibrate: saving profile: %w", err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("calibrate: saving profile: %w", err)
+	}
+	return nil
+}
+
+func ignoreNotExist(err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

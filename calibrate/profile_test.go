@@ -1,0 +1,145 @@
+package calibrate
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testProfile() *Profile {
+	md := 0.031
+	c := func(v float64) Coef { return Coef{Value: v, Lo: v * 0.9, Hi: v * 1.1, Status: StatusFit} }
+	return &Profile{
+		Version: ProfileVersion, Engine: "vllm", EngineVersion: "0.8.5",
+		EngineArgs: []string{"--max-num-seqs", "64"}, Model: "Llama-3.1-8B", Precision: "bf16",
+		Device: "H100-SXM-80G", TensorParallel: 1, BlockSize: 16,
+		Step:      StepCoefficients{C0: c(4e-3), Cp: c(6e-5), Ca: c(2e-9), Cd: c(8e-5), Ck: c(1.5e-7)},
+		Quality:   FitQuality{N: 2907, R2: 0.998, RMSE: 0.0011, MdAPE: 0.012, HeldOutMdAPE: &md, NHeldOut: 900},
+		KV:        &KVCapacity{MaxConcurrentTokens: 453_000, Blocks: 28_312},
+		Power:     &PowerFit{Idle: c(70), Dynamic: c(550), Quality: FitQuality{N: 500, R2: 0.99, RMSE: 5, MdAPE: 0.01}},
+		CreatedAt: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
+		Traces:    []TraceRef{{Path: "runs/a.parquet", SHA256: strings.Repeat("ab", 32)}},
+		Lineage:   []LineageEntry{{Relation: "parent", Path: "profiles/old.json", SHA256: strings.Repeat("01", 32)}},
+	}
+}
+
+func TestProfileRoundTripAndGolden(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.json")
+	p := testProfile()
+	if err := p.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, p) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, p)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("Save left %d files in the directory", len(ents))
+	}
+	// The golden file pins the field order.
+	b, _ := os.ReadFile(path)
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, golden) {
+		t.Errorf("saved profile differs from testdata/profile_v1.json:\n%s", b)
+	}
+
+	// A profile without optional measurements stores nulls.
+	p.KV, p.Power, p.Quality.HeldOutMdAPE = nil, nil, nil
+	b, _ = p.Marshal()
+	for _, s := range []string{`"kv": null`, `"power": null`, `"held_out_mdape": null`} {
+		if !bytes.Contains(b, []byte(s)) {
+			t.Errorf("marshal lacks %s", s)
+		}
+	}
+	if _, err := ParseProfile(b); err != nil {
+		t.Errorf("parse of nulls: %v", err)
+	}
+
+	// The lineage helper hashes the parent file.
+	if err := p.AddLineage("refit", path); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := NewTraceRef(path)
+	if err != nil || p.Lineage[1].SHA256 != ref.SHA256 || len(ref.SHA256) != 64 {
+		t.Errorf("lineage %+v ref %+v err %v", p.Lineage, ref, err)
+	}
+}
+
+func TestLoadProfileRejects(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	cases := []struct {
+		name, from, to, want string
+	}{
+		{"unknown top-level field", `"engine": "vllm",`, `"engine": "vllm", "engin": "x",`, `unknown field "engin"`},
+		{"unknown nested field", `"c0": {`, `"c0": {"valu": 1,`, `unknown field "valu"`},
+		{"missing coefficient", `"ca": {`, `"ca_old": {`, `unknown field "ca_old"`},
+		{"missing value", `"value": 0.004,`, ``, `step.c0.value`},
+		{"bad status", `"status": "fit"`, `"status": "guess"`, `status = "guess"`},
+		{"negative coefficient", `"value": 0.004,`, `"value": -0.004,`, `step.c0.value = -0.004`},
+		{"bad precision", `"bf16"`, `"bf17"`, `precision`},
+		{"bad version", `"version": 1`, `"version": 2`, `version = 2`},
+		{"bad hash", strings.Repeat("ab", 32), "abc", `traces[0].sha256`},
+		{"trailing data", "}\n", "}\n{}", `trailing data`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := strings.Replace(g, tc.from, tc.to, 1)
+			if s == g {
+				t.Fatalf("replacement %q not found", tc.from)
+			}
+			if tc.name == "trailing data" {
+				s = strings.TrimSuffix(g, "\n") + "\n{}"
+			}
+			_, err := ParseProfile([]byte(s))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	// A missing coefficient (removed key) is named.
+	var buf bytes.Buffer
+	skip := false
+	for _, line := range strings.SplitAfter(g, "\n") {
+		if strings.Contains(line, `"ck": {`) {
+			skip = true
+		}
+		if !skip {
+			buf.WriteString(line)
+		}
+		if skip && strings.TrimSpace(line) == "}" {
+			skip = false
+		}
+	}
+	s := strings.Replace(buf.String(), `"status": "fit"
+    },
+  },`, `"status": "fit"
+    }
+  },`, 1)
+	if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), "step.ck") {
+		t.Errorf("missing ck: error %v", err)
+	}
+	if _, err := LoadProfile(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("missing file: no error")
+	}
+	p := testProfile()
+	p.Step.Cp.Hi = p.Step.Cp.Value / 2
+	if err := p.Save(filepath.Join(t.TempDir(), "x.json")); err == nil || !strings.Contains(err.Error(), "step.cp") {
+		t.Errorf("invalid interval saved: %v", err)
+	}
+}

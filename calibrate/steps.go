@@ -1,0 +1,335 @@
+package calibrate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// RecoverSettings tunes RecoverSteps. A nil *RecoverSettings, and zero
+// fields, mean the documented defaults.
+type RecoverSettings struct {
+	// Tolerance is the clustering window in ns: token timestamps of
+	// different requests within Tolerance of a cluster's first timestamp
+	// belong to the same step boundary. 0 means ToleranceFraction × the
+	// shortest inter-token gap of any request that is at least MinGap: a
+	// request's gap is one step (± receive jitter), so this tracks the
+	// shortest step. (The median gap is inflated by long prefill steps and
+	// merges short decode steps.)
+	Tolerance int64
+	// ToleranceFraction scales the shortest gap when Tolerance is 0.
+	// 0 means 0.5.
+	ToleranceFraction float64
+	// MinGap, ns: shorter gaps are read as tokens the client received
+	// together, not as steps, when estimating the tolerance. 0 means
+	// 100 µs (no engine step is that short).
+	MinGap int64
+}
+
+// RecoverStats says what RecoverSteps saw and what it dropped.
+type RecoverStats struct {
+	Requests  int   // non-nil requests given
+	Skipped   int   // requests without TokenTimes (not used)
+	Tokens    int   // token timestamps used
+	Clusters  int   // step boundaries found
+	Steps     int   // observations appended
+	Tolerance int64 // clustering window used, ns
+
+	Coalesced int // boundaries dropped: a request had ≥2 tokens there, so a step boundary was hidden
+	Tainted   int // boundaries dropped: a request without token times was running then
+	NoStart   int // boundaries dropped: start unknown (no send time) or not before the end
+	Resumed   int // request-steps read as a recompute after preemption (a gap in a request's steps)
+	FromIdle  int // observations that start at a send time (engine idle before)
+}
+
+type tokenEvent struct {
+	t   int64
+	req int32
+	k   int32 // token index within the request
+}
+
+type recReq struct {
+	prompt, cached float64
+	send           int64 // Missing when unknown
+	clusters       []int32
+}
+
+// RecoverSteps reconstructs engine steps of one live run from the
+// per-token timestamps of its requests and appends one Observation per
+// recovered step to dst, in time order. It returns the extended slice.
+//
+// The method rests on these assumptions, which hold for vLLM/SGLang-style
+// engines without speculative decoding:
+//
+//   - one engine served the run (no replicas, no pipeline parallelism);
+//   - batching is iteration-level: every running request takes part in
+//     every step and emits exactly one token at the step's end;
+//   - a request's first token closes its prefill step, and the whole
+//     uncached prompt is computed in that one step (chunked prefill over
+//     several steps is not visible in token times and is not modelled:
+//     the last chunk's step is charged the whole prompt);
+//   - steps run back to back while any request is running or waiting.
+//
+// All token timestamps of the run are merged and clustered: a timestamp
+// within the tolerance (see RecoverSettings) of a cluster's first
+// timestamp joins that cluster. Each cluster is a step boundary b_i,
+// located at its earliest timestamp (client receive delays are
+// non-negative). The step ending at b_i consists of the requests that
+// emit a token at b_i:
+//
+//   - a request emitting its first token was prefilling: it adds
+//     prompt−cached tokens to PrefillTokens and (prompt−cached)×prompt to
+//     PrefillAttn (prompt = UsagePrompt, else PromptTokens; cached =
+//     UsageCached when known);
+//   - a request that emitted its previous token at b_{i−1} was decoding:
+//     it adds 1 to DecodeSeqs and prompt+k to DecodeContext, where k is
+//     the number of tokens it emitted before (its context when the step
+//     ran);
+//   - a request whose previous token came earlier than b_{i−1} was not
+//     running in between, so it was preempted and resumed by recompute:
+//     it adds prompt+k tokens to PrefillTokens and (prompt+k)² to
+//     PrefillAttn (counted in RecoverStats.Resumed).
+//
+// The step starts at b_{i−1} when some request of the step was already
+// present then (decoding, or sent before b_{i−1}); otherwise the engine was
+// idle and it starts at the latest send time (ActualSend, else
+// ScheduledSend, else Arrival) of its requests, and FromIdle is set; such
+// steps include the request's network and HTTP latency.
+//
+// Boundaries are dropped, and counted in the stats, when a request has two
+// or more tokens in one cluster (a step boundary is hidden from that
+// request: the client received tokens of two steps together), when a
+// request without TokenTimes was running (its ActualSend..LastToken span
+// covers the boundary, so the batch is under-counted), or when the start is
+// unknown. Requests without TokenTimes are otherwise skipped. Token times
+// of a request must not decrease.
+func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSettings) ([]Observation, RecoverStats, error) {
+	var st RecoverStats
+	var s RecoverSettings
+	if settings != nil {
+		s = *settings
+	}
+	if s.Tolerance < 0 {
+		return dst, st, fmt.Errorf("calibrate: recover steps: tolerance = %d ns, must be >= 0", s.Tolerance)
+	}
+	if s.ToleranceFraction < 0 {
+		return dst, st, fmt.Errorf("calibrate: recover steps: tolerance fraction = %g, must be >= 0", s.ToleranceFraction)
+	}
+	if s.ToleranceFraction == 0 {
+		s.ToleranceFraction = 0.5
+	}
+	if s.MinGap < 0 {
+		return dst, st, fmt.Errorf("calibrate: recover steps: min gap = %d ns, must be >= 0", s.MinGap)
+	}
+	if s.MinGap == 0 {
+		s.MinGap = 100_000
+	}
+
+	var (
+		rs     []recReq
+		events []tokenEvent
+		minGap int64
+		taints [][2]int64
+	)
+	for _, r := range reqs {
+		if r == nil {
+			continue
+		}
+		st.Requests++
+		if len(r.TokenTimes) == 0 {
+			st.Skipped++
+			if r.ActualSend != traces.Missing && r.LastToken != traces.Missing && r.LastToken >= r.ActualSend {
+				taints = append(taints, [2]int64{r.ActualSend, r.LastToken})
+			}
+			continue
+		}
+		prompt := float64(r.PromptTokens)
+		if r.UsagePrompt != traces.Missing {
+			prompt = float64(r.UsagePrompt)
+		}
+		if prompt < 0 {
+			return dst, st, fmt.Errorf("calibrate: recover steps: request %q: prompt length %g < 0", r.ID, prompt)
+		}
+		cached := 0.0
+		if r.UsageCached > 0 {
+			cached = min(float64(r.UsageCached), prompt)
+		}
+		send := r.ActualSend
+		if send == traces.Missing {
+			send = r.ScheduledSend
+		}
+		if send == traces.Missing {
+			send = r.Arrival
+		}
+		ri := int32(len(rs))
+		for k, t := range r.TokenTimes {
+			if k > 0 {
+				g := t - r.TokenTimes[k-1]
+				if g < 0 {
+					return dst, st, fmt.Errorf("calibrate: recover steps: request %q: token %d at %d ns is before token %d at %d ns", r.ID, k, t, k-1, r.TokenTimes[k-1])
+				}
+				if g >= s.MinGap && (minGap == 0 || g < minGap) {
+					minGap = g
+				}
+			}
+			events = append(events, tokenEvent{t: t, req: ri, k: int32(k)})
+		}
+		rs = append(rs, recReq{prompt: prompt, cached: cached, send: send, clusters: make([]int32, len(r.TokenTimes))})
+	}
+	st.Tokens = len(events)
+	if len(events) == 0 {
+		return dst, st, nil
+	}
+
+	st.Tolerance = s.Tolerance
+	if st.Tolerance == 0 {
+		st.Tolerance = int64(s.ToleranceFraction * float64(minGap))
+	}
+
+	sort.Slice(events, func(i, j int) bool {
+		a, b := events[i], events[j]
+		if a.t != b.t {
+			return a.t < b.t
+		}
+		if a.req != b.req {
+			return a.req < b.req
+		}
+		return a.k < b.k
+	})
+
+	// Cluster: a cluster is [first, first+tolerance].
+	type cluster struct {
+		t      int64 // earliest timestamp
+		lo, hi int   // events[lo:hi]
+	}
+	var cs []cluster
+	for i, e := range events {
+		if len(cs) == 0 || e.t-cs[len(cs)-1].t > st.Tolerance {
+			cs = append(cs, cluster{t: e.t, lo: i})
+		}
+		cs[len(cs)-1].hi = i + 1
+		rs[e.req].clusters[e.k] = int32(len(cs) - 1)
+	}
+	st.Clusters = len(cs)
+	sort.Slice(taints, func(i, j int) bool { return taints[i][0] < taints[j][0] })
+
+	for i, c := range cs {
+		var o Observation
+		o.End = c.t
+		present := false // some request of the step was there at b_{i-1}
+		latestSend := int64(traces.Missing)
+		sendKnown := true
+		coalesced := false
+		resumed := 0
+		for _, e := range events[c.lo:c.hi] {
+			r := &rs[e.req]
+			k := float64(e.k)
+			if e.k+1 < int32(len(r.clusters)) && r.clusters[e.k+1] == int32(i) {
+				coalesced = true
+			}
+			switch {
+			case e.k == 0:
+				n := r.prompt - r.cached
+				o.PrefillTokens += n
+				o.PrefillAttn += n * r.prompt
+				if r.send == traces.Missing {
+					sendKnown = false
+				} else {
+					latestSend = max(latestSend, r.send)
+					if i > 0 && r.send <= cs[i-1].t {
+						present = true
+					}
+				}
+			case r.clusters[e.k-1] == int32(i-1):
+				o.DecodeSeqs++
+				o.DecodeContext += r.prompt + k
+				present = true
+			case r.clusters[e.k-1] < int32(i-1):
+				n := r.prompt + k
+				o.PrefillTokens += n
+				o.PrefillAttn += n * n
+				resumed++
+				present = true
+			default: // same cluster as the previous token: coalesced, counted above
+			}
+		}
+		if coalesced {
+			st.Coalesced++
+			continue
+		}
+		switch {
+		case present:
+			o.Start = cs[i-1].t
+		case sendKnown && latestSend != traces.Missing:
+			o.Start = latestSend
+			if i > 0 {
+				o.Start = max(o.Start, cs[i-1].t)
+			}
+			o.FromIdle = true
+		default:
+			st.NoStart++
+			continue
+		}
+		if o.Start >= o.End {
+			st.NoStart++
+			continue
+		}
+		if overlaps(taints, o.Start, o.End) {
+			st.Tainted++
+			continue
+		}
+		o.Seconds = float64(o.End-o.Start) * 1e-9
+		st.Resumed += resumed
+		if o.FromIdle {
+			st.FromIdle++
+		}
+		dst = append(dst, o)
+		st.Steps++
+	}
+	return dst, st, nil
+}
+
+// RecoverRuns applies RecoverSteps to each run and sets Observation.Run to
+// the run's index. The stats are summed (Tolerance is the last run's).
+func RecoverRuns(dst []Observation, runs [][]*traces.Request, settings *RecoverSettings) ([]Observation, RecoverStats, error) {
+	var total RecoverStats
+	for i, run := range runs {
+		n := len(dst)
+		var st RecoverStats
+		var err error
+		dst, st, err = RecoverSteps(dst, run, settings)
+		if err != nil {
+			return dst, total, fmt.Errorf("run %d: %w", i, err)
+		}
+		for j := n; j < len(dst); j++ {
+			dst[j].Run = i
+		}
+		total.Requests += st.Requests
+		total.Skipped += st.Skipped
+		total.Tokens += st.Tokens
+		total.Clusters += st.Clusters
+		total.Steps += st.Steps
+		total.Tolerance = st.Tolerance
+		total.Coalesced += st.Coalesced
+		total.Tainted += st.Tainted
+		total.NoStart += st.NoStart
+		total.Resumed += st.Resumed
+		total.FromIdle += st.FromIdle
+	}
+	return dst, total, nil
+}
+
+// overlaps reports whether some span [a, b] in sorted-by-start spans
+// intersects (start, end).
+func overlaps(spans [][2]int64, start, end int64) bool {
+	for _, s := range spans {
+		if s[0] >= end {
+			return false
+		}
+		if s[1] > start {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,361 @@
+package calibrate
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// VidurOp indexes the per-layer operators of a Vidur compute profile
+// (mlp.csv): github.com/microsoft/vidur, profiling/compute/<device>/<model>/mlp.csv.
+type VidurOp int
+
+// The operators, in the column order of Vidur's mlp.csv.
+const (
+	VidurEmb VidurOp = iota
+	VidurInputLayernorm
+	VidurAttnPreProj
+	VidurAttnRope
+	VidurAttnPostProj
+	VidurPostAttentionLayernorm
+	VidurMLPUpProj
+	VidurMLPAct
+	VidurMLPDownProj
+	VidurAdd
+	NumVidurOps = 10
+)
+
+var vidurOpNames = [NumVidurOps]string{
+	"emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
+	"post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add",
+}
+
+// vidurOptional are the operators Vidur's predictor fills with 0 when the
+// column is absent or empty (sklearn_execution_time_predictor.py,
+// _load_compute_df); emb is not used by its step time at all.
+var vidurOptional = [NumVidurOps]bool{
+	VidurEmb: true, VidurInputLayernorm: true, VidurPostAttentionLayernorm: true, VidurAdd: true,
+}
+
+func (o VidurOp) String() string {
+	if o < 0 || int(o) >= NumVidurOps {
+		return fmt.Sprintf("VidurOp(%d)", int(o))
+	}
+	return vidurOpNames[o]
+}
+
+// VidurShape is the model shape and tensor parallelism a Vidur profile
+// row was measured for (its shape columns).
+type VidurShape struct {
+	Heads        int  // n_head
+	KVHeads      int  // n_kv_head
+	Hidden       int  // n_embd
+	Intermediate int  // n_expanded_embd
+	Vocab        int  // vocab_size; 0 matches any (Vidur pads vocabularies, e.g. 32768 for Llama-2's 32000)
+	GatedMLP     bool // use_gated_mlp
+	TP           int  // num_tensor_parallel_workers
+}
+
+// VidurShapeOf is the Vidur shape of a Llama-style (gated-MLP) arch at
+// tensor parallelism tp, with Vocab 0 (any): only the embedding, which the
+// prior does not use, depends on the vocabulary.
+func VidurShapeOf(a model.Arch, tp int) VidurShape {
+	return VidurShape{Heads: a.Heads, KVHeads: a.KVHeads, Hidden: a.Hidden, Intermediate: a.Intermediate, GatedMLP: true, TP: tp}
+}
+
+func (s VidurShape) matches(r VidurShape) bool {
+	return s.Heads == r.Heads && s.KVHeads == r.KVHeads && s.Hidden == r.Hidden &&
+		s.Intermediate == r.Intermediate && s.GatedMLP == r.GatedMLP && s.TP == r.TP &&
+		(s.Vocab == 0 || s.Vocab == r.Vocab)
+}
+
+// VidurRow is one row of a Vidur compute profile: the median time in
+// milliseconds of each operator for ONE transformer layer (Vidur multiplies
+// the block time by the number of layers: vidur/entities/execution_time.py,
+// model_time) at NumTokens tokens in the batch.
+type VidurRow struct {
+	Shape     VidurShape
+	NumTokens int
+	MedianMs  [NumVidurOps]float64 // time_stats.<op>.median
+}
+
+var vidurShapeCols = []string{
+	"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp",
+	"num_tokens", "num_tensor_parallel_workers",
+}
+
+// ParseVidurCSV reads a Vidur compute profile (mlp.csv). It needs the
+// shape columns and the time_stats.<op>.median columns of the projection,
+// rope and MLP operators; the layernorm, add and emb medians may be absent
+// or empty (read as 0, as Vidur does). Other columns are ignored. Counts
+// must be positive integers and times finite and >= 0; errors name the
+// line and column.
+func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, errors.New("calibrate: vidur csv: empty input")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: vidur csv: header: %w", err)
+	}
+	idx := map[string]int{}
+	for i, h := range header {
+		idx[strings.TrimSpace(h)] = i
+	}
+	shapeIdx := make([]int, len(vidurShapeCols))
+	var missing []string
+	for i, c := range vidurShapeCols {
+		j, ok := idx[c]
+		if !ok {
+			missing = append(missing, c)
+		}
+		shapeIdx[i] = j
+	}
+	var opIdx [NumVidurOps]int
+	for o := range NumVidurOps {
+		c := "time_stats." + vidurOpNames[o] + ".median"
+		j, ok := idx[c]
+		if !ok {
+			j = -1
+			if !vidurOptional[o] {
+				missing = append(missing, c)
+			}
+		}
+		opIdx[o] = j
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("calibrate: vidur csv: missing columns: %s", strings.Join(missing, ", "))
+	}
+
+	var rows []VidurRow
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: vidur csv: %w", err)
+		}
+		line, _ := cr.FieldPos(0)
+		var row VidurRow
+		ints := make([]int, len(vidurShapeCols))
+		for i, c := range vidurShapeCols {
+			v := strings.TrimSpace(rec[shapeIdx[i]])
+			if c == "use_gated_mlp" {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					return nil, fmt.Errorf("calibrate: vidur csv: line %d: %s = %q, want True or False", line, c, v)
+				}
+				row.Shape.GatedMLP = b
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("calibrate: vidur csv: line %d: %s = %q, want a positive integer", line, c, v)
+			}
+			ints[i] = n
+		}
+		row.Shape.Heads, row.Shape.KVHeads, row.Shape.Hidden, row.Shape.Intermediate = ints[0], ints[1], ints[2], ints[3]
+		row.Shape.Vocab, row.NumTokens, row.Shape.TP = ints[4], ints[6], ints[7]
+		for o := range NumVidurOps {
+			if opIdx[o] < 0 {
+				continue
+			}
+			v := strings.TrimSpace(rec[opIdx[o]])
+			if v == "" && vidurOptional[o] {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !finite(f) || f < 0 {
+				return nil, fmt.Errorf("calibrate: vidur csv: line %d: time_stats.%s.median = %q, want a finite time >= 0 in ms", line, vidurOpNames[o], v)
+			}
+			row.MedianMs[o] = f
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// VidurPrior is the non-attention part of a step-time prior built from a
+// Vidur compute profile: the time of a step's dense layers (projections,
+// rope, MLP, layernorms, residual add; all layers) as a function of the
+// number of tokens in the step, prefill and decode alike. It excludes
+// attention kernels, KV-cache writes, tensor-parallel communication, the
+// embedding and LM head, and CPU overheads (scheduling, sampling), as
+// Vidur's model_time does for the operators here.
+type VidurPrior struct {
+	Shape  VidurShape
+	Layers int
+	// Tokens and Seconds tabulate the step's non-attention time (seconds,
+	// all layers) at each profiled token count, ascending; duplicate rows
+	// for a token count are averaged.
+	Tokens, Seconds []float64
+	// Fixed + PerToken·tokens is the least-relative-squares line through the
+	// table (NNLS, weights 1/Seconds²), in seconds and seconds per token.
+	Fixed, PerToken float64
+	// LineMdAPE and LineMaxAPE are the median and largest relative error
+	// of the line against the table.
+	LineMdAPE, LineMaxAPE float64
+}
+
+// NewVidurPrior builds the prior for shape from rows, for a model of the
+// given number of layers (each row's per-layer time × layers). It errors
+// when no row matches the shape (naming the shapes present) or when fewer
+// than two token counts remain.
+func NewVidurPrior(rows []VidurRow, shape VidurShape, layers int) (*VidurPrior, error) {
+	if layers <= 0 {
+		return nil, fmt.Errorf("calibrate: vidur prior: layers = %d, must be > 0", layers)
+	}
+	sum := map[int]float64{}
+	cnt := map[int]int{}
+	shapes := map[VidurShape]bool{}
+	for _, r := range rows {
+		shapes[r.Shape] = true
+		if !shape.matches(r.Shape) {
+			continue
+		}
+		var ms float64
+		for o := range NumVidurOps {
+			if VidurOp(o) != VidurEmb {
+				ms += r.MedianMs[o]
+			}
+		}
+		sum[r.NumTokens] += ms
+		cnt[r.NumTokens]++
+	}
+	if len(sum) < 2 {
+		var have []string
+		for s := range shapes {
+			have = append(have, fmt.Sprintf("%+v", s))
+		}
+		sort.Strings(have)
+		return nil, fmt.Errorf("calibrate: vidur prior: %d token counts for shape %+v (need 2); profile has shapes %s", len(sum), shape, strings.Join(have, ", "))
+	}
+	p := &VidurPrior{Shape: shape, Layers: layers}
+	for n := range sum {
+		p.Tokens = append(p.Tokens, float64(n))
+	}
+	sort.Float64s(p.Tokens)
+	for _, n := range p.Tokens {
+		k := int(n)
+		p.Seconds = append(p.Seconds, float64(layers)*sum[k]/float64(cnt[k])*1e-3)
+	}
+
+	m := len(p.Tokens)
+	a := mat.NewDense(m, 2, nil)
+	b := mat.NewVecDense(m, nil)
+	for i := range m {
+		w := 1 / math.Max(p.Seconds[i], 1e-12)
+		a.Set(i, 0, w)
+		a.Set(i, 1, w*p.Tokens[i])
+		b.SetVec(i, w*p.Seconds[i])
+	}
+	// Scale columns to unit norm for NNLS.
+	s0, s1 := mat.Norm(a.ColView(0), 2), mat.Norm(a.ColView(1), 2)
+	for i := range m {
+		a.Set(i, 0, a.At(i, 0)/s0)
+		a.Set(i, 1, a.At(i, 1)/s1)
+	}
+	var x mat.VecDense
+	if _, err := NNLS(&x, a, b, nil); err != nil {
+		return nil, fmt.Errorf("calibrate: vidur prior: line fit: %w", err)
+	}
+	p.Fixed, p.PerToken = x.AtVec(0)/s0, x.AtVec(1)/s1
+	ape := make([]float64, m)
+	for i := range m {
+		ape[i] = math.Abs(p.Fixed+p.PerToken*p.Tokens[i]-p.Seconds[i]) / p.Seconds[i]
+		p.LineMaxAPE = math.Max(p.LineMaxAPE, ape[i])
+	}
+	p.LineMdAPE = median(ape)
+	return p, nil
+}
+
+// StepSeconds is the tabulated non-attention time of a step with tokens
+// tokens (prefill + decode), interpolated linearly between profiled token
+// counts; below the smallest count it is that count's time (the
+// weight-bound floor), above the largest it extends with PerToken; 0
+// tokens take 0 s.
+func (p *VidurPrior) StepSeconds(tokens float64) float64 {
+	if !(tokens > 0) {
+		return 0
+	}
+	n := len(p.Tokens)
+	if tokens <= p.Tokens[0] {
+		return p.Seconds[0]
+	}
+	if tokens >= p.Tokens[n-1] {
+		return p.Seconds[n-1] + p.PerToken*(tokens-p.Tokens[n-1])
+	}
+	i := sort.SearchFloat64s(p.Tokens, tokens) // p.Tokens[i-1] < tokens <= p.Tokens[i]
+	t0, t1 := p.Tokens[i-1], p.Tokens[i]
+	f := (tokens - t0) / (t1 - t0)
+	return p.Seconds[i-1] + f*(p.Seconds[i]-p.Seconds[i-1])
+}
+
+// Coefficients expresses the line as step-time coefficients: C0 = Fixed,
+// Cp = Cd = PerToken (a decoding sequence is one token through the dense
+// layers), all with StatusPrior; Ca and Ck are StatusOff because the
+// prior has no attention part.
+func (p *VidurPrior) Coefficients() StepCoefficients {
+	pr := func(v float64) Coef { return Coef{Value: v, Lo: v, Hi: v, Status: StatusPrior} }
+	return StepCoefficients{
+		C0: pr(p.Fixed), Cp: pr(p.PerToken), Cd: pr(p.PerToken),
+		Ca: Coef{Status: StatusOff}, Ck: Coef{Status: StatusOff},
+	}
+}
+
+// PriorPoint compares the non-attention step time of two priors at one
+// token count. Times are seconds.
+type PriorPoint struct {
+	Tokens      float64
+	VidurTable  float64 // VidurPrior.StepSeconds
+	VidurLine   float64 // Fixed + PerToken·tokens
+	Roofline    float64 // max(FLOPsPerToken·tokens/FLOPS, WeightBytes/bandwidth), no overhead
+	RooflineAll float64 // model.Roofline.StepSeconds(tokens, 0, 0, 0): adds KV writes and OverheadSec
+}
+
+// CompareVidurRoofline evaluates the Vidur prior and the roofline prior of
+// the same model and device at each token count. Both are for a step of
+// tokens tokens with no attention. Roofline is the dense part only:
+// compute at FLOPsPerToken (which counts the LM head and embedding, about
+// 4% of a 7B model's weights, that Vidur's operators do not) or reading
+// every weight once, whichever is longer. It excludes the roofline's fixed
+// OverheadSec, which Vidur models separately as CPU overhead; RooflineAll
+// includes it.
+func CompareVidurRoofline(p *VidurPrior, r model.Roofline, tokens []float64) []PriorPoint {
+	out := make([]PriorPoint, len(tokens))
+	for i, n := range tokens {
+		out[i] = PriorPoint{
+			Tokens:      n,
+			VidurTable:  p.StepSeconds(n),
+			VidurLine:   p.Fixed + p.PerToken*n,
+			Roofline:    math.Max(r.FLOPsPerToken*n/r.FLOPS, r.WeightBytes/r.BandwidthBytesPerSec),
+			RooflineAll: r.StepSeconds(n, 0, 0, 0),
+		}
+	}
+	return out
+}
+
+// WritePriorComparison writes pts as an aligned text table in ms.
+func WritePriorComparison(w io.Writer, pts []PriorPoint) error {
+	if _, err := fmt.Fprintf(w, "%8s %12s %12s %12s %14s\n", "tokens", "vidur_ms", "vidur_line", "roofline_ms", "roofline+ovh"); err != nil {
+		return err
+	}
+	for _, p := range pts {
+		if _, err := fmt.Fprintf(w, "%8.0f %12.3f %12.3f %12.3f %14.3f\n", p.Tokens,
+			p.VidurTable*1e3, p.VidurLine*1e3, p.Roofline*1e3, p.RooflineAll*1e3); err != nil {
+			return err
+		}
+	}
+	return nil
+}

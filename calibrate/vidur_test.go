@@ -1,0 +1,200 @@
+package calibrate
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/model"
+)
+
+const (
+	vidurH100Llama2 = "testdata/vidur/h100/meta-llama/Llama-2-7b-hf/mlp.csv"
+	vidurA100Llama3 = "testdata/vidur/a100/meta-llama/Meta-Llama-3-8B/mlp.csv"
+)
+
+func loadVidur(t testing.TB, path string) []VidurRow {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := ParseVidurCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func vidurVsRoofline(t testing.TB, csvPath, arch, hw string, tokens []float64) (*VidurPrior, []PriorPoint) {
+	t.Helper()
+	cat := model.DefaultCatalog()
+	a, err := cat.Arch(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := cat.Hardware(hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewVidurPrior(loadVidur(t, csvPath), VidurShapeOf(a, 1), a.Layers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.NewRoofline(a, h, model.MemoryConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, CompareVidurRoofline(p, r, tokens)
+}
+
+func TestVidurPriorLlama2H100(t *testing.T) {
+	rows := loadVidur(t, vidurH100Llama2)
+	if len(rows) != 1044 {
+		t.Errorf("%d rows, want 1044", len(rows))
+	}
+	tokens := []float64{1, 64, 512, 4096}
+	p, pts := vidurVsRoofline(t, vidurH100Llama2, "Llama-2-7B", "H100-SXM-80G", tokens)
+	// Row num_tokens=1, TP=1: Σ non-emb medians = 0.175 ms per layer; × 32 layers.
+	if got := p.StepSeconds(1); math.Abs(got-32*0.175e-3) > 1e-9 {
+		t.Errorf("StepSeconds(1) = %g, want %g", got, 32*0.175e-3)
+	}
+	// num_tokens=4096 appears twice; the table averages the two rows.
+	want4096 := 32 * (2.592 + 2.6085) / 2 * 1e-3 // per-layer sums of the two rows
+	if got := p.StepSeconds(4096); math.Abs(got-want4096) > 1e-9 {
+		t.Errorf("StepSeconds(4096) = %g, want %g", got, want4096)
+	}
+	if p.StepSeconds(0) != 0 || p.StepSeconds(0.5) != p.Seconds[0] {
+		t.Error("below the table")
+	}
+	if mid := p.StepSeconds(3); !(mid >= p.StepSeconds(2) && mid <= p.StepSeconds(4)) && !(mid <= p.StepSeconds(2) && mid >= p.StepSeconds(4)) {
+		t.Errorf("interpolation at 3 = %g", mid)
+	}
+	if p.StepSeconds(8192) <= p.StepSeconds(4096) {
+		t.Error("no extrapolation above the table")
+	}
+	c := p.Coefficients()
+	if c.Cp.Value != c.Cd.Value || c.Cp.Status != StatusPrior || c.Ca.Status != StatusOff {
+		t.Errorf("coefficients %+v", c)
+	}
+	var buf bytes.Buffer
+	if err := WritePriorComparison(&buf, pts); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Llama-2-7B, H100, TP1 (line %.3f ms + %.4f ms/token, MdAPE %.1f%%, max %.1f%%):\n%s",
+		p.Fixed*1e3, p.PerToken*1e3, 100*p.LineMdAPE, 100*p.LineMaxAPE, buf.String())
+	// In the compute-bound regime the two priors agree to within 2×.
+	last := pts[len(pts)-1]
+	if r := last.VidurTable / last.Roofline; r < 0.5 || r > 2 {
+		t.Errorf("at 4096 tokens vidur/roofline = %.2f", r)
+	}
+
+	// TP 2 rows exist and are faster per step at large batches.
+	a, _ := model.DefaultCatalog().Arch("Llama-2-7B")
+	p2, err := NewVidurPrior(rows, VidurShapeOf(a, 2), a.Layers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.StepSeconds(4096) >= p.StepSeconds(4096) {
+		t.Errorf("TP2 %g >= TP1 %g at 4096 tokens", p2.StepSeconds(4096), p.StepSeconds(4096))
+	}
+}
+
+func TestVidurPriorLlama3A100(t *testing.T) {
+	p, pts := vidurVsRoofline(t, vidurA100Llama3, "Llama-3.1-8B", "A100-80G", []float64{1, 64, 512, 4096})
+	var buf bytes.Buffer
+	if err := WritePriorComparison(&buf, pts); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Llama-3-8B shape, A100-80G, TP1 (line %.3f ms + %.4f ms/token, MdAPE %.1f%%):\n%s",
+		p.Fixed*1e3, p.PerToken*1e3, 100*p.LineMdAPE, buf.String())
+	for _, pt := range pts {
+		if !(pt.VidurTable > 0) || !(pt.Roofline > 0) {
+			t.Errorf("point %+v", pt)
+		}
+	}
+}
+
+func TestVidurPriorErrors(t *testing.T) {
+	rows := loadVidur(t, vidurH100Llama2)
+	a, _ := model.DefaultCatalog().Arch("Llama-3.1-8B") // GQA: not in this file
+	_, err := NewVidurPrior(rows, VidurShapeOf(a, 1), a.Layers)
+	if err == nil || !strings.Contains(err.Error(), "KVHeads:32") {
+		t.Errorf("shape mismatch: %v", err)
+	}
+	if _, err := NewVidurPrior(rows, rows[0].Shape, 0); err == nil {
+		t.Error("0 layers: no error")
+	}
+}
+
+const vidurHeader = "time_stats.emb.median,time_stats.attn_pre_proj.median,time_stats.attn_rope.median,time_stats.attn_post_proj.median," +
+	"time_stats.mlp_up_proj.median,time_stats.mlp_act.median,time_stats.mlp_down_proj.median," +
+	"n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,num_tensor_parallel_workers\n"
+
+func TestParseVidurCSV(t *testing.T) {
+	ok := vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n" +
+		"0.01,0.2,0.02,0.1,0.4,0.06,0.2,32,32,4096,11008,32768,False,2,1\n"
+	rows, err := ParseVidurCSV(strings.NewReader(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].MedianMs[VidurEmb] != 0 || rows[1].Shape.GatedMLP || rows[0].MedianMs[VidurMLPUpProj] != 0.2 {
+		t.Errorf("rows %+v", rows)
+	}
+	bad := []struct{ name, in, want string }{
+		{"empty", "", "empty input"},
+		{"missing column", strings.Replace(vidurHeader, "time_stats.mlp_act.median", "x", 1), "time_stats.mlp_act.median"},
+		{"missing shape", strings.Replace(vidurHeader, "num_tokens", "n", 1), "num_tokens"},
+		{"bad int", vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,0,1\n", "num_tokens = \"0\""},
+		{"bad bool", vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,yes,1,1\n", "use_gated_mlp"},
+		{"negative", vidurHeader + ",-0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "line 2: time_stats.attn_pre_proj.median"},
+		{"nan", vidurHeader + ",NaN,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
+		{"empty required", vidurHeader + ",,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
+		{"short row", vidurHeader + "1,2\n", "wrong number of fields"},
+	}
+	for _, tc := range bad {
+		_, err := ParseVidurCSV(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func FuzzVidurCSV(f *testing.F) {
+	f.Add([]byte(vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n" +
+		",0.2,0.02,0.1,0.4,0.06,0.2,32,32,4096,11008,32768,True,8,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := ParseVidurCSV(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, r := range rows {
+			if r.NumTokens <= 0 || r.Shape.TP <= 0 || r.Shape.Heads <= 0 {
+				t.Fatalf("accepted row %+v", r)
+			}
+			for _, v := range r.MedianMs {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					t.Fatalf("accepted time %g", v)
+				}
+			}
+		}
+		if len(rows) == 0 {
+			return
+		}
+		p, err := NewVidurPrior(rows, rows[0].Shape, 32)
+		if err != nil {
+			return
+		}
+		for _, n := range []float64{0, 1, 7, 100, 1e6} {
+			if v := p.StepSeconds(n); math.IsNaN(v) || v < 0 {
+				t.Fatalf("StepSeconds(%g) = %g", n, v)
+			}
+		}
+		if math.IsNaN(p.Fixed) || math.IsNaN(p.PerToken) || p.Fixed < 0 || p.PerToken < 0 {
+			t.Fatalf("line %g + %g", p.Fixed, p.PerToken)
+		}
+	})
+}

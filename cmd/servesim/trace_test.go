@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// The acceptance check of the trace store: import the real Azure conv trace
+// and read its stats back as JSON.
+func TestTraceImportStatsAzureConv(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "conv.parquet")
+	if _, err := run(t, "trace", "import", "--format", "auto", "../../testdata/azure2023/AzureLLMInferenceTrace_conv.csv", out); err != nil {
+		t.Fatal(err)
+	}
+	js, err := run(t, "trace", "stats", "--json", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Requests int     `json:"requests"`
+		Span     float64 `json:"span_s"`
+	}
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		t.Fatalf("%v in %q", err, js)
+	}
+	if s.Requests != 19366 || math.Abs(s.Span-3502) > 1 {
+		t.Errorf("stats: %d requests over %.1f s, want 19366 over 3502±1 s", s.Requests, s.Span)
+	}
+}
+
+func TestTraceConvertKeepsObservedColumns(t *testing.T) {
+	dir := t.TempDir()
+	r := &traces.Request{}
+	r.Reset()
+	r.ID, r.PromptTokens, r.OutputTokens = "x", 10, 2
+	r.ScheduledSend, r.ActualSend, r.FirstToken, r.LastToken = 0, 10, 100, 200
+	r.TokenTimes, r.UsagePrompt, r.UsageOutput, r.HTTPStatus = []int64{100, 200}, 30, 2, 200
+	src := filepath.Join(dir, "a.parquet")
+	if err := traces.WriteAll(src, traces.Meta{Source: "live"}, []*traces.Request{r}); err != nil {
+		t.Fatal(err)
+	}
+	prev := src
+	for _, ext := range []string{".jsonl", ".csv", ".arrow", ".parquet"} {
+		next := filepath.Join(dir, "b"+ext)
+		if _, err := run(t, "trace", "convert", prev, next); err != nil {
+			t.Fatal(err)
+		}
+		prev = next
+	}
+	meta, rows, err := traces.ReadAll(prev)
+	if err != nil || len(rows) != 1 {
+		t.Fatal(err, len(rows))
+	}
+	if got := rows[0]; meta.Source != "live" || got.LastToken != 200 || len(got.TokenTimes) != 2 || got.UsagePrompt != 30 {
+		t.Errorf("after four conversions: %+v %+v", meta, got)
+	}
+}
+
+func TestTraceImportBadRowLeavesNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bad.csv")
+	os.WriteFile(in, []byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,-3,109\n"), 0o644)
+	out := filepath.Join(dir, "out.parquet")
+	_, err := run(t, "trace", "import", "--format", "azure", in, out)
+	if err == nil || !strings.Contains(err.Error(), "bad.csv:3") {
+		t.Fatalf("err = %v, want it to name bad.csv:3", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("failed import left files: %v", ents)
+	}
+}
