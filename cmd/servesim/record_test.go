@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
+)
+
+// TestRecordCommand runs `servesim record` in process with a settings file
+// overridden by flags, against a server that refuses the key, and scans
+// stdout, stderr and every file for the key.
+func TestRecordCommand(t *testing.T) {
+	const key = "sk-servesim-CLILEAK-0b7e"
+	t.Setenv("SERVESIM_CLI_KEY", key)
+	srv := replaytest.New(replaytest.Options{APIKey: key, Fault: func(n int) replaytest.Fault {
+		if n == 2 {
+			return replaytest.Status // one 500, counted, the run goes on
+		}
+		return replaytest.OK
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	var in []*traces.Request
+	for i := range 4 {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = "q"+string(rune('0'+i)), int64(i)*int64(time.Millisecond), 50, 3
+		in = append(in, r)
+	}
+	trace := filepath.Join(dir, "in.csv")
+	if err := traces.WriteAll(trace, traces.Meta{}, in); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(dir, "s.toml")
+	os.WriteFile(settings, []byte(`base_url = "http://127.0.0.1:1/v1"
+model = "servesim-tiny"
+api_key_env = "SERVESIM_CLI_KEY"
+endpoint = "completions"
+timeout = "5s"
+`), 0o644)
+	out := filepath.Join(dir, "out.parquet")
+	app := newApp()
+	var stdout, stderr bytes.Buffer
+	app.Writer, app.ErrWriter = &stdout, &stderr
+	err := app.RunContext(context.Background(), []string{"servesim", "record", "--settings", settings,
+		"--base-url", srv.BaseURL(), "--endpoint", "chat", "--trace", trace, "--out", out,
+		"--save-raw", filepath.Join(dir, "raw"), "--tokens-per-byte", "1", "--prompt-overhead", "20", "--repeat", "2"})
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"run 1: sent 4, succeeded 3, failed 1", "server_error 1", "spread over runs", "TTFT"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	_, got, err := traces.ReadAll(filepath.Join(dir, "out.run2.parquet"))
+	if err != nil || len(got) != 4 || got[0].UsagePrompt != 50 {
+		t.Fatalf("output: %v, %d rows", err, len(got))
+	}
+	for name, b := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
+		if strings.Contains(b, "CLILEAK") {
+			t.Errorf("%s contains the API key", name)
+		}
+	}
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte("CLILEAK")) {
+				t.Errorf("%s contains the API key", p)
+			}
+		}
+		return err
+	})
+	if n < 8 {
+		t.Errorf("only %d files written", n)
+	}
+}
+
+func TestRecordCommandErrors(t *testing.T) {
+	app := newApp()
+	var stdout, stderr bytes.Buffer
+	app.Writer, app.ErrWriter = &stdout, &stderr
+	err := app.RunContext(context.Background(), []string{"servesim", "record", "--arrival", "closed", "--trace", "x.csv", "--out", "y.csv"})
+	if err == nil || !strings.Contains(err.Error(), "Config.BaseURL") || !strings.Contains(err.Error(), "Config.Concurrency") {
+		t.Errorf("want field errors, got %v", err)
+	}
+}

@@ -1,0 +1,629 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Error kinds. A failed request's Error reads "<kind>: <detail>"; ErrorKind
+// extracts the kind and the Summary counts failures by it.
+const (
+	KindAuth         = "auth"          // HTTP 401 or 403
+	KindNotFound     = "not_found"     // HTTP 404
+	KindRateLimited  = "rate_limited"  // HTTP 429
+	KindServer       = "server_error"  // HTTP 5xx
+	KindHTTP         = "http_error"    // any other non-200 status
+	KindConnection   = "connection"    // refused, reset, closed before or during the response
+	KindTimeout      = "timeout"       // Config.Timeout passed
+	KindNoDone       = "no_done"       // the stream ended without data: [DONE]
+	KindStreamError  = "stream_error"  // an error object (or event: error) inside the stream
+	KindEmptyChoices = "empty_choices" // a chunk with empty choices that was not the usage chunk
+	KindNoUsage      = "no_usage"      // [DONE] came but no chunk carried usage
+	KindBadStream    = "bad_stream"    // undecodable chunk, or usage and content disagree
+	KindCanceled     = "canceled"      // the run was interrupted
+	KindClient       = "client"        // the request could not be sent for a local reason
+)
+
+// ErrorKind returns the kind prefix of a request's Error ("" if none).
+func ErrorKind(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	k, _, ok := strings.Cut(msg, ":")
+	if !ok || strings.ContainsAny(k, " \t") {
+		return KindClient
+	}
+	return k
+}
+
+// client sends one streaming request and fills a row's observed columns.
+// Why not go-openai's stream client: its Recv returns io.EOF both after
+// [DONE] and when the body simply ends (so a missing [DONE] is invisible),
+// its request structs cannot carry ignore_eos and drop temperature 0
+// (omitempty), and it gives no hook to timestamp reads. So requests and
+// SSE parsing are ours (net/http), and go-openai supplies the wire types
+// it has (StreamOptions, Usage, APIError, ChatCompletionMessage).
+type client struct {
+	hc       *http.Client
+	url      string
+	cfg      *Config
+	key      string // from the environment; only ever put in the header
+	keyState string // describes the key without revealing it
+	rawDir   string
+}
+
+func newClient(cfg *Config, rawDir string) *client {
+	key, set := os.LookupEnv(cfg.APIKeyEnv)
+	state := "set (" + strconv.Itoa(len(key)) + " characters)"
+	switch {
+	case !set:
+		state = "unset"
+	case key == "":
+		state = "empty"
+	case strings.TrimSpace(key) != key:
+		state = "set, with leading or trailing whitespace (" + strconv.Itoa(len(key)) + " characters)"
+	}
+	idle := cfg.MaxIdle
+	if idle == 0 {
+		idle = max(cfg.Concurrency, 1024)
+	}
+	tr := &http.Transport{
+		Proxy:               nil, // measure the server, not a proxy from the environment
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: idle,
+		IdleConnTimeout:     4 * time.Second, // under common server keep-alive (uvicorn: 5 s): no stale reuse
+		DisableCompression:  true,            // SSE must arrive as sent
+		ForceAttemptHTTP2:   false,
+	}
+	return &client{
+		hc:       &http.Client{Transport: tr},
+		url:      strings.TrimRight(cfg.BaseURL, "/") + endpointPath(cfg.Endpoint),
+		cfg:      cfg,
+		key:      key,
+		keyState: state,
+		rawDir:   rawDir,
+	}
+}
+
+func endpointPath(e Endpoint) string {
+	if e == Completions {
+		return "/completions"
+	}
+	return "/chat/completions"
+}
+
+func (c *client) close() { c.hc.CloseIdleConnections() }
+
+// requestBody is both endpoints' request. Temperature has no omitempty:
+// 0 must reach the server (its default is often 1).
+type requestBody struct {
+	Model         string                         `json:"model"`
+	Messages      []openai.ChatCompletionMessage `json:"messages,omitempty"`
+	Prompt        string                         `json:"prompt,omitempty"`
+	MaxTokens     int                            `json:"max_tokens"`
+	Temperature   float64                        `json:"temperature"`
+	Stream        bool                           `json:"stream"`
+	StreamOptions *openai.StreamOptions          `json:"stream_options"`
+	IgnoreEOS     bool                           `json:"ignore_eos,omitempty"`
+}
+
+// body encodes the request for prompt text and maxTokens.
+func (c *client) body(prompt []byte, maxTokens int) []byte {
+	rb := requestBody{
+		Model:         c.cfg.Model,
+		MaxTokens:     max(maxTokens, 1),
+		Temperature:   c.cfg.Temperature,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		IgnoreEOS:     c.cfg.IgnoreEOS,
+	}
+	if c.cfg.Endpoint == Completions {
+		rb.Prompt = string(prompt)
+	} else {
+		rb.Messages = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: string(prompt)}}
+	}
+	b, err := json.Marshal(&rb)
+	if err != nil {
+		panic(err) // plain strings and numbers always encode
+	}
+	return b
+}
+
+// wireChunk is one streamed chunk of either endpoint, or an error.
+type wireChunk struct {
+	Choices []wireChoice     `json:"choices"`
+	Usage   *openai.Usage    `json:"usage"`
+	Error   *openai.APIError `json:"error"`
+	Object  string           `json:"object"`  // "error" in vLLM's error shape
+	Message string           `json:"message"` // ...whose text is here
+}
+
+type wireChoice struct {
+	Delta struct {
+		Content          string `json:"content"`
+		ReasoningContent string `json:"reasoning_content"`
+		Reasoning        string `json:"reasoning"`
+	} `json:"delta"`
+	Text         string `json:"text"`
+	FinishReason string `json:"finish_reason"`
+}
+
+// chunkRec is one content chunk: when it was read, its text length, and
+// the cumulative completion tokens if the chunk carried usage (else -1).
+type chunkRec struct {
+	at    int64
+	bytes int32
+	cum   int32
+}
+
+// stamper timestamps every read of the response body; bufio reads lazily,
+// so when a line is returned the last read is the one that delivered it.
+type stamper struct {
+	r    io.Reader
+	last time.Time
+	raw  *bytes.Buffer // --save-raw
+}
+
+func (s *stamper) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.last = time.Now()
+	if s.raw != nil && n > 0 {
+		s.raw.Write(p[:n])
+	}
+	return n, err
+}
+
+// stream holds per-request buffers, pooled.
+type stream struct {
+	st     stamper
+	br     *bufio.Reader
+	line   []byte
+	data   []byte
+	chunks []chunkRec
+	text   strings.Builder
+	raw    bytes.Buffer
+}
+
+var streamPool = sync.Pool{New: func() any { return &stream{br: bufio.NewReaderSize(nil, 4096)} }}
+
+// do sends body for row r (idx-th of the run) and fills r's observed
+// columns. start is the run's time origin; r.ScheduledSend is already set.
+// It never retries.
+func (c *client) do(ctx context.Context, start time.Time, idx int, r *traces.Request, body []byte) {
+	s := streamPool.Get().(*stream)
+	defer func() {
+		s.chunks, s.data, s.line = s.chunks[:0], s.data[:0], s.line[:0]
+		s.text.Reset()
+		s.raw.Reset()
+		s.st = stamper{}
+		s.br.Reset(nil)
+		streamPool.Put(s)
+	}()
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	fail := func(status int, msg string) {
+		clearMeasured(r)
+		if status > 0 {
+			r.HTTPStatus = int32(status)
+		}
+		r.Error = c.redact(msg)
+	}
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		fail(0, KindClient+": "+err.Error())
+		return
+	}
+	req.GetBody = nil // no transparent resend on a dead keep-alive connection: no retries while measuring
+	req.ContentLength = int64(len(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	r.ActualSend = int64(time.Since(start))
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		fail(0, c.sendError(ctx, rctx, err))
+		return
+	}
+	defer resp.Body.Close()
+	if c.rawDir != "" {
+		defer func() { c.saveRaw(idx, r, s.raw.Bytes()) }()
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		s.raw.Write(msg)
+		fail(resp.StatusCode, c.statusError(resp.StatusCode, msg))
+		return
+	}
+	r.HTTPStatus = http.StatusOK
+
+	s.st = stamper{r: resp.Body, last: time.Now()}
+	if c.rawDir != "" {
+		s.st.raw = &s.raw
+	}
+	s.br.Reset(&s.st)
+	var (
+		usage     *openai.Usage
+		finish    string
+		done      bool
+		event     string
+		problem   string
+		readErr   error
+		haveEvent bool
+	)
+	dispatch := func() {
+		defer func() { s.data, event, haveEvent = s.data[:0], "", false }()
+		at := int64(s.st.last.Sub(start))
+		if event == "error" {
+			problem = KindStreamError + ": event: error: " + clip(s.data)
+			return
+		}
+		if string(s.data) == "[DONE]" {
+			done = true
+			return
+		}
+		var ch wireChunk
+		if err := gojson.Unmarshal(s.data, &ch); err != nil { // goccy/go-json: same semantics, ~3× less CPU per chunk
+			problem = KindBadStream + ": undecodable chunk " + strconv.Itoa(len(s.chunks)+1) + ": " + clip(s.data)
+			return
+		}
+		switch {
+		case ch.Error != nil:
+			problem = KindStreamError + ": " + oneLine(ch.Error.Message)
+			if ch.Error.Type != "" {
+				problem += " (" + ch.Error.Type + ")"
+			}
+			return
+		case ch.Object == "error":
+			problem = KindStreamError + ": " + oneLine(ch.Message)
+			return
+		case len(ch.Choices) == 0:
+			if ch.Usage == nil {
+				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(len(s.chunks)+1) + " has empty choices and no usage"
+				return
+			}
+			usage = ch.Usage
+			return
+		}
+		if ch.Usage != nil {
+			usage = ch.Usage // continuous usage stats: every chunk carries it
+		}
+		n := 0
+		for i := range ch.Choices {
+			cp := &ch.Choices[i]
+			n += len(cp.Delta.Content) + len(cp.Delta.ReasoningContent) + len(cp.Delta.Reasoning) + len(cp.Text)
+			if c.cfg.KeepText {
+				s.text.WriteString(cp.Delta.ReasoningContent)
+				s.text.WriteString(cp.Delta.Reasoning)
+				s.text.WriteString(cp.Delta.Content)
+				s.text.WriteString(cp.Text)
+			}
+			if cp.FinishReason != "" {
+				finish = cp.FinishReason
+			}
+		}
+		if n > 0 {
+			cum := int32(-1)
+			if ch.Usage != nil {
+				cum = int32(ch.Usage.CompletionTokens)
+			}
+			s.chunks = append(s.chunks, chunkRec{at: at, bytes: int32(n), cum: cum})
+		}
+	}
+	for !done && problem == "" {
+		line, err := s.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			s.line = append(s.line[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = s.br.ReadSlice('\n')
+				s.line = append(s.line, line...)
+			}
+			line = s.line
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0:
+			if haveEvent {
+				dispatch()
+			}
+			event = ""
+		case line[0] == ':': // comment / keep-alive
+		default:
+			field, value, _ := bytes.Cut(line, []byte(":"))
+			value = bytes.TrimPrefix(value, []byte(" "))
+			switch string(field) {
+			case "data":
+				if haveEvent {
+					s.data = append(s.data, '\n')
+				}
+				s.data = append(s.data, value...)
+				haveEvent = true
+			case "event":
+				event = string(value)
+			}
+		}
+		if err != nil {
+			if haveEvent && problem == "" && !done {
+				dispatch() // lenient: a last event without its blank line
+			}
+			readErr = err
+			break
+		}
+	}
+	if problem != "" {
+		fail(resp.StatusCode, problem)
+		return
+	}
+	if !done {
+		fail(resp.StatusCode, c.streamEndError(ctx, rctx, readErr, len(s.chunks)))
+		return
+	}
+	// Let the connection go back to the pool: read what follows [DONE]
+	// (the chunked terminator), but never wait long for it.
+	stop := time.AfterFunc(50*time.Millisecond, cancel)
+	io.CopyN(io.Discard, s.br, 64<<10)
+	stop.Stop()
+	if usage == nil {
+		fail(resp.StatusCode, KindNoUsage+": [DONE] after "+strconv.Itoa(len(s.chunks))+" content chunks but no chunk carried usage (stream_options.include_usage unsupported?)")
+		return
+	}
+	if len(s.chunks) == 0 {
+		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %d completion tokens but no content arrived", KindBadStream, usage.CompletionTokens))
+		return
+	}
+	r.UsagePrompt = int32(usage.PromptTokens)
+	r.UsageOutput = int32(usage.CompletionTokens)
+	if usage.PromptTokensDetails != nil {
+		r.UsageCached = int32(usage.PromptTokensDetails.CachedTokens)
+	}
+	r.Chunks = int32(len(s.chunks))
+	r.FirstToken = s.chunks[0].at
+	r.LastToken = s.chunks[len(s.chunks)-1].at
+	r.TokenTimes = spreadTokens(make([]int64, 0, max(usage.CompletionTokens, 0)), s.chunks, usage.CompletionTokens)
+	r.FinishReason = finish
+	if c.cfg.KeepText {
+		r.OutputText = s.text.String()
+	}
+}
+
+// clearMeasured empties every measurement of a failed request; schedule,
+// send time, status and error stay.
+func clearMeasured(r *traces.Request) {
+	r.StartTime, r.FirstToken, r.LastToken, r.TokenTimes = traces.Missing, traces.Missing, traces.Missing, nil
+	r.UsagePrompt, r.UsageOutput, r.UsageCached = traces.Missing, traces.Missing, traces.Missing
+	r.Chunks, r.Preemptions = traces.Missing, traces.Missing
+	r.FinishReason, r.OutputText = "", ""
+}
+
+// spreadTokens appends one time per usage token to dst. Tokens are
+// apportioned to chunks by the server's per-chunk cumulative usage when
+// every chunk carried it, else in proportion to chunk text length, with at
+// least one token per chunk when there are at least as many tokens as
+// chunks. A chunk's
+// tokens are spread evenly across the gap since the previous chunk, the
+// last at the chunk's own arrival; the first chunk's tokens all get its
+// arrival time (nothing was seen before it).
+func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
+	if total <= 0 || len(chunks) == 0 {
+		return dst
+	}
+	exact := chunks[len(chunks)-1].cum == int32(total)
+	for i, c := range chunks {
+		if c.cum < 0 || (i > 0 && c.cum < chunks[i-1].cum) {
+			exact = false
+			break
+		}
+	}
+	var wsum, wcum int64
+	for _, c := range chunks {
+		wsum += int64(max(c.bytes, 1))
+	}
+	// Proportional apportionment by cumulative rounding, clamped so that
+	// every chunk gets a token while there are enough to go round.
+	lo := 0
+	if total >= len(chunks) {
+		lo = 1
+	}
+	prev, prevCum := 0, int32(0)
+	for i, c := range chunks {
+		var n int
+		if exact {
+			n = int(c.cum - prevCum)
+			prevCum = c.cum
+		} else {
+			wcum += int64(max(c.bytes, 1))
+			cum := int((int64(total)*wcum*2 + wsum) / (wsum * 2)) // round(total × wcum / wsum)
+			cum = min(max(cum, prev+lo), total-lo*(len(chunks)-1-i))
+			n, prev = cum-prev, cum
+		}
+		if i == 0 {
+			for j := 0; j < n; j++ {
+				dst = append(dst, c.at)
+			}
+			continue
+		}
+		from, gap := chunks[i-1].at, c.at-chunks[i-1].at
+		for j := 1; j <= n; j++ {
+			dst = append(dst, from+gap*int64(j)/int64(n))
+		}
+	}
+	return dst
+}
+
+// sendError describes a failure before any response arrived.
+func (c *client) sendError(ctx, rctx context.Context, err error) string {
+	switch {
+	case ctx.Err() != nil:
+		return KindCanceled + ": run interrupted before the response"
+	case rctx.Err() == context.DeadlineExceeded:
+		return fmt.Sprintf("%s: no response headers within %v from POST %s", KindTimeout, c.cfg.Timeout, c.url)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("%s: connection refused by %s (is the server running and the port right?)", KindConnection, hostOf(c.url))
+	case errors.Is(err, syscall.ECONNRESET):
+		return fmt.Sprintf("%s: connection reset by %s before the response", KindConnection, hostOf(c.url))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("%s: %s closed the connection before responding", KindConnection, hostOf(c.url))
+	}
+	var ne net.Error
+	var oe *net.OpError
+	var de *net.DNSError
+	if errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ne) {
+		return KindConnection + ": " + oneLine(err.Error())
+	}
+	return KindClient + ": " + oneLine(err.Error())
+}
+
+// streamEndError describes a stream that stopped before [DONE].
+func (c *client) streamEndError(ctx, rctx context.Context, err error, chunks int) string {
+	after := " after " + strconv.Itoa(chunks) + " content chunks"
+	switch {
+	case ctx.Err() != nil:
+		return KindCanceled + ": run interrupted mid-stream" + after
+	case rctx.Err() == context.DeadlineExceeded:
+		return fmt.Sprintf("%s: stream not finished within %v%s", KindTimeout, c.cfg.Timeout, after)
+	case err == io.EOF:
+		return KindNoDone + ": stream ended without data: [DONE]" + after
+	case errors.Is(err, syscall.ECONNRESET):
+		return KindConnection + ": connection reset mid-stream" + after
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return KindConnection + ": connection closed mid-stream (truncated HTTP body)" + after
+	}
+	return KindConnection + ": reading the stream: " + oneLine(err.Error()) + after
+}
+
+// statusError describes a non-200 response, with hints for 401 and 404.
+func (c *client) statusError(code int, body []byte) string {
+	msg := errorMessage(body)
+	head := fmt.Sprintf("HTTP %d from POST %s", code, c.url)
+	if msg != "" {
+		head += ": " + msg
+	}
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return fmt.Sprintf("%s: %s; API key read from $%s: %s", KindAuth, head, c.cfg.APIKeyEnv, c.keyState)
+	case code == http.StatusNotFound:
+		return KindNotFound + ": " + head + baseURLHint(c.cfg.BaseURL)
+	case code == http.StatusTooManyRequests:
+		return KindRateLimited + ": " + head
+	case code >= 500:
+		return KindServer + ": " + head
+	}
+	return KindHTTP + ": " + head
+}
+
+// baseURLHint spots the usual base-URL mistakes behind a 404.
+func baseURLHint(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimRight(u.Path, "/")
+	fix := func(path string) string { v := *u; v.Path = path; return v.String() }
+	switch {
+	case strings.Contains(p+"/", "/v1/v1/"):
+		return fmt.Sprintf("; the base URL %s has a doubled /v1; try %s", base, fix(strings.Replace(p, "/v1/v1", "/v1", 1)))
+	case strings.HasSuffix(p, "/completions"):
+		return fmt.Sprintf("; the base URL %s already ends in an endpoint path; give only the API root, e.g. %s", base,
+			fix(strings.TrimSuffix(strings.TrimSuffix(p, "/completions"), "/chat")))
+	case !strings.Contains(p+"/", "/v1/"):
+		return fmt.Sprintf("; the base URL %s has no /v1; OpenAI-compatible servers usually want %s", base, fix(p+"/v1"))
+	}
+	return ""
+}
+
+// errorMessage pulls a message out of an error body (OpenAI, vLLM or
+// FastAPI shapes), else returns the text clipped.
+func errorMessage(body []byte) string {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &e) == nil {
+		var api openai.APIError
+		var s string
+		switch {
+		case len(e.Error) > 0 && json.Unmarshal(e.Error, &api) == nil && api.Message != "":
+			return oneLine(api.Message)
+		case len(e.Error) > 0 && json.Unmarshal(e.Error, &s) == nil:
+			return oneLine(s)
+		case e.Message != "":
+			return oneLine(e.Message)
+		case e.Detail != nil:
+			return oneLine(fmt.Sprint(e.Detail))
+		}
+	}
+	return clip(body)
+}
+
+func (c *client) redact(s string) string {
+	if len(c.key) >= 4 {
+		s = strings.ReplaceAll(s, c.key, "[redacted]")
+		if t := strings.TrimSpace(c.key); len(t) >= 4 && t != c.key {
+			s = strings.ReplaceAll(s, t, "[redacted]")
+		}
+	}
+	return s
+}
+
+func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
+	if len(c.key) >= 4 {
+		raw = bytes.ReplaceAll(raw, []byte(c.key), []byte("[redacted]"))
+	}
+	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
+	os.WriteFile(filepath.Join(c.rawDir, name), raw, 0o644) // best effort: raw bodies are diagnostics
+}
+
+func safeName(s string) string {
+	b := []byte(s)
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	for i, ch := range b {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '.') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func hostOf(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Host
+	}
+	return u
+}
+
+func clip(b []byte) string {
+	const limit = 200
+	s := string(b)
+	if len(s) > limit {
+		s = s[:limit] + "…"
+	}
+	return oneLine(s)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

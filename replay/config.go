@@ -1,0 +1,255 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Endpoint selects the OpenAI-compatible API a request goes to.
+type Endpoint string
+
+const (
+	Chat        Endpoint = "chat"        // POST {base}/chat/completions, one user message
+	Completions Endpoint = "completions" // POST {base}/completions, a raw prompt
+)
+
+// Arrival selects how requests are paced.
+type Arrival string
+
+const (
+	// Open sends each request at start + arrival × TimeScale on an absolute
+	// clock, whatever the server does. With Concurrency > 0 at most that
+	// many requests are in flight; a send that waits for a slot is late and
+	// the wait shows as schedule lag.
+	Open Arrival = "open"
+	// Closed runs Concurrency clients; each sends its next request (in trace
+	// order, ignoring arrival times) as soon as its previous one finishes.
+	Closed Arrival = "closed"
+)
+
+// LagLimit is the schedule-lag p99 above which a run is flagged.
+const LagLimit = time.Millisecond
+
+// Config is everything a replay needs. Build it with DefaultConfig, change
+// what differs, and call Validate (Run and Record call it too). The API key
+// is not a field: it is read from the environment variable APIKeyEnv when a
+// run starts, sent only in the Authorization header, and never stored,
+// logged or written.
+type Config struct {
+	BaseURL     string        `json:"base_url" toml:"base_url"`             // e.g. http://127.0.0.1:8000/v1
+	Model       string        `json:"model" toml:"model"`                   // the model name sent in each request
+	APIKeyEnv   string        `json:"api_key_env" toml:"api_key_env"`       // env var holding the key; an empty value sends no Authorization header
+	Endpoint    Endpoint      `json:"endpoint" toml:"endpoint"`             // chat or completions
+	Timeout     time.Duration `json:"timeout" toml:"timeout"`               // per request, send to last byte
+	Arrival     Arrival       `json:"arrival" toml:"arrival"`               // open or closed
+	Concurrency int           `json:"concurrency" toml:"concurrency"`       // closed: clients (≥1); open: in-flight cap, 0 = none
+	TimeScale   float64       `json:"time_scale" toml:"time_scale"`         // open loop: send at arrival × TimeScale (0.5 = twice the rate)
+	Repeat      int           `json:"repeat" toml:"repeat"`                 // Record: how many runs
+	Temperature float64       `json:"temperature" toml:"temperature"`       // always sent, 0 included
+	IgnoreEOS   bool          `json:"ignore_eos" toml:"ignore_eos"`         // send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens
+	KeepText    bool          `json:"keep_text" toml:"keep_text"`           // keep generated text in Request.OutputText
+	SaveRaw     string        `json:"save_raw" toml:"save_raw"`             // directory for raw response bodies; "" = off
+	Trace       string        `json:"trace" toml:"trace"`                   // Record: input trace path
+	Out         string        `json:"out" toml:"out"`                       // Record: output trace path (any traces extension)
+	BlockSize   int           `json:"block_size" toml:"block_size"`         // tokens per prefix-hash block; 0 = the trace's Meta.BlockSize
+	Text        TextModel     `json:"text_model" toml:"text_model"`         // zero = calibrate against the server
+	Salt        uint64        `json:"prompt_salt" toml:"prompt_salt"`       // mixes into prompt text; 0 = random per run (no cache hits across runs)
+	FlushEvery  time.Duration `json:"flush_every" toml:"flush_every"`       // how often completed rows are made durable (≤ 1s)
+	MaxIdle     int           `json:"max_idle_conns" toml:"max_idle_conns"` // idle keep-alive connections kept; 0 = automatic
+}
+
+// TextModel is the affine text→tokens model of the target engine for the
+// prompt text PromptBuilder writes: tokens = TokensPerByte × bytes +
+// Overhead, where Overhead is what the request costs beyond its text (the
+// chat template). For servesim's test engine every ASCII byte is one token
+// and a chat request costs 20 more: {1, 20}.
+type TextModel struct {
+	TokensPerByte float64 `json:"tokens_per_byte" toml:"tokens_per_byte"`
+	Overhead      float64 `json:"overhead" toml:"overhead"`
+}
+
+// IsZero reports whether m is unset (calibrate).
+func (m TextModel) IsZero() bool { return m.TokensPerByte == 0 && m.Overhead == 0 }
+
+// DefaultConfig returns the defaults: chat endpoint, key from
+// OPENAI_API_KEY, open loop at scale 1 with no concurrency cap, 10-minute
+// request timeout, temperature 0, one run, flushing every 500 ms.
+func DefaultConfig() Config {
+	return Config{
+		APIKeyEnv:  "OPENAI_API_KEY",
+		Endpoint:   Chat,
+		Timeout:    10 * time.Minute,
+		Arrival:    Open,
+		TimeScale:  1,
+		Repeat:     1,
+		FlushEvery: 500 * time.Millisecond,
+	}
+}
+
+// FieldError is a Config field that failed validation.
+type FieldError struct {
+	Field string // Go field name, e.g. "Concurrency"
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "replay: Config." + e.Field + ": " + e.Msg }
+
+// Validate checks every field and returns all problems joined, each a
+// *FieldError naming its field. Record-only fields (Trace, Out) are
+// checked by Record.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)})
+	}
+	if c.BaseURL == "" {
+		bad("BaseURL", "required (e.g. http://127.0.0.1:8000/v1)")
+	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("BaseURL", "%q is not an http(s) URL with a host", c.BaseURL)
+	}
+	if c.Model == "" {
+		bad("Model", "required")
+	}
+	if c.APIKeyEnv == "" || strings.ContainsAny(c.APIKeyEnv, "= \t\n") {
+		bad("APIKeyEnv", "%q is not an environment variable name", c.APIKeyEnv)
+	}
+	if c.Endpoint != Chat && c.Endpoint != Completions {
+		bad("Endpoint", "%q: want %q or %q", c.Endpoint, Chat, Completions)
+	}
+	if c.Timeout <= 0 {
+		bad("Timeout", "must be positive (got %v)", c.Timeout)
+	}
+	switch c.Arrival {
+	case Open:
+		if c.Concurrency < 0 {
+			bad("Concurrency", "must be ≥ 0 for open loop (0 = no cap), got %d", c.Concurrency)
+		}
+	case Closed:
+		if c.Concurrency < 1 {
+			bad("Concurrency", "must be ≥ 1 for closed loop, got %d", c.Concurrency)
+		}
+	default:
+		bad("Arrival", "%q: want %q or %q", c.Arrival, Open, Closed)
+	}
+	if !(c.TimeScale > 0) || math.IsInf(c.TimeScale, 0) {
+		bad("TimeScale", "must be a positive number, got %v", c.TimeScale)
+	}
+	if c.Repeat < 1 {
+		bad("Repeat", "must be ≥ 1, got %d", c.Repeat)
+	}
+	if c.Temperature < 0 || c.Temperature > 2 || math.IsNaN(c.Temperature) {
+		bad("Temperature", "must be in [0, 2], got %v", c.Temperature)
+	}
+	if c.BlockSize < 0 {
+		bad("BlockSize", "must be ≥ 0, got %d", c.BlockSize)
+	}
+	if !c.Text.IsZero() && !(c.Text.TokensPerByte > 0 && c.Text.TokensPerByte < 100) {
+		bad("Text", "TokensPerByte must be in (0, 100) when set, got %v", c.Text.TokensPerByte)
+	}
+	if c.FlushEvery <= 0 || c.FlushEvery > time.Second {
+		bad("FlushEvery", "must be in (0, 1s], got %v", c.FlushEvery)
+	}
+	if c.MaxIdle < 0 {
+		bad("MaxIdle", "must be ≥ 0, got %d", c.MaxIdle)
+	}
+	return errors.Join(errs...)
+}
+
+// LoadSettings overlays a JSON (.json) or TOML (.toml) settings file on cfg.
+// Keys are the json/toml tags of Config (snake_case); durations are strings
+// such as "30s"; unknown keys are errors. The file cannot hold the API key.
+func LoadSettings(path string, cfg *Config) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	f := fileSettings{}
+	f.from(cfg)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			return fmt.Errorf("settings %s: %w%s", path, err, keyHint(err.Error()))
+		}
+	case ".toml":
+		md, err := toml.Decode(string(data), &f)
+		if err != nil {
+			return fmt.Errorf("settings %s: %w", path, err)
+		}
+		if und := md.Undecoded(); len(und) > 0 {
+			return fmt.Errorf("settings %s: unknown key %q%s", path, und[0].String(), keyHint(und[0].String()))
+		}
+	default:
+		return fmt.Errorf("settings %s: unknown extension (want .json or .toml)", path)
+	}
+	f.to(cfg)
+	return nil
+}
+
+func keyHint(s string) string {
+	if strings.Contains(strings.ToLower(s), "key") && !strings.Contains(s, "api_key_env") {
+		return " (the API key is read only from the environment variable named by api_key_env)"
+	}
+	return ""
+}
+
+// duration reads "1m30s" from JSON or TOML.
+type duration time.Duration
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	*d = duration(v)
+	return nil
+}
+
+// fileSettings mirrors Config with text durations.
+type fileSettings struct {
+	BaseURL     string    `json:"base_url" toml:"base_url"`
+	Model       string    `json:"model" toml:"model"`
+	APIKeyEnv   string    `json:"api_key_env" toml:"api_key_env"`
+	Endpoint    Endpoint  `json:"endpoint" toml:"endpoint"`
+	Timeout     duration  `json:"timeout" toml:"timeout"`
+	Arrival     Arrival   `json:"arrival" toml:"arrival"`
+	Concurrency int       `json:"concurrency" toml:"concurrency"`
+	TimeScale   float64   `json:"time_scale" toml:"time_scale"`
+	Repeat      int       `json:"repeat" toml:"repeat"`
+	Temperature float64   `json:"temperature" toml:"temperature"`
+	IgnoreEOS   bool      `json:"ignore_eos" toml:"ignore_eos"`
+	KeepText    bool      `json:"keep_text" toml:"keep_text"`
+	SaveRaw     string    `json:"save_raw" toml:"save_raw"`
+	Trace       string    `json:"trace" toml:"trace"`
+	Out         string    `json:"out" toml:"out"`
+	BlockSize   int       `json:"block_size" toml:"block_size"`
+	Text        TextModel `json:"text_model" toml:"text_model"`
+	Salt        uint64    `json:"prompt_salt" toml:"prompt_salt"`
+	FlushEvery  duration  `json:"flush_every" toml:"flush_every"`
+	MaxIdle     int       `json:"max_idle_conns" toml:"max_idle_conns"`
+}
+
+func (f *fileSettings) from(c *Config) {
+	*f = fileSettings{c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint, duration(c.Timeout), c.Arrival, c.Concurrency,
+		c.TimeScale, c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText, c.SaveRaw, c.Trace, c.Out, c.BlockSize,
+		c.Text, c.Salt, duration(c.FlushEvery), c.MaxIdle}
+}
+
+func (f *fileSettings) to(c *Config) {
+	c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint = f.BaseURL, f.Model, f.APIKeyEnv, f.Endpoint
+	c.Timeout, c.Arrival, c.Concurrency, c.TimeScale = time.Duration(f.Timeout), f.Arrival, f.Concurrency, f.TimeScale
+	c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText = f.Repeat, f.Temperature, f.IgnoreEOS, f.KeepText
+	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, f.Salt
+	c.FlushEvery, c.MaxIdle = time.Duration(f.FlushEvery), f.MaxIdle
+}

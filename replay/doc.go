@@ -1,0 +1,111 @@
+// Package replay is servesim's live load generator and recorder: it sends
+// the rows of a trace to an OpenAI-compatible streaming server and fills
+// each row's observed columns.
+//
+// # Reading guide
+//
+//   - config.go: Config, DefaultConfig, Validate (errors name the field),
+//     LoadSettings (JSON or TOML; the API key is never a setting).
+//   - run.go: Run, the engine: a reader goroutine prepares rows (prompt
+//     text and request body) ahead of time; the sender paces them; a
+//     writer goroutine writes completed rows, counts them and flushes.
+//     Calibrate fits the text model.
+//   - pace.go: the absolute-clock pacer.
+//   - prompt.go: PromptBuilder and TextModel.
+//   - client.go: one streaming request: net/http + our SSE parser, token
+//     accounting, failure classification (Kind* constants).
+//   - summary.go: Summary, Latency, Spread and their printouts.
+//   - record.go: Record, the file-level driver behind `servesim record`:
+//     crash-safe partial output, input-order rewrite, repeats.
+//   - replaytest/: a fault-injecting fake server for tests and benchmarks.
+//
+// # Time
+//
+// Every time in a trace row is int64 nanoseconds from the run's start,
+// read from Go's monotonic clock (time.Time differences; wall-clock jumps
+// do not matter). Open loop: row i is due at start + Arrival × TimeScale,
+// recorded as ScheduledSend; the pacer (pace.go) sleeps on a Go timer until
+// a margin before the due time, adapted to the timer's recent lateness
+// (tens of µs when busy, up to ~1 ms when idle), and spins on the clock for
+// the rest. Lateness never accumulates, since each due time is absolute.
+// ActualSend is read just before the request is handed to net/http, so
+// schedule lag (ActualSend − ScheduledSend) includes goroutine start-up.
+// Its p99 is reported and the run flagged when it exceeds LagLimit (1 ms).
+// With a concurrency cap in open loop, a send that waits for a slot is
+// late by the wait, and the lag shows it. Closed loop: ScheduledSend is
+// when a client picked the row up. Warm-up rows are sent like any other
+// but left out of every statistic.
+//
+// # Metrics
+//
+// TTFT and E2E run from ScheduledSend (the arrival, not when the client
+// got round to it) to the first content chunk and to the last content
+// chunk. A content chunk is one whose delta.content, reasoning text or
+// completions text is non-empty; the role-only first chunk of chat streams
+// is not. Token counts come only from the server's usage block
+// (stream_options.include_usage): UsagePrompt, UsageOutput, UsageCached
+// (prompt_tokens_details.cached_tokens, Missing when absent). Chunks counts
+// content chunks. TokenTimes has exactly UsageOutput entries: if every
+// chunk carried cumulative usage (continuous usage stats) the per-chunk
+// counts are exact; otherwise usage tokens are apportioned to chunks in
+// proportion to their text bytes, at least one per chunk when there are at
+// least as many tokens as chunks. A chunk carrying k tokens spreads them
+// evenly across the gap since the previous chunk, the last at the chunk's
+// own arrival; the first chunk's tokens all get its arrival. Each chunk's
+// time is when the read that delivered it returned.
+//
+// # Failures
+//
+// A request is never retried (net/http's transparent resend on a dead
+// keep-alive connection is disabled too). Each failure is recorded in the
+// row, as Error "<kind>: <detail>" (ErrorKind) plus HTTPStatus when a
+// response arrived, with every metric left Missing so failures never reach
+// latency statistics; the run goes on and the Summary counts failures by
+// kind. Kinds: auth (401/403: names the key's environment variable and
+// whether it was unset, empty or had whitespace, never its value),
+// not_found (404: the URL called, plus a missing, doubled or over-long /v1
+// base path), rate_limited (429), server_error (5xx), http_error,
+// connection (refused, reset, cut mid-stream), timeout (Config.Timeout,
+// send to last byte), no_done (the body ended without data: [DONE]),
+// stream_error (an error object or event: error in the stream),
+// empty_choices (a chunk with empty choices that was not the usage chunk),
+// no_usage, bad_stream (undecodable chunk; usage without content),
+// canceled (the run was interrupted).
+//
+// # Client
+//
+// The design names go-openai, and its wire types are used
+// (ChatCompletionMessage, StreamOptions, Usage, APIError), but requests and
+// the SSE stream are handled with net/http directly: go-openai's Recv
+// returns io.EOF both after [DONE] and when the body simply ends, so a
+// missing [DONE] cannot be detected; its request structs cannot carry
+// ignore_eos, and they drop temperature 0 (omitempty) so the server's
+// default temperature would apply; and reads cannot be timestamped.
+//
+// # Prompts
+//
+// See PromptBuilder. The text model (tokens = a × bytes + b) is set in
+// Config.Text or, when zero, calibrated once with three probe requests
+// (Calibrate). Prompts are unique per request and per run (a random salt),
+// except blocks of rows with PrefixHashes, whose text is a function of the
+// hash and the run's salt, so prefix caches hit exactly where the trace
+// says and nowhere else.
+//
+// # Output and crash safety
+//
+// Run writes rows in completion order to any traces.Writer and, if it is a
+// traces.Flusher, flushes every Config.FlushEvery (≤ 1 s). Record writes
+// them to PartialPath(out), an Arrow IPC stream (hard link to the writer's
+// temporary file), so kill -9 loses at most the last flush interval of
+// completed rows; read the leftover with traces.OpenTolerant, which drops
+// a cut-off final message. On completion (or interruption through ctx)
+// Record rewrites the rows in input order to out, in out's format,
+// atomically, and removes the partial file. The API key lives only in the
+// client's memory and the Authorization header; errors and raw bodies
+// (Config.SaveRaw) are scrubbed of it as well.
+//
+// # Ownership
+//
+// Run does not close its Reader or Writer. Rows passed to the Writer are
+// owned by the run and not reused. A Summary is the caller's.
+package replay

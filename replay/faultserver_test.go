@@ -1,0 +1,141 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
+)
+
+// TestFaults runs one request per fault and checks that it is recorded as a
+// failure of the right kind, with every metric empty.
+func TestFaults(t *testing.T) {
+	const keyEnv = "SERVESIM_FAULT_TEST_KEY"
+	cases := []struct {
+		name    string
+		opts    replaytest.Options
+		base    func(srv *replaytest.Server) string // nil: srv.BaseURL()
+		key     *string                             // nil: env unset
+		timeout time.Duration
+		kind    string
+		status  int32
+		want    []string // substrings of Error
+	}{
+		{name: "401 key unset", opts: replaytest.Options{APIKey: "right"}, kind: KindAuth, status: 401,
+			want: []string{"HTTP 401", "Incorrect API key", "$" + keyEnv + ": unset"}},
+		{name: "401 key empty", opts: replaytest.Options{APIKey: "right"}, key: ptr(""), kind: KindAuth, status: 401,
+			want: []string{"$" + keyEnv + ": empty"}},
+		{name: "401 key with whitespace", opts: replaytest.Options{APIKey: "right"}, key: ptr("wrong "), kind: KindAuth, status: 401,
+			want: []string{"$" + keyEnv + ": set, with leading or trailing whitespace"}},
+		{name: "404 missing /v1", base: func(s *replaytest.Server) string { return s.URL }, kind: KindNotFound, status: 404,
+			want: []string{"POST http://", "/chat/completions", "has no /v1", "usually want"}},
+		{name: "404 doubled /v1", base: func(s *replaytest.Server) string { return s.URL + "/v1/v1" }, kind: KindNotFound, status: 404,
+			want: []string{"/v1/v1/chat/completions", "doubled /v1"}},
+		{name: "404 endpoint in base URL", base: func(s *replaytest.Server) string { return s.URL + "/v1/chat/completions" }, kind: KindNotFound, status: 404,
+			want: []string{"already ends in an endpoint path"}},
+		{name: "429", opts: replaytest.Options{Fault: always(replaytest.Status), Status: 429}, kind: KindRateLimited, status: 429,
+			want: []string{"HTTP 429", "injected status 429"}},
+		{name: "500", opts: replaytest.Options{Fault: always(replaytest.Status)}, kind: KindServer, status: 500, want: []string{"HTTP 500"}},
+		{name: "503", opts: replaytest.Options{Fault: always(replaytest.Status), Status: 503}, kind: KindServer, status: 503, want: []string{"HTTP 503"}},
+		{name: "connection refused", base: func(*replaytest.Server) string { return replaytest.ClosedAddr() }, kind: KindConnection,
+			status: traces.Missing, want: []string{"refused"}},
+		{name: "connection reset before response", opts: replaytest.Options{Fault: always(replaytest.Reset)}, kind: KindConnection,
+			status: traces.Missing, want: []string{"before"}},
+		{name: "connection reset mid-stream", opts: replaytest.Options{Fault: always(replaytest.ResetMidStream)}, kind: KindConnection,
+			status: 200, want: []string{"mid-stream", "after 2 content chunks"}},
+		{name: "no [DONE]", opts: replaytest.Options{Fault: always(replaytest.NoDone)}, kind: KindNoDone, status: 200,
+			want: []string{"without data: [DONE]", "after 5 content chunks"}},
+		{name: "error object in stream", opts: replaytest.Options{Fault: always(replaytest.StreamError)}, kind: KindStreamError, status: 200,
+			want: []string{"injected engine failure"}},
+		{name: "empty choices", opts: replaytest.Options{Fault: always(replaytest.EmptyChoices)}, kind: KindEmptyChoices, status: 200,
+			want: []string{"chunk 3 has empty choices"}},
+		{name: "missing usage", opts: replaytest.Options{Fault: always(replaytest.NoUsage)}, kind: KindNoUsage, status: 200,
+			want: []string{"no chunk carried usage"}},
+		{name: "timeout", opts: replaytest.Options{Fault: always(replaytest.Hang)}, timeout: 150 * time.Millisecond, kind: KindTimeout, status: 200,
+			want: []string{"within 150ms"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := replaytest.New(tc.opts)
+			defer srv.Close()
+			cfg := testConfig(srv)
+			cfg.APIKeyEnv = keyEnv
+			if tc.key != nil {
+				t.Setenv(keyEnv, *tc.key)
+			}
+			if tc.base != nil {
+				cfg.BaseURL = tc.base(srv)
+			}
+			if tc.timeout > 0 {
+				cfg.Timeout = tc.timeout
+			}
+			s, out := runRows(t, cfg, rows(1, 0, 40, 5))
+			r := out[0]
+			if got := ErrorKind(r.Error); got != tc.kind {
+				t.Fatalf("kind %q, want %q (error %q)", got, tc.kind, r.Error)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.Error, w) {
+					t.Errorf("error %q lacks %q", r.Error, w)
+				}
+			}
+			if r.HTTPStatus != tc.status {
+				t.Errorf("HTTP status %d, want %d", r.HTTPStatus, tc.status)
+			}
+			if r.FirstToken != traces.Missing || r.LastToken != traces.Missing || r.TokenTimes != nil || r.UsageOutput != traces.Missing ||
+				r.UsagePrompt != traces.Missing || r.Chunks != traces.Missing || r.Succeeded() {
+				t.Errorf("failed request kept metrics: %+v", r)
+			}
+			if r.ActualSend == traces.Missing || r.ScheduledSend == traces.Missing {
+				t.Errorf("send times not recorded")
+			}
+			if s.Failed != 1 || s.FailedByKind[tc.kind] != 1 || s.TTFT.N != 0 || s.E2E.N != 0 {
+				t.Errorf("summary: failed %d by kind %v, TTFT n %d", s.Failed, s.FailedByKind, s.TTFT.N)
+			}
+		})
+	}
+}
+
+// TestFaultsDoNotStopTheRun mixes every in-stream fault into one run.
+func TestFaultsDoNotStopTheRun(t *testing.T) {
+	faults := []replaytest.Fault{replaytest.OK, replaytest.Status, replaytest.Reset, replaytest.ResetMidStream,
+		replaytest.NoDone, replaytest.StreamError, replaytest.EmptyChoices, replaytest.NoUsage}
+	srv := replaytest.New(replaytest.Options{Fault: func(n int) replaytest.Fault { return faults[n%len(faults)] }})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	cfg.Arrival, cfg.Concurrency = Closed, 1 // server order = trace order
+	s, out := runRows(t, cfg, rows(3*len(faults), 0, 16, 4))
+	if s.Sent != 24 || s.Succeeded != 3 || s.Failed != 21 {
+		t.Fatalf("sent %d succeeded %d failed %d (%v)", s.Sent, s.Succeeded, s.Failed, s.FailedByKind)
+	}
+	want := map[string]int{KindServer: 3, KindConnection: 6, KindNoDone: 3, KindStreamError: 3, KindEmptyChoices: 3, KindNoUsage: 3}
+	for k, n := range want {
+		if s.FailedByKind[k] != n {
+			t.Errorf("kind %s: %d, want %d (%v)", k, s.FailedByKind[k], n, s.FailedByKind)
+		}
+	}
+	for i, r := range out {
+		if (i%len(faults) == 0) != r.Succeeded() {
+			t.Errorf("row %d: succeeded %v, error %q", i, r.Succeeded(), r.Error)
+		}
+	}
+	if s.TTFT.N != 3 {
+		t.Errorf("TTFT from %d requests, want the 3 successes", s.TTFT.N)
+	}
+}
+
+func TestErrorKind(t *testing.T) {
+	for in, want := range map[string]string{"": "", "timeout: x": KindTimeout, "no colon": KindClient, "two words: x": KindClient} {
+		if got := ErrorKind(in); got != want {
+			t.Errorf("ErrorKind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func always(f replaytest.Fault) func(int) replaytest.Fault {
+	return func(int) replaytest.Fault { return f }
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,55 @@
+package replay
+
+import (
+	"context"
+	"time"
+)
+
+// pacer waits for absolute send times. It sleeps on a Go timer until a
+// margin before the due time and spins on the monotonic clock for the
+// rest. A timer-woken goroutine goes to the front of its processor's run
+// queue (runnext), so the pacer keeps its turn even when thousands of
+// stream goroutines are runnable; a kernel sleep would instead return
+// through the global run queue, behind all of them. The margin adapts to
+// how late the timer has recently been: a few µs when the process is busy
+// (every scheduling round checks timers), up to ~1 ms when it is idle (the
+// Go runtime then rounds poll waits under 1 ms up to 1 ms).
+type pacer struct {
+	timer *time.Timer
+	late  time.Duration // decaying maximum of recent timer lateness
+}
+
+const (
+	minMargin = 40 * time.Microsecond
+	maxMargin = 1500 * time.Microsecond
+)
+
+func newPacer() *pacer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &pacer{timer: t, late: maxMargin}
+}
+
+// waitUntil blocks until the monotonic clock reaches t or ctx ends.
+func (p *pacer) waitUntil(ctx context.Context, t time.Time) error {
+	for {
+		margin := min(max(p.late+p.late/4, minMargin), maxMargin)
+		d := time.Until(t)
+		if d <= margin {
+			break
+		}
+		wake := time.Now().Add(d - margin)
+		p.timer.Reset(d - margin)
+		select {
+		case <-p.timer.C:
+		case <-ctx.Done():
+			p.timer.Stop()
+			return ctx.Err()
+		}
+		late := time.Since(wake)
+		p.late = max(late, p.late-p.late/16)
+	}
+	for time.Now().Before(t) {
+	}
+	return ctx.Err()
+}

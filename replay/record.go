@@ -1,0 +1,241 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// PartialPath is where Record keeps run output while the run is going:
+// out + ".partial.arrows", an Arrow IPC stream flushed (and fsynced) at
+// least every second. After a crash or kill -9 it holds every row flushed
+// so far; read it with traces.OpenTolerant (or traces.Open, which also
+// returns the complete batches but reports the cut-off tail as an error).
+func PartialPath(out string) string { return out + ".partial.arrows" }
+
+// RunPath is run k's output path when there are n runs: out itself for a
+// single run, else name.runK.ext.
+func RunPath(out string, k, n int) string {
+	if n <= 1 {
+		return out
+	}
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + ".run" + strconv.Itoa(k) + ext
+}
+
+// Record replays cfg.Trace cfg.Repeat times and writes run k's measured
+// trace to RunPath(cfg.Out, k, cfg.Repeat). Rows are streamed, in
+// completion order, to PartialPath(out) while the run goes; when it ends
+// (normally, or interrupted through ctx) the rows are rewritten in input
+// order to out in out's format, atomically, and the partial file is
+// removed. The text model is calibrated once, before the first run, when
+// cfg.Text is zero. Progress lines go to log (may be nil). With several
+// runs, raw bodies go to cfg.SaveRaw/runK.
+func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var errs []error
+	if cfg.Trace == "" {
+		errs = append(errs, &FieldError{"Trace", "required"})
+	} else if _, err := traces.FormatOf(cfg.Trace); err != nil {
+		errs = append(errs, &FieldError{"Trace", err.Error()})
+	}
+	if cfg.Out == "" {
+		errs = append(errs, &FieldError{"Out", "required"})
+	} else if _, err := traces.FormatOf(cfg.Out); err != nil {
+		errs = append(errs, &FieldError{"Out", err.Error()})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if cfg.Text.IsZero() {
+		tm, err := Calibrate(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Text = tm
+		fmt.Fprintf(log, "calibrated text model: tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
+	}
+	var sums []*Summary
+	for k := 1; k <= cfg.Repeat; k++ {
+		rc := cfg
+		if cfg.SaveRaw != "" && cfg.Repeat > 1 {
+			rc.SaveRaw = filepath.Join(cfg.SaveRaw, "run"+strconv.Itoa(k))
+		}
+		out := RunPath(cfg.Out, k, cfg.Repeat)
+		s, err := recordOnce(ctx, rc, out, k, log)
+		if s != nil {
+			s.Run = k
+			sums = append(sums, s)
+		}
+		if err != nil {
+			return sums, err
+		}
+	}
+	return sums, nil
+}
+
+func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {
+	in, err := traces.Open(cfg.Trace)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	meta := OutputMeta(in.Meta(), cfg, k)
+	partial := PartialPath(out)
+	if _, err := os.Lstat(partial); err == nil {
+		return nil, fmt.Errorf("replay: %s exists, left by an interrupted run; move it away or delete it first", partial)
+	}
+	w, err := traces.Create(partial, meta)
+	if err != nil {
+		return nil, err
+	}
+	tmp := ""
+	if tp, ok := w.(interface{ TempPath() string }); ok {
+		tmp = tp.TempPath()
+		// Give the temporary file a readable .arrows name: a hard link
+		// shares its data, so a crash leaves partial's rows readable.
+		if err := os.Link(tmp, partial); err == nil {
+			fmt.Fprintf(log, "run %d: rows go to %s as they complete\n", k, partial)
+		} else {
+			fmt.Fprintf(log, "run %d: rows go to %s (an Arrow IPC stream) as they complete\n", k, tmp)
+		}
+	}
+	var order []int32
+	s, runErr := run(ctx, cfg, in, w, func(idx int) { order = append(order, int32(idx)) })
+	if s == nil || (runErr != nil && ctx.Err() == nil) {
+		// Configuration, calibration, read or write failure: keep what was
+		// flushed for inspection, under the partial name.
+		w.Abort()
+		if s == nil || len(order) == 0 {
+			os.Remove(partial) // nothing was written
+		}
+		return s, runErr
+	}
+	if err := w.Close(); err != nil {
+		return s, errors.Join(runErr, err)
+	}
+	if tmp != "" {
+		os.Remove(tmp) // still there when Close renamed it onto its own hard link
+	}
+	if ctx.Err() != nil {
+		meta.Extra["replay.status"] = "interrupted"
+	}
+	if err := reorder(partial, out, meta, order); err != nil {
+		return s, errors.Join(runErr, fmt.Errorf("replay: writing %s (rows stay in %s): %w", out, partial, err))
+	}
+	os.Remove(partial)
+	return s, runErr
+}
+
+// OutputMeta is the metadata of a run's output: the input's, with Source
+// "live", the model, and the run's settings under Extra "replay.*" (the
+// base URL without any user info; never the key).
+func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
+	m := in
+	m.Extra = map[string]string{}
+	for k, v := range in.Extra {
+		m.Extra[k] = v
+	}
+	m.Checksums = map[string]string{}
+	for k, v := range in.Checksums {
+		m.Checksums[k] = v
+	}
+	if in.Source != "" {
+		m.Extra["replay.input_source"] = in.Source
+	}
+	m.Source = "live"
+	m.Model = cfg.Model
+	base := cfg.BaseURL
+	if u, err := url.Parse(base); err == nil {
+		u.User = nil
+		u.RawQuery = ""
+		base = u.String()
+	}
+	f := strconv.FormatFloat
+	set := map[string]string{
+		"replay.base_url":        base,
+		"replay.endpoint":        string(cfg.Endpoint),
+		"replay.arrival":         string(cfg.Arrival),
+		"replay.concurrency":     strconv.Itoa(cfg.Concurrency),
+		"replay.time_scale":      f(cfg.TimeScale, 'g', -1, 64),
+		"replay.temperature":     f(cfg.Temperature, 'g', -1, 64),
+		"replay.ignore_eos":      strconv.FormatBool(cfg.IgnoreEOS),
+		"replay.tokens_per_byte": f(cfg.Text.TokensPerByte, 'g', 6, 64),
+		"replay.prompt_overhead": f(cfg.Text.Overhead, 'g', 6, 64),
+		"replay.run":             strconv.Itoa(run) + "/" + strconv.Itoa(cfg.Repeat),
+		"replay.status":          "complete",
+	}
+	for k, v := range set {
+		m.Extra[k] = v
+	}
+	return m
+}
+
+// reorder copies the completion-ordered rows of partial to out in input
+// order; order[i] is the input index of partial's i-th row. Only rows that
+// finished out of order are held in memory.
+func reorder(partial, out string, meta traces.Meta, order []int32) error {
+	r, err := traces.Open(partial)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := traces.Create(out, meta)
+	if err != nil {
+		return err
+	}
+	want := slices.Clone(order)
+	slices.Sort(want)
+	pending := map[int32]*traces.Request{}
+	next, i := 0, 0
+	for r.Next() {
+		if i >= len(order) {
+			w.Abort()
+			return fmt.Errorf("%s holds more rows than were written", partial)
+		}
+		idx := order[i]
+		i++
+		if idx != want[next] {
+			pending[idx] = r.At().Clone()
+			continue
+		}
+		if err := w.Write(r.At()); err != nil {
+			w.Abort()
+			return err
+		}
+		for next++; next < len(want); next++ {
+			p, ok := pending[want[next]]
+			if !ok {
+				break
+			}
+			delete(pending, want[next])
+			if err := w.Write(p); err != nil {
+				w.Abort()
+				return err
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		w.Abort()
+		return err
+	}
+	if i != len(order) || len(pending) > 0 {
+		w.Abort()
+		return fmt.Errorf("%s holds %d rows, %d were written", partial, i, len(order))
+	}
+	return w.Close()
+}

@@ -1,0 +1,369 @@
+// Package replaytest provides a fault-injecting OpenAI-compatible streaming
+// server for testing replay (and anything else that speaks the chat
+// completions or completions API).
+//
+// In its well-behaved mode it imitates servesim's test engine: every ASCII
+// byte of prompt text is one token, a chat request costs ChatOverhead (20)
+// tokens more, and it streams exactly max_tokens output tokens of one byte
+// each, TokensPerChunk per chunk, then a usage chunk with empty choices and
+// data: [DONE]. Faults are chosen per request by Options.Fault.
+package replaytest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Fault is how the server misbehaves on one request.
+type Fault int
+
+const (
+	OK             Fault = iota // well-behaved stream
+	Status                      // reply Options.Status (default 500) with an OpenAI error body
+	Reset                       // reset the connection (TCP RST) before any response
+	ResetMidStream              // stream FaultAfter chunks, then reset the connection
+	NoDone                      // stream everything but data: [DONE], then end the body cleanly
+	StreamError                 // stream FaultAfter chunks, then data: {"error": {...}}
+	EmptyChoices                // stream FaultAfter chunks, then a chunk with "choices": [] and no usage
+	NoUsage                     // stream everything and [DONE], but no usage chunk
+	Hang                        // send 200 headers, then nothing until the client leaves
+)
+
+// Options configure a Server. The zero value is a fast well-behaved server.
+type Options struct {
+	TTFT            time.Duration     // before the first content chunk
+	ITL             time.Duration     // between content chunks
+	TokensPerChunk  int               // output tokens per content chunk; 0 = 1
+	ChatOverhead    int               // prompt tokens a chat request costs beyond its text; 0 = 20, -1 = none
+	APIKey          string            // if set, a request without "Bearer APIKey" gets 401
+	Status          int               // status for the Status fault; 0 = 500
+	FaultAfter      int               // content chunks before a mid-stream fault; 0 = 2
+	ContinuousUsage bool              // put cumulative usage on every content chunk, too
+	Fault           func(n int) Fault // fault for the n-th request (0-based, arrival order); nil = OK
+	Record          bool              // keep every request (Requests)
+	Cached          func(n int) int   // cached prompt tokens to report for request n; nil = none
+	Done            func(n int)       // called when request n's stream has been fully written
+	Listener        net.Listener      // serve on this listener instead of a new loopback port
+}
+
+// Request is what the server received.
+type Request struct {
+	Path          string
+	Authorization string // the raw header; tests compare, never print it
+	Model         string
+	MaxTokens     int
+	Temperature   *float64
+	IgnoreEOS     bool
+	IncludeUsage  bool
+	Stream        bool
+	Prompt        string // chat: the concatenated message contents
+}
+
+// Server is a running fault server.
+type Server struct {
+	*httptest.Server
+	opts Options
+	n    atomic.Int64
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// New starts a server; Close it when done.
+func New(opts Options) *Server {
+	if opts.TokensPerChunk <= 0 {
+		opts.TokensPerChunk = 1
+	}
+	switch opts.ChatOverhead {
+	case 0:
+		opts.ChatOverhead = 20
+	case -1:
+		opts.ChatOverhead = 0
+	}
+	if opts.Status == 0 {
+		opts.Status = http.StatusInternalServerError
+	}
+	if opts.FaultAfter <= 0 {
+		opts.FaultAfter = 2
+	}
+	s := &Server{opts: opts}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	if opts.Listener != nil {
+		s.Server.Listener.Close()
+		s.Server.Listener = opts.Listener
+	}
+	s.Server.Config.MaxHeaderBytes = 1 << 20
+	s.Start()
+	return s
+}
+
+// BaseURL is the API root to configure clients with: URL + "/v1".
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Count is how many requests arrived.
+func (s *Server) Count() int { return int(s.n.Load()) }
+
+// Requests returns the requests received so far (Options.Record).
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+type wireRequest struct {
+	Model         string   `json:"model"`
+	Prompt        *string  `json:"prompt"`
+	MaxTokens     int      `json:"max_tokens"`
+	Temperature   *float64 `json:"temperature"`
+	Stream        bool     `json:"stream"`
+	IgnoreEOS     bool     `json:"ignore_eos"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	chat := r.URL.Path == "/v1/chat/completions"
+	if !chat && r.URL.Path != "/v1/completions" {
+		writeJSON(w, http.StatusNotFound, `{"detail":"Not Found"}`)
+		return
+	}
+	n := int(s.n.Add(1) - 1)
+	var req wireRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, `{"error":{"message":"bad JSON body","type":"invalid_request_error"}}`)
+		return
+	}
+	prompt := ""
+	if chat {
+		for _, m := range req.Messages {
+			prompt += m.Content
+		}
+	} else if req.Prompt != nil {
+		prompt = *req.Prompt
+	}
+	got := Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Model: req.Model,
+		MaxTokens: req.MaxTokens, Temperature: req.Temperature, IgnoreEOS: req.IgnoreEOS, Stream: req.Stream,
+		IncludeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, Prompt: prompt}
+	if s.opts.Record {
+		s.mu.Lock()
+		s.reqs = append(s.reqs, got)
+		s.mu.Unlock()
+	}
+	if s.opts.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.opts.APIKey {
+		writeJSON(w, http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	if !req.Stream || req.MaxTokens < 1 {
+		writeJSON(w, http.StatusBadRequest, `{"error":{"message":"want stream=true and max_tokens >= 1","type":"invalid_request_error"}}`)
+		return
+	}
+	fault := OK
+	if s.opts.Fault != nil {
+		fault = s.opts.Fault(n)
+	}
+	promptTokens := len(prompt)
+	if chat {
+		promptTokens += s.opts.ChatOverhead
+	}
+	cached := 0
+	if s.opts.Cached != nil {
+		cached = s.opts.Cached(n)
+	}
+	switch fault {
+	case Status:
+		code := s.opts.Status
+		writeJSON(w, code, fmt.Sprintf(`{"error":{"message":"injected status %d","type":"server_error","code":%d}}`, code, code))
+		return
+	case Reset:
+		if conn := hijack(w); conn != nil {
+			reset(conn)
+		}
+		return
+	}
+	s.stream(w, r, chat, n, fault, req.MaxTokens, promptTokens, cached)
+}
+
+// stream writes the SSE response, injecting fault.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int, fault Fault, maxTokens, promptTokens, cached int) {
+	var out *bufio.Writer
+	var flush func()
+	var conn net.Conn
+	if fault == ResetMidStream {
+		// Write the HTTP response by hand so the connection can be reset.
+		conn = hijack(w)
+		if conn == nil {
+			return
+		}
+		out = bufio.NewWriter(conn)
+		out.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+		flush = func() { out.Flush() }
+	} else {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+		f, _ := w.(http.Flusher)
+		flush = func() {
+			if f != nil {
+				f.Flush()
+			}
+		}
+		out = bufio.NewWriterSize(writerFunc(w.Write), 512)
+		flushAll := flush
+		flush = func() { out.Flush(); flushAll() }
+	}
+	flush()
+	if fault == Hang {
+		<-r.Context().Done() // until the client gives up
+		return
+	}
+	id := "cmpl-" + strconv.Itoa(n)
+	buf := make([]byte, 0, 512)
+	send := func(b []byte) {
+		out.WriteString("data: ")
+		out.Write(b)
+		out.WriteString("\n\n")
+		flush()
+	}
+	if chat { // role-only first chunk, as vLLM sends: not a content token
+		buf = append(buf[:0], `{"id":"`...)
+		buf = append(buf, id...)
+		buf = append(buf, `","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`...)
+		send(buf)
+	}
+	if s.opts.TTFT > 0 {
+		time.Sleep(s.opts.TTFT)
+	}
+	emitted, chunks := 0, 0
+	for emitted < maxTokens {
+		if chunks > 0 && s.opts.ITL > 0 {
+			time.Sleep(s.opts.ITL)
+		}
+		if chunks == s.opts.FaultAfter {
+			switch fault {
+			case ResetMidStream:
+				reset(conn)
+				return
+			case StreamError:
+				send([]byte(`{"error":{"message":"injected engine failure","type":"internal_error","code":500}}`))
+				return
+			case EmptyChoices:
+				buf = append(buf[:0], `{"id":"`...)
+				buf = append(buf, id...)
+				buf = append(buf, `","choices":[]}`...)
+				send(buf)
+			}
+		}
+		k := min(s.opts.TokensPerChunk, maxTokens-emitted)
+		emitted += k
+		chunks++
+		text := make([]byte, k)
+		for i := range text {
+			text[i] = byte('a' + (emitted-k+i)%26)
+		}
+		finish := "null"
+		if emitted == maxTokens {
+			finish = `"length"`
+		}
+		buf = append(buf[:0], `{"id":"`...)
+		buf = append(buf, id...)
+		if chat {
+			buf = append(buf, `","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"`...)
+			buf = append(buf, text...)
+			buf = append(buf, `"},"finish_reason":`...)
+		} else {
+			buf = append(buf, `","object":"text_completion","choices":[{"index":0,"text":"`...)
+			buf = append(buf, text...)
+			buf = append(buf, `","finish_reason":`...)
+		}
+		buf = append(buf, finish...)
+		buf = append(buf, '}', ']')
+		if s.opts.ContinuousUsage {
+			buf = appendUsage(buf, promptTokens, emitted, cached)
+		}
+		buf = append(buf, '}')
+		send(buf)
+	}
+	if fault != NoUsage {
+		buf = append(buf[:0], `{"id":"`...)
+		buf = append(buf, id...)
+		buf = append(buf, `","choices":[]`...)
+		buf = appendUsage(buf, promptTokens, emitted, cached)
+		buf = append(buf, '}')
+		send(buf)
+	}
+	if fault != NoDone {
+		send([]byte("[DONE]"))
+	}
+	if s.opts.Done != nil {
+		s.opts.Done(n)
+	}
+}
+
+func appendUsage(b []byte, prompt, completion, cached int) []byte {
+	b = append(b, `,"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(completion), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt+completion), 10)
+	if cached > 0 {
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(cached), 10)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+func writeJSON(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write([]byte(body))
+}
+
+func hijack(w http.ResponseWriter) net.Conn {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		return nil
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return nil
+	}
+	return conn
+}
+
+// reset closes conn with a TCP RST.
+func reset(conn net.Conn) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// ClosedAddr returns the base URL of a port nothing listens on (for
+// connection-refused tests).
+func ClosedAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/v1"
+}

@@ -1,0 +1,273 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// job is one row on its way through the run.
+type job struct {
+	idx  int
+	req  *traces.Request // a clone, owned by the run
+	body []byte
+}
+
+// Run replays the rows of in against cfg.BaseURL once and writes each sent
+// row, with its observed columns filled, to out in completion order. Times
+// are ns from the run's start (trace time 0); in open loop a row is due at
+// Arrival × TimeScale. If out implements traces.Flusher, rows are flushed
+// every cfg.FlushEvery. Run does not close in or out.
+//
+// When cfg.Text is zero, Run first calibrates it (Calibrate). Request
+// failures never stop a run: they are recorded in the row and counted in
+// the Summary. Run returns an error for invalid configuration, a failed
+// calibration, a trace read error, or a write error; when ctx is cancelled
+// it stops sending, lets in-flight requests end as "canceled", and returns
+// the summary so far with ctx's error.
+func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (*Summary, error) {
+	return run(ctx, cfg, in, out, nil)
+}
+
+// run is Run with a hook told the input index of each row written.
+func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, onWrite func(idx int)) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.SaveRaw != "" {
+		if err := os.MkdirAll(cfg.SaveRaw, 0o755); err != nil {
+			return nil, fmt.Errorf("replay: SaveRaw: %w", err)
+		}
+	}
+	c := newClient(&cfg, cfg.SaveRaw)
+	defer c.close()
+	var warnings []string
+	if cfg.Text.IsZero() {
+		tm, err := calibrate(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Text = tm
+	}
+	blockSize := cfg.BlockSize
+	if blockSize == 0 {
+		blockSize = in.Meta().BlockSize
+	}
+	salt := cfg.Salt
+	if salt == 0 {
+		salt = rand.Uint64() | 1
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Stage 1: read and prepare rows ahead of their send times.
+	jobs := make(chan *job, 256)
+	var readErr error
+	var hashWarn bool
+	go func() {
+		defer close(jobs)
+		pb := NewPromptBuilder(cfg.Text, blockSize, salt)
+		var prompt []byte
+		for i := 0; in.Next(); i++ {
+			r := in.At().Clone()
+			r.ClearObserved()
+			if blockSize == 0 && len(r.PrefixHashes) > 0 {
+				hashWarn = true
+			}
+			prompt = pb.Build(prompt[:0], i, r)
+			j := &job{idx: i, req: r, body: c.body(prompt, int(r.OutputTokens))}
+			select {
+			case jobs <- j:
+			case <-runCtx.Done():
+				return
+			}
+		}
+		readErr = in.Err()
+	}()
+
+	// Stage 3: write and count completed rows.
+	results := make(chan *job, 4096)
+	col := newCollector()
+	var writeErr error
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		fl, _ := out.(traces.Flusher)
+		tick := time.NewTicker(cfg.FlushEvery)
+		defer tick.Stop()
+		dirty := false
+		flush := func() {
+			if fl != nil && dirty && writeErr == nil {
+				if err := fl.Flush(); err != nil {
+					writeErr = fmt.Errorf("replay: flushing output: %w", err)
+					cancel()
+				}
+			}
+			dirty = false
+		}
+		for {
+			select {
+			case j, ok := <-results:
+				if !ok {
+					flush()
+					return
+				}
+				if writeErr != nil {
+					continue
+				}
+				if err := out.Write(j.req); err != nil {
+					writeErr = fmt.Errorf("replay: writing output: %w", err)
+					cancel()
+					continue
+				}
+				dirty = true
+				col.add(j.req)
+				if onWrite != nil {
+					onWrite(j.idx)
+				}
+			case <-tick.C:
+				flush()
+			}
+		}
+	}()
+
+	// Stage 2: send.
+	var wg sync.WaitGroup
+	send := func(start time.Time, j *job) {
+		c.do(runCtx, start, j.idx, j.req, j.body)
+		j.body = nil
+		results <- j
+	}
+	notSent := 0
+	if cfg.Arrival == Closed {
+		start := time.Now()
+		for range cfg.Concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for runCtx.Err() == nil {
+					j, ok := <-jobs
+					if !ok {
+						return
+					}
+					j.req.ScheduledSend = int64(time.Since(start))
+					send(start, j)
+				}
+			}()
+		}
+	} else {
+		var sem chan struct{}
+		if cfg.Concurrency > 0 {
+			sem = make(chan struct{}, cfg.Concurrency)
+		}
+		var start time.Time
+		pace := newPacer()
+	loop:
+		for j := range jobs {
+			if start.IsZero() {
+				start = time.Now() // the first row is prepared: trace time 0 is now
+			}
+			sched := time.Duration(math.Round(float64(j.req.Arrival) * cfg.TimeScale))
+			j.req.ScheduledSend = int64(sched)
+			if pace.waitUntil(runCtx, start.Add(sched)) != nil {
+				notSent++
+				break
+			}
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+				default:
+					col.s.CapWaits++
+					select {
+					case sem <- struct{}{}:
+					case <-runCtx.Done():
+						notSent++
+						break loop
+					}
+				}
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				send(start, j)
+				if sem != nil {
+					<-sem
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	// Count rows prepared but never sent because the run stopped early.
+	for range jobs {
+		notSent++
+	}
+	close(results)
+	<-written
+	s := col.summary()
+	s.Text = cfg.Text
+	s.NotSent = notSent
+	if hashWarn {
+		warnings = append(warnings, "rows have prefix_hashes but no block size is known (trace meta block_size = 0, Config.BlockSize = 0): prompts were made unique instead")
+	}
+	s.Warnings = append(s.Warnings, warnings...)
+	err := errors.Join(writeErr, readErr)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return s, err
+}
+
+// Calibrate fits cfg.Endpoint's text model against the server: it sends
+// three probe requests (64, 512 and 2048 bytes of prompt text,
+// max_tokens=1) and fits usage.prompt_tokens = a × bytes + b by least
+// squares. Probes are not part of any run.
+func Calibrate(ctx context.Context, cfg Config) (TextModel, error) {
+	cfg.Text = TextModel{TokensPerByte: 1} // satisfy Validate; not used
+	if err := cfg.Validate(); err != nil {
+		return TextModel{}, err
+	}
+	c := newClient(&cfg, "")
+	defer c.close()
+	return calibrate(ctx, c)
+}
+
+// ProbeBytes are the prompt lengths Calibrate sends.
+var ProbeBytes = []int{64, 512, 2048}
+
+func calibrate(ctx context.Context, c *client) (TextModel, error) {
+	var sx, sy, sxx, sxy float64
+	salt := rand.Uint64()
+	xs := make([]float64, len(ProbeBytes))
+	ys := make([]float64, len(ProbeBytes))
+	for i, n := range ProbeBytes {
+		text := append([]byte(fmt.Sprintf("[probe %x]", salt&0xffffff)), make([]byte, 0, n)...)
+		text = appendWords(text, n-len(text), salt+uint64(i))
+		var r traces.Request
+		r.Reset()
+		r.ID = fmt.Sprintf("probe-%d", n)
+		c.do(ctx, time.Now(), -1-i, &r, c.body(text, 1))
+		if r.Error != "" {
+			return TextModel{}, fmt.Errorf("replay: calibrating the text model (probe of %d bytes): %s", n, r.Error)
+		}
+		if r.UsagePrompt <= 0 {
+			return TextModel{}, fmt.Errorf("replay: calibrating the text model: probe of %d bytes: usage.prompt_tokens = %d", n, r.UsagePrompt)
+		}
+		x, y := float64(len(text)), float64(r.UsagePrompt)
+		xs[i], ys[i] = x, y
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	k := float64(len(ProbeBytes))
+	a := (k*sxy - sx*sy) / (k*sxx - sx*sx)
+	b := (sy - a*sx) / k
+	if !(a > 0) {
+		return TextModel{}, fmt.Errorf("replay: calibrating the text model: prompt tokens do not grow with text (%v bytes → %v tokens)", xs, ys)
+	}
+	return TextModel{TokensPerByte: a, Overhead: b}, nil
+}

@@ -1,0 +1,229 @@
+package replay
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Latency is a distribution summary. N = 0 means nothing was measured and
+// the other fields are zero.
+type Latency struct {
+	N                   int
+	P50, P90, P99, Mean time.Duration
+	Max                 time.Duration
+}
+
+// Summary is one run's result. Warm-up rows are counted in Warmup only;
+// failed requests are counted but never enter latency statistics.
+type Summary struct {
+	Run          int            // 1-based run number within Record; 1 for Run
+	Sent         int            // requests sent (warm-up excluded)
+	Warmup       int            // warm-up requests sent
+	Succeeded    int            // of Sent
+	Failed       int            // of Sent
+	FailedByKind map[string]int // ErrorKind → count
+	NotSent      int            // rows read but never sent (run interrupted)
+	// Wall is the measurement window: the first scheduled send of a
+	// non-warm-up request to the last token of a successful one.
+	Wall               time.Duration
+	RequestsPerSec     float64 // Succeeded / Wall
+	OutputTokensPerSec float64 // usage completion tokens of successes / Wall
+	TTFT, TPOT, E2E    Latency // successes only; TTFT and E2E from the scheduled send
+	Lag                Latency // schedule lag: actual − scheduled send, every sent request
+	LagFlagged         bool    // Lag.P99 > LagLimit
+	CapWaits           int     // open loop with a cap: sends that waited for a free slot
+	Text               TextModel
+	Warnings           []string
+}
+
+// collector accumulates a run's statistics from written rows.
+type collector struct {
+	s                   Summary
+	ttft, tpot, e2e     []float64
+	lag                 []float64
+	firstSched, lastTok int64
+	outTokens           int64
+}
+
+func newCollector() *collector {
+	return &collector{s: Summary{Run: 1, FailedByKind: map[string]int{}}, firstSched: math.MaxInt64, lastTok: math.MinInt64}
+}
+
+func (c *collector) add(r *traces.Request) {
+	if r.Warmup {
+		c.s.Warmup++
+		return
+	}
+	c.s.Sent++
+	if lag, ok := r.ScheduleLag(); ok {
+		c.lag = append(c.lag, float64(lag))
+	}
+	if r.ScheduledSend != traces.Missing {
+		c.firstSched = min(c.firstSched, r.ScheduledSend)
+	}
+	if !r.Succeeded() {
+		c.s.Failed++
+		c.s.FailedByKind[ErrorKind(r.Error)]++
+		return
+	}
+	c.s.Succeeded++
+	c.lastTok = max(c.lastTok, r.LastToken)
+	if r.UsageOutput > 0 {
+		c.outTokens += int64(r.UsageOutput)
+	}
+	if v, ok := r.TTFT(); ok {
+		c.ttft = append(c.ttft, float64(v))
+	}
+	if v, ok := r.TPOT(); ok {
+		c.tpot = append(c.tpot, v)
+	}
+	if v, ok := r.E2E(); ok {
+		c.e2e = append(c.e2e, float64(v))
+	}
+}
+
+func (c *collector) summary() *Summary {
+	s := c.s
+	s.TTFT, s.TPOT, s.E2E, s.Lag = latency(c.ttft), latency(c.tpot), latency(c.e2e), latency(c.lag)
+	s.LagFlagged = s.Lag.N > 0 && s.Lag.P99 > LagLimit
+	if s.Succeeded > 0 && c.lastTok > c.firstSched {
+		s.Wall = time.Duration(c.lastTok - c.firstSched)
+		s.RequestsPerSec = float64(s.Succeeded) / s.Wall.Seconds()
+		s.OutputTokensPerSec = float64(c.outTokens) / s.Wall.Seconds()
+	}
+	return &s
+}
+
+// latency summarises ns values with nearest-rank percentiles.
+func latency(v []float64) Latency {
+	if len(v) == 0 {
+		return Latency{}
+	}
+	slices.Sort(v)
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	d := func(x float64) time.Duration { return time.Duration(math.Round(x)) }
+	return Latency{N: len(v), P50: d(quantile(v, 0.5)), P90: d(quantile(v, 0.9)), P99: d(quantile(v, 0.99)),
+		Mean: d(sum / float64(len(v))), Max: d(v[len(v)-1])}
+}
+
+// quantile is the nearest-rank quantile of sorted v.
+func quantile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// Print writes the summary for people.
+func (s *Summary) Print(w io.Writer) {
+	fmt.Fprintf(w, "run %d: sent %d, succeeded %d, failed %d", s.Run, s.Sent, s.Succeeded, s.Failed)
+	if s.Warmup > 0 {
+		fmt.Fprintf(w, " (+%d warm-up, not counted)", s.Warmup)
+	}
+	if s.NotSent > 0 {
+		fmt.Fprintf(w, ", %d not sent (interrupted)", s.NotSent)
+	}
+	fmt.Fprintln(w)
+	if s.Failed > 0 {
+		kinds := make([]string, 0, len(s.FailedByKind))
+		for k := range s.FailedByKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%s %d", k, s.FailedByKind[k])
+		}
+		fmt.Fprintf(w, "  failed by kind: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "  throughput: %.2f req/s, %.1f output tok/s over %v\n", s.RequestsPerSec, s.OutputTokensPerSec, s.Wall.Round(time.Millisecond))
+	row := func(name string, l Latency) {
+		if l.N == 0 {
+			fmt.Fprintf(w, "  %-13s n/a\n", name)
+			return
+		}
+		fmt.Fprintf(w, "  %-13s p50 %-10v p90 %-10v p99 %-10v (n=%d)\n", name, round(l.P50), round(l.P90), round(l.P99), l.N)
+	}
+	row("TTFT", s.TTFT)
+	row("TPOT", s.TPOT)
+	row("E2E", s.E2E)
+	flag := "ok"
+	if s.LagFlagged {
+		flag = fmt.Sprintf("FLAGGED: over %v", LagLimit)
+	}
+	fmt.Fprintf(w, "  schedule lag p99 %v, max %v (%s)", round(s.Lag.P99), round(s.Lag.Max), flag)
+	if s.CapWaits > 0 {
+		fmt.Fprintf(w, "; %d sends waited for a concurrency slot", s.CapWaits)
+	}
+	fmt.Fprintln(w)
+	for _, m := range s.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", m)
+	}
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// SpreadRow is one metric's spread over repeated runs.
+type SpreadRow struct {
+	Metric         string
+	Unit           string // "ms", "req/s", "tok/s", "count"
+	Min, Mean, Max float64
+}
+
+// Spread returns the min/mean/max over runs of the key metrics.
+func Spread(runs []*Summary) []SpreadRow {
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	metrics := []struct {
+		name, unit string
+		get        func(*Summary) float64
+	}{
+		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }},
+		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }},
+		{"TTFT p50", "ms", func(s *Summary) float64 { return ms(s.TTFT.P50) }},
+		{"TTFT p99", "ms", func(s *Summary) float64 { return ms(s.TTFT.P99) }},
+		{"TPOT p50", "ms", func(s *Summary) float64 { return ms(s.TPOT.P50) }},
+		{"TPOT p99", "ms", func(s *Summary) float64 { return ms(s.TPOT.P99) }},
+		{"E2E p50", "ms", func(s *Summary) float64 { return ms(s.E2E.P50) }},
+		{"E2E p99", "ms", func(s *Summary) float64 { return ms(s.E2E.P99) }},
+		{"schedule lag p99", "ms", func(s *Summary) float64 { return ms(s.Lag.P99) }},
+		{"failed", "count", func(s *Summary) float64 { return float64(s.Failed) }},
+	}
+	var out []SpreadRow
+	for _, m := range metrics {
+		if len(runs) == 0 {
+			break
+		}
+		row := SpreadRow{Metric: m.name, Unit: m.unit, Min: math.Inf(1), Max: math.Inf(-1)}
+		for _, s := range runs {
+			v := m.get(s)
+			row.Min, row.Max = math.Min(row.Min, v), math.Max(row.Max, v)
+			row.Mean += v / float64(len(runs))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// PrintSpread writes the spread table.
+func PrintSpread(w io.Writer, rows []SpreadRow) {
+	fmt.Fprintf(w, "spread over runs:   %12s %12s %12s\n", "min", "mean", "max")
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-16s %12.3f %12.3f %12.3f %s\n", r.Metric, r.Min, r.Mean, r.Max, r.Unit)
+	}
+}
