@@ -23,7 +23,7 @@ func recordCommand() *cli.Command {
 			"The API key is read only from the environment variable named by --api-key-env.",
 		Flags:       recordFlags(),
 		Action:      recordAction,
-		Subcommands: []*cli.Command{},
+		Subcommands: []*cli.Command{proxyCommand()},
 	}
 }
 

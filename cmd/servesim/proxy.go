@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/replay/proxy"
+	"github.com/servesim/servesim/replay/telemetry"
+)
+
+// proxyCommand is `servesim record proxy`: a recording reverse proxy in
+// front of a live OpenAI-compatible server.
+func proxyCommand() *cli.Command {
+	d := proxy.DefaultConfig()
+	return &cli.Command{
+		Name:      "proxy",
+		Usage:     "record real traffic: forward it unchanged to a server and write each completion request to a trace",
+		UsageText: "servesim record proxy --upstream URL --out TRACE [--listen :8080] [options]",
+		Description: "Point clients at --listen instead of the server. Every POST .../v1/chat/completions and\n" +
+			".../v1/completions becomes a row of --out (.parquet, .arrow, .arrows, .csv or .jsonl): arrival time,\n" +
+			"tokens from the server's usage block (estimated from bytes, and marked so, when a stream has none),\n" +
+			"prefix hashes of the prompt, session and class, and the observed send, first/last token, status and\n" +
+			"error. Bodies and streams pass through byte for byte; headers (Authorization too) are forwarded and\n" +
+			"never stored. Prompt text is stored only with --keep-prompts (in OUT.prompts.jsonl). Stop with\n" +
+			"Ctrl-C: in-flight requests finish (up to --shutdown-grace) and the trace is closed.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
+			&cli.StringFlag{Name: "upstream", Required: true, Usage: "server base URL, e.g. http://127.0.0.1:8000"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "output trace (format by extension)"},
+			&cli.IntFlag{Name: "block-size", Value: d.BlockSize, Usage: "tokens per prefix_hashes block"},
+			&cli.StringFlag{Name: "session-header", Value: d.SessionHeader, Usage: "request header holding the session id (empty: none)"},
+			&cli.StringFlag{Name: "class-header", Usage: "request header holding the class (default: the request's model)"},
+			&cli.BoolFlag{Name: "keep-prompts", Usage: "also write prompts, by row id, to OUT.prompts.jsonl"},
+			&cli.Float64Flag{Name: "tokens-per-byte", Value: d.TokensPerByte, Usage: "estimate for prompt blocks and for token counts the server did not report"},
+			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
+			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
+			&cli.StringFlag{Name: "model", Usage: "trace metadata: model name"},
+			&cli.StringFlag{Name: "engine", Usage: "trace metadata: engine and version"},
+			&cli.StringFlag{Name: "device", Usage: "trace metadata: device"},
+			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML to OUT-stem.gpu.csv"},
+			&cli.StringFlag{Name: "engine-metrics", Usage: "poll this Prometheus /metrics URL to OUT-stem.engine.csv (e.g. the upstream)"},
+			&cli.DurationFlag{Name: "telemetry-interval", Value: time.Second, Usage: "sampling interval for --gpu and --engine-metrics"},
+		},
+		Action: proxyAction,
+	}
+}
+
+func proxyAction(c *cli.Context) error {
+	cfg := proxy.DefaultConfig()
+	cfg.Upstream, cfg.Out = c.String("upstream"), c.String("out")
+	cfg.BlockSize, cfg.TokensPerByte = c.Int("block-size"), c.Float64("tokens-per-byte")
+	cfg.SessionHeader, cfg.ClassHeader = c.String("session-header"), c.String("class-header")
+	cfg.KeepPrompts = c.Bool("keep-prompts")
+	cfg.FlushInterval, cfg.ShutdownGrace = c.Duration("flush-interval"), c.Duration("shutdown-grace")
+	cfg.Meta.Model, cfg.Meta.Engine, cfg.Meta.Device = c.String("model"), c.String("engine"), c.String("device")
+	cfg.Meta.ToolVersion = c.App.Version
+	cfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
+	if err := cfg.Validate(); err != nil {
+		return cli.Exit(err, 2)
+	}
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return err
+	}
+	ctx, interval := c.Context, c.Duration("telemetry-interval")
+	var gpu *telemetry.GPURecorder
+	if c.Bool("gpu") {
+		if gpu, err = telemetry.StartNVML(ctx, interval, telemetry.SidecarPath(cfg.Out, "gpu")); err != nil {
+			if !errors.Is(err, telemetry.ErrNoDriver) {
+				ln.Close()
+				return err
+			}
+			cfg.Logger.Warn("no GPU telemetry", "err", err)
+		}
+	}
+	var eng *telemetry.Scraper
+	if u := c.String("engine-metrics"); u != "" {
+		if eng, err = telemetry.StartScrape(ctx, u, interval, telemetry.SidecarPath(cfg.Out, "engine")); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
+			gpu.Stop()
+			ln.Close()
+			return err
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "servesim: proxying %s -> %s, recording to %s (Ctrl-C to stop)\n", ln.Addr(), cfg.Upstream, cfg.Out)
+	st, err := proxy.Serve(ctx, ln, cfg)
+	errs := []error{err}
+	g, e := gpu.Stop(), eng.Stop()
+	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens -> %s\n",
+		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, cfg.Out)
+	if gpu != nil {
+		fmt.Fprintf(c.App.Writer, "GPU: %d devices, %s device-s, %s J (%s), %s J/output token\n",
+			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource, num(g.JoulesPerToken(st.OutputTokens)))
+		errs = append(errs, g.Err)
+	}
+	if eng != nil {
+		fmt.Fprintf(c.App.Writer, "engine (%s): running mean %s max %s, waiting mean %s max %s, KV usage max %s\n",
+			e.Engine, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
+		errs = append(errs, e.Err)
+	}
+	return errors.Join(errs...)
+}
+
+// num formats an unmeasured (NaN) value as "-".
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", v)
+}

@@ -1,0 +1,62 @@
+// Package proxy is a recording reverse proxy for OpenAI-compatible LLM
+// servers: put it between real clients and the engine, and every
+// /v1/chat/completions and /v1/completions request becomes a trace row
+// (traces.Request) while the traffic passes through unchanged.
+//
+// # What passes through
+//
+// Request bodies are forwarded byte for byte (the proxy reads the body to
+// describe it, then replays the same bytes); it never adds
+// stream_options.include_usage or anything else. Headers pass through,
+// Authorization included, X-Forwarded-* as the client sent them; only the
+// hop-by-hop headers a proxy must drop are dropped, and Host becomes the
+// upstream's. Responses are copied as they arrive and flushed after every
+// write, so each SSE event reaches the client when the engine sends it.
+// Other paths (GET /v1/models, /health, /metrics, …) are forwarded and not
+// recorded. Header values are never logged or stored.
+//
+// # What is recorded
+//
+// Times are int64 ns since the proxy started (Meta.Extra["proxy.start"]
+// holds that wall-clock instant): Arrival when the request headers came
+// in, ActualSend when the request went upstream, FirstToken and LastToken
+// when the first and last SSE chunk carrying output (content, reasoning or
+// a tool call) passed through. A non-streamed response has no FirstToken;
+// its LastToken is its last byte. Rows are written in arrival order: a
+// finished request waits for the earlier arrivals still in flight.
+//
+// Tokens come from the server's usage block (UsagePrompt, UsageOutput,
+// UsageCached; PromptTokens and OutputTokens copy them). When there is no
+// usage block (a stream whose client did not ask for include_usage), the
+// Usage* columns stay Missing and PromptTokens/OutputTokens are estimates:
+// ceil(bytes × TokensPerByte) of the canonical prompt (exact when the
+// client sent token ids) and of the generated text, and at least one
+// token per output chunk; with no output at all, the request's max_tokens.
+// Meta.Extra["proxy.token_estimate"] says so in the file. When usage says
+// there were as many tokens as output chunks, the chunk times are the
+// TokenTimes; otherwise TokenTimes is nil (not measured).
+//
+// PrefixHashes: the prompt is rendered to one canonical byte string (see
+// renderPrompt: tools, then "<|role|>\ncontent\n" per message), cut into
+// blocks of BlockSize/TokensPerByte bytes (the last one may be short, as
+// with Mooncake hash_ids) and hashed as a chain (see PrefixHashes), so
+// prompts that share a prefix share their leading hashes. Meta.BlockSize
+// is BlockSize.
+//
+// SessionID comes from Config.SessionHeader, Class from
+// Config.ClassHeader or else the request's "model". HTTPStatus is the
+// upstream's status (Missing when it never answered); Error is "" on
+// success, "HTTP 4xx: message", "upstream: …", "client disconnected", and
+// so on. Prompt text is not stored unless KeepPrompts, which writes the
+// messages or prompt of each row, by ID, to PromptsPath(Out).
+//
+// # Files and shutdown
+//
+// Rows go to an Arrow IPC stream while the proxy runs — Out itself when
+// it ends in .arrows, else Out + ".partial.arrows" — and are flushed to
+// disk every FlushInterval, so a crash loses at most that much (the temp
+// file of a crashed run reads with traces.OpenTolerant). Close converts
+// the stream to Out's format. Serve stops accepting on context cancel,
+// lets in-flight requests (streams included) finish within ShutdownGrace,
+// then closes the trace.
+package proxy

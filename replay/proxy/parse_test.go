@@ -1,0 +1,145 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestRenderPrompt(t *testing.T) {
+	for name, tc := range map[string]struct{ body, want string }{
+		"chat": {
+			`{"messages":[{"role":"system","content":"be brief"},{"role":"user","name":"ann","content":[{"type":"text","text":"look: "},{"type":"image_url","image_url":{"url":"http://x/y.png"}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function"}]},{"role":"tool","tool_call_id":"c1","content":"42"}]}`,
+			"<|system|>\nbe brief\n<|user:ann|>\nlook: <image_url>{\"type\":\"image_url\",\"image_url\":{\"url\":\"http://x/y.png\"}}\n<|assistant|>\n<tool_calls>[{\"id\":\"c1\",\"type\":\"function\"}]\n<|tool|>\n42<tool_call_id>c1\n",
+		},
+		"tools":        {`{"tools":[ {"type":"function"} ],"messages":[{"role":"user","content":"hi"}]}`, "<|tools|>\n[{\"type\":\"function\"}]\n<|user|>\nhi\n"},
+		"prompt":       {`{"prompt":"once"}`, "once"},
+		"prompts":      {`{"prompt":["a","b"]}`, "a\nb"},
+		"empty":        {`{"model":"m"}`, ""},
+		"odd messages": {`{"messages":{"x":1}}`, `{"x":1}`},
+	} {
+		var r apiRequest
+		if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(renderPrompt(&r).text); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", name, got, tc.want)
+		}
+	}
+	var r apiRequest
+	json.Unmarshal([]byte(`{"prompt":[[1,2],[3]]}`), &r)
+	if got := renderPrompt(&r).tokens; !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+		t.Errorf("token prompt: %v", got)
+	}
+}
+
+func TestPrefixHashes(t *testing.T) {
+	a := []byte("aaaabbbbccccdd")
+	b := []byte("aaaabbbbxxxxdd")
+	ha, hb := PrefixHashes(a, 4), PrefixHashes(b, 4)
+	if len(ha) != 4 || len(hb) != 4 {
+		t.Fatalf("want ceil(14/4) = 4 hashes, got %d, %d", len(ha), len(hb))
+	}
+	if ha[0] != hb[0] || ha[1] != hb[1] {
+		t.Error("equal prefixes, different hashes")
+	}
+	if ha[2] == hb[2] || ha[3] == hb[3] {
+		t.Error("a hash does not cover its whole prefix: the last blocks are equal but follow different ones")
+	}
+	// Chained: equal blocks at the same position after different prefixes differ.
+	if x, y := PrefixHashes([]byte("1111zzzz"), 4), PrefixHashes([]byte("2222zzzz"), 4); x[1] == y[1] {
+		t.Error("not chained")
+	}
+	if PrefixHashes(nil, 4) == nil || len(PrefixHashes(nil, 4)) != 0 {
+		t.Error("empty prompt: want an empty, non-nil list")
+	}
+	if !reflect.DeepEqual(PrefixHashes(a, 4), ha) {
+		t.Error("not deterministic")
+	}
+}
+
+func FuzzPrefixHashes(f *testing.F) {
+	f.Add([]byte("hello world, this is a prompt"), []byte("hello world, another"), uint8(4))
+	f.Fuzz(func(t *testing.T, a, b []byte, size uint8) {
+		n := int(size%16) + 1
+		ha, hb := PrefixHashes(a, n), PrefixHashes(b, n)
+		common := 0
+		for common < len(a) && common < len(b) && a[common] == b[common] {
+			common++
+		}
+		full := common / n // blocks wholly inside the common prefix
+		for i := 0; i < len(ha) && i < len(hb); i++ {
+			if (ha[i] == hb[i]) != (i < full || (i == full && len(a) == len(b) && common == len(a))) {
+				// Only a hash collision could make this fail.
+				t.Fatalf("block %d: equal=%v, common prefix %d bytes, size %d", i, ha[i] == hb[i], common, n)
+			}
+		}
+	})
+}
+
+func TestSSEParserIgnoresReadBoundaries(t *testing.T) {
+	stream := []byte(": keep-alive\r\n\r\n" +
+		"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\r\n\r\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n" +
+		"event: message\ndata: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hmm\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\n" +
+		"data: [DONE]")
+	whole := observation{firstOut: -1, lastOut: -1}
+	p := &sseParser{obs: &whole}
+	p.feed(stream, 5)
+	p.end(5)
+	for step := 1; step < 7; step++ {
+		o := observation{firstOut: -1, lastOut: -1}
+		q := &sseParser{obs: &o}
+		for i := 0; i < len(stream); i += step {
+			q.feed(stream[i:min(i+step, len(stream))], 5)
+		}
+		q.end(5)
+		if o.chunks != whole.chunks || o.outBytes != whole.outBytes || o.finish != whole.finish || !o.sawDone || *o.usage.CompletionTokens != 3 {
+			t.Errorf("step %d: %+v", step, o)
+		}
+	}
+	if whole.chunks != 3 || whole.outBytes != 8 || whole.finish != "stop" || *whole.usage.PromptTokens != 7 || whole.parseFailed {
+		t.Errorf("whole: %+v", whole)
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"error":{"message":"too long","code":400}}`: "too long",
+		`{"error":"overloaded"}`:                      "overloaded",
+		`{"detail":"Not Found"}`:                      "Not Found",
+		`{"object":"error","message":"bad model"}`:    "bad model",
+		`upstream connect error`:                      "upstream connect error",
+		`{"foo":1}`:                                   `{"foo":1}`,
+	} {
+		if got := errorMessage([]byte(in)); got != want {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+	long := bytes.Repeat([]byte("é"), 400)
+	if got := errorMessage(long); len(got) > 304 {
+		t.Errorf("not clipped: %d bytes", len(got))
+	}
+}
+
+func TestGzipResponseIsParsed(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(`{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`))
+	zw.Close()
+	got, err := decodeBody(z.Bytes(), "gzip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r apiResponse
+	if err := json.Unmarshal(got, &r); err != nil || *r.Usage.PromptTokens != 3 {
+		t.Fatalf("%v %s", err, got)
+	}
+	if _, err := decodeBody([]byte("x"), "br"); err == nil {
+		t.Error("br decoded")
+	}
+}

@@ -1,0 +1,217 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// apiRequest is the part of an OpenAI-compatible request body the proxy
+// reads. Unknown fields are ignored; the body itself is forwarded as is.
+type apiRequest struct {
+	Model         string          `json:"model"`
+	Messages      json.RawMessage `json:"messages"`
+	Tools         json.RawMessage `json:"tools"`
+	Prompt        json.RawMessage `json:"prompt"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxTokens           *int64 `json:"max_tokens"`
+	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+}
+
+// maxTokens is the request's output cap, or -1.
+func (r *apiRequest) maxTokens() int64 {
+	switch {
+	case r.MaxCompletionTokens != nil && *r.MaxCompletionTokens >= 0:
+		return *r.MaxCompletionTokens
+	case r.MaxTokens != nil && *r.MaxTokens >= 0:
+		return *r.MaxTokens
+	}
+	return -1
+}
+
+// promptText is a prompt rendered for hashing: either canonical text
+// (sizes estimated from bytes) or the token ids the client sent (exact).
+type promptText struct {
+	text   []byte
+	tokens []int64 // non-nil when the client sent token ids
+}
+
+// renderPrompt turns a chat or completions request into one canonical
+// byte string. For chat: the tools (if any) as "<|tools|>\n" + their JSON
+// + "\n", then per message "<|" + role [":" + name] + "|>\n" + content +
+// "\n", where content is the text, the text parts in order, and non-text
+// parts and tool calls as "<type>" + their compact JSON. For completions:
+// the prompt string, or several joined by "\n", or the token ids.
+//
+// Two requests whose conversations agree up to some message render to
+// byte strings that agree up to the same point, which is what prefix
+// hashing needs.
+func renderPrompt(r *apiRequest) promptText {
+	var b bytes.Buffer
+	if len(r.Messages) > 0 && !isNull(r.Messages) {
+		if len(r.Tools) > 0 && !isNull(r.Tools) {
+			b.WriteString("<|tools|>\n")
+			writeCompact(&b, r.Tools)
+			b.WriteByte('\n')
+		}
+		var msgs []struct {
+			Role       string          `json:"role"`
+			Name       string          `json:"name"`
+			Content    json.RawMessage `json:"content"`
+			ToolCalls  json.RawMessage `json:"tool_calls"`
+			ToolCallID string          `json:"tool_call_id"`
+		}
+		if err := json.Unmarshal(r.Messages, &msgs); err != nil {
+			// Not a list of messages: hash the raw JSON.
+			writeCompact(&b, r.Messages)
+			return promptText{text: b.Bytes()}
+		}
+		for _, m := range msgs {
+			b.WriteString("<|" + m.Role)
+			if m.Name != "" {
+				b.WriteString(":" + m.Name)
+			}
+			b.WriteString("|>\n")
+			writeContent(&b, m.Content)
+			if len(m.ToolCalls) > 0 && !isNull(m.ToolCalls) {
+				b.WriteString("<tool_calls>")
+				writeCompact(&b, m.ToolCalls)
+			}
+			if m.ToolCallID != "" {
+				b.WriteString("<tool_call_id>" + m.ToolCallID)
+			}
+			b.WriteByte('\n')
+		}
+		return promptText{text: b.Bytes()}
+	}
+	if len(r.Prompt) == 0 || isNull(r.Prompt) {
+		return promptText{}
+	}
+	var s string
+	if json.Unmarshal(r.Prompt, &s) == nil {
+		return promptText{text: []byte(s)}
+	}
+	var ss []string
+	if json.Unmarshal(r.Prompt, &ss) == nil {
+		return promptText{text: bytes.Join(toBytes(ss), []byte{'\n'})}
+	}
+	var ids []int64
+	if json.Unmarshal(r.Prompt, &ids) == nil {
+		return promptText{tokens: nonNil(ids)}
+	}
+	var idss [][]int64
+	if json.Unmarshal(r.Prompt, &idss) == nil {
+		ids = []int64{}
+		for _, x := range idss {
+			ids = append(ids, x...)
+		}
+		return promptText{tokens: ids}
+	}
+	writeCompact(&b, r.Prompt)
+	return promptText{text: b.Bytes()}
+}
+
+func nonNil(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+func toBytes(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+func writeCompact(b *bytes.Buffer, raw json.RawMessage) {
+	if err := json.Compact(b, raw); err != nil {
+		b.Write(raw)
+	}
+}
+
+// writeContent writes a message's content: a string, or a list of parts.
+func writeContent(b *bytes.Buffer, raw json.RawMessage) {
+	if len(raw) == 0 || isNull(raw) {
+		return
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		b.WriteString(s)
+		return
+	}
+	var parts []json.RawMessage
+	if json.Unmarshal(raw, &parts) != nil {
+		writeCompact(b, raw)
+		return
+	}
+	for _, p := range parts {
+		var part struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		}
+		if json.Unmarshal(p, &part) == nil && part.Text != nil && (part.Type == "text" || part.Type == "") {
+			b.WriteString(*part.Text)
+			continue
+		}
+		b.WriteString("<" + part.Type + ">")
+		writeCompact(b, p)
+	}
+}
+
+// estimateTokens is ceil(n × tokensPerByte).
+func estimateTokens(n int, tokensPerByte float64) int64 {
+	return int64(math.Ceil(float64(n) * tokensPerByte))
+}
+
+// blockBytes is how many prompt bytes stand for blockSize tokens.
+func blockBytes(blockSize int, tokensPerByte float64) int {
+	return max(1, int(math.Round(float64(blockSize)/tokensPerByte)))
+}
+
+// PrefixHashes cuts a prompt into blocks and chains their hashes:
+//
+//	h[0] = xxhash64(8 zero bytes ‖ block[0])
+//	h[i] = xxhash64(little-endian h[i-1] ‖ block[i])
+//
+// so two prompts that share their first k blocks share their first k
+// hashes, and a hash names its whole prefix, not just its block. Blocks are
+// size bytes of text; the last block may be shorter (like Mooncake's
+// hash_ids, there are ceil(len/size) hashes). An empty prompt has none.
+func PrefixHashes(text []byte, size int) []uint64 {
+	if size <= 0 {
+		return nil
+	}
+	out := make([]uint64, 0, (len(text)+size-1)/size)
+	var prev [8]byte
+	d := xxhash.New()
+	for off := 0; off < len(text); off += size {
+		d.Reset()
+		d.Write(prev[:])
+		d.Write(text[off:min(off+size, len(text))])
+		h := d.Sum64()
+		out = append(out, h)
+		binary.LittleEndian.PutUint64(prev[:], h)
+	}
+	return out
+}
+
+// tokenPrefixHashes is PrefixHashes over token ids (4 bytes each, little
+// endian), blockSize ids per block: exact token blocks.
+func tokenPrefixHashes(ids []int64, blockSize int) []uint64 {
+	buf := make([]byte, 0, 4*len(ids))
+	for _, id := range ids {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(id))
+	}
+	return PrefixHashes(buf, 4*blockSize)
+}

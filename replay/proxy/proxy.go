@@ -1,0 +1,734 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Config configures a recording proxy. Start from DefaultConfig.
+type Config struct {
+	Upstream      string        // the engine's base URL; request paths are appended to its path
+	Out           string        // the trace file; its extension picks the format
+	BlockSize     int           // tokens per prefix-hash block (Meta.BlockSize)
+	SessionHeader string        // request header holding the session id; "" = none
+	ClassHeader   string        // request header holding the class; "" or absent = the body's "model"
+	KeepPrompts   bool          // also write the prompts to PromptsPath(Out)
+	TokensPerByte float64       // the estimate of tokens per prompt/output byte when there is no usage
+	FlushInterval time.Duration // how often rows written so far are made durable
+	ShutdownGrace time.Duration // Serve: how long in-flight requests may run on after ctx ends
+	Meta          traces.Meta   // the trace's metadata; the proxy adds Source, BlockSize and Extra["proxy.*"]
+	Transport     http.RoundTripper
+	Logger        *slog.Logger
+}
+
+// DefaultConfig returns the defaults: 512-token blocks, X-Session-Id,
+// 0.25 tokens per byte, flushing every second and a 30 s shutdown grace.
+func DefaultConfig() Config {
+	return Config{
+		BlockSize:     512,
+		SessionHeader: "X-Session-Id",
+		TokensPerByte: 0.25,
+		FlushInterval: time.Second,
+		ShutdownGrace: 30 * time.Second,
+	}
+}
+
+// Validate reports the first bad field.
+func (c *Config) Validate() error {
+	u, err := url.Parse(c.Upstream)
+	switch {
+	case c.Upstream == "":
+		return errors.New("proxy: Upstream: required")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("proxy: Upstream %q: want http(s)://host[:port][/path]", c.Upstream)
+	case c.Out == "":
+		return errors.New("proxy: Out: required")
+	case c.BlockSize <= 0:
+		return fmt.Errorf("proxy: BlockSize %d: want > 0", c.BlockSize)
+	case !(c.TokensPerByte > 0 && c.TokensPerByte <= 4):
+		return fmt.Errorf("proxy: TokensPerByte %v: want in (0, 4]", c.TokensPerByte)
+	case c.FlushInterval <= 0:
+		return fmt.Errorf("proxy: FlushInterval %v: want > 0", c.FlushInterval)
+	case c.ShutdownGrace < 0:
+		return fmt.Errorf("proxy: ShutdownGrace %v: want ≥ 0", c.ShutdownGrace)
+	}
+	if _, err := traces.FormatOf(c.Out); err != nil {
+		return fmt.Errorf("proxy: Out: %w", err)
+	}
+	return nil
+}
+
+// PromptsPath is where KeepPrompts writes prompts: "run.parquet" →
+// "run.prompts.jsonl".
+func PromptsPath(out string) string {
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".prompts.jsonl"
+}
+
+// stagingPath is the Arrow stream the rows go to while the proxy runs,
+// when Out is in another format.
+func stagingPath(out string) string { return out + ".partial.arrows" }
+
+// Proxy is an http.Handler that forwards everything to the upstream
+// unchanged and records each /v1/chat/completions and /v1/completions
+// request as a trace row. Close it once the server has stopped.
+type Proxy struct {
+	cfg         Config
+	upstream    *url.URL
+	rp          *httputil.ReverseProxy
+	start       time.Time
+	inflight    sync.WaitGroup
+	stop        chan struct{}
+	flusherDone chan struct{}
+
+	mu       sync.Mutex
+	closed   bool
+	seq      int64
+	next     int64               // the next seq to write
+	pending  map[int64]*exchange // finished, waiting for earlier arrivals
+	w        traces.Writer
+	prompts  *os.File
+	stats    Stats
+	dirty    bool
+	lastSync time.Time
+	werr     error
+}
+
+// exchange is one recorded request on its way through the proxy. It is
+// touched only by its handler goroutine until handed to emit.
+type exchange struct {
+	seq        int64
+	row        traces.Request
+	req        apiRequest
+	endpoint   string
+	prompt     promptText
+	obs        observation
+	upErr      error
+	clientGone bool
+}
+
+type ctxKey struct{}
+
+// New opens the trace and returns the proxy.
+func New(cfg Config) (*Proxy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = http.DefaultTransport
+	}
+	u, _ := url.Parse(cfg.Upstream)
+	p := &Proxy{cfg: cfg, upstream: u, start: time.Now(), pending: map[int64]*exchange{},
+		stop: make(chan struct{}), flusherDone: make(chan struct{})}
+	meta := p.meta()
+	path := cfg.Out
+	if f, _ := traces.FormatOf(cfg.Out); f != traces.ArrowStrm {
+		path = stagingPath(cfg.Out)
+	}
+	w, err := traces.Create(path, meta)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	p.w = w
+	if cfg.KeepPrompts {
+		f, err := os.Create(PromptsPath(cfg.Out))
+		if err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("proxy: %w", err)
+		}
+		p.prompts = f
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:       p.rewrite,
+		Transport:     &tapTransport{p: p, rt: cfg.Transport},
+		FlushInterval: -1, // flush every write: SSE events reach the client as they come
+		ErrorHandler:  p.errorHandler,
+		ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	go p.flushLoop()
+	return p, nil
+}
+
+func (p *Proxy) meta() traces.Meta {
+	m := p.cfg.Meta.Clone()
+	if m.Source == "" {
+		m.Source = "proxy"
+	}
+	m.BlockSize = p.cfg.BlockSize
+	up := *p.upstream
+	up.RawQuery, up.Fragment = "", ""
+	m.Set("proxy.upstream", up.Redacted())
+	m.Set("proxy.start", p.start.UTC().Format(time.RFC3339Nano))
+	m.Set("proxy.clock", "arrival_ns and every other time: ns since proxy.start (monotonic); arrival = request headers received, actual_send = forwarded upstream")
+	m.Set("proxy.tokens_per_byte", strconv.FormatFloat(p.cfg.TokensPerByte, 'g', -1, 64))
+	m.Set("proxy.token_estimate", fmt.Sprintf(
+		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
+			"when they are null (no usage block, e.g. a stream without stream_options.include_usage) they are estimates: "+
+			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids) and of the generated text, "+
+			"at least the number of output chunks; with no output at all, the request's max_tokens or 0",
+		p.cfg.TokensPerByte))
+	m.Set("proxy.prefix_hashes", fmt.Sprintf(
+		"chained xxhash64 over %d-byte blocks (block_size / tokens_per_byte) of the canonical prompt, the last block possibly short; "+
+			"h0 = xxh64(8 zero bytes || block0), hi = xxh64(LE64(hi-1) || blocki); token-id prompts use 4-byte ids, block_size per block",
+		blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte)))
+	if p.cfg.SessionHeader != "" {
+		m.Set("proxy.session_header", p.cfg.SessionHeader)
+	}
+	if p.cfg.ClassHeader != "" {
+		m.Set("proxy.class", "header "+p.cfg.ClassHeader+", else the request's model")
+	} else {
+		m.Set("proxy.class", "the request's model")
+	}
+	return m
+}
+
+func (p *Proxy) now() int64 { return int64(time.Since(p.start)) }
+
+// rewrite points the outbound request at the upstream and keeps every
+// header the client sent, X-Forwarded-* included.
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(p.upstream)
+	for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[h]; ok {
+			pr.Out.Header[h] = v
+		}
+	}
+}
+
+func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	if ex, _ := r.Context().Value(ctxKey{}).(*exchange); ex != nil && ex.upErr == nil && ex.obs.status == 0 {
+		ex.upErr = err
+	}
+	if r.Context().Err() == nil {
+		p.cfg.Logger.Warn("proxy: upstream request failed", "path", r.URL.Path, "err", err)
+	}
+	w.WriteHeader(http.StatusBadGateway)
+}
+
+// endpointOf names a recorded endpoint, or "".
+func endpointOf(r *http.Request) string {
+	if r.Method != http.MethodPost {
+		return ""
+	}
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/v1/chat/completions"):
+		return "chat"
+	case strings.HasSuffix(r.URL.Path, "/v1/completions"):
+		return "completions"
+	}
+	return ""
+}
+
+// ServeHTTP forwards r upstream and, for the completion endpoints, records
+// it.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ep := endpointOf(r)
+	if ep == "" {
+		p.rp.ServeHTTP(w, r)
+		return
+	}
+	ex := p.arrive()
+	if ex == nil { // closed: still forward, no longer record
+		p.rp.ServeHTTP(w, r)
+		return
+	}
+	defer p.inflight.Done()
+	ex.endpoint = ep
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		ex.row.Error = "reading the request body: " + err.Error()
+		p.emit(ex)
+		http.Error(w, "proxy: reading the request body failed", http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	p.describe(ex, r, body)
+	defer func() {
+		// Runs on the ReverseProxy's http.ErrAbortHandler panic too (the
+		// client went away or the upstream broke mid-stream).
+		ex.clientGone = r.Context().Err() != nil
+		p.finish(ex)
+	}()
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ex)))
+}
+
+// arrive numbers a new recorded request, or returns nil once closed.
+func (p *Proxy) arrive() *exchange {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.inflight.Add(1)
+	ex := &exchange{seq: p.seq}
+	p.seq++
+	ex.row.Reset()
+	ex.row.Arrival = p.now()
+	ex.row.ID = strconv.FormatInt(ex.seq, 10)
+	ex.obs.firstOut, ex.obs.lastOut, ex.obs.lastByte = -1, -1, -1
+	return ex
+}
+
+// describe fills the input columns from the request.
+func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
+	if err := json.Unmarshal(body, &ex.req); err != nil {
+		p.cfg.Logger.Debug("proxy: request body is not the JSON expected", "path", r.URL.Path, "err", err)
+	}
+	ex.prompt = renderPrompt(&ex.req)
+	if ex.prompt.tokens != nil {
+		ex.row.PrefixHashes = tokenPrefixHashes(ex.prompt.tokens, p.cfg.BlockSize)
+	} else {
+		ex.row.PrefixHashes = PrefixHashes(ex.prompt.text, blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte))
+	}
+	if p.cfg.SessionHeader != "" {
+		ex.row.SessionID = r.Header.Get(p.cfg.SessionHeader)
+	}
+	ex.row.Class = ex.req.Model
+	if p.cfg.ClassHeader != "" {
+		if v := r.Header.Get(p.cfg.ClassHeader); v != "" {
+			ex.row.Class = v
+		}
+	}
+}
+
+// finish fills the observed columns and hands the row to the writer.
+func (p *Proxy) finish(ex *exchange) {
+	o, row := &ex.obs, &ex.row
+	if o.status != 0 {
+		row.HTTPStatus = int32(o.status)
+	}
+	switch {
+	case ex.clientGone && !o.eof && (ex.upErr == nil || errors.Is(ex.upErr, context.Canceled)):
+		row.Error = "client disconnected"
+	case ex.upErr != nil:
+		row.Error = "upstream: " + clip(ex.upErr.Error())
+	case o.status >= 400:
+		row.Error = fmt.Sprintf("HTTP %d", o.status)
+		if o.errMsg != "" {
+			row.Error += ": " + o.errMsg
+		}
+	case o.errMsg != "":
+		row.Error = "server error in the response: " + o.errMsg
+	case o.readErr != nil:
+		row.Error = "upstream body: " + clip(o.readErr.Error())
+	case !o.eof:
+		row.Error = "response not read to the end"
+	}
+	if o.finish != "" {
+		row.FinishReason = o.finish
+	}
+	if ex.req.Stream && o.status == http.StatusOK {
+		row.Chunks = int32(o.chunks)
+	}
+	if o.firstOut >= 0 {
+		row.FirstToken = o.firstOut
+	}
+	if row.Error == "" {
+		switch {
+		case o.lastOut >= 0:
+			row.LastToken = o.lastOut
+		case o.lastByte >= 0:
+			row.LastToken = o.lastByte
+		}
+	}
+	// Tokens: the server's usage, else estimates (documented in Meta).
+	if u := o.usage; u != nil {
+		if u.PromptTokens != nil {
+			row.UsagePrompt = clamp32(*u.PromptTokens)
+		}
+		if u.CompletionTokens != nil {
+			row.UsageOutput = clamp32(*u.CompletionTokens)
+		}
+		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			row.UsageCached = clamp32(*d.CachedTokens)
+		}
+	}
+	if row.UsagePrompt != traces.Missing {
+		row.PromptTokens = row.UsagePrompt
+	} else if ex.prompt.tokens != nil {
+		row.PromptTokens = clamp32(int64(len(ex.prompt.tokens)))
+	} else {
+		row.PromptTokens = clamp32(estimateTokens(len(ex.prompt.text), p.cfg.TokensPerByte))
+	}
+	switch {
+	case row.UsageOutput != traces.Missing:
+		row.OutputTokens = row.UsageOutput
+	case o.outBytes > 0 || o.chunks > 0:
+		row.OutputTokens = clamp32(max(estimateTokens(o.outBytes, p.cfg.TokensPerByte), int64(o.chunks)))
+	case ex.req.maxTokens() >= 0:
+		row.OutputTokens = clamp32(ex.req.maxTokens())
+	default:
+		row.OutputTokens = 0
+	}
+	if row.UsageOutput != traces.Missing && int(row.UsageOutput) == len(o.chunkTimes) && len(o.chunkTimes) > 0 {
+		row.TokenTimes = o.chunkTimes // one token per chunk: the chunk times are the token times
+	}
+	p.emit(ex)
+}
+
+func clamp32(v int64) int32 {
+	switch {
+	case v < 0:
+		return 0
+	case v > 1<<31-1:
+		return 1<<31 - 1
+	}
+	return int32(v)
+}
+
+// emit queues a finished exchange and writes every row whose earlier
+// arrivals have all finished, so the trace is in arrival order.
+func (p *Proxy) emit(ex *exchange) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending[ex.seq] = ex
+	for {
+		e, ok := p.pending[p.next]
+		if !ok {
+			break
+		}
+		delete(p.pending, p.next)
+		p.next++
+		p.writeLocked(e)
+	}
+	if p.dirty && time.Since(p.lastSync) >= p.cfg.FlushInterval {
+		p.flushLocked()
+	}
+}
+
+func (p *Proxy) writeLocked(ex *exchange) {
+	if p.werr != nil {
+		return
+	}
+	if err := p.w.Write(&ex.row); err != nil {
+		p.fail(err)
+		return
+	}
+	p.stats.Rows++
+	p.stats.PromptTokens += int64(ex.row.PromptTokens)
+	p.stats.OutputTokens += int64(ex.row.OutputTokens)
+	if ex.row.Error != "" {
+		p.stats.Failed++
+	}
+	p.dirty = true
+	if p.prompts != nil {
+		line := struct {
+			ID       string          `json:"id"`
+			Endpoint string          `json:"endpoint"`
+			Model    string          `json:"model,omitempty"`
+			Tools    json.RawMessage `json:"tools,omitempty"`
+			Messages json.RawMessage `json:"messages,omitempty"`
+			Prompt   json.RawMessage `json:"prompt,omitempty"`
+		}{ID: ex.row.ID, Endpoint: ex.endpoint, Model: ex.req.Model, Tools: validJSON(ex.req.Tools),
+			Messages: validJSON(ex.req.Messages), Prompt: validJSON(ex.req.Prompt)}
+		b, err := json.Marshal(line)
+		if err == nil {
+			_, err = p.prompts.Write(append(b, '\n'))
+		}
+		if err != nil {
+			p.fail(err)
+		}
+	}
+}
+
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || !json.Valid(raw) {
+		return nil
+	}
+	return raw
+}
+
+func (p *Proxy) fail(err error) {
+	if p.werr == nil {
+		p.werr = err
+		p.cfg.Logger.Error("proxy: writing the trace failed; traffic is still forwarded but no longer recorded", "err", err)
+	}
+}
+
+func (p *Proxy) flushLocked() {
+	p.dirty, p.lastSync = false, time.Now()
+	if p.werr != nil {
+		return
+	}
+	if f, ok := p.w.(traces.Flusher); ok {
+		if err := f.Flush(); err != nil {
+			p.fail(err)
+		}
+	}
+	if p.prompts != nil {
+		if err := p.prompts.Sync(); err != nil {
+			p.fail(err)
+		}
+	}
+}
+
+func (p *Proxy) flushLoop() {
+	defer close(p.flusherDone)
+	t := time.NewTicker(p.cfg.FlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.dirty && !p.closed {
+				p.flushLocked()
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Stats counts what has been written so far.
+type Stats struct {
+	Rows         int   // requests recorded
+	Failed       int   // of which had an Error
+	PromptTokens int64 // Σ PromptTokens (usage, or the estimate)
+	OutputTokens int64 // Σ OutputTokens (usage, or the estimate)
+}
+
+// Stats returns the counts of the rows written so far.
+func (p *Proxy) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
+}
+
+// Close stops recording new requests, waits for the recorded ones in
+// flight to finish, and closes the trace (converting it from the Arrow
+// stream to Out's format when they differ). Stop the HTTP server first.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	p.inflight.Wait()
+	close(p.stop)
+	<-p.flusherDone
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	if p.prompts != nil {
+		errs = append(errs, p.prompts.Close())
+	}
+	if p.werr != nil {
+		errs = append(errs, p.werr)
+	}
+	if err := p.w.Close(); err != nil {
+		errs = append(errs, err)
+	} else if f, _ := traces.FormatOf(p.cfg.Out); f != traces.ArrowStrm {
+		errs = append(errs, convert(stagingPath(p.cfg.Out), p.cfg.Out))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	return nil
+}
+
+// convert copies the trace at src to dst and removes src on success.
+func convert(src, dst string) error {
+	r, err := traces.Open(src)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := traces.Create(dst, r.Meta())
+	if err != nil {
+		return err
+	}
+	for r.Next() {
+		if err := w.Write(r.At()); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return os.Remove(src)
+}
+
+// tapTransport stamps ActualSend and taps the response body of recorded
+// requests.
+type tapTransport struct {
+	p  *Proxy
+	rt http.RoundTripper
+}
+
+func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ex, _ := req.Context().Value(ctxKey{}).(*exchange)
+	if ex == nil {
+		return t.rt.RoundTrip(req)
+	}
+	ex.row.ActualSend = t.p.now()
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil {
+		ex.upErr = err
+		return nil, err
+	}
+	ex.obs.status = resp.StatusCode
+	resp.Body = newTap(t.p, ex, resp)
+	return resp, nil
+}
+
+// tap passes the response body through unchanged while observing it.
+type tap struct {
+	rc   io.ReadCloser
+	p    *Proxy
+	ex   *exchange
+	sse  *sseParser // streamed, identity-encoded 2xx responses
+	buf  []byte     // everything else, parsed at the end
+	keep bool
+	enc  string
+	done bool
+}
+
+func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
+	t := &tap{rc: resp.Body, p: p, ex: ex, enc: resp.Header.Get("Content-Encoding")}
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	identity := t.enc == "" || strings.EqualFold(t.enc, "identity")
+	if strings.HasPrefix(ct, "text/event-stream") && identity && resp.StatusCode < 400 {
+		t.sse = &sseParser{obs: &ex.obs}
+	} else {
+		t.keep = true
+	}
+	return t
+}
+
+func (t *tap) Read(b []byte) (int, error) {
+	n, err := t.rc.Read(b)
+	if n > 0 {
+		at := t.p.now()
+		t.ex.obs.lastByte = at
+		if t.sse != nil {
+			t.sse.feed(b[:n], at)
+		} else if t.keep {
+			if len(t.buf)+n > maxBody {
+				t.keep, t.buf = false, nil
+				t.ex.obs.parseFailed = true
+			} else {
+				t.buf = append(t.buf, b[:n]...)
+			}
+		}
+	}
+	switch {
+	case err == io.EOF:
+		t.ex.obs.eof = true
+		t.end()
+	case err != nil:
+		t.ex.obs.readErr = err
+	}
+	return n, err
+}
+
+func (t *tap) Close() error {
+	t.end()
+	return t.rc.Close()
+}
+
+// end parses what was buffered, once.
+func (t *tap) end() {
+	if t.done {
+		return
+	}
+	t.done = true
+	o := &t.ex.obs
+	at := t.p.now()
+	if o.lastByte >= 0 {
+		at = o.lastByte
+	}
+	if t.sse != nil {
+		t.sse.end(at)
+		return
+	}
+	if !t.keep || !o.eof {
+		return
+	}
+	body, err := decodeBody(t.buf, t.enc)
+	if err != nil {
+		o.parseFailed = true
+		return
+	}
+	t.buf = nil
+	if o.status >= 400 {
+		o.errMsg = errorMessage(body)
+		return
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("data:")) || bytes.HasPrefix(bytes.TrimSpace(body), []byte(":")) {
+		// An encoded stream: parsed only now, so its token times are unknown.
+		p := &sseParser{obs: o}
+		p.feed(body, -1)
+		p.end(-1)
+		return
+	}
+	var r apiResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		o.parseFailed = true
+		return
+	}
+	o.apply(&r, -1)
+}
+
+// Serve runs the proxy on ln until ctx ends, then stops accepting, lets
+// in-flight requests finish (up to ShutdownGrace, then cuts them), and
+// closes the trace. It returns the counts of what it wrote.
+func Serve(ctx context.Context, ln net.Listener, cfg Config) (Stats, error) {
+	p, err := New(cfg)
+	if err != nil {
+		ln.Close()
+		return Stats{}, err
+	}
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: time.Minute,
+		ErrorLog:          slog.NewLogLogger(p.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		p.cfg.Logger.Warn("proxy: shutdown grace ran out; cutting the requests still in flight", "grace", p.cfg.ShutdownGrace)
+		srv.Close()
+	}
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	closeErr := p.Close()
+	return p.Stats(), errors.Join(serveErr, closeErr)
+}

@@ -1,0 +1,45 @@
+// Package telemetry records what a live run's hardware and engine were
+// doing, beside the trace: GPU samples from NVML and the engine's queue
+// gauges from its Prometheus /metrics page.
+//
+// # GPU
+//
+// StartNVML samples every NVIDIA GPU at an interval (memory used/total,
+// power, the total-energy counter, SM utilisation, SM and memory clocks)
+// and writes one CSV row per device per round. GPURecorder.Stop returns a
+// GPUSummary: device-seconds (devices × wall time from the first to the
+// last sample), energy in joules (the delta of the hardware energy counter
+// when every sample has it, else the trapezoid integral of power), mean
+// power, and JoulesPerToken. The recorder samples once at Start and once
+// at Stop, so the wall time covers the whole run.
+//
+// Without an NVIDIA driver StartNVML returns an error wrapping ErrNoDriver
+// and a nil recorder whose Stop is safe: log the error once and carry on.
+// Whatever was not measured is NaN (floats) or Missing (-1, integers),
+// never zero; GPUSummary's JSON writes those as null.
+//
+// The summarising logic is independent of NVML: StartGPU takes any
+// Source (one method, Sample), and SummarizeGPU works on samples you
+// already have.
+//
+// # Engine metrics
+//
+// StartScrape polls the engine's /metrics page (Prometheus text format,
+// parsed by ParseMetrics) and maps the gauges of vLLM, SGLang, TGI and the
+// llama.cpp server to running requests, waiting requests and KV-cache usage
+// (a fraction in [0, 1]); see EngineStateOf. An engine without /metrics
+// (404) is reported once through ErrNoMetrics and not polled again.
+//
+// # Files and units
+//
+// Both recorders write CSV with a header row, flushed after every round so
+// a crash loses at most one round; SidecarPath names the files beside a
+// trace ("run.parquet" → "run.gpu.csv", "run.engine.csv"). Times are
+// t_ns, nanoseconds since the recorder's Origin (pass the trace's start to
+// line rows up with trace arrivals), and unix_ns. An empty cell is a
+// value that was not measured. Power is in W, energy in mJ (the NVML
+// counter's unit) in the file and J in summaries, memory in bytes.
+//
+// Recorders own their files and goroutines until Stop, which is safe to
+// call more than once and on a nil recorder.
+package telemetry

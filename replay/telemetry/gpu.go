@@ -1,0 +1,453 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Missing marks an integer field of a DeviceSample the device did not
+// report (the same value as traces.Missing). Float fields use NaN.
+const Missing = -1
+
+// ErrNoDriver means NVML could not be used: no NVIDIA driver, no
+// libnvidia-ml.so.1, or a build without cgo.
+var ErrNoDriver = errors.New("telemetry: no NVIDIA driver (NVML unavailable)")
+
+// DeviceSample is one reading of one GPU. A field the device did not
+// report is Missing (integers) or NaN (floats), never zero.
+type DeviceSample struct {
+	T           int64 // ns since the recorder's origin; set by the recorder
+	Index       int   // NVML device index
+	UUID        string
+	Name        string
+	MemUsed     int64   // bytes
+	MemTotal    int64   // bytes
+	PowerW      float64 // instantaneous board power, W
+	EnergyMJ    int64   // total energy counter since the driver loaded, mJ
+	SMUtil      int32   // % of time a kernel ran over the driver's last sample period
+	SMClockMHz  int32
+	MemClockMHz int32
+}
+
+// NewDeviceSample returns a sample with every reading Missing or NaN.
+func NewDeviceSample(index int) DeviceSample {
+	return DeviceSample{
+		Index: index, MemUsed: Missing, MemTotal: Missing, PowerW: math.NaN(),
+		EnergyMJ: Missing, SMUtil: Missing, SMClockMHz: Missing, MemClockMHz: Missing,
+	}
+}
+
+// Source reads every device once. The NVML source is one; tests use fakes.
+type Source interface {
+	Sample() ([]DeviceSample, error)
+}
+
+// GPUSummary summarises a GPU recording. Unknown values are NaN (and
+// Devices is 0 with Err set) — never zeros standing in for "unmeasured".
+// Its JSON form writes NaN as null.
+type GPUSummary struct {
+	Devices       int
+	Samples       int     // sampling rounds that succeeded
+	WallSeconds   float64 // first to last sample
+	DeviceSeconds float64 // Devices × WallSeconds
+	EnergyJ       float64 // all devices; NaN when any device had neither energy counter nor power
+	EnergySource  string  // "counter", "power" (∫ power dt, trapezoid), "mixed", or ""
+	MeanPowerW    float64 // EnergyJ / WallSeconds, all devices together
+	PeakMemBytes  int64   // largest MemUsed seen on any device; Missing when never reported
+	PerDevice     []DeviceSummary
+	Err           error // ErrNoDriver, or the first sampling/write error
+}
+
+// DeviceSummary is one device's share of a GPUSummary.
+type DeviceSummary struct {
+	Index        int
+	UUID, Name   string
+	EnergyJ      float64
+	EnergySource string
+	MeanPowerW   float64
+	PeakMemBytes int64
+}
+
+// JoulesPerToken is EnergyJ / tokens, or NaN when either is unknown.
+func (s GPUSummary) JoulesPerToken(tokens int64) float64 {
+	if tokens <= 0 || math.IsNaN(s.EnergyJ) {
+		return math.NaN()
+	}
+	return s.EnergyJ / float64(tokens)
+}
+
+// MarshalJSON writes NaN floats as null and Err as its message.
+func (s GPUSummary) MarshalJSON() ([]byte, error) {
+	type dev struct {
+		Index        int      `json:"index"`
+		UUID         string   `json:"uuid,omitempty"`
+		Name         string   `json:"name,omitempty"`
+		EnergyJ      *float64 `json:"energy_j"`
+		EnergySource string   `json:"energy_source,omitempty"`
+		MeanPowerW   *float64 `json:"mean_power_w"`
+		PeakMemBytes *int64   `json:"peak_mem_bytes"`
+	}
+	out := struct {
+		Devices       int      `json:"devices"`
+		Samples       int      `json:"samples"`
+		WallSeconds   *float64 `json:"wall_seconds"`
+		DeviceSeconds *float64 `json:"device_seconds"`
+		EnergyJ       *float64 `json:"energy_j"`
+		EnergySource  string   `json:"energy_source,omitempty"`
+		MeanPowerW    *float64 `json:"mean_power_w"`
+		PeakMemBytes  *int64   `json:"peak_mem_bytes"`
+		PerDevice     []dev    `json:"per_device,omitempty"`
+		Err           string   `json:"error,omitempty"`
+	}{
+		Devices: s.Devices, Samples: s.Samples, WallSeconds: nullNaN(s.WallSeconds),
+		DeviceSeconds: nullNaN(s.DeviceSeconds), EnergyJ: nullNaN(s.EnergyJ), EnergySource: s.EnergySource,
+		MeanPowerW: nullNaN(s.MeanPowerW), PeakMemBytes: nullMissing(s.PeakMemBytes),
+	}
+	for _, d := range s.PerDevice {
+		out.PerDevice = append(out.PerDevice, dev{d.Index, d.UUID, d.Name, nullNaN(d.EnergyJ), d.EnergySource, nullNaN(d.MeanPowerW), nullMissing(d.PeakMemBytes)})
+	}
+	if s.Err != nil {
+		out.Err = s.Err.Error()
+	}
+	return json.Marshal(out)
+}
+
+func nullNaN(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func nullMissing(v int64) *int64 {
+	if v == Missing {
+		return nil
+	}
+	return &v
+}
+
+func emptyGPUSummary(err error) GPUSummary {
+	n := math.NaN()
+	return GPUSummary{WallSeconds: n, DeviceSeconds: n, EnergyJ: n, MeanPowerW: n, PeakMemBytes: Missing, Err: err}
+}
+
+// deviceAcc accumulates one device's samples in O(1) memory.
+type deviceAcc struct {
+	index      int
+	uuid, name string
+	firstT     int64
+	lastT      int64
+	n          int
+	// energy counter
+	firstE, lastE int64
+	eOK           bool // every sample so far had the counter, and it never went back
+	// power integral (trapezoid over consecutive samples with power)
+	integralJ float64
+	prevT     int64
+	prevP     float64
+	pOK       bool // every sample so far had power
+	peakMem   int64
+}
+
+func (a *deviceAcc) add(s DeviceSample) {
+	if a.n == 0 {
+		a.index, a.uuid, a.name = s.Index, s.UUID, s.Name
+		a.firstT, a.firstE = s.T, s.EnergyMJ
+		a.eOK, a.pOK, a.peakMem = s.EnergyMJ != Missing, !math.IsNaN(s.PowerW), Missing
+	} else {
+		if s.EnergyMJ == Missing || s.EnergyMJ < a.lastE {
+			a.eOK = false
+		}
+		if math.IsNaN(s.PowerW) {
+			a.pOK = false
+		} else if a.pOK {
+			a.integralJ += (a.prevP + s.PowerW) / 2 * float64(s.T-a.prevT) / 1e9
+		}
+	}
+	a.n++
+	a.lastT, a.lastE = s.T, s.EnergyMJ
+	a.prevT, a.prevP = s.T, s.PowerW
+	if s.MemUsed != Missing && s.MemUsed > a.peakMem {
+		a.peakMem = s.MemUsed
+	}
+}
+
+// energy returns the device's energy in J over its samples and how it was
+// measured, preferring the hardware counter.
+func (a *deviceAcc) energy() (float64, string) {
+	switch {
+	case a.n >= 2 && a.eOK:
+		return float64(a.lastE-a.firstE) / 1e3, "counter"
+	case a.n >= 2 && a.pOK:
+		return a.integralJ, "power"
+	}
+	return math.NaN(), ""
+}
+
+// gpuAcc accumulates rounds of samples over all devices.
+type gpuAcc struct {
+	devs   []*deviceAcc
+	byIdx  map[int]*deviceAcc
+	rounds int
+	firstT int64
+	lastT  int64
+}
+
+func (g *gpuAcc) addRound(t int64, round []DeviceSample) {
+	if g.byIdx == nil {
+		g.byIdx = map[int]*deviceAcc{}
+	}
+	if g.rounds == 0 {
+		g.firstT = t
+	}
+	g.rounds++
+	g.lastT = t
+	for _, s := range round {
+		s.T = t
+		a := g.byIdx[s.Index]
+		if a == nil {
+			a = &deviceAcc{}
+			g.byIdx[s.Index] = a
+			g.devs = append(g.devs, a)
+		}
+		a.add(s)
+	}
+}
+
+func (g *gpuAcc) summary() GPUSummary {
+	s := emptyGPUSummary(nil)
+	s.Devices, s.Samples = len(g.devs), g.rounds
+	if g.rounds == 0 || len(g.devs) == 0 {
+		return s
+	}
+	if g.rounds >= 2 {
+		s.WallSeconds = float64(g.lastT-g.firstT) / 1e9
+		s.DeviceSeconds = float64(len(g.devs)) * s.WallSeconds
+	}
+	total := 0.0
+	sources := map[string]bool{}
+	for _, a := range g.devs {
+		e, src := a.energy()
+		d := DeviceSummary{Index: a.index, UUID: a.uuid, Name: a.name, EnergyJ: e, EnergySource: src,
+			MeanPowerW: math.NaN(), PeakMemBytes: a.peakMem}
+		if span := float64(a.lastT-a.firstT) / 1e9; span > 0 && !math.IsNaN(e) {
+			d.MeanPowerW = e / span
+		}
+		if a.peakMem > s.PeakMemBytes {
+			s.PeakMemBytes = a.peakMem
+		}
+		total += e // NaN poisons the total, as it should
+		sources[src] = true
+		s.PerDevice = append(s.PerDevice, d)
+	}
+	if !math.IsNaN(total) {
+		s.EnergyJ = total
+		switch {
+		case len(sources) > 1:
+			s.EnergySource = "mixed"
+		case sources["counter"]:
+			s.EnergySource = "counter"
+		default:
+			s.EnergySource = "power"
+		}
+		if s.WallSeconds > 0 {
+			s.MeanPowerW = total / s.WallSeconds
+		}
+	}
+	return s
+}
+
+// SummarizeGPU summarises rounds of samples, each round stamped with the
+// T of its samples. It is what GPURecorder.Stop computes, for callers with
+// samples from elsewhere.
+func SummarizeGPU(rounds [][]DeviceSample) GPUSummary {
+	var g gpuAcc
+	for _, r := range rounds {
+		if len(r) > 0 {
+			g.addRound(r[0].T, r)
+		}
+	}
+	return g.summary()
+}
+
+// GPUConfig configures StartGPU. Zero fields take the defaults named.
+type GPUConfig struct {
+	Interval time.Duration // default 1s
+	Path     string        // CSV output; "" writes nothing
+	Origin   time.Time     // T counts from here; default: when sampling starts
+	Logger   *slog.Logger  // default slog.Default()
+}
+
+// GPURecorder samples a Source at an interval, writes each sample to a CSV
+// file and keeps a running summary. Stop ends it.
+type GPURecorder struct {
+	src    Source
+	cfg    GPUConfig
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+	closer func() error
+
+	// Owned by the sampling goroutine until done is closed.
+	acc       gpuAcc
+	out       *os.File
+	csv       *csv.Writer
+	err       error
+	failed    int
+	loggedErr bool
+	sum       GPUSummary
+}
+
+// StartNVML samples every NVIDIA GPU through NVML every interval and
+// writes the samples to the CSV file at path ("" for none).
+//
+// Without a usable driver it returns a nil *GPURecorder and an error
+// wrapping ErrNoDriver; say so once and carry on: a nil recorder's Stop is
+// safe and returns a summary whose measurements are all NaN.
+func StartNVML(ctx context.Context, interval time.Duration, path string) (*GPURecorder, error) {
+	src, closeFn, err := OpenNVML()
+	if err != nil {
+		return nil, err
+	}
+	r, err := StartGPU(ctx, src, GPUConfig{Interval: interval, Path: path})
+	if err != nil {
+		closeFn()
+		return nil, err
+	}
+	r.closer = closeFn
+	return r, nil
+}
+
+// StartGPU samples src once right away, then every cfg.Interval until ctx
+// ends or Stop is called; Stop takes one last sample.
+func StartGPU(ctx context.Context, src Source, cfg GPUConfig) (*GPURecorder, error) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Origin.IsZero() {
+		cfg.Origin = time.Now()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	r := &GPURecorder{src: src, cfg: cfg, done: make(chan struct{})}
+	if cfg.Path != "" {
+		f, err := os.Create(cfg.Path)
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: %w", err)
+		}
+		r.out, r.csv = f, csv.NewWriter(f)
+		r.csv.Write(gpuHeader)
+	}
+	ctx, r.cancel = context.WithCancel(ctx)
+	r.sample()
+	go r.loop(ctx)
+	return r, nil
+}
+
+func (r *GPURecorder) loop(ctx context.Context) {
+	defer close(r.done)
+	t := time.NewTicker(r.cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.sample()
+		}
+	}
+}
+
+var gpuHeader = []string{"t_ns", "unix_ns", "index", "uuid", "name", "mem_used_bytes", "mem_total_bytes",
+	"power_w", "energy_mj", "sm_util_pct", "sm_clock_mhz", "mem_clock_mhz"}
+
+func (r *GPURecorder) sample() {
+	now := time.Now()
+	round, err := r.src.Sample()
+	if err != nil {
+		r.failed++
+		if !r.loggedErr {
+			r.loggedErr = true
+			r.cfg.Logger.Warn("GPU sampling failed (logged once)", "err", err)
+		}
+		return
+	}
+	t := int64(now.Sub(r.cfg.Origin))
+	r.acc.addRound(t, round)
+	if r.csv == nil || r.err != nil {
+		return
+	}
+	unix := strconv.FormatInt(now.UnixNano(), 10)
+	for _, s := range round {
+		r.csv.Write([]string{
+			strconv.FormatInt(t, 10), unix, strconv.Itoa(s.Index), s.UUID, s.Name,
+			formatInt(s.MemUsed), formatInt(s.MemTotal), formatFloat(s.PowerW), formatInt(s.EnergyMJ),
+			formatInt(int64(s.SMUtil)), formatInt(int64(s.SMClockMHz)), formatInt(int64(s.MemClockMHz)),
+		})
+	}
+	r.csv.Flush()
+	if err := r.csv.Error(); err != nil {
+		r.err = fmt.Errorf("telemetry: %s: %w", r.cfg.Path, err)
+	}
+}
+
+func formatInt(v int64) string {
+	if v == Missing {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// Stop takes a last sample, closes the CSV file and NVML, and returns the
+// summary. It is safe on a nil *GPURecorder (all-NaN summary with
+// ErrNoDriver) and more than once.
+func (r *GPURecorder) Stop() GPUSummary {
+	if r == nil {
+		return emptyGPUSummary(ErrNoDriver)
+	}
+	r.once.Do(func() {
+		r.cancel()
+		<-r.done
+		r.sample()
+		var errs []error
+		if r.out != nil {
+			errs = append(errs, r.out.Close())
+		}
+		if r.closer != nil {
+			errs = append(errs, r.closer())
+		}
+		r.sum = r.acc.summary()
+		r.sum.Err = r.err
+		if r.sum.Err == nil {
+			if err := errors.Join(errs...); err != nil {
+				r.sum.Err = fmt.Errorf("telemetry: %w", err)
+			}
+		}
+		if r.sum.Err == nil && r.acc.rounds == 0 && r.failed > 0 {
+			r.sum.Err = errors.New("telemetry: every GPU sample failed")
+		}
+	})
+	return r.sum
+}
+
+// SidecarPath names a telemetry file beside a trace: "run.parquet" with
+// kind "gpu" gives "run.gpu.csv".
+func SidecarPath(tracePath, kind string) string {
+	dir, base := filepath.Split(tracePath)
+	if ext := filepath.Ext(base); ext != "" && ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return filepath.Join(dir, base+"."+kind+".csv")
+}

@@ -1,0 +1,283 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ErrNoMetrics means the engine has no /metrics endpoint (it answered 404).
+var ErrNoMetrics = errors.New("telemetry: engine has no /metrics endpoint")
+
+// maxMetricsPage caps how much of a /metrics page is read.
+const maxMetricsPage = 16 << 20
+
+// ScrapeConfig configures StartScrapeWith. Zero fields take the defaults
+// named on each.
+type ScrapeConfig struct {
+	URL      string        // the engine's base URL or its /metrics URL; a URL without a path gets /metrics
+	Interval time.Duration // poll interval; default 1s
+	Path     string        // CSV output; "" writes nothing
+	Origin   time.Time     // t_ns counts from here; default: when scraping starts
+	Client   *http.Client  // default: a client with a timeout of the interval, at least 2s
+	Logger   *slog.Logger  // default slog.Default()
+}
+
+// ScrapeSummary summarises a scrape. Means and maxima cover the scrapes
+// that carried the gauge; a gauge never seen is NaN, never zero.
+type ScrapeSummary struct {
+	Engine                  string
+	Scrapes                 int // successful scrapes
+	Failed                  int // scrapes that failed (network, status, unparsable)
+	MeanRunning, MaxRunning float64
+	MeanWaiting, MaxWaiting float64
+	MeanKVUsage, MaxKVUsage float64
+	Err                     error // ErrNoMetrics, or the first write error
+}
+
+// Scraper polls an engine's /metrics page. Stop ends it.
+type Scraper struct {
+	cfg    ScrapeConfig
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+
+	// Owned by the polling goroutine until done is closed.
+	out           *os.File
+	csv           *csv.Writer
+	sum           ScrapeSummary
+	agg           [3]meanMax
+	loggedErr     bool
+	loggedNoGauge bool
+}
+
+type meanMax struct {
+	sum, max float64
+	n        int
+}
+
+func (m *meanMax) add(v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	if m.n == 0 || v > m.max {
+		m.max = v
+	}
+	m.sum += v
+	m.n++
+}
+
+func (m *meanMax) values() (mean, max float64) {
+	if m.n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return m.sum / float64(m.n), m.max
+}
+
+// StartScrape polls url/metrics every interval and writes the engine's
+// running, waiting and KV-usage gauges to the CSV file at path. See
+// StartScrapeWith.
+func StartScrape(ctx context.Context, url string, interval time.Duration, path string) (*Scraper, error) {
+	return StartScrapeWith(ctx, ScrapeConfig{URL: url, Interval: interval, Path: path})
+}
+
+// StartScrapeWith scrapes once before returning. When the engine answers
+// 404 it returns a nil *Scraper and an error wrapping ErrNoMetrics, and
+// polls no more; a nil *Scraper's Stop is safe and returns an all-NaN
+// summary. Other failures (the engine not up yet, 5xx) are logged once and
+// polling goes on. Scraping stops when ctx ends or Stop is called.
+func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
+	u, err := metricsURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.URL = u
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Origin.IsZero() {
+		cfg.Origin = time.Now()
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Timeout: max(cfg.Interval, 2*time.Second)}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Scraper{cfg: cfg, done: make(chan struct{})}
+	s.sum = emptyScrapeSummary()
+	ctx, s.cancel = context.WithCancel(ctx)
+	if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
+		s.cancel()
+		cfg.Logger.Info("engine has no /metrics; not recording engine gauges", "url", cfg.URL)
+		return nil, fmt.Errorf("%s: %w", cfg.URL, err)
+	}
+	if s.sum.Err != nil {
+		s.cancel()
+		if s.out != nil {
+			s.out.Close()
+		}
+		return nil, s.sum.Err
+	}
+	go s.loop(ctx)
+	return s, nil
+}
+
+func emptyScrapeSummary() ScrapeSummary {
+	n := math.NaN()
+	return ScrapeSummary{MeanRunning: n, MaxRunning: n, MeanWaiting: n, MaxWaiting: n, MeanKVUsage: n, MaxKVUsage: n}
+}
+
+func metricsURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", raw)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/metrics"
+	}
+	return u.String(), nil
+}
+
+func (s *Scraper) loop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
+			s.cfg.Logger.Info("engine /metrics went away (404); stopped polling", "url", s.cfg.URL)
+			return
+		}
+		if s.sum.Err != nil {
+			return
+		}
+	}
+}
+
+// scrape fetches and records one page. It returns ErrNoMetrics on 404 and
+// logs other failures once per run.
+func (s *Scraper) scrape(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.URL, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	now := time.Now()
+	resp, err := s.cfg.Client.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.fail(err)
+		}
+		return err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage))
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return ErrNoMetrics
+	case resp.StatusCode != http.StatusOK:
+		err := fmt.Errorf("HTTP %d", resp.StatusCode)
+		s.fail(err)
+		return err
+	case err != nil:
+		s.fail(err)
+		return err
+	}
+	samples, perr := ParseMetrics(body)
+	if len(samples) == 0 && perr != nil {
+		s.fail(perr)
+		return perr
+	}
+	st := EngineStateOf(samples)
+	if st.Engine == "" && !s.loggedNoGauge {
+		s.loggedNoGauge = true
+		s.cfg.Logger.Info("/metrics has no known engine gauges (vLLM, SGLang, TGI, llama.cpp)", "url", s.cfg.URL)
+	}
+	s.record(now, st)
+	return nil
+}
+
+func (s *Scraper) fail(err error) {
+	s.sum.Failed++
+	if !s.loggedErr {
+		s.loggedErr = true
+		s.cfg.Logger.Warn("scraping engine metrics failed; will keep trying (logged once)", "url", s.cfg.URL, "err", err)
+	}
+}
+
+var scrapeHeader = []string{"t_ns", "unix_ns", "engine", "running", "waiting", "kv_usage"}
+
+func (s *Scraper) record(at time.Time, st EngineState) {
+	s.sum.Scrapes++
+	if s.sum.Engine == "" {
+		s.sum.Engine = st.Engine
+	}
+	s.agg[0].add(st.Running)
+	s.agg[1].add(st.Waiting)
+	s.agg[2].add(st.KVUsage)
+	if s.cfg.Path == "" || s.sum.Err != nil {
+		return
+	}
+	if s.csv == nil {
+		f, err := os.Create(s.cfg.Path)
+		if err != nil {
+			s.sum.Err = fmt.Errorf("telemetry: %w", err)
+			return
+		}
+		s.out, s.csv = f, csv.NewWriter(f)
+		s.csv.Write(scrapeHeader)
+	}
+	s.csv.Write([]string{
+		strconv.FormatInt(int64(at.Sub(s.cfg.Origin)), 10),
+		strconv.FormatInt(at.UnixNano(), 10),
+		st.Engine, formatFloat(st.Running), formatFloat(st.Waiting), formatFloat(st.KVUsage),
+	})
+	s.csv.Flush()
+	if err := s.csv.Error(); err != nil {
+		s.sum.Err = fmt.Errorf("telemetry: %s: %w", s.cfg.Path, err)
+	}
+}
+
+// Stop ends polling, closes the CSV file and returns the summary. It is
+// safe to call on a nil *Scraper and more than once.
+func (s *Scraper) Stop() ScrapeSummary {
+	if s == nil {
+		return emptyScrapeSummary()
+	}
+	s.once.Do(func() {
+		s.cancel()
+		<-s.done
+		if s.out != nil {
+			if err := s.out.Close(); err != nil && s.sum.Err == nil {
+				s.sum.Err = fmt.Errorf("telemetry: %w", err)
+			}
+		}
+		s.sum.MeanRunning, s.sum.MaxRunning = s.agg[0].values()
+		s.sum.MeanWaiting, s.sum.MaxWaiting = s.agg[1].values()
+		s.sum.MeanKVUsage, s.sum.MaxKVUsage = s.agg[2].values()
+	})
+	return s.sum
+}
+
+// formatFloat writes NaN as an empty cell.
+func formatFloat(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
