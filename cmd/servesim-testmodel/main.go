@@ -35,6 +35,7 @@ PARAMETER top_k 40
 PARAMETER top_p 0.9
 PARAMETER repeat_penalty 1
 PARAMETER seed %d
+PARAMETER num_thread %d
 `
 
 func main() {
@@ -49,15 +50,18 @@ func main() {
 	flag.IntVar(&cfg.Context, "ctx", cfg.Context, "context length (also the Modelfile num_ctx)")
 	flag.IntVar(&cfg.Vocab, "vocab", cfg.Vocab, "vocabulary size")
 	seed := flag.Int64("seed", 1, "weight seed")
+	// One engine thread leaves a core to the load generator on a 2-core
+	// machine, so client-side schedule lag measures the client, not contention.
+	threads := flag.Int("threads", 1, "engine CPU threads (Modelfile num_thread)")
 	flag.Parse()
 
-	if err := run(*out, cfg, *seed); err != nil {
+	if err := run(*out, cfg, *seed, *threads); err != nil {
 		fmt.Fprintln(os.Stderr, "servesim-testmodel:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, cfg gguf.LlamaConfig, seed int64) error {
+func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	if dir == "" {
 		return fmt.Errorf("-out is required")
 	}
@@ -86,6 +90,6 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64) error {
 	if err := os.Rename(path+".tmp", path); err != nil {
 		return err
 	}
-	mf := fmt.Sprintf(modelfile, cfg.Context, seed)
+	mf := fmt.Sprintf(modelfile, cfg.Context, seed, threads)
 	return os.WriteFile(filepath.Join(dir, "Modelfile"), []byte(mf), 0o644)
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// The end-to-end tests run against a real OpenAI-compatible engine:
+// `make test` builds Ollama, generates a small random-weight model and sets
+// SERVESIM_ENGINE_URL and SERVESIM_ENGINE_MODEL (scripts/engine.sh).
+func engine(t *testing.T) (url, model string) {
+	t.Helper()
+	url, model = os.Getenv("SERVESIM_ENGINE_URL"), os.Getenv("SERVESIM_ENGINE_MODEL")
+	if url == "" || model == "" {
+		t.Skip("no engine: run `make test-e2e` (or scripts/engine.sh start and export its output)")
+	}
+	return url, model
+}
+
+// synth writes a synthetic trace with the CLI and returns its path.
+func synth(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, "in.parquet")
+	if _, err := run(t, append(append([]string{"trace", "synth"}, args...), path)...); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestE2EOpenLoop(t *testing.T) {
+	url, model := engine(t)
+	dir := t.TempDir()
+	in := synth(t, dir, "--requests", "200", "--arrival", "poisson", "--rate", "4", "--seed", "7",
+		"--prompt", "uniform:32:256", "--output", "fixed:8")
+	out := filepath.Join(dir, "out.parquet")
+	if _, err := run(t, "record", "--trace", in, "--out", out, "--base-url", url, "--model", model,
+		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "open", "--timeout", "2m"); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := traces.ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 200 {
+		t.Fatalf("%d rows, want 200", len(rows))
+	}
+	var lags []int64
+	for _, r := range rows {
+		_, okT := r.TTFT()
+		_, okP := r.TPOT()
+		_, okE := r.E2E()
+		if !okT || !okP || !okE {
+			t.Errorf("request %s: TTFT/TPOT/E2E not all measured (error %q)", r.ID, r.Error)
+			continue
+		}
+		if r.UsageOutput != r.OutputTokens || int(r.UsageOutput) != len(r.TokenTimes) {
+			t.Errorf("request %s: usage %d completion tokens, asked %d, %d token times", r.ID, r.UsageOutput, r.OutputTokens, len(r.TokenTimes))
+		}
+		if r.UsagePrompt != r.PromptTokens {
+			t.Errorf("request %s: server counted %d prompt tokens, the trace asked for %d", r.ID, r.UsagePrompt, r.PromptTokens)
+		}
+		lag, _ := r.ScheduleLag()
+		lags = append(lags, lag)
+	}
+	slices.Sort(lags)
+	if p99 := lags[len(lags)*99/100]; p99 >= 1_000_000 {
+		t.Errorf("p99 schedule lag %d ns, want < 1 ms", p99)
+	}
+}
+
+// closedLoop runs a closed loop at the given concurrency and returns the
+// output throughput (tokens/s) and mean TPOT (ns).
+func closedLoop(t *testing.T, url, model, in string, conc int) (tokPerSec, tpot float64) {
+	t.Helper()
+	out := filepath.Join(filepath.Dir(in), "closed"+strconv.Itoa(conc)+".parquet")
+	if _, err := run(t, "record", "--trace", in, "--out", out, "--base-url", url, "--model", model,
+		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "closed", "--concurrency", strconv.Itoa(conc),
+		"--tokens-per-byte", "1", "--prompt-overhead", "20"); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := traces.ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last, tokens, n := int64(1<<62), int64(0), 0, 0
+	for _, r := range rows {
+		p, ok := r.TPOT()
+		if !ok {
+			t.Fatalf("request %s failed: %q", r.ID, r.Error)
+		}
+		tpot += p
+		n++
+		tokens += int(r.UsageOutput)
+		first, last = min(first, r.ActualSend), max(last, r.LastToken)
+	}
+	return float64(tokens) / (float64(last-first) / 1e9), tpot / float64(n)
+}
+
+func TestE2EClosedLoopShowsBatching(t *testing.T) {
+	url, model := engine(t)
+	in := synth(t, t.TempDir(), "--requests", "16", "--prompt", "fixed:64", "--output", "fixed:48", "--seed", "3")
+	tp1, tpot1 := closedLoop(t, url, model, in, 1)
+	tp4, tpot4 := closedLoop(t, url, model, in, 4)
+	t.Logf("concurrency 1: %.0f tok/s, TPOT %.1f ms; concurrency 4: %.0f tok/s, TPOT %.1f ms", tp1, tpot1/1e6, tp4, tpot4/1e6)
+	if tp4 <= tp1*1.2 {
+		t.Errorf("throughput at concurrency 4 (%.0f tok/s) is not above concurrency 1 (%.0f tok/s): no batching", tp4, tp1)
+	}
+	if tpot4 <= tpot1 {
+		t.Errorf("TPOT at concurrency 4 (%.1f ms) is not above concurrency 1 (%.1f ms)", tpot4/1e6, tpot1/1e6)
+	}
+}
