@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/replay/proxy"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -35,7 +39,7 @@ func synth(t *testing.T, dir string, args ...string) string {
 func TestE2EOpenLoop(t *testing.T) {
 	url, model := engine(t)
 	dir := t.TempDir()
-	in := synth(t, dir, "--requests", "200", "--arrival", "poisson", "--rate", "4", "--seed", "7",
+	in := synth(t, dir, "--requests", "200", "--arrival", "poisson", "--rate", "2", "--seed", "7",
 		"--prompt", "uniform:32:256", "--output", "fixed:8")
 	out := filepath.Join(dir, "out.parquet")
 	if _, err := run(t, "record", "--trace", in, "--out", out, "--base-url", url, "--model", model,
@@ -112,5 +116,72 @@ func TestE2EClosedLoopShowsBatching(t *testing.T) {
 	}
 	if tpot4 <= tpot1 {
 		t.Errorf("TPOT at concurrency 4 (%.1f ms) is not above concurrency 1 (%.1f ms)", tpot4/1e6, tpot1/1e6)
+	}
+}
+
+// TestE2EProxy records through the recording proxy: the proxy's trace must
+// hold every request with the engine's token counts and shared prefixes
+// hashed alike, and replaying it must reproduce the lengths.
+func TestE2EProxy(t *testing.T) {
+	url, model := engine(t)
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := proxy.DefaultConfig()
+	cfg.Upstream = strings.TrimSuffix(url, "/v1")
+	cfg.Out = filepath.Join(dir, "captured.parquet")
+	cfg.TokensPerByte = 1
+	cfg.BlockSize = 16
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := proxy.Serve(ctx, ln, cfg); done <- err }()
+
+	in := synth(t, dir, "--requests", "12", "--arrival", "poisson", "--rate", "3", "--prompt", "uniform:40:120",
+		"--output", "fixed:6", "--prefix-groups", "2", "--prefix-tokens", "64", "--block-size", "16", "--seed", "5")
+	recorded := filepath.Join(dir, "recorded.parquet")
+	if _, err := run(t, "record", "--trace", in, "--out", recorded, "--base-url", "http://"+ln.Addr().String()+"/v1",
+		"--model", model, "--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20"); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	_, sent, err := traces.ReadAll(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, captured, err := traces.ReadAll(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(captured) != len(sent) || meta.BlockSize != 16 {
+		t.Fatalf("proxy captured %d requests (block size %d), the client sent %d", len(captured), meta.BlockSize, len(sent))
+	}
+	// The proxy sees requests in arrival order; so does the recorded trace.
+	byPrompt := map[int32]int{}
+	for _, r := range sent {
+		byPrompt[r.UsagePrompt]++
+	}
+	hashes := map[uint64]int{}
+	for _, r := range captured {
+		if r.UsagePrompt == traces.Missing || r.UsageOutput != 6 || r.PromptTokens != r.UsagePrompt || r.HTTPStatus != 200 {
+			t.Errorf("captured row %s: prompt %d usage %d/%d status %d", r.ID, r.PromptTokens, r.UsagePrompt, r.UsageOutput, r.HTTPStatus)
+		}
+		byPrompt[r.UsagePrompt]--
+		if len(r.PrefixHashes) > 0 {
+			hashes[r.PrefixHashes[0]]++
+		}
+	}
+	for n, c := range byPrompt {
+		if c != 0 {
+			t.Errorf("prompt length %d: client and proxy disagree by %d requests", n, c)
+		}
+	}
+	// Two prefix groups: the first block of every prompt is one of two texts.
+	if len(hashes) > 2 {
+		t.Errorf("%d distinct first-block hashes for 2 shared-prefix groups", len(hashes))
 	}
 }
