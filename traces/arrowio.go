@@ -76,6 +76,9 @@ func newParquetEncoder(f *os.File, meta Meta) (encoder, error) {
 	schema := Schema(meta)
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Zstd),
+		// zstd's fastest level: a trace compresses nearly as well, and the
+		// default level spends a fifth of the write time encoding.
+		parquet.WithCompressionLevel(1),
 		parquet.WithMaxRowGroupLength(BatchRows),
 		parquet.WithAllocator(mem),
 		// Dictionaries only pay for low-cardinality strings; on unique ids
@@ -315,9 +318,9 @@ type tolerantReader struct {
 func (r *tolerantReader) Truncated() bool { return r.rec.truncated }
 
 // readColumns lists the Parquet leaf columns worth reading: it leaves out
-// nullable scalar observed columns whose statistics say every row group
-// holds only nulls (an input trace's whole observed half), which the
-// decoder then treats as absent. nil means all columns.
+// nullable columns whose statistics say every row group holds only nulls
+// (an input trace's whole observed half, and often session and class),
+// which the decoder then treats as absent. nil means all columns.
 func readColumns(pf *file.Reader) []int {
 	md := pf.MetaData()
 	sc := md.Schema
@@ -338,11 +341,12 @@ func readColumns(pf *file.Reader) []int {
 }
 
 // skippableColumn reports whether a column may be left unread when it is
-// all null: observed scalars only (lists keep [] apart from null).
+// all null: any nullable column, since a column of nulls decodes exactly
+// like an absent one (Missing, "" or nil).
 func skippableColumn(name string) bool {
-	for i, f := range fields {
+	for _, f := range fields {
 		if f.Name == name {
-			return i >= numInputCols && f.Type.ID() != arrow.LIST
+			return f.Nullable
 		}
 	}
 	return false

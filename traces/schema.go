@@ -36,8 +36,8 @@ const (
 	ColOutputText    = "output_text"
 )
 
-// fields is the trace schema. Input columns come first and must be present
-// in every file; observed columns are nullable and may be absent.
+// fields is the trace schema. Input columns come first; observed columns
+// are nullable. A file may leave out any nullable column.
 var fields = []arrow.Field{
 	{Name: ColID, Type: arrow.BinaryTypes.String},
 	{Name: ColArrival, Type: arrow.PrimitiveTypes.Int64},
@@ -65,8 +65,6 @@ var fields = []arrow.Field{
 	{Name: ColOutputText, Type: arrow.BinaryTypes.String, Nullable: true},
 }
 
-// numInputCols is how many leading fields are required input columns.
-const numInputCols = 9
 
 // Schema returns the Arrow schema of a trace carrying meta.
 func Schema(meta Meta) *arrow.Schema {
@@ -225,10 +223,10 @@ type batchDecoder struct {
 func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 	d := &batchDecoder{}
 	sc := rec.Schema()
-	for i, f := range fields {
+	for _, f := range fields {
 		idx := sc.FieldIndices(f.Name)
 		if len(idx) == 0 {
-			if i < numInputCols {
+			if !f.Nullable {
 				return nil, fmt.Errorf("missing required column %q", f.Name)
 			}
 			continue

@@ -176,8 +176,9 @@ func mapColumns(header []string) ([]int, error) {
 	for i, f := range fields {
 		j, ok := pos[f.Name]
 		if !ok {
-			if i < numInputCols && f.Name != ColPrefixHashes && f.Name != ColSessionID && f.Name != ColClass &&
-				f.Name != ColWarmup && f.Name != ColSourceFailed && f.Name != ColID {
+			// Text files may leave out every column but the three a
+			// simulation needs.
+			if f.Name == ColArrival || f.Name == ColPromptTokens || f.Name == ColOutputTokens {
 				return nil, fmt.Errorf("missing required column %q (have %s)", f.Name, strings.Join(header, ","))
 			}
 			j = -1
