@@ -34,7 +34,8 @@ type Summary struct {
 	// non-warm-up request to the last token of a successful one.
 	Wall               time.Duration
 	RequestsPerSec     float64 // Succeeded / Wall
-	OutputTokensPerSec float64 // usage completion tokens of successes / Wall
+	OutputTokens       int64   // usage completion tokens of successes
+	OutputTokensPerSec float64 // OutputTokens / Wall
 	TTFT, TPOT, E2E    Latency // successes only; TTFT and E2E from the scheduled send
 	Lag                Latency // schedule lag: actual − scheduled send, every sent request
 	LagFlagged         bool    // Lag.P99 > LagLimit
@@ -93,6 +94,7 @@ func (c *collector) summary() *Summary {
 	s := c.s
 	s.TTFT, s.TPOT, s.E2E, s.Lag = latency(c.ttft), latency(c.tpot), latency(c.e2e), latency(c.lag)
 	s.LagFlagged = s.Lag.N > 0 && s.Lag.P99 > LagLimit
+	s.OutputTokens = c.outTokens
 	if s.Succeeded > 0 && c.lastTok > c.firstSched {
 		s.Wall = time.Duration(c.lastTok - c.firstSched)
 		s.RequestsPerSec = float64(s.Succeeded) / s.Wall.Seconds()

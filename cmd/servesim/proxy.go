@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/replay/proxy"
-	"github.com/servesim/servesim/replay/telemetry"
 )
 
 // proxyCommand is `servesim record proxy`: a recording reverse proxy in
@@ -29,7 +26,7 @@ func proxyCommand() *cli.Command {
 			"error. Bodies and streams pass through byte for byte; headers (Authorization too) are forwarded and\n" +
 			"never stored. Prompt text is stored only with --keep-prompts (in OUT.prompts.jsonl). Stop with\n" +
 			"Ctrl-C: in-flight requests finish (up to --shutdown-grace) and the trace is closed.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
 			&cli.StringFlag{Name: "upstream", Required: true, Usage: "server base URL, e.g. http://127.0.0.1:8000"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output trace (format by extension)"},
@@ -43,10 +40,7 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "trace metadata: model name"},
 			&cli.StringFlag{Name: "engine", Usage: "trace metadata: engine and version"},
 			&cli.StringFlag{Name: "device", Usage: "trace metadata: device"},
-			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML to OUT-stem.gpu.csv"},
-			&cli.StringFlag{Name: "engine-metrics", Usage: "poll this Prometheus /metrics URL to OUT-stem.engine.csv (e.g. the upstream)"},
-			&cli.DurationFlag{Name: "telemetry-interval", Value: time.Second, Usage: "sampling interval for --gpu and --engine-metrics"},
-		},
+		}, telemetryFlags()...),
 		Action: proxyAction,
 	}
 }
@@ -68,48 +62,14 @@ func proxyAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, interval := c.Context, c.Duration("telemetry-interval")
-	var gpu *telemetry.GPURecorder
-	if c.Bool("gpu") {
-		if gpu, err = telemetry.StartNVML(ctx, interval, telemetry.SidecarPath(cfg.Out, "gpu")); err != nil {
-			if !errors.Is(err, telemetry.ErrNoDriver) {
-				ln.Close()
-				return err
-			}
-			cfg.Logger.Warn("no GPU telemetry", "err", err)
-		}
-	}
-	var eng *telemetry.Scraper
-	if u := c.String("engine-metrics"); u != "" {
-		if eng, err = telemetry.StartScrape(ctx, u, interval, telemetry.SidecarPath(cfg.Out, "engine")); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
-			gpu.Stop()
-			ln.Close()
-			return err
-		}
+	tel, err := startSamplers(c, cfg.Out, cfg.Logger)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "servesim: proxying %s -> %s, recording to %s (Ctrl-C to stop)\n", ln.Addr(), cfg.Upstream, cfg.Out)
-	st, err := proxy.Serve(ctx, ln, cfg)
-	errs := []error{err}
-	g, e := gpu.Stop(), eng.Stop()
+	st, err := proxy.Serve(c.Context, ln, cfg)
 	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens -> %s\n",
 		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, cfg.Out)
-	if gpu != nil {
-		fmt.Fprintf(c.App.Writer, "GPU: %d devices, %s device-s, %s J (%s), %s J/output token\n",
-			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource, num(g.JoulesPerToken(st.OutputTokens)))
-		errs = append(errs, g.Err)
-	}
-	if eng != nil {
-		fmt.Fprintf(c.App.Writer, "engine (%s): running mean %s max %s, waiting mean %s max %s, KV usage max %s\n",
-			e.Engine, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
-		errs = append(errs, e.Err)
-	}
-	return errors.Join(errs...)
-}
-
-// num formats an unmeasured (NaN) value as "-".
-func num(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%.4g", v)
+	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens))
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,7 +31,7 @@ func recordCommand() *cli.Command {
 
 func recordFlags() []cli.Flag {
 	d := replay.DefaultConfig()
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "settings", Usage: "JSON or TOML settings file; flags override it"},
 		&cli.StringFlag{Name: "trace", Usage: "input trace"},
 		&cli.StringFlag{Name: "out", Usage: "output trace (format by extension); with --repeat N, NAME.runK.EXT"},
@@ -50,7 +52,7 @@ func recordFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
 		&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix_hashes block (default: the trace's block_size)"},
 		&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text (default: random per run, so runs never share cache)"},
-	}
+	}, telemetryFlags()...)
 }
 
 func recordAction(c *cli.Context) error {
@@ -88,8 +90,17 @@ func recordAction(c *cli.Context) error {
 		return cli.Exit("record: --prompt-overhead needs --tokens-per-byte", 2)
 	}
 
+	tel, err := startSamplers(c, cfg.Out, slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)))
+	if err != nil {
+		return err
+	}
 	sums, err := replay.Record(c.Context, cfg, c.App.ErrWriter)
 	w := c.App.Writer
+	var outTokens int64
+	for _, s := range sums {
+		outTokens += s.OutputTokens
+	}
+	err = errors.Join(err, tel.stop(w, outTokens))
 	for _, s := range sums {
 		s.Print(w)
 	}

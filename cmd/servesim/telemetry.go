@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/servesim/servesim/replay/telemetry"
+	"github.com/urfave/cli/v2"
+)
+
+// telemetryFlags are shared by record and record proxy.
+func telemetryFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML to OUT-stem.gpu.csv"},
+		&cli.StringFlag{Name: "engine-metrics", Usage: "poll this Prometheus /metrics URL to OUT-stem.engine.csv (e.g. the engine's)"},
+		&cli.DurationFlag{Name: "telemetry-interval", Value: time.Second, Usage: "sampling interval for --gpu and --engine-metrics"},
+	}
+}
+
+// samplers are the telemetry recorders of one run; either may be nil.
+type samplers struct {
+	gpu *telemetry.GPURecorder
+	eng *telemetry.Scraper
+}
+
+// startSamplers starts what the flags ask for, writing beside out. A
+// missing NVIDIA driver or a missing /metrics endpoint is said once and
+// leaves those measurements empty.
+func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, error) {
+	s := &samplers{}
+	interval := c.Duration("telemetry-interval")
+	var err error
+	if c.Bool("gpu") {
+		if s.gpu, err = telemetry.StartNVML(c.Context, interval, telemetry.SidecarPath(out, "gpu")); err != nil {
+			if !errors.Is(err, telemetry.ErrNoDriver) {
+				return nil, err
+			}
+			log.Warn("no GPU telemetry", "err", err)
+		}
+	}
+	if u := c.String("engine-metrics"); u != "" {
+		if s.eng, err = telemetry.StartScrape(c.Context, u, interval, telemetry.SidecarPath(out, "engine")); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
+			s.gpu.Stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// stop ends sampling and prints the summaries, with joules per token from
+// the run's output tokens.
+func (s *samplers) stop(w io.Writer, outputTokens int64) error {
+	var errs []error
+	g, e := s.gpu.Stop(), s.eng.Stop()
+	if s.gpu != nil {
+		fmt.Fprintf(w, "GPU: %d devices, %s device-s, %s J (%s), %s J/output token\n",
+			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource, num(g.JoulesPerToken(outputTokens)))
+		errs = append(errs, g.Err)
+	}
+	if s.eng != nil {
+		fmt.Fprintf(w, "engine (%s): running mean %s max %s, waiting mean %s max %s, KV usage max %s\n",
+			e.Engine, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
+		errs = append(errs, e.Err)
+	}
+	return errors.Join(errs...)
+}
+
+// num formats an unmeasured (NaN) value as "-".
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
