@@ -1,7 +1,9 @@
-// Package sim is servesim's discrete-event simulator of one LLM-serving
-// device: requests arrive from a trace, a scheduler policy forms a batch
-// each engine step, a step-time model gives the step's duration, and every
-// token of a step is emitted at the step's end.
+// Package sim is servesim's discrete-event simulator of LLM serving: on
+// one device (Run), requests arrive from a trace, a scheduler policy forms
+// a batch each engine step, a step-time model gives the step's duration,
+// and every token of a step is emitted at the step's end. RunCluster puts
+// replicas of such devices behind routers, optionally in two pools split by
+// request length.
 //
 // # Reading guide
 //
@@ -9,8 +11,13 @@
 //   - step.go: the StepTimer interface, the optional DecodeStretcher
 //     (closed forms for runs of pure-decode steps) and the Linear
 //     (calibrated) and Roofline (prior) models.
-//   - engine.go: Run and the event loop — arrivals, steps, stretches,
-//     preemption and completion bookkeeping.
+//   - engine.go: Run and the engine — advanceTo(t) runs every iteration
+//     (step, stretch, idle wait) that starts before t, add hands it a
+//     request; preemption and completion bookkeeping.
+//   - cluster.go: ClusterConfig, PoolConfig, RunCluster — one queue of
+//     replicas by next iteration time, length split, routing.
+//   - router.go: round robin, least outstanding, prefix affinity.
+//   - cluster_summary.go: ClusterSummary and how replicas aggregate.
 //   - policy.go, policy_static.go (serial, fixed, token_budget),
 //     policy_continuous.go (vLLM-style continuous batching).
 //   - blocks.go: the paged KV block manager with the prefix cache.
@@ -64,5 +71,7 @@
 // of any length stream in bounded memory as long as the queue stays
 // bounded. Rows passed to Writer.Write are reused after the call returns.
 // Run is single-threaded and deterministic: the same input and Config give
-// byte-identical rows and decision log.
+// byte-identical rows and decision log. RunCluster follows the same rules;
+// its replicas share the Config (and its StepTimer and Power values) of
+// their pool, and a one-replica cluster writes exactly Run's rows.
 package sim

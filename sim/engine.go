@@ -23,8 +23,8 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	if in == nil {
 		return nil, errors.New("sim: Run: nil input reader")
 	}
-	e := newEngine(&cfg, in, out)
-	err := e.loop(ctx)
+	e := newEngine(&cfg, in.Meta(), out)
+	err := e.runAll(ctx, &arrivals{in: in})
 	if ferr := e.log.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("sim: writing decision log: %w", ferr)
 	}
@@ -34,9 +34,63 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	return e.summary(), err
 }
 
-// engine is the state of one run. Time is int64 ns from the trace start
-// (now) plus a sub-nanosecond remainder (frac, in [-0.5, 0.5]) so that
-// stepping and jumping sum the same real durations.
+// runAll feeds every request of a to e at its arrival time, then drains.
+func (e *engine) runAll(ctx context.Context, a *arrivals) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for {
+		r, err := a.next()
+		if err != nil || r == nil {
+			if err == nil {
+				err = e.advanceTo(ctx, math.MaxInt64)
+			}
+			return err
+		}
+		if err := e.advanceTo(ctx, r.Arrival); err != nil {
+			return err
+		}
+		if err := e.add(r, a.n-1); err != nil {
+			return err
+		}
+	}
+}
+
+// arrivals reads requests and checks that they come in arrival order.
+type arrivals struct {
+	in   traces.Reader
+	n    int64 // requests read
+	last int64
+}
+
+// next returns the next request (valid until the following call), or nil
+// at the end of the input.
+func (a *arrivals) next() (*traces.Request, error) {
+	if !a.in.Next() {
+		if err := a.in.Err(); err != nil {
+			return nil, fmt.Errorf("sim: reading requests: %w", err)
+		}
+		return nil, nil
+	}
+	r := a.in.At()
+	if r.Arrival < 0 {
+		return nil, fmt.Errorf("sim: request %d (id %q): negative arrival %d ns", a.n, r.ID, r.Arrival)
+	}
+	if a.n > 0 && r.Arrival < a.last {
+		return nil, fmt.Errorf("sim: request %d (id %q) arrives at %d ns, before the previous one (%d ns): input must be in arrival order", a.n, r.ID, r.Arrival, a.last)
+	}
+	a.last = r.Arrival
+	a.n++
+	return r, nil
+}
+
+// engine is the state of one replica. Time is int64 ns from the trace
+// start (now) plus a sub-nanosecond remainder (frac, in [-0.5, 0.5]) so
+// that stepping and jumping sum the same real durations.
+//
+// The engine is driven from outside: advanceTo(t) runs every iteration
+// that starts before t, add hands it a request at its arrival. Run drives
+// one engine; RunCluster drives one per replica from a single queue.
 type engine struct {
 	cfg     *Config
 	pol     scheduler
@@ -44,20 +98,19 @@ type engine struct {
 	stretch DecodeStretcher // nil: step one iteration at a time
 	bs      int
 	hashBS  int
-	in      traces.Reader
 	out     traces.Writer
 
 	now  int64
 	frac float64
-	g    int64 // steps executed
+	// next is when the next iteration starts: now while there is work,
+	// the policy's wake-up time while idle, math.MaxInt64 while idle until
+	// a request arrives.
+	next  int64
+	iters int64
+	g     int64 // steps executed
 	// gAlloc is the number of steps whose decode blocks are allocated:
 	// g at a step's start, g+1 once the policy allocated for it.
 	gAlloc int64
-
-	pending     *seq // next arrival, read ahead
-	inDone      bool
-	lastArrival int64
-	nextIdx     int64
 
 	waiting          deque
 	runHead, runTail *seq
@@ -81,19 +134,13 @@ type engine struct {
 	checkRefs []int32
 }
 
-func newEngine(cfg *Config, in traces.Reader, out traces.Writer) *engine {
-	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, in: in, out: out, lastArrival: math.MinInt64}
+func newEngine(cfg *Config, meta traces.Meta, out traces.Writer) *engine {
+	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64}
 	e.pol = newScheduler(cfg.Policy)
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
 		e.stretch = d
 	}
-	e.hashBS = cfg.HashBlockSize
-	if e.hashBS == 0 {
-		e.hashBS = in.Meta().BlockSize
-	}
-	if e.hashBS == 0 {
-		e.hashBS = cfg.BlockSize
-	}
+	e.hashBS = hashBlockSize(cfg, meta)
 	e.phase = make([]int32, cfg.BlockSize)
 	e.bm = newBlockManager(cfg.TotalBlocks, cfg.PrefixCaching)
 	e.m = newMetrics(cfg)
@@ -101,55 +148,106 @@ func newEngine(cfg *Config, in traces.Reader, out traces.Writer) *engine {
 	return e
 }
 
-func (e *engine) loop(ctx context.Context) error {
-	for it := 0; ; it++ {
-		if it&255 == 0 {
+// hashBlockSize is the number of prompt tokens one PrefixHashes entry covers.
+func hashBlockSize(cfg *Config, meta traces.Meta) int {
+	switch {
+	case cfg.HashBlockSize > 0:
+		return cfg.HashBlockSize
+	case meta.BlockSize > 0:
+		return meta.BlockSize
+	}
+	return cfg.BlockSize
+}
+
+// advanceTo runs every iteration that starts strictly before t: a step, a
+// pure-decode stretch (cut so that its last step starts before t, unless
+// the policy reports that an arrival could not change it), or an idle
+// wait until a policy wake-up. Afterwards either now ≥ t or the engine is
+// idle with next ≥ t, so a request arriving at t can be added. t =
+// math.MaxInt64 drains the engine.
+func (e *engine) advanceTo(ctx context.Context, t int64) error {
+	for e.next < t {
+		if e.iters&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if err := e.pullArrivals(); err != nil {
-			return err
-		}
-		if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 {
-			if ok, watch, anon := e.pol.holds(e); ok {
-				if k := e.stretchLen(watch, anon); k >= 2 {
-					if err := e.jump(k); err != nil {
-						return err
-					}
-					continue
-				}
-			}
-		}
-		e.preempt = e.preempt[:0]
-		wake, err := e.pol.schedule(e)
-		if err != nil {
-			return err
-		}
-		e.gAlloc = e.g + 1
-		if e.nDec == 0 && !e.hasPrefill() {
-			e.gAlloc = e.g
-			next := wake
-			if e.pending != nil && (next < 0 || e.pending.arrival < next) {
-				next = e.pending.arrival
-			}
-			if next < 0 {
-				if e.waiting.len() > 0 || e.nRunning > 0 {
-					return fmt.Errorf("sim: internal: %d requests waiting and %d running at t=%d ns but nothing can be scheduled", e.waiting.len(), e.nRunning, e.now)
-				}
-				return nil
-			}
-			if next <= e.now {
-				return fmt.Errorf("sim: internal: idle until t=%d ns, not after now (%d ns)", next, e.now)
-			}
-			e.m.kvAt(e.now, e.bm.used())
-			e.now, e.frac = next, 0
-			continue
-		}
-		if err := e.execStep(); err != nil {
+		if err := e.iterate(t); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// add hands e a request arriving at r.Arrival (copied; r may be reused).
+// The caller has advanced e to r.Arrival. idx identifies the request in
+// the decision log and orders ties; it must increase from call to call.
+func (e *engine) add(r *traces.Request, idx int64) error {
+	if e.now < r.Arrival { // idle: the clock jumps to the arrival
+		e.m.kvAt(e.now, e.bm.used())
+		e.now, e.frac = r.Arrival, 0
+	}
+	s := e.newSeq(r, idx)
+	e.m.arrived(s)
+	if reason := e.rejectReason(s); reason != "" {
+		return e.reject(s, reason)
+	}
+	e.waiting.pushBack(s)
+	e.next = e.now
+	return nil
+}
+
+// outstanding is the number of requests added to e and not finished by
+// time t, as a router would count them: a completion at the end of a step
+// that started before t but ends after it has not been seen yet.
+func (e *engine) outstanding(t int64) int64 {
+	n := e.m.requests - e.m.completes - e.m.rejects
+	if e.m.lastDoneT > t {
+		n += e.m.lastDoneN
+	}
+	return n
+}
+
+// iterate runs one engine iteration starting at e.next < t.
+func (e *engine) iterate(t int64) error {
+	e.iters++
+	if e.now < e.next { // idle until a policy wake-up
+		e.m.kvAt(e.now, e.bm.used())
+		e.now, e.frac = e.next, 0
+	}
+	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 {
+		if ok, watch, anon := e.pol.holds(e); ok {
+			if k := e.stretchLen(watch, anon, t); k >= 2 {
+				err := e.jump(k)
+				e.next = e.now
+				return err
+			}
+		}
+	}
+	e.preempt = e.preempt[:0]
+	wake, err := e.pol.schedule(e)
+	if err != nil {
+		return err
+	}
+	e.gAlloc = e.g + 1
+	if e.nDec == 0 && !e.hasPrefill() {
+		e.gAlloc = e.g
+		if wake < 0 {
+			if e.waiting.len() > 0 || e.nRunning > 0 {
+				return fmt.Errorf("sim: internal: %d requests waiting and %d running at t=%d ns but nothing can be scheduled", e.waiting.len(), e.nRunning, e.now)
+			}
+			e.next = math.MaxInt64
+			return nil
+		}
+		if wake <= e.now {
+			return fmt.Errorf("sim: internal: idle until t=%d ns, not after now (%d ns)", wake, e.now)
+		}
+		e.next = wake
+		return nil
+	}
+	err = e.execStep()
+	e.next = e.now
+	return err
 }
 
 func (e *engine) hasPrefill() bool {
@@ -263,8 +361,8 @@ func (e *engine) jump(k int64) error {
 
 // stretchLen is how many pure-decode steps can run before something
 // changes: a completion, a sequence needing a block with none free (anon:
-// none free without evicting a cached block), or (watch) the next arrival.
-func (e *engine) stretchLen(watch, anon bool) int64 {
+// none free without evicting a cached block), or (watch) an arrival at t.
+func (e *engine) stretchLen(watch, anon bool, t int64) int64 {
 	k := e.fins[0].fin - e.g + 1
 	if e.nPhase > 0 {
 		f := e.bm.free()
@@ -273,12 +371,12 @@ func (e *engine) stretchLen(watch, anon bool) int64 {
 		}
 		k = min(k, e.blockSteps(int64(f)))
 	}
-	if watch && e.pending != nil && k >= 2 {
+	if watch && t != math.MaxInt64 && k >= 2 {
 		n := float64(e.nDec)
 		c0 := float64(e.nDec*e.g + e.dSum + e.nDec)
-		// Step j starts at now+frac+T(j) ns; it runs before the arrival when
-		// that rounds below the arrival time.
-		d := (float64(e.pending.arrival-e.now) - 0.5 - e.frac) / 1e9
+		// Step j starts at now+frac+T(j) ns; it runs before an arrival at t
+		// when that rounds below t.
+		d := (float64(t-e.now) - 0.5 - e.frac) / 1e9
 		k = min(k, e.stretch.DecodeSteps(n, c0, d)+1)
 	}
 	return k
@@ -515,47 +613,6 @@ func (e *engine) finish(s *seq) error {
 	return nil
 }
 
-// pullArrivals moves every request that has arrived by now into the
-// waiting queue, rejecting those that can never run.
-func (e *engine) pullArrivals() error {
-	for {
-		if e.pending == nil {
-			if e.inDone {
-				return nil
-			}
-			if !e.in.Next() {
-				e.inDone = true
-				if err := e.in.Err(); err != nil {
-					return fmt.Errorf("sim: reading requests: %w", err)
-				}
-				return nil
-			}
-			r := e.in.At()
-			if r.Arrival < e.lastArrival {
-				return fmt.Errorf("sim: request %d (id %q) arrives at %d ns, before the previous one (%d ns): input must be in arrival order", e.nextIdx, r.ID, r.Arrival, e.lastArrival)
-			}
-			if r.Arrival < 0 {
-				return fmt.Errorf("sim: request %d (id %q): negative arrival %d ns", e.nextIdx, r.ID, r.Arrival)
-			}
-			e.lastArrival = r.Arrival
-			e.pending = e.newSeq(r)
-		}
-		if e.pending.arrival > e.now {
-			return nil
-		}
-		s := e.pending
-		e.pending = nil
-		e.m.arrived(s)
-		if reason := e.rejectReason(s); reason != "" {
-			if err := e.reject(s, reason); err != nil {
-				return err
-			}
-			continue
-		}
-		e.waiting.pushBack(s)
-	}
-}
-
 func (e *engine) rejectReason(s *seq) string {
 	if n := blocksFor(int64(s.prompt)+int64(s.out), e.bs); n > int64(e.cfg.TotalBlocks) {
 		return fmt.Sprintf("prompt %d + output %d tokens need %d KV blocks, the device has %d", s.prompt, s.out, n, e.cfg.TotalBlocks)
@@ -563,7 +620,7 @@ func (e *engine) rejectReason(s *seq) string {
 	return e.pol.rejects(e, s)
 }
 
-func (e *engine) newSeq(r *traces.Request) *seq {
+func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	var s *seq
 	if n := len(e.pool); n > 0 {
 		s = e.pool[n-1]
@@ -576,8 +633,7 @@ func (e *engine) newSeq(r *traces.Request) *seq {
 	s.req = *r
 	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
 	s.req.PrefixHashes = s.hashBuf
-	s.idx = e.nextIdx
-	e.nextIdx++
+	s.idx = idx
 	s.arrival = r.Arrival
 	s.prompt, s.out = max(r.PromptTokens, 1), max(r.OutputTokens, 1)
 	s.maxNew = s.out

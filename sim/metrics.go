@@ -87,6 +87,10 @@ type metrics struct {
 	queue, ttft         sketch
 	tpot, e2e           sketch
 
+	// lastDoneN requests completed at lastDoneT, the latest completion
+	// time (for engine.outstanding).
+	lastDoneT, lastDoneN int64
+
 	kvLastT    int64
 	kvLastUsed int
 	kvIntegral float64 // block·ns
@@ -96,7 +100,7 @@ type metrics struct {
 }
 
 func newMetrics(cfg *Config) *metrics {
-	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, series: kvSeries{width: 1e6}}
+	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, lastDoneT: -1, series: kvSeries{width: 1e6}}
 }
 
 func (m *metrics) arrived(s *seq) {
@@ -117,6 +121,10 @@ func (m *metrics) rejected(s *seq, now int64) {
 func (m *metrics) completed(s *seq) {
 	m.completes++
 	m.event(s.last)
+	if s.last != m.lastDoneT {
+		m.lastDoneT, m.lastDoneN = s.last, 0
+	}
+	m.lastDoneN++
 	m.in += int64(s.prompt)
 	m.outTok += int64(s.out)
 	m.cached += int64(s.cached)
@@ -155,6 +163,18 @@ func (m *metrics) kvRamp(t0, t1 int64, u0, u1 int) {
 }
 
 func (e *engine) summary() *Summary {
+	first, end := e.m.firstArrival, int64(-1)
+	if first >= 0 {
+		end = max(e.m.lastEvent, first)
+	}
+	return e.summaryOver(first, end)
+}
+
+// summaryOver summarises the run over the window from first to end (ns;
+// first < 0: no window, nothing arrived). A cluster passes its own window
+// so that every replica is held, and its utilisation measured, over the
+// same span.
+func (e *engine) summaryOver(first, end int64) *Summary {
 	m := e.m
 	s := &Summary{
 		Policy: e.cfg.Policy.Name, Requests: m.requests, Completed: m.completes, Rejected: m.rejects,
@@ -168,11 +188,10 @@ func (e *engine) summary() *Summary {
 		s.PrefixHitRate = float64(s.PrefixHits) / float64(s.PrefixLookups)
 	}
 	s.KV.TotalBlocks = e.cfg.TotalBlocks
-	if m.firstArrival >= 0 {
-		s.FirstArrival = float64(m.firstArrival) / 1e9
-		end := max(m.lastEvent, m.firstArrival)
+	if first >= 0 {
+		s.FirstArrival = float64(first) / 1e9
 		m.kvAt(end, m.kvLastUsed)
-		s.Makespan = float64(end-m.firstArrival) / 1e9
+		s.Makespan = float64(end-first) / 1e9
 	}
 	s.DeviceSeconds = float64(e.cfg.Devices) * s.Makespan
 	if s.Makespan > 0 {
@@ -272,6 +291,44 @@ func (s *sketch) add(v float64) {
 		return
 	}
 	s.bin(v)
+}
+
+// merge adds every value of o to s. The sum is added as a whole, so
+// merging one sketch into an empty one reproduces its Dist exactly.
+func (s *sketch) merge(o *sketch) {
+	if o.n == 0 {
+		return
+	}
+	if s.n == 0 || o.max > s.max {
+		s.max = o.max
+	}
+	s.n += o.n
+	s.sum += o.sum
+	limit := exactLimit
+	if s.exactHigh > 0 {
+		limit = s.exactHigh
+	}
+	if s.hist == nil && o.hist == nil && len(s.vals)+len(o.vals) <= limit {
+		s.vals = append(s.vals, o.vals...)
+		return
+	}
+	if s.hist == nil {
+		s.hist = make([]int64, 2*histOffset)
+		for _, x := range s.vals {
+			s.bin(x)
+		}
+		s.vals = nil
+	}
+	if o.hist == nil {
+		for _, x := range o.vals {
+			s.bin(x)
+		}
+		return
+	}
+	for i, c := range o.hist {
+		s.hist[i] += c
+	}
+	s.zeros += o.zeros
 }
 
 func (s *sketch) bin(v float64) {

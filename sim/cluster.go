@@ -1,0 +1,312 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// ClusterConfig is a deployment of replicas behind routers: one pool, or
+// two pools split by request length so that short and long requests run
+// on separate replica groups.
+type ClusterConfig struct {
+	Pools []PoolConfig
+	// Threshold splits requests by length: a request of at most Threshold
+	// tokens goes to Pools[0], a longer one to Pools[1]. 0 means one pool.
+	// The length is prompt + output tokens (both clamped to ≥ 1), which
+	// assumes the router knows, or predicts well, how long the answer will
+	// be; set PromptOnly for a router that only sees the prompt.
+	Threshold  int
+	PromptOnly bool
+}
+
+// PoolConfig is a group of identical replicas behind one router.
+type PoolConfig struct {
+	Name     string // for reports; "" becomes "pool<i>"
+	Replicas int
+	Router   string // RoundRobin, LeastOutstanding or PrefixAffinity
+	Replica  Config // every replica's configuration (Decisions must be nil)
+
+	// AffinityLoadCap (prefix_affinity): fall back to least outstanding
+	// when the preferred replica's outstanding count exceeds this many
+	// times the pool mean by at least one request. 0 means
+	// DefaultAffinityLoadCap; otherwise ≥ 1.
+	AffinityLoadCap float64
+	// AffinityRecord (prefix_affinity): prefix hashes the router remembers
+	// per replica. 0 means as many as fit in the replica's KV memory
+	// (TotalBlocks × BlockSize / the tokens one hash covers).
+	AffinityRecord int
+}
+
+// DefaultClusterConfig returns one pool of n replicas of replica behind a
+// least-outstanding router.
+func DefaultClusterConfig(replica Config, n int) ClusterConfig {
+	return ClusterConfig{Pools: []PoolConfig{{Name: "pool0", Replicas: n, Router: LeastOutstanding, Replica: replica}}}
+}
+
+// Validate reports the first invalid field, named by its path
+// (ClusterConfig.Pools[1].Replica.TotalBlocks).
+func (c *ClusterConfig) Validate() error {
+	switch {
+	case c.Threshold < 0:
+		return fmt.Errorf("sim: ClusterConfig.Threshold = %d: want ≥ 0 (0 = one pool)", c.Threshold)
+	case c.Threshold == 0 && len(c.Pools) != 1:
+		return fmt.Errorf("sim: ClusterConfig.Pools has %d pools and Threshold = 0: want 1 pool (or Threshold > 0 and 2 pools)", len(c.Pools))
+	case c.Threshold > 0 && len(c.Pools) != 2:
+		return fmt.Errorf("sim: ClusterConfig.Pools has %d pools and Threshold = %d: want 2 (short, long)", len(c.Pools), c.Threshold)
+	}
+	for i := range c.Pools {
+		p := &c.Pools[i]
+		field := fmt.Sprintf("ClusterConfig.Pools[%d]", i)
+		switch {
+		case p.Replicas < 1:
+			return fmt.Errorf("sim: %s.Replicas = %d: want ≥ 1", field, p.Replicas)
+		case !slices.Contains(Routers, p.Router):
+			return fmt.Errorf("sim: %s.Router = %q: want one of %s", field, p.Router, strings.Join(Routers, ", "))
+		case p.AffinityLoadCap != 0 && !(p.AffinityLoadCap >= 1 && !math.IsInf(p.AffinityLoadCap, 0)):
+			return fmt.Errorf("sim: %s.AffinityLoadCap = %v: want 0 (default %v) or a finite number ≥ 1", field, p.AffinityLoadCap, DefaultAffinityLoadCap)
+		case p.AffinityRecord < 0:
+			return fmt.Errorf("sim: %s.AffinityRecord = %d: want ≥ 0", field, p.AffinityRecord)
+		case p.Replica.Decisions != nil:
+			return fmt.Errorf("sim: %s.Replica.Decisions is set: decision logs are per replica and not supported in a cluster", field)
+		}
+		if err := p.Replica.Validate(); err != nil {
+			return &fieldError{field: field + ".Replica", err: err}
+		}
+		for j := range i {
+			if n := poolName(c, i); n == poolName(c, j) {
+				return fmt.Errorf("sim: %s.Name = %q: already the name of Pools[%d]", field, n, j)
+			}
+		}
+	}
+	return nil
+}
+
+func poolName(c *ClusterConfig, i int) string {
+	if n := c.Pools[i].Name; n != "" {
+		return n
+	}
+	return fmt.Sprintf("pool%d", i)
+}
+
+// fieldError prefixes an error from a nested Validate with the path of the
+// field that holds the nested value.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "sim: ")
+	// "Config.X = …" names the nested field: splice it onto the path.
+	if rest, ok := strings.CutPrefix(msg, "Config."); ok {
+		return "sim: " + e.field + "." + rest
+	}
+	return "sim: " + e.field + ": " + msg
+}
+
+func (e *fieldError) Unwrap() error { return e.err }
+
+// RunCluster simulates cc over the requests of in (in arrival order) and
+// streams one row per request to out (nil: no rows). It reads in to the
+// end but closes neither.
+//
+// Each replica is an engine like Run's. The cluster feeds arrivals one at a
+// time: it advances every replica that has an iteration starting before
+// the arrival (a single queue of replicas ordered by their next iteration
+// time; idle replicas are not touched), picks the pool by length, lets the
+// pool's router choose a replica from what a router can see, and hands the
+// request over; at the end it drains every replica. Replicas only
+// interact through routing, so a one-replica cluster reproduces Run
+// exactly, rows and all.
+//
+// Rows are written as the cluster runs replica iterations, in order of
+// (iteration start time, replica) — pools in order, replicas in order
+// within a pool — which is deterministic. The ClusterSummary is returned
+// even when err is not nil; a static-policy OOM on any replica ends the run
+// with an *OOMError.
+func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out traces.Writer) (*ClusterSummary, error) {
+	if err := cc.Validate(); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return nil, errors.New("sim: RunCluster: nil input reader")
+	}
+	c := newCluster(&cc, in.Meta(), out)
+	err := c.run(ctx, &arrivals{in: in})
+	for _, rp := range c.reps {
+		if ferr := rp.e.log.flush(); err == nil && ferr != nil {
+			err = fmt.Errorf("sim: writing decision log: %w", ferr)
+		}
+		if err == nil && rp.e.m.checkErr != nil {
+			err = rp.e.m.checkErr
+		}
+	}
+	return c.summary(), err
+}
+
+type cluster struct {
+	cc    *ClusterConfig
+	pools []*pool
+	reps  []*replica // every replica, pools in order
+	queue replicaQueue
+	iters int64
+}
+
+type pool struct {
+	name   string
+	cfg    Config
+	router router
+	reps   []*replica
+	load   []int64 // scratch: outstanding per replica at the current arrival
+}
+
+type replica struct {
+	e    *engine
+	id   int // position in cluster.reps: the queue's tie-break
+	qidx int // position in the queue
+}
+
+func newCluster(cc *ClusterConfig, meta traces.Meta, out traces.Writer) *cluster {
+	c := &cluster{cc: cc}
+	for i := range cc.Pools {
+		pc := &cc.Pools[i]
+		p := &pool{name: poolName(cc, i), cfg: pc.Replica, load: make([]int64, pc.Replicas)}
+		hashBS := hashBlockSize(&p.cfg, meta)
+		p.router = newRouter(pc, int(int64(p.cfg.TotalBlocks)*int64(p.cfg.BlockSize)/int64(hashBS)))
+		for range pc.Replicas {
+			rp := &replica{e: newEngine(&p.cfg, meta, out), id: len(c.reps)}
+			p.reps = append(p.reps, rp)
+			c.reps = append(c.reps, rp)
+			c.queue.push(rp)
+		}
+		c.pools = append(c.pools, p)
+	}
+	return c
+}
+
+func (c *cluster) run(ctx context.Context, a *arrivals) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for {
+		r, err := a.next()
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			return c.advance(ctx, math.MaxInt64)
+		}
+		t := r.Arrival
+		if err := c.advance(ctx, t); err != nil {
+			return err
+		}
+		p := c.poolFor(r)
+		for i, rp := range p.reps {
+			p.load[i] = rp.e.outstanding(t)
+		}
+		rp := p.reps[p.router.route(r, p.load)]
+		if err := rp.e.add(r, a.n-1); err != nil {
+			return err
+		}
+		c.queue.fix(rp.qidx)
+	}
+}
+
+// advance runs, one at a time and earliest first, every replica iteration
+// that starts before t.
+func (c *cluster) advance(ctx context.Context, t int64) error {
+	for len(c.queue) > 0 && c.queue[0].e.next < t {
+		if c.iters&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		c.iters++
+		if err := c.queue[0].e.iterate(t); err != nil {
+			return err
+		}
+		c.queue.fix(0)
+	}
+	return nil
+}
+
+// poolFor picks the pool by request length.
+func (c *cluster) poolFor(r *traces.Request) *pool {
+	if c.cc.Threshold == 0 {
+		return c.pools[0]
+	}
+	n := int64(max(r.PromptTokens, 1))
+	if !c.cc.PromptOnly {
+		n += int64(max(r.OutputTokens, 1))
+	}
+	if n <= int64(c.cc.Threshold) {
+		return c.pools[0]
+	}
+	return c.pools[1]
+}
+
+// replicaQueue is a min-heap of replicas by (next iteration time, id).
+type replicaQueue []*replica
+
+func (q replicaQueue) less(i, j int) bool {
+	a, b := q[i], q[j]
+	if a.e.next != b.e.next {
+		return a.e.next < b.e.next
+	}
+	return a.id < b.id
+}
+
+func (q replicaQueue) swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].qidx, q[j].qidx = i, j
+}
+
+func (q *replicaQueue) push(rp *replica) {
+	rp.qidx = len(*q)
+	*q = append(*q, rp)
+	q.up(rp.qidx)
+}
+
+// fix restores the order after the replica at i changed its next time.
+func (q replicaQueue) fix(i int) {
+	if !q.down(i) {
+		q.up(i)
+	}
+}
+
+func (q replicaQueue) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q replicaQueue) down(i int) bool {
+	i0, n := i, len(q)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		j := l
+		if r := l + 1; r < n && q.less(r, l) {
+			j = r
+		}
+		if !q.less(j, i) {
+			break
+		}
+		q.swap(i, j)
+		i = j
+	}
+	return i > i0
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// ClusterSummary is the outcome of RunCluster.
+//
+// Every replica is held from the cluster's first arrival to its last
+// completion or rejection, so the cluster, each pool and each replica are
+// measured over that one window: Makespan, DeviceSeconds, EnergyJoules,
+// Utilization, the per-second rates and the KV means all use it (a replica
+// that got its first request late still counts as held from the start).
+//
+// Aggregates (the embedded Summary and each pool's) are built from their
+// replicas:
+//   - counts, tokens, BusySeconds, Steps, prefix lookups and hits: sums;
+//   - latency distributions: over every request (not a mean of replicas);
+//   - Utilization: BusySeconds / (replicas × Makespan), the mean replica;
+//   - DeviceSeconds: Σ replicas' Devices × Makespan;
+//   - EnergyJoules: the replicas' sum, traces.Missing when any replica has
+//     no Config.Power;
+//   - KV: TotalBlocks and MeanUsed are sums and MeanUtil their ratio (the
+//     capacity-weighted mean replica); MaxUsed and MaxUtil are the largest
+//     single-replica peaks; Series is empty (see the replicas');
+//   - Policy: the policy name, or the pools' names joined by "+" when
+//     they differ; OOM: the replica OOM that ended the run.
+type ClusterSummary struct {
+	Summary
+	Pools []PoolSummary // in ClusterConfig.Pools order
+}
+
+// PoolSummary is one pool: its aggregate and its replicas.
+type PoolSummary struct {
+	Name   string
+	Router string
+	Summary
+	// Replicas has each replica's own Summary over the cluster window:
+	// Requests is how many the router sent it, Utilization its busy
+	// fraction, KV its occupancy.
+	Replicas []Summary
+}
+
+func (c *cluster) summary() *ClusterSummary {
+	first, end := int64(-1), int64(-1)
+	for _, rp := range c.reps {
+		m := rp.e.m
+		if m.firstArrival < 0 {
+			continue
+		}
+		if first < 0 || m.firstArrival < first {
+			first = m.firstArrival
+		}
+		end = max(end, m.lastEvent, m.firstArrival)
+	}
+	cs := &ClusterSummary{}
+	var all []*engine
+	var allSums []*Summary
+	for i, p := range c.pools {
+		ps := PoolSummary{Name: p.name, Router: c.cc.Pools[i].Router}
+		var es []*engine
+		var sums []*Summary
+		for _, rp := range p.reps {
+			s := rp.e.summaryOver(first, end)
+			ps.Replicas = append(ps.Replicas, *s)
+			es = append(es, rp.e)
+			sums = append(sums, s)
+		}
+		ps.Summary = aggregate(es, sums)
+		cs.Pools = append(cs.Pools, ps)
+		all = append(all, es...)
+		allSums = append(allSums, sums...)
+	}
+	cs.Summary = aggregate(all, allSums)
+	return cs
+}
+
+// aggregate combines replica summaries taken over the same window (see
+// ClusterSummary); es are the replicas' engines, for their latency values.
+func aggregate(es []*engine, sums []*Summary) Summary {
+	a := Summary{FirstArrival: sums[0].FirstArrival, Makespan: sums[0].Makespan}
+	var queue, ttft, tpot, e2e sketch
+	var policies []string
+	for i, s := range sums {
+		m := es[i].m
+		queue.merge(&m.queue)
+		ttft.merge(&m.ttft)
+		tpot.merge(&m.tpot)
+		e2e.merge(&m.e2e)
+		if !slices.Contains(policies, s.Policy) {
+			policies = append(policies, s.Policy)
+		}
+		a.Requests += s.Requests
+		a.Completed += s.Completed
+		a.Rejected += s.Rejected
+		a.Preemptions += s.Preemptions
+		a.InputTokens += s.InputTokens
+		a.OutputTokens += s.OutputTokens
+		a.CachedTokens += s.CachedTokens
+		a.BusySeconds += s.BusySeconds
+		a.DeviceSeconds += s.DeviceSeconds
+		if i == 0 {
+			a.EnergyJoules = s.EnergyJoules
+		} else if a.EnergyJoules == traces.Missing || s.EnergyJoules == traces.Missing {
+			a.EnergyJoules = traces.Missing
+		} else {
+			a.EnergyJoules += s.EnergyJoules
+		}
+		a.PrefixLookups += s.PrefixLookups
+		a.PrefixHits += s.PrefixHits
+		a.Steps += s.Steps
+		a.Stretches += s.Stretches
+		a.StretchSteps += s.StretchSteps
+		a.KV.TotalBlocks += s.KV.TotalBlocks
+		a.KV.MeanUsed += s.KV.MeanUsed
+		a.KV.MaxUsed = max(a.KV.MaxUsed, s.KV.MaxUsed)
+		a.KV.MaxUtil = max(a.KV.MaxUtil, s.KV.MaxUtil)
+		if a.OOM == nil && s.OOM != nil {
+			a.OOM = s.OOM
+		}
+	}
+	a.Policy = strings.Join(policies, "+")
+	a.Queue, a.TTFT, a.TPOT, a.E2E = queue.dist(), ttft.dist(), tpot.dist(), e2e.dist()
+	if a.PrefixLookups > 0 {
+		a.PrefixHitRate = float64(a.PrefixHits) / float64(a.PrefixLookups)
+	}
+	if a.KV.TotalBlocks > 0 {
+		a.KV.MeanUtil = a.KV.MeanUsed / float64(a.KV.TotalBlocks)
+	}
+	if a.Makespan > 0 {
+		a.Utilization = min(1, a.BusySeconds/(float64(len(sums))*a.Makespan))
+		a.ReqPerSec = float64(a.Completed) / a.Makespan
+		a.InputTokPerSec = float64(a.InputTokens) / a.Makespan
+		a.OutputTokPerSec = float64(a.OutputTokens) / a.Makespan
+	}
+	return a
+}
