@@ -70,7 +70,6 @@ func TestLoadSettings(t *testing.T) {
 func TestPromptBuilder(t *testing.T) {
 	m := TextModel{TokensPerByte: 1, Overhead: 20}
 	pb := NewPromptBuilder(m, 16, 42)
-	var texts [][]byte
 	for i, n := range []int32{21, 100, 1000, 4000, 5} {
 		r := &traces.Request{PromptTokens: n}
 		got := pb.Build(nil, i, r)
@@ -82,7 +81,6 @@ func TestPromptBuilder(t *testing.T) {
 				t.Fatalf("non-printable byte %q", b)
 			}
 		}
-		texts = append(texts, got)
 	}
 	// Unique from the first bytes.
 	a := pb.Build(nil, 7, &traces.Request{PromptTokens: 200})

@@ -90,11 +90,11 @@ func DefaultSynthConfig() SynthConfig {
 func (c *SynthConfig) Validate() error {
 	var errs []error
 	if c.PromptLengths == nil && c.Requests < 0 {
-		errs = append(errs, fmt.Errorf("Requests must be >= 0, got %d", c.Requests))
+		errs = append(errs, fmt.Errorf("synth: Requests must be >= 0, got %d", c.Requests))
 	}
 	if c.PromptLengths != nil {
 		if c.Repeats < 1 {
-			errs = append(errs, fmt.Errorf("Repeats must be >= 1 with PromptLengths, got %d", c.Repeats))
+			errs = append(errs, fmt.Errorf("synth: Repeats must be >= 1 with PromptLengths, got %d", c.Repeats))
 		}
 		for _, l := range c.PromptLengths {
 			if l < 0 || l > DefaultMaxTokens {
@@ -103,7 +103,7 @@ func (c *SynthConfig) Validate() error {
 		}
 	}
 	if c.Warmup < 0 {
-		errs = append(errs, fmt.Errorf("Warmup must be >= 0, got %d", c.Warmup))
+		errs = append(errs, fmt.Errorf("synth: Warmup must be >= 0, got %d", c.Warmup))
 	}
 	a := c.Arrival
 	switch {
