@@ -65,7 +65,6 @@ var fields = []arrow.Field{
 	{Name: ColOutputText, Type: arrow.BinaryTypes.String, Nullable: true},
 }
 
-
 // Schema returns the Arrow schema of a trace carrying meta.
 func Schema(meta Meta) *arrow.Schema {
 	keys, values := meta.toKV()
