@@ -117,7 +117,7 @@ func (c *SynthConfig) Validate() error {
 	if c.Resample == nil {
 		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
 	} else if len(c.Resample.pairs) == 0 {
-		errs = append(errs, errors.New("Resample: the source trace has no usable rows"))
+		errs = append(errs, errors.New("synth: Resample: the source trace has no usable rows"))
 	}
 	if c.PrefixGroups < 0 {
 		errs = append(errs, fmt.Errorf("PrefixGroups must be >= 0, got %d", c.PrefixGroups))
