@@ -32,6 +32,10 @@ func newApp() *cli.App {
 			traceCommand(),
 			simulateCommand(),
 			recordCommand(),
+			calibrateCommand(),
+			sweepCommand(),
+			reportCommand(),
+			compareCommand(),
 		},
 		HideHelpCommand: true,
 	}

@@ -37,6 +37,15 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "decisions", Usage: "scheduler decision log (JSONL); with several plans, one file per plan with the plan name inserted"},
 			&cli.BoolFlag{Name: "no-skip", Usage: "step one iteration at a time instead of jumping over pure-decode stretches"},
 			&cli.BoolFlag{Name: "json", Usage: "print the results as JSON instead of a table"},
+			&cli.StringFlag{Name: "sweep", Usage: "sweep spec TOML: search the SLO capacity of every config of a cross product (see sim/sweep)"},
+			&cli.IntFlag{Name: "top", Usage: "with --sweep: write the N cheapest configs meeting the SLO to OUT/candidates.json for verify"},
+			&cli.StringFlag{Name: "shard", Usage: "with --sweep: run shard i/n of the configs (index mod n = i); merge with 'servesim sweep merge'"},
+			&cli.IntFlag{Name: "workers", Usage: "with --sweep: parallel simulations (default: GOMAXPROCS)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --sweep: no progress bar on stderr"},
+			&cli.Float64Flag{Name: "knee-throughput-pct", Usage: "with --sweep: knee when extra load adds less than this % throughput (default: the spec's, else 5)"},
+			&cli.Float64Flag{Name: "knee-p99-pct", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this % (default: the spec's, else 50)"},
+			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's"},
+			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},
 		},
 		Action: runSimulate,
 	}
@@ -51,6 +60,14 @@ type namedPlan struct {
 func runSimulate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("simulate: unexpected argument %q (use --trace and --config)", c.Args().First())
+	}
+	if c.String("sweep") != "" {
+		return runSweep(c)
+	}
+	for _, f := range []string{"top", "shard", "workers", "knee-throughput-pct", "knee-p99-pct"} {
+		if c.IsSet(f) {
+			return fmt.Errorf("simulate: --%s needs --sweep", f)
+		}
 	}
 	cat := model.DefaultCatalog()
 	if p := c.String("catalog"); p != "" {
@@ -68,6 +85,13 @@ func runSimulate(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
+	prof, err := loadProfileFlag(c, resolved)
+	if err != nil {
+		return err
+	}
+	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
+		return fmt.Errorf("simulate: --closed-loop %d: want ≥ 1 client", n)
+	}
 	out := c.String("out")
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
@@ -76,7 +100,7 @@ func runSimulate(c *cli.Context) error {
 	}
 	var results []*plan.Result
 	for i, p := range plans {
-		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1)
+		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, prof)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -101,13 +125,16 @@ func runSimulate(c *cli.Context) error {
 	return nil
 }
 
-func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool) (res *plan.Result, err error) {
+func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, prof *profileStep) (res *plan.Result, err error) {
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
 	opt := plan.Options{NoSkip: c.Bool("no-skip")}
+	if prof != nil {
+		opt.Step, opt.StepModel = prof.step, prof.desc
+	}
 	if d := c.String("decisions"); d != "" {
 		if many {
 			ext := filepath.Ext(d)
@@ -126,7 +153,11 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 			return nil, err
 		}
 	}
-	res, err = r.Simulate(c.Context, p.name, in, w, opt)
+	if n := c.Int("closed-loop"); n > 0 {
+		res, err = simulateClosed(c.Context, p.name, r, n, in, w, opt)
+	} else {
+		res, err = r.Simulate(c.Context, p.name, in, w, opt)
+	}
 	if err == nil {
 		err = in.Err()
 	}
@@ -158,10 +189,12 @@ func resultMeta(in traces.Meta, r *plan.Resolved) traces.Meta {
 	return meta
 }
 
-// openTrace opens a trace file, or the embedded default when path is "".
+// openTrace opens a trace file in any format servesim reads (sniffed:
+// servesim files, Azure, BurstGPT, Vidur, Mooncake, ShareGPT), or the
+// embedded default when path is "".
 func openTrace(path string) (traces.Reader, error) {
 	if path != "" {
-		return traces.Open(path)
+		return traces.Import(path, traces.FormatAuto, traces.ImportOptions{})
 	}
 	data, err := defaults.ReadFile(defaultTrace)
 	if err != nil {

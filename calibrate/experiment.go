@@ -1,0 +1,321 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Run kinds of an experiment plan. Each kind excites different terms of
+// the step-time model (terms.go).
+const (
+	// KindWarmup runs a few requests before anything is measured (first
+	// allocations, page faults, lazy initialisation). Its rows are marked
+	// Warmup and never fitted.
+	KindWarmup = "warmup"
+	// KindPrefill sends single requests one after another across prompt
+	// lengths: every first token closes a step with one prefill and no
+	// decode, so it separates c0, cp and ca.
+	KindPrefill = "prefill"
+	// KindDecode is a closed loop at a fixed concurrency and prompt
+	// length: long stretches of pure-decode steps with a known number of
+	// sequences and context, so it separates cd (per sequence) and ck (per
+	// context token, the KV read).
+	KindDecode = "decode"
+	// KindMixed is a closed loop over staggered prompt lengths: clients
+	// fall out of step, so prefills land in steps that also decode.
+	KindMixed = "mixed"
+	// KindMemory is one point of the concurrency ramp that finds the
+	// engine's real limit on concurrent sequences (see ProbeConcurrency).
+	KindMemory = "memory"
+)
+
+// RunSpec is one short live run of a plan: a closed loop of Concurrency
+// clients sending Requests requests back to back. Request i asks for
+// Prompts[i % len(Prompts)] prompt tokens and exactly Output output tokens
+// (max_tokens; ignore_eos where the engine has it).
+type RunSpec struct {
+	Name        string // unique within the plan, e.g. "decode-c4-p512-r1"
+	Kind        string // one of the Kind constants
+	Concurrency int
+	Prompts     []int
+	Output      int
+	Requests    int
+	Repeat      int // 1-based repeat of the same configuration
+}
+
+// Config names the run's configuration without its repeat number: runs
+// with the same Config are repeats of each other.
+func (s RunSpec) Config() string {
+	return strings.TrimSuffix(s.Name, fmt.Sprintf("-r%d", s.Repeat))
+}
+
+// Rows builds the run's trace rows in memory: IDs "<name>/<i>", arrival 0
+// (a closed loop ignores arrivals), the prompt and output lengths, and
+// Warmup set for a warm-up run. Prompt text is made unique per request by
+// the replay (a salted tag), so no prefix cache can help.
+func (s RunSpec) Rows() []*traces.Request {
+	rows := make([]*traces.Request, s.Requests)
+	for i := range rows {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID = fmt.Sprintf("%s/%d", s.Name, i)
+		r.PromptTokens = int32(s.Prompts[i%len(s.Prompts)])
+		r.OutputTokens = int32(s.Output)
+		r.Warmup = s.Kind == KindWarmup
+		r.Class = s.Kind
+		rows[i] = r
+	}
+	return rows
+}
+
+// Plan is an experiment design: the live runs a calibration makes, in
+// order.
+type Plan struct {
+	Name string
+	Runs []RunSpec
+}
+
+// PlanOptions shape NewPlan. Zero fields mean the plan's defaults.
+type PlanOptions struct {
+	// MaxConcurrency is the top of the memory probe's concurrency ramp.
+	// It must exceed the engine's limit for the knee to be seen. 0 means
+	// 8 (quick) or 32 (full).
+	MaxConcurrency int
+	// MaxPrompt caps the prompt lengths of the prefill sweep. 0 means 1024
+	// (quick) or 2048 (full).
+	MaxPrompt int
+	// Repeats of every prefill and decode configuration. 0 means 2 (quick)
+	// or 3 (full).
+	Repeats int
+}
+
+// Plan names accepted by NewPlan.
+const (
+	PlanQuick = "quick"
+	PlanFull  = "full"
+)
+
+// NewPlan returns the named experiment design:
+//
+//   - quick: fits in about 3 minutes of engine time on servesim's CPU test
+//     engine (a tiny model on one thread: prefill ≈ 2 ms/token, decode
+//     ≈ 10 ms/step). Prefill sweep 32..1024 tokens (4 output tokens);
+//     decode at concurrency 1, 2, 4 with 64- and 512-token prompts
+//     (64 output tokens, two rounds per client); one mixed run at
+//     concurrency 4 over staggered prompts; a concurrency ramp 1..8 with
+//     512-token prompts and 32 output tokens.
+//   - full: the same design, wider: prefill 32..2048, decode at 1..16
+//     clients with 64-, 512- and 2048-token prompts, ramp to 32, three
+//     repeats. Minutes on a GPU, too long for a CPU engine.
+//
+// Every plan starts with a two-request warm-up run.
+func NewPlan(name string, opt PlanOptions) (*Plan, error) {
+	var (
+		prompts     []int
+		concs       []int
+		decodeCtx   []int
+		decodeOut   int
+		maxConc     int
+		maxPrompt   int
+		repeats     int
+		memPrompt   = 512
+		memOut      = 32
+		mixPrompts  = []int{32, 256, 128, 512, 64, 384}
+		mixConc     = 4
+		mixRequests = 12
+	)
+	switch name {
+	case PlanQuick:
+		prompts = []int{32, 128, 256, 512, 1024}
+		concs = []int{1, 2, 4}
+		decodeCtx = []int{64, 512}
+		decodeOut = 64
+		maxConc, maxPrompt, repeats = 8, 1024, 2
+	case PlanFull:
+		prompts = []int{32, 64, 128, 256, 512, 1024, 2048}
+		concs = []int{1, 2, 4, 8, 16}
+		decodeCtx = []int{64, 512, 2048}
+		decodeOut = 128
+		maxConc, maxPrompt, repeats = 32, 2048, 3
+		mixConc, mixRequests = 8, 24
+	default:
+		return nil, fmt.Errorf("calibrate: unknown plan %q (want %s or %s)", name, PlanQuick, PlanFull)
+	}
+	if opt.MaxConcurrency < 0 || opt.MaxPrompt < 0 || opt.Repeats < 0 {
+		return nil, fmt.Errorf("calibrate: plan options must be ≥ 0 (got %+v)", opt)
+	}
+	if opt.MaxConcurrency > 0 {
+		maxConc = opt.MaxConcurrency
+	}
+	if opt.MaxPrompt > 0 {
+		maxPrompt = opt.MaxPrompt
+	}
+	if opt.Repeats > 0 {
+		repeats = opt.Repeats
+	}
+	capPrompts := func(v []int) []int {
+		out := slices.DeleteFunc(slices.Clone(v), func(p int) bool { return p > maxPrompt })
+		if len(out) == 0 {
+			out = []int{maxPrompt}
+		}
+		return out
+	}
+	prompts, decodeCtx, mixPrompts = capPrompts(prompts), capPrompts(decodeCtx), capPrompts(mixPrompts)
+	memPrompt = min(memPrompt, maxPrompt)
+
+	p := &Plan{Name: name}
+	p.Runs = append(p.Runs, RunSpec{Name: "warmup", Kind: KindWarmup, Concurrency: 1, Prompts: []int{64}, Output: 8, Requests: 2, Repeat: 1})
+	// Interleave repeats so that slow drift (thermal, other tenants) is
+	// spread over configurations instead of aliasing with one of them.
+	for r := 1; r <= repeats; r++ {
+		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("prefill-r%d", r), Kind: KindPrefill, Concurrency: 1,
+			Prompts: prompts, Output: 4, Requests: len(prompts), Repeat: r})
+		for _, c := range concs {
+			for _, ctx := range decodeCtx {
+				p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("decode-c%d-p%d-r%d", c, ctx, r), Kind: KindDecode,
+					Concurrency: c, Prompts: []int{ctx}, Output: decodeOut, Requests: 2 * c, Repeat: r})
+			}
+		}
+	}
+	p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("mixed-c%d-r1", mixConc), Kind: KindMixed, Concurrency: mixConc,
+		Prompts: mixPrompts, Output: 48, Requests: mixRequests, Repeat: 1})
+	for _, c := range Ramp(maxConc) {
+		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("memory-c%d-r1", c), Kind: KindMemory, Concurrency: c,
+			Prompts: []int{memPrompt}, Output: memOut, Requests: 2 * c, Repeat: 1})
+	}
+	return p, nil
+}
+
+// Ramp returns the concurrency ramp up to top: 1, 2, 3, 4, 6, 8, 12, 16,
+// 24, 32, … (powers of two and the midpoints between them), ending at top.
+func Ramp(top int) []int {
+	var out []int
+	for c := 1; c < top; {
+		out = append(out, c)
+		switch {
+		case c < 4:
+			c++
+		case c&(c-1) == 0: // a power of two: next is 1.5×
+			c += c / 2
+		default:
+			c = c / 3 * 4
+		}
+	}
+	return append(out, max(top, 1))
+}
+
+// Requests is the number of requests the plan sends.
+func (p *Plan) Requests() int {
+	n := 0
+	for _, r := range p.Runs {
+		n += r.Requests
+	}
+	return n
+}
+
+// PromptLengths returns the distinct prompt lengths the plan uses, sorted.
+func (p *Plan) PromptLengths() []int {
+	var out []int
+	for _, r := range p.Runs {
+		for _, n := range r.Prompts {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Print writes the plan, one line per run: kind, concurrency, prompt and
+// output lengths, requests.
+func (p *Plan) Print(w io.Writer) {
+	fmt.Fprintf(w, "plan %s: %d runs, %d requests (closed loop; fixed output lengths; unique prompts; warm-up excluded)\n",
+		p.Name, len(p.Runs), p.Requests())
+	fmt.Fprintf(w, "  %-3s %-22s %-8s %5s %-28s %6s %8s\n", "#", "run", "kind", "conc", "prompt tokens", "output", "requests")
+	for i, r := range p.Runs {
+		ps := make([]string, len(r.Prompts))
+		for j, n := range r.Prompts {
+			ps[j] = fmt.Sprint(n)
+		}
+		fmt.Fprintf(w, "  %-3d %-22s %-8s %5d %-28s %6d %8d\n", i, r.Name, r.Kind, r.Concurrency, strings.Join(ps, ","), r.Output, r.Requests)
+	}
+}
+
+// Validate checks every run of p.
+func (p *Plan) Validate() error {
+	seen := map[string]bool{}
+	for i, r := range p.Runs {
+		switch {
+		case r.Name == "" || seen[r.Name]:
+			return fmt.Errorf("calibrate: plan run %d: name %q empty or repeated", i, r.Name)
+		case !slices.Contains([]string{KindWarmup, KindPrefill, KindDecode, KindMixed, KindMemory}, r.Kind):
+			return fmt.Errorf("calibrate: plan run %s: unknown kind %q", r.Name, r.Kind)
+		case r.Concurrency < 1 || r.Requests < 1 || r.Output < 1 || len(r.Prompts) == 0:
+			return fmt.Errorf("calibrate: plan run %s: concurrency, requests, output and prompts must be ≥ 1", r.Name)
+		}
+		for _, n := range r.Prompts {
+			if n < 1 {
+				return fmt.Errorf("calibrate: plan run %s: prompt length %d < 1", r.Name, n)
+			}
+		}
+		seen[r.Name] = true
+	}
+	return nil
+}
+
+// SliceReader is a traces.Reader over requests in memory. It yields the
+// slice's rows themselves (not copies); Close does nothing.
+type SliceReader struct {
+	MetaData traces.Meta
+	Rows     []*traces.Request
+	i        int
+}
+
+// NewSliceReader returns a reader over rows.
+func NewSliceReader(meta traces.Meta, rows []*traces.Request) *SliceReader {
+	return &SliceReader{MetaData: meta, Rows: rows}
+}
+
+// Meta implements traces.Reader.
+func (r *SliceReader) Meta() traces.Meta { return r.MetaData }
+
+// Next implements traces.Reader.
+func (r *SliceReader) Next() bool {
+	if r.i >= len(r.Rows) {
+		return false
+	}
+	r.i++
+	return true
+}
+
+// At implements traces.Reader.
+func (r *SliceReader) At() *traces.Request { return r.Rows[r.i-1] }
+
+// Err implements traces.Reader; it is always nil.
+func (r *SliceReader) Err() error { return nil }
+
+// Close implements traces.Reader.
+func (r *SliceReader) Close() error { return nil }
+
+// SliceWriter is a traces.Writer that keeps the rows written, in order.
+// It keeps the pointers it is given (replay.Run hands over ownership).
+type SliceWriter struct {
+	Rows []*traces.Request
+}
+
+// Write implements traces.Writer.
+func (w *SliceWriter) Write(r *traces.Request) error {
+	w.Rows = append(w.Rows, r)
+	return nil
+}
+
+// Close implements traces.Writer.
+func (w *SliceWriter) Close() error { return nil }
+
+// Abort implements traces.Writer.
+func (w *SliceWriter) Abort() {}

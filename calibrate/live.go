@@ -1,0 +1,921 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/traces"
+)
+
+// LiveOptions configure RunPlan.
+type LiveOptions struct {
+	// Replay is the client configuration (BaseURL, Model, APIKeyEnv,
+	// Endpoint, Timeout, IgnoreEOS, Text...). Arrival, Concurrency and
+	// Repeat are set per run. When Text is zero it is calibrated once,
+	// before the first run (replay.Calibrate), and reused.
+	Replay replay.Config
+	// TraceDir, when not empty, receives every run's rows as
+	// NN-<run>.parquet (created if needed), so that a profile can cite
+	// them by SHA-256.
+	TraceDir string
+	// Meta is copied into every trace written (engine, model, device...).
+	Meta traces.Meta
+	// Log receives one progress line per run; nil means none.
+	Log io.Writer
+}
+
+// RunResult is one completed live run.
+type RunResult struct {
+	Spec    RunSpec
+	Rows    []*traces.Request // in completion order, observed columns filled
+	Summary *replay.Summary
+	Wall    time.Duration // wall-clock time of the run, set-up included
+	Trace   *TraceRef     // the Parquet file written, nil without TraceDir
+}
+
+// RunPlan runs every run of plan against the live engine with
+// replay.Run, one after another, each as a closed loop of its
+// concurrency, and returns the runs in plan order. Rows are built in
+// memory (RunSpec.Rows); the replay salts prompts, so no run can hit the
+// engine's prefix cache. It stops at the first run that fails as a whole
+// (configuration, text-model calibration, write error, ctx) and returns
+// the runs so far with the error; failed requests do not stop it (they are
+// counted in each run's Summary and left out of the fit).
+func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, replay.TextModel, error) {
+	if err := plan.Validate(); err != nil {
+		return nil, replay.TextModel{}, err
+	}
+	cfg := opt.Replay
+	if cfg.Text.IsZero() {
+		tm, err := replay.Calibrate(ctx, cfg)
+		if err != nil {
+			return nil, tm, err
+		}
+		cfg.Text = tm
+	}
+	if opt.TraceDir != "" {
+		if err := os.MkdirAll(opt.TraceDir, 0o755); err != nil {
+			return nil, cfg.Text, fmt.Errorf("calibrate: trace dir: %w", err)
+		}
+	}
+	var out []*RunResult
+	for i, spec := range plan.Runs {
+		rc := cfg
+		rc.Arrival = replay.Closed
+		rc.Concurrency = spec.Concurrency
+		rc.Repeat = 1
+		rc.Salt = 0 // random per run: unique prompts across runs too
+		w := &SliceWriter{}
+		t0 := time.Now()
+		sum, err := replay.Run(ctx, rc, NewSliceReader(traces.Meta{}, spec.Rows()), w)
+		res := &RunResult{Spec: spec, Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
+		if err != nil {
+			return out, cfg.Text, fmt.Errorf("calibrate: run %s: %w", spec.Name, err)
+		}
+		if opt.TraceDir != "" {
+			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", i, spec.Name))
+			if err := writeRun(path, opt.Meta, spec, cfg.Text, res.Rows); err != nil {
+				return out, cfg.Text, err
+			}
+			ref, err := NewTraceRef(path)
+			if err != nil {
+				return out, cfg.Text, err
+			}
+			res.Trace = &ref
+		}
+		out = append(out, res)
+		if opt.Log != nil {
+			s := sum
+			fmt.Fprintf(opt.Log, "  [%2d/%d] %-22s %5.1fs  ok %d/%d  TTFT mean %s  TPOT mean %s  %.1f tok/s\n",
+				i+1, len(plan.Runs), spec.Name, res.Wall.Seconds(), s.Succeeded+s.Warmup, s.Sent+s.Warmup,
+				ms(s.TTFT.Mean), ms(s.TPOT.Mean), s.OutputTokensPerSec)
+		}
+	}
+	return out, cfg.Text, nil
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "   n/a"
+	}
+	return fmt.Sprintf("%6.1fms", float64(d)/1e6)
+}
+
+// writeRun writes one run's rows, in input order, to a Parquet file.
+func writeRun(path string, meta traces.Meta, spec RunSpec, tm replay.TextModel, rows []*traces.Request) error {
+	m := meta.Clone()
+	if m.Source == "" {
+		m.Source = "live"
+	}
+	m.BatchPolicy = fmt.Sprintf("closed loop, %d clients", spec.Concurrency)
+	m.Set("calibrate_run", spec.Name)
+	m.Set("calibrate_kind", spec.Kind)
+	m.Set("arrival", "closed")
+	m.Set("concurrency", fmt.Sprint(spec.Concurrency))
+	m.Set("text_model", fmt.Sprintf("tokens = %g × bytes + %g", tm.TokensPerByte, tm.Overhead))
+	sorted := slices.Clone(rows)
+	sort.SliceStable(sorted, func(i, j int) bool { return rowIndex(sorted[i].ID) < rowIndex(sorted[j].ID) })
+	if err := traces.WriteAll(path, m, sorted); err != nil {
+		return fmt.Errorf("calibrate: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// rowIndex parses the "<run>/<i>" IDs of RunSpec.Rows (-1 if malformed).
+func rowIndex(id string) int {
+	n := -1
+	for i := len(id) - 1; i >= 0; i-- {
+		if id[i] == '/' {
+			if _, err := fmt.Sscan(id[i+1:], &n); err != nil {
+				return -1
+			}
+			break
+		}
+	}
+	return n
+}
+
+// AnalyzeOptions tune Analyze. Zero fields mean the defaults.
+type AnalyzeOptions struct {
+	// HeldOutK: every K-th run (whole runs) is held out of the
+	// cross-check fit. 0 means 4.
+	HeldOutK int
+	// Window averages runs of up to Window consecutive pure-decode steps
+	// (back to back, no prefill) into one observation; see WindowSteps.
+	// 0 means 8; 1 fits single steps.
+	Window int
+	// Relative weighs each observation by k/Seconds² (k: steps averaged),
+	// so the fit minimises relative rather than absolute error: long
+	// prefill steps then do not drown out the short decode steps that
+	// TPOT depends on. Ignored when Fit.Weights is set.
+	Relative bool
+	// NoTrim keeps every observation. By default Analyze fits, drops the
+	// observations the fit misses by more than 100%, refits, drops those
+	// missed by more than 50%, and refits (the count is reported). What it
+	// drops on a live client are measurement artefacts: a first token the
+	// server delivered a step late looks like a whole prompt prefilled in
+	// one 10 ms step, and a stall of the client or the host looks like a
+	// slow step.
+	NoTrim bool
+	// Recover tunes step recovery. nil means a per-run Tolerance (see
+	// LiveToleranceFraction).
+	Recover *RecoverSettings
+	Fit     *FitSettings
+}
+
+// LiveToleranceFraction sets the step-boundary clustering window Analyze
+// uses by default, per run: this fraction of the run's median
+// inter-token gap (gaps under 100 µs, tokens received together, left
+// out). RecoverSteps' own default (half the shortest gap) fails on a live
+// client: tokens of one step reach different streams a few ms apart (the
+// engine samples and flushes sequences one after another), and single
+// gaps can be far below a step (tokens delivered in bursts), so
+// boundaries split and requests look preempted.
+const LiveToleranceFraction = 0.35
+
+// liveTolerance is LiveToleranceFraction × the median inter-token gap of
+// rows, in ns (0 when no gap is known: RecoverSteps' default).
+func liveTolerance(rows []*traces.Request) int64 {
+	var gaps []float64
+	for _, r := range rows {
+		for k := 1; k < len(r.TokenTimes); k++ {
+			if g := r.TokenTimes[k] - r.TokenTimes[k-1]; g >= 100_000 {
+				gaps = append(gaps, float64(g))
+			}
+		}
+	}
+	return int64(LiveToleranceFraction * median(gaps))
+}
+
+// WindowSteps averages runs of consecutive pure-decode observations into
+// windows of at most w steps and appends them to dst: steps of one run,
+// each starting where the previous ended, with no prefill and not from
+// idle. A window's features and Seconds are the means over its steps (the
+// model is linear, so the mean step obeys it exactly), Start and End span
+// the window, and the window's step count is appended to counts. Other
+// observations pass through unchanged with count 1.
+//
+// Why: a live client timestamps tokens when it reads them, so every
+// boundary carries the delivery jitter of the server's stream (on the CPU
+// test engine, ±5 ms on a 10 ms decode step). The jitter of interior
+// boundaries cancels in a window's mean, which measures the engine's step
+// time to within jitter/w.
+func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) ([]Observation, []float64) {
+	if w < 1 {
+		w = 1
+	}
+	for i := 0; i < len(obs); {
+		o := obs[i]
+		if o.PrefillTokens > 0 || o.FromIdle || w == 1 {
+			dst, counts = append(dst, o), append(counts, 1)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(obs) && j-i < w && obs[j].Run == o.Run && obs[j].Start == obs[j-1].End &&
+			obs[j].PrefillTokens == 0 && !obs[j].FromIdle {
+			j++
+		}
+		k := float64(j - i)
+		m := Observation{Start: o.Start, End: obs[j-1].End, Run: o.Run}
+		for _, x := range obs[i:j] {
+			m.DecodeSeqs += x.DecodeSeqs / k
+			m.DecodeContext += x.DecodeContext / k
+			m.PrefillAttn += x.PrefillAttn / k
+		}
+		m.Seconds = float64(m.End-m.Start) * 1e-9 / k
+		dst, counts = append(dst, m), append(counts, k)
+		i = j
+	}
+	return dst, counts
+}
+
+// Analysis is what the live runs say about the engine.
+type Analysis struct {
+	Steps        []Observation // recovered steps of the fitted runs (Run = index into Runs)
+	Observations []Observation // Steps with pure-decode runs averaged in windows (WindowSteps): what is fitted
+	StepCounts   []float64     // steps behind each observation
+	Window       int           // the window used
+	Relative     bool          // observations were weighted for relative error
+	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
+	Recover      RecoverStats
+	// DroppedLateFirst counts steps left out as late first tokens (see
+	// dropLateFirst).
+	DroppedLateFirst int
+	// Trimmed are the observations left out as artefacts (NoTrim).
+	Trimmed []Observation
+	// DroppedResumed counts recovered steps left out because RecoverSteps
+	// read a request in them as resumed after preemption (see dropResumed).
+	DroppedResumed int
+	Fit            *Fit     // on every observation: the profile's coefficients
+	HeldOut        *HeldOut // fit on the rest, error on whole held-out runs
+	// HeldOutSteps is the same check on single, unaveraged steps (nil when
+	// Window is 1 or the check failed): its error includes the client's
+	// token delivery jitter.
+	HeldOutSteps *HeldOut
+	// Residuals are (predicted − observed)/observed of Fit over all
+	// observations, by run kind: the spread of the model's error.
+	Residuals []ResidualSpread
+	// Concurrency is the memory probe's result; nil when the plan had no
+	// memory runs.
+	Concurrency *ConcurrencyProbe
+	// Spread is each repeated configuration's key metrics across its
+	// repeats.
+	Spread []ConfigSpread
+}
+
+// ResidualSpread summarises relative residuals of one group of steps.
+type ResidualSpread struct {
+	Group                    string // run kind, or "all"
+	N                        int
+	P10, Median, P90, MedAbs float64 // fractions
+}
+
+// ConfigSpread is one configuration's metrics over its repeats.
+type ConfigSpread struct {
+	Config                     string
+	Repeats                    int
+	TTFTMin, TTFTMean, TTFTMax float64 // mean TTFT of each repeat, seconds
+	TPOTMin, TPOTMean, TPOTMax float64 // mean TPOT of each repeat, seconds
+}
+
+// Analyze recovers the engine steps of every non-warm-up run
+// (RecoverRuns), fits the step-time model to all of them (FitSteps),
+// cross-checks it on whole held-out runs (CrossCheck), and reads the
+// concurrency limit off the memory runs (ProbeConcurrency). Failed
+// requests are left out (their rows carry no token times).
+func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
+	k := opt.HeldOutK
+	if k == 0 {
+		k = 4
+	}
+	win := opt.Window
+	if win == 0 {
+		win = 8
+	}
+	a := &Analysis{Window: win}
+	var rowsByRun [][]*traces.Request
+	for _, r := range runs {
+		if r.Spec.Kind == KindWarmup {
+			continue
+		}
+		a.Runs = append(a.Runs, r)
+		rowsByRun = append(rowsByRun, r.Rows)
+	}
+	if len(a.Runs) == 0 {
+		return nil, errors.New("calibrate: analyze: no measured runs")
+	}
+	var err error
+	for i, rows := range rowsByRun {
+		rs := opt.Recover
+		if rs == nil {
+			rs = &RecoverSettings{Tolerance: liveTolerance(rows)}
+		}
+		n := len(a.Steps)
+		var st RecoverStats
+		a.Steps, st, err = RecoverSteps(a.Steps, rows, rs)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", a.Runs[i].Spec.Name, err)
+		}
+		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
+		a.DroppedResumed += len(a.Steps) - n - len(kept)
+		a.Steps = a.Steps[:n+len(kept)]
+		for j := n; j < len(a.Steps); j++ {
+			a.Steps[j].Run = i
+		}
+		addStats(&a.Recover, st)
+	}
+	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
+	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
+	fs := FitSettings{}
+	if opt.Fit != nil {
+		fs = *opt.Fit
+	}
+	if fs.Weights == nil && opt.Relative {
+		fs.Weights = make([]float64, len(a.Observations))
+		for i, o := range a.Observations {
+			fs.Weights[i] = a.StepCounts[i] / math.Max(o.Seconds*o.Seconds, 1e-12)
+		}
+		a.Relative = true
+	}
+	if a.Fit, err = FitSteps(a.Observations, &fs); err != nil {
+		return nil, err
+	}
+	// Trim artefacts: refit without observations the fit misses by more
+	// than 100%, then 50% (see AnalyzeOptions.NoTrim).
+	if !opt.NoTrim {
+		for _, lim := range []float64{1, 0.5} {
+			pred := a.Fit.Step.Predict(nil, a.Observations)
+			var keep []Observation
+			var kc, kw []float64
+			for i, o := range a.Observations {
+				if math.Abs(pred[i]-o.Seconds) <= lim*o.Seconds {
+					keep = append(keep, o)
+					kc = append(kc, a.StepCounts[i])
+					if fs.Weights != nil {
+						kw = append(kw, fs.Weights[i])
+					}
+				} else {
+					a.Trimmed = append(a.Trimmed, o)
+				}
+			}
+			a.Observations, a.StepCounts = keep, kc
+			if fs.Weights != nil {
+				fs.Weights = kw
+			}
+			if a.Fit, err = FitSteps(a.Observations, &fs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if a.HeldOut, err = CrossCheck(a.Observations, k, &fs); err != nil {
+		return nil, err
+	}
+	// The same check on single steps, for the record.
+	if win > 1 {
+		fs1 := FitSettings{Off: fs.Off, Collinearity: fs.Collinearity, Confidence: fs.Confidence}
+		if a.Relative {
+			fs1.Weights = make([]float64, len(a.Steps))
+			for i, o := range a.Steps {
+				fs1.Weights[i] = 1 / math.Max(o.Seconds*o.Seconds, 1e-12)
+			}
+		}
+		if h, err := CrossCheck(a.Steps, k, &fs1); err == nil {
+			a.HeldOutSteps = h
+		}
+	}
+	md := a.HeldOut.MdAPE
+	a.Fit.Quality.HeldOutMdAPE = &md
+	a.Fit.Quality.NHeldOut = a.HeldOut.NHeld
+	a.Residuals = residualSpread(a.Fit.Step, a.Observations, a.Runs)
+	a.Concurrency = ProbeConcurrency(a.Runs)
+	a.Spread = configSpread(a.Runs)
+	return a, nil
+}
+
+// dropResumed filters obs (one run's steps, in place) to those whose
+// prefill is exactly the prompts of the requests whose first token closes
+// them. A step with more prefill holds a request that RecoverSteps read as
+// resumed after a preemption: on a live client that is almost always a
+// boundary split by delivery jitter (a request's token reached the client
+// after the tolerance), and the recompute charged for it (prompt +
+// generated tokens) would be a phantom prefill of thousands of tokens in
+// a 10 ms step. Calibration runs stay within the engine's memory, where
+// engines do not preempt.
+func dropResumed(obs []Observation, rows []*traces.Request, tol int64) []Observation {
+	type first struct {
+		t int64
+		n float64
+	}
+	var fs []first
+	for _, r := range rows {
+		if len(r.TokenTimes) == 0 {
+			continue
+		}
+		p := float64(promptOf(r))
+		if r.UsageCached > 0 {
+			p -= min(float64(r.UsageCached), p)
+		}
+		fs = append(fs, first{r.TokenTimes[0], p})
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].t < fs[j].t })
+	out := obs[:0]
+	for _, o := range obs {
+		want := 0.0
+		for j := sort.Search(len(fs), func(j int) bool { return fs[j].t >= o.End }); j < len(fs) && fs[j].t <= o.End+tol; j++ {
+			want += fs[j].n
+		}
+		if o.PrefillTokens <= want+0.5 {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// dropLateFirst removes steps whose prefill is implausibly fast: a step
+// with prefill that is not from idle and took less than half the fastest
+// per-token prefill rate seen in from-idle steps (single requests, where
+// nothing else competes) allows for its prefill tokens. Such a step is a
+// first token the server delivered late — after the step that computed
+// it, in a cluster of its own a few ms after the others' tokens — so
+// RecoverSteps charges a whole prompt to a 10 ms gap. Without from-idle
+// prefill steps nothing is dropped.
+func dropLateFirst(obs []Observation) ([]Observation, int) {
+	rate := math.Inf(1)
+	for _, o := range obs {
+		if o.FromIdle && o.PrefillTokens > 0 {
+			rate = math.Min(rate, o.Seconds/o.PrefillTokens)
+		}
+	}
+	if math.IsInf(rate, 1) {
+		return obs, 0
+	}
+	out := obs[:0]
+	n := 0
+	for _, o := range obs {
+		if !o.FromIdle && o.PrefillTokens > 0 && o.Seconds < 0.5*rate*o.PrefillTokens {
+			n++
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, n
+}
+
+func addStats(t *RecoverStats, st RecoverStats) {
+	t.Requests += st.Requests
+	t.Skipped += st.Skipped
+	t.Tokens += st.Tokens
+	t.Clusters += st.Clusters
+	t.Steps += st.Steps
+	t.Tolerance = max(t.Tolerance, st.Tolerance)
+	t.Coalesced += st.Coalesced
+	t.Tainted += st.Tainted
+	t.NoStart += st.NoStart
+	t.Resumed += st.Resumed
+	t.FromIdle += st.FromIdle
+}
+
+func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []ResidualSpread {
+	groups := map[string][]float64{}
+	var order []string
+	add := func(g string, v float64) {
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], v)
+	}
+	pred := c.Predict(nil, obs)
+	for i, o := range obs {
+		if o.Seconds <= 0 {
+			continue
+		}
+		r := (pred[i] - o.Seconds) / o.Seconds
+		add("all", r)
+		add(runs[o.Run].Spec.Kind, r)
+		if o.FromIdle {
+			add("from idle", r)
+		}
+	}
+	var out []ResidualSpread
+	for _, g := range order {
+		v := groups[g]
+		sort.Float64s(v)
+		abs := make([]float64, len(v))
+		for i, x := range v {
+			abs[i] = math.Abs(x)
+		}
+		out = append(out, ResidualSpread{Group: g, N: len(v), P10: pct(v, 0.1), Median: pct(v, 0.5), P90: pct(v, 0.9), MedAbs: median(abs)})
+	}
+	return out
+}
+
+// pct is the nearest-rank quantile of sorted v.
+func pct(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func configSpread(runs []*RunResult) []ConfigSpread {
+	idx := map[string]int{}
+	var out []ConfigSpread
+	for _, r := range runs {
+		if r.Summary == nil || r.Summary.Succeeded == 0 {
+			continue
+		}
+		cfg := r.Spec.Config()
+		i, ok := idx[cfg]
+		if !ok {
+			i = len(out)
+			idx[cfg] = i
+			out = append(out, ConfigSpread{Config: cfg, TTFTMin: math.Inf(1), TPOTMin: math.Inf(1), TTFTMax: math.Inf(-1), TPOTMax: math.Inf(-1)})
+		}
+		s := &out[i]
+		tt, tp := r.Summary.TTFT.Mean.Seconds(), r.Summary.TPOT.Mean.Seconds()
+		s.Repeats++
+		s.TTFTMin, s.TTFTMax, s.TTFTMean = math.Min(s.TTFTMin, tt), math.Max(s.TTFTMax, tt), s.TTFTMean+tt
+		s.TPOTMin, s.TPOTMax, s.TPOTMean = math.Min(s.TPOTMin, tp), math.Max(s.TPOTMax, tp), s.TPOTMean+tp
+	}
+	var rep []ConfigSpread
+	for _, s := range out {
+		s.TTFTMean /= float64(s.Repeats)
+		s.TPOTMean /= float64(s.Repeats)
+		if s.Repeats > 1 {
+			rep = append(rep, s)
+		}
+	}
+	return rep
+}
+
+// ProbePoint is one step of the concurrency ramp.
+type ProbePoint struct {
+	Clients         int
+	OutputTokPerSec float64
+	MeanTTFT        float64 // seconds
+	// PeakRunning is the most requests that were generating at once:
+	// the maximum overlap of their [first token, last token] spans.
+	PeakRunning int
+	// PeakTokens is the most KV tokens those requests held at once:
+	// Σ (prompt + tokens generated so far) over the requests generating.
+	PeakTokens int64
+}
+
+// ConcurrencyProbe is the measured concurrency limit of the engine.
+type ConcurrencyProbe struct {
+	Points []ProbePoint
+	// MaxSeqs is the most sequences the engine ran at once (the largest
+	// PeakRunning). Saturated says whether the ramp found the limit: some
+	// point had more clients than the engine ran (added clients waited);
+	// otherwise MaxSeqs is only a lower bound.
+	MaxSeqs   int
+	Saturated bool
+	// Knee is the first ramp point past which more clients stop raising
+	// throughput (< 10% more) and start waiting (mean TTFT +50% or more);
+	// 0 when no such point was seen.
+	Knee int
+	// MaxTokens is the most KV tokens the engine held at once in the
+	// probe (PeakTokens' maximum, from the prompt and output lengths). It
+	// is measured, and a lower bound on the KV capacity: when Saturated,
+	// the engine ran out of sequence slots, not necessarily of memory.
+	MaxTokens int64
+}
+
+// ProbeConcurrency reads the engine's concurrency limit off the memory
+// runs (KindMemory) of runs: for each ramp point, output throughput, mean
+// TTFT and the peak number of requests generating at once. It returns nil
+// when there are no memory runs.
+func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
+	var p ConcurrencyProbe
+	for _, r := range runs {
+		if r.Spec.Kind != KindMemory || r.Summary == nil {
+			continue
+		}
+		pt := ProbePoint{Clients: r.Spec.Concurrency, OutputTokPerSec: r.Summary.OutputTokensPerSec, MeanTTFT: r.Summary.TTFT.Mean.Seconds()}
+		pt.PeakRunning, pt.PeakTokens = peakRunning(r.Rows)
+		p.Points = append(p.Points, pt)
+	}
+	if len(p.Points) == 0 {
+		return nil
+	}
+	sort.SliceStable(p.Points, func(i, j int) bool { return p.Points[i].Clients < p.Points[j].Clients })
+	for i, pt := range p.Points {
+		p.MaxSeqs = max(p.MaxSeqs, pt.PeakRunning)
+		p.MaxTokens = max(p.MaxTokens, pt.PeakTokens)
+		if pt.PeakRunning < pt.Clients {
+			p.Saturated = true
+		}
+		if i > 0 && p.Knee == 0 {
+			prev := p.Points[i-1]
+			if pt.OutputTokPerSec < 1.1*prev.OutputTokPerSec && pt.MeanTTFT > 1.5*prev.MeanTTFT {
+				p.Knee = prev.Clients
+			}
+		}
+	}
+	return &p
+}
+
+// peakRunning is the maximum overlap of the requests' [FirstToken,
+// LastToken] spans (a request ending when another starts does not
+// overlap it), and the most tokens they held at once.
+func peakRunning(rows []*traces.Request) (int, int64) {
+	type ev struct {
+		t     int64
+		delta int
+		r     *traces.Request
+	}
+	var evs []ev
+	for _, r := range rows {
+		if !r.Succeeded() || r.FirstToken == traces.Missing || r.Warmup {
+			continue
+		}
+		evs = append(evs, ev{r.FirstToken, 1, r}, ev{r.LastToken, -1, r})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].t != evs[j].t {
+			return evs[i].t < evs[j].t
+		}
+		return evs[i].delta < evs[j].delta // ends first
+	})
+	n, peak := 0, 0
+	var peakTok int64
+	var live []*traces.Request
+	for _, e := range evs {
+		n += e.delta
+		if e.delta > 0 {
+			live = append(live, e.r)
+		} else {
+			live = slices.DeleteFunc(live, func(x *traces.Request) bool { return x == e.r })
+		}
+		peak = max(peak, n)
+		if e.delta > 0 {
+			// Tokens held now: each live request's prompt plus what it has
+			// generated by e.t.
+			var tok int64
+			for _, x := range live {
+				tok += int64(promptOf(x)) + int64(tokensBy(x, e.t))
+			}
+			peakTok = max(peakTok, tok)
+		}
+	}
+	// Every request also holds prompt + output tokens at its end.
+	for _, r := range rows {
+		if r.Succeeded() && r.FirstToken != traces.Missing && !r.Warmup {
+			peakTok = max(peakTok, int64(promptOf(r))+int64(max(r.UsageOutput, 0)))
+		}
+	}
+	// The peak of Σ tokens among overlapping requests is reached just
+	// before one of them ends; check at every end as well.
+	for _, e := range evs {
+		if e.delta > 0 {
+			continue
+		}
+		var tok int64
+		for _, x := range rows {
+			if x.Succeeded() && x.FirstToken != traces.Missing && !x.Warmup && x.FirstToken <= e.t && x.LastToken >= e.t {
+				tok += int64(promptOf(x)) + int64(tokensBy(x, e.t))
+			}
+		}
+		peakTok = max(peakTok, tok)
+	}
+	return peak, peakTok
+}
+
+func promptOf(r *traces.Request) int32 {
+	if r.UsagePrompt != traces.Missing {
+		return r.UsagePrompt
+	}
+	return r.PromptTokens
+}
+
+// tokensBy is the number of output tokens r had received by t.
+func tokensBy(r *traces.Request, t int64) int {
+	if len(r.TokenTimes) > 0 {
+		return sort.Search(len(r.TokenTimes), func(i int) bool { return r.TokenTimes[i] > t })
+	}
+	if t >= r.LastToken {
+		return int(max(r.UsageOutput, 0))
+	}
+	return 1
+}
+
+// EngineInfo describes what was calibrated, for the profile.
+type EngineInfo struct {
+	Engine, EngineVersion string
+	EngineArgs            []string
+	Model                 string
+	Precision             string // model.Precision name, "" = unknown
+	Device                string
+	TensorParallel        int
+	BlockSize             int // KV block size in tokens, 0 = unknown
+}
+
+// Profile builds the calibrated profile: the coefficients fitted on
+// every run, their quality (with the held-out error), the measured KV
+// capacity (the memory probe's most concurrent tokens; nil without
+// memory runs), the traces, and power when given (nil: not measured).
+func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Profile {
+	p := &Profile{
+		Version: ProfileVersion, Engine: info.Engine, EngineVersion: info.EngineVersion,
+		EngineArgs: slices.Clone(info.EngineArgs), Model: info.Model, Precision: info.Precision,
+		Device: info.Device, TensorParallel: info.TensorParallel, BlockSize: info.BlockSize,
+		Step: a.Fit.Step, Quality: a.Fit.Quality, Power: power, CreatedAt: now.UTC(),
+	}
+	if p.EngineArgs == nil {
+		p.EngineArgs = []string{}
+	}
+	if c := a.Concurrency; c != nil && c.MaxTokens > 0 {
+		p.KV = &KVCapacity{MaxConcurrentTokens: c.MaxTokens}
+		if info.BlockSize > 0 {
+			p.KV.Blocks = (c.MaxTokens + int64(info.BlockSize) - 1) / int64(info.BlockSize)
+		}
+	}
+	p.Traces = []TraceRef{}
+	for _, r := range a.Runs {
+		if r.Trace != nil {
+			p.Traces = append(p.Traces, *r.Trace)
+		}
+	}
+	p.Lineage = []LineageEntry{}
+	return p
+}
+
+// Print writes the analysis for people: recovery counts, coefficients
+// with intervals, R², residual spread, held-out error, repeat spread and
+// the concurrency probe.
+func (a *Analysis) Print(w io.Writer) {
+	st := a.Recover
+	fmt.Fprintf(w, "steps: %d recovered from %d requests (%d boundaries; dropped: %d coalesced, %d tainted, %d no start; %d from idle; %d steps with a request read as resumed; tolerance ≤ %.2f ms)\n",
+		st.Steps-a.DroppedResumed, st.Requests, st.Clusters, st.Coalesced, st.Tainted, st.NoStart, st.FromIdle, a.DroppedResumed, float64(st.Tolerance)/1e6)
+	if a.DroppedLateFirst > 0 {
+		fmt.Fprintf(w, "dropped: %d steps with a first token delivered late (prefill faster than half the fastest single-request rate)\n", a.DroppedLateFirst)
+	}
+	if len(a.Trimmed) > 0 {
+		fmt.Fprintf(w, "trimmed: %d of %d observations the fit missed by more than 50%% (measurement artefacts: late first tokens, stalls)\n",
+			len(a.Trimmed), len(a.Trimmed)+len(a.Observations))
+	}
+	f := a.Fit
+	weighting := "absolute error"
+	if a.Relative {
+		weighting = "relative error"
+	}
+	fmt.Fprintf(w, "fit (%s): n=%d  R² %.4f  RMSE %.3f ms  MdAPE %.1f%%\n", weighting, f.Quality.N, f.Quality.R2, f.Quality.RMSE*1e3, 100*f.Quality.MdAPE)
+	units := [NumTerms]struct {
+		scale float64
+		unit  string
+	}{{1e3, "ms/step"}, {1e6, "µs/prefill token"}, {1e9, "ns/(prefill token × context)"}, {1e6, "µs/decode seq"}, {1e9, "ns/context token"}}
+	for t := range NumTerms {
+		c := f.Step.At(Term(t))
+		u := units[t]
+		if c.Status == StatusFit {
+			fmt.Fprintf(w, "  %-3s %10.4f  [%.4f, %.4f] %s\n", Term(t), c.Value*u.scale, c.Lo*u.scale, c.Hi*u.scale, u.unit)
+		} else {
+			fmt.Fprintf(w, "  %-3s %10.4f  (%s) %s\n", Term(t), c.Value*u.scale, c.Status, u.unit)
+		}
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintf(w, "residuals (predicted − observed)/observed:\n")
+	for _, r := range a.Residuals {
+		fmt.Fprintf(w, "  %-10s n=%-5d p10 %+6.1f%%  median %+6.1f%%  p90 %+6.1f%%  median |err| %5.1f%%\n",
+			r.Group, r.N, 100*r.P10, 100*r.Median, 100*r.P90, 100*r.MedAbs)
+	}
+	h := a.HeldOut
+	fmt.Fprintf(w, "held out (every %d-th run, whole runs): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
+		h.K, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Window)
+	if hs := a.HeldOutSteps; hs != nil {
+		fmt.Fprintf(w, "held out, single steps (includes token delivery jitter): n=%d  median abs %% error %.1f%%  mean %.1f%%\n",
+			hs.NHeld, 100*hs.MdAPE, 100*hs.MAPE)
+	}
+	if len(a.Spread) > 0 {
+		fmt.Fprintf(w, "spread over repeats (mean TTFT, mean TPOT: min / mean / max):\n")
+		for _, s := range a.Spread {
+			fmt.Fprintf(w, "  %-18s ×%d  TTFT %7.1f / %7.1f / %7.1f ms   TPOT %6.2f / %6.2f / %6.2f ms\n", s.Config, s.Repeats,
+				s.TTFTMin*1e3, s.TTFTMean*1e3, s.TTFTMax*1e3, s.TPOTMin*1e3, s.TPOTMean*1e3, s.TPOTMax*1e3)
+		}
+	}
+	if c := a.Concurrency; c != nil {
+		fmt.Fprintf(w, "concurrency probe (closed loop ramp):\n")
+		for _, pt := range c.Points {
+			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d\n",
+				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens)
+		}
+		bound := "measured limit"
+		if !c.Saturated {
+			bound = "lower bound: the ramp never exceeded the engine's limit"
+		}
+		knee := "not seen"
+		if c.Knee > 0 {
+			knee = fmt.Sprint(c.Knee, " clients")
+		}
+		fmt.Fprintf(w, "  max concurrent sequences %d (%s); throughput/TTFT knee at %s\n", c.MaxSeqs, bound, knee)
+		fmt.Fprintf(w, "  max concurrent tokens %d (measured; a lower bound on KV capacity)\n", c.MaxTokens)
+	}
+}
+
+// LoadRuns reads back the runs RunPlan wrote to dir (its NN-<run>.parquet
+// files, in name order), so that they can be analysed again without the
+// engine. Run specs come from the files' metadata and rows; summaries are
+// recomputed from the rows (throughput over first send to last token,
+// mean TTFT and TPOT of the successful requests).
+func LoadRuns(dir string) ([]*RunResult, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []*RunResult
+	for _, path := range paths {
+		meta, rows, err := traces.ReadAll(path)
+		if err != nil {
+			return nil, err
+		}
+		name, kind := meta.Extra["calibrate_run"], meta.Extra["calibrate_kind"]
+		if name == "" || kind == "" || len(rows) == 0 {
+			continue // not a calibration run
+		}
+		spec := RunSpec{Name: name, Kind: kind, Requests: len(rows), Repeat: 1}
+		fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
+		if i := strings.LastIndex(name, "-r"); i >= 0 {
+			if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
+				spec.Repeat = 1
+			}
+		}
+		for _, r := range rows {
+			if !slices.Contains(spec.Prompts, int(r.PromptTokens)) {
+				spec.Prompts = append(spec.Prompts, int(r.PromptTokens))
+			}
+			spec.Output = int(r.OutputTokens)
+		}
+		ref, err := NewTraceRef(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &RunResult{Spec: spec, Rows: rows, Summary: Summarize(rows), Trace: &ref})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("calibrate: no calibration runs in %s", dir)
+	}
+	return out, nil
+}
+
+// Summarize computes the parts of a replay.Summary that Analyze uses from
+// a run's rows: counts, mean TTFT and TPOT, and output throughput over
+// the first scheduled send to the last token (warm-up rows left out).
+func Summarize(rows []*traces.Request) *replay.Summary {
+	s := &replay.Summary{Run: 1, FailedByKind: map[string]int{}}
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	var ttft, tpot float64
+	var out int64
+	for _, r := range rows {
+		if r.Warmup {
+			s.Warmup++
+			continue
+		}
+		s.Sent++
+		if r.ScheduledSend != traces.Missing {
+			first = min(first, r.ScheduledSend)
+		}
+		if !r.Succeeded() {
+			s.Failed++
+			s.FailedByKind[replay.ErrorKind(r.Error)]++
+			continue
+		}
+		s.Succeeded++
+		last = max(last, r.LastToken)
+		out += int64(max(r.UsageOutput, 0))
+		if v, ok := r.TTFT(); ok {
+			ttft += float64(v)
+			s.TTFT.N++
+		}
+		if v, ok := r.TPOT(); ok {
+			tpot += v
+			s.TPOT.N++
+		}
+	}
+	if s.TTFT.N > 0 {
+		s.TTFT.Mean = time.Duration(ttft / float64(s.TTFT.N))
+	}
+	if s.TPOT.N > 0 {
+		s.TPOT.Mean = time.Duration(tpot / float64(s.TPOT.N))
+	}
+	if s.Succeeded > 0 && last > first {
+		s.Wall = time.Duration(last - first)
+		s.RequestsPerSec = float64(s.Succeeded) / s.Wall.Seconds()
+		s.OutputTokensPerSec = float64(out) / s.Wall.Seconds()
+	}
+	return s
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/telemetry"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/traces"
+)
+
+// calibrateCommand runs the experiment design against a live engine and
+// writes a calibrated profile.
+func calibrateCommand() *cli.Command {
+	d := replay.DefaultConfig()
+	return &cli.Command{
+		Name:      "calibrate",
+		Usage:     "run short live experiments against an engine and fit the simulator's step-time model (a profile)",
+		UsageText: "servesim calibrate --base-url URL --model NAME --plan quick|full --out profile.json [options]",
+		Description: "Prints the experiment plan, then runs it as closed-loop replays: single requests across prompt\n" +
+			"lengths (prefill cost), decode at several concurrencies and context lengths (decode cost, KV read),\n" +
+			"a mixed prefill+decode run, and a concurrency ramp that finds the engine's real limit on concurrent\n" +
+			"sequences. Engine steps are recovered from per-token timestamps and the model is fitted by NNLS; whole\n" +
+			"runs are held out to measure the error on data the fit did not see. The rows of every run go to\n" +
+			"--trace-out as Parquet and the profile cites them by SHA-256. Use the profile with\n" +
+			"`servesim simulate --profile`.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1", Required: true},
+			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
+			&cli.StringFlag{Name: "plan", Value: calibrate.PlanQuick, Usage: "experiment design: quick (≈3 min on the CPU test engine) or full"},
+			&cli.StringFlag{Name: "out", Usage: "profile JSON to write", Required: true},
+			&cli.StringFlag{Name: "trace-out", Usage: "directory for the runs' Parquet traces (default: OUT without .json, plus .traces)"},
+			&cli.StringFlag{Name: "engine", Usage: "engine name for the profile, e.g. vllm, ollama"},
+			&cli.StringFlag{Name: "engine-version", Usage: "engine version for the profile"},
+			&cli.StringSliceFlag{Name: "engine-args", Usage: "engine command-line arguments for the profile (repeat or comma-separate)"},
+			&cli.StringFlag{Name: "device", Usage: "device model for the profile, e.g. H100-SXM-80G, cpu"},
+			&cli.StringFlag{Name: "precision", Usage: "weight precision for the profile, e.g. bf16, fp8"},
+			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known (0 = unknown)"},
+			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
+			&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
+			&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
+			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "per-request timeout"},
+			&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
+			&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate with 3 probes)"},
+			&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
+			&cli.IntFlag{Name: "max-concurrency", Usage: "top of the concurrency ramp; must exceed the engine's limit (default: 8 quick, 32 full)"},
+			&cli.IntFlag{Name: "max-prompt", Usage: "longest prompt of the prefill sweep (default: 1024 quick, 2048 full)"},
+			&cli.IntFlag{Name: "repeats", Usage: "repeats of each prefill and decode configuration (default: 2 quick, 3 full)"},
+			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "hold every N-th run out of the cross-check fit"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and exit"},
+			&cli.StringFlag{Name: "from-traces", Usage: "refit from the Parquet traces of an earlier calibration (its --trace-out) instead of running live"},
+			&cli.IntFlag{Name: "window", Usage: "average runs of up to N consecutive decode steps into one observation (default 8; 1 = single steps)"},
+			&cli.BoolFlag{Name: "absolute", Usage: "fit absolute instead of relative step-time error"},
+			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
+		},
+		Action: runCalibrate,
+	}
+}
+
+func runCalibrate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("calibrate: unexpected argument %q", c.Args().First())
+	}
+	w := c.App.Writer
+	xplan, err := calibrate.NewPlan(c.String("plan"), calibrate.PlanOptions{
+		MaxConcurrency: c.Int("max-concurrency"), MaxPrompt: c.Int("max-prompt"), Repeats: c.Int("repeats"),
+	})
+	if err != nil {
+		return err
+	}
+	if c.String("from-traces") == "" {
+		xplan.Print(w)
+	}
+	if c.Bool("dry-run") {
+		return nil
+	}
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
+	cfg.APIKeyEnv, cfg.Endpoint = c.String("api-key-env"), replay.Endpoint(c.String("endpoint"))
+	cfg.Timeout, cfg.IgnoreEOS = c.Duration("timeout"), c.Bool("ignore-eos")
+	if c.IsSet("tokens-per-byte") {
+		cfg.Text = replay.TextModel{TokensPerByte: c.Float64("tokens-per-byte"), Overhead: c.Float64("prompt-overhead")}
+	} else if c.IsSet("prompt-overhead") {
+		return cli.Exit("calibrate: --prompt-overhead needs --tokens-per-byte", 2)
+	}
+	info := calibrate.EngineInfo{
+		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: c.StringSlice("engine-args"),
+		Model: c.String("model"), Precision: c.String("precision"), Device: c.String("device"),
+		TensorParallel: c.Int("tensor-parallel"), BlockSize: c.Int("block-size"),
+	}
+	out := c.String("out")
+	traceDir := c.String("trace-out")
+	if traceDir == "" {
+		traceDir = strings.TrimSuffix(out, filepath.Ext(out)) + ".traces"
+	}
+	meta := traces.Meta{
+		Source: "live", Model: info.Model, Precision: info.Precision, Engine: strings.TrimSpace(info.Engine + " " + info.EngineVersion),
+		EngineArgs: strings.Join(info.EngineArgs, " "), Device: info.Device, ToolVersion: version, BlockSize: 0,
+	}
+	var runs []*calibrate.RunResult
+	var power *calibrate.PowerFit
+	if dir := c.String("from-traces"); dir != "" {
+		if runs, err = calibrate.LoadRuns(dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", len(runs), dir)
+		return analyzeAndSave(c, runs, info, nil, out, 0)
+	}
+	if err := os.MkdirAll(traceDir, 0o755); err != nil {
+		return err
+	}
+
+	// Power: NVML when there is a driver; otherwise say so once.
+	gpuCSV := filepath.Join(traceDir, "gpu.csv")
+	rec, nvmlErr := telemetry.StartNVML(c.Context, 100*time.Millisecond, gpuCSV)
+	if nvmlErr != nil {
+		fmt.Fprintf(w, "power: not measured (%v); the profile's power is null\n", nvmlErr)
+	}
+
+	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", cfg.BaseURL, cfg.Model, traceDir)
+	t0 := time.Now()
+	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w})
+	wall := time.Since(t0)
+	rec.Stop()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "live runs took %v (text model: tokens = %.4g × bytes + %.4g)\n", wall.Round(100*time.Millisecond), tm.TokensPerByte, tm.Overhead)
+	for _, r := range runs {
+		if r.Summary.Failed > 0 {
+			fmt.Fprintf(w, "warning: run %s: %d of %d requests failed (%v); they are left out of the fit\n", r.Spec.Name, r.Summary.Failed, r.Summary.Sent, r.Summary.FailedByKind)
+		}
+	}
+	if nvmlErr == nil {
+		samples, err := readPowerCSV(gpuCSV)
+		if err == nil {
+			power, err = calibrate.FitPower(samples)
+		}
+		if err != nil {
+			fmt.Fprintf(w, "power: not fitted (%v)\n", err)
+			power = nil
+		} else {
+			fmt.Fprintf(w, "power: idle %.1f W + %.1f W × utilization (R² %.3f, n=%d)\n", power.Idle.Value, power.Dynamic.Value, power.Quality.R2, power.Quality.N)
+		}
+	}
+	return analyzeAndSave(c, runs, info, power, out, wall)
+}
+
+// analyzeAndSave fits the runs, prints the analysis and saves the profile.
+func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.EngineInfo, power *calibrate.PowerFit, out string, wall time.Duration) error {
+	w := c.App.Writer
+	a, err := calibrate.Analyze(runs, calibrate.AnalyzeOptions{
+		HeldOutK: c.Int("held-out"), Window: c.Int("window"), Relative: !c.Bool("absolute"), NoTrim: c.Bool("no-trim"),
+	})
+	if err != nil {
+		return err
+	}
+	a.Print(w)
+	p := a.Profile(info, power, time.Now())
+	if err := p.Save(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %d traces (live time %v)\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, len(p.Traces), wall.Round(100*time.Millisecond))
+	return nil
+}
+
+// readPowerCSV reads the power and SM utilisation columns of a telemetry
+// GPU CSV, skipping rows where either was not measured.
+func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	ti, okT := col["t_ns"]
+	pi, okP := col["power_w"]
+	ui, okU := col["sm_util_pct"]
+	if !okT || !okP || !okU {
+		return nil, fmt.Errorf("%s: want columns t_ns, power_w, sm_util_pct", path)
+	}
+	var out []calibrate.PowerSample
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		t, e1 := strconv.ParseInt(rec[ti], 10, 64)
+		pw, e2 := strconv.ParseFloat(rec[pi], 64)
+		u, e3 := strconv.ParseFloat(rec[ui], 64)
+		if e1 != nil || e2 != nil || e3 != nil {
+			continue // not measured
+		}
+		out = append(out, calibrate.PowerSample{T: t, Watts: pw, Utilization: u / 100})
+	}
+	return out, nil
+}
+
+// profileStep is a loaded --profile: the step model and how to name it.
+type profileStep struct {
+	step sim.Linear
+	desc string
+}
+
+// loadProfileFlag loads --profile, if given. Its coefficients become the
+// step model of every plan, and when it records a measured KV capacity,
+// every resolved plan's KV blocks are set from it (memory is measured,
+// not assumed); the capacity change is announced on the app's error
+// writer.
+func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved) (*profileStep, error) {
+	path := c.String("profile")
+	if path == "" {
+		return nil, nil
+	}
+	p, err := calibrate.LoadProfile(path)
+	if err != nil {
+		return nil, err
+	}
+	st := p.Step
+	ps := &profileStep{step: sim.Linear{C0: st.C0.Value, Cp: st.Cp.Value, Ca: st.Ca.Value, Cd: st.Cd.Value, Ck: st.Ck.Value}}
+	if err := ps.step.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	held := "n/a"
+	if h := p.Quality.HeldOutMdAPE; h != nil {
+		held = fmt.Sprintf("%.1f%%", 100**h)
+	}
+	ps.desc = fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s)", path, p.Quality.R2, held)
+	if p.KV != nil && p.KV.MaxConcurrentTokens > 0 {
+		for _, r := range resolved {
+			bs := int64(r.Memory.BlockSize)
+			blocks := p.KV.MaxConcurrentTokens / bs // whole blocks that fit in what was measured
+			if p.KV.Blocks > 0 && p.BlockSize == int(bs) {
+				blocks = p.KV.Blocks
+			}
+			fmt.Fprintf(c.App.ErrWriter, "simulate: KV capacity from the profile: %d tokens measured → %d blocks of %d (catalog: %d blocks)\n",
+				p.KV.MaxConcurrentTokens, blocks, bs, r.Capacity.KVBlocks)
+			r.Capacity.KVBlocks = int(max(blocks, 1))
+		}
+	}
+	return ps, nil
+}
+
+// simulateClosed is plan.Resolved.Simulate with a closed loop of clients
+// (sim.RunClosedLoop) instead of the trace's arrival times.
+func simulateClosed(ctx context.Context, name string, r *plan.Resolved, clients int, in traces.Reader, out traces.Writer, opt plan.Options) (*plan.Result, error) {
+	stepModel := opt.StepModel
+	if opt.Step == nil {
+		stepModel = "roofline prior (uncalibrated)"
+	}
+	sum, err := sim.RunClosedLoop(ctx, r.SimConfig(opt), clients, in, out)
+	res := &plan.Result{Name: name, Plan: r.Plan, StepModel: stepModel + fmt.Sprintf("; closed loop, %d clients", clients), Summary: sum, Outcome: "ok"}
+	var oom *sim.OOMError
+	switch {
+	case errors.As(err, &oom):
+		res.Outcome = oom.Error()
+	case err != nil:
+		return nil, err
+	}
+	res.Cost = r.Prices.Cost(model.Usage{
+		Devices: r.Plan.Device.Count, WallSeconds: sum.Makespan, EnergyJoules: sum.EnergyJoules,
+		InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens,
+	})
+	return res, nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/traces"
+)
+
+// tinyPlan is the plan of servesim's CPU test engine (scripts/engine.sh):
+// Ollama with 4 parallel slots, continuous batching, whole prompts up to
+// its 512-token per-sequence batch (no chunking below that).
+const tinyPlan = `[model]
+name = "servesim-tiny"
+weight_version = "seed-1"
+precision = "f16"
+max_new_tokens = 4096
+
+[batch]
+strategy = "continuous"
+max_num_seqs = 4
+max_num_batched_tokens = 2048
+chunked_prefill = false
+prefix_caching = false
+
+[device]
+model = "cpu"
+count = 1
+gpu_memory_utilization = 0.9
+block_size = 16
+max_model_len = 4096
+
+[cost]
+usd_per_hour = 0.10
+usd_per_kwh = 0.15
+pue = 1.2
+`
+
+// TestE2ECalibratePredictsClosedLoop is the acceptance test of the
+// calibration loop: `calibrate --plan quick` against the real CPU engine,
+// then `simulate --profile --closed-loop N` must predict fresh live closed
+// loops (1, 2 and 4 clients, a prompt length not in the plan) within 15%
+// on mean TTFT, mean TPOT and output throughput; the profile's held-out
+// step-time error must be ≤ 10% (median absolute percentage).
+func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
+	url, model := engine(t)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "profile.json")
+	t0 := time.Now()
+	out, err := run(t, "calibrate", "--base-url", url, "--model", model, "--api-key-env", "SERVESIM_NO_KEY",
+		"--plan", "quick", "--out", prof, "--engine", "ollama", "--engine-version", "0.6.5", "--device", "cpu",
+		"--precision", "f16", "--engine-args", "OLLAMA_NUM_PARALLEL=4,num_thread=1",
+		"--tokens-per-byte", "1", "--prompt-overhead", "20")
+	t.Logf("calibrate --plan quick took %v\n%s", time.Since(t0).Round(time.Second), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := calibrate.LoadProfile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Quality.HeldOutMdAPE == nil || *p.Quality.HeldOutMdAPE > 0.10 {
+		t.Errorf("held-out step-time MdAPE %v, want ≤ 10%%", fmtFrac(p.Quality.HeldOutMdAPE))
+	}
+	if p.KV == nil || len(p.Traces) == 0 {
+		t.Errorf("profile without measured KV capacity (%v) or traces (%d)", p.KV, len(p.Traces))
+	}
+
+	const prompt, output = 320, 48
+	xp, _ := calibrate.NewPlan(calibrate.PlanQuick, calibrate.PlanOptions{})
+	for _, n := range xp.PromptLengths() {
+		if n == prompt {
+			t.Fatalf("prompt length %d is in the plan", prompt)
+		}
+	}
+	cfgPath := filepath.Join(dir, "tiny.toml")
+	if err := os.WriteFile(cfgPath, []byte(tinyPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Load(cfgPath); err != nil {
+		t.Fatal(err)
+	}
+	var report []string
+	for _, conc := range []int{1, 2, 4} {
+		in := synthClosed(t, dir, conc, 3*conc, prompt, output)
+		live := liveClosed(t, url, model, in, conc)
+		simOut, err := run(t, "simulate", "--trace", in, "--config", cfgPath, "--profile", prof,
+			"--closed-loop", strconv.Itoa(conc), "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res []struct {
+			StepModel string
+			Summary   struct {
+				OutputTokPerSec float64
+				TTFT, TPOT      struct{ Mean float64 }
+			}
+		}
+		if err := json.Unmarshal([]byte(simOut[strings.Index(simOut, "["):]), &res); err != nil || len(res) != 1 {
+			t.Fatalf("simulate --json: %v\n%s", err, simOut)
+		}
+		s := res[0].Summary
+		for _, m := range []struct {
+			name       string
+			live, simd float64
+		}{{"mean TTFT", live.ttft, s.TTFT.Mean}, {"mean TPOT", live.tpot, s.TPOT.Mean}, {"throughput", live.tokPerSec, s.OutputTokPerSec}} {
+			e := (m.simd - m.live) / m.live
+			report = append(report, fmt.Sprintf("clients %d %-10s live %9.4f sim %9.4f error %+6.1f%%", conc, m.name, m.live, m.simd, 100*e))
+			if math.Abs(e) > 0.15 {
+				t.Errorf("clients %d: %s: simulated %.4g, live %.4g (%+.1f%%), want within 15%%", conc, m.name, m.simd, m.live, 100*e)
+			}
+		}
+	}
+	t.Logf("prediction vs live (seconds; tokens/s):\n%s", strings.Join(report, "\n"))
+}
+
+func fmtFrac(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%.1f%%", 100**v)
+}
+
+// synthClosed writes n requests of fixed lengths for a closed loop.
+func synthClosed(t *testing.T, dir string, conc, n, prompt, output int) string {
+	t.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("closed-in-%d.parquet", conc))
+	if _, err := run(t, "trace", "synth", "--requests", strconv.Itoa(n), "--arrival", "constant", "--rate", "100",
+		"--prompt", fmt.Sprintf("fixed:%d", prompt), "--output", fmt.Sprintf("fixed:%d", output), "--seed", "11", path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type liveMetrics struct{ ttft, tpot, tokPerSec float64 }
+
+// liveClosed records a closed loop and returns mean TTFT and TPOT
+// (seconds) and output tokens/s over first send to last token.
+func liveClosed(t *testing.T, url, model, in string, conc int) liveMetrics {
+	t.Helper()
+	out := filepath.Join(filepath.Dir(in), fmt.Sprintf("closed-out-%d.parquet", conc))
+	if _, err := run(t, "record", "--trace", in, "--out", out, "--base-url", url, "--model", model,
+		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "closed", "--concurrency", strconv.Itoa(conc),
+		"--tokens-per-byte", "1", "--prompt-overhead", "20"); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := traces.ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m liveMetrics
+	first, last, tokens, n := int64(math.MaxInt64), int64(0), 0, 0
+	for _, r := range rows {
+		if r.Warmup {
+			continue
+		}
+		tt, ok1 := r.TTFT()
+		tp, ok2 := r.TPOT()
+		if !ok1 || !ok2 {
+			t.Fatalf("request %s failed: %q", r.ID, r.Error)
+		}
+		m.ttft += float64(tt) / 1e9
+		m.tpot += tp / 1e9
+		n++
+		tokens += int(r.UsageOutput)
+		first, last = min(first, r.ScheduledSend), max(last, r.LastToken)
+	}
+	m.ttft /= float64(n)
+	m.tpot /= float64(n)
+	m.tokPerSec = float64(tokens) / (float64(last-first) / 1e9)
+	return m
+}

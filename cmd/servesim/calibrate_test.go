@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCalibrateDryRunPrintsPlan(t *testing.T) {
+	out, err := run(t, "calibrate", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--out", filepath.Join(t.TempDir(), "p.json"), "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"plan quick", "warmup", "prefill-r1", "decode-c4-p512-r2", "mixed-c4-r1", "memory-c8-r1", "requests"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := run(t, "calibrate", "--base-url", "x", "--model", "m", "--out", "p.json", "--plan", "nope", "--dry-run"); err == nil {
+		t.Error("unknown plan: no error")
+	}
+}
+
+// --profile replaces the roofline prior and the catalog's KV capacity;
+// --closed-loop simulates clients instead of arrival times.
+func TestSimulateProfileClosedLoop(t *testing.T) {
+	dir := t.TempDir()
+	prof, err := os.ReadFile("../../calibrate/testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	profPath := filepath.Join(dir, "p.json")
+	os.WriteFile(profPath, prof, 0o644)
+	cfg := filepath.Join(dir, "tiny.toml")
+	os.WriteFile(cfg, []byte(tinyPlan), 0o644)
+	src := filepath.Join(dir, "in.csv")
+	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n5000000000,200,20\n9000000000,50,5\n"), 0o644)
+
+	out, err := run(t, "simulate", "--trace", src, "--config", cfg, "--profile", profPath, "--closed-loop", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"profile " + profPath, "R²", "held-out MdAPE", "closed loop, 1 clients", "3/3", "KV capacity from the profile"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Without --profile the prior is used and said so.
+	out, err = run(t, "simulate", "--trace", src, "--config", cfg, "--closed-loop", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "roofline prior") {
+		t.Errorf("no roofline prior mention:\n%s", out)
+	}
+	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--closed-loop", "0"); err == nil {
+		t.Error("--closed-loop 0: no error")
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
+)
+
+const smallSweep = "../../sim/sweep/testdata/small.toml"
+
+// shortTrace writes the first 200 requests of the Azure conv trace as a
+// servesim CSV.
+func shortTrace(t *testing.T) string {
+	t.Helper()
+	in, err := traces.Import("../../testdata/azure2023/AzureLLMInferenceTrace_conv.csv", traces.FormatAuto, traces.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "head.csv")
+	if _, err := traces.WriteTrace(path, traces.Slice(in, 0, 0, 200)); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runWith runs an app that also has the sweep command.
+func runWith(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	app := newApp()
+	if app.Command("sweep") == nil { // until main.go registers it
+		app.Commands = append(app.Commands, sweepCommand())
+	}
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	err := app.RunContext(context.Background(), append([]string{"servesim"}, args...))
+	return out.String(), err
+}
+
+func TestSimulateSweep(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--top", "3", "--workers", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"small.toml", "12 of 12 configs", "skipped 1", "skip_if 1", "rank", "$/1M out (est.)", "tail penalty"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	res, err := sweep.ReadFile(filepath.Join(dir, "sweep.parquet"))
+	if err != nil || len(res.Rows) != 12 {
+		t.Fatalf("%v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "candidates.json")); err != nil {
+		t.Error(err)
+	}
+
+	// Two shards, merged, give the same file.
+	sdir := t.TempDir()
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", sdir, "--shard", s, "-q"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged := filepath.Join(sdir, "merged.parquet")
+	if _, err := runWith(t, "sweep", "merge", "--top", "3", merged,
+		filepath.Join(sdir, "sweep-shard-0-of-2.parquet"), filepath.Join(sdir, "sweep-shard-1-of-2.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(merged)
+	b, _ := os.ReadFile(filepath.Join(dir, "sweep.parquet"))
+	if !bytes.Equal(a, b) {
+		t.Error("merged shards differ from the unsharded sweep")
+	}
+	ca, _ := os.ReadFile(filepath.Join(sdir, "candidates.json"))
+	cb, _ := os.ReadFile(filepath.Join(dir, "candidates.json"))
+	if !bytes.Equal(ca, cb) {
+		t.Error("candidates after merge differ from the unsharded sweep's")
+	}
+}
+
+func TestSimulateSweepBadSpecWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "bad.toml")
+	os.WriteFile(spec, []byte("base = \"x.toml\"\n[sweep]\n\"batch.max_num_seqs\" = {from = 64, to = 8, factor = 2}\n[slo]\nttft_p99_ms = 1\n"), 0o644)
+	out := filepath.Join(dir, "res")
+	_, err := run(t, "simulate", "--sweep", spec, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "bad.toml") {
+		t.Fatalf("err = %v, want the file named", err)
+	}
+	os.WriteFile(filepath.Join(dir, "x.toml"), mustRead(t, "defaults/4-continuous.toml"), 0o644)
+	_, err = run(t, "simulate", "--sweep", spec, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "bad.toml") || !strings.Contains(err.Error(), "batch.max_num_seqs") {
+		t.Fatalf("err = %v, want the file and the key", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed sweep created %s", out)
+	}
+}
+
+func TestSimulateSweepFlagChecks(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--top", "3"}, "--top needs --sweep"},
+		{[]string{"simulate", "--sweep", smallSweep, "--config", "x.toml"}, "--config does not combine"},
+		{[]string{"simulate", "--sweep", smallSweep, "--shard", "2/2", "--out", "x"}, "shard \"2/2\""},
+		{[]string{"simulate", "--sweep", smallSweep, "--shard", "0/2"}, "--shard needs --out"},
+		{[]string{"simulate", "--sweep", smallSweep, "--shard", "0/2", "--out", "x", "--top", "2"}, "sweep merge"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := runWith(t, "sweep", "merge", "only.parquet"); err == nil {
+		t.Error("merge with no shards succeeded")
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := defaults.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+func runClosed(t testing.TB, cfg Config, clients int, reqs []*traces.Request) (*Summary, *memWriter) {
+	t.Helper()
+	w := &memWriter{}
+	sum, err := RunClosedLoop(t.Context(), cfg, clients, newSliceReader(reqs), w)
+	if err != nil {
+		t.Fatalf("RunClosedLoop: %v", err)
+	}
+	return sum, w
+}
+
+// One client: each request goes out when the previous one completes.
+func TestClosedLoopOneClientHandComputed(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Policy = policy(t, Serial)
+	cfg.TotalBlocks = 100
+	cfg.Step = testTimer
+	// Arrivals out of order and far apart: ignored.
+	reqs := []*traces.Request{req("a", 500, 10, 3), req("b", 0, 10, 3), req("c", 9000, 10, 3)}
+	sum, w := runClosed(t, cfg, 1, reqs)
+	// Prefill 10 ms + 10 × 1 ms = 20 ms; two decode steps of 10 + 1 ms: 42 ms per request.
+	for i, id := range []string{"a", "b", "c"} {
+		r := w.byID[id]
+		wantArr := int64(i) * 42e6
+		if r.Arrival != wantArr || r.ScheduledSend != wantArr || r.FirstToken != wantArr+20e6 || r.LastToken != wantArr+42e6 {
+			t.Errorf("%s: arrival %d first %d last %d, want %d, +20 ms, +42 ms", id, r.Arrival, r.FirstToken, r.LastToken, wantArr)
+		}
+	}
+	if sum.Completed != 3 || sum.Makespan != 0.126 || sum.TTFT.Mean != 0.02 {
+		t.Errorf("summary: completed %d makespan %v TTFT mean %v", sum.Completed, sum.Makespan, sum.TTFT.Mean)
+	}
+}
+
+// With at least as many clients as requests, a closed loop is an open loop
+// with every request arriving at 0.
+func TestClosedLoopManyClientsIsBurst(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TotalBlocks = 1000
+	cfg.Step = realTimer
+	var closed, burst []*traces.Request
+	for i := range 12 {
+		r := req(fmt.Sprint(i), float64(i*37), int32(20+13*i), int32(5+7*i))
+		closed = append(closed, r)
+		b := r.Clone()
+		b.Arrival = 0
+		burst = append(burst, b)
+	}
+	_, wc := runClosed(t, cfg, 12, closed)
+	_, wb := mustRun(t, cfg, burst)
+	if !bytes.Equal(wc.bytes(), wb.bytes()) {
+		t.Errorf("closed loop with 12 clients differs from a burst at 0:\n%s\nvs\n%s", wc.bytes(), wb.bytes())
+	}
+}
+
+// Event skipping stays exact in a closed loop, with preemptions too.
+func TestClosedLoopSkipMatchesNoSkip(t *testing.T) {
+	for _, blocks := range []int{40, 4000} {
+		cfg := DefaultConfig()
+		cfg.Policy.MaxNumSeqs = 4
+		cfg.TotalBlocks = blocks
+		cfg.Step = realTimer
+		cfg.CheckInvariants = true
+		var reqs []*traces.Request
+		for i := range 60 {
+			reqs = append(reqs, req(fmt.Sprint(i), 0, int32(16+(i*53)%200), int32(1+(i*31)%90)))
+		}
+		s1, w1 := runClosed(t, cfg, 4, reqs)
+		cfg.NoSkip = true
+		s2, w2 := runClosed(t, cfg, 4, reqs)
+		// Equal up to float rounding of the stretch sums (as for Run).
+		for _, a := range w1.rows {
+			b := w2.byID[a.ID]
+			if b == nil || absDiff(a.Arrival, b.Arrival) > 1000 || absDiff(a.FirstToken, b.FirstToken) > 1000 ||
+				absDiff(a.LastToken, b.LastToken) > 1000 || a.Preemptions != b.Preemptions {
+				t.Fatalf("blocks %d: request %s: skip %+v\nno-skip %+v", blocks, a.ID, *a, b)
+			}
+		}
+		if s1.Completed != 60 || s2.Completed != 60 || s1.Stretches == 0 {
+			t.Errorf("blocks %d: completed %d/%d, %d stretches", blocks, s1.Completed, s2.Completed, s1.Stretches)
+		}
+		if blocks == 40 && s1.Preemptions == 0 {
+			t.Errorf("blocks 40: no preemption; the test does not exercise it")
+		}
+		// Never more than 4 requests in flight: each arrival is some completion.
+		ends := map[int64]int{0: 4}
+		for _, r := range w1.rows {
+			ends[r.LastToken]++
+		}
+		for _, r := range w1.rows {
+			if ends[r.Arrival] == 0 {
+				t.Fatalf("blocks %d: request %s arrives at %d ns, when nothing completed", blocks, r.ID, r.Arrival)
+			}
+			ends[r.Arrival]--
+		}
+	}
+}
+
+func TestClosedLoopErrors(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TotalBlocks = 10
+	cfg.Step = testTimer
+	if _, err := RunClosedLoop(t.Context(), cfg, 0, newSliceReader(nil), nil); err == nil {
+		t.Error("0 clients: no error")
+	}
+	// A request that can never fit is rejected and frees its client.
+	reqs := []*traces.Request{req("big", 0, 1000, 10), req("ok", 0, 10, 2)}
+	sum, w := runClosed(t, cfg, 1, reqs)
+	if sum.Rejected != 1 || sum.Completed != 1 || w.byID["ok"].Arrival != 0 {
+		t.Errorf("rejected %d completed %d, ok arrived at %d", sum.Rejected, sum.Completed, w.byID["ok"].Arrival)
+	}
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}

@@ -1,0 +1,407 @@
+package sweep
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/traces"
+)
+
+// Trace is a trace held in memory so that every probe of every config
+// replays it without file I/O.
+type Trace struct {
+	Name   string // where it came from, for messages and metadata
+	Meta   traces.Meta
+	Reqs   []traces.Request // input columns only, in arrival order
+	SHA256 string           // hex sha256 over the input columns of every request
+	// Span is the first-to-last arrival time in seconds; Rate, requests
+	// over Span, is the trace's arrival rate at scale 1 (NaN when Span is 0).
+	Span, Rate float64
+	nAll       int64 // non-warmup requests
+}
+
+// LoadTrace reads r to the end (it does not close it) and keeps the input
+// columns of every request. The trace must be in arrival order.
+func LoadTrace(name string, r traces.Reader) (*Trace, error) {
+	t := &Trace{Name: name, Meta: r.Meta()}
+	h := sha256.New()
+	var buf [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	last := int64(math.MinInt64)
+	for r.Next() {
+		in := r.At()
+		if in.Arrival < last {
+			return nil, fmt.Errorf("%s: row %d: arrival %d ns goes back in time (previous %d ns); the simulator needs arrival order", name, len(t.Reqs)+1, in.Arrival, last)
+		}
+		last = in.Arrival
+		q := traces.Request{
+			ID: in.ID, Arrival: in.Arrival, PromptTokens: in.PromptTokens, OutputTokens: in.OutputTokens,
+			SessionID: in.SessionID, Class: in.Class, Warmup: in.Warmup, SourceFailed: in.SourceFailed,
+		}
+		if len(in.PrefixHashes) > 0 {
+			q.PrefixHashes = append([]uint64(nil), in.PrefixHashes...)
+		}
+		q.ClearObserved()
+		t.Reqs = append(t.Reqs, q)
+		if !q.Warmup {
+			t.nAll++
+		}
+		put(uint64(q.Arrival))
+		put(uint64(q.PromptTokens)<<32 | uint64(uint32(q.OutputTokens)))
+		flags := uint64(0)
+		if q.Warmup {
+			flags |= 1
+		}
+		put(flags)
+		put(uint64(len(q.PrefixHashes)))
+		for _, x := range q.PrefixHashes {
+			put(x)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if t.nAll == 0 {
+		return nil, fmt.Errorf("%s: no requests to simulate", name)
+	}
+	t.SHA256 = hex.EncodeToString(h.Sum(nil))
+	t.Span = float64(t.Reqs[len(t.Reqs)-1].Arrival-t.Reqs[0].Arrival) / 1e9
+	t.Rate = math.NaN()
+	if t.Span > 0 {
+		t.Rate = float64(len(t.Reqs)) / t.Span
+	}
+	return t, nil
+}
+
+// scaledReader replays a Trace with every arrival divided by scale (scale
+// 2 doubles the arrival rate). It allocates nothing per request.
+type scaledReader struct {
+	t   *Trace
+	inv float64
+	i   int
+	cur traces.Request
+}
+
+func (r *scaledReader) reset(t *Trace, scale float64) {
+	r.t, r.inv, r.i = t, 1/scale, 0
+}
+
+func (r *scaledReader) Meta() traces.Meta { return r.t.Meta }
+func (r *scaledReader) Err() error        { return nil }
+func (r *scaledReader) Close() error      { return nil }
+func (r *scaledReader) At() *traces.Request {
+	return &r.cur
+}
+func (r *scaledReader) Next() bool {
+	if r.i >= len(r.t.Reqs) {
+		return false
+	}
+	src := &r.t.Reqs[r.i]
+	r.i++
+	r.cur = *src
+	r.cur.Arrival = int64(math.Round(float64(src.Arrival) * r.inv))
+	return true
+}
+
+// errAbort stops a probe once its SLO can no longer hold.
+var errAbort = errors.New("sweep: SLO can no longer hold")
+
+// sloCounter is the per-request sink of a probe: it counts the requests
+// that break each limit and stops the run (when abort is set) as soon as
+// the remaining requests can no longer bring the run within the SLO.
+//
+// A request the simulator rejects counts as breaking every limit; its
+// latencies are infinite. P99 ≤ L holds exactly when at most
+// n − ⌈0.99·n⌉ of the n requests exceed L (nearest rank, like sim.Dist).
+type sloCounter struct {
+	ttft, tpot, e2e int64   // limits in ns; 0 = not set
+	goodMin         float64 // 0 = not set
+	nAll, nTPOT     int64   // populations: non-warmup requests, and those with ≥ 2 output tokens
+	maxNew          int32   // the plan's max_new_tokens (0 = no cap)
+	abort           bool
+
+	vTTFT, vTPOT, vE2E int64 // requests over each limit
+	bad, good, goodOut int64 // requests breaking some limit / meeting every one, and the latter's output tokens
+	rejected, rejTPOT  int64 // requests the simulator rejected, and those of them with ≥ 2 output tokens
+}
+
+func (c *sloCounter) reset(slo SLO, nAll, nTPOT int64, maxNew int32, abort bool) {
+	*c = sloCounter{
+		ttft: msToNs(slo.TTFTP99Ms), tpot: msToNs(slo.TPOTP99Ms), e2e: msToNs(slo.E2EP99Ms),
+		goodMin: slo.GoodputMin, nAll: nAll, nTPOT: nTPOT, maxNew: maxNew, abort: abort,
+	}
+}
+
+// simOutput is a request's output length as simulated: at least 1, at
+// most max_new_tokens.
+func simOutput(out, maxNew int32) int32 {
+	out = max(out, 1)
+	if maxNew > 0 {
+		out = min(out, maxNew)
+	}
+	return out
+}
+
+func msToNs(ms float64) int64 { return int64(math.Round(ms * 1e6)) }
+
+// allowed is how many of n values may exceed a limit with P99 within it.
+func allowed(n int64) int64 {
+	return n - max(int64(math.Ceil(0.99*float64(n))), 1)
+}
+
+func (c *sloCounter) Write(r *traces.Request) error {
+	if r.Warmup {
+		return nil
+	}
+	if r.Error != "" || r.LastToken == traces.Missing {
+		c.bad++
+		c.vTTFT++
+		c.vE2E++
+		c.rejected++
+		if simOutput(r.OutputTokens, c.maxNew) >= 2 {
+			c.vTPOT++
+			c.rejTPOT++
+		}
+		return c.check()
+	}
+	ok := true
+	if c.ttft > 0 && r.FirstToken-r.Arrival > c.ttft {
+		c.vTTFT++
+		ok = false
+	}
+	if c.e2e > 0 && r.LastToken-r.Arrival > c.e2e {
+		c.vE2E++
+		ok = false
+	}
+	if n := int64(r.UsageOutput); c.tpot > 0 && n >= 2 && r.LastToken-r.FirstToken > c.tpot*(n-1) {
+		c.vTPOT++
+		ok = false
+	}
+	if !ok {
+		c.bad++
+		return c.check()
+	}
+	c.good++
+	c.goodOut += int64(r.UsageOutput)
+	return nil
+}
+
+func (c *sloCounter) Close() error { return nil }
+func (c *sloCounter) Abort()       {}
+
+// failed reports whether the SLO fails given the requests seen so far,
+// whatever the rest do.
+func (c *sloCounter) failed() bool {
+	switch {
+	case c.ttft > 0 && c.vTTFT > allowed(c.nAll):
+		return true
+	case c.e2e > 0 && c.vE2E > allowed(c.nAll):
+		return true
+	case c.tpot > 0 && c.vTPOT > allowed(c.nTPOT):
+		return true
+	case c.goodMin > 0 && c.fraction() < c.goodMin:
+		return true
+	}
+	return false
+}
+
+// rejectionsFail reports whether the rejected requests alone break the
+// SLO. The simulator rejects a request that can never run under the
+// config (too large for the KV cache, or for the token budget without
+// chunked prefill) whatever the load, so then no scale meets the SLO.
+func (c *sloCounter) rejectionsFail() bool {
+	r := sloCounter{ttft: c.ttft, tpot: c.tpot, e2e: c.e2e, goodMin: c.goodMin, nAll: c.nAll, nTPOT: c.nTPOT,
+		vTTFT: c.rejected, vE2E: c.rejected, vTPOT: c.rejTPOT, bad: c.rejected}
+	return c.rejected > 0 && r.failed()
+}
+
+// fraction is the share of requests that met every limit, counting the
+// ones not yet seen as meeting them.
+func (c *sloCounter) fraction() float64 { return float64(c.nAll-c.bad) / float64(c.nAll) }
+
+func (c *sloCounter) check() error {
+	if c.abort && c.failed() {
+		return errAbort
+	}
+	return nil
+}
+
+// probe is one simulation of a config at one arrival-rate scale.
+type probe struct {
+	scale    float64
+	ok       bool                // every SLO held (only for complete runs)
+	hopeless int64               // > 0: this many rejected requests alone break the SLO at any scale
+	sum      *sim.Summary        // nil when aborted
+	cost     model.CostBreakdown // of the run, both bases
+	oom      string              // the run stopped: a static batch did not fit
+	good     int64               // requests meeting every limit
+	goodOut  int64               // their output tokens
+	nAll     int64
+}
+
+// complete reports whether the probe ran to the end, so its metrics
+// describe the whole trace.
+func (p *probe) complete() bool { return p.sum != nil && p.oom == "" }
+
+// evaluator runs the probes of one config; a worker reuses it.
+type evaluator struct {
+	t      *Trace
+	spec   *Spec
+	cfg    *Config
+	nTPOT  int64
+	rd     scaledReader
+	cnt    sloCounter
+	cache  map[float64]*probe // complete runs by scale
+	probes int
+}
+
+func (ev *evaluator) reset(t *Trace, s *Spec, c *Config) {
+	ev.t, ev.spec, ev.cfg, ev.probes = t, s, c, 0
+	clear(ev.cache)
+	if ev.cache == nil {
+		ev.cache = map[float64]*probe{}
+	}
+	// TPOT counts requests with at least two output tokens as simulated:
+	// lengths below 1 run as 1 and max_new_tokens caps them.
+	ev.nTPOT = 0
+	for i := range t.Reqs {
+		r := &t.Reqs[i]
+		if !r.Warmup && simOutput(r.OutputTokens, int32(c.Plan.Model.MaxNewTokens)) >= 2 {
+			ev.nTPOT++
+		}
+	}
+}
+
+// run simulates the config at scale. With abort it stops as soon as the
+// SLO cannot hold (the probe then has no metrics).
+func (ev *evaluator) run(ctx context.Context, scale float64, abort bool) (*probe, error) {
+	if p, ok := ev.cache[scale]; ok {
+		return p, nil
+	}
+	ev.probes++
+	ev.rd.reset(ev.t, scale)
+	ev.cnt.reset(ev.spec.SLO, ev.t.nAll, ev.nTPOT, int32(ev.cfg.Plan.Model.MaxNewTokens), abort)
+	sum, err := ev.simulate(ctx)
+	p := &probe{scale: scale, nAll: ev.t.nAll}
+	if ev.cnt.rejectionsFail() {
+		p.hopeless = ev.cnt.rejected
+	}
+	var oom *sim.OOMError
+	switch {
+	case errors.Is(err, errAbort):
+		return p, nil
+	case errors.As(err, &oom):
+		p.oom = oom.Error()
+		return p, nil
+	case err != nil:
+		return nil, err
+	}
+	r := ev.cfg.Resolved
+	p.sum, p.good, p.goodOut = sum, ev.cnt.good, ev.cnt.goodOut
+	p.cost = r.Prices.Cost(model.Usage{
+		Devices: r.Plan.Device.Count * ev.cfg.Replicas, WallSeconds: sum.Makespan, EnergyJoules: sum.EnergyJoules,
+		InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens,
+	})
+	p.ok = !ev.cnt.failed()
+	ev.cache[scale] = p
+	return p, nil
+}
+
+// errHopeless ends a capacity search: requests the config can never run
+// break the SLO at any scale.
+type errHopeless struct{ rejected int64 }
+
+func (e errHopeless) Error() string {
+	return fmt.Sprintf("%d requests can never run under this config (rejected: too large for its KV cache or token budget), so the SLO fails at every scale", e.rejected)
+}
+
+// simulate runs the trace through the config: one replica with sim.Run,
+// several behind sim.RunCluster's least-outstanding router.
+func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
+	cfg := ev.cfg.Resolved.SimConfig(plan.Options{})
+	if ev.cfg.Replicas <= 1 {
+		return sim.Run(ctx, cfg, &ev.rd, &ev.cnt)
+	}
+	cs, err := sim.RunCluster(ctx, sim.DefaultClusterConfig(cfg, ev.cfg.Replicas), &ev.rd, &ev.cnt)
+	if cs == nil {
+		return nil, err
+	}
+	return &cs.Summary, err
+}
+
+// capacity finds the highest arrival-rate scale at which every SLO holds:
+// starting at Search.StartScale it doubles the scale until the SLO fails
+// (or halves it until it holds), then bisects the bracket geometrically
+// until hi/lo − 1 ≤ Search.Tolerance. It returns the probe at the highest
+// scale that held (nil: none down to MinScale) and whether the search
+// stopped at MaxScale. It assumes the SLO, once broken, stays broken at
+// higher scales.
+func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, err error) {
+	s := ev.spec.Search
+	var lo, hi *probe
+	probe := func(scale float64) (*probe, error) {
+		p, err := ev.run(ctx, scale, true)
+		if err == nil && !p.ok && p.hopeless > 0 {
+			err = errHopeless{p.hopeless}
+		}
+		return p, err
+	}
+	p, err := probe(s.StartScale)
+	if err != nil {
+		return nil, false, err
+	}
+	if p.ok {
+		lo = p
+		for hi == nil {
+			if lo.scale >= s.MaxScale || ev.probes >= s.MaxProbes {
+				return lo, lo.scale >= s.MaxScale, nil
+			}
+			if p, err = probe(min(lo.scale*2, s.MaxScale)); err != nil {
+				return nil, false, err
+			}
+			if p.ok {
+				lo = p
+			} else {
+				hi = p
+			}
+		}
+	} else {
+		hi = p
+		for lo == nil {
+			next := hi.scale / 2
+			if hi.scale <= s.MinScale || ev.probes >= s.MaxProbes {
+				return nil, false, nil
+			}
+			if p, err = probe(max(next, s.MinScale)); err != nil {
+				return nil, false, err
+			}
+			if p.ok {
+				lo = p
+			} else {
+				hi = p
+			}
+		}
+	}
+	for hi.scale/lo.scale-1 > s.Tolerance && ev.probes < s.MaxProbes {
+		if p, err = probe(math.Sqrt(lo.scale * hi.scale)); err != nil {
+			return nil, false, err
+		}
+		if p.ok {
+			lo = p
+		} else {
+			hi = p
+		}
+	}
+	return lo, false, nil
+}

@@ -1,0 +1,156 @@
+package sweep
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/servesim/servesim/sim"
+)
+
+func evaluatorFor(t *testing.T, body string) (*evaluator, *Expansion) {
+	t.Helper()
+	_, s, err := writeSpec(t, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := mustExpand(t, s)
+	ev := &evaluator{}
+	ev.reset(short(t), s, &ex.Configs[0])
+	return ev, ex
+}
+
+// The per-request counter decides P99 ≤ limit exactly as the simulator's
+// nearest-rank P99 does, at every limit around the observed values.
+func TestSLOCounterAgreesWithSimP99(t *testing.T) {
+	ev, _ := evaluatorFor(t, `base = "base.toml"`+"\n[slo]\nttft_p99_ms = 1e9\n")
+	p, err := ev.run(context.Background(), 4, false)
+	if err != nil || !p.complete() {
+		t.Fatal(err, p.oom)
+	}
+	sum := p.sum
+	if sum.Rejected != 0 || sum.TTFT.N != int64(len(ev.t.Reqs)) {
+		t.Fatalf("want every request completed: %+v", sum)
+	}
+	for _, d := range []struct {
+		name string
+		set  func(*SLO, float64)
+		dist sim.Dist
+	}{
+		{"ttft", func(s *SLO, v float64) { s.TTFTP99Ms = v }, sum.TTFT},
+		{"tpot", func(s *SLO, v float64) { s.TPOTP99Ms = v }, sum.TPOT},
+		{"e2e", func(s *SLO, v float64) { s.E2EP99Ms = v }, sum.E2E},
+	} {
+		for _, f := range []float64{0.5, 0.99, 0.999, 1.001, 1.01, 2} {
+			limit := d.dist.P99 * 1e3 * f
+			var slo SLO
+			d.set(&slo, limit)
+			ev.spec.SLO = slo
+			clear(ev.cache)
+			q, err := ev.run(context.Background(), 4, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// ms → ns rounding: compare with the limit as the counter sees it
+			want := float64(msToNs(limit))/1e9 >= d.dist.P99
+			if q.ok != want {
+				t.Errorf("%s limit %.6g ms (P99 %.6g ms): ok = %v, want %v", d.name, limit, d.dist.P99*1e3, q.ok, want)
+			}
+			// the aborting run reaches the same verdict
+			clear(ev.cache)
+			a, _ := ev.run(context.Background(), 4, true)
+			if a.ok != q.ok {
+				t.Errorf("%s limit %.6g ms: aborting run ok = %v, full run %v", d.name, limit, a.ok, q.ok)
+			}
+		}
+	}
+}
+
+func TestCapacitySearch(t *testing.T) {
+	ev, _ := evaluatorFor(t, `base = "base.toml"`+sloTOML)
+	best, capped, err := ev.capacity(context.Background())
+	if err != nil || best == nil || capped {
+		t.Fatalf("best %v capped %v err %v", best, capped, err)
+	}
+	if !best.ok || !best.complete() {
+		t.Fatalf("capacity probe: ok %v complete %v", best.ok, best.complete())
+	}
+	c := best.scale
+	// The bracket closed within the tolerance: some scale ≤ c·(1+tol) failed.
+	clear(ev.cache)
+	hi, err := ev.run(context.Background(), c*(1+ev.spec.Search.Tolerance)*1.0001, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hi.ok {
+		// allowed only if non-monotone; at least a clearly higher load fails
+		far, _ := ev.run(context.Background(), c*1.5, false)
+		if far.ok {
+			t.Errorf("capacity %g: the SLO still holds at 1.5× it", c)
+		}
+	}
+	if ev.probes > ev.spec.Search.MaxProbes+2 {
+		t.Errorf("%d probes", ev.probes)
+	}
+}
+
+func TestCapacityInfeasibleByRejections(t *testing.T) {
+	// Without chunked prefill, prompts longer than max_num_batched_tokens can
+	// never run; with goodput_min = 1 one rejection breaks the SLO everywhere.
+	ev, _ := evaluatorFor(t, `base = "base.toml"
+[batch]
+chunked_prefill = false
+max_num_batched_tokens = 300
+max_num_seqs = 16
+[slo]
+goodput_min = 1.0
+`)
+	_, _, err := ev.capacity(context.Background())
+	var h errHopeless
+	if !asHopeless(err, &h) || h.rejected == 0 {
+		t.Fatalf("err = %v, want errHopeless", err)
+	}
+	if ev.probes != 1 {
+		t.Errorf("%d probes, want 1: rejections do not depend on the load", ev.probes)
+	}
+}
+
+func asHopeless(err error, h *errHopeless) bool {
+	e, ok := err.(errHopeless)
+	*h = e
+	return ok
+}
+
+func TestScaledReaderScales(t *testing.T) {
+	tr := short(t)
+	var r scaledReader
+	r.reset(tr, 4)
+	i := 0
+	for r.Next() {
+		want := int64(math.Round(float64(tr.Reqs[i].Arrival) / 4))
+		if got := r.At().Arrival; got != want {
+			t.Fatalf("row %d: arrival %d, want %d", i, got, want)
+		}
+		i++
+	}
+	if i != len(tr.Reqs) {
+		t.Fatalf("%d rows, want %d", i, len(tr.Reqs))
+	}
+}
+
+func TestCurveScalesReuseTheGrid(t *testing.T) {
+	ev := &evaluator{spec: &Spec{Search: DefaultSearch()}}
+	got := ev.curveScales(6.3)
+	want := []float64{4, 6.3, 8, 16, 32}
+	if len(got) != len(want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%v, want %v", got, want)
+		}
+	}
+	if got := ev.curveScales(4); len(got) != 5 || got[0] != 2 || got[1] != 4 || got[4] != 32 {
+		t.Errorf("curveScales(4) = %v, want [2 4 8 16 32]", got)
+	}
+}

@@ -1,0 +1,100 @@
+// Package sweep runs a measurement plan over the cross product of many
+// configs and finds, for each, the highest load at which its latency SLO
+// holds, what it costs there, where it saturates and where its knee is;
+// it ranks the configs by cost and marks the Pareto fronts.
+//
+// # Reading guide
+//
+//   - spec.go: the sweep spec (TOML) — a base plan, [sweep] lists and
+//     ranges, [slo], [search], [constraints], [prices] — and its checks.
+//   - expand.go: the canonical cross product (Expand), per-strategy
+//     applicability, skip_if conditions and automatic skips.
+//   - capacity.go: the trace in memory (LoadTrace), the scaling reader, the
+//     per-request SLO counter that aborts hopeless probes, and the capacity
+//     search.
+//   - knee.go: the load curve, Knee and Saturation.
+//   - pareto.go: ParetoFront and Rank.
+//   - run.go: Run (the worker pool), rows, candidates for verify.
+//   - results.go: Row, the Parquet schema, WriteFile / ReadFile.
+//   - shard.go: Shard and Merge.
+//
+// # Spec
+//
+//	base = "plan.toml"              # or inline [model] [batch] [device] [cost]; inline keys override
+//	[sweep]
+//	"batch.strategy" = ["continuous", "fixed"]
+//	"batch.max_num_seqs" = { from = 16, to = 512, factor = 2 }      # geometric
+//	"device.gpu_memory_utilization" = { from = 0.8, to = 0.95, step = 0.05 }
+//	"batch.batch_size" = [8, 16, 32]
+//	[slo]
+//	ttft_p99_ms = 2000
+//	tpot_p99_ms = 50
+//	goodput_min = 0.99
+//	[constraints]
+//	skip_if = ["batch.max_num_batched_tokens < batch.max_num_seqs"]
+//
+// Keys (Keys lists them): batch.strategy, device.model, device.count,
+// replicas, model.precision, model.max_new_tokens, device.max_model_len,
+// device.block_size, device.gpu_memory_utilization, batch.prefix_caching,
+// batch.batch_size (fixed), batch.max_token_budget (token_budget),
+// batch.max_wait_ms (fixed, token_budget), batch.max_num_seqs,
+// batch.max_num_batched_tokens, batch.chunked_prefill (continuous), and
+// rate_scale. A key is crossed only with the strategies it applies to, so
+// the product has no duplicates. Configs are numbered in a canonical order
+// (Config.Index): strategies in the order given, then the applicable keys
+// in the order above with the last varying fastest. rate_scale evaluates
+// a config at fixed arrival-rate scales instead of searching for its
+// capacity. replicas > 1 runs sim.RunCluster with a least-outstanding
+// router. A swept device.model other than the base plan's needs a price
+// in [prices].
+//
+// Everything that can be wrong with a spec — an unknown key, an empty list
+// or range, step ≤ 0, factor ≤ 1, from > to, an unknown strategy, model or
+// device, a config that is not a valid plan, constraints that leave
+// nothing to run — is reported by LoadSpec or Expand, naming the file and
+// the key, before any simulation starts. Configs whose weights or KV cache
+// do not fit, or that the simulator would reject, are skipped and counted
+// by reason.
+//
+// # Capacity, goodput, saturation, knee
+//
+// Scale s replays the trace with every arrival time divided by s (s = 2
+// is twice the rate). At a scale the SLO holds when every P99 limit holds
+// (nearest rank over the non-warmup requests, a rejected request counting
+// as infinitely slow), the share of requests meeting every limit
+// (goodput) is at least goodput_min, and no static batch ran out of
+// memory. The capacity is found by doubling (or halving) from
+// search.start_scale until the SLO changes, then bisecting geometrically
+// until the bracket is within search.tolerance; it assumes the SLO, once
+// broken, stays broken at higher scales. A probe stops as soon as the
+// requests already finished break the SLO whatever the rest do, so probes
+// far above capacity cost little. When rejected requests alone break the
+// SLO, no scale can meet it and the config is infeasible at once.
+//
+// The load curve is the run at the capacity c plus runs at the grid scales
+// start_scale·2^j within [c/2^curve_octaves_below, c·2^curve_octaves_above]
+// (the grid the search brackets on, so its runs are reused). Raw
+// saturation is the curve point with the highest output tok/s; the tail
+// penalty is model.TailPenalty($/1M out at c, $/1M out at saturation).
+// The knee is the first curve point after which more load adds less than
+// knee_throughput_pct % throughput while P99 TTFT or E2E grows by more
+// than knee_p99_pct %.
+//
+// # Results
+//
+// Run returns one Row per config of the shard (skipped ones too), by
+// Index. WriteFile stores them as Parquet (one row group, zstd), with the
+// spec's text and sha256, the trace's sha256, the settings and the shard
+// in the key-value metadata; ReadFile and ReadResults read them back.
+// There are no timestamps, and rows do not depend on which worker ran
+// what, so the same inputs give byte-identical files. Shard i/n holds the
+// configs whose Index mod n is i; Merge checks that shards come from the
+// same spec, trace and settings and cover every config once, and re-ranks:
+// the merged file equals the unsharded one.
+//
+// # Units
+//
+// Latencies are seconds (the spec's SLO limits are milliseconds), rates
+// are per second of simulated time, costs are USD per million tokens.
+// Floats that could not be measured are NaN in Go and null on disk.
+package sweep

@@ -1,0 +1,448 @@
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
+)
+
+// Config is one point of the sweep's cross product.
+type Config struct {
+	// Index is the position in the canonical cross-product order of the
+	// whole sweep: strategies in sweep order, then each strategy's
+	// applicable axes in key order with the last varying fastest.
+	Index int
+	Label string // the swept keys and their values, e.g. "continuous max_num_seqs=128"
+	Plan  *plan.Plan
+	// PlanTOML is the full plan, loadable with plan.Parse.
+	PlanTOML  string
+	Replicas  int
+	RateScale float64        // fixed arrival-rate scale; 0 = search the SLO capacity
+	Resolved  *plan.Resolved // nil when skipped
+
+	// Skip is why the config is not simulated ("" = it is): skip_if,
+	// max_devices, weights_do_not_fit, kv_too_small or invalid; SkipDetail
+	// says more.
+	Skip, SkipDetail string
+}
+
+// Skip reasons.
+const (
+	SkipIf           = "skip_if"
+	SkipMaxDevices   = "max_devices"
+	SkipWeights      = "weights_do_not_fit"
+	SkipKVTooSmall   = "kv_too_small"
+	SkipInvalid      = "invalid"
+	skipReasonsOrder = "skip_if max_devices weights_do_not_fit kv_too_small invalid"
+)
+
+// Expansion is the cross product of a spec.
+type Expansion struct {
+	Configs []Config       // every config, by Index
+	Skipped map[string]int // skipped configs by reason
+}
+
+// Runnable counts the configs that are not skipped.
+func (e *Expansion) Runnable() int {
+	n := len(e.Configs)
+	for _, c := range e.Skipped {
+		n -= c
+	}
+	return n
+}
+
+// Expand builds every config of the spec, resolves it against cat and
+// decides which to skip. A config that is not a valid plan (a missing or
+// out-of-range key) or names an unknown model or device is an error, as
+// is a sweep that leaves nothing to run; errors name the spec file and
+// the key.
+func Expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
+	e, err := expand(s, cat)
+	if err != nil {
+		name := s.Path
+		if name == "" {
+			name = "sweep spec"
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return e, nil
+}
+
+func expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
+	baseDev := ""
+	if d, ok := s.base["device"].(map[string]any); ok {
+		baseDev, _ = d["model"].(string)
+	}
+	for _, dev := range sortedKeys(s.Prices) {
+		if _, err := cat.Hardware(dev); err != nil {
+			return nil, fmt.Errorf("prices.%q: %w", dev, err)
+		}
+	}
+	ex := &Expansion{Skipped: map[string]int{}}
+	for _, st := range s.Strategies {
+		var axes []Axis
+		for _, a := range s.Axes {
+			if d, _ := lookupKey(a.Key); d.applies(st) {
+				axes = append(axes, a)
+			}
+		}
+		idx := make([]int, len(axes))
+		for {
+			c, err := s.build(cat, st, axes, idx, baseDev, len(ex.Configs))
+			if err != nil {
+				return nil, err
+			}
+			if c.Skip != "" {
+				ex.Skipped[c.Skip]++
+			}
+			ex.Configs = append(ex.Configs, c)
+			// odometer: the last axis varies fastest
+			i := len(idx) - 1
+			for ; i >= 0; i-- {
+				idx[i]++
+				if idx[i] < len(axes[i].Values) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	if ex.Runnable() == 0 {
+		var parts []string
+		for _, r := range strings.Fields(skipReasonsOrder) {
+			if n := ex.Skipped[r]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, r))
+			}
+		}
+		first := ""
+		for _, c := range ex.Configs {
+			if c.Skip != "" {
+				first = fmt.Sprintf("; e.g. %s: %s", c.Label, c.SkipDetail)
+				break
+			}
+		}
+		return nil, fmt.Errorf("constraints: every one of the %d configs is skipped (%s)%s", len(ex.Configs), strings.Join(parts, ", "), first)
+	}
+	return ex, nil
+}
+
+// build makes the config at one odometer position.
+func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, baseDev string, index int) (Config, error) {
+	doc := map[string]any{}
+	for k, v := range s.base {
+		if m, ok := v.(map[string]any); ok {
+			doc[k] = maps.Clone(m)
+		} else {
+			doc[k] = v
+		}
+	}
+	section := func(name string) map[string]any {
+		m, _ := doc[name].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			doc[name] = m
+		}
+		return m
+	}
+	batch := section("batch")
+	batch["strategy"] = st
+	for k, only := range batchOnly {
+		keep := false
+		for _, o := range only {
+			keep = keep || o == st
+		}
+		if !keep {
+			delete(batch, k)
+		}
+	}
+	c := Config{Index: index, Replicas: 1}
+	label := []string{st}
+	for i, a := range axes {
+		v := a.Values[idx[i]]
+		label = append(label, a.Key[strings.LastIndexByte(a.Key, '.')+1:]+"="+formatValue(v))
+		switch a.Key {
+		case "replicas":
+			c.Replicas = int(v.(int64))
+		case "rate_scale":
+			c.RateScale = v.(float64)
+		default:
+			sec, key, _ := strings.Cut(a.Key, ".")
+			section(sec)[key] = v
+		}
+	}
+	c.Label = strings.Join(label, " ")
+	dev, _ := section("device")["model"].(string)
+	if p, ok := s.Prices[dev]; ok {
+		section("cost")["usd_per_hour"] = p
+	} else if dev != baseDev {
+		hint := ""
+		if hw, err := cat.Hardware(dev); err == nil && hw.PricePerHour > 0 {
+			hint = fmt.Sprintf(" (the catalog's list price is %g)", hw.PricePerHour)
+		}
+		return c, fmt.Errorf("prices: device.model %q is swept but has no price: add [prices] %q = USD per device-hour%s", dev, dev, hint)
+	}
+	var buf bytes.Buffer
+	enc := toml.NewEncoder(&buf)
+	enc.Indent = ""
+	if err := enc.Encode(doc); err != nil {
+		return c, err
+	}
+	c.PlanTOML = buf.String()
+	p, err := plan.Parse(buf.Bytes())
+	if err != nil {
+		return c, fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
+	}
+	c.Plan = p
+	if _, err := cat.Arch(p.Model.Name); err != nil {
+		return c, fmt.Errorf("model.name: %w", err)
+	}
+	if _, err := cat.Hardware(p.Device.Model); err != nil {
+		return c, fmt.Errorf("device.model: %w", err)
+	}
+
+	for i, cd := range s.Constraints.conds {
+		if cd.holds(&c) {
+			c.Skip, c.SkipDetail = SkipIf, fmt.Sprintf("skip_if[%d]: %s", i, s.Constraints.SkipIf[i])
+			return c, nil
+		}
+	}
+	if m := s.Constraints.MaxDevices; m > 0 && p.Device.Count*c.Replicas > m {
+		c.Skip, c.SkipDetail = SkipMaxDevices, fmt.Sprintf("%d devices > max_devices %d", p.Device.Count*c.Replicas, m)
+		return c, nil
+	}
+	r, err := p.Resolve(cat)
+	if err != nil {
+		c.Skip, c.SkipDetail = classify(err), err.Error()
+		return c, nil
+	}
+	cfg := r.SimConfig(plan.Options{})
+	if err := cfg.Validate(); err != nil {
+		c.Skip, c.SkipDetail = SkipInvalid, err.Error()
+		return c, nil
+	}
+	c.Resolved = r
+	return c, nil
+}
+
+// classify names the reason a plan did not resolve.
+func classify(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "does not fit"):
+		return SkipWeights
+	case strings.Contains(msg, "KV cache of"):
+		return SkipKVTooSmall
+	}
+	return SkipInvalid
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// value returns a key's value in c and whether the key applies to c's
+// strategy.
+func (c *Config) value(key string) (any, bool) {
+	p := c.Plan
+	d, ok := lookupKey(key)
+	if !ok || !d.applies(p.Batch.Strategy) {
+		return nil, false
+	}
+	switch key {
+	case strategyKey:
+		return p.Batch.Strategy, true
+	case "device.model":
+		return p.Device.Model, true
+	case "device.count":
+		return int64(p.Device.Count), true
+	case "replicas":
+		return int64(c.Replicas), true
+	case "model.precision":
+		return p.Model.Precision, true
+	case "model.max_new_tokens":
+		return int64(p.Model.MaxNewTokens), true
+	case "device.max_model_len":
+		return int64(p.Device.MaxModelLen), true
+	case "device.block_size":
+		return int64(p.Device.BlockSize), true
+	case "device.gpu_memory_utilization":
+		return p.Device.GPUMemoryUtilization, true
+	case "batch.prefix_caching":
+		return p.Batch.PrefixCaching, true
+	case "batch.batch_size":
+		return int64(p.Batch.BatchSize), true
+	case "batch.max_token_budget":
+		return int64(p.Batch.MaxTokenBudget), true
+	case "batch.max_wait_ms":
+		return p.Batch.MaxWaitMS, true
+	case "batch.max_num_seqs":
+		return int64(p.Batch.MaxNumSeqs), true
+	case "batch.max_num_batched_tokens":
+		return int64(p.Batch.MaxNumBatchedTokens), true
+	case "batch.chunked_prefill":
+		return p.Batch.ChunkedPrefill, true
+	case "rate_scale":
+		if c.RateScale == 0 {
+			return nil, false
+		}
+		return c.RateScale, true
+	}
+	return nil, false
+}
+
+// cond is one skip_if condition: comparisons joined by &&.
+type cond []cmpr
+
+func parseCond(s string) (cond, error) {
+	var c cond
+	for _, part := range strings.Split(s, "&&") {
+		p, err := parseCmp(part)
+		if err != nil {
+			return nil, err
+		}
+		c = append(c, p)
+	}
+	return c, nil
+}
+
+func (c cond) holds(cfg *Config) bool {
+	for _, p := range c {
+		if !p.holds(cfg) {
+			return false
+		}
+	}
+	return true
+}
+
+// cmpr is one comparison: KEY OP VALUE or KEY OP KEY.
+type cmpr struct {
+	left  string
+	op    string
+	right string // a key, when rkey
+	rkey  bool
+	lit   any
+}
+
+var ops = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+func parseCmp(s string) (cmpr, error) {
+	var c cmpr
+	pos := -1
+	for _, op := range ops {
+		if i := strings.Index(s, op); i >= 0 && (pos < 0 || i < pos) {
+			pos, c.op = i, op
+		}
+	}
+	if pos < 0 {
+		return c, fmt.Errorf("want KEY OP VALUE with OP one of %s", strings.Join(ops, " "))
+	}
+	c.left = strings.TrimSpace(s[:pos])
+	rhs := strings.TrimSpace(s[pos+len(c.op):])
+	ld, ok := lookupKey(c.left)
+	if !ok {
+		return c, fmt.Errorf("unknown key %q (keys: %s)", c.left, strings.Join(Keys(), ", "))
+	}
+	if rd, ok := lookupKey(rhs); ok {
+		c.right, c.rkey = rhs, true
+		if numeric(ld.kind) != numeric(rd.kind) || (!numeric(ld.kind) && ld.kind != rd.kind) {
+			return c, fmt.Errorf("%s is %s but %s is %s", c.left, ld.kind, rhs, rd.kind)
+		}
+		return c, c.checkOp(ld.kind)
+	}
+	switch {
+	case rhs == "":
+		return c, errors.New("missing value")
+	case numeric(ld.kind):
+		f, err := strconv.ParseFloat(rhs, 64)
+		if err != nil {
+			return c, fmt.Errorf("%s is %s: %q is neither a number nor a key", c.left, ld.kind, rhs)
+		}
+		c.lit = f
+	case ld.kind == kBool:
+		b, err := strconv.ParseBool(rhs)
+		if err != nil {
+			return c, fmt.Errorf("%s is a boolean: %q is neither true nor false", c.left, rhs)
+		}
+		c.lit = b
+	default:
+		if u, err := strconv.Unquote(rhs); err == nil {
+			rhs = u
+		}
+		c.lit = rhs
+	}
+	return c, c.checkOp(ld.kind)
+}
+
+func numeric(k kind) bool { return k == kInt || k == kFloat }
+
+func (c cmpr) checkOp(k kind) error {
+	if !numeric(k) && c.op != "==" && c.op != "!=" {
+		return fmt.Errorf("%s is %s: only == and != compare it", c.left, k)
+	}
+	return nil
+}
+
+func (c cmpr) holds(cfg *Config) bool {
+	l, ok := cfg.value(c.left)
+	if !ok {
+		return false
+	}
+	r := c.lit
+	if c.rkey {
+		if r, ok = cfg.value(c.right); !ok {
+			return false
+		}
+	}
+	if lf, ok := asFloat(l); ok {
+		rf, _ := asFloat(r)
+		switch c.op {
+		case "<":
+			return lf < rf
+		case "<=":
+			return lf <= rf
+		case ">":
+			return lf > rf
+		case ">=":
+			return lf >= rf
+		case "==":
+			return lf == rf
+		case "!=":
+			return lf != rf
+		}
+	}
+	if c.op == "==" {
+		return l == r
+	}
+	return l != r
+}
+
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return math.NaN(), false
+}

@@ -1,0 +1,126 @@
+package sweep
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/plan"
+)
+
+func TestExpandCanonicalOrderNoDuplicates(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["continuous", "fixed", "serial"]
+"batch.max_num_seqs" = [16, 64]
+"batch.max_num_batched_tokens" = [4096, 8192]
+"batch.batch_size" = [4, 8]
+"batch.max_wait_ms" = [0, 50]
+"device.count" = [1, 2]
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := mustExpand(t, s)
+	// continuous: 2 counts × 2 seqs × 2 tokens; fixed: 2 × 2 × 2; serial: 2.
+	if len(ex.Configs) != 8+8+2 {
+		t.Fatalf("%d configs, want 18", len(ex.Configs))
+	}
+	wantFirst := []string{
+		"continuous count=1 max_num_seqs=16 max_num_batched_tokens=4096",
+		"continuous count=1 max_num_seqs=16 max_num_batched_tokens=8192",
+		"continuous count=1 max_num_seqs=64 max_num_batched_tokens=4096",
+	}
+	for i, w := range wantFirst {
+		if ex.Configs[i].Label != w {
+			t.Errorf("config %d = %q, want %q", i, ex.Configs[i].Label, w)
+		}
+	}
+	if l := ex.Configs[8].Label; l != "fixed count=1 batch_size=4 max_wait_ms=0" {
+		t.Errorf("config 8 = %q", l)
+	}
+	if l := ex.Configs[17].Label; l != "serial count=2" {
+		t.Errorf("config 17 = %q", l)
+	}
+	seen := map[string]int{}
+	for i, c := range ex.Configs {
+		if c.Index != i {
+			t.Errorf("config %d has Index %d", i, c.Index)
+		}
+		if j, dup := seen[c.PlanTOML]; dup {
+			t.Errorf("configs %d and %d have the same plan", j, i)
+		}
+		seen[c.PlanTOML] = i
+		p, err := plan.Parse([]byte(c.PlanTOML))
+		if err != nil {
+			t.Fatalf("config %d: its plan does not parse: %v", i, err)
+		}
+		// keys of other strategies are not in the plan
+		if p.Batch.Strategy != "continuous" && strings.Contains(c.PlanTOML, "max_num_seqs") {
+			t.Errorf("config %d (%s) carries max_num_seqs:\n%s", i, c.Label, c.PlanTOML)
+		}
+		if p.Batch.Strategy != "fixed" && strings.Contains(c.PlanTOML, "batch_size") {
+			t.Errorf("config %d (%s) carries batch_size", i, c.Label)
+		}
+	}
+}
+
+func TestExpandSkips(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"model.precision" = ["bf16", "fp8"]
+"batch.max_num_seqs" = [16, 64, 256]
+"batch.max_num_batched_tokens" = [32, 8192]
+"device.count" = [1, 2, 3]
+[constraints]
+skip_if = ["batch.max_num_batched_tokens < batch.max_num_seqs", 'model.precision == "fp8" && batch.max_num_seqs > 64']
+max_devices = 2
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := mustExpand(t, s)
+	if len(ex.Configs) != 2*3*2*3 {
+		t.Fatalf("%d configs", len(ex.Configs))
+	}
+	// device.count = 3 does not divide Llama-3.1-8B's 32 heads: invalid,
+	// unless skip_if or max_devices came first.
+	count := map[string]int{}
+	for _, c := range ex.Configs {
+		p := c.Plan
+		want := ""
+		switch {
+		case p.Batch.MaxNumBatchedTokens < p.Batch.MaxNumSeqs:
+			want = SkipIf
+		case p.Model.Precision == "fp8" && p.Batch.MaxNumSeqs > 64:
+			want = SkipIf
+		case p.Device.Count > 2:
+			want = SkipMaxDevices
+		}
+		if c.Skip != want {
+			t.Errorf("%s: skip %q (%s), want %q", c.Label, c.Skip, c.SkipDetail, want)
+		}
+		if (c.Skip == "") != (c.Resolved != nil) {
+			t.Errorf("%s: skip %q but resolved %v", c.Label, c.Skip, c.Resolved != nil)
+		}
+		count[c.Skip]++
+	}
+	for k, n := range ex.Skipped {
+		if count[k] != n {
+			t.Errorf("Skipped[%s] = %d, counted %d", k, n, count[k])
+		}
+	}
+	if ex.Runnable() != count[""] {
+		t.Errorf("Runnable = %d, want %d", ex.Runnable(), count[""])
+	}
+}
+
+func TestExampleSpecHasOver1000Configs(t *testing.T) {
+	s, err := LoadSpec("testdata/llama8b-h100-azure-conv.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := mustExpand(t, s)
+	if ex.Runnable() < 1000 {
+		t.Errorf("%d runnable configs, want ≥ 1000", ex.Runnable())
+	}
+}

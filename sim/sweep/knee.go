@@ -1,0 +1,63 @@
+package sweep
+
+import "math"
+
+// CurvePoint is the outcome of one complete run on the load curve.
+// Latencies are seconds; rates are per second over the run's makespan.
+type CurvePoint struct {
+	Scale        float64 // arrival-rate scale
+	ReqPerSec    float64 // completed requests per second
+	OutTokPerSec float64 // output tokens per second
+	TTFTP99      float64 // s
+	E2EP99       float64 // s
+	USDPerMOut   float64 // estimated $ per 1M output tokens at this load
+}
+
+// Knee returns the scale of the first curve point beyond which more load
+// adds less than thrPct % output throughput while P99 TTFT or P99 E2E
+// grows by more than p99Pct %: for consecutive points a, b (by scale), the
+// knee is a when OutTokPerSec(b)/OutTokPerSec(a) − 1 < thrPct/100 and
+// P99(b)/P99(a) − 1 > p99Pct/100 for TTFT or E2E. It is NaN when no pair
+// qualifies. The curve must be sorted by scale.
+func Knee(curve []CurvePoint, thrPct, p99Pct float64) float64 {
+	for i := 0; i+1 < len(curve); i++ {
+		a, b := curve[i], curve[i+1]
+		if !(a.OutTokPerSec > 0) {
+			continue
+		}
+		gain := b.OutTokPerSec/a.OutTokPerSec - 1
+		if gain >= thrPct/100 {
+			continue
+		}
+		if growth(a.TTFTP99, b.TTFTP99) > p99Pct/100 || growth(a.E2EP99, b.E2EP99) > p99Pct/100 {
+			return a.Scale
+		}
+	}
+	return math.NaN()
+}
+
+func growth(a, b float64) float64 {
+	if !(a > 0) {
+		if b > 0 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	return b/a - 1
+}
+
+// Saturation returns the index of the curve point with the highest output
+// throughput (the lowest scale among equals), or -1 for an empty curve.
+// Because a trace is finite, output tok/s over the makespan rises with
+// load until the device is always busy and then stays flat: that plateau
+// is raw saturation, and its cost per token is the cheapest the config
+// can serve at, with no regard for latency.
+func Saturation(curve []CurvePoint) int {
+	best := -1
+	for i, p := range curve {
+		if best < 0 || p.OutTokPerSec > curve[best].OutTokPerSec {
+			best = i
+		}
+	}
+	return best
+}

@@ -1,0 +1,34 @@
+package sweep
+
+import (
+	"math"
+	"testing"
+)
+
+func TestKnee(t *testing.T) {
+	pt := func(s, tput, ttft, e2e float64) CurvePoint {
+		return CurvePoint{Scale: s, OutTokPerSec: tput, TTFTP99: ttft, E2EP99: e2e}
+	}
+	for _, tc := range []struct {
+		name  string
+		curve []CurvePoint
+		want  float64
+	}{
+		{"flat and slower", []CurvePoint{pt(1, 100, 1, 10), pt(2, 190, 1.2, 11), pt(4, 195, 5, 20), pt(8, 196, 50, 100)}, 2},
+		{"still growing", []CurvePoint{pt(1, 100, 1, 10), pt(2, 200, 3, 30), pt(4, 400, 9, 90)}, math.NaN()},
+		{"flat but latency steady", []CurvePoint{pt(1, 100, 1, 10), pt(2, 101, 1.1, 10.5)}, math.NaN()},
+		{"e2e grows", []CurvePoint{pt(1, 100, 1, 10), pt(2, 102, 1.1, 30)}, 1},
+		{"empty", nil, math.NaN()},
+	} {
+		got := Knee(tc.curve, 5, 50)
+		if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("%s: knee %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if i := Saturation([]CurvePoint{pt(1, 100, 0, 0), pt(2, 300, 0, 0), pt(4, 300, 0, 0), pt(8, 290, 0, 0)}); i != 1 {
+		t.Errorf("saturation at %d, want 1 (the first of the highest)", i)
+	}
+	if Saturation(nil) != -1 {
+		t.Error("saturation of nothing")
+	}
+}

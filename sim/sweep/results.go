@@ -1,0 +1,490 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Row is one config of a sweep and its predicted metrics. On disk, a float
+// that is NaN here is null, as is an int config column that is 0 (it does
+// not apply to the strategy), Rank 0 (not ranked), an empty SkipReason or
+// Note, and ChunkedPrefill when the strategy is not continuous. Latencies
+// are seconds; rates are per second of simulated time.
+type Row struct {
+	Index    int64  // position in the canonical cross product of the whole sweep
+	Label    string // the swept keys and their values
+	PlanTOML string // the full plan: plan.Parse rebuilds it
+
+	// Config columns.
+	Model                string
+	Precision            string
+	MaxNewTokens         int64
+	Strategy             string
+	BatchSize            int64   // fixed
+	MaxWaitMs            float64 // fixed, token_budget
+	MaxTokenBudget       int64   // token_budget
+	MaxNumSeqs           int64   // continuous
+	MaxNumBatchedTokens  int64   // continuous
+	ChunkedPrefill       bool    // continuous
+	PrefixCaching        bool
+	Device               string
+	DeviceCount          int64 // tensor-parallel degree
+	Replicas             int64
+	GPUMemoryUtilization float64
+	MaxModelLen          int64
+	BlockSize            int64
+	RateScale            float64 // the swept fixed arrival-rate scale; NaN: the capacity was searched
+
+	// Outcome is "ok" (SLO met at Scale), "infeasible" (the SLO fails even
+	// at search.min_scale), "slo_violated" (a fixed rate_scale breaks the
+	// SLO), "skipped" (see SkipReason) or "error" (see Note).
+	Outcome    string
+	SkipReason string // skip_if, max_devices, weights_do_not_fit, kv_too_small, invalid
+	Note       string // details: why skipped, an OOM, a capped capacity, an error
+	KVBlocks   int64
+	Probes     int64 // simulations run for this config
+
+	// Metrics of the complete run at Scale: the SLO capacity, or the fixed
+	// RateScale.
+	Scale                        float64 // arrival-rate scale (2 = twice the trace's rate)
+	ArrivalRate                  float64 // offered requests per second at Scale
+	SLOMet                       bool
+	GoodputFraction              float64 // requests meeting every per-request SLO / requests
+	GoodputReqPerSec             float64 // those requests per second
+	GoodputOutTokPerSec          float64 // their output tokens per second
+	GoodputOutTokPerSecPerDevice float64 // GoodputOutTokPerSec / (DeviceCount × Replicas)
+	ReqPerSec                    float64
+	OutTokPerSec                 float64
+	TTFTP50, TTFTP99             float64
+	TPOTMean, TPOTP99            float64
+	E2EP99                       float64
+	DeviceSeconds                float64
+	USDPerMOutEst                float64 // estimated: device-seconds × price + energy, per 1M output tokens
+	USDPerMTotalEst              float64 // the same per 1M input+output tokens
+	USDPerMOutBilled             float64 // billed at the API prices; NaN without them
+
+	// Raw saturation: the load-curve point with the highest output tok/s.
+	SatScale, SatOutTokPerSec, SatUSDPerMOut float64
+	TailPenalty                              float64 // model.TailPenalty(USDPerMOutEst, SatUSDPerMOut)
+	KneeScale                                float64 // see Knee; NaN: no knee on the curve
+	Curve                                    []CurvePoint
+
+	Rank                                      int64 // 1 = cheapest config meeting the SLO; 0 = unranked
+	OnPareto, ParetoLatency, ParetoThroughput bool
+}
+
+// Outcomes.
+const (
+	OutcomeOK          = "ok"
+	OutcomeInfeasible  = "infeasible"
+	OutcomeSLOViolated = "slo_violated"
+	OutcomeSkipped     = "skipped"
+	OutcomeError       = "error"
+)
+
+// Meta is the file-level metadata of a results file.
+type Meta struct {
+	SpecName      string // the spec file's base name
+	Spec          string // the spec file's text
+	SpecSHA256    string // Spec.SHA256
+	TraceName     string
+	TraceSHA256   string // Trace.SHA256
+	TraceRequests int
+	// Settings are the knobs outside the spec that change results, e.g. a
+	// catalog file's checksum or a knee threshold given on the command
+	// line. Shards merge only when they agree.
+	Settings     string
+	Shard        Shard
+	TotalConfigs int // configs in the whole sweep, every shard
+}
+
+// Results is a results file.
+type Results struct {
+	Meta Meta
+	Rows []Row // by Index
+}
+
+const metaPrefix = "servesim.sweep."
+
+// FormatVersion is the results schema version in the file metadata.
+const FormatVersion = "1"
+
+func (m Meta) kv() arrow.Metadata {
+	keys := []string{"version", "spec_name", "spec", "spec_sha256", "trace_name", "trace_sha256", "trace_requests",
+		"settings", "shard", "total_configs"}
+	vals := []string{FormatVersion, m.SpecName, m.Spec, m.SpecSHA256, m.TraceName, m.TraceSHA256, strconv.Itoa(m.TraceRequests),
+		m.Settings, m.Shard.String(), strconv.Itoa(m.TotalConfigs)}
+	for i := range keys {
+		keys[i] = metaPrefix + keys[i]
+	}
+	return arrow.NewMetadata(keys, vals)
+}
+
+func metaFrom(md arrow.Metadata) (Meta, error) {
+	get := func(k string) string {
+		if i := md.FindKey(metaPrefix + k); i >= 0 {
+			return md.Values()[i]
+		}
+		return ""
+	}
+	var m Meta
+	if v := get("version"); v != FormatVersion {
+		return m, fmt.Errorf("not a servesim sweep results file (version %q, want %q)", v, FormatVersion)
+	}
+	m.SpecName, m.Spec, m.SpecSHA256 = get("spec_name"), get("spec"), get("spec_sha256")
+	m.TraceName, m.TraceSHA256, m.Settings = get("trace_name"), get("trace_sha256"), get("settings")
+	var err error
+	if m.TraceRequests, err = strconv.Atoi(get("trace_requests")); err != nil {
+		return m, fmt.Errorf("metadata trace_requests: %w", err)
+	}
+	if m.TotalConfigs, err = strconv.Atoi(get("total_configs")); err != nil {
+		return m, fmt.Errorf("metadata total_configs: %w", err)
+	}
+	if m.Shard, err = ParseShard(get("shard")); err != nil {
+		return m, fmt.Errorf("metadata shard: %w", err)
+	}
+	return m, nil
+}
+
+// column maps one Row field to one Arrow column.
+type column struct {
+	field arrow.Field
+	put   func(b array.Builder, r *Row)
+	get   func(a arrow.Array, i int, r *Row)
+}
+
+func i64Col(name string, f func(*Row) *int64, zeroNull bool) column {
+	return column{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: zeroNull},
+		put: func(b array.Builder, r *Row) {
+			if v := *f(r); zeroNull && v == 0 {
+				b.AppendNull()
+			} else {
+				b.(*array.Int64Builder).Append(v)
+			}
+		},
+		get: func(a arrow.Array, i int, r *Row) {
+			if !a.IsNull(i) {
+				*f(r) = a.(*array.Int64).Value(i)
+			}
+		},
+	}
+}
+
+func f64Col(name string, f func(*Row) *float64) column {
+	return column{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		put: func(b array.Builder, r *Row) {
+			if v := *f(r); math.IsNaN(v) {
+				b.AppendNull()
+			} else {
+				b.(*array.Float64Builder).Append(v)
+			}
+		},
+		get: func(a arrow.Array, i int, r *Row) {
+			if a.IsNull(i) {
+				*f(r) = math.NaN()
+			} else {
+				*f(r) = a.(*array.Float64).Value(i)
+			}
+		},
+	}
+}
+
+func strCol(name string, f func(*Row) *string, emptyNull bool) column {
+	return column{
+		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: emptyNull},
+		put: func(b array.Builder, r *Row) {
+			if v := *f(r); emptyNull && v == "" {
+				b.AppendNull()
+			} else {
+				b.(*array.StringBuilder).Append(v)
+			}
+		},
+		get: func(a arrow.Array, i int, r *Row) {
+			if !a.IsNull(i) {
+				*f(r) = a.(*array.String).Value(i)
+			}
+		},
+	}
+}
+
+func boolCol(name string, f func(*Row) *bool, null func(*Row) bool) column {
+	return column{
+		field: arrow.Field{Name: name, Type: arrow.FixedWidthTypes.Boolean, Nullable: null != nil},
+		put: func(b array.Builder, r *Row) {
+			if null != nil && null(r) {
+				b.AppendNull()
+			} else {
+				b.(*array.BooleanBuilder).Append(*f(r))
+			}
+		},
+		get: func(a arrow.Array, i int, r *Row) {
+			if !a.IsNull(i) {
+				*f(r) = a.(*array.Boolean).Value(i)
+			}
+		},
+	}
+}
+
+// curveCol is one field of the load curve as a list<double> column; the
+// curve's points are the rows of all curve columns together.
+func curveCol(name string, f func(*CurvePoint) *float64) column {
+	return column{
+		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.PrimitiveTypes.Float64), Nullable: false},
+		put: func(b array.Builder, r *Row) {
+			lb := b.(*array.ListBuilder)
+			lb.Append(true)
+			vb := lb.ValueBuilder().(*array.Float64Builder)
+			for i := range r.Curve {
+				if v := *f(&r.Curve[i]); math.IsNaN(v) {
+					vb.AppendNull()
+				} else {
+					vb.Append(v)
+				}
+			}
+		},
+		get: func(a arrow.Array, i int, r *Row) {
+			l := a.(*array.List)
+			start, end := l.ValueOffsets(i)
+			vals := l.ListValues().(*array.Float64)
+			if r.Curve == nil && end > start {
+				r.Curve = make([]CurvePoint, end-start)
+			}
+			for j := start; j < end && int(j-start) < len(r.Curve); j++ {
+				if vals.IsNull(int(j)) {
+					*f(&r.Curve[j-start]) = math.NaN()
+				} else {
+					*f(&r.Curve[j-start]) = vals.Value(int(j))
+				}
+			}
+		},
+	}
+}
+
+func notContinuous(r *Row) bool { return r.Strategy != "continuous" }
+
+// columns is the results schema, in order.
+var columns = []column{
+	i64Col("index", func(r *Row) *int64 { return &r.Index }, false),
+	strCol("label", func(r *Row) *string { return &r.Label }, false),
+	strCol("outcome", func(r *Row) *string { return &r.Outcome }, false),
+	strCol("skip_reason", func(r *Row) *string { return &r.SkipReason }, true),
+	strCol("note", func(r *Row) *string { return &r.Note }, true),
+	i64Col("rank", func(r *Row) *int64 { return &r.Rank }, true),
+	boolCol("on_pareto", func(r *Row) *bool { return &r.OnPareto }, nil),
+	boolCol("pareto_latency", func(r *Row) *bool { return &r.ParetoLatency }, nil),
+	boolCol("pareto_throughput", func(r *Row) *bool { return &r.ParetoThroughput }, nil),
+
+	strCol("model", func(r *Row) *string { return &r.Model }, false),
+	strCol("precision", func(r *Row) *string { return &r.Precision }, false),
+	i64Col("max_new_tokens", func(r *Row) *int64 { return &r.MaxNewTokens }, true),
+	strCol("strategy", func(r *Row) *string { return &r.Strategy }, false),
+	i64Col("batch_size", func(r *Row) *int64 { return &r.BatchSize }, true),
+	f64Col("max_wait_ms", func(r *Row) *float64 { return &r.MaxWaitMs }),
+	i64Col("max_token_budget", func(r *Row) *int64 { return &r.MaxTokenBudget }, true),
+	i64Col("max_num_seqs", func(r *Row) *int64 { return &r.MaxNumSeqs }, true),
+	i64Col("max_num_batched_tokens", func(r *Row) *int64 { return &r.MaxNumBatchedTokens }, true),
+	boolCol("chunked_prefill", func(r *Row) *bool { return &r.ChunkedPrefill }, notContinuous),
+	boolCol("prefix_caching", func(r *Row) *bool { return &r.PrefixCaching }, nil),
+	strCol("device", func(r *Row) *string { return &r.Device }, false),
+	i64Col("device_count", func(r *Row) *int64 { return &r.DeviceCount }, true),
+	i64Col("replicas", func(r *Row) *int64 { return &r.Replicas }, true),
+	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }),
+	i64Col("max_model_len", func(r *Row) *int64 { return &r.MaxModelLen }, true),
+	i64Col("block_size", func(r *Row) *int64 { return &r.BlockSize }, true),
+	f64Col("rate_scale", func(r *Row) *float64 { return &r.RateScale }),
+	i64Col("kv_blocks", func(r *Row) *int64 { return &r.KVBlocks }, true),
+	i64Col("probes", func(r *Row) *int64 { return &r.Probes }, false),
+
+	f64Col("scale", func(r *Row) *float64 { return &r.Scale }),
+	f64Col("arrival_rate", func(r *Row) *float64 { return &r.ArrivalRate }),
+	boolCol("slo_met", func(r *Row) *bool { return &r.SLOMet }, nil),
+	f64Col("goodput_fraction", func(r *Row) *float64 { return &r.GoodputFraction }),
+	f64Col("goodput_req_per_s", func(r *Row) *float64 { return &r.GoodputReqPerSec }),
+	f64Col("goodput_out_tok_per_s", func(r *Row) *float64 { return &r.GoodputOutTokPerSec }),
+	f64Col("goodput_out_tok_per_s_per_device", func(r *Row) *float64 { return &r.GoodputOutTokPerSecPerDevice }),
+	f64Col("req_per_s", func(r *Row) *float64 { return &r.ReqPerSec }),
+	f64Col("out_tok_per_s", func(r *Row) *float64 { return &r.OutTokPerSec }),
+	f64Col("ttft_p50_s", func(r *Row) *float64 { return &r.TTFTP50 }),
+	f64Col("ttft_p99_s", func(r *Row) *float64 { return &r.TTFTP99 }),
+	f64Col("tpot_mean_s", func(r *Row) *float64 { return &r.TPOTMean }),
+	f64Col("tpot_p99_s", func(r *Row) *float64 { return &r.TPOTP99 }),
+	f64Col("e2e_p99_s", func(r *Row) *float64 { return &r.E2EP99 }),
+	f64Col("device_seconds", func(r *Row) *float64 { return &r.DeviceSeconds }),
+	f64Col("usd_per_m_out_est", func(r *Row) *float64 { return &r.USDPerMOutEst }),
+	f64Col("usd_per_m_total_est", func(r *Row) *float64 { return &r.USDPerMTotalEst }),
+	f64Col("usd_per_m_out_billed", func(r *Row) *float64 { return &r.USDPerMOutBilled }),
+	f64Col("sat_scale", func(r *Row) *float64 { return &r.SatScale }),
+	f64Col("sat_out_tok_per_s", func(r *Row) *float64 { return &r.SatOutTokPerSec }),
+	f64Col("sat_usd_per_m_out", func(r *Row) *float64 { return &r.SatUSDPerMOut }),
+	f64Col("tail_penalty", func(r *Row) *float64 { return &r.TailPenalty }),
+	f64Col("knee_scale", func(r *Row) *float64 { return &r.KneeScale }),
+	curveCol("curve_scale", func(p *CurvePoint) *float64 { return &p.Scale }),
+	curveCol("curve_req_per_s", func(p *CurvePoint) *float64 { return &p.ReqPerSec }),
+	curveCol("curve_out_tok_per_s", func(p *CurvePoint) *float64 { return &p.OutTokPerSec }),
+	curveCol("curve_ttft_p99_s", func(p *CurvePoint) *float64 { return &p.TTFTP99 }),
+	curveCol("curve_e2e_p99_s", func(p *CurvePoint) *float64 { return &p.E2EP99 }),
+	curveCol("curve_usd_per_m_out", func(p *CurvePoint) *float64 { return &p.USDPerMOut }),
+	strCol("plan_toml", func(r *Row) *string { return &r.PlanTOML }, false),
+}
+
+// ColumnNames lists the results columns in order.
+func ColumnNames() []string {
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		out[i] = c.field.Name
+	}
+	return out
+}
+
+func schema(m Meta) *arrow.Schema {
+	fields := make([]arrow.Field, len(columns))
+	for i, c := range columns {
+		fields[i] = c.field
+	}
+	md := m.kv()
+	return arrow.NewSchema(fields, &md)
+}
+
+// WriteResults writes rows to a Parquet file at path with empty metadata.
+func WriteResults(path string, rows []Row) error {
+	return WriteFile(path, &Results{Rows: rows})
+}
+
+// WriteFile writes res as Parquet at path: one row group, zstd, the Meta
+// in the file's key-value metadata. The file appears only complete (temp
+// file + rename). The same Results give the same bytes.
+func WriteFile(path string, res *Results) (err error) {
+	mem := memory.DefaultAllocator
+	sc := schema(res.Meta)
+	rb := array.NewRecordBuilder(mem, sc)
+	defer rb.Release()
+	for i := range res.Rows {
+		for j, c := range columns {
+			c.put(rb.Field(j), &res.Rows[i])
+		}
+	}
+	rec := rb.NewRecordBatch()
+	defer rec.Release()
+
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(max(int64(len(res.Rows)), 1)),
+		parquet.WithAllocator(mem),
+	)
+	w, err := pqarrow.NewFileWriter(sc, tmp, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = w.Write(rec); err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = w.Close(); err != nil { // closes tmp too
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadResults reads the rows of a results file.
+func ReadResults(path string) ([]Row, error) {
+	res, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return res.Rows, nil
+}
+
+// ReadFile reads a results file written by WriteFile.
+func ReadFile(path string) (*Results, error) {
+	res, err := readFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
+
+func readFile(path string) (*Results, error) {
+	mem := memory.DefaultAllocator
+	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	if err != nil {
+		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := fr.Schema()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := metaFrom(sc.Metadata())
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(columns))
+	for j, c := range columns {
+		f := sc.FieldIndices(c.field.Name)
+		if len(f) != 1 {
+			return nil, fmt.Errorf("column %q missing", c.field.Name)
+		}
+		idx[j] = f[0]
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
+	res := &Results{Meta: meta}
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		n := int(rec.NumRows())
+		base := len(res.Rows)
+		for range n {
+			res.Rows = append(res.Rows, Row{})
+		}
+		// curve_scale first sizes each row's curve.
+		for j, c := range columns {
+			col := rec.Column(idx[j])
+			if !arrow.TypeEqual(col.DataType(), c.field.Type) {
+				return nil, fmt.Errorf("column %q has type %s, want %s", c.field.Name, col.DataType(), c.field.Type)
+			}
+			for i := range n {
+				c.get(col, i, &res.Rows[base+i])
+			}
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return res, nil
+}

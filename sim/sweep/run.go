@@ -1,0 +1,411 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/servesim/servesim/model"
+)
+
+// Options are the run settings of a sweep that are not in the spec.
+type Options struct {
+	Workers int   // parallel simulations; 0 = GOMAXPROCS
+	Shard   Shard // which configs to run; zero = all
+	// Progress, when not nil, is called after each config finishes with the
+	// number done and the number to do, from one goroutine at a time.
+	Progress func(done, total int)
+	// Settings are recorded in Meta.Settings: every knob outside the spec
+	// that changes results (a catalog file, overridden thresholds).
+	Settings string
+}
+
+// Run evaluates every config of ex in the shard over the trace t: for each,
+// the SLO capacity (or the fixed rate_scale), the metrics there, the load
+// curve, the knee and the tail penalty. Rows come back by Index whatever
+// the order the workers finished in, ranked within the shard; skipped
+// configs have a row too. The same inputs give the same Results.
+func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*Results, error) {
+	shard := opt.Shard.norm()
+	res := &Results{Meta: Meta{
+		SpecName: filepath.Base(s.Path), Spec: s.Text, SpecSHA256: s.SHA256,
+		TraceName: t.Name, TraceSHA256: t.SHA256, TraceRequests: len(t.Reqs),
+		Settings: opt.Settings, Shard: shard, TotalConfigs: len(ex.Configs),
+	}}
+	var todo []int // positions in res.Rows to simulate
+	for i := range ex.Configs {
+		c := &ex.Configs[i]
+		if !shard.Contains(c.Index) {
+			continue
+		}
+		res.Rows = append(res.Rows, configRow(c))
+		if c.Skip == "" {
+			todo = append(todo, len(res.Rows)-1)
+		}
+	}
+	byIndex := make(map[int64]*Config, len(res.Rows))
+	for i := range ex.Configs {
+		byIndex[int64(ex.Configs[i].Index)] = &ex.Configs[i]
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(todo)))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next     atomic.Int64
+		mu       sync.Mutex
+		done     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	if opt.Progress != nil {
+		opt.Progress(0, len(todo))
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ev evaluator
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				row := &res.Rows[todo[k]]
+				ev.reset(t, s, byIndex[row.Index])
+				err := ev.evaluate(ctx, row)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				done++
+				if opt.Progress != nil && err == nil {
+					opt.Progress(done, len(todo))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	Rank(res.Rows)
+	return res, nil
+}
+
+// configRow fills the config columns of c's row.
+func configRow(c *Config) Row {
+	p := c.Plan
+	b := p.Batch
+	r := Row{
+		Index: int64(c.Index), Label: c.Label, PlanTOML: c.PlanTOML,
+		Model: p.Model.Name, Precision: p.Model.Precision, MaxNewTokens: int64(p.Model.MaxNewTokens),
+		Strategy: b.Strategy, MaxWaitMs: math.NaN(), PrefixCaching: b.PrefixCaching,
+		Device: p.Device.Model, DeviceCount: int64(p.Device.Count), Replicas: int64(c.Replicas),
+		GPUMemoryUtilization: p.Device.GPUMemoryUtilization, MaxModelLen: int64(p.Device.MaxModelLen), BlockSize: int64(p.Device.BlockSize),
+		RateScale: math.NaN(),
+	}
+	switch b.Strategy {
+	case "fixed":
+		r.BatchSize, r.MaxWaitMs = int64(b.BatchSize), b.MaxWaitMS
+	case "token_budget":
+		r.MaxTokenBudget, r.MaxWaitMs = int64(b.MaxTokenBudget), b.MaxWaitMS
+	case "continuous":
+		r.MaxNumSeqs, r.MaxNumBatchedTokens, r.ChunkedPrefill = int64(b.MaxNumSeqs), int64(b.MaxNumBatchedTokens), b.ChunkedPrefill
+	}
+	if c.RateScale > 0 {
+		r.RateScale = c.RateScale
+	}
+	for _, f := range []*float64{&r.Scale, &r.ArrivalRate, &r.GoodputFraction, &r.GoodputReqPerSec, &r.GoodputOutTokPerSec,
+		&r.GoodputOutTokPerSecPerDevice, &r.ReqPerSec, &r.OutTokPerSec, &r.TTFTP50, &r.TTFTP99, &r.TPOTMean, &r.TPOTP99,
+		&r.E2EP99, &r.DeviceSeconds, &r.USDPerMOutEst, &r.USDPerMTotalEst, &r.USDPerMOutBilled,
+		&r.SatScale, &r.SatOutTokPerSec, &r.SatUSDPerMOut, &r.TailPenalty, &r.KneeScale} {
+		*f = math.NaN()
+	}
+	if c.Skip != "" {
+		r.Outcome, r.SkipReason, r.Note = OutcomeSkipped, c.Skip, c.SkipDetail
+	} else {
+		r.KVBlocks = int64(c.Resolved.Capacity.KVBlocks)
+	}
+	return r
+}
+
+// evaluate fills row with the config's results. A simulator error is the
+// row's outcome; only cancellation is returned.
+func (ev *evaluator) evaluate(ctx context.Context, row *Row) error {
+	err := ev.evaluateRow(ctx, row)
+	row.Probes = int64(ev.probes)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		row.Outcome, row.Note = OutcomeError, err.Error()
+	}
+	return nil
+}
+
+func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
+	var at *probe
+	if rs := ev.cfg.RateScale; rs > 0 {
+		p, err := ev.run(ctx, rs, false)
+		if err != nil {
+			return err
+		}
+		row.Outcome = OutcomeSLOViolated
+		if p.ok {
+			row.Outcome = OutcomeOK
+		}
+		if !p.complete() {
+			row.Note = p.oom
+			row.Scale = rs
+			return nil
+		}
+		at = p
+	} else {
+		p, capped, err := ev.capacity(ctx)
+		var hopeless errHopeless
+		if errors.As(err, &hopeless) {
+			row.Outcome, row.Note = OutcomeInfeasible, hopeless.Error()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			row.Outcome = OutcomeInfeasible
+			row.Note = fmt.Sprintf("the SLO fails at every probed scale down to %g", ev.spec.Search.MinScale)
+			if ev.probes >= ev.spec.Search.MaxProbes {
+				row.Note = fmt.Sprintf("no scale met the SLO within search.max_probes = %d", ev.spec.Search.MaxProbes)
+			}
+			return nil
+		}
+		row.Outcome = OutcomeOK
+		if capped {
+			row.Note = fmt.Sprintf("capacity ≥ search.max_scale %g", ev.spec.Search.MaxScale)
+		}
+		at = p
+	}
+	ev.fill(row, at)
+
+	// The load curve around the evaluated scale.
+	var curve []CurvePoint
+	for _, scale := range ev.curveScales(at.scale) {
+		p, err := ev.run(ctx, scale, false)
+		if err != nil {
+			return err
+		}
+		if !p.complete() {
+			continue
+		}
+		s := p.sum
+		curve = append(curve, CurvePoint{
+			Scale: p.scale, ReqPerSec: s.ReqPerSec, OutTokPerSec: s.OutputTokPerSec,
+			TTFTP99: distP99(s.TTFT.N, s.TTFT.P99), E2EP99: distP99(s.E2E.N, s.E2E.P99),
+			USDPerMOut: perM(p.cost.PerMOutputUSD, s.OutputTokens),
+		})
+	}
+	row.Curve = curve
+	if i := Saturation(curve); i >= 0 {
+		sp := curve[i]
+		row.SatScale, row.SatOutTokPerSec, row.SatUSDPerMOut = sp.Scale, sp.OutTokPerSec, sp.USDPerMOut
+		row.TailPenalty = model.TailPenalty(row.USDPerMOutEst, sp.USDPerMOut)
+	}
+	row.KneeScale = Knee(curve, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
+	return nil
+}
+
+// curveScales returns, increasing, c and every grid scale StartScale·2^j
+// within [c/2^CurveBelow, c·2^CurveAbove].
+func (ev *evaluator) curveScales(c float64) []float64 {
+	s := ev.spec.Search
+	lo, hi := math.Ldexp(c, -s.CurveBelow), math.Ldexp(c, s.CurveAbove)
+	out := []float64{c}
+	for j := int(math.Floor(math.Log2(lo/s.StartScale))) - 1; ; j++ {
+		g := math.Ldexp(s.StartScale, j)
+		if g > hi {
+			break
+		}
+		if g >= lo && g != c {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func distP99(n int64, p99 float64) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return p99
+}
+
+func perM(usd float64, tokens int64) float64 {
+	if tokens <= 0 {
+		return math.NaN()
+	}
+	return usd
+}
+
+// fill sets the metric columns from a complete probe.
+func (ev *evaluator) fill(row *Row, p *probe) {
+	s, c := p.sum, p.cost
+	row.Scale = p.scale
+	row.ArrivalRate = ev.t.Rate * p.scale
+	row.SLOMet = p.ok
+	row.GoodputFraction = float64(p.good) / float64(p.nAll)
+	if s.Makespan > 0 {
+		row.GoodputReqPerSec = float64(p.good) / s.Makespan
+		row.GoodputOutTokPerSec = float64(p.goodOut) / s.Makespan
+		row.GoodputOutTokPerSecPerDevice = row.GoodputOutTokPerSec / float64(row.DeviceCount*row.Replicas)
+		row.ReqPerSec, row.OutTokPerSec = s.ReqPerSec, s.OutputTokPerSec
+	}
+	row.TTFTP50, row.TTFTP99 = distP99(s.TTFT.N, s.TTFT.P50), distP99(s.TTFT.N, s.TTFT.P99)
+	row.TPOTMean, row.TPOTP99 = distP99(s.TPOT.N, s.TPOT.Mean), distP99(s.TPOT.N, s.TPOT.P99)
+	row.E2EP99 = distP99(s.E2E.N, s.E2E.P99)
+	row.DeviceSeconds = s.DeviceSeconds
+	row.USDPerMOutEst = perM(c.PerMOutputUSD, s.OutputTokens)
+	row.USDPerMTotalEst = perM(c.PerMTotalUSD, s.InputTokens+s.OutputTokens)
+	if c.HasBilled {
+		row.USDPerMOutBilled = perM(c.BilledPerMOutputUSD, s.OutputTokens)
+	}
+}
+
+// Candidate is one config handed to verify: its plan and what the
+// simulator predicts at the rate it should be replayed at.
+type Candidate struct {
+	Rank      int64   `json:"rank"`
+	Index     int64   `json:"index"`
+	Label     string  `json:"label"`
+	Plan      string  `json:"plan_toml"`
+	RateScale float64 `json:"rate_scale"` // replay the trace at this arrival-rate scale
+	Predicted struct {
+		ArrivalRate         *float64 `json:"arrival_rate_req_per_s"`
+		GoodputFraction     *float64 `json:"goodput_fraction"`
+		GoodputReqPerSec    *float64 `json:"goodput_req_per_s"`
+		GoodputOutTokPerSec *float64 `json:"goodput_out_tok_per_s"`
+		ReqPerSec           *float64 `json:"req_per_s"`
+		OutTokPerSec        *float64 `json:"out_tok_per_s"`
+		TTFTP50             *float64 `json:"ttft_p50_s"`
+		TTFTP99             *float64 `json:"ttft_p99_s"`
+		TPOTMean            *float64 `json:"tpot_mean_s"`
+		TPOTP99             *float64 `json:"tpot_p99_s"`
+		E2EP99              *float64 `json:"e2e_p99_s"`
+		DeviceSeconds       *float64 `json:"device_seconds"`
+		USDPerMOutEst       *float64 `json:"usd_per_m_out_est"`
+		USDPerMOutBilled    *float64 `json:"usd_per_m_out_billed"`
+		TailPenalty         *float64 `json:"tail_penalty"`
+		KneeScale           *float64 `json:"knee_scale"`
+	} `json:"predicted"`
+}
+
+// CandidateFile is the --top output: the best configs for verify.
+type CandidateFile struct {
+	SpecSHA256  string      `json:"spec_sha256"`
+	Spec        string      `json:"spec"`
+	TraceName   string      `json:"trace"`
+	TraceSHA256 string      `json:"trace_sha256"`
+	Candidates  []Candidate `json:"candidates"`
+}
+
+func opt(v float64) *float64 {
+	if !finite(v) {
+		return nil
+	}
+	return &v
+}
+
+// Candidates returns the n best ranked rows as candidates, by rank.
+func Candidates(res *Results, n int) *CandidateFile {
+	cf := &CandidateFile{SpecSHA256: res.Meta.SpecSHA256, Spec: res.Meta.Spec, TraceName: res.Meta.TraceName,
+		TraceSHA256: res.Meta.TraceSHA256, Candidates: []Candidate{}}
+	for _, r := range Top(res.Rows, n) {
+		c := Candidate{Rank: r.Rank, Index: r.Index, Label: r.Label, Plan: r.PlanTOML, RateScale: r.Scale}
+		p := &c.Predicted
+		p.ArrivalRate, p.GoodputFraction, p.GoodputReqPerSec = opt(r.ArrivalRate), opt(r.GoodputFraction), opt(r.GoodputReqPerSec)
+		p.GoodputOutTokPerSec, p.ReqPerSec, p.OutTokPerSec = opt(r.GoodputOutTokPerSec), opt(r.ReqPerSec), opt(r.OutTokPerSec)
+		p.TTFTP50, p.TTFTP99, p.TPOTMean, p.TPOTP99 = opt(r.TTFTP50), opt(r.TTFTP99), opt(r.TPOTMean), opt(r.TPOTP99)
+		p.E2EP99, p.DeviceSeconds = opt(r.E2EP99), opt(r.DeviceSeconds)
+		p.USDPerMOutEst, p.USDPerMOutBilled = opt(r.USDPerMOutEst), opt(r.USDPerMOutBilled)
+		p.TailPenalty, p.KneeScale = opt(r.TailPenalty), opt(r.KneeScale)
+		cf.Candidates = append(cf.Candidates, c)
+	}
+	return cf
+}
+
+// Top returns up to n ranked rows by rank (n ≤ 0: all of them).
+func Top(rows []Row, n int) []*Row {
+	var out []*Row
+	for i := range rows {
+		if rows[i].Rank > 0 {
+			out = append(out, &rows[i])
+		}
+	}
+	// ranks are 1..k, so place by rank
+	byRank := make([]*Row, len(out))
+	for _, r := range out {
+		byRank[r.Rank-1] = r
+	}
+	if n > 0 && len(byRank) > n {
+		byRank = byRank[:n]
+	}
+	return byRank
+}
+
+// WriteCandidates writes the n best configs as JSON at path, atomically.
+func WriteCandidates(path string, res *Results, n int) (err error) {
+	data, err := json.MarshalIndent(Candidates(res, n), "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(append(data, '\n'))
+	err = errors.Join(err, tmp.Chmod(0o644), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// Counts summarises rows by outcome and skip reason.
+func Counts(rows []Row) (outcomes, skips map[string]int) {
+	outcomes, skips = map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		outcomes[r.Outcome]++
+		if r.SkipReason != "" {
+			skips[r.SkipReason]++
+		}
+	}
+	return outcomes, skips
+}
+
+// EffectiveWorkers is the number of workers Run uses (at most one per
+// config to run).
+func (o Options) EffectiveWorkers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}

@@ -1,0 +1,140 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Shard selects the configs whose Index mod Count is Index: shard i of n.
+// The zero Shard (and 0/1) is the whole sweep.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard parses "i/n" with 0 ≤ i < n; "" is the whole sweep.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{0, 1}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 ≤ i < n, e.g. 0/4", s)
+	}
+	return Shard{i, n}, nil
+}
+
+func (s Shard) norm() Shard {
+	if s.Count < 1 {
+		return Shard{0, 1}
+	}
+	return s
+}
+
+// String formats the shard as "i/n".
+func (s Shard) String() string {
+	s = s.norm()
+	return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count)
+}
+
+// Contains reports whether the config with this canonical index belongs
+// to the shard.
+func (s Shard) Contains(index int) bool {
+	s = s.norm()
+	return index%s.Count == s.Index
+}
+
+// FileName is the conventional results file name of the shard:
+// sweep.parquet for the whole sweep, sweep-shard-I-of-N.parquet otherwise.
+func (s Shard) FileName() string {
+	s = s.norm()
+	if s.Count == 1 {
+		return "sweep.parquet"
+	}
+	return fmt.Sprintf("sweep-shard-%d-of-%d.parquet", s.Index, s.Count)
+}
+
+// Merge combines the results of the shards of one sweep: they must come
+// from the same spec, trace and settings, have the same shard count, and
+// together hold every shard exactly once and every config exactly once.
+// The merged rows are re-ranked (Rank recomputes the Pareto fronts) and
+// the result is the whole sweep (shard 0/1), equal to an unsharded run.
+func Merge(parts []*Results) (*Results, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("merge: no shards")
+	}
+	m0 := parts[0].Meta
+	n := m0.Shard.norm().Count
+	seen := make([]bool, n)
+	for k, p := range parts {
+		m := p.Meta
+		switch {
+		case m.SpecSHA256 != m0.SpecSHA256:
+			return nil, fmt.Errorf("merge: shard %d comes from another spec (sha256 %.12s…, first shard %.12s…)", k, m.SpecSHA256, m0.SpecSHA256)
+		case m.TraceSHA256 != m0.TraceSHA256:
+			return nil, fmt.Errorf("merge: shard %d comes from another trace (sha256 %.12s…, first shard %.12s…)", k, m.TraceSHA256, m0.TraceSHA256)
+		case m.Settings != m0.Settings:
+			return nil, fmt.Errorf("merge: shard %d ran with other settings (%q, first shard %q)", k, m.Settings, m0.Settings)
+		case m.TotalConfigs != m0.TotalConfigs:
+			return nil, fmt.Errorf("merge: shard %d counts %d configs, the first %d", k, m.TotalConfigs, m0.TotalConfigs)
+		case m.Shard.norm().Count != n:
+			return nil, fmt.Errorf("merge: shard %d is %s, but the first is one of %d", k, m.Shard, n)
+		case seen[m.Shard.norm().Index]:
+			return nil, fmt.Errorf("merge: shard %s given twice", m.Shard)
+		}
+		seen[m.Shard.norm().Index] = true
+	}
+	var missing []string
+	for i, ok := range seen {
+		if !ok {
+			missing = append(missing, Shard{i, n}.String())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("merge: incomplete: shard %s missing", strings.Join(missing, ", "))
+	}
+	out := &Results{Meta: m0}
+	out.Meta.Shard = Shard{0, 1}
+	have := make([]bool, m0.TotalConfigs)
+	for _, p := range parts {
+		for _, r := range p.Rows {
+			switch {
+			case r.Index < 0 || int(r.Index) >= len(have):
+				return nil, fmt.Errorf("merge: shard %s: config index %d outside [0, %d)", p.Meta.Shard, r.Index, len(have))
+			case !p.Meta.Shard.Contains(int(r.Index)):
+				return nil, fmt.Errorf("merge: shard %s holds config %d, which belongs to shard %d/%d", p.Meta.Shard, r.Index, int(r.Index)%n, n)
+			case have[r.Index]:
+				return nil, fmt.Errorf("merge: config %d appears twice", r.Index)
+			}
+			have[r.Index] = true
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	if i := slices.Index(have, false); i >= 0 {
+		return nil, fmt.Errorf("merge: incomplete: config %d (shard %d/%d) missing", i, i%n, n)
+	}
+	slices.SortFunc(out.Rows, func(a, b Row) int { return int(a.Index - b.Index) })
+	Rank(out.Rows)
+	return out, nil
+}
+
+// MergeFiles reads shard files, merges them and writes the whole sweep to
+// out.
+func MergeFiles(out string, shards []string) (*Results, error) {
+	var parts []*Results
+	for _, p := range shards {
+		r, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, r)
+	}
+	res, err := Merge(parts)
+	if err != nil {
+		return nil, err
+	}
+	return res, WriteFile(out, res)
+}
