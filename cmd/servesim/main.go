@@ -34,8 +34,6 @@ func newApp() *cli.App {
 			recordCommand(),
 			calibrateCommand(),
 			sweepCommand(),
-			reportCommand(),
-			compareCommand(),
 		},
 		HideHelpCommand: true,
 	}
