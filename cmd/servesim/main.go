@@ -34,6 +34,8 @@ func newApp() *cli.App {
 			recordCommand(),
 			calibrateCommand(),
 			sweepCommand(),
+			reportCommand(),
+			compareCommand(),
 		},
 		HideHelpCommand: true,
 	}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/report"
+	"github.com/urfave/cli/v2"
+)
+
+// exitRegression is compare's exit status when a regression is flagged.
+const exitRegression = 3
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "compare two runs and flag regressions (exit status 3)",
+		ArgsUsage: "A B",
+		Description: "A is the baseline, B the new run. Each is a simulate --out directory or summary.json, a per-request\n" +
+			"trace (simulated or live), or a sweep results file. When the input holds several runs or configs, name one\n" +
+			"with PATH#NAME (a plan name, a sweep row's label, index=N or rank=N) or --a / --b.\n" +
+			"Metrics from traces are computed from successful, non-warm-up rows; failures are counted separately.\n" +
+			"A regression is a P99 latency, a cost, device-seconds or the failure share rising, or throughput falling,\n" +
+			"by more than --threshold; any regression makes the exit status 3.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "relative change that counts as a regression, e.g. 10% or 2.5%"},
+			&cli.StringFlag{Name: "a", Usage: "which run or config of A (plan name, sweep label, index=N, rank=N)"},
+			&cli.StringFlag{Name: "b", Usage: "which run or config of B"},
+		},
+		Action: runCompare,
+	}
+}
+
+func runCompare(c *cli.Context) error {
+	args, flags, err := splitArgs(c, "threshold", "a", "b")
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 {
+		return fmt.Errorf("compare: want two runs, A and B, got %d arguments", len(args))
+	}
+	thr, err := parseThreshold(flags["threshold"])
+	if err != nil {
+		return err
+	}
+	a, err := selectRun(args[0], flags["a"])
+	if err != nil {
+		return err
+	}
+	b, err := selectRun(args[1], flags["b"])
+	if err != nil {
+		return err
+	}
+	cs := report.Compare(a, b, thr)
+	if err := report.WriteComparison(c.App.Writer, a, b, cs, thr); err != nil {
+		return err
+	}
+	if n := report.Regressions(cs); n > 0 {
+		return cli.Exit(fmt.Sprintf("compare: %d regression(s) beyond %s", n, flags["threshold"]), exitRegression)
+	}
+	return nil
+}
+
+// selectRun loads PATH or PATH#NAME and picks one run.
+func selectRun(arg, sel string) (*report.Run, error) {
+	path := arg
+	if _, err := os.Stat(arg); err != nil {
+		if p, s, ok := strings.Cut(arg, "#"); ok {
+			path = p
+			if sel == "" {
+				sel = s
+			}
+		}
+	}
+	in, err := report.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := in.Select(sel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// parseThreshold reads "10%" or "10" as 0.10.
+func parseThreshold(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("compare: --threshold %q: want a percentage such as 10%%", s)
+	}
+	return v / 100, nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+	"github.com/urfave/cli/v2"
+)
+
+// liveTrace writes a hand-made live trace: n requests a second apart, each
+// with the given TTFT and E2E (ms) and 11 output tokens; the last failed
+// requests fail, and one warm-up request is slower than everything.
+func liveTrace(t *testing.T, path string, n, failed int, ttftMs, e2eMs int64) {
+	t.Helper()
+	meta := traces.Meta{Source: "live", Device: "2× H100", BatchPolicy: "continuous seqs=64"}
+	var reqs []*traces.Request
+	add := func(i int, warm, fail bool) {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens, r.Warmup = "r"+strings.Repeat("x", i%3), int64(i)*1e9, 100, 11, warm
+		r.ScheduledSend, r.ActualSend, r.HTTPStatus = r.Arrival, r.Arrival, 200
+		if fail {
+			r.Error, r.HTTPStatus = "HTTP 500", 500
+		} else {
+			scale := int64(1)
+			if warm {
+				scale = 100
+			}
+			r.FirstToken, r.LastToken = r.Arrival+ttftMs*1e6*scale, r.Arrival+e2eMs*1e6*scale
+			r.UsagePrompt, r.UsageOutput = 100, 11
+		}
+		reqs = append(reqs, r)
+	}
+	add(0, true, false)
+	for i := 1; i <= n; i++ {
+		add(i, false, i > n-failed)
+	}
+	if err := traces.WriteAll(path, meta, reqs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compare runs "servesim compare" and returns its output and exit code.
+func compare(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	saved := cli.OsExiter
+	cli.OsExiter = func(int) {}
+	defer func() { cli.OsExiter = saved }()
+	out, err := run(t, append([]string{"compare"}, args...)...)
+	var ec cli.ExitCoder
+	switch {
+	case err == nil:
+		return out, 0
+	case errors.As(err, &ec):
+		return out, ec.ExitCode()
+	}
+	t.Fatalf("compare: %v\n%s", err, out)
+	return "", 0
+}
+
+func TestCompareTraces(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.parquet")
+	same := filepath.Join(dir, "same.jsonl")
+	slow := filepath.Join(dir, "slow.csv")
+	fast := filepath.Join(dir, "fast.parquet")
+	flaky := filepath.Join(dir, "flaky.parquet")
+	liveTrace(t, base, 100, 0, 200, 1200)
+	liveTrace(t, same, 100, 0, 200, 1200)
+	liveTrace(t, slow, 100, 0, 240, 1200) // P99 TTFT +20%
+	liveTrace(t, fast, 100, 0, 150, 1000) // better everywhere
+	liveTrace(t, flaky, 100, 5, 200, 1200)
+
+	out, code := compare(t, base, same)
+	if code != 0 || !strings.Contains(out, "no regression beyond 10%") || strings.Contains(out, "REGRESSION") {
+		t.Errorf("equal runs: exit %d\n%s", code, out)
+	}
+	// the warm-up request (100× slower) must not count
+	if !strings.Contains(out, "200.0ms") && !strings.Contains(out, "200.0 ms") {
+		t.Errorf("P99 TTFT of the base should be 200 ms:\n%s", out)
+	}
+	out, code = compare(t, base, slow)
+	if code != exitRegression || !strings.Contains(out, "REGRESSION") || !strings.Contains(out, "+20.0%") {
+		t.Errorf("slower TTFT: exit %d\n%s", code, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "REGRESSION") && !strings.Contains(line, "TTFT") {
+			t.Errorf("only TTFT regressed, but: %s", line)
+		}
+	}
+	// a looser threshold, given after the positionals, lets it pass
+	if out, code = compare(t, base, slow, "--threshold", "25%"); code != 0 {
+		t.Errorf("--threshold 25%%: exit %d\n%s", code, out)
+	}
+	out, code = compare(t, base, fast)
+	if code != 0 || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "better") {
+		t.Errorf("improvement flagged: exit %d\n%s", code, out)
+	}
+	// the reverse direction is a regression
+	if out, code = compare(t, fast, base); code != exitRegression {
+		t.Errorf("reverse of an improvement: exit %d\n%s", code, out)
+	}
+	out, code = compare(t, base, flaky)
+	if code != exitRegression || !strings.Contains(out, "95 completed, 5 failed") {
+		t.Errorf("failures: exit %d\n%s", code, out)
+	}
+}
+
+func TestCompareSimulateAndSweep(t *testing.T) {
+	dir := t.TempDir()
+	trace := sliceCSV(t, "../../testdata/azure2023/AzureLLMInferenceTrace_conv.csv", dir, 300)
+	sim := filepath.Join(dir, "sim")
+	if _, err := run(t, "simulate", "--trace", trace, "--out", sim); err != nil {
+		t.Fatal(err)
+	}
+	// four plans: one must be named
+	if _, err := run(t, "compare", sim, sim); err == nil || !strings.Contains(err.Error(), "name one") {
+		t.Errorf("ambiguous input: %v", err)
+	}
+	out, code := compare(t, sim+"#continuous", sim+"#continuous")
+	if code != 0 || !strings.Contains(out, "$/1M output (estimated)") {
+		t.Errorf("same plan: exit %d\n%s", code, out)
+	}
+	if out, code = compare(t, "--a", "continuous", "--b", "serial", sim, sim); code != exitRegression {
+		t.Errorf("continuous → serial should regress: exit %d\n%s", code, out)
+	}
+	// the plan's own trace compares with its summary
+	if out, code = compare(t, filepath.Join(sim, "continuous.parquet"), filepath.Join(sim, "continuous.parquet")); code != 0 {
+		t.Errorf("trace vs itself: exit %d\n%s", code, out)
+	}
+	sw := filepath.Join(dir, "sweep.parquet")
+	fakeSweep(t, sw)
+	if out, code = compare(t, sw+"#rank=1", sw+"#rank=3"); code != exitRegression {
+		t.Errorf("rank 1 → rank 3 should regress on cost: exit %d\n%s", code, out)
+	}
+	if out, code = compare(t, sw+"#rank=3", sw+"#rank=1"); code != 0 {
+		t.Errorf("rank 3 → rank 1: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/servesim/servesim/report"
+	"github.com/urfave/cli/v2"
+)
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write an HTML (or Markdown) report of simulate results, sweep results and per-request traces",
+		ArgsUsage: "RESULTS...",
+		Description: "RESULTS are simulate --out directories (or their summary.json), sweep results Parquet files, and\n" +
+			"per-request traces (live or simulated). The report shows what applies: the comparison table, latency\n" +
+			"CDFs, throughput vs load with the knee, the Pareto front, KV utilization over time and the cost\n" +
+			"breakdown. -o FILE.html writes one self-contained file (inline SVG and CSS, no external references);\n" +
+			"-o FILE.md writes Markdown tables with the figures as SVG files in FILE_files/ beside it.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "report file: .html or .md"},
+			&cli.StringFlag{Name: "title", Value: "servesim report", Usage: "report title"},
+		},
+		Action: func(c *cli.Context) error {
+			paths, flags, err := splitArgs(c, "output", "title")
+			if err != nil {
+				return err
+			}
+			if len(paths) == 0 {
+				return fmt.Errorf("report: want at least one RESULTS path (simulate --out directory, sweep results, trace)")
+			}
+			in, err := report.Load(paths...)
+			if err != nil {
+				return err
+			}
+			doc, err := report.Build(flags["title"], in)
+			if err != nil {
+				return err
+			}
+			out := flags["output"]
+			if err := report.WriteFile(out, doc); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "wrote %s (%d sections)\n", out, len(doc.Sections))
+			return nil
+		},
+	}
+}
+
+// splitArgs separates positional arguments from flags written after them
+// (urfave/cli stops parsing flags at the first positional argument, but
+// "servesim report RESULTS... -o report.html" reads naturally). Flags
+// before the positionals are already parsed; these override them. Every
+// flag taken here takes a value, as "--name value" or "--name=value".
+func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]string, err error) {
+	names := map[string]string{}
+	for _, f := range c.Command.Flags {
+		n := f.Names()
+		for _, want := range flags {
+			if n[0] == want {
+				for _, alias := range n {
+					names[alias] = want
+				}
+			}
+		}
+	}
+	vals = map[string]string{}
+	for _, f := range flags {
+		vals[f] = c.String(f)
+	}
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		canon, ok := names[name]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: unknown flag %s", c.Command.Name, a)
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, fmt.Errorf("%s: flag %s needs a value", c.Command.Name, a)
+			}
+			i++
+			val = args[i]
+		}
+		vals[canon] = val
+	}
+	return pos, vals, nil
+}

@@ -1,0 +1,146 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// Change is one metric of two runs side by side.
+type Change struct {
+	Metric string
+	A, B   float64 // NaN: not measured
+	Rel    float64 // (B − A) / A; NaN when either is unknown; ±Inf from 0
+	// Better is +1 when higher is better (throughput), −1 when lower is
+	// better (latency, cost), 0 for context only.
+	Better int
+	// Gated metrics fail the comparison when they get worse by more than
+	// the threshold: every P99, the costs, device-seconds, throughput and
+	// the failure rate.
+	Gated     bool
+	Regressed bool
+	format    func(float64) string
+}
+
+// Compare lines up a (the baseline) and b and flags every gated metric
+// that got worse by more than threshold (0.10 = 10%). Metrics unknown on
+// either side are shown but never flagged.
+func Compare(a, b *Run, threshold float64) []Change {
+	ma, mb := a.Metrics, b.Metrics
+	secs, usd := fmtSecs, fmtUSD
+	f2 := func(v float64) string { return fmtF(v, 2) }
+	f0 := func(v float64) string { return fmtF(v, 0) }
+	pct := func(v float64) string {
+		if !known(v) {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f%%", 100*v)
+	}
+	cs := []Change{
+		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
+		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
+		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs},
+		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs},
+		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs},
+		{Metric: "P99 TPOT", A: ma.TPOTP99, B: mb.TPOTP99, Better: -1, Gated: true, format: secs},
+		{Metric: "P99 E2E", A: ma.E2EP99, B: mb.E2EP99, Better: -1, Gated: true, format: secs},
+		{Metric: "device-seconds", A: ma.DeviceSeconds, B: mb.DeviceSeconds, Better: -1, Gated: true, format: f0},
+		{Metric: "$/1M output (estimated)", A: ma.USDPerMOutEst, B: mb.USDPerMOutEst, Better: -1, Gated: true, format: usd},
+		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
+		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: pct},
+	}
+	for i := range cs {
+		c := &cs[i]
+		c.Rel = relChange(c.A, c.B)
+		if !c.Gated || !known(c.A) || !known(c.B) {
+			continue
+		}
+		worse := c.Rel * float64(-c.Better) // > 0: got worse
+		if c.Metric == "failed requests (share)" {
+			// A share going from 0 to 0.05% is not a 100% regression:
+			// flag an absolute rise of more than a tenth of a point too.
+			c.Regressed = c.B-c.A > 0.001 && (c.A == 0 || worse > threshold)
+			continue
+		}
+		c.Regressed = worse > threshold
+	}
+	return cs
+}
+
+func failRate(m Metrics) float64 {
+	n := m.Completed + m.Failed
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(m.Failed) / float64(n)
+}
+
+func relChange(a, b float64) float64 {
+	switch {
+	case !known(a) || !known(b):
+		return math.NaN()
+	case a == b:
+		return 0
+	case a == 0:
+		return math.Copysign(math.Inf(1), b)
+	}
+	return (b - a) / math.Abs(a)
+}
+
+// Regressions counts the flagged changes.
+func Regressions(cs []Change) int {
+	n := 0
+	for _, c := range cs {
+		if c.Regressed {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteComparison prints the two runs and their changes as a table.
+func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) error {
+	fmt.Fprintf(w, "A: %s (%s, %s)\n", a.Name, a.Kind, a.Path)
+	fmt.Fprintf(w, "B: %s (%s, %s)\n", b.Name, b.Kind, b.Path)
+	counts := func(m Metrics) string {
+		if m.Requests == 0 && m.Completed == 0 && m.Failed == 0 {
+			return "request counts not recorded"
+		}
+		return fmt.Sprintf("%d completed, %d failed", m.Completed, m.Failed)
+	}
+	fmt.Fprintf(w, "requests A: %s; B: %s\n\n", counts(a.Metrics), counts(b.Metrics))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tA\tB\tchange\t\t")
+	for _, c := range cs {
+		flag := ""
+		switch {
+		case c.Regressed:
+			flag = "REGRESSION"
+		case !known(c.Rel):
+			flag = "not measured"
+		case c.Rel != 0 && c.Better != 0 && c.Rel*float64(c.Better) > 0:
+			flag = "better"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", c.Metric, c.format(c.A), c.format(c.B), fmtRel(c.Rel), flag)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n := Regressions(cs); n > 0 {
+		_, err := fmt.Fprintf(w, "\n%d regression(s) beyond %.3g%% (higher latency or cost, lower throughput)\n", n, 100*threshold)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nno regression beyond %.3g%%\n", 100*threshold)
+	return err
+}
+
+func fmtRel(r float64) string {
+	switch {
+	case math.IsNaN(r):
+		return "—"
+	case math.IsInf(r, 0):
+		return "new"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*r)
+}

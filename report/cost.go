@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// CostSection breaks the estimated cost down by the five factors of the
+// cost model: hardware amortization and energy (dollars), memory occupancy
+// (KV blocks and the concurrency they allow), batching efficiency (tokens
+// per second per device) and the tail-latency penalty (what keeping P99
+// within the SLO costs over running at saturation; sweeps only, since it
+// needs the load curve).
+type CostSection struct{}
+
+func (CostSection) Title() string { return "Cost breakdown" }
+
+func (CostSection) Blocks(in *Inputs) ([]Block, error) {
+	var blocks []Block
+	var priced []*Run
+	t := &Table{
+		Caption: "Simulated runs. Estimated cost = device-seconds × $/h (hardware amortization) + energy × $/kWh × PUE; " +
+			"billed = the API's per-token prices. Max concurrency ≈ KV tokens ÷ mean tokens per completed request.",
+		Header: []string{"run", "hardware $", "energy $", "total $ (est.)", "$/1M out (est.)", "$/1M total (est.)",
+			"$/1M out (billed)", "KV blocks", "KV used mean / max", "≈ max concurrency", "preemptions",
+			"out tok/s per device", "device busy", "tail penalty"},
+		Numeric: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true},
+	}
+	for _, r := range in.Runs {
+		if r.Result == nil {
+			continue
+		}
+		s, c := r.Result.Summary, r.Result.Cost
+		energy := fmtUSD(c.EnergyUSD)
+		if s.EnergyJoules < 0 {
+			energy = "—"
+		}
+		conc := "—"
+		if r.BlockSize > 0 && s.Completed > 0 && s.KV.TotalBlocks > 0 {
+			perReq := float64(s.InputTokens+s.OutputTokens) / float64(s.Completed)
+			conc = fmt.Sprintf("%.0f", math.Floor(float64(s.KV.TotalBlocks*r.BlockSize)/perReq))
+		}
+		perDev := math.NaN()
+		if d := devicesOf(r); d > 0 {
+			perDev = s.OutputTokPerSec / float64(d)
+		}
+		m := r.Metrics
+		t.Rows = append(t.Rows, []string{r.Name, fmtUSD(c.HardwareUSD), energy, fmtUSD(c.TotalUSD),
+			fmtUSD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens), fmtUSD(m.USDPerMOutBilled),
+			fmt.Sprint(s.KV.TotalBlocks), fmtPct(s.KV.MeanUtil) + " / " + fmtPct(s.KV.MaxUtil), conc,
+			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(s.Utilization), "— (needs a sweep)"})
+		if known(m.USDPerMOutEst) {
+			priced = append(priced, r)
+		}
+	}
+	if len(t.Rows) > 0 {
+		blocks = append(blocks, t)
+	}
+	if len(priced) > 0 {
+		fig, err := runCostFigure(priced)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, fig)
+	}
+	for i, sw := range in.Sweeps {
+		rows := shownRows(sw)
+		if len(rows) == 0 {
+			continue
+		}
+		st := &Table{
+			Caption: fmt.Sprintf("Sweep %s. Tail penalty = $/1M at the SLO capacity ÷ $/1M at saturation − 1: "+
+				"the capacity held back to keep P99 within the SLO.", sw.Name),
+			Header: []string{"config", "devices", "$/1M out at SLO", "$/1M out at saturation", "tail penalty",
+				"tail penalty $/1M", "$/1M out (billed)", "KV blocks × block size", "goodput tok/s per device", "sat. tok/s"},
+			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},
+		}
+		var bars []*sweep.Row
+		for _, r := range rows {
+			devices := max(r.DeviceCount, 1) * max(r.Replicas, 1)
+			pen := r.USDPerMOutEst - r.SatUSDPerMOut
+			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), fmtUSD(r.USDPerMOutEst),
+				fmtUSD(r.SatUSDPerMOut), fmtPct(r.TailPenalty), fmtUSD(pen), fmtUSD(r.USDPerMOutBilled),
+				fmt.Sprintf("%d × %d", r.KVBlocks, r.BlockSize), fmtF(r.GoodputOutTokPerSecPerDevice, 0),
+				fmtF(r.SatOutTokPerSec, 0)})
+			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
+			if known(r.USDPerMOutEst) && known(r.SatUSDPerMOut) && len(bars) < 12 {
+				bars = append(bars, r)
+			}
+		}
+		blocks = append(blocks, st)
+		if len(bars) > 0 {
+			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars)
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, fig)
+		}
+	}
+	return blocks, nil
+}
+
+func perMTotal(v float64, tokens int64) string {
+	if tokens <= 0 {
+		return "—"
+	}
+	return fmtUSD(v)
+}
+
+// devicesOf is a run's device count, from the plan's trace metadata.
+func devicesOf(r *Run) int { return r.Metrics.Devices }

@@ -1,0 +1,490 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// cdfFigure is the empirical CDF of one latency, one line per run.
+func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (*Figure, error) {
+	hi := 0.0
+	for _, r := range runs {
+		if v := get(r.Lat); len(v) > 0 {
+			hi = math.Max(hi, v[len(v)-1])
+		}
+	}
+	scale, unit := timeUnit(hi)
+	p := newPlot(what+" CDF", fmt.Sprintf("%s (%s)", what, unit), "fraction of requests ≤ x")
+	var sets []plotter.XYs
+	for _, r := range runs {
+		sets = append(sets, cdfPoints(get(r.Lat), scale, 600))
+	}
+	lo, top := math.Inf(1), 0.0
+	for _, s := range sets {
+		for _, pt := range s {
+			if pt.X > 0 {
+				lo = math.Min(lo, pt.X)
+			}
+			top = math.Max(top, pt.X)
+		}
+	}
+	isLog := logAxis(&p.X, lo, top)
+	var legend []legendEntry
+	for i, r := range runs {
+		pts := sets[i]
+		if len(pts) == 0 {
+			continue
+		}
+		if isLog {
+			pts = clampPositive(pts, lo)
+		}
+		l, err := xyLine(p, pts, i, false)
+		if err != nil {
+			return nil, err
+		}
+		v := get(r.Lat)
+		legend = append(legend, legendEntry{
+			label:  fmt.Sprintf("%s — P50 %s, P99 %s (n=%d)", r.Name, fmtSecs(Quantile(v, .5)), fmtSecs(Quantile(v, .99)), len(v)),
+			thumbs: []plot.Thumbnailer{l},
+		})
+	}
+	p.Y.Min, p.Y.Max = 0, 1.02
+	caption := fmt.Sprintf("%s of successful, non-warm-up requests", what)
+	if isLog {
+		caption += " (log x axis)"
+	}
+	svg, err := render(p, legend)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{Name: name, Caption: caption + ".", SVG: svg}, nil
+}
+
+// loadFigures draws output throughput and P99 TTFT against the arrival-rate
+// scale for each row's load curve.
+func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
+	thr := newPlot("Throughput vs offered load — "+sweepName, "arrival-rate scale (× the trace's rate)", "output tokens/s")
+	lat := newPlot("P99 TTFT vs offered load — "+sweepName, "arrival-rate scale (× the trace's rate)", "P99 TTFT (s)")
+	var legThr, legLat []legendEntry
+	var knees, caps, kneesLat, capsLat plotter.XYs
+	hiLat, loLat := 0.0, math.Inf(1)
+	loS, hiS := math.Inf(1), 0.0
+	for i, r := range rows {
+		curve := append([]sweep.CurvePoint{}, r.Curve...)
+		sort.Slice(curve, func(a, b int) bool { return curve[a].Scale < curve[b].Scale })
+		var t, l plotter.XYs
+		for _, c := range curve {
+			if known(c.Scale) && c.Scale > 0 {
+				loS, hiS = math.Min(loS, c.Scale), math.Max(hiS, c.Scale)
+			}
+			if known(c.Scale) && known(c.OutTokPerSec) {
+				t = append(t, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
+			}
+			if known(c.Scale) && known(c.TTFTP99) && c.TTFTP99 > 0 {
+				l = append(l, plotter.XY{X: c.Scale, Y: c.TTFTP99})
+				hiLat, loLat = math.Max(hiLat, c.TTFTP99), math.Min(loLat, c.TTFTP99)
+			}
+			if known(r.KneeScale) && c.Scale == r.KneeScale {
+				knees = append(knees, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
+				if known(c.TTFTP99) && c.TTFTP99 > 0 {
+					kneesLat = append(kneesLat, plotter.XY{X: c.Scale, Y: c.TTFTP99})
+				}
+			}
+			if r.Outcome == sweep.OutcomeOK && c.Scale == r.Scale {
+				caps = append(caps, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
+				if known(c.TTFTP99) && c.TTFTP99 > 0 {
+					capsLat = append(capsLat, plotter.XY{X: c.Scale, Y: c.TTFTP99})
+				}
+			}
+		}
+		label := r.Label
+		if r.Rank > 0 {
+			label = fmt.Sprintf("#%d %s", r.Rank, r.Label)
+		}
+		if len(t) > 0 {
+			ln, err := xyLine(thr, t, i, false)
+			if err != nil {
+				return nil, err
+			}
+			legThr = append(legThr, legendEntry{label, []plot.Thumbnailer{ln}})
+		}
+		if len(l) > 0 {
+			ln, err := xyLine(lat, l, i, false)
+			if err != nil {
+				return nil, err
+			}
+			legLat = append(legLat, legendEntry{label, []plot.Thumbnailer{ln}})
+		}
+	}
+	marks := func(p *plot.Plot, leg *[]legendEntry, knees, caps plotter.XYs) error {
+		if len(knees) > 0 {
+			s, err := scatter(p, knees, color.Black, draw.RingGlyph{}, vg.Points(7))
+			if err != nil {
+				return err
+			}
+			*leg = append(*leg, legendEntry{"knee (more load adds little throughput, P99 jumps)", []plot.Thumbnailer{s}})
+		}
+		if len(caps) > 0 {
+			s, err := scatter(p, caps, color.Gray{0x40}, draw.TriangleGlyph{}, vg.Points(5))
+			if err != nil {
+				return err
+			}
+			*leg = append(*leg, legendEntry{"SLO capacity (highest load meeting the SLO)", []plot.Thumbnailer{s}})
+		}
+		return nil
+	}
+	if err := marks(thr, &legThr, knees, caps); err != nil {
+		return nil, err
+	}
+	if err := marks(lat, &legLat, kneesLat, capsLat); err != nil {
+		return nil, err
+	}
+	thr.Y.Min = 0
+	logY := logAxis(&lat.Y, loLat, hiLat)
+	if log2Axis(&thr.X, loS, hiS) {
+		log2Axis(&lat.X, loS, hiS)
+	}
+	var out []Block
+	for _, f := range []struct {
+		p   *plot.Plot
+		leg []legendEntry
+		n   string
+		cap string
+	}{
+		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows."},
+		{lat, legLat, name + "-p99", map[bool]string{true: "P99 TTFT as the offered load grows (log y axis).", false: "P99 TTFT as the offered load grows."}[logY]},
+	} {
+		if len(f.leg) == 0 {
+			continue
+		}
+		svg, err := render(f.p, f.leg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &Figure{Name: f.n, Caption: f.cap, SVG: svg})
+	}
+	return out, nil
+}
+
+// paretoFigures draws cost against P99 TTFT and against throughput per
+// device, the respective front highlighted and joined.
+func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
+	var out []Block
+	for _, k := range []struct {
+		suffix, title, xLabel, caption string
+		x                              func(paretoPoint) float64
+		front                          func(paretoPoint) bool
+	}{
+		{"latency", "Cost vs P99 TTFT — " + what, "P99 TTFT (s)", "Lower-left is better; the front joins the configs no other config beats on both.",
+			func(p paretoPoint) float64 { return p.p99 }, func(p paretoPoint) bool { return p.frontLat }},
+		{"throughput", "Cost vs throughput per GPU — " + what, "output tokens/s per device", "Lower-right is better; the front joins the configs no other config beats on both.",
+			func(p paretoPoint) float64 { return p.perDev }, func(p paretoPoint) bool { return p.frontThr }},
+	} {
+		var all, front plotter.XYs
+		var frontLabels []string
+		lo, hi := math.Inf(1), 0.0
+		for _, p := range pts {
+			x := k.x(p)
+			if !known(x) || !known(p.cost) {
+				continue
+			}
+			xy := plotter.XY{X: x, Y: p.cost}
+			if k.front(p) {
+				front = append(front, xy)
+				frontLabels = append(frontLabels, p.label)
+			} else {
+				all = append(all, xy)
+			}
+			if x > 0 {
+				lo = math.Min(lo, x)
+			}
+			hi = math.Max(hi, x)
+		}
+		if len(all)+len(front) == 0 {
+			continue
+		}
+		loY, hiY := math.Inf(1), 0.0
+		for _, p := range pts {
+			if known(p.cost) && p.cost > 0 && known(k.x(p)) {
+				loY, hiY = math.Min(loY, p.cost), math.Max(hiY, p.cost)
+			}
+		}
+		var marks []mark
+		if len(all) <= 8 {
+			for _, p := range pts {
+				if x := k.x(p); known(x) && known(p.cost) && !k.front(p) {
+					marks = append(marks, mark{plotter.XY{X: x, Y: p.cost}, truncate(p.label, 28), false})
+				}
+			}
+		}
+		p := newPlot(k.title, k.xLabel, "$ per 1M output tokens (estimated)")
+		isLog := k.suffix == "latency" && logAxis(&p.X, lo, hi)
+		if isLog {
+			all, front = clampPositive(all, lo), clampPositive(front, lo)
+		}
+		var leg []legendEntry
+		if len(all) > 0 {
+			s, err := scatter(p, all, grey, draw.CircleGlyph{}, vg.Points(3))
+			if err != nil {
+				return nil, err
+			}
+			leg = append(leg, legendEntry{fmt.Sprintf("other configs (%d)", len(all)), []plot.Thumbnailer{s}})
+
+		}
+		if len(front) > 0 {
+			idx := make([]int, len(front))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.Slice(idx, func(a, b int) bool { return front[idx[a]].X < front[idx[b]].X })
+			sorted := make(plotter.XYs, len(front))
+			for i, j := range idx {
+				sorted[i] = front[j]
+			}
+			ln, err := xyLine(p, sorted, 3, false)
+			if err != nil {
+				return nil, err
+			}
+			s, err := scatter(p, sorted, colorOf(3), draw.CircleGlyph{}, vg.Points(4.5))
+			if err != nil {
+				return nil, err
+			}
+			leg = append(leg, legendEntry{fmt.Sprintf("Pareto front (%d)", len(front)), []plot.Thumbnailer{ln, s}})
+			if len(front) <= 8 {
+				for i, j := range idx {
+					marks = append(marks, mark{sorted[i], truncate(frontLabels[j], 28), true})
+				}
+			}
+		}
+		if isLog {
+			for i := range marks {
+				marks[i].xy.X = math.Max(marks[i].xy.X, lo)
+			}
+		}
+		if err := addMarks(p, marks, isLog); err != nil {
+			return nil, err
+		}
+		// A log y axis leaves a blank band above the plot in gonum/plot
+		// v0.17 (seen in the screenshot); keep it linear for now.
+		logY := false
+		_ = loY
+		if !logY {
+			p.Y.Min = 0
+		}
+		if k.suffix == "throughput" {
+			p.X.Min = 0
+		}
+		// room on the right for point labels
+		p.X.Max += (p.X.Max - p.X.Min) * 0.15
+		if isLog {
+			p.X.Min, p.X.Max = lo/2, hi*2.5
+		}
+		if logY {
+			p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(loY))), math.Pow(10, math.Ceil(math.Log10(hiY*1.05)))
+		} else {
+			p.Y.Max *= 1.08
+		}
+		svg, err := render(p, leg)
+		if err != nil {
+			return nil, err
+		}
+		caption := k.caption
+		switch {
+		case isLog && logY:
+			caption += " (log axes)"
+		case isLog:
+			caption += " (log x axis)"
+		case logY:
+			caption += " (log y axis)"
+		}
+		out = append(out, &Figure{Name: name + "-" + k.suffix, Caption: caption, SVG: svg})
+	}
+	return out, nil
+}
+
+// mark is a labelled point of a scatter plot.
+type mark struct {
+	xy    plotter.XY
+	label string
+	front bool
+}
+
+// addMarks labels points, merging the labels of points that would overlap
+// (closer than a few percent of the axes' span) into one "a, b" label.
+func addMarks(p *plot.Plot, marks []mark, logX bool) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	nx := func(x float64) float64 {
+		if logX {
+			return math.Log10(x)
+		}
+		return x
+	}
+	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
+	for _, m := range marks {
+		minX, maxX, maxY = math.Min(minX, nx(m.xy.X)), math.Max(maxX, nx(m.xy.X)), math.Max(maxY, m.xy.Y)
+	}
+	spanX, spanY := math.Max(maxX-minX, 1e-12), math.Max(maxY, 1e-12)
+	// front points first, so a merged label takes the front's colour
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].front && !marks[j].front })
+	var groups [][]mark
+	for _, m := range marks {
+		placed := false
+		for gi, g := range groups {
+			dx, dy := (nx(m.xy.X)-nx(g[0].xy.X))/spanX, (m.xy.Y-g[0].xy.Y)/spanY
+			if math.Abs(dx) < 0.12 && math.Abs(dy) < 0.06 {
+				groups[gi] = append(g, m)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			groups = append(groups, []mark{m})
+		}
+	}
+	for _, g := range groups {
+		names := make([]string, len(g))
+		for i, m := range g {
+			names[i] = m.label
+		}
+		c := colorOf(7)
+		if g[0].front {
+			c = colorOf(3)
+		}
+		if err := addLabels(p, plotter.XYs{g[0].xy}, []string{strings.Join(names, ", ")}, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addLabels writes each label beside its point.
+func addLabels(p *plot.Plot, pts plotter.XYs, labels []string, c color.Color) error {
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font = sans(9, false)
+		l.TextStyle[i].Color = c
+	}
+	l.Offset = vg.Point{X: 6, Y: 4}
+	p.Add(l)
+	return nil
+}
+
+// kvFigure draws KV occupancy (% of blocks) over time: one panel per run,
+// each with its own time axis (runs of one trace can differ in makespan
+// by orders of magnitude).
+func kvFigure(runs []*Run) (*Figure, error) {
+	var plots []*plot.Plot
+	for i, r := range runs {
+		kv := r.Result.Summary.KV
+		title := fmt.Sprintf("%s — %d blocks, mean %s, peak %s", r.Name, kv.TotalBlocks, fmtPct(kv.MeanUtil), fmtPct(kv.MaxUtil))
+		p := newPlot(truncate(title, 60), "time since first arrival (s)", "KV blocks in use (%)")
+		p.Title.TextStyle.Font = sans(11, true)
+		var pts plotter.XYs
+		for _, s := range kv.Series {
+			pts = append(pts, plotter.XY{X: s.T - r.Result.Summary.FirstArrival, Y: 100 * float64(s.Used) / float64(kv.TotalBlocks)})
+		}
+		ln, err := xyLine(p, pts, i, false)
+		if err != nil {
+			return nil, err
+		}
+		ln.Width = vg.Points(1.2)
+		p.Y.Min, p.Y.Max = 0, 105
+		p.X.Min = 0
+		plots = append(plots, p)
+	}
+	cols := min(len(plots), 2)
+	h := figH
+	if cols > 1 {
+		h = 2.7 * vg.Inch
+	}
+	svg, err := renderGrid(plots, cols, h)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{Name: "kv-utilization", Caption: "Peak KV blocks referenced per time bucket, as a share of the blocks that fit; one panel per run, each on its own time axis.", SVG: svg}, nil
+}
+
+// runCostFigure stacks hardware and energy dollars per 1M output tokens.
+func runCostFigure(runs []*Run) (*Figure, error) {
+	hw, en := make(plotter.Values, len(runs)), make(plotter.Values, len(runs))
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		c, out := r.Result.Cost, float64(r.Result.Summary.OutputTokens)
+		hw[i] = c.HardwareUSD / out * 1e6
+		if c.EnergyUSD > 0 {
+			en[i] = c.EnergyUSD / out * 1e6
+		}
+		names[i] = truncate(r.Name, 18)
+	}
+	p := newPlot("Estimated cost per 1M output tokens by factor", "", "$ per 1M output tokens")
+	return stackedBars(p, "cost-runs", names, []string{"hardware amortization", "energy (× PUE)"}, []plotter.Values{hw, en},
+		"Hardware amortization (device-seconds × $/h) and energy ($/kWh × PUE) per million output tokens.")
+}
+
+// sweepCostFigure stacks the cost at saturation and the tail penalty.
+func sweepCostFigure(name, sweepName string, rows []*sweep.Row) (*Figure, error) {
+	sat, pen := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		sat[i] = r.SatUSDPerMOut
+		pen[i] = math.Max(0, r.USDPerMOutEst-r.SatUSDPerMOut)
+		names[i] = fmt.Sprintf("#%d", i+1)
+		if r.Rank > 0 {
+			names[i] = fmt.Sprintf("rank %d", r.Rank)
+		}
+	}
+	p := newPlot("Cost at the SLO = saturation cost + tail penalty — "+sweepName, "config (as in the table above)", "$ per 1M output tokens")
+	return stackedBars(p, name, names, []string{"cost at saturation (hardware + energy)", "tail-latency penalty"},
+		[]plotter.Values{sat, pen}, "Estimated $/1M output tokens at the SLO capacity, split into the cost at saturation and the tail-latency penalty.")
+}
+
+func stackedBars(p *plot.Plot, name string, names, series []string, vals []plotter.Values, caption string) (*Figure, error) {
+	w := vg.Points(math.Min(60, 420/float64(len(names))))
+	var prev *plotter.BarChart
+	var leg []legendEntry
+	for i, v := range vals {
+		b, err := plotter.NewBarChart(v, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = colorOf(i)
+		b.LineStyle.Width = 0
+		if prev != nil {
+			b.StackOn(prev)
+		}
+		p.Add(b)
+		leg = append(leg, legendEntry{series[i], []plot.Thumbnailer{b}})
+		prev = b
+	}
+	p.NominalX(names...)
+	p.X.Tick.Label.Font = sans(10, false)
+	top := 0.0
+	for i := range names {
+		sum := 0.0
+		for _, v := range vals {
+			sum += v[i]
+		}
+		top = math.Max(top, sum)
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.08
+	svg, err := render(p, leg)
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{Name: name, Caption: caption, SVG: svg}, nil
+}

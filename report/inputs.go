@@ -1,0 +1,418 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
+)
+
+// Inputs is everything a report can show: runs (simulated plans, live or
+// simulated per-request traces) and sweeps.
+type Inputs struct {
+	Sources []string // one line per input read, for the report header
+	Runs    []*Run
+	Sweeps  []*Sweep
+}
+
+// Run is one measured or simulated run of a trace under one config.
+type Run struct {
+	Name       string
+	Path       string // where it came from
+	Kind       string // "simulated", "live", or the trace's source
+	Policy     string // scheduler policy; "" = unknown
+	BatchLimit string // the policy's limits; "" = unknown
+	Device     string // e.g. "1× H100"; "" = unknown
+	BlockSize  int    // KV block size in tokens; 0 = unknown
+	Metrics    Metrics
+	Result     *plan.Result // the simulator's summary and cost; nil for traces
+	Lat        *Latencies   // per-request latencies; nil without a trace
+}
+
+// Metrics are the figures compared across runs. Latencies are seconds;
+// NaN means not measured (never a guess).
+type Metrics struct {
+	Requests, Completed, Failed, Warmup int64
+	InputTokens, OutputTokens           int64
+	ReqPerSec, OutTokPerSec             float64
+	TTFTP50, TTFTP99                    float64
+	TPOTMean, TPOTP99                   float64
+	E2EP99                              float64
+	Devices                             int // 0 = unknown
+	DeviceSeconds                       float64
+	USDPerMOutEst, USDPerMOutBilled     float64
+}
+
+// Latencies are the per-request latencies of successful, non-warm-up
+// requests, in seconds, each sorted ascending.
+type Latencies struct{ TTFT, TPOT, E2E []float64 }
+
+// Sweep is a sweep results file.
+type Sweep struct {
+	Name string // the spec name, else the file name
+	Path string
+	Meta sweep.Meta
+	Rows []sweep.Row
+}
+
+// Load reads each path into one Inputs: a `simulate --out` directory (its
+// summary.json, joined with the per-plan traces beside it for the latency
+// CDFs), a summary.json file, a sweep results Parquet file, or a
+// per-request trace in any format servesim reads.
+func Load(paths ...string) (*Inputs, error) {
+	in := &Inputs{}
+	for _, p := range paths {
+		if err := in.Add(p); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// Add reads one path into in.
+func (in *Inputs) Add(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case st.IsDir():
+		return in.addSummary(filepath.Join(path, "summary.json"))
+	case strings.EqualFold(filepath.Ext(path), ".json"):
+		return in.addSummary(path)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		res, serr := sweep.ReadFile(path)
+		if serr == nil {
+			name := res.Meta.SpecName
+			if name == "" {
+				name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			}
+			in.Sweeps = append(in.Sweeps, &Sweep{Name: name, Path: path, Meta: res.Meta, Rows: res.Rows})
+			in.Sources = append(in.Sources, fmt.Sprintf("%s: sweep results, %d configs (spec %s, trace %s)",
+				path, len(res.Rows), orDash(res.Meta.SpecName), orDash(res.Meta.TraceName)))
+			return nil
+		}
+		r, terr := TraceRun(path)
+		if terr != nil {
+			return fmt.Errorf("%s: neither sweep results (%v) nor a trace (%v)", path, serr, terr)
+		}
+		in.addRun(r)
+		return nil
+	}
+	r, err := TraceRun(path)
+	if err != nil {
+		return err
+	}
+	in.addRun(r)
+	return nil
+}
+
+func (in *Inputs) addRun(r *Run) {
+	in.Runs = append(in.Runs, r)
+	in.Sources = append(in.Sources, fmt.Sprintf("%s: %s trace, %d requests (%d completed, %d failed)",
+		r.Path, r.Kind, r.Metrics.Requests, r.Metrics.Completed, r.Metrics.Failed))
+}
+
+// addSummary reads a simulate summary.json; each plan's trace beside it,
+// when present, adds its latencies and batch limit.
+func (in *Inputs) addSummary(path string) error {
+	runs, err := SummaryRuns(path)
+	if err != nil {
+		return err
+	}
+	in.Runs = append(in.Runs, runs...)
+	in.Sources = append(in.Sources, fmt.Sprintf("%s: simulated, %d plans", path, len(runs)))
+	return nil
+}
+
+// SummaryRuns reads a simulate summary.json ([]plan.Result) and joins each
+// plan with <name>.parquet beside it when that exists.
+func SummaryRuns(path string) ([]*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var results []*plan.Result
+	if err := json.Unmarshal(data, &results); err != nil {
+		return nil, fmt.Errorf("%s: not a simulate summary.json: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	var runs []*Run
+	for _, res := range results {
+		if res == nil || res.Summary == nil {
+			return nil, fmt.Errorf("%s: a result without a summary", path)
+		}
+		r := resultRun(res)
+		r.Path = path
+		tp := filepath.Join(dir, res.Name+".parquet")
+		if _, err := os.Stat(tp); err == nil {
+			tr, err := TraceRun(tp)
+			if err != nil {
+				return nil, err
+			}
+			r.Lat, r.Path = tr.Lat, tp
+			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
+			if tr.Metrics.Devices > 0 {
+				r.Metrics.Devices = tr.Metrics.Devices
+			}
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// resultRun is a simulated plan's run from its summary.
+func resultRun(res *plan.Result) *Run {
+	s, c := res.Summary, res.Cost
+	dist := func(d sim.Dist, v float64) float64 {
+		if d.N == 0 {
+			return math.NaN()
+		}
+		return v
+	}
+	m := Metrics{
+		Requests: s.Requests, Completed: s.Completed, Failed: s.Rejected,
+		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens,
+		ReqPerSec: s.ReqPerSec, OutTokPerSec: s.OutputTokPerSec,
+		TTFTP50: dist(s.TTFT, s.TTFT.P50), TTFTP99: dist(s.TTFT, s.TTFT.P99),
+		TPOTMean: dist(s.TPOT, s.TPOT.Mean), TPOTP99: dist(s.TPOT, s.TPOT.P99),
+		E2EP99:        dist(s.E2E, s.E2E.P99),
+		DeviceSeconds: c.DeviceSeconds,
+		USDPerMOutEst: math.NaN(), USDPerMOutBilled: math.NaN(),
+	}
+	if s.Makespan > 0 && s.DeviceSeconds > 0 {
+		m.Devices = int(math.Round(s.DeviceSeconds / s.Makespan))
+	}
+	if s.OutputTokens > 0 {
+		m.USDPerMOutEst = c.PerMOutputUSD
+		if c.HasBilled {
+			m.USDPerMOutBilled = c.BilledPerMOutputUSD
+		}
+	}
+	return &Run{Name: res.Name, Kind: "simulated", Policy: s.Policy, Metrics: m, Result: res}
+}
+
+// TraceRun computes a run's metrics from a per-request trace (live or
+// simulated): successful, non-warm-up requests only; failures are counted
+// separately. Throughput is over the window from the first request's
+// (scheduled) arrival to the last token. Device-seconds need the device
+// count, taken from the metadata's "N× DEVICE"; costs need prices, which a
+// trace does not carry, so they stay unknown.
+func TraceRun(path string) (*Run, error) {
+	r, err := traces.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	meta := r.Meta()
+	run := &Run{
+		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
+		Path: path, Kind: meta.Source, Device: meta.Device,
+	}
+	if run.Kind == "" {
+		run.Kind = "unlabelled"
+	}
+	run.Policy, run.BatchLimit = splitPolicy(meta.BatchPolicy)
+	if p := meta.Extra["plan"]; p != "" {
+		if pl, err := plan.Parse([]byte(p)); err == nil {
+			run.Policy, run.BatchLimit, run.BlockSize = pl.Batch.Strategy, pl.BatchLimit(), pl.Device.BlockSize
+		}
+	}
+	m := &run.Metrics
+	m.Devices = deviceCount(meta.Device)
+	lat := &Latencies{}
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for r.Next() {
+		q := r.At()
+		if q.Warmup {
+			m.Warmup++
+			continue
+		}
+		m.Requests++
+		if !q.Succeeded() {
+			if q.Observed() {
+				m.Failed++
+			}
+			continue
+		}
+		m.Completed++
+		m.InputTokens += int64(q.PromptTokens)
+		if q.UsagePrompt != traces.Missing {
+			m.InputTokens += int64(q.UsagePrompt - q.PromptTokens)
+		}
+		m.OutputTokens += int64(outTokens(q))
+		origin := q.Arrival
+		if q.ScheduledSend != traces.Missing {
+			origin = q.ScheduledSend
+		}
+		first, last = min(first, origin), max(last, q.LastToken)
+		if v, ok := q.TTFT(); ok {
+			lat.TTFT = append(lat.TTFT, float64(v)/1e9)
+		}
+		if v, ok := q.TPOT(); ok {
+			lat.TPOT = append(lat.TPOT, v/1e9)
+		}
+		if v, ok := q.E2E(); ok {
+			lat.E2E = append(lat.E2E, float64(v)/1e9)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if m.Requests > 0 && m.Completed == 0 && m.Failed == 0 {
+		return nil, fmt.Errorf("%s: no observed requests (an input trace, not a run)", path)
+	}
+	sort.Float64s(lat.TTFT)
+	sort.Float64s(lat.TPOT)
+	sort.Float64s(lat.E2E)
+	run.Lat = lat
+	nan := math.NaN()
+	m.ReqPerSec, m.OutTokPerSec, m.DeviceSeconds = nan, nan, nan
+	m.USDPerMOutEst, m.USDPerMOutBilled = nan, nan
+	if m.Completed > 0 && last > first {
+		wall := float64(last-first) / 1e9
+		m.ReqPerSec = float64(m.Completed) / wall
+		m.OutTokPerSec = float64(m.OutputTokens) / wall
+		if m.Devices > 0 {
+			m.DeviceSeconds = float64(m.Devices) * wall
+		}
+	}
+	m.TTFTP50, m.TTFTP99 = Quantile(lat.TTFT, 0.50), Quantile(lat.TTFT, 0.99)
+	m.TPOTMean, m.TPOTP99 = mean(lat.TPOT), Quantile(lat.TPOT, 0.99)
+	m.E2EP99 = Quantile(lat.E2E, 0.99)
+	return run, nil
+}
+
+// outTokens is a successful request's output length: the server's usage,
+// else the tokens timed, else the target length.
+func outTokens(q *traces.Request) int32 {
+	switch {
+	case q.UsageOutput != traces.Missing:
+		return q.UsageOutput
+	case len(q.TokenTimes) > 0:
+		return int32(len(q.TokenTimes))
+	}
+	return q.OutputTokens
+}
+
+// splitPolicy splits trace metadata "strategy limits" in two.
+func splitPolicy(s string) (policy, limit string) {
+	policy, limit, _ = strings.Cut(strings.TrimSpace(s), " ")
+	return policy, strings.TrimSpace(limit)
+}
+
+// deviceCount reads N from "N× NAME" (or "Nx NAME"); 0 when absent.
+func deviceCount(device string) int {
+	f := strings.Fields(device)
+	if len(f) < 2 {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimRight(f[0], "×xX"))
+	if err != nil || n < 1 || !strings.ContainsAny(f[0], "×xX") {
+		return 0
+	}
+	return n
+}
+
+// Quantile is the nearest-rank q-quantile of sorted values; NaN when empty.
+func Quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	rank := max(int(math.Ceil(q*float64(len(sorted)))), 1)
+	return sorted[min(rank, len(sorted))-1]
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// RowRun is a sweep row as a run, for tables and comparisons.
+func RowRun(sw *Sweep, row *sweep.Row) *Run {
+	limit := ""
+	if pl, err := plan.Parse([]byte(row.PlanTOML)); err == nil {
+		limit = pl.BatchLimit()
+	}
+	devices := int(max(row.DeviceCount, 1) * max(row.Replicas, 1))
+	return &Run{
+		Name: row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
+		Device: fmt.Sprintf("%d× %s", devices, row.Device), BlockSize: int(row.BlockSize),
+		Metrics: Metrics{
+			ReqPerSec: row.ReqPerSec, OutTokPerSec: row.OutTokPerSec,
+			TTFTP50: row.TTFTP50, TTFTP99: row.TTFTP99, TPOTMean: row.TPOTMean, TPOTP99: row.TPOTP99,
+			E2EP99: row.E2EP99, Devices: devices, DeviceSeconds: row.DeviceSeconds,
+			USDPerMOutEst: row.USDPerMOutEst, USDPerMOutBilled: row.USDPerMOutBilled,
+		},
+	}
+}
+
+// Select finds one run in the inputs of a single path: the only run, or
+// the one named by sel (a plan name or trace name, a sweep row's label,
+// "index=N" or "rank=N").
+func (in *Inputs) Select(sel string) (*Run, error) {
+	var cands []*Run
+	for _, r := range in.Runs {
+		if sel == "" || r.Name == sel {
+			cands = append(cands, r)
+		}
+	}
+	for _, sw := range in.Sweeps {
+		for i := range sw.Rows {
+			row := &sw.Rows[i]
+			if matchRow(row, sel) {
+				cands = append(cands, RowRun(sw, row))
+			}
+		}
+	}
+	switch {
+	case len(cands) == 1:
+		return cands[0], nil
+	case len(cands) == 0 && sel == "":
+		return nil, errors.New("no runs in the input")
+	case len(cands) == 0:
+		return nil, fmt.Errorf("no run or config matches %q", sel)
+	case sel == "":
+		return nil, fmt.Errorf("%d runs or configs in the input: name one (plan name, sweep label, index=N or rank=N)", len(cands))
+	}
+	return nil, fmt.Errorf("%d runs or configs match %q", len(cands), sel)
+}
+
+func matchRow(row *sweep.Row, sel string) bool {
+	if sel == "" {
+		return true
+	}
+	if v, ok := strings.CutPrefix(sel, "index="); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		return err == nil && row.Index == n
+	}
+	if v, ok := strings.CutPrefix(sel, "rank="); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		return err == nil && n > 0 && row.Rank == n
+	}
+	return row.Label == sel
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteMarkdown writes d as GitHub-flavoured Markdown: text and tables
+// inline, each figure as an SVG file in assetsDir, linked as
+// assetsRel/NAME.svg. With assetsDir "" the figures are left out and a
+// note says so.
+func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
+	if assetsDir != "" {
+		if err := os.MkdirAll(assetsDir, 0o755); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", mdText(d.Title))
+	for _, in := range d.Inputs {
+		fmt.Fprintf(&b, "- %s\n", mdText(in))
+	}
+	omitted := 0
+	for _, s := range d.Sections {
+		fmt.Fprintf(&b, "\n## %s\n", mdText(s.Title))
+		for _, blk := range s.Blocks {
+			switch v := blk.(type) {
+			case *Text:
+				fmt.Fprintf(&b, "\n%s\n", mdText(v.Text))
+			case *Table:
+				writeMDTable(&b, v)
+			case *Figure:
+				if assetsDir == "" {
+					omitted++
+					fmt.Fprintf(&b, "\n*Figure omitted: %s*\n", mdText(v.Caption))
+					continue
+				}
+				file := v.Name + ".svg"
+				if err := os.WriteFile(filepath.Join(assetsDir, file), standaloneSVG(v.SVG), 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(&b, "\n![%s](%s)\n\n*%s*\n", mdText(v.Caption), filepath.ToSlash(filepath.Join(assetsRel, file)), mdText(v.Caption))
+			}
+		}
+	}
+	if omitted > 0 {
+		fmt.Fprintf(&b, "\n---\n%d figures omitted; the HTML report (`-o report.html`) inlines them.\n", omitted)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMDTable(b *strings.Builder, t *Table) {
+	if t.Caption != "" {
+		fmt.Fprintf(b, "\n%s\n", mdText(t.Caption))
+	}
+	b.WriteString("\n|")
+	for _, h := range t.Header {
+		fmt.Fprintf(b, " %s |", mdCell(h))
+	}
+	b.WriteString("\n|")
+	for j := range t.Header {
+		if j < len(t.Numeric) && t.Numeric[j] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for i, r := range t.Rows {
+		b.WriteString("|")
+		for j, c := range r {
+			c = mdCell(c)
+			if j == 0 && i < len(t.Marked) && t.Marked[i] {
+				c = "**" + c + "**"
+			}
+			fmt.Fprintf(b, " %s |", c)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// mdText escapes the characters Markdown would read as markup or HTML.
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(mdText(s), "|", `\|`) }

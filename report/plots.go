@@ -1,0 +1,286 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+	"strconv"
+
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure geometry: the plot area, then the legend below it, one entry a line.
+const (
+	figW       = 8.5 * vg.Inch
+	figH       = 3.8 * vg.Inch
+	legendLine = 15 // pt per legend entry
+	maxLegend  = 48 // characters of a legend label
+)
+
+// palette is Tableau 10: distinct, colour-blind tolerant, readable on white.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+}
+
+func colorOf(i int) color.RGBA { return palette[i%len(palette)] }
+
+var grey = color.RGBA{0xb0, 0xb0, 0xb0, 0xff}
+
+func sans(size vg.Length, bold bool) font.Font {
+	f := font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
+	if bold {
+		f.Weight = xfont.WeightBold
+	}
+	return f
+}
+
+// newPlot is a plot with a title, labelled axes (put the unit in the
+// label), a light grid and sans-serif text large enough to read when the
+// figure is scaled to a page column.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = sans(13, true)
+	p.Title.Padding = 6
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = sans(11, false)
+		a.Tick.Label.Font = sans(10, false)
+		a.Padding = 3
+	}
+	p.Legend.TextStyle.Font = sans(10, false)
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{0xe4}
+	g.Horizontal.Color = color.Gray{0xe4}
+	p.Add(g)
+	return p
+}
+
+// logAxis switches a to a log scale with readable ticks when the positive
+// values span more than two decades; it reports whether it did.
+func logAxis(a *plot.Axis, lo, hi float64) bool {
+	if !(lo > 0) || hi/lo < 100 {
+		return false
+	}
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = plot.LogTicks{Prec: -1}
+	return true
+}
+
+// legendEntry is one series in a figure's legend.
+type legendEntry struct {
+	label  string
+	thumbs []plot.Thumbnailer
+}
+
+// render draws p with the legend entries listed below the plot area and
+// returns the SVG document.
+func render(p *plot.Plot, legend []legendEntry) ([]byte, error) {
+	h := figH
+	if len(legend) > 0 {
+		h += vg.Length(legendLine*len(legend) + 10)
+	}
+	c := vgsvg.New(figW, h)
+	dc := draw.New(c)
+	top := draw.Crop(dc, 0, 0, vg.Length(h-figH), 0) // the plot: the top figH
+	p.Draw(top)
+	if len(legend) > 0 {
+		l := plot.NewLegend()
+		l.TextStyle.Font = sans(10, false)
+		l.Top, l.Left = true, true
+		l.ThumbnailWidth = 22
+		l.Padding = vg.Length(legendLine) - 10
+		for _, e := range legend {
+			l.Add(truncate(e.label, maxLegend*2), e.thumbs...)
+		}
+		bottom := draw.Crop(dc, 12, 0, 0, -(figH + 4))
+		l.Draw(bottom)
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// xyLine adds a line (and optional point markers) of colour i to p.
+func xyLine(p *plot.Plot, pts plotter.XYs, i int, dashed bool) (*plotter.Line, error) {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	l.Color = colorOf(i)
+	l.Width = vg.Points(1.8)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	p.Add(l)
+	return l, nil
+}
+
+func scatter(p *plot.Plot, pts plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Length) (*plotter.Scatter, error) {
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	s.GlyphStyle.Color = c
+	s.GlyphStyle.Shape = shape
+	s.GlyphStyle.Radius = radius
+	p.Add(s)
+	return s, nil
+}
+
+// cdfPoints samples the empirical CDF of sorted values at up to n points
+// (every value when there are fewer), in the units given by scale.
+func cdfPoints(sorted []float64, scale float64, n int) plotter.XYs {
+	if len(sorted) == 0 {
+		return nil
+	}
+	step := max(len(sorted)/n, 1)
+	var pts plotter.XYs
+	for i := 0; i < len(sorted); i += step {
+		pts = append(pts, plotter.XY{X: sorted[i] * scale, Y: float64(i+1) / float64(len(sorted))})
+	}
+	if last := len(sorted) - 1; (last % step) != 0 {
+		pts = append(pts, plotter.XY{X: sorted[last] * scale, Y: 1})
+	}
+	return pts
+}
+
+// timeUnit picks seconds or milliseconds for latencies up to hi seconds.
+func timeUnit(hi float64) (scale float64, unit string) {
+	if hi < 1 {
+		return 1e3, "ms"
+	}
+	return 1, "s"
+}
+
+// clampPositive replaces non-positive X by floor so a log axis can draw them.
+func clampPositive(pts plotter.XYs, floor float64) plotter.XYs {
+	out := make(plotter.XYs, len(pts))
+	for i, p := range pts {
+		if p.X < floor {
+			p.X = floor
+		}
+		out[i] = p
+	}
+	return out
+}
+
+var (
+	svgProlog = regexp.MustCompile(`(?s)^\s*<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
+	svgNS     = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
+	svgSize   = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
+	svgFont   = regexp.MustCompile(`font-family:Liberation (Sans|Serif|Mono);`)
+)
+
+// fontStack lets the browser fall back to a metric-compatible font when
+// Liberation is not installed (text is measured with Liberation metrics).
+func fontStack(svg []byte) []byte {
+	return svgFont.ReplaceAllFunc(svg, func(m []byte) []byte {
+		switch {
+		case bytes.Contains(m, []byte("Sans")):
+			return []byte(`font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;`)
+		case bytes.Contains(m, []byte("Mono")):
+			return []byte(`font-family:'Liberation Mono','Cousine','Courier New',monospace;`)
+		}
+		return []byte(`font-family:'Liberation Serif',Tinos,'Times New Roman',serif;`)
+	})
+}
+
+// inlineSVG prepares an SVG document for inlining in HTML5: no XML
+// prolog, no namespace declarations (HTML does not need them, and the
+// report must hold no URLs), size set by the stylesheet (the viewBox
+// keeps the aspect ratio), and a font stack.
+func inlineSVG(svg []byte, title string) []byte {
+	s := svgProlog.ReplaceAll(svg, nil)
+	s = svgNS.ReplaceAll(s, nil)
+	s = svgSize.ReplaceAll(s, []byte(fmt.Sprintf(`<svg role="img" aria-label="%s"`, htmlAttr(title))))
+	return fontStack(s)
+}
+
+// standaloneSVG is an SVG document for a file of its own (Markdown): it
+// keeps the namespace a standalone SVG needs.
+func standaloneSVG(svg []byte) []byte { return fontStack(svg) }
+
+// renderGrid draws plots as small multiples, cols to a row, each panel
+// panelH high, and returns the SVG document.
+func renderGrid(plots []*plot.Plot, cols int, panelH vg.Length) ([]byte, error) {
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+		for j := range cols {
+			if k := i*cols + j; k < len(plots) {
+				grid[i][j] = plots[k]
+			}
+		}
+	}
+	c := vgsvg.New(figW, panelH*vg.Length(rows))
+	dc := draw.New(c)
+	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(18), PadY: vg.Points(14), PadTop: 4, PadBottom: 2}
+	canvases := plot.Align(grid, t, dc)
+	for i := range grid {
+		for j, p := range grid[i] {
+			if p != nil {
+				p.Draw(canvases[i][j])
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// pow2Ticks marks powers of two: load scales double from point to point.
+type pow2Ticks struct{}
+
+func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
+	lo, hi := math.Floor(math.Log2(min)), math.Ceil(math.Log2(max))
+	every := math.Max(1, math.Ceil((hi-lo+1)/10)) // at most about ten labels
+	var ts []plot.Tick
+	for e := lo; e <= hi; e++ {
+		v := math.Pow(2, e)
+		t := plot.Tick{Value: v}
+		if math.Mod(e, every) == 0 {
+			t.Label = strconv.FormatFloat(v, 'g', 6, 64)
+			if e < 0 {
+				t.Label = "1/" + strconv.FormatFloat(1/v, 'g', 6, 64)
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// log2Axis puts a on a log scale with power-of-two ticks when the positive
+// values span a factor of 8 or more; it reports whether it did.
+func log2Axis(a *plot.Axis, lo, hi float64) bool {
+	if !(lo > 0) || hi/lo < 8 {
+		return false
+	}
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = pow2Ticks{}
+	a.Min, a.Max = lo/1.15, hi*1.15
+	return true
+}

@@ -1,0 +1,143 @@
+// Package report turns servesim results into one self-contained HTML file
+// (or Markdown with the figures beside it): a comparison table, latency
+// CDFs, load curves with the knee, the Pareto front, KV occupancy over
+// time and the cost breakdown by the five factors of the cost model.
+//
+// A report is a list of sections. Each Section looks at the loaded inputs
+// and returns format-neutral blocks (text, tables, SVG figures) or none
+// when its data is absent; the HTML and Markdown writers only lay blocks
+// out. A new kind of section (e.g. predicted-vs-measured verification)
+// is one more Section value passed to Build.
+package report
+
+import (
+	"fmt"
+	"math"
+)
+
+// Section is one part of a report.
+type Section interface {
+	// Title is the section heading.
+	Title() string
+	// Blocks returns the section's content for in, or no blocks (and no
+	// error) when nothing in in applies; the section is then left out.
+	Blocks(in *Inputs) ([]Block, error)
+}
+
+// Block is one piece of section content: *Text, *Table or *Figure.
+type Block interface{ block() }
+
+// Text is a paragraph of plain text (escaped by the writers).
+type Text struct{ Text string }
+
+// Table is a table of plain-text cells. Marked rows are highlighted (e.g.
+// Pareto-optimal configs); Numeric columns are right-aligned.
+type Table struct {
+	Caption string
+	Header  []string
+	Rows    [][]string
+	Marked  []bool // per row; may be nil
+	Numeric []bool // per column; may be nil
+}
+
+// Figure is a plot rendered as SVG. Name is a file-name stem, unique within
+// the report (Markdown writes Name.svg beside the report).
+type Figure struct {
+	Name    string
+	Caption string
+	SVG     []byte // a complete SVG document as gonum/plot writes it
+}
+
+func (*Text) block()   {}
+func (*Table) block()  {}
+func (*Figure) block() {}
+
+// Doc is a built report: titled sections with their blocks.
+type Doc struct {
+	Title    string
+	Inputs   []string // what was read, one line each
+	Sections []Built
+}
+
+// Built is one section that had something to show.
+type Built struct {
+	ID     string // anchor, derived from the title
+	Title  string
+	Blocks []Block
+}
+
+// DefaultSections are the sections of a report, in order.
+func DefaultSections() []Section {
+	return []Section{
+		ComparisonSection{},
+		LatencyCDFSection{},
+		LoadCurveSection{},
+		ParetoSection{},
+		KVSection{},
+		CostSection{},
+	}
+}
+
+// Build runs every section over in (DefaultSections when none are given).
+// Sections with nothing to show are left out.
+func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
+	if len(sections) == 0 {
+		sections = DefaultSections()
+	}
+	d := &Doc{Title: title}
+	for _, s := range in.Sources {
+		d.Inputs = append(d.Inputs, s)
+	}
+	seen := map[string]int{}
+	for _, s := range sections {
+		blocks, err := s.Blocks(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Title(), err)
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		id := slug(s.Title())
+		if n := seen[id]; n > 0 {
+			id = fmt.Sprintf("%s-%d", id, n+1)
+		}
+		seen[id]++
+		d.Sections = append(d.Sections, Built{ID: id, Title: s.Title(), Blocks: blocks})
+	}
+	if len(d.Sections) == 0 {
+		return nil, fmt.Errorf("nothing to report: the inputs hold no runs or sweep rows")
+	}
+	return d, nil
+}
+
+// slug makes an HTML id / file-name stem of s: lower-case ASCII letters,
+// digits and dashes.
+func slug(s string) string {
+	var b []byte
+	dash := false
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b = append(b, byte(r))
+			dash = false
+		case r >= 'A' && r <= 'Z':
+			b = append(b, byte(r-'A'+'a'))
+			dash = false
+		default:
+			if !dash && len(b) > 0 {
+				b = append(b, '-')
+				dash = true
+			}
+		}
+	}
+	for len(b) > 0 && b[len(b)-1] == '-' {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return "section"
+	}
+	return string(b)
+}
+
+// known reports whether v is a measured value (not NaN or ±Inf).
+func known(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

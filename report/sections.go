@@ -1,0 +1,304 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// Sweep rows shown in tables and curves: the best ranked, then the rest of
+// the Pareto front.
+const (
+	maxRanked = 10
+	maxShown  = 20
+	maxCurves = 6
+)
+
+// shownRows picks the rows of a sweep worth a table line: ranked rows by
+// rank, then Pareto rows, else the cheapest rows that ran.
+func shownRows(sw *Sweep) []*sweep.Row {
+	var ranked, pareto, ok []*sweep.Row
+	for i := range sw.Rows {
+		r := &sw.Rows[i]
+		switch {
+		case r.Rank > 0:
+			ranked = append(ranked, r)
+		case r.OnPareto || r.ParetoLatency || r.ParetoThroughput:
+			pareto = append(pareto, r)
+		case r.Outcome == sweep.OutcomeOK || r.Outcome == sweep.OutcomeSLOViolated:
+			ok = append(ok, r)
+		}
+	}
+	sort.Slice(ranked, func(i, j int) bool { return ranked[i].Rank < ranked[j].Rank })
+	byCost := func(rs []*sweep.Row) {
+		sort.SliceStable(rs, func(i, j int) bool { return less(rs[i].USDPerMOutEst, rs[j].USDPerMOutEst) })
+	}
+	byCost(pareto)
+	byCost(ok)
+	out := ranked[:min(len(ranked), maxRanked)]
+	out = append(out, pareto...)
+	if len(out) == 0 {
+		out = ok
+	}
+	return out[:min(len(out), maxShown)]
+}
+
+// less orders known values before unknown ones.
+func less(a, b float64) bool {
+	if !known(b) {
+		return known(a)
+	}
+	return known(a) && a < b
+}
+
+func rowMark(r *sweep.Row) string {
+	s := ""
+	if r.Rank > 0 {
+		s = fmt.Sprintf("#%d", r.Rank)
+	}
+	if r.OnPareto || r.ParetoLatency || r.ParetoThroughput {
+		s += " ★"
+	}
+	return s
+}
+
+// ComparisonSection is the side-by-side table of every run and the shown
+// configs of every sweep.
+type ComparisonSection struct{}
+
+func (ComparisonSection) Title() string { return "Comparison" }
+
+func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
+	header := []string{"run / config", "source", "policy", "batch limit", "done / failed", "req/s", "output tok/s",
+		"P50 TTFT", "P99 TTFT", "mean TPOT", "P99 TPOT", "P99 E2E", "device-s", "$/1M out (est.)", "$/1M out (billed)"}
+	numeric := []bool{false, false, false, false, true, true, true, true, true, true, true, true, true, true, true}
+	row := func(name, mark string, r *Run, done string) []string {
+		m := r.Metrics
+		if mark != "" {
+			name = mark + " " + name
+		}
+		return []string{name, r.Kind, dash(r.Policy), dash(r.BatchLimit), done, fmtF(m.ReqPerSec, 2), fmtF(m.OutTokPerSec, 0),
+			fmtSecs(m.TTFTP50), fmtSecs(m.TTFTP99), fmtSecs(m.TPOTMean), fmtSecs(m.TPOTP99), fmtSecs(m.E2EP99),
+			fmtF(m.DeviceSeconds, 0), fmtUSD(m.USDPerMOutEst), fmtUSD(m.USDPerMOutBilled)}
+	}
+	var blocks []Block
+	if len(in.Runs) > 0 {
+		t := &Table{Header: header, Numeric: numeric, Caption: "Runs. Throughput is completed requests and output tokens " +
+			"per second of wall time; latencies are of successful, non-warm-up requests; — means not measured."}
+		for _, r := range in.Runs {
+			m := r.Metrics
+			t.Rows = append(t.Rows, row(r.Name, "", r, fmt.Sprintf("%d/%d · %d", m.Completed, m.Requests, m.Failed)))
+		}
+		blocks = append(blocks, t)
+	}
+	for _, sw := range in.Sweeps {
+		rows := shownRows(sw)
+		if len(rows) == 0 {
+			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: none of its %d configs ran to a result.", sw.Name, len(sw.Rows))})
+			continue
+		}
+		t := &Table{Header: header, Numeric: numeric, Caption: fmt.Sprintf("Sweep %s: %d of %d configs "+
+			"(#N = rank among configs meeting the SLO, ★ = on a Pareto front), each at its SLO capacity.",
+			sw.Name, len(rows), len(sw.Rows))}
+		for _, r := range rows {
+			rr := RowRun(sw, r)
+			t.Rows = append(t.Rows, row(r.Label, rowMark(r), rr, r.Outcome))
+			t.Marked = append(t.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
+		}
+		t.Header = append([]string{}, header...)
+		t.Header[4] = "outcome"
+		blocks = append(blocks, t)
+	}
+	return blocks, nil
+}
+
+// LatencyCDFSection draws the TTFT and E2E distributions, one line per
+// run that has per-request rows.
+type LatencyCDFSection struct{}
+
+func (LatencyCDFSection) Title() string { return "Latency distributions" }
+
+func (LatencyCDFSection) Blocks(in *Inputs) ([]Block, error) {
+	var runs []*Run
+	for _, r := range in.Runs {
+		if r.Lat != nil && len(r.Lat.E2E) > 0 {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	var blocks []Block
+	for _, k := range []struct {
+		name, title string
+		get         func(*Latencies) []float64
+	}{
+		{"ttft", "TTFT", func(l *Latencies) []float64 { return l.TTFT }},
+		{"e2e", "E2E latency", func(l *Latencies) []float64 { return l.E2E }},
+	} {
+		fig, err := cdfFigure("cdf-"+k.name, k.title, runs, k.get)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, fig)
+	}
+	return blocks, nil
+}
+
+// LoadCurveSection draws throughput and P99 TTFT against the offered load
+// of each sweep's shown configs, with the knee and the SLO capacity marked.
+type LoadCurveSection struct{}
+
+func (LoadCurveSection) Title() string { return "Throughput vs load" }
+
+func (LoadCurveSection) Blocks(in *Inputs) ([]Block, error) {
+	var blocks []Block
+	for i, sw := range in.Sweeps {
+		var rows []*sweep.Row
+		for _, r := range shownRows(sw) {
+			if len(r.Curve) > 1 && len(rows) < maxCurves {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		figs, err := loadFigures(fmt.Sprintf("load-%d", i), sw.Name, rows)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, figs...)
+	}
+	if len(blocks) > 0 {
+		blocks = append([]Block{&Text{"The knee is the first load beyond which extra load adds little throughput " +
+			"while P99 latency grows sharply; the SLO capacity is the highest load at which the SLO still holds."}}, blocks...)
+	}
+	return blocks, nil
+}
+
+// ParetoSection draws cost against P99 TTFT and against throughput per
+// device, the Pareto front highlighted: sweep rows (their front flags) or,
+// without a sweep, the runs (front computed here).
+type ParetoSection struct{}
+
+func (ParetoSection) Title() string { return "Pareto front" }
+
+func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
+	var blocks []Block
+	for i, sw := range in.Sweeps {
+		var pts []paretoPoint
+		var cost, lat, negThr []float64
+		for j := range sw.Rows {
+			r := &sw.Rows[j]
+			if !known(r.USDPerMOutEst) {
+				continue
+			}
+			perDev := r.GoodputOutTokPerSecPerDevice
+			if !known(perDev) {
+				perDev = r.OutTokPerSec / float64(max(r.DeviceCount, 1)*max(r.Replicas, 1))
+			}
+			label := fmt.Sprintf("index %d", r.Index)
+			if r.Rank > 0 {
+				label = fmt.Sprintf("#%d", r.Rank)
+			}
+			pts = append(pts, paretoPoint{label: label, cost: r.USDPerMOutEst, p99: r.TTFTP99, perDev: perDev})
+			// the fronts are drawn among the configs that meet the SLO (ranked)
+			c := math.NaN()
+			if r.Rank > 0 {
+				c = r.USDPerMOutEst
+			}
+			cost, lat, negThr = append(cost, c), append(lat, r.TTFTP99), append(negThr, -perDev)
+		}
+		fl, ft := sweep.ParetoFront(cost, lat), sweep.ParetoFront(cost, negThr)
+		for k := range pts {
+			pts[k].frontLat, pts[k].frontThr = fl[k], ft[k]
+		}
+		figs, err := paretoFigures(fmt.Sprintf("pareto-%d", i), "sweep "+sw.Name, pts)
+		if err != nil {
+			return nil, err
+		}
+		if len(figs) > 0 {
+			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: points are labelled by rank (#N, as in the comparison table); "+
+				"the fronts are drawn among the configs that meet the SLO, on the plotted axes (the table's ★ is the sweep's "+
+				"own flag: cost vs P99 E2E or vs goodput per device).", sw.Name)})
+		}
+		blocks = append(blocks, figs...)
+	}
+	if len(in.Sweeps) == 0 {
+		var pts []paretoPoint
+		for _, r := range in.Runs {
+			m := r.Metrics
+			if !known(m.USDPerMOutEst) {
+				continue
+			}
+			perDev := math.NaN()
+			if m.Devices > 0 {
+				perDev = m.OutTokPerSec / float64(m.Devices)
+			}
+			pts = append(pts, paretoPoint{label: r.Name, cost: m.USDPerMOutEst, p99: m.TTFTP99, perDev: perDev})
+		}
+		if len(pts) < 2 {
+			return nil, nil
+		}
+		markFront(pts)
+		figs, err := paretoFigures("pareto-runs", "runs", pts)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, figs...)
+	}
+	return blocks, nil
+}
+
+// paretoPoint is one config in the cost plots.
+type paretoPoint struct {
+	label              string
+	cost, p99, perDev  float64
+	frontLat, frontThr bool
+}
+
+// markFront flags the points no other point beats on both cost and P99
+// TTFT (lower is better), and on both cost and throughput per device.
+func markFront(pts []paretoPoint) {
+	for i := range pts {
+		a := &pts[i]
+		a.frontLat, a.frontThr = known(a.p99), known(a.perDev)
+		for j := range pts {
+			b := &pts[j]
+			if i == j {
+				continue
+			}
+			if known(b.p99) && b.cost <= a.cost && b.p99 <= a.p99 && (b.cost < a.cost || b.p99 < a.p99) {
+				a.frontLat = false
+			}
+			if known(b.perDev) && b.cost <= a.cost && b.perDev >= a.perDev && (b.cost < a.cost || b.perDev > a.perDev) {
+				a.frontThr = false
+			}
+		}
+	}
+}
+
+// KVSection draws KV-cache occupancy over time of each simulated run.
+type KVSection struct{}
+
+func (KVSection) Title() string { return "KV cache utilization" }
+
+func (KVSection) Blocks(in *Inputs) ([]Block, error) {
+	var runs []*Run
+	for _, r := range in.Runs {
+		if r.Result != nil && r.Result.Summary.KV.TotalBlocks > 0 && len(r.Result.Summary.KV.Series) > 0 {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	fig, err := kvFigure(runs)
+	if err != nil {
+		return nil, err
+	}
+	return []Block{fig, &Text{"Each point is the most KV blocks referenced at once within a time bucket " +
+		"(buckets widen as a run grows, so a long run keeps about 1,000 points)."}}, nil
+}
