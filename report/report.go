@@ -84,10 +84,7 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 	if len(sections) == 0 {
 		sections = DefaultSections()
 	}
-	d := &Doc{Title: title}
-	for _, s := range in.Sources {
-		d.Inputs = append(d.Inputs, s)
-	}
+	d := &Doc{Title: title, Inputs: append([]string(nil), in.Sources...)}
 	seen := map[string]int{}
 	for _, s := range sections {
 		blocks, err := s.Blocks(in)
