@@ -4,6 +4,8 @@
 //
 // A plan has no implicit defaults for controlled variables: a missing
 // required key or an unknown key is an error that names the file and key.
+// The [cluster] section is optional: without it a plan is one replica of
+// the [device] deployment; with it, replicas and router are required.
 package plan
 
 import (
@@ -11,11 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/sim"
 )
 
 // Plan is one measurement plan.
@@ -24,6 +28,8 @@ type Plan struct {
 	Batch  Batch  `toml:"batch"`
 	Device Device `toml:"device"`
 	Cost   Cost   `toml:"cost"`
+	// Cluster is the optional [cluster] section; nil means one replica.
+	Cluster *Cluster `toml:"cluster,omitempty"`
 }
 
 // Model is the [model] section.
@@ -66,6 +72,21 @@ type Cost struct {
 	PUE                 float64 `toml:"pue"`
 	APIInputUSDPerMTok  float64 `toml:"api_input_usd_per_mtok"`
 	APIOutputUSDPerMTok float64 `toml:"api_output_usd_per_mtok"`
+}
+
+// Cluster is the optional [cluster] section: replicas of the [device]
+// deployment behind a router, optionally split into a short and a long
+// pool by request length. Without it a plan is one replica.
+type Cluster struct {
+	Replicas int    `toml:"replicas"` // replicas (of the short pool, with a split)
+	Router   string `toml:"router"`   // round_robin | least_outstanding | prefix_affinity
+	// SplitTokens and LongReplicas come together: requests of at most
+	// SplitTokens tokens (prompt + output, or the prompt alone with
+	// SplitOnPrompt) go to the Replicas pool, longer ones to a pool of
+	// LongReplicas replicas of the same plan. 0 = no split.
+	SplitTokens   int  `toml:"split_tokens,omitempty"`
+	LongReplicas  int  `toml:"long_replicas,omitempty"`
+	SplitOnPrompt bool `toml:"split_on_prompt,omitempty"`
 }
 
 // Strategies lists the batch strategies and the keys each one requires.
@@ -126,10 +147,41 @@ func Parse(data []byte) (*Plan, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing required key %s", strings.Join(missing, ", "))
 	}
+	if err := checkClusterKeys(md); err != nil {
+		return nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// checkClusterKeys checks the keys of an optional [cluster] section:
+// replicas and router are required, split_tokens and long_replicas come
+// together, and split_on_prompt needs them.
+func checkClusterKeys(md toml.MetaData) error {
+	if !md.IsDefined("cluster") {
+		return nil
+	}
+	var missing []string
+	for _, k := range []string{"replicas", "router"} {
+		if !md.IsDefined("cluster", k) {
+			missing = append(missing, "cluster."+k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing required key %s ([cluster] needs replicas and router)", strings.Join(missing, ", "))
+	}
+	split, long := md.IsDefined("cluster", "split_tokens"), md.IsDefined("cluster", "long_replicas")
+	switch {
+	case split && !long:
+		return errors.New("missing required key cluster.long_replicas (cluster.split_tokens and cluster.long_replicas go together)")
+	case long && !split:
+		return errors.New("missing required key cluster.split_tokens (cluster.split_tokens and cluster.long_replicas go together)")
+	case md.IsDefined("cluster", "split_on_prompt") && !split:
+		return errors.New("cluster.split_on_prompt: needs cluster.split_tokens and cluster.long_replicas")
+	}
+	return nil
 }
 
 // Validate checks value ranges; it does not consult the catalog.
@@ -191,6 +243,22 @@ func (p *Plan) Validate() error {
 	if err := prices.Validate(); err != nil {
 		bad("cost", "%v", err)
 	}
+	if c := p.Cluster; c != nil {
+		if c.Replicas < 1 {
+			bad("cluster.replicas", "must be ≥ 1, got %d", c.Replicas)
+		}
+		if !slices.Contains(sim.Routers, c.Router) {
+			bad("cluster.router", "unknown router %q (want one of %s)", c.Router, strings.Join(sim.Routers, ", "))
+		}
+		if c.SplitTokens != 0 || c.LongReplicas != 0 || c.SplitOnPrompt {
+			if c.SplitTokens < 1 {
+				bad("cluster.split_tokens", "must be ≥ 1, got %d", c.SplitTokens)
+			}
+			if c.LongReplicas < 1 {
+				bad("cluster.long_replicas", "must be ≥ 1, got %d", c.LongReplicas)
+			}
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -205,9 +273,64 @@ func (p *Plan) Prices() model.Prices {
 	}
 }
 
+// Clustered reports whether the plan runs as a cluster (sim.RunCluster):
+// a [cluster] section with more than one replica or a length split.
+func (p *Plan) Clustered() bool {
+	c := p.Cluster
+	return c != nil && (c.Replicas > 1 || c.SplitTokens > 0)
+}
+
+// Split reports whether the [cluster] splits requests into a short and a
+// long pool.
+func (p *Plan) Split() bool { return p.Cluster != nil && p.Cluster.SplitTokens > 0 }
+
+// Replicas is the number of replicas over every pool: 1 without [cluster],
+// replicas + long_replicas with a split.
+func (p *Plan) Replicas() int {
+	c := p.Cluster
+	if c == nil {
+		return 1
+	}
+	if c.SplitTokens > 0 {
+		return c.Replicas + c.LongReplicas
+	}
+	return c.Replicas
+}
+
+// Devices is the number of devices the plan holds: device.count × every
+// replica of every pool.
+func (p *Plan) Devices() int { return p.Device.Count * p.Replicas() }
+
+// ClusterLabel describes the [cluster] section for tables, e.g.
+// "4× least_outstanding", or "short 4 + long 2 @2048 least_outstanding"
+// with a split ("@prompt≤2048" when the split compares the prompt alone);
+// "" without one.
+func (p *Plan) ClusterLabel() string {
+	c := p.Cluster
+	if c == nil {
+		return ""
+	}
+	if c.SplitTokens <= 0 {
+		return fmt.Sprintf("%d× %s", c.Replicas, c.Router)
+	}
+	at := fmt.Sprintf("@%d", c.SplitTokens)
+	if c.SplitOnPrompt {
+		at = fmt.Sprintf("@prompt≤%d", c.SplitTokens)
+	}
+	return fmt.Sprintf("short %d + long %d %s %s", c.Replicas, c.LongReplicas, at, c.Router)
+}
+
 // BatchLimit describes the policy's batch limit for tables, e.g.
-// "seqs=256 tok=8192 chunked".
+// "seqs=256 tok=8192 chunked"; a plan with a [cluster] section appends
+// its ClusterLabel after "; ".
 func (p *Plan) BatchLimit() string {
+	if cl := p.ClusterLabel(); cl != "" {
+		return p.batchLimit() + "; " + cl
+	}
+	return p.batchLimit()
+}
+
+func (p *Plan) batchLimit() string {
 	b := p.Batch
 	switch b.Strategy {
 	case "fixed":

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/servesim/servesim/model"
@@ -18,6 +19,10 @@ type Result struct {
 	Summary   *sim.Summary        // latency, throughput, memory, energy
 	Cost      model.CostBreakdown // both cost bases
 	Outcome   string              // "ok", or why the run stopped (OOM)
+	// Pools are a cluster plan's pools with their replicas (each replica's
+	// KV series left out); nil for one replica. Summary is then the
+	// whole cluster's.
+	Pools []sim.PoolSummary `json:"Pools,omitempty"`
 }
 
 // Options are the run settings that are not controlled variables.
@@ -59,16 +64,70 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 	}
 }
 
+// Pool names of a split cluster.
+const (
+	ShortPool = "short"
+	LongPool  = "long"
+)
+
+// ClusterConfig builds the cluster of a resolved plan: one pool of
+// cluster.replicas replicas (one replica without [cluster]), or a short
+// and a long pool split at cluster.split_tokens. Every replica has
+// SimConfig(opt) without the decision log.
+func (r *Resolved) ClusterConfig(opt Options) sim.ClusterConfig {
+	rep := r.SimConfig(opt)
+	rep.Decisions = nil
+	c := r.Plan.Cluster
+	if c == nil {
+		return sim.ClusterConfig{Pools: []sim.PoolConfig{{Name: "pool0", Replicas: 1, Router: sim.RoundRobin, Replica: rep}}}
+	}
+	if c.SplitTokens <= 0 {
+		return sim.ClusterConfig{Pools: []sim.PoolConfig{{Name: "pool0", Replicas: c.Replicas, Router: c.Router, Replica: rep}}}
+	}
+	return sim.ClusterConfig{
+		Pools: []sim.PoolConfig{
+			{Name: ShortPool, Replicas: c.Replicas, Router: c.Router, Replica: rep},
+			{Name: LongPool, Replicas: c.LongReplicas, Router: c.Router, Replica: rep},
+		},
+		Threshold:  c.SplitTokens,
+		PromptOnly: c.SplitOnPrompt,
+	}
+}
+
+// ErrDecisionsInCluster is returned by Simulate when a decision log is
+// asked for with a cluster plan: the log is one replica's.
+var ErrDecisionsInCluster = errors.New("decision logs are per replica: not supported with a [cluster] of several replicas or a split")
+
 // Simulate runs the trace through the plan and prices the outcome. Per
 // request rows go to out when it is not nil. A static batch running out of
 // memory is an outcome, not an error: Result.Outcome says so.
+//
+// A cluster plan (Plan.Clustered) runs sim.RunCluster; its device-seconds
+// and cost count every replica's devices, and Result.Pools has the pools.
+// It cannot write a decision log (ErrDecisionsInCluster).
 func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, out traces.Writer, opt Options) (*Result, error) {
 	stepModel := opt.StepModel
 	if opt.Step == nil {
 		stepModel = "roofline prior (uncalibrated)"
 	}
-	sum, err := sim.Run(ctx, r.SimConfig(opt), in, out)
-	res := &Result{Name: name, Plan: r.Plan, StepModel: stepModel, Summary: sum, Outcome: "ok"}
+	var (
+		sum   *sim.Summary
+		pools []sim.PoolSummary
+		err   error
+	)
+	if r.Plan.Clustered() {
+		if opt.Decisions != nil {
+			return nil, fmt.Errorf("plan %s (%s): %w", name, r.Plan.ClusterLabel(), ErrDecisionsInCluster)
+		}
+		var cs *sim.ClusterSummary
+		cs, err = sim.RunCluster(ctx, r.ClusterConfig(opt), in, out)
+		if cs != nil {
+			sum, pools = &cs.Summary, compactPools(cs.Pools)
+		}
+	} else {
+		sum, err = sim.Run(ctx, r.SimConfig(opt), in, out)
+	}
+	res := &Result{Name: name, Plan: r.Plan, StepModel: stepModel, Summary: sum, Outcome: "ok", Pools: pools}
 	var oom *sim.OOMError
 	switch {
 	case errors.As(err, &oom):
@@ -77,11 +136,21 @@ func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, 
 		return nil, err
 	}
 	res.Cost = r.Prices.Cost(model.Usage{
-		Devices:      r.Plan.Device.Count,
+		Devices:      r.Plan.Devices(),
 		WallSeconds:  sum.Makespan,
 		EnergyJoules: sum.EnergyJoules,
 		InputTokens:  sum.InputTokens,
 		OutputTokens: sum.OutputTokens,
 	})
 	return res, nil
+}
+
+// compactPools drops the replicas' KV series, keeping the result small.
+func compactPools(pools []sim.PoolSummary) []sim.PoolSummary {
+	for i := range pools {
+		for j := range pools[i].Replicas {
+			pools[i].Replicas[j].KV.Series = nil
+		}
+	}
+	return pools
 }

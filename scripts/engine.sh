@@ -88,7 +88,9 @@ cmd_start() {
 	else
 		healthy && die "port $PORT is already in use by another server"
 		# setsid: own process group, so stop can end the server and its runner.
-		setsid "$BIN/ollama" serve >>"$LOG" 2>&1 </dev/null &
+		# nice: on a small shared host the engine under test must not starve
+		# the load generator, or client-side schedule lag measures the engine.
+		setsid nice -n "${SERVESIM_ENGINE_NICE:-10}" "$BIN/ollama" serve >>"$LOG" 2>&1 </dev/null &
 		echo $! >"$PIDFILE"
 		for _ in $(seq 1 150); do
 			healthy && break

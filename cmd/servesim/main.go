@@ -36,6 +36,7 @@ func newApp() *cli.App {
 			sweepCommand(),
 			reportCommand(),
 			compareCommand(),
+			verifyCommand(),
 		},
 		HideHelpCommand: true,
 	}

@@ -126,6 +126,9 @@ func runSimulate(c *cli.Context) error {
 }
 
 func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, prof *profileStep) (res *plan.Result, err error) {
+	if r.Plan.Clustered() && (c.String("decisions") != "" || c.IsSet("closed-loop")) {
+		return nil, fmt.Errorf("[cluster] %s: --decisions and --closed-loop simulate one replica; they are not supported with a cluster plan", r.Plan.ClusterLabel())
+	}
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return nil, err
@@ -180,7 +183,7 @@ func resultMeta(in traces.Meta, r *plan.Resolved) traces.Meta {
 	meta.Model = r.Arch.Name
 	meta.WeightVersion = r.Plan.Model.WeightVersion
 	meta.Precision = r.Plan.Model.Precision
-	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Device.Count, r.Hardware.Name)
+	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Devices(), r.Hardware.Name)
 	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
 	meta.ToolVersion = version
 	if toml, err := r.Plan.Encode(); err == nil {

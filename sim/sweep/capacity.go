@@ -310,7 +310,7 @@ func (ev *evaluator) run(ctx context.Context, scale float64, abort bool) (*probe
 	r := ev.cfg.Resolved
 	p.sum, p.good, p.goodOut = sum, ev.cnt.good, ev.cnt.goodOut
 	p.cost = r.Prices.Cost(model.Usage{
-		Devices: r.Plan.Device.Count * ev.cfg.Replicas, WallSeconds: sum.Makespan, EnergyJoules: sum.EnergyJoules,
+		Devices: r.Plan.Devices(), WallSeconds: sum.Makespan, EnergyJoules: sum.EnergyJoules,
 		InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens,
 	})
 	p.ok = !ev.cnt.failed()
@@ -327,13 +327,13 @@ func (e errHopeless) Error() string {
 }
 
 // simulate runs the trace through the config: one replica with sim.Run,
-// several behind sim.RunCluster's least-outstanding router.
+// a [cluster] of several replicas or a length split with sim.RunCluster.
 func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
-	cfg := ev.cfg.Resolved.SimConfig(plan.Options{})
-	if ev.cfg.Replicas <= 1 {
-		return sim.Run(ctx, cfg, &ev.rd, &ev.cnt)
+	r := ev.cfg.Resolved
+	if !r.Plan.Clustered() {
+		return sim.Run(ctx, r.SimConfig(plan.Options{}), &ev.rd, &ev.cnt)
 	}
-	cs, err := sim.RunCluster(ctx, sim.DefaultClusterConfig(cfg, ev.cfg.Replicas), &ev.rd, &ev.cnt)
+	cs, err := sim.RunCluster(ctx, r.ClusterConfig(plan.Options{}), &ev.rd, &ev.cnt)
 	if cs == nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@
 //
 // # Spec
 //
-//	base = "plan.toml"              # or inline [model] [batch] [device] [cost]; inline keys override
+//	base = "plan.toml"              # or inline [model] [batch] [device] [cost] [cluster]; inline keys override
 //	[sweep]
 //	"batch.strategy" = ["continuous", "fixed"]
 //	"batch.max_num_seqs" = { from = 16, to = 512, factor = 2 }      # geometric
@@ -34,7 +34,8 @@
 //	skip_if = ["batch.max_num_batched_tokens < batch.max_num_seqs"]
 //
 // Keys (Keys lists them): batch.strategy, device.model, device.count,
-// replicas, model.precision, model.max_new_tokens, device.max_model_len,
+// cluster.replicas, cluster.router, cluster.split_tokens,
+// cluster.long_replicas, model.precision, model.max_new_tokens, device.max_model_len,
 // device.block_size, device.gpu_memory_utilization, batch.prefix_caching,
 // batch.batch_size (fixed), batch.max_token_budget (token_budget),
 // batch.max_wait_ms (fixed, token_budget), batch.max_num_seqs,
@@ -44,9 +45,21 @@
 // (Config.Index): strategies in the order given, then the applicable keys
 // in the order above with the last varying fastest. rate_scale evaluates
 // a config at fixed arrival-rate scales instead of searching for its
-// capacity. replicas > 1 runs sim.RunCluster with a least-outstanding
-// router. A swept device.model other than the base plan's needs a price
+// capacity. A swept device.model other than the base plan's needs a price
 // in [prices].
+//
+// The cluster keys are the plan's optional [cluster] section (see package
+// plan): a config with more than one replica or a length split runs
+// sim.RunCluster, and holds device.count × every replica of every pool
+// devices — for max_devices, device-seconds, cost and the per-device
+// goodput. Swept cluster keys need the rest of the section in the base
+// plan or the spec's inline [cluster] (router with replicas, long_replicas
+// with split_tokens), or swept too. The legacy key replicas is an alias of
+// cluster.replicas (in [sweep] and skip_if) that keeps its old meaning: one
+// replica is a plan without [cluster], several sit behind
+// least_outstanding unless the base plan names a router. Rows carry the
+// cluster as router, split_tokens, long_replicas and split_on_prompt
+// (null when not applicable); replicas counts every pool's replicas.
 //
 // Everything that can be wrong with a spec — an unknown key, an empty list
 // or range, step ≤ 0, factor ≤ 1, from > to, an unknown strategy, model or

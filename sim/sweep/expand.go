@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim"
 )
 
 // Config is one point of the sweep's cross product.
@@ -23,7 +24,9 @@ type Config struct {
 	Label string // the swept keys and their values, e.g. "continuous max_num_seqs=128"
 	Plan  *plan.Plan
 	// PlanTOML is the full plan, loadable with plan.Parse.
-	PlanTOML  string
+	PlanTOML string
+	// Replicas counts every replica of every pool (Plan.Replicas): the
+	// config holds device.count × Replicas devices.
 	Replicas  int
 	RateScale float64        // fixed arrival-rate scale; 0 = search the SLO capacity
 	Resolved  *plan.Resolved // nil when skipped
@@ -168,13 +171,24 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 	}
 	c := Config{Index: index, Replicas: 1}
 	label := []string{st}
+	_, baseCluster := s.base["cluster"]
 	for i, a := range axes {
 		v := a.Values[idx[i]]
 		label = append(label, a.Key[strings.LastIndexByte(a.Key, '.')+1:]+"="+formatValue(v))
-		switch a.Key {
-		case "replicas":
-			c.Replicas = int(v.(int64))
-		case "rate_scale":
+		switch {
+		case a.Key == "cluster.replicas" && s.replicasAlias:
+			// The legacy replicas key: one replica is a plan without
+			// [cluster], several sit behind least_outstanding unless the
+			// base plan names a router.
+			if v.(int64) == 1 && !baseCluster {
+				continue
+			}
+			cl := section("cluster")
+			cl["replicas"] = v
+			if _, ok := cl["router"]; !ok {
+				cl["router"] = sim.LeastOutstanding
+			}
+		case a.Key == "rate_scale":
 			c.RateScale = v.(float64)
 		default:
 			sec, key, _ := strings.Cut(a.Key, ".")
@@ -204,6 +218,7 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 		return c, fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
 	}
 	c.Plan = p
+	c.Replicas = p.Replicas()
 	if _, err := cat.Arch(p.Model.Name); err != nil {
 		return c, fmt.Errorf("model.name: %w", err)
 	}
@@ -217,8 +232,8 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 			return c, nil
 		}
 	}
-	if m := s.Constraints.MaxDevices; m > 0 && p.Device.Count*c.Replicas > m {
-		c.Skip, c.SkipDetail = SkipMaxDevices, fmt.Sprintf("%d devices > max_devices %d", p.Device.Count*c.Replicas, m)
+	if m := s.Constraints.MaxDevices; m > 0 && p.Devices() > m {
+		c.Skip, c.SkipDetail = SkipMaxDevices, fmt.Sprintf("%d devices > max_devices %d", p.Devices(), m)
 		return c, nil
 	}
 	r, err := p.Resolve(cat)
@@ -230,6 +245,13 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 	if err := cfg.Validate(); err != nil {
 		c.Skip, c.SkipDetail = SkipInvalid, err.Error()
 		return c, nil
+	}
+	if p.Clustered() {
+		cc := r.ClusterConfig(plan.Options{})
+		if err := cc.Validate(); err != nil {
+			c.Skip, c.SkipDetail = SkipInvalid, err.Error()
+			return c, nil
+		}
 	}
 	c.Resolved = r
 	return c, nil
@@ -269,15 +291,33 @@ func (c *Config) value(key string) (any, bool) {
 	if !ok || !d.applies(p.Batch.Strategy) {
 		return nil, false
 	}
-	switch key {
+	switch d.key {
 	case strategyKey:
 		return p.Batch.Strategy, true
 	case "device.model":
 		return p.Device.Model, true
 	case "device.count":
 		return int64(p.Device.Count), true
-	case "replicas":
-		return int64(c.Replicas), true
+	case "cluster.replicas":
+		if p.Cluster == nil {
+			return int64(1), true
+		}
+		return int64(p.Cluster.Replicas), true
+	case "cluster.router":
+		if p.Cluster == nil {
+			return nil, false
+		}
+		return p.Cluster.Router, true
+	case "cluster.split_tokens":
+		if !p.Split() {
+			return nil, false
+		}
+		return int64(p.Cluster.SplitTokens), true
+	case "cluster.long_replicas":
+		if !p.Split() {
+			return nil, false
+		}
+		return int64(p.Cluster.LongReplicas), true
 	case "model.precision":
 		return p.Model.Precision, true
 	case "model.max_new_tokens":

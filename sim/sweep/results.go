@@ -30,20 +30,29 @@ type Row struct {
 	PlanTOML string // the full plan: plan.Parse rebuilds it
 
 	// Config columns.
-	Model                string
-	Precision            string
-	MaxNewTokens         int64
-	Strategy             string
-	BatchSize            int64   // fixed
-	MaxWaitMs            float64 // fixed, token_budget
-	MaxTokenBudget       int64   // token_budget
-	MaxNumSeqs           int64   // continuous
-	MaxNumBatchedTokens  int64   // continuous
-	ChunkedPrefill       bool    // continuous
-	PrefixCaching        bool
-	Device               string
-	DeviceCount          int64 // tensor-parallel degree
-	Replicas             int64
+	Model               string
+	Precision           string
+	MaxNewTokens        int64
+	Strategy            string
+	BatchSize           int64   // fixed
+	MaxWaitMs           float64 // fixed, token_budget
+	MaxTokenBudget      int64   // token_budget
+	MaxNumSeqs          int64   // continuous
+	MaxNumBatchedTokens int64   // continuous
+	ChunkedPrefill      bool    // continuous
+	PrefixCaching       bool
+	Device              string
+	DeviceCount         int64 // tensor-parallel degree
+	// Replicas counts every replica of every pool (short + long with a
+	// split): the config holds DeviceCount × Replicas devices.
+	Replicas int64
+	// The plan's [cluster]: Router is "" without one; SplitTokens and
+	// LongReplicas are 0 and SplitOnPrompt false (all null on disk)
+	// without a length split. The short pool has Replicas − LongReplicas.
+	Router               string
+	SplitTokens          int64
+	LongReplicas         int64
+	SplitOnPrompt        bool
 	GPUMemoryUtilization float64
 	MaxModelLen          int64
 	BlockSize            int64
@@ -165,6 +174,14 @@ type column struct {
 	field arrow.Field
 	put   func(b array.Builder, r *Row)
 	get   func(a arrow.Array, i int, r *Row)
+	// optional: a file written before the column existed may lack it;
+	// its rows then keep the zero value.
+	optional bool
+}
+
+func optional(c column) column {
+	c.optional = true
+	return c
 }
 
 func i64Col(name string, f func(*Row) *int64, zeroNull bool) column {
@@ -278,6 +295,8 @@ func curveCol(name string, f func(*CurvePoint) *float64) column {
 
 func notContinuous(r *Row) bool { return r.Strategy != "continuous" }
 
+func noSplit(r *Row) bool { return r.SplitTokens == 0 }
+
 // columns is the results schema, in order.
 var columns = []column{
 	i64Col("index", func(r *Row) *int64 { return &r.Index }, false),
@@ -304,6 +323,10 @@ var columns = []column{
 	strCol("device", func(r *Row) *string { return &r.Device }, false),
 	i64Col("device_count", func(r *Row) *int64 { return &r.DeviceCount }, true),
 	i64Col("replicas", func(r *Row) *int64 { return &r.Replicas }, true),
+	optional(strCol("router", func(r *Row) *string { return &r.Router }, true)),
+	optional(i64Col("split_tokens", func(r *Row) *int64 { return &r.SplitTokens }, true)),
+	optional(i64Col("long_replicas", func(r *Row) *int64 { return &r.LongReplicas }, true)),
+	optional(boolCol("split_on_prompt", func(r *Row) *bool { return &r.SplitOnPrompt }, noSplit)),
 	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }),
 	i64Col("max_model_len", func(r *Row) *int64 { return &r.MaxModelLen }, true),
 	i64Col("block_size", func(r *Row) *int64 { return &r.BlockSize }, true),
@@ -454,10 +477,14 @@ func readFile(path string) (*Results, error) {
 	idx := make([]int, len(columns))
 	for j, c := range columns {
 		f := sc.FieldIndices(c.field.Name)
-		if len(f) != 1 {
+		switch {
+		case len(f) == 1:
+			idx[j] = f[0]
+		case len(f) == 0 && c.optional:
+			idx[j] = -1
+		default:
 			return nil, fmt.Errorf("column %q missing", c.field.Name)
 		}
-		idx[j] = f[0]
 	}
 	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
@@ -474,6 +501,9 @@ func readFile(path string) (*Results, error) {
 		}
 		// curve_scale first sizes each row's curve.
 		for j, c := range columns {
+			if idx[j] < 0 {
+				continue
+			}
 			col := rec.Column(idx[j])
 			if !arrow.TypeEqual(col.DataType(), c.field.Type) {
 				return nil, fmt.Errorf("column %q has type %s, want %s", c.field.Name, col.DataType(), c.field.Type)

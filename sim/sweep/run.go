@@ -129,6 +129,12 @@ func configRow(c *Config) Row {
 	case "continuous":
 		r.MaxNumSeqs, r.MaxNumBatchedTokens, r.ChunkedPrefill = int64(b.MaxNumSeqs), int64(b.MaxNumBatchedTokens), b.ChunkedPrefill
 	}
+	if cl := p.Cluster; cl != nil {
+		r.Router = cl.Router
+		if p.Split() {
+			r.SplitTokens, r.LongReplicas, r.SplitOnPrompt = int64(cl.SplitTokens), int64(cl.LongReplicas), cl.SplitOnPrompt
+		}
+	}
 	if c.RateScale > 0 {
 		r.RateScale = c.RateScale
 	}

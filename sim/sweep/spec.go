@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim"
 )
 
 // Spec is a parsed sweep specification: a base plan, the swept keys and
@@ -39,6 +40,10 @@ type Spec struct {
 	Prices map[string]float64
 
 	base map[string]any // the plan sections: base file overlaid with inline sections
+	// replicasAlias: the [sweep] gave the legacy top-level replicas key
+	// (an alias of cluster.replicas whose router defaults to
+	// least_outstanding).
+	replicasAlias bool
 }
 
 // Axis is one swept key and its values, in the order given. Values are
@@ -97,7 +102,7 @@ type Constraints struct {
 	// 'device.count > 1 && batch.strategy == "serial"'. A comparison on a
 	// key that does not apply to the config's strategy does not hold.
 	SkipIf     []string `toml:"skip_if"`
-	MaxDevices int      `toml:"max_devices"` // skip configs holding more devices (count × replicas); 0 = no limit
+	MaxDevices int      `toml:"max_devices"` // skip configs holding more devices (device.count × every replica of every pool); 0 = no limit
 
 	conds []cond
 }
@@ -128,7 +133,10 @@ type keyDef struct {
 var keyDefs = []keyDef{
 	{"device.model", kString, nil},
 	{"device.count", kInt, nil},
-	{"replicas", kInt, nil},
+	{"cluster.replicas", kInt, nil},
+	{"cluster.router", kString, nil},
+	{"cluster.split_tokens", kInt, nil},
+	{"cluster.long_replicas", kInt, nil},
 	{"model.precision", kString, nil},
 	{"model.max_new_tokens", kInt, nil},
 	{"device.max_model_len", kInt, nil},
@@ -156,7 +164,15 @@ func Keys() []string {
 	return out
 }
 
+// replicasAlias is the legacy name of cluster.replicas.
+const replicasAlias = "replicas"
+
+// lookupKey finds a sweepable key; the legacy "replicas" finds
+// cluster.replicas (the keyDef has the canonical name).
 func lookupKey(k string) (keyDef, bool) {
+	if k == replicasAlias {
+		k = "cluster.replicas"
+	}
 	if k == strategyKey {
 		return keyDef{key: k, kind: kString}, true
 	}
@@ -190,6 +206,7 @@ type specFile struct {
 	Batch       map[string]any     `toml:"batch"`
 	Device      map[string]any     `toml:"device"`
 	Cost        map[string]any     `toml:"cost"`
+	Cluster     map[string]any     `toml:"cluster"`
 	Sweep       map[string]any     `toml:"sweep"`
 	SLO         SLO                `toml:"slo"`
 	Search      Search             `toml:"search"`
@@ -197,7 +214,7 @@ type specFile struct {
 	Prices      map[string]float64 `toml:"prices"`
 }
 
-var planSections = []string{"model", "batch", "device", "cost"}
+var planSections = []string{"model", "batch", "device", "cost", "cluster"}
 
 // LoadSpec reads a sweep spec; a relative base path is relative to the
 // spec's folder. Errors name the file and the key.
@@ -270,7 +287,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 	}
 	s.SHA256 = hex.EncodeToString(h.Sum(nil))
-	for i, sec := range []map[string]any{f.Model, f.Batch, f.Device, f.Cost} {
+	for i, sec := range []map[string]any{f.Model, f.Batch, f.Device, f.Cost, f.Cluster} {
 		if sec == nil {
 			continue
 		}
@@ -284,7 +301,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 	}
 	if len(s.base) == 0 {
-		return nil, errors.New("no base plan: give base = \"plan.toml\" or the [model] [batch] [device] [cost] sections")
+		return nil, errors.New("no base plan: give base = \"plan.toml\" or the [model] [batch] [device] [cost] (and optional [cluster]) sections")
 	}
 
 	if err := s.parseSweep(f.Sweep); err != nil {
@@ -413,6 +430,14 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 			return fmt.Errorf("sweep.%s: unknown key (sweepable: %s)", key, strings.Join(Keys(), ", "))
 		}
 	}
+	if v, ok := flat[replicasAlias]; ok {
+		if _, both := flat["cluster.replicas"]; both {
+			return fmt.Errorf("sweep.%s: an alias of sweep.cluster.replicas; give one of them", replicasAlias)
+		}
+		delete(flat, replicasAlias)
+		flat["cluster.replicas"] = v
+		s.replicasAlias = true
+	}
 	// batch.strategy: the outermost axis.
 	if v, ok := flat[strategyKey]; ok {
 		vals, err := axisValues(strategyKey, kString, v)
@@ -439,7 +464,11 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 		if !ok {
 			continue
 		}
-		vals, err := axisValues(d.key, d.kind, v)
+		name := d.key // as the spec spells it, for messages
+		if name == "cluster.replicas" && s.replicasAlias {
+			name = replicasAlias
+		}
+		vals, err := axisValues(name, d.kind, v)
 		if err != nil {
 			return err
 		}
@@ -447,7 +476,7 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 			return fmt.Errorf("sweep.%s: applies only to strategy %s, and the sweep has %s", d.key, strings.Join(d.only, ", "), strings.Join(s.Strategies, ", "))
 		}
 		for _, x := range vals {
-			if err := checkValue(d.key, x); err != nil {
+			if err := checkValue(d.key, name, x); err != nil {
 				return err
 			}
 		}
@@ -457,17 +486,21 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 }
 
 // checkValue checks what can be checked of one value without the catalog
-// or the rest of the plan.
-func checkValue(key string, v any) error {
+// or the rest of the plan; name is the key as the spec spells it.
+func checkValue(key, name string, v any) error {
 	switch key {
 	case "model.precision":
 		if _, err := model.ParsePrecision(v.(string)); err != nil {
-			return fmt.Errorf("sweep.%s: %w", key, err)
+			return fmt.Errorf("sweep.%s: %w", name, err)
 		}
-	case "replicas":
+	case "cluster.replicas", "cluster.split_tokens", "cluster.long_replicas":
 		n := v.(int64)
 		if n < 1 {
-			return fmt.Errorf("sweep.replicas: must be ≥ 1, got %d", n)
+			return fmt.Errorf("sweep.%s: must be ≥ 1, got %d", name, n)
+		}
+	case "cluster.router":
+		if r := v.(string); !slices.Contains(sim.Routers, r) {
+			return fmt.Errorf("sweep.%s: unknown router %q (want one of %s)", name, r, strings.Join(sim.Routers, ", "))
 		}
 	case "rate_scale":
 		if f := v.(float64); !(f > 0) || math.IsInf(f, 0) {

@@ -28,6 +28,11 @@ func TestSpecErrorsNameFileAndKey(t *testing.T) {
 		{"bad goodput", `base = "base.toml"` + "\n[slo]\ngoodput_min = 1.5\n", "slo.goodput_min"},
 		{"bad precision", `base = "base.toml"` + "\n[sweep]\n\"model.precision\" = [\"bf17\"]\n" + sloTOML, "sweep.model.precision"},
 		{"bad replicas", `base = "base.toml"` + "\n[sweep]\nreplicas = [0]\n" + sloTOML, "sweep.replicas: must be ≥ 1"},
+		{"bad cluster replicas", `base = "base.toml"` + "\n[sweep]\n\"cluster.replicas\" = [0]\n" + sloTOML, "sweep.cluster.replicas: must be ≥ 1"},
+		{"replicas twice", `base = "base.toml"` + "\n[sweep]\nreplicas = [1]\ncluster.replicas = [2]\n" + sloTOML, "sweep.replicas: an alias of sweep.cluster.replicas"},
+		{"bad router", `base = "base.toml"` + "\n[sweep]\n\"cluster.router\" = [\"random\"]\n" + sloTOML, `sweep.cluster.router: unknown router "random"`},
+		{"bad split", `base = "base.toml"` + "\n[sweep]\n\"cluster.split_tokens\" = [0]\n" + sloTOML, "sweep.cluster.split_tokens: must be ≥ 1"},
+		{"unknown cluster key", `base = "base.toml"` + "\n[sweep]\n\"cluster.routers\" = [\"round_robin\"]\n" + sloTOML, "sweep.cluster.routers: unknown key"},
 		{"bad skip_if key", `base = "base.toml"` + "\n[constraints]\nskip_if = [\"batch.seqs < 3\"]\n" + sloTOML, `constraints.skip_if[0] "batch.seqs < 3": unknown key "batch.seqs"`},
 		{"no base", "[sweep]\n\"batch.max_num_seqs\" = [8]\n" + sloTOML, "no base plan"},
 		{"bad search", `base = "base.toml"` + "\n[search]\ntolerance = 0\n" + sloTOML, "search.tolerance"},
@@ -51,6 +56,9 @@ func TestExpandErrorsNameFileAndKey(t *testing.T) {
 		{"unknown device", `base = "base.toml"` + "\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"TPU9\"]\n[prices]\nTPU9 = 1.0\n" + sloTOML, `prices."TPU9"`},
 		{"device without price", `base = "base.toml"` + "\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"A100-80G\"]\n" + sloTOML, `[prices] "A100-80G"`},
 		{"missing strategy key", `base = "base.toml"` + "\n[sweep]\n\"batch.strategy\" = [\"fixed\"]\n" + sloTOML, "missing required key batch.batch_size"},
+		{"router without replicas", `base = "base.toml"` + "\n[sweep]\n\"cluster.router\" = [\"round_robin\"]\n" + sloTOML, "missing required key cluster.replicas"},
+		{"split without long_replicas", `base = "base.toml"` + "\n[cluster]\nreplicas = 2\nrouter = \"round_robin\"\n[sweep]\n\"cluster.split_tokens\" = [1024]\n" + sloTOML, "missing required key cluster.long_replicas"},
+		{"unknown cluster plan key", `base = "base.toml"` + "\n[cluster]\nreplicas = 2\nrouter = \"round_robin\"\nsplit = 3\n" + sloTOML, "unknown key cluster.split"},
 		{"out of range value", `base = "base.toml"` + "\n[sweep]\n\"device.gpu_memory_utilization\" = [0.9, 1.5]\n" + sloTOML, "device.gpu_memory_utilization: must be in (0, 1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/verify"
+)
+
+// Exit codes of verify.
+const (
+	exitToleranceFailed = 4 // a metric was outside its tolerance
+	exitIncomplete      = 5 // every measured metric passed, but some candidate could not be measured
+)
+
+func verifyCommand() *cli.Command {
+	d := replay.DefaultConfig()
+	tol := verify.DefaultTolerances()
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "replay the best configs of a sweep live and compare the simulator's predictions with the measurements",
+		UsageText: "servesim verify --candidates candidates.json --trace T --base-url URL --model M [--engine-cmd TEMPLATE] [options]",
+		Description: "For each candidate (simulate --sweep --top N writes candidates.json): (re)start the engine with the\n" +
+			"candidate's knobs (--engine-cmd, a Go text/template over {{.MaxNumSeqs}} {{.MaxNumBatchedTokens}}\n" +
+			"{{.GPUMemoryUtilization}} {{.MaxModelLen}} {{.BlockSize}} {{.Port}} {{.Host}} {{.TensorParallel}}…, run\n" +
+			"with sh -c in its own process group), wait for --health-url, replay the trace slice open loop at the\n" +
+			"candidate's rate (time scale 1/rate_scale, temperature 0, generated text kept), stop the engine\n" +
+			"(--stop-cmd, then the process group), and re-simulate the same slice with the candidate's plan and\n" +
+			"--profile. Prints predicted vs measured per metric with pass/fail, the ranking by measured cost\n" +
+			"(Kendall τ against the simulator's), and how many outputs differ across candidates; writes\n" +
+			"OUT/verify.json and per candidate OUT/rankNN.parquet (measured), rankNN.sim.parquet, rankNN.engine.log.\n" +
+			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N'", Required: true},
+			&cli.IntFlag{Name: "top", Usage: "verify only the N best candidates (0 = all in the file)"},
+			&cli.StringFlag{Name: "trace", Usage: "the trace to replay (any format servesim reads)", Required: true},
+			&cli.StringFlag{Name: "slice", Usage: "replay part of the trace: N (the first N requests) or FROM:TO (a time window, e.g. 0s:60s; TO may be empty)"},
+			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1", Required: true},
+			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
+			&cli.StringFlag{Name: "engine-cmd", Usage: "engine start command template, e.g. 'OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec ollama serve' (default: use the running engine, knobs not applied)"},
+			&cli.StringFlag{Name: "stop-cmd", Usage: "engine stop command template (default: signal the start command's process group)"},
+			&cli.StringFlag{Name: "health-url", Usage: "polled with GET until 200 after each start (default: BASE-URL/models)"},
+			&cli.DurationFlag{Name: "health-timeout", Value: 60 * time.Second, Usage: "how long to wait for health"},
+			&cli.StringFlag{Name: "profile", Usage: "calibrated profile for the re-simulation (default: the roofline prior)"},
+			&cli.StringFlag{Name: "catalog", Usage: "TOML file adding or overriding model/hardware catalog entries"},
+			&cli.StringFlag{Name: "out", Value: "verify-out", Usage: "output directory"},
+			&cli.Float64Flag{Name: "tol-throughput", Value: tol.Throughput, Usage: "tolerance on output throughput (fraction)"},
+			&cli.Float64Flag{Name: "tol-ttft", Value: tol.TTFT, Usage: "tolerance on mean and P50 TTFT"},
+			&cli.Float64Flag{Name: "tol-tpot", Value: tol.TPOT, Usage: "tolerance on mean TPOT"},
+			&cli.Float64Flag{Name: "tol-p99", Value: tol.P99, Usage: "tolerance on P99 TTFT, TPOT and E2E"},
+			&cli.Float64Flag{Name: "tol-cost", Value: tol.Cost, Usage: "tolerance on device-seconds and $/1M output tokens"},
+			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile)"},
+			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
+			&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
+			&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
+			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "per-request timeout"},
+			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
+			&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
+			&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate once with 3 probes)"},
+			&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
+			&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text, the same for every candidate (default: random)"},
+			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table"},
+		},
+		Action: runVerify,
+	}
+}
+
+func runVerify(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("verify: unexpected argument %q", c.Args().First())
+	}
+	cf, err := readCandidates(c.String("candidates"))
+	if err != nil {
+		return err
+	}
+	if n := c.Int("top"); n > 0 && len(cf.Candidates) > n {
+		cf.Candidates = cf.Candidates[:n]
+	}
+	slice, err := parseSlice(c.String("slice"))
+	if err != nil {
+		return cli.Exit(err, 2)
+	}
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
+	cfg.APIKeyEnv, cfg.Endpoint = c.String("api-key-env"), replay.Endpoint(c.String("endpoint"))
+	cfg.Timeout, cfg.IgnoreEOS, cfg.Concurrency = c.Duration("timeout"), c.Bool("ignore-eos"), c.Int("concurrency")
+	cfg.Salt = c.Uint64("prompt-salt")
+	if c.IsSet("tokens-per-byte") {
+		cfg.Text = replay.TextModel{TokensPerByte: c.Float64("tokens-per-byte"), Overhead: c.Float64("prompt-overhead")}
+	} else if c.IsSet("prompt-overhead") {
+		return cli.Exit("verify: --prompt-overhead needs --tokens-per-byte", 2)
+	}
+	opt := verify.Options{
+		Candidates: cf, Trace: c.String("trace"), Slice: slice, Replay: cfg, Out: c.String("out"),
+		Tolerances: verify.Tolerances{Throughput: c.Float64("tol-throughput"), TTFT: c.Float64("tol-ttft"),
+			TPOT: c.Float64("tol-tpot"), P99: c.Float64("tol-p99"), Cost: c.Float64("tol-cost")},
+		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter,
+	}
+	if p := c.String("catalog"); p != "" {
+		if err := opt.Catalog.LoadTOML(p); err != nil {
+			return err
+		}
+	}
+	if p := c.String("profile"); p != "" {
+		if opt.Profile, err = calibrate.LoadProfile(p); err != nil {
+			return err
+		}
+		opt.ProfilePath = p
+	}
+	if start := c.String("engine-cmd"); start != "" {
+		health := c.String("health-url")
+		if health == "" {
+			health = strings.TrimSuffix(cfg.BaseURL, "/") + "/models"
+		}
+		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthTimeout: c.Duration("health-timeout")}
+		for name, t := range map[string]string{"engine-cmd": start, "stop-cmd": opt.Engine.Stop} {
+			if _, err := verify.ParseTemplate(name, t); err != nil {
+				return cli.Exit(err, 2)
+			}
+		}
+	} else if c.IsSet("stop-cmd") || c.IsSet("health-url") {
+		return cli.Exit("verify: --stop-cmd and --health-url need --engine-cmd", 2)
+	}
+	if c.Bool("refit") {
+		if opt.Profile == nil {
+			return cli.Exit("verify: --refit needs --profile", 2)
+		}
+		out := c.String("refit-out")
+		if out == "" {
+			out = strings.TrimSuffix(opt.ProfilePath, filepath.Ext(opt.ProfilePath)) + ".refit.json"
+		}
+		opt.Refit = &verify.RefitOptions{Out: out}
+	} else if c.IsSet("refit-out") {
+		return cli.Exit("verify: --refit-out needs --refit", 2)
+	}
+
+	res, runErr := verify.Run(c.Context, opt)
+	if res == nil {
+		return fmt.Errorf("verify: %w", runErr)
+	}
+	if err := writeJSONAtomic(filepath.Join(opt.Out, "verify.json"), res); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.App.Writer, "verify: %d candidates, %d requests each (%s); predicted with %s\n", len(res.Candidates), res.Requests, res.Input, res.StepModel)
+		res.WriteTable(c.App.Writer)
+		fmt.Fprintf(c.App.Writer, "wrote %s\n", filepath.Join(opt.Out, "verify.json"))
+	}
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("verify: %w", runErr)
+	case res.ToleranceFailures > 0:
+		return cli.Exit(fmt.Sprintf("verify: %d metric(s) outside tolerance", res.ToleranceFailures), exitToleranceFailed)
+	case res.Incomplete > 0:
+		return cli.Exit(fmt.Sprintf("verify: %d candidate(s) could not be measured", res.Incomplete), exitIncomplete)
+	}
+	return nil
+}
+
+// readCandidates reads a candidates.json (strictly: unknown fields are an
+// error).
+func readCandidates(path string) (*sweep.CandidateFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	dec.DisallowUnknownFields()
+	var cf sweep.CandidateFile
+	if err := dec.Decode(&cf); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(cf.Candidates) == 0 {
+		return nil, fmt.Errorf("%s: no candidates (did any config meet the SLO?)", path)
+	}
+	return &cf, nil
+}
+
+// parseSlice reads --slice: "" (all), N (the first N requests) or
+// FROM:TO durations (TO may be empty: to the end).
+func parseSlice(s string) (verify.Slice, error) {
+	if s == "" {
+		return verify.Slice{}, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n <= 0 {
+			return verify.Slice{}, fmt.Errorf("verify: --slice %s: want a positive number of requests", s)
+		}
+		return verify.Slice{Head: n}, nil
+	}
+	from, to, ok := strings.Cut(s, ":")
+	if !ok {
+		return verify.Slice{}, fmt.Errorf("verify: --slice %q: want N (requests) or FROM:TO (durations, e.g. 0s:60s)", s)
+	}
+	var sl verify.Slice
+	var err error
+	if from != "" {
+		if sl.From, err = time.ParseDuration(from); err != nil {
+			return sl, fmt.Errorf("verify: --slice %q: %w", s, err)
+		}
+	}
+	if to != "" {
+		if sl.To, err = time.ParseDuration(to); err != nil {
+			return sl, fmt.Errorf("verify: --slice %q: %w", s, err)
+		}
+	}
+	if sl.From < 0 || (sl.To > 0 && sl.To <= sl.From) {
+		return sl, fmt.Errorf("verify: --slice %q: want 0 ≤ FROM < TO", s)
+	}
+	return sl, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/verify"
+)
+
+func TestParseSlice(t *testing.T) {
+	for in, want := range map[string]verify.Slice{
+		"":         {},
+		"40":       {Head: 40},
+		"0s:60s":   {To: 60 * time.Second},
+		"10s:":     {From: 10 * time.Second},
+		"1m:1m30s": {From: time.Minute, To: 90 * time.Second},
+	} {
+		got, err := parseSlice(in)
+		if err != nil || got != want {
+			t.Errorf("parseSlice(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"0", "-3", "x", "60s:10s", "a:b"} {
+		if _, err := parseSlice(bad); err == nil {
+			t.Errorf("parseSlice(%q): no error", bad)
+		}
+	}
+}
+
+// TestVerifyCLI runs verify against the stub server with a fake engine
+// command (one candidate fails to start) and checks the exit status,
+// verify.json and the table.
+func TestVerifyCLI(t *testing.T) {
+	saved := cli.OsExiter
+	cli.OsExiter = func(int) {}
+	defer func() { cli.OsExiter = saved }()
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	up := filepath.Join(dir, "up")
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := os.Stat(up); err != nil {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+		}
+	}))
+	defer health.Close()
+	cf := sweep.CandidateFile{}
+	for i, n := range []int{4, 2} {
+		plan := strings.Replace(tinyPlan, "max_num_seqs = 4", fmt.Sprintf("max_num_seqs = %d", n), 1)
+		cf.Candidates = append(cf.Candidates, sweep.Candidate{Rank: int64(i + 1), Index: int64(i), Label: fmt.Sprintf("seqs=%d", n), Plan: plan, RateScale: 2})
+	}
+	data, _ := json.Marshal(cf)
+	cands := filepath.Join(dir, "candidates.json")
+	os.WriteFile(cands, data, 0o644)
+	in := filepath.Join(dir, "in.parquet")
+	if _, err := run(t, "trace", "synth", "--requests", "30", "--arrival", "poisson", "--rate", "20", "--seed", "3",
+		"--prompt", "uniform:32:64", "--output", "fixed:8", in); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	engineCmd := fmt.Sprintf(`{{if eq .MaxNumSeqs 2}}exit 7; {{end}}trap 'rm -f %s; exit 0' TERM; touch %s; sleep 300 & wait`, up, up)
+	text, err := run(t, "verify", "--candidates", cands, "--trace", in, "--slice", "20", "--base-url", srv.BaseURL(), "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--engine-cmd", engineCmd, "--health-url", health.URL, "--health-timeout", "5s",
+		"--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", out)
+	var ec cli.ExitCoder
+	if !errors.As(err, &ec) || (ec.ExitCode() != exitToleranceFailed && ec.ExitCode() != exitIncomplete) {
+		t.Fatalf("err = %v, want exit status 4 or 5\n%s", err, text)
+	}
+	for _, s := range []string{"ENGINE_START_FAILED", "exit status 7", "throughput_out_tok_s", "verify.json"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("output lacks %q:\n%s", s, text)
+		}
+	}
+	var res verify.Result
+	data, err = os.ReadFile(filepath.Join(out, "verify.json"))
+	if err != nil || json.Unmarshal(data, &res) != nil {
+		t.Fatalf("verify.json: %v", err)
+	}
+	if len(res.Candidates) != 2 || res.Candidates[0].Status != verify.StatusOK || res.Candidates[1].Status != verify.StatusStartFailed ||
+		res.Requests != 20 || res.Candidates[0].TimeScale != 0.5 || res.Incomplete != 1 {
+		t.Errorf("verify.json: %+v", res)
+	}
+	if (res.ToleranceFailures > 0) != (ec.ExitCode() == exitToleranceFailed) {
+		t.Errorf("%d tolerance failures, exit status %d", res.ToleranceFailures, ec.ExitCode())
+	}
+	// --refit without --profile is a usage error.
+	if _, err := run(t, "verify", "--candidates", cands, "--trace", in, "--base-url", srv.BaseURL(), "--model", "stub", "--refit"); !errors.As(err, &ec) || ec.ExitCode() != 2 {
+		t.Errorf("--refit without --profile: %v", err)
+	}
+}

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/servesim/servesim/verify"
+)
+
+// VerificationSection shows a `servesim verify` result: predicted against
+// measured per candidate and metric, a predicted-vs-measured scatter, and
+// per-candidate CDF overlays of the measured and simulated TTFT and TPOT
+// (the traces verify wrote). It ignores Inputs: the result is its input.
+type VerificationSection struct{ Result *verify.Result }
+
+func (VerificationSection) Title() string { return "Verification: predicted vs measured" }
+
+func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
+	res := s.Result
+	if res == nil || len(res.Candidates) == 0 {
+		return nil, nil
+	}
+	blocks := []Block{&Text{Text: fmt.Sprintf("%d candidates replayed live on %d requests (%s); predictions by %s. "+
+		"Error = (predicted − measured) / measured; %d metric(s) outside tolerance, %d candidate(s) not measured.",
+		len(res.Candidates), res.Requests, res.Slice, res.StepModel, res.ToleranceFailures, res.Incomplete)}}
+	tab := &Table{Caption: "Predicted vs measured", Header: []string{"candidate", "status", "metric", "predicted", "measured", "error", "tolerance", "verdict"},
+		Numeric: []bool{false, false, false, true, true, true, true, false}}
+	for _, c := range res.Candidates {
+		name := fmt.Sprintf("#%d %s", c.Rank, c.Label)
+		if c.Status != verify.StatusOK {
+			tab.Rows = append(tab.Rows, []string{name, c.Status, "", "", "", "", "", c.Detail})
+			tab.Marked = append(tab.Marked, true)
+			continue
+		}
+		for _, r := range c.Rows {
+			verdict, bad := "n/a", false
+			if r.Pass != nil {
+				verdict, bad = map[bool]string{true: "pass", false: "FAIL"}[*r.Pass], !*r.Pass
+			}
+			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), optF(r.Measured), optPct(r.RelError), fmtPct(r.Tolerance), verdict})
+			tab.Marked = append(tab.Marked, bad)
+		}
+	}
+	blocks = append(blocks, tab)
+	rk := res.Ranking
+	if len(rk.Entries) > 0 {
+		t := fmt.Sprintf("Ranking by measured $/1M output tokens: the simulator's order held: %v", rk.Held)
+		if rk.TauSweep != nil {
+			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
+		}
+		if rk.BestGap != nil {
+			t += fmt.Sprintf("; the sweep's best measured %+.1f%% against the cheapest", 100**rk.BestGap)
+		}
+		blocks = append(blocks, &Text{Text: t + "."})
+	}
+	if cs := res.Consistency; cs.Compared > 0 {
+		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across candidates (%.1f%%).",
+			cs.Differ, cs.Compared, 100*cs.Fraction)})
+	}
+	if fig, err := scatterFigure(res); err != nil {
+		return nil, err
+	} else if fig != nil {
+		blocks = append(blocks, fig)
+	}
+	for _, c := range res.Candidates {
+		if c.Status != verify.StatusOK {
+			continue
+		}
+		meas, err1 := TraceRun(c.Trace)
+		simd, err2 := TraceRun(c.SimTrace)
+		if err1 != nil || err2 != nil {
+			blocks = append(blocks, &Text{Text: fmt.Sprintf("#%d: CDFs not drawn: %v %v", c.Rank, err1, err2)})
+			continue
+		}
+		meas.Name, simd.Name = "measured", "simulated"
+		for _, m := range []struct {
+			what string
+			get  func(*Latencies) []float64
+		}{{"TTFT", func(l *Latencies) []float64 { return l.TTFT }}, {"TPOT", func(l *Latencies) []float64 { return l.TPOT }}} {
+			fig, err := cdfFigure(fmt.Sprintf("verify-rank%02d-%s", c.Rank, m.what), m.what, []*Run{meas, simd}, m.get)
+			if err != nil {
+				return nil, err
+			}
+			fig.Caption = fmt.Sprintf("#%d %s: %s", c.Rank, c.Label, fig.Caption)
+			blocks = append(blocks, fig)
+		}
+	}
+	return blocks, nil
+}
+
+// scatterFigure plots predicted against measured, every metric of every
+// measured candidate normalised by its measured value (so 1 is exact),
+// on a log y axis with the ±10% band.
+func scatterFigure(res *verify.Result) (*Figure, error) {
+	p := newPlot("Predicted / measured", "metric", "predicted ÷ measured (log)")
+	var legend []legendEntry
+	lo, hi := 0.9, 1.1
+	for i, c := range res.Candidates {
+		var pts plotter.XYs
+		for j, r := range c.Rows {
+			if r.Predicted != nil && r.Measured != nil && *r.Measured > 0 && *r.Predicted > 0 {
+				v := *r.Predicted / *r.Measured
+				pts = append(pts, plotter.XY{X: float64(j), Y: v})
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := scatter(p, pts, colorOf(i), draw.CircleGlyph{}, vg.Points(4))
+		if err != nil {
+			return nil, err
+		}
+		legend = append(legend, legendEntry{label: fmt.Sprintf("#%d %s", c.Rank, c.Label), thumbs: []plot.Thumbnailer{sc}})
+	}
+	if len(legend) == 0 {
+		return nil, nil
+	}
+	n := float64(len(verify.MetricNames))
+	for k, y := range []float64{1, 0.9, 1.1} {
+		if _, err := xyLine(p, plotter.XYs{{X: -0.5, Y: y}, {X: n - 0.5, Y: y}}, len(res.Candidates)+k, k > 0); err != nil {
+			return nil, err
+		}
+	}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
+	ticks := make([]plot.Tick, len(verify.MetricNames))
+	for j := range ticks {
+		ticks[j] = plot.Tick{Value: float64(j), Label: fmt.Sprint(j + 1)}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.5, n-0.5
+	svg, err := render(p, legend)
+	if err != nil {
+		return nil, err
+	}
+	caption := "Predicted ÷ measured per metric (1 = exact; dashed: ±10%). Metrics:"
+	for j, m := range verify.MetricNames {
+		caption += fmt.Sprintf(" %d %s", j+1, m)
+	}
+	return &Figure{Name: "verify-scatter", Caption: caption + ".", SVG: svg}, nil
+}
+
+func optF(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.4g", *v)
+}
+
+func optPct(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f%%", 100**v)
+}

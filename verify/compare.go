@@ -1,0 +1,396 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Metrics are one run's figures, predicted or measured. Latencies are
+// seconds; nil means not measured (never a guess).
+type Metrics struct {
+	Requests     int64    `json:"requests"`  // non-warm-up requests
+	Completed    int64    `json:"completed"` // of Requests
+	OutputTokens int64    `json:"output_tokens"`
+	ReqPerSec    *float64 `json:"req_per_s"`
+	OutTokPerSec *float64 `json:"out_tok_per_s"`
+	TTFTMean     *float64 `json:"ttft_mean_s"`
+	TTFTP50      *float64 `json:"ttft_p50_s"`
+	TTFTP99      *float64 `json:"ttft_p99_s"`
+	TPOTMean     *float64 `json:"tpot_mean_s"`
+	TPOTP99      *float64 `json:"tpot_p99_s"`
+	E2EP99       *float64 `json:"e2e_p99_s"`
+	// DeviceSeconds is devices × the measurement window (first arrival to
+	// last token).
+	DeviceSeconds *float64 `json:"device_seconds"`
+	// USDPerMOut is the estimated cost per million output tokens on the
+	// device-seconds basis (device-seconds × $/h). Energy is left out on
+	// both sides: a live run without NVML does not measure it.
+	USDPerMOut *float64 `json:"usd_per_m_out"`
+}
+
+// Tolerances are the largest |relative error| each metric may have.
+type Tolerances struct {
+	Throughput float64 `json:"throughput"` // output tokens/s
+	TTFT       float64 `json:"ttft"`       // mean and P50 TTFT
+	TPOT       float64 `json:"tpot"`       // mean TPOT
+	P99        float64 `json:"p99"`        // P99 TTFT, TPOT, E2E
+	Cost       float64 `json:"cost"`       // device-seconds and $/1M out
+}
+
+// DefaultTolerances: 10% on throughput, mean TTFT and mean TPOT, 20% on
+// the P99s, 10% on cost.
+func DefaultTolerances() Tolerances {
+	return Tolerances{Throughput: 0.10, TTFT: 0.10, TPOT: 0.10, P99: 0.20, Cost: 0.10}
+}
+
+// Metric names, in table order.
+const (
+	MetricThroughput    = "throughput_out_tok_s"
+	MetricTTFTMean      = "ttft_mean_s"
+	MetricTTFTP50       = "ttft_p50_s"
+	MetricTTFTP99       = "ttft_p99_s"
+	MetricTPOTMean      = "tpot_mean_s"
+	MetricTPOTP99       = "tpot_p99_s"
+	MetricE2EP99        = "e2e_p99_s"
+	MetricDeviceSeconds = "device_seconds"
+	MetricCost          = "usd_per_m_out"
+)
+
+// MetricNames lists the compared metrics in table order.
+var MetricNames = []string{MetricThroughput, MetricTTFTMean, MetricTTFTP50, MetricTTFTP99, MetricTPOTMean,
+	MetricTPOTP99, MetricE2EP99, MetricDeviceSeconds, MetricCost}
+
+func (m *Metrics) get(name string) *float64 {
+	switch name {
+	case MetricThroughput:
+		return m.OutTokPerSec
+	case MetricTTFTMean:
+		return m.TTFTMean
+	case MetricTTFTP50:
+		return m.TTFTP50
+	case MetricTTFTP99:
+		return m.TTFTP99
+	case MetricTPOTMean:
+		return m.TPOTMean
+	case MetricTPOTP99:
+		return m.TPOTP99
+	case MetricE2EP99:
+		return m.E2EP99
+	case MetricDeviceSeconds:
+		return m.DeviceSeconds
+	case MetricCost:
+		return m.USDPerMOut
+	}
+	return nil
+}
+
+// Tolerance is the tolerance of metric name.
+func (t Tolerances) Tolerance(name string) float64 {
+	switch name {
+	case MetricThroughput:
+		return t.Throughput
+	case MetricTTFTMean, MetricTTFTP50:
+		return t.TTFT
+	case MetricTPOTMean:
+		return t.TPOT
+	case MetricTTFTP99, MetricTPOTP99, MetricE2EP99:
+		return t.P99
+	case MetricDeviceSeconds, MetricCost:
+		return t.Cost
+	}
+	return math.NaN()
+}
+
+// MetricRow is one metric of one candidate: predicted against measured.
+type MetricRow struct {
+	Metric    string   `json:"metric"`
+	Predicted *float64 `json:"predicted"`
+	Measured  *float64 `json:"measured"`
+	// RelError is (predicted − measured) / measured; nil when either is
+	// missing or measured is 0.
+	RelError  *float64 `json:"rel_error"`
+	Tolerance float64  `json:"tolerance"`
+	Pass      *bool    `json:"pass"` // nil: nothing to compare
+}
+
+// CompareMetrics lines predicted up against measured, metric by metric.
+func CompareMetrics(pred, meas *Metrics, tol Tolerances) []MetricRow {
+	var rows []MetricRow
+	for _, name := range MetricNames {
+		r := MetricRow{Metric: name, Predicted: pred.get(name), Measured: meas.get(name), Tolerance: tol.Tolerance(name)}
+		if r.Predicted != nil && r.Measured != nil && *r.Measured != 0 {
+			e := (*r.Predicted - *r.Measured) / *r.Measured
+			pass := math.Abs(e) <= r.Tolerance
+			r.RelError, r.Pass = &e, &pass
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// KendallTau is Kendall's rank correlation τ-b of x and y (equal length):
+// 1 when they order every pair alike, −1 when every pair is reversed.
+// Ties count as neither concordant nor discordant and shrink the
+// denominator (τ-b). It is NaN for fewer than two pairs' worth of
+// untied values.
+func KendallTau(x, y []float64) float64 {
+	if len(x) != len(y) {
+		panic("verify: KendallTau: lengths differ")
+	}
+	var conc, disc, tiesX, tiesY, pairs float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			pairs++
+			dx, dy := sign(x[i]-x[j]), sign(y[i]-y[j])
+			switch {
+			case dx == 0 && dy == 0:
+				tiesX++
+				tiesY++
+			case dx == 0:
+				tiesX++
+			case dy == 0:
+				tiesY++
+			case dx == dy:
+				conc++
+			default:
+				disc++
+			}
+		}
+	}
+	den := math.Sqrt((pairs - tiesX) * (pairs - tiesY))
+	if den == 0 {
+		return math.NaN()
+	}
+	return (conc - disc) / den
+}
+
+func sign(v float64) int {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// Ranking is how the candidates rank by measured cost and whether the
+// simulator's ranking held.
+type Ranking struct {
+	// Entries are the measured candidates by measured $/1M out, cheapest
+	// first.
+	Entries []RankEntry `json:"by_measured_cost"`
+	// TauSweep is Kendall's τ-b between the sweep's ranks and the measured
+	// cost; TauPredicted between the re-simulated and the measured cost.
+	// nil with fewer than two measured candidates.
+	TauSweep     *float64 `json:"kendall_tau_sweep_rank"`
+	TauPredicted *float64 `json:"kendall_tau_predicted_cost"`
+	// Held: the measured order is the sweep's order (τ = 1).
+	Held bool `json:"held"`
+	// BestHeld: the sweep's best measured candidate is measured cheapest,
+	// or within BestWithin of the cheapest; BestGap is its measured cost
+	// over the cheapest's, minus 1.
+	BestHeld   *bool    `json:"best_held"`
+	BestGap    *float64 `json:"best_gap"`
+	BestWithin float64  `json:"best_within"`
+}
+
+// RankEntry is one candidate in the measured ranking.
+type RankEntry struct {
+	Label         string   `json:"label"`
+	SweepRank     int64    `json:"sweep_rank"`
+	MeasuredRank  int      `json:"measured_rank"`
+	PredictedCost *float64 `json:"predicted_usd_per_m_out"`
+	MeasuredCost  float64  `json:"measured_usd_per_m_out"`
+}
+
+// BestWithin is how much dearer than the cheapest measured candidate the
+// simulator's best may be measured for its ranking to count as held.
+const BestWithin = 0.05
+
+// Rank ranks the candidates with a measured cost.
+func Rank(cands []CandidateResult) Ranking {
+	rk := Ranking{BestWithin: BestWithin}
+	for _, c := range cands {
+		if c.Status != StatusOK || c.Measured.USDPerMOut == nil {
+			continue
+		}
+		rk.Entries = append(rk.Entries, RankEntry{Label: c.Label, SweepRank: c.Rank, PredictedCost: c.Predicted.USDPerMOut, MeasuredCost: *c.Measured.USDPerMOut})
+	}
+	if len(rk.Entries) == 0 {
+		return rk
+	}
+	sort.SliceStable(rk.Entries, func(i, j int) bool { return rk.Entries[i].MeasuredCost < rk.Entries[j].MeasuredCost })
+	for i := range rk.Entries {
+		rk.Entries[i].MeasuredRank = i + 1
+	}
+	if len(rk.Entries) >= 2 {
+		var sweepRank, meas, pred, measP []float64
+		for _, e := range rk.Entries {
+			sweepRank, meas = append(sweepRank, float64(e.SweepRank)), append(meas, e.MeasuredCost)
+			if e.PredictedCost != nil {
+				pred, measP = append(pred, *e.PredictedCost), append(measP, e.MeasuredCost)
+			}
+		}
+		if t := KendallTau(sweepRank, meas); !math.IsNaN(t) {
+			rk.TauSweep = &t
+			rk.Held = t == 1
+		}
+		if len(pred) >= 2 {
+			if t := KendallTau(pred, measP); !math.IsNaN(t) {
+				rk.TauPredicted = &t
+			}
+		}
+	}
+	best := slices.MinFunc(rk.Entries, func(a, b RankEntry) int { return int(a.SweepRank - b.SweepRank) })
+	gap := best.MeasuredCost/rk.Entries[0].MeasuredCost - 1
+	held := gap <= BestWithin
+	rk.BestGap, rk.BestHeld = &gap, &held
+	return rk
+}
+
+// MedianAbsErrors is, per metric, the median |relative error| over the
+// candidates that were measured.
+func MedianAbsErrors(cands []CandidateResult) map[string]float64 {
+	by := map[string][]float64{}
+	for _, c := range cands {
+		for _, r := range c.Rows {
+			if r.RelError != nil {
+				by[r.Metric] = append(by[r.Metric], math.Abs(*r.RelError))
+			}
+		}
+	}
+	out := map[string]float64{}
+	for k, v := range by {
+		out[k] = median(v)
+	}
+	return out
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// WriteTable prints the comparison for people: per candidate its status
+// and each metric predicted, measured, error and verdict; then the
+// ranking, the median errors, output consistency and the refit.
+func (res *Result) WriteTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cand\tmetric\tpredicted\tmeasured\terror\ttol\tverdict")
+	for _, c := range res.Candidates {
+		head := fmt.Sprintf("#%d %s", c.Rank, c.Label)
+		if c.Status != StatusOK {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t%s\n", head, "status", strings.ToUpper(c.Status)+": "+oneLine(c.Detail, 160))
+			continue
+		}
+		for i, r := range c.Rows {
+			name := head
+			if i > 0 {
+				name = ""
+			}
+			verdict := "n/a"
+			if r.Pass != nil {
+				verdict = map[bool]string{true: "pass", false: "FAIL"}[*r.Pass]
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\t%s\n", name, r.Metric, fmtVal(r.Predicted), fmtVal(r.Measured), fmtRel(r.RelError), 100*r.Tolerance, verdict)
+		}
+		if c.Measured.Requests > 0 {
+			fmt.Fprintf(tw, "\trequests\t%d/%d\t%d/%d\t\t\t%s\n", c.Predicted.Completed, c.Predicted.Requests, c.Measured.Completed, c.Measured.Requests, failedKinds(c.FailedByKind))
+		}
+	}
+	tw.Flush()
+	if len(res.MedianAbsError) > 0 {
+		fmt.Fprintf(w, "median |error| over candidates:")
+		for _, m := range MetricNames {
+			if v, ok := res.MedianAbsError[m]; ok {
+				fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	rk := res.Ranking
+	if len(rk.Entries) > 0 {
+		fmt.Fprintf(w, "ranking by measured $/1M out:")
+		for _, e := range rk.Entries {
+			fmt.Fprintf(w, " %d. #%d %s ($%.4g)", e.MeasuredRank, e.SweepRank, e.Label, e.MeasuredCost)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "simulator's ranking held: %v (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
+			rk.Held, fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), fmtBest(rk))
+	}
+	if cs := res.Consistency; cs.Compared > 0 {
+		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across candidates (%.1f%%)\n",
+			cs.Differ, cs.Compared, 100*cs.Fraction)
+	}
+	if r := res.Refit; r != nil {
+		r.Print(w)
+	}
+	if res.ToleranceFailures > 0 {
+		fmt.Fprintf(w, "verify: %d metric(s) outside tolerance\n", res.ToleranceFailures)
+	}
+}
+
+func fmtVal(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.4g", *v)
+}
+
+func fmtRel(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f%%", 100**v)
+}
+
+func fmtTau(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func fmtBest(rk Ranking) string {
+	if rk.BestHeld == nil {
+		return "n/a"
+	}
+	if *rk.BestGap <= 0 {
+		return "the sweep's best was measured cheapest"
+	}
+	return fmt.Sprintf("the sweep's best was measured %.1f%% dearer than the cheapest (within %.0f%%: %v)", 100**rk.BestGap, 100*rk.BestWithin, *rk.BestHeld)
+}
+
+func failedKinds(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var ks []string
+	for k, v := range m {
+		ks = append(ks, fmt.Sprintf("%s×%d", k, v))
+	}
+	sort.Strings(ks)
+	return "failed: " + strings.Join(ks, ", ")
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,96 @@
+package verify
+
+import (
+	"math"
+	"testing"
+)
+
+func TestKendallTauKnownPermutations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		x, y []float64
+		want float64
+	}{
+		{"identical", []float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
+		{"reversed", []float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1},
+		{"one adjacent swap of 4", []float64{1, 2, 3, 4}, []float64{2, 1, 3, 4}, 4.0 / 6},
+		{"one adjacent swap of 3", []float64{1, 2, 3}, []float64{1, 3, 2}, 1.0 / 3},
+		// 3 1 4 2 against 1 2 3 4: pairs (3,1)d (3,4)c (3,2)d (1,4)c (1,2)c (4,2)d → 0
+		{"3142", []float64{1, 2, 3, 4}, []float64{3, 1, 4, 2}, 0},
+		// τ-b with a tie in y: C=2, D=0, ties_y=1 → 2/sqrt(3×2)
+		{"tie", []float64{1, 2, 3}, []float64{1, 1, 2}, 2 / math.Sqrt(6)},
+	} {
+		if got := KendallTau(tc.x, tc.y); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: τ = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := KendallTau([]float64{1}, []float64{1}); !math.IsNaN(got) {
+		t.Errorf("one value: τ = %v, want NaN", got)
+	}
+	if got := KendallTau([]float64{1, 1}, []float64{1, 2}); !math.IsNaN(got) {
+		t.Errorf("all tied: τ = %v, want NaN", got)
+	}
+}
+
+func f(v float64) *float64 { return &v }
+
+func TestCompareMetricsAndRank(t *testing.T) {
+	tol := DefaultTolerances()
+	pred := &Metrics{OutTokPerSec: f(105), TTFTMean: f(0.5), TTFTP99: f(1.3), USDPerMOut: f(1)}
+	meas := &Metrics{OutTokPerSec: f(100), TTFTMean: f(0.4), TTFTP99: f(1.0), USDPerMOut: f(1), TPOTMean: f(0.01)}
+	rows := CompareMetrics(pred, meas, tol)
+	byName := map[string]MetricRow{}
+	for _, r := range rows {
+		byName[r.Metric] = r
+	}
+	check := func(name string, wantErr float64, wantPass *bool) {
+		t.Helper()
+		r := byName[name]
+		if wantPass == nil {
+			if r.Pass != nil || r.RelError != nil {
+				t.Errorf("%s: want no verdict, got %+v", name, r)
+			}
+			return
+		}
+		if r.Pass == nil || *r.Pass != *wantPass || math.Abs(*r.RelError-wantErr) > 1e-9 {
+			t.Errorf("%s: %+v, want error %v pass %v", name, r, wantErr, *wantPass)
+		}
+	}
+	yes, no := true, false
+	check(MetricThroughput, 0.05, &yes)
+	check(MetricTTFTMean, 0.25, &no)
+	check(MetricTTFTP99, 0.30, &no)
+	check(MetricCost, 0, &yes)
+	check(MetricTPOTMean, 0, nil) // predicted missing: no verdict, never a fail
+
+	cands := []CandidateResult{
+		{Rank: 1, Label: "a", Status: StatusOK, Predicted: Metrics{USDPerMOut: f(1)}, Measured: Metrics{USDPerMOut: f(1.02)}},
+		{Rank: 2, Label: "b", Status: StatusOK, Predicted: Metrics{USDPerMOut: f(2)}, Measured: Metrics{USDPerMOut: f(1)}},
+		{Rank: 3, Label: "c", Status: StatusStartFailed},
+		{Rank: 4, Label: "d", Status: StatusOK, Predicted: Metrics{USDPerMOut: f(3)}, Measured: Metrics{USDPerMOut: f(3)}},
+	}
+	rk := Rank(cands)
+	if len(rk.Entries) != 3 || rk.Entries[0].Label != "b" || rk.Entries[1].Label != "a" || rk.Entries[2].Label != "d" {
+		t.Fatalf("ranking %+v", rk.Entries)
+	}
+	if rk.Held || rk.TauSweep == nil || math.Abs(*rk.TauSweep-1.0/3) > 1e-12 {
+		t.Errorf("τ %v held %v, want 1/3, false", rk.TauSweep, rk.Held)
+	}
+	if rk.BestHeld == nil || !*rk.BestHeld || math.Abs(*rk.BestGap-0.02) > 1e-12 {
+		t.Errorf("best held %v gap %v, want true, 0.02", rk.BestHeld, rk.BestGap)
+	}
+}
+
+func TestCompareOutputs(t *testing.T) {
+	cs := CompareOutputs([]string{"a", "b", "c"}, []map[string]string{
+		{"1": "x", "2": "y", "3": "z"},
+		{"1": "x", "2": "Y"},
+		{"1": "x", "3": "z", "4": "only here"},
+	})
+	if cs.Compared != 3 || cs.Differ != 1 || cs.Examples[0] != "2" {
+		t.Errorf("%+v", cs)
+	}
+	if cs.PerCandidate[0].Compared != 2 || cs.PerCandidate[0].Differ != 1 || cs.PerCandidate[1].Differ != 0 {
+		t.Errorf("per candidate %+v", cs.PerCandidate)
+	}
+}

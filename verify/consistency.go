@@ -1,0 +1,116 @@
+package verify
+
+import (
+	"sort"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Consistency compares the generated text of the same requests (by id)
+// across candidates. With temperature 0 an engine that is batch-invariant
+// gives every request the same text whatever the batch it ran in; a
+// fraction that differs is a finding to record (kernels that reduce in a
+// batch-size-dependent order), not something verify forces away.
+type Consistency struct {
+	// Compared counts request ids that succeeded, with text kept, in at
+	// least two candidates; Differ those whose texts are not all equal.
+	Compared int     `json:"compared"`
+	Differ   int     `json:"differ"`
+	Fraction float64 `json:"fraction_differ"`
+	// Reference is the first measured candidate; PerCandidate compares each
+	// other candidate with it.
+	Reference    string           `json:"reference"`
+	PerCandidate []ConsistencyRow `json:"per_candidate"`
+	// Examples are up to 5 request ids whose texts differ.
+	Examples []string `json:"examples"`
+}
+
+// ConsistencyRow is one candidate against the reference.
+type ConsistencyRow struct {
+	Label    string  `json:"label"`
+	Compared int     `json:"compared"`
+	Differ   int     `json:"differ"`
+	Fraction float64 `json:"fraction_differ"`
+}
+
+// CompareOutputs compares texts across runs: runs[i] maps request id to
+// generated text for the candidate labelled labels[i] (successful
+// requests only).
+func CompareOutputs(labels []string, runs []map[string]string) Consistency {
+	var cs Consistency
+	cs.PerCandidate, cs.Examples = []ConsistencyRow{}, []string{}
+	if len(runs) == 0 {
+		return cs
+	}
+	cs.Reference = labels[0]
+	ids := map[string]bool{}
+	for _, r := range runs {
+		for id := range r {
+			ids[id] = true
+		}
+	}
+	sorted := make([]string, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Strings(sorted)
+	for _, id := range sorted {
+		n, differ := 0, false
+		var first string
+		for _, r := range runs {
+			t, ok := r[id]
+			if !ok {
+				continue
+			}
+			if n == 0 {
+				first = t
+			} else if t != first {
+				differ = true
+			}
+			n++
+		}
+		if n < 2 {
+			continue
+		}
+		cs.Compared++
+		if differ {
+			cs.Differ++
+			if len(cs.Examples) < 5 {
+				cs.Examples = append(cs.Examples, id)
+			}
+		}
+	}
+	if cs.Compared > 0 {
+		cs.Fraction = float64(cs.Differ) / float64(cs.Compared)
+	}
+	ref := runs[0]
+	for i := 1; i < len(runs); i++ {
+		row := ConsistencyRow{Label: labels[i]}
+		for id, t := range runs[i] {
+			if rt, ok := ref[id]; ok {
+				row.Compared++
+				if rt != t {
+					row.Differ++
+				}
+			}
+		}
+		if row.Compared > 0 {
+			row.Fraction = float64(row.Differ) / float64(row.Compared)
+		}
+		cs.PerCandidate = append(cs.PerCandidate, row)
+	}
+	return cs
+}
+
+// outputTexts maps request id to generated text for the successful,
+// non-warm-up rows that kept their text.
+func outputTexts(rows []*traces.Request) map[string]string {
+	m := map[string]string{}
+	for _, r := range rows {
+		if r.Warmup || !r.Succeeded() || r.OutputText == "" {
+			continue
+		}
+		m[r.ID] = r.OutputText
+	}
+	return m
+}

@@ -1,0 +1,299 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+)
+
+// Knobs are the engine settings of one candidate, the fields an engine
+// command template can use: {{.MaxNumSeqs}}, {{.MaxNumBatchedTokens}},
+// {{.GPUMemoryUtilization}}, {{.MaxModelLen}}, {{.BlockSize}}, {{.Port}}…
+type Knobs struct {
+	Rank                 int64   `json:"rank"`
+	Label                string  `json:"label"`
+	Strategy             string  `json:"strategy"`
+	MaxNumSeqs           int     `json:"max_num_seqs"`
+	MaxNumBatchedTokens  int     `json:"max_num_batched_tokens"`
+	ChunkedPrefill       bool    `json:"chunked_prefill"`
+	PrefixCaching        bool    `json:"prefix_caching"`
+	BatchSize            int     `json:"batch_size"`
+	MaxTokenBudget       int     `json:"max_token_budget"`
+	MaxWaitMS            float64 `json:"max_wait_ms"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	MaxModelLen          int     `json:"max_model_len"`
+	BlockSize            int     `json:"block_size"`
+	TensorParallel       int     `json:"tensor_parallel"`
+	Device               string  `json:"device"`
+	MaxNewTokens         int     `json:"max_new_tokens"`
+	Host                 string  `json:"host"` // from the base URL
+	Port                 string  `json:"port"` // from the base URL
+}
+
+// EngineSpec says how to (re)start the engine for each candidate.
+type EngineSpec struct {
+	// Start is a text/template over Knobs, run with `sh -c` in its own
+	// process group. It may run the engine in the foreground (verify
+	// stops it by signalling the group) or launch it and exit 0 (then
+	// Stop is needed to end it). A non-zero exit before the engine is
+	// healthy is a failed start.
+	Start string
+	// Stop, when set, is run (same template fields) to stop the engine;
+	// the start command's process group is signalled afterwards anyway.
+	Stop string
+	// HealthURL is polled with GET until it answers 200.
+	HealthURL string
+	// HealthTimeout bounds the wait for health; 0 means 60 s.
+	HealthTimeout time.Duration
+	// StopTimeout bounds the stop command and the wait for the group
+	// and the health URL to go away; 0 means 20 s.
+	StopTimeout time.Duration
+	// Dir is the working directory of both commands ("" = current).
+	Dir string
+}
+
+// ParseTemplate checks an engine command template against Knobs.
+func ParseTemplate(name, text string) (*template.Template, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %s template: %w", name, err)
+	}
+	if err := t.Execute(io.Discard, Knobs{}); err != nil {
+		return nil, fmt.Errorf("verify: %s template: %w", name, err)
+	}
+	return t, nil
+}
+
+// Render executes an engine command template for k.
+func Render(name, text string, k Knobs) (string, error) {
+	t, err := ParseTemplate(name, text)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, k); err != nil {
+		return "", fmt.Errorf("verify: %s template: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// Start failure kinds (CandidateResult.Status).
+const (
+	StatusOK          = "ok"
+	StatusStartFailed = "engine_start_failed" // the command exited non-zero, or could not run
+	StatusHealth      = "health_timeout"      // the engine never answered its health URL
+	StatusDied        = "engine_died"         // the engine went away during the replay
+	StatusReplay      = "replay_failed"       // the replay itself failed (configuration, write error)
+	StatusSim         = "sim_failed"          // the candidate's plan could not be simulated
+	StatusPlan        = "plan_invalid"        // the candidate's plan does not parse or resolve
+	StatusCanceled    = "canceled"            // interrupted
+)
+
+// EngineError is a failed engine start: Status is StatusStartFailed or
+// StatusHealth.
+type EngineError struct {
+	Status string
+	Msg    string
+}
+
+func (e *EngineError) Error() string { return e.Status + ": " + e.Msg }
+
+// Engine is a started engine command.
+type Engine struct {
+	spec    EngineSpec
+	knobs   Knobs
+	cmd     *exec.Cmd
+	log     *os.File
+	logPath string
+	done    chan struct{}
+	mu      sync.Mutex
+	exitErr error
+	exited  bool
+	stopped bool
+}
+
+var healthClient = &http.Client{Timeout: 2 * time.Second}
+
+// Healthy reports whether url answers GET with 200.
+func Healthy(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := healthClient.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// StartEngine renders spec.Start for k, runs it with `sh -c` in its own
+// process group (stdout and stderr appended to logPath), and waits until
+// spec.HealthURL answers 200. It refuses to start when something already
+// answers there (it would be measured instead of the candidate). On a
+// failed start the process group is killed and the error is an
+// *EngineError.
+func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) (*Engine, error) {
+	if spec.HealthTimeout <= 0 {
+		spec.HealthTimeout = 60 * time.Second
+	}
+	if spec.StopTimeout <= 0 {
+		spec.StopTimeout = 20 * time.Second
+	}
+	line, err := Render("engine-cmd", spec.Start, k)
+	if err != nil {
+		return nil, &EngineError{StatusStartFailed, err.Error()}
+	}
+	if Healthy(ctx, spec.HealthURL) {
+		return nil, &EngineError{StatusStartFailed, fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", spec.HealthURL)}
+	}
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, &EngineError{StatusStartFailed, err.Error()}
+	}
+	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), line)
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = spec.Dir
+	cmd.Stdout, cmd.Stderr = lf, lf
+	setProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		lf.Close()
+		return nil, &EngineError{StatusStartFailed, err.Error()}
+	}
+	e := &Engine{spec: spec, knobs: k, cmd: cmd, log: lf, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		e.mu.Lock()
+		e.exitErr, e.exited = err, true
+		e.mu.Unlock()
+		close(e.done)
+	}()
+	deadline := time.Now().Add(spec.HealthTimeout)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if Healthy(ctx, spec.HealthURL) {
+			return e, nil
+		}
+		// An exit 0 is a launcher that leaves the engine running: keep
+		// polling.
+		if exited, err := e.exit(); exited && err != nil {
+			e.kill()
+			return nil, &EngineError{StatusStartFailed, fmt.Sprintf("engine command %s before the engine was healthy%s", err, e.logTail())}
+		}
+		if time.Now().After(deadline) {
+			e.Stop(context.WithoutCancel(ctx))
+			return nil, &EngineError{StatusHealth, fmt.Sprintf("%s not healthy after %v%s", spec.HealthURL, spec.HealthTimeout, e.logTail())}
+		}
+		select {
+		case <-ctx.Done():
+			e.Stop(context.WithoutCancel(ctx))
+			return nil, &EngineError{StatusCanceled, ctx.Err().Error()}
+		case <-tick.C:
+		}
+	}
+}
+
+func (e *Engine) exit() (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.exited, e.exitErr
+}
+
+// Alive checks the engine after a run: a foreground engine command must
+// still be running, and the health URL must answer. The reason says what
+// went wrong when it is not.
+func (e *Engine) Alive(ctx context.Context) (bool, string) {
+	// A non-zero exit is a death; an exit 0 is a launcher that left the
+	// engine running, or an engine that shut down: the health URL says.
+	if exited, err := e.exit(); exited && err != nil {
+		return false, fmt.Sprintf("engine command ended during the run (%v)%s", err, e.logTail())
+	}
+	for range 3 { // a busy engine may miss one probe
+		if Healthy(ctx, e.spec.HealthURL) {
+			return true, ""
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return false, fmt.Sprintf("%s no longer answers%s", e.spec.HealthURL, e.logTail())
+}
+
+// Stop runs the stop template (if any), then ends the start command's
+// process group (SIGTERM, then SIGKILL after the stop timeout), and waits
+// for the health URL to stop answering, so that the next candidate's
+// engine can take the port. It is safe to call twice.
+func (e *Engine) Stop(ctx context.Context) error {
+	if e.stopped {
+		return nil
+	}
+	e.stopped = true
+	defer e.log.Close()
+	var errs []error
+	if e.spec.Stop != "" {
+		line, err := Render("stop-cmd", e.spec.Stop, e.knobs)
+		if err == nil {
+			fmt.Fprintf(e.log, "# verify: stop: sh -c %q\n", line)
+			sctx, cancel := context.WithTimeout(ctx, e.spec.StopTimeout)
+			cmd := exec.CommandContext(sctx, "sh", "-c", line)
+			cmd.Dir = e.spec.Dir
+			cmd.Stdout, cmd.Stderr = e.log, e.log
+			setProcessGroup(cmd)
+			cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, true) }
+			err = cmd.Run()
+			cancel()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("stop command: %w", err))
+		}
+	}
+	e.kill()
+	deadline := time.Now().Add(e.spec.StopTimeout)
+	for Healthy(ctx, e.spec.HealthURL) {
+		if time.Now().After(deadline) {
+			errs = append(errs, fmt.Errorf("%s still answers %v after the engine was stopped", e.spec.HealthURL, e.spec.StopTimeout))
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return errors.Join(errs...)
+}
+
+// kill ends the start command's process group: SIGTERM, then SIGKILL
+// when it has not exited within the stop timeout.
+func (e *Engine) kill() {
+	pid := e.cmd.Process.Pid
+	if exited, _ := e.exit(); !exited {
+		killGroup(pid, false)
+		select {
+		case <-e.done:
+		case <-time.After(e.spec.StopTimeout):
+			killGroup(pid, true)
+			<-e.done
+		}
+	}
+	// Children left in the group after the leader exited.
+	killGroup(pid, true)
+}
+
+// logTail is the end of the engine log, for error messages.
+func (e *Engine) logTail() string {
+	data, err := os.ReadFile(e.logPath)
+	if err != nil || len(data) == 0 {
+		return ""
+	}
+	if len(data) > 600 {
+		data = data[len(data)-600:]
+	}
+	return "; log " + e.logPath + " ends: " + strings.TrimSpace(string(data))
+}

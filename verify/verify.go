@@ -1,0 +1,565 @@
+// Package verify replays the best configs of a sweep live and compares
+// what the simulator predicted with what the engine did.
+//
+// For each candidate (sim/sweep.Candidate: a plan and a rate scale) Run
+// optionally restarts the engine with the candidate's knobs (engine.go),
+// replays the same trace slice with replay.Record at the candidate's rate
+// (open loop, time scale 1/rate_scale, temperature 0, generated text
+// kept), stops the engine, and re-simulates the same slice under the
+// candidate's plan with the calibrated profile, so that predicted and
+// measured refer to the same requests. compare.go lines the two up,
+// metric by metric, against tolerances and ranks the candidates by
+// measured cost (Kendall τ against the simulator's ranking);
+// consistency.go compares the generated texts across candidates; refit.go
+// folds the runs into the calibration profile. Verify composes sim/,
+// replay/ and calibrate/ and holds no model of its own.
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
+)
+
+// ResultVersion is the schema version of verify.json.
+const ResultVersion = 1
+
+// Slice selects the requests to replay: the first Head (0 = all) of those
+// arriving in [From, To) (To 0 = to the end), re-based to From.
+type Slice struct {
+	Head     int           `json:"head"`
+	From, To time.Duration `json:"-"`
+}
+
+// String is the slice as the --slice flag writes it.
+func (s Slice) String() string {
+	switch {
+	case s.Head > 0 && s.From == 0 && s.To == 0:
+		return strconv.Itoa(s.Head)
+	case s.From == 0 && s.To == 0:
+		return "all"
+	}
+	to := ""
+	if s.To > 0 {
+		to = s.To.String()
+	}
+	str := s.From.String() + ":" + to
+	if s.Head > 0 {
+		str += " (first " + strconv.Itoa(s.Head) + ")"
+	}
+	return str
+}
+
+// Options configure Run.
+type Options struct {
+	Candidates *sweep.CandidateFile
+	// Trace is the input trace (any format servesim reads); Slice cuts it.
+	Trace string
+	Slice Slice
+	// Replay holds the connection settings (BaseURL, Model, APIKeyEnv,
+	// Endpoint, Timeout, IgnoreEOS, Text, Concurrency). Run sets Arrival
+	// open, TimeScale 1/rate_scale, Temperature 0, KeepText, one repeat,
+	// and one prompt salt for every candidate (the same prompts).
+	Replay replay.Config
+	// Engine restarts the engine per candidate; nil replays every
+	// candidate against the engine already running at Replay.BaseURL.
+	Engine *EngineSpec
+	// Profile is the calibrated step model (nil: the roofline prior);
+	// ProfilePath names it in the results.
+	Profile     *calibrate.Profile
+	ProfilePath string
+	Catalog     *model.Catalog // nil = model.DefaultCatalog()
+	// Out receives input.parquet (the slice), per candidate rankNN.parquet
+	// (measured), rankNN.sim.parquet (simulated) and rankNN.engine.log.
+	Out        string
+	Tolerances Tolerances
+	// Refit, when not nil, folds the runs into the profile (refit.go).
+	Refit *RefitOptions
+	Log   io.Writer // progress; nil = none
+}
+
+// Result is everything a verification found: verify.json, and the value
+// the report's verification section draws.
+type Result struct {
+	Version     int       `json:"version"`
+	CreatedAt   time.Time `json:"created_at"`
+	Trace       string    `json:"trace"`
+	Input       string    `json:"input"` // the sliced trace every candidate replayed
+	InputSHA256 string    `json:"input_sha256"`
+	Slice       string    `json:"slice"`
+	Requests    int       `json:"requests"`
+	// SpecSHA256 and SweepTraceSHA256 identify the sweep the candidates
+	// came from.
+	SpecSHA256       string            `json:"spec_sha256"`
+	SweepTraceSHA256 string            `json:"sweep_trace_sha256"`
+	Profile          string            `json:"profile"`
+	ProfileSHA256    string            `json:"profile_sha256"`
+	StepModel        string            `json:"step_model"`
+	BaseURL          string            `json:"base_url"`
+	Model            string            `json:"model"`
+	EngineCmd        string            `json:"engine_cmd"`
+	StopCmd          string            `json:"stop_cmd"`
+	TextModel        replay.TextModel  `json:"text_model"`
+	Tolerances       Tolerances        `json:"tolerances"`
+	Candidates       []CandidateResult `json:"candidates"`
+	// MedianAbsError is, per metric, the median |relative error| over the
+	// measured candidates.
+	MedianAbsError map[string]float64 `json:"median_abs_error"`
+	Ranking        Ranking            `json:"ranking"`
+	Consistency    Consistency        `json:"consistency"`
+	Refit          *RefitResult       `json:"refit"`
+	// ToleranceFailures counts metric rows outside tolerance; Incomplete
+	// counts candidates that could not be measured (Status not ok).
+	ToleranceFailures int `json:"tolerance_failures"`
+	Incomplete        int `json:"incomplete"`
+}
+
+// CandidateResult is one candidate's verification.
+type CandidateResult struct {
+	Rank      int64   `json:"rank"`
+	Index     int64   `json:"index"`
+	Label     string  `json:"label"`
+	RateScale float64 `json:"rate_scale"`
+	TimeScale float64 `json:"time_scale"` // 1/rate_scale
+	Knobs     Knobs   `json:"knobs"`
+	// Status is StatusOK or why the candidate was not measured (engine
+	// start failed, health timeout, engine died mid-run, ...); Detail
+	// says more.
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	// Trace is the measured trace, SimTrace the simulated one (same
+	// requests), EngineLog the engine command's output.
+	Trace     string `json:"trace"`
+	SimTrace  string `json:"sim_trace"`
+	EngineLog string `json:"engine_log"`
+	// Wall is the candidate's wall-clock time, engine start to stop.
+	WallSeconds  float64        `json:"wall_seconds"`
+	FailedByKind map[string]int `json:"failed_by_kind"`
+	LagP99       *float64       `json:"schedule_lag_p99_s"`
+	LagFlagged   bool           `json:"schedule_lag_flagged"`
+	// SweepPredicted is what the sweep predicted over its whole trace (the
+	// candidate file); Predicted is the re-simulation of the replayed
+	// slice, the figures compared with Measured.
+	SweepPredicted any         `json:"sweep_predicted"`
+	SimOutcome     string      `json:"sim_outcome"`
+	Predicted      Metrics     `json:"predicted"`
+	Measured       Metrics     `json:"measured"`
+	Rows           []MetricRow `json:"rows"`
+	Pass           *bool       `json:"pass"` // nil when not measured
+}
+
+// Run verifies every candidate in turn; a candidate that cannot be
+// measured is recorded with its status and the rest still run. It returns
+// an error only for problems that stop everything (bad options, the trace,
+// the output directory); tolerance failures are in the Result.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if opt.Candidates == nil || len(opt.Candidates.Candidates) == 0 {
+		return nil, errors.New("verify: no candidates")
+	}
+	if opt.Out == "" {
+		return nil, errors.New("verify: no output directory")
+	}
+	if opt.Catalog == nil {
+		opt.Catalog = model.DefaultCatalog()
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Version: ResultVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
+		SpecSHA256: opt.Candidates.SpecSHA256, SweepTraceSHA256: opt.Candidates.TraceSHA256,
+		Profile: opt.ProfilePath, BaseURL: opt.Replay.BaseURL, Model: opt.Replay.Model, Tolerances: opt.Tolerances,
+		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},
+	}
+	if opt.Engine != nil {
+		res.EngineCmd, res.StopCmd = opt.Engine.Start, opt.Engine.Stop
+	}
+	step, stepDesc, err := StepModel(opt.Profile, opt.ProfilePath)
+	if err != nil {
+		return nil, err
+	}
+	res.StepModel = stepDesc
+	if opt.ProfilePath != "" {
+		if res.ProfileSHA256, err = calibrate.FileSHA256(opt.ProfilePath); err != nil {
+			return nil, err
+		}
+	}
+	// The slice every candidate replays and is simulated on.
+	res.Input = filepath.Join(opt.Out, "input.parquet")
+	n, err := writeSlice(opt.Trace, res.Input, opt.Slice)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("verify: the slice %s of %s holds no requests", opt.Slice, opt.Trace)
+	}
+	res.Requests = n
+	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
+		return nil, err
+	}
+	cfg := opt.Replay
+	cfg.Arrival, cfg.Temperature, cfg.KeepText, cfg.Repeat, cfg.Trace = replay.Open, 0, true, 1, res.Input
+	if cfg.Salt == 0 {
+		cfg.Salt = rand.Uint64() | 1 // one salt: every candidate gets the same prompts
+	}
+	if cfg.FlushEvery == 0 {
+		cfg.FlushEvery = 500 * time.Millisecond
+	}
+	host, port := hostPort(cfg.BaseURL)
+	if opt.Engine == nil {
+		fmt.Fprintf(log, "verify: no engine command: every candidate runs against the engine at %s as it is (its knobs are not applied)\n", cfg.BaseURL)
+	}
+	texts := map[int]map[string]string{}
+	for i, cand := range opt.Candidates.Candidates {
+		if err := ctx.Err(); err != nil {
+			break
+		}
+		cr := verifyOne(ctx, &opt, &cfg, cand, step, stepDesc, host, port, log)
+		res.Candidates = append(res.Candidates, cr)
+		if cr.Status == StatusOK {
+			_, rows, err := traces.ReadAll(cr.Trace)
+			if err == nil {
+				texts[i] = outputTexts(rows)
+			}
+		}
+	}
+	res.TextModel = cfg.Text
+	var labels []string
+	var runs []map[string]string
+	for i, c := range res.Candidates {
+		if t, ok := texts[i]; ok {
+			labels, runs = append(labels, c.Label), append(runs, t)
+		}
+	}
+	res.Consistency = CompareOutputs(labels, runs)
+	res.finish()
+	if opt.Refit != nil && ctx.Err() == nil {
+		rr, err := Refit(ctx, res, opt, *opt.Refit)
+		if err != nil {
+			fmt.Fprintf(log, "verify: refit: %v\n", err)
+			rr = &RefitResult{Error: err.Error()}
+		}
+		res.Refit = rr
+	}
+	return res, ctx.Err()
+}
+
+// finish computes the verdicts, median errors and ranking from the rows.
+func (res *Result) finish() {
+	res.ToleranceFailures, res.Incomplete = 0, 0
+	for i := range res.Candidates {
+		c := &res.Candidates[i]
+		if c.Status != StatusOK {
+			res.Incomplete++
+			c.Pass = nil
+			continue
+		}
+		pass := true
+		for _, r := range c.Rows {
+			if r.Pass != nil && !*r.Pass {
+				pass = false
+				res.ToleranceFailures++
+			}
+		}
+		c.Pass = &pass
+	}
+	res.MedianAbsError = MedianAbsErrors(res.Candidates)
+	res.Ranking = Rank(res.Candidates)
+}
+
+// verifyOne runs one candidate: plan, engine, replay, engine check and
+// stop, re-simulation, comparison.
+func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep.Candidate, step sim.StepTimer, stepDesc, host, port string, log io.Writer) CandidateResult {
+	t0 := time.Now()
+	name := fmt.Sprintf("rank%02d", cand.Rank)
+	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
+		SweepPredicted: cand.Predicted, FailedByKind: map[string]int{}, Rows: []MetricRow{}}
+	defer func() { cr.WallSeconds = time.Since(t0).Seconds() }()
+	fail := func(status, format string, a ...any) CandidateResult {
+		cr.Status, cr.Detail = status, fmt.Sprintf(format, a...)
+		fmt.Fprintf(log, "verify: #%d %s: %s: %s\n", cand.Rank, cand.Label, status, cr.Detail)
+		return cr
+	}
+	if !(cand.RateScale > 0) || math.IsInf(cand.RateScale, 0) {
+		return fail(StatusPlan, "rate_scale %v: want a positive number", cand.RateScale)
+	}
+	cr.TimeScale = 1 / cand.RateScale
+	p, err := plan.Parse([]byte(cand.Plan))
+	if err != nil {
+		return fail(StatusPlan, "%v", err)
+	}
+	r, err := p.Resolve(opt.Catalog)
+	if err != nil {
+		return fail(StatusPlan, "%v", err)
+	}
+	ApplyProfileKV(r, opt.Profile)
+	cr.Knobs = KnobsOf(p, cand, host, port)
+	fmt.Fprintf(log, "verify: #%d %s: rate ×%.4g (time scale %.4g)\n", cand.Rank, cand.Label, cand.RateScale, cr.TimeScale)
+
+	// Predicted: the same slice, the same time scale, the candidate's plan.
+	cr.SimTrace = filepath.Join(opt.Out, name+".sim.parquet")
+	pred, outcome, err := simulate(ctx, r, opt.Out, cr.SimTrace, name, cr.TimeScale, step, stepDesc, cfg.Trace)
+	if err != nil {
+		return fail(StatusSim, "%v", err)
+	}
+	cr.Predicted, cr.SimOutcome = *pred, outcome
+
+	// Measured.
+	var eng *Engine
+	if opt.Engine != nil {
+		cr.EngineLog = filepath.Join(opt.Out, name+".engine.log")
+		eng, err = StartEngine(ctx, *opt.Engine, cr.Knobs, cr.EngineLog)
+		if err != nil {
+			var ee *EngineError
+			if errors.As(err, &ee) {
+				return fail(ee.Status, "%s", ee.Msg)
+			}
+			return fail(StatusStartFailed, "%v", err)
+		}
+		defer func() {
+			if err := eng.Stop(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(log, "verify: #%d: stopping the engine: %v\n", cand.Rank, err)
+				if cr.Detail == "" {
+					cr.Detail = "stopping the engine: " + err.Error()
+				}
+			}
+		}()
+	}
+	// Warm-up: the text-model probes load the model and are not measured.
+	tm, err := replay.Calibrate(ctx, *cfg)
+	if err != nil {
+		if eng != nil {
+			if ok, why := eng.Alive(ctx); !ok {
+				return fail(StatusDied, "during warm-up: %s", why)
+			}
+		}
+		return fail(StatusReplay, "warm-up: %v", err)
+	}
+	if cfg.Text.IsZero() {
+		cfg.Text = tm // the first candidate's model, kept: the same prompts for all
+		fmt.Fprintf(log, "verify: text model tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
+	}
+	rc := *cfg
+	rc.TimeScale = cr.TimeScale
+	cr.Trace = filepath.Join(opt.Out, name+".parquet")
+	rc.Out = cr.Trace
+	sums, err := replay.Record(ctx, rc, log)
+	if ctx.Err() != nil {
+		return fail(StatusCanceled, "%v", ctx.Err())
+	}
+	if eng != nil {
+		if ok, why := eng.Alive(ctx); !ok {
+			cr.measured(sums, p)
+			return fail(StatusDied, "%s", why)
+		}
+	}
+	if err != nil || len(sums) == 0 {
+		return fail(StatusReplay, "%v", err)
+	}
+	cr.measured(sums, p)
+	if s := sums[0]; s.Succeeded == 0 {
+		return fail(StatusDied, "no request succeeded (%s)", failedKinds(s.FailedByKind))
+	}
+	cr.Status = StatusOK
+	cr.Rows = CompareMetrics(&cr.Predicted, &cr.Measured, opt.Tolerances)
+	return cr
+}
+
+// measured fills the measured metrics from the replay summary.
+func (cr *CandidateResult) measured(sums []*replay.Summary, p *plan.Plan) {
+	if len(sums) == 0 {
+		return
+	}
+	s := sums[0]
+	m := &cr.Measured
+	m.Requests, m.Completed, m.OutputTokens = int64(s.Sent), int64(s.Succeeded), s.OutputTokens
+	cr.FailedByKind = s.FailedByKind
+	if s.Lag.N > 0 {
+		cr.LagP99 = sec(s.Lag.P99.Seconds())
+	}
+	cr.LagFlagged = s.LagFlagged
+	if s.Succeeded == 0 || s.Wall <= 0 {
+		return
+	}
+	m.ReqPerSec, m.OutTokPerSec = sec(s.RequestsPerSec), sec(s.OutputTokensPerSec)
+	if s.TTFT.N > 0 {
+		m.TTFTMean, m.TTFTP50, m.TTFTP99 = sec(s.TTFT.Mean.Seconds()), sec(s.TTFT.P50.Seconds()), sec(s.TTFT.P99.Seconds())
+	}
+	if s.TPOT.N > 0 {
+		// replay keeps TPOT in ns per token, as a Duration
+		m.TPOTMean, m.TPOTP99 = sec(s.TPOT.Mean.Seconds()), sec(s.TPOT.P99.Seconds())
+	}
+	if s.E2E.N > 0 {
+		m.E2EP99 = sec(s.E2E.P99.Seconds())
+	}
+	ds := float64(p.Device.Count) * s.Wall.Seconds()
+	m.DeviceSeconds = sec(ds)
+	m.USDPerMOut = hwCost(ds, p.Cost.USDPerHour, s.OutputTokens)
+}
+
+// hwCost is device-seconds × $/h per million output tokens.
+func hwCost(deviceSeconds, usdPerHour float64, outTokens int64) *float64 {
+	if outTokens <= 0 {
+		return nil
+	}
+	return sec(deviceSeconds / 3600 * usdPerHour / float64(outTokens) * 1e6)
+}
+
+func sec(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// simulate runs the slice at timeScale through r and returns the metrics
+// comparable with a live run's.
+func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name string, timeScale float64, step sim.StepTimer, stepDesc, input string) (*Metrics, string, error) {
+	in, err := traces.Open(input)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	scaled, err := traces.Scale(in, timeScale)
+	if err != nil {
+		return nil, "", err
+	}
+	meta := scaled.Meta().Clone()
+	meta.Set("input_source", meta.Source)
+	meta.Source = "simulated"
+	meta.Model, meta.Precision = r.Arch.Name, r.Plan.Model.Precision
+	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Device.Count, r.Hardware.Name)
+	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
+	if toml, err := r.Plan.Encode(); err == nil {
+		meta.Set("plan", string(toml))
+	}
+	meta.Set("step_model", stepDesc)
+	w, err := traces.Create(simPath, meta)
+	if err != nil {
+		return nil, "", err
+	}
+	po := plan.Options{StepModel: stepDesc}
+	if step != nil {
+		po.Step = step
+	}
+	res, err := r.Simulate(ctx, name, scaled, w, po)
+	if err == nil {
+		err = scaled.Err()
+	}
+	if err != nil {
+		w.Abort()
+		return nil, "", err
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	s := res.Summary
+	m := &Metrics{Requests: s.Requests, Completed: s.Completed, OutputTokens: s.OutputTokens}
+	if s.Completed > 0 && s.Makespan > 0 {
+		m.ReqPerSec, m.OutTokPerSec = sec(s.ReqPerSec), sec(s.OutputTokPerSec)
+		m.DeviceSeconds = sec(s.DeviceSeconds)
+		m.USDPerMOut = hwCost(s.DeviceSeconds, r.Plan.Cost.USDPerHour, s.OutputTokens)
+	}
+	if s.TTFT.N > 0 {
+		m.TTFTMean, m.TTFTP50, m.TTFTP99 = sec(s.TTFT.Mean), sec(s.TTFT.P50), sec(s.TTFT.P99)
+	}
+	if s.TPOT.N > 0 {
+		m.TPOTMean, m.TPOTP99 = sec(s.TPOT.Mean), sec(s.TPOT.P99)
+	}
+	if s.E2E.N > 0 {
+		m.E2EP99 = sec(s.E2E.P99)
+	}
+	return m, res.Outcome, nil
+}
+
+// writeSlice writes the slice of trace to out and returns its row count.
+func writeSlice(trace, out string, s Slice) (int, error) {
+	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	var r traces.Reader = in
+	if s.Head > 0 || s.From > 0 || s.To > 0 {
+		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
+	}
+	return traces.WriteTrace(out, r)
+}
+
+// StepModel turns a profile into the simulator's step model (nil profile:
+// nil, the roofline prior) and describes it.
+func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error) {
+	if p == nil {
+		return nil, "roofline prior (uncalibrated)", nil
+	}
+	st := p.Step
+	lin := sim.Linear{C0: st.C0.Value, Cp: st.Cp.Value, Ca: st.Ca.Value, Cd: st.Cd.Value, Ck: st.Ck.Value}
+	if err := lin.Validate(); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	held := "n/a"
+	if h := p.Quality.HeldOutMdAPE; h != nil {
+		held = fmt.Sprintf("%.1f%%", 100**h)
+	}
+	return lin, fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s)", path, p.Quality.R2, held), nil
+}
+
+// ApplyProfileKV sets r's KV blocks from the profile's measured capacity,
+// as `simulate --profile` does.
+func ApplyProfileKV(r *plan.Resolved, p *calibrate.Profile) {
+	if p == nil || p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
+		return
+	}
+	bs := int64(r.Memory.BlockSize)
+	blocks := p.KV.MaxConcurrentTokens / bs
+	if p.KV.Blocks > 0 && p.BlockSize == int(bs) {
+		blocks = p.KV.Blocks
+	}
+	r.Capacity.KVBlocks = int(max(blocks, 1))
+}
+
+// KnobsOf are the template fields of a candidate's plan.
+func KnobsOf(p *plan.Plan, c sweep.Candidate, host, port string) Knobs {
+	b, d := p.Batch, p.Device
+	return Knobs{
+		Rank: c.Rank, Label: c.Label, Strategy: b.Strategy, MaxNumSeqs: b.MaxNumSeqs,
+		MaxNumBatchedTokens: b.MaxNumBatchedTokens, ChunkedPrefill: b.ChunkedPrefill, PrefixCaching: b.PrefixCaching,
+		BatchSize: b.BatchSize, MaxTokenBudget: b.MaxTokenBudget, MaxWaitMS: b.MaxWaitMS,
+		GPUMemoryUtilization: d.GPUMemoryUtilization, MaxModelLen: d.MaxModelLen, BlockSize: d.BlockSize,
+		TensorParallel: d.Count, Device: d.Model, MaxNewTokens: p.Model.MaxNewTokens, Host: host, Port: port,
+	}
+}
+
+// hostPort is the host and port of an http(s) URL (port defaulted by
+// scheme).
+func hostPort(raw string) (string, string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Hostname(), port
+}

@@ -1,0 +1,273 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
+)
+
+// tinyPlan is the CPU test engine's plan with max_num_seqs left open.
+const tinyPlan = `[model]
+name = "servesim-tiny"
+weight_version = "seed-1"
+precision = "f16"
+max_new_tokens = 4096
+
+[batch]
+strategy = "continuous"
+max_num_seqs = %d
+max_num_batched_tokens = 2048
+chunked_prefill = false
+prefix_caching = false
+
+[device]
+model = "cpu"
+count = 1
+gpu_memory_utilization = 0.9
+block_size = 16
+max_model_len = 4096
+
+[cost]
+usd_per_hour = 0.10
+usd_per_kwh = 0.15
+pue = 1.2
+`
+
+// candidates builds a candidate file with one candidate per max_num_seqs.
+func candidates(seqs ...int) *sweep.CandidateFile {
+	cf := &sweep.CandidateFile{}
+	for i, n := range seqs {
+		c := sweep.Candidate{Rank: int64(i + 1), Index: int64(10 + i), Label: fmt.Sprintf("seqs=%d", n), Plan: fmt.Sprintf(tinyPlan, n), RateScale: 1}
+		cf.Candidates = append(cf.Candidates, c)
+	}
+	return cf
+}
+
+// writeTrace writes n requests, one every gap.
+func writeTrace(t *testing.T, dir string, n int, gap time.Duration) string {
+	t.Helper()
+	var reqs []*traces.Request
+	for i := range n {
+		var r traces.Request
+		r.Reset()
+		r.ID = fmt.Sprintf("r%03d", i)
+		r.Arrival = int64(i) * int64(gap)
+		r.PromptTokens, r.OutputTokens = 60, 12
+		reqs = append(reqs, &r)
+	}
+	path := filepath.Join(dir, "trace.parquet")
+	if err := traces.WriteAll(path, traces.Meta{Source: "test"}, reqs); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fakeEngine is a health endpoint that answers 200 while the file up in
+// dir exists: the engine command template creates it and removes it when
+// stopped (SIGTERM) or when it "dies".
+func fakeEngine(t *testing.T, dir string) string {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := os.Stat(filepath.Join(dir, "up")); err != nil {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"data":[]}`))
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/v1/models"
+}
+
+// engineCmd: max_num_seqs 2 fails to start, 3 never gets healthy, 5 dies
+// 0.3 s into its run; the others run until stopped.
+const engineCmd = `{{if eq .MaxNumSeqs 2}}echo cannot bind port {{.Port}} >&2; exit 3{{end}}
+{{if eq .MaxNumSeqs 3}}exec sleep 30{{end}}
+trap 'rm -f "$D/up"; exit 0' TERM
+echo {{.MaxNumSeqs}} {{.MaxModelLen}} {{.BlockSize}} {{.GPUMemoryUtilization}} {{.MaxNumBatchedTokens}} >> "$D/knobs"
+touch "$D/up"
+{{if eq .MaxNumSeqs 5}}sleep 0.3; rm -f "$D/up"; exit 1{{end}}
+sleep 300 & wait`
+
+func TestRunFailuresAndComparison(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	cfg.Timeout = 10 * time.Second
+	out := filepath.Join(dir, "out")
+	opt := Options{
+		Candidates: candidates(1, 2, 3, 5, 4),
+		Trace:      writeTrace(t, dir, 24, 50*time.Millisecond),
+		Slice:      Slice{Head: 20},
+		Replay:     cfg,
+		Engine:     &EngineSpec{Start: engineCmd, HealthURL: fakeEngine(t, dir), HealthTimeout: time.Second, StopTimeout: 3 * time.Second},
+		Out:        out,
+		Tolerances: DefaultTolerances(),
+	}
+	t0 := time.Now()
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("took %v", time.Since(t0))
+	want := []string{StatusOK, StatusStartFailed, StatusHealth, StatusDied, StatusOK}
+	for i, c := range res.Candidates {
+		if c.Status != want[i] {
+			t.Errorf("candidate %s: status %s (%s), want %s", c.Label, c.Status, c.Detail, want[i])
+		}
+	}
+	if d := res.Candidates[1].Detail; !strings.Contains(d, "exit status 3") || !strings.Contains(d, "cannot bind port") {
+		t.Errorf("start failure detail %q: want the exit status and the log tail", d)
+	}
+	if d := res.Candidates[3].Detail; !strings.Contains(d, "ended during the run") {
+		t.Errorf("died detail %q", d)
+	}
+	if res.Requests != 20 || res.Incomplete != 3 {
+		t.Errorf("requests %d incomplete %d, want 20, 3", res.Requests, res.Incomplete)
+	}
+	knobs, _ := os.ReadFile(filepath.Join(dir, "knobs"))
+	if got := strings.Fields(string(knobs)); len(got) != 15 || got[0] != "1" || got[1] != "4096" || got[2] != "16" || got[3] != "0.9" || got[4] != "2048" || got[5] != "5" || got[10] != "4" {
+		t.Errorf("engine started with knobs %q", knobs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "up")); err == nil {
+		t.Error("the last engine was not stopped")
+	}
+	for _, i := range []int{0, 4} {
+		c := res.Candidates[i]
+		if c.Measured.Completed != 20 || c.Predicted.Completed != 20 || len(c.Rows) != len(MetricNames) || c.Pass == nil {
+			t.Errorf("%s: measured %d predicted %d rows %d", c.Label, c.Measured.Completed, c.Predicted.Completed, len(c.Rows))
+		}
+		_, rows, err := traces.ReadAll(c.Trace)
+		if err != nil || len(rows) != 20 || rows[0].OutputText == "" {
+			t.Errorf("%s: measured trace: %v, %d rows", c.Label, err, len(rows))
+		}
+		if _, err := os.Stat(c.SimTrace); err != nil {
+			t.Error(err)
+		}
+	}
+	if res.Consistency.Compared != 20 {
+		t.Errorf("consistency compared %d requests, want 20", res.Consistency.Compared)
+	}
+	if len(res.Ranking.Entries) != 2 || res.Ranking.TauSweep == nil {
+		t.Errorf("ranking %+v", res.Ranking)
+	}
+	var b strings.Builder
+	res.WriteTable(&b)
+	for _, s := range []string{"ENGINE_START_FAILED", "HEALTH_TIMEOUT", "ENGINE_DIED", MetricThroughput, "Kendall"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, b.String())
+		}
+	}
+}
+
+func TestStartEngineRefusesARunningServer(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "up"), nil, 0o644)
+	_, err := StartEngine(context.Background(), EngineSpec{Start: "sleep 30", HealthURL: fakeEngine(t, dir)}, Knobs{}, filepath.Join(dir, "log"))
+	if err == nil || !strings.Contains(err.Error(), "already answers") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+}
+
+func TestEngineStopCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	spec := EngineSpec{Start: `touch "$D/up"; echo {{.Port}} > "$D/port"`, Stop: `rm "$D/up"; echo stopped {{.MaxNumSeqs}} > "$D/stopped"`,
+		HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 2 * time.Second}
+	e, err := StartEngine(context.Background(), spec, Knobs{Port: "8123", MaxNumSeqs: 7}, filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if ok, why := e.Alive(context.Background()); !ok {
+		t.Fatalf("a launcher that exited 0 with a healthy engine is alive: %s", why)
+	}
+	if err := e.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "stopped")); string(b) != "stopped 7\n" {
+		t.Errorf("stop command wrote %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "port")); string(b) != "8123\n" {
+		t.Errorf("start command wrote port %q", b)
+	}
+}
+
+func TestParseTemplate(t *testing.T) {
+	if _, err := ParseTemplate("engine-cmd", "x {{.MaxNumSeqs}} {{.Port}}"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseTemplate("engine-cmd", "x {{.NoSuchKnob}}"); err == nil {
+		t.Error("unknown field accepted")
+	}
+	if _, err := ParseTemplate("engine-cmd", "x {{.MaxNumSeqs"); err == nil {
+		t.Error("bad template accepted")
+	}
+}
+
+func TestRefitFoldsVerificationRuns(t *testing.T) {
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 8 * time.Millisecond, ITL: 4 * time.Millisecond})
+	defer srv.Close()
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	parent := filepath.Join(dir, "parent.json")
+	data, err := os.ReadFile("../calibrate/testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(parent, data, 0o644)
+	prof, err := calibrate.LoadProfile(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refit := filepath.Join(dir, "refit.json")
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(4, 1), Trace: writeTrace(t, dir, 30, 15*time.Millisecond), Replay: cfg,
+		Profile: prof, ProfilePath: parent, Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(),
+		Refit: &RefitOptions{Out: refit},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := res.Refit
+	if rr == nil || rr.Error != "" {
+		t.Fatalf("refit: %+v", rr)
+	}
+	if rr.NewRuns != 2 || rr.OldRuns != 0 || len(rr.Missing) != len(prof.Traces) || rr.StepMdAPEBefore == nil || rr.StepMdAPEAfter == nil {
+		t.Errorf("refit %+v", rr)
+	}
+	if *rr.StepMdAPEAfter >= *rr.StepMdAPEBefore {
+		t.Errorf("step error %v → %v: the refit should fit its own runs better than an H100 profile", *rr.StepMdAPEBefore, *rr.StepMdAPEAfter)
+	}
+	np, err := calibrate.LoadProfile(refit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := calibrate.FileSHA256(parent)
+	last := np.Lineage[len(np.Lineage)-1]
+	if last.Relation != "parent" || last.Path != parent || last.SHA256 != sum {
+		t.Errorf("lineage %+v", np.Lineage)
+	}
+	if len(np.Traces) != 2 {
+		t.Errorf("new profile cites %d traces, want the 2 verification runs", len(np.Traces))
+	}
+	if len(rr.MetricErrorAfter) == 0 {
+		t.Error("no metric error after the refit")
+	}
+}
