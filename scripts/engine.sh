@@ -13,7 +13,7 @@
 # Needs only Go and gcc/g++ (Debian: golang + build-essential); no curl.
 # Environment: SERVESIM_ENGINE_PORT (default 11435).
 # Everything lives under <repo>/.cache: bin/ollama, engine/{model.gguf,Modelfile,
-# ollama.log,ollama.pid,home,models}.
+# ollama-PORT.log,ollama-PORT.pid,home,models}.
 set -euo pipefail
 
 OLLAMA_VERSION=0.6.5
@@ -22,8 +22,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=$ROOT/.cache/bin
 ENGINE=$ROOT/.cache/engine
 PORT=${SERVESIM_ENGINE_PORT:-11435}
-PIDFILE=$ENGINE/ollama.pid
-LOG=$ENGINE/ollama.log
+PIDFILE=$ENGINE/ollama-$PORT.pid
+LOG=$ENGINE/ollama-$PORT.log
 
 die() { echo "engine.sh: $*" >&2; exit 1; }
 
@@ -33,7 +33,7 @@ ollama_env() {
 	export HOME=$ENGINE/home                  # ~/.ollama (identity key) lands here
 	export OLLAMA_MODELS=$ENGINE/models       # blobs + manifests
 	export OLLAMA_HOST=127.0.0.1:$PORT
-	export OLLAMA_NUM_PARALLEL=4              # 4 sequences batched in one runner
+	export OLLAMA_NUM_PARALLEL=${OLLAMA_NUM_PARALLEL:-4} # sequences batched in one runner (default 4)
 	export OLLAMA_MAX_LOADED_MODELS=1
 	export OLLAMA_KEEP_ALIVE=-1               # never unload
 	export OLLAMA_NOPRUNE=1                   # don't touch blobs at startup
