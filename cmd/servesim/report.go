@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/servesim/servesim/report"
+	"github.com/servesim/servesim/verify"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,20 +24,29 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "report file: .html or .md"},
 			&cli.StringFlag{Name: "title", Value: "servesim report", Usage: "report title"},
+			&cli.StringFlag{Name: "verify", Usage: "verify.json from servesim verify: adds the predicted-vs-measured pages"},
 		},
 		Action: func(c *cli.Context) error {
-			paths, flags, err := splitArgs(c, "output", "title")
+			paths, flags, err := splitArgs(c, "output", "title", "verify")
 			if err != nil {
 				return err
 			}
-			if len(paths) == 0 {
-				return fmt.Errorf("report: want at least one RESULTS path (simulate --out directory, sweep results, trace)")
+			if len(paths) == 0 && flags["verify"] == "" {
+				return fmt.Errorf("report: want at least one RESULTS path (simulate --out directory, sweep results, trace) or --verify")
 			}
 			in, err := report.Load(paths...)
 			if err != nil {
 				return err
 			}
-			doc, err := report.Build(flags["title"], in)
+			sections := report.DefaultSections()
+			if v := flags["verify"]; v != "" {
+				res, err := loadVerifyResult(v)
+				if err != nil {
+					return err
+				}
+				sections = append(sections, report.VerificationSection{Result: res})
+			}
+			doc, err := report.Build(flags["title"], in, sections...)
 			if err != nil {
 				return err
 			}
@@ -95,4 +107,17 @@ func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]s
 		vals[canon] = val
 	}
 	return pos, vals, nil
+}
+
+// loadVerifyResult reads a verify.json written by servesim verify.
+func loadVerifyResult(path string) (*verify.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var res verify.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &res, nil
 }

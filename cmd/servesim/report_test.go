@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/verify"
 )
 
 // sliceCSV writes the header and first n rows of a CSV file to dir.
@@ -237,4 +239,24 @@ func distinct(img image.Image) (colours, nonWhite, total int) {
 		}
 	}
 	return len(seen), nonWhite, total
+}
+
+func TestReportVerifyPages(t *testing.T) {
+	dir := t.TempDir()
+	p, m := 1.2, 1.0
+	res := verify.Result{Requests: 10, Slice: "10", StepModel: "profile x", Candidates: []verify.CandidateResult{
+		{Rank: 1, Label: "seqs=4", Status: verify.StatusOK,
+			Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &p}, &verify.Metrics{OutTokPerSec: &m}, verify.DefaultTolerances())},
+	}}
+	data, _ := json.Marshal(res)
+	vj := filepath.Join(dir, "verify.json")
+	os.WriteFile(vj, data, 0o644)
+	out := filepath.Join(dir, "r.html")
+	if _, err := run(t, "report", "--verify", vj, "-o", out); err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(out)
+	if !strings.Contains(string(html), "Verification") || !strings.Contains(string(html), "seqs=4") {
+		t.Errorf("report lacks the verification pages")
+	}
 }
