@@ -22,9 +22,14 @@
 //   - vidur.go: an offline prior for the non-attention part of the step
 //     time from Vidur's published operator profiles, and its comparison
 //     with model.Roofline.
+//   - experiment.go: the experiment plans (quick, full): which short
+//     closed-loop runs separate the step-time terms and probe the engine's
+//     concurrency limit.
+//   - live.go: RunPlan runs a plan against a live engine through package
+//     replay and keeps every run's trace; Analyze recovers steps, fits,
+//     cross-checks and builds the Profile.
 //
-// The live experiment driver (which runs short replays to produce the
-// traces) lives elsewhere; this package is pure and needs no device.
+// Everything but live.go is pure and needs no engine.
 //
 // # Units
 //
