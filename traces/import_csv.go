@@ -50,6 +50,19 @@ func (c *csvSource) col(name string) (int, error) {
 	return -1, fmt.Errorf("%s:1: missing column %q (header is %q)", c.name, name, strings.Join(c.header, ","))
 }
 
+// cols sets each dst to the index of the column of the same position in
+// names; every one is required.
+func (c *csvSource) cols(dst []*int, names ...string) error {
+	for i, name := range names {
+		j, err := c.col(name)
+		if err != nil {
+			return err
+		}
+		*dst[i] = j
+	}
+	return nil
+}
+
 // optCol returns the index of the named column or -1.
 func (c *csvSource) optCol(name string) int {
 	for i, h := range c.header {
@@ -244,13 +257,8 @@ func newAzureSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 		return nil, err
 	}
 	s := &azureSource{csvSource: c}
-	for _, p := range []struct {
-		dst  *int
-		name string
-	}{{&s.ts, "TIMESTAMP"}, {&s.in, "ContextTokens"}, {&s.out, "GeneratedTokens"}} {
-		if *p.dst, err = c.col(p.name); err != nil {
-			return nil, err
-		}
+	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "TIMESTAMP", "ContextTokens", "GeneratedTokens"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -294,13 +302,8 @@ func newBurstGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 		return nil, err
 	}
 	s := &burstGPTSource{csvSource: c, classes: map[[2]string]string{}}
-	for _, p := range []struct {
-		dst  *int
-		name string
-	}{{&s.ts, "Timestamp"}, {&s.in, "Request tokens"}, {&s.out, "Response tokens"}} {
-		if *p.dst, err = c.col(p.name); err != nil {
-			return nil, err
-		}
+	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "Timestamp", "Request tokens", "Response tokens"); err != nil {
+		return nil, err
 	}
 	s.model, s.logType, s.session = c.optCol("Model"), c.optCol("Log Type"), c.optCol("Session ID")
 	return s, nil
@@ -367,13 +370,8 @@ func newVidurSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 		return nil, err
 	}
 	s := &vidurSource{csvSource: c}
-	for _, p := range []struct {
-		dst  *int
-		name string
-	}{{&s.ts, "arrived_at"}, {&s.in, "num_prefill_tokens"}, {&s.out, "num_decode_tokens"}} {
-		if *p.dst, err = c.col(p.name); err != nil {
-			return nil, err
-		}
+	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "arrived_at", "num_prefill_tokens", "num_decode_tokens"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
