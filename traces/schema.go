@@ -95,6 +95,7 @@ type batchBuilder struct {
 	hashVals                                    *array.Uint64Builder
 	timeVals                                    *array.Int64Builder
 	rows                                        int
+	pending                                     [24]int // deferred nulls per column
 }
 
 func newBatchBuilder(mem memory.Allocator, schema *arrow.Schema) *batchBuilder {
@@ -129,6 +130,7 @@ func newBatchBuilder(mem memory.Allocator, schema *arrow.Schema) *batchBuilder {
 	}
 	b.hashVals = b.hashes.ValueBuilder().(*array.Uint64Builder)
 	b.timeVals = b.times.ValueBuilder().(*array.Int64Builder)
+	b.reserve()
 	return b
 }
 
@@ -138,70 +140,103 @@ func (b *batchBuilder) append(r *Request) {
 	b.prompt.Append(r.PromptTokens)
 	b.outTok.Append(r.OutputTokens)
 	if r.PrefixHashes == nil {
-		b.hashes.AppendNull()
+		b.null(4)
 	} else {
+		b.ready(4)
 		b.hashes.Append(true)
 		b.hashVals.AppendValues(r.PrefixHashes, nil)
 	}
-	appendStr(b.session, r.SessionID)
-	appendStr(b.class, r.Class)
+	b.str(5, b.session, r.SessionID)
+	b.str(6, b.class, r.Class)
 	b.warmup.Append(r.Warmup)
 	b.failed.Append(r.SourceFailed)
-	appendI64(b.sched, r.ScheduledSend)
-	appendI64(b.actual, r.ActualSend)
-	appendI64(b.start, r.StartTime)
-	appendI64(b.first, r.FirstToken)
-	appendI64(b.last, r.LastToken)
+	b.i64(9, b.sched, r.ScheduledSend)
+	b.i64(10, b.actual, r.ActualSend)
+	b.i64(11, b.start, r.StartTime)
+	b.i64(12, b.first, r.FirstToken)
+	b.i64(13, b.last, r.LastToken)
 	if r.TokenTimes == nil {
-		b.times.AppendNull()
+		b.null(14)
 	} else {
+		b.ready(14)
 		b.times.Append(true)
 		b.timeVals.AppendValues(r.TokenTimes, nil)
 	}
-	appendI32(b.uPrompt, r.UsagePrompt)
-	appendI32(b.uOut, r.UsageOutput)
-	appendI32(b.uCached, r.UsageCached)
-	appendI32(b.chunks, r.Chunks)
-	appendI32(b.preempt, r.Preemptions)
-	appendI32(b.status, r.HTTPStatus)
-	appendStr(b.errText, r.Error)
-	appendStr(b.finish, r.FinishReason)
-	appendStr(b.output, r.OutputText)
+	b.i32(15, b.uPrompt, r.UsagePrompt)
+	b.i32(16, b.uOut, r.UsageOutput)
+	b.i32(17, b.uCached, r.UsageCached)
+	b.i32(18, b.chunks, r.Chunks)
+	b.i32(19, b.preempt, r.Preemptions)
+	b.i32(20, b.status, r.HTTPStatus)
+	b.str(21, b.errText, r.Error)
+	b.str(22, b.finish, r.FinishReason)
+	b.str(23, b.output, r.OutputText)
 	b.rows++
+}
+
+// Nulls are appended lazily: a column that stays null (an input trace's
+// whole observed half) then costs one bulk append per batch instead of
+// one per row.
+
+// null defers a null in column i.
+func (b *batchBuilder) null(i int) { b.pending[i]++ }
+
+// ready appends column i's deferred nulls before a value.
+func (b *batchBuilder) ready(i int) {
+	if n := b.pending[i]; n > 0 {
+		b.rb.Field(i).AppendNulls(n)
+		b.pending[i] = 0
+	}
+}
+
+func (b *batchBuilder) str(i int, sb *array.StringBuilder, s string) {
+	if s == "" {
+		b.null(i)
+		return
+	}
+	b.ready(i)
+	sb.Append(s)
+}
+
+func (b *batchBuilder) i64(i int, ib *array.Int64Builder, v int64) {
+	if v == Missing {
+		b.null(i)
+		return
+	}
+	b.ready(i)
+	ib.Append(v)
+}
+
+func (b *batchBuilder) i32(i int, ib *array.Int32Builder, v int32) {
+	if v == Missing {
+		b.null(i)
+		return
+	}
+	b.ready(i)
+	ib.Append(v)
 }
 
 // batch returns the rows appended so far as a record batch and resets the
 // builder. The caller releases the batch.
 func (b *batchBuilder) batch() arrow.RecordBatch {
+	for i := range b.pending {
+		b.ready(i)
+	}
 	b.rows = 0
-	return b.rb.NewRecordBatch()
+	rec := b.rb.NewRecordBatch()
+	b.reserve()
+	return rec
+}
+
+// reserve sizes the always-filled columns for a whole batch up front, so
+// they do not grow (and copy) as rows arrive.
+func (b *batchBuilder) reserve() {
+	for _, i := range []int{0, 1, 2, 3, 7, 8} {
+		b.rb.Field(i).Reserve(BatchRows)
+	}
 }
 
 func (b *batchBuilder) release() { b.rb.Release() }
-
-func appendStr(b *array.StringBuilder, s string) {
-	if s == "" {
-		b.AppendNull()
-	} else {
-		b.Append(s)
-	}
-}
-
-func appendI64(b *array.Int64Builder, v int64) {
-	if v == Missing {
-		b.AppendNull()
-	} else {
-		b.Append(v)
-	}
-}
-
-func appendI32(b *array.Int32Builder, v int32) {
-	if v == Missing {
-		b.AppendNull()
-	} else {
-		b.Append(v)
-	}
-}
 
 // batchDecoder reads Requests out of a record batch by column name, so files
 // written with fewer observed columns (or in another order) still read.
