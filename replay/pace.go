@@ -30,10 +30,13 @@ func newPacer() *pacer {
 	return &pacer{timer: t, late: maxMargin}
 }
 
-// waitUntil blocks until the monotonic clock reaches t or ctx ends.
+// waitUntil blocks until the monotonic clock reaches t or ctx ends. When
+// sends are sparse it spins longer (up to a tenth of the wait), since one
+// late timer then costs a whole request's lag and the spin costs little.
 func (p *pacer) waitUntil(ctx context.Context, t time.Time) error {
+	floor := time.Until(t) / 10
 	for {
-		margin := min(max(p.late+p.late/4, minMargin), maxMargin)
+		margin := min(max(p.late+p.late/4, floor, minMargin), maxMargin)
 		d := time.Until(t)
 		if d <= margin {
 			break
