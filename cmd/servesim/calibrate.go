@@ -26,7 +26,6 @@ import (
 // calibrateCommand runs the experiment design against a live engine and
 // writes a calibrated profile.
 func calibrateCommand() *cli.Command {
-	d := replay.DefaultConfig()
 	return &cli.Command{
 		Name:      "calibrate",
 		Usage:     "run short live experiments against an engine and fit the simulator's step-time model (a profile)",
@@ -38,7 +37,7 @@ func calibrateCommand() *cli.Command {
 			"runs are held out to measure the error on data the fit did not see. The rows of every run go to\n" +
 			"--trace-out as Parquet and the profile cites them by SHA-256. Use the profile with\n" +
 			"`servesim simulate --profile`.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1", Required: true},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
 			&cli.StringFlag{Name: "plan", Value: calibrate.PlanQuick, Usage: "experiment design: quick (≈3 min on the CPU test engine) or full"},
@@ -51,12 +50,6 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "precision", Usage: "weight precision for the profile, e.g. bf16, fp8"},
 			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known (0 = unknown)"},
 			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
-			&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
-			&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
-			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "per-request timeout"},
-			&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
-			&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate with 3 probes)"},
-			&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "top of the concurrency ramp; must exceed the engine's limit (default: 8 quick, 32 full)"},
 			&cli.IntFlag{Name: "max-prompt", Usage: "longest prompt of the prefill sweep (default: 1024 quick, 2048 full)"},
 			&cli.IntFlag{Name: "repeats", Usage: "repeats of each prefill and decode configuration (default: 2 quick, 3 full)"},
@@ -66,7 +59,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "window", Usage: "average runs of up to N consecutive decode steps into one observation (default 8; 1 = single steps)"},
 			&cli.BoolFlag{Name: "absolute", Usage: "fit absolute instead of relative step-time error"},
 			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
-		},
+		}, clientFlags(5*time.Minute)...),
 		Action: runCalibrate,
 	}
 }
@@ -90,12 +83,9 @@ func runCalibrate(c *cli.Context) error {
 	}
 	cfg := replay.DefaultConfig()
 	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
-	cfg.APIKeyEnv, cfg.Endpoint = c.String("api-key-env"), replay.Endpoint(c.String("endpoint"))
-	cfg.Timeout, cfg.IgnoreEOS = c.Duration("timeout"), c.Bool("ignore-eos")
-	if c.IsSet("tokens-per-byte") {
-		cfg.Text = replay.TextModel{TokensPerByte: c.Float64("tokens-per-byte"), Overhead: c.Float64("prompt-overhead")}
-	} else if c.IsSet("prompt-overhead") {
-		return cli.Exit("calibrate: --prompt-overhead needs --tokens-per-byte", 2)
+	cfg.Timeout = c.Duration("timeout")
+	if err := applyClientFlags(c, &cfg); err != nil {
+		return err
 	}
 	info := calibrate.EngineInfo{
 		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: c.StringSlice("engine-args"),

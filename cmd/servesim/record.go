@@ -37,22 +37,16 @@ func recordFlags() []cli.Flag {
 		&cli.StringFlag{Name: "out", Usage: "output trace (format by extension); with --repeat N, NAME.runK.EXT"},
 		&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1"},
 		&cli.StringFlag{Name: "model", Usage: "model name sent in requests"},
-		&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
-		&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
-		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "per-request timeout, send to last byte"},
 		&cli.StringFlag{Name: "arrival", Value: string(d.Arrival), Usage: "open (send at arrival × time-scale) or closed (N clients back to back)"},
 		&cli.IntFlag{Name: "concurrency", Usage: "closed: number of clients; open: cap on requests in flight (0 = none)"},
 		&cli.Float64Flag{Name: "time-scale", Value: d.TimeScale, Usage: "open loop: multiply arrival times (0.5 = twice the rate)"},
 		&cli.IntFlag{Name: "repeat", Value: d.Repeat, Usage: "run the trace N times and report the spread"},
 		&cli.StringFlag{Name: "save-raw", Usage: "directory for raw response bodies (SSE), one file per request"},
 		&cli.Float64Flag{Name: "temperature", Value: d.Temperature, Usage: "sampling temperature (always sent)"},
-		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
 		&cli.BoolFlag{Name: "keep-text", Usage: "keep generated text in the output_text column"},
-		&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate with 3 probes)"},
-		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
 		&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix_hashes block (default: the trace's block_size)"},
 		&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text (default: random per run, so runs never share cache)"},
-	}, telemetryFlags()...)
+	}, append(clientFlags(d.Timeout), telemetryFlags()...)...)
 }
 
 func recordAction(c *cli.Context) error {
@@ -71,23 +65,17 @@ func recordAction(c *cli.Context) error {
 	set("out", func() { cfg.Out = c.String("out") })
 	set("base-url", func() { cfg.BaseURL = c.String("base-url") })
 	set("model", func() { cfg.Model = c.String("model") })
-	set("api-key-env", func() { cfg.APIKeyEnv = c.String("api-key-env") })
-	set("endpoint", func() { cfg.Endpoint = replay.Endpoint(c.String("endpoint")) })
-	set("timeout", func() { cfg.Timeout = c.Duration("timeout") })
 	set("arrival", func() { cfg.Arrival = replay.Arrival(c.String("arrival")) })
 	set("concurrency", func() { cfg.Concurrency = c.Int("concurrency") })
 	set("time-scale", func() { cfg.TimeScale = c.Float64("time-scale") })
 	set("repeat", func() { cfg.Repeat = c.Int("repeat") })
 	set("save-raw", func() { cfg.SaveRaw = c.String("save-raw") })
 	set("temperature", func() { cfg.Temperature = c.Float64("temperature") })
-	set("ignore-eos", func() { cfg.IgnoreEOS = c.Bool("ignore-eos") })
 	set("keep-text", func() { cfg.KeepText = c.Bool("keep-text") })
-	set("tokens-per-byte", func() { cfg.Text.TokensPerByte = c.Float64("tokens-per-byte") })
-	set("prompt-overhead", func() { cfg.Text.Overhead = c.Float64("prompt-overhead") })
 	set("block-size", func() { cfg.BlockSize = c.Int("block-size") })
 	set("prompt-salt", func() { cfg.Salt = c.Uint64("prompt-salt") })
-	if c.IsSet("prompt-overhead") && cfg.Text.TokensPerByte == 0 {
-		return cli.Exit("record: --prompt-overhead needs --tokens-per-byte", 2)
+	if err := applyClientFlags(c, &cfg); err != nil {
+		return err
 	}
 
 	tel, err := startSamplers(c, cfg.Out, slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)))

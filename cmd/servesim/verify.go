@@ -26,7 +26,6 @@ const (
 )
 
 func verifyCommand() *cli.Command {
-	d := replay.DefaultConfig()
 	tol := verify.DefaultTolerances()
 	return &cli.Command{
 		Name:      "verify",
@@ -42,7 +41,7 @@ func verifyCommand() *cli.Command {
 			"(Kendall τ against the simulator's), and how many outputs differ across candidates; writes\n" +
 			"OUT/verify.json and per candidate OUT/rankNN.parquet (measured), rankNN.sim.parquet, rankNN.engine.log.\n" +
 			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N'", Required: true},
 			&cli.IntFlag{Name: "top", Usage: "verify only the N best candidates (0 = all in the file)"},
 			&cli.StringFlag{Name: "trace", Usage: "the trace to replay (any format servesim reads)", Required: true},
@@ -63,16 +62,10 @@ func verifyCommand() *cli.Command {
 			&cli.Float64Flag{Name: "tol-cost", Value: tol.Cost, Usage: "tolerance on device-seconds and $/1M output tokens"},
 			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
-			&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
-			&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
-			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "per-request timeout"},
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
-			&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
-			&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate once with 3 probes)"},
-			&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
 			&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text, the same for every candidate (default: random)"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table"},
-		},
+		}, clientFlags(5*time.Minute)...),
 		Action: runVerify,
 	}
 }
@@ -94,13 +87,10 @@ func runVerify(c *cli.Context) error {
 	}
 	cfg := replay.DefaultConfig()
 	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
-	cfg.APIKeyEnv, cfg.Endpoint = c.String("api-key-env"), replay.Endpoint(c.String("endpoint"))
-	cfg.Timeout, cfg.IgnoreEOS, cfg.Concurrency = c.Duration("timeout"), c.Bool("ignore-eos"), c.Int("concurrency")
+	cfg.Timeout, cfg.Concurrency = c.Duration("timeout"), c.Int("concurrency")
 	cfg.Salt = c.Uint64("prompt-salt")
-	if c.IsSet("tokens-per-byte") {
-		cfg.Text = replay.TextModel{TokensPerByte: c.Float64("tokens-per-byte"), Overhead: c.Float64("prompt-overhead")}
-	} else if c.IsSet("prompt-overhead") {
-		return cli.Exit("verify: --prompt-overhead needs --tokens-per-byte", 2)
+	if err := applyClientFlags(c, &cfg); err != nil {
+		return err
 	}
 	opt := verify.Options{
 		Candidates: cf, Trace: c.String("trace"), Slice: slice, Replay: cfg, Out: c.String("out"),

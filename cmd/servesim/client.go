@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/urfave/cli/v2"
+)
+
+// clientFlags are the live-client settings shared by record, calibrate and
+// verify; timeout is the command's default per-request timeout.
+func clientFlags(timeout time.Duration) []cli.Flag {
+	d := replay.DefaultConfig()
+	return []cli.Flag{
+		&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
+		&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
+		&cli.DurationFlag{Name: "timeout", Value: timeout, Usage: "per-request timeout, send to last byte"},
+		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
+		&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate with 3 probes)"},
+		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
+	}
+}
+
+// applyClientFlags copies the client flags that were given onto cfg, so a
+// settings file (record) keeps what the command line does not override.
+func applyClientFlags(c *cli.Context, cfg *replay.Config) error {
+	set := func(name string, apply func()) {
+		if c.IsSet(name) {
+			apply()
+		}
+	}
+	set("api-key-env", func() { cfg.APIKeyEnv = c.String("api-key-env") })
+	set("endpoint", func() { cfg.Endpoint = replay.Endpoint(c.String("endpoint")) })
+	set("timeout", func() { cfg.Timeout = c.Duration("timeout") })
+	set("ignore-eos", func() { cfg.IgnoreEOS = c.Bool("ignore-eos") })
+	set("tokens-per-byte", func() { cfg.Text.TokensPerByte = c.Float64("tokens-per-byte") })
+	set("prompt-overhead", func() { cfg.Text.Overhead = c.Float64("prompt-overhead") })
+	if c.IsSet("prompt-overhead") && cfg.Text.TokensPerByte == 0 {
+		return cli.Exit(fmt.Sprintf("%s: --prompt-overhead needs --tokens-per-byte", c.Command.Name), 2)
+	}
+	return nil
+}
