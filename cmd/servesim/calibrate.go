@@ -21,6 +21,7 @@ import (
 	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
+	"github.com/servesim/servesim/verify"
 )
 
 // calibrateCommand runs the experiment design against a live engine and
@@ -213,16 +214,17 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 
 // profileStep is a loaded --profile: the step model and how to name it.
 type profileStep struct {
-	step sim.Linear
+	step sim.StepTimer
 	desc string
+	kv   *calibrate.KVCapacity // measured KV capacity, nil if not
 }
 
 // loadProfileFlag loads --profile, if given. Its coefficients become the
 // step model of every plan, and when it records a measured KV capacity,
 // every resolved plan's KV blocks are set from it (memory is measured,
-// not assumed); the capacity change is announced on the app's error
-// writer.
-func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved) (*profileStep, error) {
+// not assumed); each change is announced on log. A profile holds for the
+// device it was measured on: a plan on another device is an error.
+func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (*profileStep, error) {
 	path := c.String("profile")
 	if path == "" {
 		return nil, nil
@@ -231,29 +233,33 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved) (*profileStep, e
 	if err != nil {
 		return nil, err
 	}
-	st := p.Step
-	ps := &profileStep{step: sim.Linear{C0: st.C0.Value, Cp: st.Cp.Value, Ca: st.Ca.Value, Cd: st.Cd.Value, Ck: st.Ck.Value}}
-	if err := ps.step.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	ps := &profileStep{kv: p.KV}
+	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
+		return nil, err
 	}
-	held := "n/a"
-	if h := p.Quality.HeldOutMdAPE; h != nil {
-		held = fmt.Sprintf("%.1f%%", 100**h)
-	}
-	ps.desc = fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s)", path, p.Quality.R2, held)
-	if p.KV != nil && p.KV.MaxConcurrentTokens > 0 {
-		for _, r := range resolved {
-			bs := int64(r.Memory.BlockSize)
-			blocks := p.KV.MaxConcurrentTokens / bs // whole blocks that fit in what was measured
-			if p.KV.Blocks > 0 && p.BlockSize == int(bs) {
-				blocks = p.KV.Blocks
-			}
-			fmt.Fprintf(c.App.ErrWriter, "simulate: KV capacity from the profile: %d tokens measured → %d blocks of %d (catalog: %d blocks)\n",
-				p.KV.MaxConcurrentTokens, blocks, bs, r.Capacity.KVBlocks)
-			r.Capacity.KVBlocks = int(max(blocks, 1))
+	for _, r := range resolved {
+		if err := profileFits(path, p, r); err != nil {
+			return nil, err
 		}
+		if p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
+			continue
+		}
+		before := r.Capacity.KVBlocks
+		verify.ApplyProfileKV(r, p)
+		fmt.Fprintf(log, "simulate: KV capacity from the profile: %d tokens measured → %d blocks of %d (catalog: %d blocks)\n",
+			p.KV.MaxConcurrentTokens, r.Capacity.KVBlocks, r.Memory.BlockSize, before)
 	}
 	return ps, nil
+}
+
+// profileFits checks that a plan runs on the device its profile was
+// measured on: step times of one device say nothing about another.
+func profileFits(path string, p *calibrate.Profile, r *plan.Resolved) error {
+	if p.Device == "" || strings.EqualFold(p.Device, r.Plan.Device.Model) {
+		return nil
+	}
+	return fmt.Errorf("%s: the profile was measured on device %q, but the plan runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
+		path, p.Device, r.Plan.Device.Model)
 }
 
 // simulateClosed is plan.Resolved.Simulate with a closed loop of clients

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,13 +31,21 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profPath := filepath.Join(dir, "p.json")
-	os.WriteFile(profPath, prof, 0o644)
 	cfg := filepath.Join(dir, "tiny.toml")
 	os.WriteFile(cfg, []byte(tinyPlan), 0o644)
 	src := filepath.Join(dir, "in.csv")
 	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n5000000000,200,20\n9000000000,50,5\n"), 0o644)
 
+	// A profile measured on another device than the plan's is refused.
+	h100 := filepath.Join(dir, "h100.json")
+	os.WriteFile(h100, prof, 0o644)
+	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--profile", h100); err == nil ||
+		!strings.Contains(err.Error(), `measured on device "H100-SXM-80G", but the plan runs on "cpu"`) {
+		t.Errorf("profile of another device: %v", err)
+	}
+
+	profPath := filepath.Join(dir, "p.json")
+	os.WriteFile(profPath, bytes.Replace(prof, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1), 0o644)
 	out, err := run(t, "simulate", "--trace", src, "--config", cfg, "--profile", profPath, "--closed-loop", "1")
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func simulateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --sweep: no progress bar on stderr"},
 			&cli.Float64Flag{Name: "knee-throughput-pct", Usage: "with --sweep: knee when extra load adds less than this % throughput (default: the spec's, else 5)"},
 			&cli.Float64Flag{Name: "knee-p99-pct", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this % (default: the spec's, else 50)"},
-			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's"},
+			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's (with --sweep: in every config); plans must run on the profile's device"},
 			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},
 		},
 		Action: runSimulate,
@@ -85,7 +85,7 @@ func runSimulate(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
-	prof, err := loadProfileFlag(c, resolved)
+	prof, err := loadProfileFlag(c, resolved, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/urfave/cli/v2"
 )
@@ -59,7 +61,7 @@ func runSweepMerge(c *cli.Context) error {
 
 // runSweep is `simulate --sweep SPEC`.
 func runSweep(c *cli.Context) error {
-	for _, f := range []string{"config", "decisions", "no-skip", "json", "profile", "closed-loop"} {
+	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop"} {
 		if c.IsSet(f) {
 			return fmt.Errorf("simulate: --%s does not combine with --sweep", f)
 		}
@@ -108,6 +110,30 @@ func runSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var resolved []*plan.Resolved
+	for _, cfg := range ex.Configs {
+		if cfg.Resolved != nil {
+			resolved = append(resolved, cfg.Resolved)
+		}
+	}
+	prof, err := loadProfileFlag(c, resolved, io.Discard)
+	if err != nil {
+		return err
+	}
+	var step sim.StepTimer
+	if prof != nil {
+		data, err := os.ReadFile(c.String("profile"))
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		settings = append(settings, "profile_sha256="+hex.EncodeToString(sum[:]))
+		step = prof.step
+		fmt.Fprintf(c.App.ErrWriter, "sweep: step model from %s\n", prof.desc)
+		if prof.kv != nil && prof.kv.MaxConcurrentTokens > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "sweep: KV capacity from the profile in every config: %d tokens measured\n", prof.kv.MaxConcurrentTokens)
+		}
+	}
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return err
@@ -126,7 +152,7 @@ func runSweep(c *cli.Context) error {
 			return err
 		}
 	}
-	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " ")}
+	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step}
 	errw := c.App.ErrWriter
 	if errw == nil {
 		errw = os.Stderr

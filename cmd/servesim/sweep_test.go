@@ -133,3 +133,56 @@ func mustRead(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// --profile gives every config of a sweep the calibrated step model and
+// the measured KV capacity, and is recorded in the results' settings; a
+// profile of another device is refused.
+func TestSimulateSweepProfile(t *testing.T) {
+	tr := shortTrace(t)
+	prior, withProf := t.TempDir(), t.TempDir()
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", prior, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	const prof = "../../calibrate/testdata/profile_v1.json" // H100-SXM-80G, 28,312 KV blocks of 16
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", withProf, "--profile", prof, "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "step model from profile "+prof) {
+		t.Errorf("output does not name the profile:\n%s", out)
+	}
+	a, err := sweep.ReadFile(filepath.Join(prior, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sweep.ReadFile(filepath.Join(withProf, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.Meta.Settings, "profile_sha256=") || strings.Contains(a.Meta.Settings, "profile_sha256=") {
+		t.Errorf("settings: prior %q, profile %q", a.Meta.Settings, b.Meta.Settings)
+	}
+	changed := 0
+	for i, r := range b.Rows {
+		if r.Outcome == "skipped" {
+			continue
+		}
+		if r.KVBlocks != 28312 {
+			t.Errorf("config %d: %d KV blocks, want the profile's 28312", r.Index, r.KVBlocks)
+		}
+		if r.Scale != a.Rows[i].Scale || r.TTFTP99 != a.Rows[i].TTFTP99 {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Error("the profile changed no config's results")
+	}
+
+	cpu := filepath.Join(t.TempDir(), "cpu.json")
+	data, _ := os.ReadFile(prof)
+	os.WriteFile(cpu, bytes.Replace(data, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1), 0o644)
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--profile", cpu, "-q"); err == nil ||
+		!strings.Contains(err.Error(), `measured on device "cpu"`) {
+		t.Errorf("profile of another device: %v", err)
+	}
+}

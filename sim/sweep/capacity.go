@@ -259,6 +259,7 @@ type evaluator struct {
 	t      *Trace
 	spec   *Spec
 	cfg    *Config
+	step   sim.StepTimer // nil: each config's roofline prior
 	nTPOT  int64
 	rd     scaledReader
 	cnt    sloCounter
@@ -331,9 +332,9 @@ func (e errHopeless) Error() string {
 func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 	r := ev.cfg.Resolved
 	if !r.Plan.Clustered() {
-		return sim.Run(ctx, r.SimConfig(plan.Options{}), &ev.rd, &ev.cnt)
+		return sim.Run(ctx, r.SimConfig(plan.Options{Step: ev.step}), &ev.rd, &ev.cnt)
 	}
-	cs, err := sim.RunCluster(ctx, r.ClusterConfig(plan.Options{}), &ev.rd, &ev.cnt)
+	cs, err := sim.RunCluster(ctx, r.ClusterConfig(plan.Options{Step: ev.step}), &ev.rd, &ev.cnt)
 	if cs == nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/sim"
 )
 
 // Options are the run settings of a sweep that are not in the spec.
@@ -24,8 +25,12 @@ type Options struct {
 	// number done and the number to do, from one goroutine at a time.
 	Progress func(done, total int)
 	// Settings are recorded in Meta.Settings: every knob outside the spec
-	// that changes results (a catalog file, overridden thresholds).
+	// that changes results (a catalog file, a profile, overridden
+	// thresholds).
 	Settings string
+	// Step replaces every config's roofline prior, e.g. with a calibrated
+	// profile's model; nil keeps the prior.
+	Step sim.StepTimer
 }
 
 // Run evaluates every config of ex in the shard over the trace t: for each,
@@ -76,7 +81,7 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var ev evaluator
+			ev := evaluator{step: opt.Step}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(todo) || ctx.Err() != nil {
