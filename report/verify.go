@@ -42,7 +42,11 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			if r.Pass != nil {
 				verdict, bad = map[bool]string{true: "pass", false: "FAIL"}[*r.Pass], !*r.Pass
 			}
-			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), optF(r.Measured), optPct(r.RelError), fmtPct(r.Tolerance), verdict})
+			tol := "—" // reported, not gated
+			if r.Tolerance > 0 {
+				tol = fmtPct(r.Tolerance)
+			}
+			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), optF(r.Measured), optPct(r.RelError), tol, verdict})
 			tab.Marked = append(tab.Marked, bad)
 		}
 	}

@@ -91,6 +91,10 @@ type Options struct {
 	Tolerances Tolerances
 	// Refit, when not nil, folds the runs into the profile (refit.go).
 	Refit *RefitOptions
+	// GPUInterval > 0 samples the local NVIDIA GPUs through NVML during
+	// each measured replay (rankNN.gpu.csv): energy per output token is
+	// then measured. No driver is said once and leaves it unmeasured.
+	GPUInterval time.Duration
 	Log   io.Writer // progress; nil = none
 }
 
@@ -162,6 +166,20 @@ type CandidateResult struct {
 	Measured       Metrics     `json:"measured"`
 	Rows           []MetricRow `json:"rows"`
 	Pass           *bool       `json:"pass"` // nil when not measured
+	// GPU is what NVML measured over the replay; nil when not sampled.
+	GPU *GPUMeasure `json:"gpu"`
+}
+
+// GPUMeasure is NVML's account of one candidate's replay.
+type GPUMeasure struct {
+	CSV           string  `json:"csv"` // the samples
+	Devices       int     `json:"devices"`
+	WallSeconds   float64 `json:"wall_seconds"`
+	EnergyJ       float64 `json:"energy_j"`
+	EnergySource  string  `json:"energy_source"` // "counter", "power", "mixed"
+	MeanPowerW    float64 `json:"mean_power_w"`
+	PeakMemBytes  int64   `json:"peak_mem_bytes"` // -1: not reported
+	JPerOutputTok float64 `json:"j_per_output_token"`
 }
 
 // Run verifies every candidate in turn; a candidate that cannot be
@@ -363,7 +381,9 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	rc.TimeScale = cr.TimeScale
 	cr.Trace = filepath.Join(opt.Out, name+".parquet")
 	rc.Out = cr.Trace
+	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
 	sums, err := replay.Record(ctx, rc, log)
+	cr.GPU = gpu.stop(sums)
 	if ctx.Err() != nil {
 		return fail(StatusCanceled, "%v", ctx.Err())
 	}
@@ -377,6 +397,9 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 		return fail(StatusReplay, "%v", err)
 	}
 	cr.measured(sums, p)
+	if g := cr.GPU; g != nil && g.JPerOutputTok > 0 {
+		cr.Measured.JPerOutTok = &g.JPerOutputTok
+	}
 	if s := sums[0]; s.Succeeded == 0 {
 		return fail(StatusDied, "no request succeeded (%s)", failedKinds(s.FailedByKind))
 	}
@@ -488,6 +511,9 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	}
 	if s.E2E.N > 0 {
 		m.E2EP99 = sec(s.E2E.P99)
+	}
+	if s.OutputTokens > 0 && s.EnergyJoules > 0 {
+		m.JPerOutTok = sec(s.EnergyJoules / float64(s.OutputTokens))
 	}
 	return m, res.Outcome, nil
 }

@@ -65,6 +65,8 @@ func verifyCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
 			&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text, the same for every candidate (default: random)"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table"},
+			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
+			&cli.DurationFlag{Name: "gpu-interval", Value: 250 * time.Millisecond, Usage: "NVML sampling interval with --gpu"},
 		}, clientFlags(5*time.Minute)...),
 		Action: runVerify,
 	}
@@ -97,6 +99,12 @@ func runVerify(c *cli.Context) error {
 		Tolerances: verify.Tolerances{Throughput: c.Float64("tol-throughput"), TTFT: c.Float64("tol-ttft"),
 			TPOT: c.Float64("tol-tpot"), P99: c.Float64("tol-p99"), Cost: c.Float64("tol-cost")},
 		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter,
+	}
+	if c.Bool("gpu") {
+		if c.Duration("gpu-interval") <= 0 {
+			return fmt.Errorf("verify: --gpu-interval %v: want > 0", c.Duration("gpu-interval"))
+		}
+		opt.GPUInterval = c.Duration("gpu-interval")
 	}
 	if p := c.String("catalog"); p != "" {
 		if err := opt.Catalog.LoadTOML(p); err != nil {

@@ -119,7 +119,7 @@ func TestE2EWalkthrough(t *testing.T) {
 	spec := filepath.Join(dir, "sweep.toml")
 	os.WriteFile(spec, []byte(walkthroughSweep), 0o644)
 	sweepOut := filepath.Join(dir, "sweep")
-	if out, err := run(t, "simulate", "--sweep", spec, "--trace", pcfg.Out, "--out", sweepOut, "--top", "3", "-q"); err != nil {
+	if out, err := run(t, "simulate", "--sweep", spec, "--trace", pcfg.Out, "--profile", prof, "--out", sweepOut, "--top", "3", "-q"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	} else {
 		t.Logf("sweep:\n%s", out)

@@ -1,0 +1,67 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/telemetry"
+)
+
+// startNVML is telemetry.StartNVML; tests put a fake GPU in its place.
+var startNVML = telemetry.StartNVML
+
+// gpuSampler is NVML sampling around one replay; a nil one samples
+// nothing.
+type gpuSampler struct {
+	rec  *telemetry.GPURecorder
+	path string
+	log  io.Writer
+}
+
+// startGPU starts NVML sampling to path when opt asks for it. A missing
+// driver is said once per candidate on log and samples nothing.
+func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gpuSampler {
+	if opt.GPUInterval <= 0 {
+		return nil
+	}
+	rec, err := startNVML(ctx, opt.GPUInterval, path)
+	if err != nil {
+		if errors.Is(err, telemetry.ErrNoDriver) {
+			fmt.Fprintf(log, "verify: no GPU telemetry: %v\n", err)
+		} else {
+			fmt.Fprintf(log, "verify: GPU telemetry: %v\n", err)
+		}
+		return nil
+	}
+	return &gpuSampler{rec: rec, path: path, log: log}
+}
+
+// stop ends sampling and sums it up against the replay's output tokens.
+func (g *gpuSampler) stop(sums []*replay.Summary) *GPUMeasure {
+	if g == nil {
+		return nil
+	}
+	s := g.rec.Stop()
+	if s.Err != nil && !errors.Is(s.Err, telemetry.ErrNoDriver) {
+		fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", s.Err)
+	}
+	if s.Samples == 0 {
+		return nil
+	}
+	m := &GPUMeasure{CSV: g.path, Devices: s.Devices, WallSeconds: s.WallSeconds, EnergySource: s.EnergySource,
+		MeanPowerW: s.MeanPowerW, PeakMemBytes: s.PeakMemBytes}
+	if !math.IsNaN(s.EnergyJ) {
+		m.EnergyJ = s.EnergyJ
+		if len(sums) > 0 && sums[0].OutputTokens > 0 {
+			m.JPerOutputTok = s.EnergyJ / float64(sums[0].OutputTokens)
+		}
+	}
+	if math.IsNaN(m.MeanPowerW) {
+		m.MeanPowerW = 0
+	}
+	return m
+}

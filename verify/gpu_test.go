@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/replay/telemetry"
+)
+
+// constGPU is one device drawing a constant 300 W; its energy counter
+// follows the wall clock.
+type constGPU struct {
+	mu    sync.Mutex
+	start time.Time
+}
+
+func (g *constGPU) Sample() ([]telemetry.DeviceSample, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.start.IsZero() {
+		g.start = time.Now()
+	}
+	s := telemetry.NewDeviceSample(0)
+	s.Name, s.UUID, s.PowerW, s.MemUsed, s.MemTotal = "fake", "GPU-0", 300, 1<<30, 1<<34
+	s.EnergyMJ = 1e9 + time.Since(g.start).Milliseconds()*300
+	return []telemetry.DeviceSample{s}, nil
+}
+
+// With --gpu, each replay is sampled: energy per output token is measured
+// from the GPU's energy, compared with the simulator's, and not gated.
+func TestRunSamplesGPUEnergy(t *testing.T) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string) (*telemetry.GPURecorder, error) {
+		return telemetry.StartGPU(ctx, &constGPU{}, telemetry.GPUConfig{Interval: interval, Path: path})
+	}
+	defer func() { startNVML = telemetry.StartNVML }()
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(4), Trace: writeTrace(t, dir, 10, 50*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Candidates[0]
+	if c.Status != StatusOK || c.GPU == nil {
+		t.Fatalf("status %s (%s), GPU %+v", c.Status, c.Detail, c.GPU)
+	}
+	g := c.GPU
+	if g.Devices != 1 || g.EnergySource != "counter" || math.Abs(g.MeanPowerW-300) > 30 {
+		t.Errorf("GPU %+v: want one device at ~300 W from its energy counter", g)
+	}
+	if want := g.EnergyJ / float64(c.Measured.OutputTokens); c.Measured.JPerOutTok == nil || *c.Measured.JPerOutTok != want || want <= 0 {
+		t.Errorf("measured J/token %v, want %v", c.Measured.JPerOutTok, want)
+	}
+	if _, err := os.Stat(g.CSV); err != nil {
+		t.Error(err)
+	}
+	for _, r := range c.Rows {
+		if r.Metric == MetricEnergy && (r.RelError == nil || r.Pass != nil || r.Tolerance != 0) {
+			t.Errorf("energy row %+v: want an error and no verdict", r)
+		}
+	}
+
+	// Without a driver the run goes on, energy unmeasured.
+	startNVML = func(context.Context, time.Duration, string) (*telemetry.GPURecorder, error) {
+		return nil, telemetry.ErrNoDriver
+	}
+	res, err = Run(context.Background(), Options{
+		Candidates: candidates(4), Trace: writeTrace(t, dir, 4, 50*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out2"), Tolerances: DefaultTolerances(), GPUInterval: 10 * time.Millisecond,
+	})
+	if err != nil || res.Candidates[0].Status != StatusOK || res.Candidates[0].GPU != nil || res.Candidates[0].Measured.JPerOutTok != nil {
+		t.Errorf("no driver: %v %+v", err, res.Candidates[0])
+	}
+}
