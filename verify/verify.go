@@ -95,7 +95,7 @@ type Options struct {
 	// each measured replay (rankNN.gpu.csv): energy per output token is
 	// then measured. No driver is said once and leaves it unmeasured.
 	GPUInterval time.Duration
-	Log   io.Writer // progress; nil = none
+	Log         io.Writer // progress; nil = none
 }
 
 // Result is everything a verification found: verify.json, and the value
