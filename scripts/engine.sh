@@ -7,6 +7,9 @@
 #   scripts/engine.sh start     install if needed, generate the model, start the server,
 #                               create + load the model; prints
 #                               SERVESIM_ENGINE_URL=... and SERVESIM_ENGINE_MODEL=... lines (sourceable)
+#   scripts/engine.sh serve     run the server in the foreground on the model that start
+#                               created (for `servesim verify --engine-cmd`, which restarts
+#                               it per candidate with OLLAMA_NUM_PARALLEL = max_num_seqs)
 #   scripts/engine.sh stop      stop the server (and its runner)
 #   scripts/engine.sh status    print the same lines if running, exit 1 otherwise
 #
@@ -108,6 +111,12 @@ cmd_start() {
 	printf "SERVESIM_ENGINE_URL=http://127.0.0.1:%s/v1\nSERVESIM_ENGINE_MODEL=%s\n" "$PORT" "$MODEL"
 }
 
+cmd_serve() {
+	[[ -x $BIN/ollama && -d $ENGINE/models/manifests ]] || die "no engine or model yet: run '$0 start' once first"
+	ollama_env
+	exec nice -n "${SERVESIM_ENGINE_NICE:-10}" "$BIN/ollama" serve
+}
+
 cmd_stop() {
 	if ! running; then
 		rm -f "$PIDFILE"
@@ -138,7 +147,8 @@ cmd_status() {
 case "${1:-}" in
 install) cmd_install ;;
 start) cmd_start ;;
+serve) cmd_serve ;;
 stop) cmd_stop ;;
 status) cmd_status ;;
-*) die "usage: $0 install|start|stop|status" ;;
+*) die "usage: $0 install|start|serve|stop|status" ;;
 esac

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/replay/telemetry"
@@ -82,5 +86,27 @@ func TestRunSamplesGPUEnergy(t *testing.T) {
 	})
 	if err != nil || res.Candidates[0].Status != StatusOK || res.Candidates[0].GPU != nil || res.Candidates[0].Measured.JPerOutTok != nil {
 		t.Errorf("no driver: %v %+v", err, res.Candidates[0])
+	}
+}
+
+// Measured KV tokens are a lower bound on the capacity: they raise a
+// smaller catalog figure and never lower a larger one.
+func TestApplyProfileKVOnlyRaises(t *testing.T) {
+	p, err := plan.Parse([]byte(fmt.Sprintf(tinyPlan, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Resolve(model.DefaultCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog := r.Capacity.KVBlocks
+	prof := &calibrate.Profile{BlockSize: 16, KV: &calibrate.KVCapacity{MaxConcurrentTokens: 2170, Blocks: 136}}
+	if ApplyProfileKV(r, prof) || r.Capacity.KVBlocks != catalog {
+		t.Errorf("2170 measured tokens changed the catalog's %d blocks to %d", catalog, r.Capacity.KVBlocks)
+	}
+	prof.KV = &calibrate.KVCapacity{MaxConcurrentTokens: int64(catalog+100) * 16}
+	if !ApplyProfileKV(r, prof) || r.Capacity.KVBlocks != catalog+100 {
+		t.Errorf("more measured tokens than the catalog holds: %d blocks, want %d", r.Capacity.KVBlocks, catalog+100)
 	}
 }

@@ -550,18 +550,26 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	return lin, fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s)", path, p.Quality.R2, held), nil
 }
 
-// ApplyProfileKV sets r's KV blocks from the profile's measured capacity,
-// as `simulate --profile` does.
-func ApplyProfileKV(r *plan.Resolved, p *calibrate.Profile) {
+// ApplyProfileKV raises r's KV blocks to the profile's measured
+// capacity when the catalog's figure is smaller, as `simulate --profile`
+// does, and reports whether it did. The tokens a calibration saw held at
+// once are a lower bound on the capacity (the engine may have run out of
+// sequence slots first), so they can correct a catalog that assumes too
+// little memory but never shrink it.
+func ApplyProfileKV(r *plan.Resolved, p *calibrate.Profile) bool {
 	if p == nil || p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
-		return
+		return false
 	}
 	bs := int64(r.Memory.BlockSize)
 	blocks := p.KV.MaxConcurrentTokens / bs
 	if p.KV.Blocks > 0 && p.BlockSize == int(bs) {
 		blocks = p.KV.Blocks
 	}
-	r.Capacity.KVBlocks = int(max(blocks, 1))
+	if blocks <= int64(r.Capacity.KVBlocks) {
+		return false
+	}
+	r.Capacity.KVBlocks = int(blocks)
+	return true
 }
 
 // KnobsOf are the template fields of a candidate's plan.

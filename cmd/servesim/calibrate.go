@@ -214,16 +214,17 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 
 // profileStep is a loaded --profile: the step model and how to name it.
 type profileStep struct {
-	step sim.StepTimer
-	desc string
-	kv   *calibrate.KVCapacity // measured KV capacity, nil if not
+	step   sim.StepTimer
+	desc   string
+	raised int // plans whose KV capacity the profile raised
 }
 
 // loadProfileFlag loads --profile, if given. Its coefficients become the
-// step model of every plan, and when it records a measured KV capacity,
-// every resolved plan's KV blocks are set from it (memory is measured,
-// not assumed); each change is announced on log. A profile holds for the
-// device it was measured on: a plan on another device is an error.
+// step model of every plan, and the KV tokens it saw held at once raise
+// a resolved plan's KV blocks where the catalog assumes fewer (see
+// verify.ApplyProfileKV); each change is announced on log. A profile
+// holds for the device it was measured on: a plan on another device is an
+// error.
 func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (*profileStep, error) {
 	path := c.String("profile")
 	if path == "" {
@@ -233,7 +234,7 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (
 	if err != nil {
 		return nil, err
 	}
-	ps := &profileStep{kv: p.KV}
+	ps := &profileStep{}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
 	}
@@ -241,13 +242,12 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (
 		if err := profileFits(path, p, r); err != nil {
 			return nil, err
 		}
-		if p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
-			continue
-		}
 		before := r.Capacity.KVBlocks
-		verify.ApplyProfileKV(r, p)
-		fmt.Fprintf(log, "simulate: KV capacity from the profile: %d tokens measured → %d blocks of %d (catalog: %d blocks)\n",
-			p.KV.MaxConcurrentTokens, r.Capacity.KVBlocks, r.Memory.BlockSize, before)
+		if verify.ApplyProfileKV(r, p) {
+			ps.raised++
+			fmt.Fprintf(log, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
+				p.KV.MaxConcurrentTokens, r.Capacity.KVBlocks, r.Memory.BlockSize, before)
+		}
 	}
 	return ps, nil
 }

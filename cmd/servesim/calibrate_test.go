@@ -44,13 +44,17 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 		t.Errorf("profile of another device: %v", err)
 	}
 
+	// Measured KV tokens beyond the catalog's capacity raise it.
+	prof = bytes.Replace(prof, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1)
+	prof = bytes.Replace(prof, []byte(`"max_concurrent_tokens": 453000`), []byte(`"max_concurrent_tokens": 4530000`), 1)
+	prof = bytes.Replace(prof, []byte(`"blocks": 28312`), []byte(`"blocks": 283125`), 1)
 	profPath := filepath.Join(dir, "p.json")
-	os.WriteFile(profPath, bytes.Replace(prof, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1), 0o644)
+	os.WriteFile(profPath, prof, 0o644)
 	out, err := run(t, "simulate", "--trace", src, "--config", cfg, "--profile", profPath, "--closed-loop", "1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"profile " + profPath, "R²", "held-out MdAPE", "closed loop, 1 clients", "3/3", "KV capacity from the profile"} {
+	for _, want := range []string{"profile " + profPath, "R²", "held-out MdAPE", "closed loop, 1 clients", "3/3", "KV capacity raised to the profile's measured 4530000 tokens → 283125 blocks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

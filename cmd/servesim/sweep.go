@@ -130,8 +130,8 @@ func runSweep(c *cli.Context) error {
 		settings = append(settings, "profile_sha256="+hex.EncodeToString(sum[:]))
 		step = prof.step
 		fmt.Fprintf(c.App.ErrWriter, "sweep: step model from %s\n", prof.desc)
-		if prof.kv != nil && prof.kv.MaxConcurrentTokens > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "sweep: KV capacity from the profile in every config: %d tokens measured\n", prof.kv.MaxConcurrentTokens)
+		if prof.raised > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "sweep: the profile's measured KV tokens raised the capacity of %d configs\n", prof.raised)
 		}
 	}
 	in, err := openTrace(c.String("trace"))
