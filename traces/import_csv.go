@@ -19,6 +19,7 @@ type csvSource struct {
 	rec    []string
 	line   int
 	maxTok int64
+	ids    idArena
 }
 
 func newCSVSource(src io.Reader, opt *ImportOptions) (*csvSource, error) {
@@ -281,7 +282,7 @@ func (s *azureSource) next(r *Request) (int64, int, error) {
 	if r.OutputTokens, err = s.tokens(s.out); err != nil {
 		return 0, 0, err
 	}
-	r.ID = strconv.Itoa(s.line)
+	r.ID = s.ids.itoa(s.line)
 	return ts, s.line, nil
 }
 
@@ -335,7 +336,7 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	if s.session >= 0 && s.session < len(s.rec) {
 		r.SessionID = strings.Clone(strings.TrimSpace(s.rec[s.session]))
 	}
-	r.ID = strconv.Itoa(s.line)
+	r.ID = s.ids.itoa(s.line)
 	return ts, s.line, nil
 }
 
@@ -390,6 +391,6 @@ func (s *vidurSource) next(r *Request) (int64, int, error) {
 	if r.OutputTokens, err = s.tokens(s.out); err != nil {
 		return 0, 0, err
 	}
-	r.ID = strconv.Itoa(s.line)
+	r.ID = s.ids.itoa(s.line)
 	return ts, s.line, nil
 }

@@ -81,162 +81,230 @@ func ColumnNames() []string {
 	return names
 }
 
-// batchBuilder appends Requests to Arrow builders, one per column.
+// batchBuilder accumulates Requests column by column in plain Go slices
+// that are reused from batch to batch: the writers encode a batch before
+// Write returns, so the memory is free again once they are done with it.
+// This avoids Arrow builders' per-row checks and a fresh set of buffers
+// (allocated, zeroed and collected) for every batch.
 type batchBuilder struct {
-	rb *array.RecordBuilder
+	schema *arrow.Schema
 
-	id, session, class, errText, finish, output *array.StringBuilder
-	arrival, sched, actual, start, first, last  *array.Int64Builder
-	prompt, outTok                              *array.Int32Builder
-	uPrompt, uOut, uCached, chunks, preempt     *array.Int32Builder
-	status                                      *array.Int32Builder
-	warmup, failed                              *array.BooleanBuilder
-	hashes, times                               *array.ListBuilder
-	hashVals                                    *array.Uint64Builder
-	timeVals                                    *array.Int64Builder
+	id, session, class, errText, finish, output strCol
+	arrival, sched, actual, start, first, last  numCol[int64]
+	prompt, outTok                              numCol[int32]
+	uPrompt, uOut, uCached, chunks, preempt     numCol[int32]
+	status                                      numCol[int32]
+	warmup, failed                              boolCol
+	hashes                                      listCol[uint64]
+	times                                       listCol[int64]
 	rows                                        int
-	pending                                     [24]int // deferred nulls per column
 }
 
-func newBatchBuilder(mem memory.Allocator, schema *arrow.Schema) *batchBuilder {
-	rb := array.NewRecordBuilder(mem, schema)
-	f := rb.Fields()
-	b := &batchBuilder{
-		rb:      rb,
-		id:      f[0].(*array.StringBuilder),
-		arrival: f[1].(*array.Int64Builder),
-		prompt:  f[2].(*array.Int32Builder),
-		outTok:  f[3].(*array.Int32Builder),
-		hashes:  f[4].(*array.ListBuilder),
-		session: f[5].(*array.StringBuilder),
-		class:   f[6].(*array.StringBuilder),
-		warmup:  f[7].(*array.BooleanBuilder),
-		failed:  f[8].(*array.BooleanBuilder),
-		sched:   f[9].(*array.Int64Builder),
-		actual:  f[10].(*array.Int64Builder),
-		start:   f[11].(*array.Int64Builder),
-		first:   f[12].(*array.Int64Builder),
-		last:    f[13].(*array.Int64Builder),
-		times:   f[14].(*array.ListBuilder),
-		uPrompt: f[15].(*array.Int32Builder),
-		uOut:    f[16].(*array.Int32Builder),
-		uCached: f[17].(*array.Int32Builder),
-		chunks:  f[18].(*array.Int32Builder),
-		preempt: f[19].(*array.Int32Builder),
-		status:  f[20].(*array.Int32Builder),
-		errText: f[21].(*array.StringBuilder),
-		finish:  f[22].(*array.StringBuilder),
-		output:  f[23].(*array.StringBuilder),
-	}
-	b.hashVals = b.hashes.ValueBuilder().(*array.Uint64Builder)
-	b.timeVals = b.times.ValueBuilder().(*array.Int64Builder)
-	b.reserve()
-	return b
+func newBatchBuilder(schema *arrow.Schema) *batchBuilder {
+	return &batchBuilder{schema: schema}
 }
 
 func (b *batchBuilder) append(r *Request) {
-	b.id.Append(r.ID)
-	b.arrival.Append(r.Arrival)
-	b.prompt.Append(r.PromptTokens)
-	b.outTok.Append(r.OutputTokens)
-	if r.PrefixHashes == nil {
-		b.null(4)
-	} else {
-		b.ready(4)
-		b.hashes.Append(true)
-		b.hashVals.AppendValues(r.PrefixHashes, nil)
-	}
-	b.str(5, b.session, r.SessionID)
-	b.str(6, b.class, r.Class)
-	b.warmup.Append(r.Warmup)
-	b.failed.Append(r.SourceFailed)
-	b.i64(9, b.sched, r.ScheduledSend)
-	b.i64(10, b.actual, r.ActualSend)
-	b.i64(11, b.start, r.StartTime)
-	b.i64(12, b.first, r.FirstToken)
-	b.i64(13, b.last, r.LastToken)
-	if r.TokenTimes == nil {
-		b.null(14)
-	} else {
-		b.ready(14)
-		b.times.Append(true)
-		b.timeVals.AppendValues(r.TokenTimes, nil)
-	}
-	b.i32(15, b.uPrompt, r.UsagePrompt)
-	b.i32(16, b.uOut, r.UsageOutput)
-	b.i32(17, b.uCached, r.UsageCached)
-	b.i32(18, b.chunks, r.Chunks)
-	b.i32(19, b.preempt, r.Preemptions)
-	b.i32(20, b.status, r.HTTPStatus)
-	b.str(21, b.errText, r.Error)
-	b.str(22, b.finish, r.FinishReason)
-	b.str(23, b.output, r.OutputText)
+	b.id.add(r.ID, true)
+	b.arrival.add(r.Arrival, true)
+	b.prompt.add(r.PromptTokens, true)
+	b.outTok.add(r.OutputTokens, true)
+	b.hashes.add(r.PrefixHashes, r.PrefixHashes != nil)
+	b.session.add(r.SessionID, r.SessionID != "")
+	b.class.add(r.Class, r.Class != "")
+	b.warmup.add(r.Warmup)
+	b.failed.add(r.SourceFailed)
+	b.sched.add(r.ScheduledSend, r.ScheduledSend != Missing)
+	b.actual.add(r.ActualSend, r.ActualSend != Missing)
+	b.start.add(r.StartTime, r.StartTime != Missing)
+	b.first.add(r.FirstToken, r.FirstToken != Missing)
+	b.last.add(r.LastToken, r.LastToken != Missing)
+	b.times.add(r.TokenTimes, r.TokenTimes != nil)
+	b.uPrompt.add(r.UsagePrompt, r.UsagePrompt != Missing)
+	b.uOut.add(r.UsageOutput, r.UsageOutput != Missing)
+	b.uCached.add(r.UsageCached, r.UsageCached != Missing)
+	b.chunks.add(r.Chunks, r.Chunks != Missing)
+	b.preempt.add(r.Preemptions, r.Preemptions != Missing)
+	b.status.add(r.HTTPStatus, r.HTTPStatus != Missing)
+	b.errText.add(r.Error, r.Error != "")
+	b.finish.add(r.FinishReason, r.FinishReason != "")
+	b.output.add(r.OutputText, r.OutputText != "")
 	b.rows++
 }
 
-// Nulls are appended lazily: a column that stays null (an input trace's
-// whole observed half) then costs one bulk append per batch instead of
-// one per row.
-
-// null defers a null in column i.
-func (b *batchBuilder) null(i int) { b.pending[i]++ }
-
-// ready appends column i's deferred nulls before a value.
-func (b *batchBuilder) ready(i int) {
-	if n := b.pending[i]; n > 0 {
-		b.rb.Field(i).AppendNulls(n)
-		b.pending[i] = 0
+// full reports whether the batch should be written: at BatchRows rows, or
+// earlier if a string or list column nears the limit of Arrow's 32-bit
+// offsets.
+func (b *batchBuilder) full() bool {
+	const maxBytes = 1 << 30
+	if b.rows >= BatchRows {
+		return true
 	}
-}
-
-func (b *batchBuilder) str(i int, sb *array.StringBuilder, s string) {
-	if s == "" {
-		b.null(i)
-		return
+	for _, c := range []*strCol{&b.id, &b.session, &b.class, &b.errText, &b.finish, &b.output} {
+		if len(c.data) > maxBytes {
+			return true
+		}
 	}
-	b.ready(i)
-	sb.Append(s)
-}
-
-func (b *batchBuilder) i64(i int, ib *array.Int64Builder, v int64) {
-	if v == Missing {
-		b.null(i)
-		return
-	}
-	b.ready(i)
-	ib.Append(v)
-}
-
-func (b *batchBuilder) i32(i int, ib *array.Int32Builder, v int32) {
-	if v == Missing {
-		b.null(i)
-		return
-	}
-	b.ready(i)
-	ib.Append(v)
+	return len(b.hashes.vals.vals) > maxBytes/8 || len(b.times.vals.vals) > maxBytes/8
 }
 
 // batch returns the rows appended so far as a record batch and resets the
-// builder. The caller releases the batch.
+// builder. The batch shares the builder's memory: release it before the
+// next append.
 func (b *batchBuilder) batch() arrow.RecordBatch {
-	for i := range b.pending {
-		b.ready(i)
+	n := b.rows
+	cols := []arrow.Array{
+		b.id.array(n), b.arrival.array(arrow.PrimitiveTypes.Int64, n),
+		b.prompt.array(arrow.PrimitiveTypes.Int32, n), b.outTok.array(arrow.PrimitiveTypes.Int32, n),
+		b.hashes.array(fields[4].Type, arrow.PrimitiveTypes.Uint64, n),
+		b.session.array(n), b.class.array(n), b.warmup.array(n), b.failed.array(n),
+		b.sched.array(arrow.PrimitiveTypes.Int64, n), b.actual.array(arrow.PrimitiveTypes.Int64, n),
+		b.start.array(arrow.PrimitiveTypes.Int64, n), b.first.array(arrow.PrimitiveTypes.Int64, n),
+		b.last.array(arrow.PrimitiveTypes.Int64, n),
+		b.times.array(fields[14].Type, arrow.PrimitiveTypes.Int64, n),
+		b.uPrompt.array(arrow.PrimitiveTypes.Int32, n), b.uOut.array(arrow.PrimitiveTypes.Int32, n),
+		b.uCached.array(arrow.PrimitiveTypes.Int32, n), b.chunks.array(arrow.PrimitiveTypes.Int32, n),
+		b.preempt.array(arrow.PrimitiveTypes.Int32, n), b.status.array(arrow.PrimitiveTypes.Int32, n),
+		b.errText.array(n), b.finish.array(n), b.output.array(n),
+	}
+	rec := array.NewRecordBatch(b.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
 	}
 	b.rows = 0
-	rec := b.rb.NewRecordBatch()
-	b.reserve()
 	return rec
 }
 
-// reserve sizes the always-filled columns for a whole batch up front, so
-// they do not grow (and copy) as rows arrive.
-func (b *batchBuilder) reserve() {
-	for _, i := range []int{0, 1, 2, 3, 7, 8} {
-		b.rb.Field(i).Reserve(BatchRows)
+// validity tracks a column's nulls as an Arrow validity bitmap.
+type validity struct {
+	bits  []byte
+	nulls int
+}
+
+func (v *validity) add(n int, ok bool) {
+	if n%8 == 0 {
+		v.bits = append(v.bits, 0)
+	}
+	if ok {
+		v.bits[n/8] |= 1 << (n % 8)
+	} else {
+		v.nulls++
 	}
 }
 
-func (b *batchBuilder) release() { b.rb.Release() }
+// buffer returns the bitmap, or nil (all valid) when there are no nulls.
+func (v *validity) buffer() *memory.Buffer {
+	if v.nulls == 0 {
+		return nil
+	}
+	return memory.NewBufferBytes(v.bits)
+}
+
+func (v *validity) reset() { v.bits, v.nulls = v.bits[:0], 0 }
+
+// numCol is a nullable fixed-width column; a null holds a zero value.
+type numCol[T int32 | int64 | uint64] struct {
+	vals []T
+	validity
+}
+
+func (c *numCol[T]) add(v T, ok bool) {
+	c.validity.add(len(c.vals), ok)
+	if !ok {
+		v = 0
+	}
+	c.vals = append(c.vals, v)
+}
+
+func (c *numCol[T]) array(dt arrow.DataType, n int) arrow.Array {
+	d := array.NewData(dt, n, []*memory.Buffer{c.buffer(), memory.NewBufferBytes(arrow.GetBytes(c.vals))}, nil, c.nulls, 0)
+	defer d.Release()
+	c.vals = c.vals[:0]
+	c.reset()
+	return array.MakeFromData(d)
+}
+
+// strCol is a nullable string column.
+type strCol struct {
+	data    []byte
+	offsets []int32
+	validity
+}
+
+func (c *strCol) add(s string, ok bool) {
+	if len(c.offsets) == 0 {
+		c.offsets = append(c.offsets, 0)
+	}
+	c.validity.add(len(c.offsets)-1, ok)
+	c.data = append(c.data, s...)
+	c.offsets = append(c.offsets, int32(len(c.data)))
+}
+
+func (c *strCol) array(n int) arrow.Array {
+	if len(c.offsets) == 0 {
+		c.offsets = append(c.offsets, 0)
+	}
+	d := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{
+		c.buffer(), memory.NewBufferBytes(arrow.GetBytes(c.offsets)), memory.NewBufferBytes(c.data),
+	}, nil, c.nulls, 0)
+	defer d.Release()
+	c.data, c.offsets = c.data[:0], c.offsets[:1]
+	c.reset()
+	return array.MakeFromData(d)
+}
+
+// boolCol is a required boolean column, packed as a bitmap.
+type boolCol struct {
+	bits []byte
+	n    int
+}
+
+func (c *boolCol) add(v bool) {
+	if c.n%8 == 0 {
+		c.bits = append(c.bits, 0)
+	}
+	if v {
+		c.bits[c.n/8] |= 1 << (c.n % 8)
+	}
+	c.n++
+}
+
+func (c *boolCol) array(n int) arrow.Array {
+	d := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, memory.NewBufferBytes(c.bits)}, nil, 0, 0)
+	defer d.Release()
+	c.bits, c.n = c.bits[:0], 0
+	return array.MakeFromData(d)
+}
+
+// listCol is a nullable list of fixed-width values that are never null.
+type listCol[T int64 | uint64] struct {
+	offsets []int32
+	vals    numCol[T]
+	validity
+}
+
+func (c *listCol[T]) add(v []T, ok bool) {
+	if len(c.offsets) == 0 {
+		c.offsets = append(c.offsets, 0)
+	}
+	c.validity.add(len(c.offsets)-1, ok)
+	c.vals.vals = append(c.vals.vals, v...)
+	c.offsets = append(c.offsets, int32(len(c.vals.vals)))
+}
+
+func (c *listCol[T]) array(dt, elem arrow.DataType, n int) arrow.Array {
+	if len(c.offsets) == 0 {
+		c.offsets = append(c.offsets, 0)
+	}
+	vals := c.vals.array(elem, len(c.vals.vals))
+	defer vals.Release()
+	d := array.NewData(dt, n, []*memory.Buffer{c.buffer(), memory.NewBufferBytes(arrow.GetBytes(c.offsets))},
+		[]arrow.ArrayData{vals.Data()}, c.nulls, 0)
+	defer d.Release()
+	c.offsets = c.offsets[:1]
+	c.reset()
+	return array.MakeFromData(d)
+}
 
 // batchDecoder reads Requests out of a record batch by column name, so files
 // written with fewer observed columns (or in another order) still read.
@@ -332,9 +400,11 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 }
 
 // decode fills r from row i, reusing r's slices. It assigns every field
-// (rather than calling Reset first) to keep the per-row cost down.
+// (rather than calling Reset first) to keep the per-row cost down, and
+// skips storing nil or "" over a field that already holds it: pointer
+// stores pay for a GC write barrier whenever a collection is running.
 func (d *batchDecoder) decode(i int, r *Request) {
-	r.ID = str(d.id, i)
+	setStr(&r.ID, d.id, i)
 	r.Arrival = 0
 	if d.arrival != nil {
 		r.Arrival = d.arrival.Value(i)
@@ -349,11 +419,11 @@ func (d *batchDecoder) decode(i int, r *Request) {
 	if d.hashes != nil && d.hashes.IsValid(i) {
 		lo, hi := d.hashes.ValueOffsets(i)
 		r.PrefixHashes = append(nonNil(r.PrefixHashes), d.hashVals.Uint64Values()[lo:hi]...)
-	} else {
+	} else if r.PrefixHashes != nil {
 		r.PrefixHashes = nil
 	}
-	r.SessionID = str(d.session, i)
-	r.Class = str(d.class, i)
+	setStr(&r.SessionID, d.session, i)
+	setStr(&r.Class, d.class, i)
 	r.Warmup = d.warmup != nil && d.warmup.Value(i)
 	r.SourceFailed = d.failed != nil && d.failed.Value(i)
 	r.ScheduledSend = i64(d.sched, i)
@@ -364,7 +434,7 @@ func (d *batchDecoder) decode(i int, r *Request) {
 	if d.times != nil && d.times.IsValid(i) {
 		lo, hi := d.times.ValueOffsets(i)
 		r.TokenTimes = append(nonNil(r.TokenTimes), d.timeVals.Int64Values()[lo:hi]...)
-	} else {
+	} else if r.TokenTimes != nil {
 		r.TokenTimes = nil
 	}
 	r.UsagePrompt = i32(d.uPrompt, i)
@@ -373,16 +443,18 @@ func (d *batchDecoder) decode(i int, r *Request) {
 	r.Chunks = i32(d.chunks, i)
 	r.Preemptions = i32(d.preempt, i)
 	r.HTTPStatus = i32(d.status, i)
-	r.Error = str(d.errText, i)
-	r.FinishReason = str(d.finish, i)
-	r.OutputText = str(d.output, i)
+	setStr(&r.Error, d.errText, i)
+	setStr(&r.FinishReason, d.finish, i)
+	setStr(&r.OutputText, d.output, i)
 }
 
-func str(a *array.String, i int) string {
-	if a == nil || a.IsNull(i) {
-		return ""
+// setStr sets *dst to row i of a, or "" when a is absent or null.
+func setStr(dst *string, a *array.String, i int) {
+	if a != nil && a.IsValid(i) {
+		*dst = a.Value(i)
+	} else if *dst != "" {
+		*dst = ""
 	}
-	return a.Value(i)
 }
 
 func i64(a *array.Int64, i int) int64 {

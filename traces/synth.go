@@ -217,6 +217,8 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		lens:   newStream(c.Seed, "synth.lengths"),
 		groups: newStream(c.Seed, "synth.groups"),
 		salt:   mix64(c.Seed ^ streamSeed("synth.hashes")),
+		prompt: newLengthDist(c.Prompt),
+		output: newLengthDist(c.Output),
 	}
 	g.cur.Reset()
 	return g, nil
@@ -229,6 +231,8 @@ type synth struct {
 	t                 int64
 	arr, lens, groups *rand.Rand
 	salt              uint64
+	prompt, output    lengthDist
+	ids               idArena
 	cur               Request
 	err               error
 }
@@ -265,7 +269,7 @@ func (g *synth) Next() bool {
 		}
 	}
 	r.Arrival = g.t
-	r.ID = strconv.Itoa(row)
+	r.ID = g.ids.itoa(row)
 	r.Warmup = row < c.Warmup
 	switch {
 	case c.Resample != nil:
@@ -275,10 +279,10 @@ func (g *synth) Next() bool {
 		if !r.Warmup {
 			j = (row - c.Warmup) / c.Repeats
 		}
-		r.PromptTokens, r.OutputTokens = c.PromptLengths[j], c.Output.draw(g.lens)
+		r.PromptTokens, r.OutputTokens = c.PromptLengths[j], g.output.draw(g.lens)
 	default:
-		r.PromptTokens = c.Prompt.draw(g.lens)
-		r.OutputTokens = c.Output.draw(g.lens)
+		r.PromptTokens = g.prompt.draw(g.lens)
+		r.OutputTokens = g.output.draw(g.lens)
 	}
 	group := -1
 	if c.PrefixGroups > 0 {
@@ -321,21 +325,32 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
-func (l *LengthSpec) draw(rng *rand.Rand) int32 {
-	switch l.Kind {
-	case LengthFixed:
-		return l.Value
-	case LengthUniform:
-		return l.Min + int32(rng.Int64N(int64(l.Max-l.Min)+1))
-	}
+// lengthDist is a LengthSpec with its lognormal parameters worked out
+// once, not per draw (the logs cost as much as the draw itself).
+type lengthDist struct {
+	LengthSpec
+	mu, sigma, lo, hi float64
+}
+
+func newLengthDist(l LengthSpec) lengthDist {
 	s2 := math.Log1p(l.CV * l.CV)
-	mu := math.Log(l.Mean) - s2/2
-	v := math.Round(math.Exp(mu + math.Sqrt(s2)*rng.NormFloat64()))
-	lo, hi := math.Max(1, float64(l.Min)), float64(DefaultMaxTokens)
+	d := lengthDist{LengthSpec: l, mu: math.Log(l.Mean) - s2/2, sigma: math.Sqrt(s2)}
+	d.lo, d.hi = math.Max(1, float64(l.Min)), float64(DefaultMaxTokens)
 	if l.Max > 0 {
-		hi = float64(l.Max)
+		d.hi = float64(l.Max)
 	}
-	return int32(math.Min(math.Max(v, lo), hi))
+	return d
+}
+
+func (d *lengthDist) draw(rng *rand.Rand) int32 {
+	switch d.Kind {
+	case LengthFixed:
+		return d.Value
+	case LengthUniform:
+		return d.Min + int32(rng.Int64N(int64(d.Max-d.Min)+1))
+	}
+	v := math.Round(math.Exp(d.mu + d.sigma*rng.NormFloat64()))
+	return int32(math.Min(math.Max(v, d.lo), d.hi))
 }
 
 // gammaDraw draws from Gamma(k, 1) (Marsaglia and Tsang, 2000).
