@@ -29,6 +29,11 @@ func synthObs(n int, coef [NumTerms]float64, noise float64, seed uint64) []Obser
 			o.DecodeSeqs = float64(1 + rng.IntN(128))
 			o.DecodeContext = o.DecodeSeqs * float64(100+rng.IntN(3000))
 		}
+		if coef[TermPrefillResident] > 0 || coef[TermDecodeResident] > 0 {
+			// the whole cache: the batch's contexts and idle slots' tokens
+			resident := o.PrefillTokens + o.DecodeContext + float64(rng.IntN(200000))
+			o.PrefillResident, o.DecodeResident = o.PrefillTokens*resident, o.DecodeSeqs*resident
+		}
 		f := o.Features(nil)
 		var y float64
 		for j := range NumTerms {
@@ -42,16 +47,23 @@ func synthObs(n int, coef [NumTerms]float64, noise float64, seed uint64) []Obser
 }
 
 func TestFitStepsRecoversCoefficients(t *testing.T) {
-	obs := synthObs(3000, trueCoef, 0.02, 42)
+	coef := trueCoef
+	obs := synthObs(3000, coef, 0.02, 42)
 	f, err := FitSteps(obs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range NumTerms {
 		c := f.Step.At(Term(i))
-		e := math.Abs(c.Value-trueCoef[i]) / trueCoef[i]
+		if coef[i] == 0 { // the resident terms: no feature in this design
+			if c.Status != StatusUnexcited {
+				t.Errorf("%s = %g (%s), want unexcited", Term(i), c.Value, c.Status)
+			}
+			continue
+		}
+		e := math.Abs(c.Value-coef[i]) / coef[i]
 		if c.Status != StatusFit || e > 0.05 {
-			t.Errorf("%s = %.4g (%s), want %.4g within 5%% (%.2f%% off)", Term(i), c.Value, c.Status, trueCoef[i], 100*e)
+			t.Errorf("%s = %.4g (%s), want %.4g within 5%% (%.2f%% off)", Term(i), c.Value, c.Status, coef[i], 100*e)
 		}
 		if !(c.Lo <= c.Value && c.Value <= c.Hi) || c.Lo == c.Hi {
 			t.Errorf("%s interval [%g, %g] around %g", Term(i), c.Lo, c.Hi, c.Value)
@@ -66,14 +78,14 @@ func TestFitStepsRecoversCoefficients(t *testing.T) {
 	// About 95% of the intervals from independent noise cover the truth.
 	covered, total := 0, 0
 	for seed := range uint64(40) {
-		f, err := FitSteps(synthObs(300, trueCoef, 0.02, 1000+seed), nil)
+		f, err := FitSteps(synthObs(300, coef, 0.02, 1000+seed), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range NumTerms {
+		for i := range TermPrefillResident {
 			c := f.Step.At(Term(i))
 			total++
-			if c.Lo <= trueCoef[i] && trueCoef[i] <= c.Hi {
+			if c.Lo <= coef[i] && coef[i] <= c.Hi {
 				covered++
 			}
 		}
@@ -94,11 +106,29 @@ func TestFitStepsRecoversCoefficients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range NumTerms {
-		if c := fw.Step.At(Term(i)); math.Abs(c.Value-trueCoef[i])/trueCoef[i] > 0.05 {
-			t.Errorf("weighted %s = %.4g, want %.4g", Term(i), c.Value, trueCoef[i])
+	for i := range TermPrefillResident {
+		if c := fw.Step.At(Term(i)); math.Abs(c.Value-coef[i])/coef[i] > 0.05 {
+			t.Errorf("weighted %s = %.4g, want %.4g", Term(i), c.Value, coef[i])
 		}
 	}
+}
+
+// With attention over the whole cache (llama.cpp), the two resident terms
+// are recovered too, given steps whose idle slots hold different amounts.
+func TestFitStepsRecoversResidentTerms(t *testing.T) {
+	coef := trueCoef
+	coef[TermPrefillResident], coef[TermDecodeResident] = 5e-11, 1e-10
+	f, err := FitSteps(synthObs(3000, coef, 0.02, 43), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []Term{TermPrefillResident, TermDecodeResident} {
+		c := f.Step.At(i)
+		if e := math.Abs(c.Value-coef[i]) / coef[i]; c.Status != StatusFit || e > 0.05 {
+			t.Errorf("%s = %.4g (%s), want %.4g within 5%% (%.2f%% off)", i, c.Value, c.Status, coef[i], 100*e)
+		}
+	}
+	t.Logf("%s", fmtCoefs(f.Step))
 }
 
 func checkNoNaN(t *testing.T, f *Fit) {
@@ -177,7 +207,7 @@ func TestFitStepsDegenerate(t *testing.T) {
 		want     string
 	}{
 		{"empty", nil, nil, "no observations"},
-		{"all off", base, &FitSettings{Off: [NumTerms]bool{true, true, true, true, true}}, "no term left"},
+		{"all off", base, &FitSettings{Off: [NumTerms]bool{true, true, true, true, true, true, true}}, "no term left"},
 		{"too few", base[:1], nil, "degrees of freedom"},
 		{"nan feature", mod(func(o *Observation) { o.DecodeContext = math.NaN() }), nil, "decode context = NaN"},
 		{"inf seconds", mod(func(o *Observation) { o.Seconds = math.Inf(1) }), nil, "seconds = +Inf"},

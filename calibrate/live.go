@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,15 +33,28 @@ type LiveOptions struct {
 	Meta traces.Meta
 	// Log receives one progress line per run; nil means none.
 	Log io.Writer
+	// ResetSlots sends, before each run, as many one-token requests at
+	// once as the plan's highest concurrency, and discards them. Engines
+	// that keep a finished request's tokens in its idle slot (llama.cpp
+	// and Ollama: a per-slot prompt cache in one KV cache that every step
+	// attends over) make a step's cost depend on what earlier runs left
+	// behind; the reset gives every run a known start: slots holding
+	// ResetPromptTokens+1 tokens before first repeats and
+	// LongResetPromptTokens+1 before the others, so that the fit sees the
+	// cost of idle slots' tokens apart from the batch's own.
+	ResetSlots bool
 }
 
 // RunResult is one completed live run.
 type RunResult struct {
-	Spec    RunSpec
-	Rows    []*traces.Request // in completion order, observed columns filled
-	Summary *replay.Summary
-	Wall    time.Duration // wall-clock time of the run, set-up included
-	Trace   *TraceRef     // the Parquet file written, nil without TraceDir
+	Spec RunSpec
+	// SlotReset is the tokens each engine slot held at the start of the
+	// run after LiveOptions.ResetSlots; 0: not reset.
+	SlotReset int64
+	Rows      []*traces.Request // in completion order, observed columns filled
+	Summary   *replay.Summary
+	Wall      time.Duration // wall-clock time of the run, set-up included
+	Trace     *TraceRef     // the Parquet file written, nil without TraceDir
 }
 
 // RunPlan runs every run of plan against the live engine with
@@ -68,8 +82,23 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 			return nil, cfg.Text, fmt.Errorf("calibrate: trace dir: %w", err)
 		}
 	}
+	slots := 0
+	for _, spec := range plan.Runs {
+		slots = max(slots, spec.Concurrency)
+	}
 	var out []*RunResult
 	for i, spec := range plan.Runs {
+		var reset int64
+		if opt.ResetSlots {
+			prompt := ResetPromptTokens
+			if spec.Repeat%2 == 0 {
+				prompt = LongResetPromptTokens
+			}
+			if err := resetSlots(ctx, cfg, slots, prompt); err != nil {
+				return out, cfg.Text, fmt.Errorf("calibrate: before run %s: %w", spec.Name, err)
+			}
+			reset = int64(prompt) + 1
+		}
 		rc := cfg
 		rc.Arrival = replay.Closed
 		rc.Concurrency = spec.Concurrency
@@ -78,13 +107,13 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		w := &SliceWriter{}
 		t0 := time.Now()
 		sum, err := replay.Run(ctx, rc, NewSliceReader(traces.Meta{}, spec.Rows()), w)
-		res := &RunResult{Spec: spec, Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
+		res := &RunResult{Spec: spec, SlotReset: reset, Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
 		if err != nil {
 			return out, cfg.Text, fmt.Errorf("calibrate: run %s: %w", spec.Name, err)
 		}
 		if opt.TraceDir != "" {
 			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", i, spec.Name))
-			if err := writeRun(path, opt.Meta, spec, cfg.Text, res.Rows); err != nil {
+			if err := writeRun(path, opt.Meta, res, cfg.Text); err != nil {
 				return out, cfg.Text, err
 			}
 			ref, err := NewTraceRef(path)
@@ -104,6 +133,29 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 	return out, cfg.Text, nil
 }
 
+// resetSlots sends n single-token requests with prompts of prompt tokens
+// at once and waits for them; any failure is an error (the engine is
+// unwell).
+func resetSlots(ctx context.Context, cfg replay.Config, n, prompt int) error {
+	rows := make([]*traces.Request, n)
+	for i := range rows {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID = fmt.Sprintf("reset/%d", i)
+		r.PromptTokens, r.OutputTokens = int32(prompt), 1
+		rows[i] = r
+	}
+	cfg.Arrival, cfg.Concurrency, cfg.Repeat, cfg.Salt = replay.Closed, n, 1, 0
+	sum, err := replay.Run(ctx, cfg, NewSliceReader(traces.Meta{}, rows), &SliceWriter{})
+	if err != nil {
+		return err
+	}
+	if sum.Failed > 0 {
+		return fmt.Errorf("%d of %d slot-reset requests failed", sum.Failed, n)
+	}
+	return nil
+}
+
 func ms(d time.Duration) string {
 	if d == 0 {
 		return "   n/a"
@@ -112,7 +164,8 @@ func ms(d time.Duration) string {
 }
 
 // writeRun writes one run's rows, in input order, to a Parquet file.
-func writeRun(path string, meta traces.Meta, spec RunSpec, tm replay.TextModel, rows []*traces.Request) error {
+func writeRun(path string, meta traces.Meta, res *RunResult, tm replay.TextModel) error {
+	spec, rows := res.Spec, res.Rows
 	m := meta.Clone()
 	if m.Source == "" {
 		m.Source = "live"
@@ -122,6 +175,7 @@ func writeRun(path string, meta traces.Meta, spec RunSpec, tm replay.TextModel, 
 	m.Set("calibrate_kind", spec.Kind)
 	m.Set("arrival", "closed")
 	m.Set("concurrency", fmt.Sprint(spec.Concurrency))
+	m.Set("slot_reset_tokens", strconv.FormatInt(res.SlotReset, 10))
 	m.Set("text_model", fmt.Sprintf("tokens = %g × bytes + %g", tm.TokensPerByte, tm.Overhead))
 	sorted := slices.Clone(rows)
 	sort.SliceStable(sorted, func(i, j int) bool { return rowIndex(sorted[i].ID) < rowIndex(sorted[j].ID) })
@@ -232,6 +286,8 @@ func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) 
 			m.DecodeSeqs += x.DecodeSeqs / k
 			m.DecodeContext += x.DecodeContext / k
 			m.PrefillAttn += x.PrefillAttn / k
+			m.PrefillResident += x.PrefillResident / k
+			m.DecodeResident += x.DecodeResident / k
 		}
 		m.Seconds = float64(m.End-m.Start) * 1e-9 / k
 		dst, counts = append(dst, m), append(counts, k)
@@ -315,6 +371,13 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if len(a.Runs) == 0 {
 		return nil, errors.New("calibrate: analyze: no measured runs")
 	}
+	// Engines with sequence slots (llama.cpp, Ollama) keep finished
+	// requests' tokens in idle slots; the measured concurrency limit is
+	// taken as the number of slots. See annotateResident.
+	var slots *slotState
+	if c := ProbeConcurrency(a.Runs); c != nil && c.MaxSeqs > 0 {
+		slots = newSlotState(c.MaxSeqs)
+	}
 	var err error
 	for i, rows := range rowsByRun {
 		rs := opt.Recover
@@ -327,6 +390,10 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", a.Runs[i].Spec.Name, err)
 		}
+		if r := a.Runs[i].SlotReset; slots != nil && r > 0 {
+			slots.reset(r)
+		}
+		annotateResident(a.Steps[n:], rows, slots)
 		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]
@@ -775,7 +842,8 @@ func (a *Analysis) Print(w io.Writer) {
 	units := [NumTerms]struct {
 		scale float64
 		unit  string
-	}{{1e3, "ms/step"}, {1e6, "µs/prefill token"}, {1e9, "ns/(prefill token × context)"}, {1e6, "µs/decode seq"}, {1e9, "ns/context token"}}
+	}{{1e3, "ms/step"}, {1e6, "µs/prefill token"}, {1e9, "ns/(prefill token × context)"}, {1e6, "µs/decode seq"}, {1e9, "ns/context token"},
+		{1e9, "ns/(prefill token × resident token)"}, {1e9, "ns/(decode seq × resident token)"}}
 	for t := range NumTerms {
 		c := f.Step.At(Term(t))
 		u := units[t]
@@ -848,6 +916,8 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 			continue // not a calibration run
 		}
 		spec := RunSpec{Name: name, Kind: kind, Requests: len(rows), Repeat: 1}
+		var reset int64
+		fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
 		fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
 		if i := strings.LastIndex(name, "-r"); i >= 0 {
 			if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
@@ -864,7 +934,7 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &RunResult{Spec: spec, Rows: rows, Summary: Summarize(rows), Trace: &ref})
+		out = append(out, &RunResult{Spec: spec, SlotReset: reset, Rows: rows, Summary: Summarize(rows), Trace: &ref})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("calibrate: no calibration runs in %s", dir)

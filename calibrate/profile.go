@@ -167,8 +167,8 @@ func (p *Profile) Validate() error {
 }
 
 // LoadProfile reads and validates the JSON profile at path. Unknown fields
-// are errors naming the field; each of the five step coefficients must be
-// present with a value.
+// are errors naming the field; each of the step coefficients c0 … ck must
+// be present with a value (crp and crd, added later, default to off).
 func LoadProfile(path string) (*Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -203,6 +203,11 @@ func ParseProfile(data []byte) (*Profile, error) {
 	for t := range NumTerms {
 		name := Term(t).String()
 		c, ok := raw.Step[name]
+		if !ok && Term(t) >= TermPrefillResident {
+			// Written before the resident terms existed: they were not fitted.
+			*p.Step.At(Term(t)) = Coef{Status: StatusOff}
+			continue
+		}
 		if !ok {
 			missing = append(missing, "step."+name)
 			continue

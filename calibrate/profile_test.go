@@ -17,7 +17,8 @@ func testProfile() *Profile {
 		Version: ProfileVersion, Engine: "vllm", EngineVersion: "0.8.5",
 		EngineArgs: []string{"--max-num-seqs", "64"}, Model: "Llama-3.1-8B", Precision: "bf16",
 		Device: "H100-SXM-80G", TensorParallel: 1, BlockSize: 16,
-		Step:      StepCoefficients{C0: c(4e-3), Cp: c(6e-5), Ca: c(2e-9), Cd: c(8e-5), Ck: c(1.5e-7)},
+		Step: StepCoefficients{C0: c(4e-3), Cp: c(6e-5), Ca: c(2e-9), Cd: c(8e-5), Ck: c(1.5e-7),
+			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}},
 		Quality:   FitQuality{N: 2907, R2: 0.998, RMSE: 0.0011, MdAPE: 0.012, HeldOutMdAPE: &md, NHeldOut: 900},
 		KV:        &KVCapacity{MaxConcurrentTokens: 453_000, Blocks: 28_312},
 		Power:     &PowerFit{Idle: c(70), Dynamic: c(550), Quality: FitQuality{N: 500, R2: 0.99, RMSE: 5, MdAPE: 0.01}},
@@ -141,5 +142,27 @@ func TestLoadProfileRejects(t *testing.T) {
 	p.Step.Cp.Hi = p.Step.Cp.Value / 2
 	if err := p.Save(filepath.Join(t.TempDir(), "x.json")); err == nil || !strings.Contains(err.Error(), "step.cp") {
 		t.Errorf("invalid interval saved: %v", err)
+	}
+}
+
+// A profile written before the resident terms existed loads with them off.
+func TestProfileWithoutResidentTerms(t *testing.T) {
+	data, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(data, []byte(`    "crp": {`))
+	end := bytes.Index(data, []byte(`  "quality"`))
+	if start < 0 || end < start {
+		t.Fatal("golden profile has no crp block")
+	}
+	old := append(append([]byte{}, data[:start]...), data[end:]...)
+	old = bytes.Replace(old, []byte("    },\n  \"quality\""), []byte("    }\n  },\n  \"quality\""), 1)
+	p, err := ParseProfile(old)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, old)
+	}
+	if p.Step.Crp.Status != StatusOff || p.Step.Crd.Status != StatusOff || p.Step.Crd.Value != 0 || p.Step.Ck.Value != 1.5e-7 {
+		t.Errorf("step %+v", p.Step)
 	}
 }

@@ -5,21 +5,30 @@ import "fmt"
 // Term indexes one coefficient of the linear step-time model
 //
 //	step_seconds = C0 + Cp·prefill_tokens + Ca·prefill_attn + Cd·decode_seqs + Ck·decode_context
+//	               + Crp·prefill_tokens·resident + Crd·decode_seqs·resident
+//
+// where resident is every token in the engine's KV cache during the step,
+// idle slots' retained tokens included: the last two terms are attention
+// over the whole cache, as engines with one cache for all sequences
+// (llama.cpp, Ollama) compute it; paged engines fit them as 0.
 type Term int
 
-// The five terms, in the order of Observation.Features.
+// The terms, in the order of Observation.Features.
 const (
-	TermConst         Term = iota // C0, seconds per step
-	TermPrefill                   // Cp, seconds per prefill token
-	TermPrefillAttn               // Ca, seconds per (prefill token × context token)
-	TermDecodeSeqs                // Cd, seconds per decoding sequence
-	TermDecodeContext             // Ck, seconds per context token of a decoding sequence
-	NumTerms          = 5
+	TermConst           Term = iota // C0, seconds per step
+	TermPrefill                     // Cp, seconds per prefill token
+	TermPrefillAttn                 // Ca, seconds per (prefill token × context token)
+	TermDecodeSeqs                  // Cd, seconds per decoding sequence
+	TermDecodeContext               // Ck, seconds per context token of a decoding sequence
+	TermPrefillResident             // Crp, seconds per (prefill token × resident token)
+	TermDecodeResident              // Crd, seconds per (decoding sequence × resident token)
+	NumTerms            = 7
 )
 
-var termNames = [NumTerms]string{"c0", "cp", "ca", "cd", "ck"}
+var termNames = [NumTerms]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd"}
 
-// String is the short name used in profiles and messages: c0, cp, ca, cd, ck.
+// String is the short name used in profiles and messages: c0, cp, ca, cd,
+// ck, crp, crd.
 func (t Term) String() string {
 	if t < 0 || int(t) >= NumTerms {
 		return fmt.Sprintf("Term(%d)", int(t))
@@ -27,7 +36,8 @@ func (t Term) String() string {
 	return termNames[t]
 }
 
-var termFeature = [NumTerms]string{"constant", "prefill tokens", "prefill attn", "decode seqs", "decode context"}
+var termFeature = [NumTerms]string{"constant", "prefill tokens", "prefill attn", "decode seqs", "decode context",
+	"prefill tokens × resident", "decode seqs × resident"}
 
 // Observation is one engine step: its batch features and how long it took.
 // Times are ns from the trace start; Seconds is End-Start in seconds.
@@ -38,7 +48,13 @@ type Observation struct {
 	PrefillAttn   float64 // Σ over prefill chunks of chunk tokens × context after the chunk
 	DecodeSeqs    float64 // sequences decoding one token
 	DecodeContext float64 // Σ context length over those sequences
-	Seconds       float64 // step duration
+	// PrefillResident and DecodeResident are PrefillTokens and DecodeSeqs
+	// times the tokens resident in the KV cache during the step (running
+	// sequences' and idle slots', see AnnotateResident); kept as products
+	// so that windows average them exactly.
+	PrefillResident float64
+	DecodeResident  float64
+	Seconds         float64 // step duration
 
 	// Run is the index of the live run the step came from (set by the
 	// caller or RecoverRuns); HeldOut splits on it.
@@ -51,7 +67,7 @@ type Observation struct {
 
 // Features stores the design-matrix row of o in dst (length NumTerms;
 // allocated when nil) and returns it: 1, PrefillTokens, PrefillAttn,
-// DecodeSeqs, DecodeContext.
+// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident.
 func (o Observation) Features(dst []float64) []float64 {
 	if len(dst) < NumTerms {
 		dst = make([]float64, NumTerms)
@@ -61,6 +77,8 @@ func (o Observation) Features(dst []float64) []float64 {
 	dst[TermPrefillAttn] = o.PrefillAttn
 	dst[TermDecodeSeqs] = o.DecodeSeqs
 	dst[TermDecodeContext] = o.DecodeContext
+	dst[TermPrefillResident] = o.PrefillResident
+	dst[TermDecodeResident] = o.DecodeResident
 	return dst[:NumTerms]
 }
 
@@ -72,6 +90,10 @@ type StepCoefficients struct {
 	Ca Coef `json:"ca"`
 	Cd Coef `json:"cd"`
 	Ck Coef `json:"ck"`
+	// Crp and Crd are absent from profiles written before they existed;
+	// they load as 0 with status "off".
+	Crp Coef `json:"crp"`
+	Crd Coef `json:"crd"`
 }
 
 // Coef is one coefficient with its 95% confidence interval.
@@ -107,15 +129,24 @@ func (s *StepCoefficients) At(t Term) *Coef {
 		return &s.Cd
 	case TermDecodeContext:
 		return &s.Ck
+	case TermPrefillResident:
+		return &s.Crp
+	case TermDecodeResident:
+		return &s.Crd
 	}
 	panic(fmt.Sprintf("calibrate: bad term %d", int(t)))
 }
 
-// StepSeconds evaluates the model for one step. It is what the simulator's
-// step timer computes from a profile.
-func (s StepCoefficients) StepSeconds(prefillTokens, prefillAttn, decodeSeqs, decodeContext float64) float64 {
-	return s.C0.Value + s.Cp.Value*prefillTokens + s.Ca.Value*prefillAttn +
-		s.Cd.Value*decodeSeqs + s.Ck.Value*decodeContext
+// StepSeconds evaluates the model for one observed step. It is what the
+// simulator's step timer computes from a profile.
+func (s StepCoefficients) StepSeconds(o Observation) float64 {
+	var f [NumTerms]float64
+	o.Features(f[:])
+	t := 0.0
+	for i := range NumTerms {
+		t += s.At(Term(i)).Value * f[i]
+	}
+	return t
 }
 
 // Predict stores the predicted duration of each observation in dst
@@ -123,7 +154,7 @@ func (s StepCoefficients) StepSeconds(prefillTokens, prefillAttn, decodeSeqs, de
 func (s StepCoefficients) Predict(dst []float64, obs []Observation) []float64 {
 	dst = resize(dst, len(obs))
 	for i, o := range obs {
-		dst[i] = s.StepSeconds(o.PrefillTokens, o.PrefillAttn, o.DecodeSeqs, o.DecodeContext)
+		dst[i] = s.StepSeconds(o)
 	}
 	return dst
 }

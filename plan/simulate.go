@@ -58,10 +58,21 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 		Devices:       r.Plan.Device.Count,
 		Power:         hw.PowerWatts,
 		MaxNewTokens:  r.Plan.Model.MaxNewTokens,
+		Slots:         slots(b),
 		PrefixCaching: b.PrefixCaching,
 		NoSkip:        opt.NoSkip,
 		Decisions:     opt.Decisions,
 	}
+}
+
+// slots is the engine's sequence slots for a step model that charges
+// tokens idle slots retain (llama.cpp): continuous batching's sequence
+// limit; the static policies run no slots.
+func slots(b Batch) int {
+	if b.Strategy == "continuous" {
+		return b.MaxNumSeqs
+	}
+	return 0
 }
 
 // Pool names of a split cluster.

@@ -103,6 +103,12 @@ type Config struct {
 	// batchers must: they cannot know the output length in advance.
 	MaxNewTokens int
 
+	// Slots is the number of sequence slots of an engine whose idle slots
+	// keep their last sequence's tokens in a KV cache every step attends
+	// over (llama.cpp, Ollama: the parallel setting). It feeds
+	// Batch.Resident when the step timer uses it; 0 = no slots.
+	Slots int
+
 	PrefixCaching bool // reuse KV blocks of equal prompt prefixes (Request.PrefixHashes)
 	// HashBlockSize is the number of tokens each Request.PrefixHashes entry
 	// covers; 0 takes the input's Meta.BlockSize, or BlockSize when that is 0.

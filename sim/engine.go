@@ -117,6 +117,12 @@ type engine struct {
 	nRunning         int
 	pre              []*seq // running sequences still prefilling, admission order
 
+	// slots: with a step timer that charges Batch.Resident, sequence
+	// slots as in llama.cpp: a sequence takes the lowest-numbered idle
+	// slot, and a slot keeps its last sequence's tokens until reused
+	// (nil: not tracked).
+	slots *slotTable
+
 	nDec   int64   // decoding sequences
 	dSum   int64   // Σ (ctxE − ge) over decoding sequences: Σ context before step g = nDec·g + dSum
 	phase  []int32 // non-reserved decoding sequences by the step (mod bs) at which they need a new block
@@ -139,6 +145,9 @@ func newEngine(cfg *Config, meta traces.Meta, out traces.Writer) *engine {
 	e.pol = newScheduler(cfg.Policy)
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
 		e.stretch = d
+	}
+	if rt, ok := cfg.Step.(ResidentTimer); ok && rt.UsesResident() && cfg.Slots > 0 {
+		e.slots = newSlotTable(cfg.Slots)
 	}
 	e.hashBS = hashBlockSize(cfg, meta)
 	e.phase = make([]int32, cfg.BlockSize)
@@ -267,6 +276,14 @@ func (e *engine) advance(sec float64) {
 	e.frac = x - n
 }
 
+// stale is the number of tokens idle slots retain.
+func (e *engine) stale() int64 {
+	if e.slots == nil {
+		return 0
+	}
+	return e.slots.stale
+}
+
 // execStep runs the batch the policy formed: one engine iteration.
 func (e *engine) execStep() error {
 	var b Batch
@@ -276,9 +293,11 @@ func (e *engine) execStep() error {
 			b.PrefillTokens += c
 			b.PrefillAttn += c * float64(s.computed+s.chunk)
 		}
+		b.Resident += float64(s.computed + s.chunk)
 	}
 	b.DecodeSeqs = float64(e.nDec)
 	b.DecodeContext = float64(e.nDec*e.g + e.dSum + e.nDec)
+	b.Resident += b.DecodeContext + float64(e.stale())
 	dt := e.timer.StepSeconds(b)
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		return fmt.Errorf("sim: step timer returned %v s for batch %+v: want a finite time > 0", dt, b)
@@ -332,7 +351,7 @@ func (e *engine) execStep() error {
 func (e *engine) jump(k int64) error {
 	n := e.nDec
 	c0 := float64(n*e.g + e.dSum + n)
-	T := e.stretch.DecodeSeconds(float64(n), c0, k)
+	T := e.stretch.DecodeSeconds(float64(n), c0, float64(e.stale()), k)
 	if !(T > 0) || math.IsInf(T, 0) {
 		return fmt.Errorf("sim: step timer returned %v s for %d decode steps of %d sequences: want a finite time > 0", T, k, n)
 	}
@@ -377,7 +396,7 @@ func (e *engine) stretchLen(watch, anon bool, t int64) int64 {
 		// Step j starts at now+frac+T(j) ns; it runs before an arrival at t
 		// when that rounds below t.
 		d := (float64(t-e.now) - 0.5 - e.frac) / 1e9
-		k = min(k, e.stretch.DecodeSteps(n, c0, d)+1)
+		k = min(k, e.stretch.DecodeSteps(n, c0, float64(e.stale()), d)+1)
 	}
 	return k
 }
@@ -525,6 +544,7 @@ func (e *engine) preemptSeq(s *seq) error {
 	if err := e.releaseBlocks(s); err != nil {
 		return err
 	}
+	e.slots.release(s, 0)
 	s.computed, s.chunk = 0, 0
 	s.target = s.prompt + s.gen
 	s.peekGen = 0
@@ -548,6 +568,7 @@ func (e *engine) admit(s *seq) {
 	e.runTail = s
 	e.nRunning++
 	e.pre = append(e.pre, s)
+	e.slots.take(s)
 	if s.start == traces.Missing {
 		s.start = e.now
 	}
@@ -574,6 +595,7 @@ func (e *engine) complete(s *seq) error {
 		return err
 	}
 	e.runRemove(s)
+	e.slots.release(s, int64(s.prompt)+int64(s.out))
 	s.state = stDone
 	s.last = e.now
 	r := &s.req
@@ -629,7 +651,7 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 		s = &seq{}
 	}
 	hb, keys, shared := s.hashBuf, s.keys, s.shared
-	*s = seq{hashBuf: hb, keys: keys[:0], shared: shared[:0], hidx: -1}
+	*s = seq{hashBuf: hb, keys: keys[:0], shared: shared[:0], hidx: -1, slot: -1}
 	s.req = *r
 	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
 	s.req.PrefixHashes = s.hashBuf

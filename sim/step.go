@@ -13,6 +13,11 @@ type Batch struct {
 	PrefillAttn   float64 // Σ over prefill chunks of chunk tokens × context after the chunk
 	DecodeSeqs    float64 // sequences decoding one token this step
 	DecodeContext float64 // Σ over decode sequences of their context, including the new token
+	// Resident is every token in the KV cache during the step: the running
+	// sequences' (this step's included) and what idle slots retain
+	// (Config.Slots). Engines with one KV cache that every step attends
+	// over (llama.cpp, Ollama) pay for all of it, not just the batch's.
+	Resident float64
 }
 
 // StepTimer gives the duration in seconds of one engine step.
@@ -22,42 +27,61 @@ type StepTimer interface {
 
 // DecodeStretcher is an optional StepTimer capability: closed forms for a
 // run of k consecutive pure-decode steps of n sequences whose total context
-// is c0 at the first step and grows by n each step. The engine uses it to
-// jump over steps where nothing but decoding happens; without it the engine
-// steps one iteration at a time.
+// is c0 at the first step and grows by n each step, with idle slots
+// retaining stale tokens throughout (Resident = c0 + stale + n·j). The
+// engine uses it to jump over steps where nothing but decoding happens;
+// without it the engine steps one iteration at a time.
 type DecodeStretcher interface {
 	StepTimer
-	// DecodeSeconds is Σ_{j<k} StepSeconds(Batch{DecodeSeqs: n, DecodeContext: c0 + n·j}).
-	DecodeSeconds(n, c0 float64, k int64) float64
-	// DecodeSteps is the largest k ≥ 0 with DecodeSeconds(n, c0, k) ≤ budget.
-	DecodeSteps(n, c0, budget float64) int64
+	// DecodeSeconds is Σ_{j<k} StepSeconds(Batch{DecodeSeqs: n,
+	// DecodeContext: c0 + n·j, Resident: c0 + stale + n·j}).
+	DecodeSeconds(n, c0, stale float64, k int64) float64
+	// DecodeSteps is the largest k ≥ 0 with DecodeSeconds(n, c0, stale, k) ≤ budget.
+	DecodeSteps(n, c0, stale, budget float64) int64
+}
+
+// ResidentTimer is an optional StepTimer capability: UsesResident reports
+// whether step times depend on Batch.Resident, so that the engine tracks
+// what idle slots retain only when it matters.
+type ResidentTimer interface {
+	UsesResident() bool
 }
 
 // Linear is the calibrated step-time model:
 //
 //	t = C0 + Cp·PrefillTokens + Ca·PrefillAttn + Cd·DecodeSeqs + Ck·DecodeContext
+//	       + Crp·PrefillTokens·Resident + Crd·DecodeSeqs·Resident
 //
-// Coefficients are seconds per unit and must be non-negative (what NNLS fits).
+// The last two terms are attention over the whole KV cache (llama.cpp's
+// one cache for all slots); they are 0 for engines with per-sequence
+// paged attention. Coefficients are seconds per unit and must be
+// non-negative (what NNLS fits).
 type Linear struct {
 	C0, Cp, Ca, Cd, Ck float64
+	Crp, Crd           float64
 }
 
 // StepSeconds implements StepTimer.
 func (l Linear) StepSeconds(b Batch) float64 {
-	return l.C0 + l.Cp*b.PrefillTokens + l.Ca*b.PrefillAttn + l.Cd*b.DecodeSeqs + l.Ck*b.DecodeContext
+	return l.C0 + l.Cp*b.PrefillTokens + l.Ca*b.PrefillAttn + l.Cd*b.DecodeSeqs + l.Ck*b.DecodeContext +
+		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs)*b.Resident
 }
 
+// UsesResident implements ResidentTimer.
+func (l Linear) UsesResident() bool { return l.Crp > 0 || l.Crd > 0 }
+
 // DecodeSeconds implements DecodeStretcher.
-func (l Linear) DecodeSeconds(n, c0 float64, k int64) float64 {
+func (l Linear) DecodeSeconds(n, c0, stale float64, k int64) float64 {
 	if k <= 0 {
 		return 0
 	}
-	return affineSum(l.C0+l.Cd*n+l.Ck*c0, l.Ck*n, 0, float64(k))
+	a := l.C0 + l.Cd*n + l.Ck*c0 + l.Crd*n*(c0+stale)
+	return affineSum(a, l.Ck*n+l.Crd*n*n, 0, float64(k))
 }
 
 // DecodeSteps implements DecodeStretcher.
-func (l Linear) DecodeSteps(n, c0, budget float64) int64 {
-	return stepsWithin(l, n, c0, budget)
+func (l Linear) DecodeSteps(n, c0, stale, budget float64) int64 {
+	return stepsWithin(l, n, c0, stale, budget)
 }
 
 // Validate reports a negative or non-finite coefficient, or a model whose
@@ -66,7 +90,7 @@ func (l Linear) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}} {
+	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}
@@ -107,8 +131,9 @@ func (r Roofline) StepSeconds(b Batch) float64 {
 
 // DecodeSeconds implements DecodeStretcher. Compute and memory time are each
 // affine in the step index j, so the sum of their maximum splits at the
-// crossover step into two arithmetic series.
-func (r Roofline) DecodeSeconds(n, c0 float64, k int64) float64 {
+// crossover step into two arithmetic series. The prior models paged
+// attention: stale tokens cost nothing.
+func (r Roofline) DecodeSeconds(n, c0, _ float64, k int64) float64 {
 	if k <= 0 || n <= 0 {
 		return 0
 	}
@@ -131,8 +156,8 @@ func (r Roofline) DecodeSeconds(n, c0 float64, k int64) float64 {
 }
 
 // DecodeSteps implements DecodeStretcher.
-func (r Roofline) DecodeSteps(n, c0, budget float64) int64 {
-	return stepsWithin(r, n, c0, budget)
+func (r Roofline) DecodeSteps(n, c0, stale, budget float64) int64 {
+	return stepsWithin(r, n, c0, stale, budget)
 }
 
 // Validate reports non-positive throughput figures or negative costs.
@@ -169,16 +194,16 @@ func affineSum(a, b, lo, hi float64) float64 {
 
 func clampF(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
 
-// stepsWithin (generic so the timer is not boxed) finds the largest k with d.DecodeSeconds(n, c0, k) ≤ budget by
-// doubling then bisection: O(log k) closed-form evaluations. Step times
-// never decrease along a decode stretch (non-negative coefficients), so the
-// sum is increasing in k.
-func stepsWithin[D DecodeStretcher](d D, n, c0, budget float64) int64 {
-	if !(budget >= 0) || d.DecodeSeconds(n, c0, 1) > budget {
+// stepsWithin (generic so the timer is not boxed) finds the largest k with
+// d.DecodeSeconds(n, c0, stale, k) ≤ budget by doubling then bisection:
+// O(log k) closed-form evaluations. Step times never decrease along a
+// decode stretch (non-negative coefficients), so the sum is increasing in k.
+func stepsWithin[D DecodeStretcher](d D, n, c0, stale, budget float64) int64 {
+	if !(budget >= 0) || d.DecodeSeconds(n, c0, stale, 1) > budget {
 		return 0
 	}
 	lo, hi := int64(1), int64(2)
-	for d.DecodeSeconds(n, c0, hi) <= budget {
+	for d.DecodeSeconds(n, c0, stale, hi) <= budget {
 		lo, hi = hi, hi*2
 		if hi > 1<<52 {
 			return lo
@@ -186,7 +211,7 @@ func stepsWithin[D DecodeStretcher](d D, n, c0, budget float64) int64 {
 	}
 	for hi-lo > 1 { // DecodeSeconds(lo) ≤ budget < DecodeSeconds(hi)
 		mid := lo + (hi-lo)/2
-		if d.DecodeSeconds(n, c0, mid) <= budget {
+		if d.DecodeSeconds(n, c0, stale, mid) <= budget {
 			lo = mid
 		} else {
 			hi = mid

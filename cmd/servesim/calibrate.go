@@ -60,6 +60,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "window", Usage: "average runs of up to N consecutive decode steps into one observation (default 8; 1 = single steps)"},
 			&cli.BoolFlag{Name: "absolute", Usage: "fit absolute instead of relative step-time error"},
 			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
+			&cli.BoolFlag{Name: "reset-slots", Value: true, Usage: "before each run, fill the engine's idle slots with one-token requests of known length (64 tokens, 512 before second repeats): llama.cpp/Ollama keep finished requests in idle slots, in the KV cache every step attends over"},
 		}, clientFlags(5*time.Minute)...),
 		Action: runCalibrate,
 	}
@@ -124,7 +125,7 @@ func runCalibrate(c *cli.Context) error {
 
 	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", cfg.BaseURL, cfg.Model, traceDir)
 	t0 := time.Now()
-	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w})
+	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
 	rec.Stop()
 	if err != nil {

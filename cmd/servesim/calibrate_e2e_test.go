@@ -157,6 +157,18 @@ type liveMetrics struct{ ttft, tpot, tokPerSec float64 }
 // (seconds) and output tokens/s over first send to last token.
 func liveClosed(t *testing.T, url, model, in string, conc int) liveMetrics {
 	t.Helper()
+	// Start from the state calibration runs start from: idle slots
+	// holding only tiny contexts (calibrate --reset-slots).
+	reset := filepath.Join(filepath.Dir(in), "reset.parquet")
+	if _, err := run(t, "trace", "synth", "--requests", "8", "--arrival", "constant", "--rate", "100",
+		"--prompt", "fixed:64", "--output", "fixed:1", "--seed", "5", reset); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "record", "--trace", reset, "--out", reset+".out.parquet", "--base-url", url, "--model", model,
+		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "closed", "--concurrency", "8",
+		"--tokens-per-byte", "1", "--prompt-overhead", "20"); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(filepath.Dir(in), fmt.Sprintf("closed-out-%d.parquet", conc))
 	if _, err := run(t, "record", "--trace", in, "--out", out, "--base-url", url, "--model", model,
 		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "closed", "--concurrency", strconv.Itoa(conc),
