@@ -19,11 +19,14 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -189,6 +192,89 @@ func BenchmarkStream(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/token")
+}
+
+// BenchmarkClientCPU measures the client alone: the stub server runs in a
+// child process (this test binary's TestStubServer), so this process's CPU
+// time (getrusage, user + system) and allocations are the client's. It
+// keeps SERVESIM_BENCH_STREAMS (default 200) streams of 50 tokens open,
+// with 5 ms between tokens so that tokens mostly arrive one per read, as
+// under load; client-µs/token is client CPU per streamed token, and
+// user-µs/token its user-space part.
+// SERVESIM_BENCH_STUB=host:port uses a stub server already running there
+// instead (say, one pinned to other cores with taskset; started with
+// SERVESIM_STUB_ITL=5ms).
+//
+//	go test ./replay -run '^$' -bench ClientCPU -benchtime 4000x -count 6
+func BenchmarkClientCPU(b *testing.B) {
+	const tokens = 50
+	streams, _ := strconv.Atoi(envOr("SERVESIM_BENCH_STREAMS", "200"))
+	addr := os.Getenv("SERVESIM_BENCH_STUB")
+	if addr == "" {
+		addr = startStub(b, "5ms")
+	}
+	cfg := testConfig(nil)
+	cfg.BaseURL, cfg.Model = "http://"+addr+"/v1", "stub"
+	cfg.MaxIdle = streams
+	c := newClient(&cfg, "")
+	defer c.close()
+	body := c.body(bytes.Repeat([]byte("a"), 200), tokens)
+	var failed atomic.Int64
+	var ru0, ru1 syscall.Rusage
+	b.SetParallelism(max(streams/runtime.GOMAXPROCS(0), 1))
+	b.ReportAllocs()
+	start := time.Now()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var r traces.Request
+		for pb.Next() {
+			r.Reset()
+			c.do(b.Context(), start, 0, &r, body)
+			if r.Error != "" {
+				failed.Add(1)
+			}
+		}
+	})
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	if n := failed.Load(); n > 0 {
+		b.Fatalf("%d requests failed", n)
+	}
+	user := tv(ru1.Utime) - tv(ru0.Utime)
+	cpu := user + tv(ru1.Stime) - tv(ru0.Stime)
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N*tokens), "client-µs/token")
+	b.ReportMetric(float64(user.Nanoseconds())/1e3/float64(b.N*tokens), "user-µs/token") // the rest is the kernel's
+}
+
+// startStub runs TestStubServer in a child process with the given
+// inter-token latency and returns its address once it accepts connections.
+func startStub(b *testing.B, itl string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStubServer$")
+	cmd.Env = append(os.Environ(), "SERVESIM_STUB_ADDR="+addr, "SERVESIM_STUB_ITL="+itl)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if conn, err := net.Dial("tcp", addr); err == nil {
+			conn.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("stub server on %s did not start", addr)
+		}
+	}
 }
 
 func BenchmarkPromptBuild(b *testing.B) {
