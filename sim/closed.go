@@ -5,20 +5,32 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"time"
 
 	"github.com/servesim/servesim/traces"
 )
 
-// RunClosedLoop simulates cfg under a closed loop of clients clients, the
-// simulated counterpart of a live closed-loop run (replay.Closed): each
-// client sends its next request as soon as its previous one has finished.
+// ClosedLoop is a closed loop of clients: each sends its next request as
+// soon as its previous one has finished.
+type ClosedLoop struct {
+	Clients int
+	// IssueGap spaces requests issued at the same instant: the k-th goes
+	// out k × IssueGap later. Live clients never send at exactly the same
+	// time, and an idle engine starts its step with whichever request
+	// reaches it first; the others wait for the next step, which is what
+	// desynchronises a live closed loop. 0 issues them together.
+	IssueGap time.Duration
+}
+
+// RunClosedLoop simulates cfg under a closed loop of clients, the
+// simulated counterpart of a live closed-loop run (replay.Closed).
 // Requests are taken from in in input order; their Arrival is ignored.
-// At time 0 the first clients requests are issued; after that, whenever a
-// request completes (or is rejected), the next request of the input is
-// issued at that instant, so request i+clients goes out when some
-// client's previous request completes. No think time and no client or
-// network latency is added: a request issued at t can join the step that
-// starts at t.
+// At time 0 the first loop.Clients requests are issued; after that,
+// whenever a request completes (or is rejected), the next request of the
+// input is issued, so request i+Clients goes out when some client's
+// previous request completes. Requests issued at one instant are spaced by
+// loop.IssueGap; no think time is added.
 //
 // Output rows (one per request, in completion order, to out when it is
 // not nil) carry the simulated issue time in Arrival and ScheduledSend, so
@@ -30,21 +42,23 @@ import (
 //
 // RunClosedLoop drives the same engine as Run through its advance-to-time
 // API, one iteration (a step, a pure-decode stretch, or an idle wait) at a
-// time: a stretch always ends at the first completion, which is the only
-// moment a new request can arrive, so event skipping stays exact.
-func RunClosedLoop(ctx context.Context, cfg Config, clients int, in traces.Reader, out traces.Writer) (*Summary, error) {
+// time; a stretch is cut at the next issue, so event skipping stays exact.
+func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.Reader, out traces.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if clients < 1 {
-		return nil, fmt.Errorf("sim: RunClosedLoop: clients = %d: want ≥ 1", clients)
+	if loop.Clients < 1 {
+		return nil, fmt.Errorf("sim: RunClosedLoop: clients = %d: want ≥ 1", loop.Clients)
+	}
+	if loop.IssueGap < 0 {
+		return nil, fmt.Errorf("sim: RunClosedLoop: issue gap = %v: want ≥ 0", loop.IssueGap)
 	}
 	if in == nil {
 		return nil, errors.New("sim: RunClosedLoop: nil input reader")
 	}
 	cw := &closedWriter{out: out}
 	e := newEngine(&cfg, in.Meta(), cw)
-	err := e.runClosed(ctx, clients, in, cw)
+	err := e.runClosed(ctx, loop, in, cw)
 	if ferr := e.log.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("sim: writing decision log: %w", ferr)
 	}
@@ -80,16 +94,18 @@ func (w *closedWriter) take() int {
 }
 
 // runClosed is RunClosedLoop's event loop.
-func (e *engine) runClosed(ctx context.Context, clients int, in traces.Reader, cw *closedWriter) error {
+func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reader, cw *closedWriter) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	free := clients
+	free := loop.Clients
 	var idx int64
 	exhausted := false
-	var req traces.Request
+	var pending []traces.Request          // issued, not yet arrived, in arrival order
+	issueT, issued := int64(-1), int64(0) // the current issue instant and requests issued at it
 	for loops := 0; ; loops++ {
-		// Issue a request for every free client, at the current time.
+		// Issue a request for every free client, spaced from the others
+		// issued at this instant.
 		for free > 0 && !exhausted {
 			if !in.Next() {
 				if err := in.Err(); err != nil {
@@ -98,26 +114,40 @@ func (e *engine) runClosed(ctx context.Context, clients int, in traces.Reader, c
 				exhausted = true
 				break
 			}
-			req = *in.At() // add copies it; the reader's row is left alone
-			req.Arrival = e.now
-			free--
-			if err := e.add(&req, idx); err != nil {
-				return err
+			if issueT != e.now {
+				issueT, issued = e.now, 0
 			}
-			idx++
-			free += cw.take() // a rejection frees its client at once
-		}
-		if e.next == math.MaxInt64 { // idle with nothing waiting: done
-			return nil
+			req := *in.At() // add copies it; the reader's row is left alone
+			req.Arrival = e.now + issued*int64(loop.IssueGap)
+			req.PrefixHashes = slices.Clone(req.PrefixHashes)
+			issued++
+			free--
+			pending = append(pending, req)
 		}
 		if loops&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		// One iteration; with no arrival due before the next completion,
-		// a decode stretch may run up to that completion.
-		if err := e.iterate(math.MaxInt64); err != nil {
+		if len(pending) > 0 && e.next >= pending[0].Arrival {
+			if err := e.add(&pending[0], idx); err != nil {
+				return err
+			}
+			idx++
+			pending = pending[1:]
+			free += cw.take() // a rejection frees its client at once
+			continue
+		}
+		if len(pending) == 0 && e.next == math.MaxInt64 { // idle with nothing waiting: done
+			return nil
+		}
+		// One iteration, cut before the next issue; with none due, a
+		// decode stretch may run up to the next completion.
+		t := int64(math.MaxInt64)
+		if len(pending) > 0 {
+			t = pending[0].Arrival
+		}
+		if err := e.iterate(t); err != nil {
 			return err
 		}
 		free += cw.take()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -11,7 +12,7 @@ import (
 func runClosed(t testing.TB, cfg Config, clients int, reqs []*traces.Request) (*Summary, *memWriter) {
 	t.Helper()
 	w := &memWriter{}
-	sum, err := RunClosedLoop(t.Context(), cfg, clients, newSliceReader(reqs), w)
+	sum, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: clients}, newSliceReader(reqs), w)
 	if err != nil {
 		t.Fatalf("RunClosedLoop: %v", err)
 	}
@@ -108,14 +109,46 @@ func TestClosedLoopErrors(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.TotalBlocks = 10
 	cfg.Step = testTimer
-	if _, err := RunClosedLoop(t.Context(), cfg, 0, newSliceReader(nil), nil); err == nil {
+	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{}, newSliceReader(nil), nil); err == nil {
 		t.Error("0 clients: no error")
+	}
+	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 1, IssueGap: -1}, newSliceReader(nil), nil); err == nil {
+		t.Error("negative issue gap: no error")
 	}
 	// A request that can never fit is rejected and frees its client.
 	reqs := []*traces.Request{req("big", 0, 1000, 10), req("ok", 0, 10, 2)}
 	sum, w := runClosed(t, cfg, 1, reqs)
 	if sum.Rejected != 1 || sum.Completed != 1 || w.byID["ok"].Arrival != 0 {
 		t.Errorf("rejected %d completed %d, ok arrived at %d", sum.Rejected, sum.Completed, w.byID["ok"].Arrival)
+	}
+}
+
+// Two clients issuing at once, 1 ms apart: the first request reaches the
+// idle engine alone and its prefill step runs without the second, which
+// joins the next step; from then on the clients stay out of step, and
+// each one's prefill stalls the other's decoding, as live.
+func TestClosedLoopIssueGapDesynchronises(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TotalBlocks = 1000
+	cfg.Step = testTimer // 10 ms + 1 ms per prefill token + 1 ms per decode seq
+	reqs := []*traces.Request{req("a", 0, 10, 3), req("b", 0, 10, 3), req("c", 0, 10, 3), req("d", 0, 10, 3)}
+	w := &memWriter{}
+	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, newSliceReader(reqs), w); err != nil {
+		t.Fatal(err)
+	}
+	a, b := w.byID["a"], w.byID["b"]
+	// a: prefill alone, 0–20 ms. b arrives at 1 ms and prefills with a's
+	// first decode: 20–41 ms (10 + 10 + 1).
+	if a.Arrival != 0 || b.Arrival != 1e6 || a.FirstToken != 20e6 || b.FirstToken != 41e6 {
+		t.Errorf("a arrives %d first %d, b arrives %d first %d (ns)", a.Arrival, a.FirstToken, b.Arrival, b.FirstToken)
+	}
+	// Together, both would have had their first token at 30 ms.
+	w = &memWriter{}
+	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2}, newSliceReader(reqs), w); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.rows[0]; r.FirstToken != 30e6 {
+		t.Errorf("no gap: first token at %d ns, want 30 ms", r.FirstToken)
 	}
 }
 

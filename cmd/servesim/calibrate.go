@@ -265,13 +265,13 @@ func profileFits(path string, p *calibrate.Profile, r *plan.Resolved) error {
 
 // simulateClosed is plan.Resolved.Simulate with a closed loop of clients
 // (sim.RunClosedLoop) instead of the trace's arrival times.
-func simulateClosed(ctx context.Context, name string, r *plan.Resolved, clients int, in traces.Reader, out traces.Writer, opt plan.Options) (*plan.Result, error) {
+func simulateClosed(ctx context.Context, name string, r *plan.Resolved, loop sim.ClosedLoop, in traces.Reader, out traces.Writer, opt plan.Options) (*plan.Result, error) {
 	stepModel := opt.StepModel
 	if opt.Step == nil {
 		stepModel = "roofline prior (uncalibrated)"
 	}
-	sum, err := sim.RunClosedLoop(ctx, r.SimConfig(opt), clients, in, out)
-	res := &plan.Result{Name: name, Plan: r.Plan, StepModel: stepModel + fmt.Sprintf("; closed loop, %d clients", clients), Summary: sum, Outcome: "ok"}
+	sum, err := sim.RunClosedLoop(ctx, r.SimConfig(opt), loop, in, out)
+	res := &plan.Result{Name: name, Plan: r.Plan, StepModel: stepModel + fmt.Sprintf("; closed loop, %d clients", loop.Clients), Summary: sum, Outcome: "ok"}
 	var oom *sim.OOMError
 	switch {
 	case errors.As(err, &oom):

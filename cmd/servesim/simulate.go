@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
 )
@@ -46,6 +48,7 @@ func simulateCommand() *cli.Command {
 			&cli.Float64Flag{Name: "knee-p99-pct", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this % (default: the spec's, else 50)"},
 			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's (with --sweep: in every config); plans must run on the profile's device"},
 			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},
+			&cli.DurationFlag{Name: "closed-loop-gap", Value: time.Millisecond, Usage: "with --closed-loop: requests sent at the same instant go out this far apart (live clients never send together, and an idle engine starts its step with the first to arrive)"},
 		},
 		Action: runSimulate,
 	}
@@ -88,6 +91,9 @@ func runSimulate(c *cli.Context) error {
 	prof, err := loadProfileFlag(c, resolved, c.App.ErrWriter)
 	if err != nil {
 		return err
+	}
+	if c.Duration("closed-loop-gap") < 0 {
+		return fmt.Errorf("simulate: --closed-loop-gap %v: want ≥ 0", c.Duration("closed-loop-gap"))
 	}
 	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
 		return fmt.Errorf("simulate: --closed-loop %d: want ≥ 1 client", n)
@@ -157,7 +163,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		}
 	}
 	if n := c.Int("closed-loop"); n > 0 {
-		res, err = simulateClosed(c.Context, p.name, r, n, in, w, opt)
+		res, err = simulateClosed(c.Context, p.name, r, sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}, in, w, opt)
 	} else {
 		res, err = r.Simulate(c.Context, p.name, in, w, opt)
 	}
