@@ -7,13 +7,13 @@ import (
 
 // HeldOut is the result of CrossCheck.
 type HeldOut struct {
-	K     int     // every K-th run (or observation) was held out
+	K     int     // folds: run r (or observation i) is in fold r % K
 	ByRun bool    // split on Observation.Run (false: on observation index)
-	NFit  int     // observations fitted
-	NHeld int     // observations held out
-	MdAPE float64 // median |predicted − observed|/observed on the held-out part, fraction
+	NFit  int     // observations fitted for the last fold
+	NHeld int     // observations predicted by a fit that did not see them: all of them
+	MdAPE float64 // median |predicted − observed|/observed over the held-out predictions, fraction
 	MAPE  float64 // mean of the same
-	Fit   *Fit    // the fit on the fit part
+	Fit   *Fit    // the last fold's fit
 }
 
 // SplitHeldOut splits obs deterministically into a fit part and a
@@ -22,6 +22,12 @@ type HeldOut struct {
 // whose Run % k == k−1. Otherwise every k-th observation (index % k ==
 // k−1) is held out. k must be >= 2.
 func SplitHeldOut(fitDst, heldDst, obs []Observation, k int) (fit, held []Observation, byRun bool, err error) {
+	return splitFold(fitDst, heldDst, obs, k, k-1)
+}
+
+// splitFold is SplitHeldOut holding out fold j: runs (or observations)
+// whose key % k == j.
+func splitFold(fitDst, heldDst, obs []Observation, k, j int) (fit, held []Observation, byRun bool, err error) {
 	if k < 2 {
 		return fitDst, heldDst, false, fmt.Errorf("calibrate: held-out split: k = %d, must be >= 2", k)
 	}
@@ -35,7 +41,7 @@ func SplitHeldOut(fitDst, heldDst, obs []Observation, k int) (fit, held []Observ
 		if byRun {
 			key = o.Run
 		}
-		if ((key%k)+k)%k == k-1 {
+		if ((key%k)+k)%k == j {
 			heldDst = append(heldDst, o)
 		} else {
 			fitDst = append(fitDst, o)
@@ -44,58 +50,71 @@ func SplitHeldOut(fitDst, heldDst, obs []Observation, k int) (fit, held []Observ
 	return fitDst, heldDst, byRun, nil
 }
 
-// CrossCheck splits obs with SplitHeldOut, fits the fit part with
-// FitSteps and reports the error of that fit on the held-out part. With
-// weights in settings, they must be given per observation of obs; they are
-// split along.
+// CrossCheck measures the error of the fit on data it did not see, by
+// k-fold cross-validation over whole runs (or observations, for one run;
+// see SplitHeldOut): each fold is predicted by FitSteps on the other k−1,
+// and the errors of all predictions are summarised, so every run counts
+// once as unseen data and no single split decides the figure. With
+// weights in settings, they must be given per observation of obs; they
+// are split along.
 func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, error) {
-	fitPart, held, byRun, err := SplitHeldOut(nil, nil, obs, k)
-	if err != nil {
-		return nil, err
-	}
-	if len(held) == 0 {
-		return nil, fmt.Errorf("calibrate: held-out check: nothing held out (k = %d, %d observations)", k, len(obs))
-	}
 	var s FitSettings
 	if settings != nil {
 		s = *settings
 	}
+	if s.Weights != nil && len(s.Weights) != len(obs) {
+		return nil, fmt.Errorf("calibrate: held-out check: %d weights for %d observations", len(s.Weights), len(obs))
+	}
+	// Carry each weight through the split in Seconds of a copy.
+	var wObs []Observation
 	if s.Weights != nil {
-		if len(s.Weights) != len(obs) {
-			return nil, fmt.Errorf("calibrate: held-out check: %d weights for %d observations", len(s.Weights), len(obs))
-		}
-		wObs := make([]Observation, len(obs))
+		wObs = make([]Observation, len(obs))
 		for i, o := range obs {
-			o.Seconds = s.Weights[i] // carry the weight through the split
+			o.Seconds = s.Weights[i]
 			wObs[i] = o
 		}
-		wFit, _, _, _ := SplitHeldOut(nil, nil, wObs, k)
-		s.Weights = make([]float64, len(wFit))
-		for i, o := range wFit {
-			s.Weights[i] = o.Seconds
-		}
 	}
-	f, err := FitSteps(fitPart, &s)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: held-out check: %w", err)
-	}
-	pred := f.Step.Predict(nil, held)
-	ape := make([]float64, 0, len(held))
+	h := &HeldOut{K: k}
+	var ape []float64
 	var sum float64
-	for i, o := range held {
-		if o.Seconds > 0 {
-			e := math.Abs(pred[i]-o.Seconds) / o.Seconds
-			ape = append(ape, e)
-			sum += e
+	for j := range max(k, 0) {
+		fitPart, held, byRun, err := splitFold(nil, nil, obs, k, j)
+		if err != nil {
+			return nil, err
 		}
+		if len(held) == 0 {
+			continue // fewer runs than folds
+		}
+		fs := s
+		if wObs != nil {
+			wFit, _, _, _ := splitFold(nil, nil, wObs, k, j)
+			fs.Weights = make([]float64, len(wFit))
+			for i, o := range wFit {
+				fs.Weights[i] = o.Seconds
+			}
+		}
+		f, err := FitSteps(fitPart, &fs)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: held-out check, fold %d of %d: %w", j+1, k, err)
+		}
+		for i, p := range f.Step.Predict(nil, held) {
+			if o := held[i]; o.Seconds > 0 {
+				e := math.Abs(p-o.Seconds) / o.Seconds
+				ape = append(ape, e)
+				sum += e
+			}
+		}
+		h.ByRun, h.NFit, h.Fit = byRun, len(fitPart), f
+	}
+	if k < 2 {
+		return nil, fmt.Errorf("calibrate: held-out split: k = %d, must be >= 2", k)
 	}
 	if len(ape) == 0 {
-		return nil, fmt.Errorf("calibrate: held-out check: no held-out observation has a positive duration")
+		return nil, fmt.Errorf("calibrate: held-out check: no held-out observation with a positive duration (k = %d, %d observations)", k, len(obs))
 	}
-	h := &HeldOut{K: k, ByRun: byRun, NFit: len(fitPart), NHeld: len(held), MAPE: sum / float64(len(ape)), Fit: f}
-	h.MdAPE = median(ape)
+	h.NHeld, h.MAPE, h.MdAPE = len(ape), sum/float64(len(ape)), median(ape)
 	md := h.MdAPE
-	f.Quality.HeldOutMdAPE = &md
-	f.Quality.NHeldOut = len(held)
+	h.Fit.Quality.HeldOutMdAPE = &md
+	h.Fit.Quality.NHeldOut = h.NHeld
 	return h, nil
 }

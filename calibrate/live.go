@@ -201,8 +201,8 @@ func rowIndex(id string) int {
 
 // AnalyzeOptions tune Analyze. Zero fields mean the defaults.
 type AnalyzeOptions struct {
-	// HeldOutK: every K-th run (whole runs) is held out of the
-	// cross-check fit. 0 means 4.
+	// HeldOutK is the number of folds of the cross-validation over whole
+	// runs (CrossCheck). 0 means 4.
 	HeldOutK int
 	// Window averages runs of up to Window consecutive pure-decode steps
 	// (back to back, no prefill) into one observation; see WindowSteps.
@@ -862,7 +862,7 @@ func (a *Analysis) Print(w io.Writer) {
 			r.Group, r.N, 100*r.P10, 100*r.Median, 100*r.P90, 100*r.MedAbs)
 	}
 	h := a.HeldOut
-	fmt.Fprintf(w, "held out (every %d-th run, whole runs): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
+	fmt.Fprintf(w, "held out (%d-fold cross-validation over whole runs): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
 		h.K, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Window)
 	if hs := a.HeldOutSteps; hs != nil {
 		fmt.Fprintf(w, "held out, single steps (includes token delivery jitter): n=%d  median abs %% error %.1f%%  mean %.1f%%\n",

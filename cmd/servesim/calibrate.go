@@ -54,7 +54,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-concurrency", Usage: "top of the concurrency ramp; must exceed the engine's limit (default: 8 quick, 32 full)"},
 			&cli.IntFlag{Name: "max-prompt", Usage: "longest prompt of the prefill sweep (default: 1024 quick, 2048 full)"},
 			&cli.IntFlag{Name: "repeats", Usage: "repeats of each prefill and decode configuration (default: 2 quick, 3 full)"},
-			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "hold every N-th run out of the cross-check fit"},
+			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "cross-validate with N folds of whole runs: each run predicted by a fit to the others"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and exit"},
 			&cli.StringFlag{Name: "from-traces", Usage: "refit from the Parquet traces of an earlier calibration (its --trace-out) instead of running live"},
 			&cli.IntFlag{Name: "window", Usage: "average runs of up to N consecutive decode steps into one observation (default 8; 1 = single steps)"},
