@@ -27,7 +27,7 @@ test-e2e: build
 	scripts/engine.sh install
 	scripts/engine.sh start > .cache/engine.env
 	set -a; . ./.cache/engine.env; set +a; \
-	  $(GO) test -count=1 -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
+	  $(GO) test -count=1 -timeout 60m -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee .cache/bench.txt
