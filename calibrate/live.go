@@ -51,10 +51,15 @@ type RunResult struct {
 	// SlotReset is the tokens each engine slot held at the start of the
 	// run after LiveOptions.ResetSlots; 0: not reset.
 	SlotReset int64
-	Rows      []*traces.Request // in completion order, observed columns filled
-	Summary   *replay.Summary
-	Wall      time.Duration // wall-clock time of the run, set-up included
-	Trace     *TraceRef     // the Parquet file written, nil without TraceDir
+	// Slots, when > 0, says the run had an engine of its own, started
+	// empty with this many slots (a verification run: the candidate's
+	// max_num_seqs); 0: the calibration's engine, whose slots are the
+	// measured concurrency limit and carry over from run to run.
+	Slots   int
+	Rows    []*traces.Request // in completion order, observed columns filled
+	Summary *replay.Summary
+	Wall    time.Duration // wall-clock time of the run, set-up included
+	Trace   *TraceRef     // the Parquet file written, nil without TraceDir
 }
 
 // RunPlan runs every run of plan against the live engine with
@@ -390,10 +395,14 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", a.Runs[i].Spec.Name, err)
 		}
-		if r := a.Runs[i].SlotReset; slots != nil && r > 0 {
-			slots.reset(r)
+		runSlots := slots
+		if own := a.Runs[i].Slots; own > 0 {
+			runSlots = newSlotState(own)
 		}
-		annotateResident(a.Steps[n:], rows, slots)
+		if r := a.Runs[i].SlotReset; runSlots != nil && r > 0 {
+			runSlots.reset(r)
+		}
+		annotateResident(a.Steps[n:], rows, runSlots)
 		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]

@@ -92,8 +92,10 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			spec.Name, spec.Kind = filepath.Base(path), calibrate.KindMixed
 		}
 		fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
+		var reset int64
+		fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
 		r := ref
-		runs = append(runs, &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &r})
+		runs = append(runs, &calibrate.RunResult{Spec: spec, SlotReset: reset, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &r})
 		rr.OldRuns++
 	}
 	for _, c := range res.Candidates {
@@ -109,7 +111,11 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			return nil, err
 		}
 		spec := calibrate.RunSpec{Name: fmt.Sprintf("verify-rank%02d", c.Rank), Kind: KindVerify, Requests: len(rows), Repeat: 1}
-		runs = append(runs, &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &ref})
+		run := &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &ref}
+		if opt.Engine != nil {
+			run.Slots = c.Knobs.MaxNumSeqs // its own engine, restarted with the candidate's slots
+		}
+		runs = append(runs, run)
 		rr.NewRuns++
 		rr.NewTraces = append(rr.NewTraces, c.Trace)
 	}
