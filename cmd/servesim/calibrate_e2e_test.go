@@ -16,6 +16,10 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
+// calibratePort is where the calibration acceptance test starts its own,
+// fresh engine.
+const calibratePort = "11438"
+
 // tinyPlan is the plan of servesim's CPU test engine (scripts/engine.sh):
 // Ollama with 4 parallel slots, continuous batching, whole prompts up to
 // its 512-token per-sequence batch (no chunking below that).
@@ -58,7 +62,8 @@ pue = 1.2
 // itself — a valid profile with a measured KV capacity, and a simulation
 // from it for every concurrency — always has to work.
 func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
-	url, model := engine(t)
+	_, model := engine(t)
+	url := freshEngine(t, calibratePort)
 	accuracy := t.Logf
 	if os.Getenv("SERVESIM_STRICT_ACCURACY") != "" {
 		accuracy = t.Errorf

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,4 +197,55 @@ func TestE2EProxy(t *testing.T) {
 	if len(hashes) > 2 {
 		t.Errorf("%d distinct first-block hashes for 2 shared-prefix groups", len(hashes))
 	}
+}
+
+// freshEngine starts a CPU engine of its own on port (scripts/engine.sh
+// serve, the models of the running one) and returns its API root; it is
+// stopped when the test ends. Calibrations and the live runs they are
+// compared with need a freshly started engine: Ollama keeps its KV cache
+// unfragmented only until slots have come and gone (it never defragments,
+// and each slot's shared template prefix stays where it was first put), and
+// every step attends up to the highest cell in use, so a long-lived engine
+// runs slower than a fresh one by an amount that depends on its history.
+func freshEngine(t *testing.T, port string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err != nil {
+		t.Skipf("port %s is busy: %v", port, err)
+	} else {
+		ln.Close()
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts/engine.sh"), "serve")
+	cmd.Env = append(os.Environ(), "SERVESIM_ENGINE_PORT="+port, "OLLAMA_NUM_PARALLEL=4")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	logf, err := os.Create(filepath.Join(t.TempDir(), "engine.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Skipf("scripts/engine.sh serve: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		cmd.Wait()
+		logf.Close()
+	})
+	health := "http://127.0.0.1:" + port + "/api/version"
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if resp, err := http.Get(health); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(logf.Name())
+			t.Fatalf("fresh engine on port %s not healthy after 30 s:\n%s", port, log)
+		}
+	}
+	return "http://127.0.0.1:" + port + "/v1"
 }

@@ -105,9 +105,10 @@ func TestE2EWalkthrough(t *testing.T) {
 	}
 	step("record")
 
-	// 3. Calibrate the step-time model (quick plan).
+	// 3. Calibrate the step-time model (quick plan) on a freshly started
+	// engine, as verify's candidates will run on freshly started engines.
 	prof := filepath.Join(dir, "profile.json")
-	if out, err := run(t, append([]string{"calibrate", "--base-url", url, "--model", model, "--plan", "quick", "--out", prof,
+	if out, err := run(t, append([]string{"calibrate", "--base-url", freshEngine(t, calibratePort), "--model", model, "--plan", "quick", "--out", prof,
 		"--engine", "ollama", "--engine-version", "0.6.5", "--device", "cpu", "--precision", "f16",
 		"--engine-args", "OLLAMA_NUM_PARALLEL=4,num_thread=1"}, noKey...)...); err != nil {
 		t.Fatalf("%v\n%s", err, out)
