@@ -20,34 +20,15 @@ import (
 // fresh engine.
 const calibratePort = "11438"
 
-// tinyPlan is the plan of servesim's CPU test engine (scripts/engine.sh):
-// Ollama with 4 parallel slots, continuous batching, whole prompts up to
-// its 512-token per-sequence batch (no chunking below that).
-const tinyPlan = `[model]
-name = "servesim-tiny"
-weight_version = "seed-1"
-precision = "f16"
-max_new_tokens = 4096
-
-[batch]
-strategy = "continuous"
-max_num_seqs = 4
-max_num_batched_tokens = 2048
-chunked_prefill = false
-prefix_caching = false
-
-[device]
-model = "cpu"
-count = 1
-gpu_memory_utilization = 0.9
-block_size = 16
-max_model_len = 4096
-
-[cost]
-usd_per_hour = 0.10
-usd_per_kwh = 0.15
-pue = 1.2
-`
+// tinyPlan is the plan of servesim's CPU test engine (scripts/engine.sh),
+// the one deploy/gpu/run.sh sweeps.
+var tinyPlan = func() string {
+	b, err := os.ReadFile("../../deploy/gpu/cpu-plan.toml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // TestE2ECalibratePredictsClosedLoop is the acceptance test of the
 // calibration loop: `calibrate --plan quick` against the real CPU engine,

@@ -3,19 +3,17 @@ package main
 import (
 	"context"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/servesim/servesim/replay/proxy"
 	"github.com/servesim/servesim/traces"
+	"github.com/servesim/servesim/verify"
 )
 
 // The end-to-end tests run against a real OpenAI-compatible engine:
@@ -213,39 +211,14 @@ func freshEngine(t *testing.T, port string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err != nil {
-		t.Skipf("port %s is busy: %v", port, err)
-	} else {
-		ln.Close()
+	spec := verify.EngineSpec{
+		Start:     "SERVESIM_ENGINE_PORT={{.Port}} OLLAMA_NUM_PARALLEL=4 exec " + filepath.Join(root, "scripts/engine.sh") + " serve",
+		HealthURL: "http://127.0.0.1:" + port + "/api/version", HealthTimeout: 30 * time.Second,
 	}
-	cmd := exec.Command(filepath.Join(root, "scripts/engine.sh"), "serve")
-	cmd.Env = append(os.Environ(), "SERVESIM_ENGINE_PORT="+port, "OLLAMA_NUM_PARALLEL=4")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logf, err := os.Create(filepath.Join(t.TempDir(), "engine.log"))
+	eng, err := verify.StartEngine(t.Context(), spec, verify.Knobs{Port: port}, filepath.Join(t.TempDir(), "engine.log"))
 	if err != nil {
-		t.Fatal(err)
+		t.Skipf("fresh engine on port %s: %v", port, err)
 	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Skipf("scripts/engine.sh serve: %v", err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		cmd.Wait()
-		logf.Close()
-	})
-	health := "http://127.0.0.1:" + port + "/api/version"
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if resp, err := http.Get(health); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(logf.Name())
-			t.Fatalf("fresh engine on port %s not healthy after 30 s:\n%s", port, log)
-		}
-	}
+	t.Cleanup(func() { eng.Stop(context.Background()) })
 	return "http://127.0.0.1:" + port + "/v1"
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
@@ -83,12 +82,11 @@ func runSweep(c *cli.Context) error {
 		if err := cat.LoadTOML(p); err != nil {
 			return err
 		}
-		data, err := os.ReadFile(p)
+		sum, err := calibrate.FileSHA256(p)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(data)
-		settings = append(settings, "catalog_sha256="+hex.EncodeToString(sum[:]))
+		settings = append(settings, "catalog_sha256="+sum)
 	}
 	spec, err := sweep.LoadSpec(c.String("sweep"))
 	if err != nil {
@@ -122,12 +120,11 @@ func runSweep(c *cli.Context) error {
 	}
 	var step sim.StepTimer
 	if prof != nil {
-		data, err := os.ReadFile(c.String("profile"))
+		sum, err := calibrate.FileSHA256(c.String("profile"))
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(data)
-		settings = append(settings, "profile_sha256="+hex.EncodeToString(sum[:]))
+		settings = append(settings, "profile_sha256="+sum)
 		step = prof.step
 		fmt.Fprintf(c.App.ErrWriter, "sweep: step model from %s\n", prof.desc)
 		if prof.raised > 0 {

@@ -130,12 +130,7 @@ func TestE2EWalkthrough(t *testing.T) {
 	// 5. Verify the top 3 live: restart Ollama per candidate with
 	// OLLAMA_NUM_PARALLEL = max_num_seqs, on its own port, sharing the
 	// models directory of the running engine.
-	engineCmd := strings.Join([]string{
-		"HOME=" + root + "/.cache/engine/home", "OLLAMA_MODELS=" + root + "/.cache/engine/models",
-		"OLLAMA_HOST={{.Host}}:{{.Port}}", "OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}}", "OLLAMA_CONTEXT_LENGTH={{.MaxModelLen}}",
-		"OLLAMA_MAX_LOADED_MODELS=1", "OLLAMA_KEEP_ALIVE=-1", "OLLAMA_NOPRUNE=1", "OLLAMA_MAX_QUEUE=512",
-		"OLLAMA_FLASH_ATTENTION=0", "CUDA_VISIBLE_DEVICES=-1", "exec", ollama, "serve",
-	}, " ")
+	engineCmd := "SERVESIM_ENGINE_PORT={{.Port}} OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec " + filepath.Join(root, "scripts/engine.sh") + " serve"
 	vout := filepath.Join(dir, "verify")
 	base := "http://127.0.0.1:" + verifyPort + "/v1"
 	out, err := run(t, append([]string{"verify", "--candidates", filepath.Join(sweepOut, "candidates.json"), "--top", "3",
