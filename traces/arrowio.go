@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -184,28 +183,29 @@ func (r *batchReader) Close() error {
 }
 
 func openParquet(path string) (Reader, error) {
-	props := parquet.NewReaderProperties(mem)
+	props := parquet.NewReaderProperties(&pageMemory{})
 	props.BufferedStreamEnabled = true
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: BatchRows}, mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
 	if err != nil {
 		pf.Close()
 		return nil, err
 	}
-	schema, err := fr.Schema()
+	rr, err := newParquetRecords(fr, readColumns(pf))
 	if err != nil {
 		pf.Close()
 		return nil, err
 	}
-	rr, err := fr.GetRecordReader(context.Background(), readColumns(pf), nil)
+	br, err := newBatchReader(rr.sc, rr, pf.Close)
 	if err != nil {
+		rr.Release()
 		pf.Close()
 		return nil, err
 	}
-	return newBatchReader(schema, rr, pf.Close)
+	return br, nil
 }
 
 func openIPC(path string) (Reader, error) {
@@ -327,7 +327,8 @@ func (r *tolerantReader) Truncated() bool { return r.rec.truncated }
 // readColumns lists the Parquet leaf columns worth reading: it leaves out
 // nullable columns whose statistics say every row group holds only nulls
 // (an input trace's whole observed half, and often session and class),
-// which the decoder then treats as absent. nil means all columns.
+// which the decoder then treats as absent. nil means all columns, also
+// when nothing would be left (the decoder then names a missing column).
 func readColumns(pf *file.Reader) []int {
 	md := pf.MetaData()
 	sc := md.Schema
@@ -341,7 +342,7 @@ func readColumns(pf *file.Reader) []int {
 		}
 		keep = append(keep, i)
 	}
-	if !skipped {
+	if !skipped || len(keep) == 0 {
 		return nil
 	}
 	return keep
