@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -16,6 +18,10 @@ type FitSettings struct {
 	// Off switches terms off: their coefficient is fixed at 0 and reported
 	// with StatusOff.
 	Off [NumTerms]bool
+	// Curve fits the dense cost as a curve of the step's tokens (the
+	// dense@N terms) in place of c0, cp and cd, which are then off; when
+	// false, the dense terms are off. See Term.
+	Curve bool
 	// Weights, when non-nil, weighs each observation's squared residual
 	// (same length as the observations, each > 0 and finite).
 	Weights []float64
@@ -87,7 +93,7 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 		o.Features(row)
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("calibrate: fit steps: observation %d: %s = %g", i, termFeature[j], v)
+				return nil, fmt.Errorf("calibrate: fit steps: observation %d: %s = %g", i, termFeature(Term(j)), v)
 			}
 		}
 		if math.IsNaN(o.Seconds) || math.IsInf(o.Seconds, 0) {
@@ -96,12 +102,34 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 		x.SetRow(i, row)
 		y[i] = o.Seconds
 	}
-	names := termNames[:]
-	lf, err := fitLinear(x, y, names, s.Off[:], s.Weights, s.Collinearity, s.Confidence, n)
+	names := make([]string, NumTerms)
+	for t := range names {
+		names[t] = Term(t).String()
+	}
+	off := s.Off
+	for t := range NumTerms {
+		dense := Term(t) >= TermDense0
+		linear := Term(t) == TermConst || Term(t) == TermPrefill || Term(t) == TermDecodeSeqs
+		if (s.Curve && linear) || (!s.Curve && dense) {
+			off[t] = true
+		}
+	}
+	lf, err := fitLinear(x, y, names, off[:], s.Weights, s.Collinearity, s.Confidence, n)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: fit steps: %w", err)
 	}
-	f := &Fit{Quality: lf.quality, Sigma: lf.sigma, DOF: lf.dof, Notes: lf.notes}
+	f := &Fit{Quality: lf.quality, Sigma: lf.sigma, DOF: lf.dof}
+	// Keep the notes the caller can act on: not the terms the model choice
+	// switches off, nor curve points no step reached.
+	for _, note := range lf.notes {
+		name, what, _ := strings.Cut(note, ": ")
+		t := slices.Index(names, name)
+		if t >= 0 && ((off[t] && !s.Off[t]) || (Term(t) >= TermDense0 && strings.HasPrefix(what, "unexcited: its feature is zero"))) {
+			continue
+		}
+		f.Notes = append(f.Notes, note)
+	}
+	f.Step.Dense = DenseOff()
 	for t := range NumTerms {
 		*f.Step.At(Term(t)) = lf.coefs[t]
 	}

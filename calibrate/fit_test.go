@@ -55,6 +55,12 @@ func TestFitStepsRecoversCoefficients(t *testing.T) {
 	}
 	for i := range NumTerms {
 		c := f.Step.At(Term(i))
+		if Term(i) >= TermDense0 {
+			if c.Status != StatusOff {
+				t.Errorf("%s = %g (%s), want off (the linear model)", Term(i), c.Value, c.Status)
+			}
+			continue
+		}
 		if coef[i] == 0 { // the resident terms: no feature in this design
 			if c.Status != StatusUnexcited {
 				t.Errorf("%s = %g (%s), want unexcited", Term(i), c.Value, c.Status)
@@ -127,6 +133,47 @@ func TestFitStepsRecoversResidentTerms(t *testing.T) {
 		if e := math.Abs(c.Value-coef[i]) / coef[i]; c.Status != StatusFit || e > 0.05 {
 			t.Errorf("%s = %.4g (%s), want %.4g within 5%% (%.2f%% off)", i, c.Value, c.Status, coef[i], 100*e)
 		}
+	}
+	t.Logf("%s", fmtCoefs(f.Step))
+}
+
+// The dense curve: a step costs 4 ms plus 60 µs per token, and 3 ms more
+// from two tokens on (a kernel change, as on the CPU engine), on top of
+// the attention terms; the fit recovers every point within 5%.
+func TestFitStepsRecoversDenseCurve(t *testing.T) {
+	var coef [NumTerms]float64
+	coef[TermPrefillAttn], coef[TermDecodeContext] = 2e-9, 1.5e-7
+	for i, k := range DenseKnots {
+		coef[int(TermDense0)+i] = 4e-3 + 6e-5*k
+		if k >= 2 {
+			coef[int(TermDense0)+i] += 3e-3
+		}
+	}
+	f, err := FitSteps(synthObs(3000, coef, 0.02, 44), &FitSettings{Curve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range NumTerms {
+		c := f.Step.At(Term(i))
+		switch {
+		case Term(i) == TermConst || Term(i) == TermPrefill || Term(i) == TermDecodeSeqs:
+			if c.Status != StatusOff {
+				t.Errorf("%s = %g (%s), want off (the curve holds it)", Term(i), c.Value, c.Status)
+			}
+		case coef[i] == 0:
+			if c.Value != 0 {
+				t.Errorf("%s = %g (%s), want 0", Term(i), c.Value, c.Status)
+			}
+		default:
+			if e := math.Abs(c.Value-coef[i]) / coef[i]; c.Status != StatusFit || e > 0.05 {
+				t.Errorf("%s = %.4g (%s), want %.4g within 5%% (%.2f%% off)", Term(i), c.Value, c.Status, coef[i], 100*e)
+			}
+		}
+	}
+	// The simulator's curve is the fitted points.
+	curve := f.Step.Curve()
+	if len(curve.Tokens) != NumDense || curve.At(3) <= curve.At(2) || math.Abs(curve.At(1)-coef[TermDense0])/coef[TermDense0] > 0.05 {
+		t.Errorf("curve %+v: want all %d points, increasing, ≈ %g at one token", curve, NumDense, coef[TermDense0])
 	}
 	t.Logf("%s", fmtCoefs(f.Step))
 }

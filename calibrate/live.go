@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -226,6 +227,9 @@ type AnalyzeOptions struct {
 	// one 10 ms step, and a stall of the client or the host looks like a
 	// slow step.
 	NoTrim bool
+	// Linear fits c0 + cp·prefill + cd·decode instead of the dense curve
+	// of the step's tokens (FitSettings.Curve). Ignored when Fit is set.
+	Linear bool
 	// Recover tunes step recovery. nil means a per-run Tolerance (see
 	// LiveToleranceFraction).
 	Recover *RecoverSettings
@@ -309,7 +313,11 @@ type Analysis struct {
 	Window       int           // the window used
 	Relative     bool          // observations were weighted for relative error
 	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
-	Recover      RecoverStats
+	// Slots is the engine's fixed number of sequence slots, from the
+	// concurrency ramp; 0 when it found no hard limit (a paged engine, or
+	// a ramp that stayed under it): then the resident-token terms are off.
+	Slots   int
+	Recover RecoverStats
 	// DroppedLateFirst counts steps left out as late first tokens (see
 	// dropLateFirst).
 	DroppedLateFirst int
@@ -376,12 +384,20 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if len(a.Runs) == 0 {
 		return nil, errors.New("calibrate: analyze: no measured runs")
 	}
-	// Engines with sequence slots (llama.cpp, Ollama) keep finished
-	// requests' tokens in idle slots; the measured concurrency limit is
-	// taken as the number of slots. See annotateResident.
-	var slots *slotState
-	if c := ProbeConcurrency(a.Runs); c != nil && c.MaxSeqs > 0 {
-		slots = newSlotState(c.MaxSeqs)
+	// Engines with a fixed number of sequence slots (llama.cpp, Ollama),
+	// which the concurrency ramp finds as a hard limit, keep finished
+	// requests' tokens in idle slots, in one cache whose layout sets what
+	// each step attends over; the engine is taken as freshly started. See
+	// annotateResident. Others (paged engines) get no resident terms.
+	slots, resets := 0, 0
+	var cache *sim.SlotCache
+	if c := ProbeConcurrency(a.Runs); c != nil && c.Saturated && c.MaxSeqs > 0 {
+		slots = c.MaxSeqs
+		cache = newSlotCache(slots)
+		a.Slots = slots
+	}
+	for _, r := range runs {
+		resets = max(resets, r.Spec.Concurrency) // RunPlan's slot-reset requests
 	}
 	var err error
 	for i, rows := range rowsByRun {
@@ -395,14 +411,14 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", a.Runs[i].Spec.Name, err)
 		}
-		runSlots := slots
-		if own := a.Runs[i].Slots; own > 0 {
-			runSlots = newSlotState(own)
+		runCache, runSlots := cache, slots
+		if own := a.Runs[i].Slots; own > 0 && cache != nil {
+			runCache, runSlots = newSlotCache(own), own
 		}
-		if r := a.Runs[i].SlotReset; runSlots != nil && r > 0 {
-			runSlots.reset(r)
+		if r := a.Runs[i].SlotReset; runCache != nil && r > 0 {
+			resetCache(runCache, runSlots, resets, int(r-1))
 		}
-		annotateResident(a.Steps[n:], rows, runSlots)
+		annotateResident(a.Steps[n:], rows, runCache, runSlots, st.Tolerance)
 		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]
@@ -413,7 +429,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	}
 	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
 	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
-	fs := FitSettings{}
+	fs := FitSettings{Curve: !opt.Linear}
+	fs.Off[TermPrefillResident] = cache == nil
+	fs.Off[TermDecodeResident] = cache == nil
 	if opt.Fit != nil {
 		fs = *opt.Fit
 	}
@@ -459,7 +477,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	}
 	// The same check on single steps, for the record.
 	if win > 1 {
-		fs1 := FitSettings{Off: fs.Off, Collinearity: fs.Collinearity, Confidence: fs.Confidence}
+		fs1 := FitSettings{Off: fs.Off, Curve: fs.Curve, Collinearity: fs.Collinearity, Confidence: fs.Confidence}
 		if a.Relative {
 			fs1.Weights = make([]float64, len(a.Steps))
 			for i, o := range a.Steps {
@@ -842,24 +860,34 @@ func (a *Analysis) Print(w io.Writer) {
 		fmt.Fprintf(w, "trimmed: %d of %d observations the fit missed by more than 50%% (measurement artefacts: late first tokens, stalls)\n",
 			len(a.Trimmed), len(a.Trimmed)+len(a.Observations))
 	}
+	if a.Slots > 0 {
+		fmt.Fprintf(w, "engine slots: %d (the ramp's limit): steps attend over the cells of one KV cache, replayed from a fresh engine\n", a.Slots)
+	} else {
+		fmt.Fprintf(w, "engine slots: no hard limit found by the ramp: resident-token terms off (paged KV cache)\n")
+	}
 	f := a.Fit
 	weighting := "absolute error"
 	if a.Relative {
 		weighting = "relative error"
 	}
 	fmt.Fprintf(w, "fit (%s): n=%d  R² %.4f  RMSE %.3f ms  MdAPE %.1f%%\n", weighting, f.Quality.N, f.Quality.R2, f.Quality.RMSE*1e3, 100*f.Quality.MdAPE)
-	units := [NumTerms]struct {
+	units := [TermDense0]struct {
 		scale float64
 		unit  string
 	}{{1e3, "ms/step"}, {1e6, "µs/prefill token"}, {1e9, "ns/(prefill token × context)"}, {1e6, "µs/decode seq"}, {1e9, "ns/context token"},
 		{1e9, "ns/(prefill token × resident token)"}, {1e9, "ns/(decode seq × resident token)"}}
 	for t := range NumTerms {
 		c := f.Step.At(Term(t))
-		u := units[t]
+		name, scale, unit := Term(t).String(), 1e3, "ms/step"
+		if t < int(TermDense0) {
+			scale, unit = units[t].scale, units[t].unit
+		} else if c.Status == StatusOff || c.Status == StatusUnexcited {
+			continue // a curve point no step reached, or the linear model
+		}
 		if c.Status == StatusFit {
-			fmt.Fprintf(w, "  %-3s %10.4f  [%.4f, %.4f] %s\n", Term(t), c.Value*u.scale, c.Lo*u.scale, c.Hi*u.scale, u.unit)
+			fmt.Fprintf(w, "  %-10s %10.4f  [%.4f, %.4f] %s\n", name, c.Value*scale, c.Lo*scale, c.Hi*scale, unit)
 		} else {
-			fmt.Fprintf(w, "  %-3s %10.4f  (%s) %s\n", Term(t), c.Value*u.scale, c.Status, u.unit)
+			fmt.Fprintf(w, "  %-10s %10.4f  (%s) %s\n", name, c.Value*scale, c.Status, unit)
 		}
 	}
 	for _, n := range f.Notes {

@@ -113,6 +113,14 @@ func (p *Profile) Validate() error {
 	if p.BlockSize < 0 {
 		add("block_size = %d, must be >= 0", p.BlockSize)
 	}
+	for i, d := range p.Step.Dense {
+		if d.Tokens != DenseKnots[i] {
+			add("step.dense[%d].tokens = %g, want %g", i, d.Tokens, DenseKnots[i])
+		}
+	}
+	if err := p.Step.Curve().Validate(); err != nil {
+		add("step.dense: %v", err)
+	}
 	for t := range NumTerms {
 		c := p.Step.At(Term(t))
 		name := "step." + Term(t).String()
@@ -194,28 +202,48 @@ func ParseProfile(data []byte) (*Profile, error) {
 	}
 	// Presence of the coefficients: a missing one would decode as 0.
 	var raw struct {
-		Step map[string]map[string]json.RawMessage `json:"step"`
+		Step map[string]json.RawMessage `json:"step"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("calibrate: profile: step: %w", err)
 	}
 	var missing []string
-	for t := range NumTerms {
-		name := Term(t).String()
-		c, ok := raw.Step[name]
-		if !ok && Term(t) >= TermPrefillResident {
+	need := func(name string, msg json.RawMessage, fields ...string) {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(msg, &c); err != nil || c == nil {
+			missing = append(missing, name)
+			return
+		}
+		for _, f := range fields {
+			if v, ok := c[f]; !ok || string(v) == "null" {
+				missing = append(missing, name+"."+f)
+			}
+		}
+	}
+	for t := range TermDense0 {
+		name := t.String()
+		msg, ok := raw.Step[name]
+		if !ok && t >= TermPrefillResident {
 			// Written before the resident terms existed: they were not fitted.
-			*p.Step.At(Term(t)) = Coef{Status: StatusOff}
+			*p.Step.At(t) = Coef{Status: StatusOff}
 			continue
 		}
 		if !ok {
 			missing = append(missing, "step."+name)
 			continue
 		}
-		for _, f := range []string{"value", "status"} {
-			if v, ok := c[f]; !ok || string(v) == "null" {
-				missing = append(missing, "step."+name+"."+f)
-			}
+		need("step."+name, msg, "value", "status")
+	}
+	if msg, ok := raw.Step["dense"]; !ok {
+		// Written before the dense curve existed: c0, cp and cd hold it.
+		p.Step.Dense = DenseOff()
+	} else {
+		var pts []json.RawMessage
+		if err := json.Unmarshal(msg, &pts); err != nil || len(pts) != NumDense {
+			return nil, fmt.Errorf("calibrate: profile: step.dense: want an array of %d points (at %v tokens)", NumDense, DenseKnots)
+		}
+		for i, pt := range pts {
+			need(fmt.Sprintf("step.dense[%d]", i), pt, "tokens", "value", "status")
 		}
 	}
 	if len(missing) > 0 {

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +19,7 @@ func testProfile() *Profile {
 		EngineArgs: []string{"--max-num-seqs", "64"}, Model: "Llama-3.1-8B", Precision: "bf16",
 		Device: "H100-SXM-80G", TensorParallel: 1, BlockSize: 16,
 		Step: StepCoefficients{C0: c(4e-3), Cp: c(6e-5), Ca: c(2e-9), Cd: c(8e-5), Ck: c(1.5e-7),
-			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}},
+			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}, Dense: DenseOff()},
 		Quality:   FitQuality{N: 2907, R2: 0.998, RMSE: 0.0011, MdAPE: 0.012, HeldOutMdAPE: &md, NHeldOut: 900},
 		KV:        &KVCapacity{MaxConcurrentTokens: 453_000, Blocks: 28_312},
 		Power:     &PowerFit{Idle: c(70), Dynamic: c(550), Quality: FitQuality{N: 500, R2: 0.99, RMSE: 5, MdAPE: 0.01}},
@@ -114,24 +115,16 @@ func TestLoadProfileRejects(t *testing.T) {
 		})
 	}
 	// A missing coefficient (removed key) is named.
-	var buf bytes.Buffer
-	skip := false
-	for _, line := range strings.SplitAfter(g, "\n") {
-		if strings.Contains(line, `"ck": {`) {
-			skip = true
-		}
-		if !skip {
-			buf.WriteString(line)
-		}
-		if skip && strings.TrimSpace(line) == "}" {
-			skip = false
-		}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(g), &m); err != nil {
+		t.Fatal(err)
 	}
-	s := strings.Replace(buf.String(), `"status": "fit"
-    },
-  },`, `"status": "fit"
-    }
-  },`, 1)
+	delete(m["step"].(map[string]any), "ck")
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
 	if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), "step.ck") {
 		t.Errorf("missing ck: error %v", err)
 	}
@@ -164,5 +157,46 @@ func TestProfileWithoutResidentTerms(t *testing.T) {
 	}
 	if p.Step.Crp.Status != StatusOff || p.Step.Crd.Status != StatusOff || p.Step.Crd.Value != 0 || p.Step.Ck.Value != 1.5e-7 {
 		t.Errorf("step %+v", p.Step)
+	}
+}
+
+// The dense curve: a profile without it (written before it existed)
+// loads with every point off; a wrong number of points, or a point at the
+// wrong token count, is refused by name.
+func TestLoadProfileDenseCurve(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(f func(step map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(golden, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m["step"].(map[string]any))
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	p, err := ParseProfile(edit(func(s map[string]any) { delete(s, "dense") }))
+	if err != nil {
+		t.Fatalf("profile without a dense curve: %v", err)
+	}
+	if p.Step.Dense != DenseOff() || len(p.Step.Curve().Tokens) != 0 {
+		t.Errorf("profile without a dense curve: %+v, want every point off", p.Step.Dense)
+	}
+	for name, tc := range map[string]struct {
+		f    func(step map[string]any)
+		want string
+	}{
+		"three points": {func(s map[string]any) { s["dense"] = s["dense"].([]any)[:3] }, "step.dense: want an array of 14 points"},
+		"wrong tokens": {func(s map[string]any) { s["dense"].([]any)[2].(map[string]any)["tokens"] = 5 }, "step.dense[2].tokens = 5, want 4"},
+		"no status":    {func(s map[string]any) { delete(s["dense"].([]any)[1].(map[string]any), "status") }, "step.dense[1].status"},
+	} {
+		if _, err := ParseProfile(edit(tc.f)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", name, err, tc.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -16,23 +17,36 @@ const (
 	LongResetPromptTokens = 512
 )
 
-// slotState is what an engine's sequence slots hold, carried from run to
-// run: llama.cpp and Ollama give a new sequence the lowest-numbered idle
-// slot, and an idle slot keeps its last sequence's tokens (its prompt
-// cache) in the one KV cache that every step attends over.
-type slotState struct {
-	busy     []bool
-	retained []int64
-}
+// slotCells is the cells per slot of the slot cache calibration replays:
+// more than any calibration run fills, so that placement never wraps.
+const slotCells = 1 << 14
 
-func newSlotState(n int) *slotState {
-	return &slotState{busy: make([]bool, n), retained: make([]int64, n)}
-}
+// newSlotCache is the cache of a freshly started engine with n slots.
+func newSlotCache(n int) *sim.SlotCache { return sim.NewSlotCache(n, n*slotCells) }
 
-// reset puts tokens in every slot, as the slot-reset requests leave them.
-func (s *slotState) reset(tokens int64) {
-	for i := range s.retained {
-		s.busy[i], s.retained[i] = false, tokens
+// resetCache replays the slot reset before a run: n requests of prompt
+// tokens and one output token, as many at once as there are slots.
+func resetCache(c *sim.SlotCache, slots, n, prompt int) {
+	tokens := make([]int32, slots)
+	for n > 0 {
+		clear(tokens)
+		var taken []int
+		for range min(n, slots) {
+			s, cached := c.Take()
+			if s < 0 {
+				break
+			}
+			tokens[s] = int32(prompt) - cached
+			taken = append(taken, s)
+		}
+		if len(taken) == 0 {
+			return
+		}
+		c.Step(tokens)
+		for _, s := range taken {
+			c.Release(s)
+		}
+		n -= len(taken)
 	}
 }
 
@@ -40,20 +54,30 @@ func (s *slotState) reset(tokens int64) {
 type resReq struct {
 	send, end int64
 	prompt    int64
-	out       int64
+	cached    int32 // prompt tokens its slot already held
 	times     []int64
 	slot      int // -1: none (queued, or no slots)
 }
 
 // annotateResident sets PrefillResident and DecodeResident of obs (one
-// run's recovered steps) from the tokens resident in the KV cache at the
-// middle of each step: the prompt and tokens so far of every request
-// holding a slot, plus what idle slots retain. Requests take slots in
-// send order as slots free up (lowest number first); failed requests
-// (no token times) hold none. slots nil means an engine without slots:
-// every request in flight counts and nothing is retained. The slot state
-// carries over to the next run.
-func annotateResident(obs []Observation, rows []*traces.Request, slots *slotState) {
+// run's recovered steps, in time order) from the KV tokens each step
+// attends over.
+//
+// With a slot cache (llama.cpp, Ollama) that is the cells the step
+// attends over (sim.SlotCache), found by replaying the run through the
+// cache the earlier runs left: requests take slots when sent (queued
+// while all are busy), their prompt goes into the cache when their first
+// token arrives and one cell per later token, and they give the slot back
+// at their last token. The cache carries over to the next run. Placing
+// tokens per request rather than per recovered step keeps the cache right
+// when step recovery drops a step. A step's tokens arrive from its End to
+// tol after it (RecoverSteps' clustering); a request sent after End
+// takes its slot after the step.
+//
+// Without one (cache nil), it is the prompt and tokens so far of every
+// request in flight at the middle of the step. Failed requests (no token
+// times) hold nothing.
+func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.SlotCache, slots int, tol int64) {
 	var reqs []*resReq
 	for _, r := range rows {
 		if len(r.TokenTimes) == 0 {
@@ -71,92 +95,98 @@ func annotateResident(obs []Observation, rows []*traces.Request, slots *slotStat
 			prompt = int64(r.PromptTokens)
 		}
 		reqs = append(reqs, &resReq{send: send, end: r.TokenTimes[len(r.TokenTimes)-1], prompt: prompt,
-			out: int64(len(r.TokenTimes)), times: r.TokenTimes, slot: -1})
+			times: r.TokenTimes, slot: -1})
 	}
-	type event struct {
-		t   int64
-		end bool
-		r   *resReq
-	}
-	events := make([]event, 0, 2*len(reqs))
-	for _, r := range reqs {
-		events = append(events, event{r.send, false, r}, event{r.end, true, r})
-	}
-	// Ends first at equal times: a slot frees before the next request takes it.
-	slices.SortStableFunc(events, func(a, b event) int {
-		switch {
-		case a.t != b.t:
-			return cmp.Compare(a.t, b.t)
-		case a.end != b.end:
-			if a.end {
-				return -1
+	if cache == nil {
+		for k := range obs {
+			o := &obs[k]
+			mid := o.Start + (o.End-o.Start)/2
+			var resident int64
+			for _, r := range reqs {
+				if r.send <= mid && r.end >= mid {
+					resident += r.prompt + int64(sort.Search(len(r.times), func(i int) bool { return r.times[i] >= mid }))
+				}
 			}
-			return 1
+			o.PrefillResident = o.PrefillTokens * float64(resident)
+			o.DecodeResident = o.DecodeSeqs * float64(resident)
 		}
-		return 0
+		return
+	}
+
+	// Events in time order; at equal times a token is placed before its
+	// request ends, and a request ends before the next one takes its slot.
+	const (
+		evToken = iota
+		evEnd
+		evSend
+	)
+	type event struct {
+		t    int64
+		kind int
+		tok  int // token index for evToken
+		r    *resReq
+	}
+	var events []event
+	for _, r := range reqs {
+		events = append(events, event{t: r.send, kind: evSend, r: r}, event{t: r.end, kind: evEnd, r: r})
+		for i, t := range r.times {
+			events = append(events, event{t: t, kind: evToken, tok: i, r: r})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b event) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.kind, b.kind))
 	})
+	tokens := make([]int32, slots)
 	var queue []*resReq
-	inFlight := map[*resReq]bool{}
 	assign := func() {
 		for len(queue) > 0 {
-			i := slices.Index(slots.busy, false)
-			if i < 0 {
+			s, cached := cache.Take()
+			if s < 0 {
 				return
 			}
-			slots.busy[i], slots.retained[i], queue[0].slot = true, 0, i
+			queue[0].slot, queue[0].cached = s, cached
 			queue = queue[1:]
 		}
 	}
 	process := func(e event) {
-		switch {
-		case slots == nil && e.end:
-			delete(inFlight, e.r)
-		case slots == nil:
-			inFlight[e.r] = true
-		case e.end:
+		switch e.kind {
+		case evSend:
+			queue = append(queue, e.r)
+			assign()
+		case evToken:
+			if e.r.slot < 0 {
+				return
+			}
+			clear(tokens)
+			tokens[e.r.slot] = 1
+			if e.tok == 0 {
+				tokens[e.r.slot] = int32(e.r.prompt) - e.r.cached
+			}
+			cache.Step(tokens)
+		case evEnd:
 			if e.r.slot >= 0 {
-				slots.busy[e.r.slot], slots.retained[e.r.slot] = false, e.r.prompt+e.r.out
+				cache.Release(e.r.slot)
 				e.r.slot = -1
 			} else if i := slices.Index(queue, e.r); i >= 0 {
 				queue = slices.Delete(queue, i, i+1)
 			}
-			assign()
-		default:
-			queue = append(queue, e.r)
 			assign()
 		}
 	}
 	next := 0
 	for k := range obs {
 		o := &obs[k]
-		mid := o.Start + (o.End-o.Start)/2
-		for ; next < len(events) && events[next].t < mid; next++ {
-			process(events[next])
-		}
-		held := func(r *resReq) int64 {
-			return r.prompt + int64(sort.Search(len(r.times), func(i int) bool { return r.times[i] >= mid }))
-		}
-		var resident int64
-		if slots == nil {
-			for r := range inFlight {
-				resident += held(r)
+		for ; next < len(events); next++ {
+			e := events[next]
+			if e.t > o.End+tol || (e.t > o.End && e.kind == evSend) {
+				break
 			}
-		} else {
-			for _, r := range reqs {
-				if r.slot >= 0 {
-					resident += held(r)
-				}
-			}
-			for i, b := range slots.busy {
-				if !b {
-					resident += slots.retained[i]
-				}
-			}
+			process(e)
 		}
-		o.PrefillResident = o.PrefillTokens * float64(resident)
-		o.DecodeResident = o.DecodeSeqs * float64(resident)
+		attended := float64(cache.Attended())
+		o.PrefillResident = o.PrefillTokens * attended
+		o.DecodeResident = o.DecodeSeqs * attended
 	}
-	// Finish the run: every request ends, leaving its tokens behind.
 	for ; next < len(events); next++ {
 		process(events[next])
 	}

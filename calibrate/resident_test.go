@@ -3,6 +3,7 @@ package calibrate
 import (
 	"testing"
 
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -16,9 +17,12 @@ func resRow(id string, send int64, prompt int32, times ...int64) *traces.Request
 	return r
 }
 
-// Two slots, both holding 65 tokens after a reset: a takes slot 0; when
-// it ends its 102 tokens stay there until b takes the same slot (the
-// lowest idle one); slot 1 keeps its 65 throughout.
+// Two slots after a reset of 64-token prompts: slot 0 in cells 0-63,
+// slot 1 in 64-127. a takes slot 0 (keeping its first cell): its 99 new
+// prompt tokens do not fit below slot 1's cells and go to 128-226, so its
+// steps attend over 256 cells. b then takes slot 0 too, which frees a's
+// cells: b fills cells 1-50, and its steps attend over 128, set by slot
+// 1's idle tokens rather than b's 51.
 func TestAnnotateResident(t *testing.T) {
 	rows := []*traces.Request{resRow("a", 0, 100, 10, 20), resRow("b", 25, 50, 35, 45)}
 	ms := func(a, b int64) (int64, int64) { return a * 1e6, b * 1e6 }
@@ -32,20 +36,20 @@ func TestAnnotateResident(t *testing.T) {
 	obs[3].Start, obs[3].End = ms(35, 45)
 	obs[3].DecodeSeqs = 1
 
-	slots := newSlotState(2)
-	slots.reset(ResetPromptTokens + 1)
-	annotateResident(obs, rows, slots)
-	for i, want := range []float64{100 * (100 + 65), 101 + 65, 50 * (50 + 65), 51 + 65} {
+	cache := newSlotCache(2)
+	resetCache(cache, 2, 2, ResetPromptTokens)
+	annotateResident(obs, rows, cache, 2, 0)
+	for i, want := range []float64{100 * 256, 256, 50 * 128, 128} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("step %d: resident feature %v, want %v", i, got, want)
 		}
 	}
-	if slots.busy[0] || slots.busy[1] || slots.retained[0] != 52 || slots.retained[1] != 65 {
-		t.Errorf("after the run: %+v, want slot 0 holding b's 52 tokens and slot 1 its 65", slots)
+	if s, cached := cache.Take(); s != 0 || cached != sim.SharedPrefix {
+		t.Errorf("after the run: Take = slot %d with %d cached, want slot 0 (idle, holding b's tokens)", s, cached)
 	}
 
 	// Without slots only requests in flight count.
-	annotateResident(obs, rows, nil)
+	annotateResident(obs, rows, nil, 0, 0)
 	for i, want := range []float64{100 * 100, 101, 50 * 50, 51} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("no slots: step %d: resident feature %v, want %v", i, got, want)

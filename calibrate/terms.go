@@ -1,16 +1,30 @@
 package calibrate
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"github.com/servesim/servesim/sim"
+)
 
 // Term indexes one coefficient of the linear step-time model
 //
 //	step_seconds = C0 + Cp·prefill_tokens + Ca·prefill_attn + Cd·decode_seqs + Ck·decode_context
 //	               + Crp·prefill_tokens·resident + Crd·decode_seqs·resident
+//	               + Σ_i dense_i·hat_i(prefill_tokens + decode_seqs)
 //
 // where resident is every token in the engine's KV cache during the step,
-// idle slots' retained tokens included: the last two terms are attention
-// over the whole cache, as engines with one cache for all sequences
-// (llama.cpp, Ollama) compute it; paged engines fit them as 0.
+// idle slots' retained tokens included (for llama.cpp and Ollama, the
+// cells a step attends over: sim.SlotCache): the Crp and Crd terms are
+// attention over the whole cache, as engines with one cache for all
+// sequences compute it; paged engines fit them as 0.
+//
+// The dense terms are the cost of the step's tokens through the weight
+// matrices as a piecewise-linear curve (sim.TokenCurve) with a point at
+// each of DenseKnots: hat_i is the curve's basis function for knot i, so
+// dense_i is the curve's value there. A fit uses either the curve or
+// C0 + Cp·prefill + Cd·decode (FitSettings.Curve), not both: the hats sum
+// to 1 wherever there are tokens, so the curve holds the constant.
 type Term int
 
 // The terms, in the order of Observation.Features.
@@ -22,22 +36,61 @@ const (
 	TermDecodeContext               // Ck, seconds per context token of a decoding sequence
 	TermPrefillResident             // Crp, seconds per (prefill token × resident token)
 	TermDecodeResident              // Crd, seconds per (decoding sequence × resident token)
-	NumTerms            = 7
+	TermDense0                      // dense_0, seconds at DenseKnots[0] tokens; dense_i follow
+	NumTerms            = int(TermDense0) + NumDense
 )
 
-var termNames = [NumTerms]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd"}
+// DenseKnots are the token counts of the dense curve's points: powers of
+// two, so that the widths where kernels change (one token, one tile of a
+// few, captured batch sizes) each get a point, up to the largest step
+// engines run.
+var DenseKnots = [NumDense]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}
 
-// String is the short name used in profiles and messages: c0, cp, ca, cd,
-// ck, crp, crd.
+// NumDense is the number of dense curve points.
+const NumDense = 14
+
+var termNames = [TermDense0]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd"}
+
+// String is the short name used in messages: c0, cp, ca, cd, ck, crp, crd,
+// and dense@N for the curve's point at N tokens.
 func (t Term) String() string {
-	if t < 0 || int(t) >= NumTerms {
-		return fmt.Sprintf("Term(%d)", int(t))
+	switch {
+	case t >= 0 && t < TermDense0:
+		return termNames[t]
+	case t >= TermDense0 && int(t) < NumTerms:
+		return fmt.Sprintf("dense@%g", DenseKnots[t-TermDense0])
 	}
-	return termNames[t]
+	return fmt.Sprintf("Term(%d)", int(t))
 }
 
-var termFeature = [NumTerms]string{"constant", "prefill tokens", "prefill attn", "decode seqs", "decode context",
-	"prefill tokens × resident", "decode seqs × resident"}
+func termFeature(t Term) string {
+	if t >= TermDense0 {
+		return fmt.Sprintf("dense curve basis at %g tokens", DenseKnots[t-TermDense0])
+	}
+	return [TermDense0]string{"constant", "prefill tokens", "prefill attn", "decode seqs", "decode context",
+		"prefill tokens × resident", "decode seqs × resident"}[t]
+}
+
+// denseHat is the dense curve's basis function for knot i at n tokens: 1 at
+// the knot, falling linearly to 0 at its neighbours (the first rises from
+// 0 at 0 tokens), and proportional beyond the last knot, as
+// sim.TokenCurve extrapolates.
+func denseHat(i int, n float64) float64 {
+	x := DenseKnots[i]
+	switch {
+	case n <= 0:
+		return 0
+	case n <= x:
+		lo := 0.0
+		if i > 0 {
+			lo = DenseKnots[i-1]
+		}
+		return math.Max(0, (n-lo)/(x-lo))
+	case i == NumDense-1:
+		return n / x
+	}
+	return math.Max(0, (DenseKnots[i+1]-n)/(DenseKnots[i+1]-x))
+}
 
 // Observation is one engine step: its batch features and how long it took.
 // Times are ns from the trace start; Seconds is End-Start in seconds.
@@ -50,7 +103,7 @@ type Observation struct {
 	DecodeContext float64 // Σ context length over those sequences
 	// PrefillResident and DecodeResident are PrefillTokens and DecodeSeqs
 	// times the tokens resident in the KV cache during the step (running
-	// sequences' and idle slots', see AnnotateResident); kept as products
+	// sequences' and idle slots', see annotateResident); kept as products
 	// so that windows average them exactly.
 	PrefillResident float64
 	DecodeResident  float64
@@ -67,7 +120,11 @@ type Observation struct {
 
 // Features stores the design-matrix row of o in dst (length NumTerms;
 // allocated when nil) and returns it: 1, PrefillTokens, PrefillAttn,
-// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident.
+// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident, then the
+// dense curve's basis functions at PrefillTokens + DecodeSeqs.
+//
+// A window of averaged decode steps (WindowSteps) has the same
+// DecodeSeqs throughout, so its hats are those of its steps.
 func (o Observation) Features(dst []float64) []float64 {
 	if len(dst) < NumTerms {
 		dst = make([]float64, NumTerms)
@@ -79,6 +136,9 @@ func (o Observation) Features(dst []float64) []float64 {
 	dst[TermDecodeContext] = o.DecodeContext
 	dst[TermPrefillResident] = o.PrefillResident
 	dst[TermDecodeResident] = o.DecodeResident
+	for i := range NumDense {
+		dst[int(TermDense0)+i] = denseHat(i, o.PrefillTokens+o.DecodeSeqs)
+	}
 	return dst[:NumTerms]
 }
 
@@ -94,6 +154,40 @@ type StepCoefficients struct {
 	// they load as 0 with status "off".
 	Crp Coef `json:"crp"`
 	Crd Coef `json:"crd"`
+	// Dense is the dense cost curve, a point per DenseKnots entry. Profiles
+	// written before it existed load with every point "off".
+	Dense [NumDense]DensePoint `json:"dense"`
+}
+
+// DensePoint is the dense curve's cost at Tokens tokens.
+type DensePoint struct {
+	Tokens float64 `json:"tokens"`
+	Coef
+}
+
+// DenseOff is a dense curve with every point switched off.
+func DenseOff() [NumDense]DensePoint {
+	var d [NumDense]DensePoint
+	for i := range d {
+		d[i] = DensePoint{Tokens: DenseKnots[i], Coef: Coef{Status: StatusOff}}
+	}
+	return d
+}
+
+// Curve is the dense curve through its fitted (or prior) points, for the
+// simulator; points that are off or unexcited are left out, and the
+// simulator interpolates across them. It is the zero curve when the
+// profile uses C0, Cp and Cd instead.
+func (s *StepCoefficients) Curve() sim.TokenCurve {
+	var c sim.TokenCurve
+	for _, p := range s.Dense {
+		switch p.Status {
+		case StatusFit, StatusBound, StatusPrior:
+			c.Tokens = append(c.Tokens, p.Tokens)
+			c.Seconds = append(c.Seconds, p.Value)
+		}
+	}
+	return c
 }
 
 // Coef is one coefficient with its 95% confidence interval.
@@ -134,27 +228,37 @@ func (s *StepCoefficients) At(t Term) *Coef {
 	case TermDecodeResident:
 		return &s.Crd
 	}
+	if t >= TermDense0 && int(t) < NumTerms {
+		return &s.Dense[t-TermDense0].Coef
+	}
 	panic(fmt.Sprintf("calibrate: bad term %d", int(t)))
 }
 
-// StepSeconds evaluates the model for one observed step. It is what the
-// simulator's step timer computes from a profile.
+// StepSeconds evaluates the model for one observed step as the
+// simulator's step timer does from a profile: the dense part from Curve,
+// which interpolates across points that were not fitted (no fitted data
+// lies in their span, but held-out data may).
 func (s StepCoefficients) StepSeconds(o Observation) float64 {
+	return s.stepSeconds(o, s.Curve())
+}
+
+func (s *StepCoefficients) stepSeconds(o Observation, dense sim.TokenCurve) float64 {
 	var f [NumTerms]float64
 	o.Features(f[:])
 	t := 0.0
-	for i := range NumTerms {
-		t += s.At(Term(i)).Value * f[i]
+	for i := range TermDense0 {
+		t += s.At(i).Value * f[i]
 	}
-	return t
+	return t + dense.At(o.PrefillTokens+o.DecodeSeqs)
 }
 
 // Predict stores the predicted duration of each observation in dst
 // (resized to len(obs), reusing its capacity) and returns it.
 func (s StepCoefficients) Predict(dst []float64, obs []Observation) []float64 {
 	dst = resize(dst, len(obs))
+	dense := s.Curve()
 	for i, o := range obs {
-		dst[i] = s.StepSeconds(o)
+		dst[i] = s.stepSeconds(o, dense)
 	}
 	return dst
 }

@@ -59,6 +59,7 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 		Power:         hw.PowerWatts,
 		MaxNewTokens:  r.Plan.Model.MaxNewTokens,
 		Slots:         slots(b),
+		Cells:         slots(b) * r.Plan.Device.MaxModelLen,
 		PrefixCaching: b.PrefixCaching,
 		NoSkip:        opt.NoSkip,
 		Decisions:     opt.Decisions,
@@ -66,8 +67,9 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 }
 
 // slots is the engine's sequence slots for a step model that charges
-// tokens idle slots retain (llama.cpp): continuous batching's sequence
-// limit; the static policies run no slots.
+// the cells a step attends over (llama.cpp, each slot with a context of
+// max_model_len): continuous batching's sequence limit; the static
+// policies run no slots.
 func slots(b Batch) int {
 	if b.Strategy == "continuous" {
 		return b.MaxNumSeqs

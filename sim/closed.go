@@ -15,11 +15,13 @@ import (
 // soon as its previous one has finished.
 type ClosedLoop struct {
 	Clients int
-	// IssueGap spaces requests issued at the same instant: the k-th goes
-	// out k × IssueGap later. Live clients never send at exactly the same
-	// time, and an idle engine starts its step with whichever request
-	// reaches it first; the others wait for the next step, which is what
-	// desynchronises a live closed loop. 0 issues them together.
+	// IssueGap is a live client's turnaround: the k-th request issued at
+	// one instant (k from 0) reaches the engine (k+1) × IssueGap later.
+	// Live clients never send at exactly the same time, nor the instant
+	// their previous request ends: an idle engine starts its step with
+	// whichever request reaches it first and the others wait for the next
+	// step, while a busy one runs a step before any of them arrives and
+	// then takes them together. 0 issues them together, at once.
 	IssueGap time.Duration
 }
 
@@ -29,8 +31,8 @@ type ClosedLoop struct {
 // At time 0 the first loop.Clients requests are issued; after that,
 // whenever a request completes (or is rejected), the next request of the
 // input is issued, so request i+Clients goes out when some client's
-// previous request completes. Requests issued at one instant are spaced by
-// loop.IssueGap; no think time is added.
+// previous request completes. Requests reach the engine loop.IssueGap
+// apart, the first of an instant one gap after it; no think time is added.
 //
 // Output rows (one per request, in completion order, to out when it is
 // not nil) carry the simulated issue time in Arrival and ScheduledSend, so
@@ -118,7 +120,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 				issueT, issued = e.now, 0
 			}
 			req := *in.At() // add copies it; the reader's row is left alone
-			req.Arrival = e.now + issued*int64(loop.IssueGap)
+			req.Arrival = e.now + (issued+1)*int64(loop.IssueGap)
 			req.PrefixHashes = slices.Clone(req.PrefixHashes)
 			issued++
 			free--

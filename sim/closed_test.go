@@ -123,10 +123,12 @@ func TestClosedLoopErrors(t *testing.T) {
 	}
 }
 
-// Two clients issuing at once, 1 ms apart: the first request reaches the
-// idle engine alone and its prefill step runs without the second, which
-// joins the next step; from then on the clients stay out of step, and
-// each one's prefill stalls the other's decoding, as live.
+// Two clients issuing at once reach the engine 1 and 2 ms later: the
+// first request reaches the idle engine alone and its prefill step runs
+// without the second, which joins the next step; from then on the clients
+// stay out of step, and each one's prefill stalls the other's decoding, as
+// live. A request issued when another ends reaches the engine after the
+// step that starts then.
 func TestClosedLoopIssueGapDesynchronises(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.TotalBlocks = 1000
@@ -137,10 +139,15 @@ func TestClosedLoopIssueGapDesynchronises(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := w.byID["a"], w.byID["b"]
-	// a: prefill alone, 0–20 ms. b arrives at 1 ms and prefills with a's
-	// first decode: 20–41 ms (10 + 10 + 1).
-	if a.Arrival != 0 || b.Arrival != 1e6 || a.FirstToken != 20e6 || b.FirstToken != 41e6 {
+	// a: prefill alone, 1–21 ms. b arrives at 2 ms and prefills with a's
+	// first decode: 21–42 ms (10 + 10 + 1).
+	if a.Arrival != 1e6 || b.Arrival != 2e6 || a.FirstToken != 21e6 || b.FirstToken != 42e6 {
 		t.Errorf("a arrives %d first %d, b arrives %d first %d (ns)", a.Arrival, a.FirstToken, b.Arrival, b.FirstToken)
+	}
+	// Both decode 42–54 ms and a ends; c, issued then, arrives at 55 ms,
+	// after b's last decode step began (54–65); its prefill runs 65–85.
+	if c := w.byID["c"]; c.Arrival != 55e6 || c.FirstToken != 85e6 {
+		t.Errorf("c arrives %d first %d (ns), want 55 and 85 ms", c.Arrival, c.FirstToken)
 	}
 	// Together, both would have had their first token at 30 ms.
 	w = &memWriter{}

@@ -105,9 +105,11 @@ type Config struct {
 
 	// Slots is the number of sequence slots of an engine whose idle slots
 	// keep their last sequence's tokens in a KV cache every step attends
-	// over (llama.cpp, Ollama: the parallel setting). It feeds
-	// Batch.Resident when the step timer uses it; 0 = no slots.
-	Slots int
+	// over (llama.cpp, Ollama: the parallel setting), and Cells that
+	// cache's size (slots × context per slot). When the step timer uses
+	// Batch.Resident, it is the cells a step attends over (SlotCache).
+	// Slots 0 = no slots; Cells 0 = TotalBlocks × BlockSize.
+	Slots, Cells int
 
 	PrefixCaching bool // reuse KV blocks of equal prompt prefixes (Request.PrefixHashes)
 	// HashBlockSize is the number of tokens each Request.PrefixHashes entry
@@ -146,6 +148,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sim: Config.MaxNewTokens = %d: want ≥ 0", c.MaxNewTokens)
 	case c.HashBlockSize < 0:
 		return fmt.Errorf("sim: Config.HashBlockSize = %d: want ≥ 0", c.HashBlockSize)
+	case c.Slots < 0 || c.Slots > math.MaxInt16:
+		return fmt.Errorf("sim: Config.Slots = %d: want 0 to %d", c.Slots, math.MaxInt16)
+	case c.Cells < 0:
+		return fmt.Errorf("sim: Config.Cells = %d: want ≥ 0", c.Cells)
 	}
 	if v, ok := c.Step.(validator); ok {
 		if err := v.Validate(); err != nil {

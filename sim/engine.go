@@ -117,11 +117,11 @@ type engine struct {
 	nRunning         int
 	pre              []*seq // running sequences still prefilling, admission order
 
-	// slots: with a step timer that charges Batch.Resident, sequence
-	// slots as in llama.cpp: a sequence takes the lowest-numbered idle
-	// slot, and a slot keeps its last sequence's tokens until reused
-	// (nil: not tracked).
-	slots *slotTable
+	// cells: with a step timer that charges Batch.Resident, llama.cpp's
+	// sequence slots and KV cells, which set the cells a step attends over
+	// (nil: not tracked; Resident is the running sequences' tokens).
+	cells   *SlotCache
+	slotTok []int32 // scratch: this step's new tokens per slot
 
 	nDec   int64   // decoding sequences
 	dSum   int64   // Σ (ctxE − ge) over decoding sequences: Σ context before step g = nDec·g + dSum
@@ -147,7 +147,15 @@ func newEngine(cfg *Config, meta traces.Meta, out traces.Writer) *engine {
 		e.stretch = d
 	}
 	if rt, ok := cfg.Step.(ResidentTimer); ok && rt.UsesResident() && cfg.Slots > 0 {
-		e.slots = newSlotTable(cfg.Slots)
+		// Where the cache's history put tokens sets each step's cost, so
+		// steps are simulated one at a time.
+		cells := cfg.Cells
+		if cells == 0 {
+			cells = cfg.TotalBlocks * cfg.BlockSize
+		}
+		e.cells = NewSlotCache(cfg.Slots, cells)
+		e.slotTok = make([]int32, cfg.Slots)
+		e.stretch = nil
 	}
 	e.hashBS = hashBlockSize(cfg, meta)
 	e.phase = make([]int32, cfg.BlockSize)
@@ -276,14 +284,6 @@ func (e *engine) advance(sec float64) {
 	e.frac = x - n
 }
 
-// stale is the number of tokens idle slots retain.
-func (e *engine) stale() int64 {
-	if e.slots == nil {
-		return 0
-	}
-	return e.slots.stale
-}
-
 // execStep runs the batch the policy formed: one engine iteration.
 func (e *engine) execStep() error {
 	var b Batch
@@ -297,7 +297,10 @@ func (e *engine) execStep() error {
 	}
 	b.DecodeSeqs = float64(e.nDec)
 	b.DecodeContext = float64(e.nDec*e.g + e.dSum + e.nDec)
-	b.Resident += b.DecodeContext + float64(e.stale())
+	b.Resident += b.DecodeContext
+	if e.cells != nil {
+		b.Resident = float64(e.placeCells())
+	}
 	dt := e.timer.StepSeconds(b)
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		return fmt.Errorf("sim: step timer returned %v s for batch %+v: want a finite time > 0", dt, b)
@@ -347,11 +350,28 @@ func (e *engine) execStep() error {
 	return e.checkStep()
 }
 
+// placeCells puts this step's new tokens in the slot cache and returns
+// the cells the step attends over.
+func (e *engine) placeCells() int {
+	clear(e.slotTok)
+	for _, s := range e.pre {
+		if s.chunk > 0 && s.slot >= 0 {
+			e.slotTok[s.slot] = max(0, s.computed+s.chunk-e.cells.Held(int(s.slot)))
+		}
+	}
+	for s := e.runHead; s != nil; s = s.next {
+		if s.decoding && s.slot >= 0 {
+			e.slotTok[s.slot] = 1
+		}
+	}
+	return e.cells.Step(e.slotTok)
+}
+
 // jump advances k pure-decode steps at once.
 func (e *engine) jump(k int64) error {
 	n := e.nDec
 	c0 := float64(n*e.g + e.dSum + n)
-	T := e.stretch.DecodeSeconds(float64(n), c0, float64(e.stale()), k)
+	T := e.stretch.DecodeSeconds(float64(n), c0, k)
 	if !(T > 0) || math.IsInf(T, 0) {
 		return fmt.Errorf("sim: step timer returned %v s for %d decode steps of %d sequences: want a finite time > 0", T, k, n)
 	}
@@ -396,7 +416,7 @@ func (e *engine) stretchLen(watch, anon bool, t int64) int64 {
 		// Step j starts at now+frac+T(j) ns; it runs before an arrival at t
 		// when that rounds below t.
 		d := (float64(t-e.now) - 0.5 - e.frac) / 1e9
-		k = min(k, e.stretch.DecodeSteps(n, c0, float64(e.stale()), d)+1)
+		k = min(k, e.stretch.DecodeSteps(n, c0, d)+1)
 	}
 	return k
 }
@@ -544,7 +564,7 @@ func (e *engine) preemptSeq(s *seq) error {
 	if err := e.releaseBlocks(s); err != nil {
 		return err
 	}
-	e.slots.release(s, 0)
+	e.releaseSlot(s, true)
 	s.computed, s.chunk = 0, 0
 	s.target = s.prompt + s.gen
 	s.peekGen = 0
@@ -568,10 +588,26 @@ func (e *engine) admit(s *seq) {
 	e.runTail = s
 	e.nRunning++
 	e.pre = append(e.pre, s)
-	e.slots.take(s)
+	if e.cells != nil && s.slot < 0 {
+		slot, _ := e.cells.Take()
+		s.slot = int32(slot)
+	}
 	if s.start == traces.Missing {
 		s.start = e.now
 	}
+}
+
+// releaseSlot gives s's slot back; drop frees its cells too (a
+// preempted sequence recomputes from scratch).
+func (e *engine) releaseSlot(s *seq, drop bool) {
+	if e.cells == nil || s.slot < 0 {
+		return
+	}
+	if drop {
+		e.cells.Drop(int(s.slot))
+	}
+	e.cells.Release(int(s.slot))
+	s.slot = -1
 }
 
 func (e *engine) runRemove(s *seq) {
@@ -595,7 +631,7 @@ func (e *engine) complete(s *seq) error {
 		return err
 	}
 	e.runRemove(s)
-	e.slots.release(s, int64(s.prompt)+int64(s.out))
+	e.releaseSlot(s, false)
 	s.state = stDone
 	s.last = e.now
 	r := &s.req

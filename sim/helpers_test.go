@@ -83,10 +83,6 @@ var testTimer = Linear{C0: 10e-3, Cp: 1e-3, Cd: 1e-3}
 // realTimer resembles an 8B model on one H100.
 var realTimer = Linear{C0: 6e-3, Cp: 2.5e-5, Ca: 1e-10, Cd: 5e-5, Ck: 4e-8}
 
-// residentTimer charges attention over the whole KV cache, idle slots'
-// tokens included (llama.cpp).
-var residentTimer = Linear{C0: 6e-3, Cp: 2.5e-5, Ca: 1e-10, Cd: 5e-5, Ck: 4e-8, Crp: 1e-11, Crd: 4e-9}
-
 // fastTimer is a larger device (a TP group), for the long Mooncake prompts.
 var fastTimer = Linear{C0: 4e-3, Cp: 4e-6, Ca: 2e-11, Cd: 2e-5, Ck: 1e-8}
 

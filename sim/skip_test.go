@@ -24,8 +24,6 @@ func TestSkipMatchesStepping(t *testing.T) {
 		{"azure-continuous-tight", false, Config{Policy: small, TotalBlocks: 1500, Step: realRoofline}, true},
 		{"azure-fixed", false, Config{Policy: PolicyConfig{Name: Fixed, BatchSize: 16, MaxWaitMs: 20}, TotalBlocks: 20000, Step: realTimer}, false},
 		{"mooncake-continuous-prefix", true, Config{Policy: policy(t, Continuous), TotalBlocks: 30000, Step: fastTimer, PrefixCaching: true}, true},
-		// llama.cpp-style: idle slots keep their tokens and every step attends over them
-		{"azure-continuous-slots", false, Config{Policy: small, TotalBlocks: 20000, Step: residentTimer, Slots: 64}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var outs [2]*memWriter

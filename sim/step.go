@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Batch is the shape of one engine step, the only input of a StepTimer.
@@ -27,17 +28,17 @@ type StepTimer interface {
 
 // DecodeStretcher is an optional StepTimer capability: closed forms for a
 // run of k consecutive pure-decode steps of n sequences whose total context
-// is c0 at the first step and grows by n each step, with idle slots
-// retaining stale tokens throughout (Resident = c0 + stale + n·j). The
-// engine uses it to jump over steps where nothing but decoding happens;
-// without it the engine steps one iteration at a time.
+// is c0 at the first step and grows by n each step (Resident = context:
+// no slot cache, see Config.Slots). The engine uses it to jump over steps
+// where nothing but decoding happens; without it the engine steps one
+// iteration at a time.
 type DecodeStretcher interface {
 	StepTimer
 	// DecodeSeconds is Σ_{j<k} StepSeconds(Batch{DecodeSeqs: n,
-	// DecodeContext: c0 + n·j, Resident: c0 + stale + n·j}).
-	DecodeSeconds(n, c0, stale float64, k int64) float64
-	// DecodeSteps is the largest k ≥ 0 with DecodeSeconds(n, c0, stale, k) ≤ budget.
-	DecodeSteps(n, c0, stale, budget float64) int64
+	// DecodeContext: c0 + n·j, Resident: c0 + n·j}).
+	DecodeSeconds(n, c0 float64, k int64) float64
+	// DecodeSteps is the largest k ≥ 0 with DecodeSeconds(n, c0, k) ≤ budget.
+	DecodeSteps(n, c0, budget float64) int64
 }
 
 // ResidentTimer is an optional StepTimer capability: UsesResident reports
@@ -51,6 +52,7 @@ type ResidentTimer interface {
 //
 //	t = C0 + Cp·PrefillTokens + Ca·PrefillAttn + Cd·DecodeSeqs + Ck·DecodeContext
 //	       + Crp·PrefillTokens·Resident + Crd·DecodeSeqs·Resident
+//	       + Dense(PrefillTokens + DecodeSeqs)
 //
 // The last two terms are attention over the whole KV cache (llama.cpp's
 // one cache for all slots); they are 0 for engines with per-sequence
@@ -59,29 +61,32 @@ type ResidentTimer interface {
 type Linear struct {
 	C0, Cp, Ca, Cd, Ck float64
 	Crp, Crd           float64
+	// Dense, when set, is the cost of the step's tokens through the dense
+	// layers; calibrated profiles use it in place of C0, Cp and Cd.
+	Dense TokenCurve
 }
 
 // StepSeconds implements StepTimer.
 func (l Linear) StepSeconds(b Batch) float64 {
 	return l.C0 + l.Cp*b.PrefillTokens + l.Ca*b.PrefillAttn + l.Cd*b.DecodeSeqs + l.Ck*b.DecodeContext +
-		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs)*b.Resident
+		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs)*b.Resident + l.Dense.At(b.PrefillTokens+b.DecodeSeqs)
 }
 
 // UsesResident implements ResidentTimer.
 func (l Linear) UsesResident() bool { return l.Crp > 0 || l.Crd > 0 }
 
 // DecodeSeconds implements DecodeStretcher.
-func (l Linear) DecodeSeconds(n, c0, stale float64, k int64) float64 {
+func (l Linear) DecodeSeconds(n, c0 float64, k int64) float64 {
 	if k <= 0 {
 		return 0
 	}
-	a := l.C0 + l.Cd*n + l.Ck*c0 + l.Crd*n*(c0+stale)
-	return affineSum(a, l.Ck*n+l.Crd*n*n, 0, float64(k))
+	a := l.C0 + l.Cd*n + l.Dense.At(n) + (l.Ck+l.Crd*n)*c0
+	return affineSum(a, (l.Ck+l.Crd*n)*n, 0, float64(k))
 }
 
 // DecodeSteps implements DecodeStretcher.
-func (l Linear) DecodeSteps(n, c0, stale, budget float64) int64 {
-	return stepsWithin(l, n, c0, stale, budget)
+func (l Linear) DecodeSteps(n, c0, budget float64) int64 {
+	return stepsWithin(l, n, c0, budget)
 }
 
 // Validate reports a negative or non-finite coefficient, or a model whose
@@ -95,8 +100,62 @@ func (l Linear) Validate() error {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}
 	}
-	if l.C0+l.Cd+l.Ck <= 0 {
-		return fmt.Errorf("sim: Linear: C0, Cd and Ck are all 0, so a decode step takes no time")
+	if err := l.Dense.Validate(); err != nil {
+		return err
+	}
+	if l.C0+l.Cd+l.Ck+l.Dense.At(1) <= 0 {
+		return fmt.Errorf("sim: Linear: C0, Cd, Ck and Dense(1) are all 0, so a decode step takes no time")
+	}
+	return nil
+}
+
+// TokenCurve is a step's dense cost (weight matrices, norms, sampling) as
+// a piecewise-linear function of the tokens it computes, prefill and
+// decode together: Seconds[i] at Tokens[i], linear in between, rising from
+// 0 at 0 tokens to the first point, and proportional beyond the last (the
+// widest measured step's cost per token). Engines push all of a step's
+// tokens through each weight matrix at once, and that cost is not linear
+// in the width where widths are small: on CPU one token takes a
+// matrix-vector kernel and two to four share one tile of a matrix kernel;
+// on GPU batches are padded to the sizes of captured CUDA graphs. The zero
+// TokenCurve costs nothing.
+type TokenCurve struct {
+	Tokens  []float64 // increasing, > 0
+	Seconds []float64 // ≥ 0, one per point
+}
+
+// At is the curve's cost of a step of n tokens.
+func (c TokenCurve) At(n float64) float64 {
+	k := len(c.Tokens)
+	if k == 0 || n <= 0 {
+		return 0
+	}
+	i := sort.SearchFloat64s(c.Tokens, n) // first point at ≥ n tokens
+	switch {
+	case i == k:
+		return c.Seconds[k-1] * n / c.Tokens[k-1]
+	case c.Tokens[i] == n:
+		return c.Seconds[i]
+	case i == 0:
+		return c.Seconds[0] * n / c.Tokens[0]
+	}
+	t0, t1 := c.Tokens[i-1], c.Tokens[i]
+	return c.Seconds[i-1] + (n-t0)/(t1-t0)*(c.Seconds[i]-c.Seconds[i-1])
+}
+
+// Validate reports mismatched lengths, token counts that are not positive
+// and increasing, and negative or non-finite costs.
+func (c TokenCurve) Validate() error {
+	if len(c.Tokens) != len(c.Seconds) {
+		return fmt.Errorf("sim: TokenCurve: %d token counts but %d costs", len(c.Tokens), len(c.Seconds))
+	}
+	for i, t := range c.Tokens {
+		if !(t > 0) || math.IsInf(t, 0) || (i > 0 && t <= c.Tokens[i-1]) {
+			return fmt.Errorf("sim: TokenCurve.Tokens[%d] = %v: want finite, > 0 and increasing", i, t)
+		}
+		if s := c.Seconds[i]; !(s >= 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("sim: TokenCurve.Seconds[%d] = %v: want a finite number ≥ 0", i, s)
+		}
 	}
 	return nil
 }
@@ -132,8 +191,8 @@ func (r Roofline) StepSeconds(b Batch) float64 {
 // DecodeSeconds implements DecodeStretcher. Compute and memory time are each
 // affine in the step index j, so the sum of their maximum splits at the
 // crossover step into two arithmetic series. The prior models paged
-// attention: stale tokens cost nothing.
-func (r Roofline) DecodeSeconds(n, c0, _ float64, k int64) float64 {
+// attention.
+func (r Roofline) DecodeSeconds(n, c0 float64, k int64) float64 {
 	if k <= 0 || n <= 0 {
 		return 0
 	}
@@ -156,8 +215,8 @@ func (r Roofline) DecodeSeconds(n, c0, _ float64, k int64) float64 {
 }
 
 // DecodeSteps implements DecodeStretcher.
-func (r Roofline) DecodeSteps(n, c0, stale, budget float64) int64 {
-	return stepsWithin(r, n, c0, stale, budget)
+func (r Roofline) DecodeSteps(n, c0, budget float64) int64 {
+	return stepsWithin(r, n, c0, budget)
 }
 
 // Validate reports non-positive throughput figures or negative costs.
@@ -195,15 +254,15 @@ func affineSum(a, b, lo, hi float64) float64 {
 func clampF(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
 
 // stepsWithin (generic so the timer is not boxed) finds the largest k with
-// d.DecodeSeconds(n, c0, stale, k) ≤ budget by doubling then bisection:
+// d.DecodeSeconds(n, c0, k) ≤ budget by doubling then bisection:
 // O(log k) closed-form evaluations. Step times never decrease along a
 // decode stretch (non-negative coefficients), so the sum is increasing in k.
-func stepsWithin[D DecodeStretcher](d D, n, c0, stale, budget float64) int64 {
-	if !(budget >= 0) || d.DecodeSeconds(n, c0, stale, 1) > budget {
+func stepsWithin[D DecodeStretcher](d D, n, c0, budget float64) int64 {
+	if !(budget >= 0) || d.DecodeSeconds(n, c0, 1) > budget {
 		return 0
 	}
 	lo, hi := int64(1), int64(2)
-	for d.DecodeSeconds(n, c0, stale, hi) <= budget {
+	for d.DecodeSeconds(n, c0, hi) <= budget {
 		lo, hi = hi, hi*2
 		if hi > 1<<52 {
 			return lo
@@ -211,7 +270,7 @@ func stepsWithin[D DecodeStretcher](d D, n, c0, stale, budget float64) int64 {
 	}
 	for hi-lo > 1 { // DecodeSeconds(lo) ≤ budget < DecodeSeconds(hi)
 		mid := lo + (hi-lo)/2
-		if d.DecodeSeconds(n, c0, stale, mid) <= budget {
+		if d.DecodeSeconds(n, c0, mid) <= budget {
 			lo = mid
 		} else {
 			hi = mid

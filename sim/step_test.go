@@ -11,8 +11,11 @@ func TestDecodeClosedForms(t *testing.T) {
 	timers := map[string]DecodeStretcher{
 		"linear":   realTimer,
 		"roofline": realRoofline,
-		// attention over the whole cache, stale slots included (llama.cpp)
+		// attention over the whole cache (llama.cpp)
 		"linear-resident": Linear{C0: 4e-3, Cp: 3e-4, Ca: 2e-6, Cd: 1.5e-3, Ck: 1e-6, Crp: 3e-7, Crd: 1.2e-6},
+		// dense cost as a curve of the step's tokens (calibrated profiles)
+		"linear-curve": Linear{Ca: 2e-6, Ck: 1e-6, Crd: 1.2e-6,
+			Dense: TokenCurve{Tokens: []float64{1, 2, 4, 512}, Seconds: []float64{7e-3, 12e-3, 14e-3, 0.4}}},
 		// memory-bound at small context, compute-bound later (b1 > b2)
 		"roofline-cross-up": Roofline{FLOPS: 1e12, BandwidthBytesPerSec: 1e12, WeightBytes: 1e9, KVBytesPerToken: 1, FLOPsPerToken: 1e6, AttnFLOPsPerQueryCtx: 1e3, OverheadSec: 1e-3},
 		// compute-bound at small context, memory-bound later (b1 < b2)
@@ -21,30 +24,64 @@ func TestDecodeClosedForms(t *testing.T) {
 	for name, d := range timers {
 		t.Run(name, func(t *testing.T) {
 			for _, tc := range []struct {
-				n, c0, stale float64
-				k            int64
-			}{{1, 100, 0, 1}, {1, 100, 3000, 1000}, {32, 32000, 0, 500}, {256, 1e5, 5e4, 3000}, {7, 1, 0, 20000}} {
+				n, c0 float64
+				k     int64
+			}{{1, 100, 1}, {1, 3100, 1000}, {32, 32000, 500}, {256, 1e5, 3000}, {7, 1, 20000}} {
 				sum := 0.0
 				for j := int64(0); j < tc.k; j++ {
 					c := tc.c0 + tc.n*float64(j)
-					sum += d.StepSeconds(Batch{DecodeSeqs: tc.n, DecodeContext: c, Resident: c + tc.stale})
+					sum += d.StepSeconds(Batch{DecodeSeqs: tc.n, DecodeContext: c, Resident: c})
 				}
-				got := d.DecodeSeconds(tc.n, tc.c0, tc.stale, tc.k)
+				got := d.DecodeSeconds(tc.n, tc.c0, tc.k)
 				if math.Abs(got-sum) > 1e-12*sum+1e-15 {
-					t.Errorf("DecodeSeconds(%v, %v, %v, %d) = %.15g, stepping gives %.15g", tc.n, tc.c0, tc.stale, tc.k, got, sum)
+					t.Errorf("DecodeSeconds(%v, %v, %d) = %.15g, stepping gives %.15g", tc.n, tc.c0, tc.k, got, sum)
 				}
 				// The inverse: k steps fit in their own total, k+1 do not.
-				if k := d.DecodeSteps(tc.n, tc.c0, tc.stale, got*(1+1e-12)); k != tc.k {
-					t.Errorf("DecodeSteps(%v, %v, %v, DecodeSeconds(k=%d)) = %d", tc.n, tc.c0, tc.stale, tc.k, k)
+				if k := d.DecodeSteps(tc.n, tc.c0, got*(1+1e-12)); k != tc.k {
+					t.Errorf("DecodeSteps(%v, %v, DecodeSeconds(k=%d)) = %d", tc.n, tc.c0, tc.k, k)
 				}
-				if k := d.DecodeSteps(tc.n, tc.c0, tc.stale, got*(1-1e-9)); k != tc.k-1 {
+				if k := d.DecodeSteps(tc.n, tc.c0, got*(1-1e-9)); k != tc.k-1 {
 					t.Errorf("DecodeSteps just below the total of %d steps = %d, want %d", tc.k, k, tc.k-1)
 				}
 			}
-			if k := d.DecodeSteps(4, 100, 0, -1); k != 0 {
+			if k := d.DecodeSteps(4, 100, -1); k != 0 {
 				t.Errorf("negative budget: %d steps", k)
 			}
 		})
+	}
+}
+
+func TestTokenCurve(t *testing.T) {
+	c := TokenCurve{Tokens: []float64{1, 2, 4, 512}, Seconds: []float64{7e-3, 12e-3, 14e-3, 0.4}}
+	for _, tc := range []struct{ n, want float64 }{
+		{0, 0}, {0.5, 3.5e-3}, // from 0 at 0 tokens
+		{1, 7e-3}, {2, 12e-3}, {4, 14e-3}, {512, 0.4}, // the points
+		{3, 13e-3}, {258, 0.207}, // linear in between
+		{1024, 0.8}, // proportional beyond the last point
+	} {
+		if got := c.At(tc.n); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("At(%v) = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+	if got := (TokenCurve{}).At(100); got != 0 {
+		t.Errorf("zero curve: At(100) = %v, want 0", got)
+	}
+	for name, bad := range map[string]TokenCurve{
+		"lengths":    {Tokens: []float64{1, 2}, Seconds: []float64{1}},
+		"decreasing": {Tokens: []float64{2, 1}, Seconds: []float64{1, 1}},
+		"zero":       {Tokens: []float64{0, 1}, Seconds: []float64{1, 1}},
+		"negative":   {Tokens: []float64{1, 2}, Seconds: []float64{1, -1}},
+		"nan":        {Tokens: []float64{1, 2}, Seconds: []float64{math.NaN(), 1}},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("%s: Validate accepted %+v", name, bad)
+		}
+		if err := (Linear{Cd: 1, Dense: bad}).Validate(); err == nil {
+			t.Errorf("%s: Linear.Validate accepted the curve", name)
+		}
+	}
+	if err := (Linear{Ck: 0, Dense: c}).Validate(); err != nil {
+		t.Errorf("a curve alone prices a decode step: %v", err)
 	}
 }
 
@@ -64,35 +101,73 @@ func TestRooflineMatchesFormula(t *testing.T) {
 // A finished sequence's tokens stay in its idle slot and every later step
 // attends over them, until a new sequence takes the slot (the lowest
 // idle one, as in llama.cpp).
-func TestSlotsRetainTokens(t *testing.T) {
+func TestSlotCellsSetAttention(t *testing.T) {
 	const c0, crd = 1e-3, 1e-6
 	timer := Linear{C0: c0, Crd: crd}
-	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 1000, Step: timer, Devices: 1, Slots: 4}
-	cfg.Policy.MaxNumSeqs = 4
-	// a (slot 0) and b (slot 1) arrive together; a ends after 2 tokens,
-	// b decodes on alone with a's 100+2 tokens retained; c, arriving
-	// later, takes slot 0 and drops them.
+	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 1000, Step: timer, Devices: 1,
+		Slots: 2, Cells: 1000}
+	cfg.Policy.MaxNumSeqs = 2
+	// a (slot 0, cells 0-99) and b (slot 1, cells 100-149) prefill
+	// together; both decode once (cells 150, 151), a ends, b decodes 4
+	// more (cells 152-155). Every step attends over 160 cells (156
+	// padded to 32).
 	reqs := []*traces.Request{req("a", 0, 100, 2), req("b", 0, 50, 6), req("c", 1000, 10, 3)}
 	_, w := mustRun(t, cfg, reqs)
 	by := map[string]*traces.Request{}
 	for _, r := range w.rows {
 		by[r.ID] = r
 	}
-	// Step 1: both prefill (150 tokens resident). Step 2: both decode
-	// (resident 101 + 51). Then b alone: context 51+j, plus a's 102.
-	want := c0 + c0 + 2*crd*(101+51)
-	for j := 0; j < 4; j++ {
-		want += c0 + crd*float64(52+j+102)
-	}
+	want := c0 + (c0 + 2*crd*160) + 4*(c0+crd*160)
 	if got := float64(by["b"].LastToken) / 1e9; math.Abs(got-want) > 1e-9 {
-		t.Errorf("b ends at %.9f s, want %.9f (a's retained tokens charged)", got, want)
+		t.Errorf("b ends at %.9f s, want %.9f", got, want)
 	}
-	// c alone on a fresh slot 0: b's 56 tokens retained in slot 1.
-	wantC := c0 + 0 // prefill: Crp = 0
-	for j := 0; j < 2; j++ {
-		wantC += c0 + crd*float64(11+j+56)
-	}
+	// c takes slot 0 (it holds tokens; a's first token stays, the rest
+	// is freed) and fills cells 1-11 from there, but b's idle cells up to
+	// 155 still set the attention: 160 cells for a 12-token context.
+	wantC := c0 + 2*(c0+crd*160)
 	if got := float64(by["c"].LastToken-by["c"].Arrival) / 1e9; math.Abs(got-wantC) > 1e-9 {
-		t.Errorf("c takes %.9f s, want %.9f (b's retained tokens, not a's)", got, wantC)
+		t.Errorf("c takes %.9f s, want %.9f (b's idle cells attended)", got, wantC)
+	}
+}
+
+func TestSlotCache(t *testing.T) {
+	c := NewSlotCache(2, 400)
+	if s, cached := c.Take(); s != 0 || cached != 0 {
+		t.Fatalf("first Take = %d, %d; want slot 0, nothing cached", s, cached)
+	}
+	if s, _ := c.Take(); s != 1 {
+		t.Fatalf("second Take = slot %d, want 1", s)
+	}
+	if s, _ := c.Take(); s != -1 {
+		t.Fatalf("Take with every slot busy = slot %d, want -1", s)
+	}
+	if got := c.Step([]int32{100, 100}); got != 224 {
+		t.Errorf("200 cells in use: attended %d, want 224 (padded to 32)", got)
+	}
+	c.Release(0)
+	c.Release(1)
+	// Reusing both slots frees all but their first token: cells 0 and
+	// 100. Two tokens resident, 101 cells attended.
+	for want := range 2 {
+		if s, cached := c.Take(); s != want || cached != SharedPrefix {
+			t.Fatalf("Take = %d, %d; want slot %d with %d token cached", s, cached, want, SharedPrefix)
+		}
+	}
+	if got := c.Attended(); got != 128 {
+		t.Errorf("after reuse: attended %d, want 128 (slot 1's prefix in cell 100)", got)
+	}
+	// New tokens fill the freed cells from the first one (cells 1-10).
+	if got := c.Step([]int32{5, 5}); got != 128 {
+		t.Errorf("after 10 more tokens: attended %d, want 128", got)
+	}
+	c.Drop(1) // cells 100 and 6-10
+	if got := c.Attended(); got != 32 {
+		t.Errorf("after dropping slot 1: attended %d, want 32", got)
+	}
+	c.Release(0)
+	c.Release(1)
+	// An idle slot holding tokens is preferred to an empty one.
+	if s, _ := c.Take(); s != 0 {
+		t.Errorf("Take = slot %d, want 0 (it holds tokens; slot 1 is empty)", s)
 	}
 }

@@ -540,7 +540,7 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	}
 	st := p.Step
 	lin := sim.Linear{C0: st.C0.Value, Cp: st.Cp.Value, Ca: st.Ca.Value, Cd: st.Cd.Value, Ck: st.Ck.Value,
-		Crp: st.Crp.Value, Crd: st.Crd.Value}
+		Crp: st.Crp.Value, Crd: st.Crd.Value, Dense: st.Curve()}
 	if err := lin.Validate(); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}

@@ -60,6 +60,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "window", Usage: "average runs of up to N consecutive decode steps into one observation (default 8; 1 = single steps)"},
 			&cli.BoolFlag{Name: "absolute", Usage: "fit absolute instead of relative step-time error"},
 			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
+			&cli.BoolFlag{Name: "linear", Usage: "fit the dense cost as c0 + cp·prefill tokens + cd·decode seqs instead of a piecewise-linear curve of the step's tokens"},
 			&cli.BoolFlag{Name: "reset-slots", Value: true, Usage: "before each run, fill the engine's idle slots with one-token requests of known length (64 tokens, 512 before second repeats): llama.cpp/Ollama keep finished requests in idle slots, in the KV cache every step attends over"},
 		}, clientFlags(5*time.Minute)...),
 		Action: runCalibrate,
@@ -157,6 +158,7 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	w := c.App.Writer
 	a, err := calibrate.Analyze(runs, calibrate.AnalyzeOptions{
 		HeldOutK: c.Int("held-out"), Window: c.Int("window"), Relative: !c.Bool("absolute"), NoTrim: c.Bool("no-trim"),
+		Linear: c.Bool("linear"),
 	})
 	if err != nil {
 		return err

@@ -16,9 +16,12 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
-// calibratePort is where the calibration acceptance test starts its own,
-// fresh engine.
-const calibratePort = "11438"
+// calibratePort and closedLoopPort are where the calibration acceptance
+// test starts its own, fresh engines.
+const (
+	calibratePort  = "11438"
+	closedLoopPort = "11440"
+)
 
 // tinyPlan is the plan of servesim's CPU test engine (scripts/engine.sh),
 // the one deploy/gpu/run.sh sweeps.
@@ -88,7 +91,13 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 	var report []string
 	for _, conc := range []int{1, 2, 4} {
 		in := synthClosed(t, dir, conc, 3*conc, prompt, output)
-		live := liveClosed(t, url, model, in, conc)
+		// Each loop on a freshly started engine, as the simulation
+		// starts from an empty cache (Ollama's cache layout, which
+		// sets every step's attention, depends on its whole history).
+		var live liveMetrics
+		t.Run(fmt.Sprintf("clients-%d", conc), func(t *testing.T) {
+			live = liveClosed(t, freshEngine(t, closedLoopPort), model, in, conc)
+		})
 		simOut, err := run(t, "simulate", "--trace", in, "--config", cfgPath, "--profile", prof,
 			"--closed-loop", strconv.Itoa(conc), "--json")
 		if err != nil {
@@ -143,15 +152,15 @@ type liveMetrics struct{ ttft, tpot, tokPerSec float64 }
 // (seconds) and output tokens/s over first send to last token.
 func liveClosed(t *testing.T, url, model, in string, conc int) liveMetrics {
 	t.Helper()
-	// Start from the state calibration runs start from: idle slots
-	// holding only tiny contexts (calibrate --reset-slots).
-	reset := filepath.Join(filepath.Dir(in), "reset.parquet")
-	if _, err := run(t, "trace", "synth", "--requests", "8", "--arrival", "constant", "--rate", "100",
-		"--prompt", "fixed:64", "--output", "fixed:1", "--seed", "5", reset); err != nil {
+	// Load the model with one tiny request (it leaves a few cells in
+	// slot 0, which the loop's first request frees).
+	warm := filepath.Join(filepath.Dir(in), "warm.parquet")
+	if _, err := run(t, "trace", "synth", "--requests", "1", "--arrival", "constant", "--rate", "100",
+		"--prompt", "fixed:1", "--output", "fixed:1", "--seed", "5", warm); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, "record", "--trace", reset, "--out", reset+".out.parquet", "--base-url", url, "--model", model,
-		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "closed", "--concurrency", "8",
+	if _, err := run(t, "record", "--trace", warm, "--out", warm+".out.parquet", "--base-url", url, "--model", model,
+		"--api-key-env", "SERVESIM_NO_KEY", "--arrival", "closed", "--concurrency", "1",
 		"--tokens-per-byte", "1", "--prompt-overhead", "20"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,177 @@
+package sim
+
+// SlotCache is the KV cache of llama.cpp and Ollama as their step time
+// sees it: one array of cells shared by a fixed number of sequence slots.
+//
+//   - A step's tokens go in ubatches of UBatch tokens, each into one
+//     contiguous run of free cells searched from a head that moves forward
+//     (back to the start when enough cells before it are free).
+//   - A finished request leaves its tokens in its slot (a prompt cache). A
+//     new request takes the idle slot whose tokens share the longest
+//     prefix with its prompt, and only the cells past that prefix are
+//     freed; cells never move (Ollama leaves defragmentation off).
+//   - Every step attends over all cells up to the highest one in use,
+//     padded to 32, whatever they hold.
+//
+// So a step's attention cost depends on where the cache's history put
+// tokens, not on how many there are: one slot's prompt prefix left high in
+// the array keeps every later step attending over everything below it.
+// Take, Step and Release mirror llama_kv_cache_find_slot,
+// llama_kv_cache_seq_rm and Ollama's findLongestCacheSlot (v0.6.5).
+type SlotCache struct {
+	size      int
+	owner     []int16   // slot holding each cell, -1: free; grown as used (cells past it are free)
+	cells     [][]int32 // each slot's cells in token position order
+	head      int
+	used, top int    // cells in use; highest used cell + 1
+	busy      []bool // slot runs a request
+	batch     []int  // scratch: the current ubatch's owners
+}
+
+// Engine constants of llama.cpp as Ollama runs it.
+const (
+	// UBatch is the most tokens one llama_decode call places at once
+	// (n_ubatch, Ollama's num_batch default).
+	UBatch = 512
+	// cellPad is the padding of the attended cells without flash attention.
+	cellPad = 32
+	// SharedPrefix is the prompt tokens every request shares with a slot
+	// that holds any: the chat template's opening token. Longer shared
+	// prefixes (PrefixHashes) are not modelled.
+	SharedPrefix = 1
+)
+
+// NewSlotCache returns an empty cache of cells cells and slots slots.
+func NewSlotCache(slots, cells int) *SlotCache {
+	return &SlotCache{size: cells, cells: make([][]int32, slots), busy: make([]bool, slots)}
+}
+
+// Held is the tokens slot has in the cache.
+func (c *SlotCache) Held(slot int) int32 { return int32(len(c.cells[slot])) }
+
+// Take gives a new request the slot Ollama gives it, marks it busy and
+// returns it with the prompt tokens it already holds (the shared prefix),
+// or -1 when every slot is busy. Any idle slot holding tokens shares
+// SharedPrefix with the prompt, an empty one nothing; ties go to the
+// lowest-numbered slot. The slot's cells past the shared prefix are freed.
+func (c *SlotCache) Take() (slot int, cached int32) {
+	slot = -1
+	for i, b := range c.busy {
+		if b {
+			continue
+		}
+		if slot < 0 || (c.Held(slot) == 0 && c.Held(i) > 0) {
+			slot = i
+		}
+	}
+	if slot < 0 {
+		return -1, 0
+	}
+	c.busy[slot] = true
+	cached = min(SharedPrefix, c.Held(slot))
+	c.remove(slot, cached)
+	return slot, cached
+}
+
+// Release marks slot idle; its tokens stay in the cache.
+func (c *SlotCache) Release(slot int) {
+	if slot >= 0 {
+		c.busy[slot] = false
+	}
+}
+
+// Drop frees every cell of slot (a request preempted by recompute).
+func (c *SlotCache) Drop(slot int) {
+	if slot >= 0 {
+		c.remove(slot, 0)
+	}
+}
+
+// remove frees slot's cells at positions ≥ from, moving the head back to
+// the first freed cell when that is before it.
+func (c *SlotCache) remove(slot int, from int32) {
+	cells := c.cells[slot]
+	if int(from) >= len(cells) {
+		return
+	}
+	first := c.size
+	for _, i := range cells[from:] {
+		c.owner[i] = -1
+		first = min(first, int(i))
+	}
+	c.used -= len(cells) - int(from)
+	c.cells[slot] = cells[:from]
+	c.head = min(c.head, first)
+	for c.top > 0 && c.owner[c.top-1] < 0 {
+		c.top--
+	}
+}
+
+// Step places one engine step's tokens, tokens[i] new ones for slot i, in
+// slot order, and returns the cells the step attends over. Tokens that
+// find no room are left out (the engine would fail the request; memory
+// limits are the block manager's to enforce).
+func (c *SlotCache) Step(tokens []int32) int {
+	c.batch = c.batch[:0]
+	for s, n := range tokens {
+		for range n {
+			c.batch = append(c.batch, s)
+			if len(c.batch) == UBatch {
+				c.place()
+			}
+		}
+	}
+	if len(c.batch) > 0 {
+		c.place()
+	}
+	return c.Attended()
+}
+
+// Attended is the cells a step attends over now.
+func (c *SlotCache) Attended() int {
+	return min(c.size, max(cellPad, (c.top+cellPad-1)/cellPad*cellPad))
+}
+
+// place stores the ubatch in c.batch as llama_decode does and empties it.
+func (c *SlotCache) place() {
+	n, size := len(c.batch), c.size
+	defer func() { c.batch = c.batch[:0] }()
+	if n > size {
+		return
+	}
+	if c.head > c.used+2*n {
+		c.head = 0
+	}
+	for tested := 0; ; {
+		if c.head+n > size {
+			tested += size - c.head
+			c.head = 0
+			continue
+		}
+		free := true
+		for i := range min(n, len(c.owner)-c.head) {
+			if c.owner[c.head+i] >= 0 {
+				free = false
+				c.head += i + 1
+				tested += i + 1
+				break
+			}
+		}
+		if free {
+			break
+		}
+		if tested >= size {
+			return
+		}
+	}
+	for len(c.owner) < c.head+n {
+		c.owner = append(c.owner, -1)
+	}
+	for i, s := range c.batch {
+		c.owner[c.head+i] = int16(s)
+		c.cells[s] = append(c.cells[s], int32(c.head+i))
+	}
+	c.used += n
+	c.top = max(c.top, c.head+n)
+	c.head += n
+}
