@@ -3,10 +3,11 @@
 //
 // # Reading guide
 //
-//   - terms.go: the linear step-time model
-//     step_seconds = C0 + Cp·prefill_tokens + Ca·prefill_attn + Cd·decode_seqs + Ck·decode_context,
-//     its coefficients (StepCoefficients, Coef) and one step's features
-//     (Observation).
+//   - terms.go: the step-time model, linear in its coefficients: a dense
+//     cost curve of the step's tokens (or C0 + Cp·prefill_tokens +
+//     Cd·decode_seqs), attention terms over the batch's context and over
+//     the whole cache, its coefficients (StepCoefficients, Coef) and one
+//     step's features (Observation).
 //   - steps.go: RecoverSteps rebuilds engine steps (batch features and
 //     durations) from the per-token timestamps of a live run's trace rows.
 //     Its doc comment lists the assumptions (one engine, iteration-level
@@ -15,6 +16,8 @@
 //   - nnls.go, fit.go: FitSteps fits the coefficients by non-negative least
 //     squares (Lawson–Hanson, NNLS) with analytic confidence intervals, and
 //     reports terms the data do not excite instead of returning NaN.
+//   - resident.go: the cache a step attends over, replayed request by
+//     request through sim.SlotCache for engines with fixed slots.
 //   - heldout.go: CrossCheck fits on part of the data (whole runs when
 //     there are several) and reports the error on the rest.
 //   - power.go: FitPower fits idle + dynamic × utilization to NVML samples.

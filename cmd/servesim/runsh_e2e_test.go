@@ -57,8 +57,8 @@ func TestE2EGPURunScriptOnCPU(t *testing.T) {
 
 	if p, err := calibrate.LoadProfile(filepath.Join(out, "profile.json")); err != nil {
 		t.Error(err)
-	} else if p.Device != "cpu" || p.Step.C0.Value <= 0 {
-		t.Errorf("profile: device %q, c0 %v", p.Device, p.Step.C0.Value)
+	} else if one := p.Step.Curve().At(1); p.Device != "cpu" || one <= 0 {
+		t.Errorf("profile: device %q, one-token step %v s", p.Device, one)
 	}
 	sw, err := sweep.ReadFile(filepath.Join(out, "sweep", "sweep.parquet"))
 	if err != nil {
