@@ -134,6 +134,7 @@ type batchReader struct {
 	closers []func() error
 	dec     *batchDecoder
 	rows, i int
+	n       int // rows read
 	cur     Request
 	err     error
 }
@@ -152,7 +153,12 @@ func newBatchReader(schema *arrow.Schema, rr recordReader, closers ...func() err
 func (r *batchReader) Meta() Meta   { return r.meta }
 func (r *batchReader) At() *Request { return &r.cur }
 func (r *batchReader) Err() error   { return r.err }
-func (r *batchReader) Next() bool {
+func (r *batchReader) Next() (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.err, ok = fmt.Errorf("%w: reader failed: %v", errCorrupt, p), false
+		}
+	}()
 	for r.i >= r.rows {
 		if r.err != nil || !r.rr.Next() {
 			if r.err == nil {
@@ -170,6 +176,11 @@ func (r *batchReader) Next() bool {
 	}
 	r.dec.decode(r.i, &r.cur)
 	r.i++
+	r.n++
+	if err := r.cur.validate(); err != nil {
+		r.err = fmt.Errorf("row %d: %w", r.n, err)
+		return false
+	}
 	return true
 }
 
@@ -182,12 +193,17 @@ func (r *batchReader) Close() error {
 	return errors.Join(errs...)
 }
 
-func openParquet(path string) (Reader, error) {
+func openParquet(path string) (_ Reader, err error) {
+	defer recoverPanic(&err)
 	props := parquet.NewReaderProperties(&pageMemory{})
 	props.BufferedStreamEnabled = true
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
+	}
+	if err := checkParquetArrowSchema(pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema")); err != nil {
+		pf.Close()
+		return nil, err
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
 	if err != nil {
@@ -208,26 +224,56 @@ func openParquet(path string) (Reader, error) {
 	return br, nil
 }
 
-func openIPC(path string) (Reader, error) {
+// ipcOptions are the IPC reader's options for a file of the given size:
+// no message can be larger than the file, and no buffer absurdly large.
+func ipcOptions(size int64) []ipc.Option {
+	return []ipc.Option{
+		ipc.WithAllocator(cappedAllocator{mem, maxAlloc}),
+		ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size),
+	}
+}
+
+// openChecked opens an IPC file or stream after checking its schema.
+func openChecked(path string, isFile bool) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = checkIPCSchema(f, st.Size(), isFile)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+func openIPC(path string) (_ Reader, err error) {
+	defer recoverPanic(&err)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	// The IPC file format starts with the magic "ARROW1"; the stream format does not.
 	magic := make([]byte, 6)
-	if _, err := io.ReadFull(f, magic); err == nil && string(magic) == "ARROW1" {
-		fr, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	_, err = io.ReadFull(f, magic)
+	isFile := err == nil && string(magic) == "ARROW1"
+	f.Close()
+	f, size, err := openChecked(path, isFile)
+	if err != nil {
+		return nil, fmt.Errorf("not a readable Arrow IPC file: %w", err)
+	}
+	if isFile {
+		fr, err := ipc.NewFileReader(f, ipcOptions(size)...)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("not a readable Arrow IPC file: %w", err)
 		}
 		return newBatchReader(fr.Schema(), &ipcFileRecords{fr: fr}, f.Close)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	sr, err := ipc.NewReader(f, ipc.WithAllocator(mem))
+	sr, err := ipc.NewReader(f, ipcOptions(size)...)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("not a readable Arrow IPC stream: %w", err)
@@ -280,12 +326,13 @@ func (r *ipcFileRecords) Release() {
 // reports whether a partial tail was dropped. Any other damage is still an
 // error. A file with no complete schema message (killed before its first
 // flush) cannot be opened.
-func OpenTolerant(path string) (Reader, error) {
-	f, err := os.Open(path)
+func OpenTolerant(path string) (_ Reader, err error) {
+	defer recoverPanic(&err)
+	f, size, err := openChecked(path, false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)
 	}
-	sr, err := ipc.NewReader(f, ipc.WithAllocator(mem))
+	sr, err := ipc.NewReader(f, ipcOptions(size)...)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)
@@ -297,7 +344,7 @@ func OpenTolerant(path string) (Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &tolerantReader{batchReader: br, rec: tr}, nil
+	return &tolerantReader{batchReader: br, rec: tr, path: path}, nil
 }
 
 // tolerantRecords turns an unexpected EOF inside a message into the end of
@@ -318,7 +365,16 @@ func (r *tolerantRecords) Err() error {
 
 type tolerantReader struct {
 	*batchReader
-	rec *tolerantRecords
+	rec  *tolerantRecords
+	path string
+}
+
+// Err names the file, as Open's readers do.
+func (r *tolerantReader) Err() error {
+	if err := r.batchReader.Err(); err != nil {
+		return fmt.Errorf("%s: %w", r.path, err)
+	}
+	return nil
 }
 
 // Truncated reports whether the stream ended in a partial message.

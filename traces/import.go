@@ -133,7 +133,8 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 
 // Import opens path as a trace in format (auto: sniffed from the first
 // bytes), records its sha256 in Meta.Checksums and returns a streaming
-// Reader. Servesim files are read by Open and checked for order.
+// Reader. Servesim files are read by Open and checked for order and, as
+// every importer does, for token counts above opt's bound.
 func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error) {
 	if opt.Name == "" {
 		opt.Name = path
@@ -155,7 +156,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		if err != nil {
 			return nil, err
 		}
-		return CheckOrder(r, path), nil
+		return &orderChecker{Reader: r, name: path, maxTokens: opt.maxTokens()}, nil
 	}
 	h := sha256.New()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -257,10 +258,11 @@ func CheckOrder(r Reader, name string) Reader { return &orderChecker{Reader: r, 
 
 type orderChecker struct {
 	Reader
-	name string
-	row  int
-	prev int64
-	err  error
+	name      string
+	maxTokens int64 // 0: no bound (CheckOrder); Import bounds servesim files as it does other formats
+	row       int
+	prev      int64
+	err       error
 }
 
 func (c *orderChecker) Next() bool {
@@ -274,6 +276,10 @@ func (c *orderChecker) Next() bool {
 		return false
 	}
 	c.prev = a
+	if q := c.Reader.At(); c.maxTokens > 0 && (int64(q.PromptTokens) > c.maxTokens || int64(q.OutputTokens) > c.maxTokens) {
+		c.err = fmt.Errorf("%s: row %d: token count %d or %d above %d is absurd", c.name, c.row, q.PromptTokens, q.OutputTokens, c.maxTokens)
+		return false
+	}
 	return true
 }
 
