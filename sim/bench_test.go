@@ -26,20 +26,27 @@ func (w *countWriter) Abort()       {}
 // Target: ≤ 50 ms per run with skipping, on one core.
 func BenchmarkAzureConv(b *testing.B) {
 	reqs := loadAzure(b, "azure2023/AzureLLMInferenceTrace_conv.csv")
+	slotTimer := realTimer
+	slotTimer.Crd = 1e-9
 	for _, mode := range []struct {
 		name   string
 		timer  StepTimer
 		noSkip bool
+		slots  int
 	}{
 		// realTimer: one H100-like device, busy 99.6% of the time (≈10
 		// sequences decode together, so a stretch is short).
-		{"h100/skip", realTimer, false}, {"h100/noskip", realTimer, true},
+		{"h100/skip", realTimer, false, 0}, {"h100/noskip", realTimer, true, 0},
 		// fastTimer: a faster TP group, busy ≈40%: long stretches.
-		{"tp/skip", fastTimer, false}, {"tp/noskip", fastTimer, true},
+		{"tp/skip", fastTimer, false, 0}, {"tp/noskip", fastTimer, true, 0},
+		// llama.cpp-style: 256 slots of one KV cache (SlotCache), stepped
+		// one iteration at a time.
+		{"h100-slots/step", slotTimer, false, 256},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Step, cfg.TotalBlocks, cfg.NoSkip = mode.timer, 20000, mode.noSkip
+			cfg.Slots, cfg.Cells = mode.slots, mode.slots*8192
 			b.ReportAllocs()
 			var steps, iters int64
 			for b.Loop() {
