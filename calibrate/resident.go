@@ -32,7 +32,7 @@ func resetCache(c *sim.SlotCache, slots, n, prompt int) {
 		clear(tokens)
 		var taken []int
 		for range min(n, slots) {
-			s, cached := c.Take()
+			s, cached := c.Take(int32(prompt), nil, 0)
 			if s < 0 {
 				break
 			}
@@ -140,7 +140,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	var queue []*resReq
 	assign := func() {
 		for len(queue) > 0 {
-			s, cached := cache.Take()
+			s, cached := cache.Take(int32(queue[0].prompt), nil, 0)
 			if s < 0 {
 				return
 			}

@@ -44,7 +44,7 @@ func TestAnnotateResident(t *testing.T) {
 			t.Errorf("step %d: resident feature %v, want %v", i, got, want)
 		}
 	}
-	if s, cached := cache.Take(); s != 0 || cached != sim.SharedPrefix {
+	if s, cached := cache.Take(100, nil, 0); s != 0 || cached != sim.SharedPrefix {
 		t.Errorf("after the run: Take = slot %d with %d cached, want slot 0 (idle, holding b's tokens)", s, cached)
 	}
 

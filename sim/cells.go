@@ -8,8 +8,9 @@ package sim
 //     (back to the start when enough cells before it are free).
 //   - A finished request leaves its tokens in its slot (a prompt cache). A
 //     new request takes the idle slot whose tokens share the longest
-//     prefix with its prompt, and only the cells past that prefix are
-//     freed; cells never move (Ollama leaves defragmentation off).
+//     prefix with its prompt, computes only the rest, and only the cells
+//     past that prefix are freed; cells never move (Ollama leaves
+//     defragmentation off).
 //   - Every step attends over all cells up to the highest one in use,
 //     padded to 32, whatever they hold.
 //
@@ -24,8 +25,9 @@ type SlotCache struct {
 	cells     [][]int32 // each slot's cells in token position order
 	head      int
 	used, top int    // cells in use; highest used cell + 1
-	busy      []bool // slot runs a request
-	batch     []int  // scratch: the current ubatch's owners
+	busy      []bool     // slot runs a request
+	keys      [][]uint64 // the prefix keys of the prompt each slot holds (Take)
+	batch     []int      // scratch: the current ubatch's owners
 }
 
 // Engine constants of llama.cpp as Ollama runs it.
@@ -37,40 +39,59 @@ const (
 	cellPad = 32
 	// SharedPrefix is the prompt tokens every request shares with a slot
 	// that holds any: the chat template's opening token. Longer shared
-	// prefixes (PrefixHashes) are not modelled.
+	// prefixes come from the requests' prefix keys (Take).
 	SharedPrefix = 1
 )
 
 // NewSlotCache returns an empty cache of cells cells and slots slots.
 func NewSlotCache(slots, cells int) *SlotCache {
-	return &SlotCache{size: cells, cells: make([][]int32, slots), busy: make([]bool, slots)}
+	return &SlotCache{size: cells, cells: make([][]int32, slots), busy: make([]bool, slots), keys: make([][]uint64, slots)}
 }
 
 // Held is the tokens slot has in the cache.
 func (c *SlotCache) Held(slot int) int32 { return int32(len(c.cells[slot])) }
 
-// Take gives a new request the slot Ollama gives it, marks it busy and
-// returns it with the prompt tokens it already holds (the shared prefix),
-// or -1 when every slot is busy. Any idle slot holding tokens shares
-// SharedPrefix with the prompt, an empty one nothing; ties go to the
-// lowest-numbered slot. The slot's cells past the shared prefix are freed.
-func (c *SlotCache) Take() (slot int, cached int32) {
-	slot = -1
+// Take gives a new request of prompt tokens the slot Ollama gives it,
+// marks it busy and returns it with the prompt tokens it already holds
+// (the shared prefix, which the request does not compute), or -1 when
+// every slot is busy. keys are the prompt's prefix keys, one per
+// keyTokens tokens (nil: a prompt shared with nothing). A slot holding
+// tokens shares with the prompt SharedPrefix tokens, or as many leading
+// keys as the prompt it holds has in common, whichever is more; an empty
+// one nothing. The idle slot sharing most wins, the lowest-numbered on a
+// tie; at least one prompt token is left to compute. The slot's cells
+// past the shared prefix are freed.
+func (c *SlotCache) Take(prompt int32, keys []uint64, keyTokens int) (slot int, cached int32) {
+	slot, best := -1, int32(-1)
 	for i, b := range c.busy {
 		if b {
 			continue
 		}
-		if slot < 0 || (c.Held(slot) == 0 && c.Held(i) > 0) {
-			slot = i
+		if n := c.shared(i, keys, keyTokens); n > best {
+			slot, best = i, n
 		}
 	}
 	if slot < 0 {
 		return -1, 0
 	}
 	c.busy[slot] = true
-	cached = min(SharedPrefix, c.Held(slot))
+	cached = max(0, min(best, prompt-1))
 	c.remove(slot, cached)
+	c.keys[slot] = append(c.keys[slot][:0], keys...)
 	return slot, cached
+}
+
+// shared is the prompt tokens slot holds of a prompt with keys.
+func (c *SlotCache) shared(slot int, keys []uint64, keyTokens int) int32 {
+	held := c.Held(slot)
+	if held == 0 {
+		return 0
+	}
+	n := 0
+	for n < len(keys) && n < len(c.keys[slot]) && keys[n] == c.keys[slot][n] {
+		n++
+	}
+	return min(held, max(SharedPrefix, int32(n*keyTokens)))
 }
 
 // Release marks slot idle; its tokens stay in the cache.

@@ -540,7 +540,7 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 	want := blocksFor(int64(tokens), e.bs)
 	priv := 0
 	for b := held; b < want; b++ {
-		if int(b) < len(s.keys) && int(b) == len(s.shared) {
+		if e.cfg.PrefixCaching && int(b) < len(s.keys) && int(b) == len(s.shared) {
 			slot, _, err := e.bm.acquire(s.keys[b])
 			if err != nil {
 				return err
@@ -588,10 +588,6 @@ func (e *engine) admit(s *seq) {
 	e.runTail = s
 	e.nRunning++
 	e.pre = append(e.pre, s)
-	if e.cells != nil && s.slot < 0 {
-		slot, _ := e.cells.Take()
-		s.slot = int32(slot)
-	}
 	if s.start == traces.Missing {
 		s.start = e.now
 	}
@@ -700,7 +696,7 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	}
 	s.target = s.prompt
 	s.start, s.first, s.last = traces.Missing, traces.Missing, traces.Missing
-	if e.cfg.PrefixCaching {
+	if e.cfg.PrefixCaching || e.cells != nil {
 		s.computeKeys(e.bs, e.hashBS)
 	}
 	return s
@@ -758,7 +754,7 @@ func (e *engine) checkStep() error {
 // is always computed, so the last block of a fully cached prompt is not
 // eligible.
 func (e *engine) peekPrefix(s *seq) (hit, looked, ev int) {
-	if len(s.keys) == 0 || s.computed != 0 {
+	if !e.cfg.PrefixCaching || len(s.keys) == 0 || s.computed != 0 {
 		return 0, 0, 0
 	}
 	if s.peekGen == e.bm.gen+1 {
@@ -782,6 +778,16 @@ func (e *engine) startPrefill(s *seq, hit, looked int, chunk int32) error {
 		s.shared = append(s.shared, slot)
 	}
 	s.computed = int32(hit * e.bs)
+	if e.cells != nil && s.slot < 0 {
+		// The slot's prompt cache holds the prefix it shares with s:
+		// only the rest is computed.
+		slot, cached := e.cells.Take(s.target, s.keys, e.bs)
+		s.slot = int32(slot)
+		if slot >= 0 && s.computed < cached {
+			chunk = max(1, min(chunk, s.target-cached))
+			s.computed = cached
+		}
+	}
 	if s.start == traces.Missing {
 		s.cached = s.computed
 	}

@@ -130,15 +130,36 @@ func TestSlotCellsSetAttention(t *testing.T) {
 	}
 }
 
+// A request whose prompt shares two 16-token blocks with the prompt its
+// slot holds prefills only the rest: 8 of its 40 tokens.
+func TestSlotPromptCacheShortensPrefill(t *testing.T) {
+	const c0, cp = 1e-3, 1e-4
+	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 1000, Devices: 1, Slots: 1, Cells: 1000,
+		Step: Linear{C0: c0, Cp: cp, Crd: 1e-15}} // Crd: a slot-cache engine
+	cfg.Policy.MaxNumSeqs = 1
+	a, b := req("a", 0, 40, 1), req("b", 1e9, 40, 1)
+	a.PrefixHashes, b.PrefixHashes = []uint64{7, 8}, []uint64{7, 8}
+	_, w := mustRun(t, cfg, []*traces.Request{a, b})
+	for _, r := range w.rows {
+		want, cached := c0+40*cp, int32(0)
+		if r.ID == "b" {
+			want, cached = c0+8*cp, 32
+		}
+		if got := float64(r.FirstToken-r.Arrival) / 1e9; math.Abs(got-want) > 1e-9 || r.UsageCached != cached {
+			t.Errorf("%s: TTFT %.9f s, %d cached; want %.9f s, %d cached", r.ID, got, r.UsageCached, want, cached)
+		}
+	}
+}
+
 func TestSlotCache(t *testing.T) {
 	c := NewSlotCache(2, 400)
-	if s, cached := c.Take(); s != 0 || cached != 0 {
+	if s, cached := c.Take(100, nil, 0); s != 0 || cached != 0 {
 		t.Fatalf("first Take = %d, %d; want slot 0, nothing cached", s, cached)
 	}
-	if s, _ := c.Take(); s != 1 {
+	if s, _ := c.Take(100, nil, 0); s != 1 {
 		t.Fatalf("second Take = slot %d, want 1", s)
 	}
-	if s, _ := c.Take(); s != -1 {
+	if s, _ := c.Take(100, nil, 0); s != -1 {
 		t.Fatalf("Take with every slot busy = slot %d, want -1", s)
 	}
 	if got := c.Step([]int32{100, 100}); got != 224 {
@@ -149,7 +170,7 @@ func TestSlotCache(t *testing.T) {
 	// Reusing both slots frees all but their first token: cells 0 and
 	// 100. Two tokens resident, 101 cells attended.
 	for want := range 2 {
-		if s, cached := c.Take(); s != want || cached != SharedPrefix {
+		if s, cached := c.Take(100, nil, 0); s != want || cached != SharedPrefix {
 			t.Fatalf("Take = %d, %d; want slot %d with %d token cached", s, cached, want, SharedPrefix)
 		}
 	}
@@ -167,7 +188,34 @@ func TestSlotCache(t *testing.T) {
 	c.Release(0)
 	c.Release(1)
 	// An idle slot holding tokens is preferred to an empty one.
-	if s, _ := c.Take(); s != 0 {
+	if s, _ := c.Take(100, nil, 0); s != 0 {
 		t.Errorf("Take = slot %d, want 0 (it holds tokens; slot 1 is empty)", s)
+	}
+}
+
+// A request takes the idle slot whose prompt shares most leading prefix
+// keys with its own, and keeps those tokens: only the rest is computed.
+func TestSlotCachePromptCache(t *testing.T) {
+	c := NewSlotCache(2, 1000)
+	for i, keys := range [][]uint64{{1, 2, 3}, {9}} {
+		if s, _ := c.Take(48, keys, 16); s != i {
+			t.Fatalf("Take = slot %d, want %d", s, i)
+		}
+	}
+	c.Step([]int32{48, 48})
+	c.Release(0)
+	c.Release(1)
+	if s, cached := c.Take(64, []uint64{1, 2, 7, 8}, 16); s != 0 || cached != 32 {
+		t.Errorf("Take = slot %d with %d cached, want slot 0 with 32 (two keys shared)", s, cached)
+	}
+	if s, cached := c.Take(64, []uint64{5}, 16); s != 1 || cached != SharedPrefix {
+		t.Errorf("Take = slot %d with %d cached, want slot 1 with only the shared first token", s, cached)
+	}
+	c.Release(0)
+	c.Release(1)
+	// A prompt all cached still computes its last token.
+	c.Step([]int32{0, 0})
+	if s, cached := c.Take(32, []uint64{1, 2}, 16); s != 0 || cached != 31 {
+		t.Errorf("Take = slot %d with %d cached, want slot 0 with 31", s, cached)
 	}
 }
