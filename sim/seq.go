@@ -45,7 +45,7 @@ type seq struct {
 	first, last int64
 	cached      int32
 	preempts    int32
-	slot        int32 // engine slot held while running (slotTable), -1: none
+	slot        int32 // engine slot held while running (SlotCache), -1: none
 }
 
 const (
