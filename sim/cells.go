@@ -24,7 +24,7 @@ type SlotCache struct {
 	owner     []int16   // slot holding each cell, -1: free; grown as used (cells past it are free)
 	cells     [][]int32 // each slot's cells in token position order
 	head      int
-	used, top int    // cells in use; highest used cell + 1
+	used, top int        // cells in use; highest used cell + 1
 	busy      []bool     // slot runs a request
 	keys      [][]uint64 // the prefix keys of the prompt each slot holds (Take)
 	batch     []int      // scratch: the current ubatch's owners
