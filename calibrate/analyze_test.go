@@ -1,0 +1,94 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// serialRun is a run whose requests the engine serves one at a time, sent
+// clients at once: each prefill takes 2 ms + 0.1 ms per prompt token and
+// each decode step 5 ms (± 1%, deterministic), so the fit has known
+// answers.
+func serialRun(kind string, clients int, prompts []int, out int, t0 int64) (*RunResult, int64) {
+	spec := RunSpec{Name: fmt.Sprintf("%s-c%d", kind, clients), Kind: kind, Concurrency: clients, Output: out,
+		Requests: len(prompts), Repeat: 1}
+	jitter := func(i int) float64 { return 1 + 0.01*math.Sin(float64(i)*1.7) }
+	t, k := t0, 0
+	var rows []*traces.Request
+	for i, p := range prompts {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID = fmt.Sprintf("%s/%d", spec.Name, i)
+		r.PromptTokens, r.OutputTokens, r.UsagePrompt, r.UsageOutput = int32(p), int32(out), int32(p), int32(out)
+		send := t0 // the first clients requests go out together
+		if i >= clients {
+			send = rows[i-clients].LastToken + 1e6
+		}
+		r.Arrival, r.ScheduledSend, r.ActualSend = send, send, send
+		t = max(t, send)
+		for j := range out {
+			step := 5e6 * jitter(k)
+			if j == 0 {
+				step = (2e6 + 1e5*float64(p)) * jitter(k)
+			}
+			k++
+			t += int64(step)
+			r.TokenTimes = append(r.TokenTimes, t)
+		}
+		r.FirstToken, r.LastToken, r.HTTPStatus, r.FinishReason = r.TokenTimes[0], t, 200, "length"
+		rows = append(rows, r)
+	}
+	res := &RunResult{Spec: spec, Rows: rows}
+	res.Summary = Summarize(rows)
+	return res, t + 50e6
+}
+
+// Analyze fits the resident-token terms only when the concurrency ramp
+// finds a hard slot limit (llama.cpp, Ollama); a ramp that never stalls
+// (a paged engine, or one with more slots than the ramp's clients) leaves
+// them off, and either way the dense curve finds the steps' costs.
+func TestAnalyzeResidentTermsNeedASlotLimit(t *testing.T) {
+	prompts := []int{32, 64, 128, 256, 32, 64, 128, 256}
+	for _, tc := range []struct {
+		name      string
+		memory    []int // clients of the memory runs
+		wantSlots int
+	}{
+		{"no limit", []int{1}, 0},
+		{"one slot", []int{1, 2}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var runs []*RunResult
+			t0 := int64(0)
+			for _, kind := range []string{KindPrefill, KindDecode} {
+				var r *RunResult
+				r, t0 = serialRun(kind, 1, prompts, 24, t0)
+				runs = append(runs, r)
+			}
+			for _, c := range tc.memory {
+				var r *RunResult
+				r, t0 = serialRun(KindMemory, c, prompts[:2*c], 16, t0)
+				runs = append(runs, r)
+			}
+			a, err := Analyze(runs, AnalyzeOptions{Relative: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Slots != tc.wantSlots {
+				t.Errorf("slots %d, want %d", a.Slots, tc.wantSlots)
+			}
+			for _, term := range []Term{TermPrefillResident, TermDecodeResident} {
+				off := a.Fit.Step.At(term).Status == StatusOff
+				if off != (tc.wantSlots == 0) {
+					t.Errorf("%s: status %s, want off only without a slot limit", term, a.Fit.Step.At(term).Status)
+				}
+			}
+			if d := a.Fit.Step.Curve().At(1); math.Abs(d-5e-3) > 0.05*5e-3 {
+				t.Errorf("one-token step %.4g s, want 5 ms within 5%%", d)
+			}
+		})
+	}
+}
