@@ -7,16 +7,6 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
-func resRow(id string, send int64, prompt int32, times ...int64) *traces.Request {
-	r := &traces.Request{}
-	r.Reset()
-	r.ID, r.ActualSend, r.PromptTokens, r.TokenTimes = id, send*1e6, prompt, nil
-	for _, t := range times {
-		r.TokenTimes = append(r.TokenTimes, t*1e6)
-	}
-	return r
-}
-
 // Two slots after a reset of 64-token prompts: slot 0 in cells 0-63,
 // slot 1 in 64-127. a takes slot 0 (keeping its first cell): its 99 new
 // prompt tokens do not fit below slot 1's cells and go to 128-226, so its
@@ -24,7 +14,7 @@ func resRow(id string, send int64, prompt int32, times ...int64) *traces.Request
 // cells: b fills cells 1-50, and its steps attend over 128, set by slot
 // 1's idle tokens rather than b's 51.
 func TestAnnotateResident(t *testing.T) {
-	rows := []*traces.Request{resRow("a", 0, 100, 10, 20), resRow("b", 25, 50, 35, 45)}
+	rows := []*traces.Request{row("a", 100, 0, 10, 20), row("b", 50, 25, 35, 45)}
 	ms := func(a, b int64) (int64, int64) { return a * 1e6, b * 1e6 }
 	obs := make([]Observation, 4)
 	obs[0].Start, obs[0].End = ms(0, 10)

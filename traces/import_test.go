@@ -225,14 +225,7 @@ func TestMooncakeParquetRoundTripKeepsHashes(t *testing.T) {
 	if meta.BlockSize != 512 || meta.Source != "mooncake:conversation_trace.jsonl" || len(meta.Checksums) != 1 {
 		t.Errorf("meta = %+v", meta)
 	}
-	if len(got) != len(want) {
-		t.Fatalf("read %d rows, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Fatalf("row %d differs:\n got %+v\nwant %+v", i, got[i], want[i])
-		}
-	}
+	sameRows(t, got, want)
 	s, err := ComputeStats(&sliceReader{rows: got})
 	if err != nil {
 		t.Fatal(err)

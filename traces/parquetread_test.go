@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -104,14 +103,7 @@ func TestParquetLayouts(t *testing.T) {
 			if meta.Source != "layout" {
 				t.Errorf("meta = %+v", meta)
 			}
-			if len(got) != len(want) {
-				t.Fatalf("got %d rows, want %d", len(got), len(want))
-			}
-			for i := range want {
-				if !reflect.DeepEqual(got[i], want[i]) {
-					t.Fatalf("row %d:\n got %+v\nwant %+v", i, got[i], want[i])
-				}
-			}
+			sameRows(t, got, want)
 		})
 	}
 }

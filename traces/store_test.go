@@ -53,14 +53,7 @@ func TestRoundTripEveryFormat(t *testing.T) {
 			if !reflect.DeepEqual(meta, sampleMeta()) {
 				t.Errorf("meta = %+v, want %+v", meta, sampleMeta())
 			}
-			if len(got) != len(want) {
-				t.Fatalf("got %d rows, want %d", len(got), len(want))
-			}
-			for i := range want {
-				if !reflect.DeepEqual(got[i], want[i]) {
-					t.Errorf("row %d:\n got %+v\nwant %+v", i, got[i], want[i])
-				}
-			}
+			sameRows(t, got, want)
 		})
 	}
 }
@@ -132,5 +125,19 @@ func TestCSVErrorsNameLineAndColumn(t *testing.T) {
 	_, _, err := ReadAll(path)
 	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "prompt_tokens") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// sameRows fails t unless got and want hold equal rows, naming the first
+// that differs.
+func sameRows(t *testing.T, got, want []*Request) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("row %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
 	}
 }
