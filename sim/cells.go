@@ -28,6 +28,7 @@ type SlotCache struct {
 	busy      []bool     // slot runs a request
 	keys      [][]uint64 // the prefix keys of the prompt each slot holds (Take)
 	batch     []int      // scratch: the current ubatch's owners
+	gen       uint64     // counts Take, Release and Drop: what Peek answers changes only with it
 }
 
 // Engine constants of llama.cpp as Ollama runs it.
@@ -62,6 +63,20 @@ func (c *SlotCache) Held(slot int) int32 { return int32(len(c.cells[slot])) }
 // tie; at least one prompt token is left to compute. The slot's cells
 // past the shared prefix are freed.
 func (c *SlotCache) Take(prompt int32, keys []uint64, keyTokens int) (slot int, cached int32) {
+	slot, cached = c.Peek(prompt, keys, keyTokens)
+	if slot < 0 {
+		return -1, 0
+	}
+	c.busy[slot] = true
+	c.remove(slot, cached)
+	c.keys[slot] = append(c.keys[slot][:0], keys...)
+	c.gen++
+	return slot, cached
+}
+
+// Peek is Take without taking: the slot and cached tokens Take would
+// return now.
+func (c *SlotCache) Peek(prompt int32, keys []uint64, keyTokens int) (slot int, cached int32) {
 	slot, best := -1, int32(-1)
 	for i, b := range c.busy {
 		if b {
@@ -74,11 +89,7 @@ func (c *SlotCache) Take(prompt int32, keys []uint64, keyTokens int) (slot int, 
 	if slot < 0 {
 		return -1, 0
 	}
-	c.busy[slot] = true
-	cached = max(0, min(best, prompt-1))
-	c.remove(slot, cached)
-	c.keys[slot] = append(c.keys[slot][:0], keys...)
-	return slot, cached
+	return slot, max(0, min(best, prompt-1))
 }
 
 // shared is the prompt tokens slot holds of a prompt with keys.
@@ -98,6 +109,7 @@ func (c *SlotCache) shared(slot int, keys []uint64, keyTokens int) int32 {
 func (c *SlotCache) Release(slot int) {
 	if slot >= 0 {
 		c.busy[slot] = false
+		c.gen++
 	}
 }
 
@@ -105,6 +117,7 @@ func (c *SlotCache) Release(slot int) {
 func (c *SlotCache) Drop(slot int) {
 	if slot >= 0 {
 		c.remove(slot, 0)
+		c.gen++
 	}
 }
 

@@ -567,7 +567,7 @@ func (e *engine) preemptSeq(s *seq) error {
 	e.releaseSlot(s, true)
 	s.computed, s.chunk = 0, 0
 	s.target = s.prompt + s.gen
-	s.peekGen = 0
+	s.peekGen, s.slotGen = 0, 0
 	s.preempts++
 	e.runRemove(s)
 	s.state = stWaiting
@@ -766,6 +766,19 @@ func (e *engine) peekPrefix(s *seq) (hit, looked, ev int) {
 	return hit, looked, ev
 }
 
+// slotHit is the prompt tokens waiting s would find in the slot the slot
+// cache gives it now (its prompt cache), without taking the slot.
+func (e *engine) slotHit(s *seq) int32 {
+	if e.cells == nil || s.slot >= 0 || s.computed != 0 {
+		return 0
+	}
+	if s.slotGen != e.cells.gen+1 {
+		_, cached := e.cells.Peek(s.target, s.keys, e.bs)
+		s.slotGen, s.slotCached = e.cells.gen+1, cached
+	}
+	return s.slotCached
+}
+
 // startPrefill admits s with hit cached blocks and its first chunk.
 func (e *engine) startPrefill(s *seq, hit, looked int, chunk int32) error {
 	e.bm.lookups += int64(looked)
@@ -780,7 +793,8 @@ func (e *engine) startPrefill(s *seq, hit, looked int, chunk int32) error {
 	s.computed = int32(hit * e.bs)
 	if e.cells != nil && s.slot < 0 {
 		// The slot's prompt cache holds the prefix it shares with s:
-		// only the rest is computed.
+		// only the rest is computed. (fit sized chunk for this already;
+		// a static batch passes the whole prompt.)
 		slot, cached := e.cells.Take(s.target, s.keys, e.bs)
 		s.slot = int32(slot)
 		if slot >= 0 && s.computed < cached {

@@ -107,14 +107,17 @@ func (p *continuous) schedule(e *engine) (int64, error) {
 func (p *continuous) fit(e *engine, s *seq, budget int64, free int) (hit, looked int, chunk int64, ok bool) {
 	ev := 0
 	hit, looked, ev = e.peekPrefix(s)
-	toCompute := int64(s.target) - int64(hit*e.bs)
+	// Tokens it need not compute: its prefix-cache hit, or what the slot
+	// it would take holds.
+	done := max(int64(hit*e.bs), int64(e.slotHit(s)))
+	toCompute := int64(s.target) - done
 	chunk = toCompute
 	if p.chunked {
 		chunk = min(toCompute, budget)
 	} else if toCompute > budget && e.nRunning > 0 {
 		return 0, 0, 0, false
 	}
-	need := blocksFor(int64(hit*e.bs)+chunk, e.bs) - int64(hit)
+	need := blocksFor(done+chunk, e.bs) - int64(hit)
 	if need > int64(free-ev) {
 		return 0, 0, 0, false
 	}

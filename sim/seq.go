@@ -18,6 +18,9 @@ type seq struct {
 	peekGen             uint64
 	peekHit, peekLooked int
 	peekEv              int
+	// Memoised slotHit result, valid while the slot cache generation is slotGen.
+	slotGen    uint64
+	slotCached int32
 
 	prompt, out int32 // clamped to ≥ 1; out is capped by Config.MaxNewTokens
 	maxNew      int32 // tokens a static policy reserves for output: Config.MaxNewTokens, or out when unset

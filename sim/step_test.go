@@ -151,6 +151,29 @@ func TestSlotPromptCacheShortensPrefill(t *testing.T) {
 	}
 }
 
+// The token budget counts only the tokens a slot's prompt cache leaves to
+// compute: b (32 of 40 tokens in a's old slot) and c (40 new) fill a
+// 48-token budget in one step. Counting b's whole prompt would leave c
+// 8 tokens of it and push c's first token a step later.
+func TestSlotPromptCacheFreesBudget(t *testing.T) {
+	const c0, cp = 1e-3, 1e-4
+	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 1000, Devices: 1, Slots: 2, Cells: 1000,
+		Step: Linear{C0: c0, Cp: cp, Crd: 1e-15}}
+	cfg.Policy.MaxNumSeqs, cfg.Policy.MaxNumBatchedTokens = 2, 48
+	a, b, c := req("a", 0, 40, 1), req("b", 1000, 40, 1), req("c", 1000, 40, 1)
+	a.PrefixHashes, b.PrefixHashes, c.PrefixHashes = []uint64{7, 8}, []uint64{7, 8}, []uint64{9, 10}
+	_, w := mustRun(t, cfg, []*traces.Request{a, b, c})
+	want := c0 + 48*cp
+	for _, id := range []string{"b", "c"} {
+		if got := float64(w.byID[id].FirstToken-w.byID[id].Arrival) / 1e9; math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: TTFT %.9f s, want %.9f (b's 8 and c's 40 tokens in one step)", id, got, want)
+		}
+	}
+	if got := w.byID["b"].UsageCached; got != 32 {
+		t.Errorf("b: %d tokens cached, want 32", got)
+	}
+}
+
 func TestSlotCache(t *testing.T) {
 	c := NewSlotCache(2, 400)
 	if s, cached := c.Take(100, nil, 0); s != 0 || cached != 0 {
