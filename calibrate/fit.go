@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -121,13 +119,11 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 	f := &Fit{Quality: lf.quality, Sigma: lf.sigma, DOF: lf.dof}
 	// Keep the notes the caller can act on: not the terms the model choice
 	// switches off, nor curve points no step reached.
-	for _, note := range lf.notes {
-		name, what, _ := strings.Cut(note, ": ")
-		t := slices.Index(names, name)
-		if t >= 0 && ((off[t] && !s.Off[t]) || (Term(t) >= TermDense0 && strings.HasPrefix(what, "unexcited: its feature is zero"))) {
+	for _, n := range lf.notes {
+		if (off[n.term] && !s.Off[n.term]) || (Term(n.term) >= TermDense0 && n.zero) {
 			continue
 		}
-		f.Notes = append(f.Notes, note)
+		f.Notes = append(f.Notes, n.text)
 	}
 	f.Step.Dense = DenseOff()
 	for t := range NumTerms {
@@ -142,7 +138,23 @@ type linearFit struct {
 	quality FitQuality
 	sigma   float64
 	dof     int
-	notes   []string
+	notes   []termNote
+}
+
+// noteTexts returns the notes' texts.
+func (lf *linearFit) noteTexts() []string {
+	var out []string
+	for _, n := range lf.notes {
+		out = append(out, n.text)
+	}
+	return out
+}
+
+// termNote says why one term was not fitted freely.
+type termNote struct {
+	term int  // column of the design
+	zero bool // its feature is zero in every observation
+	text string
 }
 
 // fitLinear fits y ≈ X·β with β ≥ 0. n is the number of rows of x in use
@@ -185,7 +197,7 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 	for j := range p {
 		if off[j] {
 			lf.coefs[j].Status = StatusOff
-			lf.notes = append(lf.notes, fmt.Sprintf("%s: switched off by the caller", names[j]))
+			lf.notes = append(lf.notes, termNote{term: j, text: names[j] + ": switched off by the caller"})
 			continue
 		}
 		v := make([]float64, n)
@@ -195,7 +207,7 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 		norm := mat.Norm(mat.NewVecDense(n, v), 2)
 		if norm == 0 {
 			lf.coefs[j].Status = StatusUnexcited
-			lf.notes = append(lf.notes, fmt.Sprintf("%s: unexcited: its feature is zero in every observation", names[j]))
+			lf.notes = append(lf.notes, termNote{term: j, zero: true, text: names[j] + ": unexcited: its feature is zero in every observation"})
 			continue
 		}
 		for i := range v {
@@ -210,7 +222,7 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 		rn := mat.Norm(mat.NewVecDense(n, v), 2)
 		if rn < collTol {
 			lf.coefs[j].Status = StatusUnexcited
-			lf.notes = append(lf.notes, fmt.Sprintf("%s: unexcited: its feature is (nearly) a combination of %s in these observations", names[j], joinNames(names, cols)))
+			lf.notes = append(lf.notes, termNote{term: j, text: fmt.Sprintf("%s: unexcited: its feature is (nearly) a combination of %s in these observations", names[j], joinNames(names, cols))})
 			continue
 		}
 		for i := range v {
@@ -252,7 +264,7 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 			free = append(free, c)
 		} else {
 			lf.coefs[j] = Coef{Status: StatusBound}
-			lf.notes = append(lf.notes, fmt.Sprintf("%s: held at 0 by the non-negativity constraint", names[j]))
+			lf.notes = append(lf.notes, termNote{term: j, text: names[j] + ": held at 0 by the non-negativity constraint"})
 		}
 	}
 

@@ -56,5 +56,5 @@ func FitPower(samples []PowerSample) (*PowerFit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: fit power: %w", err)
 	}
-	return &PowerFit{Idle: lf.coefs[0], Dynamic: lf.coefs[1], Quality: lf.quality, Notes: lf.notes}, nil
+	return &PowerFit{Idle: lf.coefs[0], Dynamic: lf.coefs[1], Quality: lf.quality, Notes: lf.noteTexts()}, nil
 }
