@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -90,5 +91,41 @@ func TestAnalyzeResidentTermsNeedASlotLimit(t *testing.T) {
 				t.Errorf("one-token step %.4g s, want 5 ms within 5%%", d)
 			}
 		})
+	}
+}
+
+// Residuals are grouped by repeat for the repeated kinds, so that a bias
+// that flips between repeats shows.
+func TestResidualSpreadByRepeat(t *testing.T) {
+	var c StepCoefficients
+	c.Dense = DenseOff()
+	c.C0 = Coef{Value: 10e-3, Status: StatusFit}
+	runs := []*RunResult{
+		{Spec: RunSpec{Kind: KindDecode, Repeat: 1}},
+		{Spec: RunSpec{Kind: KindDecode, Repeat: 2}},
+		{Spec: RunSpec{Kind: KindMemory, Repeat: 1}},
+	}
+	obs := []Observation{
+		{DecodeSeqs: 1, Seconds: 8e-3, Run: 0},    // +25%
+		{DecodeSeqs: 1, Seconds: 12.5e-3, Run: 1}, // −20%
+		{DecodeSeqs: 1, Seconds: 10e-3, Run: 2},   // 0
+	}
+	got := map[string]ResidualSpread{}
+	var order []string
+	for _, r := range residualSpread(c, obs, runs) {
+		got[r.Group] = r
+		order = append(order, r.Group)
+	}
+	want := []string{"all", "decode", "decode r1", "decode r2", "memory"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("groups %v, want %v", order, want)
+	}
+	if got["all"].N != 3 || got["decode"].N != 2 {
+		t.Errorf("all has %d steps, decode %d; want 3 and 2", got["all"].N, got["decode"].N)
+	}
+	for g, w := range map[string]float64{"decode r1": 0.25, "decode r2": -0.2, "memory": 0} {
+		if v := got[g].Median; math.Abs(v-w) > 1e-9 {
+			t.Errorf("%s: median %v, want %v", g, v, w)
+		}
 	}
 }

@@ -333,7 +333,8 @@ type Analysis struct {
 	// token delivery jitter.
 	HeldOutSteps *HeldOut
 	// Residuals are (predicted − observed)/observed of Fit over all
-	// observations, by run kind: the spread of the model's error.
+	// observations, by run kind and (prefill, decode) by repeat: the
+	// spread of the model's error.
 	Residuals []ResidualSpread
 	// Concurrency is the memory probe's result; nil when the plan had no
 	// memory runs.
@@ -580,6 +581,8 @@ func addStats(t *RecoverStats, st RecoverStats) {
 	t.FromIdle += st.FromIdle
 }
 
+// residualSpread groups the relative residuals of c on obs: all, by run
+// kind, by kind and repeat for the repeated kinds, and the steps from idle.
 func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []ResidualSpread {
 	groups := map[string][]float64{}
 	var order []string
@@ -595,11 +598,20 @@ func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []
 			continue
 		}
 		r := (pred[i] - o.Seconds) / o.Seconds
+		spec := runs[o.Run].Spec
 		add("all", r)
-		add(runs[o.Run].Spec.Kind, r)
+		add(spec.Kind, r)
+		if spec.Kind == KindPrefill || spec.Kind == KindDecode {
+			// By repeat too: a bias that flips between repeats is
+			// engine state the model misses, not noise.
+			add(fmt.Sprintf("%s r%d", spec.Kind, spec.Repeat), r)
+		}
 		if o.FromIdle {
 			add("from idle", r)
 		}
+	}
+	if len(order) > 1 {
+		slices.Sort(order[1:]) // "all" first
 	}
 	var out []ResidualSpread
 	for _, g := range order {

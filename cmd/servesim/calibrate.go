@@ -39,8 +39,8 @@ func calibrateCommand() *cli.Command {
 			"--trace-out as Parquet and the profile cites them by SHA-256. Use the profile with\n" +
 			"`servesim simulate --profile`.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1", Required: true},
-			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
+			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1 (required unless --from-traces)"},
+			&cli.StringFlag{Name: "model", Usage: "model name sent in requests (required unless --from-traces)"},
 			&cli.StringFlag{Name: "plan", Value: calibrate.PlanQuick, Usage: "experiment design: quick (≈3 min on the CPU test engine) or full"},
 			&cli.StringFlag{Name: "out", Usage: "profile JSON to write", Required: true},
 			&cli.StringFlag{Name: "trace-out", Usage: "directory for the runs' Parquet traces (default: OUT without .json, plus .traces)"},
@@ -78,7 +78,11 @@ func runCalibrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.String("from-traces") == "" {
+	live := c.String("from-traces") == ""
+	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
+		return errors.New("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)")
+	}
+	if live {
 		xplan.Print(w)
 	}
 	if c.Bool("dry-run") {

@@ -23,6 +23,23 @@ func TestCalibrateDryRunPrintsPlan(t *testing.T) {
 	}
 }
 
+// A live calibration needs the engine's URL and model; a refit from
+// traces needs neither.
+func TestCalibrateNeedsEngineOnlyLive(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.json")
+	if _, err := run(t, "calibrate", "--out", out); err == nil || !strings.Contains(err.Error(), "--base-url and --model") {
+		t.Errorf("live without --base-url: err = %v, want one naming --base-url and --model", err)
+	}
+	dir := filepath.Join(t.TempDir(), "none")
+	_, err := run(t, "calibrate", "--out", out, "--from-traces", dir)
+	if err == nil || !strings.Contains(err.Error(), "no calibration runs in "+dir) {
+		t.Errorf("refit from an empty dir: err = %v, want one naming %s", err, dir)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed calibration left %s (stat: %v)", out, err)
+	}
+}
+
 // --profile replaces the roofline prior and the catalog's KV capacity;
 // --closed-loop simulates clients instead of arrival times.
 func TestSimulateProfileClosedLoop(t *testing.T) {
