@@ -113,7 +113,9 @@ func (l Linear) Validate() error {
 // a piecewise-linear function of the tokens it computes, prefill and
 // decode together: Seconds[i] at Tokens[i], linear in between, rising from
 // 0 at 0 tokens to the first point, and proportional beyond the last (the
-// widest measured step's cost per token). Engines push all of a step's
+// cost per token of the widest point that costs anything: a fit can hold
+// its widest points at 0 when other terms carry those steps, and no step
+// wider than any measured is free). Engines push all of a step's
 // tokens through each weight matrix at once, and that cost is not linear
 // in the width where widths are small: on CPU one token takes a
 // matrix-vector kernel and two to four share one tile of a matrix kernel;
@@ -133,7 +135,12 @@ func (c TokenCurve) At(n float64) float64 {
 	i := sort.SearchFloat64s(c.Tokens, n) // first point at ≥ n tokens
 	switch {
 	case i == k:
-		return c.Seconds[k-1] * n / c.Tokens[k-1]
+		for j := k - 1; j >= 0; j-- {
+			if c.Seconds[j] > 0 {
+				return c.Seconds[j] * n / c.Tokens[j]
+			}
+		}
+		return 0
 	case c.Tokens[i] == n:
 		return c.Seconds[i]
 	case i == 0:

@@ -63,6 +63,14 @@ func TestTokenCurve(t *testing.T) {
 			t.Errorf("At(%v) = %v, want %v", tc.n, got, tc.want)
 		}
 	}
+	// Beyond the last point, from the widest point that costs anything.
+	held := TokenCurve{Tokens: []float64{1, 2, 4}, Seconds: []float64{3e-3, 2e-3, 0}}
+	if got, want := held.At(60), 60e-3; math.Abs(got-want) > 1e-15 {
+		t.Errorf("last point at 0: At(60) = %v, want %v", got, want)
+	}
+	if got := held.At(4); got != 0 {
+		t.Errorf("At(4) = %v, want the point's 0", got)
+	}
 	if got := (TokenCurve{}).At(100); got != 0 {
 		t.Errorf("zero curve: At(100) = %v, want 0", got)
 	}
