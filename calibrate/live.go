@@ -56,7 +56,12 @@ type RunResult struct {
 	// empty with this many slots (a verification run: the candidate's
 	// max_num_seqs); 0: the calibration's engine, whose slots are the
 	// measured concurrency limit and carry over from run to run.
-	Slots   int
+	Slots int
+	// Shared is the prompt tokens every request of the run shares at its
+	// start (replay.RunTagBytes in tokens of the run's text model), and
+	// so does every slot-reset request before it with the others; 0:
+	// unknown (traces written before it was recorded).
+	Shared  int32
 	Rows    []*traces.Request // in completion order, observed columns filled
 	Summary *replay.Summary
 	Wall    time.Duration // wall-clock time of the run, set-up included
@@ -113,7 +118,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		w := &SliceWriter{}
 		t0 := time.Now()
 		sum, err := replay.Run(ctx, rc, NewSliceReader(traces.Meta{}, spec.Rows()), w)
-		res := &RunResult{Spec: spec, SlotReset: reset, Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
+		res := &RunResult{Spec: spec, SlotReset: reset, Shared: sharedTokens(cfg.Text), Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
 		if err != nil {
 			return out, cfg.Text, fmt.Errorf("calibrate: run %s: %w", spec.Name, err)
 		}
@@ -162,6 +167,11 @@ func resetSlots(ctx context.Context, cfg replay.Config, n, prompt int) error {
 	return nil
 }
 
+// sharedTokens is replay.RunTagBytes in tokens of text model tm.
+func sharedTokens(tm replay.TextModel) int32 {
+	return int32(math.Round(float64(replay.RunTagBytes) * tm.TokensPerByte))
+}
+
 func ms(d time.Duration) string {
 	if d == 0 {
 		return "   n/a"
@@ -182,6 +192,7 @@ func writeRun(path string, meta traces.Meta, res *RunResult, tm replay.TextModel
 	m.Set("arrival", "closed")
 	m.Set("concurrency", fmt.Sprint(spec.Concurrency))
 	m.Set("slot_reset_tokens", strconv.FormatInt(res.SlotReset, 10))
+	m.Set("shared_prompt_tokens", strconv.Itoa(int(res.Shared)))
 	m.Set("text_model", fmt.Sprintf("tokens = %g × bytes + %g", tm.TokensPerByte, tm.Overhead))
 	sorted := slices.Clone(rows)
 	sort.SliceStable(sorted, func(i, j int) bool { return rowIndex(sorted[i].ID) < rowIndex(sorted[j].ID) })
@@ -416,10 +427,12 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		if own := a.Runs[i].Slots; own > 0 && cache != nil {
 			runCache, runSlots = newSlotCache(own), own
 		}
+		// Each reset and each run has prompts of its own salt.
+		shared := a.Runs[i].Shared
 		if r := a.Runs[i].SlotReset; runCache != nil && r > 0 {
-			resetCache(runCache, runSlots, resets, int(r-1))
+			resetCache(runCache, runSlots, resets, int(r-1), runPrompts{key: uint64(2*i + 1), shared: shared})
 		}
-		annotateResident(a.Steps[n:], rows, runCache, runSlots, st.Tolerance)
+		annotateResident(a.Steps[n:], rows, runCache, runSlots, st.Tolerance, runPrompts{key: uint64(2*i + 2), shared: shared})
 		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]
@@ -945,9 +958,7 @@ func (a *Analysis) Print(w io.Writer) {
 
 // LoadRuns reads back the runs RunPlan wrote to dir (its NN-<run>.parquet
 // files, in name order), so that they can be analysed again without the
-// engine. Run specs come from the files' metadata and rows; summaries are
-// recomputed from the rows (throughput over first send to last token,
-// mean TTFT and TPOT of the successful requests).
+// engine. Files that are not calibration runs are skipped.
 func LoadRuns(dir string) ([]*RunResult, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	if err != nil {
@@ -956,39 +967,53 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 	sort.Strings(paths)
 	var out []*RunResult
 	for _, path := range paths {
-		meta, rows, err := traces.ReadAll(path)
+		r, err := ReadRun(path)
 		if err != nil {
 			return nil, err
 		}
-		name, kind := meta.Extra["calibrate_run"], meta.Extra["calibrate_kind"]
-		if name == "" || kind == "" || len(rows) == 0 {
+		if r.Spec.Kind == "" || len(r.Rows) == 0 {
 			continue // not a calibration run
 		}
-		spec := RunSpec{Name: name, Kind: kind, Requests: len(rows), Repeat: 1}
-		var reset int64
-		fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
-		fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
-		if i := strings.LastIndex(name, "-r"); i >= 0 {
-			if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
-				spec.Repeat = 1
-			}
-		}
-		for _, r := range rows {
-			if !slices.Contains(spec.Prompts, int(r.PromptTokens)) {
-				spec.Prompts = append(spec.Prompts, int(r.PromptTokens))
-			}
-			spec.Output = int(r.OutputTokens)
-		}
-		ref, err := NewTraceRef(path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &RunResult{Spec: spec, SlotReset: reset, Rows: rows, Summary: Summarize(rows), Trace: &ref})
+		out = append(out, r)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("calibrate: no calibration runs in %s", dir)
 	}
 	return out, nil
+}
+
+// ReadRun reads one run's trace back. Its spec comes from the file's
+// metadata and rows (Kind "" when the file is not a calibration run);
+// the summary is recomputed from the rows (throughput over first send to
+// last token, mean TTFT and TPOT of the successful requests).
+func ReadRun(path string) (*RunResult, error) {
+	meta, rows, err := traces.ReadAll(path)
+	if err != nil {
+		return nil, err
+	}
+	name := meta.Extra["calibrate_run"]
+	spec := RunSpec{Name: name, Kind: meta.Extra["calibrate_kind"], Requests: len(rows), Repeat: 1}
+	var reset int64
+	var shared int32
+	fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
+	fmt.Sscan(meta.Extra["shared_prompt_tokens"], &shared)
+	fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
+	if i := strings.LastIndex(name, "-r"); i >= 0 {
+		if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
+			spec.Repeat = 1
+		}
+	}
+	for _, r := range rows {
+		if !slices.Contains(spec.Prompts, int(r.PromptTokens)) {
+			spec.Prompts = append(spec.Prompts, int(r.PromptTokens))
+		}
+		spec.Output = int(r.OutputTokens)
+	}
+	ref, err := NewTraceRef(path)
+	if err != nil {
+		return nil, err
+	}
+	return &RunResult{Spec: spec, SlotReset: reset, Shared: shared, Rows: rows, Summary: Summarize(rows), Trace: &ref}, nil
 }
 
 // Summarize computes the parts of a replay.Summary that Analyze uses from

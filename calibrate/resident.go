@@ -24,15 +24,32 @@ const slotCells = 1 << 14
 // newSlotCache is the cache of a freshly started engine with n slots.
 func newSlotCache(n int) *sim.SlotCache { return sim.NewSlotCache(n, n*slotCells) }
 
+// runPrompts says what the prompts of one run share at their start, for
+// the slot cache's choice of slot and what it keeps: the requests of a
+// run share shared tokens (the replay's run tag, see RunResult.Shared);
+// key tells runs apart. shared 0: nothing beyond the template.
+type runPrompts struct {
+	key    uint64
+	shared int32
+}
+
+// take gives a request of prompt tokens of run p its slot.
+func (p runPrompts) take(c *sim.SlotCache, prompt int32) (slot int, cached int32) {
+	if p.shared <= 0 {
+		return c.Take(prompt, nil, 0)
+	}
+	return c.Take(prompt, []uint64{p.key}, sim.SharedPrefix+int(p.shared))
+}
+
 // resetCache replays the slot reset before a run: n requests of prompt
 // tokens and one output token, as many at once as there are slots.
-func resetCache(c *sim.SlotCache, slots, n, prompt int) {
+func resetCache(c *sim.SlotCache, slots, n, prompt int, p runPrompts) {
 	tokens := make([]int32, slots)
 	for n > 0 {
 		clear(tokens)
 		var taken []int
 		for range min(n, slots) {
-			s, cached := c.Take(int32(prompt), nil, 0)
+			s, cached := p.take(c, int32(prompt))
 			if s < 0 {
 				break
 			}
@@ -42,7 +59,7 @@ func resetCache(c *sim.SlotCache, slots, n, prompt int) {
 		if len(taken) == 0 {
 			return
 		}
-		c.Step(tokens)
+		c.Prefill(tokens)
 		for _, s := range taken {
 			c.Release(s)
 		}
@@ -77,7 +94,7 @@ type resReq struct {
 // Without one (cache nil), it is the prompt and tokens so far of every
 // request in flight at the middle of the step. Failed requests (no token
 // times) hold nothing.
-func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.SlotCache, slots int, tol int64) {
+func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.SlotCache, slots int, tol int64, p runPrompts) {
 	var reqs []*resReq
 	for _, r := range rows {
 		if len(r.TokenTimes) == 0 {
@@ -140,7 +157,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	var queue []*resReq
 	assign := func() {
 		for len(queue) > 0 {
-			s, cached := cache.Take(int32(queue[0].prompt), nil, 0)
+			s, cached := p.take(cache, int32(queue[0].prompt))
 			if s < 0 {
 				return
 			}
@@ -148,21 +165,40 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 			queue = queue[1:]
 		}
 	}
-	process := func(e event) {
-		switch e.kind {
-		case evSend:
-			queue = append(queue, e.r)
-			assign()
-		case evToken:
-			if e.r.slot < 0 {
-				return
-			}
-			clear(tokens)
+	// Tokens that arrive within tol of each other came out of one engine
+	// step, which placed them in one batch: the prompts of requests whose
+	// first token it is, one token of the others (Prefill).
+	var step []event
+	flush := func() {
+		if len(step) == 0 {
+			return
+		}
+		clear(tokens)
+		for _, e := range step {
 			tokens[e.r.slot] = 1
 			if e.tok == 0 {
 				tokens[e.r.slot] = int32(e.r.prompt) - e.r.cached
 			}
-			cache.Step(tokens)
+		}
+		cache.Prefill(tokens)
+		step = step[:0]
+	}
+	process := func(e event) {
+		if e.kind == evToken {
+			if e.r.slot < 0 {
+				return
+			}
+			if len(step) > 0 && (e.t > step[0].t+tol || slices.ContainsFunc(step, func(o event) bool { return o.r == e.r })) {
+				flush()
+			}
+			step = append(step, e)
+			return
+		}
+		flush()
+		switch e.kind {
+		case evSend:
+			queue = append(queue, e.r)
+			assign()
 		case evEnd:
 			if e.r.slot >= 0 {
 				cache.Release(e.r.slot)
@@ -183,6 +219,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 			}
 			process(e)
 		}
+		flush()
 		attended := float64(cache.Attended())
 		o.PrefillResident = o.PrefillTokens * attended
 		o.DecodeResident = o.DecodeSeqs * attended
@@ -190,4 +227,5 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	for ; next < len(events); next++ {
 		process(events[next])
 	}
+	flush()
 }

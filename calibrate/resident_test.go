@@ -27,8 +27,8 @@ func TestAnnotateResident(t *testing.T) {
 	obs[3].DecodeSeqs = 1
 
 	cache := newSlotCache(2)
-	resetCache(cache, 2, 2, ResetPromptTokens)
-	annotateResident(obs, rows, cache, 2, 0)
+	resetCache(cache, 2, 2, ResetPromptTokens, runPrompts{})
+	annotateResident(obs, rows, cache, 2, 0, runPrompts{})
 	for i, want := range []float64{100 * 256, 256, 50 * 128, 128} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("step %d: resident feature %v, want %v", i, got, want)
@@ -38,8 +38,20 @@ func TestAnnotateResident(t *testing.T) {
 		t.Errorf("after the run: Take = slot %d with %d cached, want slot 0 (idle, holding b's tokens)", s, cached)
 	}
 
+	// Prompts of one run share a tag: b keeps the first 10 positions of
+	// a's prompt (cell 0 and cells 128-136), so its steps attend over 160
+	// although its 40 new tokens go to cells 1-40.
+	cache = newSlotCache(2)
+	resetCache(cache, 2, 2, ResetPromptTokens, runPrompts{key: 1, shared: 9})
+	annotateResident(obs, rows, cache, 2, 0, runPrompts{key: 2, shared: 9})
+	for i, want := range []float64{100 * 256, 256, 50 * 160, 160} {
+		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
+			t.Errorf("run tag: step %d: resident feature %v, want %v", i, got, want)
+		}
+	}
+
 	// Without slots only requests in flight count.
-	annotateResident(obs, rows, nil, 0, 0)
+	annotateResident(obs, rows, nil, 0, 0, runPrompts{})
 	for i, want := range []float64{100 * 100, 101, 50 * 50, 51} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("no slots: step %d: resident feature %v, want %v", i, got, want)

@@ -28,6 +28,13 @@ type PromptBuilder struct {
 	salt      uint64
 }
 
+// RunTagBytes is how many leading bytes the prompts of one run share when
+// their rows have no prefix hashes: the "[r<salt> #" that opens each unique
+// tag (a 24-bit salt has 5 base-36 digits but in 1 run in 10). An engine
+// whose idle slots keep their last prompt (llama.cpp, Ollama) keeps these
+// tokens when a slot passes from one request of the run to the next.
+const RunTagBytes = 9
+
 // NewPromptBuilder returns a builder for text model m, prefix-hash block
 // size blockSize (0: ignore PrefixHashes) and salt (mixed into all text).
 func NewPromptBuilder(m TextModel, blockSize int, salt uint64) *PromptBuilder {

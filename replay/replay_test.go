@@ -88,6 +88,12 @@ func TestPromptBuilder(t *testing.T) {
 	if string(a[:12]) == string(b[:12]) {
 		t.Errorf("prompts 7 and 8 share a prefix: %q %q", a[:12], b[:12])
 	}
+	// A run's prompts share RunTagBytes (a 5-digit base-36 salt), no more.
+	run := NewPromptBuilder(m, 16, 0xabcdef)
+	c, d := run.Build(nil, 1, &traces.Request{PromptTokens: 200}), run.Build(nil, 2, &traces.Request{PromptTokens: 200})
+	if n := commonPrefix(c, d); n != RunTagBytes {
+		t.Errorf("prompts of one run share %d bytes (%q, %q), RunTagBytes is %d", n, c[:n], d[:n], RunTagBytes)
+	}
 	// Equal hashes, equal text; the hashed part ends where the hashes do.
 	h1 := &traces.Request{PromptTokens: 100, PrefixHashes: []uint64{11, 22, 33}}
 	h2 := &traces.Request{PromptTokens: 120, PrefixHashes: []uint64{11, 22, 44}}
@@ -112,6 +118,14 @@ func TestPromptBuilder(t *testing.T) {
 	if got, want := len(NewPromptBuilder(m2, 0, 1).Build(nil, 0, &traces.Request{PromptTokens: 207})), 1000; got != want {
 		t.Errorf("0.2 tok/byte: %d bytes, want %d", got, want)
 	}
+}
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 func TestSpreadTokens(t *testing.T) {

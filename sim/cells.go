@@ -141,6 +141,29 @@ func (c *SlotCache) remove(slot int, from int32) {
 	}
 }
 
+// Prefill places prompts the way Ollama's runner batches them: each
+// llama_decode call takes at most UBatch tokens of every sequence, so
+// prompts that start together go in rounds, one Step per round, each
+// sequence's next UBatch tokens in slot order. tokens[i] are slot i's
+// prompt tokens; it is used up. It returns the cells the last round
+// attends over.
+func (c *SlotCache) Prefill(tokens []int32) int {
+	round := make([]int32, len(tokens))
+	att := c.Attended()
+	for {
+		more := false
+		for i, n := range tokens {
+			round[i] = min(n, UBatch)
+			tokens[i] -= round[i]
+			more = more || round[i] > 0
+		}
+		if !more {
+			return att
+		}
+		att = c.Step(round)
+	}
+}
+
 // Step places one engine step's tokens, tokens[i] new ones for slot i, in
 // slot order, and returns the cells the step attends over. Tokens that
 // find no room are left out (the engine would fail the request; memory

@@ -351,7 +351,8 @@ func (e *engine) execStep() error {
 }
 
 // placeCells puts this step's new tokens in the slot cache and returns
-// the cells the step attends over.
+// the cells the step attends over. Prompt chunks over UBatch tokens go in
+// rounds, as Ollama's runner batches them (SlotCache.Prefill).
 func (e *engine) placeCells() int {
 	clear(e.slotTok)
 	for _, s := range e.pre {
@@ -364,7 +365,7 @@ func (e *engine) placeCells() int {
 			e.slotTok[s.slot] = 1
 		}
 	}
-	return e.cells.Step(e.slotTok)
+	return e.cells.Prefill(e.slotTok)
 }
 
 // jump advances k pure-decode steps at once.

@@ -250,3 +250,23 @@ func TestSlotCachePromptCache(t *testing.T) {
 		t.Errorf("Take = slot %d with %d cached, want slot 0 with 31", s, cached)
 	}
 }
+
+// Prefill batches prompts as Ollama does, at most UBatch tokens of each
+// sequence per llama_decode: two 600-token prompts go as slot 0's first
+// 512 (cells 0-511), slot 1's first 512 (512-1023), then both tails in
+// one ubatch (1024-1111 and 1112-1199). One Step would have split them
+// 512 | 88+424 | 176 instead.
+func TestSlotCachePrefillRounds(t *testing.T) {
+	c := NewSlotCache(2, 4096)
+	c.Take(600, nil, 0)
+	c.Take(600, nil, 0)
+	if att := c.Prefill([]int32{600, 600}); att != 1216 {
+		t.Errorf("Prefill attends over %d cells, want 1216", att)
+	}
+	for slot, want := range [][2][2]int32{{{0, 511}, {1024, 1111}}, {{512, 1023}, {1112, 1199}}} {
+		cells := c.cells[slot]
+		if len(cells) != 600 || cells[0] != want[0][0] || cells[511] != want[0][1] || cells[512] != want[1][0] || cells[599] != want[1][1] {
+			t.Errorf("slot %d: %d cells, runs %d-%d and %d-%d; want 600 in %v", slot, len(cells), cells[0], cells[511], cells[512], cells[599], want)
+		}
+	}
+}

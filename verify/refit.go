@@ -83,19 +83,16 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			rr.Missing = append(rr.Missing, ref.Path)
 			continue
 		}
-		meta, rows, err := traces.ReadAll(path)
+		run, err := calibrate.ReadRun(path)
 		if err != nil {
 			return nil, err
 		}
-		spec := calibrate.RunSpec{Name: meta.Extra["calibrate_run"], Kind: meta.Extra["calibrate_kind"], Requests: len(rows), Repeat: 1}
-		if spec.Kind == "" {
-			spec.Name, spec.Kind = filepath.Base(path), calibrate.KindMixed
+		if run.Spec.Kind == "" {
+			run.Spec.Name, run.Spec.Kind = filepath.Base(path), calibrate.KindMixed
 		}
-		fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
-		var reset int64
-		fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
 		r := ref
-		runs = append(runs, &calibrate.RunResult{Spec: spec, SlotReset: reset, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &r})
+		run.Trace = &r
+		runs = append(runs, run)
 		rr.OldRuns++
 	}
 	for _, c := range res.Candidates {
