@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# engine-variance.sh — how much the CPU test engine's decode step varies from
+# one freshly started engine to the next, in the same KV-cache state.
+#
+#   scripts/engine-variance.sh [N]    N fresh engines (default 4)
+#
+# On each engine, in this order (servesim record, closed loop):
+#   a     3 requests, one client, 64-token prompts, 64 output tokens (fresh cache)
+#   fill  4 requests at once, 512-token prompts, 1 output token: slots 1-3 keep
+#         their prompts, so the cache holds about 2,100 cells
+#   b     3 requests as a: slot 0 is reused, every step attends over the cells
+#         slots 1-3 hold (what the simulator's slot cache models)
+# and prints TPOT p50 of a and b. The states are the same on every engine, so
+# the spread of b across engines is engine and host variation, not model error.
+# Needs the engine built (scripts/engine.sh install) and servesim (make build).
+set -euo pipefail
+
+N=${1:-4}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+S=$ROOT/.cache/bin/servesim
+PORT=11439
+DIR=$(mktemp -d)
+trap 'SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
+
+"$S" trace synth --requests 3 --arrival constant --rate 100 --prompt fixed:64 --output fixed:64 --seed 1 "$DIR/a.parquet" >/dev/null
+"$S" trace synth --requests 4 --arrival constant --rate 100 --prompt fixed:512 --output fixed:1 --seed 2 "$DIR/fill.parquet" >/dev/null
+
+# tpot TRACE CLIENTS: replay TRACE and print its TPOT p50.
+tpot() {
+	"$S" record --trace "$1" --out "$DIR/out.parquet" --concurrency "$2" --arrival closed \
+		--base-url "http://127.0.0.1:$PORT/v1" --model servesim-tiny --api-key-env SERVESIM_NO_KEY \
+		--tokens-per-byte 1 --prompt-overhead 20 2>&1 | awk '$1 == "TPOT" { print $3 }'
+}
+
+echo "engine  a (fresh)  b (2,100 cells held)  b/a"
+for i in $(seq 1 "$N"); do
+	SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" start >/dev/null 2>&1
+	a=$(tpot "$DIR/a.parquet" 1)
+	tpot "$DIR/fill.parquet" 4 >/dev/null
+	b=$(tpot "$DIR/a.parquet" 1)
+	SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
+	awk -v i="$i" -v a="$a" -v b="$b" 'BEGIN { printf "%6d  %9s  %20s  %4.2f\n", i, a, b, (b + 0) / (a + 0) }'
+done
