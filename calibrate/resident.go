@@ -85,11 +85,14 @@ type resReq struct {
 // cache the earlier runs left: requests take slots when sent (queued
 // while all are busy), their prompt goes into the cache when their first
 // token arrives and one cell per later token, and they give the slot back
-// at their last token. The cache carries over to the next run. Placing
-// tokens per request rather than per recovered step keeps the cache right
-// when step recovery drops a step. A step's tokens arrive from its End to
-// tol after it (RecoverSteps' clustering); a request sent after End
-// takes its slot after the step.
+// at their last token. The cache carries over to the next run. Tokens
+// that arrive within tol of each other are placed together, as the one
+// engine step that made them (SlotCache.Prefill); placing them from the
+// token times rather than the recovered steps keeps the cache right when
+// step recovery drops a step. A step's tokens arrive from its End to tol
+// after it (RecoverSteps' clustering); a request sent after End takes its
+// slot after the step. Requests share p's tokens with the prompt a slot
+// holds from the same run.
 //
 // Without one (cache nil), it is the prompt and tokens so far of every
 // request in flight at the middle of the step. Failed requests (no token

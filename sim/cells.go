@@ -29,6 +29,7 @@ type SlotCache struct {
 	keys      [][]uint64 // the prefix keys of the prompt each slot holds (Take)
 	batch     []int      // scratch: the current ubatch's owners
 	gen       uint64     // counts Take, Release and Drop: what Peek answers changes only with it
+	round     []int32    // scratch: Prefill's tokens of one round
 }
 
 // Engine constants of llama.cpp as Ollama runs it.
@@ -148,7 +149,10 @@ func (c *SlotCache) remove(slot int, from int32) {
 // prompt tokens; it is used up. It returns the cells the last round
 // attends over.
 func (c *SlotCache) Prefill(tokens []int32) int {
-	round := make([]int32, len(tokens))
+	if cap(c.round) < len(tokens) {
+		c.round = make([]int32, len(tokens))
+	}
+	round := c.round[:len(tokens)]
 	att := c.Attended()
 	for {
 		more := false
