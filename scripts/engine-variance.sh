@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # engine-variance.sh — how much the CPU test engine's decode step varies from
-# one freshly started engine to the next, in the same KV-cache state.
+# one freshly started engine to the next, in the same KV-cache state, and how
+# it grows with the cells the step attends over.
 #
-#   scripts/engine-variance.sh [N]    N fresh engines (default 4)
+#   scripts/engine-variance.sh [N [FILL ...]]   N fresh engines per FILL (default 4; FILL default 512)
 #
 # On each engine, in this order (servesim record, closed loop):
 #   a     3 requests, one client, 64-token prompts, 64 output tokens (fresh cache)
-#   fill  4 requests at once, 512-token prompts, 1 output token: slots 1-3 keep
-#         their prompts, so the cache holds about 2,100 cells
+#   fill  4 requests at once, FILL-token prompts, 1 output token: slots 1-3 keep
+#         their prompts, so the cache holds about 4 × FILL cells
 #   b     3 requests as a: slot 0 is reused, every step attends over the cells
 #         slots 1-3 hold (what the simulator's slot cache models)
 # and prints TPOT p50 of a and b. The states are the same on every engine, so
@@ -16,6 +17,8 @@
 set -euo pipefail
 
 N=${1:-4}
+shift || true
+FILLS=("${@:-512}")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 S=$ROOT/.cache/bin/servesim
 PORT=11439
@@ -23,7 +26,6 @@ DIR=$(mktemp -d)
 trap 'SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
 
 "$S" trace synth --requests 3 --arrival constant --rate 100 --prompt fixed:64 --output fixed:64 --seed 1 "$DIR/a.parquet" >/dev/null
-"$S" trace synth --requests 4 --arrival constant --rate 100 --prompt fixed:512 --output fixed:1 --seed 2 "$DIR/fill.parquet" >/dev/null
 
 # tpot TRACE CLIENTS: replay TRACE and print its TPOT p50.
 tpot() {
@@ -32,12 +34,15 @@ tpot() {
 		--tokens-per-byte 1 --prompt-overhead 20 2>&1 | awk '$1 == "TPOT" { print $3 }'
 }
 
-echo "engine  a (fresh)  b (2,100 cells held)  b/a"
-for i in $(seq 1 "$N"); do
-	SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" start >/dev/null 2>&1
-	a=$(tpot "$DIR/a.parquet" 1)
-	tpot "$DIR/fill.parquet" 4 >/dev/null
-	b=$(tpot "$DIR/a.parquet" 1)
-	SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
-	awk -v i="$i" -v a="$a" -v b="$b" 'BEGIN { printf "%6d  %9s  %20s  %4.2f\n", i, a, b, (b + 0) / (a + 0) }'
+echo "  fill  engine  a (fresh)  b (4 × fill cells held)  b/a"
+for fill in "${FILLS[@]}"; do
+	"$S" trace synth --requests 4 --arrival constant --rate 100 --prompt "fixed:$fill" --output fixed:1 --seed 2 "$DIR/fill.parquet" >/dev/null
+	for i in $(seq 1 "$N"); do
+		SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" start >/dev/null 2>&1
+		a=$(tpot "$DIR/a.parquet" 1)
+		tpot "$DIR/fill.parquet" 4 >/dev/null
+		b=$(tpot "$DIR/a.parquet" 1)
+		SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
+		awk -v f="$fill" -v i="$i" -v a="$a" -v b="$b" 'BEGIN { printf "%6d  %6d  %9s  %23s  %4.2f\n", f, i, a, b, (b + 0) / (a + 0) }'
+	done
 done
