@@ -401,12 +401,11 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	// requests' tokens in idle slots, in one cache whose layout sets what
 	// each step attends over; the engine is taken as freshly started. See
 	// annotateResident. Others (paged engines) get no resident terms.
-	slots, resets := 0, 0
+	resets := 0
 	var cache *sim.SlotCache
 	if c := ProbeConcurrency(a.Runs); c != nil && c.Saturated && c.MaxSeqs > 0 {
-		slots = c.MaxSeqs
-		cache = newSlotCache(slots)
-		a.Slots = slots
+		a.Slots = c.MaxSeqs
+		cache = newSlotCache(a.Slots)
 	}
 	for _, r := range runs {
 		resets = max(resets, r.Spec.Concurrency) // RunPlan's slot-reset requests
@@ -423,16 +422,16 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", a.Runs[i].Spec.Name, err)
 		}
-		runCache, runSlots := cache, slots
+		runCache := cache
 		if own := a.Runs[i].Slots; own > 0 && cache != nil {
-			runCache, runSlots = newSlotCache(own), own
+			runCache = newSlotCache(own)
 		}
 		// Each reset and each run has prompts of its own salt.
 		shared := a.Runs[i].Shared
 		if r := a.Runs[i].SlotReset; runCache != nil && r > 0 {
-			resetCache(runCache, runSlots, resets, int(r-1), runPrompts{key: uint64(2*i + 1), shared: shared})
+			resetCache(runCache, resets, int(r-1), runPrompts{key: uint64(2*i + 1), shared: shared})
 		}
-		annotateResident(a.Steps[n:], rows, runCache, runSlots, st.Tolerance, runPrompts{key: uint64(2*i + 2), shared: shared})
+		annotateResident(a.Steps[n:], rows, runCache, st.Tolerance, runPrompts{key: uint64(2*i + 2), shared: shared})
 		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]

@@ -43,7 +43,8 @@ func (p runPrompts) take(c *sim.SlotCache, prompt int32) (slot int, cached int32
 
 // resetCache replays the slot reset before a run: n requests of prompt
 // tokens and one output token, as many at once as there are slots.
-func resetCache(c *sim.SlotCache, slots, n, prompt int, p runPrompts) {
+func resetCache(c *sim.SlotCache, n, prompt int, p runPrompts) {
+	slots := c.Slots()
 	tokens := make([]int32, slots)
 	for n > 0 {
 		clear(tokens)
@@ -97,7 +98,7 @@ type resReq struct {
 // Without one (cache nil), it is the prompt and tokens so far of every
 // request in flight at the middle of the step. Failed requests (no token
 // times) hold nothing.
-func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.SlotCache, slots int, tol int64, p runPrompts) {
+func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.SlotCache, tol int64, p runPrompts) {
 	var reqs []*resReq
 	for _, r := range rows {
 		if len(r.TokenTimes) == 0 {
@@ -156,7 +157,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	slices.SortStableFunc(events, func(a, b event) int {
 		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.kind, b.kind))
 	})
-	tokens := make([]int32, slots)
+	tokens := make([]int32, cache.Slots())
 	var queue []*resReq
 	assign := func() {
 		for len(queue) > 0 {

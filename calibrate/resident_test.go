@@ -27,8 +27,8 @@ func TestAnnotateResident(t *testing.T) {
 	obs[3].DecodeSeqs = 1
 
 	cache := newSlotCache(2)
-	resetCache(cache, 2, 2, ResetPromptTokens, runPrompts{})
-	annotateResident(obs, rows, cache, 2, 0, runPrompts{})
+	resetCache(cache, 2, ResetPromptTokens, runPrompts{})
+	annotateResident(obs, rows, cache, 0, runPrompts{})
 	for i, want := range []float64{100 * 256, 256, 50 * 128, 128} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("step %d: resident feature %v, want %v", i, got, want)
@@ -42,8 +42,8 @@ func TestAnnotateResident(t *testing.T) {
 	// a's prompt (cell 0 and cells 128-136), so its steps attend over 160
 	// although its 40 new tokens go to cells 1-40.
 	cache = newSlotCache(2)
-	resetCache(cache, 2, 2, ResetPromptTokens, runPrompts{key: 1, shared: 9})
-	annotateResident(obs, rows, cache, 2, 0, runPrompts{key: 2, shared: 9})
+	resetCache(cache, 2, ResetPromptTokens, runPrompts{key: 1, shared: 9})
+	annotateResident(obs, rows, cache, 0, runPrompts{key: 2, shared: 9})
 	for i, want := range []float64{100 * 256, 256, 50 * 160, 160} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("run tag: step %d: resident feature %v, want %v", i, got, want)
@@ -51,7 +51,7 @@ func TestAnnotateResident(t *testing.T) {
 	}
 
 	// Without slots only requests in flight count.
-	annotateResident(obs, rows, nil, 0, 0, runPrompts{})
+	annotateResident(obs, rows, nil, 0, runPrompts{})
 	for i, want := range []float64{100 * 100, 101, 50 * 50, 51} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("no slots: step %d: resident feature %v, want %v", i, got, want)

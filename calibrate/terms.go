@@ -74,7 +74,7 @@ func termFeature(t Term) string {
 // denseHat is the dense curve's basis function for knot i at n tokens: 1 at
 // the knot, falling linearly to 0 at its neighbours (the first rises from
 // 0 at 0 tokens), and proportional beyond the last knot, as
-// sim.TokenCurve extrapolates.
+// sim.TokenCurve extrapolates when that knot costs anything.
 func denseHat(i int, n float64) float64 {
 	x := DenseKnots[i]
 	switch {

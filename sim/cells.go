@@ -50,6 +50,9 @@ func NewSlotCache(slots, cells int) *SlotCache {
 	return &SlotCache{size: cells, cells: make([][]int32, slots), busy: make([]bool, slots), keys: make([][]uint64, slots)}
 }
 
+// Slots is the number of sequence slots.
+func (c *SlotCache) Slots() int { return len(c.busy) }
+
 // Held is the tokens slot has in the cache.
 func (c *SlotCache) Held(slot int) int32 { return int32(len(c.cells[slot])) }
 
