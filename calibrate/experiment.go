@@ -16,6 +16,11 @@ const (
 	// allocations, page faults, lazy initialisation). Its rows are marked
 	// Warmup and never fitted.
 	KindWarmup = "warmup"
+	// KindReset is the slot reset RunPlan sends before a run
+	// (LiveOptions.ResetSlots). It is not part of a plan; it is recorded
+	// so that calibration replays what it left in the engine's cache, and
+	// never fitted.
+	KindReset = "reset"
 	// KindPrefill sends single requests one after another across prompt
 	// lengths: every first token closes a step with one prefill and no
 	// decode, so it separates c0, cp and ca.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,8 +28,8 @@ type LiveOptions struct {
 	// before the first run (replay.Calibrate), and reused.
 	Replay replay.Config
 	// TraceDir, when not empty, receives every run's rows as
-	// NN-<run>.parquet (created if needed), so that a profile can cite
-	// them by SHA-256.
+	// NN-<run>.parquet (created if needed, NN counting the files written,
+	// slot resets included), so that a profile can cite them by SHA-256.
 	TraceDir string
 	// Meta is copied into every trace written (engine, model, device...).
 	Meta traces.Meta
@@ -42,7 +43,11 @@ type LiveOptions struct {
 	// behind; the reset gives every run a known start: slots holding
 	// ResetPromptTokens+1 tokens before first repeats and
 	// LongResetPromptTokens+1 before the others, so that the fit sees the
-	// cost of idle slots' tokens apart from the batch's own.
+	// cost of idle slots' tokens apart from the batch's own. Each reset is
+	// returned and written as a run of kind KindReset: which slot each
+	// request gets depends on when it reaches the engine (one that arrives
+	// after another finished takes its slot), so the calibration replays
+	// the reset's recorded times rather than assuming its outcome.
 	ResetSlots bool
 }
 
@@ -61,7 +66,13 @@ type RunResult struct {
 	// start (replay.RunTagBytes in tokens of the run's text model), and
 	// so does every slot-reset request before it with the others; 0:
 	// unknown (traces written before it was recorded).
-	Shared  int32
+	Shared int32
+	// Salt is the replay's prompt salt (replay.Config.Salt) and Text its
+	// text model: with them calibration rebuilds how each prompt opens,
+	// and so what an engine's prompt cache shares between any two
+	// requests. Salt 0: unknown (traces written before it was recorded).
+	Salt    uint64
+	Text    replay.TextModel
 	Rows    []*traces.Request // in completion order, observed columns filled
 	Summary *replay.Summary
 	Wall    time.Duration // wall-clock time of the run, set-up included
@@ -70,7 +81,8 @@ type RunResult struct {
 
 // RunPlan runs every run of plan against the live engine with
 // replay.Run, one after another, each as a closed loop of its
-// concurrency, and returns the runs in plan order. Rows are built in
+// concurrency, and returns the runs in plan order, each after its slot
+// reset (KindReset) when LiveOptions.ResetSlots is set. Rows are built in
 // memory (RunSpec.Rows); the replay salts prompts, so no run can hit the
 // engine's prefix cache. It stops at the first run that fails as a whole
 // (configuration, text-model calibration, write error, ctx) and returns
@@ -86,6 +98,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		if err != nil {
 			return nil, tm, err
 		}
+		tm.Prefix = cfg.Text.Prefix
 		cfg.Text = tm
 	}
 	if opt.TraceDir != "" {
@@ -98,6 +111,21 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		slots = max(slots, spec.Concurrency)
 	}
 	var out []*RunResult
+	save := func(res *RunResult) error {
+		if opt.TraceDir != "" {
+			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", len(out), res.Spec.Name))
+			if err := writeRun(path, opt.Meta, res, cfg.Text); err != nil {
+				return err
+			}
+			ref, err := NewTraceRef(path)
+			if err != nil {
+				return err
+			}
+			res.Trace = &ref
+		}
+		out = append(out, res)
+		return nil
+	}
 	for i, spec := range plan.Runs {
 		var reset int64
 		if opt.ResetSlots {
@@ -105,35 +133,33 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 			if spec.Repeat%2 == 0 {
 				prompt = LongResetPromptTokens
 			}
-			if err := resetSlots(ctx, cfg, slots, prompt); err != nil {
+			salt := rand.Uint64() | 1
+			rows, err := resetSlots(ctx, cfg, slots, prompt, salt)
+			if err != nil {
 				return out, cfg.Text, fmt.Errorf("calibrate: before run %s: %w", spec.Name, err)
 			}
 			reset = int64(prompt) + 1
+			rs := RunSpec{Name: "reset", Kind: KindReset, Concurrency: slots, Prompts: []int{prompt}, Output: 1, Requests: slots, Repeat: 1}
+			if err := save(&RunResult{Spec: rs, Shared: sharedTokens(cfg.Text), Salt: salt, Text: cfg.Text, Rows: rows, Summary: Summarize(rows)}); err != nil {
+				return out, cfg.Text, err
+			}
 		}
 		rc := cfg
 		rc.Arrival = replay.Closed
 		rc.Concurrency = spec.Concurrency
 		rc.Repeat = 1
-		rc.Salt = 0 // random per run: unique prompts across runs too
+		rc.Salt = rand.Uint64() | 1 // unique prompts across runs too
 		w := &SliceWriter{}
 		t0 := time.Now()
 		sum, err := replay.Run(ctx, rc, NewSliceReader(traces.Meta{}, spec.Rows()), w)
-		res := &RunResult{Spec: spec, SlotReset: reset, Shared: sharedTokens(cfg.Text), Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
+		res := &RunResult{Spec: spec, SlotReset: reset, Shared: sharedTokens(cfg.Text), Salt: rc.Salt, Text: cfg.Text,
+			Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
 		if err != nil {
 			return out, cfg.Text, fmt.Errorf("calibrate: run %s: %w", spec.Name, err)
 		}
-		if opt.TraceDir != "" {
-			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", i, spec.Name))
-			if err := writeRun(path, opt.Meta, res, cfg.Text); err != nil {
-				return out, cfg.Text, err
-			}
-			ref, err := NewTraceRef(path)
-			if err != nil {
-				return out, cfg.Text, err
-			}
-			res.Trace = &ref
+		if err := save(res); err != nil {
+			return out, cfg.Text, err
 		}
-		out = append(out, res)
 		if opt.Log != nil {
 			s := sum
 			fmt.Fprintf(opt.Log, "  [%2d/%d] %-22s %5.1fs  ok %d/%d  TTFT mean %s  TPOT mean %s  %.1f tok/s\n",
@@ -145,9 +171,9 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 }
 
 // resetSlots sends n single-token requests with prompts of prompt tokens
-// at once and waits for them; any failure is an error (the engine is
-// unwell).
-func resetSlots(ctx context.Context, cfg replay.Config, n, prompt int) error {
+// at once, waits for them and returns their rows; any failure is an error
+// (the engine is unwell).
+func resetSlots(ctx context.Context, cfg replay.Config, n, prompt int, salt uint64) ([]*traces.Request, error) {
 	rows := make([]*traces.Request, n)
 	for i := range rows {
 		r := &traces.Request{}
@@ -156,15 +182,16 @@ func resetSlots(ctx context.Context, cfg replay.Config, n, prompt int) error {
 		r.PromptTokens, r.OutputTokens = int32(prompt), 1
 		rows[i] = r
 	}
-	cfg.Arrival, cfg.Concurrency, cfg.Repeat, cfg.Salt = replay.Closed, n, 1, 0
-	sum, err := replay.Run(ctx, cfg, NewSliceReader(traces.Meta{}, rows), &SliceWriter{})
+	cfg.Arrival, cfg.Concurrency, cfg.Repeat, cfg.Salt = replay.Closed, n, 1, salt
+	w := &SliceWriter{}
+	sum, err := replay.Run(ctx, cfg, NewSliceReader(traces.Meta{}, rows), w)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if sum.Failed > 0 {
-		return fmt.Errorf("%d of %d slot-reset requests failed", sum.Failed, n)
+		return nil, fmt.Errorf("%d of %d slot-reset requests failed", sum.Failed, n)
 	}
-	return nil
+	return w.Rows, nil
 }
 
 // sharedTokens is replay.RunTagBytes in tokens of text model tm.
@@ -194,6 +221,10 @@ func writeRun(path string, meta traces.Meta, res *RunResult, tm replay.TextModel
 	m.Set("slot_reset_tokens", strconv.FormatInt(res.SlotReset, 10))
 	m.Set("shared_prompt_tokens", strconv.Itoa(int(res.Shared)))
 	m.Set("text_model", fmt.Sprintf("tokens = %g × bytes + %g", tm.TokensPerByte, tm.Overhead))
+	m.Set("tokens_per_byte", strconv.FormatFloat(tm.TokensPerByte, 'g', -1, 64))
+	m.Set("prompt_overhead_tokens", strconv.FormatFloat(tm.Overhead, 'g', -1, 64))
+	m.Set("prompt_prefix_tokens", strconv.FormatFloat(tm.Prefix, 'g', -1, 64))
+	m.Set("prompt_salt", strconv.FormatUint(res.Salt, 10))
 	sorted := slices.Clone(rows)
 	sort.SliceStable(sorted, func(i, j int) bool { return rowIndex(sorted[i].ID) < rowIndex(sorted[j].ID) })
 	if err := traces.WriteAll(path, m, sorted); err != nil {
@@ -269,6 +300,30 @@ func liveTolerance(rows []*traces.Request) int64 {
 		}
 	}
 	return int64(LiveToleranceFraction * median(gaps))
+}
+
+// resetTolerance groups the first tokens of slot resets into engine steps.
+// Their requests make one token each, so there is no gap between tokens
+// to measure by: it is LiveToleranceFraction × the shortest time to first
+// token of any reset, an upper bound on the shortest step that prefills
+// reset prompts (on the CPU test engine one step's first tokens reach the
+// client up to about 10 ms apart, and such steps take 25 ms or more).
+func resetTolerance(runs []*RunResult) int64 {
+	ttft := math.Inf(1)
+	for _, r := range runs {
+		if r.Spec.Kind != KindReset {
+			continue
+		}
+		for _, q := range r.Rows {
+			if len(q.TokenTimes) > 0 && q.ActualSend != traces.Missing {
+				ttft = math.Min(ttft, float64(q.TokenTimes[0]-q.ActualSend))
+			}
+		}
+	}
+	if math.IsInf(ttft, 1) {
+		return 0
+	}
+	return int64(LiveToleranceFraction * ttft)
 }
 
 // WindowSteps averages runs of consecutive pure-decode observations into
@@ -347,6 +402,10 @@ type Analysis struct {
 	// observations, by run kind and (prefill, decode) by repeat: the
 	// spread of the model's error.
 	Residuals []ResidualSpread
+	// ByRun is each fitted run's median resident tokens and residual: a
+	// run the model gets wrong stands out here (a cache layout the slot
+	// model misses, or an engine that slowed down).
+	ByRun []RunResidual
 	// Concurrency is the memory probe's result; nil when the plan had no
 	// memory runs.
 	Concurrency *ConcurrencyProbe
@@ -360,6 +419,15 @@ type ResidualSpread struct {
 	Group                    string // run kind, or "all"
 	N                        int
 	P10, Median, P90, MedAbs float64 // fractions
+}
+
+// RunResidual is one run's share of the fit: the median resident tokens
+// of its pure-decode observations (the cells they attend over with a slot
+// cache; 0 without any) and the median relative residual of all of them.
+type RunResidual struct {
+	Run              string
+	N                int
+	Resident, Median float64
 }
 
 // ConfigSpread is one configuration's metrics over its repeats.
@@ -385,13 +453,10 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		win = 8
 	}
 	a := &Analysis{Window: win}
-	var rowsByRun [][]*traces.Request
 	for _, r := range runs {
-		if r.Spec.Kind == KindWarmup {
-			continue
+		if r.Spec.Kind != KindWarmup && r.Spec.Kind != KindReset {
+			a.Runs = append(a.Runs, r)
 		}
-		a.Runs = append(a.Runs, r)
-		rowsByRun = append(rowsByRun, r.Rows)
 	}
 	if len(a.Runs) == 0 {
 		return nil, errors.New("calibrate: analyze: no measured runs")
@@ -410,35 +475,53 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	for _, r := range runs {
 		resets = max(resets, r.Spec.Concurrency) // RunPlan's slot-reset requests
 	}
+	resetTol := resetTolerance(runs)
 	var err error
-	for i, rows := range rowsByRun {
+	i := 0 // index into a.Runs
+	for k, r := range runs {
+		runCache := cache
+		if r.Slots > 0 && cache != nil {
+			runCache = newSlotCache(r.Slots)
+		}
+		// Each reset and each run has prompts of its own salt. Traces
+		// written before resets were recorded get the reset's intended
+		// outcome.
+		recorded := k > 0 && runs[k-1].Spec.Kind == KindReset
+		if runCache != nil && r.SlotReset > 0 && !recorded {
+			resetCache(runCache, resets, int(r.SlotReset-1), runPrompts{key: uint64(2*k + 1), shared: r.Shared})
+		}
+		prompts := runPrompts{key: uint64(2*k + 2), shared: r.Shared, salt: r.Salt, text: r.Text}
+		if r.Spec.Kind == KindWarmup || r.Spec.Kind == KindReset {
+			// Not measured, but what it leaves in the cache is where later
+			// runs start.
+			if runCache != nil {
+				tol := liveTolerance(r.Rows)
+				if tol == 0 {
+					tol = resetTol
+				}
+				annotateResident(nil, r.Rows, runCache, tol, prompts)
+			}
+			continue
+		}
 		rs := opt.Recover
 		if rs == nil {
-			rs = &RecoverSettings{Tolerance: liveTolerance(rows)}
+			rs = &RecoverSettings{Tolerance: liveTolerance(r.Rows)}
 		}
 		n := len(a.Steps)
 		var st RecoverStats
-		a.Steps, st, err = RecoverSteps(a.Steps, rows, rs)
+		a.Steps, st, err = RecoverSteps(a.Steps, r.Rows, rs)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", a.Runs[i].Spec.Name, err)
+			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", r.Spec.Name, err)
 		}
-		runCache := cache
-		if own := a.Runs[i].Slots; own > 0 && cache != nil {
-			runCache = newSlotCache(own)
-		}
-		// Each reset and each run has prompts of its own salt.
-		shared := a.Runs[i].Shared
-		if r := a.Runs[i].SlotReset; runCache != nil && r > 0 {
-			resetCache(runCache, resets, int(r-1), runPrompts{key: uint64(2*i + 1), shared: shared})
-		}
-		annotateResident(a.Steps[n:], rows, runCache, st.Tolerance, runPrompts{key: uint64(2*i + 2), shared: shared})
-		kept := dropResumed(a.Steps[n:], rows, st.Tolerance)
+		annotateResident(a.Steps[n:], r.Rows, runCache, st.Tolerance, prompts)
+		kept := dropResumed(a.Steps[n:], r.Rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]
 		for j := n; j < len(a.Steps); j++ {
 			a.Steps[j].Run = i
 		}
 		addStats(&a.Recover, st)
+		i++
 	}
 	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
 	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
@@ -505,6 +588,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	a.Fit.Quality.HeldOutMdAPE = &md
 	a.Fit.Quality.NHeldOut = a.HeldOut.NHeld
 	a.Residuals = residualSpread(a.Fit.Step, a.Observations, a.Runs)
+	a.ByRun = runResiduals(a.Fit.Step, a.Observations, a.Runs)
 	a.Concurrency = ProbeConcurrency(a.Runs)
 	a.Spread = configSpread(a.Runs)
 	return a, nil
@@ -634,6 +718,29 @@ func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []
 			abs[i] = math.Abs(x)
 		}
 		out = append(out, ResidualSpread{Group: g, N: len(v), P10: pct(v, 0.1), Median: pct(v, 0.5), P90: pct(v, 0.9), MedAbs: median(abs)})
+	}
+	return out
+}
+
+// runResiduals is the RunResidual of every run with observations, in run order.
+func runResiduals(c StepCoefficients, obs []Observation, runs []*RunResult) []RunResidual {
+	res := make([][]float64, len(runs))
+	rel := make([][]float64, len(runs))
+	pred := c.Predict(nil, obs)
+	for i, o := range obs {
+		if o.Seconds <= 0 {
+			continue
+		}
+		if o.PrefillTokens == 0 && o.DecodeSeqs > 0 {
+			res[o.Run] = append(res[o.Run], o.DecodeResident/o.DecodeSeqs)
+		}
+		rel[o.Run] = append(rel[o.Run], (pred[i]-o.Seconds)/o.Seconds)
+	}
+	var out []RunResidual
+	for i, r := range runs {
+		if len(rel[i]) > 0 {
+			out = append(out, RunResidual{Run: r.Spec.Name, N: len(rel[i]), Resident: median(res[i]), Median: median(rel[i])})
+		}
 	}
 	return out
 }
@@ -922,6 +1029,10 @@ func (a *Analysis) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s n=%-5d p10 %+6.1f%%  median %+6.1f%%  p90 %+6.1f%%  median |err| %5.1f%%\n",
 			r.Group, r.N, 100*r.P10, 100*r.Median, 100*r.P90, 100*r.MedAbs)
 	}
+	fmt.Fprintf(w, "by run (median resident tokens of decode steps, median residual):\n")
+	for _, r := range a.ByRun {
+		fmt.Fprintf(w, "  %-22s n=%-4d resident %6.0f  %+6.1f%%\n", r.Run, r.N, r.Resident, 100*r.Median)
+	}
 	h := a.HeldOut
 	fmt.Fprintf(w, "held out (%d-fold cross-validation over whole runs): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
 		h.K, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Window)
@@ -996,6 +1107,12 @@ func ReadRun(path string) (*RunResult, error) {
 	var shared int32
 	fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
 	fmt.Sscan(meta.Extra["shared_prompt_tokens"], &shared)
+	var salt uint64
+	var tm replay.TextModel
+	fmt.Sscan(meta.Extra["prompt_salt"], &salt)
+	fmt.Sscan(meta.Extra["tokens_per_byte"], &tm.TokensPerByte)
+	fmt.Sscan(meta.Extra["prompt_overhead_tokens"], &tm.Overhead)
+	fmt.Sscan(meta.Extra["prompt_prefix_tokens"], &tm.Prefix)
 	fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
 	if i := strings.LastIndex(name, "-r"); i >= 0 {
 		if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
@@ -1012,7 +1129,7 @@ func ReadRun(path string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RunResult{Spec: spec, SlotReset: reset, Shared: shared, Rows: rows, Summary: Summarize(rows), Trace: &ref}, nil
+	return &RunResult{Spec: spec, SlotReset: reset, Shared: shared, Salt: salt, Text: tm, Rows: rows, Summary: Summarize(rows), Trace: &ref}, nil
 }
 
 // Summarize computes the parts of a replay.Summary that Analyze uses from

@@ -2,9 +2,11 @@ package calibrate
 
 import (
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -106,3 +108,47 @@ func TestDropResumedAndLateFirst(t *testing.T) {
 }
 
 func durSec(s float64) time.Duration { return time.Duration(s * 1e9) }
+
+// A run written to its trace reads back with what the slot model needs:
+// its spec, reset, shared tokens, salt and text model.
+func TestRunTraceRoundTrip(t *testing.T) {
+	tm := replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}
+	spec := RunSpec{Name: "decode-c2-p64-r2", Kind: KindDecode, Concurrency: 2, Prompts: []int{64}, Output: 2, Requests: 2, Repeat: 2}
+	in := &RunResult{Spec: spec, SlotReset: 513, Shared: 9, Salt: 12345, Text: tm,
+		Rows: []*traces.Request{row("decode-c2-p64-r2/1", 64, 0, 50, 60), row("decode-c2-p64-r2/0", 64, 0, 40, 60)}}
+	path := filepath.Join(t.TempDir(), "07-decode-c2-p64-r2.parquet")
+	if err := writeRun(path, traces.Meta{Model: "m"}, in, tm); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadRun(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Spec.Name != spec.Name || out.Spec.Kind != spec.Kind || out.Spec.Concurrency != 2 || out.Spec.Repeat != 2 ||
+		out.SlotReset != 513 || out.Shared != 9 || out.Salt != 12345 || out.Text != tm || len(out.Rows) != 2 {
+		t.Errorf("read back %+v (salt %d, text %+v), want the run written", out.Spec, out.Salt, out.Text)
+	}
+}
+
+func TestRunResiduals(t *testing.T) {
+	var c StepCoefficients
+	c.C0 = Coef{Value: 0.01, Status: StatusFit}
+	c.Dense = DenseOff()
+	runs := []*RunResult{{Spec: RunSpec{Name: "a"}}, {Spec: RunSpec{Name: "b"}}, {Spec: RunSpec{Name: "c"}}}
+	obs := []Observation{
+		{Run: 0, PrefillTokens: 64, PrefillResident: 64 * 900, Seconds: 0.01}, // prefill: residual only
+		{Run: 0, DecodeSeqs: 2, DecodeResident: 2 * 300, Seconds: 0.02},
+		{Run: 0, DecodeSeqs: 2, DecodeResident: 2 * 300, Seconds: 0.02},
+		{Run: 2, DecodeSeqs: 1, DecodeResident: 100, Seconds: 0.008},
+	}
+	got := runResiduals(c, obs, runs)
+	want := []RunResidual{{Run: "a", N: 3, Resident: 300, Median: -0.5}, {Run: "c", N: 1, Resident: 100, Median: 0.25}}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Run != want[i].Run || got[i].N != want[i].N || got[i].Resident != want[i].Resident || math.Abs(got[i].Median-want[i].Median) > 1e-12 {
+			t.Errorf("run %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

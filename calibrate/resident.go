@@ -2,9 +2,12 @@ package calibrate
 
 import (
 	"cmp"
+	"hash/fnv"
+	"math"
 	"slices"
 	"sort"
 
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
@@ -24,18 +27,60 @@ const slotCells = 1 << 14
 // newSlotCache is the cache of a freshly started engine with n slots.
 func newSlotCache(n int) *sim.SlotCache { return sim.NewSlotCache(n, n*slotCells) }
 
-// runPrompts says what the prompts of one run share at their start, for
-// the slot cache's choice of slot and what it keeps: the requests of a
-// run share shared tokens (the replay's run tag, see RunResult.Shared);
-// key tells runs apart. shared 0: nothing beyond the template.
+// runPrompts says how the prompts of one run open, for the slot cache's
+// choice of slot and what it keeps (the prefix a slot's prompt shares with
+// the new one). With the run's salt and text model (RunResult.Salt) each
+// prompt's opening is rebuilt token by token (keys); without (traces
+// written before they were recorded) the requests of a run share shared
+// tokens, the replay's run tag, and key tells runs apart (shared 0:
+// nothing beyond the template).
 type runPrompts struct {
 	key    uint64
 	shared int32
+	salt   uint64
+	text   replay.TextModel
 }
 
-// take gives a request of prompt tokens of run p its slot.
-func (p runPrompts) take(c *sim.SlotCache, prompt int32) (slot int, cached int32) {
-	if p.shared <= 0 {
+// openingBytes is how much of a prompt's text keys identifies: the run
+// tag and the start of the text after it, where two prompts of the replay
+// can agree.
+const openingBytes = 48
+
+// keys identifies the opening tokens of the prompt the replay built for
+// row idx of the run, one key per token: the text model's Prefix tokens
+// (the same in every prompt; at least one, BOS), then the text's. Tokens
+// are cut from the text at 1/TokensPerByte bytes each, so two prompts
+// share as many keys as tokens, within one token. It is nil when the
+// prompt cannot be rebuilt (no salt, or idx < 0).
+func (p runPrompts) keys(idx int, r *traces.Request) []uint64 {
+	tpb := p.text.TokensPerByte
+	if p.salt == 0 || idx < 0 || !(tpb > 0) {
+		return nil
+	}
+	pre := max(1, int(math.Round(p.text.Prefix)))
+	text := replay.NewPromptBuilder(p.text, 0, p.salt).Build(nil, idx, r)
+	text = text[:min(len(text), openingBytes)]
+	n := int(float64(len(text)) * tpb)
+	keys := make([]uint64, pre, pre+n)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	for j := range n {
+		lo, hi := int(float64(j)/tpb), min(len(text), int(float64(j+1)/tpb))
+		h := fnv.New64a()
+		h.Write(text[lo:max(hi, lo+1)])
+		keys = append(keys, h.Sum64()|1<<63) // never equal to a template key
+	}
+	return keys
+}
+
+// take gives a request of prompt tokens of run p, opening with keys (nil:
+// unknown), its slot.
+func (p runPrompts) take(c *sim.SlotCache, prompt int32, keys []uint64) (slot int, cached int32) {
+	switch {
+	case keys != nil:
+		return c.Take(prompt, keys, 1)
+	case p.shared <= 0:
 		return c.Take(prompt, nil, 0)
 	}
 	return c.Take(prompt, []uint64{p.key}, sim.SharedPrefix+int(p.shared))
@@ -50,7 +95,7 @@ func resetCache(c *sim.SlotCache, n, prompt int, p runPrompts) {
 		clear(tokens)
 		var taken []int
 		for range min(n, slots) {
-			s, cached := p.take(c, int32(prompt))
+			s, cached := p.take(c, int32(prompt), nil)
 			if s < 0 {
 				break
 			}
@@ -72,9 +117,10 @@ func resetCache(c *sim.SlotCache, n, prompt int, p runPrompts) {
 type resReq struct {
 	send, end int64
 	prompt    int64
-	cached    int32 // prompt tokens its slot already held
+	cached    int32    // prompt tokens its slot already held
+	keys      []uint64 // its opening tokens (runPrompts.keys)
 	times     []int64
-	slot      int // -1: none (queued, or no slots)
+	slot      int // -1: none (not started, or no slot was free)
 }
 
 // annotateResident sets PrefillResident and DecodeResident of obs (one
@@ -83,17 +129,24 @@ type resReq struct {
 //
 // With a slot cache (llama.cpp, Ollama) that is the cells the step
 // attends over (sim.SlotCache), found by replaying the run through the
-// cache the earlier runs left: requests take slots when sent (queued
-// while all are busy), their prompt goes into the cache when their first
-// token arrives and one cell per later token, and they give the slot back
-// at their last token. The cache carries over to the next run. Tokens
-// that arrive within tol of each other are placed together, as the one
-// engine step that made them (SlotCache.Prefill); placing them from the
-// token times rather than the recovered steps keeps the cache right when
-// step recovery drops a step. A step's tokens arrive from its End to tol
-// after it (RecoverSteps' clustering); a request sent after End takes its
-// slot after the step. Requests share p's tokens with the prompt a slot
-// holds from the same run.
+// cache the earlier runs left: a request takes its slot and its prompt
+// goes into the cache in the step that makes its first token, one cell
+// goes in per later token, and it gives the slot back at its last token.
+// The cache carries over to the next run. Tokens that arrive within tol
+// of each other are placed together, as the one engine step that made
+// them (SlotCache.Prefill); placing them from the token times rather than
+// the recovered steps keeps the cache right when step recovery drops a
+// step. A step's tokens arrive from its End to tol after it
+// (RecoverSteps' clustering). A request shares with the prompt a slot
+// holds the opening p says they have in common.
+//
+// Why at the first token and not when sent: the engine gives a request
+// its slot when the request reaches it, which can be long after the
+// client sent it (Ollama's server admits requests to its runner one by
+// one); requests sent together to an idle engine typically start as one
+// prefill of the first, then one of all the others, and one that arrives
+// after another finished takes that one's slot. The first token is the
+// only sure sign of when it started.
 //
 // Without one (cache nil), it is the prompt and tokens so far of every
 // request in flight at the middle of the step. Failed requests (no token
@@ -115,8 +168,11 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 		if prompt <= 0 {
 			prompt = int64(r.PromptTokens)
 		}
-		reqs = append(reqs, &resReq{send: send, end: r.TokenTimes[len(r.TokenTimes)-1], prompt: prompt,
-			times: r.TokenTimes, slot: -1})
+		q := &resReq{send: send, end: r.TokenTimes[len(r.TokenTimes)-1], prompt: prompt, times: r.TokenTimes, slot: -1}
+		if cache != nil {
+			q.keys = p.keys(rowIndex(r.ID), r)
+		}
+		reqs = append(reqs, q)
 	}
 	if cache == nil {
 		for k := range obs {
@@ -128,18 +184,16 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 					resident += r.prompt + int64(sort.Search(len(r.times), func(i int) bool { return r.times[i] >= mid }))
 				}
 			}
-			o.PrefillResident = o.PrefillTokens * float64(resident)
-			o.DecodeResident = o.DecodeSeqs * float64(resident)
+			o.setResident(float64(resident))
 		}
 		return
 	}
 
 	// Events in time order; at equal times a token is placed before its
-	// request ends, and a request ends before the next one takes its slot.
+	// request ends.
 	const (
 		evToken = iota
 		evEnd
-		evSend
 	)
 	type event struct {
 		t    int64
@@ -149,7 +203,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	}
 	var events []event
 	for _, r := range reqs {
-		events = append(events, event{t: r.send, kind: evSend, r: r}, event{t: r.end, kind: evEnd, r: r})
+		events = append(events, event{t: r.end, kind: evEnd, r: r})
 		for i, t := range r.times {
 			events = append(events, event{t: t, kind: evToken, tok: i, r: r})
 		}
@@ -158,22 +212,19 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.kind, b.kind))
 	})
 	tokens := make([]int32, cache.Slots())
-	var queue []*resReq
-	assign := func() {
-		for len(queue) > 0 {
-			s, cached := p.take(cache, int32(queue[0].prompt))
-			if s < 0 {
-				return
-			}
-			queue[0].slot, queue[0].cached = s, cached
-			queue = queue[1:]
-		}
-	}
 	// Tokens that arrive within tol of each other came out of one engine
 	// step, which placed them in one batch: the prompts of requests whose
 	// first token it is, one token of the others (Prefill).
 	var step []event
+	var ending []*resReq // ended in the step not yet placed
 	flush := func() {
+		defer func() {
+			for _, r := range ending {
+				cache.Release(r.slot)
+				r.slot = -1
+			}
+			ending = ending[:0]
+		}()
 		if len(step) == 0 {
 			return
 		}
@@ -188,29 +239,26 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 		step = step[:0]
 	}
 	process := func(e event) {
-		if e.kind == evToken {
-			if e.r.slot < 0 {
-				return
-			}
-			if len(step) > 0 && (e.t > step[0].t+tol || slices.ContainsFunc(step, func(o event) bool { return o.r == e.r })) {
+		if e.kind == evEnd {
+			// Released once its step is placed: the other tokens of that
+			// step may arrive after this one's end.
+			ending = append(ending, e.r)
+			if len(step) == 0 {
 				flush()
 			}
-			step = append(step, e)
 			return
 		}
-		flush()
-		switch e.kind {
-		case evSend:
-			queue = append(queue, e.r)
-			assign()
-		case evEnd:
-			if e.r.slot >= 0 {
-				cache.Release(e.r.slot)
-				e.r.slot = -1
-			} else if i := slices.Index(queue, e.r); i >= 0 {
-				queue = slices.Delete(queue, i, i+1)
-			}
-			assign()
+		if len(step) > 0 && (e.t > step[0].t+tol || slices.ContainsFunc(step, func(o event) bool { return o.r == e.r })) {
+			flush()
+		}
+		if e.tok == 0 {
+			// Its slot is taken as the step that prefills it starts; with
+			// every slot busy (a release the model has not seen) it is
+			// left out.
+			e.r.slot, e.r.cached = p.take(cache, int32(e.r.prompt), e.r.keys)
+		}
+		if e.r.slot >= 0 {
+			step = append(step, e)
 		}
 	}
 	next := 0
@@ -218,18 +266,22 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 		o := &obs[k]
 		for ; next < len(events); next++ {
 			e := events[next]
-			if e.t > o.End+tol || (e.t > o.End && e.kind == evSend) {
+			if e.t > o.End+tol {
 				break
 			}
 			process(e)
 		}
 		flush()
-		attended := float64(cache.Attended())
-		o.PrefillResident = o.PrefillTokens * attended
-		o.DecodeResident = o.DecodeSeqs * attended
+		o.setResident(float64(cache.Attended()))
 	}
 	for ; next < len(events); next++ {
 		process(events[next])
 	}
 	flush()
+}
+
+// setResident sets o's resident products for r resident tokens.
+func (o *Observation) setResident(r float64) {
+	o.PrefillResident = o.PrefillTokens * r
+	o.DecodeResident = o.DecodeSeqs * r
 }

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"testing"
 
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
@@ -56,5 +57,83 @@ func TestAnnotateResident(t *testing.T) {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
 			t.Errorf("no slots: step %d: resident feature %v, want %v", i, got, want)
 		}
+	}
+}
+
+// A slot reset as the engine runs it: four one-token requests sent at
+// once, of which the engine prefills the first alone (the others reach it
+// later) and the other three in one step, their first tokens reaching the
+// client up to 9 ms apart. Slots go to requests when they start, so the
+// second takes the first one's slot, sharing its tag, and slot 3 stays
+// empty: cells 0-63 hold the first, then the second's 54 new tokens, and
+// the third and fourth follow at 64-191.
+func TestAnnotateResidentAdmitsAtFirstToken(t *testing.T) {
+	rows := []*traces.Request{row("r/0", 64, 0, 50), row("r/1", 64, 0, 100), row("r/2", 64, 0, 101), row("r/3", 64, 0, 109)}
+	cache := newSlotCache(4)
+	annotateResident(nil, rows, cache, 10e6, runPrompts{key: 1, shared: 9})
+	for slot, want := range []int32{64, 64, 64, 0} {
+		if got := cache.Held(slot); got != want {
+			t.Errorf("slot %d holds %d tokens, want %d", slot, got, want)
+		}
+	}
+	if got := cache.Attended(); got != 192 {
+		t.Errorf("attended %d cells, want 192", got)
+	}
+}
+
+func TestPromptKeys(t *testing.T) {
+	text := replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}
+	r := &traces.Request{}
+	r.Reset()
+	r.PromptTokens = 200
+	const salt = 36*36*36*36 + 1 // "10001" in base 36: the tag is "[r10001 #<i>]"
+	shared := func(a, b []uint64) int {
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	run := runPrompts{salt: salt, text: text}
+	for _, c := range []struct {
+		name string
+		a, b []uint64
+		want int
+	}{
+		{"one run", run.keys(0, r), run.keys(1, r), 7 + len("[r10001 #")},
+		{"salts agreeing in their first digits", run.keys(0, r), runPrompts{salt: salt + 1, text: text}.keys(0, r), 7 + len("[r1000")},
+		{"other runs", run.keys(0, r), runPrompts{salt: 2*salt - 1, text: text}.keys(0, r), 7 + len("[r")},
+	} {
+		if got := shared(c.a, c.b); got != c.want {
+			t.Errorf("%s: %d tokens in common, want %d", c.name, got, c.want)
+		}
+	}
+	// Two bytes a token: a tag of 9 bytes shares 4 whole tokens, plus BOS.
+	half := runPrompts{salt: salt, text: replay.TextModel{TokensPerByte: 0.5, Overhead: 1}}
+	if got := shared(half.keys(0, r), half.keys(1, r)); got != 1+4 {
+		t.Errorf("0.5 tokens per byte: %d tokens in common, want 5", got)
+	}
+	if k := (runPrompts{text: text}).keys(0, r); k != nil {
+		t.Errorf("no salt: keys %v, want nil (the prompt cannot be rebuilt)", k)
+	}
+
+	// A slot holding a request of the same run keeps the common tokens.
+	cache := newSlotCache(1)
+	s, _ := cache.Take(200, run.keys(0, r), 1)
+	cache.Prefill([]int32{200})
+	cache.Release(s)
+	if _, cached := cache.Take(200, run.keys(1, r), 1); cached != 16 {
+		t.Errorf("next request of the run: %d tokens cached, want 16", cached)
+	}
+}
+
+func TestResetTolerance(t *testing.T) {
+	reset := &RunResult{Spec: RunSpec{Kind: KindReset}, Rows: []*traces.Request{row("reset/0", 64, 1, 51), row("reset/1", 64, 0, 80)}}
+	other := &RunResult{Spec: RunSpec{Kind: KindDecode}, Rows: []*traces.Request{row("d/0", 64, 0, 5)}}
+	if got, want := resetTolerance([]*RunResult{other, reset}), int64(LiveToleranceFraction*50e6); got != want {
+		t.Errorf("resetTolerance = %d ns, want %d (the fraction of the shortest reset TTFT, 50 ms)", got, want)
+	}
+	if got := resetTolerance([]*RunResult{other}); got != 0 {
+		t.Errorf("no reset: %d, want 0", got)
 	}
 }

@@ -72,10 +72,15 @@ type Config struct {
 // prompt text PromptBuilder writes: tokens = TokensPerByte × bytes +
 // Overhead, where Overhead is what the request costs beyond its text (the
 // chat template). For servesim's test engine every ASCII byte is one token
-// and a chat request costs 20 more: {1, 20}.
+// and a chat request costs 20 more: {1, 20, 7}.
 type TextModel struct {
 	TokensPerByte float64 `json:"tokens_per_byte" toml:"tokens_per_byte"`
 	Overhead      float64 `json:"overhead" toml:"overhead"`
+	// Prefix is the part of Overhead before the text (BOS and the chat
+	// template's header, 7 on the test engine): every prompt starts with
+	// it, so an engine's prompt cache shares it between any two requests.
+	// 0: unknown. Only calibration uses it (the slot model).
+	Prefix float64 `json:"prefix" toml:"prefix"`
 }
 
 // IsZero reports whether m is unset (calibrate).
@@ -155,6 +160,9 @@ func (c *Config) Validate() error {
 	}
 	if !c.Text.IsZero() && !(c.Text.TokensPerByte > 0 && c.Text.TokensPerByte < 100) {
 		bad("Text", "TokensPerByte must be in (0, 100) when set, got %v", c.Text.TokensPerByte)
+	}
+	if p := c.Text.Prefix; !(p >= 0 && p < 1e6) || (!c.Text.IsZero() && p > c.Text.Overhead) {
+		bad("Text", "Prefix must be in [0, Overhead], got %v (Overhead %v)", p, c.Text.Overhead)
 	}
 	if c.FlushEvery <= 0 || c.FlushEvery > time.Second {
 		bad("FlushEvery", "must be in (0, 1s], got %v", c.FlushEvery)

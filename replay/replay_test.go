@@ -33,6 +33,14 @@ func TestValidateNamesFields(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("defaults + URL + model: %v", err)
 	}
+	cfg.Text = TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("test engine's text model: %v", err)
+	}
+	cfg.Text.Prefix = 21 // more than the overhead it is part of
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "Config.Text:") || !strings.Contains(err.Error(), "Prefix") {
+		t.Errorf("prefix beyond the overhead: error %v, want one naming Text.Prefix", err)
+	}
 }
 
 func TestLoadSettings(t *testing.T) {

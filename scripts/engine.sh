@@ -14,7 +14,8 @@
 #   scripts/engine.sh status    print the same lines if running, exit 1 otherwise
 #
 # Needs only Go and gcc/g++ (Debian: golang + build-essential); no curl.
-# Environment: SERVESIM_ENGINE_PORT (default 11435).
+# Environment: SERVESIM_ENGINE_PORT (default 11435); SERVESIM_OLLAMA, an
+# ollama binary to serve with instead of the one installed (scripts/kv-trace.sh).
 # Everything lives under <repo>/.cache: bin/ollama, engine/{model.gguf,Modelfile,
 # ollama-PORT.log,ollama-PORT.pid,home,models}.
 set -euo pipefail
@@ -93,7 +94,7 @@ cmd_start() {
 		# setsid: own process group, so stop can end the server and its runner.
 		# nice: on a small shared host the engine under test must not starve
 		# the load generator, or client-side schedule lag measures the engine.
-		setsid nice -n "${SERVESIM_ENGINE_NICE:-10}" "$BIN/ollama" serve >>"$LOG" 2>&1 </dev/null &
+		setsid nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve >>"$LOG" 2>&1 </dev/null &
 		echo $! >"$PIDFILE"
 		for _ in $(seq 1 150); do
 			healthy && break
@@ -114,7 +115,7 @@ cmd_start() {
 cmd_serve() {
 	[[ -x $BIN/ollama && -d $ENGINE/models/manifests ]] || die "no engine or model yet: run '$0 start' once first"
 	ollama_env
-	exec nice -n "${SERVESIM_ENGINE_NICE:-10}" "$BIN/ollama" serve
+	exec nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve
 }
 
 cmd_stop() {

@@ -58,7 +58,7 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 	out, err := run(t, "calibrate", "--base-url", url, "--model", model, "--api-key-env", "SERVESIM_NO_KEY",
 		"--plan", "quick", "--out", prof, "--engine", "ollama", "--engine-version", "0.6.5", "--device", "cpu",
 		"--precision", "f16", "--engine-args", "OLLAMA_NUM_PARALLEL=4,num_thread=1",
-		"--tokens-per-byte", "1", "--prompt-overhead", "20")
+		"--tokens-per-byte", "1", "--prompt-overhead", "20", "--prompt-prefix", "7")
 	t.Logf("calibrate --plan quick took %v\n%s", time.Since(t0).Round(time.Second), out)
 	if err != nil {
 		t.Fatal(err)

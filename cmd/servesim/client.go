@@ -19,6 +19,7 @@ func clientFlags(timeout time.Duration) []cli.Flag {
 		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
 		&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate with 3 probes)"},
 		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
+		&cli.Float64Flag{Name: "prompt-prefix", Usage: "text model: the tokens of --prompt-overhead before the text (BOS and the chat template's header), which an engine's prompt cache shares between any two requests (default: unknown, taken as 1)"},
 	}
 }
 
@@ -36,6 +37,7 @@ func applyClientFlags(c *cli.Context, cfg *replay.Config) error {
 	set("ignore-eos", func() { cfg.IgnoreEOS = c.Bool("ignore-eos") })
 	set("tokens-per-byte", func() { cfg.Text.TokensPerByte = c.Float64("tokens-per-byte") })
 	set("prompt-overhead", func() { cfg.Text.Overhead = c.Float64("prompt-overhead") })
+	set("prompt-prefix", func() { cfg.Text.Prefix = c.Float64("prompt-prefix") })
 	if c.IsSet("prompt-overhead") && cfg.Text.TokensPerByte == 0 {
 		return cli.Exit(fmt.Sprintf("%s: --prompt-overhead needs --tokens-per-byte", c.Command.Name), 2)
 	}

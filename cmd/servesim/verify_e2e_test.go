@@ -70,7 +70,7 @@ func TestE2EWalkthrough(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Now()
 	step := func(name string) { t.Logf("%-10s done at %v", name, time.Since(t0).Round(time.Second)) }
-	noKey := []string{"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20"}
+	noKey := []string{"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--prompt-prefix", "7"}
 
 	// 1. A production-like trace: bursty arrivals, long-tailed lengths,
 	// shared prefixes.

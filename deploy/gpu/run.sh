@@ -69,7 +69,7 @@ gpu)
 cpu)
 	PORT=${PORT:-11438}
 	MODEL=servesim-tiny
-	TEXT=(--tokens-per-byte 1 --prompt-overhead 20) # the tiny model's tokenizer: 1 token per byte + 20 for chat
+	TEXT=(--tokens-per-byte 1 --prompt-overhead 20 --prompt-prefix 7) # the tiny model's tokenizer: 1 token per byte + 20 for chat, 7 before the text
 	DEVICE=(--engine ollama --engine-version 0.6.5 --device cpu --precision f16 --engine-args OLLAMA_NUM_PARALLEL=4,num_thread=1)
 	SWEEP=deploy/gpu/cpu-sweep.toml
 	SLICE=30

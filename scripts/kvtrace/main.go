@@ -1,0 +1,107 @@
+// Command kvtrace compares the cells an engine's decode steps attended
+// over, as a traced engine logged them (scripts/kv-trace.sh), with the slot
+// model's, run by run.
+//
+//	go run ./scripts/kvtrace CALIBRATE_LOG ENGINE_LOG
+//
+// CALIBRATE_LOG is `servesim calibrate`'s output with every line prefixed
+// by its time in µs since the epoch: the progress lines ("[k/n] run 2.1s
+// ...") date each run and its "by run" lines give the model's median
+// resident tokens. ENGINE_LOG holds the engine's "SSKV t=µs n=cells ..."
+// lines, one per ubatch; ubatches of at most 8 tokens are decode steps.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+var (
+	progress = regexp.MustCompile(`^(\d+)\s+\[\s*\d+/\d+\]\s+(\S+)\s+([\d.]+)s\b`)
+	byRun    = regexp.MustCompile(`^\d+\s+(\S+)\s+n=\d+\s+resident\s+(\d+)\s`)
+	ubatch   = regexp.MustCompile(`SSKV t=(\d+) n=(\d+) used=\d+ head=\d+ ntok=(\d+)`)
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: kvtrace CALIBRATE_LOG ENGINE_LOG")
+		os.Exit(2)
+	}
+	type run struct {
+		name       string
+		start, end int64
+	}
+	var runs []run
+	model := map[string]string{}
+	err := lines(os.Args[1], func(l string) {
+		if m := progress.FindStringSubmatch(l); m != nil {
+			end, _ := strconv.ParseInt(m[1], 10, 64)
+			dur, _ := strconv.ParseFloat(m[3], 64)
+			runs = append(runs, run{m[2], end - int64(dur*1e6), end})
+		} else if m := byRun.FindStringSubmatch(l); m != nil {
+			model[m[1]] = m[2]
+		}
+	})
+	if err != nil {
+		fail(err)
+	}
+	type step struct{ t, cells int64 }
+	var steps []step
+	err = lines(os.Args[2], func(l string) {
+		if m := ubatch.FindStringSubmatch(l); m != nil {
+			t, _ := strconv.ParseInt(m[1], 10, 64)
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			if tok, _ := strconv.Atoi(m[3]); tok <= 8 {
+				steps = append(steps, step{t, n})
+			}
+		}
+	})
+	if err != nil {
+		fail(err)
+	}
+	if len(runs) == 0 || len(steps) == 0 {
+		fail(fmt.Errorf("no runs in %s or no traced steps in %s", os.Args[1], os.Args[2]))
+	}
+	fmt.Printf("%-22s %8s %8s  (median cells a decode step attends over)\n", "run", "engine", "model")
+	for _, r := range runs {
+		var cells []int64
+		for _, s := range steps {
+			if s.t >= r.start && s.t <= r.end {
+				cells = append(cells, s.cells)
+			}
+		}
+		eng := "-"
+		if len(cells) > 0 {
+			slices.Sort(cells)
+			eng = strconv.FormatInt(cells[len(cells)/2], 10)
+		}
+		m, ok := model[r.name]
+		if !ok {
+			m = "-"
+		}
+		fmt.Printf("%-22s %8s %8s\n", r.name, eng, m)
+	}
+}
+
+func lines(path string, f func(string)) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		f(sc.Text())
+	}
+	return sc.Err()
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "kvtrace:", err)
+	os.Exit(1)
+}
