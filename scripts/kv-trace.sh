@@ -10,7 +10,7 @@
 # runs `servesim calibrate --plan quick` against it with every output line
 # time-stamped, stops it, and prints per run the median cells the engine's
 # decode steps attended over beside the slot model's (calibrate's "by run"
-# lines). Needs the engine built (scripts/engine.sh install) and servesim
+# lines), and how long the engine's decode steps took. Needs the engine built (scripts/engine.sh install) and servesim
 # (make build); about 4 minutes to build, 3 to run.
 set -euo pipefail
 

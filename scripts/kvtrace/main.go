@@ -1,6 +1,8 @@
 // Command kvtrace compares the cells an engine's decode steps attended
 // over, as a traced engine logged them (scripts/kv-trace.sh), with the slot
-// model's, run by run.
+// model's, run by run, and prints how long the engine's decode steps took
+// (the time from one decode ubatch to the next of the same width: 10th,
+// 50th and 90th percentile).
 //
 //	go run ./scripts/kvtrace CALIBRATE_LOG ENGINE_LOG
 //
@@ -49,15 +51,14 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	type step struct{ t, cells int64 }
+	type step struct{ t, cells, tokens int64 }
 	var steps []step
 	err = lines(os.Args[2], func(l string) {
 		if m := ubatch.FindStringSubmatch(l); m != nil {
 			t, _ := strconv.ParseInt(m[1], 10, 64)
 			n, _ := strconv.ParseInt(m[2], 10, 64)
-			if tok, _ := strconv.Atoi(m[3]); tok <= 8 {
-				steps = append(steps, step{t, n})
-			}
+			tok, _ := strconv.ParseInt(m[3], 10, 64)
+			steps = append(steps, step{t, n, tok})
 		}
 	})
 	if err != nil {
@@ -66,25 +67,37 @@ func main() {
 	if len(runs) == 0 || len(steps) == 0 {
 		fail(fmt.Errorf("no runs in %s or no traced steps in %s", os.Args[1], os.Args[2]))
 	}
-	fmt.Printf("%-22s %8s %8s  (median cells a decode step attends over)\n", "run", "engine", "model")
+	fmt.Printf("%-22s %8s %8s   %s\n", "run", "engine", "model", "(median cells a decode step attends over; the engine's decode step, ms: p10 p50 p90)")
 	for _, r := range runs {
-		var cells []int64
-		for _, s := range steps {
-			if s.t >= r.start && s.t <= r.end {
-				cells = append(cells, s.cells)
+		var cells, gaps []int64
+		for i, s := range steps {
+			if s.t < r.start || s.t > r.end || s.tokens > 8 {
+				continue
+			}
+			cells = append(cells, s.cells)
+			if p := steps[i-1]; i > 0 && p.t >= r.start && p.tokens == s.tokens {
+				gaps = append(gaps, s.t-p.t)
 			}
 		}
-		eng := "-"
+		eng, m := "-", "-"
 		if len(cells) > 0 {
-			slices.Sort(cells)
-			eng = strconv.FormatInt(cells[len(cells)/2], 10)
+			eng = strconv.FormatInt(quantile(cells, 0.5), 10)
 		}
-		m, ok := model[r.name]
-		if !ok {
-			m = "-"
+		if v, ok := model[r.name]; ok {
+			m = v
 		}
-		fmt.Printf("%-22s %8s %8s\n", r.name, eng, m)
+		times := ""
+		if len(gaps) > 0 {
+			times = fmt.Sprintf("%5.1f %5.1f %5.1f", float64(quantile(gaps, 0.1))/1e3, float64(quantile(gaps, 0.5))/1e3, float64(quantile(gaps, 0.9))/1e3)
+		}
+		fmt.Printf("%-22s %8s %8s   %s\n", r.name, eng, m, times)
 	}
+}
+
+// quantile sorts v and returns its q-quantile (nearest rank below).
+func quantile(v []int64, q float64) int64 {
+	slices.Sort(v)
+	return v[min(len(v)-1, int(q*float64(len(v))))]
 }
 
 func lines(path string, f func(string)) error {
