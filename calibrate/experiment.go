@@ -36,18 +36,25 @@ const (
 	// KindMemory is one point of the concurrency ramp that finds the
 	// engine's real limit on concurrent sequences (see ProbeConcurrency).
 	KindMemory = "memory"
+	// KindAdmission is a long carrier request with short probes sent one
+	// after another beside it (two clients): each probe arrives at a busy
+	// engine with a slot free, and the carrier's tokens time the steps
+	// around its admission (admissionDelays). Its steps are fitted too.
+	KindAdmission = "admission"
 )
 
 // RunSpec is one short live run of a plan: a closed loop of Concurrency
 // clients sending Requests requests back to back. Request i asks for
 // Prompts[i % len(Prompts)] prompt tokens and exactly Output output tokens
-// (max_tokens; ignore_eos where the engine has it).
+// (max_tokens; ignore_eos where the engine has it), request 0 Carrier
+// tokens when that is set.
 type RunSpec struct {
 	Name        string // unique within the plan, e.g. "decode-c4-p512-r1"
 	Kind        string // one of the Kind constants
 	Concurrency int
 	Prompts     []int
 	Output      int
+	Carrier     int // output tokens of request 0 (KindAdmission); 0: Output
 	Requests    int
 	Repeat      int // 1-based repeat of the same configuration
 }
@@ -70,6 +77,9 @@ func (s RunSpec) Rows() []*traces.Request {
 		r.ID = fmt.Sprintf("%s/%d", s.Name, i)
 		r.PromptTokens = int32(s.Prompts[i%len(s.Prompts)])
 		r.OutputTokens = int32(s.Output)
+		if i == 0 && s.Carrier > 0 {
+			r.OutputTokens = int32(s.Carrier)
+		}
 		r.Warmup = s.Kind == KindWarmup
 		r.Class = s.Kind
 		rows[i] = r
@@ -108,11 +118,13 @@ const (
 //
 //   - quick: fits in about 3 minutes of engine time on servesim's CPU test
 //     engine (a tiny model on one thread: prefill ≈ 2 ms/token, decode
-//     ≈ 10 ms/step). Prefill sweep 32..1024 tokens (4 output tokens);
+//     ≈ 10 ms/step). Prefill sweep of ten lengths 32..1024 tokens, each
+//     knot of the dense curve and the midpoints between (4 output tokens);
 //     decode at concurrency 1, 2, 4 with 64- and 512-token prompts
-//     (64 output tokens, two rounds per client); one mixed run at
-//     concurrency 4 over staggered prompts; a concurrency ramp 1..8 with
-//     512-token prompts and 32 output tokens.
+//     (64 output tokens, two rounds per client); an admission run (a
+//     192-token carrier and eight 4-token probes with 64-token prompts,
+//     two clients); one mixed run at concurrency 4 over staggered prompts;
+//     a concurrency ramp 1..8 with 512-token prompts and 32 output tokens.
 //   - full: the same design, wider: prefill 32..2048, decode at 1..16
 //     clients with 64-, 512- and 2048-token prompts, ramp to 32, three
 //     repeats. Minutes on a GPU, too long for a CPU engine.
@@ -135,7 +147,7 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 	)
 	switch name {
 	case PlanQuick:
-		prompts = []int{32, 128, 256, 512, 1024}
+		prompts = []int{32, 64, 96, 128, 192, 256, 384, 512, 768, 1024}
 		concs = []int{1, 2, 4}
 		decodeCtx = []int{64, 512}
 		decodeOut = 64
@@ -185,6 +197,10 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 					Concurrency: c, Prompts: []int{ctx}, Output: decodeOut, Requests: 2 * c, Repeat: r})
 			}
 		}
+		// The carrier outlasts its probes: each costs a prefill and three
+		// decode steps beside it, plus its admission delay.
+		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("admission-r%d", r), Kind: KindAdmission, Concurrency: 2,
+			Prompts: []int{decodeCtx[0]}, Output: 4, Carrier: 3 * decodeOut, Requests: 9, Repeat: r})
 	}
 	p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("mixed-c%d-r1", mixConc), Kind: KindMixed, Concurrency: mixConc,
 		Prompts: mixPrompts, Output: 48, Requests: mixRequests, Repeat: 1})
@@ -241,13 +257,17 @@ func (p *Plan) PromptLengths() []int {
 func (p *Plan) Print(w io.Writer) {
 	fmt.Fprintf(w, "plan %s: %d runs, %d requests (closed loop; fixed output lengths; unique prompts; warm-up excluded)\n",
 		p.Name, len(p.Runs), p.Requests())
-	fmt.Fprintf(w, "  %-3s %-22s %-8s %5s %-28s %6s %8s\n", "#", "run", "kind", "conc", "prompt tokens", "output", "requests")
+	fmt.Fprintf(w, "  %-3s %-22s %-9s %5s %-28s %14s %8s\n", "#", "run", "kind", "conc", "prompt tokens", "output", "requests")
 	for i, r := range p.Runs {
 		ps := make([]string, len(r.Prompts))
 		for j, n := range r.Prompts {
 			ps[j] = fmt.Sprint(n)
 		}
-		fmt.Fprintf(w, "  %-3d %-22s %-8s %5d %-28s %6d %8d\n", i, r.Name, r.Kind, r.Concurrency, strings.Join(ps, ","), r.Output, r.Requests)
+		out := fmt.Sprint(r.Output)
+		if r.Carrier > 0 {
+			out = fmt.Sprintf("%d (first %d)", r.Output, r.Carrier)
+		}
+		fmt.Fprintf(w, "  %-3d %-22s %-9s %5d %-28s %14s %8d\n", i, r.Name, r.Kind, r.Concurrency, strings.Join(ps, ","), out, r.Requests)
 	}
 }
 
@@ -258,10 +278,12 @@ func (p *Plan) Validate() error {
 		switch {
 		case r.Name == "" || seen[r.Name]:
 			return fmt.Errorf("calibrate: plan run %d: name %q empty or repeated", i, r.Name)
-		case !slices.Contains([]string{KindWarmup, KindPrefill, KindDecode, KindMixed, KindMemory}, r.Kind):
+		case !slices.Contains([]string{KindWarmup, KindPrefill, KindDecode, KindMixed, KindMemory, KindAdmission}, r.Kind):
 			return fmt.Errorf("calibrate: plan run %s: unknown kind %q", r.Name, r.Kind)
 		case r.Concurrency < 1 || r.Requests < 1 || r.Output < 1 || len(r.Prompts) == 0:
 			return fmt.Errorf("calibrate: plan run %s: concurrency, requests, output and prompts must be ≥ 1", r.Name)
+		case r.Carrier < 0:
+			return fmt.Errorf("calibrate: plan run %s: carrier %d < 0", r.Name, r.Carrier)
 		}
 		for _, n := range r.Prompts {
 			if n < 1 {

@@ -33,12 +33,21 @@ func TestNewPlanQuick(t *testing.T) {
 			t.Errorf("%s: %d rows for %d requests", r.Name, len(rows), r.Requests)
 		}
 		for i, row := range rows {
-			if int(row.PromptTokens) != r.Prompts[i%len(r.Prompts)] || int(row.OutputTokens) != r.Output || row.Warmup != (r.Kind == KindWarmup) {
+			out := r.Output
+			if i == 0 && r.Carrier > 0 {
+				out = r.Carrier
+			}
+			if int(row.PromptTokens) != r.Prompts[i%len(r.Prompts)] || int(row.OutputTokens) != out || row.Warmup != (r.Kind == KindWarmup) {
 				t.Errorf("%s row %d: %+v", r.Name, i, row)
 			}
 		}
+		// A carrier outlasts its probes: each takes a prefill and Output − 1
+		// decode steps, plus its admission delay (taken as 3 steps).
+		if r.Kind == KindAdmission && r.Carrier < (r.Requests-1)*(r.Output+3) {
+			t.Errorf("%s: carrier of %d tokens for %d probes of %d", r.Name, r.Carrier, r.Requests-1, r.Output)
+		}
 	}
-	if kinds[KindWarmup] != 1 || kinds[KindPrefill] != 2 || kinds[KindDecode] != 12 || kinds[KindMixed] != 1 || kinds[KindMemory] != 6 {
+	if kinds[KindWarmup] != 1 || kinds[KindPrefill] != 2 || kinds[KindDecode] != 12 || kinds[KindAdmission] != 2 || kinds[KindMixed] != 1 || kinds[KindMemory] != 6 {
 		t.Errorf("run kinds %v", kinds)
 	}
 	if p.Runs[0].Kind != KindWarmup {
@@ -46,7 +55,7 @@ func TestNewPlanQuick(t *testing.T) {
 	}
 	var b bytes.Buffer
 	p.Print(&b)
-	for _, want := range []string{"plan quick", "prefill-r1", "32,128,256,512,1024", "memory-c8-r1"} {
+	for _, want := range []string{"plan quick", "prefill-r1", "32,64,96,128,192,256,384,512,768,1024", "memory-c8-r1"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("printed plan lacks %q:\n%s", want, b.String())
 		}

@@ -29,10 +29,11 @@ func synthObs(n int, coef [NumTerms]float64, noise float64, seed uint64) []Obser
 			o.DecodeSeqs = float64(1 + rng.IntN(128))
 			o.DecodeContext = o.DecodeSeqs * float64(100+rng.IntN(3000))
 		}
-		if coef[TermPrefillResident] > 0 || coef[TermDecodeResident] > 0 {
+		if coef[TermPrefillResident] > 0 || coef[TermDecodeResident] > 0 || coef[TermResident] > 0 {
 			// the whole cache: the batch's contexts and idle slots' tokens
 			resident := o.PrefillTokens + o.DecodeContext + float64(rng.IntN(200000))
 			o.PrefillResident, o.DecodeResident = o.PrefillTokens*resident, o.DecodeSeqs*resident
+			o.Resident = resident
 		}
 		f := o.Features(nil)
 		var y float64
@@ -119,16 +120,17 @@ func TestFitStepsRecoversCoefficients(t *testing.T) {
 	}
 }
 
-// With attention over the whole cache (llama.cpp), the two resident terms
-// are recovered too, given steps whose idle slots hold different amounts.
+// With attention over the whole cache (llama.cpp), the three resident
+// terms are recovered too, given steps whose idle slots hold different
+// amounts.
 func TestFitStepsRecoversResidentTerms(t *testing.T) {
 	coef := trueCoef
-	coef[TermPrefillResident], coef[TermDecodeResident] = 5e-11, 1e-10
+	coef[TermPrefillResident], coef[TermDecodeResident], coef[TermResident] = 5e-11, 1e-10, 2e-8
 	f, err := FitSteps(synthObs(3000, coef, 0.02, 43), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, i := range []Term{TermPrefillResident, TermDecodeResident} {
+	for _, i := range []Term{TermPrefillResident, TermDecodeResident, TermResident} {
 		c := f.Step.At(i)
 		if e := math.Abs(c.Value-coef[i]) / coef[i]; c.Status != StatusFit || e > 0.05 {
 			t.Errorf("%s = %.4g (%s), want %.4g within 5%% (%.2f%% off)", i, c.Value, c.Status, coef[i], 100*e)

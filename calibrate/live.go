@@ -363,6 +363,7 @@ func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) 
 			m.PrefillAttn += x.PrefillAttn / k
 			m.PrefillResident += x.PrefillResident / k
 			m.DecodeResident += x.DecodeResident / k
+			m.Resident += x.Resident / k
 		}
 		m.Seconds = float64(m.End-m.Start) * 1e-9 / k
 		dst, counts = append(dst, m), append(counts, k)
@@ -409,6 +410,10 @@ type Analysis struct {
 	// Concurrency is the memory probe's result; nil when the plan had no
 	// memory runs.
 	Concurrency *ConcurrencyProbe
+	// Admission is the admission runs' measure of how long a request
+	// arriving at a busy engine takes to reach its scheduler; nil without
+	// admission runs or probes admitted while their carrier ran.
+	Admission *Admission
 	// Spread is each repeated configuration's key metrics across its
 	// repeats.
 	Spread []ConfigSpread
@@ -476,6 +481,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		resets = max(resets, r.Spec.Concurrency) // RunPlan's slot-reset requests
 	}
 	resetTol := resetTolerance(runs)
+	var admit []float64
 	var err error
 	i := 0 // index into a.Runs
 	for k, r := range runs {
@@ -514,6 +520,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 			return nil, fmt.Errorf("calibrate: analyze: run %s: %w", r.Spec.Name, err)
 		}
 		annotateResident(a.Steps[n:], r.Rows, runCache, st.Tolerance, prompts)
+		if r.Spec.Kind == KindAdmission {
+			admit = append(admit, admissionDelays(r.Rows, st.Tolerance)...)
+		}
 		kept := dropResumed(a.Steps[n:], r.Rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
 		a.Steps = a.Steps[:n+len(kept)]
@@ -523,11 +532,13 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		addStats(&a.Recover, st)
 		i++
 	}
+	a.Admission = summarizeAdmission(admit)
 	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
 	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
 	fs := FitSettings{Curve: !opt.Linear}
 	fs.Off[TermPrefillResident] = cache == nil
 	fs.Off[TermDecodeResident] = cache == nil
+	fs.Off[TermResident] = cache == nil
 	if opt.Fit != nil {
 		fs = *opt.Fit
 	}
@@ -956,7 +967,7 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 		Version: ProfileVersion, Engine: info.Engine, EngineVersion: info.EngineVersion,
 		EngineArgs: slices.Clone(info.EngineArgs), Model: info.Model, Precision: info.Precision,
 		Device: info.Device, TensorParallel: info.TensorParallel, BlockSize: info.BlockSize,
-		Step: a.Fit.Step, Quality: a.Fit.Quality, Power: power, CreatedAt: now.UTC(),
+		Step: a.Fit.Step, Quality: a.Fit.Quality, Power: power, Admission: a.Admission, CreatedAt: now.UTC(),
 	}
 	if p.EngineArgs == nil {
 		p.EngineArgs = []string{}
@@ -1006,7 +1017,7 @@ func (a *Analysis) Print(w io.Writer) {
 		scale float64
 		unit  string
 	}{{1e3, "ms/step"}, {1e6, "µs/prefill token"}, {1e9, "ns/(prefill token × context)"}, {1e6, "µs/decode seq"}, {1e9, "ns/context token"},
-		{1e9, "ns/(prefill token × resident token)"}, {1e9, "ns/(decode seq × resident token)"}}
+		{1e9, "ns/(prefill token × resident token)"}, {1e9, "ns/(decode seq × resident token)"}, {1e9, "ns/resident token"}}
 	for t := range NumTerms {
 		c := f.Step.At(Term(t))
 		name, scale, unit := Term(t).String(), 1e3, "ms/step"
@@ -1046,6 +1057,10 @@ func (a *Analysis) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %-18s ×%d  TTFT %7.1f / %7.1f / %7.1f ms   TPOT %6.2f / %6.2f / %6.2f ms\n", s.Config, s.Repeats,
 				s.TTFTMin*1e3, s.TTFTMean*1e3, s.TTFTMax*1e3, s.TPOTMin*1e3, s.TPOTMean*1e3, s.TPOTMax*1e3)
 		}
+	}
+	if ad := a.Admission; ad != nil {
+		fmt.Fprintf(w, "admission: a request arriving at a busy engine reaches its scheduler after %.1f ms (median of %d probes; 10th–90th percentile %.1f–%.1f ms)\n",
+			ad.Delay*1e3, ad.N, ad.P10*1e3, ad.P90*1e3)
 	}
 	if c := a.Concurrency; c != nil {
 		fmt.Fprintf(w, "concurrency probe (closed loop ramp):\n")

@@ -39,6 +39,9 @@ type Profile struct {
 	Quality FitQuality       `json:"quality"` // of the step fit
 	KV      *KVCapacity      `json:"kv"`      // nil = not measured
 	Power   *PowerFit        `json:"power"`   // nil = not measured
+	// Admission is the engine's admission delay when busy; nil = not
+	// measured (and absent from profiles written before it existed).
+	Admission *Admission `json:"admission"`
 
 	CreatedAt time.Time      `json:"created_at"`
 	Traces    []TraceRef     `json:"traces"`  // the runs the fit came from
@@ -152,6 +155,9 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
+	if ad := p.Admission; ad != nil && (!(ad.Delay >= 0) || !finite(ad.Delay) || !(ad.P10 >= 0) || !(ad.P90 >= ad.P10) || !finite(ad.P90) || ad.N < 1) {
+		add("admission: delay_s and p10_s ≤ p90_s must be finite and ≥ 0, n ≥ 1 (got %+v)", *ad)
+	}
 	if p.CreatedAt.IsZero() {
 		add("created_at is missing")
 	}
@@ -176,7 +182,7 @@ func (p *Profile) Validate() error {
 
 // LoadProfile reads and validates the JSON profile at path. Unknown fields
 // are errors naming the field; each of the step coefficients c0 … ck must
-// be present with a value (crp and crd, added later, default to off).
+// be present with a value (crp, crd and cr, added later, default to off).
 func LoadProfile(path string) (*Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

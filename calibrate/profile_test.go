@@ -19,10 +19,11 @@ func testProfile() *Profile {
 		EngineArgs: []string{"--max-num-seqs", "64"}, Model: "Llama-3.1-8B", Precision: "bf16",
 		Device: "H100-SXM-80G", TensorParallel: 1, BlockSize: 16,
 		Step: StepCoefficients{C0: c(4e-3), Cp: c(6e-5), Ca: c(2e-9), Cd: c(8e-5), Ck: c(1.5e-7),
-			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}, Dense: DenseOff()},
+			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}, Cr: Coef{Status: StatusBound}, Dense: DenseOff()},
 		Quality:   FitQuality{N: 2907, R2: 0.998, RMSE: 0.0011, MdAPE: 0.012, HeldOutMdAPE: &md, NHeldOut: 900},
 		KV:        &KVCapacity{MaxConcurrentTokens: 453_000, Blocks: 28_312},
 		Power:     &PowerFit{Idle: c(70), Dynamic: c(550), Quality: FitQuality{N: 500, R2: 0.99, RMSE: 5, MdAPE: 0.01}},
+		Admission: &Admission{Delay: 0.004, P10: 0.002, P90: 0.009, N: 14},
 		CreatedAt: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
 		Traces:    []TraceRef{{Path: "runs/a.parquet", SHA256: strings.Repeat("ab", 32)}},
 		Lineage:   []LineageEntry{{Relation: "parent", Path: "profiles/old.json", SHA256: strings.Repeat("01", 32)}},
@@ -58,9 +59,9 @@ func TestProfileRoundTripAndGolden(t *testing.T) {
 	}
 
 	// A profile without optional measurements stores nulls.
-	p.KV, p.Power, p.Quality.HeldOutMdAPE = nil, nil, nil
+	p.KV, p.Power, p.Admission, p.Quality.HeldOutMdAPE = nil, nil, nil, nil
 	b, _ = p.Marshal()
-	for _, s := range []string{`"kv": null`, `"power": null`, `"held_out_mdape": null`} {
+	for _, s := range []string{`"kv": null`, `"power": null`, `"admission": null`, `"held_out_mdape": null`} {
 		if !bytes.Contains(b, []byte(s)) {
 			t.Errorf("marshal lacks %s", s)
 		}
@@ -97,6 +98,8 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"bad precision", `"bf16"`, `"bf17"`, `precision`},
 		{"bad version", `"version": 1`, `"version": 2`, `version = 2`},
 		{"bad hash", strings.Repeat("ab", 32), "abc", `traces[0].sha256`},
+		{"negative admission delay", `"delay_s": 0.004`, `"delay_s": -0.004`, `admission: delay_s`},
+		{"admission without probes", `"n": 14`, `"n": 0`, `admission: delay_s`},
 		{"trailing data", "}\n", "}\n{}", `trailing data`},
 	}
 	for _, tc := range cases {

@@ -284,4 +284,5 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 func (o *Observation) setResident(r float64) {
 	o.PrefillResident = o.PrefillTokens * r
 	o.DecodeResident = o.DecodeSeqs * r
+	o.Resident = r
 }

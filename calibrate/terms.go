@@ -10,14 +10,17 @@ import (
 // Term indexes one coefficient of the linear step-time model
 //
 //	step_seconds = C0 + Cp·prefill_tokens + Ca·prefill_attn + Cd·decode_seqs + Ck·decode_context
-//	               + Crp·prefill_tokens·resident + Crd·decode_seqs·resident
+//	               + Crp·prefill_tokens·resident + Crd·decode_seqs·resident + Cr·resident
 //	               + Σ_i dense_i·hat_i(prefill_tokens + decode_seqs)
 //
 // where resident is every token in the engine's KV cache during the step,
 // idle slots' retained tokens included (for llama.cpp and Ollama, the
-// cells a step attends over: sim.SlotCache): the Crp and Crd terms are
+// cells a step attends over: sim.SlotCache): the Crp, Crd and Cr terms are
 // attention over the whole cache, as engines with one cache for all
-// sequences compute it; paged engines fit them as 0.
+// sequences compute it; paged engines fit them as 0. Crp and Crd are the
+// arithmetic, per token attending; Cr is reading the cache's keys and
+// values, once per step however many tokens attend (on the CPU test
+// engine it is most of a small decode batch's attention cost).
 //
 // The dense terms are the cost of the step's tokens through the weight
 // matrices as a piecewise-linear curve (sim.TokenCurve) with a point at
@@ -36,6 +39,7 @@ const (
 	TermDecodeContext               // Ck, seconds per context token of a decoding sequence
 	TermPrefillResident             // Crp, seconds per (prefill token × resident token)
 	TermDecodeResident              // Crd, seconds per (decoding sequence × resident token)
+	TermResident                    // Cr, seconds per resident token
 	TermDense0                      // dense_0, seconds at DenseKnots[0] tokens; dense_i follow
 	NumTerms            = int(TermDense0) + NumDense
 )
@@ -49,9 +53,9 @@ var DenseKnots = [NumDense]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 
 // NumDense is the number of dense curve points.
 const NumDense = 14
 
-var termNames = [TermDense0]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd"}
+var termNames = [TermDense0]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd", "cr"}
 
-// String is the short name used in messages: c0, cp, ca, cd, ck, crp, crd,
+// String is the short name used in messages: c0, cp, ca, cd, ck, crp, crd, cr,
 // and dense@N for the curve's point at N tokens.
 func (t Term) String() string {
 	switch {
@@ -68,7 +72,7 @@ func termFeature(t Term) string {
 		return fmt.Sprintf("dense curve basis at %g tokens", DenseKnots[t-TermDense0])
 	}
 	return [TermDense0]string{"constant", "prefill tokens", "prefill attn", "decode seqs", "decode context",
-		"prefill tokens × resident", "decode seqs × resident"}[t]
+		"prefill tokens × resident", "decode seqs × resident", "resident"}[t]
 }
 
 // denseHat is the dense curve's basis function for knot i at n tokens: 1 at
@@ -101,10 +105,11 @@ type Observation struct {
 	PrefillAttn   float64 // Σ over prefill chunks of chunk tokens × context after the chunk
 	DecodeSeqs    float64 // sequences decoding one token
 	DecodeContext float64 // Σ context length over those sequences
+	// Resident is the tokens resident in the KV cache during the step
+	// (running sequences' and idle slots', see annotateResident);
 	// PrefillResident and DecodeResident are PrefillTokens and DecodeSeqs
-	// times the tokens resident in the KV cache during the step (running
-	// sequences' and idle slots', see annotateResident); kept as products
-	// so that windows average them exactly.
+	// times it, kept as products so that windows average them exactly.
+	Resident        float64
 	PrefillResident float64
 	DecodeResident  float64
 	Seconds         float64 // step duration
@@ -120,7 +125,7 @@ type Observation struct {
 
 // Features stores the design-matrix row of o in dst (length NumTerms;
 // allocated when nil) and returns it: 1, PrefillTokens, PrefillAttn,
-// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident, then the
+// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident, Resident, then the
 // dense curve's basis functions at PrefillTokens + DecodeSeqs.
 //
 // A window of averaged decode steps (WindowSteps) has the same
@@ -136,6 +141,7 @@ func (o Observation) Features(dst []float64) []float64 {
 	dst[TermDecodeContext] = o.DecodeContext
 	dst[TermPrefillResident] = o.PrefillResident
 	dst[TermDecodeResident] = o.DecodeResident
+	dst[TermResident] = o.Resident
 	for i := range NumDense {
 		dst[int(TermDense0)+i] = denseHat(i, o.PrefillTokens+o.DecodeSeqs)
 	}
@@ -150,10 +156,11 @@ type StepCoefficients struct {
 	Ca Coef `json:"ca"`
 	Cd Coef `json:"cd"`
 	Ck Coef `json:"ck"`
-	// Crp and Crd are absent from profiles written before they existed;
-	// they load as 0 with status "off".
+	// Crp, Crd and Cr are absent from profiles written before they
+	// existed; they load as 0 with status "off".
 	Crp Coef `json:"crp"`
 	Crd Coef `json:"crd"`
+	Cr  Coef `json:"cr"`
 	// Dense is the dense cost curve, a point per DenseKnots entry. Profiles
 	// written before it existed load with every point "off".
 	Dense [NumDense]DensePoint `json:"dense"`
@@ -227,6 +234,8 @@ func (s *StepCoefficients) At(t Term) *Coef {
 		return &s.Crp
 	case TermDecodeResident:
 		return &s.Crd
+	case TermResident:
+		return &s.Cr
 	}
 	if t >= TermDense0 && int(t) < NumTerms {
 		return &s.Dense[t-TermDense0].Coef

@@ -79,7 +79,8 @@ type TextModel struct {
 	// Prefix is the part of Overhead before the text (BOS and the chat
 	// template's header, 7 on the test engine): every prompt starts with
 	// it, so an engine's prompt cache shares it between any two requests.
-	// 0: unknown. Only calibration uses it (the slot model).
+	// 0: unknown. Calibration's slot model uses it, and PromptBuilder to
+	// place shared prefix blocks at the trace's token positions.
 	Prefix float64 `json:"prefix" toml:"prefix"`
 }
 

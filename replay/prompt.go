@@ -18,8 +18,10 @@ import (
 // where the row has PrefixHashes: then the prompt is cut into blocks of
 // BlockSize tokens, block i's text is a pure function of (hash i, salt),
 // and rows sharing a hash prefix share that text exactly; tokens beyond the
-// hashed blocks get the unique tag and their own text. The chat-template
-// overhead is taken from the first block.
+// hashed blocks get the unique tag and their own text. The template's
+// tokens before the text (TextModel.Prefix; all of Overhead when that is
+// unknown) count toward the first block, so that rows sharing n blocks
+// share n × BlockSize prompt tokens on the engine, as the trace says.
 //
 // A PromptBuilder is not safe for concurrent use.
 type PromptBuilder struct {
@@ -55,13 +57,17 @@ func (m TextModel) Tokens(n int) float64 { return m.TokensPerByte*float64(n) + m
 func (b *PromptBuilder) Build(dst []byte, idx int, r *traces.Request) []byte {
 	total := b.m.Bytes(int(r.PromptTokens))
 	done := 0
+	before := b.m.Overhead // tokens ahead of the text; Prefix when known
+	if b.m.Prefix > 0 {
+		before = b.m.Prefix
+	}
 	if b.blockSize > 0 && len(r.PrefixHashes) > 0 {
 		for i, h := range r.PrefixHashes {
 			if i*b.blockSize >= int(r.PromptTokens) {
 				break
 			}
 			end := min((i+1)*b.blockSize, int(r.PromptTokens))
-			cum := min(max(0, int(math.Round((float64(end)-b.m.Overhead)/b.m.TokensPerByte))), total)
+			cum := min(max(0, int(math.Round((float64(end)-before)/b.m.TokensPerByte))), total)
 			if cum > done {
 				dst = appendWords(dst, cum-done, h^(b.salt*0x9e3779b97f4a7c15))
 				done = cum

@@ -116,6 +116,16 @@ func TestPromptBuilder(t *testing.T) {
 	if len(p1) != 80 || len(p2) != 100 {
 		t.Errorf("hashed lengths %d %d, want 80 100", len(p1), len(p2))
 	}
+	// With the template's tokens before the text known, the shared blocks
+	// cover exactly their prompt tokens: 7 template tokens + 25 bytes.
+	pre := NewPromptBuilder(TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}, 16, 42)
+	r1, r2 := pre.Build(nil, 1, h1), pre.Build(nil, 2, h2)
+	if n := commonPrefix(r1, r2); n < 2*16-7 || string(r1[2*16-7:3*16-7]) == string(r2[2*16-7:3*16-7]) {
+		t.Errorf("with Prefix 7 the prompts share %d bytes, want the %d of two blocks", n, 2*16-7)
+	}
+	if len(r1) != 80 || len(r2) != 100 {
+		t.Errorf("with Prefix 7: lengths %d %d, want 80 100", len(r1), len(r2))
+	}
 	// Another salt: nothing shared across runs.
 	q1 := NewPromptBuilder(m, 16, 43).Build(nil, 1, h1)
 	if string(q1[:shared]) == string(p1[:shared]) {

@@ -54,6 +54,8 @@ func (l *decisionLog) step(e *engine, b Batch, dt float64) {
 	}
 	l.buf = append(l.buf, `],"prefill_tokens":`...)
 	l.buf = strconv.AppendInt(l.buf, int64(b.PrefillTokens), 10)
+	l.buf = append(l.buf, `,"resident_tokens":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(b.Resident), 10)
 	l.decodes(e)
 	l.buf = append(l.buf, `,"preempted_ids":[`...)
 	for i, id := range e.preempt {

@@ -112,7 +112,12 @@ type engine struct {
 	// g at a step's start, g+1 once the policy allocated for it.
 	gAlloc int64
 
-	waiting          deque
+	waiting deque
+	// arriving holds requests that arrived while the engine was busy and
+	// have not reached its scheduler yet (Admitter): each joins waiting
+	// admitDelay ns after its arrival, in arrival order.
+	arriving         deque
+	admitDelay       int64
 	runHead, runTail *seq
 	nRunning         int
 	pre              []*seq // running sequences still prefilling, admission order
@@ -145,6 +150,9 @@ func newEngine(cfg *Config, meta traces.Meta, out traces.Writer) *engine {
 	e.pol = newScheduler(cfg.Policy)
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
 		e.stretch = d
+	}
+	if a, ok := cfg.Step.(Admitter); ok {
+		e.admitDelay = int64(math.Round(a.AdmitSeconds() * 1e9))
 	}
 	if rt, ok := cfg.Step.(ResidentTimer); ok && rt.UsesResident() && cfg.Slots > 0 {
 		// Where the cache's history put tokens sets each step's cost, so
@@ -209,9 +217,33 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 	if reason := e.rejectReason(s); reason != "" {
 		return e.reject(s, reason)
 	}
+	if e.admitDelay > 0 && (e.nRunning > 0 || e.now > r.Arrival || e.arriving.len() > 0) {
+		// A busy engine takes a while to hand a new request to its
+		// scheduler; an idle one's first step includes that time.
+		e.arriving.pushBack(s)
+		e.next = min(e.next, e.ready())
+		return nil
+	}
 	e.waiting.pushBack(s)
 	e.next = e.now
 	return nil
+}
+
+// ready is when the first arriving request reaches the scheduler
+// (math.MaxInt64: none is arriving).
+func (e *engine) ready() int64 {
+	if e.arriving.len() == 0 {
+		return math.MaxInt64
+	}
+	return e.arriving.front().arrival + e.admitDelay
+}
+
+// handOver moves the arriving requests that have reached the scheduler by
+// now to the waiting queue.
+func (e *engine) handOver() {
+	for e.arriving.len() > 0 && e.ready() <= e.now {
+		e.waiting.pushBack(e.arriving.popFront())
+	}
 }
 
 // outstanding is the number of requests added to e and not finished by
@@ -228,13 +260,14 @@ func (e *engine) outstanding(t int64) int64 {
 // iterate runs one engine iteration starting at e.next < t.
 func (e *engine) iterate(t int64) error {
 	e.iters++
-	if e.now < e.next { // idle until a policy wake-up
+	if e.now < e.next { // idle until a policy wake-up or a hand-over
 		e.m.kvAt(e.now, e.bm.used())
 		e.now, e.frac = e.next, 0
 	}
+	e.handOver()
 	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 {
 		if ok, watch, anon := e.pol.holds(e); ok {
-			if k := e.stretchLen(watch, anon, t); k >= 2 {
+			if k := e.stretchLen(watch, anon, min(t, e.ready())); k >= 2 {
 				err := e.jump(k)
 				e.next = e.now
 				return err
@@ -253,13 +286,13 @@ func (e *engine) iterate(t int64) error {
 			if e.waiting.len() > 0 || e.nRunning > 0 {
 				return fmt.Errorf("sim: internal: %d requests waiting and %d running at t=%d ns but nothing can be scheduled", e.waiting.len(), e.nRunning, e.now)
 			}
-			e.next = math.MaxInt64
+			e.next = e.ready()
 			return nil
 		}
 		if wake <= e.now {
 			return fmt.Errorf("sim: internal: idle until t=%d ns, not after now (%d ns)", wake, e.now)
 		}
-		e.next = wake
+		e.next = min(wake, e.ready())
 		return nil
 	}
 	err = e.execStep()

@@ -86,6 +86,28 @@ func TestContinuousArrivalJoinsNextStep(t *testing.T) {
 	})
 }
 
+// With an admission delay, a request arriving at a busy engine reaches its
+// scheduler that long after arriving, even when the engine goes idle
+// meanwhile; one arriving at an idle engine starts at once.
+func TestAdmissionDelayWhenBusy(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		timer := testTimer
+		timer.Admit = 0.030
+		cfg.Step = timer
+		reqs := []*traces.Request{
+			req("A", 0, 10, 10),
+			req("B", 25, 10, 2),  // busy: reaches the scheduler at 55, during A's step 53→64
+			req("C", 200, 10, 1), // idle: A is done at 130
+			req("D", 205, 10, 1), // busy (C's prefill, 200→220): ready at 235, C long done
+		}
+		_, w := mustRun(t, cfg, reqs)
+		// 0→20 prefill A; 20→31, 31→42, 42→53, 53→64 decode A; 64→85 prefill B
+		// + decode A; 85→97 decode A, B (B done); A alone to 130.
+		checkTimes(t, w, []want{{"A", 0, 20, 97 + 3*11}, {"B", 64, 85, 97}, {"C", 200, 220, 220}, {"D", 235, 255, 255}})
+	})
+}
+
 func TestFixedBatchWaitsMaxWait(t *testing.T) {
 	bothModes(t, func(t *testing.T, noSkip bool) {
 		p := PolicyConfig{Name: Fixed, BatchSize: 4, MaxWaitMs: 50}

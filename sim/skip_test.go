@@ -14,6 +14,8 @@ func TestSkipMatchesStepping(t *testing.T) {
 	mooncake := loadMooncake(t, "mooncake/conversation_trace.jsonl")
 	small := policy(t, Continuous)
 	small.MaxNumSeqs, small.MaxNumBatchedTokens = 64, 2048
+	admitting := realTimer
+	admitting.Admit = 0.025 // hand-overs cut stretches as arrivals do
 	for _, tc := range []struct {
 		name     string
 		moon     bool
@@ -21,6 +23,7 @@ func TestSkipMatchesStepping(t *testing.T) {
 		preempts bool
 	}{
 		{"azure-continuous", false, Config{Policy: policy(t, Continuous), TotalBlocks: 20000, Step: realTimer}, false},
+		{"azure-continuous-admit", false, Config{Policy: policy(t, Continuous), TotalBlocks: 20000, Step: admitting}, false},
 		{"azure-continuous-tight", false, Config{Policy: small, TotalBlocks: 1500, Step: realRoofline}, true},
 		{"azure-fixed", false, Config{Policy: PolicyConfig{Name: Fixed, BatchSize: 16, MaxWaitMs: 20}, TotalBlocks: 20000, Step: realTimer}, false},
 		{"mooncake-continuous-prefix", true, Config{Policy: policy(t, Continuous), TotalBlocks: 30000, Step: fastTimer, PrefixCaching: true}, true},

@@ -48,40 +48,57 @@ type ResidentTimer interface {
 	UsesResident() bool
 }
 
+// Admitter is an optional StepTimer capability: AdmitSeconds is how long
+// a request that arrives while the engine is busy takes to reach its
+// scheduler — the request handling an engine does beside its steps (HTTP,
+// tokenization, the hand-off to the step loop), which on a host short of
+// cores waits for the steps. On an idle engine it is part of the first
+// step's time, as calibration fits it.
+type Admitter interface {
+	AdmitSeconds() float64
+}
+
 // Linear is the calibrated step-time model:
 //
 //	t = C0 + Cp·PrefillTokens + Ca·PrefillAttn + Cd·DecodeSeqs + Ck·DecodeContext
-//	       + Crp·PrefillTokens·Resident + Crd·DecodeSeqs·Resident
+//	       + Crp·PrefillTokens·Resident + Crd·DecodeSeqs·Resident + Cr·Resident
 //	       + Dense(PrefillTokens + DecodeSeqs)
 //
-// The last two terms are attention over the whole KV cache (llama.cpp's
-// one cache for all slots); they are 0 for engines with per-sequence
-// paged attention. Coefficients are seconds per unit and must be
+// The Resident terms are attention over the whole KV cache (llama.cpp's
+// one cache for all slots): its arithmetic per token attending (Crp, Crd)
+// and reading the cache once per step (Cr); they are 0 for engines with
+// per-sequence paged attention. Coefficients are seconds per unit and must be
 // non-negative (what NNLS fits).
 type Linear struct {
 	C0, Cp, Ca, Cd, Ck float64
-	Crp, Crd           float64
+	Crp, Crd, Cr       float64
 	// Dense, when set, is the cost of the step's tokens through the dense
 	// layers; calibrated profiles use it in place of C0, Cp and Cd.
 	Dense TokenCurve
+	// Admit is not a step time but the engine's admission delay that
+	// calibration measures beside them (Admitter), in seconds.
+	Admit float64
 }
+
+// AdmitSeconds implements Admitter.
+func (l Linear) AdmitSeconds() float64 { return l.Admit }
 
 // StepSeconds implements StepTimer.
 func (l Linear) StepSeconds(b Batch) float64 {
 	return l.C0 + l.Cp*b.PrefillTokens + l.Ca*b.PrefillAttn + l.Cd*b.DecodeSeqs + l.Ck*b.DecodeContext +
-		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs)*b.Resident + l.Dense.At(b.PrefillTokens+b.DecodeSeqs)
+		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs+l.Cr)*b.Resident + l.Dense.At(b.PrefillTokens+b.DecodeSeqs)
 }
 
 // UsesResident implements ResidentTimer.
-func (l Linear) UsesResident() bool { return l.Crp > 0 || l.Crd > 0 }
+func (l Linear) UsesResident() bool { return l.Crp > 0 || l.Crd > 0 || l.Cr > 0 }
 
 // DecodeSeconds implements DecodeStretcher.
 func (l Linear) DecodeSeconds(n, c0 float64, k int64) float64 {
 	if k <= 0 {
 		return 0
 	}
-	a := l.C0 + l.Cd*n + l.Dense.At(n) + (l.Ck+l.Crd*n)*c0
-	return affineSum(a, (l.Ck+l.Crd*n)*n, 0, float64(k))
+	per := l.Ck + l.Crd*n + l.Cr // per context token: context and resident grow alike
+	return affineSum(l.C0+l.Cd*n+l.Dense.At(n)+per*c0, per*n, 0, float64(k))
 }
 
 // DecodeSteps implements DecodeStretcher.
@@ -95,7 +112,7 @@ func (l Linear) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}} {
+	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Admit", l.Admit}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}

@@ -12,7 +12,7 @@ func TestDecodeClosedForms(t *testing.T) {
 		"linear":   realTimer,
 		"roofline": realRoofline,
 		// attention over the whole cache (llama.cpp)
-		"linear-resident": Linear{C0: 4e-3, Cp: 3e-4, Ca: 2e-6, Cd: 1.5e-3, Ck: 1e-6, Crp: 3e-7, Crd: 1.2e-6},
+		"linear-resident": Linear{C0: 4e-3, Cp: 3e-4, Ca: 2e-6, Cd: 1.5e-3, Ck: 1e-6, Crp: 3e-7, Crd: 1.2e-6, Cr: 2e-6},
 		// dense cost as a curve of the step's tokens (calibrated profiles)
 		"linear-curve": Linear{Ca: 2e-6, Ck: 1e-6, Crd: 1.2e-6,
 			Dense: TokenCurve{Tokens: []float64{1, 2, 4, 512}, Seconds: []float64{7e-3, 12e-3, 14e-3, 0.4}}},

@@ -145,6 +145,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	info := calibrate.EngineInfo{Engine: parent.Engine, EngineVersion: parent.EngineVersion, EngineArgs: parent.EngineArgs,
 		Model: parent.Model, Precision: parent.Precision, Device: parent.Device, TensorParallel: parent.TensorParallel, BlockSize: parent.BlockSize}
 	np := a.Profile(info, parent.Power, time.Now())
+	if np.Admission == nil {
+		np.Admission = parent.Admission // verification runs have no admission probes
+	}
 	if np.KV == nil {
 		np.KV = parent.KV // the memory runs were not found: keep what was measured
 	}

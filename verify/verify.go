@@ -540,7 +540,12 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	}
 	st := p.Step
 	lin := sim.Linear{C0: st.C0.Value, Cp: st.Cp.Value, Ca: st.Ca.Value, Cd: st.Cd.Value, Ck: st.Ck.Value,
-		Crp: st.Crp.Value, Crd: st.Crd.Value, Dense: st.Curve()}
+		Crp: st.Crp.Value, Crd: st.Crd.Value, Cr: st.Cr.Value, Dense: st.Curve()}
+	admit := ""
+	if a := p.Admission; a != nil {
+		lin.Admit = a.Delay
+		admit = fmt.Sprintf(", admission %.1f ms", a.Delay*1e3)
+	}
 	if err := lin.Validate(); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
@@ -548,7 +553,7 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	if h := p.Quality.HeldOutMdAPE; h != nil {
 		held = fmt.Sprintf("%.1f%%", 100**h)
 	}
-	return lin, fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s)", path, p.Quality.R2, held), nil
+	return lin, fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s%s)", path, p.Quality.R2, held, admit), nil
 }
 
 // ApplyProfileKV raises r's KV blocks to the profile's measured

@@ -73,6 +73,11 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 	if p.KV == nil || len(p.Traces) == 0 {
 		t.Errorf("profile without measured KV capacity (%v) or traces (%d)", p.KV, len(p.Traces))
 	}
+	// Four slots: every probe but the first of each admission run finds one
+	// free while its carrier decodes, and waits a little for the engine.
+	if a := p.Admission; a == nil || a.N < 8 || !(a.Delay > 0) {
+		t.Errorf("admission %+v: want a positive delay measured on at least 8 probes", a)
+	}
 
 	const prompt, output = 320, 48
 	xp, _ := calibrate.NewPlan(calibrate.PlanQuick, calibrate.PlanOptions{})

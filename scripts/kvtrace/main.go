@@ -5,12 +5,17 @@
 // 50th and 90th percentile).
 //
 //	go run ./scripts/kvtrace CALIBRATE_LOG ENGINE_LOG
+//	go run ./scripts/kvtrace -decode ENGINE_LOG...
 //
 // CALIBRATE_LOG is `servesim calibrate`'s output with every line prefixed
 // by its time in µs since the epoch: the progress lines ("[k/n] run 2.1s
 // ...") date each run and its "by run" lines give the model's median
 // resident tokens. ENGINE_LOG holds the engine's "SSKV t=µs n=cells ..."
 // lines, one per ubatch; ubatches of at most 8 tokens are decode steps.
+//
+// With -decode it reads only engine logs and prints how a decode step's
+// time depends on its width and on the cells it attends over (see
+// decode.go).
 package main
 
 import (
@@ -29,6 +34,10 @@ var (
 )
 
 func main() {
+	if len(os.Args) >= 3 && os.Args[1] == "-decode" {
+		decodeSteps(os.Args[2:])
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: kvtrace CALIBRATE_LOG ENGINE_LOG")
 		os.Exit(2)
