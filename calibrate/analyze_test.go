@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -90,7 +91,34 @@ func TestAnalyzeResidentTermsNeedASlotLimit(t *testing.T) {
 			if d := a.Fit.Step.Curve().At(1); math.Abs(d-5e-3) > 0.05*5e-3 {
 				t.Errorf("one-token step %.4g s, want 5 ms within 5%%", d)
 			}
+			// A term held out of the model is off; the others are fitted.
+			opt := AnalyzeOptions{Relative: true}
+			opt.Without[TermResident], opt.Without[TermDecodeContext] = true, true
+			b, err := Analyze(runs, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := b.Fit.Step.Cr.Status; s != StatusOff {
+				t.Errorf("without cr: cr status %s", s)
+			}
+			if s := b.Fit.Step.Ck.Status; s != StatusOff {
+				t.Errorf("without ck: ck status %s", s)
+			}
+			if off := b.Fit.Step.Crd.Status == StatusOff; off != (tc.wantSlots == 0) {
+				t.Errorf("without cr: crd status %s", b.Fit.Step.Crd.Status)
+			}
 		})
+	}
+}
+
+func TestParseTerm(t *testing.T) {
+	for term := range Term(NumTerms) {
+		if got, err := ParseTerm(term.String()); err != nil || got != term {
+			t.Errorf("ParseTerm(%q) = %v, %v", term.String(), got, err)
+		}
+	}
+	if _, err := ParseTerm("cx"); err == nil || !strings.Contains(err.Error(), `"cx"`) || !strings.Contains(err.Error(), "crd") {
+		t.Errorf("unknown term: error %v, want the name and the accepted ones", err)
 	}
 }
 

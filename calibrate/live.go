@@ -272,6 +272,9 @@ type AnalyzeOptions struct {
 	// Linear fits c0 + cp·prefill + cd·decode instead of the dense curve
 	// of the step's tokens (FitSettings.Curve). Ignored when Fit is set.
 	Linear bool
+	// Without holds the terms it marks at 0 (status off), to compare
+	// models by their held-out error. Applied on top of Fit.
+	Without [NumTerms]bool
 	// Recover tunes step recovery. nil means a per-run Tolerance (see
 	// LiveToleranceFraction).
 	Recover *RecoverSettings
@@ -541,6 +544,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	fs.Off[TermResident] = cache == nil
 	if opt.Fit != nil {
 		fs = *opt.Fit
+	}
+	for t, off := range opt.Without {
+		fs.Off[t] = fs.Off[t] || off
 	}
 	if fs.Weights == nil && opt.Relative {
 		fs.Weights = make([]float64, len(a.Observations))

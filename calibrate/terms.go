@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/sim"
 )
@@ -65,6 +66,18 @@ func (t Term) String() string {
 		return fmt.Sprintf("dense@%g", DenseKnots[t-TermDense0])
 	}
 	return fmt.Sprintf("Term(%d)", int(t))
+}
+
+// ParseTerm is the term String names: c0, cp, ca, cd, ck, crp, crd, cr or
+// dense@N for a point of the dense curve.
+func ParseTerm(name string) (Term, error) {
+	for t := range Term(NumTerms) {
+		if t.String() == name {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown step-model term %q (want one of %s, or dense@N with N one of %v)",
+		name, strings.Join(termNames[:], ", "), DenseKnots)
 }
 
 func termFeature(t Term) string {

@@ -33,8 +33,9 @@ func calibrateCommand() *cli.Command {
 		UsageText: "servesim calibrate --base-url URL --model NAME --plan quick|full --out profile.json [options]",
 		Description: "Prints the experiment plan, then runs it as closed-loop replays: single requests across prompt\n" +
 			"lengths (prefill cost), decode at several concurrencies and context lengths (decode cost, KV read),\n" +
-			"a mixed prefill+decode run, and a concurrency ramp that finds the engine's real limit on concurrent\n" +
-			"sequences. Engine steps are recovered from per-token timestamps and the model is fitted by NNLS; whole\n" +
+			"probes that time how long a busy engine takes to admit a request, a mixed prefill+decode run, and a\n" +
+			"concurrency ramp that finds the engine's real limit on concurrent sequences. Engine steps are\n" +
+			"recovered from per-token timestamps and the model is fitted by NNLS; whole\n" +
 			"runs are held out to measure the error on data the fit did not see. The rows of every run go to\n" +
 			"--trace-out as Parquet and the profile cites them by SHA-256. Use the profile with\n" +
 			"`servesim simulate --profile`.",
@@ -61,6 +62,7 @@ func calibrateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "absolute", Usage: "fit absolute instead of relative step-time error"},
 			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
 			&cli.BoolFlag{Name: "linear", Usage: "fit the dense cost as c0 + cp·prefill tokens + cd·decode seqs instead of a piecewise-linear curve of the step's tokens"},
+			&cli.StringSliceFlag{Name: "without", Usage: "hold these step-model terms at 0 (names as printed: ca, ck, crp, crd, cr, dense@N, …), to compare models by their held-out error, e.g. with --from-traces"},
 			&cli.BoolFlag{Name: "reset-slots", Value: true, Usage: "before each run, fill the engine's idle slots with one-token requests of known length (64 tokens, 512 before second repeats): llama.cpp/Ollama keep finished requests in idle slots, in the KV cache every step attends over"},
 		}, clientFlags(5*time.Minute)...),
 		Action: runCalibrate,
@@ -77,6 +79,9 @@ func runCalibrate(c *cli.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if _, err := withoutTerms(c); err != nil {
+		return err // before any live run
 	}
 	live := c.String("from-traces") == ""
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
@@ -157,12 +162,29 @@ func runCalibrate(c *cli.Context) error {
 	return analyzeAndSave(c, runs, info, power, out, wall)
 }
 
+// withoutTerms reads --without: the step-model terms held at 0.
+func withoutTerms(c *cli.Context) ([calibrate.NumTerms]bool, error) {
+	var without [calibrate.NumTerms]bool
+	for _, name := range c.StringSlice("without") {
+		t, err := calibrate.ParseTerm(name)
+		if err != nil {
+			return without, fmt.Errorf("calibrate: --without: %w", err)
+		}
+		without[t] = true
+	}
+	return without, nil
+}
+
 // analyzeAndSave fits the runs, prints the analysis and saves the profile.
 func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.EngineInfo, power *calibrate.PowerFit, out string, wall time.Duration) error {
 	w := c.App.Writer
+	without, err := withoutTerms(c)
+	if err != nil {
+		return err
+	}
 	a, err := calibrate.Analyze(runs, calibrate.AnalyzeOptions{
 		HeldOutK: c.Int("held-out"), Window: c.Int("window"), Relative: !c.Bool("absolute"), NoTrim: c.Bool("no-trim"),
-		Linear: c.Bool("linear"),
+		Linear: c.Bool("linear"), Without: without,
 	})
 	if err != nil {
 		return err

@@ -38,6 +38,11 @@ func TestCalibrateNeedsEngineOnlyLive(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed calibration left %s (stat: %v)", out, err)
 	}
+	// A bad --without is refused before any live run (nothing listens here).
+	_, err = run(t, "calibrate", "--out", out, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--without", "crx")
+	if err == nil || !strings.Contains(err.Error(), `--without: unknown step-model term "crx"`) {
+		t.Errorf("--without crx: err = %v, want one naming the term", err)
+	}
 }
 
 // --profile replaces the roofline prior and the catalog's KV capacity;
