@@ -55,7 +55,7 @@ func TestNewPlanQuick(t *testing.T) {
 	}
 	var b bytes.Buffer
 	p.Print(&b)
-	for _, want := range []string{"plan quick", "prefill-r1", "32,64,96,128,192,256,384,512,768,1024", "memory-c8-r1"} {
+	for _, want := range []string{"plan quick", "prefill-r1", "32,128,256,512,1024", "memory-c8-r1"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("printed plan lacks %q:\n%s", want, b.String())
 		}
