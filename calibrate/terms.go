@@ -68,8 +68,8 @@ func (t Term) String() string {
 	return fmt.Sprintf("Term(%d)", int(t))
 }
 
-// ParseTerm is the term String names: c0, cp, ca, cd, ck, crp, crd, cr or
-// dense@N for a point of the dense curve.
+// ParseTerm returns the term with String name: c0, cp, ca, cd, ck, crp,
+// crd, cr, or dense@N for a point of the dense curve.
 func ParseTerm(name string) (Term, error) {
 	for t := range Term(NumTerms) {
 		if t.String() == name {
