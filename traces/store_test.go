@@ -35,6 +35,11 @@ func sampleMeta() Meta {
 	m := Meta{Source: "test", Model: "m", BlockSize: 512}
 	m.Set("seed", "7")
 	m.SetChecksum("in.csv", "sha256:00")
+	// Values CSV comments carry quoted: lines (a simulated trace's plan),
+	// a leading quote, surrounding spaces.
+	m.Set("plan", "[model]\n  name = \"m\"\r\n")
+	m.Set("quote", `"x" y`)
+	m.Set("pad", " a ")
 	return m
 }
 
@@ -125,6 +130,11 @@ func TestCSVErrorsNameLineAndColumn(t *testing.T) {
 	_, _, err := ReadAll(path)
 	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "prompt_tokens") {
 		t.Fatalf("err = %v", err)
+	}
+	os.WriteFile(path, []byte("# servesim.source=x\n# servesim.x.note=\"open\narrival_ns,prompt_tokens,output_tokens\n0,10,5\n"), 0o644)
+	_, _, err = ReadAll(path)
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "servesim.x.note") {
+		t.Fatalf("unterminated quoted metadata: err = %v", err)
 	}
 }
 

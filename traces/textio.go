@@ -15,7 +15,9 @@ import (
 // The text formats carry the same columns as the Arrow schema. Empty CSV
 // cells and absent or null JSON fields mean "not measured". List columns are
 // space-separated in CSV and arrays in JSONL. CSV metadata sits in leading
-// "# key=value" lines; JSONL metadata in a first line {"meta": {...}}.
+// "# key=value" lines, a value that holds a line break, or starts with a
+// double quote, written as a Go-quoted string (a simulated trace's plan
+// is several lines of TOML); JSONL metadata in a first line {"meta": {...}}.
 
 // csvEncoder writes servesim CSV.
 type csvEncoder struct {
@@ -28,10 +30,11 @@ func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	keys, values := meta.toKV()
 	for i, k := range keys {
-		if strings.ContainsAny(values[i], "\r\n") {
-			return nil, fmt.Errorf("metadata %s holds a line break, which CSV comments cannot carry", k)
+		v := values[i]
+		if strings.ContainsAny(v, "\r\n") || strings.HasPrefix(v, `"`) || strings.TrimSpace(v) != v {
+			v = strconv.Quote(v)
 		}
-		fmt.Fprintf(bw, "# %s=%s\n", k, values[i])
+		fmt.Fprintf(bw, "# %s=%s\n", k, v)
 	}
 	cw := csv.NewWriter(bw)
 	if err := cw.Write(ColumnNames()); err != nil {
@@ -139,6 +142,12 @@ func openCSV(path string) (Reader, error) {
 		if !ok {
 			f.Close()
 			return nil, fmt.Errorf("line %d: metadata comment must be '# key=value', got %q", line, strings.TrimSpace(s))
+		}
+		if strings.HasPrefix(v, `"`) {
+			if v, err = strconv.Unquote(v); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("line %d: metadata %s: a value starting with '\"' must be a Go-quoted string: %w", line, strings.TrimSpace(k), err)
+			}
 		}
 		keys, values = append(keys, strings.TrimSpace(k)), append(values, v)
 	}
