@@ -65,6 +65,5 @@ func summarizeAdmission(delays []float64) *Admission {
 		return nil
 	}
 	s := slices.Sorted(slices.Values(delays))
-	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	return &Admission{Delay: q(0.5), P10: q(0.1), P90: q(0.9), N: len(s)}
+	return &Admission{Delay: pct(s, 0.5), P10: pct(s, 0.1), P90: pct(s, 0.9), N: len(s)}
 }

@@ -140,7 +140,7 @@ func TestResidualSpreadByRepeat(t *testing.T) {
 	}
 	got := map[string]ResidualSpread{}
 	var order []string
-	for _, r := range residualSpread(c, obs, runs) {
+	for _, r := range residualSpread(c.Predict(nil, obs), obs, runs) {
 		got[r.Group] = r
 		order = append(order, r.Group)
 	}

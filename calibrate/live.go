@@ -604,8 +604,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	md := a.HeldOut.MdAPE
 	a.Fit.Quality.HeldOutMdAPE = &md
 	a.Fit.Quality.NHeldOut = a.HeldOut.NHeld
-	a.Residuals = residualSpread(a.Fit.Step, a.Observations, a.Runs)
-	a.ByRun = runResiduals(a.Fit.Step, a.Observations, a.Runs)
+	pred := a.Fit.Step.Predict(nil, a.Observations)
+	a.Residuals = residualSpread(pred, a.Observations, a.Runs)
+	a.ByRun = runResiduals(pred, a.Observations, a.Runs)
 	a.Concurrency = ProbeConcurrency(a.Runs)
 	a.Spread = configSpread(a.Runs)
 	return a, nil
@@ -694,9 +695,10 @@ func addStats(t *RecoverStats, st RecoverStats) {
 	t.FromIdle += st.FromIdle
 }
 
-// residualSpread groups the relative residuals of c on obs: all, by run
-// kind, by kind and repeat for the repeated kinds, and the steps from idle.
-func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []ResidualSpread {
+// residualSpread groups the relative residuals of the predictions pred of
+// obs: all, by run kind, by kind and repeat for the repeated kinds, and
+// the steps from idle.
+func residualSpread(pred []float64, obs []Observation, runs []*RunResult) []ResidualSpread {
 	groups := map[string][]float64{}
 	var order []string
 	add := func(g string, v float64) {
@@ -705,7 +707,6 @@ func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []
 		}
 		groups[g] = append(groups[g], v)
 	}
-	pred := c.Predict(nil, obs)
 	for i, o := range obs {
 		if o.Seconds <= 0 {
 			continue
@@ -739,11 +740,11 @@ func residualSpread(c StepCoefficients, obs []Observation, runs []*RunResult) []
 	return out
 }
 
-// runResiduals is the RunResidual of every run with observations, in run order.
-func runResiduals(c StepCoefficients, obs []Observation, runs []*RunResult) []RunResidual {
+// runResiduals is the RunResidual of every run with observations, in run
+// order, from the predictions pred of obs.
+func runResiduals(pred []float64, obs []Observation, runs []*RunResult) []RunResidual {
 	res := make([][]float64, len(runs))
 	rel := make([][]float64, len(runs))
-	pred := c.Predict(nil, obs)
 	for i, o := range obs {
 		if o.Seconds <= 0 {
 			continue

@@ -141,7 +141,7 @@ func TestRunResiduals(t *testing.T) {
 		{Run: 0, DecodeSeqs: 2, DecodeResident: 2 * 300, Seconds: 0.02},
 		{Run: 2, DecodeSeqs: 1, DecodeResident: 100, Seconds: 0.008},
 	}
-	got := runResiduals(c, obs, runs)
+	got := runResiduals(c.Predict(nil, obs), obs, runs)
 	want := []RunResidual{{Run: "a", N: 3, Resident: 300, Median: -0.5}, {Run: "c", N: 1, Resident: 100, Median: 0.25}}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
