@@ -34,8 +34,8 @@ type ClosedLoop struct {
 // previous request completes. Requests reach the engine loop.IssueGap
 // apart, the first of an instant one gap after it; no think time is added.
 //
-// Output rows (one per request, in completion order, to out when it is
-// not nil) carry the simulated issue time in Arrival and ScheduledSend, so
+// Output rows (one per request, in input order, to out when it is not
+// nil) carry the simulated issue time in Arrival and ScheduledSend, so
 // TTFT and E2E are measured from it, as the live closed loop measures them
 // from when a client picked the row up. Everything else is as in Run: the
 // Summary is returned even when err is not nil, a static policy that runs
@@ -58,9 +58,12 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	if in == nil {
 		return nil, errors.New("sim: RunClosedLoop: nil input reader")
 	}
-	cw := &closedWriter{out: out}
-	e := newEngine(&cfg, in.Meta(), cw)
-	err := e.runClosed(ctx, loop, in, cw)
+	rows := newRowOrder(out)
+	e := newEngine(&cfg, in.Meta(), rows)
+	err := e.runClosed(ctx, loop, in)
+	if ferr := rows.flush(); err == nil && ferr != nil {
+		err = ferr
+	}
 	if ferr := e.log.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("sim: writing decision log: %w", ferr)
 	}
@@ -70,37 +73,12 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	return e.summary(), err
 }
 
-// closedWriter passes finished rows on and counts them: each one frees a
-// client.
-type closedWriter struct {
-	out  traces.Writer
-	done int
-}
-
-func (w *closedWriter) Write(r *traces.Request) error {
-	w.done++
-	if w.out == nil {
-		return nil
-	}
-	return w.out.Write(r)
-}
-
-func (w *closedWriter) Close() error { return nil }
-func (w *closedWriter) Abort()       {}
-
-// take returns the number of clients freed since the last call.
-func (w *closedWriter) take() int {
-	n := w.done
-	w.done = 0
-	return n
-}
-
 // runClosed is RunClosedLoop's event loop.
-func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reader, cw *closedWriter) error {
+func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	free := loop.Clients
+	free, freed := loop.Clients, e.finished
 	var idx int64
 	exhausted := false
 	var pending []traces.Request          // issued, not yet arrived, in arrival order
@@ -137,7 +115,8 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			}
 			idx++
 			pending = pending[1:]
-			free += cw.take() // a rejection frees its client at once
+			free += e.finished - freed // a rejection frees its client at once
+			freed = e.finished
 			continue
 		}
 		if len(pending) == 0 && e.next == math.MaxInt64 { // idle with nothing waiting: done
@@ -152,6 +131,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 		if err := e.iterate(t); err != nil {
 			return err
 		}
-		free += cw.take()
+		free += e.finished - freed
+		freed = e.finished
 	}
 }

@@ -137,8 +137,12 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	if in == nil {
 		return nil, errors.New("sim: RunCluster: nil input reader")
 	}
-	c := newCluster(&cc, in.Meta(), out)
+	rows := newRowOrder(out)
+	c := newCluster(&cc, in.Meta(), rows)
 	err := c.run(ctx, &arrivals{in: in})
+	if ferr := rows.flush(); err == nil && ferr != nil {
+		err = ferr
+	}
 	for _, rp := range c.reps {
 		if ferr := rp.e.log.flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("sim: writing decision log: %w", ferr)
@@ -172,7 +176,7 @@ type replica struct {
 	qidx int // position in the queue
 }
 
-func newCluster(cc *ClusterConfig, meta traces.Meta, out traces.Writer) *cluster {
+func newCluster(cc *ClusterConfig, meta traces.Meta, out *rowOrder) *cluster {
 	c := &cluster{cc: cc}
 	for i := range cc.Pools {
 		pc := &cc.Pools[i]

@@ -65,10 +65,11 @@
 // # Ownership
 //
 // Run reads its traces.Reader to the end and writes one traces.Request row
-// per request to its traces.Writer, in completion order (rejections when
-// they arrive); it closes neither. The input must be in arrival order. The
-// simulator holds only requests in flight (waiting or running), so traces
-// of any length stream in bounded memory as long as the queue stays
+// per request to its traces.Writer, in input order, so a simulated trace
+// reads back like any other; it closes neither. The input must be in
+// arrival order. The simulator holds only requests in flight (waiting or
+// running) and the rows finished behind the oldest of them, so traces of
+// any length stream in bounded memory as long as the queue stays
 // bounded. Rows passed to Writer.Write are reused after the call returns.
 // Run is single-threaded and deterministic: the same input and Config give
 // byte-identical rows and decision log. RunCluster follows the same rules;

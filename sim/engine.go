@@ -23,8 +23,12 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	if in == nil {
 		return nil, errors.New("sim: Run: nil input reader")
 	}
-	e := newEngine(&cfg, in.Meta(), out)
+	rows := newRowOrder(out)
+	e := newEngine(&cfg, in.Meta(), rows)
 	err := e.runAll(ctx, &arrivals{in: in})
+	if ferr := rows.flush(); err == nil && ferr != nil {
+		err = ferr
+	}
 	if ferr := e.log.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("sim: writing decision log: %w", ferr)
 	}
@@ -98,7 +102,10 @@ type engine struct {
 	stretch DecodeStretcher // nil: step one iteration at a time
 	bs      int
 	hashBS  int
-	out     traces.Writer
+	out     *rowOrder // nil: no rows
+	// finished counts requests finished or rejected (a closed loop frees
+	// a client for each).
+	finished int
 
 	now  int64
 	frac float64
@@ -145,7 +152,7 @@ type engine struct {
 	checkRefs []int32
 }
 
-func newEngine(cfg *Config, meta traces.Meta, out traces.Writer) *engine {
+func newEngine(cfg *Config, meta traces.Meta, out *rowOrder) *engine {
 	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64}
 	e.pol = newScheduler(cfg.Policy)
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
@@ -690,9 +697,10 @@ func (e *engine) reject(s *seq, reason string) error {
 }
 
 func (e *engine) finish(s *seq) error {
+	e.finished++
 	if e.out != nil {
-		if err := e.out.Write(&s.req); err != nil {
-			return fmt.Errorf("sim: writing request %d: %w", s.idx, err)
+		if err := e.out.put(s.idx, &s.req); err != nil {
+			return err
 		}
 	}
 	s.req.PrefixHashes = nil

@@ -37,7 +37,8 @@ func TestSimulateEmbeddedDefault(t *testing.T) {
 func TestSimulateWritesResults(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "in.csv")
-	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n1000000,200,20\n"), 0o644)
+	// The second request finishes first; rows still go in arrival order.
+	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,200\n1000000,200,20\n"), 0o644)
 	cfg := filepath.Join(dir, "cont.toml")
 	data, _ := defaults.ReadFile("defaults/4-continuous.toml")
 	os.WriteFile(cfg, data, 0o644)
@@ -52,8 +53,11 @@ func TestSimulateWritesResults(t *testing.T) {
 	if meta.Source != "simulated" || meta.Model != "Llama-3.1-8B" || !strings.Contains(meta.Extra["plan"], "continuous") {
 		t.Errorf("meta = %+v", meta)
 	}
-	if len(rows) != 2 {
-		t.Fatalf("%d rows, want 2", len(rows))
+	if len(rows) != 2 || rows[0].Arrival != 0 || rows[1].LastToken >= rows[0].LastToken {
+		t.Fatalf("%d rows, want 2, the first arriving first and finishing last", len(rows))
+	}
+	if _, err := run(t, "trace", "stats", filepath.Join(out, "cont.parquet")); err != nil {
+		t.Errorf("trace stats on the simulated trace: %v", err)
 	}
 	for _, r := range rows {
 		ttft, ok := r.TTFT()
