@@ -61,16 +61,8 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	err := e.runClosed(ctx, loop, in)
-	if ferr := rows.flush(); err == nil && ferr != nil {
-		err = ferr
-	}
-	if ferr := e.log.flush(); err == nil && ferr != nil {
-		err = fmt.Errorf("sim: writing decision log: %w", ferr)
-	}
-	if err == nil && e.m.checkErr != nil {
-		err = e.m.checkErr
-	}
-	return e.summary(), err
+	err = firstErr(err, rows.flush())
+	return e.summary(), e.end(err)
 }
 
 // runClosed is RunClosedLoop's event loop.

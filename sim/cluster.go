@@ -140,16 +140,9 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	rows := newRowOrder(out)
 	c := newCluster(&cc, in.Meta(), rows)
 	err := c.run(ctx, &arrivals{in: in})
-	if ferr := rows.flush(); err == nil && ferr != nil {
-		err = ferr
-	}
+	err = firstErr(err, rows.flush())
 	for _, rp := range c.reps {
-		if ferr := rp.e.log.flush(); err == nil && ferr != nil {
-			err = fmt.Errorf("sim: writing decision log: %w", ferr)
-		}
-		if err == nil && rp.e.m.checkErr != nil {
-			err = rp.e.m.checkErr
-		}
+		err = rp.e.end(err)
 	}
 	return c.summary(), err
 }

@@ -26,16 +26,27 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	err := e.runAll(ctx, &arrivals{in: in})
-	if ferr := rows.flush(); err == nil && ferr != nil {
-		err = ferr
-	}
+	err = firstErr(err, rows.flush())
+	return e.summary(), e.end(err)
+}
+
+// end returns err, else the first failure to write the decision log, else
+// a failed internal check.
+func (e *engine) end(err error) error {
 	if ferr := e.log.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("sim: writing decision log: %w", ferr)
 	}
 	if err == nil && e.m.checkErr != nil {
 		err = e.m.checkErr
 	}
-	return e.summary(), err
+	return err
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // runAll feeds every request of a to e at its arrival time, then drains.
