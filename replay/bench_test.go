@@ -118,8 +118,8 @@ func TestBenchLoad(t *testing.T) {
 	var sb strings.Builder
 	s.Print(&sb)
 	t.Logf("\n%s", sb.String())
-	t.Logf("requests %d in %v (%.0f req/s offered); streamed tokens %d; peak concurrent streams %d",
-		len(in), wall.Round(time.Millisecond), rate, w.tokens, peakStreams(w.spans))
+	t.Logf("requests %d in %v (%.0f req/s offered); streamed tokens %d; peak concurrent streams %d; %d sends (%.2f%%) over %v late",
+		len(in), wall.Round(time.Millisecond), rate, w.tokens, peakStreams(w.spans), w.late, 100*float64(w.late)/float64(len(in)), LagLimit)
 	t.Logf("client CPU %.2f s (user %.2f, sys %.2f) = %.2f µs per token, %.0f%% of 2 cores; max RSS %d MiB",
 		cpu.Seconds(), (tv(ru1.Utime) - tv(ru0.Utime)).Seconds(), (tv(ru1.Stime) - tv(ru0.Stime)).Seconds(),
 		float64(cpu.Microseconds())/float64(max(w.tokens, 1)), 100*cpu.Seconds()/wall.Seconds()/2, ru1.Maxrss/1024)
@@ -135,6 +135,7 @@ type countingWriter struct {
 	traces.Writer
 	tokens int64
 	spans  [][2]int64
+	late   int // sends more than LagLimit behind schedule
 }
 
 func (w *countingWriter) Write(r *traces.Request) error {
@@ -143,6 +144,9 @@ func (w *countingWriter) Write(r *traces.Request) error {
 	}
 	if r.Succeeded() {
 		w.spans = append(w.spans, [2]int64{r.ActualSend, r.LastToken})
+	}
+	if lag, ok := r.ScheduleLag(); ok && time.Duration(lag) > LagLimit {
+		w.late++
 	}
 	return w.Writer.Write(r)
 }

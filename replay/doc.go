@@ -26,10 +26,12 @@
 // do not matter). Open loop: row i is due at start + Arrival × TimeScale,
 // recorded as ScheduledSend; the pacer (pace.go) sleeps on a Go timer until
 // a margin before the due time, adapted to the timer's recent lateness
-// (tens of µs when busy, up to ~1 ms when idle), and spins on the clock for
-// the rest. Lateness never accumulates, since each due time is absolute.
-// ActualSend is read just before the request is handed to net/http, so
+// (tens of µs when busy, up to ~1 ms when idle), then in the kernel (Linux)
+// and spins on the clock for the last 100 µs. Lateness never accumulates,
+// since each due time is absolute. The request is built before its due
+// time; ActualSend is read just before it is handed to net/http, so
 // schedule lag (ActualSend − ScheduledSend) includes goroutine start-up.
+// A request's timeout runs from its due time.
 // Its p99 is reported and the run flagged when it exceeds LagLimit (1 ms).
 // With a concurrency cap in open loop, a send that waits for a slot is
 // late by the wait, and the lag shows it. Closed loop: ScheduledSend is

@@ -141,8 +141,8 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 
 	// Stage 2: send.
 	var wg sync.WaitGroup
-	send := func(start time.Time, j *job) {
-		c.do(runCtx, start, j.idx, j.req, j.body)
+	send := func(start time.Time, j *job, cl *call) {
+		c.send(runCtx, start, j.idx, j.req, cl)
 		j.body = nil
 		results <- j
 	}
@@ -159,7 +159,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 						return
 					}
 					j.req.ScheduledSend = int64(time.Since(start))
-					send(start, j)
+					send(start, j, c.prepare(runCtx, time.Now(), j.body))
 				}
 			}()
 		}
@@ -177,7 +177,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			}
 			sched := time.Duration(math.Round(float64(j.req.Arrival) * cfg.TimeScale))
 			j.req.ScheduledSend = int64(sched)
-			if pace.waitUntil(runCtx, start.Add(sched)) != nil {
+			due := start.Add(sched)
+			cl := c.prepare(runCtx, due, j.body)
+			if pace.waitUntil(runCtx, due) != nil {
+				cl.cancel()
 				notSent++
 				break
 			}
@@ -188,7 +191,11 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					col.s.CapWaits++
 					select {
 					case sem <- struct{}{}:
+						// Its timeout runs from when it goes, not from when it was due.
+						cl.cancel()
+						cl = c.prepare(runCtx, time.Now(), j.body)
 					case <-runCtx.Done():
+						cl.cancel()
 						notSent++
 						break loop
 					}
@@ -197,7 +204,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				send(start, j)
+				send(start, j, cl)
 				if sem != nil {
 					<-sem
 				}

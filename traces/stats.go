@@ -28,6 +28,7 @@ type Stats struct {
 	TTFT             *LatDist `json:"ttft_ms,omitempty"`
 	TPOT             *LatDist `json:"tpot_ms,omitempty"`
 	E2E              *LatDist `json:"e2e_ms,omitempty"`
+	ScheduleLag      *LatDist `json:"schedule_lag_ms,omitempty"` // actual − scheduled send, failed requests included
 }
 
 // LenDist is an exact distribution of token counts (nearest-rank
@@ -66,7 +67,7 @@ type StatsBuilder struct {
 	in, out                                 countHist
 	blocks, reused                          int64
 	seen                                    map[uint64]struct{}
-	ttft, tpot, e2e                         logSketch
+	ttft, tpot, e2e, lag                    logSketch
 }
 
 // NewStatsBuilder returns an empty builder.
@@ -117,6 +118,9 @@ func (b *StatsBuilder) Add(r *Request) {
 		if v, ok := r.E2E(); ok {
 			b.e2e.add(float64(v))
 		}
+		if v, ok := r.ScheduleLag(); ok {
+			b.lag.add(float64(v))
+		}
 	}
 }
 
@@ -139,7 +143,7 @@ func (b *StatsBuilder) Stats() Stats {
 	if b.blocks > 0 {
 		s.PrefixReuseRatio = float64(b.reused) / float64(b.blocks)
 	}
-	s.TTFT, s.TPOT, s.E2E = b.ttft.dist(), b.tpot.dist(), b.e2e.dist()
+	s.TTFT, s.TPOT, s.E2E, s.ScheduleLag = b.ttft.dist(), b.tpot.dist(), b.e2e.dist(), b.lag.dist()
 	return s
 }
 
@@ -173,7 +177,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	for _, d := range []struct {
 		k string
 		d *LatDist
-	}{{"TTFT ms", s.TTFT}, {"TPOT ms", s.TPOT}, {"E2E ms", s.E2E}} {
+	}{{"TTFT ms", s.TTFT}, {"TPOT ms", s.TPOT}, {"E2E ms", s.E2E}, {"schedule lag ms", s.ScheduleLag}} {
 		if d.d != nil {
 			fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", d.k, d.d.Mean, d.d.P50, d.d.P90, d.d.P99, d.d.Max)
 		}

@@ -23,11 +23,14 @@ func TestStatsObserved(t *testing.T) {
 	if s.Succeeded != 1 || s.TTFT == nil || math.Abs(s.TTFT.P50-100) > 0.5 || math.Abs(s.E2E.Max-200) > 1e-9 || math.Abs(s.TPOT.Mean-50) > 1e-9 {
 		t.Errorf("latencies: ttft %+v e2e %+v tpot %+v", s.TTFT, s.E2E, s.TPOT)
 	}
+	if s.ScheduleLag == nil || s.ScheduleLag.Count != 1 || math.Abs(s.ScheduleLag.Max-0.0001) > 1e-12 {
+		t.Errorf("schedule lag %+v, want one of 100 ns", s.ScheduleLag)
+	}
 	if s.SpanSeconds != 2 || s.MeanRate != 1.5 {
 		t.Errorf("span %v rate %v", s.SpanSeconds, s.MeanRate)
 	}
 	var buf bytes.Buffer
-	if err := s.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "TTFT ms") {
+	if err := s.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "TTFT ms") || !strings.Contains(buf.String(), "schedule lag ms") {
 		t.Errorf("table:\n%s", buf.String())
 	}
 	b, _ := json.Marshal(s)
