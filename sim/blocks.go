@@ -23,7 +23,7 @@ type blockManager struct {
 	inUse     int // cached blocks with refcount > 0
 	evictable int // cached blocks with refcount 0 (free, reusable)
 
-	index     map[uint64]int32 // hash -> slot in slab
+	index     *blockIndex // hash -> slot in slab; nil without prefix caching
 	slab      []cachedBlock
 	freeSlots []int32
 	lruHead   int32 // least recently released evictable block, -1 = none
@@ -44,7 +44,7 @@ type cachedBlock struct {
 func newBlockManager(total int, caching bool) *blockManager {
 	m := &blockManager{total: total, freeAnon: total, lruHead: -1, lruTail: -1}
 	if caching {
-		m.index = make(map[uint64]int32)
+		m.index = newBlockIndex()
 	}
 	return m
 }
@@ -65,7 +65,7 @@ func (m *blockManager) takeFree() {
 	i := m.lruHead
 	b := &m.slab[i]
 	m.unlink(i)
-	delete(m.index, b.key)
+	m.index.del(b.key)
 	m.gen++
 	m.freeSlots = append(m.freeSlots, i)
 	m.evictable--
@@ -103,7 +103,7 @@ func (m *blockManager) peek(keys []uint64) (hits, evictableHits int) {
 		return 0, 0
 	}
 	for _, k := range keys {
-		i, ok := m.index[k]
+		i, ok := m.index.get(k)
 		if !ok {
 			break
 		}
@@ -118,7 +118,7 @@ func (m *blockManager) peek(keys []uint64) (hits, evictableHits int) {
 // acquire references the cached block with key, creating it (from a free
 // block) when absent. It reports whether the block was already cached.
 func (m *blockManager) acquire(key uint64) (slot int32, hit bool, err error) {
-	if i, ok := m.index[key]; ok {
+	if i, ok := m.index.get(key); ok {
 		b := &m.slab[i]
 		if b.ref == 0 {
 			m.unlink(i)
@@ -142,7 +142,7 @@ func (m *blockManager) acquire(key uint64) (slot int32, hit bool, err error) {
 		m.slab = append(m.slab, cachedBlock{})
 	}
 	m.slab[i] = cachedBlock{key: key, ref: 1, prev: -1, next: -1}
-	m.index[key] = i
+	m.index.put(key, i)
 	m.inUse++
 	m.gen++
 	return i, false, nil
@@ -204,13 +204,13 @@ func (m *blockManager) check() error {
 			}
 			ev++
 		}
-		for _, i := range m.index {
+		m.index.each(func(i int32) {
 			if m.slab[i].ref > 0 {
 				n++
 			}
-		}
-		if n != m.inUse || ev != m.evictable || len(m.index) != m.inUse+m.evictable {
-			return fmt.Errorf("cache index: %d referenced (want %d), %d evictable (want %d), %d indexed", n, m.inUse, ev, m.evictable, len(m.index))
+		})
+		if n != m.inUse || ev != m.evictable || m.index.len() != m.inUse+m.evictable {
+			return fmt.Errorf("cache index: %d referenced (want %d), %d evictable (want %d), %d indexed", n, m.inUse, ev, m.evictable, m.index.len())
 		}
 	}
 	return nil

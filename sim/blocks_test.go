@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 func TestBlockManagerPrivate(t *testing.T) {
 	m := newBlockManager(10, false)
@@ -54,7 +57,7 @@ func TestBlockManagerPrefixLRU(t *testing.T) {
 	if err := m.allocPrivate(2); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m.index[3]; ok {
+	if _, ok := m.index.get(3); ok {
 		t.Error("key 3 (released first) should have been evicted")
 	}
 	if h, _ := m.peek([]uint64{1, 2}); h != 2 {
@@ -68,5 +71,54 @@ func TestBlockManagerPrefixLRU(t *testing.T) {
 	}
 	if m.evictions != 1 {
 		t.Errorf("evictions = %d", m.evictions)
+	}
+}
+
+// The index answers like a Go map through heavy churn, growing and at its
+// highest load, with keys that collide on their home entry (multiples of a large power
+// of two hash alike in the low bits of some schemes) and random ones.
+func TestBlockIndexMatchesMap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(r *rand.Rand) uint64
+	}{
+		{"random", func(r *rand.Rand) uint64 { return r.Uint64() }},
+		{"small", func(r *rand.Rand) uint64 { return uint64(r.IntN(300)) }},
+		{"strided", func(r *rand.Rand) uint64 { return uint64(r.IntN(300)) << 40 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const max = 100 // keys held at most: the table grows to 256 entries
+			r := rand.New(rand.NewPCG(1, 2))
+			x, want := newBlockIndex(), map[uint64]int32{}
+			for op := range 200_000 {
+				k := tc.key(r)
+				got, ok := x.get(k)
+				w, wok := want[k]
+				if ok != wok || (ok && got != w) {
+					t.Fatalf("op %d: get(%d) = %d, %v; want %d, %v", op, k, got, ok, w, wok)
+				}
+				switch {
+				case ok:
+					x.del(k)
+					delete(want, k)
+				case len(want) < max:
+					x.put(k, int32(op))
+					want[k] = int32(op)
+				}
+				if x.len() != len(want) {
+					t.Fatalf("op %d: %d keys, want %d", op, x.len(), len(want))
+				}
+			}
+			n := 0
+			x.each(func(slot int32) {
+				n++
+				if slot < 0 {
+					t.Errorf("slot %d", slot)
+				}
+			})
+			if n != len(want) {
+				t.Errorf("each visited %d slots, want %d", n, len(want))
+			}
+		})
 	}
 }
