@@ -7,14 +7,27 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
-// Admission is how long a request that arrives while the engine is busy
-// takes to reach its scheduler (sim.Admitter): measured by the admission
-// runs (KindAdmission), nil when none was.
+// Admission is how the engine takes in a request that arrives while it is
+// busy (sim.Admission): measured by the admission runs (KindAdmission),
+// nil when none was.
 type Admission struct {
-	Delay float64 `json:"delay_s"` // median over the probes, seconds
+	Delay float64 `json:"delay_s"` // until it reaches the scheduler, as if it then joined the next step: median over the probes, seconds
 	P10   float64 `json:"p10_s"`
 	P90   float64 `json:"p90_s"`
 	N     int     `json:"n"` // probes measured
+	// SlotSteps is the median over NSlot requests that had to wait for a
+	// sequence slot of the steps from the last token of the request that
+	// finished before them to their own first token: 1 where the
+	// scheduler holds them and starts one in the next step, 3 on Ollama's
+	// runner (sim.Admission.Lock). 0 when none was seen.
+	SlotSteps float64 `json:"slot_steps"`
+	NSlot     int     `json:"n_slot"`
+	// Lock is read off SlotSteps (at least 2, over at least 3 requests):
+	// the engine takes requests in under its step loop's lock. Latency is
+	// then the probes' delay until they reached the loop (one step less
+	// than Delay's), seconds.
+	Lock    bool    `json:"lock"`
+	Latency float64 `json:"latency_s"`
 }
 
 // admissionDelays reads an admission run's probes: each was sent while
@@ -23,11 +36,14 @@ type Admission struct {
 // ended with its first token, which started at the carrier's token
 // before; it had not reached the scheduler when the step before that
 // started, or it would have joined it. So its delay lies between the
-// starts of those two steps less its send time; the midpoint is returned
-// (seconds), for every probe admitted while the carrier still ran. tol is
-// the run's clustering tolerance: tokens of different requests within it
-// end the same step.
-func admissionDelays(rows []*traces.Request, tol int64) []float64 {
+// starts of those two steps less its send time; next has the midpoint
+// (seconds), for every probe admitted while the carrier still ran. Under
+// a step loop's lock (sim.Admission.Lock) a request that waits alone is
+// passed over once, so it reached the loop a step earlier: lock has the
+// midpoints one step back (0 where that is before the send). tol is the
+// run's clustering tolerance: tokens of different requests within it end
+// the same step.
+func admissionDelays(rows []*traces.Request, tol int64) (next, lock []float64) {
 	var carrier *traces.Request
 	for _, r := range rows {
 		if strings.HasSuffix(r.ID, "/0") {
@@ -35,10 +51,9 @@ func admissionDelays(rows []*traces.Request, tol int64) []float64 {
 		}
 	}
 	if carrier == nil || !carrier.Succeeded() || len(carrier.TokenTimes) < 3 {
-		return nil
+		return nil, nil
 	}
 	bounds := carrier.TokenTimes
-	var out []float64
 	for _, r := range rows {
 		if r == carrier || !r.Succeeded() || len(r.TokenTimes) == 0 || r.ActualSend == traces.Missing {
 			continue
@@ -54,16 +69,82 @@ func admissionDelays(rows []*traces.Request, tol int64) []float64 {
 			continue
 		}
 		lo := max(0, bounds[j-1]-send)
-		out = append(out, float64(lo+bounds[j]-send)/2e9)
+		next = append(next, float64(lo+bounds[j]-send)/2e9)
+		lockLo := int64(0)
+		if j >= 2 {
+			lockLo = max(0, bounds[j-2]-send)
+		}
+		lock = append(lock, float64(lockLo+lo)/2e9)
+	}
+	return next, lock
+}
+
+// slotSteps reads how a run's requests that had to wait for a sequence
+// slot got one. For each request sent while slots others were in flight,
+// it counts the step boundaries (every token time of the run, clustered
+// within tol) from the last token of the latest request to finish before
+// its first token up to that first token.
+func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
+	var ts []int64
+	for _, r := range rows {
+		if r.Succeeded() {
+			ts = append(ts, r.TokenTimes...)
+		}
+	}
+	slices.Sort(ts)
+	var bounds []int64
+	for _, t := range ts {
+		if len(bounds) == 0 || t-bounds[len(bounds)-1] > tol {
+			bounds = append(bounds, t)
+		}
+	}
+	// boundary is the index of the cluster holding token time t.
+	boundary := func(t int64) int {
+		i, found := slices.BinarySearch(bounds, t)
+		if !found {
+			i--
+		}
+		return i
+	}
+	var out []float64
+	for _, r := range rows {
+		if !r.Succeeded() || len(r.TokenTimes) == 0 || r.ActualSend == traces.Missing {
+			continue
+		}
+		send, first := r.ActualSend, r.TokenTimes[0]
+		inFlight, freed := 0, int64(-1)
+		for _, o := range rows {
+			if o == r || !o.Succeeded() || len(o.TokenTimes) == 0 || o.ActualSend == traces.Missing {
+				continue
+			}
+			if o.ActualSend < send && o.LastToken > send {
+				inFlight++
+			}
+			if o.LastToken > send && o.LastToken < first-tol {
+				freed = max(freed, o.LastToken)
+			}
+		}
+		if inFlight >= slots && freed >= 0 {
+			out = append(out, float64(boundary(first)-boundary(freed)))
+		}
 	}
 	return out
 }
 
-// summarizeAdmission is the Admission of delays (nil when empty).
-func summarizeAdmission(delays []float64) *Admission {
-	if len(delays) == 0 {
+// summarizeAdmission is the Admission of the probes' delays under the two
+// models (admissionDelays) and of the slot waits' steps (slotSteps); nil
+// without probes.
+func summarizeAdmission(next, lock, slot []float64) *Admission {
+	if len(next) == 0 {
 		return nil
 	}
-	s := slices.Sorted(slices.Values(delays))
-	return &Admission{Delay: pct(s, 0.5), P10: pct(s, 0.1), P90: pct(s, 0.9), N: len(s)}
+	s := slices.Sorted(slices.Values(next))
+	a := &Admission{Delay: pct(s, 0.5), P10: pct(s, 0.1), P90: pct(s, 0.9), N: len(s)}
+	if len(slot) > 0 {
+		a.SlotSteps, a.NSlot = median(slot), len(slot)
+	}
+	if a.Lock = a.NSlot >= 3 && a.SlotSteps >= 2; a.Lock {
+		a.Latency = median(lock)
+	}
+	return a
 }

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -484,7 +485,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		resets = max(resets, r.Spec.Concurrency) // RunPlan's slot-reset requests
 	}
 	resetTol := resetTolerance(runs)
-	var admit []float64
+	var admitNext, admitLock, slotWaits []float64
 	var err error
 	i := 0 // index into a.Runs
 	for k, r := range runs {
@@ -524,7 +525,11 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		}
 		annotateResident(a.Steps[n:], r.Rows, runCache, st.Tolerance, prompts)
 		if r.Spec.Kind == KindAdmission {
-			admit = append(admit, admissionDelays(r.Rows, st.Tolerance)...)
+			next, lock := admissionDelays(r.Rows, st.Tolerance)
+			admitNext, admitLock = append(admitNext, next...), append(admitLock, lock...)
+		}
+		if slots := cmp.Or(r.Slots, a.Slots); slots > 0 && cache != nil {
+			slotWaits = append(slotWaits, slotSteps(r.Rows, st.Tolerance, slots)...)
 		}
 		kept := dropResumed(a.Steps[n:], r.Rows, st.Tolerance)
 		a.DroppedResumed += len(a.Steps) - n - len(kept)
@@ -535,7 +540,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		addStats(&a.Recover, st)
 		i++
 	}
-	a.Admission = summarizeAdmission(admit)
+	a.Admission = summarizeAdmission(admitNext, admitLock, slotWaits)
 	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
 	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
 	fs := FitSettings{Curve: !opt.Linear}
@@ -1068,6 +1073,14 @@ func (a *Analysis) Print(w io.Writer) {
 	if ad := a.Admission; ad != nil {
 		fmt.Fprintf(w, "admission: a request arriving at a busy engine reaches its scheduler after %.1f ms (median of %d probes; 10th–90th percentile %.1f–%.1f ms)\n",
 			ad.Delay*1e3, ad.N, ad.P10*1e3, ad.P90*1e3)
+		if ad.NSlot > 0 {
+			fmt.Fprintf(w, "slot hand-over: a request waiting for a sequence slot made its first token %g steps after the last token of the one that freed it (median of %d)\n",
+				ad.SlotSteps, ad.NSlot)
+		}
+		if ad.Lock {
+			fmt.Fprintf(w, "  so the engine takes requests in under its step loop's lock (Ollama's runner): a request reaches the loop after %.1f ms and waits there\n",
+				ad.Latency*1e3)
+		}
 	}
 	if c := a.Concurrency; c != nil {
 		fmt.Fprintf(w, "concurrency probe (closed loop ramp):\n")

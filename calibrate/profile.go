@@ -155,8 +155,9 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
-	if ad := p.Admission; ad != nil && (!(ad.Delay >= 0) || !finite(ad.Delay) || !(ad.P10 >= 0) || !(ad.P90 >= ad.P10) || !finite(ad.P90) || ad.N < 1) {
-		add("admission: delay_s and p10_s ≤ p90_s must be finite and ≥ 0, n ≥ 1 (got %+v)", *ad)
+	if ad := p.Admission; ad != nil && (!(ad.Delay >= 0) || !finite(ad.Delay) || !(ad.P10 >= 0) || !(ad.P90 >= ad.P10) || !finite(ad.P90) || ad.N < 1 ||
+		!(ad.Latency >= 0) || !finite(ad.Latency) || !(ad.SlotSteps >= 0) || !finite(ad.SlotSteps) || ad.NSlot < 0) {
+		add("admission: delay_s, latency_s, slot_steps and p10_s ≤ p90_s must be finite and ≥ 0, n ≥ 1, n_slot ≥ 0 (got %+v)", *ad)
 	}
 	if p.CreatedAt.IsZero() {
 		add("created_at is missing")

@@ -23,7 +23,7 @@ func testProfile() *Profile {
 		Quality:   FitQuality{N: 2907, R2: 0.998, RMSE: 0.0011, MdAPE: 0.012, HeldOutMdAPE: &md, NHeldOut: 900},
 		KV:        &KVCapacity{MaxConcurrentTokens: 453_000, Blocks: 28_312},
 		Power:     &PowerFit{Idle: c(70), Dynamic: c(550), Quality: FitQuality{N: 500, R2: 0.99, RMSE: 5, MdAPE: 0.01}},
-		Admission: &Admission{Delay: 0.004, P10: 0.002, P90: 0.009, N: 14},
+		Admission: &Admission{Delay: 0.004, P10: 0.002, P90: 0.009, N: 14, SlotSteps: 3, NSlot: 6, Lock: true, Latency: 0.0015},
 		CreatedAt: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
 		Traces:    []TraceRef{{Path: "runs/a.parquet", SHA256: strings.Repeat("ab", 32)}},
 		Lineage:   []LineageEntry{{Relation: "parent", Path: "profiles/old.json", SHA256: strings.Repeat("01", 32)}},
@@ -56,6 +56,18 @@ func TestProfileRoundTripAndGolden(t *testing.T) {
 	}
 	if !bytes.Equal(b, golden) {
 		t.Errorf("saved profile differs from testdata/profile_v1.json:\n%s", b)
+	}
+
+	// A profile written before the lock model loads without it.
+	old := bytes.Replace(golden, []byte(`,
+    "slot_steps": 3,
+    "n_slot": 6,
+    "lock": true,
+    "latency_s": 0.0015`), nil, 1)
+	if o, err := ParseProfile(old); err != nil {
+		t.Errorf("profile without the lock model: %v", err)
+	} else if a := o.Admission; a == nil || a.Lock || a.Delay != 0.004 {
+		t.Errorf("profile without the lock model: admission %+v", a)
 	}
 
 	// A profile without optional measurements stores nulls.

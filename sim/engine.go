@@ -133,9 +133,15 @@ type engine struct {
 	waiting deque
 	// arriving holds requests that arrived while the engine was busy and
 	// have not reached its scheduler yet (Admitter): each joins waiting
-	// admitDelay ns after its arrival, in arrival order.
-	arriving         deque
-	admitDelay       int64
+	// admitDelay ns after its arrival, in arrival order, or with lock
+	// (Admission.Lock) as handOverLocked lets it in.
+	arriving   deque
+	admitDelay int64
+	lock       bool
+	// With lock: sequence slots free, and those the step that just ended
+	// freed (handed out as the next step forms).
+	slotsFree, slotsFreed int
+
 	runHead, runTail *seq
 	nRunning         int
 	pre              []*seq // running sequences still prefilling, admission order
@@ -170,7 +176,10 @@ func newEngine(cfg *Config, meta traces.Meta, out *rowOrder) *engine {
 		e.stretch = d
 	}
 	if a, ok := cfg.Step.(Admitter); ok {
-		e.admitDelay = int64(math.Round(a.AdmitSeconds() * 1e9))
+		ad := a.Admission()
+		e.admitDelay = int64(math.Round(ad.Delay * 1e9))
+		e.lock = ad.Lock && cfg.Policy.Name == Continuous
+		e.slotsFree = cfg.Policy.MaxNumSeqs
 	}
 	if rt, ok := cfg.Step.(ResidentTimer); ok && rt.UsesResident() && cfg.Slots > 0 {
 		// Where the cache's history put tokens sets each step's cost, so
@@ -235,12 +244,16 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 	if reason := e.rejectReason(s); reason != "" {
 		return e.reject(s, reason)
 	}
-	if e.admitDelay > 0 && (e.nRunning > 0 || e.now > r.Arrival || e.arriving.len() > 0) {
+	if (e.admitDelay > 0 || e.lock) && (e.nRunning > 0 || e.now > r.Arrival || e.arriving.len() > 0) {
 		// A busy engine takes a while to hand a new request to its
 		// scheduler; an idle one's first step includes that time.
+		s.gate = gateOut
 		e.arriving.pushBack(s)
 		e.next = min(e.next, e.ready())
 		return nil
+	}
+	if e.lock {
+		e.slotsFree--
 	}
 	e.waiting.pushBack(s)
 	e.next = e.now
@@ -259,8 +272,66 @@ func (e *engine) ready() int64 {
 // handOver moves the arriving requests that have reached the scheduler by
 // now to the waiting queue.
 func (e *engine) handOver() {
+	if e.lock {
+		e.handOverLocked()
+		return
+	}
 	for e.arriving.len() > 0 && e.ready() <= e.now {
 		e.waiting.pushBack(e.arriving.popFront())
+	}
+}
+
+// handOverLocked is handOver at a step boundary of an engine that takes
+// requests in under its step loop's lock (Admission.Lock), in three moves:
+//
+//  1. requests that reached the engine by now take a free slot, and wait
+//     for the lock from when they reached it (without a slot they block);
+//  2. the step that just ended releases the lock: if a request waiting for
+//     it was passed over before, every request waiting by now gets it in
+//     turn and joins the next step; otherwise the loop takes it back first
+//     and passes them all over; an idle loop lets every one in;
+//  3. the slots of the sequences that finished in that step free as the
+//     next step forms: blocked requests take them and wait from now.
+func (e *engine) handOverLocked() {
+	idle := e.nRunning == 0 && e.waiting.len() == 0
+	n := e.arriving.len()
+	passed := false
+	for i := range n {
+		s := e.arriving.at(i)
+		if s.gate == gateOut && s.arrival+e.admitDelay <= e.now && e.slotsFree > 0 {
+			e.slotsFree--
+			s.gate, s.lockFrom = gateLock, s.arrival+e.admitDelay
+		}
+		passed = passed || s.gate == gatePassed
+	}
+	for range n {
+		s := e.arriving.popFront()
+		switch {
+		case s.gate != gateOut && (passed || idle):
+			e.waiting.pushBack(s)
+		case s.gate == gateLock && s.lockFrom < e.now:
+			s.gate = gatePassed
+			e.arriving.pushBack(s)
+		default:
+			e.arriving.pushBack(s)
+		}
+	}
+	for i := 0; i < e.arriving.len() && e.slotsFreed > 0; i++ {
+		if s := e.arriving.at(i); s.gate == gateOut && s.arrival+e.admitDelay <= e.now {
+			e.slotsFreed--
+			s.gate, s.lockFrom = gateLock, e.now
+		}
+	}
+	e.slotsFree += e.slotsFreed
+	e.slotsFreed = 0
+	if idle {
+		for range e.arriving.len() {
+			if s := e.arriving.popFront(); s.gate != gateOut {
+				e.waiting.pushBack(s)
+			} else {
+				e.arriving.pushBack(s)
+			}
+		}
 	}
 }
 
@@ -283,7 +354,8 @@ func (e *engine) iterate(t int64) error {
 		e.now, e.frac = e.next, 0
 	}
 	e.handOver()
-	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 {
+	// A request waiting for the lock changes state at every boundary.
+	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 && !(e.lock && e.arriving.len() > 0) {
 		if ok, watch, anon := e.pol.holds(e); ok {
 			if k := e.stretchLen(watch, anon, min(t, e.ready())); k >= 2 {
 				err := e.jump(k)
@@ -680,6 +752,9 @@ func (e *engine) complete(s *seq) error {
 	}
 	e.runRemove(s)
 	e.releaseSlot(s, false)
+	if e.lock {
+		e.slotsFreed++
+	}
 	s.state = stDone
 	s.last = e.now
 	r := &s.req

@@ -108,6 +108,39 @@ func TestAdmissionDelayWhenBusy(t *testing.T) {
 	})
 }
 
+// Admission under the step loop's lock (Ollama's runner), with 10 ms
+// steps: a request that waits alone is passed over once and joins the
+// second step after it arrived; one that arrives after it was passed over
+// goes in with it; a request that finds no free slot takes a finished
+// sequence's slot as the step after its last token forms, and makes its
+// first token three steps after that last token; an idle engine takes
+// requests at once, also one that waited while the engine went idle.
+func TestAdmissionUnderLock(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		p := policy(t, Continuous)
+		p.MaxNumSeqs = 3
+		cfg := testConfig(p, 100, noSkip)
+		cfg.Step = Linear{C0: 10e-3, AdmitLock: true}
+		reqs := []*traces.Request{
+			req("A", 0, 10, 20), // 0→10 prefill, then one token every 10 ms to 200
+			req("B", 25, 10, 2), // waits from 25, passed over at 30, joins the step at 40
+			req("E", 35, 10, 2), // waits from 35: goes in with B at 40
+			req("C", 45, 10, 1), // no slot until B and E end (60): passed over at 70, joins at 80
+			req("F", 300, 10, 1),
+			req("G", 305, 10, 1), // waits through F's prefill; the engine is idle at 310
+		}
+		_, w := mustRun(t, cfg, reqs)
+		checkTimes(t, w, []want{{"A", 0, 10, 200}, {"B", 40, 50, 60}, {"E", 40, 50, 60}, {"C", 80, 90, 90},
+			{"F", 300, 310, 310}, {"G", 310, 320, 320}})
+
+		// With a delay before it reaches the loop: B gets there at 37,
+		// is passed over at 40 and joins at 50.
+		cfg.Step = Linear{C0: 10e-3, Admit: 0.012, AdmitLock: true}
+		_, w = mustRun(t, cfg, []*traces.Request{req("A", 0, 10, 10), req("B", 25, 10, 1)})
+		checkTimes(t, w, []want{{"A", 0, 10, 100}, {"B", 50, 60, 60}})
+	})
+}
+
 func TestFixedBatchWaitsMaxWait(t *testing.T) {
 	bothModes(t, func(t *testing.T, noSkip bool) {
 		p := PolicyConfig{Name: Fixed, BatchSize: 4, MaxWaitMs: 50}

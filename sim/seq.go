@@ -25,6 +25,10 @@ type seq struct {
 	prompt, out int32 // clamped to ≥ 1; out is capped by Config.MaxNewTokens
 	maxNew      int32 // tokens a static policy reserves for output: Config.MaxNewTokens, or out when unset
 	arrival     int64
+	// With Admission.Lock, while arriving: where the request is, and since
+	// when it has waited for the step loop's lock.
+	gate     uint8
+	lockFrom int64
 
 	// Prefill state (not decoding).
 	target   int32 // tokens to compute before the next token: prompt, or prompt+generated after a preemption
@@ -50,6 +54,13 @@ type seq struct {
 	preempts    int32
 	slot        int32 // engine slot held while running (SlotCache), -1: none
 }
+
+// Where an arriving request is, with Admission.Lock.
+const (
+	gateOut    uint8 = iota // not at the step loop yet, or blocked for a slot
+	gateLock                // waiting for the lock
+	gatePassed              // waiting, and passed over once
+)
 
 const (
 	stWaiting uint8 = iota

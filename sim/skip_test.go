@@ -16,6 +16,10 @@ func TestSkipMatchesStepping(t *testing.T) {
 	small.MaxNumSeqs, small.MaxNumBatchedTokens = 64, 2048
 	admitting := realTimer
 	admitting.Admit = 0.025 // hand-overs cut stretches as arrivals do
+	locked := admitting
+	locked.AdmitLock = true // Ollama's runner: requests wait at the step loop's lock
+	fewSlots := small
+	fewSlots.MaxNumSeqs = 12 // requests wait for slots too
 	for _, tc := range []struct {
 		name     string
 		moon     bool
@@ -24,6 +28,7 @@ func TestSkipMatchesStepping(t *testing.T) {
 	}{
 		{"azure-continuous", false, Config{Policy: policy(t, Continuous), TotalBlocks: 20000, Step: realTimer}, false},
 		{"azure-continuous-admit", false, Config{Policy: policy(t, Continuous), TotalBlocks: 20000, Step: admitting}, false},
+		{"azure-continuous-lock", false, Config{Policy: fewSlots, TotalBlocks: 20000, Step: locked}, false},
 		{"azure-continuous-tight", false, Config{Policy: small, TotalBlocks: 1500, Step: realRoofline}, true},
 		{"azure-fixed", false, Config{Policy: PolicyConfig{Name: Fixed, BatchSize: 16, MaxWaitMs: 20}, TotalBlocks: 20000, Step: realTimer}, false},
 		{"mooncake-continuous-prefix", true, Config{Policy: policy(t, Continuous), TotalBlocks: 30000, Step: fastTimer, PrefixCaching: true}, true},

@@ -48,14 +48,33 @@ type ResidentTimer interface {
 	UsesResident() bool
 }
 
-// Admitter is an optional StepTimer capability: AdmitSeconds is how long
-// a request that arrives while the engine is busy takes to reach its
-// scheduler — the request handling an engine does beside its steps (HTTP,
-// tokenization, the hand-off to the step loop), which on a host short of
-// cores waits for the steps. On an idle engine it is part of the first
-// step's time, as calibration fits it.
+// Admitter is an optional StepTimer capability: how an engine takes in a
+// request that arrives while it is busy.
 type Admitter interface {
-	AdmitSeconds() float64
+	Admission() Admission
+}
+
+// Admission is how an engine takes in a request that arrives while it is
+// busy. On an idle engine this is part of the first step's time, as
+// calibration fits it.
+type Admission struct {
+	// Delay, seconds, is the request handling an engine does beside its
+	// steps before the request reaches its step loop (HTTP, tokenization,
+	// a hop to a runner), which on a host short of cores waits for the
+	// steps. Without Lock the request then joins the next step.
+	Delay float64
+	// Lock: the step loop takes requests in under a lock it holds through
+	// every step and takes back first when a step ends, and a request needs
+	// a free sequence slot before it waits for the lock, as Ollama's runner
+	// does (a Go mutex, and a semaphore of slots). A request that waits
+	// alone is passed over once and joins the second step after it got
+	// there; when one that was passed over gets the lock, every request
+	// waiting by then goes in with it; a slot frees while the step after
+	// its sequence's last token forms. So a waiting request takes over a
+	// finished sequence's slot three steps after its last token, where
+	// vLLM-like engines take it in the next step. Lock applies to the
+	// continuous policy, whose MaxNumSeqs are the slots.
+	Lock bool
 }
 
 // Linear is the calibrated step-time model:
@@ -75,13 +94,15 @@ type Linear struct {
 	// Dense, when set, is the cost of the step's tokens through the dense
 	// layers; calibrated profiles use it in place of C0, Cp and Cd.
 	Dense TokenCurve
-	// Admit is not a step time but the engine's admission delay that
-	// calibration measures beside them (Admitter), in seconds.
-	Admit float64
+	// Admit and AdmitLock are not step times but how the engine takes in
+	// requests while busy, which calibration measures beside them
+	// (Admission's Delay, in seconds, and Lock).
+	Admit     float64
+	AdmitLock bool
 }
 
-// AdmitSeconds implements Admitter.
-func (l Linear) AdmitSeconds() float64 { return l.Admit }
+// Admission implements Admitter.
+func (l Linear) Admission() Admission { return Admission{Delay: l.Admit, Lock: l.AdmitLock} }
 
 // StepSeconds implements StepTimer.
 func (l Linear) StepSeconds(b Batch) float64 {

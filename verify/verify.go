@@ -545,6 +545,10 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	if a := p.Admission; a != nil {
 		lin.Admit = a.Delay
 		admit = fmt.Sprintf(", admission %.1f ms", a.Delay*1e3)
+		if a.Lock {
+			lin.Admit, lin.AdmitLock = a.Latency, true
+			admit = fmt.Sprintf(", admission under the step loop's lock after %.1f ms", a.Latency*1e3)
+		}
 	}
 	if err := lin.Validate(); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)

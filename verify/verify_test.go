@@ -221,7 +221,11 @@ func TestParseTemplate(t *testing.T) {
 
 func TestRefitFoldsVerificationRuns(t *testing.T) {
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 8 * time.Millisecond, ITL: 4 * time.Millisecond})
+	// One request at a time (the stub does not batch, so overlapping
+	// streams make no steps), tokens 8 ms apart: twice the H100 profile's
+	// decode step, so that the refit has something to correct (at 4 ms the
+	// profile was as close as the stub's timer jitter lets a fit get).
+	srv := replaytest.New(replaytest.Options{TTFT: 16 * time.Millisecond, ITL: 8 * time.Millisecond})
 	defer srv.Close()
 	cfg := replay.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
@@ -238,7 +242,7 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 	}
 	refit := filepath.Join(dir, "refit.json")
 	res, err := Run(context.Background(), Options{
-		Candidates: candidates(4, 1), Trace: writeTrace(t, dir, 30, 15*time.Millisecond), Replay: cfg,
+		Candidates: candidates(4, 1), Trace: writeTrace(t, dir, 16, 130*time.Millisecond), Replay: cfg,
 		Profile: prof, ProfilePath: parent, Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(),
 		Refit: &RefitOptions{Out: refit},
 	})
@@ -252,6 +256,7 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 	if rr.NewRuns != 2 || rr.OldRuns != 0 || len(rr.Missing) != len(prof.Traces) || rr.StepMdAPEBefore == nil || rr.StepMdAPEAfter == nil {
 		t.Errorf("refit %+v", rr)
 	}
+	t.Logf("step error on the verification runs %.1f%% → %.1f%%", 100**rr.StepMdAPEBefore, 100**rr.StepMdAPEAfter)
 	if *rr.StepMdAPEAfter >= *rr.StepMdAPEBefore {
 		t.Errorf("step error %v → %v: the refit should fit its own runs better than an H100 profile", *rr.StepMdAPEBefore, *rr.StepMdAPEAfter)
 	}

@@ -78,6 +78,12 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 	if a := p.Admission; a == nil || a.N < 8 || !(a.Delay > 0) {
 		t.Errorf("admission %+v: want a positive delay measured on at least 8 probes", a)
 	}
+	// Ollama's runner takes requests in under its step loop's lock: the
+	// ramp's requests that waited for a slot got it three steps after the
+	// last token of the one that freed it.
+	if a := p.Admission; a != nil && (!a.Lock || a.NSlot < 3) {
+		t.Errorf("admission %+v: want the lock model, read off at least 3 slot waits", a)
+	}
 
 	const prompt, output = 320, 48
 	xp, _ := calibrate.NewPlan(calibrate.PlanQuick, calibrate.PlanOptions{})

@@ -6,6 +6,7 @@
 //
 //	go run ./scripts/kvtrace CALIBRATE_LOG ENGINE_LOG
 //	go run ./scripts/kvtrace -decode ENGINE_LOG...
+//	go run ./scripts/kvtrace -widths ENGINE_LOG DECISIONS
 //
 // CALIBRATE_LOG is `servesim calibrate`'s output with every line prefixed
 // by its time in µs since the epoch: the progress lines ("[k/n] run 2.1s
@@ -15,7 +16,8 @@
 //
 // With -decode it reads only engine logs and prints how a decode step's
 // time depends on its width and on the cells it attends over (see
-// decode.go).
+// decode.go). With -widths it counts an engine log's steps by kind beside
+// a simulator decision log's (see widths.go).
 package main
 
 import (
@@ -36,6 +38,10 @@ var (
 func main() {
 	if len(os.Args) >= 3 && os.Args[1] == "-decode" {
 		decodeSteps(os.Args[2:])
+		return
+	}
+	if len(os.Args) == 4 && os.Args[1] == "-widths" {
+		widths(os.Args[2], os.Args[3])
 		return
 	}
 	if len(os.Args) != 3 {

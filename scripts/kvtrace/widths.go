@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// widths prints how many steps a traced engine ran (ENGINE_LOG) and a
+// simulation of the same requests ran (DECISIONS, `servesim simulate
+// --decisions`): the steps that compute prompt tokens, and the pure decode
+// steps by how many sequences they decode. A one-sequence step where the
+// engine ran two sequences' worth says that a slot stood empty; that is
+// how the engine's admission shows (README.md, calibration, Admission).
+func widths(enginePath, decisionsPath string) {
+	eng, sim := map[int]int{}, map[int]int{}
+	engPrefill, simPrefill := 0, 0
+	err := lines(enginePath, func(l string) {
+		m := ubatch.FindStringSubmatch(l)
+		if m == nil {
+			return
+		}
+		tok, _ := strconv.Atoi(m[3])
+		width, decode := 0, true
+		for _, s := range segment.FindAllStringSubmatch(l, -1) {
+			width++
+			decode = decode && s[2] == s[3]
+		}
+		if decode && width == tok {
+			eng[width]++
+		} else {
+			engPrefill++
+		}
+	})
+	if err != nil {
+		fail(err)
+	}
+	err = lines(decisionsPath, func(l string) {
+		var d struct {
+			Steps         int     `json:"steps"`
+			PrefillTokens float64 `json:"prefill_tokens"`
+			DecodeSeqs    int     `json:"decode_seqs"`
+		}
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			fail(fmt.Errorf("%s: %w", decisionsPath, err))
+		}
+		switch {
+		case d.PrefillTokens > 0:
+			simPrefill += d.Steps
+		case d.DecodeSeqs > 0:
+			sim[d.DecodeSeqs] += d.Steps
+		}
+	})
+	if err != nil {
+		fail(err)
+	}
+	fmt.Printf("%-24s %8s %8s\n", "steps", "engine", "sim")
+	fmt.Printf("%-24s %8d %8d\n", "with prompt tokens", engPrefill, simPrefill)
+	ws := maps.Clone(eng)
+	maps.Copy(ws, sim)
+	for _, w := range slices.Sorted(maps.Keys(ws)) {
+		fmt.Printf("%-24s %8d %8d\n", fmt.Sprintf("decoding %d sequences", w), eng[w], sim[w])
+	}
+}
