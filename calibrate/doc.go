@@ -20,6 +20,10 @@
 //     request through sim.SlotCache for engines with fixed slots.
 //   - heldout.go: CrossCheck fits on part of the data (whole runs when
 //     there are several) and reports the error on the rest.
+//   - admission.go: how the engine takes in requests while busy, from the
+//     admission runs' probes and the requests that waited for a slot: a
+//     delay before the next step, or Ollama's step-loop lock
+//     (sim.Admission).
 //   - power.go: FitPower fits idle + dynamic × utilization to NVML samples.
 //   - profile.go: Profile, LoadProfile (strict JSON) and Save (atomic).
 //   - vidur.go: an offline prior for the non-attention part of the step
