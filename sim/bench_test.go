@@ -67,54 +67,42 @@ func BenchmarkAzureConv(b *testing.B) {
 // with and without event skipping.
 func BenchmarkMooncake(b *testing.B) {
 	reqs := loadMooncake(b, "mooncake/conversation_trace.jsonl")
-	for _, noSkip := range []bool{false, true} {
-		name := "skip"
-		if noSkip {
-			name = "noskip"
-		}
-		b.Run(name, func(b *testing.B) {
-			cfg := DefaultConfig()
-			cfg.Step, cfg.TotalBlocks, cfg.NoSkip, cfg.PrefixCaching = fastTimer, 30000, noSkip, true
-			b.ReportAllocs()
-			var steps, iters int64
-			for b.Loop() {
-				sum, err := Run(b.Context(), cfg, mooncakeReader(reqs), &countWriter{})
-				if err != nil || sum.Completed+sum.Rejected != int64(len(reqs)) {
-					b.Fatalf("%v, %d completed", err, sum.Completed)
-				}
-				steps, iters = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches
+	bothModes(b, func(b *testing.B, noSkip bool) {
+		cfg := DefaultConfig()
+		cfg.Step, cfg.TotalBlocks, cfg.NoSkip, cfg.PrefixCaching = fastTimer, 30000, noSkip, true
+		b.ReportAllocs()
+		var steps, iters int64
+		for b.Loop() {
+			sum, err := Run(b.Context(), cfg, mooncakeReader(reqs), &countWriter{})
+			if err != nil || sum.Completed+sum.Rejected != int64(len(reqs)) {
+				b.Fatalf("%v, %d completed", err, sum.Completed)
 			}
-			b.ReportMetric(float64(steps), "steps/op")
-			b.ReportMetric(float64(iters), "iterations/op")
-		})
-	}
+			steps, iters = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches
+		}
+		b.ReportMetric(float64(steps), "steps/op")
+		b.ReportMetric(float64(iters), "iterations/op")
+	})
 }
 
 // BenchmarkLongDecode: 2,000 requests with 1,000–4,000 output tokens at
 // 0.5 req/s, where stretches are long: skipping should be ≥ 20× faster.
 func BenchmarkLongDecode(b *testing.B) {
-	for _, noSkip := range []bool{false, true} {
-		name := "skip"
-		if noSkip {
-			name = "noskip"
-		}
-		b.Run(name, func(b *testing.B) {
-			cfg := DefaultConfig()
-			cfg.Step, cfg.TotalBlocks, cfg.NoSkip = realTimer, 20000, noSkip
-			b.ReportAllocs()
-			var steps int64
-			for b.Loop() {
-				in := newSynthReader(2000, 0.5)
-				in.minOut, in.spanOut = 1000, 3000
-				sum, err := Run(b.Context(), cfg, in, &countWriter{})
-				if err != nil || sum.Completed != 2000 {
-					b.Fatalf("%v, %d completed", err, sum.Completed)
-				}
-				steps = sum.Steps
+	bothModes(b, func(b *testing.B, noSkip bool) {
+		cfg := DefaultConfig()
+		cfg.Step, cfg.TotalBlocks, cfg.NoSkip = realTimer, 20000, noSkip
+		b.ReportAllocs()
+		var steps int64
+		for b.Loop() {
+			in := newSynthReader(2000, 0.5)
+			in.minOut, in.spanOut = 1000, 3000
+			sum, err := Run(b.Context(), cfg, in, &countWriter{})
+			if err != nil || sum.Completed != 2000 {
+				b.Fatalf("%v, %d completed", err, sum.Completed)
 			}
-			b.ReportMetric(float64(steps), "steps/op")
-		})
-	}
+			steps = sum.Steps
+		}
+		b.ReportMetric(float64(steps), "steps/op")
+	})
 }
 
 // synthReader generates n requests on the fly (Poisson arrivals, Azure-like

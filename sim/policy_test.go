@@ -36,13 +36,13 @@ func checkTimes(t *testing.T, w *memWriter, wants []want) {
 }
 
 // bothModes runs f with event skipping on and off.
-func bothModes(t *testing.T, f func(t *testing.T, noSkip bool)) {
+func bothModes[T interface{ Run(string, func(T)) bool }](t T, f func(t T, noSkip bool)) {
 	for _, noSkip := range []bool{false, true} {
 		name := "skip"
 		if noSkip {
 			name = "noskip"
 		}
-		t.Run(name, func(t *testing.T) { f(t, noSkip) })
+		t.Run(name, func(t T) { f(t, noSkip) })
 	}
 }
 
