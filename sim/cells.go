@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // SlotCache is the KV cache of llama.cpp and Ollama as their step time
 // sees it: one array of cells shared by a fixed number of sequence slots.
 //
@@ -21,7 +23,7 @@ package sim
 // llama_kv_cache_seq_rm and Ollama's findLongestCacheSlot (v0.6.5).
 type SlotCache struct {
 	size      int
-	owner     []int16   // slot holding each cell, -1: free; grown as used (cells past it are free)
+	inUse     cellSet   // the cells holding a token
 	cells     [][]int32 // each slot's cells in token position order
 	head      int
 	used, top int        // cells in use; highest used cell + 1
@@ -47,7 +49,7 @@ const (
 
 // NewSlotCache returns an empty cache of cells cells and slots slots.
 func NewSlotCache(slots, cells int) *SlotCache {
-	return &SlotCache{size: cells, cells: make([][]int32, slots), busy: make([]bool, slots), keys: make([][]uint64, slots)}
+	return &SlotCache{size: cells, inUse: newCellSet(cells), cells: make([][]int32, slots), busy: make([]bool, slots), keys: make([][]uint64, slots)}
 }
 
 // Slots is the number of sequence slots.
@@ -134,15 +136,13 @@ func (c *SlotCache) remove(slot int, from int32) {
 	}
 	first := c.size
 	for _, i := range cells[from:] {
-		c.owner[i] = -1
+		c.inUse.clear(int(i))
 		first = min(first, int(i))
 	}
 	c.used -= len(cells) - int(from)
 	c.cells[slot] = cells[:from]
 	c.head = min(c.head, first)
-	for c.top > 0 && c.owner[c.top-1] < 0 {
-		c.top--
-	}
+	c.top = c.inUse.lastBefore(c.top) + 1
 }
 
 // Prefill places prompts the way Ollama's runner batches them: each
@@ -197,6 +197,11 @@ func (c *SlotCache) Attended() int {
 }
 
 // place stores the ubatch in c.batch as llama_decode does and empties it.
+// llama.cpp moves its head one cell at a time past used cells, counting
+// the cells it tests and giving up after the whole cache; place jumps over
+// a run of used cells at once, to where that walk would test next (a free
+// cell, or the point where it wraps), so head and the count come out the
+// same.
 func (c *SlotCache) place() {
 	n, size := len(c.batch), c.size
 	defer func() { c.batch = c.batch[:0] }()
@@ -212,30 +217,80 @@ func (c *SlotCache) place() {
 			c.head = 0
 			continue
 		}
-		free := true
-		for i := range min(n, len(c.owner)-c.head) {
-			if c.owner[c.head+i] >= 0 {
-				free = false
-				c.head += i + 1
-				tested += i + 1
-				break
-			}
-		}
-		if free {
+		p := c.inUse.firstIn(c.head, c.head+n)
+		if p < 0 {
 			break
 		}
-		if tested >= size {
+		// The walk tests p+1, p+2, ... one cell each, until a free cell
+		// or the wrap point, stopping as soon as it has tested size cells.
+		next := min(c.inUse.firstFreeFrom(p+1), max(p+1, size-n+1))
+		tested += p + 1 - c.head
+		if tested+next-(p+1) >= size {
+			c.head = p + 1 + max(0, size-tested)
 			return
 		}
-	}
-	for len(c.owner) < c.head+n {
-		c.owner = append(c.owner, -1)
+		tested += next - (p + 1)
+		c.head = next
 	}
 	for i, s := range c.batch {
-		c.owner[c.head+i] = int16(s)
+		c.inUse.set(c.head + i)
 		c.cells[s] = append(c.cells[s], int32(c.head+i))
 	}
 	c.used += n
 	c.top = max(c.top, c.head+n)
 	c.head += n
+}
+
+// cellSet is a bitset of cells, searched a word at a time.
+type cellSet []uint64
+
+func newCellSet(n int) cellSet { return make(cellSet, (n+63)/64) }
+
+func (b cellSet) set(i int)   { b[i>>6] |= 1 << (i & 63) }
+func (b cellSet) clear(i int) { b[i>>6] &^= 1 << (i & 63) }
+
+// firstIn is the first set cell in [from, to), or -1.
+func (b cellSet) firstIn(from, to int) int {
+	for w := from >> 6; w<<6 < to; w++ {
+		word := b[w]
+		if w == from>>6 {
+			word &= ^uint64(0) << (from & 63)
+		}
+		if word != 0 {
+			if i := w<<6 + bits.TrailingZeros64(word); i < to {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// firstFreeFrom is the first clear cell at or after from (len(b)×64 when
+// there is none).
+func (b cellSet) firstFreeFrom(from int) int {
+	for w := from >> 6; w < len(b); w++ {
+		word := ^b[w]
+		if w == from>>6 {
+			word &= ^uint64(0) << (from & 63)
+		}
+		if word != 0 {
+			return w<<6 + bits.TrailingZeros64(word)
+		}
+	}
+	return len(b) << 6
+}
+
+// lastBefore is the last set cell before to, or -1.
+func (b cellSet) lastBefore(to int) int {
+	for w := (to - 1) >> 6; w >= 0 && to > 0; w-- {
+		word := b[w]
+		if w == (to-1)>>6 {
+			word &= ^uint64(0) >> (63 - (to-1)&63)
+		}
+		if word != 0 {
+			return w<<6 + 63 - bits.LeadingZeros64(word)
+		}
+	}
+	return -1
 }
