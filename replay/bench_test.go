@@ -9,10 +9,11 @@ package replay
 // Knobs (env): SERVESIM_BENCH_RATE (requests/s, default 2000, Poisson
 // arrivals), SERVESIM_BENCH_DURATION (default 20s), SERVESIM_BENCH_TOKENS
 // (output tokens per request, default 50), SERVESIM_BENCH_CLOSED=N (closed
-// loop with N clients instead). With the stub's 100 ms inter-token gap a
-// request streams for 5 s, so 2,000 req/s holds 10,000 streams open. The
-// test logs the summary, peak concurrent streams, and the client's CPU
-// time (getrusage, user + system) per streamed token.
+// loop with N clients instead), SERVESIM_BENCH_OUT (a path: keep the
+// measured trace, to see when in the run sends came late). With the stub's
+// 100 ms inter-token gap a request streams for 5 s, so 2,000 req/s holds
+// 10,000 streams open. The test logs the summary, peak concurrent streams,
+// and the client's CPU time (getrusage, user + system) per streamed token.
 
 import (
 	"bytes"
@@ -99,7 +100,7 @@ func TestBenchLoad(t *testing.T) {
 	if closed > 0 {
 		cfg.Arrival, cfg.Concurrency = Closed, closed
 	}
-	out, err := traces.Create(filepath.Join(t.TempDir(), "bench.arrows"), traces.Meta{})
+	out, err := traces.Create(envOr("SERVESIM_BENCH_OUT", filepath.Join(t.TempDir(), "bench.arrows")), traces.Meta{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +126,11 @@ func TestBenchLoad(t *testing.T) {
 		float64(cpu.Microseconds())/float64(max(w.tokens, 1)), 100*cpu.Seconds()/wall.Seconds()/2, ru1.Maxrss/1024)
 	if s.Failed > 0 {
 		t.Errorf("%d requests failed: %v", s.Failed, s.FailedByKind)
+	}
+	if os.Getenv("SERVESIM_BENCH_OUT") != "" {
+		if err := out.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
