@@ -142,7 +142,7 @@ func (c *SlotCache) remove(slot int, from int32) {
 	c.used -= len(cells) - int(from)
 	c.cells[slot] = cells[:from]
 	c.head = min(c.head, first)
-	c.top = c.inUse.lastBefore(c.top) + 1
+	c.top = c.inUse.lastIn(0, c.top) + 1
 }
 
 // Prefill places prompts the way Ollama's runner batches them: each
@@ -158,13 +158,13 @@ func (c *SlotCache) Prefill(tokens []int32) int {
 	round := c.round[:len(tokens)]
 	att := c.Attended()
 	for {
-		more := false
+		var placed int32
 		for i, n := range tokens {
-			round[i] = min(n, UBatch)
-			tokens[i] -= round[i]
-			more = more || round[i] > 0
+			r := min(n, UBatch)
+			round[i], tokens[i] = r, n-r
+			placed += r
 		}
-		if !more {
+		if placed == 0 {
 			return att
 		}
 		att = c.Step(round)
@@ -197,40 +197,22 @@ func (c *SlotCache) Attended() int {
 }
 
 // place stores the ubatch in c.batch as llama_decode does and empties it.
-// llama.cpp moves its head one cell at a time past used cells, counting
-// the cells it tests and giving up after the whole cache; place jumps over
-// a run of used cells at once, to where that walk would test next (a free
-// cell, or the point where it wraps), so head and the count come out the
-// same.
 func (c *SlotCache) place() {
-	n, size := len(c.batch), c.size
+	n := len(c.batch)
 	defer func() { c.batch = c.batch[:0] }()
-	if n > size {
+	if n > c.size {
 		return
 	}
 	if c.head > c.used+2*n {
 		c.head = 0
 	}
-	for tested := 0; ; {
-		if c.head+n > size {
-			tested += size - c.head
-			c.head = 0
-			continue
-		}
-		p := c.inUse.firstIn(c.head, c.head+n)
-		if p < 0 {
-			break
-		}
-		// The walk tests p+1, p+2, ... one cell each, until a free cell
-		// or the wrap point, stopping as soon as it has tested size cells.
-		next := min(c.inUse.firstFreeFrom(p+1), max(p+1, size-n+1))
-		tested += p + 1 - c.head
-		if tested+next-(p+1) >= size {
-			c.head = p + 1 + max(0, size-tested)
-			return
-		}
-		tested += next - (p + 1)
-		c.head = next
+	// llama.cpp's search stops at the first n free cells at or after its
+	// head when they fit before the cache's end; only a search that has to
+	// go round needs its walk.
+	if h := c.inUse.firstFit(c.head, n, c.size); h >= 0 {
+		c.head = h
+	} else if !c.walk(n) {
+		return
 	}
 	for i, s := range c.batch {
 		c.inUse.set(c.head + i)
@@ -239,6 +221,37 @@ func (c *SlotCache) place() {
 	c.used += n
 	c.top = max(c.top, c.head+n)
 	c.head += n
+}
+
+// walk is llama_kv_cache_find_slot's search for n free cells from the
+// head: it moves the head one cell past the first used cell it finds,
+// back to the start when the cells would run past the end, and gives up
+// once it has tested as many cells as the cache has. walk jumps over a
+// run of used cells at once, to where that walk would test next (a free
+// cell, or the point where it goes round), so the head and the count come
+// out the same. It leaves the head where the search ended and reports
+// whether it found room.
+func (c *SlotCache) walk(n int) bool {
+	size := c.size
+	for tested := 0; ; {
+		if c.head+n > size {
+			tested += size - c.head
+			c.head = 0
+			continue
+		}
+		p := c.inUse.firstIn(c.head, c.head+n)
+		if p < 0 {
+			return true
+		}
+		next := min(c.inUse.firstFreeFrom(p+1), max(p+1, size-n+1))
+		tested += p + 1 - c.head
+		if tested+next-(p+1) >= size {
+			c.head = p + 1 + max(0, size-tested)
+			return false
+		}
+		tested += next - (p + 1)
+		c.head = next
+	}
 }
 
 // cellSet is a bitset of cells, searched a word at a time.
@@ -281,15 +294,35 @@ func (b cellSet) firstFreeFrom(from int) int {
 	return len(b) << 6
 }
 
-// lastBefore is the last set cell before to, or -1.
-func (b cellSet) lastBefore(to int) int {
-	for w := (to - 1) >> 6; w >= 0 && to > 0; w-- {
+// firstFit is the first h ≥ from with cells [h, h+n) all clear and
+// h+n ≤ size, or -1. A set cell in a candidate's span rules out every
+// start up to it, so the search skips past the last one.
+func (b cellSet) firstFit(from, n, size int) int {
+	for h := from; h+n <= size; {
+		last := b.lastIn(h, h+n)
+		if last < 0 {
+			return h
+		}
+		h = last + 1
+	}
+	return -1
+}
+
+// lastIn is the last set cell in [from, to), or -1.
+func (b cellSet) lastIn(from, to int) int {
+	if to <= from {
+		return -1
+	}
+	for w := (to - 1) >> 6; w >= from>>6; w-- {
 		word := b[w]
 		if w == (to-1)>>6 {
 			word &= ^uint64(0) >> (63 - (to-1)&63)
 		}
 		if word != 0 {
-			return w<<6 + 63 - bits.LeadingZeros64(word)
+			if i := w<<6 + 63 - bits.LeadingZeros64(word); i >= from {
+				return i
+			}
+			return -1
 		}
 	}
 	return -1

@@ -6,8 +6,9 @@ import (
 )
 
 // walkFindSlot is llama_kv_cache_find_slot's search as llama.cpp writes
-// it, one cell at a time: the head and whether n free cells were found.
-func walkFindSlot(used []bool, head, inUse, n int) (int, bool) {
+// it, one cell at a time: the head, whether n free cells were found, and
+// whether the search went round past the end.
+func walkFindSlot(used []bool, head, inUse, n int) (h int, found, round bool) {
 	size := len(used)
 	if head > inUse+2*n {
 		head = 0
@@ -15,7 +16,7 @@ func walkFindSlot(used []bool, head, inUse, n int) (int, bool) {
 	for tested := 0; ; {
 		if head+n > size {
 			tested += size - head
-			head = 0
+			head, round = 0, true
 			continue
 		}
 		free := true
@@ -28,23 +29,24 @@ func walkFindSlot(used []bool, head, inUse, n int) (int, bool) {
 			}
 		}
 		if free {
-			return head, true
+			return head, true, round
 		}
 		if tested >= size {
-			return head, false
+			return head, false, round
 		}
 	}
 }
 
-// place's jumps over used cells leave the head where llama.cpp's walk
-// leaves it, placed or not, on caches fragmented by random frees.
+// place leaves the head where llama.cpp's cell-by-cell walk leaves it, on
+// caches fragmented by random frees: when room is found before the end,
+// past it, or not at all.
 func TestPlaceMatchesCellWalk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, size := range []int{64, 100, 257, 1000} {
 		const slots = 6
 		c := NewSlotCache(slots, size)
 		used := make([]bool, size)
-		fails := 0
+		fails, rounds := 0, 0
 		for op := range 5000 {
 			slot := rng.IntN(slots)
 			if rng.IntN(4) == 0 {
@@ -63,7 +65,10 @@ func TestPlaceMatchesCellWalk(t *testing.T) {
 			for range n {
 				c.batch = append(c.batch, slot)
 			}
-			wantHead, ok := walkFindSlot(used, c.head, c.used, n)
+			wantHead, ok, round := walkFindSlot(used, c.head, c.used, n)
+			if ok && round {
+				rounds++
+			}
 			before := c.used
 			c.place()
 			if ok {
@@ -87,8 +92,8 @@ func TestPlaceMatchesCellWalk(t *testing.T) {
 				t.Fatalf("size %d, op %d: top %d, want %d", size, op, c.top, top)
 			}
 		}
-		if fails == 0 {
-			t.Errorf("size %d: no placement failed; the test never reached a full cache", size)
+		if fails == 0 || rounds == 0 {
+			t.Errorf("size %d: %d placements failed, %d found room only past the end: the test missed a case", size, fails, rounds)
 		}
 	}
 }
