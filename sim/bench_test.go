@@ -105,6 +105,30 @@ func BenchmarkLongDecode(b *testing.B) {
 	})
 }
 
+// BenchmarkLongDecodeSlots runs the same requests on a llama.cpp-style
+// engine of 16 slots (SlotCache, 320,000 cells): sixteen sequences decode
+// side by side, one cell each a step, so a finished one leaves a hole
+// every sixteenth cell and placement searches a fragmented cache.
+func BenchmarkLongDecodeSlots(b *testing.B) {
+	cfg := DefaultConfig()
+	timer := realTimer
+	timer.Cr, timer.Crd = 1e-8, 1e-10
+	cfg.Step, cfg.TotalBlocks, cfg.Slots = timer, 20000, 16
+	cfg.Policy.MaxNumSeqs = 16
+	b.ReportAllocs()
+	var steps int64
+	for b.Loop() {
+		in := newSynthReader(2000, 0.5)
+		in.minOut, in.spanOut = 1000, 3000
+		sum, err := Run(b.Context(), cfg, in, &countWriter{})
+		if err != nil || sum.Completed != 2000 {
+			b.Fatalf("%v, %d completed", err, sum.Completed)
+		}
+		steps = sum.Steps
+	}
+	b.ReportMetric(float64(steps), "steps/op")
+}
+
 // synthReader generates n requests on the fly (Poisson arrivals, Azure-like
 // lengths) without allocating per request.
 type synthReader struct {

@@ -295,9 +295,35 @@ func (b cellSet) firstFreeFrom(from int) int {
 }
 
 // firstFit is the first h ≥ from with cells [h, h+n) all clear and
-// h+n ≤ size, or -1. A set cell in a candidate's span rules out every
-// start up to it, so the search skips past the last one.
+// h+n ≤ size, or -1. A span of up to a word's cells lies inside one word,
+// found by shifting its clear bits onto themselves, or runs from one
+// word's top into the next; either way each word is read once.
 func (b cellSet) firstFit(from, n, size int) int {
+	if n > 64 {
+		return b.firstWideFit(from, n, size)
+	}
+	run, start := 0, from // the clear cells at the top of the word before
+	for w := from >> 6; w < len(b); w++ {
+		used := b[w]
+		if w == from>>6 {
+			used |= 1<<(from&63) - 1 // cells before from count as used
+		}
+		if run+bits.TrailingZeros64(used) >= n {
+			return fit(start, n, size)
+		}
+		if r := runStarts(^used, n); r != 0 {
+			return fit(w<<6+bits.TrailingZeros64(r), n, size)
+		}
+		run = bits.LeadingZeros64(used)
+		start = w<<6 + 64 - run
+	}
+	return -1
+}
+
+// firstWideFit is firstFit for spans of several words: a used cell in a
+// candidate span rules out every start up to it, so the search skips past
+// the last one, reading only the words it needs.
+func (b cellSet) firstWideFit(from, n, size int) int {
 	for h := from; h+n <= size; {
 		last := b.lastIn(h, h+n)
 		if last < 0 {
@@ -306,6 +332,25 @@ func (b cellSet) firstFit(from, n, size int) int {
 		h = last + 1
 	}
 	return -1
+}
+
+// fit is start when a span of n cells from it ends by size, else -1.
+func fit(start, n, size int) int {
+	if start+n <= size {
+		return start
+	}
+	return -1
+}
+
+// runStarts marks each bit of x that starts a run of n ≤ 64 set bits
+// within x.
+func runStarts(x uint64, n int) uint64 {
+	for have := 1; have < n && x != 0; {
+		s := min(have, n-have)
+		x &= x >> s
+		have += s
+	}
+	return x
 }
 
 // lastIn is the last set cell in [from, to), or -1.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -62,6 +63,9 @@ func TestPlaceMatchesCellWalk(t *testing.T) {
 				continue
 			}
 			n := 1 + rng.IntN(min(size, 40))
+			if rng.IntN(8) == 0 { // spans over more than one word
+				n = 1 + rng.IntN(min(size, 200))
+			}
 			for range n {
 				c.batch = append(c.batch, slot)
 			}
@@ -94,6 +98,41 @@ func TestPlaceMatchesCellWalk(t *testing.T) {
 		}
 		if fails == 0 || rounds == 0 {
 			t.Errorf("size %d: %d placements failed, %d found room only past the end: the test missed a case", size, fails, rounds)
+		}
+	}
+}
+
+// firstFit finds the first free span as a cell-by-cell search does, for
+// spans inside a word and across several.
+func TestFirstFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		size := 1 + rng.IntN(700)
+		b := newCellSet(size)
+		used := make([]bool, size)
+		from, n := rng.IntN(size), 1+rng.IntN(min(size, 200))
+		mark := func(i int) { used[i] = true; b.set(i) }
+		if rng.IntN(2) == 0 {
+			density := rng.Float64()
+			for i := range used {
+				if rng.Float64() < density*density {
+					mark(i)
+				}
+			}
+		} else {
+			// Used cells about n apart: free spans of just n cells, or one short.
+			for i := rng.IntN(n + 1); i < size; i += n + rng.IntN(3) {
+				mark(i)
+			}
+		}
+		want := -1
+		for h := from; h+n <= size && want < 0; h++ {
+			if !slices.Contains(used[h:h+n], true) {
+				want = h
+			}
+		}
+		if got := b.firstFit(from, n, size); got != want {
+			t.Fatalf("size %d, from %d, %d cells: firstFit %d, want %d", size, from, n, got, want)
 		}
 	}
 }
