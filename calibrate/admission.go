@@ -55,7 +55,7 @@ func admissionDelays(rows []*traces.Request, tol int64) (next, lock []float64) {
 	}
 	bounds := carrier.TokenTimes
 	for _, r := range rows {
-		if r == carrier || !r.Succeeded() || len(r.TokenTimes) == 0 || r.ActualSend == traces.Missing {
+		if r == carrier || !timed(r) {
 			continue
 		}
 		send, first := r.ActualSend, r.TokenTimes[0]
@@ -108,13 +108,13 @@ func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
 	}
 	var out []float64
 	for _, r := range rows {
-		if !r.Succeeded() || len(r.TokenTimes) == 0 || r.ActualSend == traces.Missing {
+		if !timed(r) {
 			continue
 		}
 		send, first := r.ActualSend, r.TokenTimes[0]
 		inFlight, freed := 0, int64(-1)
 		for _, o := range rows {
-			if o == r || !o.Succeeded() || len(o.TokenTimes) == 0 || o.ActualSend == traces.Missing {
+			if o == r || !timed(o) {
 				continue
 			}
 			if o.ActualSend < send && o.LastToken > send {
@@ -129,6 +129,11 @@ func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
 		}
 	}
 	return out
+}
+
+// timed says that r succeeded with its send and token times recorded.
+func timed(r *traces.Request) bool {
+	return r.Succeeded() && len(r.TokenTimes) > 0 && r.ActualSend != traces.Missing
 }
 
 // summarizeAdmission is the Admission of the probes' delays under the two

@@ -2,6 +2,8 @@ package replay
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -39,12 +41,44 @@ func TestPacerStopsWithContext(t *testing.T) {
 	}
 }
 
-// BenchmarkPacerWake times the pacer alone, nothing else running, through
-// waits of 500 µs (2,000 sends a second), and reports how late it came
-// back: median, p99 and the share of waits over LagLimit late. On a quiet
-// host that is the host's own wake-up jitter, a floor under any replay's
-// schedule lag. Run it with a fixed count: -benchtime 10000x.
+// BenchmarkPacerWake times the pacer through waits of 500 µs (2,000
+// sends a second) and reports how late it came back: median, p99 and the
+// share of waits over LagLimit late. Alone, on a quiet host, that is the
+// host's own wake-up jitter, a floor under any replay's schedule lag; with
+// fsync, another goroutine makes a file durable every 20 ms, as the
+// recorder does its output every Config.FlushEvery. Run it with a fixed
+// count: -benchtime 10000x.
 func BenchmarkPacerWake(b *testing.B) {
+	b.Run("alone", pacerWake)
+	b.Run("fsync", func(b *testing.B) {
+		f, err := os.Create(filepath.Join(b.TempDir(), "out"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			buf := make([]byte, 64<<10)
+			for tick := time.NewTicker(20 * time.Millisecond); ; {
+				select {
+				case <-stop:
+					tick.Stop()
+					return
+				case <-tick.C:
+					if _, err := f.Write(buf); err == nil {
+						f.Sync()
+					}
+				}
+			}
+		}()
+		pacerWake(b)
+		close(stop)
+		<-done
+	})
+}
+
+func pacerWake(b *testing.B) {
 	p := newPacer()
 	var late []time.Duration
 	for b.Loop() {

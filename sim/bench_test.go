@@ -90,18 +90,7 @@ func BenchmarkLongDecode(b *testing.B) {
 	bothModes(b, func(b *testing.B, noSkip bool) {
 		cfg := DefaultConfig()
 		cfg.Step, cfg.TotalBlocks, cfg.NoSkip = realTimer, 20000, noSkip
-		b.ReportAllocs()
-		var steps int64
-		for b.Loop() {
-			in := newSynthReader(2000, 0.5)
-			in.minOut, in.spanOut = 1000, 3000
-			sum, err := Run(b.Context(), cfg, in, &countWriter{})
-			if err != nil || sum.Completed != 2000 {
-				b.Fatalf("%v, %d completed", err, sum.Completed)
-			}
-			steps = sum.Steps
-		}
-		b.ReportMetric(float64(steps), "steps/op")
+		runLongDecodes(b, cfg)
 	})
 }
 
@@ -115,6 +104,12 @@ func BenchmarkLongDecodeSlots(b *testing.B) {
 	timer.Cr, timer.Crd = 1e-8, 1e-10
 	cfg.Step, cfg.TotalBlocks, cfg.Slots = timer, 20000, 16
 	cfg.Policy.MaxNumSeqs = 16
+	runLongDecodes(b, cfg)
+}
+
+// runLongDecodes times cfg on the long-decode workload of
+// BenchmarkLongDecode.
+func runLongDecodes(b *testing.B, cfg Config) {
 	b.ReportAllocs()
 	var steps int64
 	for b.Loop() {

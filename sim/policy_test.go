@@ -93,7 +93,7 @@ func TestAdmissionDelayWhenBusy(t *testing.T) {
 	bothModes(t, func(t *testing.T, noSkip bool) {
 		cfg := testConfig(policy(t, Continuous), 100, noSkip)
 		timer := testTimer
-		timer.Admit = 0.030
+		timer.Admit.Delay = 0.030
 		cfg.Step = timer
 		reqs := []*traces.Request{
 			req("A", 0, 10, 10),
@@ -120,7 +120,7 @@ func TestAdmissionUnderLock(t *testing.T) {
 		p := policy(t, Continuous)
 		p.MaxNumSeqs = 3
 		cfg := testConfig(p, 100, noSkip)
-		cfg.Step = Linear{C0: 10e-3, AdmitLock: true}
+		cfg.Step = Linear{C0: 10e-3, Admit: Admission{Lock: true}}
 		reqs := []*traces.Request{
 			req("A", 0, 10, 20), // 0→10 prefill, then one token every 10 ms to 200
 			req("B", 25, 10, 2), // waits from 25, passed over at 30, joins the step at 40
@@ -135,7 +135,7 @@ func TestAdmissionUnderLock(t *testing.T) {
 
 		// With a delay before it reaches the loop: B gets there at 37,
 		// is passed over at 40 and joins at 50.
-		cfg.Step = Linear{C0: 10e-3, Admit: 0.012, AdmitLock: true}
+		cfg.Step = Linear{C0: 10e-3, Admit: Admission{Delay: 0.012, Lock: true}}
 		_, w = mustRun(t, cfg, []*traces.Request{req("A", 0, 10, 10), req("B", 25, 10, 1)})
 		checkTimes(t, w, []want{{"A", 0, 10, 100}, {"B", 50, 60, 60}})
 	})

@@ -15,9 +15,9 @@ func TestSkipMatchesStepping(t *testing.T) {
 	small := policy(t, Continuous)
 	small.MaxNumSeqs, small.MaxNumBatchedTokens = 64, 2048
 	admitting := realTimer
-	admitting.Admit = 0.025 // hand-overs cut stretches as arrivals do
+	admitting.Admit.Delay = 0.025 // hand-overs cut stretches as arrivals do
 	locked := admitting
-	locked.AdmitLock = true // Ollama's runner: requests wait at the step loop's lock
+	locked.Admit.Lock = true // Ollama's runner: requests wait at the step loop's lock
 	fewSlots := small
 	fewSlots.MaxNumSeqs = 12 // requests wait for slots too
 	for _, tc := range []struct {

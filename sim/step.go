@@ -94,15 +94,13 @@ type Linear struct {
 	// Dense, when set, is the cost of the step's tokens through the dense
 	// layers; calibrated profiles use it in place of C0, Cp and Cd.
 	Dense TokenCurve
-	// Admit and AdmitLock are not step times but how the engine takes in
-	// requests while busy, which calibration measures beside them
-	// (Admission's Delay, in seconds, and Lock).
-	Admit     float64
-	AdmitLock bool
+	// Admit is not a step time but how the engine takes in requests while
+	// busy, which calibration measures beside them.
+	Admit Admission
 }
 
 // Admission implements Admitter.
-func (l Linear) Admission() Admission { return Admission{Delay: l.Admit, Lock: l.AdmitLock} }
+func (l Linear) Admission() Admission { return l.Admit }
 
 // StepSeconds implements StepTimer.
 func (l Linear) StepSeconds(b Batch) float64 {
@@ -133,7 +131,7 @@ func (l Linear) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Admit", l.Admit}} {
+	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Admit.Delay", l.Admit.Delay}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}

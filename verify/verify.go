@@ -543,10 +543,10 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 		Crp: st.Crp.Value, Crd: st.Crd.Value, Cr: st.Cr.Value, Dense: st.Curve()}
 	admit := ""
 	if a := p.Admission; a != nil {
-		lin.Admit = a.Delay
+		lin.Admit = sim.Admission{Delay: a.Delay}
 		admit = fmt.Sprintf(", admission %.1f ms", a.Delay*1e3)
 		if a.Lock {
-			lin.Admit, lin.AdmitLock = a.Latency, true
+			lin.Admit = sim.Admission{Delay: a.Latency, Lock: true}
 			admit = fmt.Sprintf(", admission under the step loop's lock after %.1f ms", a.Latency*1e3)
 		}
 	}
