@@ -78,6 +78,7 @@ type RunResult struct {
 	Summary *replay.Summary
 	Wall    time.Duration // wall-clock time of the run, set-up included
 	Trace   *TraceRef     // the Parquet file written, nil without TraceDir
+	Meta    traces.Meta   // the trace's metadata when read back (ReadRun)
 }
 
 // RunPlan runs every run of plan against the live engine with
@@ -1164,7 +1165,7 @@ func ReadRun(path string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RunResult{Spec: spec, SlotReset: reset, Shared: shared, Salt: salt, Text: tm, Rows: rows, Summary: Summarize(rows), Trace: &ref}, nil
+	return &RunResult{Spec: spec, SlotReset: reset, Shared: shared, Salt: salt, Text: tm, Rows: rows, Summary: Summarize(rows), Trace: &ref, Meta: meta}, nil
 }
 
 // Summarize computes the parts of a replay.Summary that Analyze uses from

@@ -119,6 +119,9 @@ func runCalibrate(c *cli.Context) error {
 		if runs, err = calibrate.LoadRuns(dir); err != nil {
 			return err
 		}
+		if info, err = refitInfo(info, runs); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", len(runs), dir)
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
@@ -160,6 +163,49 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
+}
+
+// refitInfo fills what the flags leave unset from the metadata of the
+// traces being refitted, so that a refitted profile still names the
+// device, model and engine it was measured on (simulate refuses a profile
+// on another device). A flag that contradicts the traces, or traces that
+// disagree, are errors.
+func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrate.EngineInfo, error) {
+	engine := strings.TrimSpace(info.Engine + " " + info.EngineVersion)
+	args := strings.Join(info.EngineArgs, " ")
+	fields := []struct {
+		flag string
+		v    *string
+		meta func(traces.Meta) string
+	}{
+		{"model", &info.Model, func(m traces.Meta) string { return m.Model }},
+		{"precision", &info.Precision, func(m traces.Meta) string { return m.Precision }},
+		{"device", &info.Device, func(m traces.Meta) string { return m.Device }},
+		{"engine and --engine-version", &engine, func(m traces.Meta) string { return m.Engine }},
+		{"engine-args", &args, func(m traces.Meta) string { return m.EngineArgs }},
+	}
+	for _, f := range fields {
+		var val, from string
+		for _, r := range runs {
+			v := f.meta(r.Meta)
+			if v == "" {
+				continue
+			}
+			if val != "" && v != val {
+				return info, fmt.Errorf("calibrate: --from-traces: %s was measured with %s %q, %s with %q", from, f.flag, val, r.Trace.Path, v)
+			}
+			val, from = v, r.Trace.Path
+		}
+		switch {
+		case *f.v == "":
+			*f.v = val
+		case val != "" && *f.v != val:
+			return info, fmt.Errorf("calibrate: --%s %q, but %s was measured with %q", f.flag, *f.v, from, val)
+		}
+	}
+	info.Engine, info.EngineVersion, _ = strings.Cut(engine, " ")
+	info.EngineArgs = strings.Fields(args)
+	return info, nil
 }
 
 // withoutTerms reads --without: the step-model terms held at 0.

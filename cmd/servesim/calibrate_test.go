@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/traces"
 )
 
 func TestCalibrateDryRunPrintsPlan(t *testing.T) {
@@ -91,5 +95,31 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	}
 	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--closed-loop", "0"); err == nil {
 		t.Error("--closed-loop 0: no error")
+	}
+}
+
+// A refit takes the device, model and engine from its traces, so that the
+// profile is still refused on another device; flags may only agree.
+func TestRefitInfoFromTraces(t *testing.T) {
+	meta := traces.Meta{Model: "tiny", Precision: "f16", Device: "cpu", Engine: "ollama 0.6.5", EngineArgs: "OLLAMA_NUM_PARALLEL=4 num_thread=1"}
+	runs := []*calibrate.RunResult{
+		{Meta: meta, Trace: &calibrate.TraceRef{Path: "a.parquet"}},
+		{Meta: traces.Meta{Device: "cpu"}, Trace: &calibrate.TraceRef{Path: "b.parquet"}}, // older traces name less
+	}
+	got, err := refitInfo(calibrate.EngineInfo{TensorParallel: 1}, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := calibrate.EngineInfo{Engine: "ollama", EngineVersion: "0.6.5", EngineArgs: []string{"OLLAMA_NUM_PARALLEL=4", "num_thread=1"},
+		Model: "tiny", Precision: "f16", Device: "cpu", TensorParallel: 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("refit info %+v, want %+v", got, want)
+	}
+	if _, err := refitInfo(calibrate.EngineInfo{Device: "H100-SXM-80G"}, runs); err == nil || !strings.Contains(err.Error(), `--device "H100-SXM-80G", but b.parquet was measured with "cpu"`) {
+		t.Errorf("contradicting --device: err = %v", err)
+	}
+	runs[1].Meta.Device = "A100-80G"
+	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), `a.parquet was measured with device "cpu", b.parquet with "A100-80G"`) {
+		t.Errorf("traces from two devices: err = %v", err)
 	}
 }
