@@ -58,6 +58,7 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 		Devices:       r.Plan.Device.Count,
 		Power:         hw.PowerWatts,
 		MaxNewTokens:  r.Plan.Model.MaxNewTokens,
+		MaxModelLen:   r.Plan.Device.MaxModelLen,
 		Slots:         slots(b),
 		Cells:         slots(b) * r.Plan.Device.MaxModelLen,
 		PrefixCaching: b.PrefixCaching,

@@ -102,6 +102,10 @@ type Config struct {
 	// reserve prompt + MaxNewTokens of KV per request, as real static
 	// batchers must: they cannot know the output length in advance.
 	MaxNewTokens int
+	// MaxModelLen is the longest prompt + output a request may ask for;
+	// a longer one is rejected, as vLLM answers it with an error
+	// (0 = no limit).
+	MaxModelLen int
 
 	// Slots is the number of sequence slots of an engine whose idle slots
 	// keep their last sequence's tokens in a KV cache every step attends
@@ -146,6 +150,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sim: Config.Devices = %d: want ≥ 1", c.Devices)
 	case c.MaxNewTokens < 0:
 		return fmt.Errorf("sim: Config.MaxNewTokens = %d: want ≥ 0", c.MaxNewTokens)
+	case c.MaxModelLen < 0:
+		return fmt.Errorf("sim: Config.MaxModelLen = %d: want ≥ 0", c.MaxModelLen)
 	case c.HashBlockSize < 0:
 		return fmt.Errorf("sim: Config.HashBlockSize = %d: want ≥ 0", c.HashBlockSize)
 	case c.Slots < 0 || c.Slots > math.MaxInt16:

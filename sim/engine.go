@@ -249,7 +249,10 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 		// scheduler; an idle one's first step includes that time.
 		s.gate = gateOut
 		e.arriving.pushBack(s)
-		e.next = min(e.next, e.ready())
+		// Never before now: a request that reached the scheduler during
+		// the step in progress joins the step after it, with any other
+		// request that arrives before that step starts.
+		e.next = max(e.now, min(e.next, e.ready()))
 		return nil
 	}
 	if e.lock {
@@ -357,7 +360,9 @@ func (e *engine) iterate(t int64) error {
 	// A request waiting for the lock changes state at every boundary.
 	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 && !(e.lock && e.arriving.len() > 0) {
 		if ok, watch, anon := e.pol.holds(e); ok {
-			if k := e.stretchLen(watch, anon, min(t, e.ready())); k >= 2 {
+			// Under the lock an arrival needs the step boundaries that
+			// follow it to get in, so the jump stops at one.
+			if k := e.stretchLen(watch || e.lock, anon, min(t, e.ready())); k >= 2 {
 				err := e.jump(k)
 				e.next = e.now
 				return err
@@ -796,8 +801,16 @@ func (e *engine) finish(s *seq) error {
 }
 
 func (e *engine) rejectReason(s *seq) string {
-	if n := blocksFor(int64(s.prompt)+int64(s.out), e.bs); n > int64(e.cfg.TotalBlocks) {
-		return fmt.Sprintf("prompt %d + output %d tokens need %d KV blocks, the device has %d", s.prompt, s.out, n, e.cfg.TotalBlocks)
+	if s.req.SourceFailed {
+		return "failed in the source trace, which gives no lengths to serve (trace import --drop-failed leaves such rows out)"
+	}
+	if m := e.cfg.MaxModelLen; m > 0 && int64(s.prompt)+int64(s.out) > int64(m) {
+		return fmt.Sprintf("prompt %d + output %d tokens exceed max_model_len %d", s.prompt, s.out, m)
+	}
+	// The KV cache holds every token but the last one sampled, which is
+	// never fed back.
+	if n := blocksFor(int64(s.prompt)+int64(s.out)-1, e.bs); n > int64(e.cfg.TotalBlocks) {
+		return fmt.Sprintf("prompt %d + output %d tokens need %d KV blocks (the last token is never cached), the device has %d", s.prompt, s.out, n, e.cfg.TotalBlocks)
 	}
 	return e.pol.rejects(e, s)
 }

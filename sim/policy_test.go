@@ -325,3 +325,27 @@ func TestMaxNewTokensCapsAndReserves(t *testing.T) {
 		t.Errorf("output %d (summary %d), want capped at 5", got, sum.OutputTokens)
 	}
 }
+
+// A request longer than max_model_len is refused, as vLLM refuses it; one
+// that failed in the source trace has no lengths to serve.
+func TestRejectTooLongOrFailedAtSource(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		cfg.MaxModelLen = 64
+		failed := req("failed", 2, 0, 0)
+		failed.SourceFailed = true
+		sum, w := mustRun(t, cfg, []*traces.Request{req("long", 0, 60, 5), req("edge", 1, 60, 4), failed})
+		if long := w.byID["long"]; !strings.Contains(long.Error, "exceed max_model_len 64") {
+			t.Errorf("prompt 60 + output 5 under max_model_len 64: error %q", long.Error)
+		}
+		if !w.byID["edge"].Succeeded() {
+			t.Errorf("prompt 60 + output 4 = max_model_len: %q", w.byID["edge"].Error)
+		}
+		if f := w.byID["failed"]; !strings.Contains(f.Error, "failed in the source trace") {
+			t.Errorf("source-failed row: error %q", f.Error)
+		}
+		if sum.Rejected != 2 || sum.Completed != 1 || sum.TTFT.N != 1 {
+			t.Errorf("rejected %d, completed %d, TTFT from %d requests; want 2, 1, 1", sum.Rejected, sum.Completed, sum.TTFT.N)
+		}
+	})
+}
