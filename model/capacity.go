@@ -34,7 +34,10 @@ type MemoryConfig struct {
 	TensorParallel       int     // >= 1: weights and KV split across this many devices
 	// ActivationReserveBytes is the per-device memory kept for activations
 	// and runtime overhead; 0 means DefaultActivationReserve.
-	ActivationReserveBytes       float64
+	ActivationReserveBytes float64
+	// ProfileTokens is the tokens of vLLM's profiling pass, its
+	// max_num_batched_tokens; 0 means ReserveProfileTokens.
+	ProfileTokens                int
 	WeightPrecision, KVPrecision Precision
 }
 
@@ -107,7 +110,7 @@ func (m MemoryConfig) Validate(a Arch) error {
 // DefaultActivationReserve estimates the per-device memory a serving engine
 // keeps outside weights and KV cache:
 //
-//	ReserveFixedBytes + ReserveProfileTokens × (4·Hidden + 3·Intermediate/TP) × activation bytes
+//	ReserveFixedBytes + ProfileTokens × (4·Hidden + 3·Intermediate/TP) × activation bytes
 //
 // The second term is the activation peak of vLLM's profiling pass: a few
 // live hidden-state buffers (residual, normed input, attention output;
@@ -124,8 +127,12 @@ func DefaultActivationReserve(a Arch, m MemoryConfig) float64 {
 	if m.WeightPrecision == FP32 {
 		act = 4
 	}
+	tokens := float64(ReserveProfileTokens)
+	if m.ProfileTokens > 0 {
+		tokens = float64(m.ProfileTokens)
+	}
 	perToken := 4*float64(a.Hidden) + 3*float64(a.Intermediate)/float64(tp)
-	return ReserveFixedBytes + ReserveProfileTokens*perToken*act
+	return ReserveFixedBytes + tokens*perToken*act
 }
 
 // Capacity is the memory layout of one tensor-parallel group.

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -120,6 +121,20 @@ func Load(path string) (*Plan, error) {
 
 // Parse decodes and validates a plan.
 func Parse(data []byte) (*Plan, error) {
+	p, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Decode decodes a plan, refusing unknown and missing keys, without
+// checking value ranges (Validate): a sweep skips the configurations its
+// constraints exclude before it judges the rest.
+func Decode(data []byte) (*Plan, error) {
 	var p Plan
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&p)
 	if err != nil {
@@ -148,9 +163,6 @@ func Parse(data []byte) (*Plan, error) {
 		return nil, fmt.Errorf("missing required key %s", strings.Join(missing, ", "))
 	}
 	if err := checkClusterKeys(md); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -217,8 +229,12 @@ func (p *Plan) Validate() error {
 		if p.Batch.MaxNumSeqs < 1 {
 			bad("batch.max_num_seqs", "must be ≥ 1, got %d", p.Batch.MaxNumSeqs)
 		}
-		if p.Batch.MaxNumBatchedTokens < 1 {
-			bad("batch.max_num_batched_tokens", "must be ≥ 1, got %d", p.Batch.MaxNumBatchedTokens)
+		if p.Batch.MaxNumSeqs > math.MaxInt16 {
+			bad("batch.max_num_seqs", "must be ≤ %d, got %d", math.MaxInt16, p.Batch.MaxNumSeqs)
+		}
+		if p.Batch.MaxNumBatchedTokens < max(p.Batch.MaxNumSeqs, 1) {
+			bad("batch.max_num_batched_tokens", "must be ≥ batch.max_num_seqs (%d) so every running sequence can decode, got %d",
+				p.Batch.MaxNumSeqs, p.Batch.MaxNumBatchedTokens)
 		}
 	}
 	if p.Batch.MaxWaitMS < 0 {
@@ -233,8 +249,8 @@ func (p *Plan) Validate() error {
 	if !(p.Device.GPUMemoryUtilization > 0 && p.Device.GPUMemoryUtilization <= 1) {
 		bad("device.gpu_memory_utilization", "must be in (0, 1], got %g", p.Device.GPUMemoryUtilization)
 	}
-	if p.Device.BlockSize < 1 {
-		bad("device.block_size", "must be ≥ 1, got %d", p.Device.BlockSize)
+	if p.Device.BlockSize < 1 || p.Device.BlockSize > max(p.Device.MaxModelLen, 1) {
+		bad("device.block_size", "must be in [1, device.max_model_len (%d)], got %d", p.Device.MaxModelLen, p.Device.BlockSize)
 	}
 	if p.Device.MaxModelLen < 1 {
 		bad("device.max_model_len", "must be ≥ 1, got %d", p.Device.MaxModelLen)

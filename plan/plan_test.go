@@ -61,6 +61,11 @@ func TestParseErrors(t *testing.T) {
 		{"bad strategy", strings.Replace(valid, `"continuous"`, `"fifo"`, 1), `unknown strategy "fifo"`},
 		{"bad precision", strings.Replace(valid, `"bf16"`, `"bf17"`, 1), "model.precision"},
 		{"bad utilization", strings.Replace(valid, "0.9", "1.5", 1), "gpu_memory_utilization"},
+		{"block larger than a sequence", strings.Replace(valid, "block_size = 16", "block_size = 9223372036854775807", 1),
+			"device.block_size: must be in [1, device.max_model_len (8192)]"},
+		{"token limit below sequence limit", strings.Replace(valid, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 100", 1),
+			"batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"},
+		{"too many sequences", strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 40000", 1), "batch.max_num_seqs: must be ≤ 32767"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,5 +98,29 @@ func TestMemoryLimit(t *testing.T) {
 	full, _ := q.Resolve(model.DefaultCatalog())
 	if small.Capacity.KVBlocks >= full.Capacity.KVBlocks {
 		t.Errorf("a 40 GiB limit kept %d blocks, full memory has %d", small.Capacity.KVBlocks, full.Capacity.KVBlocks)
+	}
+}
+
+// vLLM sizes its activation reserve by profiling a step of
+// max_num_batched_tokens, so a larger token limit leaves fewer KV blocks.
+func TestProfileTokensShrinkKV(t *testing.T) {
+	blocks := func(tokens string) int {
+		p, err := Parse([]byte(strings.Replace(valid, "max_num_batched_tokens = 8192", "max_num_batched_tokens = "+tokens, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Resolve(model.DefaultCatalog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Capacity.KVBlocks
+	}
+	small, def, large := blocks("2048"), blocks("8192"), blocks("32768")
+	// Llama-3.1-8B: (4·4096 + 3·14336) × 2 bytes = 118,784 bytes a token;
+	// a 16-token bf16 block is 2 MiB.
+	perBlock := float64(16 * 32 * 2 * 8 * 128 * 2)
+	want := int(24576 * 118784 / perBlock)
+	if small <= def || def <= large || large-def > -want+1 || large-def < -want-1 {
+		t.Errorf("KV blocks at 2,048 / 8,192 / 32,768 batched tokens: %d / %d / %d; want decreasing, %d fewer at 32,768", small, def, large, want)
 	}
 }

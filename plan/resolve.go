@@ -47,6 +47,9 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 		TensorParallel:       p.Device.Count,
 		WeightPrecision:      prec,
 	}.WithDefaults(arch)
+	if p.Batch.Strategy == "continuous" {
+		mem.ProfileTokens = p.Batch.MaxNumBatchedTokens // vLLM profiles its largest step
+	}
 	capa, err := model.ComputeCapacity(arch, hw, mem)
 	if err != nil {
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)

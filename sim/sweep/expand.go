@@ -213,7 +213,7 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 		return c, err
 	}
 	c.PlanTOML = buf.String()
-	p, err := plan.Parse(buf.Bytes())
+	p, err := plan.Decode(buf.Bytes())
 	if err != nil {
 		return c, fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
 	}
@@ -235,6 +235,9 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 	if m := s.Constraints.MaxDevices; m > 0 && p.Devices() > m {
 		c.Skip, c.SkipDetail = SkipMaxDevices, fmt.Sprintf("%d devices > max_devices %d", p.Devices(), m)
 		return c, nil
+	}
+	if err := p.Validate(); err != nil {
+		return c, fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
 	}
 	r, err := p.Resolve(cat)
 	if err != nil {
