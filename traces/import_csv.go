@@ -38,6 +38,10 @@ func newCSVSource(src io.Reader, opt *ImportOptions) (*csvSource, error) {
 	c.header = make([]string, len(h))
 	for i, s := range h {
 		c.header[i] = strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
+		// Columns are found by name, so a repeated one is ambiguous.
+		if j := c.optCol(c.header[i]); c.header[i] != "" && j < i {
+			return nil, fmt.Errorf("%s:1: column %q appears twice (fields %d and %d)", c.name, c.header[i], j+1, i+1)
+		}
 	}
 	return c, nil
 }
@@ -89,17 +93,19 @@ func (c *csvSource) read() error {
 	}
 	c.rec = rec
 	c.line, _ = c.cr.FieldPos(0)
+	// A short row is most often a truncated file, a long one a shifted
+	// column: both would import wrong values.
+	switch n := len(c.header); {
+	case len(rec) < n:
+		return fmt.Errorf("%s:%d: column %s is missing: want %d fields as in the header, got %d", c.name, c.line, c.header[len(rec)], n, len(rec))
+	case len(rec) > n:
+		return fmt.Errorf("%s:%d: want %d fields as in the header, got %d", c.name, c.line, n, len(rec))
+	}
 	return nil
 }
 
-// cell returns field i of the current record, or an error if the row is
-// too short to have it.
-func (c *csvSource) cell(i int) (string, error) {
-	if i >= len(c.rec) {
-		return "", fmt.Errorf("%s:%d: column %s is missing: want %d fields, got %d", c.name, c.line, c.header[i], len(c.header), len(c.rec))
-	}
-	return strings.TrimSpace(c.rec[i]), nil
-}
+// cell returns field i of the current record, trimmed.
+func (c *csvSource) cell(i int) string { return strings.TrimSpace(c.rec[i]) }
 
 // bad reports field i of the current record as malformed.
 func (c *csvSource) bad(i int, want string) error {
@@ -109,11 +115,7 @@ func (c *csvSource) bad(i int, want string) error {
 
 // tokens parses field i as a token count in [0, maxTok].
 func (c *csvSource) tokens(i int) (int32, error) {
-	s, err := c.cell(i)
-	if err != nil {
-		return 0, err
-	}
-	n, ok := parseCount(s)
+	n, ok := parseCount(c.cell(i))
 	switch {
 	case !ok:
 		return 0, c.bad(i, "a token count (non-negative integer)")
@@ -127,11 +129,7 @@ func (c *csvSource) tokens(i int) (int32, error) {
 
 // seconds parses field i as non-negative decimal seconds, returning ns.
 func (c *csvSource) seconds(i int) (int64, error) {
-	s, err := c.cell(i)
-	if err != nil {
-		return 0, err
-	}
-	ns, ok := parseSeconds(s)
+	ns, ok := parseSeconds(c.cell(i))
 	if !ok {
 		return 0, c.bad(i, "non-negative seconds below 2^32")
 	}
@@ -268,14 +266,11 @@ func (s *azureSource) next(r *Request) (int64, int, error) {
 	if err := s.read(); err != nil {
 		return 0, 0, err
 	}
-	v, err := s.cell(s.ts)
-	if err != nil {
-		return 0, 0, err
-	}
-	ts, ok := parseDateTime(v)
+	ts, ok := parseDateTime(s.cell(s.ts))
 	if !ok {
 		return 0, 0, s.bad(s.ts, "a timestamp like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00")
 	}
+	var err error
 	if r.PromptTokens, err = s.tokens(s.in); err != nil {
 		return 0, 0, err
 	}
@@ -326,14 +321,14 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	}
 	r.SourceFailed = r.PromptTokens == 0 && r.OutputTokens == 0
 	var model, logType string
-	if s.model >= 0 && s.model < len(s.rec) {
+	if s.model >= 0 {
 		model = strings.TrimSpace(s.rec[s.model])
 	}
-	if s.logType >= 0 && s.logType < len(s.rec) {
+	if s.logType >= 0 {
 		logType = strings.TrimSpace(s.rec[s.logType])
 	}
 	r.Class = s.class(model, logType)
-	if s.session >= 0 && s.session < len(s.rec) {
+	if s.session >= 0 {
 		r.SessionID = strings.Clone(strings.TrimSpace(s.rec[s.session]))
 	}
 	r.ID = s.ids.itoa(s.line)

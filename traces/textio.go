@@ -118,6 +118,7 @@ type csvReader struct {
 	cr   *csv.Reader
 	meta Meta
 	cols []int // schema field index -> CSV column, -1 if absent
+	nf   int   // fields in the header; every row must have as many
 	cur  Request
 	err  error
 }
@@ -169,7 +170,7 @@ func openCSV(path string) (Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
-	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols}
+	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols, nf: len(header)}
 	r.cur.Reset()
 	return r, nil
 }
@@ -179,7 +180,11 @@ func openCSV(path string) (Reader, error) {
 func mapColumns(header []string) ([]int, error) {
 	pos := map[string]int{}
 	for i, h := range header {
-		pos[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if j, dup := pos[h]; dup {
+			return nil, fmt.Errorf("column %q appears twice (fields %d and %d)", h, j+1, i+1)
+		}
+		pos[h] = i
 	}
 	cols := make([]int, len(fields))
 	for i, f := range fields {
@@ -219,20 +224,19 @@ func (r *csvReader) Next() bool {
 		return false
 	}
 	line, _ := r.cr.FieldPos(0)
-	cell := func(field int) (string, int) {
-		j := r.cols[field]
-		if j < 0 || j >= len(rec) {
-			return "", j
-		}
-		return rec[j], j
+	// A short row is most often a truncated file: never read it as one
+	// with empty cells.
+	if len(rec) != r.nf {
+		r.err = fmt.Errorf("line %d: want %d fields as in the header, got %d", line, r.nf, len(rec))
+		return false
 	}
 	r.err = parseRow(&r.cur, func(field int) (string, string) {
-		v, _ := cell(field)
-		return v, fields[field].Name
+		if j := r.cols[field]; j >= 0 {
+			return rec[j], fields[field].Name
+		}
+		return "", fields[field].Name
 	})
 	if r.err != nil {
-		_, col := cell(0)
-		_ = col
 		r.err = fmt.Errorf("line %d: %w", line, r.err)
 		return false
 	}

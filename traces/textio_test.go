@@ -1,0 +1,42 @@
+package traces
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const csvHeader = "arrival_ns,prompt_tokens,output_tokens\n"
+
+// TestTextRejects checks that malformed servesim CSV and JSONL files are
+// errors naming the file, the line and what was expected.
+func TestTextRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name, ext, in string
+		want          []string
+	}{
+		{"csv truncated row", ".csv", "id,arrival_ns,prompt_tokens,output_tokens,class\na,0,10,5,x\nb,10,5\n",
+			[]string{"line 3", "want 5 fields as in the header, got 3"}},
+		{"csv extra field", ".csv", csvHeader + "0,10,10,99,100\n",
+			[]string{"line 2", "want 3 fields as in the header, got 5"}},
+		{"csv duplicate column", ".csv", "arrival_ns,prompt_tokens,output_tokens,arrival_ns\n0,1,1,5\n",
+			[]string{"line 1", `column "arrival_ns" appears twice (fields 1 and 4)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t"+tc.ext)
+			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := ReadAll(path)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range append(tc.want, path) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %q, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
