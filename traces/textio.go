@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -523,6 +524,11 @@ func (r *jsonlReader) Next() bool {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&row); err != nil {
 			r.err = fmt.Errorf("line %d: %w", r.line, err)
+			return false
+		}
+		// One object per line: anything after it would be dropped unread.
+		if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r"); len(rest) != 0 {
+			r.err = fmt.Errorf("line %d:%d: want one JSON object per line, got more after it", r.line, len(b)-len(rest)+1)
 			return false
 		}
 		if row.Arrival == nil || row.PromptTokens == nil || row.OutputTokens == nil {

@@ -22,6 +22,11 @@ func TestTextRejects(t *testing.T) {
 			[]string{"line 2", "want 3 fields as in the header, got 5"}},
 		{"csv duplicate column", ".csv", "arrival_ns,prompt_tokens,output_tokens,arrival_ns\n0,1,1,5\n",
 			[]string{"line 1", `column "arrival_ns" appears twice (fields 1 and 4)`}},
+		{"jsonl two objects", ".jsonl", `{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1}` + "\n" +
+			`{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1}{"arrival_ns":1,"prompt_tokens":1,"output_tokens":1}` + "\n",
+			[]string{"line 2:53: want one JSON object per line"}},
+		{"jsonl trailing garbage", ".jsonl", `{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1} garbage` + "\n",
+			[]string{"line 1:54: want one JSON object per line"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t"+tc.ext)
