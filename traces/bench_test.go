@@ -32,7 +32,7 @@ func benchFile(b *testing.B, ext string) string {
 		b.Fatal(err)
 	}
 	p := filepath.Join(b.TempDir(), "bench"+ext)
-	if _, err := WriteTrace(p, r); err != nil {
+	if _, err := WriteTrace(b.Context(), p, r); err != nil {
 		b.Fatal(err)
 	}
 	return p
@@ -47,7 +47,7 @@ func BenchmarkSynthWrite(b *testing.B) {
 			dir := b.TempDir()
 			for b.Loop() {
 				r, _ := Synthesize(benchConfig(benchRows))
-				if _, err := WriteTrace(filepath.Join(dir, "out"+ext), r); err != nil {
+				if _, err := WriteTrace(b.Context(), filepath.Join(dir, "out"+ext), r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -75,7 +75,7 @@ func BenchmarkImportAzureToParquet(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n, err := WriteTrace(out, r)
+		n, err := WriteTrace(b.Context(), out, r)
 		if err != nil || n != benchRows {
 			b.Fatal(n, err)
 		}

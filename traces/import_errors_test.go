@@ -105,7 +105,7 @@ func TestBadInputLeavesNoOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := WriteTrace(out, r); err == nil || !strings.Contains(err.Error(), "in.csv:3:") {
+		if _, err := WriteTrace(t.Context(), out, r); err == nil || !strings.Contains(err.Error(), "in.csv:3:") {
 			t.Errorf("%s: err = %v", ext, err)
 		}
 	}

@@ -210,7 +210,7 @@ func TestMooncakeParquetRoundTripKeepsHashes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "mooncake.parquet")
-	n, err := WriteTrace(out, r)
+	n, err := WriteTrace(t.Context(), out, r)
 	if err != nil {
 		t.Fatal(err)
 	}

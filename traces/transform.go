@@ -1,15 +1,17 @@
 package traces
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 )
 
-// Copy writes every request of r to w and returns how many it wrote. It
-// neither closes nor aborts w.
-func Copy(w Writer, r Reader) (int, error) {
+// Copy writes every request of r to w and returns how many it wrote,
+// stopping with an error once ctx is done. It neither closes nor aborts w.
+func Copy(ctx context.Context, w Writer, r Reader) (int, error) {
+	r = WithContext(ctx, r)
 	n := 0
 	for r.Next() {
 		if err := w.Write(r.At()); err != nil {
@@ -21,15 +23,19 @@ func Copy(w Writer, r Reader) (int, error) {
 }
 
 // WriteTrace streams r into a new trace at path (format by extension)
-// with r's metadata. On any error nothing is left at path. r is closed.
-func WriteTrace(path string, r Reader) (int, error) {
+// with r's metadata. On any error, an interrupt (ctx done) included,
+// nothing is left at path. r is closed.
+func WriteTrace(ctx context.Context, path string, r Reader) (int, error) {
 	w, err := Create(path, r.Meta())
 	if err != nil {
 		return 0, errors.Join(err, r.Close())
 	}
-	n, err := Copy(w, r)
+	n, err := Copy(ctx, w, r)
 	if err = errors.Join(err, r.Close()); err != nil {
 		w.Abort()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%s: not written: %w", path, err)
+		}
 		return n, err
 	}
 	return n, w.Close()
@@ -37,12 +43,55 @@ func WriteTrace(path string, r Reader) (int, error) {
 
 // Convert rewrites the trace at in to out, choosing both formats by
 // extension and keeping the metadata.
-func Convert(in, out string) (int, error) {
+func Convert(ctx context.Context, in, out string) (int, error) {
 	r, err := Open(in)
 	if err != nil {
 		return 0, err
 	}
-	return WriteTrace(out, r)
+	return WriteTrace(ctx, out, r)
+}
+
+// ctxCheckRows is how often WithContext looks at its context: rarely
+// enough to cost nothing per row, often enough to stop within a
+// millisecond or so.
+const ctxCheckRows = 1024
+
+// WithContext wraps r so that reading stops once ctx is done: Next returns
+// false and Err says the read was interrupted. ctx is checked before the
+// first row and every ctxCheckRows rows.
+func WithContext(ctx context.Context, r Reader) Reader {
+	return &ctxReader{Reader: r, ctx: ctx}
+}
+
+type ctxReader struct {
+	Reader
+	ctx context.Context
+	n   int
+	err error
+}
+
+func (c *ctxReader) Next() bool {
+	if c.err != nil {
+		return false
+	}
+	if c.n%ctxCheckRows == 0 {
+		if err := c.ctx.Err(); err != nil {
+			c.err = fmt.Errorf("interrupted after %d rows: %w", c.n, err)
+			return false
+		}
+	}
+	if !c.Reader.Next() {
+		return false
+	}
+	c.n++
+	return true
+}
+
+func (c *ctxReader) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.Reader.Err()
 }
 
 // copyRequest deep-copies src into dst, reusing dst's slices. Strings are

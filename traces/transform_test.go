@@ -1,8 +1,12 @@
 package traces
 
 import (
+	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -87,7 +91,7 @@ func TestConvertKeepsEverything(t *testing.T) {
 	}
 	for _, ext := range []string{".arrow", ".arrows", ".csv", ".jsonl", ".parquet"} {
 		next := filepath.Join(dir, "u"+ext)
-		if n, err := Convert(prev, next); err != nil || n != 3 {
+		if n, err := Convert(t.Context(), prev, next); err != nil || n != 3 {
 			t.Fatalf("%s: %d %v", ext, n, err)
 		}
 		meta, got, err := ReadAll(next)
@@ -98,5 +102,43 @@ func TestConvertKeepsEverything(t *testing.T) {
 			t.Errorf("%s: round trip differs:\n%+v\n%+v", ext, meta, got[2])
 		}
 		prev = next
+	}
+}
+
+// cancelAfter cancels its context once n rows have been read: an interrupt
+// arriving mid-copy.
+type cancelAfter struct {
+	Reader
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Next() bool {
+	if c.n == 0 {
+		c.cancel()
+	}
+	c.n--
+	return c.Reader.Next()
+}
+
+func TestWriteTraceStopsWhenCancelled(t *testing.T) {
+	rows := make([]int64, 3*ctxCheckRows)
+	for _, ext := range []string{".parquet", ".csv"} {
+		for _, after := range []int{0, 10} {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out"+ext)
+			ctx, cancel := context.WithCancel(t.Context())
+			r := &cancelAfter{Reader: &sliceReader{rows: rowsAt(rows...)}, n: after, cancel: cancel}
+			n, err := WriteTrace(ctx, out, r)
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), out) {
+				t.Errorf("%s, cancelled after %d rows: err = %v, want context.Canceled naming %s", ext, after, err, out)
+			}
+			if n > ctxCheckRows {
+				t.Errorf("%s, cancelled after %d rows: copied %d rows, want at most %d", ext, after, n, ctxCheckRows)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("%s: an interrupted write left %v", ext, ents)
+			}
+		}
 	}
 }

@@ -224,7 +224,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	// The slice every candidate replays and is simulated on.
 	res.Input = filepath.Join(opt.Out, "input.parquet")
-	n, err := writeSlice(opt.Trace, res.Input, opt.Slice)
+	n, err := writeSlice(ctx, opt.Trace, res.Input, opt.Slice)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +519,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 }
 
 // writeSlice writes the slice of trace to out and returns its row count.
-func writeSlice(trace, out string, s Slice) (int, error) {
+func writeSlice(ctx context.Context, trace, out string, s Slice) (int, error) {
 	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
 	if err != nil {
 		return 0, err
@@ -529,7 +529,7 @@ func writeSlice(trace, out string, s Slice) (int, error) {
 	if s.Head > 0 || s.From > 0 || s.To > 0 {
 		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
 	}
-	return traces.WriteTrace(out, r)
+	return traces.WriteTrace(ctx, out, r)
 }
 
 // StepModel turns a profile into the simulator's step model (nil profile:

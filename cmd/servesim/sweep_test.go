@@ -23,7 +23,7 @@ func shortTrace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "head.csv")
-	if _, err := traces.WriteTrace(path, traces.Slice(in, 0, 0, 200)); err != nil {
+	if _, err := traces.WriteTrace(t.Context(), path, traces.Slice(in, 0, 0, 200)); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -74,7 +74,7 @@ func traceImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			n, err := traces.WriteTrace(out, r)
+			n, err := traces.WriteTrace(c.Context, out, r)
 			if err != nil {
 				return err
 			}
@@ -94,7 +94,7 @@ func traceConvertCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = traces.Convert(in, out)
+			_, err = traces.Convert(c.Context, in, out)
 			return err
 		},
 	}
@@ -150,7 +150,7 @@ func traceSynthCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				cfg.Resample, err = traces.NewEmpirical(r)
+				cfg.Resample, err = traces.NewEmpirical(traces.WithContext(c.Context, r))
 				if err = errors.Join(err, r.Close()); err != nil {
 					return err
 				}
@@ -159,7 +159,7 @@ func traceSynthCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = traces.WriteTrace(c.Args().Get(0), r)
+			_, err = traces.WriteTrace(c.Context, c.Args().Get(0), r)
 			return err
 		},
 	}
@@ -188,7 +188,7 @@ func traceSliceCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = traces.WriteTrace(out, traces.Slice(r, int64(from), int64(to), c.Int("head")))
+			_, err = traces.WriteTrace(c.Context, out, traces.Slice(r, int64(from), int64(to), c.Int("head")))
 			return err
 		},
 	}
@@ -225,7 +225,7 @@ func traceScaleCommand() *cli.Command {
 			if err != nil {
 				return errors.Join(err, r.Close())
 			}
-			_, err = traces.WriteTrace(out, s)
+			_, err = traces.WriteTrace(c.Context, out, s)
 			return err
 		},
 	}
@@ -253,7 +253,7 @@ func traceStatsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			s, err := traces.ComputeStats(r)
+			s, err := traces.ComputeStats(traces.WithContext(c.Context, r))
 			if err = errors.Join(err, r.Close()); err != nil {
 				return err
 			}

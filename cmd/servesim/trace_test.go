@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,5 +76,42 @@ func TestTraceImportBadRowLeavesNoOutput(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("failed import left files: %v", ents)
+	}
+}
+
+// An interrupt (the context main cancels on SIGINT or SIGTERM) stops every
+// trace verb with an error and leaves no output.
+func TestTraceVerbsStopWhenInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.csv")
+	if _, err := run(t, "trace", "synth", "--requests", "3000", src); err != nil {
+		t.Fatal(err)
+	}
+	azure := "../../traces/testdata/azure2023_code_head200.csv"
+	out := filepath.Join(dir, "out.parquet")
+	for _, args := range [][]string{
+		{"import", "--format", "azure", azure, out},
+		{"convert", src, out},
+		{"synth", "--requests", "3000", out},
+		{"synth", "--resample", src, out},
+		{"slice", "--head", "2000", src, out},
+		{"scale", "--time-factor", "2", src, out},
+		{"stats", src},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		app := newApp()
+		var buf bytes.Buffer
+		app.Writer, app.ErrWriter = &buf, &buf
+		err := app.RunContext(ctx, append([]string{"servesim", "trace"}, args...))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: err = %v, want context.Canceled", args, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: an interrupted run left %s", args, out)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%v: left %v, want only src.csv", args, ents)
+		}
 	}
 }
