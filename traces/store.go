@@ -206,11 +206,17 @@ func (r *namedReader) Err() error {
 	return nil
 }
 
+// maxArrival bounds arrival_ns as the importers bound timestamps (2^32 s,
+// 136 years), so that times derived from it cannot overflow an int64.
+const maxArrival = maxSeconds * 1e9
+
 // validate rejects rows no trace may hold.
 func (r *Request) validate() error {
 	switch {
 	case r.Arrival < 0:
 		return fmt.Errorf("arrival_ns %d is negative", r.Arrival)
+	case r.Arrival > maxArrival:
+		return fmt.Errorf("arrival_ns %d is above %d (2^32 s)", r.Arrival, int64(maxArrival))
 	case r.PromptTokens < 0:
 		return fmt.Errorf("prompt_tokens %d is negative", r.PromptTokens)
 	case r.OutputTokens < 0:

@@ -109,6 +109,18 @@ func TestWriteRejectsNegative(t *testing.T) {
 	}
 }
 
+func TestWriteRejectsArrivalAboveBound(t *testing.T) {
+	dir := t.TempDir()
+	rows := rowsAt(0, maxArrival, maxArrival+1)
+	err := WriteAll(filepath.Join(dir, "t.parquet"), Meta{}, rows)
+	if err == nil || !strings.Contains(err.Error(), "row 3: arrival_ns 4294967296000000001 is above") {
+		t.Fatalf("err = %v, want row 3's arrival_ns named", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("failed write left %v", ents)
+	}
+}
+
 func TestTruncatedParquet(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
 	if err := WriteAll(path, Meta{}, sampleRequests()); err != nil {

@@ -27,6 +27,10 @@ func TestTextRejects(t *testing.T) {
 			[]string{"line 2:53: want one JSON object per line"}},
 		{"jsonl trailing garbage", ".jsonl", `{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1} garbage` + "\n",
 			[]string{"line 1:54: want one JSON object per line"}},
+		{"csv arrival too late", ".csv", csvHeader + "0,100,10\n9223372036854775000,100,10\n",
+			[]string{"line 3", "arrival_ns 9223372036854775000 is above 4294967296000000000 (2^32 s)"}},
+		{"jsonl arrival too late", ".jsonl", `{"arrival_ns":4294967296000000001,"prompt_tokens":1,"output_tokens":1}` + "\n",
+			[]string{"line 1", "arrival_ns 4294967296000000001 is above"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t"+tc.ext)
