@@ -222,6 +222,29 @@ func (r *Request) validate() error {
 	case r.OutputTokens < 0:
 		return fmt.Errorf("output_tokens %d is negative", r.OutputTokens)
 	}
+	return r.validateObserved()
+}
+
+// validateObserved rejects observed times that would make a latency
+// negative. They are ns from the trace start, like arrival_ns, and
+// latencies run from the scheduled send (else the arrival): a live run, the
+// proxy and the simulator all stamp later events later.
+func (r *Request) validateObserved() error {
+	origin, name := r.Arrival, ColArrival
+	if r.ScheduledSend != Missing {
+		origin, name = r.ScheduledSend, ColScheduledSend
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{ColActualSend, r.ActualSend}, {ColStart, r.StartTime}, {ColFirstToken, r.FirstToken}, {ColLastToken, r.LastToken}} {
+		if c.v != Missing && c.v < origin {
+			return fmt.Errorf("%s %d is before %s %d", c.name, c.v, name, origin)
+		}
+	}
+	if r.FirstToken != Missing && r.LastToken != Missing && r.LastToken < r.FirstToken {
+		return fmt.Errorf("%s %d is before %s %d", ColLastToken, r.LastToken, ColFirstToken, r.FirstToken)
+	}
 	return nil
 }
 

@@ -31,6 +31,12 @@ func TestTextRejects(t *testing.T) {
 			[]string{"line 3", "arrival_ns 9223372036854775000 is above 4294967296000000000 (2^32 s)"}},
 		{"jsonl arrival too late", ".jsonl", `{"arrival_ns":4294967296000000001,"prompt_tokens":1,"output_tokens":1}` + "\n",
 			[]string{"line 1", "arrival_ns 4294967296000000001 is above"}},
+		{"jsonl first token before arrival", ".jsonl", `{"arrival_ns":1000000000,"prompt_tokens":1,"output_tokens":1,"http_status":200,"first_token_ns":0,"last_token_ns":0}` + "\n",
+			[]string{"line 1", "first_token_ns 0 is before arrival_ns 1000000000"}},
+		{"csv last token before first", ".csv", "arrival_ns,prompt_tokens,output_tokens,scheduled_send_ns,first_token_ns,last_token_ns\n0,1,2,10,30,20\n",
+			[]string{"line 2", "last_token_ns 20 is before first_token_ns 30"}},
+		{"csv sent before scheduled", ".csv", "arrival_ns,prompt_tokens,output_tokens,scheduled_send_ns,actual_send_ns\n100,1,2,10,5\n",
+			[]string{"line 2", "actual_send_ns 5 is before scheduled_send_ns 10"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t"+tc.ext)
