@@ -2,6 +2,7 @@ package traces
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,9 @@ type Meta struct {
 	BlockSize     int               // tokens per prefix hash block; 0 = no hashes
 	Checksums     map[string]string // input file name -> "sha256:..."
 	Extra         map[string]string // anything else, e.g. arrival process, seed
+	// Unknown holds servesim.* keys this version does not know (a newer
+	// one may add some), without the prefix, so a rewrite keeps them.
+	Unknown map[string]string
 }
 
 const metaPrefix = "servesim."
@@ -52,13 +56,23 @@ func (m *Meta) toKV() (keys, values []string) {
 	for _, k := range sortedKeys(m.Extra) {
 		add("x."+k, m.Extra[k])
 	}
+	for _, k := range sortedKeys(m.Unknown) {
+		add(k, m.Unknown[k])
+	}
 	return keys, values
 }
 
-// metaFromKV is the inverse of toKV; keys without the prefix are kept in Extra.
+// metaFromKV is the inverse of toKV. Keys without the prefix belong to
+// other tools and are ignored; a key given twice is an error, since which
+// value was meant is unknown.
 func metaFromKV(keys, values []string) (Meta, error) {
 	var m Meta
+	seen := make(map[string]bool, len(keys))
 	for i, k := range keys {
+		if seen[k] {
+			return m, fmt.Errorf("metadata %s is given twice", k)
+		}
+		seen[k] = true
 		v := values[i]
 		name, ok := strings.CutPrefix(k, metaPrefix)
 		if !ok {
@@ -93,6 +107,11 @@ func metaFromKV(keys, values []string) (Meta, error) {
 			m.SetChecksum(strings.TrimPrefix(name, "checksum."), v)
 		case strings.HasPrefix(name, "x."):
 			m.Set(strings.TrimPrefix(name, "x."), v)
+		default:
+			if m.Unknown == nil {
+				m.Unknown = map[string]string{}
+			}
+			m.Unknown[name] = v
 		}
 	}
 	return m, nil
@@ -117,13 +136,14 @@ func (m *Meta) SetChecksum(file, sum string) {
 // Clone returns a deep copy.
 func (m Meta) Clone() Meta {
 	c := m
-	c.Checksums, c.Extra = nil, nil
+	c.Checksums, c.Extra, c.Unknown = nil, nil, nil
 	for k, v := range m.Checksums {
 		c.SetChecksum(k, v)
 	}
 	for k, v := range m.Extra {
 		c.Set(k, v)
 	}
+	c.Unknown = maps.Clone(m.Unknown)
 	return c
 }
 

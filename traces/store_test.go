@@ -40,6 +40,8 @@ func sampleMeta() Meta {
 	m.Set("plan", "[model]\n  name = \"m\"\r\n")
 	m.Set("quote", `"x" y`)
 	m.Set("pad", " a ")
+	// A key from a newer version survives a rewrite.
+	m.Unknown = map[string]string{"future_key": "1"}
 	return m
 }
 

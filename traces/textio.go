@@ -132,6 +132,7 @@ func openCSV(path string) (Reader, error) {
 	br := bufio.NewReaderSize(f, 1<<20)
 	// Metadata comment lines come first.
 	var keys, values []string
+	lineOf := map[string]int{}
 	line := 0
 	for {
 		b, err := br.Peek(1)
@@ -145,13 +146,19 @@ func openCSV(path string) (Reader, error) {
 			f.Close()
 			return nil, fmt.Errorf("line %d: metadata comment must be '# key=value', got %q", line, strings.TrimSpace(s))
 		}
+		k = strings.TrimSpace(k)
 		if strings.HasPrefix(v, `"`) {
 			if v, err = strconv.Unquote(v); err != nil {
 				f.Close()
-				return nil, fmt.Errorf("line %d: metadata %s: a value starting with '\"' must be a Go-quoted string: %w", line, strings.TrimSpace(k), err)
+				return nil, fmt.Errorf("line %d: metadata %s: a value starting with '\"' must be a Go-quoted string: %w", line, k, err)
 			}
 		}
-		keys, values = append(keys, strings.TrimSpace(k)), append(values, v)
+		if first, dup := lineOf[k]; dup {
+			f.Close()
+			return nil, fmt.Errorf("line %d: metadata %s is given twice (first on line %d)", line, k, first)
+		}
+		lineOf[k] = line
+		keys, values = append(keys, k), append(values, v)
 	}
 	meta, err := metaFromKV(keys, values)
 	if err != nil {
@@ -486,14 +493,13 @@ func openJSONL(path string) (Reader, error) {
 }
 
 func (r *jsonlReader) parseMeta(b []byte) error {
-	var m struct{ Meta map[string]string }
+	var m struct{ Meta json.RawMessage }
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("line 1: metadata: %w", err)
 	}
-	keys := sortedKeys(m.Meta)
-	values := make([]string, len(keys))
-	for i, k := range keys {
-		values[i] = m.Meta[k]
+	keys, values, err := stringPairs(m.Meta)
+	if err != nil {
+		return fmt.Errorf("line 1: metadata: %w", err)
 	}
 	meta, err := metaFromKV(keys, values)
 	if err != nil {
@@ -501,6 +507,31 @@ func (r *jsonlReader) parseMeta(b []byte) error {
 	}
 	r.meta = meta
 	return nil
+}
+
+// stringPairs decodes a JSON object of strings (or null) in file order,
+// so that a key given twice is seen rather than overwritten.
+func stringPairs(raw json.RawMessage) (keys, values []string, err error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, errors.New("want an object of strings")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := t.(string) // object keys are always strings
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", k, err)
+		}
+		keys, values = append(keys, k), append(values, v)
+	}
+	return keys, values, nil
 }
 
 func (r *jsonlReader) Meta() Meta   { return r.meta }

@@ -37,6 +37,12 @@ func TestTextRejects(t *testing.T) {
 			[]string{"line 2", "last_token_ns 20 is before first_token_ns 30"}},
 		{"csv sent before scheduled", ".csv", "arrival_ns,prompt_tokens,output_tokens,scheduled_send_ns,actual_send_ns\n100,1,2,10,5\n",
 			[]string{"line 2", "actual_send_ns 5 is before scheduled_send_ns 10"}},
+		{"csv metadata key twice", ".csv", "# servesim.source=a\n# servesim.model=m\n# servesim.source=b\n" + csvHeader + "0,1,1\n",
+			[]string{"line 3: metadata servesim.source is given twice (first on line 1)"}},
+		{"jsonl metadata key twice", ".jsonl", `{"meta": {"servesim.source": "a", "servesim.source": "b"}}` + "\n",
+			[]string{"line 1: metadata servesim.source is given twice"}},
+		{"jsonl metadata not strings", ".jsonl", `{"meta": {"servesim.block_size": 16}}` + "\n",
+			[]string{"line 1: metadata: servesim.block_size:", "string"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t"+tc.ext)
@@ -54,4 +60,48 @@ func TestTextRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMetaKeepsUnknownKeys reads a key this version does not know and
+// checks that it survives a conversion; the reader must not drop it.
+func TestMetaKeepsUnknownKeys(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(src, []byte("# servesim.source=x\n# servesim.blocksize=16\n"+csvHeader+"0,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prev := src
+	for _, ext := range []string{".parquet", ".jsonl", ".arrow", ".csv"} {
+		next := filepath.Join(dir, "out"+ext)
+		if _, err := Convert(t.Context(), prev, next); err != nil {
+			t.Fatal(err)
+		}
+		prev = next
+	}
+	meta, _, err := ReadAll(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Source != "x" || meta.Unknown["blocksize"] != "16" || len(meta.Unknown) != 1 {
+		t.Errorf("after four conversions: %+v, want source x and servesim.blocksize=16 kept", meta)
+	}
+	if !strings.Contains(mustRead(t, prev), "# servesim.blocksize=16\n") {
+		t.Errorf("%s lacks servesim.blocksize", prev)
+	}
+}
+
+func TestMetaKeyGivenTwice(t *testing.T) {
+	_, err := metaFromKV([]string{"servesim.x.seed", "servesim.model", "servesim.x.seed"}, []string{"1", "m", "2"})
+	if err == nil || !strings.Contains(err.Error(), "metadata servesim.x.seed is given twice") {
+		t.Errorf("err = %v, want the repeated key named", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
