@@ -248,6 +248,8 @@ func loadPlans(paths []string) ([]namedPlan, error) {
 }
 
 // printResults writes the comparison table and each plan's cost factors.
+// What was not measured (no completed requests, no output tokens) prints
+// as "—", never as a zero.
 func printResults(w io.Writer, results []*plan.Result) {
 	tw := newTable(w, "plan", "policy", "batch limit", "done", "mean TTFT", "P99 TTFT", "mean E2E", "mean queue",
 		"total tokens", "device-s", "$/1M out (est.)")
@@ -255,9 +257,9 @@ func printResults(w io.Writer, results []*plan.Result) {
 		s := r.Summary
 		tw.row(r.Name, r.Plan.Batch.Strategy, r.Plan.BatchLimit(),
 			fmt.Sprintf("%d/%d", s.Completed, s.Requests),
-			secs(s.TTFT.Mean), secs(s.TTFT.P99), secs(s.E2E.Mean), secs(s.Queue.Mean),
+			dist(s.TTFT, s.TTFT.Mean), dist(s.TTFT, s.TTFT.P99), dist(s.E2E, s.E2E.Mean), dist(s.Queue, s.Queue.Mean),
 			fmt.Sprint(s.InputTokens+s.OutputTokens), fmt.Sprintf("%.0f", s.DeviceSeconds),
-			fmt.Sprintf("%.3f", r.Cost.PerMOutputUSD))
+			perM("", r.Cost.PerMOutputUSD, s.OutputTokens))
 	}
 	tw.flush()
 	for _, r := range results {
@@ -267,14 +269,38 @@ func printResults(w io.Writer, results []*plan.Result) {
 			c.HardwareUSD, c.DeviceSeconds, c.EnergyUSD, s.EnergyJoules/3.6e6)
 		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %.0f%% / max %.0f%% used, %d preemptions, %d rejected\n",
 			s.KV.TotalBlocks, 100*s.KV.MeanUtil, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
+		if r.Plan.Batch.PrefixCaching {
+			hit := "—" // nothing looked up
+			if s.PrefixLookups > 0 {
+				hit = fmt.Sprintf("%.1f%%", 100*s.PrefixHitRate)
+			}
+			fmt.Fprintf(w, "  prefix cache: %s of prompt blocks hit (%d of %d looked up)\n", hit, s.PrefixHits, s.PrefixLookups)
+		}
 		fmt.Fprintf(w, "  batching:     %.0f output tok/s, %.1f req/s, device busy %.0f%%\n",
 			s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
 		fmt.Fprintf(w, "  latency:      TTFT p50/p99 %s/%s, TPOT p50/p99 %s/%s, E2E p99 %s\n",
-			secs(s.TTFT.P50), secs(s.TTFT.P99), secs(s.TPOT.P50), secs(s.TPOT.P99), secs(s.E2E.P99))
-		fmt.Fprintf(w, "  cost (estimated: device-seconds × $/h + energy): $%.3f per 1M output tokens, $%.3f per 1M total tokens\n",
-			c.PerMOutputUSD, c.PerMTotalUSD)
+			dist(s.TTFT, s.TTFT.P50), dist(s.TTFT, s.TTFT.P99), dist(s.TPOT, s.TPOT.P50), dist(s.TPOT, s.TPOT.P99), dist(s.E2E, s.E2E.P99))
+		fmt.Fprintf(w, "  cost (estimated: device-seconds × $/h + energy): %s per 1M output tokens, %s per 1M total tokens\n",
+			perM("$", c.PerMOutputUSD, s.OutputTokens), perM("$", c.PerMTotalUSD, s.InputTokens+s.OutputTokens))
 		if c.HasBilled {
-			fmt.Fprintf(w, "  cost (billed: API per-token prices): $%.3f per 1M output tokens\n", c.BilledPerMOutputUSD)
+			fmt.Fprintf(w, "  cost (billed: API per-token prices): %s per 1M output tokens\n", perM("$", c.BilledPerMOutputUSD, s.OutputTokens))
 		}
 	}
+}
+
+// dist formats v, a statistic of d, or "—" when d holds no samples.
+func dist(d sim.Dist, v float64) string {
+	if d.N == 0 {
+		return "—"
+	}
+	return secs(v)
+}
+
+// perM formats a per-million-token price, or "—" without tokens to
+// divide by.
+func perM(unit string, v float64, tokens int64) string {
+	if tokens == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%s%.3f", unit, v)
 }

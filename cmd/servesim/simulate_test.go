@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -89,5 +91,61 @@ func TestSimulateBadConfigWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed run created %s", out)
+	}
+}
+
+// What was not measured prints as "—", never as a zero; the JSON keeps
+// its shape, with N = 0.
+func TestSimulateUnmeasuredIsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	cfg := basePlan(t, dir, "p.toml")
+	empty := writeFile(t, dir, "empty.csv", "arrival_ns,prompt_tokens,output_tokens\n")
+	out, err := run(t, "simulate", "--trace", empty, "--config", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"0µs", "$0.000 per"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("an empty trace prints %q:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"0/0   —          —         —         —           0             0         —\n",
+		"TTFT p50/p99 —/—", "E2E p99 —", "— per 1M output tokens, — per 1M total tokens"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	one := writeFile(t, dir, "one.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,1\n1000000,100,1\n")
+	if out, err = run(t, "simulate", "--trace", one, "--config", cfg); err != nil || !strings.Contains(out, "TPOT p50/p99 —/—") || strings.Contains(out, "TTFT p50/p99 —") {
+		t.Errorf("one-token outputs: %v\n%s", err, out)
+	}
+	js, err := run(t, "simulate", "--trace", empty, "--config", cfg, "--json")
+	var res []plan.Result
+	if err != nil || json.Unmarshal([]byte(js), &res) != nil || len(res) != 1 || res[0].Summary.TTFT.N != 0 || !strings.Contains(js, `"N": 0`) {
+		t.Errorf("--json: %v\n%s", err, js)
+	}
+}
+
+func TestSimulatePrintsPrefixHitRate(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "pre.csv")
+	if _, err := run(t, "trace", "synth", "--requests", "30", "--rate", "10", "--prompt", "fixed:100", "--output", "fixed:4",
+		"--prefix-groups", "2", "--prefix-tokens", "64", "--block-size", "16", tr); err != nil {
+		t.Fatal(err)
+	}
+	on := basePlan(t, dir, "on.toml", "chunked_prefill = true", "chunked_prefill = true\nprefix_caching = true")
+	off := basePlan(t, dir, "off.toml")
+	out, err := run(t, "simulate", "--trace", tr, "--config", on, "--config", off, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []plan.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res[0].Summary.PrefixLookups == 0 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	s := res[0].Summary
+	want := fmt.Sprintf("prefix cache: %.1f%% of prompt blocks hit (%d of %d looked up)", 100*s.PrefixHitRate, s.PrefixHits, s.PrefixLookups)
+	if out, err = run(t, "simulate", "--trace", tr, "--config", on, "--config", off); err != nil || strings.Count(out, "prefix cache:") != 1 || !strings.Contains(out, want) {
+		t.Errorf("want one %q (only the plan with prefix caching): %v\n%s", want, err, out)
 	}
 }
