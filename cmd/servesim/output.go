@@ -51,6 +51,12 @@ func createAtomic(path string) (*atomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	// CreateTemp makes 0600; results are as readable as the traces beside them.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	return &atomicFile{File: f, path: path}, nil
 }
 
@@ -78,4 +84,33 @@ func writeJSONAtomic(path string, v any) error {
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
 	return f.finish(enc.Encode(v))
+}
+
+// samePath reports whether a and b name the same file: os.SameFile when
+// both exist (links, "./x" against "x"), else equal absolute paths.
+func samePath(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
+}
+
+// namedPath is a path and the flag or argument that gave it.
+type namedPath struct{ name, path string }
+
+// checkOutputs refuses an output that would overwrite an input. Empty
+// paths are skipped.
+func checkOutputs(cmd string, outputs, inputs []namedPath) error {
+	for _, out := range outputs {
+		for _, in := range inputs {
+			if out.path != "" && in.path != "" && samePath(out.path, in.path) {
+				return fmt.Errorf("%s: %s %s would overwrite the input %s %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)
+			}
+		}
+	}
+	return nil
 }

@@ -98,7 +98,26 @@ func runSimulate(c *cli.Context) error {
 	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
 		return fmt.Errorf("simulate: --closed-loop %d: want ≥ 1 client", n)
 	}
+	opt := plan.Options{NoSkip: c.Bool("no-skip")}
+	if prof != nil {
+		opt.Step, opt.StepModel = prof.step, prof.desc
+	}
+	// Every plan is checked before any runs: a bad one later in the list
+	// must not leave the earlier plans' outputs without a summary.
+	for i, p := range plans {
+		if err := checkPlan(c, resolved[i], opt); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
 	out := c.String("out")
+	if err := checkOutputs("simulate", simulateOutputs(c, plans), simulateInputs(c)); err != nil {
+		return err
+	}
+	in, err := openTrace(c.String("trace")) // fails now, not after the first plan's outputs
+	if err != nil {
+		return err
+	}
+	in.Close()
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
@@ -106,7 +125,7 @@ func runSimulate(c *cli.Context) error {
 	}
 	var results []*plan.Result
 	for i, p := range plans {
-		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, prof)
+		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -131,29 +150,19 @@ func runSimulate(c *cli.Context) error {
 	return nil
 }
 
-func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, prof *profileStep) (res *plan.Result, err error) {
-	if r.Plan.Clustered() && (c.String("decisions") != "" || c.IsSet("closed-loop")) {
-		return nil, fmt.Errorf("[cluster] %s: --decisions and --closed-loop simulate one replica; they are not supported with a cluster plan", r.Plan.ClusterLabel())
-	}
+func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options) (res *plan.Result, err error) {
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	opt := plan.Options{NoSkip: c.Bool("no-skip")}
-	if prof != nil {
-		opt.Step, opt.StepModel = prof.step, prof.desc
-	}
 	if d := c.String("decisions"); d != "" {
-		if many {
-			ext := filepath.Ext(d)
-			d = strings.TrimSuffix(d, ext) + "-" + p.name + ext
-		}
-		f, err := createAtomic(d)
-		if err != nil {
-			return nil, err
+		f, cerr := createAtomic(decisionsPath(d, p.name, many))
+		if cerr != nil {
+			return nil, cerr
 		}
 		opt.Decisions = f
+		// Assigns the named result: a failed run leaves no log.
 		defer func() { err = f.finish(err) }()
 	}
 	var w traces.Writer
@@ -178,6 +187,56 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		}
 	}
 	return res, err
+}
+
+// checkPlan checks what simulating r would refuse, without running it.
+func checkPlan(c *cli.Context, r *plan.Resolved, opt plan.Options) error {
+	if r.Plan.Clustered() {
+		if c.String("decisions") != "" || c.IsSet("closed-loop") {
+			return fmt.Errorf("[cluster] %s: --decisions and --closed-loop simulate one replica; they are not supported with a cluster plan", r.Plan.ClusterLabel())
+		}
+		cc := r.ClusterConfig(opt)
+		return cc.Validate()
+	}
+	sc := r.SimConfig(opt)
+	return sc.Validate()
+}
+
+// decisionsPath is the --decisions file of plan name: with several plans,
+// the name goes before the extension.
+func decisionsPath(d, name string, many bool) string {
+	if !many {
+		return d
+	}
+	ext := filepath.Ext(d)
+	return strings.TrimSuffix(d, ext) + "-" + name + ext
+}
+
+// simulateInputs are the files simulate reads.
+func simulateInputs(c *cli.Context) []namedPath {
+	in := []namedPath{{"--trace", c.String("trace")}, {"--catalog", c.String("catalog")}, {"--profile", c.String("profile")}}
+	for _, p := range c.StringSlice("config") {
+		in = append(in, namedPath{"--config", p})
+	}
+	return in
+}
+
+// simulateOutputs are the files simulate writes.
+func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
+	var out []namedPath
+	dir := c.String("out")
+	if dir != "" {
+		out = append(out, namedPath{"--out", filepath.Join(dir, "summary.json")})
+	}
+	for _, p := range plans {
+		if d := c.String("decisions"); d != "" {
+			out = append(out, namedPath{"--decisions", decisionsPath(d, p.name, len(plans) > 1)})
+		}
+		if dir != "" {
+			out = append(out, namedPath{"--out", filepath.Join(dir, p.name+".parquet")})
+		}
+	}
+	return out
 }
 
 // resultMeta is the metadata of a simulated trace: the input's, plus every

@@ -94,6 +94,86 @@ func TestSimulateBadConfigWritesNothing(t *testing.T) {
 	}
 }
 
+func TestSimulateFailedRunLeavesNoDecisions(t *testing.T) {
+	dir := t.TempDir()
+	// Row 3 goes back in time: the run fails midway, after decisions were logged.
+	tr := writeFile(t, dir, "ooo.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,20\n5000000,100,20\n10,100,20\n")
+	cfg := basePlan(t, dir, "p.toml")
+	d := filepath.Join(dir, "d.jsonl")
+	if _, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--decisions", d); err == nil || !strings.Contains(err.Error(), "back in time") {
+		t.Fatalf("err = %v, want the trace error", err)
+	}
+	if got := entries(t, dir); len(got) != 2 {
+		t.Errorf("a failed run left %v, want only the trace and plan", got)
+	}
+	// A good run writes the log, readable like the traces (0644).
+	good := writeFile(t, dir, "good.csv", smallCSV)
+	if _, err := run(t, "simulate", "--trace", good, "--config", cfg, "--decisions", d, "--out", filepath.Join(dir, "res")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{d, filepath.Join(dir, "res", "summary.json")} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: %v, mode %v, want 0644", p, err, fi.Mode())
+		}
+	}
+}
+
+func TestSimulateOutputsMustNotOverwriteInputs(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "p.csv", smallCSV)
+	cfg := basePlan(t, dir, "p.toml")
+	pq := filepath.Join(dir, "p.parquet")
+	if _, err := run(t, "trace", "convert", tr, pq); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"simulate", "--trace", tr, "--config", cfg, "--decisions", dir + "/./p.csv"},
+		{"simulate", "--trace", tr, "--config", cfg, "--decisions", cfg},
+		// --out DIR writes DIR/p.parquet, here the trace itself.
+		{"simulate", "--trace", pq, "--config", cfg, "--out", dir},
+	} {
+		before := map[string][]byte{}
+		for _, n := range entries(t, dir) {
+			before[n], _ = os.ReadFile(filepath.Join(dir, n))
+		}
+		_, _, err := runCode(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "would overwrite the input") {
+			t.Errorf("%v: err = %v, want a refusal", args, err)
+		}
+		for n, b := range before {
+			if now, _ := os.ReadFile(filepath.Join(dir, n)); !bytes.Equal(now, b) {
+				t.Errorf("%v changed %s", args, n)
+			}
+		}
+		if got := entries(t, dir); len(got) != len(before) {
+			t.Errorf("%v left %v", args, got)
+		}
+	}
+}
+
+// A bad plan anywhere in the list fails before any plan writes output.
+func TestSimulateChecksEveryPlanFirst(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	good := basePlan(t, dir, "good.toml")
+	bad := basePlan(t, dir, "zbad.toml", "max_num_seqs = 256", "max_num_seqs = 10000")
+	out := filepath.Join(dir, "res")
+	_, err := run(t, "simulate", "--trace", tr, "--config", good, "--config", bad, "--out", out, "--decisions", filepath.Join(dir, "d.jsonl"))
+	if err == nil || !strings.Contains(err.Error(), "zbad") {
+		t.Fatalf("err = %v, want one naming zbad", err)
+	}
+	if got := entries(t, dir); len(got) != 3 {
+		t.Errorf("a refused run left %v", got)
+	}
+	// A trace that cannot be read fails before --out is created.
+	if _, err := run(t, "simulate", "--trace", filepath.Join(dir, "nope.csv"), "--config", good, "--out", out); err == nil {
+		t.Error("missing trace: no error")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused run created %s", out)
+	}
+}
+
 // What was not measured prints as "—", never as a zero; the JSON keeps
 // its shape, with N = 0.
 func TestSimulateUnmeasuredIsEmpty(t *testing.T) {
