@@ -114,3 +114,15 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	}
 	return nil
 }
+
+// flagsFirst refuses an argument that looks like a flag: urfave/cli stops
+// reading flags at the first positional argument, so a flag after it
+// would be taken as a file name.
+func flagsFirst(cmd string, args []string) error {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			return fmt.Errorf("%s: flags go before the arguments: %s", cmd, a)
+		}
+	}
+	return nil
+}

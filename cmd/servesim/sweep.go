@@ -40,10 +40,26 @@ func sweepCommand() *cli.Command {
 }
 
 func runSweepMerge(c *cli.Context) error {
+	if err := flagsFirst("sweep merge", c.Args().Slice()); err != nil {
+		return err
+	}
 	if c.NArg() < 2 {
 		return fmt.Errorf("sweep merge: want OUT.parquet and at least one shard file")
 	}
+	if n := c.Int("top"); n < 0 {
+		return fmt.Errorf("sweep merge: --top %d: want ≥ 0", n)
+	}
 	out := c.Args().First()
+	if ext := filepath.Ext(out); !strings.EqualFold(ext, ".parquet") {
+		return fmt.Errorf("sweep merge: OUT %s: want a .parquet file (sweep results are Parquet), got extension %q", out, ext)
+	}
+	var shards []namedPath
+	for _, s := range c.Args().Tail() {
+		shards = append(shards, namedPath{"shard", s})
+	}
+	if err := checkOutputs("sweep merge", []namedPath{{"OUT", out}}, shards); err != nil {
+		return err
+	}
 	res, err := sweep.MergeFiles(out, c.Args().Tail())
 	if err != nil {
 		return err
@@ -72,6 +88,19 @@ func runSweep(c *cli.Context) error {
 	out := c.String("out")
 	if shard.Count > 1 && out == "" {
 		return fmt.Errorf("simulate: --shard needs --out for the shard's results")
+	}
+	if n := c.Int("top"); n < 0 {
+		return fmt.Errorf("simulate: --top %d: want ≥ 0", n)
+	}
+	if n := c.Int("workers"); n < 0 {
+		return fmt.Errorf("simulate: --workers %d: want ≥ 0 (0 = GOMAXPROCS)", n)
+	}
+	if out != "" {
+		outs := []namedPath{{"--out", filepath.Join(out, shard.FileName())}, {"--out", filepath.Join(out, "candidates.json")}}
+		ins := []namedPath{{"--trace", c.String("trace")}, {"--sweep", c.String("sweep")}, {"--catalog", c.String("catalog")}, {"--profile", c.String("profile")}}
+		if err := checkOutputs("simulate", outs, ins); err != nil {
+			return err
+		}
 	}
 	if c.Int("top") > 0 && shard.Count > 1 {
 		return fmt.Errorf("simulate: --top ranks the whole sweep: give it to 'servesim sweep merge'")

@@ -186,3 +186,41 @@ func TestSimulateSweepProfile(t *testing.T) {
 		t.Errorf("profile of another device: %v", err)
 	}
 }
+
+func TestSweepMergeChecksArguments(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--shard", s, "-q"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "sweep-shard-0-of-2.parquet"), filepath.Join(dir, "sweep-shard-1-of-2.parquet")
+	shard, _ := os.ReadFile(a)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{a, a, b}, "would overwrite the input shard"},
+		{[]string{filepath.Join(dir, "m.csv"), a, b}, "want a .parquet file"},
+		{[]string{filepath.Join(dir, "m.parquet"), a, b, "--top", "3"}, "flags go before the arguments: --top"},
+		{[]string{"--top", "-1", filepath.Join(dir, "m.parquet"), a, b}, "--top -1: want ≥ 0"},
+	} {
+		_, err := runWith(t, append([]string{"sweep", "merge"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("sweep merge %v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+	if now, _ := os.ReadFile(a); !bytes.Equal(now, shard) {
+		t.Error("a refused merge changed its shard")
+	}
+	if got := entries(t, dir); len(got) != 2 {
+		t.Errorf("refused merges left %v", got)
+	}
+	for _, args := range [][]string{{"--top", "-1"}, {"--workers", "-2"}} {
+		_, err := run(t, append([]string{"simulate", "--trace", tr, "--sweep", smallSweep, "-q"}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), args[0]+" "+args[1]+": want ≥ 0") {
+			t.Errorf("simulate --sweep %v: err = %v", args, err)
+		}
+	}
+}
