@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -88,8 +89,9 @@ func selectRun(arg, sel string) (*report.Run, error) {
 // parseThreshold reads "10%" or "10" as 0.10.
 func parseThreshold(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("compare: --threshold %q: want a percentage such as 10%%", s)
+	// NaN or Inf would flag nothing and silently turn the gate off.
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("compare: --threshold %q: want a finite percentage ≥ 0, such as 10%%", s)
 	}
 	return v / 100, nil
 }

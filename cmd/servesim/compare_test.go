@@ -140,3 +140,14 @@ func TestCompareSimulateAndSweep(t *testing.T) {
 		t.Errorf("rank 3 → rank 1: exit %d\n%s", code, out)
 	}
 }
+
+func TestParseThresholdRefusesNonFinite(t *testing.T) {
+	for _, bad := range []string{"nan", "NaN%", "inf", "+Inf%", "-5%", "x"} {
+		if v, err := parseThreshold(bad); err == nil {
+			t.Errorf("parseThreshold(%q) = %v, want an error", bad, v)
+		}
+	}
+	if v, err := parseThreshold("2.5%"); err != nil || v != 0.025 {
+		t.Errorf("parseThreshold(2.5%%) = %v, %v", v, err)
+	}
+}
