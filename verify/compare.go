@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -49,6 +50,21 @@ type Tolerances struct {
 // the P99s, 10% on cost.
 func DefaultTolerances() Tolerances {
 	return Tolerances{Throughput: 0.10, TTFT: 0.10, TPOT: 0.10, P99: 0.20, Cost: 0.10}
+}
+
+// Validate checks that each tolerance is a finite fraction ≥ 0: NaN would
+// pass every metric and could not be written to verify.json.
+func (t Tolerances) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"throughput", t.Throughput}, {"ttft", t.TTFT}, {"tpot", t.TPOT}, {"p99", t.P99}, {"cost", t.Cost}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			errs = append(errs, fmt.Errorf("verify: tolerance %s = %v: want a finite fraction ≥ 0, e.g. 0.1", f.name, f.v))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Metric names, in table order.

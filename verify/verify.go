@@ -200,6 +200,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Catalog == nil {
 		opt.Catalog = model.DefaultCatalog()
 	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -235,13 +238,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
 		return nil, err
 	}
-	cfg := opt.Replay
-	cfg.Arrival, cfg.Temperature, cfg.KeepText, cfg.Repeat, cfg.Trace = replay.Open, 0, true, 1, res.Input
+	cfg := opt.replayConfig(res.Input)
 	if cfg.Salt == 0 {
 		cfg.Salt = rand.Uint64() | 1 // one salt: every candidate gets the same prompts
-	}
-	if cfg.FlushEvery == 0 {
-		cfg.FlushEvery = 500 * time.Millisecond
 	}
 	host, port := hostPort(cfg.BaseURL)
 	if opt.Engine == nil {
@@ -280,6 +279,34 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		res.Refit = rr
 	}
 	return res, ctx.Err()
+}
+
+// replayConfig is Replay as every candidate replays it; each candidate
+// then sets its own time scale.
+func (opt *Options) replayConfig(input string) replay.Config {
+	cfg := opt.Replay
+	cfg.Arrival, cfg.Temperature, cfg.KeepText, cfg.Repeat, cfg.Trace = replay.Open, 0, true, 1, input
+	cfg.TimeScale = 1
+	if cfg.FlushEvery == 0 {
+		cfg.FlushEvery = 500 * time.Millisecond
+	}
+	return cfg
+}
+
+// Validate checks the settings that would otherwise fail only once
+// candidates run: the replay settings, the tolerances, the engine's
+// health timeout and the GPU sampling interval. Run calls it before it
+// writes anything.
+func (opt *Options) Validate() error {
+	cfg := opt.replayConfig("")
+	errs := []error{cfg.Validate(), opt.Tolerances.Validate()}
+	if opt.Engine != nil && opt.Engine.HealthTimeout < 0 {
+		errs = append(errs, fmt.Errorf("verify: health timeout %v: want ≥ 0 (0 = 60 s)", opt.Engine.HealthTimeout))
+	}
+	if opt.GPUInterval < 0 {
+		errs = append(errs, fmt.Errorf("verify: GPU interval %v: want ≥ 0 (0 = not sampled)", opt.GPUInterval))
+	}
+	return errors.Join(errs...)
 }
 
 // finish computes the verdicts, median errors and ranking from the rows.

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -274,5 +275,38 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 	}
 	if len(rr.MetricErrorAfter) == 0 {
 		t.Error("no metric error after the refit")
+	}
+}
+
+// Settings that would fail only once candidates run are refused before
+// Run writes anything.
+func TestRunChecksOptionsFirst(t *testing.T) {
+	dir := t.TempDir()
+	good := replay.DefaultConfig()
+	good.BaseURL, good.Model = "http://127.0.0.1:1/v1", "m"
+	nan := DefaultTolerances()
+	nan.P99 = math.NaN()
+	neg := DefaultTolerances()
+	neg.Cost = -0.1
+	for _, c := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"url", func(o *Options) { o.Replay.BaseURL = "ftp://x" }, "BaseURL"},
+		{"concurrency", func(o *Options) { o.Replay.Concurrency = -3 }, "Concurrency"},
+		{"nan", func(o *Options) { o.Tolerances = nan }, "tolerance p99 = NaN"},
+		{"negative", func(o *Options) { o.Tolerances = neg }, "tolerance cost = -0.1"},
+		{"health", func(o *Options) { o.Engine = &EngineSpec{Start: "true", HealthTimeout: -time.Second} }, "health timeout"},
+	} {
+		out := filepath.Join(dir, c.name)
+		opt := Options{Candidates: candidates(1), Trace: filepath.Join(dir, "none.csv"), Replay: good, Out: out, Tolerances: DefaultTolerances()}
+		c.edit(&opt)
+		if _, err := Run(context.Background(), opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: Run created %s", c.name, out)
+		}
 	}
 }

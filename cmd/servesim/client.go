@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,4 +43,32 @@ func applyClientFlags(c *cli.Context, cfg *replay.Config) error {
 		return cli.Exit(fmt.Sprintf("%s: --prompt-overhead needs --tokens-per-byte", c.Command.Name), 2)
 	}
 	return nil
+}
+
+// replayFlags names the flag (or settings key) of each replay.Config field.
+var replayFlags = map[string]string{
+	"BaseURL": "--base-url", "Model": "--model", "APIKeyEnv": "--api-key-env", "Endpoint": "--endpoint",
+	"Timeout": "--timeout", "Arrival": "--arrival", "Concurrency": "--concurrency", "TimeScale": "--time-scale",
+	"Repeat": "--repeat", "Temperature": "--temperature", "BlockSize": "--block-size",
+	"Text": "--tokens-per-byte/--prompt-overhead/--prompt-prefix", "Trace": "--trace", "Out": "--out",
+	"FlushEvery": "flush_every (settings file)", "MaxIdle": "max_idle_conns (settings file)",
+}
+
+// flagErrors rewrites the replay.FieldErrors in err (one, or joined) to
+// name the command's flags instead of Go fields.
+func flagErrors(cmd string, err error) error {
+	if fe, ok := err.(*replay.FieldError); ok {
+		if f, ok := replayFlags[fe.Field]; ok {
+			return fmt.Errorf("%s: %s: %s", cmd, f, fe.Msg)
+		}
+		return err
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, flagErrors(cmd, e))
+		}
+		return errors.Join(errs...)
+	}
+	return err
 }

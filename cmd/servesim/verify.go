@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,12 +77,13 @@ func runVerify(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("verify: unexpected argument %q", c.Args().First())
 	}
-	cf, err := readCandidates(c.String("candidates"))
-	if err != nil {
-		return err
+	// Every setting is checked before any candidate is simulated or
+	// replayed; a bad one is a usage error (exit status 2).
+	if n := c.Int("top"); n < 0 {
+		return cli.Exit(fmt.Sprintf("verify: --top %d: want ≥ 0 (0 = all)", n), 2)
 	}
-	if n := c.Int("top"); n > 0 && len(cf.Candidates) > n {
-		cf.Candidates = cf.Candidates[:n]
+	if d := c.Duration("health-timeout"); d <= 0 {
+		return cli.Exit(fmt.Sprintf("verify: --health-timeout %v: want > 0", d), 2)
 	}
 	slice, err := parseSlice(c.String("slice"))
 	if err != nil {
@@ -95,17 +97,33 @@ func runVerify(c *cli.Context) error {
 		return err
 	}
 	opt := verify.Options{
-		Candidates: cf, Trace: c.String("trace"), Slice: slice, Replay: cfg, Out: c.String("out"),
+		Trace: c.String("trace"), Slice: slice, Replay: cfg, Out: c.String("out"),
 		Tolerances: verify.Tolerances{Throughput: c.Float64("tol-throughput"), TTFT: c.Float64("tol-ttft"),
 			TPOT: c.Float64("tol-tpot"), P99: c.Float64("tol-p99"), Cost: c.Float64("tol-cost")},
 		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter,
 	}
+	for _, f := range []string{"tol-throughput", "tol-ttft", "tol-tpot", "tol-p99", "tol-cost"} {
+		if v := c.Float64(f); !(v >= 0) || math.IsInf(v, 0) {
+			return cli.Exit(fmt.Sprintf("verify: --%s %v: want a finite fraction ≥ 0, e.g. 0.1", f, v), 2)
+		}
+	}
+	if err := opt.Validate(); err != nil {
+		return cli.Exit(flagErrors("verify", err), 2)
+	}
 	if c.Bool("gpu") {
 		if c.Duration("gpu-interval") <= 0 {
-			return fmt.Errorf("verify: --gpu-interval %v: want > 0", c.Duration("gpu-interval"))
+			return cli.Exit(fmt.Sprintf("verify: --gpu-interval %v: want > 0", c.Duration("gpu-interval")), 2)
 		}
 		opt.GPUInterval = c.Duration("gpu-interval")
 	}
+	cf, err := readCandidates(c.String("candidates"))
+	if err != nil {
+		return err
+	}
+	if n := c.Int("top"); n > 0 && len(cf.Candidates) > n {
+		cf.Candidates = cf.Candidates[:n]
+	}
+	opt.Candidates = cf
 	if p := c.String("catalog"); p != "" {
 		if err := opt.Catalog.LoadTOML(p); err != nil {
 			return err

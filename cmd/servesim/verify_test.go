@@ -100,3 +100,41 @@ func TestVerifyCLI(t *testing.T) {
 		t.Errorf("--refit without --profile: %v", err)
 	}
 }
+
+// Bad replay settings, tolerances, --top and --health-timeout are usage
+// errors found before any candidate is simulated or replayed.
+func TestVerifyChecksSettingsFirst(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
+	data, _ := json.Marshal(cf)
+	cands := writeFile(t, dir, "candidates.json", string(data))
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--base-url", "ftp://x"}, "--base-url"},
+		{[]string{"--concurrency", "-3"}, "--concurrency"},
+		{[]string{"--tol-p99", "NaN"}, "--tol-p99"},
+		{[]string{"--tol-ttft", "-0.1"}, "--tol-ttft"},
+		{[]string{"--tol-cost", "Inf"}, "--tol-cost"},
+		{[]string{"--top", "-1"}, "--top"},
+		{[]string{"--health-timeout", "0s", "--engine-cmd", "true"}, "--health-timeout"},
+		{[]string{"--health-timeout", "-5s", "--engine-cmd", "true"}, "--health-timeout"},
+	} {
+		args := append([]string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+			"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out}, c.args...)
+		text, code, err := runCode(t, args...)
+		if code != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("verify %v: exit %d, err %v; want exit 2 naming %s\n%s", c.args, code, err, c.want, text)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Fatalf("verify %v created %s", c.args, out)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
