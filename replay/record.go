@@ -44,21 +44,7 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 	if log == nil {
 		log = io.Discard
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	var errs []error
-	if cfg.Trace == "" {
-		errs = append(errs, &FieldError{"Trace", "required"})
-	} else if _, err := traces.FormatOf(cfg.Trace); err != nil {
-		errs = append(errs, &FieldError{"Trace", err.Error()})
-	}
-	if cfg.Out == "" {
-		errs = append(errs, &FieldError{"Out", "required"})
-	} else if _, err := traces.FormatOf(cfg.Out); err != nil {
-		errs = append(errs, &FieldError{"Out", err.Error()})
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := cfg.ValidateRecord(); err != nil {
 		return nil, err
 	}
 	if cfg.Text.IsZero() {
@@ -88,6 +74,63 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 	return sums, nil
 }
 
+// ValidateRecord is Validate plus the checks of Record's files, done
+// before any request: the trace opens, every output has an existing
+// directory, is not the trace, and has no partial file left by an
+// interrupted run.
+func (c *Config) ValidateRecord() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	var errs []error
+	if c.Trace == "" {
+		errs = append(errs, &FieldError{"Trace", "required"})
+	} else if _, err := traces.FormatOf(c.Trace); err != nil {
+		errs = append(errs, &FieldError{"Trace", err.Error()})
+	} else if in, err := traces.Open(c.Trace); err != nil {
+		errs = append(errs, &FieldError{"Trace", err.Error()})
+	} else {
+		in.Close()
+	}
+	if c.Out == "" {
+		errs = append(errs, &FieldError{"Out", "required"})
+	} else if _, err := traces.FormatOf(c.Out); err != nil {
+		errs = append(errs, &FieldError{"Out", err.Error()})
+	} else if fi, err := os.Stat(filepath.Dir(c.Out)); err != nil || !fi.IsDir() {
+		errs = append(errs, &FieldError{"Out", fmt.Sprintf("%s: directory %s does not exist", c.Out, filepath.Dir(c.Out))})
+	} else {
+		for k := 1; k <= c.Repeat; k++ {
+			out := RunPath(c.Out, k, c.Repeat)
+			if c.Trace != "" && samePath(out, c.Trace) {
+				errs = append(errs, &FieldError{"Out", fmt.Sprintf("%s is the input trace: writing it would destroy the input", out)})
+				break
+			}
+			if _, err := os.Lstat(PartialPath(out)); err == nil {
+				errs = append(errs, &FieldError{"Out", stalePartial(PartialPath(out))})
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func stalePartial(path string) string {
+	return fmt.Sprintf("%s exists, left by an interrupted run; move it away or delete it first", path)
+}
+
+// samePath reports whether a and b name the same file: os.SameFile when
+// both exist, else equal absolute paths.
+func samePath(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
+}
+
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {
 	in, err := traces.Open(cfg.Trace)
 	if err != nil {
@@ -97,7 +140,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	meta := OutputMeta(in.Meta(), cfg, k)
 	partial := PartialPath(out)
 	if _, err := os.Lstat(partial); err == nil {
-		return nil, fmt.Errorf("replay: %s exists, left by an interrupted run; move it away or delete it first", partial)
+		return nil, fmt.Errorf("replay: %s", stalePartial(partial))
 	}
 	w, err := traces.Create(partial, meta)
 	if err != nil {

@@ -73,6 +73,12 @@ func runCalibrate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("calibrate: unexpected argument %q", c.Args().First())
 	}
+	if n := c.Int("held-out"); n < 0 {
+		return fmt.Errorf("calibrate: --held-out %d: want ≥ 0 folds", n)
+	}
+	if n := c.Int("window"); n < 0 {
+		return fmt.Errorf("calibrate: --window %d: want ≥ 0 steps (0 = 8)", n)
+	}
 	w := c.App.Writer
 	xplan, err := calibrate.NewPlan(c.String("plan"), calibrate.PlanOptions{
 		MaxConcurrency: c.Int("max-concurrency"), MaxPrompt: c.Int("max-prompt"), Repeats: c.Int("repeats"),
@@ -87,10 +93,10 @@ func runCalibrate(c *cli.Context) error {
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
 		return errors.New("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)")
 	}
-	if live {
-		xplan.Print(w)
-	}
 	if c.Bool("dry-run") {
+		if live {
+			xplan.Print(w)
+		}
 		return nil
 	}
 	cfg := replay.DefaultConfig()
@@ -99,15 +105,30 @@ func runCalibrate(c *cli.Context) error {
 	if err := applyClientFlags(c, &cfg); err != nil {
 		return err
 	}
-	info := calibrate.EngineInfo{
-		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: c.StringSlice("engine-args"),
-		Model: c.String("model"), Precision: c.String("precision"), Device: c.String("device"),
-		TensorParallel: c.Int("tensor-parallel"), BlockSize: c.Int("block-size"),
-	}
 	out := c.String("out")
 	traceDir := c.String("trace-out")
 	if traceDir == "" {
 		traceDir = strings.TrimSuffix(out, filepath.Ext(out)) + ".traces"
+	}
+	// The settings and files are checked before anything is created or
+	// measured: a bad --out would otherwise fail only when the profile is
+	// saved, minutes on.
+	if err := existingDir("--out", out); err != nil {
+		return err
+	}
+	if live {
+		if err := existingDir("--trace-out", traceDir); err != nil {
+			return err
+		}
+		if err := cfg.Validate(); err != nil {
+			return flagErrors("calibrate", err)
+		}
+		xplan.Print(w)
+	}
+	info := calibrate.EngineInfo{
+		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: c.StringSlice("engine-args"),
+		Model: c.String("model"), Precision: c.String("precision"), Device: c.String("device"),
+		TensorParallel: c.Int("tensor-parallel"), BlockSize: c.Int("block-size"),
 	}
 	meta := traces.Meta{
 		Source: "live", Model: info.Model, Precision: info.Precision, Engine: strings.TrimSpace(info.Engine + " " + info.EngineVersion),
@@ -163,6 +184,16 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
+}
+
+// existingDir checks that the directory path goes in exists, so that
+// nothing needs to create it.
+func existingDir(flag, path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("calibrate: %s %s: directory %s does not exist", flag, path, dir)
+	}
+	return nil
 }
 
 // refitInfo fills what the flags leave unset from the metadata of the

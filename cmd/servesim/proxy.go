@@ -46,6 +46,9 @@ func proxyCommand() *cli.Command {
 }
 
 func proxyAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cli.Exit(fmt.Sprintf("record proxy: unexpected argument %q: it takes only flags, and reads none after an argument", c.Args().First()), 2)
+	}
 	cfg := proxy.DefaultConfig()
 	cfg.Upstream, cfg.Out = c.String("upstream"), c.String("out")
 	cfg.BlockSize, cfg.TokensPerByte = c.Int("block-size"), c.Float64("tokens-per-byte")

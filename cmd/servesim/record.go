@@ -50,6 +50,9 @@ func recordFlags() []cli.Flag {
 }
 
 func recordAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cli.Exit(fmt.Sprintf("record: unexpected argument %q: record takes only flags, and reads none after an argument", c.Args().First()), 2)
+	}
 	cfg := replay.DefaultConfig()
 	if p := c.String("settings"); p != "" {
 		if err := replay.LoadSettings(p, &cfg); err != nil {
@@ -76,6 +79,10 @@ func recordAction(c *cli.Context) error {
 	set("prompt-salt", func() { cfg.Salt = c.Uint64("prompt-salt") })
 	if err := applyClientFlags(c, &cfg); err != nil {
 		return err
+	}
+	// Before the samplers and the text-model probes reach the engine.
+	if err := cfg.ValidateRecord(); err != nil {
+		return cli.Exit(flagErrors("record", err), 2)
 	}
 
 	tel, err := startSamplers(c, cfg.Out, slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)))

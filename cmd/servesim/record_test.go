@@ -86,11 +86,46 @@ timeout = "5s"
 }
 
 func TestRecordCommandErrors(t *testing.T) {
-	app := newApp()
-	var stdout, stderr bytes.Buffer
-	app.Writer, app.ErrWriter = &stdout, &stderr
-	err := app.RunContext(context.Background(), []string{"servesim", "record", "--arrival", "closed", "--trace", "x.csv", "--out", "y.csv"})
-	if err == nil || !strings.Contains(err.Error(), "Config.BaseURL") || !strings.Contains(err.Error(), "Config.Concurrency") {
-		t.Errorf("want field errors, got %v", err)
+	out, code, err := runCode(t, "record", "--arrival", "closed", "--trace", "x.csv", "--out", "y.csv")
+	if code != 2 || !strings.Contains(err.Error(), "--base-url: required") || !strings.Contains(err.Error(), "--concurrency: must be ≥ 1") {
+		t.Errorf("want errors naming the flags, exit status 2; got %d, %v\n%s", code, err, out)
+	}
+}
+
+// record and calibrate check their files and settings before the first
+// request reaches the engine, and create no directory.
+func TestRecordAndCalibrateCheckFilesFirst(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	missing := filepath.Join(dir, "missing")
+	live := []string{"--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY"}
+	with := func(args ...string) []string { return append(append([]string{}, live...), args...) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"record"}, with("--trace", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o.csv"))...), "--trace"},
+		{append([]string{"record"}, with("--trace", tr, "--out", filepath.Join(missing, "o.csv"))...), "does not exist"},
+		{append([]string{"record"}, with("--trace", tr, "--out", dir+"/./in.csv")...), "is the input trace"},
+		{append([]string{"record"}, with("--trace", tr, "--out", filepath.Join(dir, "o.csv"), "stray", "--repeat", "2")...), `unexpected argument "stray"`},
+		{append([]string{"calibrate"}, with("--out", filepath.Join(missing, "p.json"))...), "does not exist"},
+		{append([]string{"calibrate"}, with("--out", filepath.Join(dir, "p.json"), "--trace-out", filepath.Join(missing, "t"))...), "does not exist"},
+		{append([]string{"calibrate"}, with("--out", filepath.Join(dir, "p.json"), "--held-out", "-1")...), "--held-out -1"},
+		{append([]string{"calibrate"}, with("--out", filepath.Join(dir, "p.json"), "--window", "-1")...), "--window -1"},
+	} {
+		text, _, err := runCode(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q\n%s", c.args, err, c.want, text)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+	if got := entries(t, dir); len(got) != 1 {
+		t.Errorf("refused runs left %v", got)
+	}
+	if b, _ := os.ReadFile(tr); string(b) != smallCSV {
+		t.Errorf("a refused record changed its trace:\n%s", b)
 	}
 }
