@@ -18,9 +18,9 @@ func clientFlags(timeout time.Duration) []cli.Flag {
 		&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
 		&cli.DurationFlag{Name: "timeout", Value: timeout, Usage: "per-request timeout, send to last byte"},
 		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
-		&cli.Float64Flag{Name: "tokens-per-byte", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead; default: calibrate with 3 probes)"},
+		&cli.Float64Flag{Name: "tokens-per-byte", DefaultText: "calibrate with 3 probes", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead)"},
 		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
-		&cli.Float64Flag{Name: "prompt-prefix", Usage: "text model: the tokens of --prompt-overhead before the text (BOS and the chat template's header), which an engine's prompt cache shares between any two requests (default: unknown, taken as 1)"},
+		&cli.Float64Flag{Name: "prompt-prefix", Usage: "text model: the tokens of --prompt-overhead before the text (BOS and the chat template's header), which an engine's prompt cache shares between any two requests", DefaultText: "unknown, taken as 1"},
 	}
 }
 

@@ -21,7 +21,12 @@ func recordCommand() *cli.Command {
 			"token length and max_tokens = its output length, streams the answers, and writes the trace with the\n" +
 			"observed columns filled to --out (.parquet, .arrow, .arrows, .csv or .jsonl). While running, rows go\n" +
 			"to OUT.partial.arrows, flushed every 0.5 s, so a crash loses at most the last second. Settings can come\n" +
-			"from --settings FILE (.json or .toml, keys as the flag names with _); flags override the file.\n" +
+			"from --settings FILE (.json or .toml); flags override the file. Its keys: trace, out, base_url, model,\n" +
+			"arrival, concurrency, time_scale, repeat, save_raw, temperature, keep_text, block_size, prompt_salt,\n" +
+			"api_key_env, endpoint, timeout (a duration string, \"30s\"), ignore_eos, flush_every, max_idle_conns, and a\n" +
+			"[text_model] table (a JSON object) with tokens_per_byte, overhead and prefix for --tokens-per-byte,\n" +
+			"--prompt-overhead and --prompt-prefix. --gpu, --engine-metrics and --telemetry-interval are flags only;\n" +
+			"unknown keys are errors.\n" +
 			"The API key is read only from the environment variable named by --api-key-env.",
 		Flags:       recordFlags(),
 		Action:      recordAction,
@@ -44,8 +49,8 @@ func recordFlags() []cli.Flag {
 		&cli.StringFlag{Name: "save-raw", Usage: "directory for raw response bodies (SSE), one file per request"},
 		&cli.Float64Flag{Name: "temperature", Value: d.Temperature, Usage: "sampling temperature (always sent)"},
 		&cli.BoolFlag{Name: "keep-text", Usage: "keep generated text in the output_text column"},
-		&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix_hashes block (default: the trace's block_size)"},
-		&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text (default: random per run, so runs never share cache)"},
+		&cli.IntFlag{Name: "block-size", DefaultText: "the trace's block_size", Usage: "tokens per prefix_hashes block"},
+		&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random per run, so runs never share cache", Usage: "seed mixed into prompt text"},
 	}, append(clientFlags(d.Timeout), telemetryFlags()...)...)
 }
 

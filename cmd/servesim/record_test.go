@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/traces"
 )
@@ -127,5 +128,28 @@ func TestRecordAndCalibrateCheckFilesFirst(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(tr); string(b) != smallCSV {
 		t.Errorf("a refused record changed its trace:\n%s", b)
+	}
+}
+
+// The settings keys record --help lists are the ones LoadSettings takes.
+func TestRecordHelpSettingsKeys(t *testing.T) {
+	help, err := run(t, "record", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(help, "flag names with _") || !strings.Contains(help, "[text_model]") {
+		t.Errorf("help:\n%s", help)
+	}
+	dir := t.TempDir()
+	settings := writeFile(t, dir, "s.toml", "base_url = \"http://x/v1\"\ntime_scale = 2\nprompt_salt = 3\nflush_every = \"1s\"\n"+
+		"[text_model]\ntokens_per_byte = 0.5\noverhead = 20\nprefix = 7\n")
+	cfg := replay.DefaultConfig()
+	if err := replay.LoadSettings(settings, &cfg); err != nil || cfg.Text.TokensPerByte != 0.5 || cfg.Text.Prefix != 7 || cfg.TimeScale != 2 {
+		t.Errorf("LoadSettings: %v, %+v", err, cfg)
+	}
+	for _, key := range []string{"tokens_per_byte = 1", "gpu = true", "telemetry_interval = \"1s\""} {
+		if err := replay.LoadSettings(writeFile(t, dir, "bad.toml", key+"\n"), &cfg); err == nil {
+			t.Errorf("top-level %s: accepted", key)
+		}
 	}
 }

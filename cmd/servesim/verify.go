@@ -64,7 +64,7 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
-			&cli.Uint64Flag{Name: "prompt-salt", Usage: "seed mixed into prompt text, the same for every candidate (default: random)"},
+			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
 			&cli.DurationFlag{Name: "gpu-interval", Value: 250 * time.Millisecond, Usage: "NVML sampling interval with --gpu"},
