@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/servesim/servesim/report"
@@ -34,6 +35,10 @@ func reportCommand() *cli.Command {
 			if len(paths) == 0 && flags["verify"] == "" {
 				return fmt.Errorf("report: want at least one RESULTS path (simulate --out directory, sweep results, trace) or --verify")
 			}
+			out := flags["output"]
+			if err := checkReportOut(out); err != nil {
+				return err
+			}
 			in, err := report.Load(paths...)
 			if err != nil {
 				return err
@@ -50,14 +55,38 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			out := flags["output"]
-			if err := report.WriteFile(out, doc); err != nil {
+			if err := writeReport(out, doc); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "wrote %s (%d sections)\n", out, len(doc.Sections))
 			return nil
 		},
 	}
+}
+
+// checkReportOut checks, before any work, that the report can go to out:
+// its directory exists (nothing is created above it) and out is not a
+// directory.
+func checkReportOut(out string) error {
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return fmt.Errorf("report: -o %s is a directory: want a .html or .md file", out)
+	}
+	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("report: -o %s: directory %s does not exist", out, filepath.Dir(out))
+	}
+	return nil
+}
+
+// writeReport writes the report; when that fails, a Markdown report's
+// figure directory is removed again if this run created it.
+func writeReport(out string, doc *report.Doc) error {
+	assets := strings.TrimSuffix(out, filepath.Ext(out)) + "_files"
+	_, statErr := os.Stat(assets)
+	err := report.WriteFile(out, doc)
+	if ext := strings.ToLower(filepath.Ext(out)); err != nil && (ext == ".md" || ext == ".markdown") && os.IsNotExist(statErr) {
+		os.RemoveAll(assets)
+	}
+	return err
 }
 
 // splitArgs separates positional arguments from flags written after them

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/verify"
 )
@@ -258,5 +259,38 @@ func TestReportVerifyPages(t *testing.T) {
 	html, _ := os.ReadFile(out)
 	if !strings.Contains(string(html), "Verification") || !strings.Contains(string(html), "seqs=4") {
 		t.Errorf("report lacks the verification pages")
+	}
+}
+
+func TestReportOutputChecks(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "res")
+	if _, err := run(t, "simulate", "--trace", writeFile(t, dir, "in.csv", smallCSV), "--config", basePlan(t, dir, "p.toml"), "--out", res); err != nil {
+		t.Fatal(err)
+	}
+	isdir := filepath.Join(dir, "isdir.md")
+	os.Mkdir(isdir, 0o755)
+	for _, out := range []string{isdir, filepath.Join(dir, "missing", "r.md")} {
+		if _, err := run(t, "report", res, "-o", out); err == nil {
+			t.Errorf("report -o %s: no error", out)
+		}
+	}
+	if got := entries(t, dir); len(got) != 4 {
+		t.Errorf("refused reports left %v", got)
+	}
+	// When the write itself fails, the figures it wrote go too.
+	in, err := report.Load(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := report.Build("t", in, report.DefaultSections()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReport(isdir, doc); err == nil {
+		t.Fatal("writing over a directory: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "isdir_files")); !os.IsNotExist(err) {
+		t.Errorf("a failed report left its figures: %v", err)
 	}
 }
