@@ -341,12 +341,17 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (
 		return nil, err
 	}
 	ps := &profileStep{}
+	warned := map[string]bool{}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
 	}
 	for _, r := range resolved {
 		if err := profileFits(path, p, r); err != nil {
 			return nil, err
+		}
+		if d := profileMismatch(p, r); d != "" && !warned[d] {
+			warned[d] = true
+			fmt.Fprintf(log, "simulate: warning: %s was measured at %s; its step model may not hold\n", path, d)
 		}
 		before := r.Capacity.KVBlocks
 		if verify.ApplyProfileKV(r, p) {
@@ -366,6 +371,28 @@ func profileFits(path string, p *calibrate.Profile, r *plan.Resolved) error {
 	}
 	return fmt.Errorf("%s: the profile was measured on device %q, but the plan runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
 		path, p.Device, r.Plan.Device.Model)
+}
+
+// profileMismatch says how a plan differs from its profile's measured
+// configuration other than by device: precision, tensor parallelism, or
+// the model (compared loosely: a profile names the model as served, which
+// need not be the catalog's name). "" when nothing differs or the profile
+// does not say.
+func profileMismatch(p *calibrate.Profile, r *plan.Resolved) string {
+	var diff []string
+	if got, err := model.ParsePrecision(p.Precision); err == nil && p.Precision != "" {
+		if want, err := model.ParsePrecision(r.Plan.Model.Precision); err == nil && got != want {
+			diff = append(diff, fmt.Sprintf("precision %s, the plan %s", p.Precision, r.Plan.Model.Precision))
+		}
+	}
+	if p.TensorParallel > 0 && p.TensorParallel != r.Plan.Device.Count {
+		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %d devices", p.TensorParallel, r.Plan.Device.Count))
+	}
+	served := strings.ToLower(p.Model)
+	if served != "" && !strings.Contains(served, strings.ToLower(r.Plan.Model.Name)) && !strings.EqualFold(p.Model, r.Plan.Model.WeightVersion) {
+		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, r.Plan.Model.Name))
+	}
+	return strings.Join(diff, "; ")
 }
 
 // simulateClosed is plan.Resolved.Simulate with a closed loop of clients

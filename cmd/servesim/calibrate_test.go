@@ -80,6 +80,11 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The profile's Llama-3.1-8B in bf16 is not the plan's model: said once.
+	mismatch := `was measured at precision bf16, the plan f16; model "Llama-3.1-8B", the plan servesim-tiny`
+	if n := strings.Count(out, mismatch); n != 1 {
+		t.Errorf("%d warnings %q, want 1:\n%s", n, mismatch, out)
+	}
 	for _, want := range []string{"profile " + profPath, "R²", "held-out MdAPE", "closed loop, 1 clients", "3/3", "KV capacity raised to the profile's measured 4530000 tokens → 283125 blocks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
