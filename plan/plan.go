@@ -162,6 +162,23 @@ func Decode(data []byte) (*Plan, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing required key %s", strings.Join(missing, ", "))
 	}
+	// A limit of another strategy would be silently ignored, and the plan
+	// would not say what was measured. (Zero values pass: an encoded plan
+	// writes every field.)
+	if own, ok := Strategies[p.Batch.Strategy]; ok {
+		b := p.Batch
+		for _, k := range []struct {
+			name string
+			set  bool
+		}{
+			{"batch_size", b.BatchSize != 0}, {"max_wait_ms", b.MaxWaitMS != 0}, {"max_token_budget", b.MaxTokenBudget != 0},
+			{"max_num_seqs", b.MaxNumSeqs != 0}, {"max_num_batched_tokens", b.MaxNumBatchedTokens != 0}, {"chunked_prefill", b.ChunkedPrefill},
+		} {
+			if k.set && !slices.Contains(own, k.name) {
+				return nil, fmt.Errorf("batch.%s does not apply to strategy %q", k.name, p.Batch.Strategy)
+			}
+		}
+	}
 	if err := checkClusterKeys(md); err != nil {
 		return nil, err
 	}
@@ -243,8 +260,11 @@ func (p *Plan) Validate() error {
 	if p.Device.Count < 1 {
 		bad("device.count", "must be ≥ 1, got %d", p.Device.Count)
 	}
-	if p.Device.MemoryLimitGiB < 0 {
-		bad("device.memory_limit_gib", "must be ≥ 0, got %g", p.Device.MemoryLimitGiB)
+	if !(p.Device.MemoryLimitGiB >= 0) || math.IsInf(p.Device.MemoryLimitGiB, 0) {
+		bad("device.memory_limit_gib", "must be a finite number ≥ 0, got %g", p.Device.MemoryLimitGiB)
+	}
+	if !(p.Cost.PUE >= 1) || math.IsInf(p.Cost.PUE, 0) {
+		bad("cost.pue", "must be a finite number ≥ 1 (facility energy / device energy), got %g", p.Cost.PUE)
 	}
 	if !(p.Device.GPUMemoryUtilization > 0 && p.Device.GPUMemoryUtilization <= 1) {
 		bad("device.gpu_memory_utilization", "must be in (0, 1], got %g", p.Device.GPUMemoryUtilization)

@@ -65,6 +65,10 @@ func TestParseErrors(t *testing.T) {
 			"device.block_size: must be in [1, device.max_model_len (8192)]"},
 		{"token limit below sequence limit", strings.Replace(valid, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 100", 1),
 			"batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"},
+		{"key of another strategy", strings.Replace(valid, "chunked_prefill = true", "chunked_prefill = true\nbatch_size = 8", 1),
+			`batch.batch_size does not apply to strategy "continuous"`},
+		{"pue below 1", strings.Replace(valid, "pue = 1.2", "pue = 0", 1), "cost.pue: must be a finite number ≥ 1"},
+		{"memory limit nan", strings.Replace(valid, "max_model_len = 8192", "max_model_len = 8192\nmemory_limit_gib = nan", 1), "device.memory_limit_gib: must be a finite number ≥ 0"},
 		{"too many sequences", strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 40000", 1), "batch.max_num_seqs: must be ≤ 32767"},
 	}
 	for _, c := range cases {
