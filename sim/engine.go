@@ -661,6 +661,40 @@ func (e *engine) releaseBlocks(s *seq) error {
 	return nil
 }
 
+// cacheOwnBlocks turns the full private blocks of a sequence being
+// preempted (its generated tokens, and prompt blocks without hashes) into
+// cached blocks with keys of their own, as vLLM hashes every full block:
+// its recompute then finds them unless they were evicted meanwhile. The
+// keys chain on the prompt's last key and the request, so no other
+// request shares them.
+func (e *engine) cacheOwnBlocks(s *seq) error {
+	full := int(s.computed) / e.bs
+	from := max(len(s.shared), len(s.keys))
+	if !e.cfg.PrefixCaching || e.cells != nil || s.reserved || full <= from {
+		return nil
+	}
+	chain := mix64(0x2545f4914f6cdd1d, uint64(s.idx))
+	if n := len(s.keys); n > 0 {
+		chain = mix64(s.keys[n-1], uint64(s.idx))
+	}
+	for i := len(s.keys); i < full; i++ {
+		s.keys = append(s.keys, mix64(chain, uint64(i)))
+	}
+	n := full - from
+	if err := e.bm.freePrivate(n); err != nil {
+		return err
+	}
+	s.private -= int32(n)
+	for i := from; i < full; i++ {
+		slot, _, err := e.bm.acquire(s.keys[i]) // takes a block just freed
+		if err != nil {
+			return err
+		}
+		s.shared = append(s.shared, slot)
+	}
+	return nil
+}
+
 // growPrefill takes blocks so that s holds tokens tokens: cached blocks for
 // the prompt's hashed full blocks, private ones for the rest. The caller
 // checked that enough blocks are free.
@@ -690,6 +724,12 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 // goes back to the head of the waiting queue to recompute prompt and
 // generated tokens.
 func (e *engine) preemptSeq(s *seq) error {
+	if s.decoding {
+		e.leaveDecode(s)
+	}
+	if err := e.cacheOwnBlocks(s); err != nil {
+		return err
+	}
 	if err := e.releaseBlocks(s); err != nil {
 		return err
 	}

@@ -349,3 +349,39 @@ func TestRejectTooLongOrFailedAtSource(t *testing.T) {
 		}
 	})
 }
+
+// recTimer records every step's prefill tokens.
+type recTimer struct {
+	Linear
+	prefill *[]float64
+}
+
+func (r recTimer) StepSeconds(b Batch) float64 {
+	*r.prefill = append(*r.prefill, b.PrefillTokens)
+	return r.Linear.StepSeconds(b)
+}
+
+// A request preempted by recompute finds the full blocks of the tokens it
+// generated still cached when nothing evicted them, as in vLLM, which
+// hashes every full block.
+func TestRecomputeFindsOwnBlocks(t *testing.T) {
+	var pf []float64
+	cfg := Config{Policy: policy(t, Continuous), BlockSize: 4, TotalBlocks: 8, Devices: 1, NoSkip: true,
+		PrefixCaching: true, CheckInvariants: true, Step: recTimer{Linear: testTimer, prefill: &pf}}
+	_, w := mustRun(t, cfg, []*traces.Request{
+		req("A", 0, 4, 20, 1),
+		req("C", 0, 4, 7, 2),
+		req("B", 0, 4, 20, 3), // newest: preempted at step 5 with 8 tokens of KV (2 full blocks)
+	})
+	pf = pf[1:] // Validate's probe
+	// Step 0: 12 prompt tokens. Step 5 preempts B (4 prompt + 5 generated
+	// tokens, 8 of them in 2 full blocks, neither evicted); C ends at step
+	// 6; step 7 re-admits B, which should hit both blocks and compute 1
+	// token.
+	if pf[0] != 12 || pf[7] != 1 {
+		t.Errorf("step 0 prefills %v tokens (want 12); B's recompute at step 7 prefills %v tokens, want 1 (8 of its 9 are in its own cached blocks)", pf[0], pf[7])
+	}
+	if b := w.byID["B"]; b.Preemptions == 0 || !b.Succeeded() {
+		t.Errorf("B: %d preemptions, error %q; want it preempted and then served", b.Preemptions, b.Error)
+	}
+}
