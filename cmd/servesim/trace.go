@@ -64,6 +64,9 @@ func traceImportCommand() *cli.Command {
 			if c.Int("max-tokens") <= 0 || c.Int("max-tokens") > math.MaxInt32 {
 				return fmt.Errorf("--max-tokens must be in (0, %d]", math.MaxInt32)
 			}
+			if c.Duration("spread") < 0 || c.Float64("rate") < 0 {
+				return fmt.Errorf("import: --spread and --rate must be ≥ 0, got %s and %g", c.Duration("spread"), c.Float64("rate"))
+			}
 			r, err := traces.Import(in, traces.ImportFormat(c.String("format")), traces.ImportOptions{
 				DropFailed: c.Bool("drop-failed"),
 				Spread:     int64(c.Duration("spread")),
@@ -106,10 +109,10 @@ func traceSynthCommand() *cli.Command {
 		Usage:     "generate a synthetic trace (deterministic for a seed)",
 		ArgsUsage: "OUT",
 		Flags: []cli.Flag{
-			&cli.Uint64Flag{Name: "seed", Value: 1},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random draw (arrivals, lengths, prefix groups)"},
 			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests (ignored with --prompt-lengths)"},
 			&cli.StringFlag{Name: "prompt-lengths", Usage: "fixed-input matrix: comma-separated prompt lengths, each --repeats times"},
-			&cli.IntFlag{Name: "repeats", Value: 1},
+			&cli.IntFlag{Name: "repeats", Value: 1, Usage: "with --prompt-lengths: requests per length"},
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
 			&cli.StringFlag{Name: "arrival", Value: traces.ArrivalPoisson, Usage: "constant, poisson or gamma"},
 			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second"},
@@ -124,6 +127,21 @@ func traceSynthCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return fmt.Errorf("synth: want OUT, got %d arguments", c.NArg())
+			}
+			// A flag the chosen mode ignores would leave the trace other
+			// than asked for.
+			if c.IsSet("resample") {
+				for _, f := range []string{"prompt", "output", "prompt-lengths"} {
+					if c.IsSet(f) {
+						return fmt.Errorf("synth: --resample draws prompt and output lengths from its trace; --%s conflicts with it", f)
+					}
+				}
+			}
+			if c.IsSet("repeats") && !c.IsSet("prompt-lengths") {
+				return errors.New("synth: --repeats applies to --prompt-lengths only")
+			}
+			if c.Int("prefix-tokens") < 0 || c.Int("prefix-groups") < 0 || (c.Int("prefix-tokens") > 0) != (c.Int("prefix-groups") > 0) {
+				return fmt.Errorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
 			}
 			cfg := traces.DefaultSynthConfig()
 			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")

@@ -115,3 +115,32 @@ func TestTraceVerbsStopWhenInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// Flags the chosen synth mode would ignore are refused.
+func TestSynthConflictingFlags(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.csv")
+	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,20\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--resample", src, "--prompt", "fixed:7"}, "--prompt conflicts with it"},
+		{[]string{"--resample", src, "--prompt-lengths", "7,9"}, "--prompt-lengths conflicts with it"},
+		{[]string{"--repeats", "2"}, "--repeats applies to --prompt-lengths only"},
+		{[]string{"--prefix-tokens", "64"}, "--prefix-groups and --prefix-tokens go together"},
+		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
+	} {
+		out := filepath.Join(dir, "out.csv")
+		args := append(append([]string{"trace", "synth"}, tc.args...), out)
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", tc.args, out)
+		}
+	}
+	if _, err := run(t, "trace", "import", "--spread", "-3s", src, filepath.Join(dir, "o.csv")); err == nil || !strings.Contains(err.Error(), "--spread and --rate must be ≥ 0") {
+		t.Errorf("--spread -3s: err = %v", err)
+	}
+}
