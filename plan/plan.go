@@ -275,9 +275,16 @@ func (p *Plan) Validate() error {
 	if p.Device.MaxModelLen < 1 {
 		bad("device.max_model_len", "must be ≥ 1, got %d", p.Device.MaxModelLen)
 	}
-	prices := p.Prices()
-	if err := prices.Validate(); err != nil {
-		bad("cost", "%v", err)
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{
+		{"usd_per_hour", p.Cost.USDPerHour}, {"usd_per_kwh", p.Cost.USDPerKWh},
+		{"api_input_usd_per_mtok", p.Cost.APIInputUSDPerMTok}, {"api_output_usd_per_mtok", p.Cost.APIOutputUSDPerMTok},
+	} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			bad("cost."+f.key, "must be a finite price ≥ 0, got %g", f.v)
+		}
 	}
 	if c := p.Cluster; c != nil {
 		if c.Replicas < 1 {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // WriteFile writes d to path, the format by extension: .html/.htm is one
@@ -27,16 +29,13 @@ func WriteFile(path string, d *Doc) error {
 	default:
 		return fmt.Errorf("%s: unknown report extension %q (want .html or .md)", path, filepath.Ext(path))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := traces.TempBeside(path)
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(buf.Bytes())
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)

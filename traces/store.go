@@ -3,6 +3,7 @@ package traces
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,31 @@ func Open(path string) (Reader, error) {
 	return &namedReader{Reader: r, path: path}, nil
 }
 
+// TempBeside creates the temporary file that is renamed to path once it
+// is complete: in path's directory, so that the rename is atomic, and 0644
+// like any output (CreateTemp makes 0600). Its error names path, not the
+// temporary name.
+func TempBeside(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%s: directory %s does not exist", path, dir)
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
 // Create starts writing a trace at path, picking the format by extension.
 // Rows go to a temporary file beside path that Close renames into place.
 func Create(path string, meta Meta) (Writer, error) {
@@ -89,14 +115,8 @@ func Create(path string, meta Meta) (Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := TempBeside(path)
 	if err != nil {
-		return nil, err
-	}
-	// CreateTemp makes the file 0600; a trace is an ordinary output file.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
 		return nil, err
 	}
 	var enc encoder

@@ -165,3 +165,13 @@ func sameRows(t *testing.T, got, want []*Request) {
 		}
 	}
 }
+
+// An output in a directory that does not exist is refused naming the
+// output, not the temporary file.
+func TestCreateNamesMissingDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "out.parquet")
+	_, err := Create(path, Meta{})
+	if err == nil || err.Error() != path+": directory "+filepath.Dir(path)+" does not exist" {
+		t.Errorf("err = %v", err)
+	}
+}

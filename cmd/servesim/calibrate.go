@@ -79,6 +79,11 @@ func runCalibrate(c *cli.Context) error {
 	if n := c.Int("window"); n < 0 {
 		return fmt.Errorf("calibrate: --window %d: want ≥ 0 steps (0 = 8)", n)
 	}
+	for _, f := range []string{"max-concurrency", "max-prompt", "repeats"} {
+		if n := c.Int(f); n < 0 {
+			return fmt.Errorf("calibrate: --%s %d: want ≥ 0 (0 = the plan's)", f, n)
+		}
+	}
 	w := c.App.Writer
 	xplan, err := calibrate.NewPlan(c.String("plan"), calibrate.PlanOptions{
 		MaxConcurrency: c.Int("max-concurrency"), MaxPrompt: c.Int("max-prompt"), Repeats: c.Int("repeats"),

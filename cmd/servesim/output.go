@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // table writes aligned columns.
@@ -47,14 +49,8 @@ type atomicFile struct {
 }
 
 func createAtomic(path string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := traces.TempBeside(path)
 	if err != nil {
-		return nil, err
-	}
-	// CreateTemp makes 0600; results are as readable as the traces beside them.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
 		return nil, err
 	}
 	return &atomicFile{File: f, path: path}, nil

@@ -175,13 +175,21 @@ func traceSynthCommand() *cli.Command {
 			}
 			r, err := traces.Synthesize(cfg)
 			if err != nil {
-				return err
+				return errors.New(synthFlagNames.Replace(err.Error()))
 			}
 			_, err = traces.WriteTrace(c.Context, c.Args().Get(0), r)
 			return err
 		},
 	}
 }
+
+// synthFlagNames names synth's flags in traces.SynthConfig's errors,
+// which name its fields.
+var synthFlagNames = strings.NewReplacer(
+	"Arrival.Rate", "--rate", "Arrival.CV", "--cv", "Arrival.Kind", "--arrival", "PromptLengths", "--prompt-lengths",
+	"Requests", "--requests", "Repeats", "--repeats", "Warmup", "--warmup", "PrefixGroups", "--prefix-groups",
+	"PrefixTokens", "--prefix-tokens", "BlockSize", "--block-size", "Prompt.", "--prompt ", "Output.", "--output ",
+)
 
 func traceSliceCommand() *cli.Command {
 	return &cli.Command{
@@ -227,13 +235,17 @@ func traceScaleCommand() *cli.Command {
 				return err
 			}
 			var f float64
+			flag := "time-factor"
 			switch {
 			case c.IsSet("time-factor") == c.IsSet("rate-factor"):
 				return errors.New("scale: give exactly one of --time-factor and --rate-factor")
 			case c.IsSet("time-factor"):
 				f = c.Float64("time-factor")
 			default:
-				f = 1 / c.Float64("rate-factor")
+				flag, f = "rate-factor", 1/c.Float64("rate-factor")
+			}
+			if v := c.Float64(flag); !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("scale: --%s %v: want a finite factor > 0", flag, v)
 			}
 			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
 			if err != nil {
@@ -243,8 +255,10 @@ func traceScaleCommand() *cli.Command {
 			if err != nil {
 				return errors.Join(err, r.Close())
 			}
-			_, err = traces.WriteTrace(c.Context, out, s)
-			return err
+			if _, err = traces.WriteTrace(c.Context, out, s); err != nil {
+				return fmt.Errorf("scale %s: %w", in, err)
+			}
+			return nil
 		},
 	}
 }
