@@ -116,7 +116,8 @@ func TestTraceVerbsStopWhenInterrupted(t *testing.T) {
 	}
 }
 
-// Flags the chosen synth mode would ignore are refused.
+// Flags the chosen synth mode would ignore are refused, and flag errors
+// name the flag.
 func TestSynthConflictingFlags(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.csv")
@@ -130,6 +131,7 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--repeats", "2"}, "--repeats applies to --prompt-lengths only"},
 		{[]string{"--prefix-tokens", "64"}, "--prefix-groups and --prefix-tokens go together"},
 		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
+		{[]string{"--rate", "0"}, "--rate must be positive"}, // the flag, not SynthConfig's field
 	} {
 		out := filepath.Join(dir, "out.csv")
 		args := append(append([]string{"trace", "synth"}, tc.args...), out)
@@ -140,7 +142,17 @@ func TestSynthConflictingFlags(t *testing.T) {
 			t.Errorf("%v: wrote %s", tc.args, out)
 		}
 	}
-	if _, err := run(t, "trace", "import", "--spread", "-3s", src, filepath.Join(dir, "o.csv")); err == nil || !strings.Contains(err.Error(), "--spread and --rate must be ≥ 0") {
-		t.Errorf("--spread -3s: err = %v", err)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "import", "--spread", "-3s", src, filepath.Join(dir, "o.csv")}, "--spread and --rate must be ≥ 0"},
+		{[]string{"trace", "scale", "--rate-factor", "0", src, filepath.Join(dir, "o.csv")}, "--rate-factor 0: want a finite factor > 0"},
+		{[]string{"trace", "convert", src, filepath.Join(dir, "none", "o.csv")}, "o.csv: directory " + filepath.Join(dir, "none") + " does not exist"},
+		{[]string{"calibrate", "--out", filepath.Join(dir, "p.json"), "--max-concurrency", "-5", "--dry-run"}, "--max-concurrency -5: want ≥ 0"},
+	} {
+		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }
