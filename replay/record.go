@@ -101,7 +101,7 @@ func (c *Config) ValidateRecord() error {
 	} else {
 		for k := 1; k <= c.Repeat; k++ {
 			out := RunPath(c.Out, k, c.Repeat)
-			if c.Trace != "" && samePath(out, c.Trace) {
+			if c.Trace != "" && traces.SamePath(out, c.Trace) {
 				errs = append(errs, &FieldError{"Out", fmt.Sprintf("%s is the input trace: writing it would destroy the input", out)})
 				break
 			}
@@ -116,19 +116,6 @@ func (c *Config) ValidateRecord() error {
 
 func stalePartial(path string) string {
 	return fmt.Sprintf("%s exists, left by an interrupted run; move it away or delete it first", path)
-}
-
-// samePath reports whether a and b name the same file: os.SameFile when
-// both exist, else equal absolute paths.
-func samePath(a, b string) bool {
-	if fa, err := os.Stat(a); err == nil {
-		if fb, err := os.Stat(b); err == nil {
-			return os.SameFile(fa, fb)
-		}
-	}
-	aa, err1 := filepath.Abs(a)
-	ab, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == ab
 }
 
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {

@@ -213,6 +213,8 @@ func refContinuous(reqs []*traces.Request, bs, total int, maxSeqs int, maxTok in
 	return res
 }
 
+// randWorkload is n Poisson arrivals at rate per second with prompts of
+// 1..maxP and outputs of 1..maxO tokens.
 func randWorkload(seed uint64, n int, rate float64, maxP, maxO int) []*traces.Request {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	var reqs []*traces.Request

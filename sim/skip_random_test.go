@@ -1,34 +1,26 @@
 package sim
 
 import (
-	"math"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
 )
 
-// prefixWorkload is n Poisson arrivals at rate per second whose prompts
-// open with one of three shared 4-block prefixes.
+// prefixWorkload is randWorkload whose prompts open with one of three
+// shared 4-block prefixes (hash blocks of hbs tokens).
 func prefixWorkload(seed uint64, n int, rate float64, maxP, maxO, hbs int) []*traces.Request {
+	reqs := randWorkload(seed, n, rate, maxP, maxO)
 	rng := rand.New(rand.NewPCG(seed, 13))
-	var reqs []*traces.Request
-	at := 0.0
-	for i := range n {
-		at += rng.ExpFloat64() / rate * 1e3
-		p := int32(1 + rng.IntN(maxP))
-		o := int32(1 + rng.IntN(maxO))
-		var hashes []uint64
+	for i, r := range reqs {
 		group := uint64(rng.IntN(3))
-		for b := 0; b < (int(p)+hbs-1)/hbs; b++ {
+		for b := 0; b < (int(r.PromptTokens)+hbs-1)/hbs; b++ {
 			if b < 4 {
-				hashes = append(hashes, group*1000+uint64(b))
+				r.PrefixHashes = append(r.PrefixHashes, group*1000+uint64(b))
 			} else {
-				hashes = append(hashes, uint64(i)<<20|uint64(b))
+				r.PrefixHashes = append(r.PrefixHashes, uint64(i)<<20|uint64(b))
 			}
 		}
-		reqs = append(reqs, req(strconv.Itoa(i), math.Round(at), p, o, hashes...))
 	}
 	return reqs
 }

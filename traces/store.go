@@ -108,6 +108,20 @@ func TempBeside(path string) (*os.File, error) {
 	return f, nil
 }
 
+// SamePath reports whether a and b name the same file: os.SameFile when
+// both exist (links, "./x" against "x"), else equal absolute paths. An
+// output must not overwrite an input.
+func SamePath(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
+}
+
 // Create starts writing a trace at path, picking the format by extension.
 // Rows go to a temporary file beside path that Close renames into place.
 func Create(path string, meta Meta) (Writer, error) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -82,19 +81,6 @@ func writeJSONAtomic(path string, v any) error {
 	return f.finish(enc.Encode(v))
 }
 
-// samePath reports whether a and b name the same file: os.SameFile when
-// both exist (links, "./x" against "x"), else equal absolute paths.
-func samePath(a, b string) bool {
-	if fa, err := os.Stat(a); err == nil {
-		if fb, err := os.Stat(b); err == nil {
-			return os.SameFile(fa, fb)
-		}
-	}
-	aa, err1 := filepath.Abs(a)
-	ab, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == ab
-}
-
 // namedPath is a path and the flag or argument that gave it.
 type namedPath struct{ name, path string }
 
@@ -103,7 +89,7 @@ type namedPath struct{ name, path string }
 func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	for _, out := range outputs {
 		for _, in := range inputs {
-			if out.path != "" && in.path != "" && samePath(out.path, in.path) {
+			if out.path != "" && in.path != "" && traces.SamePath(out.path, in.path) {
 				return fmt.Errorf("%s: %s %s would overwrite the input %s %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)
 			}
 		}
