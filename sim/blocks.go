@@ -15,6 +15,11 @@ import "fmt"
 //     (reusable by a later request with the same prefix) and count as free
 //     until an allocation evicts them, least recently released first.
 //
+// Free blocks wait in one queue in the order they were freed, as in vLLM:
+// an allocation takes the longest-free block, evicting it if it is cached.
+// Runs of anonymous free blocks sit in the queue as one entry with a count,
+// so a stretch of decode steps takes or returns its blocks in one call.
+//
 // Invariant (checked by check): freeAnon + evictable + private + inUse == total.
 type blockManager struct {
 	total     int
@@ -26,7 +31,7 @@ type blockManager struct {
 	index     *blockIndex // hash -> slot in slab; nil without prefix caching
 	slab      []cachedBlock
 	freeSlots []int32
-	lruHead   int32 // least recently released evictable block, -1 = none
+	lruHead   int32 // the free queue: its longest-free entry, -1 = empty
 	lruTail   int32
 
 	lookups, hits, evictions int64
@@ -35,18 +40,57 @@ type blockManager struct {
 	gen uint64
 }
 
+// cachedBlock is a slab entry: a cached block, or (anon > 0) a run of
+// anonymous free blocks in the free queue.
 type cachedBlock struct {
 	key        uint64
 	ref        int32
-	prev, next int32 // evictable list links, -1 = none
+	anon       int32 // > 0: this many anonymous free blocks, not a cached block
+	prev, next int32 // free queue links, -1 = none
 }
 
 func newBlockManager(total int, caching bool) *blockManager {
-	m := &blockManager{total: total, freeAnon: total, lruHead: -1, lruTail: -1}
+	m := &blockManager{total: total, lruHead: -1, lruTail: -1}
 	if caching {
 		m.index = newBlockIndex()
 	}
+	m.pushAnon(total) // never used: first to go
 	return m
+}
+
+// newSlot returns an unused slab slot.
+func (m *blockManager) newSlot() int32 {
+	if n := len(m.freeSlots); n > 0 {
+		i := m.freeSlots[n-1]
+		m.freeSlots = m.freeSlots[:n-1]
+		return i
+	}
+	m.slab = append(m.slab, cachedBlock{})
+	return int32(len(m.slab) - 1)
+}
+
+// pushAnon frees n anonymous blocks at the tail of the free queue.
+func (m *blockManager) pushAnon(n int) {
+	if n <= 0 {
+		return
+	}
+	m.freeAnon += n
+	if t := m.lruTail; t >= 0 && m.slab[t].anon > 0 {
+		m.slab[t].anon += int32(n)
+		return
+	}
+	i := m.newSlot()
+	m.slab[i] = cachedBlock{anon: int32(n), prev: -1, next: -1}
+	m.append(i)
+}
+
+// leadAnon is the number of blocks an allocation can take before it
+// evicts a cached block.
+func (m *blockManager) leadAnon() int {
+	if h := m.lruHead; h >= 0 {
+		return int(m.slab[h].anon)
+	}
+	return 0
 }
 
 // free is the number of blocks an allocation can get (evicting cached ones).
@@ -55,21 +99,29 @@ func (m *blockManager) free() int { return m.freeAnon + m.evictable }
 // used is the number of blocks referenced by some sequence.
 func (m *blockManager) used() int { return m.private + m.inUse }
 
-// takeFree removes one free block, evicting the least recently released
-// cached block when no anonymous block is left. The caller checked free().
-func (m *blockManager) takeFree() {
-	if m.freeAnon > 0 {
-		m.freeAnon--
-		return
-	}
+// takeFree removes up to n blocks from the head of the free queue, all of
+// an anonymous run's or one cached block, which it evicts, and returns how
+// many it took. The caller checked free().
+func (m *blockManager) takeFree(n int) int {
 	i := m.lruHead
 	b := &m.slab[i]
+	if b.anon > 0 {
+		t := min(n, int(b.anon))
+		b.anon -= int32(t)
+		m.freeAnon -= t
+		if b.anon == 0 {
+			m.unlink(i)
+			m.freeSlots = append(m.freeSlots, i)
+		}
+		return t
+	}
 	m.unlink(i)
 	m.index.del(b.key)
 	m.gen++
 	m.freeSlots = append(m.freeSlots, i)
 	m.evictable--
 	m.evictions++
+	return 1
 }
 
 // allocPrivate takes n private blocks.
@@ -77,10 +129,8 @@ func (m *blockManager) allocPrivate(n int) error {
 	if n < 0 || n > m.free() {
 		return fmt.Errorf("sim: internal: allocating %d KV blocks with %d free", n, m.free())
 	}
-	a := min(n, m.freeAnon)
-	m.freeAnon -= a
-	for i := a; i < n; i++ {
-		m.takeFree()
+	for left := n; left > 0; {
+		left -= m.takeFree(left)
 	}
 	m.private += n
 	return nil
@@ -92,8 +142,26 @@ func (m *blockManager) freePrivate(n int) error {
 		return fmt.Errorf("sim: internal: double free: releasing %d private KV blocks with %d allocated", n, m.private)
 	}
 	m.private -= n
-	m.freeAnon += n
+	m.pushAnon(n)
 	return nil
+}
+
+// adoptPrivate turns one private block into a cached block with key, held
+// once: the block stays where it is, with the KV it holds.
+func (m *blockManager) adoptPrivate(key uint64) (int32, error) {
+	if m.private < 1 {
+		return -1, fmt.Errorf("sim: internal: caching a private KV block with none allocated")
+	}
+	if _, ok := m.index.get(key); ok {
+		return -1, fmt.Errorf("sim: internal: KV block key %x is cached twice", key)
+	}
+	i := m.newSlot()
+	m.slab[i] = cachedBlock{key: key, ref: 1, prev: -1, next: -1}
+	m.index.put(key, i)
+	m.private--
+	m.inUse++
+	m.gen++
+	return i, nil
 }
 
 // peek counts the leading keys present in the cache, and how many of those
@@ -132,15 +200,8 @@ func (m *blockManager) acquire(key uint64) (slot int32, hit bool, err error) {
 	if m.free() == 0 {
 		return -1, false, fmt.Errorf("sim: internal: caching a KV block with none free")
 	}
-	m.takeFree()
-	var i int32
-	if n := len(m.freeSlots); n > 0 {
-		i = m.freeSlots[n-1]
-		m.freeSlots = m.freeSlots[:n-1]
-	} else {
-		i = int32(len(m.slab))
-		m.slab = append(m.slab, cachedBlock{})
-	}
+	m.takeFree(1)
+	i := m.newSlot()
 	m.slab[i] = cachedBlock{key: key, ref: 1, prev: -1, next: -1}
 	m.index.put(key, i)
 	m.inUse++
@@ -162,6 +223,13 @@ func (m *blockManager) release(i int32) error {
 	m.inUse--
 	m.evictable++
 	m.gen++
+	m.append(i)
+	return nil
+}
+
+// append puts entry i at the tail of the free queue.
+func (m *blockManager) append(i int32) {
+	b := &m.slab[i]
 	b.prev, b.next = m.lruTail, -1
 	if m.lruTail >= 0 {
 		m.slab[m.lruTail].next = i
@@ -169,22 +237,30 @@ func (m *blockManager) release(i int32) error {
 		m.lruHead = i
 	}
 	m.lruTail = i
-	return nil
 }
 
+// unlink takes entry i out of the free queue. Anonymous runs it leaves
+// side by side become one, so that leadAnon sees all of them.
 func (m *blockManager) unlink(i int32) {
 	b := &m.slab[i]
-	if b.prev >= 0 {
-		m.slab[b.prev].next = b.next
+	prev, next := b.prev, b.next
+	if prev >= 0 {
+		m.slab[prev].next = next
 	} else {
-		m.lruHead = b.next
+		m.lruHead = next
 	}
-	if b.next >= 0 {
-		m.slab[b.next].prev = b.prev
+	if next >= 0 {
+		m.slab[next].prev = prev
 	} else {
-		m.lruTail = b.prev
+		m.lruTail = prev
 	}
 	b.prev, b.next = -1, -1
+	if prev >= 0 && next >= 0 && m.slab[prev].anon > 0 && m.slab[next].anon > 0 {
+		m.slab[prev].anon += m.slab[next].anon
+		m.slab[next].anon = 0
+		m.unlink(next)
+		m.freeSlots = append(m.freeSlots, next)
+	}
 }
 
 // check verifies the manager's own accounting.
@@ -196,14 +272,21 @@ func (m *blockManager) check() error {
 		return fmt.Errorf("blocks not conserved: freeAnon %d + evictable %d + private %d + cached in use %d = %d, want %d",
 			m.freeAnon, m.evictable, m.private, m.inUse, s, m.total)
 	}
-	if m.index != nil {
-		n, ev := 0, 0
-		for i := m.lruHead; i >= 0; i = m.slab[i].next {
-			if m.slab[i].ref != 0 {
-				return fmt.Errorf("cached block %d on the eviction list with refcount %d", i, m.slab[i].ref)
-			}
+	n, ev, anon := 0, 0, 0
+	for i := m.lruHead; i >= 0; i = m.slab[i].next {
+		switch b := m.slab[i]; {
+		case b.anon > 0:
+			anon += int(b.anon)
+		case b.ref != 0:
+			return fmt.Errorf("cached block %d on the free queue with refcount %d", i, b.ref)
+		default:
 			ev++
 		}
+	}
+	if anon != m.freeAnon {
+		return fmt.Errorf("free queue holds %d anonymous blocks, want %d", anon, m.freeAnon)
+	}
+	if m.index != nil {
 		m.index.each(func(i int32) {
 			if m.slab[i].ref > 0 {
 				n++

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -120,5 +121,43 @@ func TestBlockIndexMatchesMap(t *testing.T) {
 				t.Errorf("each visited %d slots, want %d", n, len(want))
 			}
 		})
+	}
+}
+
+// Free blocks leave in the order they were freed, as from vLLM's one free
+// queue: a cached block freed before an anonymous one is evicted first, and
+// re-using a cached block joins the anonymous runs on either side of it.
+func TestBlockManagerFreeQueueOrder(t *testing.T) {
+	m := newBlockManager(3, true)
+	a, _, _ := m.acquire(1)
+	if err := m.allocPrivate(2); err != nil { // the never-used blocks go first
+		t.Fatal(err)
+	}
+	if err := errors.Join(m.freePrivate(1), m.release(a), m.freePrivate(1)); err != nil {
+		t.Fatal(err)
+	}
+	// Queue: anonymous 1, cached key 1, anonymous 1.
+	if m.leadAnon() != 1 || m.free() != 3 {
+		t.Fatalf("lead anonymous %d, free %d; want 1, 3", m.leadAnon(), m.free())
+	}
+	if _, hit, err := m.acquire(1); err != nil || !hit {
+		t.Fatalf("re-acquire key 1: hit %v, err %v", hit, err)
+	}
+	if m.leadAnon() != 2 {
+		t.Errorf("after key 1 left the queue, the two anonymous runs lead with %d blocks, want 2", m.leadAnon())
+	}
+	if err := errors.Join(m.allocPrivate(1), m.release(a), m.freePrivate(1)); err != nil {
+		t.Fatal(err)
+	}
+	// Queue: anonymous 1, cached key 1, anonymous 1. Two blocks: the first
+	// anonymous one, then key 1, freed before the last.
+	if err := m.allocPrivate(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.index.get(1); ok || m.evictions != 1 || m.leadAnon() != 1 {
+		t.Errorf("key 1 cached %v, %d evictions, lead anonymous %d; want evicted once, 1 left", ok, m.evictions, m.leadAnon())
+	}
+	if err := m.check(); err != nil {
+		t.Error(err)
 	}
 }

@@ -535,7 +535,7 @@ func (e *engine) stretchLen(watch, anon bool, t int64) int64 {
 	if e.nPhase > 0 {
 		f := e.bm.free()
 		if anon {
-			f = e.bm.freeAnon
+			f = e.bm.leadAnon()
 		}
 		k = min(k, e.blockSteps(int64(f)))
 	}
@@ -680,17 +680,13 @@ func (e *engine) cacheOwnBlocks(s *seq) error {
 	for i := len(s.keys); i < full; i++ {
 		s.keys = append(s.keys, mix64(chain, uint64(i)))
 	}
-	n := full - from
-	if err := e.bm.freePrivate(n); err != nil {
-		return err
-	}
-	s.private -= int32(n)
 	for i := from; i < full; i++ {
-		slot, _, err := e.bm.acquire(s.keys[i]) // takes a block just freed
+		slot, err := e.bm.adoptPrivate(s.keys[i])
 		if err != nil {
 			return err
 		}
 		s.shared = append(s.shared, slot)
+		s.private--
 	}
 	return nil
 }
