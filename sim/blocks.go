@@ -13,7 +13,7 @@ import "fmt"
 //   - cached blocks hold a full prompt block identified by its chained
 //     hash. They are reference counted; at refcount 0 they stay cached
 //     (reusable by a later request with the same prefix) and count as free
-//     until an allocation evicts them, least recently released first.
+//     until an allocation reaches them in the free queue and evicts them.
 //
 // Free blocks wait in one queue in the order they were freed, as in vLLM:
 // an allocation takes the longest-free block, evicting it if it is cached.
