@@ -10,7 +10,8 @@ import "fmt"
 //     the manager counts them and each sequence knows how many it holds,
 //     so a pure-decode stretch of k steps allocates its blocks with one
 //     call instead of one per sequence per step.
-//   - cached blocks hold a full prompt block identified by its chained
+//   - cached blocks hold a full block (of a prompt, or of a preempted
+//     request that will recompute it) identified by its chained
 //     hash. They are reference counted; at refcount 0 they stay cached
 //     (reusable by a later request with the same prefix) and count as free
 //     until an allocation reaches them in the free queue and evicts them.
