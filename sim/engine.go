@@ -661,12 +661,17 @@ func (e *engine) releaseBlocks(s *seq) error {
 	return nil
 }
 
+// ownBlockTag sets the keys of a request's own blocks apart from prompt
+// keys (the fractional bits of √2).
+const ownBlockTag = 0x6a09e667f3bcc908
+
 // cacheOwnBlocks turns the full private blocks of a sequence being
 // preempted (its generated tokens, and prompt blocks without hashes) into
 // cached blocks with keys of their own, as vLLM hashes every full block:
 // its recompute then finds them unless they were evicted meanwhile. The
-// keys chain on the prompt's last key and the request, so no other
-// request shares them.
+// keys chain on the prompt's last key and the request, and are tagged
+// apart from prompt keys: a prompt key chains on a hash id by the same
+// mix, and trace hash ids are small integers like request indices.
 func (e *engine) cacheOwnBlocks(s *seq) error {
 	full := int(s.computed) / e.bs
 	from := max(len(s.shared), len(s.keys))
@@ -678,7 +683,7 @@ func (e *engine) cacheOwnBlocks(s *seq) error {
 		chain = mix64(s.keys[n-1], uint64(s.idx))
 	}
 	for i := len(s.keys); i < full; i++ {
-		s.keys = append(s.keys, mix64(chain, uint64(i)))
+		s.keys = append(s.keys, mix64(chain, uint64(i))^ownBlockTag)
 	}
 	for i := from; i < full; i++ {
 		slot, err := e.bm.adoptPrivate(s.keys[i])

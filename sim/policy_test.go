@@ -385,3 +385,20 @@ func TestRecomputeFindsOwnBlocks(t *testing.T) {
 		t.Errorf("B: %d preemptions, error %q; want it preempted and then served", b.Preemptions, b.Error)
 	}
 }
+
+// A request's own block keys never equal another's prompt keys, even when
+// the trace's hash ids are small integers like request indices: here B's
+// prompt continues A's with hash ids 3 and 1 (A's last block index and
+// A's request index), which a key chained on A's last key with the same
+// mix as prompt keys would reproduce. A is preempted while B holds them.
+func TestOwnBlockKeysApartFromPrompts(t *testing.T) {
+	cfg := Config{Policy: policy(t, Continuous), BlockSize: 1, HashBlockSize: 1, TotalBlocks: 70, Devices: 1, NoSkip: true,
+		PrefixCaching: true, CheckInvariants: true, Step: testTimer}
+	sum, w := mustRun(t, cfg, []*traces.Request{
+		req("B", 0, 8, 60, 10, 11, 12, 13, 3, 1, 77, 78),
+		req("A", 1, 4, 40, 10, 11, 12, 13),
+	})
+	if a := w.byID["A"]; a.Preemptions == 0 || !a.Succeeded() || sum.Completed != 2 {
+		t.Errorf("A: %d preemptions, error %q; %d completed; want A preempted and both served", a.Preemptions, a.Error, sum.Completed)
+	}
+}
