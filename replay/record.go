@@ -96,8 +96,8 @@ func (c *Config) ValidateRecord() error {
 		errs = append(errs, &FieldError{"Out", "required"})
 	} else if _, err := traces.FormatOf(c.Out); err != nil {
 		errs = append(errs, &FieldError{"Out", err.Error()})
-	} else if fi, err := os.Stat(filepath.Dir(c.Out)); err != nil || !fi.IsDir() {
-		errs = append(errs, &FieldError{"Out", fmt.Sprintf("%s: directory %s does not exist", c.Out, filepath.Dir(c.Out))})
+	} else if err := traces.CheckDir(c.Out); err != nil {
+		errs = append(errs, &FieldError{"Out", err.Error()})
 	} else {
 		for k := 1; k <= c.Repeat; k++ {
 			out := RunPath(c.Out, k, c.Repeat)

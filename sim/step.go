@@ -116,16 +116,22 @@ func (l Linear) DecodeSeconds(n, c0 float64, k int64) float64 {
 	if k <= 0 {
 		return 0
 	}
+	a, b := l.decodeTerms(n, c0)
+	return affineSum(a, b, 0, float64(k))
+}
+
+// decodeTerms are the first step's time a and its growth b per step of a
+// decode stretch of n sequences from c0 context tokens.
+func (l Linear) decodeTerms(n, c0 float64) (a, b float64) {
 	per := l.Ck + l.Crd*n + l.Cr // per context token: context and resident grow alike
-	return affineSum(l.C0+l.Cd*n+l.Dense.At(n)+per*c0, per*n, 0, float64(k))
+	return l.C0 + l.Cd*n + l.Dense.At(n) + per*c0, per * n
 }
 
 // DecodeSteps implements DecodeStretcher. DecodeSeconds is k·a + b·k(k−1)/2,
 // so the quadratic's root is within a step of the answer; refineSteps makes
 // it exact with two or three evaluations where bisection takes twenty.
 func (l Linear) DecodeSteps(n, c0, budget float64) int64 {
-	per := l.Ck + l.Crd*n + l.Cr
-	a, b := l.C0+l.Cd*n+l.Dense.At(n)+per*c0, per*n
+	a, b := l.decodeTerms(n, c0)
 	h := a - b/2
 	r := math.Sqrt(h*h + 2*b*budget)
 	k := 2 * budget / (r + h) // no cancellation while h ≥ 0

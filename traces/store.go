@@ -83,16 +83,25 @@ func Open(path string) (Reader, error) {
 	return &namedReader{Reader: r, path: path}, nil
 }
 
+// CheckDir reports an output path whose directory does not exist, so that
+// a command can refuse it before any work (nothing creates it).
+func CheckDir(path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: directory %s does not exist", path, dir)
+	}
+	return nil
+}
+
 // TempBeside creates the temporary file that is renamed to path once it
 // is complete: in path's directory, so that the rename is atomic, and 0644
 // like any output (CreateTemp makes 0600). Its error names path, not the
 // temporary name.
 func TempBeside(path string) (*os.File, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%s: directory %s does not exist", path, dir)
+		if derr := CheckDir(path); derr != nil {
+			return nil, derr
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

@@ -118,12 +118,12 @@ func runCalibrate(c *cli.Context) error {
 	// The settings and files are checked before anything is created or
 	// measured: a bad --out would otherwise fail only when the profile is
 	// saved, minutes on.
-	if err := existingDir("--out", out); err != nil {
-		return err
+	if err := traces.CheckDir(out); err != nil {
+		return fmt.Errorf("calibrate: --out %w", err)
 	}
 	if live {
-		if err := existingDir("--trace-out", traceDir); err != nil {
-			return err
+		if err := traces.CheckDir(traceDir); err != nil {
+			return fmt.Errorf("calibrate: --trace-out %w", err)
 		}
 		if err := cfg.Validate(); err != nil {
 			return flagErrors("calibrate", err)
@@ -189,16 +189,6 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
-}
-
-// existingDir checks that the directory path goes in exists, so that
-// nothing needs to create it.
-func existingDir(flag, path string) error {
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("calibrate: %s %s: directory %s does not exist", flag, path, dir)
-	}
-	return nil
 }
 
 // refitInfo fills what the flags leave unset from the metadata of the

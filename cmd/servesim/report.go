@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/report"
+	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 	"github.com/urfave/cli/v2"
 )
@@ -71,8 +72,8 @@ func checkReportOut(out string) error {
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return fmt.Errorf("report: -o %s is a directory: want a .html or .md file", out)
 	}
-	if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("report: -o %s: directory %s does not exist", out, filepath.Dir(out))
+	if err := traces.CheckDir(out); err != nil {
+		return fmt.Errorf("report: -o %w", err)
 	}
 	return nil
 }
