@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -110,8 +111,8 @@ func (a Arch) Validate() error {
 			bad("%s = %d, must be > 0", f.name, f.v)
 		}
 	}
-	if !(a.Params > 0) {
-		bad("params = %g, must be > 0", a.Params)
+	if !(a.Params > 0) || math.IsInf(a.Params, 0) {
+		bad("params = %g, must be finite and > 0", a.Params)
 	}
 	if !(a.ActiveParams > 0) || a.ActiveParams > a.Params {
 		bad("active_params = %g, must be in (0, params = %g]", a.ActiveParams, a.Params)

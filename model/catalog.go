@@ -298,11 +298,17 @@ func (e hardwareEntry) apply(h *Hardware) error {
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	given := map[Precision]string{}
 	for _, k := range names {
 		p, err := ParsePrecision(k)
 		if err != nil {
 			return fmt.Errorf("flops key %q: %w", k, err)
 		}
+		// Aliases of one precision would otherwise override each other silently.
+		if prev, ok := given[p]; ok {
+			return fmt.Errorf("flops keys %q and %q both set %s", prev, k, p)
+		}
+		given[p] = k
 		h.FLOPS[p] = e.FLOPS[k]
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -162,6 +163,9 @@ func (c *Config) Validate() error {
 	if !c.Text.IsZero() && !(c.Text.TokensPerByte > 0 && c.Text.TokensPerByte < 100) {
 		bad("Text", "TokensPerByte must be in (0, 100) when set, got %v", c.Text.TokensPerByte)
 	}
+	if o := c.Text.Overhead; !c.Text.IsZero() && (math.IsNaN(o) || math.IsInf(o, 0)) {
+		bad("Text", "Overhead must be a finite number, got %v", o)
+	}
 	if p := c.Text.Prefix; !(p >= 0 && p < 1e6) || (!c.Text.IsZero() && p > c.Text.Overhead) {
 		bad("Text", "Prefix must be in [0, Overhead], got %v (Overhead %v)", p, c.Text.Overhead)
 	}
@@ -182,6 +186,12 @@ func LoadSettings(path string, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
+	return parseSettings(data, path, cfg)
+}
+
+// parseSettings is LoadSettings on the contents of the file at path; cfg is
+// left unchanged on error.
+func parseSettings(data []byte, path string, cfg *Config) error {
 	f := fileSettings{}
 	f.from(cfg)
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -190,6 +200,11 @@ func LoadSettings(path string, cfg *Config) error {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
 			return fmt.Errorf("settings %s: %w%s", path, err, keyHint(err.Error()))
+		}
+		// Decode reads one value; anything after it would be silently dropped.
+		end := dec.InputOffset()
+		if _, err := dec.Token(); err != io.EOF {
+			return fmt.Errorf("settings %s: unexpected data after the settings object, which ends at byte %d", path, end)
 		}
 	case ".toml":
 		md, err := toml.Decode(string(data), &f)
@@ -225,6 +240,19 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// salt is Config.Salt in a file. TOML integers are signed, and the TOML
+// decoder would turn a negative one into a large uint64.
+type salt uint64
+
+func (s *salt) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok || n < 0 {
+		return fmt.Errorf("must be an integer ≥ 0, got %#v", v)
+	}
+	*s = salt(n)
+	return nil
+}
+
 // fileSettings mirrors Config with text durations.
 type fileSettings struct {
 	BaseURL     string    `json:"base_url" toml:"base_url"`
@@ -244,7 +272,7 @@ type fileSettings struct {
 	Out         string    `json:"out" toml:"out"`
 	BlockSize   int       `json:"block_size" toml:"block_size"`
 	Text        TextModel `json:"text_model" toml:"text_model"`
-	Salt        uint64    `json:"prompt_salt" toml:"prompt_salt"`
+	Salt        salt      `json:"prompt_salt" toml:"prompt_salt"`
 	FlushEvery  duration  `json:"flush_every" toml:"flush_every"`
 	MaxIdle     int       `json:"max_idle_conns" toml:"max_idle_conns"`
 }
@@ -252,13 +280,13 @@ type fileSettings struct {
 func (f *fileSettings) from(c *Config) {
 	*f = fileSettings{c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint, duration(c.Timeout), c.Arrival, c.Concurrency,
 		c.TimeScale, c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText, c.SaveRaw, c.Trace, c.Out, c.BlockSize,
-		c.Text, c.Salt, duration(c.FlushEvery), c.MaxIdle}
+		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle}
 }
 
 func (f *fileSettings) to(c *Config) {
 	c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint = f.BaseURL, f.Model, f.APIKeyEnv, f.Endpoint
 	c.Timeout, c.Arrival, c.Concurrency, c.TimeScale = time.Duration(f.Timeout), f.Arrival, f.Concurrency, f.TimeScale
 	c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText = f.Repeat, f.Temperature, f.IgnoreEOS, f.KeepText
-	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, f.Salt
+	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, uint64(f.Salt)
 	c.FlushEvery, c.MaxIdle = time.Duration(f.FlushEvery), f.MaxIdle
 }
