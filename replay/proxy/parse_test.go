@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRenderPrompt(t *testing.T) {
@@ -60,11 +62,19 @@ func TestPrefixHashes(t *testing.T) {
 	}
 }
 
+// FuzzPrefixHashes: ceil(len/size) hashes, equal exactly for the blocks
+// of a common prefix, and a prompt's whole blocks hash the same when
+// anything follows. Seeds: testdata/fuzz/FuzzPrefixHashes.
 func FuzzPrefixHashes(f *testing.F) {
-	f.Add([]byte("hello world, this is a prompt"), []byte("hello world, another"), uint8(4))
 	f.Fuzz(func(t *testing.T, a, b []byte, size uint8) {
 		n := int(size%16) + 1
 		ha, hb := PrefixHashes(a, n), PrefixHashes(b, n)
+		if len(ha) != (len(a)+n-1)/n {
+			t.Fatalf("%d hashes for %d bytes in blocks of %d", len(ha), len(a), n)
+		}
+		if hab := PrefixHashes(append(a[:len(a):len(a)], b...), n); !reflect.DeepEqual(hab[:len(a)/n], ha[:len(a)/n]) {
+			t.Fatalf("appending changed the hashes of the whole blocks before it")
+		}
 		common := 0
 		for common < len(a) && common < len(b) && a[common] == b[common] {
 			common++
@@ -123,6 +133,18 @@ func TestErrorMessage(t *testing.T) {
 	long := bytes.Repeat([]byte("é"), 400)
 	if got := errorMessage(long); len(got) > 304 {
 		t.Errorf("not clipped: %d bytes", len(got))
+	}
+}
+
+// An error page in another charset is recorded as UTF-8, as trace strings
+// are: JSONL would rewrite the bytes, Arrow and Parquet would hold them
+// invalid.
+func TestErrorMessageIsUTF8(t *testing.T) {
+	if got := errorMessage([]byte("Service indisponible: caf\xe9\n")); got != "Service indisponible: caf\uFFFD" {
+		t.Errorf("got %q", got)
+	}
+	if got := clip(strings.Repeat("a", 299) + "\xff\xfe"); !utf8.ValidString(got) {
+		t.Errorf("clipped to %q", got)
 	}
 }
 

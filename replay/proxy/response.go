@@ -249,8 +249,11 @@ func errorMessage(raw []byte) string {
 	return clip(string(b))
 }
 
-// clip shortens s to at most 300 bytes on a rune boundary.
+// clip makes s valid UTF-8, as trace strings must be (an error page in
+// another charset is not), and shortens it to at most 300 bytes on a rune
+// boundary.
 func clip(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	const n = 300
 	if len(s) <= n {
 		return s
