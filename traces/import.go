@@ -131,6 +131,24 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	return r, nil
 }
 
+// DetectFormat returns format, or for FormatAuto (or "") the format
+// sniffed from path's first bytes.
+func DetectFormat(path string, format ImportFormat) (ImportFormat, error) {
+	if format != FormatAuto && format != "" {
+		return format, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	format, err = Sniff(bufio.NewReaderSize(f, 4096))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return format, nil
+}
+
 // Import opens path as a trace in format (auto: sniffed from the first
 // bytes), records its sha256 in Meta.Checksums and returns a streaming
 // Reader. Servesim files are read by Open and checked for order and, as
@@ -139,16 +157,13 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	f, err := os.Open(path)
+	format, err := DetectFormat(path, format)
 	if err != nil {
 		return nil, err
 	}
-	if format == FormatAuto || format == "" {
-		format, err = Sniff(bufio.NewReaderSize(f, 4096))
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	if format == FormatServesim {
 		f.Close()

@@ -86,47 +86,66 @@ func DefaultSynthConfig() SynthConfig {
 	}
 }
 
-// Validate reports the first invalid field.
+// FieldError is an invalid SynthConfig field, named by its path in the
+// struct ("Arrival.Rate", "Prompt"), so that a caller which set the field
+// from a flag or a key can name that instead (errors.As).
+type FieldError struct {
+	Field string
+	Msg   string // what is wrong, without the field's name
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Validate reports every invalid field, each as a *FieldError (joined).
 func (c *SynthConfig) Validate() error {
 	var errs []error
 	if c.PromptLengths == nil && c.Requests < 0 {
-		errs = append(errs, fmt.Errorf("synth: Requests must be >= 0, got %d", c.Requests))
+		errs = append(errs, fieldErr("Requests", "must be >= 0, got %d", c.Requests))
 	}
 	if c.PromptLengths != nil {
 		if c.Repeats < 1 {
-			errs = append(errs, fmt.Errorf("synth: Repeats must be >= 1 with PromptLengths, got %d", c.Repeats))
+			errs = append(errs, fieldErr("Repeats", "must be >= 1 with prompt lengths, got %d", c.Repeats))
 		}
 		for _, l := range c.PromptLengths {
 			if l < 0 || l > DefaultMaxTokens {
-				errs = append(errs, fmt.Errorf("PromptLengths: %d is outside [0, %d]", l, DefaultMaxTokens))
+				errs = append(errs, fieldErr("PromptLengths", "%d is outside [0, %d]", l, DefaultMaxTokens))
 			}
 		}
 	}
 	if c.Warmup < 0 {
-		errs = append(errs, fmt.Errorf("synth: Warmup must be >= 0, got %d", c.Warmup))
+		errs = append(errs, fieldErr("Warmup", "must be >= 0, got %d", c.Warmup))
 	}
 	a := c.Arrival
 	switch {
 	case a.Kind != ArrivalConstant && a.Kind != ArrivalPoisson && a.Kind != ArrivalGamma:
-		errs = append(errs, fmt.Errorf("Arrival.Kind: want constant, poisson or gamma, got %q", a.Kind))
+		errs = append(errs, fieldErr("Arrival.Kind", "want constant, poisson or gamma, got %q", a.Kind))
 	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
-		errs = append(errs, fmt.Errorf("Arrival.Rate must be positive and finite, got %v", a.Rate))
+		errs = append(errs, fieldErr("Arrival.Rate", "must be positive and finite, got %v", a.Rate))
 	case a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100):
-		errs = append(errs, fmt.Errorf("Arrival.CV must be in (0, 100] for gamma arrivals, got %v", a.CV))
+		errs = append(errs, fieldErr("Arrival.CV", "must be in (0, 100] for gamma arrivals, got %v", a.CV))
 	}
 	if c.Resample == nil {
 		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
 	} else if len(c.Resample.pairs) == 0 {
-		errs = append(errs, errors.New("synth: Resample: the source trace has no usable rows"))
+		errs = append(errs, fieldErr("Resample", "the source trace has no usable rows"))
 	}
 	if c.PrefixGroups < 0 {
-		errs = append(errs, fmt.Errorf("PrefixGroups must be >= 0, got %d", c.PrefixGroups))
+		errs = append(errs, fieldErr("PrefixGroups", "must be >= 0, got %d", c.PrefixGroups))
 	}
-	if c.PrefixGroups > 0 && (c.PrefixTokens <= 0 || c.PrefixTokens > DefaultMaxTokens || c.BlockSize <= 0) {
-		errs = append(errs, fmt.Errorf("PrefixGroups needs PrefixTokens in (0, %d] and BlockSize > 0 (got %d, %d)", DefaultMaxTokens, c.PrefixTokens, c.BlockSize))
+	if c.PrefixGroups > 0 {
+		if c.PrefixTokens <= 0 || c.PrefixTokens > DefaultMaxTokens {
+			errs = append(errs, fieldErr("PrefixTokens", "must be in (0, %d] with prefix groups, got %d", DefaultMaxTokens, c.PrefixTokens))
+		}
+		if c.BlockSize <= 0 {
+			errs = append(errs, fieldErr("BlockSize", "must be > 0 with prefix groups, got %d", c.BlockSize))
+		}
 	}
 	if c.BlockSize < 0 {
-		errs = append(errs, fmt.Errorf("BlockSize must be >= 0, got %d", c.BlockSize))
+		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
 	}
 	return errors.Join(errs...)
 }
@@ -135,18 +154,18 @@ func (l *LengthSpec) validate(name string) error {
 	switch l.Kind {
 	case LengthFixed:
 		if l.Value < 0 || l.Value > DefaultMaxTokens {
-			return fmt.Errorf("%s.Value must be in [0, %d], got %d", name, DefaultMaxTokens, l.Value)
+			return fieldErr(name, "fixed length must be in [0, %d], got %d", DefaultMaxTokens, l.Value)
 		}
 	case LengthUniform:
 		if l.Min < 0 || l.Max < l.Min || l.Max > DefaultMaxTokens {
-			return fmt.Errorf("%s: uniform needs 0 <= Min <= Max <= %d, got [%d, %d]", name, DefaultMaxTokens, l.Min, l.Max)
+			return fieldErr(name, "uniform needs 0 <= min <= max <= %d, got [%d, %d]", DefaultMaxTokens, l.Min, l.Max)
 		}
 	case LengthLognormal:
 		if !(l.Mean > 0) || l.Mean > DefaultMaxTokens || !(l.CV >= 0) || l.CV > 100 || l.Min < 0 || l.Max < 0 || (l.Max > 0 && l.Max < l.Min) || l.Max > DefaultMaxTokens {
-			return fmt.Errorf("%s: lognormal needs 0 < Mean <= %d, 0 <= CV <= 100 and 0 <= Min <= Max (got mean %v cv %v [%d, %d])", name, DefaultMaxTokens, l.Mean, l.CV, l.Min, l.Max)
+			return fieldErr(name, "lognormal needs 0 < mean <= %d, 0 <= cv <= 100 and 0 <= min <= max (got mean %v cv %v [%d, %d])", DefaultMaxTokens, l.Mean, l.CV, l.Min, l.Max)
 		}
 	default:
-		return fmt.Errorf("%s.Kind: want fixed, uniform or lognormal, got %q", name, l.Kind)
+		return fieldErr(name, "want a fixed, uniform or lognormal length, got kind %q", l.Kind)
 	}
 	return nil
 }

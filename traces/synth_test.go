@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -158,20 +159,31 @@ func TestSynthResample(t *testing.T) {
 	}
 }
 
+// Each invalid field is reported as a FieldError naming it, so the CLI
+// can name the flag that set it.
 func TestSynthValidate(t *testing.T) {
-	for _, mod := range []func(*SynthConfig){
-		func(c *SynthConfig) { c.Arrival.Rate = 0 },
-		func(c *SynthConfig) { c.Arrival.Kind = "weibull" },
-		func(c *SynthConfig) { c.Arrival = ArrivalSpec{Kind: ArrivalGamma, Rate: 1} },
-		func(c *SynthConfig) { c.Prompt = LengthSpec{Kind: LengthUniform, Min: 5, Max: 4} },
-		func(c *SynthConfig) { c.Output = LengthSpec{Kind: LengthLognormal} },
-		func(c *SynthConfig) { c.PrefixGroups = 2 },
-		func(c *SynthConfig) { c.PromptLengths, c.Repeats = []int32{1}, 0 },
+	for _, tc := range []struct {
+		mod   func(*SynthConfig)
+		field string
+	}{
+		{func(c *SynthConfig) { c.Arrival.Rate = 0 }, "Arrival.Rate"},
+		{func(c *SynthConfig) { c.Arrival.Kind = "weibull" }, "Arrival.Kind"},
+		{func(c *SynthConfig) { c.Arrival = ArrivalSpec{Kind: ArrivalGamma, Rate: 1} }, "Arrival.CV"},
+		{func(c *SynthConfig) { c.Prompt = LengthSpec{Kind: LengthUniform, Min: 5, Max: 4} }, "Prompt"},
+		{func(c *SynthConfig) { c.Output = LengthSpec{Kind: LengthLognormal} }, "Output"},
+		{func(c *SynthConfig) { c.PrefixGroups = 2 }, "PrefixTokens"},
+		{func(c *SynthConfig) { c.PrefixGroups, c.PrefixTokens = 2, 64 }, "BlockSize"},
+		{func(c *SynthConfig) { c.PromptLengths, c.Repeats = []int32{1}, 0 }, "Repeats"},
+		{func(c *SynthConfig) { c.Requests = -1 }, "Requests"},
 	} {
 		c := DefaultSynthConfig()
-		mod(&c)
+		tc.mod(&c)
 		if _, err := Synthesize(c); err == nil {
 			t.Errorf("%+v accepted", c)
+		}
+		var fe *FieldError
+		if err := c.Validate(); !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("%+v: Validate = %v, want a FieldError for %s", c, err, tc.field)
 		}
 	}
 }

@@ -67,7 +67,11 @@ func traceImportCommand() *cli.Command {
 			if c.Duration("spread") < 0 || c.Float64("rate") < 0 {
 				return fmt.Errorf("import: --spread and --rate must be ≥ 0, got %s and %g", c.Duration("spread"), c.Float64("rate"))
 			}
-			r, err := traces.Import(in, traces.ImportFormat(c.String("format")), traces.ImportOptions{
+			format, err := importFormat(c, "import", in)
+			if err != nil {
+				return err
+			}
+			r, err := traces.Import(in, format, traces.ImportOptions{
 				DropFailed: c.Bool("drop-failed"),
 				Spread:     int64(c.Duration("spread")),
 				Rate:       c.Float64("rate"),
@@ -85,6 +89,20 @@ func traceImportCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// importFormat is --format for path, sniffed when auto. Only ShareGPT's
+// arrivals come from --rate: for a trace with timestamps the flag would
+// be ignored, which looks as if it worked, so it is refused.
+func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error) {
+	format, err := traces.DetectFormat(path, traces.ImportFormat(c.String("format")))
+	if err != nil {
+		return "", err
+	}
+	if c.IsSet("rate") && format != traces.FormatShareGPT {
+		return "", cli.Exit(fmt.Sprintf("%s: --rate: %s is %s, whose timestamps give the arrivals; --rate sets them only for sharegpt (to change a trace's rate: servesim trace scale --rate-factor)", cmd, path, format), 2)
+	}
+	return format, nil
 }
 
 func traceConvertCommand() *cli.Command {
@@ -173,9 +191,12 @@ func traceSynthCommand() *cli.Command {
 					return err
 				}
 			}
+			if err := cfg.Validate(); err != nil {
+				return synthFlagErrors(err)
+			}
 			r, err := traces.Synthesize(cfg)
 			if err != nil {
-				return errors.New(synthFlagNames.Replace(err.Error()))
+				return err
 			}
 			_, err = traces.WriteTrace(c.Context, c.Args().Get(0), r)
 			return err
@@ -183,13 +204,31 @@ func traceSynthCommand() *cli.Command {
 	}
 }
 
-// synthFlagNames names synth's flags in traces.SynthConfig's errors,
-// which name its fields.
-var synthFlagNames = strings.NewReplacer(
-	"Arrival.Rate", "--rate", "Arrival.CV", "--cv", "Arrival.Kind", "--arrival", "PromptLengths", "--prompt-lengths",
-	"Requests", "--requests", "Repeats", "--repeats", "Warmup", "--warmup", "PrefixGroups", "--prefix-groups",
-	"PrefixTokens", "--prefix-tokens", "BlockSize", "--block-size", "Prompt.", "--prompt ", "Output.", "--output ",
-)
+// synthFlags are the flags that set traces.SynthConfig's fields.
+var synthFlags = map[string]string{
+	"Arrival.Rate": "--rate", "Arrival.CV": "--cv", "Arrival.Kind": "--arrival", "PromptLengths": "--prompt-lengths",
+	"Requests": "--requests", "Repeats": "--repeats", "Warmup": "--warmup", "PrefixGroups": "--prefix-groups",
+	"PrefixTokens": "--prefix-tokens", "BlockSize": "--block-size", "Prompt": "--prompt", "Output": "--output",
+	"Resample": "--resample",
+}
+
+// synthFlagErrors names, in SynthConfig.Validate's errors, the flag that
+// set each field.
+func synthFlagErrors(err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = "synth: " + e.Error()
+		var fe *traces.FieldError
+		if errors.As(e, &fe) && synthFlags[fe.Field] != "" {
+			msgs[i] = "synth: " + synthFlags[fe.Field] + ": " + fe.Msg
+		}
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
 
 func traceSliceCommand() *cli.Command {
 	return &cli.Command{
@@ -279,7 +318,11 @@ func traceStatsCommand() *cli.Command {
 				return fmt.Errorf("stats: want IN, got %d arguments", c.NArg())
 			}
 			start := time.Now()
-			r, err := traces.Import(c.Args().Get(0), traces.ImportFormat(c.String("format")), traces.ImportOptions{
+			format, err := importFormat(c, "stats", c.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			r, err := traces.Import(c.Args().Get(0), format, traces.ImportOptions{
 				Spread: int64(c.Duration("spread")), Rate: c.Float64("rate"), Seed: 1,
 			})
 			if err != nil {

@@ -131,7 +131,9 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--repeats", "2"}, "--repeats applies to --prompt-lengths only"},
 		{[]string{"--prefix-tokens", "64"}, "--prefix-groups and --prefix-tokens go together"},
 		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
-		{[]string{"--rate", "0"}, "--rate must be positive"}, // the flag, not SynthConfig's field
+		// SynthConfig's errors, with the flag named for the field.
+		{[]string{"--rate", "0"}, "synth: --rate: must be positive and finite, got 0"},
+		{[]string{"--requests", "-2", "--arrival", "weibull"}, "synth: --requests: must be >= 0, got -2\nsynth: --arrival: want constant"},
 	} {
 		out := filepath.Join(dir, "out.csv")
 		args := append(append([]string{"trace", "synth"}, tc.args...), out)
@@ -154,5 +156,33 @@ func TestSynthConflictingFlags(t *testing.T) {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// --rate gives arrivals only to a format without timestamps: for one with
+// them it would be silently ignored, so it is refused (exit 2, no output).
+func TestImportRateOnlyForShareGPT(t *testing.T) {
+	dir := t.TempDir()
+	azure := "../../traces/testdata/azure2023_code_head200.csv"
+	out := filepath.Join(dir, "o.parquet")
+	for _, args := range [][]string{
+		{"trace", "import", "--rate", "5", azure, out},
+		{"trace", "import", "--format", "azure", "--rate", "5", azure, out},
+		{"trace", "stats", "--rate", "5", azure},
+	} {
+		_, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--rate: "+azure+" is azure, whose timestamps give the arrivals") {
+			t.Errorf("%v: exit %d, %v; want exit 2 naming --rate, the file and its format", args, code, err)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", args, out)
+		}
+	}
+	share := writeFile(t, dir, "share.json", `[{"id":"a","conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"hello"}]}]`)
+	if _, code, err := runCode(t, "trace", "import", "--rate", "5", share, out); code != 0 {
+		t.Fatalf("sharegpt with --rate: exit %d, %v", code, err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Error(err)
 	}
 }
