@@ -15,12 +15,31 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "servesim:", err)
 		os.Exit(1)
 	}
+}
+
+// signalContext ends at the first interrupt or SIGTERM, which asks the
+// running verb to stop cleanly (outputs closed or removed, the engine
+// stopped). A second one then ends the process at once, for when that
+// clean-up hangs.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+		case <-ctx.Done():
+		}
+		signal.Stop(sig) // before the context ends: the next signal is not caught
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 func newApp() *cli.App {

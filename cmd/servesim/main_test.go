@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The first interrupt asks for a clean stop; a second one must end the
+// process even while that clean-up is still running. The test runs itself
+// as the child: it waits for the first signal, then "cleans up" for a
+// minute.
+func TestSecondInterruptExits(t *testing.T) {
+	if os.Getenv("SERVESIM_SIGNAL_CHILD") == "1" {
+		ctx, stop := signalContext()
+		defer stop()
+		fmt.Println("ready")
+		<-ctx.Done()
+		fmt.Println("stopping")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestSecondInterruptExits$")
+	cmd.Env = append(os.Environ(), "SERVESIM_SIGNAL_CHILD=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	lines := bufio.NewScanner(stdout)
+	expect := func(want string) {
+		t.Helper()
+		if !lines.Scan() || lines.Text() != want {
+			cmd.Process.Kill()
+			t.Fatalf("child printed %q, want %q", lines.Text(), want)
+		}
+	}
+	expect("ready")
+	cmd.Process.Signal(os.Interrupt)
+	expect("stopping")
+	cmd.Process.Signal(os.Interrupt)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+			t.Errorf("child ended with %v, want killed by the second interrupt", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the second interrupt did not end the process")
+	}
+}
