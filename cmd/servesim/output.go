@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -79,6 +80,53 @@ func writeJSONAtomic(path string, v any) error {
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
 	return f.finish(enc.Encode(v))
+}
+
+// outputSet publishes the files of one run together: each is written
+// under a temporary name beside its path and renamed into place only when
+// every one is finished, so a run of several plans that fails (or is
+// interrupted) part way leaves no new file, and an earlier run's files
+// are not mixed with this one's.
+type outputSet struct{ staged []stagedOutput }
+
+type stagedOutput struct{ tmp, path string }
+
+// stage reserves the temporary name under which path is written: hidden,
+// in path's directory (the rename stays atomic), ending in path's
+// extension (writers choose the format by it).
+func (s *outputSet) stage(path string) (string, error) {
+	ext := filepath.Ext(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), ext)+".staged*"+ext)
+	if err != nil {
+		if derr := traces.CheckDir(path); derr != nil {
+			return "", derr
+		}
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	f.Close()
+	s.staged = append(s.staged, stagedOutput{f.Name(), path})
+	return f.Name(), nil
+}
+
+// commit renames every staged file into place.
+func (s *outputSet) commit() error {
+	for i, o := range s.staged {
+		if err := os.Rename(o.tmp, o.path); err != nil {
+			s.staged = s.staged[i:]
+			s.discard()
+			return err
+		}
+	}
+	s.staged = nil
+	return nil
+}
+
+// discard removes the staged files not yet committed.
+func (s *outputSet) discard() {
+	for _, o := range s.staged {
+		os.Remove(o.tmp)
+	}
+	s.staged = nil
 }
 
 // namedPath is a path and the flag or argument that gave it.

@@ -123,18 +123,29 @@ func runSimulate(c *cli.Context) error {
 			return err
 		}
 	}
-	var results []*plan.Result
+	var (
+		results []*plan.Result
+		outputs outputSet
+	)
+	defer outputs.discard()
 	for i, p := range plans {
-		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt)
+		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt, &outputs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 		results = append(results, res)
 	}
 	if out != "" {
-		if err := writeJSONAtomic(filepath.Join(out, "summary.json"), results); err != nil {
+		path, err := outputs.stage(filepath.Join(out, "summary.json"))
+		if err != nil {
 			return err
 		}
+		if err := writeJSONAtomic(path, results); err != nil {
+			return err
+		}
+	}
+	if err := outputs.commit(); err != nil {
+		return err
 	}
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
@@ -150,14 +161,20 @@ func runSimulate(c *cli.Context) error {
 	return nil
 }
 
-func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options) (res *plan.Result, err error) {
+// simulateOne runs plan p, writing its outputs under names staged in
+// outputs.
+func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options, outputs *outputSet) (res *plan.Result, err error) {
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
 	if d := c.String("decisions"); d != "" {
-		f, cerr := createAtomic(decisionsPath(d, p.name, many))
+		path, serr := outputs.stage(decisionsPath(d, p.name, many))
+		if serr != nil {
+			return nil, serr
+		}
+		f, cerr := createAtomic(path)
 		if cerr != nil {
 			return nil, cerr
 		}
@@ -167,7 +184,11 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 	}
 	var w traces.Writer
 	if outDir != "" {
-		if w, err = traces.Create(filepath.Join(outDir, p.name+".parquet"), resultMeta(in.Meta(), r)); err != nil {
+		path, serr := outputs.stage(filepath.Join(outDir, p.name+".parquet"))
+		if serr != nil {
+			return nil, serr
+		}
+		if w, err = traces.Create(path, resultMeta(in.Meta(), r)); err != nil {
 			return nil, err
 		}
 	}

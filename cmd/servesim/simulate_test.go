@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/traces"
@@ -227,5 +230,51 @@ func TestSimulatePrintsPrefixHitRate(t *testing.T) {
 	want := fmt.Sprintf("prefix cache: %.1f%% of prompt blocks hit (%d of %d looked up)", 100*s.PrefixHitRate, s.PrefixHits, s.PrefixLookups)
 	if out, err = run(t, "simulate", "--trace", tr, "--config", on, "--config", off); err != nil || strings.Count(out, "prefix cache:") != 1 || !strings.Contains(out, want) {
 		t.Errorf("want one %q (only the plan with prefix caching): %v\n%s", want, err, out)
+	}
+}
+
+// A run of several plans publishes all its outputs or none: interrupted
+// while the second plan runs, it leaves neither the first plan's trace
+// nor a half set beside an earlier run's files, which stay as they were.
+func TestSimulateInterruptedRunPublishesNothing(t *testing.T) {
+	dir := t.TempDir()
+	first := basePlan(t, dir, "a.toml")
+	second := basePlan(t, dir, "b.toml", "max_num_seqs = 256", "max_num_seqs = 128")
+	out := filepath.Join(dir, "res")
+	os.Mkdir(out, 0o755)
+	old := writeFile(t, out, "summary.json", "[] (an earlier run's)")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		// Cancel once the second plan has begun writing.
+		for ctx.Err() == nil {
+			if m, _ := filepath.Glob(filepath.Join(out, ".b.*")); len(m) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	app := newApp()
+	var buf bytes.Buffer
+	app.Writer, app.ErrWriter = &buf, &buf
+	err := app.RunContext(ctx, []string{"servesim", "simulate", "--config", first, "--config", second, "--out", out,
+		"--decisions", filepath.Join(out, "d.jsonl")})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the run interrupted in plan b", err)
+	}
+	if got := entries(t, out); len(got) != 1 || got[0] != "summary.json" {
+		t.Errorf("the interrupted run left %v, want only the earlier summary.json", got)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "[] (an earlier run's)" {
+		t.Errorf("the earlier summary.json became %q", b)
+	}
+	// Uninterrupted, the same run publishes every file and no staged one.
+	if _, err := run(t, "simulate", "--config", first, "--config", second, "--out", out, "--decisions", filepath.Join(out, "d.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.parquet", "b.parquet", "d-a.jsonl", "d-b.jsonl", "summary.json"}
+	if got := entries(t, out); !slices.Equal(got, want) {
+		t.Errorf("the run left %v, want %v", got, want)
 	}
 }
