@@ -66,7 +66,7 @@ func (p Prices) HasAPIPrices() bool { return p.APIInputPerMTok > 0 || p.APIOutpu
 type Usage struct {
 	Devices      int     // devices held for the whole run
 	WallSeconds  float64 // how long they were held
-	EnergyJoules float64 // device energy, summed over devices (before PUE)
+	EnergyJoules float64 // device energy, summed over devices (before PUE); < 0 when not measured
 	InputTokens  int64
 	OutputTokens int64
 }
@@ -99,7 +99,9 @@ func (p Prices) Cost(u Usage) CostBreakdown {
 	var c CostBreakdown
 	c.DeviceSeconds = float64(u.Devices) * u.WallSeconds
 	c.HardwareUSD = c.DeviceSeconds / 3600 * p.DevicePerHour
-	c.EnergyUSD = u.EnergyJoules / 3.6e6 * p.EnergyPerKWh * pue
+	if u.EnergyJoules > 0 { // not traces.Missing (-1): unmeasured energy costs nothing, not −1 J
+		c.EnergyUSD = u.EnergyJoules / 3.6e6 * p.EnergyPerKWh * pue
+	}
 	c.TotalUSD = c.HardwareUSD + c.EnergyUSD
 	c.PerMOutputUSD = perMillion(c.TotalUSD, u.OutputTokens)
 	c.PerMTotalUSD = perMillion(c.TotalUSD, u.InputTokens+u.OutputTokens)

@@ -36,6 +36,10 @@ func TestCostEnergyWithPUE(t *testing.T) {
 	if c := p.Cost(Usage{EnergyJoules: 3.6e6}); !near(c.EnergyUSD, 0.10, 1e-12) {
 		t.Errorf("PUE 0: energy %g", c.EnergyUSD)
 	}
+	// Energy not measured (traces.Missing, -1 J) costs nothing.
+	if c := p.Cost(Usage{Devices: 1, WallSeconds: 3600, EnergyJoules: -1}); c.EnergyUSD != 0 || c.TotalUSD != 3 {
+		t.Errorf("unmeasured energy: %+v", c)
+	}
 }
 
 func TestCostBilled(t *testing.T) {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/internal/jsonfile"
+	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
@@ -136,23 +137,20 @@ func (in *Inputs) addSummary(path string) error {
 	return nil
 }
 
-// SummaryRuns reads a simulate summary.json ([]plan.Result) and joins each
-// plan with <name>.parquet beside it when that exists.
+// SummaryRuns reads a simulate summary.json (see ParseSummary) and joins
+// each plan with <name>.parquet beside it when that exists.
 func SummaryRuns(path string) ([]*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var results []*plan.Result
-	if err := json.Unmarshal(data, &results); err != nil {
-		return nil, fmt.Errorf("%s: not a simulate summary.json: %w", path, err)
+	results, err := ParseSummary(data, path)
+	if err != nil {
+		return nil, err
 	}
 	dir := filepath.Dir(path)
 	var runs []*Run
 	for _, res := range results {
-		if res == nil || res.Summary == nil {
-			return nil, fmt.Errorf("%s: a result without a summary", path)
-		}
 		r := resultRun(res)
 		r.Path = path
 		tp := filepath.Join(dir, res.Name+".parquet")
@@ -170,6 +168,118 @@ func SummaryRuns(path string) ([]*Run, error) {
 		runs = append(runs, r)
 	}
 	return runs, nil
+}
+
+// ParseSummary decodes a simulate summary.json ([]plan.Result) strictly:
+// one JSON array, no unknown fields, at least one result, each with a
+// summary and a name unique in the file that is no path (the plan's trace
+// is <name>.parquet beside it); counts and times ≥ 0, completed +
+// rejected ≤ requests, and dollar figures the report can draw. name (the
+// file) starts every error.
+func ParseSummary(data []byte, name string) ([]*plan.Result, error) {
+	var results []*plan.Result
+	if err := jsonfile.DecodeStrict(data, &results, "a JSON array"); err != nil {
+		return nil, fmt.Errorf("%s: not a simulate summary.json: %w", name, err)
+	}
+	if len(results) == 0 {
+		return nil, fmt.Errorf("%s: no results: not a simulate summary.json (want one per plan)", name)
+	}
+	var errs []error
+	seen := map[string]int{}
+	for i, res := range results {
+		at := fmt.Sprintf("%s: [%d]", name, i)
+		if res == nil || res.Summary == nil {
+			errs = append(errs, fmt.Errorf("%s: a result without a Summary", at))
+			continue
+		}
+		if j, dup := seen[res.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s.Name %q: [%d] has that name too: want each plan once", at, res.Name, j))
+		} else {
+			seen[res.Name] = i
+		}
+		if strings.ContainsAny(res.Name, `/\`) {
+			errs = append(errs, fmt.Errorf("%s.Name %q: want a plan name, not a path", at, res.Name))
+		}
+		if err := checkSummary(res.Summary); err != nil {
+			errs = append(errs, fmt.Errorf("%s.Summary: %w", at, err))
+		}
+		if err := checkCost(&res.Cost); err != nil {
+			errs = append(errs, fmt.Errorf("%s.Cost: %w", at, err))
+		}
+		for k := range res.Pools {
+			p := &res.Pools[k]
+			if err := checkSummary(&p.Summary); err != nil {
+				errs = append(errs, fmt.Errorf("%s.Pools[%d]: %w", at, k, err))
+			}
+			for r := range p.Replicas {
+				if err := checkSummary(&p.Replicas[r]); err != nil {
+					errs = append(errs, fmt.Errorf("%s.Pools[%d].Replicas[%d]: %w", at, k, r, err))
+				}
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// checkSummary: what the simulator counts is ≥ 0, completed + rejected ≤
+// requests, and times are ≥ 0 (the KV figure's time axis starts at 0).
+func checkSummary(s *sim.Summary) error {
+	counts := []struct {
+		name string
+		v    int64
+	}{{"Requests", s.Requests}, {"Completed", s.Completed}, {"Rejected", s.Rejected}, {"Preemptions", s.Preemptions},
+		{"InputTokens", s.InputTokens}, {"OutputTokens", s.OutputTokens}, {"CachedTokens", s.CachedTokens},
+		{"PrefixLookups", s.PrefixLookups}, {"PrefixHits", s.PrefixHits}, {"Steps", s.Steps},
+		{"Stretches", s.Stretches}, {"StretchSteps", s.StretchSteps},
+		{"Queue.N", s.Queue.N}, {"TTFT.N", s.TTFT.N}, {"TPOT.N", s.TPOT.N}, {"E2E.N", s.E2E.N},
+		{"KV.TotalBlocks", int64(s.KV.TotalBlocks)}, {"KV.MaxUsed", int64(s.KV.MaxUsed)}}
+	for _, c := range counts {
+		if c.v < 0 {
+			return fmt.Errorf("%s = %d: want ≥ 0", c.name, c.v)
+		}
+	}
+	if s.Completed > s.Requests-s.Rejected {
+		return fmt.Errorf("%d Completed + %d Rejected: want ≤ Requests (%d)", s.Completed, s.Rejected, s.Requests)
+	}
+	times := []struct {
+		name string
+		v    float64
+	}{{"FirstArrival", s.FirstArrival}, {"Makespan", s.Makespan}, {"BusySeconds", s.BusySeconds}, {"DeviceSeconds", s.DeviceSeconds}}
+	for _, t := range times {
+		if !(t.v >= 0) {
+			return fmt.Errorf("%s = %v: want ≥ 0 seconds", t.name, t.v)
+		}
+	}
+	for i, p := range s.KV.Series {
+		if !(p.T >= 0) || p.Used < 0 {
+			return fmt.Errorf("KV.Series[%d] = {T: %v, Used: %d}: want T ≥ 0 and Used ≥ 0", i, p.T, p.Used)
+		}
+	}
+	return nil
+}
+
+// maxUSD bounds every dollar figure of a result: far beyond any real
+// cost, and small enough that the report's per-1M-token bars stay finite.
+const maxUSD = 1e30
+
+// checkCost: device-seconds ≥ 0 and dollar figures within ±maxUSD.
+func checkCost(c *model.CostBreakdown) error {
+	if !(c.DeviceSeconds >= 0) {
+		return fmt.Errorf("DeviceSeconds = %v: want ≥ 0", c.DeviceSeconds)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"HardwareUSD", c.HardwareUSD}, {"EnergyUSD", c.EnergyUSD}, {"TotalUSD", c.TotalUSD}, {"PerMOutputUSD", c.PerMOutputUSD},
+		{"PerMTotalUSD", c.PerMTotalUSD}, {"BilledUSD", c.BilledUSD}, {"BilledPerMOutputUSD", c.BilledPerMOutputUSD}} {
+		if !(math.Abs(f.v) <= maxUSD) {
+			return fmt.Errorf("%s = %v: want at most %g in magnitude", f.name, f.v, maxUSD)
+		}
+	}
+	return nil
 }
 
 // resultRun is a simulated plan's run from its summary.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,7 +45,7 @@ func reportCommand() *cli.Command {
 			}
 			sections := report.DefaultSections()
 			if v := flags["verify"]; v != "" {
-				res, err := loadVerifyResult(v)
+				res, err := verify.LoadResult(v)
 				if err != nil {
 					return err
 				}
@@ -137,17 +136,4 @@ func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]s
 		vals[canon] = val
 	}
 	return pos, vals, nil
-}
-
-// loadVerifyResult reads a verify.json written by servesim verify.
-func loadVerifyResult(path string) (*verify.Result, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var res verify.Result
-	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &res, nil
 }

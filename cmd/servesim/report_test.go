@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
-	"github.com/servesim/servesim/verify"
 )
 
 // sliceCSV writes the header and first n rows of a CSV file to dir.
@@ -242,23 +240,38 @@ func distinct(img image.Image) (colours, nonWhite, total int) {
 	return len(seen), nonWhite, total
 }
 
+// The verify.json is one servesim verify wrote (verify's testdata).
 func TestReportVerifyPages(t *testing.T) {
-	dir := t.TempDir()
-	p, m := 1.2, 1.0
-	res := verify.Result{Requests: 10, Slice: "10", StepModel: "profile x", Candidates: []verify.CandidateResult{
-		{Rank: 1, Label: "seqs=4", Status: verify.StatusOK,
-			Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &p}, &verify.Metrics{OutTokPerSec: &m}, verify.DefaultTolerances())},
-	}}
-	data, _ := json.Marshal(res)
-	vj := filepath.Join(dir, "verify.json")
-	os.WriteFile(vj, data, 0o644)
-	out := filepath.Join(dir, "r.html")
-	if _, err := run(t, "report", "--verify", vj, "-o", out); err != nil {
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, err := run(t, "report", "--verify", "../../verify/testdata/verify.json", "-o", out); err != nil {
 		t.Fatal(err)
 	}
 	html, _ := os.ReadFile(out)
 	if !strings.Contains(string(html), "Verification") || !strings.Contains(string(html), "seqs=4") {
 		t.Errorf("report lacks the verification pages")
+	}
+}
+
+// A verify.json that is not one (no version, no candidates, another
+// version, broken) fails the report, naming the file, and writes nothing.
+func TestReportVerifyRejectsBadResult(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	for _, c := range []struct{ data, want string }{
+		{`{}`, "version 0, want 1: not a servesim verify result"},
+		{`{"version": 2}`, "version 2, want 1"},
+		{`{"version": 1}`, "candidates: none"},
+		{`{"version": 1, "candidates": [{"rank": "1"}]}`, "candidates.rank: want int64, got JSON string"},
+		{`{"version": 1, "candidates": [`, "truncated"},
+	} {
+		vj := writeFile(t, dir, "verify.json", c.data)
+		_, code, err := runCode(t, "report", "--verify", vj, "-o", out)
+		if code == 0 || err == nil || !strings.HasPrefix(err.Error(), vj+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: exit status %d, err = %v; want %s: …%s…", c.data, code, err, vj, c.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused report was written: %v", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim/sweep"
@@ -191,22 +192,45 @@ func runVerify(c *cli.Context) error {
 	return nil
 }
 
-// readCandidates reads a candidates.json (strictly: unknown fields are an
-// error).
+// readCandidates reads a candidates.json; see parseCandidates.
 func readCandidates(path string) (*sweep.CandidateFile, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
+	return parseCandidates(data, path)
+}
+
+// parseCandidates decodes a candidates.json strictly (one JSON object, no
+// unknown fields) and checks what Run relies on: at least one candidate,
+// each with a unique rank ≥ 1 (its outputs are named rankNN) and an
+// index ≥ 0. name (the file) starts every error. A candidate whose plan
+// or rate scale is unusable is not refused here: Run records it as not
+// measured and verifies the others.
+func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	var cf sweep.CandidateFile
-	if err := dec.Decode(&cf); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := jsonfile.DecodeStrict(data, &cf, "a JSON object"); err != nil {
+		return nil, fmt.Errorf("%s: not a candidates.json (simulate --sweep --top N): %w", name, err)
 	}
 	if len(cf.Candidates) == 0 {
-		return nil, fmt.Errorf("%s: no candidates (did any config meet the SLO?)", path)
+		return nil, fmt.Errorf("%s: no candidates (did any config meet the SLO?)", name)
+	}
+	var errs []error
+	ranks := map[int64]int{}
+	for i, c := range cf.Candidates {
+		if c.Rank < 1 {
+			errs = append(errs, fmt.Errorf("%s: candidates[%d].rank = %d: want ≥ 1", name, i, c.Rank))
+		} else if j, dup := ranks[c.Rank]; dup {
+			errs = append(errs, fmt.Errorf("%s: candidates[%d].rank = %d: candidates[%d] has that rank too: want each rank once", name, i, c.Rank, j))
+		} else {
+			ranks[c.Rank] = i
+		}
+		if c.Index < 0 {
+			errs = append(errs, fmt.Errorf("%s: candidates[%d].index = %d: want ≥ 0", name, i, c.Index))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return &cf, nil
 }

@@ -83,10 +83,10 @@ func TestVerifyCLI(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, text)
 		}
 	}
-	var res verify.Result
-	data, err = os.ReadFile(filepath.Join(out, "verify.json"))
-	if err != nil || json.Unmarshal(data, &res) != nil {
-		t.Fatalf("verify.json: %v", err)
+	// What verify writes, report --verify reads back.
+	res, err := verify.LoadResult(filepath.Join(out, "verify.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(res.Candidates) != 2 || res.Candidates[0].Status != verify.StatusOK || res.Candidates[1].Status != verify.StatusStartFailed ||
 		res.Requests != 20 || res.Candidates[0].TimeScale != 0.5 || res.Incomplete != 1 {
@@ -136,5 +136,56 @@ func TestVerifyChecksSettingsFirst(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
+	}
+}
+
+// testdata/candidates.json is what simulate --sweep small.toml --top 3
+// wrote on a 30-request trace.
+func TestParseCandidates(t *testing.T) {
+	cf, err := readCandidates(filepath.Join("testdata", "candidates.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cf.Candidates) != 3 || cf.Candidates[2].Rank != 3 || cf.Candidates[0].Predicted.ArrivalRate == nil {
+		t.Errorf("%+v", cf)
+	}
+	real, _ := os.ReadFile(filepath.Join("testdata", "candidates.json"))
+	for _, c := range []struct{ data, want string }{
+		{``, "c.json: not a candidates.json (simulate --sweep --top N): empty"},
+		{`{}`, "c.json: no candidates (did any config meet the SLO?)"},
+		{`{"candidates": []}`, "c.json: no candidates"},
+		{`[]`, "c.json: not a candidates.json (simulate --sweep --top N): line 1: want a JSON object, got JSON array"},
+		{`{"candidates": [{"rank": 1, "rnak": 2}]}`, `c.json: not a candidates.json (simulate --sweep --top N): json: unknown field "rnak"`},
+		{"{\n\"candidates\": [{\"rank\": \"1\"}]}", "c.json: not a candidates.json (simulate --sweep --top N): line 2: candidates.rank: want int64, got JSON string"},
+		{string(real[:len(real)/2]), "c.json: not a candidates.json (simulate --sweep --top N): truncated"},
+		{string(real) + "{}", "c.json: not a candidates.json (simulate --sweep --top N): line 84: more data after the JSON value"},
+		{`{"candidates": [{"rank": 0}]}`, "c.json: candidates[0].rank = 0: want ≥ 1"},
+		{`{"candidates": [{"rank": 2}, {"rank": 2}]}`, "c.json: candidates[1].rank = 2: candidates[0] has that rank too"},
+		{`{"candidates": [{"rank": 1, "index": -1}]}`, "c.json: candidates[0].index = -1: want ≥ 0"},
+	} {
+		_, err := parseCandidates([]byte(c.data), "c.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60q: err = %v, want %q", c.data, err, c.want)
+		}
+	}
+}
+
+// Two candidates with one rank would write the same rankNN files: verify
+// refuses the file before it starts anything.
+func TestVerifyRefusesDuplicateRanks(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands := writeFile(t, dir, "candidates.json", `{"candidates": [{"rank": 1, "label": "a", "rate_scale": 1}, {"rank": 1, "label": "b", "rate_scale": 1}]}`)
+	out := filepath.Join(dir, "out")
+	_, code, err := runCode(t, "verify", "--candidates", cands, "--trace", writeFile(t, dir, "in.csv", smallCSV),
+		"--base-url", url, "--model", "m", "--out", out)
+	if code == 0 || err == nil || !strings.Contains(err.Error(), cands+": candidates[1].rank = 1") {
+		t.Errorf("exit status %d, err = %v", code, err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the output directory was made: %v", err)
 	}
 }

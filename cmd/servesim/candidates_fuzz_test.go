@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzParseCandidates: parseCandidates never panics; an error names the
+// file on every line; what it accepts holds at least one candidate, each
+// with a unique rank ≥ 1 and an index ≥ 0, and survives encoding and
+// parsing again unchanged. The seeds (testdata/fuzz/FuzzParseCandidates)
+// are the candidates.json of simulate --sweep --top 3 and broken
+// variants.
+func FuzzParseCandidates(f *testing.F) {
+	const name = "out/candidates.json"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cf, err := parseCandidates(data, name)
+		if err != nil {
+			lines := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				lines = j.Unwrap()
+			}
+			for _, e := range lines {
+				if !strings.HasPrefix(e.Error(), name+": ") {
+					t.Fatalf("error does not start with the file name: %q", e)
+				}
+			}
+			return
+		}
+		if len(cf.Candidates) == 0 {
+			t.Fatal("accepted no candidates")
+		}
+		ranks := map[int64]bool{}
+		for _, c := range cf.Candidates {
+			if c.Rank < 1 || ranks[c.Rank] || c.Index < 0 {
+				t.Fatalf("accepted rank %d (seen: %v), index %d", c.Rank, ranks[c.Rank], c.Index)
+			}
+			ranks[c.Rank] = true
+		}
+		enc, err := json.Marshal(cf)
+		if err != nil {
+			t.Fatalf("encoding accepted candidates: %v", err)
+		}
+		again, err := parseCandidates(enc, name)
+		if err != nil {
+			t.Fatalf("parsing accepted candidates encoded again: %v\n%s", err, enc)
+		}
+		if !reflect.DeepEqual(cf, again) {
+			t.Fatalf("encoding and parsing again changed the candidates:\n%s", enc)
+		}
+	})
+}

@@ -1,0 +1,48 @@
+// Package jsonfile decodes the JSON files servesim writes and reads back
+// (summary.json, verify.json, candidates.json) strictly, with errors that
+// say on which line.
+package jsonfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DecodeStrict decodes data, one JSON value, into v: unknown fields and
+// anything after the value are errors, and syntax and type errors say on
+// which line. want names the value expected ("a JSON array") in errors.
+func DecodeStrict(data []byte, v any, want string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, err := dec.Token(); err != io.EOF {
+			return fmt.Errorf("line %d: more data after the JSON value", lineAt(data, dec.InputOffset()))
+		}
+		return nil
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("empty: want %s", want)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("truncated JSON")
+	case errors.As(err, &se):
+		return fmt.Errorf("line %d: %w", lineAt(data, se.Offset), err)
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("line %d: %s: want %s, got JSON %s", lineAt(data, te.Offset), te.Field, te.Type, te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("line %d: want %s, got JSON %s", lineAt(data, te.Offset), want, te.Value)
+	}
+	return err
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}

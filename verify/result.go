@@ -1,0 +1,207 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/servesim/servesim/internal/jsonfile"
+)
+
+// LoadResult reads a verify.json written by Run (through servesim
+// verify); see ParseResult.
+func LoadResult(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResult(data, path)
+}
+
+// ParseResult decodes a verify.json, strictly: one JSON object, no
+// unknown fields, version ResultVersion, and the invariants Run
+// establishes and the report relies on (see Result.check). name (the
+// file) starts every error.
+func ParseResult(data []byte, name string) (*Result, error) {
+	var res Result
+	if err := jsonfile.DecodeStrict(data, &res, "a JSON object"); err != nil {
+		// Another version's fields would fail as unknown: say the version.
+		var v struct {
+			Version int `json:"version"`
+		}
+		if json.Unmarshal(data, &v) == nil && v.Version != ResultVersion {
+			return nil, fmt.Errorf("%s: version %d, want %d: not a servesim verify result", name, v.Version, ResultVersion)
+		}
+		return nil, fmt.Errorf("%s: not a servesim verify result: %w", name, err)
+	}
+	if res.Version != ResultVersion {
+		return nil, fmt.Errorf("%s: version %d, want %d: not a servesim verify result", name, res.Version, ResultVersion)
+	}
+	if err := res.check(); err != nil {
+		return nil, prefixErrors(name, err)
+	}
+	return &res, nil
+}
+
+// check reports what in res Run would never have written: at least one
+// candidate, each with a unique rank ≥ 1 (the report names figures by
+// rank), a status, and rows in MetricNames order (the report's scatter
+// places row j at metric j) whose errors and verdicts are what
+// CompareMetrics gives, with a predicted ÷ measured the scatter's log
+// axis can draw; counts ≥ 0, and the totals (tolerance_failures,
+// incomplete) that the rows and statuses give.
+func (res *Result) check() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if len(res.Candidates) == 0 {
+		bad("candidates: none: nothing was verified")
+	}
+	if res.Requests < 1 {
+		bad("requests = %d: want ≥ 1 (the slice every candidate replayed)", res.Requests)
+	}
+	t := res.Tolerances
+	if !(t.Throughput >= 0 && t.TTFT >= 0 && t.TPOT >= 0 && t.P99 >= 0 && t.Cost >= 0) {
+		bad("tolerances %+v: want fractions ≥ 0", t)
+	}
+	ranks := map[int64]int{}
+	failures, incomplete := 0, 0
+	for i := range res.Candidates {
+		c := &res.Candidates[i]
+		at := fmt.Sprintf("candidates[%d]", i)
+		if c.Rank < 1 {
+			bad("%s.rank = %d: want ≥ 1", at, c.Rank)
+		} else if j, dup := ranks[c.Rank]; dup {
+			bad("%s.rank = %d: candidates[%d] has that rank too: want each rank once", at, c.Rank, j)
+		} else {
+			ranks[c.Rank] = i
+		}
+		if c.Index < 0 {
+			bad("%s.index = %d: want ≥ 0", at, c.Index)
+		}
+		if c.Status == "" {
+			bad("%s.status: empty: want %q or why the candidate was not measured", at, StatusOK)
+		}
+		if c.Status == StatusOK {
+			if !(c.RateScale > 0) {
+				bad("%s.rate_scale = %v: want > 0 for a measured candidate", at, c.RateScale)
+			}
+		} else {
+			incomplete++
+		}
+		for _, m := range []struct {
+			what string
+			m    *Metrics
+		}{{"predicted", &c.Predicted}, {"measured", &c.Measured}} {
+			if err := m.m.check(); err != nil {
+				bad("%s.%s: %w", at, m.what, err)
+			}
+		}
+		if len(c.Rows) > len(MetricNames) {
+			bad("%s.rows: %d rows, want at most %d (one per metric)", at, len(c.Rows), len(MetricNames))
+		}
+		for j := range c.Rows {
+			r := &c.Rows[j]
+			if j < len(MetricNames) && r.Metric != MetricNames[j] {
+				bad("%s.rows[%d].metric = %q: want %q (the rows follow verify's metric order)", at, j, r.Metric, MetricNames[j])
+			}
+			if err := r.check(); err != nil {
+				bad("%s.rows[%d]: %w", at, j, err)
+			}
+			if c.Status == StatusOK && r.Pass != nil && !*r.Pass {
+				failures++
+			}
+		}
+	}
+	if res.ToleranceFailures != failures {
+		bad("tolerance_failures = %d: the measured candidates' rows fail %d", res.ToleranceFailures, failures)
+	}
+	if res.Incomplete != incomplete {
+		bad("incomplete = %d: %d candidate(s) have a status other than %q", res.Incomplete, incomplete, StatusOK)
+	}
+	for _, t := range []struct {
+		what string
+		v    *float64
+	}{{"ranking.kendall_tau_sweep_rank", res.Ranking.TauSweep}, {"ranking.kendall_tau_predicted_cost", res.Ranking.TauPredicted}} {
+		if t.v != nil && !(*t.v >= -1 && *t.v <= 1) {
+			bad("%s = %v: want a rank correlation in [-1, 1]", t.what, *t.v)
+		}
+	}
+	if cs := res.Consistency; cs.Compared < 0 || cs.Differ < 0 || cs.Differ > cs.Compared {
+		bad("consistency: %d of %d requests differ: want 0 ≤ differ ≤ compared", cs.Differ, cs.Compared)
+	} else if !(cs.Fraction >= 0 && cs.Fraction <= 1) {
+		bad("consistency.fraction_differ = %v: want a fraction in [0, 1]", cs.Fraction)
+	}
+	return errors.Join(errs...)
+}
+
+// check: counts are ≥ 0 and completed ≤ requests.
+func (m *Metrics) check() error {
+	switch {
+	case m.Requests < 0 || m.Completed < 0 || m.OutputTokens < 0:
+		return fmt.Errorf("requests %d, completed %d, output_tokens %d: want counts ≥ 0", m.Requests, m.Completed, m.OutputTokens)
+	case m.Completed > m.Requests:
+		return fmt.Errorf("completed = %d: want ≤ requests (%d)", m.Completed, m.Requests)
+	}
+	return nil
+}
+
+// maxRatio bounds predicted ÷ measured (and its inverse): the report
+// draws the ratio on a log axis, which needs it positive and finite with
+// room for a margin.
+const maxRatio = 1e100
+
+// check: a row's error and verdict are what CompareMetrics gives for its
+// predicted and measured values and tolerance (≥ 0), and predicted ÷
+// measured is within 1/maxRatio … maxRatio when both are positive.
+func (r *MetricRow) check() error {
+	p, m := r.Predicted, r.Measured
+	if p != nil && m != nil && *p > 0 && *m > 0 {
+		if q := *p / *m; !(q >= 1/maxRatio && q <= maxRatio) {
+			return fmt.Errorf("predicted %v ÷ measured %v = %v: want a ratio within %g … %g", *p, *m, q, 1/maxRatio, maxRatio)
+		}
+	}
+	switch {
+	case p != nil && m != nil && *m != 0:
+		if e := (*p - *m) / *m; r.RelError == nil || *r.RelError != e {
+			return fmt.Errorf("rel_error = %s: want (predicted − measured) / measured = %v", fmtOpt(r.RelError), e)
+		}
+	case r.RelError != nil:
+		return fmt.Errorf("rel_error = %v without a predicted and a non-zero measured value: want null", *r.RelError)
+	}
+	switch {
+	case !(r.Tolerance >= 0):
+		return fmt.Errorf("tolerance = %v: want ≥ 0 (0: reported, not gated)", r.Tolerance)
+	case r.Pass == nil && r.RelError != nil && r.Tolerance > 0:
+		return fmt.Errorf("pass = null, but rel_error %v against tolerance %v gives a verdict", *r.RelError, r.Tolerance)
+	case r.Pass == nil:
+		return nil
+	case r.RelError == nil || r.Tolerance == 0:
+		return fmt.Errorf("pass = %v without a rel_error and a tolerance > 0 to judge it by: want null", *r.Pass)
+	case *r.Pass != (math.Abs(*r.RelError) <= r.Tolerance):
+		return fmt.Errorf("pass = %v, but |rel_error| %v against tolerance %v gives %v", *r.Pass, math.Abs(*r.RelError), r.Tolerance, !*r.Pass)
+	}
+	return nil
+}
+
+func fmtOpt(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprint(*v)
+}
+
+// prefixErrors puts name before each of the joined errors in err, one a
+// line.
+func prefixErrors(name string, err error) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, fmt.Errorf("%s: %w", name, e))
+	}
+	return errors.Join(out...)
+}
