@@ -23,12 +23,13 @@ test-unit:
 	$(GO) test -count=1 ./...
 
 ## test-e2e: starts the CPU engine with a generated model, runs the live tests, stops it
-## (-p 1: no other package builds or runs beside the live tests, which time the engine on the same cores)
+## (-p 1: no other package builds or runs beside the live tests, which time the engine on the same cores;
+## SERVESIM_ENGINE_CPUS and SERVESIM_CLIENT_CPUS, taskset CPU lists, pin the engine and the tests apart)
 test-e2e: build
 	scripts/engine.sh install
 	scripts/engine.sh start > .cache/engine.env
 	set -a; . ./.cache/engine.env; set +a; \
-	  $(GO) test -p 1 -count=1 -timeout 60m -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
+	  $(if $(SERVESIM_CLIENT_CPUS),taskset -c $(SERVESIM_CLIENT_CPUS)) $(GO) test -p 1 -count=1 -timeout 60m -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee .cache/bench.txt

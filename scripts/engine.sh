@@ -15,7 +15,9 @@
 #
 # Needs only Go and gcc/g++ (Debian: golang + build-essential); no curl.
 # Environment: SERVESIM_ENGINE_PORT (default 11435); SERVESIM_OLLAMA, an
-# ollama binary to serve with instead of the one installed (scripts/kv-trace.sh).
+# ollama binary to serve with instead of the one installed (scripts/kv-trace.sh);
+# SERVESIM_ENGINE_CPUS, a taskset CPU list to pin the server to (default: none;
+# see BENCHMARKS.md, "Live replay", for what pinning does on two cores).
 # Everything lives under <repo>/.cache: bin/ollama, engine/{model.gguf,Modelfile,
 # ollama-PORT.log,ollama-PORT.pid,home,models}.
 set -euo pipefail
@@ -64,6 +66,10 @@ http() (
 
 healthy() { http GET /api/version >/dev/null 2>&1; }
 
+# PIN is the command prefix that pins the server to SERVESIM_ENGINE_CPUS.
+PIN=()
+[[ -z ${SERVESIM_ENGINE_CPUS-} ]] || PIN=(taskset -c "$SERVESIM_ENGINE_CPUS")
+
 running() { [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
 
 cmd_install() {
@@ -94,7 +100,7 @@ cmd_start() {
 		# setsid: own process group, so stop can end the server and its runner.
 		# nice: on a small shared host the engine under test must not starve
 		# the load generator, or client-side schedule lag measures the engine.
-		setsid nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve >>"$LOG" 2>&1 </dev/null &
+		setsid "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve >>"$LOG" 2>&1 </dev/null &
 		echo $! >"$PIDFILE"
 		for _ in $(seq 1 150); do
 			healthy && break
@@ -115,7 +121,7 @@ cmd_start() {
 cmd_serve() {
 	[[ -x $BIN/ollama && -d $ENGINE/models/manifests ]] || die "no engine or model yet: run '$0 start' once first"
 	ollama_env
-	exec nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve
+	exec "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve
 }
 
 cmd_stop() {
