@@ -180,7 +180,8 @@ func (c *Config) Validate() error {
 
 // LoadSettings overlays a JSON (.json) or TOML (.toml) settings file on cfg.
 // Keys are the json/toml tags of Config (snake_case); durations are strings
-// such as "30s"; unknown keys are errors. The file cannot hold the API key.
+// such as "30s"; unknown keys, and keys given twice, are errors. The file
+// cannot hold the API key.
 func LoadSettings(path string, cfg *Config) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -196,15 +197,8 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 	f.from(cfg)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
+		if err := decodeSettingsJSON(data, &f); err != nil {
 			return fmt.Errorf("settings %s: %w%s", path, err, keyHint(err.Error()))
-		}
-		// Decode reads one value; anything after it would be silently dropped.
-		end := dec.InputOffset()
-		if _, err := dec.Token(); err != io.EOF {
-			return fmt.Errorf("settings %s: unexpected data after the settings object, which ends at byte %d", path, end)
 		}
 	case ".toml":
 		md, err := toml.Decode(string(data), &f)
@@ -219,6 +213,71 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 	}
 	f.to(cfg)
 	return nil
+}
+
+// decodeSettingsJSON decodes one JSON object into f a key at a time, so
+// that an error names its key (a bad duration's would not) and a key given
+// twice is refused, as TOML refuses it. Keys match fields regardless of
+// case, as encoding/json matches them.
+func decodeSettingsJSON(data []byte, f *fileSettings) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		if err == nil || err == io.EOF {
+			return fmt.Errorf("want a JSON object, got %s", describeToken(t, err))
+		}
+		return err
+	}
+	seen := map[string]string{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string) // the decoder only gives string keys inside an object
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+		if prev, dup := seen[strings.ToLower(key)]; dup {
+			return fmt.Errorf("%q: given twice (also as %q)", key, prev)
+		}
+		seen[strings.ToLower(key)] = key
+		one, err := json.Marshal(map[string]json.RawMessage{key: raw})
+		if err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+		d := json.NewDecoder(bytes.NewReader(one))
+		d.DisallowUnknownFields()
+		if err := d.Decode(f); err != nil {
+			var te *json.UnmarshalTypeError
+			switch {
+			case strings.HasPrefix(err.Error(), "json: unknown field"):
+				return err
+			case errors.As(err, &te):
+				return fmt.Errorf("%q: want %s, got JSON %s", key, te.Type, te.Value)
+			}
+			return fmt.Errorf("%q: %w", key, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return err
+	}
+	// Anything after the object would be silently dropped.
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("unexpected data after the settings object, which ends at byte %d", end)
+	}
+	return nil
+}
+
+func describeToken(t json.Token, err error) string {
+	switch {
+	case err == io.EOF:
+		return "nothing"
+	case t == nil:
+		return "null"
+	}
+	return fmt.Sprintf("%v", t)
 }
 
 func keyHint(s string) string {

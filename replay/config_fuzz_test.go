@@ -298,6 +298,13 @@ func TestParseSettingsRejects(t *testing.T) {
 	for _, tc := range []struct{ path, data, want string }{
 		{"s.json", `{"model":"a"}{"model":"b"}`, "after the settings object, which ends at byte 13"},
 		{"s.toml", "prompt_salt = -1\n", `"prompt_salt"`},
+		// JSON errors name their key, and a key given twice is refused, as in TOML.
+		{"s.json", `{"timeout":"5"}`, `"timeout": time: missing unit in duration "5"`},
+		{"s.json", "{\"concurrency\": \"4\"}", `"concurrency": want int, got JSON string`},
+		{"s.json", `{"model":"a","Model":"b"}`, `"Model": given twice (also as "model")`},
+		{"s.json", `{"modle":"a"}`, `unknown field "modle"`},
+		{"s.json", `["model"]`, "want a JSON object, got ["},
+		{"s.json", ``, "want a JSON object, got nothing"},
 	} {
 		cfg := DefaultConfig()
 		err := parseSettings([]byte(tc.data), tc.path, &cfg)
