@@ -32,7 +32,10 @@
 // ceil(bytes × TokensPerByte) of the canonical prompt (exact when the
 // client sent token ids) and of the generated text, and at least one
 // token per output chunk; with no output at all, the request's max_tokens.
-// Meta.Extra["proxy.token_estimate"] says so in the file. When usage says
+// Meta.Extra["proxy.token_estimate"] says so in the file. A successful
+// response whose body the proxy cannot read (an encoding it does not
+// decode, malformed JSON) is estimated the same way and counted in
+// Stats.Unparsed. When usage says
 // there were as many tokens as output chunks, the chunk times are the
 // TokenTimes; otherwise TokenTimes is nil (not measured).
 //

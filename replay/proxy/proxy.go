@@ -430,6 +430,8 @@ func (p *Proxy) writeLocked(ex *exchange) {
 	p.stats.OutputTokens += int64(ex.row.OutputTokens)
 	if ex.row.Error != "" {
 		p.stats.Failed++
+	} else if ex.obs.parseFailed {
+		p.stats.Unparsed++
 	}
 	p.dirty = true
 	if p.prompts != nil {
@@ -505,6 +507,7 @@ func (p *Proxy) flushLoop() {
 type Stats struct {
 	Rows         int   // requests recorded
 	Failed       int   // of which had an Error
+	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON): lengths are estimates
 	PromptTokens int64 // Σ PromptTokens (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens (usage, or the estimate)
 }

@@ -428,6 +428,39 @@ func TestErrorsAreRecorded(t *testing.T) {
 	}
 }
 
+// A success whose body the proxy cannot read (here an encoding it does
+// not decode) stays a success, passed through unchanged, with lengths
+// estimated; Stats counts it, so the estimate does not pass unnoticed.
+func TestUnreadableBodyIsCounted(t *testing.T) {
+	const junk = "\x1b\x03\x00\xf8 not a body the proxy decodes"
+	br := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "br")
+		io.WriteString(w, junk)
+	}))
+	t.Cleanup(br.Close)
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = br.URL })
+	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","max_tokens":7,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Accept-Encoding", "br") // the client asked for it: no transparent decoding
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(got) != junk {
+		t.Errorf("response not passed through: %d %q", resp.StatusCode, got)
+	}
+	_, rows := r.finish(t)
+	if len(rows) != 1 || !rows[0].Succeeded() || rows[0].OutputTokens != 7 || rows[0].UsageOutput != traces.Missing {
+		t.Fatalf("rows %+v: want one success with max_tokens (7) as its estimated output", rows)
+	}
+	if st := r.p.Stats(); st.Unparsed != 1 || st.Failed != 0 {
+		t.Errorf("stats %+v: want 1 unparsed, 0 failed", st)
+	}
+}
+
 func TestClientDisconnect(t *testing.T) {
 	r := newRig(t, ".jsonl", nil)
 	r.up.gate = make(chan struct{})
