@@ -301,13 +301,14 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	} else {
 		ex.row.PrefixHashes = PrefixHashes(ex.prompt.text, blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte))
 	}
+	// Header values may hold any byte above 0x7f; trace strings are UTF-8.
 	if p.cfg.SessionHeader != "" {
-		ex.row.SessionID = r.Header.Get(p.cfg.SessionHeader)
+		ex.row.SessionID = strings.ToValidUTF8(r.Header.Get(p.cfg.SessionHeader), "\uFFFD")
 	}
 	ex.row.Class = ex.req.Model
 	if p.cfg.ClassHeader != "" {
 		if v := r.Header.Get(p.cfg.ClassHeader); v != "" {
-			ex.row.Class = v
+			ex.row.Class = strings.ToValidUTF8(v, "\uFFFD")
 		}
 	}
 }

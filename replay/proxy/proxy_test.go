@@ -461,6 +461,19 @@ func TestUnreadableBodyIsCounted(t *testing.T) {
 	}
 }
 
+// Header values may carry bytes that are not UTF-8 (a Latin-1 session
+// id); the row keeps them as valid UTF-8, as Arrow and Parquet need.
+func TestHeaderValuesBecomeUTF8(t *testing.T) {
+	r := newRig(t, ".parquet", func(c *Config) { c.ClassHeader = "X-Class" })
+	if status, got := r.post(t, "/v1/chat/completions", chatBody("m", false, false, "hi"), "X-Session-Id", "caf\xe9", "X-Class", "t\xffer"); status != 200 {
+		t.Fatalf("status %d: %s", status, got)
+	}
+	_, rows := r.finish(t)
+	if len(rows) != 1 || rows[0].SessionID != "caf\uFFFD" || rows[0].Class != "t\uFFFDer" {
+		t.Fatalf("rows %+v: want session \"caf\uFFFD\", class \"t\uFFFDer\"", rows)
+	}
+}
+
 func TestClientDisconnect(t *testing.T) {
 	r := newRig(t, ".jsonl", nil)
 	r.up.gate = make(chan struct{})
