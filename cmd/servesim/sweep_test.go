@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,6 +58,32 @@ func TestSimulateSweep(t *testing.T) {
 	res, err := sweep.ReadFile(filepath.Join(dir, "sweep.parquet"))
 	if err != nil || len(res.Rows) != 12 {
 		t.Fatalf("%v", err)
+	}
+	// verify takes the results file as its candidates too: the same three
+	// as candidates.json with --top 3.
+	fromJSON, err := readCandidates(filepath.Join(dir, "candidates.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromResults, err := readCandidates(filepath.Join(dir, "sweep.parquet"))
+	if err != nil || len(fromResults.Candidates) < 3 {
+		t.Fatalf("results as candidates: %v", err)
+	}
+	fromResults.Candidates = fromResults.Candidates[:3]
+	if !reflect.DeepEqual(fromJSON, fromResults) {
+		t.Errorf("candidates from the results file differ from candidates.json:\n%+v\n%+v", fromResults, fromJSON)
+	}
+	// A sweep where nothing meets the SLO ranks nothing: no candidates.
+	spec, _ := os.ReadFile(smallSweep)
+	strict := filepath.Join(dir, "strict.toml")
+	os.WriteFile(strict, bytes.Replace(bytes.Replace(spec, []byte("ttft_p99_ms = 1500"), []byte("ttft_p99_ms = 0.001"), 1),
+		[]byte(`base = "../../../cmd/servesim/defaults/4-continuous.toml"`), []byte(`base = "`+filepath.Join(cwd(t), "defaults/4-continuous.toml")+`"`), 1), 0o644)
+	strictOut := filepath.Join(dir, "strict")
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", strict, "--out", strictOut); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readCandidates(filepath.Join(strictOut, "sweep.parquet")); err == nil || !strings.Contains(err.Error(), "no ranked configs") {
+		t.Errorf("a sweep that ranked nothing: %v, want no candidates", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "candidates.json")); err != nil {
 		t.Error(err)
@@ -223,4 +250,13 @@ func TestSweepMergeChecksArguments(t *testing.T) {
 			t.Errorf("simulate --sweep %v: err = %v", args, err)
 		}
 	}
+}
+
+func cwd(t *testing.T) string {
+	t.Helper()
+	d, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -44,7 +44,7 @@ func verifyCommand() *cli.Command {
 			"OUT/verify.json and per candidate OUT/rankNN.parquet (measured), rankNN.sim.parquet, rankNN.engine.log.\n" +
 			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed).",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N'", Required: true},
+			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N', or the sweep's results (sweep.parquet): its ranked configs", Required: true},
 			&cli.IntFlag{Name: "top", Usage: "verify only the N best candidates (0 = all in the file)"},
 			&cli.StringFlag{Name: "trace", Usage: "the trace to replay (any format servesim reads)", Required: true},
 			&cli.StringFlag{Name: "slice", Usage: "replay part of the trace: N (the first N requests) or FROM:TO (a time window, e.g. 0s:60s; TO may be empty)"},
@@ -192,8 +192,21 @@ func runVerify(c *cli.Context) error {
 	return nil
 }
 
-// readCandidates reads a candidates.json; see parseCandidates.
+// readCandidates reads a candidates.json (see parseCandidates) or, for a
+// .parquet file, a sweep's results, whose ranked configs are the
+// candidates in rank order, as candidates.json would hold them.
 func readCandidates(path string) (*sweep.CandidateFile, error) {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		res, err := sweep.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		cf := sweep.Candidates(res, 0)
+		if len(cf.Candidates) == 0 {
+			return nil, fmt.Errorf("%s: no ranked configs (did any config meet the SLO?)", path)
+		}
+		return cf, nil
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
