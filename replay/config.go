@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // Endpoint selects the OpenAI-compatible API a request goes to.
@@ -103,13 +105,13 @@ func DefaultConfig() Config {
 	}
 }
 
-// FieldError is a Config field that failed validation.
-type FieldError struct {
-	Field string // Go field name, e.g. "Concurrency"
-	Msg   string
-}
+// FieldError is a Config field that failed validation (Field: its Go
+// name, e.g. "Concurrency").
+type FieldError = traces.FieldError
 
-func (e *FieldError) Error() string { return "replay: Config." + e.Field + ": " + e.Msg }
+func fieldErr(field, msg string) error {
+	return &FieldError{Struct: "replay: Config", Field: field, Msg: msg}
+}
 
 // Validate checks every field and returns all problems joined, each a
 // *FieldError naming its field. Record-only fields (Trace, Out) are
@@ -117,7 +119,7 @@ func (e *FieldError) Error() string { return "replay: Config." + e.Field + ": " 
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, a ...any) {
-		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, fieldErr(field, fmt.Sprintf(format, a...)))
 	}
 	if c.BaseURL == "" {
 		bad("BaseURL", "required (e.g. http://127.0.0.1:8000/v1)")

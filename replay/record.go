@@ -84,29 +84,29 @@ func (c *Config) ValidateRecord() error {
 	}
 	var errs []error
 	if c.Trace == "" {
-		errs = append(errs, &FieldError{"Trace", "required"})
+		errs = append(errs, fieldErr("Trace", "required"))
 	} else if _, err := traces.FormatOf(c.Trace); err != nil {
-		errs = append(errs, &FieldError{"Trace", err.Error()})
+		errs = append(errs, fieldErr("Trace", err.Error()))
 	} else if in, err := traces.Open(c.Trace); err != nil {
-		errs = append(errs, &FieldError{"Trace", err.Error()})
+		errs = append(errs, fieldErr("Trace", err.Error()))
 	} else {
 		in.Close()
 	}
 	if c.Out == "" {
-		errs = append(errs, &FieldError{"Out", "required"})
+		errs = append(errs, fieldErr("Out", "required"))
 	} else if _, err := traces.FormatOf(c.Out); err != nil {
-		errs = append(errs, &FieldError{"Out", err.Error()})
+		errs = append(errs, fieldErr("Out", err.Error()))
 	} else if err := traces.CheckDir(c.Out); err != nil {
-		errs = append(errs, &FieldError{"Out", err.Error()})
+		errs = append(errs, fieldErr("Out", err.Error()))
 	} else {
 		for k := 1; k <= c.Repeat; k++ {
 			out := RunPath(c.Out, k, c.Repeat)
 			if c.Trace != "" && traces.SamePath(out, c.Trace) {
-				errs = append(errs, &FieldError{"Out", fmt.Sprintf("%s is the input trace: writing it would destroy the input", out)})
+				errs = append(errs, fieldErr("Out", fmt.Sprintf("%s is the input trace: writing it would destroy the input", out)))
 				break
 			}
 			if _, err := os.Lstat(PartialPath(out)); err == nil {
-				errs = append(errs, &FieldError{"Out", stalePartial(PartialPath(out))})
+				errs = append(errs, fieldErr("Out", stalePartial(PartialPath(out))))
 				break
 			}
 		}

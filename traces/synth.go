@@ -86,18 +86,20 @@ func DefaultSynthConfig() SynthConfig {
 	}
 }
 
-// FieldError is an invalid SynthConfig field, named by its path in the
-// struct ("Arrival.Rate", "Prompt"), so that a caller which set the field
-// from a flag or a key can name that instead (errors.As).
+// FieldError is an invalid field of a configuration struct (SynthConfig
+// here, replay.Config), named by its path in the struct ("Arrival.Rate"),
+// so that a caller which set the field from a flag or a key can name that
+// instead (errors.As).
 type FieldError struct {
-	Field string
-	Msg   string // what is wrong, without the field's name
+	Struct string // whose field, as errors name it: "synth: SynthConfig"
+	Field  string
+	Msg    string // what is wrong, without the field's name
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+func (e *FieldError) Error() string { return e.Struct + "." + e.Field + ": " + e.Msg }
 
 func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &FieldError{Struct: "synth: SynthConfig", Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate reports every invalid field, each as a *FieldError (joined).
@@ -196,7 +198,7 @@ func newStream(seed uint64, name string) *rand.Rand {
 // describes, deterministically for c.Seed, in constant memory.
 func Synthesize(c SynthConfig) (Reader, error) {
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
+		return nil, err
 	}
 	total := c.Warmup + c.Requests
 	if c.PromptLengths != nil {

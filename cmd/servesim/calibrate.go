@@ -126,7 +126,7 @@ func runCalibrate(c *cli.Context) error {
 			return fmt.Errorf("calibrate: --trace-out %w", err)
 		}
 		if err := cfg.Validate(); err != nil {
-			return flagErrors("calibrate", err)
+			return flagErrors("calibrate", replayFlags, err)
 		}
 		xplan.Print(w)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
 )
 
@@ -54,11 +55,11 @@ var replayFlags = map[string]string{
 	"FlushEvery": "flush_every (settings file)", "MaxIdle": "max_idle_conns (settings file)",
 }
 
-// flagErrors rewrites the replay.FieldErrors in err (one, or joined) to
-// name the command's flags instead of Go fields.
-func flagErrors(cmd string, err error) error {
-	if fe, ok := err.(*replay.FieldError); ok {
-		if f, ok := replayFlags[fe.Field]; ok {
+// flagErrors rewrites the traces.FieldErrors in err (one, or joined) that
+// name a field in flags to name the command's flag instead of a Go field.
+func flagErrors(cmd string, flags map[string]string, err error) error {
+	if fe, ok := err.(*traces.FieldError); ok {
+		if f, ok := flags[fe.Field]; ok {
 			return fmt.Errorf("%s: %s: %s", cmd, f, fe.Msg)
 		}
 		return err
@@ -66,7 +67,7 @@ func flagErrors(cmd string, err error) error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var errs []error
 		for _, e := range j.Unwrap() {
-			errs = append(errs, flagErrors(cmd, e))
+			errs = append(errs, flagErrors(cmd, flags, e))
 		}
 		return errors.Join(errs...)
 	}

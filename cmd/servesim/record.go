@@ -87,7 +87,7 @@ func recordAction(c *cli.Context) error {
 	}
 	// Before the samplers and the text-model probes reach the engine.
 	if err := cfg.ValidateRecord(); err != nil {
-		return cli.Exit(flagErrors("record", err), 2)
+		return cli.Exit(flagErrors("record", replayFlags, err), 2)
 	}
 
 	tel, err := startSamplers(c, cfg.Out, slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)))

@@ -192,7 +192,7 @@ func traceSynthCommand() *cli.Command {
 				}
 			}
 			if err := cfg.Validate(); err != nil {
-				return synthFlagErrors(err)
+				return flagErrors("synth", synthFlags, err)
 			}
 			r, err := traces.Synthesize(cfg)
 			if err != nil {
@@ -210,24 +210,6 @@ var synthFlags = map[string]string{
 	"Requests": "--requests", "Repeats": "--repeats", "Warmup": "--warmup", "PrefixGroups": "--prefix-groups",
 	"PrefixTokens": "--prefix-tokens", "BlockSize": "--block-size", "Prompt": "--prompt", "Output": "--output",
 	"Resample": "--resample",
-}
-
-// synthFlagErrors names, in SynthConfig.Validate's errors, the flag that
-// set each field.
-func synthFlagErrors(err error) error {
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	msgs := make([]string, len(errs))
-	for i, e := range errs {
-		msgs[i] = "synth: " + e.Error()
-		var fe *traces.FieldError
-		if errors.As(e, &fe) && synthFlags[fe.Field] != "" {
-			msgs[i] = "synth: " + synthFlags[fe.Field] + ": " + fe.Msg
-		}
-	}
-	return errors.New(strings.Join(msgs, "\n"))
 }
 
 func traceSliceCommand() *cli.Command {

@@ -109,7 +109,7 @@ func runVerify(c *cli.Context) error {
 		}
 	}
 	if err := opt.Validate(); err != nil {
-		return cli.Exit(flagErrors("verify", err), 2)
+		return cli.Exit(flagErrors("verify", replayFlags, err), 2)
 	}
 	if c.Bool("gpu") {
 		if c.Duration("gpu-interval") <= 0 {
