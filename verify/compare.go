@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // Metrics are one run's figures, predicted or measured. Latencies are
@@ -52,16 +54,18 @@ func DefaultTolerances() Tolerances {
 	return Tolerances{Throughput: 0.10, TTFT: 0.10, TPOT: 0.10, P99: 0.20, Cost: 0.10}
 }
 
-// Validate checks that each tolerance is a finite fraction ≥ 0: NaN would
-// pass every metric and could not be written to verify.json.
+// Validate reports each tolerance that is not a finite fraction ≥ 0 as a
+// *traces.FieldError (joined): NaN would pass every metric and could not be
+// written to verify.json.
 func (t Tolerances) Validate() error {
 	var errs []error
 	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"throughput", t.Throughput}, {"ttft", t.TTFT}, {"tpot", t.TPOT}, {"p99", t.P99}, {"cost", t.Cost}} {
+		field string
+		v     float64
+	}{{"Throughput", t.Throughput}, {"TTFT", t.TTFT}, {"TPOT", t.TPOT}, {"P99", t.P99}, {"Cost", t.Cost}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
-			errs = append(errs, fmt.Errorf("verify: tolerance %s = %v: want a finite fraction ≥ 0, e.g. 0.1", f.name, f.v))
+			errs = append(errs, &traces.FieldError{Struct: "verify: Tolerances", Field: f.field,
+				Msg: fmt.Sprintf("%v: want a finite fraction ≥ 0, e.g. 0.1", f.v)})
 		}
 	}
 	return errors.Join(errs...)

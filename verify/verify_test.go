@@ -295,8 +295,8 @@ func TestRunChecksOptionsFirst(t *testing.T) {
 	}{
 		{"url", func(o *Options) { o.Replay.BaseURL = "ftp://x" }, "BaseURL"},
 		{"concurrency", func(o *Options) { o.Replay.Concurrency = -3 }, "Concurrency"},
-		{"nan", func(o *Options) { o.Tolerances = nan }, "tolerance p99 = NaN"},
-		{"negative", func(o *Options) { o.Tolerances = neg }, "tolerance cost = -0.1"},
+		{"nan", func(o *Options) { o.Tolerances = nan }, "Tolerances.P99: NaN"},
+		{"negative", func(o *Options) { o.Tolerances = neg }, "Tolerances.Cost: -0.1"},
 		{"health", func(o *Options) { o.Engine = &EngineSpec{Start: "true", HealthTimeout: -time.Second} }, "health timeout"},
 	} {
 		out := filepath.Join(dir, c.name)

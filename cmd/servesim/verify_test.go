@@ -117,9 +117,9 @@ func TestVerifyChecksSettingsFirst(t *testing.T) {
 	}{
 		{[]string{"--base-url", "ftp://x"}, "--base-url"},
 		{[]string{"--concurrency", "-3"}, "--concurrency"},
-		{[]string{"--tol-p99", "NaN"}, "--tol-p99"},
-		{[]string{"--tol-ttft", "-0.1"}, "--tol-ttft"},
-		{[]string{"--tol-cost", "Inf"}, "--tol-cost"},
+		{[]string{"--tol-p99", "NaN"}, "verify: --tol-p99: NaN: want a finite fraction ≥ 0"},
+		{[]string{"--tol-ttft", "-0.1"}, "verify: --tol-ttft: -0.1: want a finite fraction ≥ 0"},
+		{[]string{"--tol-cost", "Inf"}, "verify: --tol-cost: +Inf: want a finite fraction ≥ 0"},
 		{[]string{"--top", "-1"}, "--top"},
 		{[]string{"--health-timeout", "0s", "--engine-cmd", "true"}, "--health-timeout"},
 		{[]string{"--health-timeout", "-5s", "--engine-cmd", "true"}, "--health-timeout"},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -35,6 +37,83 @@ func TestRenderPrompt(t *testing.T) {
 	if got := renderPrompt(&r).tokens; !reflect.DeepEqual(got, []int64{1, 2, 3}) {
 		t.Errorf("token prompt: %v", got)
 	}
+}
+
+// Clients escape JSON differently (Python's json.dumps writes é as
+// \u00e9; Go's encoder writes & as \u0026): one value must render, and
+// hash, the same however it was escaped or spaced.
+func TestRenderPromptIgnoresJSONEscapes(t *testing.T) {
+	render := func(body string) string {
+		var r apiRequest
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			t.Fatal(err)
+		}
+		return string(renderPrompt(&r).text)
+	}
+	const want = "<|tools|>\n[{\"name\":\"café & bar\",\"url\":\"a/b<c>\",\"n\":1.50,\"x\":[true,null,{}]}]\n<|user|>\nhi\n"
+	for _, tools := range []string{
+		`[{"name":"café & bar","url":"a/b<c>","n":1.50,"x":[true,null,{}]}]`,
+		`[ {"name": "caf\u00e9 \u0026 bar", "url": "a\/b\u003cc\u003e", "n": 1.50, "x": [ true, null, { } ] } ]`,
+	} {
+		if got := render(`{"tools":` + tools + `,"messages":[{"role":"user","content":"hi"}]}`); got != want {
+			t.Errorf("tools %s:\n got %q\nwant %q", tools, got, want)
+		}
+	}
+	// Key order and number literals are the client's: a reordered or
+	// rewritten value is another prompt.
+	if got := render(`{"tools":[{"url":"a/b<c>","name":"café & bar","n":1.50,"x":[true,null,{}]}],"messages":[{"role":"user","content":"hi"}]}`); got == want {
+		t.Error("reordered keys rendered the same")
+	}
+	if got := render(`{"tools":[{"name":"café & bar","url":"a/b<c>","n":1.5,"x":[true,null,{}]}],"messages":[{"role":"user","content":"hi"}]}`); got == want {
+		t.Error("1.5 rendered as 1.50")
+	}
+}
+
+// decodeOne decodes exactly one JSON value, numbers as their literals.
+func decodeOne(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("more after the value (%v)", err)
+	}
+	return v, nil
+}
+
+// FuzzWriteJSON: valid JSON is written as one compact value equal to the
+// input, which writeJSON leaves as it is; anything else is written as it
+// came. Seeds: testdata/fuzz/FuzzWriteJSON.
+func FuzzWriteJSON(f *testing.F) {
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var b bytes.Buffer
+		b.WriteString("prefix")
+		writeJSON(&b, raw)
+		out, ok := bytes.CutPrefix(b.Bytes(), []byte("prefix"))
+		if !ok {
+			t.Fatal("the buffer's earlier bytes were changed")
+		}
+		in, err := decodeOne(raw)
+		if err != nil {
+			if !bytes.Equal(out, raw) {
+				t.Fatalf("invalid JSON %q written as %q", raw, out)
+			}
+			return
+		}
+		if got, err := decodeOne(out); err != nil || !reflect.DeepEqual(got, in) {
+			t.Fatalf("%q written as %q (%v)", raw, out, err)
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, out) != nil || !bytes.Equal(compact.Bytes(), out) {
+			t.Fatalf("%q written as %q: not compact", raw, out)
+		}
+		var again bytes.Buffer
+		if writeJSON(&again, out); !bytes.Equal(again.Bytes(), out) {
+			t.Fatalf("%q written as %q, then as %q", raw, out, again.Bytes())
+		}
+	})
 }
 
 func TestPrefixHashes(t *testing.T) {

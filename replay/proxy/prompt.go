@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
+	"strconv"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -46,8 +49,9 @@ type promptText struct {
 // byte string. For chat: the tools (if any) as "<|tools|>\n" + their JSON
 // + "\n", then per message "<|" + role [":" + name] + "|>\n" + content +
 // "\n", where content is the text, the text parts in order, and non-text
-// parts and tool calls as "<type>" + their compact JSON. For completions:
-// the prompt string, or several joined by "\n", or the token ids.
+// parts and tool calls as "<type>" + their JSON (see writeJSON). For
+// completions: the prompt string, or several joined by "\n", or the token
+// ids.
 //
 // Two requests whose conversations agree up to some message render to
 // byte strings that agree up to the same point, which is what prefix
@@ -57,7 +61,7 @@ func renderPrompt(r *apiRequest) promptText {
 	if len(r.Messages) > 0 && !isNull(r.Messages) {
 		if len(r.Tools) > 0 && !isNull(r.Tools) {
 			b.WriteString("<|tools|>\n")
-			writeCompact(&b, r.Tools)
+			writeJSON(&b, r.Tools)
 			b.WriteByte('\n')
 		}
 		var msgs []struct {
@@ -69,7 +73,7 @@ func renderPrompt(r *apiRequest) promptText {
 		}
 		if err := json.Unmarshal(r.Messages, &msgs); err != nil {
 			// Not a list of messages: hash the raw JSON.
-			writeCompact(&b, r.Messages)
+			writeJSON(&b, r.Messages)
 			return promptText{text: b.Bytes()}
 		}
 		for _, m := range msgs {
@@ -81,7 +85,7 @@ func renderPrompt(r *apiRequest) promptText {
 			writeContent(&b, m.Content)
 			if len(m.ToolCalls) > 0 && !isNull(m.ToolCalls) {
 				b.WriteString("<tool_calls>")
-				writeCompact(&b, m.ToolCalls)
+				writeJSON(&b, m.ToolCalls)
 			}
 			if m.ToolCallID != "" {
 				b.WriteString("<tool_call_id>" + m.ToolCallID)
@@ -113,7 +117,7 @@ func renderPrompt(r *apiRequest) promptText {
 		}
 		return promptText{tokens: ids}
 	}
-	writeCompact(&b, r.Prompt)
+	writeJSON(&b, r.Prompt)
 	return promptText{text: b.Bytes()}
 }
 
@@ -134,9 +138,76 @@ func toBytes(ss []string) [][]byte {
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-func writeCompact(b *bytes.Buffer, raw json.RawMessage) {
-	if err := json.Compact(b, raw); err != nil {
+// writeJSON writes raw compactly, each string escaped one way (Go's,
+// without HTML escapes), so that one value sent by clients that escape
+// differently ("&" or "\u0026", "é" or "\u00e9") renders, and hashes, the
+// same. Key order and number literals are kept; invalid JSON is written as
+// it came.
+func writeJSON(b *bytes.Buffer, raw json.RawMessage) {
+	start := b.Len()
+	if err := canonicalJSON(b, raw); err != nil {
+		b.Truncate(start)
 		b.Write(raw)
+	}
+}
+
+func canonicalJSON(b *bytes.Buffer, raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	type container struct {
+		object bool
+		n      int // tokens so far: in an object, keys and values alternate
+	}
+	var open []container
+	for values := 0; ; {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if values == 1 && len(open) == 0 {
+				return nil
+			}
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			open = open[:len(open)-1]
+			b.WriteByte(byte(d))
+			continue
+		}
+		if len(open) == 0 {
+			if values++; values > 1 {
+				return errors.New("more than one JSON value")
+			}
+		} else {
+			c := &open[len(open)-1]
+			switch {
+			case c.n == 0:
+			case c.object && c.n%2 == 1:
+				b.WriteByte(':')
+			default:
+				b.WriteByte(',')
+			}
+			c.n++
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			b.WriteByte(byte(t))
+			open = append(open, container{object: t == '{'})
+		case string:
+			if err := enc.Encode(t); err != nil {
+				return err
+			}
+			b.Truncate(b.Len() - 1) // Encode ends each value with a newline
+		case json.Number:
+			b.WriteString(string(t))
+		case bool:
+			b.WriteString(strconv.FormatBool(t))
+		case nil:
+			b.WriteString("null")
+		}
 	}
 }
 
@@ -152,7 +223,7 @@ func writeContent(b *bytes.Buffer, raw json.RawMessage) {
 	}
 	var parts []json.RawMessage
 	if json.Unmarshal(raw, &parts) != nil {
-		writeCompact(b, raw)
+		writeJSON(b, raw)
 		return
 	}
 	for _, p := range parts {
@@ -165,7 +236,7 @@ func writeContent(b *bytes.Buffer, raw json.RawMessage) {
 			continue
 		}
 		b.WriteString("<" + part.Type + ">")
-		writeCompact(b, p)
+		writeJSON(b, p)
 	}
 }
 
