@@ -84,8 +84,8 @@ func decodeOne(b []byte) (any, error) {
 }
 
 // FuzzWriteJSON: valid JSON is written as one compact value equal to the
-// input, which writeJSON leaves as it is; anything else is written as it
-// came. Seeds: testdata/fuzz/FuzzWriteJSON.
+// input, which writeJSON leaves as it is, however its strings are escaped;
+// anything else is written as it came. Seeds: testdata/fuzz/FuzzWriteJSON.
 func FuzzWriteJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var b bytes.Buffer
@@ -112,6 +112,12 @@ func FuzzWriteJSON(f *testing.F) {
 		var again bytes.Buffer
 		if writeJSON(&again, out); !bytes.Equal(again.Bytes(), out) {
 			t.Fatalf("%q written as %q, then as %q", raw, out, again.Bytes())
+		}
+		// Escaped another way (& < > U+2028 U+2029 as \uXXXX), the same.
+		var escaped, other bytes.Buffer
+		json.HTMLEscape(&escaped, out)
+		if writeJSON(&other, escaped.Bytes()); !bytes.Equal(other.Bytes(), out) {
+			t.Fatalf("%q written as %q, but %q as %q", raw, out, escaped.Bytes(), other.Bytes())
 		}
 	})
 }

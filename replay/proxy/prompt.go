@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
-	"strconv"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -138,77 +136,60 @@ func toBytes(ss []string) [][]byte {
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// writeJSON writes raw compactly, each string escaped one way (Go's,
-// without HTML escapes), so that one value sent by clients that escape
-// differently ("&" or "\u0026", "é" or "\u00e9") renders, and hashes, the
-// same. Key order and number literals are kept; invalid JSON is written as
-// it came.
+// writeJSON writes raw compactly, each string escaped one way (as Go's
+// encoder does, without HTML escapes), so that one value sent by clients
+// that escape differently ("&" or "\u0026", "é" or "\u00e9") renders, and
+// hashes, the same. Key order and number literals are kept; invalid JSON
+// is written as it came.
 func writeJSON(b *bytes.Buffer, raw json.RawMessage) {
-	start := b.Len()
-	if err := canonicalJSON(b, raw); err != nil {
-		b.Truncate(start)
+	if !json.Valid(raw) {
 		b.Write(raw)
+		return
+	}
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			n := stringLen(raw[i:])
+			writeString(b, raw[i:i+n])
+			i += n
+		default:
+			b.WriteByte(c)
+			i++
+		}
 	}
 }
 
-func canonicalJSON(b *bytes.Buffer, raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
+// stringLen is the length of the string literal, quotes included, that s
+// (valid JSON) starts with.
+func stringLen(s []byte) int {
+	for i := 1; ; i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+// writeString writes a valid string literal as Go's encoder would. Most
+// need no work: no escapes, valid UTF-8, and no U+2028 or U+2029 (which
+// the encoder escapes).
+func writeString(b *bytes.Buffer, lit []byte) {
+	body := lit[1 : len(lit)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) &&
+		!bytes.Contains(body, []byte("\u2028")) && !bytes.Contains(body, []byte("\u2029")) {
+		b.Write(lit)
+		return
+	}
+	var s string
+	json.Unmarshal(lit, &s) // cannot fail: lit is a valid literal
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	type container struct {
-		object bool
-		n      int // tokens so far: in an object, keys and values alternate
-	}
-	var open []container
-	for values := 0; ; {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			if values == 1 && len(open) == 0 {
-				return nil
-			}
-			return io.ErrUnexpectedEOF
-		}
-		if err != nil {
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			open = open[:len(open)-1]
-			b.WriteByte(byte(d))
-			continue
-		}
-		if len(open) == 0 {
-			if values++; values > 1 {
-				return errors.New("more than one JSON value")
-			}
-		} else {
-			c := &open[len(open)-1]
-			switch {
-			case c.n == 0:
-			case c.object && c.n%2 == 1:
-				b.WriteByte(':')
-			default:
-				b.WriteByte(',')
-			}
-			c.n++
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			b.WriteByte(byte(t))
-			open = append(open, container{object: t == '{'})
-		case string:
-			if err := enc.Encode(t); err != nil {
-				return err
-			}
-			b.Truncate(b.Len() - 1) // Encode ends each value with a newline
-		case json.Number:
-			b.WriteString(string(t))
-		case bool:
-			b.WriteString(strconv.FormatBool(t))
-		case nil:
-			b.WriteString("null")
-		}
-	}
+	enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode ends each value with a newline
 }
 
 // writeContent writes a message's content: a string, or a list of parts.

@@ -187,7 +187,8 @@ func (p *Proxy) meta() traces.Meta {
 			"at least the number of output chunks; with no output at all, the request's max_tokens or 0",
 		p.cfg.TokensPerByte))
 	m.Set("proxy.prefix_hashes", fmt.Sprintf(
-		"chained xxhash64 over %d-byte blocks (block_size / tokens_per_byte) of the canonical prompt, the last block possibly short; "+
+		"chained xxhash64 over %d-byte blocks (block_size / tokens_per_byte) of the canonical prompt "+
+			"(tools, tool calls and non-text parts as compact JSON, strings escaped one way), the last block possibly short; "+
 			"h0 = xxh64(8 zero bytes || block0), hi = xxh64(LE64(hi-1) || blocki); token-id prompts use 4-byte ids, block_size per block",
 		blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte)))
 	if p.cfg.SessionHeader != "" {
