@@ -107,8 +107,11 @@ func scatterFigure(res *verify.Result) (*Figure, error) {
 	for i, c := range res.Candidates {
 		var pts plotter.XYs
 		for j, r := range c.Rows {
-			if r.Predicted != nil && r.Measured != nil && *r.Measured > 0 && *r.Predicted > 0 {
-				v := *r.Predicted / *r.Measured
+			if r.Predicted == nil || r.Measured == nil || !(*r.Measured > 0) || !(*r.Predicted > 0) {
+				continue
+			}
+			// A ratio that under- or overflows has no place on a log axis.
+			if v := *r.Predicted / *r.Measured; v > 0 && !math.IsInf(v, 1) {
 				pts = append(pts, plotter.XY{X: float64(j), Y: v})
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}

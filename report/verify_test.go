@@ -49,3 +49,21 @@ func TestVerificationSection(t *testing.T) {
 		t.Error("a section without a result should be left out")
 	}
 }
+
+// A ratio of predicted to measured that under- or overflows is left off
+// the scatter's log axis instead of breaking it; the other points stay.
+func TestScatterSkipsRatiosOutOfRange(t *testing.T) {
+	tiny, huge, one := 1e-300, 1e300, 1.0
+	tol := verify.DefaultTolerances()
+	res := &verify.Result{Candidates: []verify.CandidateResult{
+		{Rank: 1, Label: "under", Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &tiny, TTFTMean: &one}, &verify.Metrics{OutTokPerSec: &huge, TTFTMean: &one}, tol)},
+		{Rank: 2, Label: "over", Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &huge}, &verify.Metrics{OutTokPerSec: &tiny}, tol)},
+	}}
+	fig, err := scatterFigure(res)
+	if err != nil || fig == nil {
+		t.Fatalf("figure %v, err %v: want the in-range point drawn", fig, err)
+	}
+	if svg := string(fig.SVG); !strings.Contains(svg, "#1 under") || strings.Contains(svg, "#2 over") {
+		t.Error("want the candidate with an in-range point in the legend, and the one without none left out")
+	}
+}
