@@ -7,6 +7,7 @@
 //	go run ./scripts/kvtrace CALIBRATE_LOG ENGINE_LOG
 //	go run ./scripts/kvtrace -decode ENGINE_LOG...
 //	go run ./scripts/kvtrace -widths ENGINE_LOG DECISIONS
+//	go run ./scripts/kvtrace -model PROFILE ENGINE_LOG...
 //
 // CALIBRATE_LOG is `servesim calibrate`'s output with every line prefixed
 // by its time in µs since the epoch: the progress lines ("[k/n] run 2.1s
@@ -17,7 +18,9 @@
 // With -decode it reads only engine logs and prints how a decode step's
 // time depends on its width and on the cells it attends over (see
 // decode.go). With -widths it counts an engine log's steps by kind beside
-// a simulator decision log's (see widths.go).
+// a simulator decision log's (see widths.go). With -model it times every
+// step of each engine log against a calibrated profile's step model, by
+// kind of step (see model.go).
 package main
 
 import (
@@ -38,6 +41,10 @@ var (
 func main() {
 	if len(os.Args) >= 3 && os.Args[1] == "-decode" {
 		decodeSteps(os.Args[2:])
+		return
+	}
+	if len(os.Args) >= 4 && os.Args[1] == "-model" {
+		modelSteps(os.Args[2], os.Args[3:])
 		return
 	}
 	if len(os.Args) == 4 && os.Args[1] == "-widths" {
