@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servesim/servesim/internal/jsonfile"
 )
 
 // FuzzParseSettings: a settings file, JSON or TOML, never panics the
@@ -133,11 +135,7 @@ func sameConfig(x, y Config) bool {
 // field.
 func checkFieldErrors(t *testing.T, err error) {
 	t.Helper()
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
+	for _, e := range jsonfile.Lines(err) {
 		var fe *FieldError
 		if !errors.As(e, &fe) || fe.Msg == "" {
 			t.Fatalf("Validate error %q is not a *FieldError with a message", e)

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/jsonfile"
 )
 
 // FuzzParseSummary: ParseSummary never panics; an error names the file
@@ -19,11 +21,7 @@ func FuzzParseSummary(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		results, err := ParseSummary(data, name)
 		if err != nil {
-			lines := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				lines = j.Unwrap()
-			}
-			for _, e := range lines {
+			for _, e := range jsonfile.Lines(err) {
 				if !strings.HasPrefix(e.Error(), name+": ") {
 					t.Fatalf("error does not start with the file name: %q", e)
 				}

@@ -195,12 +195,8 @@ func fmtOpt(v *float64) string {
 // prefixErrors puts name before each of the joined errors in err, one a
 // line.
 func prefixErrors(name string, err error) error {
-	joined, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return fmt.Errorf("%s: %w", name, err)
-	}
 	var out []error
-	for _, e := range joined.Unwrap() {
+	for _, e := range jsonfile.Lines(err) {
 		out = append(out, fmt.Errorf("%s: %w", name, e))
 	}
 	return errors.Join(out...)

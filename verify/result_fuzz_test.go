@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/verify"
 )
@@ -23,11 +24,7 @@ func FuzzParseResult(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := verify.ParseResult(data, name)
 		if err != nil {
-			lines := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				lines = j.Unwrap()
-			}
-			for _, e := range lines {
+			for _, e := range jsonfile.Lines(err) {
 				if !strings.HasPrefix(e.Error(), name+": ") {
 					t.Fatalf("error does not start with the file name: %q", e)
 				}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/jsonfile"
 )
 
 // FuzzParseCandidates: parseCandidates never panics; an error names the
@@ -18,11 +20,7 @@ func FuzzParseCandidates(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cf, err := parseCandidates(data, name)
 		if err != nil {
-			lines := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				lines = j.Unwrap()
-			}
-			for _, e := range lines {
+			for _, e := range jsonfile.Lines(err) {
 				if !strings.HasPrefix(e.Error(), name+": ") {
 					t.Fatalf("error does not start with the file name: %q", e)
 				}

@@ -46,3 +46,12 @@ func lineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
+
+// Lines returns the errors err joins (errors.Join), one per line of its
+// message, or err alone.
+func Lines(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

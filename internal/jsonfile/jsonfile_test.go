@@ -1,6 +1,7 @@
 package jsonfile
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -28,5 +29,15 @@ func TestDecodeStrict(t *testing.T) {
 		if err := DecodeStrict([]byte(tc.in), &d, "a JSON object"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+func TestLines(t *testing.T) {
+	a, b := errors.New("a"), errors.New("b")
+	if got := Lines(errors.Join(a, b)); len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("joined: %v", got)
+	}
+	if got := Lines(a); len(got) != 1 || got[0] != a {
+		t.Errorf("one: %v", got)
 	}
 }

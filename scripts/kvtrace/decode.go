@@ -3,15 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// segment matches one sequence's run of tokens in an SSKV line: seq:from-to.
-var segment = regexp.MustCompile(`(\d+):(\d+)-(\d+)`)
 
 // decodeStep is one pure decode ubatch of a traced engine: every sequence
 // in it computes one token.
@@ -98,35 +93,13 @@ func cellRange(i int) string {
 // another decode ubatch follows within 60 ms (a longer gap is the engine
 // waiting, not computing).
 func readDecodeSteps(path string) ([]decodeStep, error) {
-	type ub struct {
-		t             int64
-		cells, tokens int64
-		width         int
-		decode        bool
-	}
-	var ubs []ub
-	err := lines(path, func(l string) {
-		m := ubatch.FindStringSubmatch(l)
-		if m == nil {
-			return
-		}
-		t, _ := strconv.ParseInt(m[1], 10, 64)
-		n, _ := strconv.ParseInt(m[2], 10, 64)
-		tok, _ := strconv.ParseInt(m[3], 10, 64)
-		u := ub{t: t, cells: n, tokens: tok, decode: true}
-		for _, s := range segment.FindAllStringSubmatch(l, -1) {
-			u.width++
-			u.decode = u.decode && s[2] == s[3]
-		}
-		u.decode = u.decode && int64(u.width) == tok
-		ubs = append(ubs, u)
-	})
+	ubs, err := readUbatches(path)
 	var steps []decodeStep
 	for i := 0; i+1 < len(ubs); i++ {
 		u, next := ubs[i], ubs[i+1]
 		ms := float64(next.t-u.t) / 1e3
-		if u.decode && next.tokens <= 8 && ms < 60 {
-			steps = append(steps, decodeStep{u.width, float64(u.cells), ms})
+		if u.pureDecode() && next.tokens <= 8 && ms < 60 {
+			steps = append(steps, decodeStep{u.decode, float64(u.cells), ms})
 		}
 	}
 	if err == nil && len(steps) == 0 {

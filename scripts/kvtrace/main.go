@@ -35,7 +35,6 @@ import (
 var (
 	progress = regexp.MustCompile(`^(\d+)\s+\[\s*\d+/\d+\]\s+(\S+)\s+([\d.]+)s\b`)
 	byRun    = regexp.MustCompile(`^\d+\s+(\S+)\s+n=\d+\s+resident\s+(\d+)\s`)
-	ubatch   = regexp.MustCompile(`SSKV t=(\d+) n=(\d+) used=\d+ head=\d+ ntok=(\d+)`)
 )
 
 func main() {
@@ -73,16 +72,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	type step struct{ t, cells, tokens int64 }
-	var steps []step
-	err = lines(os.Args[2], func(l string) {
-		if m := ubatch.FindStringSubmatch(l); m != nil {
-			t, _ := strconv.ParseInt(m[1], 10, 64)
-			n, _ := strconv.ParseInt(m[2], 10, 64)
-			tok, _ := strconv.ParseInt(m[3], 10, 64)
-			steps = append(steps, step{t, n, tok})
-		}
-	})
+	steps, err := readUbatches(os.Args[2])
 	if err != nil {
 		fail(err)
 	}
@@ -96,7 +86,7 @@ func main() {
 			if s.t < r.start || s.t > r.end || s.tokens > 8 {
 				continue
 			}
-			cells = append(cells, s.cells)
+			cells = append(cells, int64(s.cells))
 			if p := steps[i-1]; i > 0 && p.t >= r.start && p.tokens == s.tokens {
 				gaps = append(gaps, s.t-p.t)
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/sim"
@@ -47,36 +46,7 @@ type stepTimes struct{ engine, model []float64 }
 // Steps the engine followed by waiting (more than three times the model's
 // time) are left out, and so are the steps of lines other output cut.
 func stepKinds(step calibrate.StepCoefficients, path string) (map[string]*stepTimes, error) {
-	type ub struct {
-		t       int64
-		tokens  int
-		prefill int // tokens of prompt segments (more than one position)
-		decode  int // one-position segments
-		cells   int
-		cut     bool // other output cut the line: it times the step before it, not its own
-	}
-	var ubs []ub
-	err := lines(path, func(l string) {
-		m := ubatch.FindStringSubmatch(l)
-		if m == nil {
-			return
-		}
-		u := ub{}
-		u.t, _ = strconv.ParseInt(m[1], 10, 64)
-		u.cells, _ = strconv.Atoi(m[2])
-		u.tokens, _ = strconv.Atoi(m[3])
-		for _, s := range segment.FindAllStringSubmatch(l, -1) {
-			a, _ := strconv.Atoi(s[2])
-			b, _ := strconv.Atoi(s[3])
-			if b > a {
-				u.prefill += b - a + 1
-			} else {
-				u.decode++
-			}
-		}
-		u.cut = u.prefill+u.decode != u.tokens
-		ubs = append(ubs, u)
-	})
+	ubs, err := readUbatches(path)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +55,7 @@ func stepKinds(step calibrate.StepCoefficients, path string) (map[string]*stepTi
 		j, model, prefill, decode, cut := i, 0.0, 0, 0, false
 		for ; j < len(ubs); j++ {
 			u := ubs[j]
-			cut = cut || u.cut
+			cut = cut || u.cut()
 			o := calibrate.Observation{PrefillTokens: float64(u.prefill), DecodeSeqs: float64(u.decode), Resident: float64(u.cells)}
 			o.PrefillResident, o.DecodeResident = o.PrefillTokens*o.Resident, o.DecodeSeqs*o.Resident
 			model += step.StepSeconds(o)

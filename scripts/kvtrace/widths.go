@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 )
 
 // widths prints how many steps a traced engine ran (ENGINE_LOG) and a
@@ -17,25 +16,16 @@ import (
 func widths(enginePath, decisionsPath string) {
 	eng, sim := map[int]int{}, map[int]int{}
 	engPrefill, simPrefill := 0, 0
-	err := lines(enginePath, func(l string) {
-		m := ubatch.FindStringSubmatch(l)
-		if m == nil {
-			return
-		}
-		tok, _ := strconv.Atoi(m[3])
-		width, decode := 0, true
-		for _, s := range segment.FindAllStringSubmatch(l, -1) {
-			width++
-			decode = decode && s[2] == s[3]
-		}
-		if decode && width == tok {
-			eng[width]++
+	ubs, err := readUbatches(enginePath)
+	if err != nil {
+		fail(err)
+	}
+	for _, u := range ubs {
+		if u.pureDecode() {
+			eng[u.decode]++
 		} else {
 			engPrefill++
 		}
-	})
-	if err != nil {
-		fail(err)
 	}
 	err = lines(decisionsPath, func(l string) {
 		var d struct {
