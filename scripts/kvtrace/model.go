@@ -41,7 +41,8 @@ type stepTimes struct{ engine, model []float64 }
 
 // stepKinds times each step of an engine log against step: the engine's
 // time from the step to the next against the model's for the step's
-// prompt tokens, decoding sequences and attended cells. A llama_decode
+// prompt tokens and their context, decoding sequences and their
+// context, and attended cells. A llama_decode
 // call of more than one ubatch (every one but its last full) is one step.
 // Steps the engine followed by waiting (more than three times the model's
 // time) are left out, and so are the steps of lines other output cut.
@@ -56,7 +57,8 @@ func stepKinds(step calibrate.StepCoefficients, path string) (map[string]*stepTi
 		for ; j < len(ubs); j++ {
 			u := ubs[j]
 			cut = cut || u.cut()
-			o := calibrate.Observation{PrefillTokens: float64(u.prefill), DecodeSeqs: float64(u.decode), Resident: float64(u.cells)}
+			o := calibrate.Observation{PrefillTokens: float64(u.prefill), PrefillAttn: u.prefillAttn,
+				DecodeSeqs: float64(u.decode), DecodeContext: u.decodeContext, Resident: float64(u.cells)}
 			o.PrefillResident, o.DecodeResident = o.PrefillTokens*o.Resident, o.DecodeSeqs*o.Resident
 			model += step.StepSeconds(o)
 			prefill, decode = prefill+u.prefill, max(decode, u.decode)

@@ -12,46 +12,53 @@ import (
 )
 
 // An engine that takes exactly twice the model's time for every step is
-// reported at 2.00 for every kind; a call split over two ubatches is one
-// step, and waiting, the last step and cut lines are left out.
+// reported at 2.00 for every kind, the context of prompts and decoding
+// sequences counted; a call split over two ubatches is one step, and
+// waiting, the last step and cut lines are left out.
 func TestStepKinds(t *testing.T) {
 	p, err := calibrate.LoadProfile("../../calibrate/testdata/profile_v1.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := func(prefill, decode, cells int) float64 {
-		o := calibrate.Observation{PrefillTokens: float64(prefill), DecodeSeqs: float64(decode), Resident: float64(cells)}
-		o.PrefillResident, o.DecodeResident = o.PrefillTokens*o.Resident, o.DecodeSeqs*o.Resident
-		return p.Step.StepSeconds(o)
+	if p.Step.Ca.Value == 0 || p.Step.Ck.Value == 0 {
+		t.Fatal("the profile must charge context for this test to check it")
 	}
 	var log strings.Builder
 	now := int64(1_000_000)
-	line := func(cells int, segs ...[2]int) {
+	// line logs one ubatch over cells with segments [from, to] of
+	// sequences 0, 1, ... and returns the model's seconds for it.
+	line := func(cells int, segs ...[2]int) float64 {
 		var b strings.Builder
-		tokens := 0
+		o := calibrate.Observation{Resident: float64(cells)}
 		for i, s := range segs {
 			fmt.Fprintf(&b, " %d:%d-%d", i, s[0], s[1])
-			tokens += s[1] - s[0] + 1
+			if n := float64(s[1] - s[0] + 1); n > 1 {
+				o.PrefillTokens += n
+				o.PrefillAttn += n * float64(s[1]+1)
+			} else {
+				o.DecodeSeqs++
+				o.DecodeContext += float64(s[1] + 1)
+			}
 		}
+		tokens := int(o.PrefillTokens + o.DecodeSeqs)
 		fmt.Fprintf(&log, "SSKV t=%d n=%d used=%d head=0 ntok=%d seqs%s\n", now, cells, cells, tokens, b.String())
+		o.PrefillResident, o.DecodeResident = o.PrefillTokens*o.Resident, o.DecodeSeqs*o.Resident
+		return p.Step.StepSeconds(o)
 	}
 	advance := func(seconds float64) { now += int64(math.Round(2 * seconds * 1e6)) }
 
-	line(288, [2]int{0, 199}) // a prompt alone
-	advance(model(200, 0, 288))
-	line(288, [2]int{200, 200}, [2]int{0, 99}) // a prompt beside one decoding
-	advance(model(100, 1, 288))
-	line(1056, [2]int{0, 511}) // a 600-token prompt: two ubatches, one step
-	m := model(512, 0, 1056)
+	advance(line(288, [2]int{0, 199}))                  // a prompt alone
+	advance(line(288, [2]int{200, 200}, [2]int{0, 99})) // a prompt beside one decoding
+	m := line(1056, [2]int{0, 511})                     // a 600-token prompt: two ubatches, one step
 	now += 1000
-	line(1056, [2]int{512, 599})
-	advance(m + model(88, 0, 1056) - 0.0005)
+	advance(m + line(1056, [2]int{512, 599}) - 0.0005)
+	var decode float64
 	for range 3 { // two sequences decoding
-		line(1056, [2]int{600, 600}, [2]int{300, 300})
-		advance(model(0, 2, 1056))
+		decode = line(1056, [2]int{600, 600}, [2]int{300, 300})
+		advance(decode)
 	}
 	fmt.Fprintf(&log, "SSKV t=%d n=1056 used=1056 head=0 ntok=2 seqs 0:601-601 [GIN] 200 | POST\n", now) // cut
-	advance(model(0, 2, 1056))
+	advance(decode)
 	line(1056, [2]int{601, 601}) // then waiting
 	now += 5e6
 	line(1056, [2]int{602, 602}) // the last: no next step to time it by

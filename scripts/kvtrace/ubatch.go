@@ -18,6 +18,10 @@ type ubatchLine struct {
 	tokens  int
 	prefill int // tokens of prompt segments (more than one position)
 	decode  int // one-position segments
+	// prefillAttn and decodeContext are the step model's PrefillAttn and
+	// DecodeContext: each prompt segment's tokens × the context after it,
+	// and each decoding sequence's context with its new token.
+	prefillAttn, decodeContext float64
 }
 
 // cut reports a line whose segments miss tokens: other output cut it.
@@ -43,8 +47,10 @@ func readUbatches(path string) ([]ubatchLine, error) {
 			to, _ := strconv.Atoi(s[3])
 			if to > from {
 				u.prefill += to - from + 1
+				u.prefillAttn += float64(to-from+1) * float64(to+1)
 			} else {
 				u.decode++
+				u.decodeContext += float64(to + 1)
 			}
 		}
 		ubs = append(ubs, u)
