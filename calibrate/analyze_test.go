@@ -15,7 +15,7 @@ import (
 // each decode step 5 ms (± 1%, deterministic), so the fit has known
 // answers.
 func serialRun(kind string, clients int, prompts []int, out int, t0 int64) (*RunResult, int64) {
-	spec := RunSpec{Name: fmt.Sprintf("%s-c%d", kind, clients), Kind: kind, Concurrency: clients, Output: out,
+	spec := RunSpec{Name: fmt.Sprintf("%s-c%d", kind, clients), Kind: kind, Concurrency: clients, Outputs: []int{out},
 		Requests: len(prompts), Repeat: 1}
 	jitter := func(i int) float64 { return 1 + 0.01*math.Sin(float64(i)*1.7) }
 	t, k := t0, 0

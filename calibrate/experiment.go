@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/servesim/servesim/traces"
@@ -30,8 +31,12 @@ const (
 	// sequences and context, so it separates cd (per sequence) and ck (per
 	// context token, the KV read).
 	KindDecode = "decode"
-	// KindMixed is a closed loop over staggered prompt lengths: clients
-	// fall out of step, so prefills land in steps that also decode.
+	// KindMixed is a closed loop over staggered prompt and output
+	// lengths: clients finish at different steps, so each new prompt is
+	// computed beside the other clients' decoding sequences. (Staggered
+	// prompts alone do not do it: an engine computes a wave of prompts in
+	// the same steps, its sequences then decode in lockstep and end
+	// together, and the next wave arrives at an idle engine.)
 	KindMixed = "mixed"
 	// KindMemory is one point of the concurrency ramp that finds the
 	// engine's real limit on concurrent sequences (see ProbeConcurrency).
@@ -45,16 +50,16 @@ const (
 
 // RunSpec is one short live run of a plan: a closed loop of Concurrency
 // clients sending Requests requests back to back. Request i asks for
-// Prompts[i % len(Prompts)] prompt tokens and exactly Output output tokens
-// (max_tokens; ignore_eos where the engine has it), request 0 Carrier
-// tokens when that is set.
+// Prompts[i % len(Prompts)] prompt tokens and exactly
+// Outputs[i % len(Outputs)] output tokens (max_tokens; ignore_eos where
+// the engine has it), request 0 Carrier tokens when that is set.
 type RunSpec struct {
 	Name        string // unique within the plan, e.g. "decode-c4-p512-r1"
 	Kind        string // one of the Kind constants
 	Concurrency int
 	Prompts     []int
-	Output      int
-	Carrier     int // output tokens of request 0 (KindAdmission); 0: Output
+	Outputs     []int
+	Carrier     int // output tokens of request 0 (KindAdmission); 0: as Outputs
 	Requests    int
 	Repeat      int // 1-based repeat of the same configuration
 }
@@ -76,7 +81,7 @@ func (s RunSpec) Rows() []*traces.Request {
 		r.Reset()
 		r.ID = fmt.Sprintf("%s/%d", s.Name, i)
 		r.PromptTokens = int32(s.Prompts[i%len(s.Prompts)])
-		r.OutputTokens = int32(s.Output)
+		r.OutputTokens = int32(s.Outputs[i%len(s.Outputs)])
 		if i == 0 && s.Carrier > 0 {
 			r.OutputTokens = int32(s.Carrier)
 		}
@@ -122,7 +127,9 @@ const (
 //     decode at concurrency 1, 2, 4 with 64- and 512-token prompts
 //     (64 output tokens, two rounds per client); an admission run (a
 //     192-token carrier and eight 4-token probes with 64-token prompts,
-//     two clients); one mixed run at concurrency 4 over staggered prompts;
+//     two clients); one mixed run at concurrency 4 over staggered prompt
+//     and output lengths (16 requests, 20..60 output tokens), most of
+//     whose prompts are computed beside three decoding sequences;
 //     a concurrency ramp 1..8 with 512-token prompts and 32 output tokens.
 //   - full: the same design, wider: prefill 32..2048, decode at 1..16
 //     clients with 64-, 512- and 2048-token prompts, ramp to 32, three
@@ -131,18 +138,21 @@ const (
 // Every plan starts with a two-request warm-up run.
 func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 	var (
-		prompts     []int
-		concs       []int
-		decodeCtx   []int
-		decodeOut   int
-		maxConc     int
-		maxPrompt   int
-		repeats     int
-		memPrompt   = 512
-		memOut      = 32
-		mixPrompts  = []int{32, 256, 128, 512, 64, 384}
+		prompts    []int
+		concs      []int
+		decodeCtx  []int
+		decodeOut  int
+		maxConc    int
+		maxPrompt  int
+		repeats    int
+		memPrompt  = 512
+		memOut     = 32
+		mixPrompts = []int{32, 256, 128, 512, 64, 384}
+		// Five output lengths against four clients: no two clients stay
+		// in step, so a new prompt arrives while the others decode.
+		mixOutputs  = []int{48, 20, 36, 60, 28}
 		mixConc     = 4
-		mixRequests = 12
+		mixRequests = 16
 	)
 	switch name {
 	case PlanQuick:
@@ -161,7 +171,7 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 		decodeCtx = []int{64, 512, 2048}
 		decodeOut = 128
 		maxConc, maxPrompt, repeats = 32, 2048, 3
-		mixConc, mixRequests = 8, 24
+		mixConc, mixRequests = 8, 32
 	default:
 		return nil, fmt.Errorf("calibrate: unknown plan %q (want %s or %s)", name, PlanQuick, PlanFull)
 	}
@@ -188,28 +198,28 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 	memPrompt = min(memPrompt, maxPrompt)
 
 	p := &Plan{Name: name}
-	p.Runs = append(p.Runs, RunSpec{Name: "warmup", Kind: KindWarmup, Concurrency: 1, Prompts: []int{64}, Output: 8, Requests: 2, Repeat: 1})
+	p.Runs = append(p.Runs, RunSpec{Name: "warmup", Kind: KindWarmup, Concurrency: 1, Prompts: []int{64}, Outputs: []int{8}, Requests: 2, Repeat: 1})
 	// Interleave repeats so that slow drift (thermal, other tenants) is
 	// spread over configurations instead of aliasing with one of them.
 	for r := 1; r <= repeats; r++ {
 		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("prefill-r%d", r), Kind: KindPrefill, Concurrency: 1,
-			Prompts: prompts, Output: 4, Requests: len(prompts), Repeat: r})
+			Prompts: prompts, Outputs: []int{4}, Requests: len(prompts), Repeat: r})
 		for _, c := range concs {
 			for _, ctx := range decodeCtx {
 				p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("decode-c%d-p%d-r%d", c, ctx, r), Kind: KindDecode,
-					Concurrency: c, Prompts: []int{ctx}, Output: decodeOut, Requests: 2 * c, Repeat: r})
+					Concurrency: c, Prompts: []int{ctx}, Outputs: []int{decodeOut}, Requests: 2 * c, Repeat: r})
 			}
 		}
 		// The carrier outlasts its probes: each costs a prefill and three
 		// decode steps beside it, plus its admission delay.
 		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("admission-r%d", r), Kind: KindAdmission, Concurrency: 2,
-			Prompts: []int{decodeCtx[0]}, Output: 4, Carrier: 3 * decodeOut, Requests: 9, Repeat: r})
+			Prompts: []int{decodeCtx[0]}, Outputs: []int{4}, Carrier: 3 * decodeOut, Requests: 9, Repeat: r})
 	}
 	p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("mixed-c%d-r1", mixConc), Kind: KindMixed, Concurrency: mixConc,
-		Prompts: mixPrompts, Output: 48, Requests: mixRequests, Repeat: 1})
+		Prompts: mixPrompts, Outputs: mixOutputs, Requests: mixRequests, Repeat: 1})
 	for _, c := range Ramp(maxConc) {
 		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("memory-c%d-r1", c), Kind: KindMemory, Concurrency: c,
-			Prompts: []int{memPrompt}, Output: memOut, Requests: 2 * c, Repeat: 1})
+			Prompts: []int{memPrompt}, Outputs: []int{memOut}, Requests: 2 * c, Repeat: 1})
 	}
 	return p, nil
 }
@@ -262,16 +272,21 @@ func (p *Plan) Print(w io.Writer) {
 		p.Name, len(p.Runs), p.Requests())
 	fmt.Fprintf(w, "  %-3s %-22s %-9s %5s %-28s %14s %8s\n", "#", "run", "kind", "conc", "prompt tokens", "output", "requests")
 	for i, r := range p.Runs {
-		ps := make([]string, len(r.Prompts))
-		for j, n := range r.Prompts {
-			ps[j] = fmt.Sprint(n)
-		}
-		out := fmt.Sprint(r.Output)
+		out := joinInts(r.Outputs)
 		if r.Carrier > 0 {
-			out = fmt.Sprintf("%d (first %d)", r.Output, r.Carrier)
+			out = fmt.Sprintf("%s (first %d)", out, r.Carrier)
 		}
-		fmt.Fprintf(w, "  %-3d %-22s %-9s %5d %-28s %14s %8d\n", i, r.Name, r.Kind, r.Concurrency, strings.Join(ps, ","), out, r.Requests)
+		fmt.Fprintf(w, "  %-3d %-22s %-9s %5d %-28s %14s %8d\n", i, r.Name, r.Kind, r.Concurrency, joinInts(r.Prompts), out, r.Requests)
 	}
+}
+
+// joinInts writes v comma-separated.
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // Validate checks every run of p.
@@ -283,14 +298,19 @@ func (p *Plan) Validate() error {
 			return fmt.Errorf("calibrate: plan run %d: name %q empty or repeated", i, r.Name)
 		case !slices.Contains([]string{KindWarmup, KindPrefill, KindDecode, KindMixed, KindMemory, KindAdmission}, r.Kind):
 			return fmt.Errorf("calibrate: plan run %s: unknown kind %q", r.Name, r.Kind)
-		case r.Concurrency < 1 || r.Requests < 1 || r.Output < 1 || len(r.Prompts) == 0:
-			return fmt.Errorf("calibrate: plan run %s: concurrency, requests, output and prompts must be ≥ 1", r.Name)
+		case r.Concurrency < 1 || r.Requests < 1 || len(r.Prompts) == 0 || len(r.Outputs) == 0:
+			return fmt.Errorf("calibrate: plan run %s: concurrency and requests must be ≥ 1, prompt and output lengths given", r.Name)
 		case r.Carrier < 0:
 			return fmt.Errorf("calibrate: plan run %s: carrier %d < 0", r.Name, r.Carrier)
 		}
 		for _, n := range r.Prompts {
 			if n < 1 {
 				return fmt.Errorf("calibrate: plan run %s: prompt length %d < 1", r.Name, n)
+			}
+		}
+		for _, n := range r.Outputs {
+			if n < 1 {
+				return fmt.Errorf("calibrate: plan run %s: output length %d < 1", r.Name, n)
 			}
 		}
 		seen[r.Name] = true

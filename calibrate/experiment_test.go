@@ -2,10 +2,15 @@ package calibrate
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -33,7 +38,7 @@ func TestNewPlanQuick(t *testing.T) {
 			t.Errorf("%s: %d rows for %d requests", r.Name, len(rows), r.Requests)
 		}
 		for i, row := range rows {
-			out := r.Output
+			out := r.Outputs[i%len(r.Outputs)]
 			if i == 0 && r.Carrier > 0 {
 				out = r.Carrier
 			}
@@ -43,8 +48,8 @@ func TestNewPlanQuick(t *testing.T) {
 		}
 		// A carrier outlasts its probes: each takes a prefill and Output − 1
 		// decode steps, plus its admission delay (taken as 3 steps).
-		if r.Kind == KindAdmission && r.Carrier < (r.Requests-1)*(r.Output+3) {
-			t.Errorf("%s: carrier of %d tokens for %d probes of %d", r.Name, r.Carrier, r.Requests-1, r.Output)
+		if r.Kind == KindAdmission && r.Carrier < (r.Requests-1)*(r.Outputs[0]+3) {
+			t.Errorf("%s: carrier of %d tokens for %d probes of %d", r.Name, r.Carrier, r.Requests-1, r.Outputs[0])
 		}
 	}
 	if kinds[KindWarmup] != 1 || kinds[KindPrefill] != 2 || kinds[KindDecode] != 12 || kinds[KindAdmission] != 2 || kinds[KindMixed] != 1 || kinds[KindMemory] != 6 {
@@ -75,7 +80,7 @@ func TestNewPlanQuick(t *testing.T) {
 }
 
 func TestSliceReaderWriter(t *testing.T) {
-	rows := RunSpec{Name: "x", Kind: KindDecode, Concurrency: 1, Prompts: []int{5}, Output: 2, Requests: 3}.Rows()
+	rows := RunSpec{Name: "x", Kind: KindDecode, Concurrency: 1, Prompts: []int{5}, Outputs: []int{2}, Requests: 3}.Rows()
 	r := NewSliceReader(traces.Meta{Source: "mem"}, rows)
 	w := &SliceWriter{}
 	for r.Next() {
@@ -85,5 +90,60 @@ func TestSliceReaderWriter(t *testing.T) {
 	}
 	if r.Err() != nil || r.Meta().Source != "mem" || len(w.Rows) != 3 || w.Rows[2] != rows[2] || rowIndex(rows[2].ID) != 2 {
 		t.Errorf("read %d rows, ids %q", len(w.Rows), rows[2].ID)
+	}
+}
+
+// The quick plan's mixed run computes most of its prompts beside the other
+// clients' decoding sequences, on an engine shaped like the CPU test engine
+// (a prompt token costs tens of decode steps' worth of a sequence, four
+// slots, Ollama's admission lock). One output length for every request
+// does not: its clients end in the same step and the next wave of
+// prompts meets an idle engine.
+func TestMixedRunPutsPromptsBesideDecoding(t *testing.T) {
+	p, err := NewPlan(PlanQuick, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Runs, func(r RunSpec) bool { return r.Kind == KindMixed })
+	mixed := p.Runs[i]
+	beside := func(spec RunSpec) (prompts, full int) {
+		var log bytes.Buffer
+		cfg := sim.DefaultConfig()
+		cfg.Policy.MaxNumSeqs, cfg.Policy.MaxNumBatchedTokens, cfg.Policy.ChunkedPrefill = spec.Concurrency, 2048, false
+		cfg.TotalBlocks = spec.Concurrency * 4096 / cfg.BlockSize
+		cfg.Step = sim.Linear{C0: 0.005, Cp: 0.0004, Cd: 0.002, Admit: sim.Admission{Delay: 0.008, Lock: true}}
+		cfg.Decisions = &log
+		loop := sim.ClosedLoop{Clients: spec.Concurrency, IssueGap: time.Millisecond}
+		if _, err := sim.RunClosedLoop(context.Background(), cfg, loop, NewSliceReader(traces.Meta{}, spec.Rows()), nil); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(&log)
+		for {
+			var step struct {
+				PrefillIDs []int `json:"prefill_ids"`
+				DecodeSeqs int   `json:"decode_seqs"`
+			}
+			if err := dec.Decode(&step); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			prompts += len(step.PrefillIDs)
+			if step.DecodeSeqs == spec.Concurrency-1 {
+				full += len(step.PrefillIDs)
+			}
+		}
+		return prompts, full
+	}
+	prompts, full := beside(mixed)
+	if later := mixed.Requests - mixed.Concurrency; prompts != mixed.Requests || full < later*3/4 {
+		t.Errorf("%s (outputs %v): %d of %d prompts computed beside %d decoding sequences, want ≥ %d of the %d after the first wave",
+			mixed.Name, mixed.Outputs, full, prompts, mixed.Concurrency-1, later*3/4, later)
+	}
+	lockstep := mixed
+	lockstep.Outputs = []int{48}
+	if _, full := beside(lockstep); full > 1 {
+		t.Errorf("one output length: %d prompts beside %d decoding sequences, want at most 1 (the engine model is not what this test needs)",
+			full, mixed.Concurrency-1)
 	}
 }

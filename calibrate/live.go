@@ -141,7 +141,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 				return out, cfg.Text, fmt.Errorf("calibrate: before run %s: %w", spec.Name, err)
 			}
 			reset = int64(prompt) + 1
-			rs := RunSpec{Name: "reset", Kind: KindReset, Concurrency: slots, Prompts: []int{prompt}, Output: 1, Requests: slots, Repeat: 1}
+			rs := RunSpec{Name: "reset", Kind: KindReset, Concurrency: slots, Prompts: []int{prompt}, Outputs: []int{1}, Requests: slots, Repeat: 1}
 			if err := save(&RunResult{Spec: rs, Shared: sharedTokens(cfg.Text), Salt: salt, Text: cfg.Text, Rows: rows, Summary: Summarize(rows)}); err != nil {
 				return out, cfg.Text, err
 			}
@@ -1159,7 +1159,9 @@ func ReadRun(path string) (*RunResult, error) {
 		if !slices.Contains(spec.Prompts, int(r.PromptTokens)) {
 			spec.Prompts = append(spec.Prompts, int(r.PromptTokens))
 		}
-		spec.Output = int(r.OutputTokens)
+		if !slices.Contains(spec.Outputs, int(r.OutputTokens)) {
+			spec.Outputs = append(spec.Outputs, int(r.OutputTokens))
+		}
 	}
 	ref, err := NewTraceRef(path)
 	if err != nil {

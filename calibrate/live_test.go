@@ -113,7 +113,7 @@ func durSec(s float64) time.Duration { return time.Duration(s * 1e9) }
 // its spec, reset, shared tokens, salt and text model.
 func TestRunTraceRoundTrip(t *testing.T) {
 	tm := replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}
-	spec := RunSpec{Name: "decode-c2-p64-r2", Kind: KindDecode, Concurrency: 2, Prompts: []int{64}, Output: 2, Requests: 2, Repeat: 2}
+	spec := RunSpec{Name: "decode-c2-p64-r2", Kind: KindDecode, Concurrency: 2, Prompts: []int{64}, Outputs: []int{2}, Requests: 2, Repeat: 2}
 	in := &RunResult{Spec: spec, SlotReset: 513, Shared: 9, Salt: 12345, Text: tm,
 		Rows: []*traces.Request{row("decode-c2-p64-r2/1", 64, 0, 50, 60), row("decode-c2-p64-r2/0", 64, 0, 40, 60)}}
 	path := filepath.Join(t.TempDir(), "07-decode-c2-p64-r2.parquet")
