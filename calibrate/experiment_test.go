@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -95,8 +96,8 @@ func TestSliceReaderWriter(t *testing.T) {
 
 // The quick plan's mixed run computes most of its prompts beside the other
 // clients' decoding sequences, on an engine shaped like the CPU test engine
-// (a prompt token costs tens of decode steps' worth of a sequence, four
-// slots, Ollama's admission lock). One output length for every request
+// (a 256-token prompt costs about ten decode steps; four slots; Ollama's
+// admission lock). One output length for every request
 // does not: its clients end in the same step and the next wave of
 // prompts meets an idle engine.
 func TestMixedRunPutsPromptsBesideDecoding(t *testing.T) {
@@ -145,5 +146,23 @@ func TestMixedRunPutsPromptsBesideDecoding(t *testing.T) {
 	if _, full := beside(lockstep); full > 1 {
 		t.Errorf("one output length: %d prompts beside %d decoding sequences, want at most 1 (the engine model is not what this test needs)",
 			full, mixed.Concurrency-1)
+	}
+}
+
+func TestPlanValidateOutputs(t *testing.T) {
+	run := RunSpec{Name: "mixed-c2-r1", Kind: KindMixed, Concurrency: 2, Prompts: []int{32}, Requests: 4, Repeat: 1}
+	for _, c := range []struct {
+		outputs []int
+		want    string
+	}{
+		{nil, "calibrate: plan run mixed-c2-r1: concurrency and requests must be ≥ 1, prompt and output lengths given"},
+		{[]int{16, 0}, "calibrate: plan run mixed-c2-r1: output length 0 < 1"},
+		{[]int{16, 8}, ""},
+	} {
+		run.Outputs = c.outputs
+		err := (&Plan{Name: "x", Runs: []RunSpec{run}}).Validate()
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("outputs %v: %v, want %q", c.outputs, err, c.want)
+		}
 	}
 }
