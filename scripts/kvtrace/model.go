@@ -41,11 +41,11 @@ type stepTimes struct{ engine, model []float64 }
 
 // stepKinds times each step of an engine log against step: the engine's
 // time from the step to the next against the model's for the step's
-// prompt tokens and their context, decoding sequences and their
-// context, and attended cells. A llama_decode
-// call of more than one ubatch (every one but its last full) is one step.
-// Steps the engine followed by waiting (more than three times the model's
-// time) are left out, and so are the steps of lines other output cut.
+// prompt tokens and their context, decoding sequences and their context,
+// and attended cells. A llama_decode call of more than one ubatch (every
+// one but its last full) is one step. Steps the engine followed by
+// waiting (more than three times the model's time) are left out, and so
+// are the steps of lines other output cut.
 func stepKinds(step calibrate.StepCoefficients, path string) (map[string]*stepTimes, error) {
 	ubs, err := readUbatches(path)
 	if err != nil {
