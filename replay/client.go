@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -22,6 +21,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/servesim/servesim/replay/sse"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -215,8 +215,8 @@ type chunkRec struct {
 	cum   int32
 }
 
-// stamper timestamps every read of the response body; bufio reads lazily,
-// so when a line is returned the last read is the one that delivered it.
+// stamper timestamps every read of the response body: each event is
+// stamped with the read that completed it.
 type stamper struct {
 	r    io.Reader
 	last time.Time
@@ -235,9 +235,8 @@ func (s *stamper) Read(p []byte) (int, error) {
 // stream holds per-request buffers, pooled.
 type stream struct {
 	st     stamper
-	br     *bufio.Reader
-	line   []byte
-	data   []byte
+	buf    []byte // what one read of the body gets
+	split  sse.Splitter
 	chunks []chunkRec
 	text   strings.Builder
 	raw    bytes.Buffer
@@ -245,7 +244,11 @@ type stream struct {
 	usage  openai.Usage
 }
 
-var streamPool = sync.Pool{New: func() any { return &stream{br: bufio.NewReaderSize(nil, 4096)} }}
+// maxLine caps one SSE line: a stream that never ends a line fails as
+// bad_stream instead of growing memory until the timeout.
+const maxLine = 8 << 20
+
+var streamPool = sync.Pool{New: func() any { return &stream{buf: make([]byte, 4096), split: sse.Splitter{MaxLine: maxLine}} }}
 
 // call is a request built ahead of its send time, so that sending it
 // then costs only the hand-over to net/http: building it (URL, headers,
@@ -287,11 +290,11 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	defer cl.cancel()
 	s := streamPool.Get().(*stream)
 	defer func() {
-		s.chunks, s.data, s.line = s.chunks[:0], s.data[:0], s.line[:0]
+		s.chunks = s.chunks[:0]
+		s.split.Reset()
 		s.text.Reset()
 		s.raw.Reset()
 		s.st = stamper{}
-		s.br.Reset(nil)
 		streamPool.Put(s)
 	}()
 	fail := func(status int, msg string) {
@@ -328,34 +331,30 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if c.rawDir != "" {
 		s.st.raw = &s.raw
 	}
-	s.br.Reset(&s.st)
 	var (
-		usage     *openai.Usage
-		keepText  *strings.Builder
-		finish    string
-		done      bool
-		event     string
-		problem   string
-		readErr   error
-		haveEvent bool
+		usage    *openai.Usage
+		keepText *strings.Builder
+		finish   string
+		done     bool
+		problem  string
+		readErr  error
 	)
 	if c.cfg.KeepText {
 		keepText = &s.text
 	}
-	dispatch := func() {
-		defer func() { s.data, event, haveEvent = s.data[:0], "", false }()
+	dispatch := func(event, data []byte) {
 		at := int64(s.st.last.Sub(start))
-		if event == "error" {
-			problem = KindStreamError + ": event: error: " + clip(s.data)
+		if string(event) == "error" {
+			problem = KindStreamError + ": event: error: " + clip(data)
 			return
 		}
-		if string(s.data) == "[DONE]" {
+		if string(data) == "[DONE]" {
 			done = true
 			return
 		}
 		cs := &s.scan
-		if c.cfg.KeepText || !scanChunk(s.data, cs) {
-			if problem = decodeChunk(s.data, cs, len(s.chunks), keepText); problem != "" {
+		if c.cfg.KeepText || !scanChunk(data, cs) {
+			if problem = decodeChunk(data, cs, len(s.chunks), keepText); problem != "" {
 				return
 			}
 		}
@@ -379,43 +378,18 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			s.chunks = append(s.chunks, chunkRec{at: at, bytes: int32(cs.text), cum: cum})
 		}
 	}
+	emit := func(typ, data []byte) bool {
+		dispatch(typ, data)
+		return !done && problem == ""
+	}
 	for !done && problem == "" {
-		line, err := s.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			s.line = append(s.line[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = s.br.ReadSlice('\n')
-				s.line = append(s.line, line...)
-			}
-			line = s.line
-		}
-		for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
-			line = line[:len(line)-1] // bytes.TrimRight, without building a cutset per line
-		}
-		switch {
-		case len(line) == 0:
-			if haveEvent {
-				dispatch()
-			}
-			event = ""
-		case line[0] == ':': // comment / keep-alive
-		default:
-			field, value, _ := bytes.Cut(line, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			switch string(field) {
-			case "data":
-				if haveEvent {
-					s.data = append(s.data, '\n')
-				}
-				s.data = append(s.data, value...)
-				haveEvent = true
-			case "event":
-				event = string(value)
-			}
+		n, err := s.st.Read(s.buf)
+		if n > 0 && s.split.Feed(s.buf[:n], emit) && s.split.Dropped > 0 {
+			problem = fmt.Sprintf("%s: an SSE line over %d bytes", KindBadStream, maxLine)
 		}
 		if err != nil {
-			if haveEvent && problem == "" && !done {
-				dispatch() // lenient: a last event without its blank line
+			if !done && problem == "" {
+				s.split.End(emit) // lenient: a last event without its blank line
 			}
 			readErr = err
 			break
@@ -432,7 +406,12 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	// Let the connection go back to the pool: read what follows [DONE]
 	// (the chunked terminator), but never wait long for it.
 	stop := time.AfterFunc(50*time.Millisecond, cl.cancel)
-	s.br.Discard(64 << 10) // stops at the body's end; unlike io.CopyN, allocates nothing
+	for n := 0; n < 64<<10; {
+		m, err := s.st.Read(s.buf)
+		if n += m; err != nil {
+			break
+		}
+	}
 	stop.Stop()
 	if usage == nil {
 		fail(resp.StatusCode, KindNoUsage+": [DONE] after "+strconv.Itoa(len(s.chunks))+" content chunks but no chunk carried usage (stream_options.include_usage unsupported?)")

@@ -12,8 +12,8 @@
 //     Calibrate fits the text model.
 //   - pace.go: the absolute-clock pacer.
 //   - prompt.go: PromptBuilder and TextModel.
-//   - client.go: one streaming request: net/http + our SSE parser, token
-//     accounting, failure classification (Kind* constants).
+//   - client.go: one streaming request: net/http + the sse package's
+//     framing, token accounting, failure classification (Kind* constants).
 //   - summary.go: Summary, Latency, Spread and their printouts.
 //   - record.go: Record, the file-level driver behind `servesim record`:
 //     crash-safe partial output, input-order rewrite, repeats.
@@ -71,7 +71,8 @@
 // send to last byte), no_done (the body ended without data: [DONE]),
 // stream_error (an error object or event: error in the stream),
 // empty_choices (a chunk with empty choices that was not the usage chunk),
-// no_usage, bad_stream (undecodable chunk; usage without content),
+// no_usage, bad_stream (undecodable chunk; usage without content; an SSE
+// line over 8 MiB, as from a server that never ends one),
 // canceled (the run was interrupted).
 //
 // # Client

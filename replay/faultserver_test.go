@@ -55,6 +55,8 @@ func TestFaults(t *testing.T) {
 			want: []string{"no chunk carried usage"}},
 		{name: "timeout", opts: replaytest.Options{Fault: always(replaytest.Hang)}, timeout: 150 * time.Millisecond, kind: KindTimeout, status: 200,
 			want: []string{"within 150ms"}},
+		{name: "line without end", opts: replaytest.Options{Fault: always(replaytest.Unterminated)}, kind: KindBadStream, status: 200,
+			want: []string{"SSE line over 8388608 bytes"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +97,25 @@ func TestFaults(t *testing.T) {
 				t.Errorf("summary: failed %d by kind %v, TTFT n %d", s.Failed, s.FailedByKind, s.TTFT.N)
 			}
 		})
+	}
+}
+
+// TestLineEnds streams with each line end the SSE standard allows: every
+// request is measured in full.
+func TestLineEnds(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		srv := replaytest.New(replaytest.Options{LineEnd: eol, TokensPerChunk: 2})
+		cfg := testConfig(srv)
+		s, out := runRows(t, cfg, rows(4, 0, 40, 9))
+		srv.Close()
+		if s.Succeeded != 4 {
+			t.Fatalf("line end %q: %d of 4 succeeded (%v)", eol, s.Succeeded, s.FailedByKind)
+		}
+		for i, r := range out {
+			if r.UsageOutput != 9 || r.Chunks != 5 || len(r.TokenTimes) != 9 {
+				t.Errorf("line end %q, row %d: usage %d, %d chunks, %d token times; want 9, 5, 9", eol, i, r.UsageOutput, r.Chunks, len(r.TokenTimes))
+			}
+		}
 	}
 }
 

@@ -248,7 +248,7 @@ func pieces(seed uint64, n int) []int {
 // rest whole), piece i at time at(i), and ends the stream.
 func sseObserve(body []byte, sizes []int, at func(i int) int64) observation {
 	o := observation{firstOut: -1, lastOut: -1, lastByte: -1}
-	p := &sseParser{obs: &o}
+	p := newSSEParser(&o)
 	i := 0
 	for b := body; len(b) > 0; i++ {
 		n := len(b)

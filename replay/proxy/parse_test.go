@@ -183,12 +183,12 @@ func TestSSEParserIgnoresReadBoundaries(t *testing.T) {
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\n" +
 		"data: [DONE]")
 	whole := observation{firstOut: -1, lastOut: -1}
-	p := &sseParser{obs: &whole}
+	p := newSSEParser(&whole)
 	p.feed(stream, 5)
 	p.end(5)
 	for step := 1; step < 7; step++ {
 		o := observation{firstOut: -1, lastOut: -1}
-		q := &sseParser{obs: &o}
+		q := newSSEParser(&o)
 		for i := 0; i < len(stream); i += step {
 			q.feed(stream[i:min(i+step, len(stream))], 5)
 		}

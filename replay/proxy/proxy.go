@@ -623,7 +623,7 @@ func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	identity := t.enc == "" || strings.EqualFold(t.enc, "identity")
 	if strings.HasPrefix(ct, "text/event-stream") && identity && resp.StatusCode < 400 {
-		t.sse = &sseParser{obs: &ex.obs}
+		t.sse = newSSEParser(&ex.obs)
 	} else {
 		t.keep = true
 	}
@@ -691,7 +691,7 @@ func (t *tap) end() {
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("data:")) || bytes.HasPrefix(bytes.TrimSpace(body), []byte(":")) {
 		// An encoded stream: parsed only now, so its token times are unknown.
-		p := &sseParser{obs: o}
+		p := newSSEParser(o)
 		p.feed(body, -1)
 		p.end(-1)
 		return

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/servesim/servesim/replay/sse"
 )
 
 // maxLine caps one SSE line the parser keeps; longer lines pass through to
@@ -120,85 +122,47 @@ func (o *observation) apply(r *apiResponse, at int64) {
 	}
 }
 
-// sseParser splits a byte stream into SSE events and applies their data.
+// sseParser applies the data of each SSE event in a byte stream.
 type sseParser struct {
-	obs     *observation
-	line    []byte
-	skip    bool // the current line is too long; drop it
-	data    []byte
-	hasData bool
+	obs   *observation
+	split sse.Splitter
+}
+
+func newSSEParser(o *observation) *sseParser {
+	return &sseParser{obs: o, split: sse.Splitter{MaxLine: maxLine}}
 }
 
 func (p *sseParser) feed(b []byte, at int64) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			p.appendLine(b)
-			return
-		}
-		p.appendLine(b[:i])
-		b = b[i+1:]
-		if !p.skip {
-			p.handleLine(bytes.TrimSuffix(p.line, []byte{'\r'}), at)
-		}
-		p.line, p.skip = p.line[:0], false
-	}
-}
-
-func (p *sseParser) appendLine(b []byte) {
-	if p.skip {
-		return
-	}
-	if len(p.line)+len(b) > maxLine {
-		p.skip, p.line = true, p.line[:0]
-		p.obs.parseFailed = true
-		return
-	}
-	p.line = append(p.line, b...)
-}
-
-func (p *sseParser) handleLine(line []byte, at int64) {
-	if len(line) == 0 {
-		p.dispatch(at)
-		return
-	}
-	field, value, _ := bytes.Cut(line, []byte{':'})
-	if string(field) != "data" {
-		return // comments, event:, id:, retry:
-	}
-	value = bytes.TrimPrefix(value, []byte{' '})
-	if p.hasData {
-		p.data = append(p.data, '\n')
-	}
-	p.data, p.hasData = append(p.data, value...), true
-}
-
-// dispatch handles the event collected so far.
-func (p *sseParser) dispatch(at int64) {
-	if !p.hasData {
-		return
-	}
-	data := bytes.TrimSpace(p.data)
-	p.data, p.hasData = p.data[:0], false
-	if string(data) == "[DONE]" {
-		p.obs.sawDone = true
-		return
-	}
-	var r apiResponse
-	if err := json.Unmarshal(data, &r); err != nil {
-		p.obs.parseFailed = true
-		return
-	}
-	p.obs.apply(&r, at)
+	p.split.Feed(b, func(_, data []byte) bool { return p.apply(data, at) })
+	p.noteDropped()
 }
 
 // end flushes an event left open when the stream ended without a blank line.
 func (p *sseParser) end(at int64) {
-	if len(p.line) > 0 && !p.skip {
-		p.handleLine(bytes.TrimSuffix(p.line, []byte{'\r'}), at)
-		p.line = p.line[:0]
+	p.split.End(func(_, data []byte) bool { return p.apply(data, at) })
+	p.noteDropped()
+}
+
+func (p *sseParser) noteDropped() {
+	if p.split.Dropped > 0 {
+		p.obs.parseFailed = true
 	}
-	p.dispatch(at)
+}
+
+// apply handles one event's data.
+func (p *sseParser) apply(data []byte, at int64) bool {
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		p.obs.sawDone = true
+		return true
+	}
+	var r apiResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		p.obs.parseFailed = true
+		return true
+	}
+	p.obs.apply(&r, at)
+	return true
 }
 
 // decodeBody undoes a gzip Content-Encoding; other encodings give an error.

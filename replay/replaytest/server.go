@@ -11,6 +11,7 @@ package replaytest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -35,6 +36,7 @@ const (
 	EmptyChoices                // stream FaultAfter chunks, then a chunk with "choices": [] and no usage
 	NoUsage                     // stream everything and [DONE], but no usage chunk
 	Hang                        // send 200 headers, then nothing until the client leaves
+	Unterminated                // stream FaultAfter chunks, then 9 MiB of data that never ends its line
 )
 
 // Options configure a Server. The zero value is a fast well-behaved server.
@@ -52,6 +54,7 @@ type Options struct {
 	Cached          func(n int) int   // cached prompt tokens to report for request n; nil = none
 	Done            func(n int)       // called when request n's stream has been fully written
 	Listener        net.Listener      // serve on this listener instead of a new loopback port
+	LineEnd         string            // what ends each SSE line: "" = LF; servers also send CRLF, and the standard allows a lone CR
 }
 
 // Request is what the server received.
@@ -230,10 +233,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 	}
 	id := "cmpl-" + strconv.Itoa(n)
 	buf := make([]byte, 0, 512)
+	end := s.opts.LineEnd + s.opts.LineEnd // the data line's end and a blank line
+	if end == "" {
+		end = "\n\n"
+	}
 	send := func(b []byte) {
 		out.WriteString("data: ")
 		out.Write(b)
-		out.WriteString("\n\n")
+		out.WriteString(end)
 		flush()
 	}
 	if chat { // role-only first chunk, as vLLM sends: not a content token
@@ -257,6 +264,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 				return
 			case StreamError:
 				send([]byte(`{"error":{"message":"injected engine failure","type":"internal_error","code":500}}`))
+				return
+			case Unterminated:
+				out.WriteString("data: ")
+				line := bytes.Repeat([]byte("x"), 64<<10)
+				for range 9 << 4 {
+					if _, err := out.Write(line); err != nil {
+						return
+					}
+				}
+				flush()
+				<-r.Context().Done()
 				return
 			case EmptyChoices:
 				buf = append(buf[:0], `{"id":"`...)
