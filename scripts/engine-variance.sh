@@ -4,6 +4,8 @@
 # it grows with the cells the step attends over.
 #
 #   scripts/engine-variance.sh [N [FILL ...]]   N fresh engines per FILL (default 4; FILL default 512)
+#   REPEAT=K scripts/engine-variance.sh ...     run a K times on each engine (default 1), to set the
+#                                               spread within one engine beside the spread between them
 #
 # On each engine, in this order (servesim record, closed loop):
 #   a     3 requests, one client, 64-token prompts, 64 output tokens (fresh cache)
@@ -40,9 +42,14 @@ for fill in "${FILLS[@]}"; do
 	for i in $(seq 1 "$N"); do
 		SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" start >/dev/null 2>&1
 		a=$(tpot "$DIR/a.parquet" 1)
+		again=""
+		for _ in $(seq 2 "${REPEAT:-1}"); do
+			again="$again $(tpot "$DIR/a.parquet" 1)"
+		done
 		tpot "$DIR/fill.parquet" 4 >/dev/null
 		b=$(tpot "$DIR/a.parquet" 1)
 		SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
-		awk -v f="$fill" -v i="$i" -v a="$a" -v b="$b" 'BEGIN { printf "%6d  %6d  %9s  %23s  %4.2f\n", f, i, a, b, (b + 0) / (a + 0) }'
+		awk -v f="$fill" -v i="$i" -v a="$a" -v b="$b" -v again="$again" \
+			'BEGIN { printf "%6d  %6d  %9s  %23s  %4.2f%s\n", f, i, a, b, (b + 0) / (a + 0), again == "" ? "" : "   a again:" again }'
 	done
 done
