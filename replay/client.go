@@ -244,11 +244,11 @@ type stream struct {
 	usage  openai.Usage
 }
 
-// maxLine caps one SSE line: a stream that never ends a line fails as
-// bad_stream instead of growing memory until the timeout.
-const maxLine = 8 << 20
-
-var streamPool = sync.Pool{New: func() any { return &stream{buf: make([]byte, 4096), split: sse.Splitter{MaxLine: maxLine}} }}
+// The line cap makes a stream that never ends a line fail as bad_stream
+// instead of growing memory until the timeout.
+var streamPool = sync.Pool{New: func() any {
+	return &stream{buf: make([]byte, 4096), split: sse.Splitter{MaxLine: sse.DefaultMaxLine}}
+}}
 
 // call is a request built ahead of its send time, so that sending it
 // then costs only the hand-over to net/http: building it (URL, headers,
@@ -342,20 +342,21 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if c.cfg.KeepText {
 		keepText = &s.text
 	}
-	dispatch := func(event, data []byte) {
+	// emit takes one event; false ends the stream's reading.
+	emit := func(event, data []byte) bool {
 		at := int64(s.st.last.Sub(start))
 		if string(event) == "error" {
 			problem = KindStreamError + ": event: error: " + clip(data)
-			return
+			return false
 		}
 		if string(data) == "[DONE]" {
 			done = true
-			return
+			return false
 		}
 		cs := &s.scan
 		if c.cfg.KeepText || !scanChunk(data, cs) {
 			if problem = decodeChunk(data, cs, len(s.chunks), keepText); problem != "" {
-				return
+				return false
 			}
 		}
 		if cs.hasUsage {
@@ -365,7 +366,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			if !cs.hasUsage {
 				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(len(s.chunks)+1) + " has empty choices and no usage"
 			}
-			return
+			return problem == ""
 		}
 		if len(cs.finish) > 0 && string(cs.finish) != finish {
 			finish = string(cs.finish)
@@ -377,15 +378,12 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			}
 			s.chunks = append(s.chunks, chunkRec{at: at, bytes: int32(cs.text), cum: cum})
 		}
-	}
-	emit := func(typ, data []byte) bool {
-		dispatch(typ, data)
-		return !done && problem == ""
+		return true
 	}
 	for !done && problem == "" {
 		n, err := s.st.Read(s.buf)
 		if n > 0 && s.split.Feed(s.buf[:n], emit) && s.split.Dropped > 0 {
-			problem = fmt.Sprintf("%s: an SSE line over %d bytes", KindBadStream, maxLine)
+			problem = fmt.Sprintf("%s: an SSE line over %d bytes", KindBadStream, sse.DefaultMaxLine)
 		}
 		if err != nil {
 			if !done && problem == "" {
@@ -408,9 +406,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	stop := time.AfterFunc(50*time.Millisecond, cl.cancel)
 	for n := 0; n < 64<<10; {
 		m, err := s.st.Read(s.buf)
-		if n += m; err != nil {
+		if err != nil {
 			break
 		}
+		n += m
 	}
 	stop.Stop()
 	if usage == nil {

@@ -12,10 +12,6 @@ import (
 	"github.com/servesim/servesim/replay/sse"
 )
 
-// maxLine caps one SSE line the parser keeps; longer lines pass through to
-// the client but are not parsed.
-const maxLine = 8 << 20
-
 // maxBody caps how much of a non-streamed response is kept for parsing.
 const maxBody = 64 << 20
 
@@ -128,18 +124,20 @@ type sseParser struct {
 	split sse.Splitter
 }
 
+// newSSEParser caps a line at sse.DefaultMaxLine: longer lines pass
+// through to the client but are not parsed.
 func newSSEParser(o *observation) *sseParser {
-	return &sseParser{obs: o, split: sse.Splitter{MaxLine: maxLine}}
+	return &sseParser{obs: o, split: sse.Splitter{MaxLine: sse.DefaultMaxLine}}
 }
 
 func (p *sseParser) feed(b []byte, at int64) {
-	p.split.Feed(b, func(_, data []byte) bool { return p.apply(data, at) })
+	p.split.Feed(b, func(_, data []byte) bool { p.apply(data, at); return true })
 	p.noteDropped()
 }
 
 // end flushes an event left open when the stream ended without a blank line.
 func (p *sseParser) end(at int64) {
-	p.split.End(func(_, data []byte) bool { return p.apply(data, at) })
+	p.split.End(func(_, data []byte) bool { p.apply(data, at); return true })
 	p.noteDropped()
 }
 
@@ -150,19 +148,18 @@ func (p *sseParser) noteDropped() {
 }
 
 // apply handles one event's data.
-func (p *sseParser) apply(data []byte, at int64) bool {
+func (p *sseParser) apply(data []byte, at int64) {
 	data = bytes.TrimSpace(data)
 	if string(data) == "[DONE]" {
 		p.obs.sawDone = true
-		return true
+		return
 	}
 	var r apiResponse
 	if err := json.Unmarshal(data, &r); err != nil {
 		p.obs.parseFailed = true
-		return true
+		return
 	}
 	p.obs.apply(&r, at)
-	return true
 }
 
 // decodeBody undoes a gzip Content-Encoding; other encodings give an error.

@@ -268,7 +268,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 			case Unterminated:
 				out.WriteString("data: ")
 				line := bytes.Repeat([]byte("x"), 64<<10)
-				for range 9 << 4 {
+				for range 9 * 16 { // 9 MiB
 					if _, err := out.Write(line); err != nil {
 						return
 					}

@@ -37,6 +37,10 @@ type Splitter struct {
 	hasData bool
 }
 
+// DefaultMaxLine is the cap the client and the proxy set: far above any
+// chunk an engine sends.
+const DefaultMaxLine = 8 << 20
+
 var bom = []byte("\xEF\xBB\xBF")
 
 // Reset empties s for a new stream, keeping its buffers and MaxLine.
@@ -110,15 +114,14 @@ func (s *Splitter) appendLine(b []byte) {
 
 // takeLine handles one whole line: tail, joined to what earlier reads left.
 func (s *Splitter) takeLine(tail []byte, emit Emit) bool {
-	line := tail
+	line, skip := tail, false
 	if len(s.line) > 0 || s.skip {
 		s.appendLine(tail)
-		line = s.line
+		line, skip = s.line, s.skip
 	} else if s.MaxLine > 0 && len(line) > s.MaxLine {
 		s.Dropped++
-		s.skip = true
+		skip = true
 	}
-	skip := s.skip
 	s.line, s.skip = s.line[:0], false
 	if !s.started {
 		s.started = true
