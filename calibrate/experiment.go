@@ -133,7 +133,8 @@ const (
 //     a concurrency ramp 1..8 with 512-token prompts and 32 output tokens.
 //   - full: the same design, wider: prefill 32..2048, decode at 1..16
 //     clients with 64-, 512- and 2048-token prompts, ramp to 32, three
-//     repeats. Minutes on a GPU, too long for a CPU engine.
+//     repeats. Minutes on a GPU, too long for a CPU engine (1h16m of live
+//     runs on the CPU test engine, BENCHMARKS.md).
 //
 // Every plan starts with a two-request warm-up run.
 func NewPlan(name string, opt PlanOptions) (*Plan, error) {
