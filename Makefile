@@ -5,7 +5,7 @@ BENCHSTAT   ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4d
 BIN         := .cache/bin
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X main.version=$(VERSION)
-# go-nvml's cgo code calls NVML functions that NVML marks deprecated: a first build printed a hundred
+# go-nvml's cgo code calls NVML functions that NVML marks deprecated: a first build printed a hundred lines of
 # warnings about the library, none about servesim (Go's default flags, plus the one that silences them).
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
