@@ -80,7 +80,11 @@ cmd_install() {
 	command -v gcc >/dev/null && command -v g++ >/dev/null || die "gcc/g++ not found (apt-get install build-essential)"
 	mkdir -p "$BIN"
 	echo "engine.sh: building ollama v$OLLAMA_VERSION (a few minutes)..." >&2
-	(cd "$ROOT" && CGO_ENABLED=1 CGO_CFLAGS="-O3 -march=native" CGO_CXXFLAGS="-O3 -march=native" GOBIN=$BIN \
+	# -mno-amx-int8: Ollama's Go build leaves out ggml's AMX kernels (their
+	# directory has no Go file), so on a host with AMX -march=native alone
+	# links ggml-cpu.cpp against an AMX buffer type that was never compiled.
+	local flags="-O3 -march=native -mno-amx-int8"
+	(cd "$ROOT" && CGO_ENABLED=1 CGO_CFLAGS="$flags" CGO_CXXFLAGS="$flags" GOBIN=$BIN \
 		go install -ldflags="-X=github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
 		"github.com/ollama/ollama@v$OLLAMA_VERSION")
 	echo "$OLLAMA_VERSION" >"$BIN/ollama.version"

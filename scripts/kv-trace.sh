@@ -45,7 +45,7 @@ if [[ ! -x $DIR/ollama ]]; then
 		{ echo "kv-trace.sh: llama.cpp not as expected" >&2; exit 1; }
 	sed -i '1i #include <time.h>' "$DIR/src/llama/llama.cpp/src/llama.cpp"
 	echo "kv-trace.sh: building the traced engine (a few minutes)..." >&2
-	(cd "$DIR/src" && CGO_ENABLED=1 CGO_CFLAGS="-O3 -march=native" CGO_CXXFLAGS="-O3 -march=native" \
+	(cd "$DIR/src" && CGO_ENABLED=1 CGO_CFLAGS="-O3 -march=native -mno-amx-int8" CGO_CXXFLAGS="-O3 -march=native -mno-amx-int8" \
 		go build -ldflags="-X=github.com/ollama/ollama/version.Version=0.6.5" -o "$DIR/ollama" .)
 fi
 

@@ -17,18 +17,21 @@ type decodeStep struct {
 }
 
 // decodeSteps prints, for the decode steps of the engine logs, the median
-// step time by width and cells attended, then least-squares fits of two
+// step time by width and cells attended, then least-squares fits of three
 // forms of the attention cost with their median error in each cell:
 //
 //	per sequence:  t = dense(width) + crd·width·cells
 //	per step:      t = dense(width) + crd·width·cells + cr·cells
+//	per width:     t = dense(width) + crd(width)·cells
 //
+// (the last is calibration's decode cells curve; cr adds nothing to it
+// on decode steps).
 // Each log is fitted on its own (the engine's speed drifts between runs);
 // the errors of all logs are pooled.
 func decodeSteps(paths []string) {
 	type bucket struct{ width, cells int }
 	times := map[bucket][]float64{}
-	errs := [2]map[bucket][]float64{{}, {}}
+	errs := [3]map[bucket][]float64{{}, {}, {}}
 	for _, path := range paths {
 		steps, err := readDecodeSteps(path)
 		if err != nil {
@@ -39,7 +42,7 @@ func decodeSteps(paths []string) {
 			times[b] = append(times[b], s.ms)
 		}
 		for form := range errs {
-			pred, err := fitDecode(steps, form == 1)
+			pred, err := fitDecode(steps, form)
 			if err != nil {
 				fail(fmt.Errorf("%s: %w", path, err))
 			}
@@ -60,14 +63,14 @@ func decodeSteps(paths []string) {
 		return x.cells - y.cells
 	})
 	fmt.Println("decode steps by width and cells attended over; median error of each fit (predicted − engine)/engine")
-	fmt.Printf("%-6s %-12s %6s %9s   %13s %13s\n", "width", "cells", "steps", "median ms", "per sequence", "+ per step")
+	fmt.Printf("%-6s %-12s %6s %9s   %13s %13s %13s\n", "width", "cells", "steps", "median ms", "per sequence", "+ per step", "per width")
 	for _, b := range keys {
 		v := times[b]
 		if len(v) < 5 {
 			continue
 		}
-		fmt.Printf("%-6d %-12s %6d %9.2f   %+12.1f%% %+12.1f%%\n", b.width, cellRange(b.cells), len(v), median(v),
-			100*median(errs[0][b]), 100*median(errs[1][b]))
+		fmt.Printf("%-6d %-12s %6d %9.2f   %+12.1f%% %+12.1f%% %+12.1f%%\n", b.width, cellRange(b.cells), len(v), median(v),
+			100*median(errs[0][b]), 100*median(errs[1][b]), 100*median(errs[2][b]))
 	}
 }
 
@@ -108,26 +111,30 @@ func readDecodeSteps(path string) ([]decodeStep, error) {
 	return steps, err
 }
 
-// fitDecode fits one dense cost per width plus crd·width·cells (and, with
-// perStep, cr·cells) by least squares and returns the fitted times.
-func fitDecode(steps []decodeStep, perStep bool) ([]float64, error) {
+// fitDecode fits one dense cost per width plus, by form (see
+// decodeSteps), crd·width·cells, that and cr·cells, or a cost per cell for
+// each width, by least squares and returns the fitted times.
+func fitDecode(steps []decodeStep, form int) ([]float64, error) {
 	var widths []int
 	for _, s := range steps {
 		if !slices.Contains(widths, s.width) {
 			widths = append(widths, s.width)
 		}
 	}
-	cols := len(widths) + 1
-	if perStep {
-		cols++
-	}
+	cols := []int{len(widths) + 1, len(widths) + 2, 2 * len(widths)}[form]
 	a := mat.NewDense(len(steps), cols, nil)
 	y := mat.NewVecDense(len(steps), nil)
 	for i, s := range steps {
-		a.Set(i, slices.Index(widths, s.width), 1)
-		a.Set(i, len(widths), float64(s.width)*s.cells)
-		if perStep {
-			a.Set(i, len(widths)+1, s.cells)
+		w := slices.Index(widths, s.width)
+		a.Set(i, w, 1)
+		switch form {
+		case 0, 1:
+			a.Set(i, len(widths), float64(s.width)*s.cells)
+			if form == 1 {
+				a.Set(i, len(widths)+1, s.cells)
+			}
+		case 2:
+			a.Set(i, len(widths)+w, s.cells)
 		}
 		y.SetVec(i, s.ms)
 	}
