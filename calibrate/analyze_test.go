@@ -88,6 +88,13 @@ func TestAnalyzeResidentTermsNeedASlotLimit(t *testing.T) {
 					t.Errorf("%s: status %s, want off only without a slot limit", term, a.Fit.Step.At(term).Status)
 				}
 			}
+			// With one cache for all slots its terms replace ca and ck.
+			for _, term := range []Term{TermPrefillAttn, TermDecodeContext} {
+				off := a.Fit.Step.At(term).Status == StatusOff
+				if off != (tc.wantSlots > 0) {
+					t.Errorf("%s: status %s, want off only with a slot limit", term, a.Fit.Step.At(term).Status)
+				}
+			}
 			if d := a.Fit.Step.Curve().At(1); math.Abs(d-5e-3) > 0.05*5e-3 {
 				t.Errorf("one-token step %.4g s, want 5 ms within 5%%", d)
 			}

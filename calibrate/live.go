@@ -544,10 +544,16 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	a.Admission = summarizeAdmission(admitNext, admitLock, slotWaits)
 	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
 	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
+	// An engine with one cache for all slots attends over every cell in
+	// use, so the resident terms replace the per-sequence attention terms:
+	// with both, the fit can trade one for the other (ca and ck against
+	// crp and cr) and interpolates prompt lengths outside the plan badly.
 	fs := FitSettings{Curve: !opt.Linear}
 	fs.Off[TermPrefillResident] = cache == nil
 	fs.Off[TermDecodeResident] = cache == nil
 	fs.Off[TermResident] = cache == nil
+	fs.Off[TermPrefillAttn] = cache != nil
+	fs.Off[TermDecodeContext] = cache != nil
 	if opt.Fit != nil {
 		fs = *opt.Fit
 	}

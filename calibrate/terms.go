@@ -18,7 +18,8 @@ import (
 // idle slots' retained tokens included (for llama.cpp and Ollama, the
 // cells a step attends over: sim.SlotCache): the Crp, Crd and Cr terms are
 // attention over the whole cache, as engines with one cache for all
-// sequences compute it; paged engines fit them as 0. Crp and Crd are the
+// sequences compute it, in place of Ca and Ck (Analyze switches those off
+// for them); paged engines fit them as 0. Crp and Crd are the
 // arithmetic, per token attending; Cr is reading the cache's keys and
 // values, once per step however many tokens attend (on the CPU test
 // engine it is most of a small decode batch's attention cost).
