@@ -24,8 +24,9 @@ type decodeStep struct {
 //	per step:      t = dense(width) + crd·width·cells + cr·cells
 //	per width:     t = dense(width) + crd(width)·cells
 //
-// (the last is calibration's decode cells curve; cr adds nothing to it
-// on decode steps).
+// The last asks whether the cost per cell is in proportion to the width at
+// all (cr adds nothing to it on decode steps).
+//
 // Each log is fitted on its own (the engine's speed drifts between runs);
 // the errors of all logs are pooled.
 func decodeSteps(paths []string) {
