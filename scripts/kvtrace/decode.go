@@ -43,7 +43,7 @@ func decodeSteps(paths []string) {
 			times[b] = append(times[b], s.ms)
 		}
 		for form := range errs {
-			pred, err := fitDecode(steps, form)
+			pred, err := fitDecode(steps, decodeForm(form))
 			if err != nil {
 				fail(fmt.Errorf("%s: %w", path, err))
 			}
@@ -112,10 +112,18 @@ func readDecodeSteps(path string) ([]decodeStep, error) {
 	return steps, err
 }
 
-// fitDecode fits one dense cost per width plus, by form (see
-// decodeSteps), crd·width·cells, that and cr·cells, or a cost per cell for
-// each width, by least squares and returns the fitted times.
-func fitDecode(steps []decodeStep, form int) ([]float64, error) {
+// decodeForm is one of the attention cost forms decodeSteps fits.
+type decodeForm int
+
+const (
+	perSequence decodeForm = iota // crd·width·cells
+	perStep                       // crd·width·cells + cr·cells
+	perWidth                      // crd(width)·cells
+)
+
+// fitDecode fits one dense cost per width plus the form's attention cost
+// by least squares and returns the fitted times.
+func fitDecode(steps []decodeStep, form decodeForm) ([]float64, error) {
 	var widths []int
 	for _, s := range steps {
 		if !slices.Contains(widths, s.width) {
@@ -129,12 +137,12 @@ func fitDecode(steps []decodeStep, form int) ([]float64, error) {
 		w := slices.Index(widths, s.width)
 		a.Set(i, w, 1)
 		switch form {
-		case 0, 1:
+		case perSequence, perStep:
 			a.Set(i, len(widths), float64(s.width)*s.cells)
-			if form == 1 {
+			if form == perStep {
 				a.Set(i, len(widths)+1, s.cells)
 			}
-		case 2:
+		case perWidth:
 			a.Set(i, len(widths)+w, s.cells)
 		}
 		y.SetVec(i, s.ms)

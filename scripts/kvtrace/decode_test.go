@@ -17,7 +17,7 @@ func TestFitDecodeForms(t *testing.T) {
 			steps = append(steps, decodeStep{width: w, cells: cells, ms: dense[w] + perCell[w]*cells})
 		}
 	}
-	worst := func(form int) float64 {
+	worst := func(form decodeForm) float64 {
 		pred, err := fitDecode(steps, form)
 		if err != nil {
 			t.Fatal(err)
@@ -28,10 +28,10 @@ func TestFitDecodeForms(t *testing.T) {
 		}
 		return m
 	}
-	if e := worst(2); e > 1e-9 {
+	if e := worst(perWidth); e > 1e-9 {
 		t.Errorf("per width: worst error %.3g, want an exact fit", e)
 	}
-	if e := worst(0); e < 0.02 {
+	if e := worst(perSequence); e < 0.02 {
 		t.Errorf("per sequence: worst error %.3g, want the form to miss by more than 2%%", e)
 	}
 }
