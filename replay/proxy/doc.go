@@ -49,8 +49,10 @@
 // SessionID comes from Config.SessionHeader, Class from
 // Config.ClassHeader or else the request's "model". HTTPStatus is the
 // upstream's status (Missing when it never answered); Error is "" on
-// success, "HTTP 4xx: message", "upstream: …", "client disconnected", and
-// so on. Prompt text is not stored unless KeepPrompts, which writes the
+// success, "HTTP 4xx: message", "upstream: …", "client disconnected",
+// "server error in the response: …" (a 200 whose stream carried an error:
+// an "error" field, vLLM's {"object":"error"}, or an SSE event named
+// error), and so on. Prompt text is not stored unless KeepPrompts, which writes the
 // messages or prompt of each row, by ID, to PromptsPath(Out).
 //
 // # Files and shutdown

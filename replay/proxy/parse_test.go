@@ -202,6 +202,33 @@ func TestSSEParserIgnoresReadBoundaries(t *testing.T) {
 	}
 }
 
+// A stream that reports an error inside a 200 response, as vLLM does
+// ({"object":"error",...}) or as an SSE event named error, makes the row a
+// failure, as the load generator's client records it.
+func TestSSEParserSeesErrorsInTheStream(t *testing.T) {
+	for name, tc := range map[string]struct{ stream, want string }{
+		"error field":       {`data: {"error":{"message":"out of memory"}}` + "\n\n", "out of memory"},
+		"error object":      {`data: {"object":"error","message":"too long","type":"BadRequestError","code":400}` + "\n\n", "too long"},
+		"error event":       {"event: error\ndata: {\"message\":\"engine died\"}\n\n", "engine died"},
+		"error event, text": {"event: error\ndata: overloaded\n\n", "overloaded"},
+	} {
+		o := observation{firstOut: -1, lastOut: -1}
+		p := newSSEParser(&o)
+		p.feed([]byte(`data: {"choices":[{"delta":{"content":"Hi"}}]}`+"\n\n"+tc.stream+"data: [DONE]\n\n"), 5)
+		p.end(5)
+		if o.errMsg != tc.want || o.chunks != 1 {
+			t.Errorf("%s: error %q, chunks %d; want %q, 1", name, o.errMsg, o.chunks, tc.want)
+		}
+	}
+	// An event of another name is data like any other.
+	o := observation{firstOut: -1, lastOut: -1}
+	p := newSSEParser(&o)
+	p.feed([]byte("event: message\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"), 5)
+	if o.errMsg != "" || o.chunks != 1 {
+		t.Errorf("message event: error %q, chunks %d", o.errMsg, o.chunks)
+	}
+}
+
 func TestErrorMessage(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"error":{"message":"too long","code":400}}`: "too long",

@@ -428,6 +428,31 @@ func TestErrorsAreRecorded(t *testing.T) {
 	}
 }
 
+// An engine that fails mid-stream answers 200 and reports the error inside
+// the stream: the client gets the bytes unchanged, the row is a failure.
+func TestErrorInsideStreamIsRecorded(t *testing.T) {
+	const stream = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"event: error\ndata: {\"message\":\"engine died\"}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, stream)
+	}))
+	t.Cleanup(up.Close)
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	status, got := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+	if status != 200 || string(got) != stream {
+		t.Errorf("stream not passed through: %d %q", status, got)
+	}
+	_, rows := r.finish(t)
+	if len(rows) != 1 || rows[0].Succeeded() || rows[0].Error != "server error in the response: engine died" {
+		t.Fatalf("rows %+v: want one failure naming the engine's error", rows)
+	}
+	if st := r.p.Stats(); st.Failed != 1 {
+		t.Errorf("stats %+v: want 1 failed", st)
+	}
+}
+
 // A success whose body the proxy cannot read (here an encoding it does
 // not decode) stays a success, passed through unchanged, with lengths
 // estimated; Stats counts it, so the estimate does not pass unnoticed.

@@ -34,6 +34,10 @@ type apiResponse struct {
 	} `json:"choices"`
 	Usage *apiUsage       `json:"usage"`
 	Error json.RawMessage `json:"error"`
+	// Object and Message are vLLM's error shape inside a stream:
+	// {"object":"error","message":...}.
+	Object  string          `json:"object"`
+	Message json.RawMessage `json:"message"`
 }
 
 type apiMessage struct {
@@ -83,8 +87,11 @@ type observation struct {
 // apply folds one decoded chunk or response into o; at is when it arrived,
 // or -1 when unknown.
 func (o *observation) apply(r *apiResponse, at int64) {
-	if len(r.Error) > 0 && !isNull(r.Error) {
+	switch {
+	case len(r.Error) > 0 && !isNull(r.Error):
 		o.errMsg = errorMessage(r.Error)
+	case r.Object == "error":
+		o.errMsg = errorMessage(r.Message)
 	}
 	if r.Usage != nil {
 		o.usage = r.Usage
@@ -131,13 +138,13 @@ func newSSEParser(o *observation) *sseParser {
 }
 
 func (p *sseParser) feed(b []byte, at int64) {
-	p.split.Feed(b, func(_, data []byte) bool { p.apply(data, at); return true })
+	p.split.Feed(b, func(event, data []byte) bool { p.apply(event, data, at); return true })
 	p.noteDropped()
 }
 
 // end flushes an event left open when the stream ended without a blank line.
 func (p *sseParser) end(at int64) {
-	p.split.End(func(_, data []byte) bool { p.apply(data, at); return true })
+	p.split.End(func(event, data []byte) bool { p.apply(event, data, at); return true })
 	p.noteDropped()
 }
 
@@ -147,9 +154,16 @@ func (p *sseParser) noteDropped() {
 	}
 }
 
-// apply handles one event's data.
-func (p *sseParser) apply(data []byte, at int64) {
+// apply handles one event: its name (empty for the default, message) and
+// its data. An event named error is the server reporting a failure,
+// whatever its data holds (some servers name the event rather than add an
+// error field).
+func (p *sseParser) apply(event, data []byte, at int64) {
 	data = bytes.TrimSpace(data)
+	if string(event) == "error" {
+		p.obs.errMsg = errorMessage(data)
+		return
+	}
 	if string(data) == "[DONE]" {
 		p.obs.sawDone = true
 		return
