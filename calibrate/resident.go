@@ -15,11 +15,9 @@ import (
 // Prompt lengths of the requests LiveOptions.ResetSlots sends: short
 // before a configuration's first repeat, long before the next, so that
 // idle slots hold little, then much. Each leaves its prompt + 1 tokens.
-// The long fill keeps second repeats at 1,300–1,800 attended cells on the
-// CPU test engine: with 512 (3,300–4,300 cells) the engine's cost per cell
-// was higher and varied more from run to run there, and through one
-// coefficient per cell those steps set the price of every prompt over a
-// few hundred cells (BENCHMARKS.md, "Second-repeat slot fills").
+// The long fill is 256 tokens: in ten quick calibrations of the CPU test
+// engine 512 fitted and predicted no better and took 25% longer
+// (BENCHMARKS.md, "Second-repeat slot fills").
 const (
 	ResetPromptTokens     = 64
 	LongResetPromptTokens = 256

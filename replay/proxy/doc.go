@@ -52,8 +52,8 @@
 // success, "HTTP 4xx: message", "upstream: …", "client disconnected",
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named
-// error), and so on. Prompt text is not stored unless KeepPrompts, which writes the
-// messages or prompt of each row, by ID, to PromptsPath(Out).
+// error), and so on. Prompt text is not stored unless KeepPrompts, which
+// writes the messages or prompt of each row, by ID, to PromptsPath(Out).
 //
 // # Files and shutdown
 //
