@@ -46,7 +46,11 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			if r.Tolerance > 0 {
 				tol = fmtPct(r.Tolerance)
 			}
-			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), optF(r.Measured), optPct(r.RelError), tol, verdict})
+			meas := optF(r.Measured)
+			if r.MeasuredMin != nil && r.MeasuredMax != nil { // the mean of several runs, and their range
+				meas += fmt.Sprintf(" (%s–%s, %d runs)", optF(r.MeasuredMin), optF(r.MeasuredMax), len(c.Repeats))
+			}
+			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), meas, optPct(r.RelError), tol, verdict})
 			tab.Marked = append(tab.Marked, bad)
 		}
 	}

@@ -16,6 +16,10 @@ func TestVerificationSection(t *testing.T) {
 			Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &p}, &verify.Metrics{OutTokPerSec: &m}, verify.DefaultTolerances())},
 		{Rank: 2, Label: "b", Status: verify.StatusHealth, Detail: "not healthy after 60s"},
 	}}
+	// Candidate a was measured twice: its rows carry the runs' range.
+	lo, hi := 0.9, 1.1
+	res.Candidates[0].Rows[0].MeasuredMin, res.Candidates[0].Rows[0].MeasuredMax = &lo, &hi
+	res.Candidates[0].Repeats = make([]verify.Repeat, 2)
 	if path := os.Getenv("SERVESIM_VERIFY_JSON"); path != "" { // a real run's verify.json
 		data, err := os.ReadFile(path)
 		if err != nil || json.Unmarshal(data, res) != nil {
@@ -33,6 +37,8 @@ func TestVerificationSection(t *testing.T) {
 			tables++
 			if len(b.Rows) == 0 {
 				t.Error("empty table")
+			} else if os.Getenv("SERVESIM_VERIFY_JSON") == "" && !strings.Contains(b.Rows[0][4], "2 runs)") {
+				t.Errorf("measured cell %q: want the mean with the two runs' range", b.Rows[0][4])
 			}
 		case *Figure:
 			figs++

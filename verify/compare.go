@@ -90,29 +90,75 @@ var MetricNames = []string{MetricThroughput, MetricTTFTMean, MetricTTFTP50, Metr
 	MetricTPOTP99, MetricE2EP99, MetricDeviceSeconds, MetricCost, MetricEnergy}
 
 func (m *Metrics) get(name string) *float64 {
-	switch name {
-	case MetricThroughput:
-		return m.OutTokPerSec
-	case MetricTTFTMean:
-		return m.TTFTMean
-	case MetricTTFTP50:
-		return m.TTFTP50
-	case MetricTTFTP99:
-		return m.TTFTP99
-	case MetricTPOTMean:
-		return m.TPOTMean
-	case MetricTPOTP99:
-		return m.TPOTP99
-	case MetricE2EP99:
-		return m.E2EP99
-	case MetricDeviceSeconds:
-		return m.DeviceSeconds
-	case MetricCost:
-		return m.USDPerMOut
-	case MetricEnergy:
-		return m.JPerOutTok
+	if f := m.field(name); f != nil {
+		return *f
 	}
 	return nil
+}
+
+// field is the address of metric name's field; nil for an unknown name.
+func (m *Metrics) field(name string) **float64 {
+	switch name {
+	case MetricThroughput:
+		return &m.OutTokPerSec
+	case MetricTTFTMean:
+		return &m.TTFTMean
+	case MetricTTFTP50:
+		return &m.TTFTP50
+	case MetricTTFTP99:
+		return &m.TTFTP99
+	case MetricTPOTMean:
+		return &m.TPOTMean
+	case MetricTPOTP99:
+		return &m.TPOTP99
+	case MetricE2EP99:
+		return &m.E2EP99
+	case MetricDeviceSeconds:
+		return &m.DeviceSeconds
+	case MetricCost:
+		return &m.USDPerMOut
+	case MetricEnergy:
+		return &m.JPerOutTok
+	}
+	return nil
+}
+
+// meanMetrics is the mean of the runs' metrics, with the lowest and
+// highest value of each. A metric some run did not measure is left out
+// (nil). Of the counts, the mean keeps one run's requests (every run
+// replays the same slice), the fewest completed, and the mean output
+// tokens.
+func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
+	mean.Requests, mean.Completed = reps[0].Measured.Requests, reps[0].Measured.Completed
+	var tokens int64
+	for _, r := range reps {
+		mean.Completed = min(mean.Completed, r.Measured.Completed)
+		tokens += r.Measured.OutputTokens
+	}
+	mean.OutputTokens = int64(math.Round(float64(tokens) / float64(len(reps))))
+	fields := func(m *Metrics) []**float64 {
+		f := []**float64{&m.ReqPerSec}
+		for _, name := range MetricNames {
+			f = append(f, m.field(name))
+		}
+		return f
+	}
+	fm, fl, fh := fields(&mean), fields(&lo), fields(&hi)
+	for i := range fm {
+		sum, l, h, all := 0.0, math.Inf(1), math.Inf(-1), true
+		for k := range reps {
+			v := *fields(&reps[k].Measured)[i]
+			if v == nil {
+				all = false
+				break
+			}
+			sum, l, h = sum+*v, min(l, *v), max(h, *v)
+		}
+		if all {
+			*fm[i], *fl[i], *fh[i] = sec(sum/float64(len(reps))), sec(l), sec(h)
+		}
+	}
+	return mean, lo, hi
 }
 
 // Tolerance is the tolerance of metric name; 0 for a metric that is
@@ -144,6 +190,10 @@ type MetricRow struct {
 	RelError  *float64 `json:"rel_error"`
 	Tolerance float64  `json:"tolerance"`
 	Pass      *bool    `json:"pass"` // nil: nothing to compare
+	// MeasuredMin and MeasuredMax are the range of the measured runs when
+	// a candidate was measured more than once (Measured is their mean).
+	MeasuredMin *float64 `json:"measured_min,omitempty"`
+	MeasuredMax *float64 `json:"measured_max,omitempty"`
 }
 
 // CompareMetrics lines predicted up against measured, metric by metric.
@@ -337,7 +387,18 @@ func (res *Result) WriteTable(w io.Writer) {
 			if r.Pass != nil {
 				verdict = map[bool]string{true: "pass", false: "FAIL"}[*r.Pass]
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, r.Metric, fmtVal(r.Predicted), fmtVal(r.Measured), fmtRel(r.RelError), fmtTol(r.Tolerance), verdict)
+			meas := fmtVal(r.Measured)
+			if r.MeasuredMin != nil && r.MeasuredMax != nil {
+				meas += " (" + fmtVal(r.MeasuredMin) + "–" + fmtVal(r.MeasuredMax) + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, r.Metric, fmtVal(r.Predicted), meas, fmtRel(r.RelError), fmtTol(r.Tolerance), verdict)
+		}
+		if n := len(c.Repeats); n > 1 {
+			how := "against the running engine"
+			if res.EngineCmd != "" {
+				how = "each on a fresh engine"
+			}
+			fmt.Fprintf(tw, "\truns\t\tmean (range) of %d, %s\t\t\t\n", n, how)
 		}
 		if c.Measured.Requests > 0 {
 			fmt.Fprintf(tw, "\trequests\t%d/%d\t%d/%d\t\t\t%s\n", c.Predicted.Completed, c.Predicted.Requests, c.Measured.Completed, c.Measured.Requests, failedKinds(c.FailedByKind))

@@ -99,22 +99,36 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 		if c.Status != StatusOK {
 			continue
 		}
-		_, rows, err := traces.ReadAll(c.Trace)
-		if err != nil {
-			return nil, err
+		// Every measured run of the candidate (one unless --repeat).
+		paths := []string{c.Trace}
+		if len(c.Repeats) > 0 {
+			paths = nil
+			for _, r := range c.Repeats {
+				paths = append(paths, r.Trace)
+			}
 		}
-		ref, err := calibrate.NewTraceRef(c.Trace)
-		if err != nil {
-			return nil, err
+		for k, path := range paths {
+			_, rows, err := traces.ReadAll(path)
+			if err != nil {
+				return nil, err
+			}
+			ref, err := calibrate.NewTraceRef(path)
+			if err != nil {
+				return nil, err
+			}
+			name := fmt.Sprintf("verify-rank%02d", c.Rank)
+			if len(paths) > 1 {
+				name += fmt.Sprintf(".run%d", k+1)
+			}
+			spec := calibrate.RunSpec{Name: name, Kind: KindVerify, Requests: len(rows), Repeat: k + 1}
+			run := &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &ref}
+			if opt.Engine != nil {
+				run.Slots = c.Knobs.MaxNumSeqs // its own engine, restarted with the candidate's slots
+			}
+			runs = append(runs, run)
+			rr.NewRuns++
+			rr.NewTraces = append(rr.NewTraces, path)
 		}
-		spec := calibrate.RunSpec{Name: fmt.Sprintf("verify-rank%02d", c.Rank), Kind: KindVerify, Requests: len(rows), Repeat: 1}
-		run := &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &ref}
-		if opt.Engine != nil {
-			run.Slots = c.Knobs.MaxNumSeqs // its own engine, restarted with the candidate's slots
-		}
-		runs = append(runs, run)
-		rr.NewRuns++
-		rr.NewTraces = append(rr.NewTraces, c.Trace)
 	}
 	if rr.NewRuns == 0 {
 		return rr, errors.New("no verification run was measured: nothing to fold in")

@@ -98,6 +98,17 @@ func (res *Result) check() error {
 				bad("%s.%s: %w", at, m.what, err)
 			}
 		}
+		for k := range c.Repeats {
+			rp := &c.Repeats[k]
+			if rp.Status == "" {
+				bad("%s.repeats[%d].status: empty: want %q or why the run failed", at, k, StatusOK)
+			} else if c.Status == StatusOK && rp.Status != StatusOK {
+				bad("%s.repeats[%d].status = %q: a measured candidate's runs all succeeded", at, k, rp.Status)
+			}
+			if err := rp.Measured.check(); err != nil {
+				bad("%s.repeats[%d].measured: %w", at, k, err)
+			}
+		}
 		if len(c.Rows) > len(MetricNames) {
 			bad("%s.rows: %d rows, want at most %d (one per metric)", at, len(c.Rows), len(MetricNames))
 		}
@@ -169,6 +180,12 @@ func (r *MetricRow) check() error {
 		}
 	case r.RelError != nil:
 		return fmt.Errorf("rel_error = %v without a predicted and a non-zero measured value: want null", *r.RelError)
+	}
+	if lo, hi := r.MeasuredMin, r.MeasuredMax; lo != nil || hi != nil {
+		// The mean of the runs lies in their range, up to rounding.
+		if lo == nil || hi == nil || m == nil || !(*lo <= *m+1e-9*math.Abs(*m) && *m <= *hi+1e-9*math.Abs(*m)) {
+			return fmt.Errorf("measured %s, range %s … %s: want both ends and the measured mean between them", fmtOpt(m), fmtOpt(lo), fmtOpt(hi))
+		}
 	}
 	switch {
 	case !(r.Tolerance >= 0):

@@ -95,7 +95,12 @@ type Options struct {
 	// each measured replay (rankNN.gpu.csv): energy per output token is
 	// then measured. No driver is said once and leaves it unmeasured.
 	GPUInterval time.Duration
-	Log         io.Writer // progress; nil = none
+	// Repeat measures each candidate this many times, each on a freshly
+	// started engine (0 or 1: once), and compares the prediction with the
+	// mean; the rows then carry the range the runs spanned, so a miss can
+	// be told from the engine's own spread from start to start.
+	Repeat int
+	Log    io.Writer // progress; nil = none
 }
 
 // Result is everything a verification found: verify.json, and the value
@@ -168,6 +173,24 @@ type CandidateResult struct {
 	Pass           *bool       `json:"pass"` // nil when not measured
 	// GPU is what NVML measured over the replay; nil when not sampled.
 	GPU *GPUMeasure `json:"gpu"`
+	// Repeats are the measured runs when Options.Repeat > 1, each on a
+	// fresh engine; Measured is then their mean, FailedByKind their sum,
+	// LagP99 their worst, and Trace, EngineLog and GPU the first run's.
+	// Empty for a single run.
+	Repeats []Repeat `json:"repeats,omitempty"`
+}
+
+// Repeat is one measured run of a candidate.
+type Repeat struct {
+	Status       string         `json:"status"`
+	Detail       string         `json:"detail"`
+	Trace        string         `json:"trace"`
+	EngineLog    string         `json:"engine_log"`
+	Measured     Metrics        `json:"measured"`
+	FailedByKind map[string]int `json:"failed_by_kind"`
+	LagP99       *float64       `json:"schedule_lag_p99_s"`
+	LagFlagged   bool           `json:"schedule_lag_flagged"`
+	GPU          *GPUMeasure    `json:"gpu"`
 }
 
 // GPUMeasure is NVML's account of one candidate's replay.
@@ -306,6 +329,9 @@ func (opt *Options) Validate() error {
 	if opt.GPUInterval < 0 {
 		errs = append(errs, fmt.Errorf("verify: GPU interval %v: want ≥ 0 (0 = not sampled)", opt.GPUInterval))
 	}
+	if opt.Repeat < 0 {
+		errs = append(errs, fmt.Errorf("verify: repeat %d: want ≥ 1 (0 = once)", opt.Repeat))
+	}
 	return errors.Join(errs...)
 }
 
@@ -369,11 +395,69 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	}
 	cr.Predicted, cr.SimOutcome = *pred, outcome
 
-	// Measured.
+	// Measured, once or Repeat times.
+	runs := max(opt.Repeat, 1)
+	var reps []Repeat
+	for k := 1; k <= runs; k++ {
+		runName := name
+		if runs > 1 {
+			runName = fmt.Sprintf("%s.run%d", name, k)
+		}
+		rep := measure(ctx, opt, cfg, cr.TimeScale, cr.Knobs, p, runName, log)
+		reps = append(reps, rep)
+		if rep.Status != StatusOK {
+			break
+		}
+	}
+	first, last := reps[0], reps[len(reps)-1]
+	cr.Trace, cr.EngineLog, cr.GPU = first.Trace, first.EngineLog, first.GPU
+	if runs > 1 {
+		cr.Repeats = reps
+	}
+	if last.Status != StatusOK {
+		cr.Measured, cr.FailedByKind, cr.LagP99, cr.LagFlagged = last.Measured, last.FailedByKind, last.LagP99, last.LagFlagged
+		if runs > 1 {
+			return fail(last.Status, "run %d of %d: %s", len(reps), runs, last.Detail)
+		}
+		return fail(last.Status, "%s", last.Detail)
+	}
+	cr.Status = StatusOK
+	var lo, hi Metrics
+	cr.Measured, lo, hi = meanMetrics(reps)
+	cr.FailedByKind = map[string]int{}
+	for _, r := range reps {
+		for k, n := range r.FailedByKind {
+			cr.FailedByKind[k] += n
+		}
+		if r.LagP99 != nil && (cr.LagP99 == nil || *r.LagP99 > *cr.LagP99) {
+			cr.LagP99 = r.LagP99
+		}
+		cr.LagFlagged = cr.LagFlagged || r.LagFlagged
+	}
+	cr.Rows = CompareMetrics(&cr.Predicted, &cr.Measured, opt.Tolerances)
+	if runs > 1 {
+		for i := range cr.Rows {
+			r := &cr.Rows[i]
+			r.MeasuredMin, r.MeasuredMax = lo.get(r.Metric), hi.get(r.Metric)
+		}
+	}
+	return cr
+}
+
+// measure replays the candidate once at timeScale, on an engine started
+// for it when opt has an engine command, into OUT/name.parquet, and stops
+// the engine. Its status says what went wrong; Measured holds what was
+// measured even then.
+func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale float64, knobs Knobs, p *plan.Plan, name string, log io.Writer) (rep Repeat) {
+	fail := func(status, format string, a ...any) Repeat {
+		rep.Status, rep.Detail = status, fmt.Sprintf(format, a...)
+		return rep
+	}
 	var eng *Engine
 	if opt.Engine != nil {
-		cr.EngineLog = filepath.Join(opt.Out, name+".engine.log")
-		eng, err = StartEngine(ctx, *opt.Engine, cr.Knobs, cr.EngineLog)
+		rep.EngineLog = filepath.Join(opt.Out, name+".engine.log")
+		var err error
+		eng, err = StartEngine(ctx, *opt.Engine, knobs, rep.EngineLog)
 		if err != nil {
 			var ee *EngineError
 			if errors.As(err, &ee) {
@@ -383,9 +467,9 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 		}
 		defer func() {
 			if err := eng.Stop(context.WithoutCancel(ctx)); err != nil {
-				fmt.Fprintf(log, "verify: #%d: stopping the engine: %v\n", cand.Rank, err)
-				if cr.Detail == "" {
-					cr.Detail = "stopping the engine: " + err.Error()
+				fmt.Fprintf(log, "verify: %s: stopping the engine: %v\n", name, err)
+				if rep.Detail == "" {
+					rep.Detail = "stopping the engine: " + err.Error()
 				}
 			}
 		}()
@@ -405,49 +489,48 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 		fmt.Fprintf(log, "verify: text model tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
 	}
 	rc := *cfg
-	rc.TimeScale = cr.TimeScale
-	cr.Trace = filepath.Join(opt.Out, name+".parquet")
-	rc.Out = cr.Trace
+	rc.TimeScale = timeScale
+	rep.Trace = filepath.Join(opt.Out, name+".parquet")
+	rc.Out = rep.Trace
 	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
 	sums, err := replay.Record(ctx, rc, log)
-	cr.GPU = gpu.stop(sums)
+	rep.GPU = gpu.stop(sums)
 	if ctx.Err() != nil {
 		return fail(StatusCanceled, "%v", ctx.Err())
 	}
 	if eng != nil {
 		if ok, why := eng.Alive(ctx); !ok {
-			cr.measured(sums, p)
+			rep.measured(sums, p)
 			return fail(StatusDied, "%s", why)
 		}
 	}
 	if err != nil || len(sums) == 0 {
 		return fail(StatusReplay, "%v", err)
 	}
-	cr.measured(sums, p)
-	if g := cr.GPU; g != nil && g.JPerOutputTok > 0 {
-		cr.Measured.JPerOutTok = &g.JPerOutputTok
+	rep.measured(sums, p)
+	if g := rep.GPU; g != nil && g.JPerOutputTok > 0 {
+		rep.Measured.JPerOutTok = &g.JPerOutputTok
 	}
 	if s := sums[0]; s.Succeeded == 0 {
 		return fail(StatusDied, "no request succeeded (%s)", failedKinds(s.FailedByKind))
 	}
-	cr.Status = StatusOK
-	cr.Rows = CompareMetrics(&cr.Predicted, &cr.Measured, opt.Tolerances)
-	return cr
+	rep.Status = StatusOK
+	return rep
 }
 
 // measured fills the measured metrics from the replay summary.
-func (cr *CandidateResult) measured(sums []*replay.Summary, p *plan.Plan) {
+func (rep *Repeat) measured(sums []*replay.Summary, p *plan.Plan) {
 	if len(sums) == 0 {
 		return
 	}
 	s := sums[0]
-	m := &cr.Measured
+	m := &rep.Measured
 	m.Requests, m.Completed, m.OutputTokens = int64(s.Sent), int64(s.Succeeded), s.OutputTokens
-	cr.FailedByKind = s.FailedByKind
+	rep.FailedByKind = s.FailedByKind
 	if s.Lag.N > 0 {
-		cr.LagP99 = sec(s.Lag.P99.Seconds())
+		rep.LagP99 = sec(s.Lag.P99.Seconds())
 	}
-	cr.LagFlagged = s.LagFlagged
+	rep.LagFlagged = s.LagFlagged
 	if s.Succeeded == 0 || s.Wall <= 0 {
 		return
 	}

@@ -2,12 +2,14 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +177,87 @@ func TestRunFailuresAndComparison(t *testing.T) {
 	}
 }
 
+// With Repeat, each candidate is measured that many times, each on a
+// freshly started engine; the rows compare the prediction with the mean
+// and carry the runs' range, and a run that fails fails the candidate.
+func TestRunRepeatsEachCandidate(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	cfg.Timeout = 10 * time.Second
+	// max_num_seqs 6 dies 0.3 s into its second start.
+	cmd := `trap 'rm -f "$D/up"; exit 0' TERM
+echo {{.MaxNumSeqs}} >> "$D/starts"
+touch "$D/up"
+{{if eq .MaxNumSeqs 6}}if [ -e "$D/six" ]; then sleep 0.3; rm -f "$D/up"; exit 1; fi; touch "$D/six"{{end}}
+sleep 300 & wait`
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(1, 6), Trace: writeTrace(t, dir, 12, 50*time.Millisecond), Replay: cfg,
+		Engine: &EngineSpec{Start: cmd, HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 3 * time.Second},
+		Out:    filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), Repeat: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts, _ := os.ReadFile(filepath.Join(dir, "starts")); strings.Join(strings.Fields(string(starts)), ",") != "1,1,1,6,6" {
+		t.Errorf("engine starts %q: want three for the first candidate, two for the one that died in its second run", starts)
+	}
+	c := res.Candidates[0]
+	if c.Status != StatusOK || len(c.Repeats) != 3 {
+		t.Fatalf("first candidate: %s (%s), %d runs", c.Status, c.Detail, len(c.Repeats))
+	}
+	var ttft []float64
+	for k, r := range c.Repeats {
+		want := filepath.Join(dir, "out", fmt.Sprintf("rank01.run%d.parquet", k+1))
+		if r.Status != StatusOK || r.Trace != want || r.EngineLog == "" {
+			t.Errorf("run %d: %s, trace %s, log %q", k+1, r.Status, r.Trace, r.EngineLog)
+		}
+		if _, rows, err := traces.ReadAll(r.Trace); err != nil || len(rows) != 12 {
+			t.Errorf("run %d: %v, %d rows", k+1, err, len(rows))
+		}
+		ttft = append(ttft, *r.Measured.TTFTMean)
+	}
+	if c.Trace != c.Repeats[0].Trace {
+		t.Errorf("candidate trace %s: want the first run's", c.Trace)
+	}
+	mean := (ttft[0] + ttft[1] + ttft[2]) / 3
+	row := c.Rows[slices.Index(MetricNames, MetricTTFTMean)]
+	if math.Abs(*c.Measured.TTFTMean-mean) > 1e-12 || *row.Measured != *c.Measured.TTFTMean ||
+		*row.MeasuredMin != slices.Min(ttft) || *row.MeasuredMax != slices.Max(ttft) {
+		t.Errorf("mean TTFT %v, row %v (%v–%v): want the mean %v of %v and its range", *c.Measured.TTFTMean,
+			*row.Measured, *row.MeasuredMin, *row.MeasuredMax, mean, ttft)
+	}
+	if c.Measured.Requests != 12 || c.Measured.Completed != 12 {
+		t.Errorf("measured %d of %d requests, want one run's 12 of 12", c.Measured.Completed, c.Measured.Requests)
+	}
+	d := res.Candidates[1]
+	if d.Status != StatusDied || !strings.Contains(d.Detail, "run 2 of 3") || len(d.Repeats) != 2 || d.Repeats[0].Status != StatusOK {
+		t.Errorf("second candidate: %s (%s), %d runs: want engine_died in run 2 of 3", d.Status, d.Detail, len(d.Repeats))
+	}
+	var b strings.Builder
+	res.WriteTable(&b)
+	if !strings.Contains(b.String(), "mean (range) of 3, each on a fresh engine") {
+		t.Errorf("table does not say the runs:\n%s", b.String())
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseResult(data, "verify.json"); err != nil {
+		t.Errorf("verify.json does not read back: %v", err)
+	}
+	*row.MeasuredMin = *row.Measured * 2 // a range that leaves out the mean
+	c.Rows[slices.Index(MetricNames, MetricTTFTMean)] = row
+	res.Candidates[0] = c
+	data, _ = json.Marshal(res)
+	if _, err := ParseResult(data, "verify.json"); err == nil || !strings.Contains(err.Error(), "range") {
+		t.Errorf("a mean outside its range: err = %v", err)
+	}
+}
+
 func TestStartEngineRefusesARunningServer(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "up"), nil, 0o644)
@@ -220,7 +303,15 @@ func TestParseTemplate(t *testing.T) {
 	}
 }
 
+// Refit folds every measured run into the profile: one per candidate, or
+// each of its repeats.
 func TestRefitFoldsVerificationRuns(t *testing.T) {
+	for _, repeat := range []int{1, 2} {
+		t.Run(fmt.Sprintf("repeat-%d", repeat), func(t *testing.T) { testRefit(t, repeat) })
+	}
+}
+
+func testRefit(t *testing.T, repeat int) {
 	dir := t.TempDir()
 	// One request at a time (the stub does not batch, so overlapping
 	// streams make no steps), tokens 8 ms apart: twice the H100 profile's
@@ -245,7 +336,7 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 	res, err := Run(context.Background(), Options{
 		Candidates: candidates(4, 1), Trace: writeTrace(t, dir, 16, 130*time.Millisecond), Replay: cfg,
 		Profile: prof, ProfilePath: parent, Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(),
-		Refit: &RefitOptions{Out: refit},
+		Refit: &RefitOptions{Out: refit}, Repeat: repeat,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +345,7 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 	if rr == nil || rr.Error != "" {
 		t.Fatalf("refit: %+v", rr)
 	}
-	if rr.NewRuns != 2 || rr.OldRuns != 0 || len(rr.Missing) != len(prof.Traces) || rr.StepMdAPEBefore == nil || rr.StepMdAPEAfter == nil {
+	if rr.NewRuns != 2*repeat || rr.OldRuns != 0 || len(rr.Missing) != len(prof.Traces) || rr.StepMdAPEBefore == nil || rr.StepMdAPEAfter == nil {
 		t.Errorf("refit %+v", rr)
 	}
 	t.Logf("step error on the verification runs %.1f%% → %.1f%%", 100**rr.StepMdAPEBefore, 100**rr.StepMdAPEAfter)
@@ -270,8 +361,8 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 	if last.Relation != "parent" || last.Path != parent || last.SHA256 != sum {
 		t.Errorf("lineage %+v", np.Lineage)
 	}
-	if len(np.Traces) != 2 {
-		t.Errorf("new profile cites %d traces, want the 2 verification runs", len(np.Traces))
+	if len(np.Traces) != 2*repeat {
+		t.Errorf("new profile cites %d traces, want the %d verification runs", len(np.Traces), 2*repeat)
 	}
 	if len(rr.MetricErrorAfter) == 0 {
 		t.Error("no metric error after the refit")
@@ -298,6 +389,7 @@ func TestRunChecksOptionsFirst(t *testing.T) {
 		{"nan", func(o *Options) { o.Tolerances = nan }, "Tolerances.P99: NaN"},
 		{"negative", func(o *Options) { o.Tolerances = neg }, "Tolerances.Cost: -0.1"},
 		{"health", func(o *Options) { o.Engine = &EngineSpec{Start: "true", HealthTimeout: -time.Second} }, "health timeout"},
+		{"repeat", func(o *Options) { o.Repeat = -1 }, "repeat -1"},
 	} {
 		out := filepath.Join(dir, c.name)
 		opt := Options{Candidates: candidates(1), Trace: filepath.Join(dir, "none.csv"), Replay: good, Out: out, Tolerances: DefaultTolerances()}

@@ -40,7 +40,8 @@ func verifyCommand() *cli.Command {
 			"(--stop-cmd, then the process group), and re-simulate the same slice with the candidate's plan and\n" +
 			"--profile. Prints predicted vs measured per metric with pass/fail, the ranking by measured cost\n" +
 			"(Kendall τ against the simulator's), and how many outputs differ across candidates; writes\n" +
-			"OUT/verify.json and per candidate OUT/rankNN.parquet (measured), rankNN.sim.parquet, rankNN.engine.log.\n" +
+			"OUT/verify.json and per candidate OUT/rankNN.parquet (measured), rankNN.sim.parquet, rankNN.engine.log\n" +
+			"(with --repeat N: rankNN.runK.parquet and rankNN.runK.engine.log for each run K).\n" +
 			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N', or the sweep's results (sweep.parquet): its ranked configs", Required: true},
@@ -64,6 +65,7 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
+			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times, each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
 			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
@@ -93,6 +95,9 @@ func runVerify(c *cli.Context) error {
 	if n := c.Int("top"); n < 0 {
 		return cli.Exit(fmt.Sprintf("verify: --top %d: want ≥ 0 (0 = all)", n), 2)
 	}
+	if n := c.Int("repeat"); n < 1 {
+		return cli.Exit(fmt.Sprintf("verify: --repeat %d: want ≥ 1", n), 2)
+	}
 	if d := c.Duration("health-timeout"); d <= 0 {
 		return cli.Exit(fmt.Sprintf("verify: --health-timeout %v: want > 0", d), 2)
 	}
@@ -111,7 +116,7 @@ func runVerify(c *cli.Context) error {
 		Trace: c.String("trace"), Slice: slice, Replay: cfg, Out: c.String("out"),
 		Tolerances: verify.Tolerances{Throughput: c.Float64("tol-throughput"), TTFT: c.Float64("tol-ttft"),
 			TPOT: c.Float64("tol-tpot"), P99: c.Float64("tol-p99"), Cost: c.Float64("tol-cost")},
-		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter,
+		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter, Repeat: c.Int("repeat"),
 	}
 	if err := opt.Validate(); err != nil {
 		return cli.Exit(flagErrors("verify", verifyFlags, err), 2)

@@ -18,6 +18,7 @@
 #             takes one built elsewhere: GOOS=linux GOARCH=amd64 go build -o servesim ./cmd/servesim
 #   PORT      the engine's port (default 8000 gpu, 11438 cpu); nothing else may listen there
 #   PYTHON    the GPU engine's interpreter (default python3)
+#   REPEAT    measure each candidate this many times, each on a fresh engine (default 1; verify --repeat)
 #
 # Exit status: verify's (0 every metric within tolerance, 4 some metric outside it, 5 a candidate could not be
 # measured); 1 when a step before verify fails.
@@ -116,7 +117,7 @@ step "verify the 3 best live"
 rc=0
 "$SERVESIM" verify --candidates "$OUT/sweep/candidates.json" --top 3 --trace "$TRACE" --slice "$SLICE" \
 	--base-url "$BASE" --model $MODEL "${NOKEY[@]}" "${TEXT[@]}" --profile "$OUT/profile.json" "${GPU[@]}" \
-	--engine-cmd "$ENGINE_CMD" --health-url "$HEALTH" --health-timeout "$HEALTH_TIMEOUT" \
+	--engine-cmd "$ENGINE_CMD" --health-url "$HEALTH" --health-timeout "$HEALTH_TIMEOUT" --repeat "${REPEAT:-1}" \
 	--out "$OUT/verify" | tee "$OUT/verify.txt" || rc=${PIPESTATUS[0]}
 [[ $rc == 0 || $rc == 4 || $rc == 5 ]] || { echo "run.sh: verify failed (exit $rc)" >&2; exit 1; }
 
