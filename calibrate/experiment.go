@@ -122,9 +122,9 @@ const (
 // NewPlan returns the named experiment design:
 //
 //   - quick: under 3 minutes of live runs on servesim's CPU test engine
-//     (a tiny model on one thread: 1m40s–2m on two cores whose prefill
-//     takes ≈ 0.5 ms a token and one-sequence decode ≈ 3 ms a step, about
-//     2m30s on cores three times slower). Prefill sweep 32..1024 tokens (4 output tokens);
+//     (a tiny model on one thread: 1m40s–2m on two cores where prefill
+//     takes ≈ 0.5 ms a token and one-sequence decode ≈ 3 ms a step).
+//     Prefill sweep 32..1024 tokens (4 output tokens);
 //     decode at concurrency 1, 2, 4 with 64- and 512-token prompts
 //     (64 output tokens, two rounds per client); an admission run (a
 //     192-token carrier and eight 4-token probes with 64-token prompts,
