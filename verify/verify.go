@@ -95,10 +95,10 @@ type Options struct {
 	// each measured replay (rankNN.gpu.csv): energy per output token is
 	// then measured. No driver is said once and leaves it unmeasured.
 	GPUInterval time.Duration
-	// Repeat measures each candidate this many times, each on a freshly
-	// started engine (0 or 1: once), and compares the prediction with the
-	// mean; the rows then carry the range the runs spanned, so a miss can
-	// be told from the engine's own spread from start to start.
+	// Repeat measures each candidate this many times (0 or 1: once), each
+	// on a freshly started engine when Engine is set, and compares the
+	// prediction with the mean; the rows then carry the range the runs
+	// spanned, so a miss can be told from the engine's own spread.
 	Repeat int
 	Log    io.Writer // progress; nil = none
 }
@@ -173,10 +173,9 @@ type CandidateResult struct {
 	Pass           *bool       `json:"pass"` // nil when not measured
 	// GPU is what NVML measured over the replay; nil when not sampled.
 	GPU *GPUMeasure `json:"gpu"`
-	// Repeats are the measured runs when Options.Repeat > 1, each on a
-	// fresh engine; Measured is then their mean, FailedByKind their sum,
-	// LagP99 their worst, and Trace, EngineLog and GPU the first run's.
-	// Empty for a single run.
+	// Repeats are the measured runs when Options.Repeat > 1; Measured is
+	// then their mean, FailedByKind their sum, LagP99 their worst, and
+	// Trace, EngineLog and GPU the first run's. Empty for a single run.
 	Repeats []Repeat `json:"repeats,omitempty"`
 }
 
