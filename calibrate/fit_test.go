@@ -35,6 +35,9 @@ func synthObs(n int, coef [NumTerms]float64, noise float64, seed uint64) []Obser
 			o.PrefillResident, o.DecodeResident = o.PrefillTokens*resident, o.DecodeSeqs*resident
 			o.Resident = resident
 		}
+		if coef[TermPostPrefill] > 0 && kind == 1 && rng.IntN(3) == 0 {
+			o.AfterPrefill = 1 // one of the decode steps right after a prompt
+		}
 		f := o.Features(nil)
 		var y float64
 		for j := range NumTerms {
@@ -137,6 +140,21 @@ func TestFitStepsRecoversResidentTerms(t *testing.T) {
 		}
 	}
 	t.Logf("%s", fmtCoefs(f.Step))
+}
+
+// The cost of the steps right after a prompt (cq) is recovered from decode
+// steps with and without it.
+func TestFitStepsRecoversPostPrefill(t *testing.T) {
+	coef := trueCoef
+	coef[TermPostPrefill] = 2e-3
+	f, err := FitSteps(synthObs(3000, coef, 0.02, 44), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Step.At(TermPostPrefill)
+	if e := math.Abs(c.Value-coef[TermPostPrefill]) / coef[TermPostPrefill]; c.Status != StatusFit || e > 0.05 {
+		t.Errorf("cq = %.4g (%s), want %.4g within 5%% (%.2f%% off)", c.Value, c.Status, coef[TermPostPrefill], 100*e)
+	}
 }
 
 // The dense curve: a step costs 4 ms plus 60 µs per token, and 3 ms more

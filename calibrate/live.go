@@ -369,12 +369,34 @@ func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) 
 			m.PrefillResident += x.PrefillResident / k
 			m.DecodeResident += x.DecodeResident / k
 			m.Resident += x.Resident / k
+			m.AfterPrefill += x.AfterPrefill / k
 		}
 		m.Seconds = float64(m.End-m.Start) * 1e-9 / k
 		dst, counts = append(dst, m), append(counts, k)
 		i = j
 	}
 	return dst, counts
+}
+
+// markAfterPrefill sets AfterPrefill on the steps without prompt tokens
+// among the sim.PostPrefillSteps after one with some, run by run (steps
+// are in time order within a run), as the simulator charges them.
+func markAfterPrefill(steps []Observation) {
+	since, run := sim.PostPrefillSteps, -1
+	for i := range steps {
+		o := &steps[i]
+		if o.Run != run {
+			run, since = o.Run, sim.PostPrefillSteps
+		}
+		if o.PrefillTokens > 0 {
+			since = 0
+			continue
+		}
+		if since < sim.PostPrefillSteps {
+			o.AfterPrefill = 1
+		}
+		since++
+	}
 }
 
 // Analysis is what the live runs say about the engine.
@@ -543,6 +565,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	}
 	a.Admission = summarizeAdmission(admitNext, admitLock, slotWaits)
 	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
+	markAfterPrefill(a.Steps)
 	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
 	// An engine with one cache for all slots attends over every cell in
 	// use, so the resident terms replace the per-sequence attention terms:
@@ -1036,7 +1059,8 @@ func (a *Analysis) Print(w io.Writer) {
 		scale float64
 		unit  string
 	}{{1e3, "ms/step"}, {1e6, "µs/prefill token"}, {1e9, "ns/(prefill token × context)"}, {1e6, "µs/decode seq"}, {1e9, "ns/context token"},
-		{1e9, "ns/(prefill token × resident token)"}, {1e9, "ns/(decode seq × resident token)"}, {1e9, "ns/resident token"}}
+		{1e9, "ns/(prefill token × resident token)"}, {1e9, "ns/(decode seq × resident token)"}, {1e9, "ns/resident token"},
+		{1e3, "ms/step after a prompt"}}
 	for t := range NumTerms {
 		c := f.Step.At(Term(t))
 		name, scale, unit := Term(t).String(), 1e3, "ms/step"

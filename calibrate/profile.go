@@ -231,7 +231,7 @@ func ParseProfile(data []byte) (*Profile, error) {
 		name := t.String()
 		msg, ok := raw.Step[name]
 		if !ok && t >= TermPrefillResident {
-			// Written before the resident terms existed: they were not fitted.
+			// Written before the resident terms or cq existed: not fitted.
 			*p.Step.At(t) = Coef{Status: StatusOff}
 			continue
 		}

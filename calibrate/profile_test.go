@@ -19,7 +19,7 @@ func testProfile() *Profile {
 		EngineArgs: []string{"--max-num-seqs", "64"}, Model: "Llama-3.1-8B", Precision: "bf16",
 		Device: "H100-SXM-80G", TensorParallel: 1, BlockSize: 16,
 		Step: StepCoefficients{C0: c(4e-3), Cp: c(6e-5), Ca: c(2e-9), Cd: c(8e-5), Ck: c(1.5e-7),
-			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}, Cr: Coef{Status: StatusBound}, Dense: DenseOff()},
+			Crp: Coef{Status: StatusBound}, Crd: Coef{Status: StatusBound}, Cr: Coef{Status: StatusBound}, Cq: Coef{Status: StatusBound}, Dense: DenseOff()},
 		Quality:   FitQuality{N: 2907, R2: 0.998, RMSE: 0.0011, MdAPE: 0.012, HeldOutMdAPE: &md, NHeldOut: 900},
 		KV:        &KVCapacity{MaxConcurrentTokens: 453_000, Blocks: 28_312},
 		Power:     &PowerFit{Idle: c(70), Dynamic: c(550), Quality: FitQuality{N: 500, R2: 0.99, RMSE: 5, MdAPE: 0.01}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -303,5 +304,24 @@ func BenchmarkRecoverSteps(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dst, _, _ = RecoverSteps(dst[:0], rows, nil)
+	}
+}
+
+// The three steps without prompt tokens after one with some are marked,
+// run by run; a run starts unmarked.
+func TestMarkAfterPrefill(t *testing.T) {
+	p, d := Observation{PrefillTokens: 64}, Observation{DecodeSeqs: 2}
+	steps := []Observation{d, p, d, d, d, d, p, d, d}
+	for i := range steps {
+		steps[i].Run = i / 7 // the last two steps are another run's
+	}
+	steps[7].PrefillTokens = 0
+	markAfterPrefill(steps)
+	var got []float64
+	for _, o := range steps {
+		got = append(got, o.AfterPrefill)
+	}
+	if want := []float64{0, 0, 1, 1, 1, 0, 0, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("after prefill %v, want %v", got, want)
 	}
 }

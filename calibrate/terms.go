@@ -12,7 +12,7 @@ import (
 //
 //	step_seconds = C0 + Cp·prefill_tokens + Ca·prefill_attn + Cd·decode_seqs + Ck·decode_context
 //	               + Crp·prefill_tokens·resident + Crd·decode_seqs·resident + Cr·resident
-//	               + Σ_i dense_i·hat_i(prefill_tokens + decode_seqs)
+//	               + Cq·after_prefill + Σ_i dense_i·hat_i(prefill_tokens + decode_seqs)
 //
 // where resident is every token in the engine's KV cache during the step,
 // idle slots' retained tokens included (for llama.cpp and Ollama, the
@@ -22,7 +22,10 @@ import (
 // for them); paged engines fit them as 0. Crp and Crd are the
 // arithmetic, per token attending; Cr is reading the cache's keys and
 // values, once per step however many tokens attend (on the CPU test
-// engine it is most of a small decode batch's attention cost).
+// engine it is most of a small decode batch's attention cost). Cq is what
+// each of the sim.PostPrefillSteps steps after one with prompt tokens
+// costs more (after_prefill, sim.Batch.AfterPrefill): on the CPU test
+// engine they run slower, every sequence in them alike.
 //
 // The dense terms are the cost of the step's tokens through the weight
 // matrices as a piecewise-linear curve (sim.TokenCurve) with a point at
@@ -42,6 +45,7 @@ const (
 	TermPrefillResident             // Crp, seconds per (prefill token × resident token)
 	TermDecodeResident              // Crd, seconds per (decoding sequence × resident token)
 	TermResident                    // Cr, seconds per resident token
+	TermPostPrefill                 // Cq, seconds per step among the few after one with prompt tokens
 	TermDense0                      // dense_0, seconds at DenseKnots[0] tokens; dense_i follow
 	NumTerms            = int(TermDense0) + NumDense
 )
@@ -55,10 +59,10 @@ var DenseKnots = [NumDense]float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 
 // NumDense is the number of dense curve points.
 const NumDense = 14
 
-var termNames = [TermDense0]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd", "cr"}
+var termNames = [TermDense0]string{"c0", "cp", "ca", "cd", "ck", "crp", "crd", "cr", "cq"}
 
 // String is the short name used in messages: c0, cp, ca, cd, ck, crp, crd, cr,
-// and dense@N for the curve's point at N tokens.
+// cq, and dense@N for the curve's point at N tokens.
 func (t Term) String() string {
 	switch {
 	case t >= 0 && t < TermDense0:
@@ -70,7 +74,7 @@ func (t Term) String() string {
 }
 
 // ParseTerm returns the term with String name: c0, cp, ca, cd, ck, crp,
-// crd, cr, or dense@N for a point of the dense curve.
+// crd, cr, cq, or dense@N for a point of the dense curve.
 func ParseTerm(name string) (Term, error) {
 	for t := range Term(NumTerms) {
 		if t.String() == name {
@@ -86,7 +90,7 @@ func termFeature(t Term) string {
 		return fmt.Sprintf("dense curve basis at %g tokens", DenseKnots[t-TermDense0])
 	}
 	return [TermDense0]string{"constant", "prefill tokens", "prefill attn", "decode seqs", "decode context",
-		"prefill tokens × resident", "decode seqs × resident", "resident"}[t]
+		"prefill tokens × resident", "decode seqs × resident", "resident", "after prefill"}[t]
 }
 
 // denseHat is the dense curve's basis function for knot i at n tokens: 1 at
@@ -126,7 +130,10 @@ type Observation struct {
 	Resident        float64
 	PrefillResident float64
 	DecodeResident  float64
-	Seconds         float64 // step duration
+	// AfterPrefill is 1 for a step without prompt tokens among the
+	// sim.PostPrefillSteps after one with some (see markAfterPrefill).
+	AfterPrefill float64
+	Seconds      float64 // step duration
 
 	// Run is the index of the live run the step came from (set by the
 	// caller or RecoverRuns); HeldOut splits on it.
@@ -139,8 +146,9 @@ type Observation struct {
 
 // Features stores the design-matrix row of o in dst (length NumTerms;
 // allocated when nil) and returns it: 1, PrefillTokens, PrefillAttn,
-// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident, Resident, then the
-// dense curve's basis functions at PrefillTokens + DecodeSeqs.
+// DecodeSeqs, DecodeContext, PrefillResident, DecodeResident, Resident,
+// AfterPrefill, then the dense curve's basis functions at PrefillTokens +
+// DecodeSeqs.
 //
 // A window of averaged decode steps (WindowSteps) has the same
 // DecodeSeqs throughout, so its hats are those of its steps.
@@ -156,6 +164,7 @@ func (o Observation) Features(dst []float64) []float64 {
 	dst[TermPrefillResident] = o.PrefillResident
 	dst[TermDecodeResident] = o.DecodeResident
 	dst[TermResident] = o.Resident
+	dst[TermPostPrefill] = o.AfterPrefill
 	for i := range NumDense {
 		dst[int(TermDense0)+i] = denseHat(i, o.PrefillTokens+o.DecodeSeqs)
 	}
@@ -175,6 +184,9 @@ type StepCoefficients struct {
 	Crp Coef `json:"crp"`
 	Crd Coef `json:"crd"`
 	Cr  Coef `json:"cr"`
+	// Cq is absent from profiles written before it existed; it loads as 0
+	// with status "off".
+	Cq Coef `json:"cq"`
 	// Dense is the dense cost curve, a point per DenseKnots entry. Profiles
 	// written before it existed load with every point "off".
 	Dense [NumDense]DensePoint `json:"dense"`
@@ -250,6 +262,8 @@ func (s *StepCoefficients) At(t Term) *Coef {
 		return &s.Crd
 	case TermResident:
 		return &s.Cr
+	case TermPostPrefill:
+		return &s.Cq
 	}
 	if t >= TermDense0 && int(t) < NumTerms {
 		return &s.Dense[t-TermDense0].Coef

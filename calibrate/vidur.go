@@ -311,7 +311,7 @@ func (p *VidurPrior) Coefficients() StepCoefficients {
 	return StepCoefficients{
 		C0: pr(p.Fixed), Cp: pr(p.PerToken), Cd: pr(p.PerToken),
 		Ca: Coef{Status: StatusOff}, Ck: Coef{Status: StatusOff},
-		Crp: Coef{Status: StatusOff}, Crd: Coef{Status: StatusOff}, Cr: Coef{Status: StatusOff}, Dense: DenseOff(),
+		Crp: Coef{Status: StatusOff}, Crd: Coef{Status: StatusOff}, Cr: Coef{Status: StatusOff}, Cq: Coef{Status: StatusOff}, Dense: DenseOff(),
 	}
 }
 

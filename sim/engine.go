@@ -152,6 +152,11 @@ type engine struct {
 	cells   *SlotCache
 	slotTok []int32 // scratch: this step's new tokens per slot
 
+	// sincePrefill counts the steps since the last one with prompt tokens;
+	// postPrefill says the step timer charges the PostPrefillSteps after it.
+	sincePrefill int64
+	postPrefill  bool
+
 	nDec   int64   // decoding sequences
 	dSum   int64   // Σ (ctxE − ge) over decoding sequences: Σ context before step g = nDec·g + dSum
 	phase  []int32 // non-reserved decoding sequences by the step (mod bs) at which they need a new block
@@ -170,10 +175,13 @@ type engine struct {
 }
 
 func newEngine(cfg *Config, meta traces.Meta, out *rowOrder) *engine {
-	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64}
+	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64, sincePrefill: PostPrefillSteps}
 	e.pol = newScheduler(cfg.Policy)
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
 		e.stretch = d
+	}
+	if pt, ok := cfg.Step.(PostPrefillTimer); ok {
+		e.postPrefill = pt.UsesPostPrefill()
 	}
 	if a, ok := cfg.Step.(Admitter); ok {
 		ad := a.Admission()
@@ -358,7 +366,10 @@ func (e *engine) iterate(t int64) error {
 	}
 	e.handOver()
 	// A request waiting for the lock changes state at every boundary.
-	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 && !(e.lock && e.arriving.len() > 0) {
+	// The steps right after a prompt cost more (AfterPrefill): they are
+	// not part of a stretch.
+	if e.stretch != nil && len(e.pre) == 0 && e.nDec > 0 && !(e.lock && e.arriving.len() > 0) &&
+		!(e.postPrefill && e.sincePrefill < PostPrefillSteps) {
 		if ok, watch, anon := e.pol.holds(e); ok {
 			// Under the lock an arrival needs the step boundaries that
 			// follow it to get in, so the jump stops at one.
@@ -425,6 +436,14 @@ func (e *engine) execStep() error {
 	}
 	b.DecodeSeqs = float64(e.nDec)
 	b.DecodeContext = float64(e.nDec*e.g + e.dSum + e.nDec)
+	if b.PrefillTokens > 0 {
+		e.sincePrefill = 0
+	} else {
+		if e.sincePrefill < PostPrefillSteps {
+			b.AfterPrefill = 1
+		}
+		e.sincePrefill++
+	}
 	b.Resident += b.DecodeContext
 	if e.cells != nil {
 		b.Resident = float64(e.placeCells())
@@ -521,6 +540,7 @@ func (e *engine) jump(k int64) error {
 	e.m.stretchSteps += k
 	e.g += k
 	e.gAlloc = e.g
+	e.sincePrefill += k
 	if err := e.finishDecodes(); err != nil {
 		return err
 	}

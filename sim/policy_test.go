@@ -86,6 +86,28 @@ func TestContinuousArrivalJoinsNextStep(t *testing.T) {
 	})
 }
 
+// With Cq, the PostPrefillSteps steps without prompt tokens that follow a
+// step with some cost Cq more; the step with the prompt and later ones do
+// not.
+func TestStepsAfterAPromptCostCq(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		timer := testTimer
+		timer.Cq = 0.005
+		cfg.Step = timer
+		reqs := []*traces.Request{
+			req("A", 0, 10, 10),
+			req("B", 25, 10, 2), // its prompt joins A's decode at 31 ms
+		}
+		_, w := mustRun(t, cfg, reqs)
+		// 0→20 prefill A; 20→36 decode A (+5); 36→57 prefill B + decode A
+		// (no charge: a prompt step); 57→74 decode A, B (+5, B done);
+		// 74→90, 90→106 decode A (+5 each); then 11 ms a token, A's last
+		// four.
+		checkTimes(t, w, []want{{"A", 0, 20, 106 + 4*11}, {"B", 36, 57, 74}})
+	})
+}
+
 // With an admission delay, a request arriving at a busy engine reaches its
 // scheduler that long after arriving, even when the engine goes idle
 // meanwhile; one arriving at an idle engine starts at once.

@@ -27,7 +27,8 @@ func prefixWorkload(seed uint64, n int, rate float64, maxP, maxO, hbs int) []*tr
 
 // TestSkipMatchesSteppingRandom compares skipping with stepping on 400
 // random configurations: every policy, prefix caching with hash blocks of
-// other sizes, admission delays and the runner lock.
+// other sizes, admission delays, the runner lock and dearer steps after a
+// prompt.
 func TestSkipMatchesSteppingRandom(t *testing.T) {
 	bad := 0
 	for seed := uint64(1); seed <= 400 && bad < 5; seed++ {
@@ -44,6 +45,8 @@ func TestSkipMatchesSteppingRandom(t *testing.T) {
 			tm = Linear{C0: 10e-3, Cp: 1e-4, Cd: 1e-3, Ck: 1e-6, Admit: admit}
 		} else if rng.IntN(3) == 0 {
 			tm = realRoofline
+		} else if rng.IntN(2) == 0 {
+			tm = Linear{C0: 10e-3, Cp: 1e-4, Cd: 1e-3, Ck: 1e-6, Cq: 4e-3} // dearer steps after a prompt
 		}
 		pol := PolicyConfig{Name: Continuous, MaxNumSeqs: maxSeqs, MaxNumBatchedTokens: maxTok, ChunkedPrefill: chunked}
 		switch rng.IntN(5) {

@@ -19,7 +19,16 @@ type Batch struct {
 	// (Config.Slots). Engines with one KV cache that every step attends
 	// over (llama.cpp, Ollama) pay for all of it, not just the batch's.
 	Resident float64
+	// AfterPrefill is 1 for a step without prompt tokens among the
+	// PostPrefillSteps that follow a step with some, else 0 (a fraction in
+	// a calibration window that averages steps). On the CPU test engine
+	// those steps run slower, the batch's sequences alike.
+	AfterPrefill float64
 }
+
+// PostPrefillSteps is how many steps after one that computed prompt
+// tokens count as AfterPrefill.
+const PostPrefillSteps = 3
 
 // StepTimer gives the duration in seconds of one engine step.
 type StepTimer interface {
@@ -39,6 +48,14 @@ type DecodeStretcher interface {
 	DecodeSeconds(n, c0 float64, k int64) float64
 	// DecodeSteps is the largest k ≥ 0 with DecodeSeconds(n, c0, k) ≤ budget.
 	DecodeSteps(n, c0, budget float64) int64
+}
+
+// PostPrefillTimer is an optional StepTimer capability: UsesPostPrefill
+// reports whether step times depend on Batch.AfterPrefill, so that the
+// engine steps through the PostPrefillSteps after a prompt one at a time
+// instead of jumping over them.
+type PostPrefillTimer interface {
+	UsesPostPrefill() bool
 }
 
 // ResidentTimer is an optional StepTimer capability: UsesResident reports
@@ -81,7 +98,7 @@ type Admission struct {
 //
 //	t = C0 + Cp·PrefillTokens + Ca·PrefillAttn + Cd·DecodeSeqs + Ck·DecodeContext
 //	       + Crp·PrefillTokens·Resident + Crd·DecodeSeqs·Resident + Cr·Resident
-//	       + Dense(PrefillTokens + DecodeSeqs)
+//	       + Cq·AfterPrefill + Dense(PrefillTokens + DecodeSeqs)
 //
 // The Resident terms are attention over the whole KV cache (llama.cpp's
 // one cache for all slots): its arithmetic per token attending (Crp, Crd)
@@ -91,6 +108,7 @@ type Admission struct {
 type Linear struct {
 	C0, Cp, Ca, Cd, Ck float64
 	Crp, Crd, Cr       float64
+	Cq                 float64 // per step among the PostPrefillSteps after a prompt
 	// Dense, when set, is the cost of the step's tokens through the dense
 	// layers; calibrated profiles use it in place of C0, Cp and Cd.
 	Dense TokenCurve
@@ -105,11 +123,14 @@ func (l Linear) Admission() Admission { return l.Admit }
 // StepSeconds implements StepTimer.
 func (l Linear) StepSeconds(b Batch) float64 {
 	return l.C0 + l.Cp*b.PrefillTokens + l.Ca*b.PrefillAttn + l.Cd*b.DecodeSeqs + l.Ck*b.DecodeContext +
-		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs+l.Cr)*b.Resident + l.Dense.At(b.PrefillTokens+b.DecodeSeqs)
+		(l.Crp*b.PrefillTokens+l.Crd*b.DecodeSeqs+l.Cr)*b.Resident + l.Cq*b.AfterPrefill + l.Dense.At(b.PrefillTokens+b.DecodeSeqs)
 }
 
 // UsesResident implements ResidentTimer.
 func (l Linear) UsesResident() bool { return l.Crp > 0 || l.Crd > 0 || l.Cr > 0 }
+
+// UsesPostPrefill implements PostPrefillTimer.
+func (l Linear) UsesPostPrefill() bool { return l.Cq > 0 }
 
 // DecodeSeconds implements DecodeStretcher.
 func (l Linear) DecodeSeconds(n, c0 float64, k int64) float64 {

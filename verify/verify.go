@@ -649,7 +649,7 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	}
 	st := p.Step
 	lin := sim.Linear{C0: st.C0.Value, Cp: st.Cp.Value, Ca: st.Ca.Value, Cd: st.Cd.Value, Ck: st.Ck.Value,
-		Crp: st.Crp.Value, Crd: st.Crd.Value, Cr: st.Cr.Value, Dense: st.Curve()}
+		Crp: st.Crp.Value, Crd: st.Crd.Value, Cr: st.Cr.Value, Cq: st.Cq.Value, Dense: st.Curve()}
 	admit := ""
 	if a := p.Admission; a != nil {
 		lin.Admit = sim.Admission{Delay: a.Delay}
