@@ -103,14 +103,21 @@ touch "$D/up"
 {{if eq .MaxNumSeqs 5}}sleep 0.3; rm -f "$D/up"; exit 1{{end}}
 sleep 300 & wait`
 
-func TestRunFailuresAndComparison(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("D", dir)
+// stubReplay is the replay configuration of a fast stub server that
+// lives as long as the test.
+func stubReplay(t *testing.T) replay.Config {
 	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	cfg := replay.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
 	cfg.Timeout = 10 * time.Second
+	return cfg
+}
+
+func TestRunFailuresAndComparison(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	cfg := stubReplay(t)
 	out := filepath.Join(dir, "out")
 	opt := Options{
 		Candidates: candidates(1, 2, 3, 5, 4),
@@ -183,11 +190,7 @@ func TestRunFailuresAndComparison(t *testing.T) {
 func TestRunRepeatsEachCandidate(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("D", dir)
-	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-	cfg.Timeout = 10 * time.Second
+	cfg := stubReplay(t)
 	// max_num_seqs 6 dies 0.3 s into its second start.
 	cmd := `trap 'rm -f "$D/up"; exit 0' TERM
 echo {{.MaxNumSeqs}} >> "$D/starts"
