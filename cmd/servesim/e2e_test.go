@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -38,8 +39,17 @@ func synth(t *testing.T, dir string, args ...string) string {
 	return path
 }
 
+// openLoopPort is the port of TestE2EOpenLoop's own engine.
+const openLoopPort = "11442"
+
+// TestE2EOpenLoop replays 200 requests on their schedule. Its engine runs
+// on a CPU of its own, apart from the client, as it does wherever the engine
+// has its own machine: on shared CPUs the engine's compute threads delay the
+// client's wake-ups by milliseconds (BENCHMARKS.md, "Live replay"), and the
+// lag measured would be this host's rather than the client's.
 func TestE2EOpenLoop(t *testing.T) {
-	url, model := engine(t)
+	_, model := engine(t)
+	url := freshEngineOn(t, openLoopPort, pinApart(t))
 	dir := t.TempDir()
 	in := synth(t, dir, "--requests", "200", "--arrival", "poisson", "--rate", "2", "--seed", "7",
 		"--prompt", "uniform:32:256", "--output", "fixed:8")
@@ -56,6 +66,7 @@ func TestE2EOpenLoop(t *testing.T) {
 		t.Fatalf("%d rows, want 200", len(rows))
 	}
 	var lags []int64
+	var late []string // the sends over 1 ms late: when they were due, and by how much
 	for _, r := range rows {
 		_, okT := r.TTFT()
 		_, okP := r.TPOT()
@@ -72,9 +83,12 @@ func TestE2EOpenLoop(t *testing.T) {
 		}
 		lag, _ := r.ScheduleLag()
 		lags = append(lags, lag)
+		if lag >= 1_000_000 {
+			late = append(late, fmt.Sprintf("%v late at %.3f s", time.Duration(lag), float64(r.Arrival)/1e9))
+		}
 	}
 	slices.Sort(lags)
-	// The client and the engine share this host's cores, so the < 1 ms
+	// The host's own wake-up jitter still reaches the client, so the < 1 ms
 	// target fails the test only with SERVESIM_STRICT_LAG=1 (see
 	// BENCHMARKS.md); the measured p99 is always logged.
 	p99 := lags[len(lags)*99/100]
@@ -84,7 +98,7 @@ func TestE2EOpenLoop(t *testing.T) {
 		if os.Getenv("SERVESIM_STRICT_LAG") != "" {
 			check = t.Errorf
 		}
-		check("p99 schedule lag %v, want < 1 ms", time.Duration(p99))
+		check("p99 schedule lag %v, want < 1 ms (sends over 1 ms late: %s)", time.Duration(p99), strings.Join(late, ", "))
 	}
 }
 
@@ -207,12 +221,20 @@ func TestE2EProxy(t *testing.T) {
 // runs slower than a fresh one by an amount that depends on its history.
 func freshEngine(t *testing.T, port string) string {
 	t.Helper()
+	return freshEngineOn(t, port, "")
+}
+
+// freshEngineOn is freshEngine pinned to the CPUs of a taskset list ("" for
+// all of them).
+func freshEngineOn(t *testing.T, port, cpus string) string {
+	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec := verify.EngineSpec{
-		Start:     "SERVESIM_ENGINE_PORT={{.Port}} OLLAMA_NUM_PARALLEL=4 exec " + filepath.Join(root, "scripts/engine.sh") + " serve",
+		Start: "SERVESIM_ENGINE_PORT={{.Port}} SERVESIM_ENGINE_CPUS=" + cpus + " OLLAMA_NUM_PARALLEL=4 exec " +
+			filepath.Join(root, "scripts/engine.sh") + " serve",
 		HealthURL: "http://127.0.0.1:" + port + "/api/version", HealthTimeout: 30 * time.Second,
 	}
 	eng, err := verify.StartEngine(t.Context(), spec, verify.Knobs{Port: port}, filepath.Join(t.TempDir(), "engine.log"))
