@@ -140,7 +140,13 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 			if err != nil {
 				return out, cfg.Text, fmt.Errorf("calibrate: before run %s: %w", spec.Name, err)
 			}
-			reset = int64(prompt) + 1
+			// The engine's count, where it gave one: a prompt shorter than
+			// the chat template's own tokens comes out longer than asked.
+			reset = int64(prompt)
+			for _, r := range rows {
+				reset = max(reset, int64(r.UsagePrompt))
+			}
+			reset++
 			rs := RunSpec{Name: "reset", Kind: KindReset, Concurrency: slots, Prompts: []int{prompt}, Outputs: []int{1}, Requests: slots, Repeat: 1}
 			if err := save(&RunResult{Spec: rs, Shared: sharedTokens(cfg.Text), Salt: salt, Text: cfg.Text, Rows: rows, Summary: Summarize(rows)}); err != nil {
 				return out, cfg.Text, err

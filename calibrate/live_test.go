@@ -3,10 +3,12 @@ package calibrate
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -150,5 +152,34 @@ func TestRunResiduals(t *testing.T) {
 		if got[i].Run != want[i].Run || got[i].N != want[i].N || got[i].Resident != want[i].Resident || math.Abs(got[i].Median-want[i].Median) > 1e-12 {
 			t.Errorf("run %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// The short slot fill asks for fewer tokens than a chat request costs on
+// the stub (20 beyond its text), so the engine counts more than asked: the
+// run's SlotReset is the engine's count + 1, a long fill's likewise.
+func TestRunPlanSlotResetFromUsage(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	run := func(name string, repeat int) RunSpec {
+		return RunSpec{Name: name, Kind: KindDecode, Concurrency: 2, Prompts: []int{64}, Outputs: []int{2}, Requests: 2, Repeat: repeat}
+	}
+	plan := &Plan{Runs: []RunSpec{run("d-r1", 1), run("d-r2", 2)}}
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "m", "SERVESIM_NO_KEY"
+	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 1}
+	res, _, err := RunPlan(t.Context(), plan, LiveOptions{ResetSlots: true, Replay: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, r := range res {
+		if r.Spec.Kind != KindReset {
+			got = append(got, r.SlotReset)
+		}
+	}
+	// The short fill is at least one byte of text + 20 tokens.
+	if want := []int64{max(ResetPromptTokens, 21) + 1, LongResetPromptTokens + 1}; !slices.Equal(got, want) {
+		t.Errorf("SlotReset of the runs %v, want %v", got, want)
 	}
 }

@@ -14,12 +14,16 @@ import (
 
 // Prompt lengths of the requests LiveOptions.ResetSlots sends: short
 // before a configuration's first repeat, long before the next, so that
-// idle slots hold little, then much. Each leaves its prompt + 1 tokens.
-// The long fill is 256 tokens: in ten quick calibrations of the CPU test
-// engine 512 fitted and predicted no better and took 25% longer
-// (BENCHMARKS.md, "Second-repeat slot fills").
+// idle slots hold little, then much. Each leaves its prompt + 1 tokens
+// (an engine whose chat template alone is longer makes the short one
+// that long). The short fill is 16 tokens, nearly nothing, so that first
+// repeats see an engine close to a fresh one: with 64, profiles of the
+// CPU test engine over-predicted a fresh engine's prompts by 14–52%
+// (256 to 1,024 tokens), with 16 by 4–12%. The long fill is 256 tokens:
+// 512 fitted and predicted no better and took 25% longer (BENCHMARKS.md,
+// "Second-repeat slot fills").
 const (
-	ResetPromptTokens     = 64
+	ResetPromptTokens     = 16
 	LongResetPromptTokens = 256
 )
 

@@ -28,7 +28,7 @@ func TestAnnotateResident(t *testing.T) {
 	obs[3].DecodeSeqs = 1
 
 	cache := newSlotCache(2)
-	resetCache(cache, 2, ResetPromptTokens, runPrompts{})
+	resetCache(cache, 2, 64, runPrompts{})
 	annotateResident(obs, rows, cache, 0, runPrompts{})
 	for i, want := range []float64{100 * 256, 256, 50 * 128, 128} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {
@@ -43,7 +43,7 @@ func TestAnnotateResident(t *testing.T) {
 	// a's prompt (cell 0 and cells 128-136), so its steps attend over 160
 	// although its 40 new tokens go to cells 1-40.
 	cache = newSlotCache(2)
-	resetCache(cache, 2, ResetPromptTokens, runPrompts{key: 1, shared: 9})
+	resetCache(cache, 2, 64, runPrompts{key: 1, shared: 9})
 	annotateResident(obs, rows, cache, 0, runPrompts{key: 2, shared: 9})
 	for i, want := range []float64{100 * 256, 256, 50 * 160, 160} {
 		if got := obs[i].PrefillResident + obs[i].DecodeResident; got != want {

@@ -63,7 +63,7 @@ func calibrateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
 			&cli.BoolFlag{Name: "linear", Usage: "fit the dense cost as c0 + cp·prefill tokens + cd·decode seqs instead of a piecewise-linear curve of the step's tokens"},
 			&cli.StringSliceFlag{Name: "without", Usage: "hold these step-model terms at 0 (names as printed: ca, ck, crp, crd, cr, dense@N, …), to compare models by their held-out error, e.g. with --from-traces"},
-			&cli.BoolFlag{Name: "reset-slots", Value: true, Usage: "before each run, fill the engine's idle slots with one-token requests of known length (64 tokens, 256 before second repeats): llama.cpp/Ollama keep finished requests in idle slots, in the KV cache every step attends over"},
+			&cli.BoolFlag{Name: "reset-slots", Value: true, Usage: fmt.Sprintf("before each run, fill the engine's idle slots with one-token requests of known length (%d tokens or the chat template's, %d before second repeats): llama.cpp/Ollama keep finished requests in idle slots, in the KV cache every step attends over", calibrate.ResetPromptTokens, calibrate.LongResetPromptTokens)},
 		}, clientFlags(5*time.Minute)...),
 		Action: runCalibrate,
 	}
