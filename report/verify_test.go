@@ -12,9 +12,9 @@ import (
 func TestVerificationSection(t *testing.T) {
 	p, m := 1.2, 1.0
 	res := &verify.Result{Requests: 10, Slice: "10", StepModel: "profile x", Candidates: []verify.CandidateResult{
-		{Rank: 1, Label: "a", Status: verify.StatusOK, Trace: "missing.parquet", SimTrace: "missing.sim.parquet",
+		{Rank: 1, Label: "a", Repeat: verify.Repeat{Status: verify.StatusOK, Trace: "missing.parquet"}, SimTrace: "missing.sim.parquet",
 			Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &p}, &verify.Metrics{OutTokPerSec: &m}, verify.DefaultTolerances())},
-		{Rank: 2, Label: "b", Status: verify.StatusHealth, Detail: "not healthy after 60s"},
+		{Rank: 2, Label: "b", Repeat: verify.Repeat{Status: verify.StatusHealth, Detail: "not healthy after 60s"}},
 	}}
 	// Candidate a was measured twice: its rows carry the runs' range.
 	lo, hi := 0.9, 1.1

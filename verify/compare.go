@@ -144,10 +144,14 @@ func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
 		return f
 	}
 	fm, fl, fh := fields(&mean), fields(&lo), fields(&hi)
+	fr := make([][]**float64, len(reps))
+	for k := range reps {
+		fr[k] = fields(&reps[k].Measured)
+	}
 	for i := range fm {
 		sum, l, h, all := 0.0, math.Inf(1), math.Inf(-1), true
 		for k := range reps {
-			v := *fields(&reps[k].Measured)[i]
+			v := *fr[k][i]
 			if v == nil {
 				all = false
 				break

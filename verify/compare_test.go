@@ -64,10 +64,10 @@ func TestCompareMetricsAndRank(t *testing.T) {
 	check(MetricTPOTMean, 0, nil) // predicted missing: no verdict, never a fail
 
 	cands := []CandidateResult{
-		{Rank: 1, Label: "a", Status: StatusOK, Predicted: Metrics{USDPerMOut: f(1)}, Measured: Metrics{USDPerMOut: f(1.02)}},
-		{Rank: 2, Label: "b", Status: StatusOK, Predicted: Metrics{USDPerMOut: f(2)}, Measured: Metrics{USDPerMOut: f(1)}},
-		{Rank: 3, Label: "c", Status: StatusStartFailed},
-		{Rank: 4, Label: "d", Status: StatusOK, Predicted: Metrics{USDPerMOut: f(3)}, Measured: Metrics{USDPerMOut: f(3)}},
+		{Rank: 1, Label: "a", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(1.02)}}, Predicted: Metrics{USDPerMOut: f(1)}},
+		{Rank: 2, Label: "b", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(1)}}, Predicted: Metrics{USDPerMOut: f(2)}},
+		{Rank: 3, Label: "c", Repeat: Repeat{Status: StatusStartFailed}},
+		{Rank: 4, Label: "d", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(3)}}, Predicted: Metrics{USDPerMOut: f(3)}},
 	}
 	rk := Rank(cands)
 	if len(rk.Entries) != 3 || rk.Entries[0].Label != "b" || rk.Entries[1].Label != "a" || rk.Entries[2].Label != "d" {

@@ -100,14 +100,12 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			continue
 		}
 		// Every measured run of the candidate (one unless --repeat).
-		paths := []string{c.Trace}
-		if len(c.Repeats) > 0 {
-			paths = nil
-			for _, r := range c.Repeats {
-				paths = append(paths, r.Trace)
-			}
+		measured := c.Repeats
+		if len(measured) == 0 {
+			measured = []Repeat{c.Repeat}
 		}
-		for k, path := range paths {
+		for k, m := range measured {
+			path := m.Trace
 			_, rows, err := traces.ReadAll(path)
 			if err != nil {
 				return nil, err
@@ -117,7 +115,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 				return nil, err
 			}
 			name := fmt.Sprintf("verify-rank%02d", c.Rank)
-			if len(paths) > 1 {
+			if len(measured) > 1 {
 				name += fmt.Sprintf(".run%d", k+1)
 			}
 			spec := calibrate.RunSpec{Name: name, Kind: KindVerify, Requests: len(rows), Repeat: k + 1}

@@ -95,7 +95,7 @@ func TestParseResultKeepsRatiosDrawable(t *testing.T) {
 		if e := (c.p - c.m) / c.m; !math.IsInf(e, 0) {
 			row.RelError = &e
 		}
-		res := verify.Result{Version: verify.ResultVersion, Requests: 1, Candidates: []verify.CandidateResult{{Rank: 1, Status: verify.StatusOK, RateScale: 1,
+		res := verify.Result{Version: verify.ResultVersion, Requests: 1, Candidates: []verify.CandidateResult{{Rank: 1, Repeat: verify.Repeat{Status: verify.StatusOK}, RateScale: 1,
 			Rows: []verify.MetricRow{row}}}}
 		data, err := json.Marshal(res)
 		if err != nil {

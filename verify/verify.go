@@ -147,49 +147,43 @@ type CandidateResult struct {
 	RateScale float64 `json:"rate_scale"`
 	TimeScale float64 `json:"time_scale"` // 1/rate_scale
 	Knobs     Knobs   `json:"knobs"`
-	// Status is StatusOK or why the candidate was not measured (engine
-	// start failed, health timeout, engine died mid-run, ...); Detail
-	// says more.
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-	// Trace is the measured trace, SimTrace the simulated one (same
-	// requests), EngineLog the engine command's output.
-	Trace     string `json:"trace"`
-	SimTrace  string `json:"sim_trace"`
-	EngineLog string `json:"engine_log"`
+	// Repeat is the measurement, its fields inline in the JSON. With
+	// Options.Repeat > 1 it sums up Repeats: Measured is their mean,
+	// FailedByKind their sum, LagP99 their worst, and Trace, EngineLog and
+	// GPU the first run's.
+	Repeat
+	// SimTrace is the simulated trace (the same requests as Trace).
+	SimTrace string `json:"sim_trace"`
 	// Wall is the candidate's wall-clock time, engine start to stop.
-	WallSeconds  float64        `json:"wall_seconds"`
-	FailedByKind map[string]int `json:"failed_by_kind"`
-	LagP99       *float64       `json:"schedule_lag_p99_s"`
-	LagFlagged   bool           `json:"schedule_lag_flagged"`
+	WallSeconds float64 `json:"wall_seconds"`
 	// SweepPredicted is what the sweep predicted over its whole trace (the
 	// candidate file); Predicted is the re-simulation of the replayed
 	// slice, the figures compared with Measured.
 	SweepPredicted any         `json:"sweep_predicted"`
 	SimOutcome     string      `json:"sim_outcome"`
 	Predicted      Metrics     `json:"predicted"`
-	Measured       Metrics     `json:"measured"`
 	Rows           []MetricRow `json:"rows"`
 	Pass           *bool       `json:"pass"` // nil when not measured
-	// GPU is what NVML measured over the replay; nil when not sampled.
-	GPU *GPUMeasure `json:"gpu"`
-	// Repeats are the measured runs when Options.Repeat > 1; Measured is
-	// then their mean, FailedByKind their sum, LagP99 their worst, and
-	// Trace, EngineLog and GPU the first run's. Empty for a single run.
+	// Repeats are the measured runs when Options.Repeat > 1; empty for a
+	// single run.
 	Repeats []Repeat `json:"repeats,omitempty"`
 }
 
 // Repeat is one measured run of a candidate.
 type Repeat struct {
-	Status       string         `json:"status"`
-	Detail       string         `json:"detail"`
+	// Status is StatusOK or why the run was not measured (engine start
+	// failed, health timeout, engine died mid-run, ...); Detail says more.
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	// Trace is the measured trace, EngineLog the engine command's output.
 	Trace        string         `json:"trace"`
 	EngineLog    string         `json:"engine_log"`
 	Measured     Metrics        `json:"measured"`
 	FailedByKind map[string]int `json:"failed_by_kind"`
 	LagP99       *float64       `json:"schedule_lag_p99_s"`
 	LagFlagged   bool           `json:"schedule_lag_flagged"`
-	GPU          *GPUMeasure    `json:"gpu"`
+	// GPU is what NVML measured over the replay; nil when not sampled.
+	GPU *GPUMeasure `json:"gpu"`
 }
 
 // GPUMeasure is NVML's account of one candidate's replay.
@@ -363,7 +357,7 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	t0 := time.Now()
 	name := fmt.Sprintf("rank%02d", cand.Rank)
 	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
-		SweepPredicted: cand.Predicted, FailedByKind: map[string]int{}, Rows: []MetricRow{}}
+		SweepPredicted: cand.Predicted, Repeat: Repeat{FailedByKind: map[string]int{}}, Rows: []MetricRow{}}
 	defer func() { cr.WallSeconds = time.Since(t0).Seconds() }()
 	fail := func(status, format string, a ...any) CandidateResult {
 		cr.Status, cr.Detail = status, fmt.Sprintf(format, a...)
@@ -409,21 +403,20 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 		}
 	}
 	first, last := reps[0], reps[len(reps)-1]
-	cr.Trace, cr.EngineLog, cr.GPU = first.Trace, first.EngineLog, first.GPU
 	if runs > 1 {
 		cr.Repeats = reps
 	}
 	if last.Status != StatusOK {
-		cr.Measured, cr.FailedByKind, cr.LagP99, cr.LagFlagged = last.Measured, last.FailedByKind, last.LagP99, last.LagFlagged
+		cr.Repeat = last
+		cr.Trace, cr.EngineLog, cr.GPU = first.Trace, first.EngineLog, first.GPU
 		if runs > 1 {
 			return fail(last.Status, "run %d of %d: %s", len(reps), runs, last.Detail)
 		}
 		return fail(last.Status, "%s", last.Detail)
 	}
-	cr.Status = StatusOK
 	var lo, hi Metrics
+	cr.Repeat = Repeat{Status: StatusOK, Trace: first.Trace, EngineLog: first.EngineLog, GPU: first.GPU, FailedByKind: map[string]int{}}
 	cr.Measured, lo, hi = meanMetrics(reps)
-	cr.FailedByKind = map[string]int{}
 	for _, r := range reps {
 		for k, n := range r.FailedByKind {
 			cr.FailedByKind[k] += n
