@@ -487,3 +487,23 @@ func TestFitPower(t *testing.T) {
 		}
 	}
 }
+
+// Scaled multiplies every step time and interval, and leaves the
+// coefficients it was called on as they were.
+func TestScaledCoefficients(t *testing.T) {
+	s := StepCoefficients{C0: Coef{Value: 1e-3, Lo: 0.8e-3, Hi: 1.2e-3, Status: StatusFit}, Crd: Coef{Value: 5e-7, Status: StatusFit}, Dense: DenseOff()}
+	s.Dense[0] = DensePoint{Tokens: DenseKnots[0], Coef: Coef{Value: 2e-3, Status: StatusFit}}
+	s.Dense[1] = DensePoint{Tokens: DenseKnots[1], Coef: Coef{Value: 4e-3, Status: StatusFit}}
+	o := Observation{DecodeSeqs: 1, Resident: 300, DecodeResident: 300, PrefillTokens: 0}
+	before := s.StepSeconds(o)
+	got := s.Scaled(1.25)
+	if w := 1.25 * before; math.Abs(got.StepSeconds(o)-w) > 1e-12 {
+		t.Errorf("scaled step %g s, want %g", got.StepSeconds(o), w)
+	}
+	if math.Abs(got.C0.Lo-1e-3) > 1e-15 || math.Abs(got.C0.Hi-1.5e-3) > 1e-15 || got.C0.Status != StatusFit {
+		t.Errorf("scaled c0 %+v", got.C0)
+	}
+	if s.StepSeconds(o) != before || s.C0.Value != 1e-3 || s.Dense[1].Value != 4e-3 {
+		t.Error("Scaled changed its receiver")
+	}
+}

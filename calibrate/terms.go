@@ -223,6 +223,16 @@ func (s *StepCoefficients) Curve() sim.TokenCurve {
 	return c
 }
 
+// Scaled returns the coefficients with every step time multiplied by f:
+// the same engine, f times slower.
+func (s StepCoefficients) Scaled(f float64) StepCoefficients {
+	for t := range Term(NumTerms) {
+		c := s.At(t)
+		c.Value, c.Lo, c.Hi = c.Value*f, c.Lo*f, c.Hi*f
+	}
+	return s
+}
+
 // Coef is one coefficient with its 95% confidence interval.
 type Coef struct {
 	Value float64 `json:"value"`

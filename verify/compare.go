@@ -409,15 +409,7 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 	}
 	tw.Flush()
-	if len(res.MedianAbsError) > 0 {
-		fmt.Fprintf(w, "median |error| over candidates:")
-		for _, m := range MetricNames {
-			if v, ok := res.MedianAbsError[m]; ok {
-				fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
-			}
-		}
-		fmt.Fprintln(w)
-	}
+	printErrors(w, "median |error| over candidates:", res.MedianAbsError)
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
 		fmt.Fprintf(w, "ranking by measured $/1M out:")
@@ -438,6 +430,21 @@ func (res *Result) WriteTable(w io.Writer) {
 	if res.ToleranceFailures > 0 {
 		fmt.Fprintf(w, "verify: %d metric(s) outside tolerance\n", res.ToleranceFailures)
 	}
+}
+
+// printErrors writes a line of title and each metric's error in errs,
+// in MetricNames order; nothing when errs is empty.
+func printErrors(w io.Writer, title string, errs map[string]float64) {
+	if len(errs) == 0 {
+		return
+	}
+	fmt.Fprint(w, title)
+	for _, m := range MetricNames {
+		if v, ok := errs[m]; ok {
+			fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 func fmtVal(v *float64) string {

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
@@ -43,6 +46,10 @@ type RefitResult struct {
 	VerifySteps     int      `json:"verify_steps"`
 	StepMdAPEBefore *float64 `json:"step_mdape_before"`
 	StepMdAPEAfter  *float64 `json:"step_mdape_after"`
+	// StepBias: per verification run (verify-rankNN[.runK]), how far off
+	// the parent's coefficients and the refitted ones were on its steps.
+	StepBiasBefore map[string]StepBias `json:"step_bias_before"`
+	StepBiasAfter  map[string]StepBias `json:"step_bias_after"`
 	// Held-out step error (calibrate.CrossCheck) of the parent and of the
 	// refit.
 	HeldOutBefore *float64 `json:"heldout_mdape_before"`
@@ -53,7 +60,23 @@ type RefitResult struct {
 	// "after" is an in-sample error.
 	MetricErrorBefore map[string]float64 `json:"metric_error_before"`
 	MetricErrorAfter  map[string]float64 `json:"metric_error_after"`
-	Error             string             `json:"error,omitempty"`
+	// MetricErrorAtSpeed is the same with the parent's coefficients
+	// scaled, per candidate, to the decode speed measured on its engine
+	// (StepBiasBefore): what is left once the engine's speed is taken as
+	// measured is the scheduling and batching model's error.
+	MetricErrorAtSpeed map[string]float64 `json:"metric_error_at_speed"`
+	Error              string             `json:"error,omitempty"`
+}
+
+// StepBias is the median (predicted − observed)/observed of a run's step
+// times, for its steps that only decode and for those that compute prompt
+// tokens (nil: the run had none). Negative: the engine's steps took
+// longer than the profile says. A candidate whose metrics miss by what
+// its decode steps miss by met an engine running at another speed than
+// at calibration; the scheduler model is not what missed.
+type StepBias struct {
+	Decode *float64 `json:"decode"`
+	Prompt *float64 `json:"prompt"`
 }
 
 // Refit folds the measured verification runs of res into the profile of
@@ -114,7 +137,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			if err != nil {
 				return nil, err
 			}
-			name := fmt.Sprintf("verify-rank%02d", c.Rank)
+			name := runName(c.Rank)
 			if len(measured) > 1 {
 				name += fmt.Sprintf(".run%d", k+1)
 			}
@@ -153,6 +176,8 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	rr.VerifySteps = len(vobs)
 	rr.StepMdAPEBefore = stepMdAPE(parent.Step, vobs)
 	rr.StepMdAPEAfter = stepMdAPE(a.Fit.Step, vobs)
+	rr.StepBiasBefore = stepBias(parent.Step, vobs, a.Runs)
+	rr.StepBiasAfter = stepBias(a.Fit.Step, vobs, a.Runs)
 
 	info := calibrate.EngineInfo{Engine: parent.Engine, EngineVersion: parent.EngineVersion, EngineArgs: parent.EngineArgs,
 		Model: parent.Model, Precision: parent.Precision, Device: parent.Device, TensorParallel: parent.TensorParallel, BlockSize: parent.BlockSize}
@@ -173,38 +198,82 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	}
 
 	// Metric error after: re-simulate each measured candidate with the
-	// refitted profile.
-	step, desc, err := StepModel(np, ro.Out)
+	// refitted profile, and with the parent's at the speed its engine
+	// decoded at.
+	after, err := resimulate(ctx, res, opt, "refit", func(CandidateResult) (*calibrate.Profile, string) { return np, ro.Out })
 	if err != nil {
 		return rr, err
 	}
+	rr.MetricErrorAfter = MedianAbsErrors(after)
+	atSpeed, err := resimulate(ctx, res, opt, "speed", func(c CandidateResult) (*calibrate.Profile, string) {
+		p := *parent
+		p.Step = parent.Step.Scaled(decodeSlowdown(rr.StepBiasBefore, c.Rank))
+		return &p, opt.ProfilePath
+	})
+	if err != nil {
+		return rr, err
+	}
+	rr.MetricErrorAtSpeed = MedianAbsErrors(atSpeed)
+	return rr, nil
+}
+
+// resimulate predicts each measured candidate of res again with the
+// profile that profileOf gives it, writing OUT/rankNN.SUFFIX.sim.parquet,
+// and compares the predictions with the measurements.
+func resimulate(ctx context.Context, res *Result, opt Options, suffix string, profileOf func(CandidateResult) (*calibrate.Profile, string)) ([]CandidateResult, error) {
 	plans := map[int64]string{}
 	for _, c := range opt.Candidates.Candidates {
 		plans[c.Index] = c.Plan
 	}
-	var after []CandidateResult
+	var out []CandidateResult
 	for _, c := range res.Candidates {
 		if c.Status != StatusOK {
 			continue
 		}
+		prof, path := profileOf(c)
+		step, desc, err := StepModel(prof, path)
+		if err != nil {
+			return nil, err
+		}
 		p, err := plan.Parse([]byte(plans[c.Index]))
 		if err != nil {
-			return rr, err
+			return nil, err
 		}
 		r, err := p.Resolve(opt.Catalog)
 		if err != nil {
-			return rr, err
+			return nil, err
 		}
-		ApplyProfileKV(r, np)
+		ApplyProfileKV(r, prof)
 		name := fmt.Sprintf("rank%02d", c.Rank)
-		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+".refit.sim.parquet"), name, c.TimeScale, step, desc, res.Input)
+		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+"."+suffix+".sim.parquet"), name, c.TimeScale, step, desc, res.Input)
 		if err != nil {
-			return rr, err
+			return nil, err
 		}
-		after = append(after, CandidateResult{Rows: CompareMetrics(pred, &c.Measured, opt.Tolerances)})
+		out = append(out, CandidateResult{Rows: CompareMetrics(pred, &c.Measured, opt.Tolerances)})
 	}
-	rr.MetricErrorAfter = MedianAbsErrors(after)
-	return rr, nil
+	return out, nil
+}
+
+// runName names the calibration run of the candidate ranked rank; with
+// repeats, ".runK" follows.
+func runName(rank int64) string { return fmt.Sprintf("verify-rank%02d", rank) }
+
+// decodeSlowdown is how many times longer the decode steps of the
+// candidate ranked rank took than predicted: measured over predicted, the
+// mean over its runs (1 when none had decode steps).
+func decodeSlowdown(bias map[string]StepBias, rank int64) float64 {
+	prefix := runName(rank)
+	sum, n := 0.0, 0
+	for name, b := range bias {
+		if (name == prefix || strings.HasPrefix(name, prefix+".")) && b.Decode != nil {
+			sum += 1 / (1 + *b.Decode)
+			n++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return sum / float64(n)
 }
 
 // stepMdAPE is the median |predicted − observed| / observed over obs.
@@ -222,6 +291,42 @@ func stepMdAPE(c calibrate.StepCoefficients, obs []calibrate.Observation) *float
 	return sec(median(e))
 }
 
+// stepBias is, per run, the StepBias of c over its observations in obs.
+func stepBias(c calibrate.StepCoefficients, obs []calibrate.Observation, runs []*calibrate.RunResult) map[string]StepBias {
+	pred := c.Predict(nil, obs)
+	type errs struct{ decode, prompt []float64 }
+	by := map[string]*errs{}
+	for i, o := range obs {
+		if !(o.Seconds > 0) {
+			continue
+		}
+		name := runs[o.Run].Spec.Name
+		e := by[name]
+		if e == nil {
+			e = &errs{}
+			by[name] = e
+		}
+		rel := (pred[i] - o.Seconds) / o.Seconds
+		if o.PrefillTokens > 0 {
+			e.prompt = append(e.prompt, rel)
+		} else {
+			e.decode = append(e.decode, rel)
+		}
+	}
+	bias := make(map[string]StepBias, len(by))
+	for name, e := range by {
+		var b StepBias
+		if len(e.decode) > 0 {
+			b.Decode = sec(median(e.decode))
+		}
+		if len(e.prompt) > 0 {
+			b.Prompt = sec(median(e.prompt))
+		}
+		bias[name] = b
+	}
+	return bias
+}
+
 // Print writes the refit for people.
 func (rr *RefitResult) Print(w io.Writer) {
 	if rr.Error != "" {
@@ -234,6 +339,13 @@ func (rr *RefitResult) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  step error on the %d verification steps: %s before → %s after; held-out step error %s → %s\n",
 		rr.VerifySteps, fmtPct(rr.StepMdAPEBefore), fmtPct(rr.StepMdAPEAfter), fmtPct(rr.HeldOutBefore), fmtPct(rr.HeldOutAfter))
+	if len(rr.StepBiasBefore) > 0 {
+		fmt.Fprintln(w, "  step time, predicted vs measured (median per run, before → after): decode steps; steps with a prompt")
+		for _, name := range slices.Sorted(maps.Keys(rr.StepBiasBefore)) {
+			b, a := rr.StepBiasBefore[name], rr.StepBiasAfter[name]
+			fmt.Fprintf(w, "    %-18s %s → %s; %s → %s\n", name, fmtRel(b.Decode), fmtRel(a.Decode), fmtRel(b.Prompt), fmtRel(a.Prompt))
+		}
+	}
 	fmt.Fprintf(w, "  median |error| of the predictions (before → after, in-sample):")
 	for _, m := range MetricNames {
 		b, okB := rr.MetricErrorBefore[m]
@@ -249,6 +361,7 @@ func (rr *RefitResult) Print(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	printErrors(w, "  median |error| at each engine's decode speed (the parent's steps scaled to what each candidate's measured):", rr.MetricErrorAtSpeed)
 }
 
 func fmtPct(v *float64) string {

@@ -355,6 +355,21 @@ func testRefit(t *testing.T, repeat int) {
 	if *rr.StepMdAPEAfter >= *rr.StepMdAPEBefore {
 		t.Errorf("step error %v → %v: the refit should fit its own runs better than an H100 profile", *rr.StepMdAPEBefore, *rr.StepMdAPEAfter)
 	}
+	// The stub's steps take twice the profile's: each run's steps were
+	// predicted about half as long before, and as long after.
+	if len(rr.StepBiasBefore) != 2*repeat || len(rr.StepBiasAfter) != 2*repeat {
+		t.Errorf("step bias for %d and %d runs, want %d", len(rr.StepBiasBefore), len(rr.StepBiasAfter), 2*repeat)
+	}
+	for name, before := range rr.StepBiasBefore {
+		after := rr.StepBiasAfter[name]
+		if !strings.HasPrefix(name, "verify-rank0") || before.Decode == nil || after.Decode == nil {
+			t.Errorf("step bias of run %q: %+v, %+v", name, before, after)
+			continue
+		}
+		if b, a := *before.Decode, *after.Decode; !(b < -0.3 && b > -0.7) || !(math.Abs(a) < 0.1) {
+			t.Errorf("%s: decode step bias %+.3f before, %+.3f after; want about −0.5, then about 0", name, b, a)
+		}
+	}
 	np, err := calibrate.LoadProfile(refit)
 	if err != nil {
 		t.Fatal(err)
@@ -369,6 +384,31 @@ func testRefit(t *testing.T, repeat int) {
 	}
 	if len(rr.MetricErrorAfter) == 0 {
 		t.Error("no metric error after the refit")
+	}
+	// At the speed the stub decoded at, the parent's TPOT is right.
+	if b, a := rr.MetricErrorBefore["tpot_mean_s"], rr.MetricErrorAtSpeed["tpot_mean_s"]; !(b > 0.3) || !(a < 0.1) {
+		t.Errorf("mean TPOT error %.3f with the parent, %.3f at the measured speed; want over 0.3, then under 0.1", b, a)
+	}
+	for _, c := range res.Candidates {
+		if _, err := os.Stat(filepath.Join(dir, "out", fmt.Sprintf("rank%02d.speed.sim.parquet", c.Rank))); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestDecodeSlowdown(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	bias := map[string]StepBias{
+		"verify-rank01":      {Decode: v(-0.5)},                  // steps took twice the prediction
+		"verify-rank02.run1": {Decode: v(0.25), Prompt: v(-0.5)}, // 0.8 of it
+		"verify-rank02.run2": {Decode: v(-0.2)},                  // 1.25 of it
+		"verify-rank03":      {Prompt: v(0.1)},                   // no decode steps
+		"verify-rank010":     {Decode: v(-0.9)},                  // another candidate
+	}
+	for rank, want := range map[int64]float64{1: 2, 2: (0.8 + 1.25) / 2, 3: 1, 4: 1} {
+		if got := decodeSlowdown(bias, rank); math.Abs(got-want) > 1e-12 {
+			t.Errorf("rank %d: slowdown %g, want %g", rank, got, want)
+		}
 	}
 }
 
@@ -403,5 +443,29 @@ func TestRunChecksOptionsFirst(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%s: Run created %s", c.name, out)
 		}
+	}
+}
+
+// The refit's summary names each run's step bias before and after.
+func TestRefitPrintsStepBias(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	rr := &RefitResult{Out: "new.json", Parent: "old.json", OldRuns: 23, NewRuns: 2,
+		StepBiasBefore: map[string]StepBias{"verify-rank02": {Decode: v(0.031)}, "verify-rank01": {Decode: v(-0.0794), Prompt: v(0.12)}},
+		StepBiasAfter:  map[string]StepBias{"verify-rank01": {Decode: v(0.002), Prompt: v(-0.01)}, "verify-rank02": {Decode: v(0)}}}
+	var b strings.Builder
+	rr.Print(&b)
+	want := `
+    verify-rank01      -7.9% → +0.2%; +12.0% → -1.0%
+    verify-rank02      +3.1% → +0.0%; — → —
+`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("refit summary:\n%s\nwant the lines%s", b.String(), want)
+	}
+	rr.MetricErrorAtSpeed = map[string]float64{"tpot_mean_s": 0.021}
+	b.Reset()
+	rr.Print(&b)
+	want = "measured): tpot_mean_s 2.1%\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("refit summary:\n%s\nwant the lines%s", b.String(), want)
 	}
 }

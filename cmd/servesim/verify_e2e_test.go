@@ -170,6 +170,14 @@ func TestE2EWalkthrough(t *testing.T) {
 			fmt.Fprintf(&b, " %s %.1f%%", m, 100*v)
 		}
 	}
+	if res.Refit != nil && len(res.Refit.MetricErrorAtSpeed) > 0 {
+		b.WriteString("; at each engine's measured decode speed:")
+		for _, m := range verify.MetricNames {
+			if v, ok := res.Refit.MetricErrorAtSpeed[m]; ok {
+				fmt.Fprintf(&b, " %s %.1f%%", m, 100*v)
+			}
+		}
+	}
 	tau := math.NaN()
 	if res.Ranking.TauSweep != nil {
 		tau = *res.Ranking.TauSweep
