@@ -62,7 +62,7 @@ func verifyCommand() *cli.Command {
 			&cli.Float64Flag{Name: "tol-tpot", Value: tol.TPOT, Usage: "tolerance on mean TPOT"},
 			&cli.Float64Flag{Name: "tol-p99", Value: tol.P99, Usage: "tolerance on P99 TTFT, TPOT and E2E"},
 			&cli.Float64Flag{Name: "tol-cost", Value: tol.Cost, Usage: "tolerance on device-seconds and $/1M output tokens"},
-			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile)"},
+			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile); also report each run's step bias and the errors re-simulated with the refit (OUT/rankNN.refit.sim.parquet) and at each engine's measured decode speed (rankNN.speed.sim.parquet)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times, each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
