@@ -529,7 +529,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		if runCache != nil && r.SlotReset > 0 && !recorded {
 			resetCache(runCache, resets, int(r.SlotReset-1), runPrompts{key: uint64(2*k + 1), shared: r.Shared})
 		}
-		prompts := runPrompts{key: uint64(2*k + 2), shared: r.Shared, salt: r.Salt, text: r.Text}
+		prompts := runPrompts{key: uint64(2*k + 2), shared: r.Shared, salt: r.Salt, text: r.Text, block: r.Meta.BlockSize}
 		if r.Spec.Kind == KindWarmup || r.Spec.Kind == KindReset {
 			// Not measured, but what it leaves in the cache is where later
 			// runs start.

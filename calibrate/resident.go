@@ -41,11 +41,16 @@ func newSlotCache(n int) *sim.SlotCache { return sim.NewSlotCache(n, n*slotCells
 // written before they were recorded) the requests of a run share shared
 // tokens, the replay's run tag, and key tells runs apart (shared 0:
 // nothing beyond the template).
+//
+// Rows that carry prefix hashes (a verification run's trace) open with
+// shared text per hash block instead (replay.PromptBuilder); block is the
+// tokens one hash covers (the trace's block size; 0: none).
 type runPrompts struct {
 	key    uint64
 	shared int32
 	salt   uint64
 	text   replay.TextModel
+	block  int
 }
 
 // openingBytes is how much of a prompt's text keys identifies: the run
@@ -60,6 +65,9 @@ const openingBytes = 48
 // share as many keys as tokens, within one token. It is nil when the
 // prompt cannot be rebuilt (no salt, or idx < 0).
 func (p runPrompts) keys(idx int, r *traces.Request) []uint64 {
+	if p.hashed(r) {
+		return r.PrefixHashes
+	}
 	tpb := p.text.TokensPerByte
 	if p.salt == 0 || idx < 0 || !(tpb > 0) {
 		return nil
@@ -81,10 +89,15 @@ func (p runPrompts) keys(idx int, r *traces.Request) []uint64 {
 	return keys
 }
 
+// hashed says that r's keys are its prefix hashes, one per block.
+func (p runPrompts) hashed(r *traces.Request) bool { return p.block > 0 && len(r.PrefixHashes) > 0 }
+
 // take gives a request of prompt tokens of run p, opening with keys (nil:
-// unknown), its slot.
-func (p runPrompts) take(c *sim.SlotCache, prompt int32, keys []uint64) (slot int, cached int32) {
+// unknown), its slot; keys are per block when hashed.
+func (p runPrompts) take(c *sim.SlotCache, prompt int32, keys []uint64, hashed bool) (slot int, cached int32) {
 	switch {
+	case hashed:
+		return c.Take(prompt, keys, p.block)
 	case keys != nil:
 		return c.Take(prompt, keys, 1)
 	case p.shared <= 0:
@@ -102,7 +115,7 @@ func resetCache(c *sim.SlotCache, n, prompt int, p runPrompts) {
 		clear(tokens)
 		var taken []int
 		for range min(n, slots) {
-			s, cached := p.take(c, int32(prompt), nil)
+			s, cached := p.take(c, int32(prompt), nil, false)
 			if s < 0 {
 				break
 			}
@@ -126,6 +139,8 @@ type resReq struct {
 	prompt    int64
 	cached    int32    // prompt tokens its slot already held
 	keys      []uint64 // its opening tokens (runPrompts.keys)
+	hashed    bool     // keys are prefix hashes (runPrompts.hashed)
+	whole     bool     // step recovery charged its prompt whole: no cached count from the engine
 	times     []int64
 	slot      int // -1: none (not started, or no slot was free)
 }
@@ -175,9 +190,9 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 		if prompt <= 0 {
 			prompt = int64(r.PromptTokens)
 		}
-		q := &resReq{send: send, end: r.TokenTimes[len(r.TokenTimes)-1], prompt: prompt, times: r.TokenTimes, slot: -1}
+		q := &resReq{send: send, end: r.TokenTimes[len(r.TokenTimes)-1], prompt: prompt, times: r.TokenTimes, slot: -1, whole: r.UsageCached <= 0}
 		if cache != nil {
-			q.keys = p.keys(rowIndex(r.ID), r)
+			q.keys, q.hashed = p.keys(rowIndex(r.ID), r), p.hashed(r)
 		}
 		reqs = append(reqs, q)
 	}
@@ -224,6 +239,10 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	// first token it is, one token of the others (Prefill).
 	var step []event
 	var ending []*resReq // ended in the step not yet placed
+	// Prompt tokens (and tokens × prompt) that the slots of the requests
+	// starting in the current step already held, when known from their
+	// prefix hashes.
+	var kept, keptAttn float64
 	flush := func() {
 		defer func() {
 			for _, r := range ending {
@@ -262,7 +281,10 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 			// Its slot is taken as the step that prefills it starts; with
 			// every slot busy (a release the model has not seen) it is
 			// left out.
-			e.r.slot, e.r.cached = p.take(cache, int32(e.r.prompt), e.r.keys)
+			e.r.slot, e.r.cached = p.take(cache, int32(e.r.prompt), e.r.keys, e.r.hashed)
+			if e.r.slot >= 0 && e.r.hashed && e.r.whole {
+				kept, keptAttn = kept+float64(e.r.cached), keptAttn+float64(e.r.cached)*float64(e.r.prompt)
+			}
 		}
 		if e.r.slot >= 0 {
 			step = append(step, e)
@@ -271,6 +293,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	next := 0
 	for k := range obs {
 		o := &obs[k]
+		kept, keptAttn = 0, 0
 		for ; next < len(events); next++ {
 			e := events[next]
 			if e.t > o.End+tol {
@@ -279,6 +302,12 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 			process(e)
 		}
 		flush()
+		// Step recovery charged these prompts whole; the engine computed
+		// them past what their slots kept.
+		if kept > 0 && o.PrefillTokens >= kept {
+			o.PrefillTokens -= kept
+			o.PrefillAttn = max(0, o.PrefillAttn-keptAttn)
+		}
 		o.setResident(float64(cache.Attended()))
 	}
 	for ; next < len(events); next++ {

@@ -60,6 +60,63 @@ func TestAnnotateResident(t *testing.T) {
 	}
 }
 
+// Prompts that carry prefix hashes (a verification run) share the text of
+// their common leading blocks, which the slot keeps: on one slot, b
+// shares a's four 16-token blocks and computes 96 of its 160 tokens; c
+// shares none of b's and computes all but the shared opening token.
+// Steps keep what recovery charged when no hashes are known.
+func TestAnnotateResidentKeepsHashedPrefixes(t *testing.T) {
+	hashed := func(r *traces.Request, h ...uint64) *traces.Request { r.PrefixHashes = h; return r }
+	rows := []*traces.Request{
+		hashed(row("a", 160, 0, 10, 20), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+		hashed(row("b", 160, 25, 35, 45), 1, 2, 3, 4, 15, 16, 17, 18, 19, 20),
+		hashed(row("c", 160, 50, 60, 70), 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
+	}
+	ms := func(a, b int64) (int64, int64) { return a * 1e6, b * 1e6 }
+	steps := func() []Observation {
+		obs := make([]Observation, 6)
+		for i, w := range [][2]int64{{0, 10}, {10, 20}, {25, 35}, {35, 45}, {50, 60}, {60, 70}} {
+			obs[i].Start, obs[i].End = ms(w[0], w[1])
+			if i%2 == 0 {
+				obs[i].PrefillTokens, obs[i].PrefillAttn = 160, 160*160
+			} else {
+				obs[i].DecodeSeqs = 1
+			}
+		}
+		return obs
+	}
+	obs := steps()
+	annotateResident(obs, rows, newSlotCache(1), 0, runPrompts{block: 16})
+	for i, want := range []float64{160, 0, 96, 0, 159} {
+		if obs[i].PrefillTokens != want {
+			t.Errorf("step %d: %v prompt tokens computed, want %v", i, obs[i].PrefillTokens, want)
+		}
+	}
+	if got, want := obs[2].PrefillAttn, 96.0*160; got != want {
+		t.Errorf("b's prefill attention %v, want %v", got, want)
+	}
+	if got := obs[2].PrefillResident; got != 96*160 {
+		t.Errorf("b's prefill resident feature %v, want 96 tokens × 160 cells", got)
+	}
+
+	obs = steps()
+	annotateResident(obs, rows, newSlotCache(1), 0, runPrompts{})
+	for i := 0; i < len(obs); i += 2 {
+		if obs[i].PrefillTokens != 160 {
+			t.Errorf("no block size: step %d: %v prompt tokens, want 160", i, obs[i].PrefillTokens)
+		}
+	}
+
+	// An engine that counts cached tokens had them taken off already.
+	rows[1].UsageCached = 64
+	obs = steps()
+	obs[2].PrefillTokens = 96
+	annotateResident(obs, rows, newSlotCache(1), 0, runPrompts{block: 16})
+	if obs[2].PrefillTokens != 96 {
+		t.Errorf("engine-counted cache: %v prompt tokens, want 96", obs[2].PrefillTokens)
+	}
+}
+
 // A slot reset as the engine runs it: four one-token requests sent at
 // once, of which the engine prefills the first alone (the others reach it
 // later) and the other three in one step, their first tokens reaching the

@@ -129,7 +129,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 		}
 		for k, m := range measured {
 			path := m.Trace
-			_, rows, err := traces.ReadAll(path)
+			meta, rows, err := traces.ReadAll(path)
 			if err != nil {
 				return nil, err
 			}
@@ -142,7 +142,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 				name += fmt.Sprintf(".run%d", k+1)
 			}
 			spec := calibrate.RunSpec{Name: name, Kind: KindVerify, Requests: len(rows), Repeat: k + 1}
-			run := &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &ref}
+			// Meta carries the trace's block size: prompts sharing prefix
+			// hashes share text, which a slot's prompt cache keeps.
+			run := &calibrate.RunResult{Spec: spec, Rows: rows, Summary: calibrate.Summarize(rows), Trace: &ref, Meta: meta}
 			if opt.Engine != nil {
 				run.Slots = c.Knobs.MaxNumSeqs // its own engine, restarted with the candidate's slots
 			}
