@@ -165,18 +165,17 @@ func TestE2EWalkthrough(t *testing.T) {
 		t.Error(err)
 	}
 	var b strings.Builder
-	for _, m := range verify.MetricNames {
-		if v, ok := res.MedianAbsError[m]; ok {
-			fmt.Fprintf(&b, " %s %.1f%%", m, 100*v)
-		}
-	}
-	if res.Refit != nil && len(res.Refit.MetricErrorAtSpeed) > 0 {
-		b.WriteString("; at each engine's measured decode speed:")
+	errs := func(e map[string]float64) {
 		for _, m := range verify.MetricNames {
-			if v, ok := res.Refit.MetricErrorAtSpeed[m]; ok {
+			if v, ok := e[m]; ok {
 				fmt.Fprintf(&b, " %s %.1f%%", m, 100*v)
 			}
 		}
+	}
+	errs(res.MedianAbsError)
+	if res.Refit != nil && len(res.Refit.MetricErrorAtSpeed) > 0 {
+		b.WriteString("; at each engine's measured decode speed:")
+		errs(res.Refit.MetricErrorAtSpeed)
 	}
 	tau := math.NaN()
 	if res.Ranking.TauSweep != nil {
