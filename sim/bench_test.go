@@ -62,6 +62,21 @@ func BenchmarkAzureConv(b *testing.B) {
 	}
 }
 
+// BenchmarkAzureConvReference runs the same trace through refContinuous,
+// the tests' plain simulator that advances every running request every
+// step: what event skipping is measured against besides NoSkip.
+func BenchmarkAzureConvReference(b *testing.B) {
+	reqs := loadAzure(b, "azure2023/AzureLLMInferenceTrace_conv.csv")
+	p := DefaultConfig().Policy
+	b.ReportAllocs()
+	for b.Loop() {
+		ref := refContinuous(reqs, 16, 20000, p.MaxNumSeqs, int64(p.MaxNumBatchedTokens), p.ChunkedPrefill, realTimer)
+		if len(ref) != len(reqs) {
+			b.Fatalf("%d of %d requests", len(ref), len(reqs))
+		}
+	}
+}
+
 // BenchmarkMooncake runs the Mooncake conversation trace (12,031 requests,
 // long shared prompts) through continuous batching with prefix caching,
 // with and without event skipping.

@@ -178,7 +178,7 @@ func refContinuous(reqs []*traces.Request, bs, total int, maxSeqs int, maxTok in
 		n := math.Round(x)
 		now += int64(n)
 		frac = x - n
-		var keep []*refReq
+		keep := running[:0]
 		for _, q := range running {
 			done := false
 			if q.decoding {
@@ -277,5 +277,54 @@ func TestContinuousMatchesReference(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestContinuousMatchesReferenceOnTraces runs the Azure conv and Mooncake
+// traces (the latter without prefix caching, so its long prompts preempt)
+// through the engine, stepping and skipping, and through refContinuous:
+// every request's first and last token must agree within 1 µs.
+func TestContinuousMatchesReferenceOnTraces(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reqs   []*traces.Request
+		timer  Linear
+		blocks int
+	}{
+		{"azure-conv", loadAzure(t, "azure2023/AzureLLMInferenceTrace_conv.csv"), realTimer, 20000},
+		{"mooncake", loadMooncake(t, "mooncake/conversation_trace.jsonl"), fastTimer, 30000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Step, cfg.TotalBlocks = tc.timer, tc.blocks
+			p := cfg.Policy
+			ref := refContinuous(tc.reqs, cfg.BlockSize, tc.blocks, p.MaxNumSeqs, int64(p.MaxNumBatchedTokens), p.ChunkedPrefill, tc.timer)
+			for _, noSkip := range []bool{false, true} {
+				cfg.NoSkip = noSkip
+				sum, w, err := run(t, cfg, tc.reqs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				refPre := 0
+				bad := 0
+				for id, q := range ref {
+					refPre += q.preempts
+					r := w.byID[id]
+					if q.rejected != (r.Error != "") || abs(q.first-r.FirstToken) > 1000 || abs(q.last-r.LastToken) > 1000 || int32(q.preempts) != r.Preemptions {
+						if bad++; bad <= 5 {
+							t.Errorf("noSkip=%v request %s: reference first/last/preemptions %d/%d/%d, engine %d/%d/%d (error %q)",
+								noSkip, id, q.first, q.last, q.preempts, r.FirstToken, r.LastToken, r.Preemptions, r.Error)
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("noSkip=%v: %d of %d requests differ", noSkip, bad, len(ref))
+				}
+				if int64(refPre) != sum.Preemptions {
+					t.Errorf("noSkip=%v: %d preemptions, reference %d", noSkip, sum.Preemptions, refPre)
+				}
+				t.Logf("noSkip=%v: %d requests, %d steps, %d preemptions", noSkip, sum.Requests, sum.Steps, sum.Preemptions)
+			}
+		})
 	}
 }
