@@ -137,7 +137,7 @@ const (
 //     repeats. Minutes on a GPU, too long for a CPU engine (1h16m of live
 //     runs on the CPU test engine, BENCHMARKS.md).
 //
-// Every plan starts with a two-request warm-up run.
+// Every plan starts with a warm-up run (WarmupRun).
 func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 	var (
 		prompts    []int
@@ -200,12 +200,16 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 	memPrompt = min(memPrompt, maxPrompt)
 
 	p := &Plan{Name: name}
-	p.Runs = append(p.Runs, RunSpec{Name: "warmup", Kind: KindWarmup, Concurrency: 1, Prompts: []int{64}, Outputs: []int{8}, Requests: 2, Repeat: 1})
+	// The longest prompt at every decode client at once: more cells than
+	// any run of the plan attends over.
+	p.Runs = append(p.Runs, WarmupRun(slices.Max(concs)*maxPrompt-1))
 	// Interleave repeats so that slow drift (thermal, other tenants) is
 	// spread over configurations instead of aliasing with one of them.
 	for r := 1; r <= repeats; r++ {
+		// Each length three times: a prompt step is one observation of
+		// the curve at its width, and the sweep costs seconds.
 		p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("prefill-r%d", r), Kind: KindPrefill, Concurrency: 1,
-			Prompts: prompts, Outputs: []int{4}, Requests: len(prompts), Repeat: r})
+			Prompts: prompts, Outputs: []int{4}, Requests: 3 * len(prompts), Repeat: r})
 		for _, c := range concs {
 			for _, ctx := range decodeCtx {
 				p.Runs = append(p.Runs, RunSpec{Name: fmt.Sprintf("decode-c%d-p%d-r%d", c, ctx, r), Kind: KindDecode,
@@ -224,6 +228,21 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 			Prompts: []int{memPrompt}, Outputs: []int{memOut}, Requests: 2 * c, Repeat: 1})
 	}
 	return p, nil
+}
+
+// WarmupRun is the run that opens a plan (and every verification run):
+// one request of long prompt tokens and one output token, then a short
+// one. An engine touches its working memory the first time a step needs
+// it: on servesim's CPU test engine the first prompt to attend over more
+// cells than any before took 10–25% longer than the same prompt later
+// (BENCHMARKS.md, "First touch"), which no step-time model should learn.
+// The long request runs the largest attention shape before anything is
+// measured. The short one opens like it (the run's tag), so an engine
+// with a per-slot prompt cache gives it the long one's slot and frees
+// that slot's cells: later runs start from a cache laid out as a fresh
+// engine's. A long request the engine refuses is only counted as failed.
+func WarmupRun(long int) RunSpec {
+	return RunSpec{Name: "warmup", Kind: KindWarmup, Concurrency: 1, Prompts: []int{max(long, 1), 64}, Outputs: []int{1, 8}, Requests: 2, Repeat: 1}
 }
 
 // Ramp returns the concurrency ramp up to top: 1, 2, 3, 4, 6, 8, 12, 16,
@@ -253,10 +272,14 @@ func (p *Plan) Requests() int {
 	return n
 }
 
-// PromptLengths returns the distinct prompt lengths the plan uses, sorted.
+// PromptLengths returns the distinct prompt lengths the plan measures
+// (the warm-up's aside), sorted.
 func (p *Plan) PromptLengths() []int {
 	var out []int
 	for _, r := range p.Runs {
+		if r.Kind == KindWarmup {
+			continue
+		}
 		for _, n := range r.Prompts {
 			if !slices.Contains(out, n) {
 				out = append(out, n)

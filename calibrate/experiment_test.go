@@ -56,8 +56,13 @@ func TestNewPlanQuick(t *testing.T) {
 	if kinds[KindWarmup] != 1 || kinds[KindPrefill] != 2 || kinds[KindDecode] != 12 || kinds[KindAdmission] != 2 || kinds[KindMixed] != 1 || kinds[KindMemory] != 6 {
 		t.Errorf("run kinds %v", kinds)
 	}
-	if p.Runs[0].Kind != KindWarmup {
-		t.Error("the plan does not start with its warm-up")
+	// The warm-up: four decode clients' 1,024-token prompts in one request
+	// (with its one output token, 4,096 cells), then a short one.
+	if w := p.Runs[0]; w.Kind != KindWarmup || !slices.Equal(w.Prompts, []int{4095, 64}) || !slices.Equal(w.Outputs, []int{1, 8}) || w.Concurrency != 1 {
+		t.Errorf("the plan opens with %+v, want its warm-up: 4095 then 64 prompt tokens, one at a time", w)
+	}
+	if slices.Contains(p.PromptLengths(), 4095) {
+		t.Errorf("prompt lengths %v include the warm-up's", p.PromptLengths())
 	}
 	var b bytes.Buffer
 	p.Print(&b)

@@ -101,6 +101,8 @@ type Options struct {
 	// spanned, so a miss can be told from the engine's own spread.
 	Repeat int
 	Log    io.Writer // progress; nil = none
+
+	longest int // the slice's longest request, prompt + output (set by Run)
 }
 
 // Result is everything a verification found: verify.json, and the value
@@ -252,6 +254,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	res.Requests = n
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
+		return nil, err
+	}
+	if opt.longest, err = longestRequest(res.Input); err != nil {
 		return nil, err
 	}
 	cfg := opt.replayConfig(res.Input)
@@ -466,9 +471,9 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 			}
 		}()
 	}
-	// Warm-up: the text-model probes load the model and are not measured.
-	tm, err := replay.Calibrate(ctx, *cfg)
-	if err != nil {
+	// Warm-up, not measured: the text-model probes load the model, then
+	// the engine runs the largest shape the replay will ask of it.
+	warmupFailed := func(err error) Repeat {
 		if eng != nil {
 			if ok, why := eng.Alive(ctx); !ok {
 				return fail(StatusDied, "during warm-up: %s", why)
@@ -476,9 +481,16 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		}
 		return fail(StatusReplay, "warm-up: %v", err)
 	}
+	tm, err := replay.Calibrate(ctx, *cfg)
+	if err != nil {
+		return warmupFailed(err)
+	}
 	if cfg.Text.IsZero() {
 		cfg.Text = tm // the first candidate's model, kept: the same prompts for all
 		fmt.Fprintf(log, "verify: text model tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
+	}
+	if err := warmUp(ctx, *cfg, warmupTokens(knobs, opt.longest), log); err != nil {
+		return warmupFailed(err)
 	}
 	rc := *cfg
 	rc.TimeScale = timeScale

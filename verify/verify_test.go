@@ -469,3 +469,37 @@ func TestRefitPrintsStepBias(t *testing.T) {
 		t.Errorf("refit summary:\n%s\nwant the lines%s", b.String(), want)
 	}
 }
+
+// TestMeasureWarmsUpTheEngine: before the slice, the engine gets one
+// request as long as the slice's longest request at every slot (2 × (60
+// + 12) tokens, less the one it generates), then a short one, and neither
+// is measured.
+func TestMeasureWarmsUpTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: time.Millisecond, ITL: time.Millisecond, Record: true})
+	t.Cleanup(srv.Close)
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	opt := Options{Candidates: candidates(2), Trace: writeTrace(t, dir, 4, 10*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances()}
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Candidates[0]; c.Status != StatusOK || c.Measured.Requests != 4 {
+		t.Fatalf("candidate: %s (%s), %d requests measured", c.Status, c.Detail, c.Measured.Requests)
+	}
+	// Prompt tokens as the stub counts them (bytes + 20), in arrival
+	// order; the text-model probes come first.
+	var got []string
+	for _, r := range srv.Requests() {
+		got = append(got, fmt.Sprintf("%d/%d", len(r.Prompt)+20, r.MaxTokens))
+	}
+	want := []string{"143/1", "64/8", "60/12", "60/12", "60/12", "60/12"}
+	if len(got) < len(want) || !slices.Equal(got[len(got)-len(want):], want) {
+		t.Errorf("requests (prompt/max_tokens) %v, want them to end with %v", got, want)
+	}
+	if got := warmupTokens(Knobs{MaxNumSeqs: 64, MaxModelLen: 4096}, 1000); got != 4095 {
+		t.Errorf("warm-up capped by max_model_len: %d tokens, want 4095", got)
+	}
+}

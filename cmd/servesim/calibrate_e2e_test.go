@@ -107,7 +107,7 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 		// sets every step's attention, depends on its whole history).
 		var live liveMetrics
 		t.Run(fmt.Sprintf("clients-%d", conc), func(t *testing.T) {
-			live = liveClosed(t, freshEngine(t, closedLoopPort), model, in, conc)
+			live = liveClosed(t, freshEngine(t, closedLoopPort), model, in, conc, conc*(prompt+output)-1)
 		})
 		simOut, err := run(t, "simulate", "--trace", in, "--config", cfgPath, "--profile", prof,
 			"--closed-loop", strconv.Itoa(conc), "--json")
@@ -161,13 +161,16 @@ type liveMetrics struct{ ttft, tpot, tokPerSec float64 }
 
 // liveClosed records a closed loop and returns mean TTFT and TPOT
 // (seconds) and output tokens/s over first send to last token.
-func liveClosed(t *testing.T, url, model, in string, conc int) liveMetrics {
+func liveClosed(t *testing.T, url, model, in string, conc, warmup int) liveMetrics {
 	t.Helper()
-	// Load the model with one tiny request (it leaves a few cells in
-	// slot 0, which the loop's first request frees).
-	warm := filepath.Join(filepath.Dir(in), "warm.parquet")
-	if _, err := run(t, "trace", "synth", "--requests", "1", "--arrival", "constant", "--rate", "100",
-		"--prompt", "fixed:1", "--output", "fixed:1", "--seed", "5", warm); err != nil {
+	// Warm the engine as calibrate and verify do (calibrate.WarmupRun): a
+	// request of warmup prompt tokens, the loop's cells at once, runs its
+	// largest attention shape; a short one after it takes its slot and
+	// frees those cells, leaving a few, which the loop's first request
+	// frees in turn.
+	warm := filepath.Join(filepath.Dir(in), "warm.csv")
+	csv := fmt.Sprintf("id,arrival_ns,prompt_tokens,output_tokens\nlong,0,%d,1\nshort,1,64,8\n", warmup)
+	if err := os.WriteFile(warm, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := run(t, "record", "--trace", warm, "--out", warm+".out.parquet", "--base-url", url, "--model", model,

@@ -1,0 +1,61 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/traces"
+)
+
+// warmupTokens is the long warm-up request's prompt (calibrate.WarmupRun)
+// for a candidate: the slice's longest request, prompt and output, at
+// every sequence the candidate runs at once, within its max_model_len, so
+// that the engine has run the largest attention shape the replay asks of
+// it before anything is measured.
+func warmupTokens(k Knobs, longest int) int {
+	w := max(k.MaxNumSeqs, k.BatchSize, 1) * longest
+	if k.MaxModelLen > 0 {
+		w = min(w, k.MaxModelLen)
+	}
+	return w - 1
+}
+
+// warmUp sends calibrate.WarmupRun(long) with prompts of their own salt
+// (nothing in them opens like a measured prompt). A request the engine
+// refuses, longer than it takes, is only logged; an error is a failure of
+// the run as a whole.
+func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) error {
+	spec := calibrate.WarmupRun(long)
+	cfg.Arrival, cfg.Concurrency, cfg.Repeat, cfg.Salt = replay.Closed, 1, 1, rand.Uint64()|1
+	cfg.SaveRaw = ""
+	w := &calibrate.SliceWriter{}
+	if _, err := replay.Run(ctx, cfg, calibrate.NewSliceReader(traces.Meta{}, spec.Rows()), w); err != nil {
+		return err
+	}
+	for _, r := range w.Rows {
+		if !r.Succeeded() {
+			fmt.Fprintf(log, "verify: warm-up request of %d prompt tokens failed (not measured): %s\n", r.PromptTokens, r.Error)
+		}
+	}
+	return nil
+}
+
+// longestRequest is the most prompt + output tokens of one request of the
+// trace at path.
+func longestRequest(path string) (int, error) {
+	in, err := traces.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	n := 0
+	for in.Next() {
+		r := in.At()
+		n = max(n, int(r.PromptTokens)+int(r.OutputTokens))
+	}
+	return n, in.Err()
+}
