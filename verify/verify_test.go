@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -501,5 +502,28 @@ func TestMeasureWarmsUpTheEngine(t *testing.T) {
 	}
 	if got := warmupTokens(Knobs{MaxNumSeqs: 64, MaxModelLen: 4096}, 1000); got != 4095 {
 		t.Errorf("warm-up capped by max_model_len: %d tokens, want 4095", got)
+	}
+}
+
+// TestWarmUpLogsARefusedRequest: an engine that refuses the long warm-up
+// request (longer than it takes) costs a log line, not the candidate.
+func TestWarmUpLogsARefusedRequest(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: time.Millisecond, ITL: time.Millisecond, Status: http.StatusBadRequest,
+		Fault: func(n int) replaytest.Fault {
+			if n == 0 {
+				return replaytest.Status
+			}
+			return replaytest.OK
+		}})
+	t.Cleanup(srv.Close)
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	var log bytes.Buffer
+	if err := warmUp(t.Context(), cfg, 5000, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "warm-up request of 5000 prompt tokens failed (not measured)") || strings.Count(log.String(), "\n") != 1 {
+		t.Errorf("log %q: want one line for the refused 5000-token request", log.String())
 	}
 }
