@@ -102,7 +102,7 @@ type Options struct {
 	Repeat int
 	Log    io.Writer // progress; nil = none
 
-	longest int // the slice's longest request, prompt + output (set by Run)
+	slice sliceTokens // what the slice's requests hold (set by Run)
 }
 
 // Result is everything a verification found: verify.json, and the value
@@ -256,7 +256,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
 		return nil, err
 	}
-	if opt.longest, err = longestRequest(res.Input); err != nil {
+	if opt.slice, err = readSliceTokens(res.Input); err != nil {
 		return nil, err
 	}
 	cfg := opt.replayConfig(res.Input)
@@ -489,7 +489,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		cfg.Text = tm // the first candidate's model, kept: the same prompts for all
 		fmt.Fprintf(log, "verify: text model tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
 	}
-	if err := warmUp(ctx, *cfg, warmupTokens(knobs, opt.longest), log); err != nil {
+	if err := warmUp(ctx, *cfg, warmupTokens(knobs, opt.slice), log); err != nil {
 		return warmupFailed(err)
 	}
 	rc := *cfg

@@ -500,8 +500,19 @@ func TestMeasureWarmsUpTheEngine(t *testing.T) {
 	if len(got) < len(want) || !slices.Equal(got[len(got)-len(want):], want) {
 		t.Errorf("requests (prompt/max_tokens) %v, want them to end with %v", got, want)
 	}
-	if got := warmupTokens(Knobs{MaxNumSeqs: 64, MaxModelLen: 4096}, 1000); got != 4095 {
-		t.Errorf("warm-up capped by max_model_len: %d tokens, want 4095", got)
+	for _, c := range []struct {
+		k    Knobs
+		s    sliceTokens
+		want int
+	}{
+		{Knobs{MaxNumSeqs: 64, MaxModelLen: 4096}, sliceTokens{longest: 1000, total: 30000}, 4095},    // max_model_len
+		{Knobs{MaxNumSeqs: 64, MaxModelLen: 131072}, sliceTokens{longest: 1000, total: 30000}, 29999}, // the whole slice
+		{Knobs{MaxNumSeqs: 2, MaxModelLen: 4096}, sliceTokens{longest: 1000, total: 30000}, 1999},     // every slot
+		{Knobs{BatchSize: 3}, sliceTokens{longest: 100, total: 30000}, 299},                           // a static batch
+	} {
+		if got := warmupTokens(c.k, c.s); got != c.want {
+			t.Errorf("warmupTokens(%+v, %+v) = %d, want %d", c.k, c.s, got, c.want)
+		}
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 
 // warmupTokens is the long warm-up request's prompt (calibrate.WarmupRun)
 // for a candidate: the slice's longest request, prompt and output, at
-// every sequence the candidate runs at once, within its max_model_len, so
-// that the engine has run the largest attention shape the replay asks of
-// it before anything is measured.
-func warmupTokens(k Knobs, longest int) int {
-	w := max(k.MaxNumSeqs, k.BatchSize, 1) * longest
+// every sequence the candidate runs at once, but no more than the whole
+// slice holds and within its max_model_len, so that the engine has run
+// the largest attention shape the replay asks of it before anything is
+// measured.
+func warmupTokens(k Knobs, s sliceTokens) int {
+	w := min(max(k.MaxNumSeqs, k.BatchSize, 1)*s.longest, s.total)
 	if k.MaxModelLen > 0 {
 		w = min(w, k.MaxModelLen)
 	}
@@ -44,18 +45,24 @@ func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) err
 	return nil
 }
 
-// longestRequest is the most prompt + output tokens of one request of the
-// trace at path.
-func longestRequest(path string) (int, error) {
+// sliceTokens is what the slice's requests hold, prompt and output.
+type sliceTokens struct {
+	longest int // one request's most
+	total   int // all of them together
+}
+
+// readSliceTokens reads sliceTokens off the trace at path.
+func readSliceTokens(path string) (sliceTokens, error) {
+	var s sliceTokens
 	in, err := traces.Open(path)
 	if err != nil {
-		return 0, err
+		return s, err
 	}
 	defer in.Close()
-	n := 0
 	for in.Next() {
 		r := in.At()
-		n = max(n, int(r.PromptTokens)+int(r.OutputTokens))
+		n := int(r.PromptTokens) + int(r.OutputTokens)
+		s.longest, s.total = max(s.longest, n), s.total+n
 	}
-	return n, in.Err()
+	return s, in.Err()
 }
