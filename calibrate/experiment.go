@@ -234,7 +234,7 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 // one request of long prompt tokens and one output token, then a short
 // one. An engine touches its working memory the first time a step needs
 // it: on servesim's CPU test engine the first prompt to attend over more
-// cells than any before took 10–25% longer than the same prompt later
+// cells than any before took 7–32% longer than the same prompt later
 // (BENCHMARKS.md, "First touch"), which no step-time model should learn.
 // The long request runs the largest attention shape before anything is
 // measured. The short one opens like it (the run's tag), so an engine
