@@ -79,7 +79,11 @@ func TestE2EGPURunScriptOnCPU(t *testing.T) {
 			t.Errorf("candidate %s: %s (%s), %d/%d completed", c.Label, c.Status, c.Detail, c.Measured.Completed, res.Requests)
 		}
 	}
-	for _, f := range []string{"verify.txt", "report.html", "report.md", "run.log", "trace.parquet"} {
+	// --refit: every candidate's run gets its step bias, and the refitted profile is written.
+	if r := res.Refit; r == nil || r.Error != "" || len(r.StepBiasBefore) != len(res.Candidates) {
+		t.Errorf("verify --refit: %+v, want a step bias per candidate", r)
+	}
+	for _, f := range []string{"verify.txt", "report.html", "report.md", "run.log", "trace.parquet", "profile.refit.json"} {
 		data, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil || len(data) == 0 {
 			t.Errorf("%s: %v, %d bytes", f, err, len(data))

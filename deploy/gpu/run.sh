@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh — the whole loop, one command, on one machine: start the engine, calibrate its step-time model (quick
 # plan), sweep its continuous-batching knobs over a production-like trace with that profile, verify the 3 best
-# candidates live (the engine restarted with each one's knobs, NVML sampling each replay), and write the report.
+# candidates live (the engine restarted with each one's knobs, NVML sampling each replay; --refit then says, per
+# candidate, how far the engine's own steps were from the profile's), and write the report.
 #
 #   OUT=gpu-out deploy/gpu/run.sh
 #
@@ -12,7 +13,7 @@
 # runs it this way.
 #
 # Environment:
-#   OUT       output directory (default run-out): profile.json, trace, sweep/, verify/, verify.txt, report.html,
+#   OUT       output directory (default run-out): profile.json, profile.refit.json, trace, sweep/, verify/, verify.txt, report.html,
 #             report.md, run.log, the engines' logs
 #   SERVESIM  the servesim binary (default .cache/bin/servesim, else servesim on PATH). A machine without Go
 #             takes one built elsewhere: GOOS=linux GOARCH=amd64 go build -o servesim ./cmd/servesim
@@ -117,7 +118,7 @@ step "verify the 3 best live"
 rc=0
 "$SERVESIM" verify --candidates "$OUT/sweep/candidates.json" --top 3 --trace "$TRACE" --slice "$SLICE" \
 	--base-url "$BASE" --model $MODEL "${NOKEY[@]}" "${TEXT[@]}" --profile "$OUT/profile.json" "${GPU[@]}" \
-	--engine-cmd "$ENGINE_CMD" --health-url "$HEALTH" --health-timeout "$HEALTH_TIMEOUT" --repeat "${REPEAT:-1}" \
+	--engine-cmd "$ENGINE_CMD" --health-url "$HEALTH" --health-timeout "$HEALTH_TIMEOUT" --repeat "${REPEAT:-1}" --refit \
 	--out "$OUT/verify" | tee "$OUT/verify.txt" || rc=${PIPESTATUS[0]}
 [[ $rc == 0 || $rc == 4 || $rc == 5 ]] || { echo "run.sh: verify failed (exit $rc)" >&2; exit 1; }
 
