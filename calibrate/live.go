@@ -152,16 +152,11 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 				return out, cfg.Text, err
 			}
 		}
-		rc := cfg
-		rc.Arrival = replay.Closed
-		rc.Concurrency = spec.Concurrency
-		rc.Repeat = 1
-		rc.Salt = rand.Uint64() | 1 // unique prompts across runs too
-		w := &SliceWriter{}
+		salt := rand.Uint64() | 1 // unique prompts across runs too
 		t0 := time.Now()
-		sum, err := replay.Run(ctx, rc, NewSliceReader(traces.Meta{}, spec.Rows()), w)
-		res := &RunResult{Spec: spec, SlotReset: reset, Shared: sharedTokens(cfg.Text), Salt: rc.Salt, Text: cfg.Text,
-			Rows: w.Rows, Summary: sum, Wall: time.Since(t0)}
+		rows, sum, err := spec.Send(ctx, cfg, salt)
+		res := &RunResult{Spec: spec, SlotReset: reset, Shared: sharedTokens(cfg.Text), Salt: salt, Text: cfg.Text,
+			Rows: rows, Summary: sum, Wall: time.Since(t0)}
 		if err != nil {
 			return out, cfg.Text, fmt.Errorf("calibrate: run %s: %w", spec.Name, err)
 		}
@@ -176,6 +171,17 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		}
 	}
 	return out, cfg.Text, nil
+}
+
+// Send replays the run's rows once against cfg's engine, as a closed loop
+// of the run's concurrency with prompts of salt, and returns them with
+// their observed columns filled, in completion order. Failed requests are
+// in the rows and the Summary; an error is a failure of the run as a whole.
+func (s RunSpec) Send(ctx context.Context, cfg replay.Config, salt uint64) ([]*traces.Request, *replay.Summary, error) {
+	cfg.Arrival, cfg.Concurrency, cfg.Repeat, cfg.Salt = replay.Closed, s.Concurrency, 1, salt
+	w := &SliceWriter{}
+	sum, err := replay.Run(ctx, cfg, NewSliceReader(traces.Meta{}, s.Rows()), w)
+	return w.Rows, sum, err
 }
 
 // resetSlots sends n single-token requests with prompts of prompt tokens

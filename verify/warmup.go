@@ -30,14 +30,12 @@ func warmupTokens(k Knobs, s sliceTokens) int {
 // refuses, longer than it takes, is only logged; an error is a failure of
 // the run as a whole.
 func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) error {
-	spec := calibrate.WarmupRun(long)
-	cfg.Arrival, cfg.Concurrency, cfg.Repeat, cfg.Salt = replay.Closed, 1, 1, rand.Uint64()|1
 	cfg.SaveRaw = ""
-	w := &calibrate.SliceWriter{}
-	if _, err := replay.Run(ctx, cfg, calibrate.NewSliceReader(traces.Meta{}, spec.Rows()), w); err != nil {
+	rows, _, err := calibrate.WarmupRun(long).Send(ctx, cfg, rand.Uint64()|1)
+	if err != nil {
 		return err
 	}
-	for _, r := range w.Rows {
+	for _, r := range rows {
 		if !r.Succeeded() {
 			fmt.Fprintf(log, "verify: warm-up request of %d prompt tokens failed (not measured): %s\n", r.PromptTokens, r.Error)
 		}

@@ -168,9 +168,8 @@ func liveClosed(t *testing.T, url, model, in string, conc, warmup int) liveMetri
 	// largest attention shape; a short one after it takes its slot and
 	// frees those cells, leaving a few, which the loop's first request
 	// frees in turn.
-	warm := filepath.Join(filepath.Dir(in), "warm.csv")
-	csv := fmt.Sprintf("id,arrival_ns,prompt_tokens,output_tokens\nlong,0,%d,1\nshort,1,64,8\n", warmup)
-	if err := os.WriteFile(warm, []byte(csv), 0o644); err != nil {
+	warm := filepath.Join(filepath.Dir(in), "warm.parquet")
+	if err := traces.WriteAll(warm, traces.Meta{Source: "test"}, calibrate.WarmupRun(warmup).Rows()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := run(t, "record", "--trace", warm, "--out", warm+".out.parquet", "--base-url", url, "--model", model,
