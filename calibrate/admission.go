@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -80,15 +82,24 @@ func admissionDelays(rows []*traces.Request, tol int64) (next, lock []float64) {
 }
 
 // slotSteps reads how a run's requests that had to wait for a sequence
-// slot got one. For each request sent while slots others were in flight,
-// it counts the step boundaries (every token time of the run, clustered
-// within tol) from the last token of the latest request to finish before
-// its first token up to that first token.
+// slot got one. It replays the slots in the order the requests got their
+// first token: each takes the slot freed earliest (at the last token of the
+// request that held it) of those free, as a FIFO queue for slots hands
+// them out; the slots count as free from the start. A request whose slot
+// was freed after it was sent waited for it: its count is the step
+// boundaries (every token time of the run, clustered within tol) from that
+// last token to its own first token. Taking the latest request to finish
+// before the first token instead counts too few steps whenever another
+// request finished in between.
 func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
 	var ts []int64
+	var started []*traces.Request
 	for _, r := range rows {
 		if r.Succeeded() {
 			ts = append(ts, r.TokenTimes...)
+		}
+		if timed(r) {
+			started = append(started, r)
 		}
 	}
 	slices.Sort(ts)
@@ -106,29 +117,36 @@ func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
 		}
 		return i
 	}
+	slices.SortStableFunc(started, func(a, b *traces.Request) int { return cmp.Compare(a.TokenTimes[0], b.TokenTimes[0]) })
+	free := make([]int64, slots) // when each free slot was freed, ascending
+	for i := range free {
+		free[i] = math.MinInt64
+	}
 	var out []float64
-	for _, r := range rows {
-		if !timed(r) {
-			continue
+	for _, r := range started {
+		freed := free[0]
+		free = free[1:]
+		if freed > r.ActualSend && freed < r.TokenTimes[0]-tol && inFlight(started, r) >= slots {
+			out = append(out, float64(boundary(r.TokenTimes[0])-boundary(freed)))
 		}
-		send, first := r.ActualSend, r.TokenTimes[0]
-		inFlight, freed := 0, int64(-1)
-		for _, o := range rows {
-			if o == r || !timed(o) {
-				continue
-			}
-			if o.ActualSend < send && o.LastToken > send {
-				inFlight++
-			}
-			if o.LastToken > send && o.LastToken < first-tol {
-				freed = max(freed, o.LastToken)
-			}
-		}
-		if inFlight >= slots && freed >= 0 {
-			out = append(out, float64(boundary(first)-boundary(freed)))
-		}
+		i, _ := slices.BinarySearch(free, r.LastToken)
+		free = slices.Insert(free, i, r.LastToken)
 	}
 	return out
+}
+
+// inFlight counts the requests sent before r that were still streaming
+// when r was sent. With prompts of different lengths the order of first
+// tokens is not the order the slots were handed out in, so slotSteps
+// counts a wait only where every slot was busy.
+func inFlight(rows []*traces.Request, r *traces.Request) int {
+	n := 0
+	for _, o := range rows {
+		if o != r && o.ActualSend < r.ActualSend && o.LastToken > r.ActualSend {
+			n++
+		}
+	}
+	return n
 }
 
 // timed says that r succeeded with its send and token times recorded.

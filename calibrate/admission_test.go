@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -87,6 +88,29 @@ func TestSlotSteps(t *testing.T) {
 		if len(got) != 1 || got[0] != tc.want {
 			t.Errorf("first token at %d ms: slot steps %v, want [%v]", tc.first, got, tc.want)
 		}
+	}
+	// Two slots freed (at 200 and 220 ms) before the first of two waiting
+	// requests started: each took the earlier free slot, three steps on.
+	rows := []*traces.Request{
+		probeRow("memory/0", 95, every(100, 200, 10)...),
+		probeRow("memory/1", 96, every(100, 220, 10)...),
+		probeRow("memory/2", 110, every(230, 260, 10)...),
+		probeRow("memory/3", 111, every(250, 300, 10)...),
+	}
+	if got := slotSteps(rows, msNS/2, 2); !slices.Equal(got, []float64{3, 3}) {
+		t.Errorf("two slots freed before the waiters started: slot steps %v, want [3 3]", got)
+	}
+	// Each client sends again as its request ends, the first a longer
+	// prompt: the second's request starts first, and the first's gets the
+	// slot freed after it was sent. A slot was free: no wait.
+	rows = []*traces.Request{
+		probeRow("mixed/0", 95, every(100, 200, 10)...),
+		probeRow("mixed/1", 96, every(100, 220, 10)...),
+		probeRow("mixed/2", 201, every(260, 280, 10)...),
+		probeRow("mixed/3", 221, every(230, 250, 10)...),
+	}
+	if got := slotSteps(rows, msNS/2, 2); len(got) != 0 {
+		t.Errorf("closed loop with a slot free at every send: slot steps %v, want none", got)
 	}
 	a := summarizeAdmission([]float64{0.012, 0.014}, []float64{0.004, 0.006}, []float64{3, 2, 3, 4})
 	if a == nil || !a.Lock || a.SlotSteps != 3 || a.NSlot != 4 || math.Abs(a.Latency-0.005) > 1e-12 {
