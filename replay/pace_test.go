@@ -48,8 +48,12 @@ func TestPacerStopsWithContext(t *testing.T) {
 // fsync, another goroutine makes a file durable every 20 ms, as the
 // recorder does its output every Config.FlushEvery. Run it with a fixed
 // count: -benchtime 10000x.
+//
+// sparse waits 20 ms each (50 sends a second), where the pacer sleeps in
+// the kernel until spinMargin before each send: -benchtime 1000x.
 func BenchmarkPacerWake(b *testing.B) {
-	b.Run("alone", pacerWake)
+	b.Run("alone", func(b *testing.B) { pacerWake(b, 500*time.Microsecond) })
+	b.Run("sparse", func(b *testing.B) { pacerWake(b, 20*time.Millisecond) })
 	b.Run("fsync", func(b *testing.B) {
 		f, err := os.Create(filepath.Join(b.TempDir(), "out"))
 		if err != nil {
@@ -72,17 +76,17 @@ func BenchmarkPacerWake(b *testing.B) {
 				}
 			}
 		}()
-		pacerWake(b)
+		pacerWake(b, 500*time.Microsecond)
 		close(stop)
 		<-done
 	})
 }
 
-func pacerWake(b *testing.B) {
+func pacerWake(b *testing.B, wait time.Duration) {
 	p := newPacer()
 	var late []time.Duration
 	for b.Loop() {
-		due := time.Now().Add(500 * time.Microsecond)
+		due := time.Now().Add(wait)
 		if err := p.waitUntil(context.Background(), due); err != nil {
 			b.Fatal(err)
 		}
@@ -93,4 +97,25 @@ func pacerWake(b *testing.B) {
 	b.ReportMetric(float64(late[len(late)/2].Nanoseconds())/1e3, "p50-late-µs")
 	b.ReportMetric(float64(late[len(late)*99/100].Nanoseconds())/1e3, "p99-late-µs")
 	b.ReportMetric(100*float64(over)/float64(len(late)), "%-over-1ms")
+}
+
+// BenchmarkClockStalls reads the monotonic clock in a loop for 100 ms an
+// iteration and reports how often a gap between two readings exceeded
+// LagLimit: the host taking the CPU from a thread that never sleeps, a
+// floor under schedule lag that no way of waiting removes.
+func BenchmarkClockStalls(b *testing.B) {
+	stalls, spun := 0, time.Duration(0)
+	for b.Loop() {
+		t0 := time.Now()
+		prev := t0
+		for prev.Sub(t0) < 100*time.Millisecond {
+			now := time.Now()
+			if now.Sub(prev) > LagLimit {
+				stalls++
+			}
+			prev = now
+		}
+		spun += prev.Sub(t0)
+	}
+	b.ReportMetric(float64(stalls)/spun.Seconds(), "stalls-over-1ms/s")
 }
