@@ -108,11 +108,15 @@ func TestE2EWalkthrough(t *testing.T) {
 	// 3. Calibrate the step-time model (quick plan) on a freshly started
 	// engine, as verify's candidates will run on freshly started engines.
 	prof := filepath.Join(dir, "profile.json")
-	if out, err := run(t, append([]string{"calibrate", "--base-url", freshEngine(t, calibratePort), "--model", model, "--plan", "quick", "--out", prof,
+	calOut, err := run(t, append([]string{"calibrate", "--base-url", freshEngine(t, calibratePort), "--model", model, "--plan", "quick", "--out", prof,
 		"--engine", "ollama", "--engine-version", "0.6.5", "--device", "cpu", "--precision", "f16",
-		"--engine-args", "OLLAMA_NUM_PARALLEL=4,num_thread=1"}, noKey...)...); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+		"--engine-args", "OLLAMA_NUM_PARALLEL=4,num_thread=1"}, noKey...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, calOut)
 	}
+	// The fit's report, so that a verification miss in a CI log can be
+	// read against the calibration it started from.
+	t.Logf("calibrate:\n%s", calOut)
 	step("calibrate")
 
 	// 4. Sweep the engine knobs, capacity search, top 3 → candidates.json.
