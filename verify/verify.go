@@ -245,18 +245,14 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	// The slice every candidate replays and is simulated on.
 	res.Input = filepath.Join(opt.Out, "input.parquet")
-	n, err := writeSlice(ctx, opt.Trace, res.Input, opt.Slice)
-	if err != nil {
+	if opt.slice, err = writeSlice(ctx, opt.Trace, res.Input, opt.Slice); err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	if opt.slice.requests == 0 {
 		return nil, fmt.Errorf("verify: the slice %s of %s holds no requests", opt.Slice, opt.Trace)
 	}
-	res.Requests = n
+	res.Requests = opt.slice.requests
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
-		return nil, err
-	}
-	if opt.slice, err = readSliceTokens(res.Input); err != nil {
 		return nil, err
 	}
 	cfg := opt.replayConfig(res.Input)
@@ -632,18 +628,21 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	return m, res.Outcome, nil
 }
 
-// writeSlice writes the slice of trace to out and returns its row count.
-func writeSlice(ctx context.Context, trace, out string, s Slice) (int, error) {
+// writeSlice writes the slice of trace to out and returns what its requests
+// hold (their count among it).
+func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, error) {
 	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
 	if err != nil {
-		return 0, err
+		return sliceTokens{}, err
 	}
 	defer in.Close()
 	var r traces.Reader = in
 	if s.Head > 0 || s.From > 0 || s.To > 0 {
 		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
 	}
-	return traces.WriteTrace(ctx, out, r)
+	z := &sizing{Reader: r}
+	_, err = traces.WriteTrace(ctx, out, z)
+	return z.sliceTokens, err
 }
 
 // StepModel turns a profile into the simulator's step model (nil profile:

@@ -45,22 +45,24 @@ func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) err
 
 // sliceTokens is what the slice's requests hold, prompt and output.
 type sliceTokens struct {
-	longest int // one request's most
-	total   int // all of them together
+	requests int
+	longest  int // one request's most
+	total    int // all of them together
 }
 
-// readSliceTokens reads sliceTokens off the trace at path.
-func readSliceTokens(path string) (sliceTokens, error) {
-	var s sliceTokens
-	in, err := traces.Open(path)
-	if err != nil {
-		return s, err
+// sizing is a traces.Reader that adds up the sliceTokens of what is read
+// through it.
+type sizing struct {
+	traces.Reader
+	sliceTokens
+}
+
+func (z *sizing) Next() bool {
+	if !z.Reader.Next() {
+		return false
 	}
-	defer in.Close()
-	for in.Next() {
-		r := in.At()
-		n := int(r.PromptTokens) + int(r.OutputTokens)
-		s.longest, s.total = max(s.longest, n), s.total+n
-	}
-	return s, in.Err()
+	r := z.At()
+	n := int(r.PromptTokens) + int(r.OutputTokens)
+	z.requests, z.longest, z.total = z.requests+1, max(z.longest, n), z.total+n
+	return true
 }
