@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -151,6 +152,8 @@ func runCalibrate(c *cli.Context) error {
 		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", len(runs), dir)
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
+	_, statErr := os.Stat(traceDir)
+	madeTraceDir := errors.Is(statErr, fs.ErrNotExist)
 	if err := os.MkdirAll(traceDir, 0o755); err != nil {
 		return err
 	}
@@ -168,6 +171,12 @@ func runCalibrate(c *cli.Context) error {
 	wall := time.Since(t0)
 	rec.Stop()
 	if err != nil {
+		if len(runs) > 0 {
+			return fmt.Errorf("%w (the %d runs before it are in %s: `calibrate --from-traces` refits them)", err, len(runs), traceDir)
+		}
+		if madeTraceDir {
+			os.Remove(traceDir) // only if nothing was written to it
+		}
 		return err
 	}
 	fmt.Fprintf(w, "live runs took %v (text model: tokens = %.4g × bytes + %.4g)\n", wall.Round(100*time.Millisecond), tm.TokensPerByte, tm.Overhead)

@@ -47,6 +47,17 @@ func TestCalibrateNeedsEngineOnlyLive(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `--without: unknown step-model term "crx"`) {
 		t.Errorf("--without crx: err = %v, want one naming the term", err)
 	}
+	// An engine that cannot be reached leaves nothing behind: no profile
+	// and no empty directory for traces.
+	_, err = run(t, "calibrate", "--out", out, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--api-key-env", "SERVESIM_NO_KEY")
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("unreachable engine: err = %v, want connection refused", err)
+	}
+	for _, p := range []string{out, strings.TrimSuffix(out, ".json") + ".traces"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a failed calibration left %s (stat: %v)", p, err)
+		}
+	}
 }
 
 // --profile replaces the roofline prior and the catalog's KV capacity;
