@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"text/tabwriter"
 )
 
@@ -20,12 +21,23 @@ type Change struct {
 	// the failure rate.
 	Gated     bool
 	Regressed bool
-	format    func(float64) string
+	// Lo and Hi bound Rel's 95% bootstrap interval, for the latencies of
+	// a live run, whose requests are one sample of what the engine does;
+	// NaN when not computed. Noisy marks a change whose interval holds no
+	// change: shown, never flagged.
+	Lo, Hi float64
+	Noisy  bool
+	format func(float64) string
+	sample func(*Latencies) []float64 // the per-request values behind a latency figure
+	stat   statistic
 }
 
 // Compare lines up a (the baseline) and b and flags every gated metric
 // that got worse by more than threshold (0.10 = 10%). Metrics unknown on
-// either side are shown but never flagged.
+// either side are shown but never flagged. When either run is live and
+// both carry per-request latencies, a latency change whose 95% bootstrap
+// interval includes no change is shown as within noise and not flagged
+// (an interval needs minTail requests beyond its quantile: 1,000 for a P99).
 func Compare(a, b *Run, threshold float64) []Change {
 	ma, mb := a.Metrics, b.Metrics
 	secs, usd := fmtSecs, fmtUSD
@@ -40,19 +52,26 @@ func Compare(a, b *Run, threshold float64) []Change {
 	cs := []Change{
 		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
 		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
-		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs},
-		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs},
-		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs},
-		{Metric: "P99 TPOT", A: ma.TPOTP99, B: mb.TPOTP99, Better: -1, Gated: true, format: secs},
-		{Metric: "P99 E2E", A: ma.E2EP99, B: mb.E2EP99, Better: -1, Gated: true, format: secs},
+		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs, sample: ttfts, stat: statistic{0.50}},
+		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs, sample: ttfts, stat: statistic{0.99}},
+		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs, sample: tpots},
+		{Metric: "P99 TPOT", A: ma.TPOTP99, B: mb.TPOTP99, Better: -1, Gated: true, format: secs, sample: tpots, stat: statistic{0.99}},
+		{Metric: "P99 E2E", A: ma.E2EP99, B: mb.E2EP99, Better: -1, Gated: true, format: secs, sample: e2es, stat: statistic{0.99}},
 		{Metric: "device-seconds", A: ma.DeviceSeconds, B: mb.DeviceSeconds, Better: -1, Gated: true, format: f0},
 		{Metric: "$/1M output (estimated)", A: ma.USDPerMOutEst, B: mb.USDPerMOutEst, Better: -1, Gated: true, format: usd},
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
 		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: pct},
 	}
+	sampled := (a.Kind == "live" || b.Kind == "live") && a.Lat != nil && b.Lat != nil
+	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
 	for i := range cs {
 		c := &cs[i]
 		c.Rel = relChange(c.A, c.B)
+		c.Lo, c.Hi = math.NaN(), math.NaN()
+		if sampled && c.sample != nil && known(c.Rel) {
+			c.Lo, c.Hi = changeInterval(c.sample(a.Lat), c.sample(b.Lat), c.stat, rng)
+			c.Noisy = c.Rel != 0 && c.Lo <= 0 && c.Hi >= 0
+		}
 		if !c.Gated || !known(c.A) || !known(c.B) {
 			continue
 		}
@@ -63,10 +82,14 @@ func Compare(a, b *Run, threshold float64) []Change {
 			c.Regressed = c.B-c.A > 0.001 && (c.A == 0 || worse > threshold)
 			continue
 		}
-		c.Regressed = worse > threshold
+		c.Regressed = worse > threshold && !c.Noisy
 	}
 	return cs
 }
+
+func ttfts(l *Latencies) []float64 { return l.TTFT }
+func tpots(l *Latencies) []float64 { return l.TPOT }
+func e2es(l *Latencies) []float64  { return l.E2E }
 
 func failRate(m Metrics) float64 {
 	n := m.Completed + m.Failed
@@ -111,18 +134,24 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 	}
 	fmt.Fprintf(w, "requests A: %s; B: %s\n\n", counts(a.Metrics), counts(b.Metrics))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tA\tB\tchange\t\t")
+	fmt.Fprintln(tw, "metric\tA\tB\tchange\t95% interval\t\t")
 	for _, c := range cs {
 		flag := ""
 		switch {
 		case c.Regressed:
 			flag = "REGRESSION"
+		case c.Noisy:
+			flag = "within noise"
 		case !known(c.Rel):
 			flag = "not measured"
-		case c.Rel != 0 && c.Better != 0 && c.Rel*float64(c.Better) > 0:
+		case c.Better != 0 && c.Rel*float64(c.Better) >= 0.0005: // shows as at least 0.1%
 			flag = "better"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", c.Metric, c.format(c.A), c.format(c.B), fmtRel(c.Rel), flag)
+		interval := ""
+		if known(c.Lo) {
+			interval = fmt.Sprintf("%s … %s", fmtRel(c.Lo), fmtRel(c.Hi))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Metric, c.format(c.A), c.format(c.B), fmtRel(c.Rel), interval, flag)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,4 +152,58 @@ func TestParseThresholdRefusesNonFinite(t *testing.T) {
 	if v, err := parseThreshold("2.5%"); err != nil || v != 0.025 {
 		t.Errorf("parseThreshold(2.5%%) = %v, %v", v, err)
 	}
+}
+
+// noisyLiveTrace writes a live trace of n requests whose TTFTs are drawn
+// from an exponential distribution of mean 200 ms × scale (seeded).
+func noisyLiveTrace(t *testing.T, path string, seed uint64, n int, scale float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var reqs []*traces.Request
+	for i := range n {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = strconv.Itoa(i), int64(i)*1e9, 100, 11
+		r.ScheduledSend, r.ActualSend, r.HTTPStatus = r.Arrival, r.Arrival, 200
+		r.FirstToken = r.Arrival + int64(scale*200e6*rng.ExpFloat64())
+		r.LastToken = r.FirstToken + 1e9
+		r.UsagePrompt, r.UsageOutput = 100, 11
+		reqs = append(reqs, r)
+	}
+	if err := traces.WriteAll(path, traces.Meta{Source: "live"}, reqs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two live runs of one engine differ by chance; compare flags only what
+// chance does not explain.
+func TestCompareLiveNoise(t *testing.T) {
+	dir := t.TempDir()
+	a, same, slow := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "same.parquet"), filepath.Join(dir, "slow.parquet")
+	noisyLiveTrace(t, a, 1, 1000, 1)
+	noisyLiveTrace(t, same, 5, 1000, 1)
+	noisyLiveTrace(t, slow, 3, 1000, 1.5)
+	out, code := compare(t, a, same)
+	line := lineWith(out, "P99 TTFT")
+	change, _, _ := strings.Cut(line[strings.Index(line, "%")-6:], "%") // the first percentage: the change
+	rel, err := strconv.ParseFloat(strings.TrimSpace(change), 64)
+	if err != nil || rel < 10 {
+		t.Fatalf("the samples' P99 TTFTs should differ by over 10%% by chance (%v):\n%s", err, out)
+	}
+	if code != 0 || !strings.Contains(line, "within noise") || strings.Contains(out, "REGRESSION") {
+		t.Errorf("one distribution, two samples: exit %d, want 0 with P99 TTFT within noise\n%s", code, out)
+	}
+	out, code = compare(t, a, slow)
+	if line := lineWith(out, "P99 TTFT"); code != exitRegression || !strings.Contains(line, "REGRESSION") {
+		t.Errorf("TTFTs 50%% slower: exit %d, want %d with P99 TTFT flagged\n%s", code, exitRegression, out)
+	}
+}
+
+func lineWith(out, s string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
 }
