@@ -222,6 +222,11 @@ func TestHappyPath(t *testing.T) {
 			if s.TTFT.N != 4 || s.TPOT.N != 4 || s.E2E.N != 4 || s.TTFT.P50 <= 0 {
 				t.Errorf("latencies %+v %+v %+v", s.TTFT, s.TPOT, s.E2E)
 			}
+			// Nine gaps a request; with as many gaps each, their mean is
+			// the mean TPOT.
+			if d := s.ITL.Mean - s.TPOT.Mean; s.ITL.N != 4*9 || d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("ITL %+v, want 36 gaps averaging the mean TPOT %v", s.ITL, s.TPOT.Mean)
+			}
 			for _, q := range srv.Requests() {
 				if q.Temperature == nil || *q.Temperature != 0 || !q.IgnoreEOS || !q.IncludeUsage || !q.Stream || q.MaxTokens != 10 || q.Model != "servesim-tiny" {
 					t.Errorf("request on the wire: %+v", q)

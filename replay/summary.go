@@ -37,11 +37,14 @@ type Summary struct {
 	OutputTokens       int64   // usage completion tokens of successes
 	OutputTokensPerSec float64 // OutputTokens / Wall
 	TTFT, TPOT, E2E    Latency // successes only; TTFT and E2E from the scheduled send
-	Lag                Latency // schedule lag: actual − scheduled send, every sent request
-	LagFlagged         bool    // Lag.P99 > LagLimit
-	CapWaits           int     // open loop with a cap: sends that waited for a free slot
-	Text               TextModel
-	Warnings           []string
+	// ITL is every gap between two output tokens of a success (tokens a
+	// chunk carried together share its gap); percentiles within 0.5%.
+	ITL        Latency
+	Lag        Latency // schedule lag: actual − scheduled send, every sent request
+	LagFlagged bool    // Lag.P99 > LagLimit
+	CapWaits   int     // open loop with a cap: sends that waited for a free slot
+	Text       TextModel
+	Warnings   []string
 }
 
 // collector accumulates a run's statistics from written rows.
@@ -49,6 +52,7 @@ type collector struct {
 	s                   Summary
 	ttft, tpot, e2e     []float64
 	lag                 []float64
+	itl                 traces.LatencySketch
 	firstSched, lastTok int64
 	outTokens           int64
 }
@@ -85,6 +89,7 @@ func (c *collector) add(r *traces.Request) {
 	if v, ok := r.TPOT(); ok {
 		c.tpot = append(c.tpot, v)
 	}
+	r.ITLs(func(gap int64) { c.itl.Add(float64(gap)) })
 	if v, ok := r.E2E(); ok {
 		c.e2e = append(c.e2e, float64(v))
 	}
@@ -93,6 +98,7 @@ func (c *collector) add(r *traces.Request) {
 func (c *collector) summary() *Summary {
 	s := c.s
 	s.TTFT, s.TPOT, s.E2E, s.Lag = latency(c.ttft), latency(c.tpot), latency(c.e2e), latency(c.lag)
+	s.ITL = sketched(c.itl.Dist())
 	s.LagFlagged = s.Lag.N > 0 && s.Lag.P99 > LagLimit
 	s.OutputTokens = c.outTokens
 	if s.Succeeded > 0 && c.lastTok > c.firstSched {
@@ -116,6 +122,15 @@ func latency(v []float64) Latency {
 	d := func(x float64) time.Duration { return time.Duration(math.Round(x)) }
 	return Latency{N: len(v), P50: d(quantile(v, 0.5)), P90: d(quantile(v, 0.9)), P99: d(quantile(v, 0.99)),
 		Mean: d(sum / float64(len(v))), Max: d(v[len(v)-1])}
+}
+
+// sketched converts a sketch's distribution (ms) to a Latency.
+func sketched(d *traces.LatDist) Latency {
+	if d == nil {
+		return Latency{}
+	}
+	ms := func(v float64) time.Duration { return time.Duration(math.Round(v * 1e6)) }
+	return Latency{N: int(d.Count), P50: ms(d.P50), P90: ms(d.P90), P99: ms(d.P99), Mean: ms(d.Mean), Max: ms(d.Max)}
 }
 
 // quantile is the nearest-rank quantile of sorted v.
@@ -152,10 +167,11 @@ func (s *Summary) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %-13s n/a\n", name)
 			return
 		}
-		fmt.Fprintf(w, "  %-13s p50 %-10v p90 %-10v p99 %-10v (n=%d)\n", name, round(l.P50), round(l.P90), round(l.P99), l.N)
+		fmt.Fprintf(w, "  %-13s mean %-10v p50 %-10v p90 %-10v p99 %-10v (n=%d)\n", name, round(l.Mean), round(l.P50), round(l.P90), round(l.P99), l.N)
 	}
 	row("TTFT", s.TTFT)
 	row("TPOT", s.TPOT)
+	row("ITL", s.ITL)
 	row("E2E", s.E2E)
 	flag := "ok"
 	if s.LagFlagged {
@@ -201,6 +217,7 @@ func Spread(runs []*Summary) []SpreadRow {
 		{"TTFT p99", "ms", func(s *Summary) float64 { return ms(s.TTFT.P99) }},
 		{"TPOT p50", "ms", func(s *Summary) float64 { return ms(s.TPOT.P50) }},
 		{"TPOT p99", "ms", func(s *Summary) float64 { return ms(s.TPOT.P99) }},
+		{"ITL p99", "ms", func(s *Summary) float64 { return ms(s.ITL.P99) }},
 		{"E2E p50", "ms", func(s *Summary) float64 { return ms(s.E2E.P50) }},
 		{"E2E p99", "ms", func(s *Summary) float64 { return ms(s.E2E.P99) }},
 		{"schedule lag p99", "ms", func(s *Summary) float64 { return ms(s.Lag.P99) }},

@@ -109,6 +109,18 @@ func (r *Request) TPOT() (float64, bool) {
 	return float64(r.LastToken-r.FirstToken) / float64(n-1), true
 }
 
+// ITLs calls f with each inter-token latency of a success: the gap in ns
+// between consecutive output tokens' times (tokens a chunk carried
+// together share its gap). Nothing when token times were not recorded.
+func (r *Request) ITLs(f func(gap int64)) {
+	if !r.Succeeded() {
+		return
+	}
+	for i := 1; i < len(r.TokenTimes); i++ {
+		f(r.TokenTimes[i] - r.TokenTimes[i-1])
+	}
+}
+
 // QueueTime returns arrival to first scheduled in ns, or false.
 func (r *Request) QueueTime() (int64, bool) {
 	if !r.Succeeded() || r.StartTime == Missing {

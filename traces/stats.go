@@ -27,6 +27,7 @@ type Stats struct {
 	Failed           int64    `json:"failed"`
 	TTFT             *LatDist `json:"ttft_ms,omitempty"`
 	TPOT             *LatDist `json:"tpot_ms,omitempty"`
+	ITL              *LatDist `json:"itl_ms,omitempty"` // every gap between two output tokens of a success
 	E2E              *LatDist `json:"e2e_ms,omitempty"`
 	ScheduleLag      *LatDist `json:"schedule_lag_ms,omitempty"` // actual − scheduled send, failed requests included
 }
@@ -67,7 +68,7 @@ type StatsBuilder struct {
 	in, out                                 countHist
 	blocks, reused                          int64
 	seen                                    map[uint64]struct{}
-	ttft, tpot, e2e, lag                    logSketch
+	ttft, tpot, itl, e2e, lag               LatencySketch
 }
 
 // NewStatsBuilder returns an empty builder.
@@ -110,16 +111,17 @@ func (b *StatsBuilder) Add(r *Request) {
 			b.bad++
 		}
 		if v, ok := r.TTFT(); ok {
-			b.ttft.add(float64(v))
+			b.ttft.Add(float64(v))
 		}
 		if v, ok := r.TPOT(); ok {
-			b.tpot.add(v)
+			b.tpot.Add(v)
 		}
+		r.ITLs(func(gap int64) { b.itl.Add(float64(gap)) })
 		if v, ok := r.E2E(); ok {
-			b.e2e.add(float64(v))
+			b.e2e.Add(float64(v))
 		}
 		if v, ok := r.ScheduleLag(); ok {
-			b.lag.add(float64(v))
+			b.lag.Add(float64(v))
 		}
 	}
 }
@@ -143,7 +145,7 @@ func (b *StatsBuilder) Stats() Stats {
 	if b.blocks > 0 {
 		s.PrefixReuseRatio = float64(b.reused) / float64(b.blocks)
 	}
-	s.TTFT, s.TPOT, s.E2E, s.ScheduleLag = b.ttft.dist(), b.tpot.dist(), b.e2e.dist(), b.lag.dist()
+	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
 	return s
 }
 
@@ -177,7 +179,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	for _, d := range []struct {
 		k string
 		d *LatDist
-	}{{"TTFT ms", s.TTFT}, {"TPOT ms", s.TPOT}, {"E2E ms", s.E2E}, {"schedule lag ms", s.ScheduleLag}} {
+	}{{"TTFT ms", s.TTFT}, {"TPOT ms", s.TPOT}, {"ITL ms", s.ITL}, {"E2E ms", s.E2E}, {"schedule lag ms", s.ScheduleLag}} {
 		if d.d != nil {
 			fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", d.k, d.d.Mean, d.d.P50, d.d.P90, d.d.P99, d.d.Max)
 		}
@@ -278,10 +280,11 @@ func rank(q float64, n int64) int64 {
 	return r
 }
 
-// logSketch is a fixed-size log-bucketed histogram of non-negative
-// values: bucket i holds (gamma^(i-1), gamma^i], so estimates are within
-// (gamma-1)/(gamma+1) = 0.5% relative error.
-type logSketch struct {
+// LatencySketch is a fixed-size (32 KiB) log-bucketed histogram of
+// non-negative latencies in ns: bucket i holds (gamma^(i-1), gamma^i], so
+// its percentiles are within (gamma-1)/(gamma+1) = 0.5% relative error.
+// The zero value is empty.
+type LatencySketch struct {
 	buckets  [4096]uint64
 	zero     uint64 // values < 1
 	n        int64
@@ -292,7 +295,8 @@ const sketchGamma = 1.01
 
 var logGamma = math.Log(sketchGamma)
 
-func (s *logSketch) add(v float64) {
+// Add counts one latency of v ns.
+func (s *LatencySketch) Add(v float64) {
 	if v > s.max || s.n == 0 {
 		s.max = v
 	}
@@ -309,7 +313,7 @@ func (s *logSketch) add(v float64) {
 	s.buckets[i]++
 }
 
-func (s *logSketch) quantile(q float64) float64 {
+func (s *LatencySketch) quantile(q float64) float64 {
 	r := rank(q, s.n)
 	cum := int64(s.zero)
 	if cum >= r {
@@ -325,8 +329,8 @@ func (s *logSketch) quantile(q float64) float64 {
 	return s.max
 }
 
-// dist returns the distribution in ms, or nil when nothing was added.
-func (s *logSketch) dist() *LatDist {
+// Dist returns the distribution in ms, or nil when nothing was added.
+func (s *LatencySketch) Dist() *LatDist {
 	if s.n == 0 {
 		return nil
 	}

@@ -18,10 +18,17 @@ func TestStatsObserved(t *testing.T) {
 	if s.Requests != 2 || s.Warmup != 1 || s.SourceFailed != 1 || s.Observed != 1 || s.Failed != 1 || s.Succeeded != 0 {
 		t.Errorf("stats = %+v", s)
 	}
+	if s.ITL != nil {
+		t.Errorf("ITL %+v from a warm-up and a failure", s.ITL)
+	}
 	rows[1].Warmup = false
 	s, _ = ComputeStats(&sliceReader{rows: rows})
 	if s.Succeeded != 1 || s.TTFT == nil || math.Abs(s.TTFT.P50-100) > 0.5 || math.Abs(s.E2E.Max-200) > 1e-9 || math.Abs(s.TPOT.Mean-50) > 1e-9 {
 		t.Errorf("latencies: ttft %+v e2e %+v tpot %+v", s.TTFT, s.E2E, s.TPOT)
+	}
+	// b's three tokens came 50 ms apart; c failed and has none.
+	if s.ITL == nil || s.ITL.Count != 2 || math.Abs(s.ITL.Mean-50) > 1e-9 || math.Abs(s.ITL.P99-50) > 0.25 {
+		t.Errorf("ITL %+v, want two gaps of 50 ms", s.ITL)
 	}
 	if s.ScheduleLag == nil || s.ScheduleLag.Count != 1 || math.Abs(s.ScheduleLag.Max-0.0001) > 1e-12 {
 		t.Errorf("schedule lag %+v, want one of 100 ns", s.ScheduleLag)
@@ -30,7 +37,7 @@ func TestStatsObserved(t *testing.T) {
 		t.Errorf("span %v rate %v", s.SpanSeconds, s.MeanRate)
 	}
 	var buf bytes.Buffer
-	if err := s.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "TTFT ms") || !strings.Contains(buf.String(), "schedule lag ms") {
+	if err := s.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "TTFT ms") || !strings.Contains(buf.String(), "ITL ms") || !strings.Contains(buf.String(), "schedule lag ms") {
 		t.Errorf("table:\n%s", buf.String())
 	}
 	b, _ := json.Marshal(s)
@@ -59,9 +66,9 @@ func TestLenPercentilesExact(t *testing.T) {
 }
 
 func TestLogSketchAccuracy(t *testing.T) {
-	var s logSketch
+	var s LatencySketch
 	for v := 1; v <= 100_000; v++ {
-		s.add(float64(v) * 1000)
+		s.Add(float64(v) * 1000)
 	}
 	for _, q := range []float64{0.5, 0.9, 0.99} {
 		want := q * 100_000 * 1000
