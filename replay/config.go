@@ -69,6 +69,7 @@ type Config struct {
 	Salt        uint64        `json:"prompt_salt" toml:"prompt_salt"`       // mixes into prompt text; 0 = random per run (no cache hits across runs)
 	FlushEvery  time.Duration `json:"flush_every" toml:"flush_every"`       // how often completed rows are made durable (≤ 1s)
 	MaxIdle     int           `json:"max_idle_conns" toml:"max_idle_conns"` // idle keep-alive connections kept; 0 = automatic
+	SLO         SLO           `json:"slo" toml:"slo"`                       // per-request limits for goodput; zero = none
 }
 
 // TextModel is the affine text→tokens model of the target engine for the
@@ -170,6 +171,9 @@ func (c *Config) Validate() error {
 	}
 	if p := c.Text.Prefix; !(p >= 0 && p < 1e6) || (!c.Text.IsZero() && p > c.Text.Overhead) {
 		bad("Text", "Prefix must be in [0, Overhead], got %v (Overhead %v)", p, c.Text.Overhead)
+	}
+	if c.SLO.TTFT < 0 || c.SLO.TPOT < 0 || c.SLO.E2E < 0 {
+		bad("SLO", "limits must be ≥ 0 (0 = not set), got %+v", c.SLO)
 	}
 	if c.FlushEvery <= 0 || c.FlushEvery > time.Second {
 		bad("FlushEvery", "must be in (0, 1s], got %v", c.FlushEvery)
@@ -336,12 +340,13 @@ type fileSettings struct {
 	Salt        salt      `json:"prompt_salt" toml:"prompt_salt"`
 	FlushEvery  duration  `json:"flush_every" toml:"flush_every"`
 	MaxIdle     int       `json:"max_idle_conns" toml:"max_idle_conns"`
+	SLO         SLO       `json:"slo" toml:"slo"`
 }
 
 func (f *fileSettings) from(c *Config) {
 	*f = fileSettings{c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint, duration(c.Timeout), c.Arrival, c.Concurrency,
 		c.TimeScale, c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText, c.SaveRaw, c.Trace, c.Out, c.BlockSize,
-		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle}
+		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO}
 }
 
 func (f *fileSettings) to(c *Config) {
@@ -349,5 +354,5 @@ func (f *fileSettings) to(c *Config) {
 	c.Timeout, c.Arrival, c.Concurrency, c.TimeScale = time.Duration(f.Timeout), f.Arrival, f.Concurrency, f.TimeScale
 	c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText = f.Repeat, f.Temperature, f.IgnoreEOS, f.KeepText
 	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, uint64(f.Salt)
-	c.FlushEvery, c.MaxIdle = time.Duration(f.FlushEvery), f.MaxIdle
+	c.FlushEvery, c.MaxIdle, c.SLO = time.Duration(f.FlushEvery), f.MaxIdle, f.SLO
 }

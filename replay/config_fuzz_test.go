@@ -91,18 +91,19 @@ func otherConfig() Config {
 		Timeout: 3 * time.Second, Arrival: Closed, Concurrency: 3, TimeScale: 3, Repeat: 3,
 		Temperature: 0.3, IgnoreEOS: true, KeepText: true, SaveRaw: "raw", Trace: "in.csv", Out: "out.csv",
 		BlockSize: 3, Text: TextModel{TokensPerByte: 3, Overhead: 33, Prefix: 3}, Salt: 3,
-		FlushEvery: 3 * time.Millisecond, MaxIdle: 3,
+		FlushEvery: 3 * time.Millisecond, MaxIdle: 3, SLO: SLO{TTFT: 3 * time.Second},
 	}
 }
 
-// fieldValues flattens c into tag → value, TextModel fields included.
+// fieldValues flattens c into tag → value, TextModel fields included (an
+// SLO, written as one string, is one value).
 func fieldValues(c Config) map[string]any {
 	m := map[string]any{}
 	var walk func(prefix string, v reflect.Value)
 	walk = func(prefix string, v reflect.Value) {
 		for i := 0; i < v.NumField(); i++ {
 			name := prefix + v.Type().Field(i).Tag.Get("json")
-			if fv := v.Field(i); fv.Kind() == reflect.Struct {
+			if fv := v.Field(i); fv.Kind() == reflect.Struct && fv.Type() != reflect.TypeFor[SLO]() {
 				walk(name+".", fv)
 			} else {
 				m[name] = fv.Interface()
@@ -207,6 +208,10 @@ func givenEqual(v, field any) bool {
 		}
 	}
 	switch f := field.(type) {
+	case SLO:
+		var slo SLO
+		s, ok := v.(string)
+		return ok && slo.UnmarshalText([]byte(s)) == nil && slo == f
 	case time.Duration:
 		s, ok := v.(string)
 		d, err := time.ParseDuration(s)
@@ -259,6 +264,9 @@ func encodeSettings(t *testing.T, c Config) []encodedSettings {
 	for k, v := range fieldValues(c) {
 		switch v := v.(type) {
 		case time.Duration:
+			m[k] = v.String()
+			continue
+		case SLO:
 			m[k] = v.String()
 			continue
 		case float64:

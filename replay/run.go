@@ -95,7 +95,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 
 	// Stage 3: write and count completed rows.
 	results := make(chan *job, 4096)
-	col := newCollector()
+	col := newCollector(cfg.SLO)
 	var writeErr error
 	written := make(chan struct{})
 	go func() {

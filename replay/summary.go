@@ -43,8 +43,13 @@ type Summary struct {
 	Lag        Latency // schedule lag: actual − scheduled send, every sent request
 	LagFlagged bool    // Lag.P99 > LagLimit
 	CapWaits   int     // open loop with a cap: sends that waited for a free slot
-	Text       TextModel
-	Warnings   []string
+	// Goodput: the successes within every limit of SLO (Config.SLO; zero:
+	// not counted), and their requests and output tokens per second of Wall.
+	SLO                          SLO
+	MetSLO                       int
+	GoodputPerSec, GoodputTokens float64
+	Text                         TextModel
+	Warnings                     []string
 }
 
 // collector accumulates a run's statistics from written rows.
@@ -53,12 +58,13 @@ type collector struct {
 	ttft, tpot, e2e     []float64
 	lag                 []float64
 	itl                 traces.LatencySketch
+	metTokens           int64
 	firstSched, lastTok int64
 	outTokens           int64
 }
 
-func newCollector() *collector {
-	return &collector{s: Summary{Run: 1, FailedByKind: map[string]int{}}, firstSched: math.MaxInt64, lastTok: math.MinInt64}
+func newCollector(slo SLO) *collector {
+	return &collector{s: Summary{Run: 1, FailedByKind: map[string]int{}, SLO: slo}, firstSched: math.MaxInt64, lastTok: math.MinInt64}
 }
 
 func (c *collector) add(r *traces.Request) {
@@ -90,6 +96,10 @@ func (c *collector) add(r *traces.Request) {
 		c.tpot = append(c.tpot, v)
 	}
 	r.ITLs(func(gap int64) { c.itl.Add(float64(gap)) })
+	if !c.s.SLO.IsZero() && c.s.SLO.Met(r) {
+		c.s.MetSLO++
+		c.metTokens += max(int64(r.UsageOutput), 0)
+	}
 	if v, ok := r.E2E(); ok {
 		c.e2e = append(c.e2e, float64(v))
 	}
@@ -105,6 +115,8 @@ func (c *collector) summary() *Summary {
 		s.Wall = time.Duration(c.lastTok - c.firstSched)
 		s.RequestsPerSec = float64(s.Succeeded) / s.Wall.Seconds()
 		s.OutputTokensPerSec = float64(c.outTokens) / s.Wall.Seconds()
+		s.GoodputPerSec = float64(s.MetSLO) / s.Wall.Seconds()
+		s.GoodputTokens = float64(c.metTokens) / s.Wall.Seconds()
 	}
 	return &s
 }
@@ -169,6 +181,10 @@ func (s *Summary) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-13s mean %-10v p50 %-10v p90 %-10v p99 %-10v (n=%d)\n", name, round(l.Mean), round(l.P50), round(l.P90), round(l.P99), l.N)
 	}
+	if !s.SLO.IsZero() {
+		fmt.Fprintf(w, "  goodput:    %.2f req/s, %.1f output tok/s: %d of %d requests within %s\n",
+			s.GoodputPerSec, s.GoodputTokens, s.MetSLO, s.Sent, s.SLO)
+	}
 	row("TTFT", s.TTFT)
 	row("TPOT", s.TPOT)
 	row("ITL", s.ITL)
@@ -213,6 +229,7 @@ func Spread(runs []*Summary) []SpreadRow {
 	}{
 		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }},
 		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }},
+		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }}, // only with an SLO
 		{"TTFT p50", "ms", func(s *Summary) float64 { return ms(s.TTFT.P50) }},
 		{"TTFT p99", "ms", func(s *Summary) float64 { return ms(s.TTFT.P99) }},
 		{"TPOT p50", "ms", func(s *Summary) float64 { return ms(s.TPOT.P50) }},
@@ -227,6 +244,9 @@ func Spread(runs []*Summary) []SpreadRow {
 	for _, m := range metrics {
 		if len(runs) == 0 {
 			break
+		}
+		if m.name == "goodput" && runs[0].SLO.IsZero() {
+			continue
 		}
 		row := SpreadRow{Metric: m.name, Unit: m.unit, Min: math.Inf(1), Max: math.Inf(-1)}
 		for _, s := range runs {

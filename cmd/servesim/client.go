@@ -52,7 +52,7 @@ var replayFlags = map[string]string{
 	"Timeout": "--timeout", "Arrival": "--arrival", "Concurrency": "--concurrency", "TimeScale": "--time-scale",
 	"Repeat": "--repeat", "Temperature": "--temperature", "BlockSize": "--block-size",
 	"Text": "--tokens-per-byte/--prompt-overhead/--prompt-prefix", "Trace": "--trace", "Out": "--out",
-	"FlushEvery": "flush_every (settings file)", "MaxIdle": "max_idle_conns (settings file)",
+	"FlushEvery": "flush_every (settings file)", "MaxIdle": "max_idle_conns (settings file)", "SLO": "--slo",
 }
 
 // flagErrors rewrites the traces.FieldErrors in err (one, or joined) that

@@ -23,7 +23,8 @@ func recordCommand() *cli.Command {
 			"to OUT.partial.arrows, flushed every 0.5 s, so a crash loses at most the last second. Settings can come\n" +
 			"from --settings FILE (.json or .toml); flags override the file. Its keys: trace, out, base_url, model,\n" +
 			"arrival, concurrency, time_scale, repeat, save_raw, temperature, keep_text, block_size, prompt_salt,\n" +
-			"api_key_env, endpoint, timeout (a duration string, \"30s\"), ignore_eos, flush_every, max_idle_conns, and a\n" +
+			"api_key_env, endpoint, timeout (a duration string, \"30s\"), ignore_eos, flush_every, max_idle_conns, slo\n" +
+			"(as --slo: \"ttft=2s,tpot=50ms\"; the summary then gives goodput, the requests within every limit), and a\n" +
 			"[text_model] table (a JSON object) with tokens_per_byte, overhead and prefix for --tokens-per-byte,\n" +
 			"--prompt-overhead and --prompt-prefix. --gpu, --engine-metrics and --telemetry-interval are flags only;\n" +
 			"unknown keys are errors.\n" +
@@ -51,6 +52,7 @@ func recordFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "keep-text", Usage: "keep generated text in the output_text column"},
 		&cli.IntFlag{Name: "block-size", DefaultText: "the trace's block_size", Usage: "tokens per prefix_hashes block"},
 		&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random per run, so runs never share cache", Usage: "seed mixed into prompt text"},
+		&cli.StringFlag{Name: "slo", Usage: "per-request limits for goodput, e.g. ttft=2s,tpot=50ms,e2e=30s (any of the three)"},
 	}, append(clientFlags(d.Timeout), telemetryFlags()...)...)
 }
 
@@ -82,6 +84,13 @@ func recordAction(c *cli.Context) error {
 	set("keep-text", func() { cfg.KeepText = c.Bool("keep-text") })
 	set("block-size", func() { cfg.BlockSize = c.Int("block-size") })
 	set("prompt-salt", func() { cfg.Salt = c.Uint64("prompt-salt") })
+	if c.IsSet("slo") {
+		slo, err := replay.ParseSLO(c.String("slo"))
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("record: --%v", err), 2)
+		}
+		cfg.SLO = slo
+	}
 	if err := applyClientFlags(c, &cfg); err != nil {
 		return err
 	}

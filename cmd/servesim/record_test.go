@@ -53,11 +53,12 @@ timeout = "5s"
 	app.Writer, app.ErrWriter = &stdout, &stderr
 	err := app.RunContext(context.Background(), []string{"servesim", "record", "--settings", settings,
 		"--base-url", srv.BaseURL(), "--endpoint", "chat", "--trace", trace, "--out", out,
-		"--save-raw", filepath.Join(dir, "raw"), "--tokens-per-byte", "1", "--prompt-overhead", "20", "--repeat", "2"})
+		"--save-raw", filepath.Join(dir, "raw"), "--tokens-per-byte", "1", "--prompt-overhead", "20", "--repeat", "2", "--slo", "ttft=10s"})
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
-	for _, want := range []string{"run 1: sent 4, succeeded 3, failed 1", "server_error 1", "spread over runs", "TTFT"} {
+	for _, want := range []string{"run 1: sent 4, succeeded 3, failed 1", "server_error 1", "spread over runs", "TTFT",
+		"3 of 4 requests within ttft=10s", "  goodput  "} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
@@ -90,6 +91,10 @@ func TestRecordCommandErrors(t *testing.T) {
 	out, code, err := runCode(t, "record", "--arrival", "closed", "--trace", "x.csv", "--out", "y.csv")
 	if code != 2 || !strings.Contains(err.Error(), "--base-url: required") || !strings.Contains(err.Error(), "--concurrency: must be ≥ 1") {
 		t.Errorf("want errors naming the flags, exit status 2; got %d, %v\n%s", code, err, out)
+	}
+	out, code, err = runCode(t, "record", "--slo", "ttft=2,tpot=1s", "--trace", "x.csv", "--out", "y.csv")
+	if code != 2 || !strings.Contains(err.Error(), `--slo: ttft="2": want a positive duration`) {
+		t.Errorf("--slo ttft=2: want an error naming --slo and the limit, exit status 2; got %d, %v\n%s", code, err, out)
 	}
 }
 
