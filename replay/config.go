@@ -69,7 +69,7 @@ type Config struct {
 	Salt        uint64        `json:"prompt_salt" toml:"prompt_salt"`       // mixes into prompt text; 0 = random per run (no cache hits across runs)
 	FlushEvery  time.Duration `json:"flush_every" toml:"flush_every"`       // how often completed rows are made durable (≤ 1s)
 	MaxIdle     int           `json:"max_idle_conns" toml:"max_idle_conns"` // idle keep-alive connections kept; 0 = automatic
-	SLO         SLO           `json:"slo" toml:"slo"`                       // per-request limits for goodput; zero = none
+	SLO         traces.SLO    `json:"slo" toml:"slo"`                       // per-request limits for goodput; zero = none
 }
 
 // TextModel is the affine text→tokens model of the target engine for the
@@ -320,27 +320,27 @@ func (s *salt) UnmarshalTOML(v any) error {
 
 // fileSettings mirrors Config with text durations.
 type fileSettings struct {
-	BaseURL     string    `json:"base_url" toml:"base_url"`
-	Model       string    `json:"model" toml:"model"`
-	APIKeyEnv   string    `json:"api_key_env" toml:"api_key_env"`
-	Endpoint    Endpoint  `json:"endpoint" toml:"endpoint"`
-	Timeout     duration  `json:"timeout" toml:"timeout"`
-	Arrival     Arrival   `json:"arrival" toml:"arrival"`
-	Concurrency int       `json:"concurrency" toml:"concurrency"`
-	TimeScale   float64   `json:"time_scale" toml:"time_scale"`
-	Repeat      int       `json:"repeat" toml:"repeat"`
-	Temperature float64   `json:"temperature" toml:"temperature"`
-	IgnoreEOS   bool      `json:"ignore_eos" toml:"ignore_eos"`
-	KeepText    bool      `json:"keep_text" toml:"keep_text"`
-	SaveRaw     string    `json:"save_raw" toml:"save_raw"`
-	Trace       string    `json:"trace" toml:"trace"`
-	Out         string    `json:"out" toml:"out"`
-	BlockSize   int       `json:"block_size" toml:"block_size"`
-	Text        TextModel `json:"text_model" toml:"text_model"`
-	Salt        salt      `json:"prompt_salt" toml:"prompt_salt"`
-	FlushEvery  duration  `json:"flush_every" toml:"flush_every"`
-	MaxIdle     int       `json:"max_idle_conns" toml:"max_idle_conns"`
-	SLO         SLO       `json:"slo" toml:"slo"`
+	BaseURL     string     `json:"base_url" toml:"base_url"`
+	Model       string     `json:"model" toml:"model"`
+	APIKeyEnv   string     `json:"api_key_env" toml:"api_key_env"`
+	Endpoint    Endpoint   `json:"endpoint" toml:"endpoint"`
+	Timeout     duration   `json:"timeout" toml:"timeout"`
+	Arrival     Arrival    `json:"arrival" toml:"arrival"`
+	Concurrency int        `json:"concurrency" toml:"concurrency"`
+	TimeScale   float64    `json:"time_scale" toml:"time_scale"`
+	Repeat      int        `json:"repeat" toml:"repeat"`
+	Temperature float64    `json:"temperature" toml:"temperature"`
+	IgnoreEOS   bool       `json:"ignore_eos" toml:"ignore_eos"`
+	KeepText    bool       `json:"keep_text" toml:"keep_text"`
+	SaveRaw     string     `json:"save_raw" toml:"save_raw"`
+	Trace       string     `json:"trace" toml:"trace"`
+	Out         string     `json:"out" toml:"out"`
+	BlockSize   int        `json:"block_size" toml:"block_size"`
+	Text        TextModel  `json:"text_model" toml:"text_model"`
+	Salt        salt       `json:"prompt_salt" toml:"prompt_salt"`
+	FlushEvery  duration   `json:"flush_every" toml:"flush_every"`
+	MaxIdle     int        `json:"max_idle_conns" toml:"max_idle_conns"`
+	SLO         traces.SLO `json:"slo" toml:"slo"`
 }
 
 func (f *fileSettings) from(c *Config) {

@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servesim/servesim/internal/jsonfile"
+	"github.com/servesim/servesim/traces"
 )
 
 // FuzzParseSettings: a settings file, JSON or TOML, never panics the
@@ -91,7 +92,7 @@ func otherConfig() Config {
 		Timeout: 3 * time.Second, Arrival: Closed, Concurrency: 3, TimeScale: 3, Repeat: 3,
 		Temperature: 0.3, IgnoreEOS: true, KeepText: true, SaveRaw: "raw", Trace: "in.csv", Out: "out.csv",
 		BlockSize: 3, Text: TextModel{TokensPerByte: 3, Overhead: 33, Prefix: 3}, Salt: 3,
-		FlushEvery: 3 * time.Millisecond, MaxIdle: 3, SLO: SLO{TTFT: 3 * time.Second},
+		FlushEvery: 3 * time.Millisecond, MaxIdle: 3, SLO: traces.SLO{TTFT: 3 * time.Second},
 	}
 }
 
@@ -103,7 +104,7 @@ func fieldValues(c Config) map[string]any {
 	walk = func(prefix string, v reflect.Value) {
 		for i := 0; i < v.NumField(); i++ {
 			name := prefix + v.Type().Field(i).Tag.Get("json")
-			if fv := v.Field(i); fv.Kind() == reflect.Struct && fv.Type() != reflect.TypeFor[SLO]() {
+			if fv := v.Field(i); fv.Kind() == reflect.Struct && fv.Type() != reflect.TypeFor[traces.SLO]() {
 				walk(name+".", fv)
 			} else {
 				m[name] = fv.Interface()
@@ -208,8 +209,8 @@ func givenEqual(v, field any) bool {
 		}
 	}
 	switch f := field.(type) {
-	case SLO:
-		var slo SLO
+	case traces.SLO:
+		var slo traces.SLO
 		s, ok := v.(string)
 		return ok && slo.UnmarshalText([]byte(s)) == nil && slo == f
 	case time.Duration:
@@ -266,7 +267,7 @@ func encodeSettings(t *testing.T, c Config) []encodedSettings {
 		case time.Duration:
 			m[k] = v.String()
 			continue
-		case SLO:
+		case traces.SLO:
 			m[k] = v.String()
 			continue
 		case float64:

@@ -45,7 +45,7 @@ type Summary struct {
 	CapWaits   int     // open loop with a cap: sends that waited for a free slot
 	// Goodput: the successes within every limit of SLO (Config.SLO; zero:
 	// not counted), and their requests and output tokens per second of Wall.
-	SLO                          SLO
+	SLO                          traces.SLO
 	MetSLO                       int
 	GoodputPerSec, GoodputTokens float64
 	Text                         TextModel
@@ -63,7 +63,7 @@ type collector struct {
 	outTokens           int64
 }
 
-func newCollector(slo SLO) *collector {
+func newCollector(slo traces.SLO) *collector {
 	return &collector{s: Summary{Run: 1, FailedByKind: map[string]int{}, SLO: slo}, firstSched: math.MaxInt64, lastTok: math.MinInt64}
 }
 

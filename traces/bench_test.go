@@ -120,7 +120,7 @@ func BenchmarkStats(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := ComputeStats(r)
+			s, err := ComputeStats(r, SLO{})
 			if err != nil || s.Requests != benchRows {
 				b.Fatal(s.Requests, err)
 			}
@@ -138,7 +138,7 @@ func BenchmarkStats(b *testing.B) {
 		span := rows[chunk-1].Arrival + 1
 		b.ReportAllocs()
 		for b.Loop() {
-			sb := NewStatsBuilder()
+			sb := NewStatsBuilder(SLO{})
 			for i := range benchRows {
 				q := &rows[i%chunk]
 				q.Arrival = rows[i%chunk].Arrival%span + int64(i/chunk)*span

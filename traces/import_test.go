@@ -34,7 +34,7 @@ func TestImportAzureConvFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	s, err := ComputeStats(r)
+	s, err := ComputeStats(r, SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestImportBurstGPT(t *testing.T) {
 	if len(kept) != 383 {
 		t.Errorf("with DropFailed: %d rows, want 383", len(kept))
 	}
-	s, err := ComputeStats(&sliceReader{rows: rows})
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestMooncakeParquetRoundTripKeepsHashes(t *testing.T) {
 		t.Errorf("meta = %+v", meta)
 	}
 	sameRows(t, got, want)
-	s, err := ComputeStats(&sliceReader{rows: got})
+	s, err := ComputeStats(&sliceReader{rows: got}, SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,17 @@ type Stats struct {
 	ITL              *LatDist `json:"itl_ms,omitempty"` // every gap between two output tokens of a success
 	E2E              *LatDist `json:"e2e_ms,omitempty"`
 	ScheduleLag      *LatDist `json:"schedule_lag_ms,omitempty"` // actual − scheduled send, failed requests included
+	Goodput          *Goodput `json:"goodput,omitempty"`         // only with an SLO
+}
+
+// Goodput is how many requests succeeded within every limit of an SLO, and
+// how many a second over the measured window: the first send (or arrival)
+// to the last token.
+type Goodput struct {
+	SLO    string  `json:"slo"`
+	Met    int64   `json:"met"`
+	Of     int64   `json:"of"` // requests observed
+	PerSec float64 `json:"per_s"`
 }
 
 // LenDist is an exact distribution of token counts (nearest-rank
@@ -69,11 +80,14 @@ type StatsBuilder struct {
 	blocks, reused                          int64
 	seen                                    map[uint64]struct{}
 	ttft, tpot, itl, e2e, lag               LatencySketch
+	slo                                     SLO
+	met, firstSend, lastToken               int64
 }
 
-// NewStatsBuilder returns an empty builder.
-func NewStatsBuilder() *StatsBuilder {
-	return &StatsBuilder{seen: map[uint64]struct{}{}}
+// NewStatsBuilder returns an empty builder; with a non-zero slo, Stats
+// counts goodput against it.
+func NewStatsBuilder(slo SLO) *StatsBuilder {
+	return &StatsBuilder{seen: map[uint64]struct{}{}, slo: slo, firstSend: math.MaxInt64, lastToken: math.MinInt64}
 }
 
 // Add counts r. Requests must come in arrival order for the
@@ -105,6 +119,13 @@ func (b *StatsBuilder) Add(r *Request) {
 	}
 	if r.Observed() {
 		b.observed++
+		b.firstSend = min(b.firstSend, r.origin())
+		if r.Succeeded() {
+			b.lastToken = max(b.lastToken, r.LastToken)
+		}
+		if !b.slo.IsZero() && b.slo.Met(r) {
+			b.met++
+		}
 		if r.Succeeded() {
 			b.ok++
 		} else {
@@ -146,12 +167,19 @@ func (b *StatsBuilder) Stats() Stats {
 		s.PrefixReuseRatio = float64(b.reused) / float64(b.blocks)
 	}
 	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
+	if !b.slo.IsZero() {
+		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed}
+		if b.lastToken > b.firstSend {
+			s.Goodput.PerSec = float64(b.met) / (float64(b.lastToken-b.firstSend) / 1e9)
+		}
+	}
 	return s
 }
 
-// ComputeStats streams r to the end and summarises it. It does not close r.
-func ComputeStats(r Reader) (Stats, error) {
-	b := NewStatsBuilder()
+// ComputeStats streams r to the end and summarises it, with goodput
+// against slo unless it is zero. It does not close r.
+func ComputeStats(r Reader, slo SLO) (Stats, error) {
+	b := NewStatsBuilder(slo)
 	for r.Next() {
 		b.Add(r.At())
 	}
@@ -193,6 +221,9 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		p("observed", "%d", s.Observed)
 		p("succeeded", "%d", s.Succeeded)
 		p("failed", "%d", s.Failed)
+	}
+	if g := s.Goodput; g != nil {
+		p("goodput", "%.4f req/s: %d of %d requests within %s", g.PerSec, g.Met, g.Of, g.SLO)
 	}
 	return tw.Flush()
 }

@@ -6,11 +6,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStatsObserved(t *testing.T) {
 	rows := sampleRequests()
-	s, err := ComputeStats(&sliceReader{rows: rows})
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func TestStatsObserved(t *testing.T) {
 		t.Errorf("ITL %+v from a warm-up and a failure", s.ITL)
 	}
 	rows[1].Warmup = false
-	s, _ = ComputeStats(&sliceReader{rows: rows})
+	s, _ = ComputeStats(&sliceReader{rows: rows}, SLO{})
 	if s.Succeeded != 1 || s.TTFT == nil || math.Abs(s.TTFT.P50-100) > 0.5 || math.Abs(s.E2E.Max-200) > 1e-9 || math.Abs(s.TPOT.Mean-50) > 1e-9 {
 		t.Errorf("latencies: ttft %+v e2e %+v tpot %+v", s.TTFT, s.E2E, s.TPOT)
 	}
@@ -75,5 +76,29 @@ func TestLogSketchAccuracy(t *testing.T) {
 		if got := s.quantile(q); math.Abs(got-want)/want > 0.006 {
 			t.Errorf("q%.2f = %.0f, want %.0f ± 0.5%%", q, got, want)
 		}
+	}
+}
+
+// Goodput counts the observed successes within the SLO over the window from
+// the first send to the last token.
+func TestStatsGoodput(t *testing.T) {
+	rows := sampleRequests()
+	rows[1].Warmup = false // b: sent at 1.5 s, TTFT 100 ms, done at 1.7 s; c failed
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{TTFT: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Goodput; g == nil || g.Met != 1 || g.Of != 2 || math.Abs(g.PerSec-5) > 1e-9 || g.SLO != "ttft=100ms" {
+		t.Errorf("goodput %+v, want 1 of 2 within ttft=100ms, 5 req/s over 0.2 s", g)
+	}
+	var buf bytes.Buffer
+	if s.WriteTable(&buf); !strings.Contains(buf.String(), "5.0000 req/s: 1 of 2 requests within ttft=100ms") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+	if s, _ = ComputeStats(&sliceReader{rows: rows}, SLO{TTFT: 99 * time.Millisecond}); s.Goodput == nil || s.Goodput.Met != 0 {
+		t.Errorf("ttft=99ms: goodput %+v, want none met", s.Goodput)
+	}
+	if s, _ = ComputeStats(&sliceReader{rows: rows}, SLO{}); s.Goodput != nil {
+		t.Errorf("no SLO: goodput %+v", s.Goodput)
 	}
 }

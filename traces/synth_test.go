@@ -40,7 +40,7 @@ func TestSynthMatrix(t *testing.T) {
 			t.Errorf("row %d = %+v", i, r)
 		}
 	}
-	s, _ := ComputeStats(&sliceReader{rows: rows})
+	s, _ := ComputeStats(&sliceReader{rows: rows}, SLO{})
 	if s.Requests != 12 || s.Warmup != 2 {
 		t.Errorf("stats requests %d warmup %d", s.Requests, s.Warmup)
 	}
@@ -83,7 +83,7 @@ func TestSynthDistributions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := ComputeStats(r)
+		s, err := ComputeStats(r, SLO{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestSynthPrefixGroups(t *testing.T) {
 	if len(firsts) != 2 {
 		t.Errorf("%d distinct shared prefixes, want 2", len(firsts))
 	}
-	s, _ := ComputeStats(&sliceReader{rows: rows})
+	s, _ := ComputeStats(&sliceReader{rows: rows}, SLO{})
 	if want := float64(3*100-3*2) / 600; math.Abs(s.PrefixReuseRatio-want) > 1e-9 {
 		t.Errorf("reuse ratio %.4f, want %.4f", s.PrefixReuseRatio, want)
 	}

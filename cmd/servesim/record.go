@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/traces"
 )
 
 // recordCommand replays a trace against a live server. Subcommands (the
@@ -85,7 +86,7 @@ func recordAction(c *cli.Context) error {
 	set("block-size", func() { cfg.BlockSize = c.Int("block-size") })
 	set("prompt-salt", func() { cfg.Salt = c.Uint64("prompt-salt") })
 	if c.IsSet("slo") {
-		slo, err := replay.ParseSLO(c.String("slo"))
+		slo, err := traces.ParseSLO(c.String("slo"))
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("record: --%v", err), 2)
 		}

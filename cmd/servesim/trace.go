@@ -294,10 +294,18 @@ func traceStatsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
 			&cli.DurationFlag{Name: "spread", Usage: "as for import"},
 			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "as for import (sharegpt)"},
+			&cli.StringFlag{Name: "slo", Usage: "measured traces: goodput within per-request limits, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return fmt.Errorf("stats: want IN, got %d arguments", c.NArg())
+			}
+			var slo traces.SLO
+			if c.IsSet("slo") {
+				var err error
+				if slo, err = traces.ParseSLO(c.String("slo")); err != nil {
+					return fmt.Errorf("stats: --%w", err)
+				}
 			}
 			start := time.Now()
 			format, err := importFormat(c, "stats", c.Args().Get(0))
@@ -310,7 +318,7 @@ func traceStatsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			s, err := traces.ComputeStats(traces.WithContext(c.Context, r))
+			s, err := traces.ComputeStats(traces.WithContext(c.Context, r), slo)
 			if err = errors.Join(err, r.Close()); err != nil {
 				return err
 			}

@@ -1,11 +1,9 @@
-package replay
+package traces
 
 import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/servesim/servesim/traces"
 )
 
 // SLO holds per-request latency limits; a zero limit is not set. A
@@ -53,7 +51,7 @@ func (s SLO) IsZero() bool { return s == SLO{} }
 
 // Met reports whether r succeeded within every limit that is set. A limit
 // on TPOT is met by a request of one output token (it has no TPOT).
-func (s SLO) Met(r *traces.Request) bool {
+func (s SLO) Met(r *Request) bool {
 	if !r.Succeeded() {
 		return false
 	}
