@@ -120,14 +120,12 @@ func (b *StatsBuilder) Add(r *Request) {
 	if r.Observed() {
 		b.observed++
 		b.firstSend = min(b.firstSend, r.origin())
-		if r.Succeeded() {
-			b.lastToken = max(b.lastToken, r.LastToken)
-		}
 		if !b.slo.IsZero() && b.slo.Met(r) {
 			b.met++
 		}
 		if r.Succeeded() {
 			b.ok++
+			b.lastToken = max(b.lastToken, r.LastToken)
 		} else {
 			b.bad++
 		}

@@ -101,7 +101,8 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 	}
 	// SERVESIM_LIVE_REPEATS=N runs each live loop N times, to set the
 	// prediction's error beside the spread of identical live runs; the
-	// targets are checked against the first.
+	// targets are checked against the first. SERVESIM_LIVE_KEEP=DIR keeps
+	// each run's measured trace there (closed-N-runK.parquet).
 	repeats := 1
 	if v := os.Getenv("SERVESIM_LIVE_REPEATS"); v != "" {
 		if repeats, err = strconv.Atoi(v); err != nil || repeats < 1 {
@@ -119,6 +120,16 @@ func TestE2ECalibratePredictsClosedLoop(t *testing.T) {
 			t.Run(fmt.Sprintf("clients-%d", conc), func(t *testing.T) {
 				lives[k] = liveClosed(t, freshEngine(t, closedLoopPort), model, in, conc, conc*(prompt+output)-1)
 			})
+			if keep := os.Getenv("SERVESIM_LIVE_KEEP"); keep != "" {
+				measured := filepath.Join(dir, fmt.Sprintf("closed-out-%d.parquet", conc)) // liveClosed's output
+				data, err := os.ReadFile(measured)
+				if err == nil {
+					err = os.WriteFile(filepath.Join(keep, fmt.Sprintf("closed-%d-run%d.parquet", conc, k+1)), data, 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		simOut, err := run(t, "simulate", "--trace", in, "--config", cfgPath, "--profile", prof,
 			"--closed-loop", strconv.Itoa(conc), "--json")
