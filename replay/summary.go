@@ -30,8 +30,8 @@ type Summary struct {
 	Failed       int            // of Sent
 	FailedByKind map[string]int // ErrorKind → count
 	NotSent      int            // rows read but never sent (run interrupted)
-	// Wall is the measurement window: the first scheduled send of a
-	// non-warm-up request to the last token of a successful one.
+	// Wall is the measurement window (traces.Window): the first scheduled
+	// send of a non-warm-up request to the last token of a successful one.
 	Wall               time.Duration
 	RequestsPerSec     float64 // Succeeded / Wall
 	OutputTokens       int64   // usage completion tokens of successes
@@ -54,17 +54,17 @@ type Summary struct {
 
 // collector accumulates a run's statistics from written rows.
 type collector struct {
-	s                   Summary
-	ttft, tpot, e2e     []float64
-	lag                 []float64
-	itl                 traces.LatencySketch
-	metTokens           int64
-	firstSched, lastTok int64
-	outTokens           int64
+	s               Summary
+	ttft, tpot, e2e []float64
+	lag             []float64
+	itl             traces.LatencySketch
+	metTokens       int64
+	window          traces.Window
+	outTokens       int64
 }
 
 func newCollector(slo traces.SLO) *collector {
-	return &collector{s: Summary{Run: 1, FailedByKind: map[string]int{}, SLO: slo}, firstSched: math.MaxInt64, lastTok: math.MinInt64}
+	return &collector{s: Summary{Run: 1, FailedByKind: map[string]int{}, SLO: slo}}
 }
 
 func (c *collector) add(r *traces.Request) {
@@ -76,16 +76,13 @@ func (c *collector) add(r *traces.Request) {
 	if lag, ok := r.ScheduleLag(); ok {
 		c.lag = append(c.lag, float64(lag))
 	}
-	if r.ScheduledSend != traces.Missing {
-		c.firstSched = min(c.firstSched, r.ScheduledSend)
-	}
+	c.window.Add(r)
 	if !r.Succeeded() {
 		c.s.Failed++
 		c.s.FailedByKind[ErrorKind(r.Error)]++
 		return
 	}
 	c.s.Succeeded++
-	c.lastTok = max(c.lastTok, r.LastToken)
 	if r.UsageOutput > 0 {
 		c.outTokens += int64(r.UsageOutput)
 	}
@@ -111,13 +108,11 @@ func (c *collector) summary() *Summary {
 	s.ITL = sketched(c.itl.Dist())
 	s.LagFlagged = s.Lag.N > 0 && s.Lag.P99 > LagLimit
 	s.OutputTokens = c.outTokens
-	if s.Succeeded > 0 && c.lastTok > c.firstSched {
-		s.Wall = time.Duration(c.lastTok - c.firstSched)
-		s.RequestsPerSec = float64(s.Succeeded) / s.Wall.Seconds()
-		s.OutputTokensPerSec = float64(c.outTokens) / s.Wall.Seconds()
-		s.GoodputPerSec = float64(s.MetSLO) / s.Wall.Seconds()
-		s.GoodputTokens = float64(c.metTokens) / s.Wall.Seconds()
-	}
+	s.Wall = c.window.Duration()
+	s.RequestsPerSec = c.window.PerSec(int64(s.Succeeded))
+	s.OutputTokensPerSec = c.window.PerSec(c.outTokens)
+	s.GoodputPerSec = c.window.PerSec(int64(s.MetSLO))
+	s.GoodputTokens = c.window.PerSec(c.metTokens)
 	return &s
 }
 

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -52,6 +54,7 @@ func Compare(a, b *Run, threshold float64) []Change {
 	cs := []Change{
 		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
 		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
+		{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2},
 		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs, sample: ttfts, stat: statistic{0.50}},
 		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs, sample: ttfts, stat: statistic{0.99}},
 		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs, sample: tpots},
@@ -61,6 +64,9 @@ func Compare(a, b *Run, threshold float64) []Change {
 		{Metric: "$/1M output (estimated)", A: ma.USDPerMOutEst, B: mb.USDPerMOutEst, Better: -1, Gated: true, format: usd},
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
 		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: pct},
+	}
+	if a.SLO.IsZero() && b.SLO.IsZero() {
+		cs = slices.DeleteFunc(cs, func(c Change) bool { return c.Metric == "goodput (req/s)" })
 	}
 	sampled := (a.Kind == "live" || b.Kind == "live") && a.Lat != nil && b.Lat != nil
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
@@ -132,7 +138,17 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		}
 		return fmt.Sprintf("%d completed, %d failed", m.Completed, m.Failed)
 	}
-	fmt.Fprintf(w, "requests A: %s; B: %s\n\n", counts(a.Metrics), counts(b.Metrics))
+	fmt.Fprintf(w, "requests A: %s; B: %s\n", counts(a.Metrics), counts(b.Metrics))
+	if slo := cmp.Or(a.SLO, b.SLO); !slo.IsZero() {
+		met := func(r *Run) string {
+			if r.SLO.IsZero() {
+				return "not counted (no per-request trace)"
+			}
+			return fmt.Sprintf("%d of %d", r.Metrics.MetSLO, r.Metrics.Completed+r.Metrics.Failed)
+		}
+		fmt.Fprintf(w, "within %s A: %s; B: %s\n", slo, met(a), met(b))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tA\tB\tchange\t95% interval\t\t")
 	for _, c := range cs {

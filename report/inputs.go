@@ -24,6 +24,8 @@ type Inputs struct {
 	Sources []string // one line per input read, for the report header
 	Runs    []*Run
 	Sweeps  []*Sweep
+	// SLO, when set before Add, counts each trace's goodput against it.
+	SLO traces.SLO
 }
 
 // Run is one measured or simulated run of a trace under one config.
@@ -38,6 +40,7 @@ type Run struct {
 	Metrics    Metrics
 	Result     *plan.Result // the simulator's summary and cost; nil for traces
 	Lat        *Latencies   // per-request latencies; nil without a trace
+	SLO        traces.SLO   // what Metrics.Goodput counts against; zero: none
 }
 
 // Metrics are the figures compared across runs. Latencies are seconds;
@@ -49,9 +52,13 @@ type Metrics struct {
 	TTFTP50, TTFTP99                    float64
 	TPOTMean, TPOTP99                   float64
 	E2EP99                              float64
-	Devices                             int // 0 = unknown
-	DeviceSeconds                       float64
-	USDPerMOutEst, USDPerMOutBilled     float64
+	// MetSLO successes met every limit of Inputs.SLO, Goodput of them a
+	// second; Goodput is NaN without an SLO or a per-request trace.
+	MetSLO                          int64
+	Goodput                         float64
+	Devices                         int // 0 = unknown
+	DeviceSeconds                   float64
+	USDPerMOutEst, USDPerMOutBilled float64
 }
 
 // Latencies are the per-request latencies of successful, non-warm-up
@@ -104,14 +111,14 @@ func (in *Inputs) Add(path string) error {
 				path, len(res.Rows), orDash(res.Meta.SpecName), orDash(res.Meta.TraceName)))
 			return nil
 		}
-		r, terr := TraceRun(path)
+		r, terr := TraceRun(path, in.SLO)
 		if terr != nil {
 			return fmt.Errorf("%s: neither sweep results (%v) nor a trace (%v)", path, serr, terr)
 		}
 		in.addRun(r)
 		return nil
 	}
-	r, err := TraceRun(path)
+	r, err := TraceRun(path, in.SLO)
 	if err != nil {
 		return err
 	}
@@ -128,7 +135,7 @@ func (in *Inputs) addRun(r *Run) {
 // addSummary reads a simulate summary.json; each plan's trace beside it,
 // when present, adds its latencies and batch limit.
 func (in *Inputs) addSummary(path string) error {
-	runs, err := SummaryRuns(path)
+	runs, err := SummaryRuns(path, in.SLO)
 	if err != nil {
 		return err
 	}
@@ -138,8 +145,9 @@ func (in *Inputs) addSummary(path string) error {
 }
 
 // SummaryRuns reads a simulate summary.json (see ParseSummary) and joins
-// each plan with <name>.parquet beside it when that exists.
-func SummaryRuns(path string) ([]*Run, error) {
+// each plan with <name>.parquet beside it when that exists, which gives
+// its latencies and its goodput against slo.
+func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -155,11 +163,12 @@ func SummaryRuns(path string) ([]*Run, error) {
 		r.Path = path
 		tp := filepath.Join(dir, res.Name+".parquet")
 		if _, err := os.Stat(tp); err == nil {
-			tr, err := TraceRun(tp)
+			tr, err := TraceRun(tp, slo)
 			if err != nil {
 				return nil, err
 			}
 			r.Lat, r.Path = tr.Lat, tp
+			r.SLO, r.Metrics.MetSLO, r.Metrics.Goodput = tr.SLO, tr.Metrics.MetSLO, tr.Metrics.Goodput
 			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
 			if tr.Metrics.Devices > 0 {
 				r.Metrics.Devices = tr.Metrics.Devices
@@ -298,7 +307,7 @@ func resultRun(res *plan.Result) *Run {
 		TTFTP50: dist(s.TTFT, s.TTFT.P50), TTFTP99: dist(s.TTFT, s.TTFT.P99),
 		TPOTMean: dist(s.TPOT, s.TPOT.Mean), TPOTP99: dist(s.TPOT, s.TPOT.P99),
 		E2EP99:        dist(s.E2E, s.E2E.P99),
-		DeviceSeconds: c.DeviceSeconds,
+		DeviceSeconds: c.DeviceSeconds, Goodput: math.NaN(),
 		USDPerMOutEst: math.NaN(), USDPerMOutBilled: math.NaN(),
 	}
 	if s.Makespan > 0 && s.DeviceSeconds > 0 {
@@ -315,11 +324,11 @@ func resultRun(res *plan.Result) *Run {
 
 // TraceRun computes a run's metrics from a per-request trace (live or
 // simulated): successful, non-warm-up requests only; failures are counted
-// separately. Throughput is over the window from the first request's
-// (scheduled) arrival to the last token. Device-seconds need the device
-// count, taken from the metadata's "N× DEVICE"; costs need prices, which a
-// trace does not carry, so they stay unknown.
-func TraceRun(path string) (*Run, error) {
+// separately. Throughput and goodput (against slo, unless it is zero) are
+// over the run's traces.Window, as record reports them. Device-seconds
+// need the device count, taken from the metadata's "N× DEVICE"; costs need
+// prices, which a trace does not carry, so they stay unknown.
+func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	r, err := traces.Open(path)
 	if err != nil {
 		return nil, err
@@ -342,7 +351,7 @@ func TraceRun(path string) (*Run, error) {
 	m := &run.Metrics
 	m.Devices = deviceCount(meta.Device)
 	lat := &Latencies{}
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	var window traces.Window
 	for r.Next() {
 		q := r.At()
 		if q.Warmup {
@@ -350,6 +359,7 @@ func TraceRun(path string) (*Run, error) {
 			continue
 		}
 		m.Requests++
+		window.Add(q)
 		if !q.Succeeded() {
 			if q.Observed() {
 				m.Failed++
@@ -362,11 +372,9 @@ func TraceRun(path string) (*Run, error) {
 			m.InputTokens += int64(q.UsagePrompt - q.PromptTokens)
 		}
 		m.OutputTokens += int64(outTokens(q))
-		origin := q.Arrival
-		if q.ScheduledSend != traces.Missing {
-			origin = q.ScheduledSend
+		if !slo.IsZero() && slo.Met(q) {
+			m.MetSLO++
 		}
-		first, last = min(first, origin), max(last, q.LastToken)
 		if v, ok := q.TTFT(); ok {
 			lat.TTFT = append(lat.TTFT, float64(v)/1e9)
 		}
@@ -388,12 +396,14 @@ func TraceRun(path string) (*Run, error) {
 	sort.Float64s(lat.E2E)
 	run.Lat = lat
 	nan := math.NaN()
-	m.ReqPerSec, m.OutTokPerSec, m.DeviceSeconds = nan, nan, nan
+	m.ReqPerSec, m.OutTokPerSec, m.DeviceSeconds, m.Goodput = nan, nan, nan, nan
 	m.USDPerMOutEst, m.USDPerMOutBilled = nan, nan
-	if m.Completed > 0 && last > first {
-		wall := float64(last-first) / 1e9
-		m.ReqPerSec = float64(m.Completed) / wall
-		m.OutTokPerSec = float64(m.OutputTokens) / wall
+	if wall := window.Duration().Seconds(); wall > 0 {
+		m.ReqPerSec = window.PerSec(m.Completed)
+		m.OutTokPerSec = window.PerSec(m.OutputTokens)
+		if !slo.IsZero() {
+			run.SLO, m.Goodput = slo, window.PerSec(m.MetSLO)
+		}
 		if m.Devices > 0 {
 			m.DeviceSeconds = float64(m.Devices) * wall
 		}
@@ -477,6 +487,7 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 			TTFTP50: row.TTFTP50, TTFTP99: row.TTFTP99, TPOTMean: row.TPOTMean, TPOTP99: row.TPOTP99,
 			E2EP99: row.E2EP99, Devices: devices, DeviceSeconds: row.DeviceSeconds,
 			USDPerMOutEst: row.USDPerMOutEst, USDPerMOutBilled: row.USDPerMOutBilled,
+			Goodput: math.NaN(), // the row's goodput is against the sweep's SLO, not Inputs.SLO
 		},
 	}
 }

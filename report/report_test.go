@@ -2,15 +2,18 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/traces"
 )
 
 func handRun(name string, ttft float64) *Run {
@@ -139,5 +142,39 @@ func TestHelpers(t *testing.T) {
 	}
 	if slug("Throughput vs load!") != "throughput-vs-load" {
 		t.Error(slug("Throughput vs load!"))
+	}
+}
+
+// A trace's throughput and goodput are over traces.Window, as record
+// reports them: a failure sent first opens the window.
+func TestTraceRunWindow(t *testing.T) {
+	var rows []*traces.Request
+	for i, e2e := range []int64{0, 1200, 1500} { // ms after its send at i s; 0 = failed
+		r := &traces.Request{}
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = fmt.Sprint(i), int64(i)*1e9, 10, 5
+		r.ScheduledSend, r.ActualSend, r.HTTPStatus = r.Arrival, r.Arrival, 200
+		if e2e == 0 {
+			r.Error, r.HTTPStatus = "HTTP 503", 503
+		} else {
+			r.FirstToken, r.LastToken, r.UsageOutput = r.Arrival+e2e*1e6/2, r.Arrival+e2e*1e6, 5
+		}
+		rows = append(rows, r)
+	}
+	path := filepath.Join(t.TempDir(), "live.parquet")
+	if err := traces.WriteAll(path, traces.Meta{Source: "live"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	run, err := TraceRun(path, traces.SLO{E2E: 1300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := run.Metrics // window: the failed send at 0 s to the last token at 3.5 s
+	if m.Completed != 2 || m.Failed != 1 || math.Abs(m.ReqPerSec-2/3.5) > 1e-12 || m.MetSLO != 1 || math.Abs(m.Goodput-1/3.5) > 1e-12 {
+		t.Errorf("got %d completed, %d failed, %.4f req/s, %d met, goodput %.4f; want 2, 1, %.4f, 1, %.4f",
+			m.Completed, m.Failed, m.ReqPerSec, m.MetSLO, m.Goodput, 2/3.5, 1/3.5)
+	}
+	if run, _ = TraceRun(path, traces.SLO{}); !math.IsNaN(run.Metrics.Goodput) {
+		t.Errorf("no SLO: goodput %v, want NaN", run.Metrics.Goodput)
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/servesim/servesim/sim/sweep"
@@ -79,14 +80,24 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 		if mark != "" {
 			name = mark + " " + name
 		}
-		return []string{name, r.Kind, dash(r.Policy), dash(r.BatchLimit), done, fmtF(m.ReqPerSec, 2), fmtF(m.OutTokPerSec, 0),
+		cells := []string{name, r.Kind, dash(r.Policy), dash(r.BatchLimit), done, fmtF(m.ReqPerSec, 2), fmtF(m.OutTokPerSec, 0),
 			fmtSecs(m.TTFTP50), fmtSecs(m.TTFTP99), fmtSecs(m.TPOTMean), fmtSecs(m.TPOTP99), fmtSecs(m.E2EP99),
 			fmtF(m.DeviceSeconds, 0), fmtUSD(m.USDPerMOutEst), fmtUSD(m.USDPerMOutBilled)}
+		if !in.SLO.IsZero() {
+			cells = slices.Insert(cells, 7, fmtF(m.Goodput, 2))
+		}
+		return cells
+	}
+	caption := "Runs. Throughput is completed requests and output tokens per second of wall time; latencies are of " +
+		"successful, non-warm-up requests; — means not measured."
+	if !in.SLO.IsZero() {
+		header = slices.Insert(header, 7, "goodput req/s")
+		numeric = slices.Insert(numeric, 7, true)
+		caption += fmt.Sprintf(" Goodput is the successes within %s a second, for runs with a per-request trace.", in.SLO)
 	}
 	var blocks []Block
 	if len(in.Runs) > 0 {
-		t := &Table{Header: header, Numeric: numeric, Caption: "Runs. Throughput is completed requests and output tokens " +
-			"per second of wall time; latencies are of successful, non-warm-up requests; — means not measured."}
+		t := &Table{Header: header, Numeric: numeric, Caption: caption}
 		for _, r := range in.Runs {
 			m := r.Metrics
 			t.Rows = append(t.Rows, row(r.Name, "", r, fmt.Sprintf("%d/%d · %d", m.Completed, m.Requests, m.Failed)))

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -79,8 +80,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if c.Status != verify.StatusOK {
 			continue
 		}
-		meas, err1 := TraceRun(c.Trace)
-		simd, err2 := TraceRun(c.SimTrace)
+		meas, err1 := TraceRun(c.Trace, traces.SLO{})
+		simd, err2 := TraceRun(c.SimTrace, traces.SLO{})
 		if err1 != nil || err2 != nil {
 			blocks = append(blocks, &Text{Text: fmt.Sprintf("#%d: CDFs not drawn: %v %v", c.Rank, err1, err2)})
 			continue

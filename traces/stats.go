@@ -34,8 +34,7 @@ type Stats struct {
 }
 
 // Goodput is how many requests succeeded within every limit of an SLO, and
-// how many a second over the measured window: the first send (or arrival)
-// to the last token.
+// how many a second over the run's Window.
 type Goodput struct {
 	SLO    string  `json:"slo"`
 	Met    int64   `json:"met"`
@@ -81,13 +80,14 @@ type StatsBuilder struct {
 	seen                                    map[uint64]struct{}
 	ttft, tpot, itl, e2e, lag               LatencySketch
 	slo                                     SLO
-	met, firstSend, lastToken               int64
+	met                                     int64
+	window                                  Window
 }
 
 // NewStatsBuilder returns an empty builder; with a non-zero slo, Stats
 // counts goodput against it.
 func NewStatsBuilder(slo SLO) *StatsBuilder {
-	return &StatsBuilder{seen: map[uint64]struct{}{}, slo: slo, firstSend: math.MaxInt64, lastToken: math.MinInt64}
+	return &StatsBuilder{seen: map[uint64]struct{}{}, slo: slo}
 }
 
 // Add counts r. Requests must come in arrival order for the
@@ -119,13 +119,12 @@ func (b *StatsBuilder) Add(r *Request) {
 	}
 	if r.Observed() {
 		b.observed++
-		b.firstSend = min(b.firstSend, r.origin())
+		b.window.Add(r)
 		if !b.slo.IsZero() && b.slo.Met(r) {
 			b.met++
 		}
 		if r.Succeeded() {
 			b.ok++
-			b.lastToken = max(b.lastToken, r.LastToken)
 		} else {
 			b.bad++
 		}
@@ -166,10 +165,7 @@ func (b *StatsBuilder) Stats() Stats {
 	}
 	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
 	if !b.slo.IsZero() {
-		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed}
-		if b.lastToken > b.firstSend {
-			s.Goodput.PerSec = float64(b.met) / (float64(b.lastToken-b.firstSend) / 1e9)
-		}
+		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed, PerSec: b.window.PerSec(b.met)}
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/report"
+	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,18 +27,21 @@ func compareCommand() *cli.Command {
 			"A regression is a P99 latency, a cost, device-seconds or the failure share rising, or throughput falling,\n" +
 			"by more than --threshold; any regression makes the exit status 3. When either run is live, each latency's change\n" +
 			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20), and a\n" +
-			"change whose interval holds no change is shown as within noise and never flagged.",
+			"change whose interval holds no change is shown as within noise and never flagged.\n" +
+			"--slo adds goodput, the successes within every limit a second, for each run with a per-request trace;\n" +
+			"it is gated like throughput.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "relative change that counts as a regression, e.g. 10% or 2.5%"},
 			&cli.StringFlag{Name: "a", Usage: "which run or config of A (plan name, sweep label, index=N, rank=N)"},
 			&cli.StringFlag{Name: "b", Usage: "which run or config of B"},
+			&cli.StringFlag{Name: "slo", Usage: "per-request limits for goodput, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
 		Action: runCompare,
 	}
 }
 
 func runCompare(c *cli.Context) error {
-	args, flags, err := splitArgs(c, "threshold", "a", "b")
+	args, flags, err := splitArgs(c, "threshold", "a", "b", "slo")
 	if err != nil {
 		return err
 	}
@@ -48,11 +52,17 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := selectRun(args[0], flags["a"])
+	var slo traces.SLO
+	if s, set := flags["slo"]; set {
+		if slo, err = traces.ParseSLO(s); err != nil {
+			return fmt.Errorf("compare: --%w", err)
+		}
+	}
+	a, err := selectRun(args[0], flags["a"], slo)
 	if err != nil {
 		return err
 	}
-	b, err := selectRun(args[1], flags["b"])
+	b, err := selectRun(args[1], flags["b"], slo)
 	if err != nil {
 		return err
 	}
@@ -66,8 +76,9 @@ func runCompare(c *cli.Context) error {
 	return nil
 }
 
-// selectRun loads PATH or PATH#NAME and picks one run.
-func selectRun(arg, sel string) (*report.Run, error) {
+// selectRun loads PATH or PATH#NAME and picks one run, with its goodput
+// against slo unless that is zero.
+func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 	path := arg
 	if _, err := os.Stat(arg); err != nil {
 		if p, s, ok := strings.Cut(arg, "#"); ok {
@@ -77,8 +88,8 @@ func selectRun(arg, sel string) (*report.Run, error) {
 			}
 		}
 	}
-	in, err := report.Load(path)
-	if err != nil {
+	in := &report.Inputs{SLO: slo}
+	if err := in.Add(path); err != nil {
 		return nil, err
 	}
 	r, err := in.Select(sel)

@@ -207,3 +207,36 @@ func lineWith(out, s string) string {
 	}
 	return ""
 }
+
+// --slo adds goodput, gated like throughput; without it there is no row.
+func TestCompareGoodput(t *testing.T) {
+	dir := t.TempDir()
+	base, slow := filepath.Join(dir, "base.parquet"), filepath.Join(dir, "slow.parquet")
+	slowOK := filepath.Join(dir, "slow-ok.parquet")
+	liveTrace(t, base, 100, 0, 200, 1200)
+	liveTrace(t, slow, 100, 10, 240, 1200) // TTFT 240 ms, and 10 failures
+	liveTrace(t, slowOK, 100, 0, 240, 1200)
+
+	out, code := compare(t, base, slowOK, "--threshold", "25%")
+	if code != 0 || strings.Contains(out, "goodput") {
+		t.Errorf("no SLO: exit %d, want 0 and no goodput row\n%s", code, out)
+	}
+	out, code = compare(t, base, slow, "--threshold", "25%", "--slo", "ttft=220ms")
+	line := lineWith(out, "goodput (req/s)")
+	if code != exitRegression || !strings.Contains(line, "REGRESSION") || !strings.Contains(line, "-100.0%") {
+		t.Errorf("every TTFT over the limit: exit %d, want goodput −100%% flagged\n%s", code, out)
+	}
+	if !strings.Contains(out, "within ttft=220ms A: 100 of 100; B: 0 of 100") {
+		t.Errorf("want the counts within the SLO:\n%s", out)
+	}
+	// A limit both meet: goodput is each run's successes a second.
+	out, code = compare(t, base, slowOK, "--threshold", "25%", "--slo", "ttft=300ms,e2e=2s")
+	if line := lineWith(out, "goodput (req/s)"); code != 0 || !strings.Contains(line, "1.00      1.00") {
+		t.Errorf("ttft=300ms: exit %d, want goodput 1.00 req/s in both\n%s", code, out)
+	}
+	for _, bad := range []string{"--slo=", "--slo=ttft=fast"} {
+		if _, err := run(t, "compare", base, slow, bad); err == nil || !strings.Contains(err.Error(), "slo") {
+			t.Errorf("%s: %v, want an error naming the SLO", bad, err)
+		}
+	}
+}

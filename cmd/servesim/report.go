@@ -26,9 +26,10 @@ func reportCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "report file: .html or .md"},
 			&cli.StringFlag{Name: "title", Value: "servesim report", Usage: "report title"},
 			&cli.StringFlag{Name: "verify", Usage: "verify.json from servesim verify: adds the predicted-vs-measured pages"},
+			&cli.StringFlag{Name: "slo", Usage: "per-request limits, e.g. ttft=2s,tpot=50ms: adds each trace's goodput to the comparison"},
 		},
 		Action: func(c *cli.Context) error {
-			paths, flags, err := splitArgs(c, "output", "title", "verify")
+			paths, flags, err := splitArgs(c, "output", "title", "verify", "slo")
 			if err != nil {
 				return err
 			}
@@ -39,9 +40,16 @@ func reportCommand() *cli.Command {
 			if err := checkReportOut(out); err != nil {
 				return err
 			}
-			in, err := report.Load(paths...)
-			if err != nil {
-				return err
+			in := &report.Inputs{}
+			if s, set := flags["slo"]; set {
+				if in.SLO, err = traces.ParseSLO(s); err != nil {
+					return fmt.Errorf("report: --%w", err)
+				}
+			}
+			for _, p := range paths {
+				if err := in.Add(p); err != nil {
+					return err
+				}
 			}
 			sections := report.DefaultSections()
 			if v := flags["verify"]; v != "" {
@@ -93,7 +101,8 @@ func writeReport(out string, doc *report.Doc) error {
 // (urfave/cli stops parsing flags at the first positional argument, but
 // "servesim report RESULTS... -o report.html" reads naturally). Flags
 // before the positionals are already parsed; these override them. Every
-// flag taken here takes a value, as "--name value" or "--name=value".
+// flag taken here takes a value, as "--name value" or "--name=value"; vals
+// holds those given or with a default.
 func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]string, err error) {
 	names := map[string]string{}
 	for _, f := range c.Command.Flags {
@@ -106,9 +115,11 @@ func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]s
 			}
 		}
 	}
-	vals = map[string]string{}
+	vals = map[string]string{} // a flag neither given nor defaulted is absent
 	for _, f := range flags {
-		vals[f] = c.String(f)
+		if v := c.String(f); v != "" || c.IsSet(f) {
+			vals[f] = v
+		}
 	}
 	args := c.Args().Slice()
 	for i := 0; i < len(args); i++ {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -305,5 +306,46 @@ func TestReportOutputChecks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "isdir_files")); !os.IsNotExist(err) {
 		t.Errorf("a failed report left its figures: %v", err)
+	}
+}
+
+// report --slo adds each run's goodput to the comparison table; a limit
+// every request meets makes it the run's throughput.
+func TestReportGoodput(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "res")
+	if _, err := run(t, "simulate", "--trace", writeFile(t, dir, "in.csv", smallCSV), "--config", basePlan(t, dir, "p.toml"), "--out", res); err != nil {
+		t.Fatal(err)
+	}
+	table := func(args ...string) (header, row []string) {
+		out := filepath.Join(dir, "r.md")
+		if _, err := run(t, append([]string{"report", res, "-o", out}, args...)...); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows [][]string
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "| ") {
+				rows = append(rows, strings.Split(strings.Trim(l, "| "), " | "))
+			}
+		}
+		if len(rows) < 2 {
+			t.Fatalf("no comparison table:\n%s", data)
+		}
+		return rows[0], rows[1]
+	}
+	if header, _ := table(); slices.Contains(header, "goodput req/s") {
+		t.Errorf("no SLO, yet a goodput column: %q", header)
+	}
+	header, row := table("--slo", "e2e=1h")
+	g, r := slices.Index(header, "goodput req/s"), slices.Index(header, "req/s")
+	if g < 0 || r < 0 || row[g] != row[r] || row[g] == "—" {
+		t.Errorf("e2e=1h: header %q, row %q: want goodput equal to req/s", header, row)
+	}
+	if _, err := run(t, "report", res, "-o", filepath.Join(dir, "x.md"), "--slo", "ttft"); err == nil || !strings.Contains(err.Error(), "slo") {
+		t.Errorf("--slo ttft: %v, want an error naming the SLO", err)
 	}
 }
