@@ -22,6 +22,11 @@ const clt = 5000
 // nearest-rank quantile q (as Quantile), or the mean when q is 0.
 type statistic struct{ q float64 }
 
+// meanOf is the mean; quantile(q) the nearest-rank quantile q in (0, 1).
+var meanOf = statistic{}
+
+func quantile(q float64) statistic { return statistic{q} }
+
 // minTail is how many requests a sample needs beyond a quantile (and in
 // all, for the mean) for its bootstrap to mean anything: a resample's
 // extreme values can only repeat the sample's own, so the P99 of fewer

@@ -26,7 +26,7 @@ func expSample(rng *rand.Rand, n int, m float64) []float64 {
 func TestChangeIntervalCoverage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const trials, n = 100, 1200
-	for _, s := range []statistic{{0}, {0.5}, {0.99}} {
+	for _, s := range []statistic{meanOf, quantile(0.5), quantile(0.99)} {
 		same, shifted, zeroInShifted := 0, 0, 0
 		for range trials {
 			a := expSample(rng, n, 1)
@@ -60,7 +60,7 @@ func TestResampleQuantileMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	sorted := expSample(rng, 40, 1)
 	for _, q := range []float64{0.5, 0.9} {
-		s := statistic{q}
+		s := quantile(q)
 		const draws = 20000
 		draw := s.resampler(sorted)
 		fast, slow := make([]float64, draws), make([]float64, draws)
@@ -86,13 +86,13 @@ func TestResampleQuantileMatchesBruteForce(t *testing.T) {
 func TestChangeIntervalNeedsATail(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, b := expSample(rng, 999, 1), expSample(rng, 5000, 1)
-	if lo, hi := changeInterval(a, b, statistic{0.99}, rng); !math.IsNaN(lo) || !math.IsNaN(hi) {
+	if lo, hi := changeInterval(a, b, quantile(0.99), rng); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("P99 of 999 requests: interval [%v, %v], want none", lo, hi)
 	}
-	if lo, _ := changeInterval(a, b, statistic{0.5}, rng); math.IsNaN(lo) {
+	if lo, _ := changeInterval(a, b, quantile(0.5), rng); math.IsNaN(lo) {
 		t.Error("median of 999 requests: no interval")
 	}
-	if lo, _ := changeInterval(a[:9], b, statistic{0}, rng); !math.IsNaN(lo) {
+	if lo, _ := changeInterval(a[:9], b, meanOf, rng); !math.IsNaN(lo) {
 		t.Error("mean of 9 requests: an interval")
 	}
 }
@@ -102,7 +102,7 @@ func TestChangeIntervalNeedsATail(t *testing.T) {
 func TestResampleMeanNormalLimit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	sorted := expSample(rng, clt+1, 1)
-	draw := statistic{0}.resampler(sorted)
+	draw := meanOf.resampler(sorted)
 	v := make([]float64, 20000)
 	for i := range v {
 		v[i] = draw(rng)
@@ -118,7 +118,7 @@ func TestResampleMeanNormalLimit(t *testing.T) {
 func BenchmarkChangeInterval(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, y := expSample(rng, 100_000, 1), expSample(rng, 100_000, 1.1)
-	for _, s := range []statistic{{0}, {0.5}, {0.99}} {
+	for _, s := range []statistic{meanOf, quantile(0.5), quantile(0.99)} {
 		b.Run(fmt.Sprintf("q=%v/n=100k", s.q), func(b *testing.B) {
 			for b.Loop() {
 				changeInterval(x, y, s, rng)
@@ -128,7 +128,7 @@ func BenchmarkChangeInterval(b *testing.B) {
 	x, y = x[:clt], y[:clt]
 	b.Run("q=0/n=5000", func(b *testing.B) {
 		for b.Loop() {
-			changeInterval(x, y, statistic{0}, rng)
+			changeInterval(x, y, meanOf, rng)
 		}
 	})
 }
