@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,10 +66,12 @@ func ErrorKind(msg string) string {
 // it has (StreamOptions, Usage, APIError, ChatCompletionMessage).
 type client struct {
 	hc       *http.Client
-	url      string
+	url      string // the endpoint: the base URL's path + endpointPath, its query kept
+	shown    string // url with any password in it masked, for messages
 	cfg      *Config
-	key      string // from the environment; only ever put in the header
-	keyState string // describes the key without revealing it
+	key      string   // from the environment; only ever put in the header
+	keyState string   // describes the key without revealing it
+	secrets  []string // the key (as set and trimmed) and the URL's password: never written
 	rawDir   string
 }
 
@@ -95,14 +98,19 @@ func newClient(cfg *Config, rawDir string) *client {
 		DisableCompression:  true,            // SSE must arrive as sent
 		ForceAttemptHTTP2:   false,
 	}
-	return &client{
-		hc:       &http.Client{Transport: tr},
-		url:      strings.TrimRight(cfg.BaseURL, "/") + endpointPath(cfg.Endpoint),
-		cfg:      cfg,
-		key:      key,
-		keyState: state,
-		rawDir:   rawDir,
+	c := &client{hc: &http.Client{Transport: tr}, cfg: cfg, key: key, keyState: state, rawDir: rawDir}
+	c.url, c.shown = cfg.BaseURL+endpointPath(cfg.Endpoint), cfg.BaseURL
+	if u, err := url.Parse(cfg.BaseURL); err == nil { // Validate has parsed it
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+endpointPath(cfg.Endpoint), ""
+		c.url, c.shown = u.String(), u.Redacted()
+		if pw, ok := u.User.Password(); ok {
+			c.secrets = append(c.secrets, pw)
+		}
 	}
+	c.secrets = append(c.secrets, key, strings.TrimSpace(key))
+	// Too short a secret would mask ordinary text, and says nothing anyway.
+	c.secrets = slices.DeleteFunc(c.secrets, func(s string) bool { return len(s) < 4 })
+	return c
 }
 
 func endpointPath(e Endpoint) string {
@@ -175,6 +183,14 @@ type wireChoice struct {
 func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (problem string) {
 	var ch wireChunk
 	if err := gojson.Unmarshal(data, &ch); err != nil { // goccy/go-json: same semantics, ~3× less CPU per chunk
+		// An error the APIError type cannot hold is still the server's
+		// error: TGI sends {"error": "...", "error_type": "..."}.
+		var e struct {
+			Error json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && len(e.Error) > 0 && string(e.Error) != "null" {
+			return KindStreamError + ": " + errorMessage(data)
+		}
 		return KindBadStream + ": undecodable chunk " + strconv.Itoa(n+1) + ": " + clip(data)
 	}
 	switch {
@@ -386,8 +402,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			problem = fmt.Sprintf("%s: an SSE line over %d bytes", KindBadStream, sse.DefaultMaxLine)
 		}
 		if err != nil {
-			if !done && problem == "" {
-				s.split.End(emit) // lenient: a last event without its blank line
+			if err == io.EOF && !done && problem == "" {
+				// Lenient on a clean end only: a last event without its
+				// blank line. A line cut by a timeout or reset is no event.
+				s.split.End(emit)
 			}
 			readErr = err
 			break
@@ -505,7 +523,7 @@ func (c *client) sendError(ctx, rctx context.Context, err error) string {
 	case ctx.Err() != nil:
 		return KindCanceled + ": run interrupted before the response"
 	case rctx.Err() == context.DeadlineExceeded:
-		return fmt.Sprintf("%s: no response headers within %v from POST %s", KindTimeout, c.cfg.Timeout, c.url)
+		return fmt.Sprintf("%s: no response headers within %v from POST %s", KindTimeout, c.cfg.Timeout, c.shown)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("%s: connection refused by %s (is the server running and the port right?)", KindConnection, hostOf(c.url))
 	case errors.Is(err, syscall.ECONNRESET):
@@ -543,7 +561,7 @@ func (c *client) streamEndError(ctx, rctx context.Context, err error, chunks int
 // statusError describes a non-200 response, with hints for 401 and 404.
 func (c *client) statusError(code int, body []byte) string {
 	msg := errorMessage(body)
-	head := fmt.Sprintf("HTTP %d from POST %s", code, c.url)
+	head := fmt.Sprintf("HTTP %d from POST %s", code, c.shown)
 	if msg != "" {
 		head += ": " + msg
 	}
@@ -566,8 +584,8 @@ func baseURLHint(base string) string {
 	if err != nil {
 		return ""
 	}
-	p := strings.TrimRight(u.Path, "/")
-	fix := func(path string) string { v := *u; v.Path = path; return v.String() }
+	p, base := strings.TrimRight(u.Path, "/"), u.Redacted()
+	fix := func(path string) string { v := *u; v.Path = path; return v.Redacted() }
 	switch {
 	case strings.Contains(p+"/", "/v1/v1/"):
 		return fmt.Sprintf("; the base URL %s has a doubled /v1; try %s", base, fix(strings.Replace(p, "/v1/v1", "/v1", 1)))
@@ -605,19 +623,17 @@ func errorMessage(body []byte) string {
 	return clip(body)
 }
 
+// redact masks every secret in s.
 func (c *client) redact(s string) string {
-	if len(c.key) >= 4 {
-		s = strings.ReplaceAll(s, c.key, "[redacted]")
-		if t := strings.TrimSpace(c.key); len(t) >= 4 && t != c.key {
-			s = strings.ReplaceAll(s, t, "[redacted]")
-		}
+	for _, sec := range c.secrets {
+		s = strings.ReplaceAll(s, sec, "[redacted]")
 	}
 	return s
 }
 
 func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
-	if len(c.key) >= 4 {
-		raw = bytes.ReplaceAll(raw, []byte(c.key), []byte("[redacted]"))
+	for _, sec := range c.secrets {
+		raw = bytes.ReplaceAll(raw, []byte(sec), []byte("[redacted]"))
 	}
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
 	os.WriteFile(filepath.Join(c.rawDir, name), raw, 0o644) // best effort: raw bodies are diagnostics

@@ -8,12 +8,14 @@
 // Request bodies are forwarded byte for byte (the proxy reads the body to
 // describe it, then replays the same bytes); it never adds
 // stream_options.include_usage or anything else. Headers pass through,
-// Authorization included, X-Forwarded-* as the client sent them; only the
-// hop-by-hop headers a proxy must drop are dropped, and Host becomes the
-// upstream's. Responses are copied as they arrive and flushed after every
-// write, so each SSE event reaches the client when the engine sends it.
-// Other paths (GET /v1/models, /health, /metrics, …) are forwarded and not
-// recorded. Header values are never logged or stored.
+// Authorization included, Forwarded and X-Forwarded-* as the client sent
+// them; only the hop-by-hop headers a proxy must drop are dropped, and Host
+// becomes the upstream's. Accept-Encoding is the client's: the proxy asks
+// for no compression of its own. Responses are copied as they arrive and
+// flushed after every write, so each SSE event reaches the client when the
+// engine sends it. Other paths (GET /v1/models, /health, /metrics, …) are
+// forwarded and not recorded. Header values are never logged or stored,
+// and a credential the server echoes in an error is masked in the row.
 //
 // # What is recorded
 //

@@ -121,6 +121,7 @@ type exchange struct {
 	obs        observation
 	upErr      error
 	clientGone bool
+	secrets    []string // the client's credentials: masked in the row's Error
 }
 
 type ctxKey struct{}
@@ -134,7 +135,11 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Transport == nil {
-		cfg.Transport = http.DefaultTransport
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Else Go asks for gzip on the client's behalf and unpacks it: the
+		// engine would compress what the client gets uncompressed.
+		tr.DisableCompression = true
+		cfg.Transport = tr
 	}
 	u, _ := url.Parse(cfg.Upstream)
 	p := &Proxy{cfg: cfg, upstream: u, start: time.Now(), pending: map[int64]*exchange{},
@@ -208,7 +213,7 @@ func (p *Proxy) now() int64 { return int64(time.Since(p.start)) }
 // header the client sent, X-Forwarded-* included.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(p.upstream)
-	for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
 		if v, ok := pr.In.Header[h]; ok {
 			pr.Out.Header[h] = v
 		}
@@ -302,6 +307,15 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	} else {
 		ex.row.PrefixHashes = PrefixHashes(ex.prompt.text, blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte))
 	}
+	for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
+		v := strings.TrimSpace(r.Header.Get(h))
+		if scheme, cred, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") {
+			v = strings.TrimSpace(cred)
+		}
+		if len(v) >= 4 { // shorter would mask ordinary text
+			ex.secrets = append(ex.secrets, v)
+		}
+	}
 	// Header values may hold any byte above 0x7f; trace strings are UTF-8.
 	if p.cfg.SessionHeader != "" {
 		ex.row.SessionID = strings.ToValidUTF8(r.Header.Get(p.cfg.SessionHeader), "\uFFFD")
@@ -336,6 +350,9 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "upstream body: " + clip(o.readErr.Error())
 	case !o.eof:
 		row.Error = "response not read to the end"
+	}
+	for _, sec := range ex.secrets { // a server may echo a wrong key back
+		row.Error = strings.ReplaceAll(row.Error, sec, "[redacted]")
 	}
 	if o.finish != "" {
 		row.FinishReason = o.finish

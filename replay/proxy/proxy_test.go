@@ -83,6 +83,12 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		write(`{"error":{"message":"model \"bad\" does not exist","type":"invalid_request_error"}}`)
 		return
 	}
+	if req.Model == "keyecho" { // as some servers answer a wrong key
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		write(`{"error":{"message":"Incorrect API key provided: ` + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + `"}}`)
+		return
+	}
 	n := req.MaxTokens
 	if n == 0 {
 		n = 4
@@ -543,9 +549,10 @@ func TestSecretIsNeverWritten(t *testing.T) {
 			r.post(t, "/v1/chat/completions", chatBody("m", true, true, "sys", "hi"))
 			r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
 			r.post(t, "/v1/chat/completions", chatBody("bad", false, false, "hi"))
+			r.post(t, "/v1/chat/completions", chatBody("keyecho", true, true, "hi"))
 			_, rows := r.finish(t)
-			if len(rows) != 3 {
-				t.Fatalf("%d rows", len(rows))
+			if len(rows) != 4 || rows[3].HTTPStatus != 401 || !strings.Contains(rows[3].Error, "Incorrect API key provided: [redacted]") {
+				t.Fatalf("%d rows; the last: %+v", len(rows), rows[len(rows)-1])
 			}
 			dir := filepath.Dir(r.out)
 			entries, _ := os.ReadDir(dir)
@@ -568,7 +575,7 @@ func TestSecretIsNeverWritten(t *testing.T) {
 				t.Error("the log contains the API key")
 			}
 			prompts, _ := os.ReadFile(PromptsPath(r.out))
-			if !bytes.Contains(prompts, []byte("once upon a time")) || bytes.Count(prompts, []byte("\n")) != 3 {
+			if !bytes.Contains(prompts, []byte("once upon a time")) || bytes.Count(prompts, []byte("\n")) != 4 {
 				t.Errorf("prompts file: %s", prompts)
 			}
 		})
@@ -694,5 +701,66 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := New(Config{}); err == nil {
 		t.Error("New accepted an empty config")
+	}
+}
+
+// upstreamHeaders sends one request with hdr through a proxy and returns
+// the headers the upstream saw.
+func upstreamHeaders(t *testing.T, hdr map[string]string) http.Header {
+	t.Helper()
+	var mu sync.Mutex
+	var got http.Header
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer up.Close()
+	cfg := DefaultConfig()
+	cfg.Upstream = up.URL
+	cfg.Out = filepath.Join(t.TempDir(), "run.jsonl")
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	srv.Close()
+	p.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	return got
+}
+
+// Forwarded and X-Forwarded-* pass as the client sent them.
+func TestForwardedHeadersKept(t *testing.T) {
+	got := upstreamHeaders(t, map[string]string{"Forwarded": "for=192.0.2.60;proto=https", "X-Forwarded-For": "192.0.2.60"})
+	if got.Get("X-Forwarded-For") != "192.0.2.60" {
+		t.Errorf("X-Forwarded-For dropped")
+	}
+	if got.Get("Forwarded") == "" {
+		t.Errorf("Forwarded header dropped: %v", got)
+	}
+}
+
+// The proxy asks for no compression the client did not ask for: the
+// engine would otherwise gzip what the client gets plain.
+func TestNoAcceptEncodingAdded(t *testing.T) {
+	got := upstreamHeaders(t, nil)
+	if v := got.Get("Accept-Encoding"); v != "" {
+		t.Errorf("upstream got Accept-Encoding %q the client never sent", v)
 	}
 }
