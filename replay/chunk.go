@@ -14,6 +14,7 @@ type chunkScan struct {
 	finish   []byte // the last non-empty finish_reason; aliases the input
 	usage    openai.Usage
 	hasUsage bool
+	filtered bool // Azure's content-filter preamble: no choices, by design
 }
 
 // scanChunk decodes the usual chunk without allocating: decoding every
@@ -48,6 +49,8 @@ func scanChunk(b []byte, c *chunkScan) bool {
 			return s.usage(&c.usage)
 		case "error", "message":
 			return s.lit("null") // anything else: the slow path reports it
+		case "prompt_filter_results":
+			return false // rare: the slow path reads it
 		case "object":
 			if s.peek() == 'n' {
 				return s.lit("null")

@@ -24,6 +24,7 @@ var chunkSeeds = []struct {
 	{`{"choices":[{"delta":null,"text":"😀","finish_reason":"stop"}]}`, true},
 	{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":1}}}`, false},
 	{`{"error":{"message":"boom","type":"internal_error","code":500}}`, false},
+	{`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}`, false},
 	{`{"object":"error","message":"boom"}`, false},
 	{`{"Choices":[{"delta":{"content":"a"}}]}`, false},
 	{`{"choices":[{"delta":{"content":"\ud83d\ude00"}}]}`, false},
@@ -76,7 +77,7 @@ func checkScan(t *testing.T, data string) {
 		t.Fatalf("scanChunk took %q; go-json: %s", data, p)
 	}
 	if got.choices != want.choices || got.text != want.text || string(got.finish) != string(want.finish) ||
-		got.hasUsage != want.hasUsage || got.usage != want.usage {
+		got.hasUsage != want.hasUsage || got.usage != want.usage || got.filtered != want.filtered {
 		t.Fatalf("%q: scanChunk %+v, go-json %+v", data, got, want)
 	}
 }

@@ -38,7 +38,7 @@ const (
 	KindTimeout      = "timeout"       // Config.Timeout passed
 	KindNoDone       = "no_done"       // the stream ended without data: [DONE]
 	KindStreamError  = "stream_error"  // an error object (or event: error) inside the stream
-	KindEmptyChoices = "empty_choices" // a chunk with empty choices that was not the usage chunk
+	KindEmptyChoices = "empty_choices" // a chunk with empty choices that was neither the usage chunk nor Azure's filter preamble
 	KindNoUsage      = "no_usage"      // [DONE] came but no chunk carried usage
 	KindBadStream    = "bad_stream"    // undecodable chunk, or usage and content disagree
 	KindCanceled     = "canceled"      // the run was interrupted
@@ -164,6 +164,9 @@ type wireChunk struct {
 	Error   *openai.APIError `json:"error"`
 	Object  string           `json:"object"`  // "error" in vLLM's error shape
 	Message string           `json:"message"` // ...whose text is here
+	// Azure OpenAI opens a stream with a chunk of no choices that holds
+	// the prompt's content-filter results.
+	PromptFilterResults json.RawMessage `json:"prompt_filter_results"`
 }
 
 type wireChoice struct {
@@ -203,7 +206,7 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	case ch.Object == "error":
 		return KindStreamError + ": " + oneLine(ch.Message)
 	}
-	*cs = chunkScan{choices: len(ch.Choices)}
+	*cs = chunkScan{choices: len(ch.Choices), filtered: len(ch.PromptFilterResults) > 0 && string(ch.PromptFilterResults) != "null"}
 	if ch.Usage != nil {
 		cs.usage, cs.hasUsage = *ch.Usage, true
 	}
@@ -379,7 +382,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			s.usage, usage = cs.usage, &s.usage // with continuous usage stats every chunk carries it
 		}
 		if cs.choices == 0 {
-			if !cs.hasUsage {
+			if !cs.hasUsage && !cs.filtered {
 				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(len(s.chunks)+1) + " has empty choices and no usage"
 			}
 			return problem == ""

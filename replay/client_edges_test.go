@@ -166,3 +166,23 @@ func TestStreamErrorShapes(t *testing.T) {
 		}
 	}
 }
+
+// Azure OpenAI's first chunk has no choices and the prompt's filter
+// results: part of a good stream, not an empty-choices failure.
+func TestAzureFilterPreambleIsNoFailure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(`data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}` + "\n\n"))
+		for i := 0; i < 5; i++ {
+			w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"ab"},"content_filter_results":{}}]}` + "\n\n"))
+		}
+		w.Write([]byte(`data: {"choices":[],"usage":{"prompt_tokens":60,"completion_tokens":5,"total_tokens":65}}` + "\n\ndata: [DONE]\n\n"))
+	}))
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	s, out := runRows(t, cfg, rows(1, 0, 40, 5))
+	if s.Succeeded != 1 || out[0].UsageOutput != 5 || len(out[0].TokenTimes) != 5 {
+		t.Fatalf("error %q, %d tokens timed: want a success of 5 tokens", out[0].Error, len(out[0].TokenTimes))
+	}
+}
