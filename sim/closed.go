@@ -70,6 +70,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	e.closedLoop = true
 	free, freed := loop.Clients, e.finished
 	var idx int64
 	exhausted := false

@@ -105,6 +105,34 @@ func TestClosedLoopSkipMatchesNoSkip(t *testing.T) {
 	}
 }
 
+// A rejected request frees its client when it arrives: a decode stretch
+// no arrival could join must still stop there, or the client's next
+// request is issued late.
+func TestClosedLoopRejectionSkipMatchesNoSkip(t *testing.T) {
+	reqs := []*traces.Request{
+		req("r0", 0, 10, 100),  // runs alone (MaxNumSeqs 1), decoding for about 1 s
+		req("r1", 0, 10, 10),   // waits behind r0: the stretch watches no arrival
+		req("r2", 0, 10, 5000), // never fits: rejected when it arrives
+		req("r3", 0, 10, 10),   // issued when r2's client is freed
+	}
+	arrival := map[bool]int64{}
+	for _, noSkip := range []bool{true, false} {
+		cfg := Config{Policy: PolicyConfig{Name: Continuous, MaxNumSeqs: 1, MaxNumBatchedTokens: 64, ChunkedPrefill: true},
+			BlockSize: 16, TotalBlocks: 64, Step: Linear{C0: 10e-3, Cp: 1e-4, Cd: 1e-3}, Devices: 1, NoSkip: noSkip}
+		w := &memWriter{}
+		if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 3, IssueGap: 50 * time.Millisecond}, newSliceReader(reqs), w); err != nil {
+			t.Fatal(err)
+		}
+		if w.byID["r2"].Error == "" {
+			t.Fatal("r2 was not rejected")
+		}
+		arrival[noSkip] = w.byID["r3"].Arrival
+	}
+	if arrival[true] != arrival[false] {
+		t.Errorf("r3 issued at %.4f s stepping, %.4f s skipping", float64(arrival[true])/1e9, float64(arrival[false])/1e9)
+	}
+}
+
 func TestClosedLoopErrors(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.TotalBlocks = 10

@@ -148,8 +148,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sim: Config.Step is nil: want a StepTimer (Linear or Roofline)")
 	case c.Devices < 1:
 		return fmt.Errorf("sim: Config.Devices = %d: want ≥ 1", c.Devices)
-	case c.MaxNewTokens < 0:
-		return fmt.Errorf("sim: Config.MaxNewTokens = %d: want ≥ 0", c.MaxNewTokens)
+	case c.MaxNewTokens < 0 || c.MaxNewTokens > math.MaxInt32:
+		return fmt.Errorf("sim: Config.MaxNewTokens = %d: want 0 to %d", c.MaxNewTokens, math.MaxInt32)
 	case c.MaxModelLen < 0:
 		return fmt.Errorf("sim: Config.MaxModelLen = %d: want ≥ 0", c.MaxModelLen)
 	case c.HashBlockSize < 0:

@@ -38,6 +38,8 @@ func TestConfigValidateNamesField(t *testing.T) {
 		{"Devices", func(c *Config) { c.Devices = 0 }},
 		{"HashBlockSize", func(c *Config) { c.HashBlockSize = -1 }},
 		{"Linear.Ck", func(c *Config) { c.Step = Linear{C0: 1, Ck: -1} }},
+		{"Linear.Cq", func(c *Config) { c.Step = Linear{C0: 1, Cq: -1} }}, // stretches would skip it
+		{"MaxNewTokens", func(c *Config) { c.MaxNewTokens = 1<<32 + 1 }},  // int32 would make it 1
 		{"Linear", func(c *Config) { c.Step = Linear{Cp: 1} }},
 		{"Roofline.FLOPS", func(c *Config) { c.Step = Roofline{BandwidthBytesPerSec: 1, OverheadSec: 1} }},
 		{"MaxNumSeqs", func(c *Config) { c.Policy.MaxNumSeqs = 0 }},

@@ -138,6 +138,10 @@ type engine struct {
 	arriving   deque
 	admitDelay int64
 	lock       bool
+	// closedLoop: every arrival cuts a decode stretch, even one no
+	// arrival could join, since a rejected arrival frees its client to
+	// issue the next request at once.
+	closedLoop bool
 	// With lock: sequence slots free, and those the step that just ended
 	// freed (handed out as the next step forms).
 	slotsFree, slotsFreed int
@@ -373,7 +377,7 @@ func (e *engine) iterate(t int64) error {
 		if ok, watch, anon := e.pol.holds(e); ok {
 			// Under the lock an arrival needs the step boundaries that
 			// follow it to get in, so the jump stops at one.
-			if k := e.stretchLen(watch || e.lock, anon, min(t, e.ready())); k >= 2 {
+			if k := e.stretchLen(watch || e.lock || e.closedLoop, anon, min(t, e.ready())); k >= 2 {
 				err := e.jump(k)
 				e.next = e.now
 				return err

@@ -168,7 +168,7 @@ func (l Linear) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Admit.Delay", l.Admit.Delay}} {
+	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Cq", l.Cq}, {"Admit.Delay", l.Admit.Delay}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}
