@@ -254,8 +254,8 @@ func (p *Plan) Validate() error {
 				p.Batch.MaxNumSeqs, p.Batch.MaxNumBatchedTokens)
 		}
 	}
-	if p.Batch.MaxWaitMS < 0 {
-		bad("batch.max_wait_ms", "must be ≥ 0, got %g", p.Batch.MaxWaitMS)
+	if !(p.Batch.MaxWaitMS >= 0) || math.IsInf(p.Batch.MaxWaitMS, 0) {
+		bad("batch.max_wait_ms", "must be a finite number ≥ 0, got %g", p.Batch.MaxWaitMS)
 	}
 	if p.Device.Count < 1 {
 		bad("device.count", "must be ≥ 1, got %d", p.Device.Count)

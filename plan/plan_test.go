@@ -71,6 +71,12 @@ func TestParseErrors(t *testing.T) {
 		{"pue below 1", strings.Replace(valid, "pue = 1.2", "pue = 0", 1), "cost.pue: must be a finite number ≥ 1"},
 		{"memory limit nan", strings.Replace(valid, "max_model_len = 8192", "max_model_len = 8192\nmemory_limit_gib = nan", 1), "device.memory_limit_gib: must be a finite number ≥ 0"},
 		{"too many sequences", strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 40000", 1), "batch.max_num_seqs: must be ≤ 32767"},
+		{"wait nan", strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
+			`strategy = "continuous"`, "strategy = \"fixed\"\nbatch_size = 8\nmax_wait_ms = nan").Replace(valid),
+			"batch.max_wait_ms: must be a finite number ≥ 0, got NaN"},
+		{"wait inf", strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
+			`strategy = "continuous"`, "strategy = \"fixed\"\nbatch_size = 8\nmax_wait_ms = inf").Replace(valid),
+			"batch.max_wait_ms: must be a finite number ≥ 0, got +Inf"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -82,10 +82,10 @@ func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 	path := arg
 	if _, err := os.Stat(arg); err != nil {
 		if p, s, ok := strings.Cut(arg, "#"); ok {
-			path = p
-			if sel == "" {
-				sel = s
+			if sel != "" && sel != s {
+				return nil, fmt.Errorf("compare: %s names %q, and --a/--b %q: want one", arg, s, sel)
 			}
+			path, sel = p, s
 		}
 	}
 	in := &report.Inputs{SLO: slo}

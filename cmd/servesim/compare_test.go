@@ -240,3 +240,19 @@ func TestCompareGoodput(t *testing.T) {
 		}
 	}
 }
+
+// A run named twice, by PATH#NAME and by --a, must be named alike.
+func TestCompareConflictingSelectors(t *testing.T) {
+	dir := t.TempDir()
+	trace := sliceCSV(t, "../../testdata/azure2023/AzureLLMInferenceTrace_conv.csv", dir, 50)
+	sim := filepath.Join(dir, "sim")
+	if _, err := run(t, "simulate", "--trace", trace, "--out", sim); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "compare", "--a", "serial", sim+"#continuous", sim+"#continuous"); err == nil || !strings.Contains(err.Error(), "want one") {
+		t.Errorf("#continuous and --a serial: %v, want an error", err)
+	}
+	if out, code := compare(t, "--a", "continuous", sim+"#continuous", sim+"#continuous"); code != 0 {
+		t.Errorf("the same name twice: exit %d\n%s", code, out)
+	}
+}

@@ -67,10 +67,13 @@ func runSimulate(c *cli.Context) error {
 	if c.String("sweep") != "" {
 		return runSweep(c)
 	}
-	for _, f := range []string{"top", "shard", "workers", "knee-throughput-pct", "knee-p99-pct"} {
+	for _, f := range []string{"top", "shard", "workers", "knee-throughput-pct", "knee-p99-pct", "quiet"} {
 		if c.IsSet(f) {
 			return fmt.Errorf("simulate: --%s needs --sweep", f)
 		}
+	}
+	if c.IsSet("closed-loop-gap") && !c.IsSet("closed-loop") {
+		return fmt.Errorf("simulate: --closed-loop-gap needs --closed-loop")
 	}
 	cat := model.DefaultCatalog()
 	if p := c.String("catalog"); p != "" {

@@ -76,7 +76,7 @@ func runSweepMerge(c *cli.Context) error {
 
 // runSweep is `simulate --sweep SPEC`.
 func runSweep(c *cli.Context) error {
-	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop"} {
+	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop", "closed-loop-gap"} {
 		if c.IsSet(f) {
 			return fmt.Errorf("simulate: --%s does not combine with --sweep", f)
 		}
@@ -88,6 +88,9 @@ func runSweep(c *cli.Context) error {
 	out := c.String("out")
 	if shard.Count > 1 && out == "" {
 		return fmt.Errorf("simulate: --shard needs --out for the shard's results")
+	}
+	if c.Int("top") > 0 && out == "" {
+		return fmt.Errorf("simulate: --top writes OUT/candidates.json: it needs --out")
 	}
 	if n := c.Int("top"); n < 0 {
 		return fmt.Errorf("simulate: --top %d: want ≥ 0", n)

@@ -142,6 +142,11 @@ func TestSimulateSweepFlagChecks(t *testing.T) {
 		{[]string{"simulate", "--sweep", smallSweep, "--shard", "2/2", "--out", "x"}, "shard \"2/2\""},
 		{[]string{"simulate", "--sweep", smallSweep, "--shard", "0/2"}, "--shard needs --out"},
 		{[]string{"simulate", "--sweep", smallSweep, "--shard", "0/2", "--out", "x", "--top", "2"}, "sweep merge"},
+		// Flags the chosen mode would ignore.
+		{[]string{"simulate", "--sweep", smallSweep, "--top", "2"}, "--top writes OUT/candidates.json: it needs --out"},
+		{[]string{"simulate", "--sweep", smallSweep, "--closed-loop-gap", "50ms"}, "--closed-loop-gap does not combine"},
+		{[]string{"simulate", "--closed-loop-gap", "50ms"}, "--closed-loop-gap needs --closed-loop"},
+		{[]string{"simulate", "-q"}, "--quiet needs --sweep"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)

@@ -128,7 +128,7 @@ func traceSynthCommand() *cli.Command {
 		ArgsUsage: "OUT",
 		Flags: []cli.Flag{
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random draw (arrivals, lengths, prefix groups)"},
-			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests (ignored with --prompt-lengths)"},
+			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests (--prompt-lengths sets them instead)"},
 			&cli.StringFlag{Name: "prompt-lengths", Usage: "fixed-input matrix: comma-separated prompt lengths, each --repeats times"},
 			&cli.IntFlag{Name: "repeats", Value: 1, Usage: "with --prompt-lengths: requests per length"},
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
@@ -157,6 +157,16 @@ func traceSynthCommand() *cli.Command {
 			}
 			if c.IsSet("repeats") && !c.IsSet("prompt-lengths") {
 				return errors.New("synth: --repeats applies to --prompt-lengths only")
+			}
+			if c.IsSet("prompt-lengths") {
+				for _, f := range []string{"prompt", "requests"} {
+					if c.IsSet(f) {
+						return fmt.Errorf("synth: --prompt-lengths sets the prompts and the row count; --%s conflicts with it", f)
+					}
+				}
+			}
+			if c.IsSet("cv") && c.String("arrival") != traces.ArrivalGamma {
+				return fmt.Errorf("synth: --cv applies to --arrival %s only", traces.ArrivalGamma)
 			}
 			if c.Int("prefix-tokens") < 0 || c.Int("prefix-groups") < 0 || (c.Int("prefix-tokens") > 0) != (c.Int("prefix-groups") > 0) {
 				return fmt.Errorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))

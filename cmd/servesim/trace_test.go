@@ -129,6 +129,10 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--resample", src, "--prompt", "fixed:7"}, "--prompt conflicts with it"},
 		{[]string{"--resample", src, "--prompt-lengths", "7,9"}, "--prompt-lengths conflicts with it"},
 		{[]string{"--repeats", "2"}, "--repeats applies to --prompt-lengths only"},
+		{[]string{"--prompt-lengths", "128", "--prompt", "fixed:7"}, "--prompt conflicts with it"},
+		{[]string{"--prompt-lengths", "128", "--requests", "50"}, "--requests conflicts with it"},
+		{[]string{"--cv", "4"}, "--cv applies to --arrival gamma only"},
+		{[]string{"--arrival", "constant", "--cv", "4"}, "--cv applies to --arrival gamma only"},
 		{[]string{"--prefix-tokens", "64"}, "--prefix-groups and --prefix-tokens go together"},
 		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
 		// SynthConfig's errors, with the flag named for the field.

@@ -84,10 +84,16 @@ func expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
 	if d, ok := s.base["device"].(map[string]any); ok {
 		baseDev, _ = d["model"].(string)
 	}
+	priced := map[string]string{} // the catalog's name → the key that prices it
 	for _, dev := range sortedKeys(s.Prices) {
-		if _, err := cat.Hardware(dev); err != nil {
+		hw, err := cat.Hardware(dev)
+		if err != nil {
 			return nil, fmt.Errorf("prices.%q: %w", dev, err)
 		}
+		if other, dup := priced[hw.Name]; dup {
+			return nil, fmt.Errorf("prices.%q: %s is priced by %q too: want one price a device", dev, hw.Name, other)
+		}
+		priced[hw.Name] = dev
 	}
 	ex := &Expansion{Skipped: map[string]int{}}
 	for _, st := range s.Strategies {
@@ -197,9 +203,9 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 	}
 	c.Label = strings.Join(label, " ")
 	dev, _ := section("device")["model"].(string)
-	if p, ok := s.Prices[dev]; ok {
+	if p, ok := s.price(cat, dev); ok {
 		section("cost")["usd_per_hour"] = p
-	} else if dev != baseDev {
+	} else if deviceName(cat, dev) != deviceName(cat, baseDev) {
 		hint := ""
 		if hw, err := cat.Hardware(dev); err == nil && hw.PricePerHour > 0 {
 			hint = fmt.Sprintf(" (the catalog's list price is %g)", hw.PricePerHour)
@@ -261,6 +267,25 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 }
 
 // classify names the reason a plan did not resolve.
+// price is the [prices] entry for dev, however its key is spelt.
+func (s *Spec) price(cat *model.Catalog, dev string) (float64, bool) {
+	for key, p := range s.Prices {
+		if deviceName(cat, key) == deviceName(cat, dev) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// deviceName is the catalog's name for dev (names are matched without
+// regard to case), or dev itself when the catalog does not know it.
+func deviceName(cat *model.Catalog, dev string) string {
+	if hw, err := cat.Hardware(dev); err == nil {
+		return hw.Name
+	}
+	return dev
+}
+
 func classify(err error) string {
 	msg := err.Error()
 	switch {

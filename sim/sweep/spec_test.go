@@ -55,6 +55,7 @@ func TestExpandErrorsNameFileAndKey(t *testing.T) {
 		{"weights never fit", `base = "base.toml"` + "\n[model]\nname = \"Llama-3.1-70B\"\n" + sloTOML, "1 weights_do_not_fit"},
 		{"unknown device", `base = "base.toml"` + "\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"TPU9\"]\n[prices]\nTPU9 = 1.0\n" + sloTOML, `prices."TPU9"`},
 		{"device without price", `base = "base.toml"` + "\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"A100-80G\"]\n" + sloTOML, `[prices] "A100-80G"`},
+		{"device priced twice", `base = "base.toml"` + "\n[prices]\n\"H100-SXM-80G\" = 1.0\n\"h100-sxm-80g\" = 2.0\n" + sloTOML, `is priced by "H100-SXM-80G" too`},
 		{"missing strategy key", `base = "base.toml"` + "\n[sweep]\n\"batch.strategy\" = [\"fixed\"]\n" + sloTOML, "missing required key batch.batch_size"},
 		{"router without replicas", `base = "base.toml"` + "\n[sweep]\n\"cluster.router\" = [\"round_robin\"]\n" + sloTOML, "missing required key cluster.replicas"},
 		{"split without long_replicas", `base = "base.toml"` + "\n[cluster]\nreplicas = 2\nrouter = \"round_robin\"\n[sweep]\n\"cluster.split_tokens\" = [1024]\n" + sloTOML, "missing required key cluster.long_replicas"},
@@ -70,6 +71,22 @@ func TestExpandErrorsNameFileAndKey(t *testing.T) {
 				t.Fatalf("err = %v, want the file and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A [prices] key names its device as the catalog does, in any case.
+func TestPricesMatchDeviceInAnySpelling(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"`+"\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"a100-80g\"]\n"+
+		"[prices]\n\"h100-sxm-80g\" = 5.0\n\"A100-80G\" = 1.5\n"+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"H100-SXM-80G": 5, "a100-80g": 1.5}
+	for _, c := range mustExpand(t, s).Configs {
+		dev, _ := c.value("device.model")
+		if got := c.Plan.Cost.USDPerHour; got != want[dev.(string)] {
+			t.Errorf("%s: usd_per_hour %g, want the [prices] entry %g", dev, got, want[dev.(string)])
+		}
 	}
 }
 
