@@ -333,9 +333,16 @@ func Rank(cands []CandidateResult) Ranking {
 		}
 	}
 	best := slices.MinFunc(rk.Entries, func(a, b RankEntry) int { return int(a.SweepRank - b.SweepRank) })
-	gap := best.MeasuredCost/rk.Entries[0].MeasuredCost - 1
-	held := gap <= BestWithin
-	rk.BestGap, rk.BestHeld = &gap, &held
+	// A free candidate (a plan priced at $0/h) leaves no ratio to take
+	// but a tie.
+	if cheapest := rk.Entries[0].MeasuredCost; cheapest > 0 || best.MeasuredCost == cheapest {
+		gap := 0.0
+		if cheapest > 0 {
+			gap = best.MeasuredCost/cheapest - 1
+		}
+		held := gap <= BestWithin
+		rk.BestGap, rk.BestHeld = &gap, &held
+	}
 	return rk
 }
 

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -92,5 +93,19 @@ func TestCompareOutputs(t *testing.T) {
 	}
 	if cs.PerCandidate[0].Compared != 2 || cs.PerCandidate[0].Differ != 1 || cs.PerCandidate[1].Differ != 0 {
 		t.Errorf("per candidate %+v", cs.PerCandidate)
+	}
+}
+
+// A plan may price its device at $0/h (owned hardware): every measured
+// cost is then 0, a tie, and the ranking must still be writable.
+func TestRankZeroMeasuredCostIsWritable(t *testing.T) {
+	zero := 0.0
+	cands := []CandidateResult{
+		{Rank: 1, Label: "a", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: &zero}}, Predicted: Metrics{USDPerMOut: &zero}},
+		{Rank: 2, Label: "b", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: &zero}}, Predicted: Metrics{USDPerMOut: &zero}},
+	}
+	rk := Rank(cands)
+	if _, err := json.Marshal(rk); err != nil || rk.BestGap == nil || *rk.BestGap != 0 || !*rk.BestHeld {
+		t.Fatalf("$0 measured costs: %v, ranking %+v; want a tie the best held", err, rk)
 	}
 }

@@ -269,21 +269,19 @@ func (e *Engine) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// kill ends the start command's process group: SIGTERM, then SIGKILL
-// when it has not exited within the stop timeout.
+// kill ends the start command's process group: SIGTERM to every process
+// in it, then SIGKILL to those left when the stop timeout ends. The whole
+// group gets the timeout, not only its leader: the leader is often a shell
+// that dies at once while the engine it started shuts down gracefully.
 func (e *Engine) kill() {
 	pid := e.cmd.Process.Pid
-	if exited, _ := e.exit(); !exited {
-		killGroup(pid, false)
-		select {
-		case <-e.done:
-		case <-time.After(e.spec.StopTimeout):
-			killGroup(pid, true)
-			<-e.done
-		}
+	deadline := time.Now().Add(e.spec.StopTimeout)
+	killGroup(pid, false)
+	for groupAlive(pid) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
 	}
-	// Children left in the group after the leader exited.
 	killGroup(pid, true)
+	<-e.done
 }
 
 // logTail is the end of the engine log, for error messages.

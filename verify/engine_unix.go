@@ -21,3 +21,6 @@ func killGroup(pgid int, hard bool) error {
 	}
 	return syscall.Kill(-pgid, sig)
 }
+
+// groupAlive reports whether any process of group pgid is left.
+func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }

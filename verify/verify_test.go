@@ -538,3 +538,25 @@ func TestWarmUpLogsARefusedRequest(t *testing.T) {
 		t.Errorf("log %q: want one line for the refused 5000-token request", log.String())
 	}
 }
+
+// The whole group gets the stop timeout to shut down. The leader of a
+// multi-command line ("source venv/bin/activate && vllm serve ...") is a
+// shell that exits on SIGTERM at once; the engine it started must still
+// finish its graceful shutdown (here 1 s, within the 5 s timeout).
+func TestStopLetsEngineShutDownGracefully(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	start := `touch "$D/up"; sh -c 'trap "sleep 1; rm -f \"$D/up\"; echo clean > \"$D/clean\"; exit 0" TERM; while :; do sleep 0.1; done'; true`
+	spec := EngineSpec{Start: start, HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 5 * time.Second}
+	e, err := StartEngine(context.Background(), spec, Knobs{}, filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	stopErr := e.Stop(context.Background())
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(dir, "clean")); err != nil {
+		t.Errorf("engine was killed before finishing its SIGTERM shutdown (stop err: %v)", stopErr)
+	}
+	os.Remove(filepath.Join(dir, "up"))
+}
