@@ -345,8 +345,8 @@ func resetTolerance(runs []*RunResult) int64 {
 
 // WindowSteps averages runs of consecutive pure-decode observations into
 // windows of at most w steps and appends them to dst: steps of one run,
-// each starting where the previous ended, with no prefill and not from
-// idle. A window's features and Seconds are the means over its steps (the
+// each starting where the previous ended, with one decode count, no
+// prefill and not from idle. A window's features and Seconds are the means over its steps (the
 // model is linear, so the mean step obeys it exactly), Start and End span
 // the window, and the window's step count is appended to counts. Other
 // observations pass through unchanged with count 1.
@@ -368,8 +368,10 @@ func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) 
 			continue
 		}
 		j := i + 1
+		// One decode count a window: the dense terms are not linear in it,
+		// so a mean count would not give the mean of its steps' features.
 		for j < len(obs) && j-i < w && obs[j].Run == o.Run && obs[j].Start == obs[j-1].End &&
-			obs[j].PrefillTokens == 0 && !obs[j].FromIdle {
+			obs[j].PrefillTokens == 0 && !obs[j].FromIdle && obs[j].DecodeSeqs == o.DecodeSeqs {
 			j++
 		}
 		k := float64(j - i)

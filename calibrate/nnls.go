@@ -100,15 +100,22 @@ func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings)
 			if inner > 3*n {
 				return passive, ErrNNLSNoConvergence
 			}
-			alpha := math.Inf(1)
+			alpha, stop := math.Inf(1), -1
 			for i := range n {
 				if passive[i] && z[i] <= 0 {
-					alpha = math.Min(alpha, x[i]/(x[i]-z[i]))
+					if a := x[i] / (x[i] - z[i]); a < alpha {
+						alpha, stop = a, i
+					}
 				}
 			}
 			for i := range n {
 				x[i] += alpha * (z[i] - x[i])
-				if passive[i] && x[i] <= 1e-15*math.Max(1, floats.Norm(x, math.Inf(1))) {
+			}
+			// The variable that set alpha reaches 0 exactly; rounding
+			// leaves others at a trace of x's scale (b's, not 1's).
+			tiny := 1e-15 * floats.Norm(x, math.Inf(1))
+			for i := range n {
+				if passive[i] && (i == stop || x[i] <= tiny) {
 					passive[i] = false
 					x[i] = 0
 				}

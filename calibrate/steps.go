@@ -2,6 +2,8 @@ package calibrate
 
 import (
 	"fmt"
+	"math"
+	"net/http"
 	"sort"
 
 	"github.com/servesim/servesim/traces"
@@ -139,8 +141,13 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 		st.Requests++
 		if len(r.TokenTimes) == 0 {
 			st.Skipped++
-			if r.ActualSend != traces.Missing && r.LastToken != traces.Missing && r.LastToken >= r.ActualSend {
+			switch {
+			case r.ActualSend != traces.Missing && r.LastToken != traces.Missing && r.LastToken >= r.ActualSend:
 				taints = append(taints, [2]int64{r.ActualSend, r.LastToken})
+			case r.ActualSend != traces.Missing && r.Error != "" && (r.HTTPStatus == http.StatusOK || r.HTTPStatus == traces.Missing):
+				// Failed after its stream began (a timeout, a reset): it ran
+				// for a while, and when it stopped is not recorded.
+				taints = append(taints, [2]int64{r.ActualSend, math.MaxInt64})
 			}
 			continue
 		}
