@@ -392,7 +392,9 @@ func readColumns(pf *file.Reader) []int {
 	skipped := false
 	for i := 0; i < sc.NumColumns(); i++ {
 		root, _, _ := strings.Cut(sc.Column(i).Path(), ".")
-		if skippableColumn(root) && allNull(md, i) {
+		// A list column's null count also counts empty lists: only a flat
+		// column's statistics say every row is null.
+		if skippableColumn(root) && sc.Column(i).MaxRepetitionLevel() == 0 && allNull(md, i) {
 			skipped = true
 			continue
 		}

@@ -122,10 +122,12 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	if opt.Name != "" {
 		meta.Source = string(format) + ":" + filepath.Base(opt.Name)
 	}
+	if opt.Spread > 0 {
+		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
+	}
 	var r Reader = &importReader{src: s, meta: meta, name: opt.name(), dropFailed: opt.DropFailed}
 	r.At().Reset()
 	if opt.Spread > 0 {
-		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
 		r = Spread(r, opt.Spread)
 	}
 	return r, nil

@@ -169,7 +169,11 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 			return 0, 0, io.EOF
 		}
 		s.conv++
-		s.conver = shareGPTConv{Conversations: s.conver.Conversations[:0]}
+		// encoding/json decodes into the reused elements without zeroing
+		// them: a turn lacking "from" or "value" would keep the old one's.
+		turns := s.conver.Conversations[:cap(s.conver.Conversations)]
+		clear(turns)
+		s.conver = shareGPTConv{Conversations: turns[:0]}
 		if err := s.dec.Decode(&s.conver); err != nil {
 			return 0, 0, fmt.Errorf("%s: offset %d (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.name, s.dec.InputOffset(), s.conv, err)
 		}

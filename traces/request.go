@@ -69,6 +69,7 @@ func (r *Request) ClearObserved() {
 	r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = in.ID, in.Arrival, in.PromptTokens, in.OutputTokens
 	r.PrefixHashes = append(r.PrefixHashes, in.PrefixHashes...)
 	r.SessionID, r.Class, r.Warmup, r.SourceFailed = in.SessionID, in.Class, in.Warmup, in.SourceFailed
+	r.TokenTimes = nil // not measured, not "zero tokens"
 }
 
 // Observed reports whether a live run or the simulator attempted r.

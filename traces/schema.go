@@ -338,11 +338,11 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 		if !arrow.TypeEqual(col.DataType(), f.Type) {
 			return nil, fmt.Errorf("column %q: want type %s, got %s", f.Name, f.Type, col.DataType())
 		}
-		if col.NullN() == col.Len() && col.Len() > 0 {
-			continue // all null: leave the field Missing without per-row checks
-		}
 		if !f.Nullable && col.NullN() > 0 {
 			return nil, fmt.Errorf("column %q: %d null values in a required column", f.Name, col.NullN())
+		}
+		if col.NullN() == col.Len() && col.Len() > 0 {
+			continue // all null: leave the field Missing without per-row checks
 		}
 		if b, ok := col.(*array.Boolean); ok && allFalse(b) {
 			continue // the usual warmup and source_failed: no per-row reads

@@ -236,6 +236,7 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		c: c, meta: m, total: total,
 		arr:    newStream(c.Seed, "synth.arrivals"),
 		lens:   newStream(c.Seed, "synth.lengths"),
+		outs:   newStream(c.Seed, "synth.lengths.output"),
 		groups: newStream(c.Seed, "synth.groups"),
 		salt:   mix64(c.Seed ^ streamSeed("synth.hashes")),
 		prompt: newLengthDist(c.Prompt),
@@ -246,16 +247,17 @@ func Synthesize(c SynthConfig) (Reader, error) {
 }
 
 type synth struct {
-	c                 SynthConfig
-	meta              Meta
-	total, i          int
-	t                 int64
-	arr, lens, groups *rand.Rand
-	salt              uint64
-	prompt, output    lengthDist
-	ids               idArena
-	cur               Request
-	err               error
+	c               SynthConfig
+	meta            Meta
+	total, i        int
+	t               int64
+	arr, lens, outs *rand.Rand
+	groups          *rand.Rand
+	salt            uint64
+	prompt, output  lengthDist
+	ids             idArena
+	cur             Request
+	err             error
 }
 
 func (g *synth) Meta() Meta   { return g.meta }
@@ -300,10 +302,10 @@ func (g *synth) Next() bool {
 		if !r.Warmup {
 			j = (row - c.Warmup) / c.Repeats
 		}
-		r.PromptTokens, r.OutputTokens = c.PromptLengths[j], g.output.draw(g.lens)
+		r.PromptTokens, r.OutputTokens = c.PromptLengths[j], g.output.draw(g.outs)
 	default:
 		r.PromptTokens = g.prompt.draw(g.lens)
-		r.OutputTokens = g.output.draw(g.lens)
+		r.OutputTokens = g.output.draw(g.outs)
 	}
 	group := -1
 	if c.PrefixGroups > 0 {

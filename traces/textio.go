@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // The text formats carry the same columns as the Arrow schema. Empty CSV
@@ -18,7 +20,9 @@ import (
 // space-separated in CSV and arrays in JSONL. CSV metadata sits in leading
 // "# key=value" lines, a value that holds a line break, or starts with a
 // double quote, written as a Go-quoted string (a simulated trace's plan
-// is several lines of TOML); JSONL metadata in a first line {"meta": {...}}.
+// is several lines of TOML), and so is a text cell that holds a carriage
+// return or starts with a double quote; JSONL metadata in a first line
+// {"meta": {...}}.
 
 // csvEncoder writes servesim CSV.
 type csvEncoder struct {
@@ -31,6 +35,9 @@ func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	keys, values := meta.toKV()
 	for i, k := range keys {
+		if strings.ContainsAny(k, "=\r\n") {
+			return nil, fmt.Errorf("metadata key %q: a CSV trace cannot hold '=' or a line break in a key", k)
+		}
 		v := values[i]
 		if strings.ContainsAny(v, "\r\n") || strings.HasPrefix(v, `"`) || strings.TrimSpace(v) != v {
 			v = strconv.Quote(v)
@@ -46,9 +53,30 @@ func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
 
 func (e *csvEncoder) write(r *Request) error {
 	for i, v := range textRow(r) {
-		e.row[i] = v
+		e.row[i] = csvCell(i, v)
 	}
 	return e.cw.Write(e.row)
+}
+
+// csvCell escapes a text cell that CSV would not give back as written:
+// encoding/csv reads "\r\n" inside quotes as "\n". Such a cell, and any
+// that starts with a quote, is written Go-quoted, as metadata values are;
+// csvText reverses it.
+func csvCell(field int, v string) string {
+	if fields[field].Type == arrow.BinaryTypes.String && (strings.Contains(v, "\r") || strings.HasPrefix(v, `"`)) {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// csvText reads a text cell csvCell may have quoted.
+func csvText(field int, v string) string {
+	if fields[field].Type == arrow.BinaryTypes.String && strings.HasPrefix(v, `"`) {
+		if u, err := strconv.Unquote(v); err == nil {
+			return u
+		}
+	}
+	return v
 }
 
 func (e *csvEncoder) close() error {
@@ -120,6 +148,7 @@ type csvReader struct {
 	meta Meta
 	cols []int // schema field index -> CSV column, -1 if absent
 	nf   int   // fields in the header; every row must have as many
+	base int   // metadata lines before the header: csv.Reader counts from the header
 	cur  Request
 	err  error
 }
@@ -178,7 +207,7 @@ func openCSV(path string) (Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
-	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols, nf: len(header)}
+	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols, nf: len(header), base: line}
 	r.cur.Reset()
 	return r, nil
 }
@@ -228,10 +257,16 @@ func (r *csvReader) Next() bool {
 		return false
 	}
 	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			pe.StartLine += r.base
+			pe.Line += r.base
+		}
 		r.err = err
 		return false
 	}
 	line, _ := r.cr.FieldPos(0)
+	line += r.base
 	// A short row is most often a truncated file: never read it as one
 	// with empty cells.
 	if len(rec) != r.nf {
@@ -240,7 +275,7 @@ func (r *csvReader) Next() bool {
 	}
 	r.err = parseRow(&r.cur, func(field int) (string, string) {
 		if j := r.cols[field]; j >= 0 {
-			return rec[j], fields[field].Name
+			return csvText(field, rec[j]), fields[field].Name
 		}
 		return "", fields[field].Name
 	})
