@@ -252,7 +252,7 @@ type synth struct {
 	total, i        int
 	t               int64
 	arr, lens, outs *rand.Rand
-	groups          *rand.Rand
+	groups          *rand.Rand // one stream each: changing one spec never shifts another's draws
 	salt            uint64
 	prompt, output  lengthDist
 	ids             idArena
