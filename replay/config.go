@@ -148,6 +148,9 @@ func (c *Config) Validate() error {
 		if c.Concurrency < 1 {
 			bad("Concurrency", "must be ≥ 1 for closed loop, got %d", c.Concurrency)
 		}
+		if c.TimeScale != 1 && c.TimeScale > 0 {
+			bad("TimeScale", "applies to the open loop only (closed-loop clients send back to back), got %v", c.TimeScale)
+		}
 	default:
 		bad("Arrival", "%q: want %q or %q", c.Arrival, Open, Closed)
 	}

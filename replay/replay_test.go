@@ -37,6 +37,11 @@ func TestValidateNamesFields(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("test engine's text model: %v", err)
 	}
+	closed := cfg
+	closed.Arrival, closed.Concurrency, closed.TimeScale = Closed, 4, 0.5 // would be silently ignored
+	if err := closed.Validate(); err == nil || !strings.Contains(err.Error(), "Config.TimeScale: applies to the open loop only") {
+		t.Errorf("closed loop with a time scale: %v", err)
+	}
 	cfg.Text.Prefix = 21 // more than the overhead it is part of
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "Config.Text:") || !strings.Contains(err.Error(), "Prefix") {
 		t.Errorf("prefix beyond the overhead: error %v, want one naming Text.Prefix", err)

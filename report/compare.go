@@ -85,10 +85,12 @@ func Compare(a, b *Run, threshold float64) []Change {
 		if c.Metric == "failed requests (share)" {
 			// A share going from 0 to 0.05% is not a 100% regression:
 			// flag an absolute rise of more than a tenth of a point too.
-			c.Regressed = c.B-c.A > 0.001 && (c.A == 0 || worse > threshold)
+			c.Regressed = c.B-c.A > 0.001 && (c.A == 0 || worse > threshold+1e-12)
 			continue
 		}
-		c.Regressed = worse > threshold && !c.Noisy
+		// A change of exactly the threshold is not more than it, whatever
+		// rounding did to the ratio (1.0 → 1.1 is +0.10000000000000009).
+		c.Regressed = worse > threshold+1e-12 && !c.Noisy
 	}
 	return cs
 }

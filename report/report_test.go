@@ -124,6 +124,11 @@ func TestCompareFlags(t *testing.T) {
 		t.Errorf("throughput −15%%: %d regressions", n)
 	}
 	b = handRun("b", 1)
+	b.Metrics.TTFTP99 = 1.1 // exactly the threshold, though 0.1/1.0 rounds to 0.10000000000000009
+	if n := Regressions(Compare(a, b, 0.1)); n != 0 {
+		t.Errorf("P99 TTFT +10%%, threshold 10%%: %d regressions, want none (a regression is more than the threshold)", n)
+	}
+	b = handRun("b", 1)
 	b.Metrics.E2EP99 = math.NaN()
 	if n := Regressions(Compare(a, b, 0.1)); n != 0 {
 		t.Errorf("unknown metric flagged: %d", n)
