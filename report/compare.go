@@ -54,7 +54,6 @@ func Compare(a, b *Run, threshold float64) []Change {
 	cs := []Change{
 		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
 		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
-		{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2},
 		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs, sample: ttfts, stat: quantile(0.50)},
 		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs, sample: ttfts, stat: quantile(0.99)},
 		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs, sample: tpots, stat: meanOf},
@@ -65,8 +64,8 @@ func Compare(a, b *Run, threshold float64) []Change {
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
 		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: pct},
 	}
-	if a.SLO.IsZero() && b.SLO.IsZero() {
-		cs = slices.DeleteFunc(cs, func(c Change) bool { return c.Metric == "goodput (req/s)" })
+	if !a.SLO.IsZero() || !b.SLO.IsZero() { // after throughput
+		cs = slices.Insert(cs, 2, Change{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2})
 	}
 	sampled := (a.Kind == "live" || b.Kind == "live") && a.Lat != nil && b.Lat != nil
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same

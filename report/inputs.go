@@ -76,9 +76,10 @@ type Sweep struct {
 // Load reads each path into one Inputs: a `simulate --out` directory (its
 // summary.json, joined with the per-plan traces beside it for the latency
 // CDFs), a summary.json file, a sweep results Parquet file, or a
-// per-request trace in any format servesim reads.
-func Load(paths ...string) (*Inputs, error) {
-	in := &Inputs{}
+// per-request trace in any format servesim reads. Each trace's goodput is
+// counted against slo unless it is zero.
+func Load(slo traces.SLO, paths ...string) (*Inputs, error) {
+	in := &Inputs{SLO: slo}
 	for _, p := range paths {
 		if err := in.Add(p); err != nil {
 			return nil, err

@@ -52,11 +52,9 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var slo traces.SLO
-	if s, set := flags["slo"]; set {
-		if slo, err = traces.ParseSLO(s); err != nil {
-			return fmt.Errorf("compare: --%w", err)
-		}
+	slo, err := sloFlag("compare", flags)
+	if err != nil {
+		return err
 	}
 	a, err := selectRun(args[0], flags["a"], slo)
 	if err != nil {
@@ -88,8 +86,8 @@ func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 			path, sel = p, s
 		}
 	}
-	in := &report.Inputs{SLO: slo}
-	if err := in.Add(path); err != nil {
+	in, err := report.Load(slo, path)
+	if err != nil {
 		return nil, err
 	}
 	r, err := in.Select(sel)

@@ -40,16 +40,13 @@ func reportCommand() *cli.Command {
 			if err := checkReportOut(out); err != nil {
 				return err
 			}
-			in := &report.Inputs{}
-			if s, set := flags["slo"]; set {
-				if in.SLO, err = traces.ParseSLO(s); err != nil {
-					return fmt.Errorf("report: --%w", err)
-				}
+			slo, err := sloFlag("report", flags)
+			if err != nil {
+				return err
 			}
-			for _, p := range paths {
-				if err := in.Add(p); err != nil {
-					return err
-				}
+			in, err := report.Load(slo, paths...)
+			if err != nil {
+				return err
 			}
 			sections := report.DefaultSections()
 			if v := flags["verify"]; v != "" {
@@ -95,6 +92,20 @@ func writeReport(out string, doc *report.Doc) error {
 		os.RemoveAll(assets)
 	}
 	return err
+}
+
+// sloFlag parses --slo from splitArgs' values: the zero SLO when it was
+// not given, an error naming cmd when it is malformed (empty included).
+func sloFlag(cmd string, flags map[string]string) (traces.SLO, error) {
+	s, set := flags["slo"]
+	if !set {
+		return traces.SLO{}, nil
+	}
+	slo, err := traces.ParseSLO(s)
+	if err != nil {
+		return slo, fmt.Errorf("%s: --%w", cmd, err)
+	}
+	return slo, nil
 }
 
 // splitArgs separates positional arguments from flags written after them

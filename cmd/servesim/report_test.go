@@ -18,6 +18,7 @@ import (
 
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
 )
 
 // sliceCSV writes the header and first n rows of a CSV file to dir.
@@ -293,7 +294,7 @@ func TestReportOutputChecks(t *testing.T) {
 		t.Errorf("refused reports left %v", got)
 	}
 	// When the write itself fails, the figures it wrote go too.
-	in, err := report.Load(res)
+	in, err := report.Load(traces.SLO{}, res)
 	if err != nil {
 		t.Fatal(err)
 	}

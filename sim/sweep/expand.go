@@ -269,8 +269,9 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 // classify names the reason a plan did not resolve.
 // price is the [prices] entry for dev, however its key is spelt.
 func (s *Spec) price(cat *model.Catalog, dev string) (float64, bool) {
+	name := deviceName(cat, dev)
 	for key, p := range s.Prices {
-		if deviceName(cat, key) == deviceName(cat, dev) {
+		if deviceName(cat, key) == name {
 			return p, true
 		}
 	}
