@@ -165,6 +165,20 @@ func (m *blockManager) adoptPrivate(key uint64) (int32, error) {
 	return i, nil
 }
 
+// unkey turns cached block i, held only by its caller, back into a
+// private block: its key leaves the cache, so no later lookup finds it.
+func (m *blockManager) unkey(i int32) error {
+	if i < 0 || int(i) >= len(m.slab) || m.slab[i].ref != 1 {
+		return fmt.Errorf("sim: internal: uncaching KV block %d, which is not held exactly once", i)
+	}
+	m.index.del(m.slab[i].key)
+	m.freeSlots = append(m.freeSlots, i)
+	m.inUse--
+	m.private++
+	m.gen++
+	return nil
+}
+
 // peek counts the leading keys present in the cache, and how many of those
 // are at refcount 0 (acquiring them takes free blocks). It changes nothing.
 func (m *blockManager) peek(keys []uint64) (hits, evictableHits int) {

@@ -752,6 +752,15 @@ func (e *engine) preemptSeq(s *seq) error {
 	if s.decoding {
 		e.leaveDecode(s)
 	}
+	// A prompt block whose KV its chunks have not completed leaves the
+	// cache: only full blocks are reused (as vLLM hashes only full ones).
+	for n := len(s.shared); n > 0 && int64(n)*int64(e.bs) > int64(s.computed) && e.bm.slab[s.shared[n-1]].ref == 1; n-- {
+		if err := e.bm.unkey(s.shared[n-1]); err != nil {
+			return err
+		}
+		s.shared = s.shared[:n-1]
+		s.private++
+	}
 	if err := e.cacheOwnBlocks(s); err != nil {
 		return err
 	}
