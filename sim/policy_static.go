@@ -10,7 +10,8 @@ import "fmt"
 //
 // A batch starts when it is full (fixed: BatchSize requests wait;
 // token_budget: the next waiting request would push Σ(prompt+max_new) over
-// the budget) or when the oldest waiting request has waited MaxWaitMs.
+// the budget, or what is left of it is less than any request reserves) or
+// when the oldest waiting request has waited MaxWaitMs.
 // Finished members stop decoding (no padding compute) and free their
 // blocks.
 type static struct {
@@ -47,7 +48,12 @@ func (p *static) take(e *engine) (int, bool) {
 		}
 		sum += t
 	}
-	return n, false
+	// The smallest request reserves a 1-token prompt plus max_new.
+	least := int64(2)
+	if m := e.cfg.MaxNewTokens; m > 0 {
+		least = 1 + int64(m)
+	}
+	return n, n > 0 && p.budget-sum < least
 }
 
 func (p *static) schedule(e *engine) (int64, error) {
