@@ -46,6 +46,8 @@ func TestConfigValidateNamesField(t *testing.T) {
 		{"MaxNumBatchedTokens", func(c *Config) { c.Policy.MaxNumBatchedTokens = 10 }},
 		{"BatchSize", func(c *Config) { c.Policy = PolicyConfig{Name: Fixed} }},
 		{"MaxWaitMs", func(c *Config) { c.Policy = PolicyConfig{Name: Fixed, BatchSize: 2, MaxWaitMs: -1} }},
+		// 1e13 ms is past int64 nanoseconds: the batch would start at once.
+		{"MaxWaitMs", func(c *Config) { c.Policy = PolicyConfig{Name: TokenBudget, TokenBudget: 100, MaxWaitMs: 1e13} }},
 		{"TokenBudget", func(c *Config) { c.Policy = PolicyConfig{Name: TokenBudget} }},
 		{"PolicyConfig.Name", func(c *Config) { c.Policy.Name = "x" }},
 		{"Config.Power", func(c *Config) { c.Power = func(float64) float64 { return -1 } }},
