@@ -8,13 +8,14 @@ import (
 
 // decisionLog writes Config.Decisions: one JSON object per line.
 //
-// A step:    {"t_ns":…,"steps":1,"step_s":…,"prefill_ids":[…],"prefill_tokens":…,
+// A step:    {"t_ns":…,"steps":1,"step_s":…,"prefill_ids":[…],"prefill_tokens":…,"resident_tokens":…,
 //
 //	"decode_ids":[…],"decode_seqs":…,"preempted_ids":[…],"blocks_used":…,"blocks_free":…,"waiting":…}
 //
 // A stretch: the same keys with "steps":k>1, "step_s" the stretch's total,
 //
-//	blocks after the stretch, no prefill and no preemption.
+//	resident_tokens those its first step attends over, blocks after the
+//	stretch, no prefill and no preemption.
 //
 // t_ns is the step's start in ns from the trace start; ids are 0-based
 // input row numbers. Blocks are counted after the step's allocations.
@@ -68,7 +69,8 @@ func (l *decisionLog) step(e *engine, b Batch, dt float64) {
 
 func (l *decisionLog) stretch(e *engine, k int64, n, c0, total float64) {
 	l.begin(e, k, total)
-	l.buf = append(l.buf, `,"prefill_ids":[],"prefill_tokens":0`...)
+	l.buf = append(l.buf, `,"prefill_ids":[],"prefill_tokens":0,"resident_tokens":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(c0), 10)
 	l.decodes(e)
 	l.buf = append(l.buf, `,"preempted_ids":[]`...)
 	l.end(e)
