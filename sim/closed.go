@@ -16,7 +16,9 @@ import (
 type ClosedLoop struct {
 	Clients int
 	// IssueGap is a live client's turnaround: the k-th request issued at
-	// one instant (k from 0) reaches the engine (k+1) × IssueGap later.
+	// one instant (k from 0) reaches the engine (k+1) × IssueGap later,
+	// and none reaches it before a request issued earlier (they go out one
+	// at a time, in input order, IssueGap apart).
 	// Live clients never send at exactly the same time, nor the instant
 	// their previous request ends: an idle engine starts its step with
 	// whichever request reaches it first and the others wait for the next
@@ -74,8 +76,8 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 	free, freed := loop.Clients, e.finished
 	var idx int64
 	exhausted := false
-	var pending []traces.Request          // issued, not yet arrived, in arrival order
-	issueT, issued := int64(-1), int64(0) // the current issue instant and requests issued at it
+	var pending []traces.Request // issued, not yet arrived, in arrival order
+	lastArrival := int64(-1)     // of the request issued last
 	for loops := 0; ; loops++ {
 		// Issue a request for every free client, spaced from the others
 		// issued at this instant.
@@ -87,13 +89,12 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 				exhausted = true
 				break
 			}
-			if issueT != e.now {
-				issueT, issued = e.now, 0
-			}
 			req := *in.At() // add copies it; the reader's row is left alone
-			req.Arrival = e.now + (issued+1)*int64(loop.IssueGap)
+			// After the requests issued before it, which may still be on
+			// their way (a rejection frees a client as it arrives).
+			req.Arrival = max(e.now, lastArrival) + int64(loop.IssueGap)
+			lastArrival = req.Arrival
 			req.PrefixHashes = slices.Clone(req.PrefixHashes)
-			issued++
 			free--
 			pending = append(pending, req)
 		}
