@@ -461,7 +461,7 @@ func (e *engine) execStep() error {
 	}
 	e.m.kvAt(e.now, e.bm.used())
 	e.advance(dt)
-	e.m.busy += dt
+	e.m.addBusy(e.now, dt)
 	e.m.steps++
 	e.g++
 	e.gAlloc = e.g
@@ -538,7 +538,7 @@ func (e *engine) jump(k int64) error {
 	t0 := e.now
 	e.advance(T)
 	e.m.kvRamp(t0, e.now, u0, e.bm.used())
-	e.m.busy += T
+	e.m.addBusy(e.now, T)
 	e.m.steps += k
 	e.m.stretches++
 	e.m.stretchSteps += k

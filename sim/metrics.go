@@ -9,7 +9,9 @@ import (
 // Summary is the outcome of one run. Times are seconds; latencies are
 // measured from the request's arrival. Costs are left to the caller, who
 // has BusySeconds, Makespan, DeviceSeconds, EnergyJoules and the token
-// totals.
+// totals. Warm-up rows are simulated (they load the engine) but, as in a
+// live run, left out of every figure: counts, tokens, latencies, and the
+// window, which opens at the first other arrival.
 type Summary struct {
 	Policy      string
 	Requests    int64 // arrived
@@ -29,7 +31,7 @@ type Summary struct {
 
 	ReqPerSec, InputTokPerSec, OutputTokPerSec float64 // completed, over Makespan
 
-	// Latency distributions of completed, non-warmup requests. TPOT only
+	// Latency distributions of completed requests. TPOT only
 	// counts requests with at least two output tokens.
 	Queue, TTFT, TPOT, E2E Dist
 
@@ -74,17 +76,21 @@ type KVPoint struct {
 
 type metrics struct {
 	cfg                 *Config
-	requests, completes int64
+	requests, completes int64 // every row, warm-up included (engine.outstanding)
 	rejects             int64
-	in, outTok, cached  int64
-	preemptions         int64
-	firstArrival        int64
-	lastEvent           int64
-	busy                float64
-	steps, stretches    int64
-	stretchSteps        int64
-	queue, ttft         sketch
-	tpot, e2e           sketch
+	// Warm-up rows load the engine but stay out of the statistics, as in
+	// a live run: measured counts the others, and the window (firstArrival
+	// to lastEvent) is theirs.
+	measured           struct{ requests, completes, rejects int64 }
+	in, outTok, cached int64
+	preemptions        int64
+	firstArrival       int64
+	lastEvent          int64
+	busy               float64
+	steps, stretches   int64
+	stretchSteps       int64
+	queue, ttft        sketch
+	tpot, e2e          sketch
 
 	// lastDoneN requests completed at lastDoneT, the latest completion
 	// time (for engine.outstanding).
@@ -104,32 +110,54 @@ func newMetrics(cfg *Config) *metrics {
 
 func (m *metrics) arrived(s *seq) {
 	m.requests++
-	if m.firstArrival < 0 {
-		m.firstArrival = s.arrival
-		m.kvLastT = s.arrival
+	if s.req.Warmup {
+		return
 	}
+	m.measured.requests++
+	if m.firstArrival < 0 {
+		// The window opens: what warm-up rows held before stays out of it.
+		m.firstArrival = s.arrival
+		m.kvLastT, m.kvIntegral, m.kvMax = s.arrival, 0, m.kvLastUsed
+	}
+}
+
+// addBusy counts a step (or stretch) of dt seconds that ended at end, the
+// part of it inside the window.
+func (m *metrics) addBusy(end int64, dt float64) {
+	switch {
+	case m.firstArrival < 0:
+		return
+	case float64(end-m.firstArrival) < dt*1e9:
+		dt = float64(end-m.firstArrival) / 1e9
+	}
+	m.busy += dt
 }
 
 func (m *metrics) event(t int64) { m.lastEvent = max(m.lastEvent, t) }
 
 func (m *metrics) rejected(s *seq, now int64) {
 	m.rejects++
+	if s.req.Warmup {
+		return
+	}
+	m.measured.rejects++
 	m.event(now)
 }
 
 func (m *metrics) completed(s *seq) {
 	m.completes++
-	m.event(s.last)
 	if s.last != m.lastDoneT {
 		m.lastDoneT, m.lastDoneN = s.last, 0
 	}
 	m.lastDoneN++
-	m.in += int64(s.prompt)
-	m.outTok += int64(s.out)
-	m.cached += int64(s.cached)
 	if s.req.Warmup {
 		return
 	}
+	m.measured.completes++
+	m.event(s.last)
+	m.in += int64(s.prompt)
+	m.outTok += int64(s.out)
+	m.cached += int64(s.cached)
 	m.queue.add(float64(s.start-s.arrival) / 1e9)
 	m.ttft.add(float64(s.first-s.arrival) / 1e9)
 	m.e2e.add(float64(s.last-s.arrival) / 1e9)
@@ -176,7 +204,7 @@ func (e *engine) summary() *Summary {
 func (e *engine) summaryOver(first, end int64) *Summary {
 	m := e.m
 	s := &Summary{
-		Policy: e.cfg.Policy.Name, Requests: m.requests, Completed: m.completes, Rejected: m.rejects,
+		Policy: e.cfg.Policy.Name, Requests: m.measured.requests, Completed: m.measured.completes, Rejected: m.measured.rejects,
 		Preemptions: m.preemptions, InputTokens: m.in, OutputTokens: m.outTok, CachedTokens: m.cached,
 		BusySeconds: m.busy, Steps: m.steps, Stretches: m.stretches, StretchSteps: m.stretchSteps, OOM: e.oom,
 		PrefixLookups: e.bm.lookups, PrefixHits: e.bm.hits,

@@ -1,0 +1,35 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Warm-up rows load the engine but stay out of every figure, as a live
+// run leaves them out: the same requests after two warm-up rows report
+// the counts, tokens, window and latencies they report alone.
+func TestWarmupRowsOutsideSummary(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		measured := func() []*traces.Request {
+			return []*traces.Request{req("a", 10000, 100, 20), req("b", 10500, 50, 30)}
+		}
+		w0, w1 := req("w0", 0, 400, 50), req("w1", 1, 400, 50)
+		w0.Warmup, w1.Warmup = true, true
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		alone, _ := mustRun(t, cfg, measured())
+		with, _ := mustRun(t, cfg, append([]*traces.Request{w0, w1}, measured()...))
+		if with.Requests != 2 || with.Completed != 2 || with.InputTokens != 150 || with.OutputTokens != 50 {
+			t.Errorf("with warm-up rows: %d requests, %d completed, %d/%d tokens; want 2, 2, 150/50",
+				with.Requests, with.Completed, with.InputTokens, with.OutputTokens)
+		}
+		if with.FirstArrival != 10 || with.Makespan != alone.Makespan || with.OutputTokPerSec != alone.OutputTokPerSec {
+			t.Errorf("window from %v s, %v s long, %v tok/s; want from 10 s, %v s, %v tok/s as without them",
+				with.FirstArrival, with.Makespan, with.OutputTokPerSec, alone.Makespan, alone.OutputTokPerSec)
+		}
+		if with.BusySeconds != alone.BusySeconds || with.TTFT != alone.TTFT || with.KV.MeanUsed != alone.KV.MeanUsed {
+			t.Errorf("busy %v s, TTFT %+v, KV mean %v; want %v s, %+v, %v as without them",
+				with.BusySeconds, with.TTFT, with.KV.MeanUsed, alone.BusySeconds, alone.TTFT, alone.KV.MeanUsed)
+		}
+	})
+}
