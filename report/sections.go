@@ -33,12 +33,19 @@ func shownRows(sw *Sweep) []*sweep.Row {
 		}
 	}
 	sort.Slice(ranked, func(i, j int) bool { return ranked[i].Rank < ranked[j].Rank })
+	// the fronts are flagged among ranked rows: those past the best
+	// ranked are the rest of the front
+	for _, r := range ranked[min(len(ranked), maxRanked):] {
+		if r.OnPareto || r.ParetoLatency || r.ParetoThroughput {
+			pareto = append(pareto, r)
+		}
+	}
 	byCost := func(rs []*sweep.Row) {
 		sort.SliceStable(rs, func(i, j int) bool { return less(rs[i].USDPerMOutEst, rs[j].USDPerMOutEst) })
 	}
 	byCost(pareto)
 	byCost(ok)
-	out := ranked[:min(len(ranked), maxRanked)]
+	out := append([]*sweep.Row(nil), ranked[:min(len(ranked), maxRanked)]...)
 	out = append(out, pareto...)
 	if len(out) == 0 {
 		out = ok
