@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 				if err := os.WriteFile(filepath.Join(assetsDir, file), standaloneSVG(v.SVG), 0o644); err != nil {
 					return err
 				}
-				fmt.Fprintf(&b, "\n![%s](%s)\n\n*%s*\n", mdText(v.Caption), filepath.ToSlash(filepath.Join(assetsRel, file)), mdText(v.Caption))
+				fmt.Fprintf(&b, "\n![%s](%s)\n\n*%s*\n", mdText(v.Caption), mdLink(filepath.Join(assetsRel, file)), mdText(v.Caption))
 			}
 		}
 	}
@@ -81,6 +82,17 @@ func writeMDTable(b *strings.Builder, t *Table) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// mdLink is a relative file path as a link destination: each segment
+// percent-encoded, since a space ends a Markdown link's destination and
+// an unbalanced parenthesis breaks it.
+func mdLink(path string) string {
+	segs := strings.Split(filepath.ToSlash(path), "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }
 
 // mdText escapes the characters Markdown would read as markup or HTML.

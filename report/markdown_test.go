@@ -1,0 +1,41 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A Markdown image link's destination ends at the first space (and an
+// unbalanced parenthesis breaks it): a report file name with either must
+// still link its figures.
+func TestMarkdownFigureLinksSurviveSpacesInTheName(t *testing.T) {
+	d, err := Build("t", &Inputs{Runs: []*Run{handRun("a", 0.1), handRun("b", 0.4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "weekly report (v2.md")
+	if err := WriteFile(out, d); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`!\[[^\]]*\]\(([^)\s]*)\)`).FindAllStringSubmatch(string(md), -1)
+	if len(links) == 0 {
+		t.Fatalf("no figure link a Markdown reader would take in:\n%s", md)
+	}
+	for _, l := range links {
+		if !strings.HasSuffix(l[1], ".svg") {
+			t.Errorf("link %q", l[1])
+		}
+		p := strings.NewReplacer("%20", " ", "%28", "(").Replace(l[1])
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			t.Errorf("link %q: %v", l[1], err)
+		}
+	}
+}
