@@ -212,15 +212,21 @@ func runSweep(c *cli.Context) error {
 	}
 	if !c.Bool("quiet") {
 		var probes int64
+		ran := 0
 		for _, r := range res.Rows {
 			probes += r.Probes
+			if r.Outcome != sweep.OutcomeSkipped {
+				ran++
+			}
 		}
+		// sweep.Run starts at most one worker per config it runs
+		workers := max(1, min(opt.EffectiveWorkers(), ran))
 		per := "—"
 		if probes > 0 {
-			per = (elapsed * time.Duration(opt.EffectiveWorkers()) / time.Duration(probes)).Round(10 * time.Microsecond).String()
+			per = (elapsed * time.Duration(workers) / time.Duration(probes)).Round(10 * time.Microsecond).String()
 		}
 		fmt.Fprintf(errw, "sweep: %d configs, %d simulations in %s on %d workers (%s of a worker per simulation)\n",
-			len(res.Rows), probes, elapsed.Round(time.Millisecond), opt.EffectiveWorkers(), per)
+			len(res.Rows), probes, elapsed.Round(time.Millisecond), workers, per)
 	}
 	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %.2f req/s at scale 1)\n", name, len(tr.Reqs), tr.Rate)
 	printSweep(c.App.Writer, res, 20)
