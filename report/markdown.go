@@ -100,4 +100,8 @@ func mdText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(mdText(s), "|", `\|`) }
+// mdCell escapes a table cell, which must stay on its row's line: line
+// breaks become spaces.
+func mdCell(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "|", `\|`).Replace(mdText(s))
+}

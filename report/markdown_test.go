@@ -39,3 +39,27 @@ func TestMarkdownFigureLinksSurviveSpacesInTheName(t *testing.T) {
 		}
 	}
 }
+
+// A table cell that spans lines (a failed candidate's detail ends with the
+// engine log) would end its Markdown row midway and break the table.
+func TestMarkdownTableCellsStayOnTheirRow(t *testing.T) {
+	d := &Doc{Title: "t", Sections: []Built{{ID: "v", Title: "V", Blocks: []Block{&Table{
+		Header: []string{"candidate", "status", "verdict"},
+		Rows: [][]string{
+			{"#1 a", "health", "not healthy after 60s; log e.log ends: line one\r\nline two\nline three"},
+			{"#2 b", "ok", "pass"},
+		}}}}}}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, d, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "|") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 4 || !strings.Contains(rows[2], "line one") || !strings.Contains(rows[2], "line three") || !strings.Contains(rows[3], "#2 b") {
+		t.Errorf("table rows %q: want a header, its rule and the two rows, each whole on its line\n%s", rows, b.String())
+	}
+}
