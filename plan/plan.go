@@ -233,14 +233,18 @@ func (p *Plan) Validate() error {
 	if p.Model.MaxNewTokens < 1 {
 		bad("model.max_new_tokens", "must be ≥ 1, got %d", p.Model.MaxNewTokens)
 	}
+	if p.Model.MaxNewTokens > math.MaxInt32 {
+		bad("model.max_new_tokens", "must be ≤ %d, got %d", math.MaxInt32, p.Model.MaxNewTokens)
+	}
 	switch p.Batch.Strategy {
 	case "fixed":
 		if p.Batch.BatchSize < 1 {
 			bad("batch.batch_size", "must be ≥ 1, got %d", p.Batch.BatchSize)
 		}
 	case "token_budget":
-		if p.Batch.MaxTokenBudget < 1 {
-			bad("batch.max_token_budget", "must be ≥ 1, got %d", p.Batch.MaxTokenBudget)
+		// a request is at least one prompt and one output token
+		if p.Batch.MaxTokenBudget < 2 {
+			bad("batch.max_token_budget", "must be ≥ 2, got %d", p.Batch.MaxTokenBudget)
 		}
 	case "continuous":
 		if p.Batch.MaxNumSeqs < 1 {

@@ -1,0 +1,25 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+)
+
+// A plan that parses is one the simulator takes: values it would refuse
+// are refused here, naming the plan's key rather than a simulator field.
+func TestParseRefusesWhatTheSimulatorRefuses(t *testing.T) {
+	budget := strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
+		`strategy = "continuous"`, "strategy = \"token_budget\"\nmax_token_budget = 1\nmax_wait_ms = 5").Replace(valid)
+	for _, c := range []struct{ name, text, want string }{
+		{"token budget of one token", budget, "batch.max_token_budget: must be ≥ 2"},
+		{"output cap beyond int32", strings.Replace(valid, "max_new_tokens = 1024", "max_new_tokens = 3000000000", 1),
+			"model.max_new_tokens: must be ≤ 2147483647"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
