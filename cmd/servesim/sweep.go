@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -130,8 +131,13 @@ func runSweep(c *cli.Context) error {
 	if c.IsSet("knee-p99-pct") {
 		spec.Search.KneeP99Pct = c.Float64("knee-p99-pct")
 	}
-	if !(spec.Search.KneeThroughputPct > 0) || !(spec.Search.KneeP99Pct > 0) {
-		return fmt.Errorf("simulate: --knee-throughput-pct and --knee-p99-pct must be > 0")
+	for _, k := range []struct {
+		flag string
+		v    float64
+	}{{"knee-throughput-pct", spec.Search.KneeThroughputPct}, {"knee-p99-pct", spec.Search.KneeP99Pct}} {
+		if !(k.v > 0) || math.IsInf(k.v, 0) {
+			return fmt.Errorf("simulate: --%s %g: want a finite number > 0", k.flag, k.v)
+		}
 	}
 	settings = append(settings,
 		"knee_throughput_pct="+strconv.FormatFloat(spec.Search.KneeThroughputPct, 'g', -1, 64),

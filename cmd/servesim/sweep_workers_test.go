@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -20,5 +21,17 @@ func TestSimulateSweepReportsTheWorkersItUsed(t *testing.T) {
 	}
 	if m[1] != "11" {
 		t.Errorf("on %s workers, want 11 (one per config run):\n%s", m[1], out)
+	}
+}
+
+// The knee flags take what the spec's [search] takes: finite numbers > 0
+// (an infinite limit would leave every curve without a knee).
+func TestSimulateSweepKneeFlagsMustBeFinite(t *testing.T) {
+	tr := shortTrace(t)
+	for _, f := range []string{"--knee-p99-pct", "--knee-throughput-pct"} {
+		_, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, f, "inf")
+		if err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("%s inf: err = %v, want it refused", f, err)
+		}
 	}
 }
