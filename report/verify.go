@@ -45,7 +45,7 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			}
 			tol := "—" // reported, not gated
 			if r.Tolerance > 0 {
-				tol = fmtPct(r.Tolerance)
+				tol = fmt.Sprintf("%.4g%%", 100*r.Tolerance) // as given: 2.5%, not a rounded 2%
 			}
 			meas := optF(r.Measured)
 			if r.MeasuredMin != nil && r.MeasuredMax != nil { // the mean of several runs, and their range
