@@ -23,3 +23,18 @@ func TestParseRefusesWhatTheSimulatorRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A cluster the simulator cannot lay out is refused with the key, not
+// left to crash the run (2^62 replicas panicked making the router's
+// per-replica table).
+func TestParseRefusesAnImpossibleCluster(t *testing.T) {
+	for _, c := range []struct{ section, want string }{
+		{"replicas = 4611686018427387904\nrouter = \"round_robin\"\n", "cluster.replicas: must be ≤ 32767"},
+		{"replicas = 2\nrouter = \"round_robin\"\nsplit_tokens = 100\nlong_replicas = 4611686018427387904\n", "cluster.long_replicas: must be ≤ 32767"},
+	} {
+		_, err := Parse([]byte(withCluster(c.section)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want it to mention %q", c.section, err, c.want)
+		}
+	}
+}

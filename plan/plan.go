@@ -98,6 +98,9 @@ var Strategies = map[string][]string{
 	"continuous":   {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill"},
 }
 
+// maxReplicas bounds cluster.replicas and cluster.long_replicas.
+const maxReplicas = math.MaxInt16
+
 // always-required keys, by section.
 var required = []string{
 	"model.name", "model.weight_version", "model.precision", "model.max_new_tokens",
@@ -294,6 +297,11 @@ func (p *Plan) Validate() error {
 		if c.Replicas < 1 {
 			bad("cluster.replicas", "must be ≥ 1, got %d", c.Replicas)
 		}
+		// each replica is a simulated engine: a count past this is no
+		// cluster the simulator can lay out (and device totals overflow)
+		if c.Replicas > maxReplicas {
+			bad("cluster.replicas", "must be ≤ %d, got %d", maxReplicas, c.Replicas)
+		}
 		if !slices.Contains(sim.Routers, c.Router) {
 			bad("cluster.router", "unknown router %q (want one of %s)", c.Router, strings.Join(sim.Routers, ", "))
 		}
@@ -303,6 +311,9 @@ func (p *Plan) Validate() error {
 			}
 			if c.LongReplicas < 1 {
 				bad("cluster.long_replicas", "must be ≥ 1, got %d", c.LongReplicas)
+			}
+			if c.LongReplicas > maxReplicas {
+				bad("cluster.long_replicas", "must be ≤ %d, got %d", maxReplicas, c.LongReplicas)
 			}
 		}
 	}
