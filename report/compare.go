@@ -83,8 +83,9 @@ func Compare(a, b *Run, threshold float64) []Change {
 		worse := c.Rel * float64(-c.Better) // > 0: got worse
 		if c.Metric == "failed requests (share)" {
 			// A share going from 0 to 0.05% is not a 100% regression:
-			// flag an absolute rise of more than a tenth of a point too.
-			c.Regressed = c.B-c.A > 0.001 && (c.A == 0 || worse > threshold+1e-12)
+			// flag an absolute rise of more than a tenth of a point too
+			// (0.010 − 0.009 is 0.0010000000000000009: exactly a tenth).
+			c.Regressed = c.B-c.A > 0.001+1e-12 && (c.A == 0 || worse > threshold+1e-12)
 			continue
 		}
 		// A change of exactly the threshold is not more than it, whatever
