@@ -67,7 +67,9 @@ func Compare(a, b *Run, threshold float64) []Change {
 	if !a.SLO.IsZero() || !b.SLO.IsZero() { // after throughput
 		cs = slices.Insert(cs, 2, Change{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2})
 	}
-	sampled := (a.Kind == "live" || b.Kind == "live") && a.Lat != nil && b.Lat != nil
+	// A measured run (live, a proxy's capture, ...) differs from the next
+	// by chance; a simulated one does not.
+	sampled := (a.Kind != "simulated" || b.Kind != "simulated") && a.Lat != nil && b.Lat != nil
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
 	for i := range cs {
 		c := &cs[i]

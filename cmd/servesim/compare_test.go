@@ -154,9 +154,10 @@ func TestParseThresholdRefusesNonFinite(t *testing.T) {
 	}
 }
 
-// noisyLiveTrace writes a live trace of n requests whose TTFTs are drawn
+// noisyLiveTrace writes a measured trace (source: live, or proxy for a
+// capture) of n requests whose TTFTs are drawn
 // from an exponential distribution of mean 200 ms × scale (seeded).
-func noisyLiveTrace(t *testing.T, path string, seed uint64, n int, scale float64) {
+func noisyLiveTrace(t *testing.T, path, source string, seed uint64, n int, scale float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0))
 	var reqs []*traces.Request
@@ -170,19 +171,25 @@ func noisyLiveTrace(t *testing.T, path string, seed uint64, n int, scale float64
 		r.UsagePrompt, r.UsageOutput = 100, 11
 		reqs = append(reqs, r)
 	}
-	if err := traces.WriteAll(path, traces.Meta{Source: "live"}, reqs); err != nil {
+	if err := traces.WriteAll(path, traces.Meta{Source: source}, reqs); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // Two live runs of one engine differ by chance; compare flags only what
-// chance does not explain.
+// chance does not explain. A proxy's capture is measured traffic too.
 func TestCompareLiveNoise(t *testing.T) {
+	for _, source := range []string{"live", "proxy"} {
+		t.Run(source, func(t *testing.T) { testCompareLiveNoise(t, source) })
+	}
+}
+
+func testCompareLiveNoise(t *testing.T, source string) {
 	dir := t.TempDir()
 	a, same, slow := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "same.parquet"), filepath.Join(dir, "slow.parquet")
-	noisyLiveTrace(t, a, 1, 1000, 1)
-	noisyLiveTrace(t, same, 5, 1000, 1)
-	noisyLiveTrace(t, slow, 3, 1000, 1.5)
+	noisyLiveTrace(t, a, source, 1, 1000, 1)
+	noisyLiveTrace(t, same, source, 5, 1000, 1)
+	noisyLiveTrace(t, slow, source, 3, 1000, 1.5)
 	out, code := compare(t, a, same)
 	line := lineWith(out, "P99 TTFT")
 	change, _, _ := strings.Cut(line[strings.Index(line, "%")-6:], "%") // the first percentage: the change
