@@ -185,6 +185,14 @@ func Decode(data []byte) (*Plan, error) {
 	if err := checkClusterKeys(md); err != nil {
 		return nil, err
 	}
+	// One API price alone would bill the other side at $0 unsaid.
+	in, out := md.IsDefined("cost", "api_input_usd_per_mtok"), md.IsDefined("cost", "api_output_usd_per_mtok")
+	switch {
+	case in && !out:
+		return nil, errors.New("missing required key cost.api_output_usd_per_mtok (the billed basis needs both API prices; 0 for a side that is free)")
+	case out && !in:
+		return nil, errors.New("missing required key cost.api_input_usd_per_mtok (the billed basis needs both API prices; 0 for a side that is free)")
+	}
 	return &p, nil
 }
 
