@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,14 +63,12 @@ func runSweepMerge(c *cli.Context) error {
 	if err := checkOutputs("sweep merge", []namedPath{{"OUT", out}}, shards); err != nil {
 		return err
 	}
-	res, err := sweep.MergeFiles(out, c.Args().Tail())
+	res, err := sweep.MergeFiles(c.Args().Tail())
 	if err != nil {
 		return err
 	}
-	if n := c.Int("top"); n > 0 {
-		if err := sweep.WriteCandidates(filepath.Join(filepath.Dir(out), "candidates.json"), res, n); err != nil {
-			return err
-		}
+	if err := writeSweep(c.App.ErrWriter, out, filepath.Join(filepath.Dir(out), "candidates.json"), res, c.Int("top")); err != nil {
+		return err
 	}
 	fmt.Fprintf(c.App.Writer, "merged %d shards: %d configs → %s\n", c.NArg()-1, len(res.Rows), out)
 	printSweep(c.App.Writer, res, 20)
@@ -207,13 +207,12 @@ func runSweep(c *cli.Context) error {
 	}
 	elapsed := time.Since(start)
 	if out != "" {
-		if err := sweep.WriteFile(filepath.Join(out, shard.FileName()), res); err != nil {
-			return err
+		candidates := filepath.Join(out, "candidates.json")
+		if shard.Count > 1 {
+			candidates = ""
 		}
-		if n := c.Int("top"); n > 0 {
-			if err := sweep.WriteCandidates(filepath.Join(out, "candidates.json"), res, n); err != nil {
-				return err
-			}
+		if err := writeSweep(errw, filepath.Join(out, shard.FileName()), candidates, res, c.Int("top")); err != nil {
+			return err
 		}
 	}
 	if !c.Bool("quiet") {
@@ -282,6 +281,43 @@ func (p *progress) update(done, total int) {
 	if done == total {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// writeSweep publishes a sweep's results and, with top > 0, its top
+// candidates together. Without top a candidates file left beside them by
+// an earlier sweep is removed: it ranks other results, and verify would
+// take it for these. A shard (candidates "") writes its results alone.
+func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, top int) error {
+	var set outputSet
+	defer set.discard()
+	tmp, err := set.stage(results)
+	if err != nil {
+		return err
+	}
+	if err := sweep.WriteFile(tmp, res); err != nil {
+		return err
+	}
+	if top > 0 {
+		tmp, err := set.stage(candidates)
+		if err != nil {
+			return err
+		}
+		if err := sweep.WriteCandidates(tmp, res, top); err != nil {
+			return err
+		}
+	}
+	if err := set.commit(); err != nil {
+		return err
+	}
+	if top == 0 && candidates != "" {
+		switch err := os.Remove(candidates); {
+		case err == nil:
+			fmt.Fprintf(log, "removed %s, an earlier sweep's candidates (--top N writes this one's)\n", candidates)
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+	}
+	return nil
 }
 
 // printSweep writes the outcome counts and the top configs by cost.

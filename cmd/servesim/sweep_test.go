@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -110,6 +112,16 @@ func TestSimulateSweep(t *testing.T) {
 	cb, _ := os.ReadFile(filepath.Join(dir, "candidates.json"))
 	if !bytes.Equal(ca, cb) {
 		t.Error("candidates after merge differ from the unsharded sweep's")
+	}
+
+	// A sweep written again without --top takes the earlier candidates
+	// away with the results they ranked.
+	out, err = run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "candidates.json")); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(out, "removed "+filepath.Join(dir, "candidates.json")) {
+		t.Errorf("candidates.json of the earlier sweep: %v, want it removed and said so:\n%s", err, out)
 	}
 }
 

@@ -190,7 +190,11 @@ func TestShardsMergeToUnsharded(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "merged.parquet")
-	if _, err := MergeFiles(out, []string{p1, p0}); err != nil {
+	merged, err := MergeFiles([]string{p1, p0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(out, merged); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(out)

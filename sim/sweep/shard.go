@@ -121,9 +121,8 @@ func Merge(parts []*Results) (*Results, error) {
 	return out, nil
 }
 
-// MergeFiles reads shard files, merges them and writes the whole sweep to
-// out.
-func MergeFiles(out string, shards []string) (*Results, error) {
+// MergeFiles reads shard files and merges them into the whole sweep.
+func MergeFiles(shards []string) (*Results, error) {
 	var parts []*Results
 	for _, p := range shards {
 		r, err := ReadFile(p)
@@ -132,9 +131,5 @@ func MergeFiles(out string, shards []string) (*Results, error) {
 		}
 		parts = append(parts, r)
 	}
-	res, err := Merge(parts)
-	if err != nil {
-		return nil, err
-	}
-	return res, WriteFile(out, res)
+	return Merge(parts)
 }
