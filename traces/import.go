@@ -154,7 +154,8 @@ func DetectFormat(path string, format ImportFormat) (ImportFormat, error) {
 // Import opens path as a trace in format (auto: sniffed from the first
 // bytes), records its sha256 in Meta.Checksums and returns a streaming
 // Reader. Servesim files are read by Open and checked for order and, as
-// every importer does, for token counts above opt's bound.
+// every importer does, for token counts above opt's bound; DropFailed and
+// Spread apply to them as to the other formats.
 func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error) {
 	if opt.Name == "" {
 		opt.Name = path
@@ -173,7 +174,16 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		if err != nil {
 			return nil, err
 		}
-		return &orderChecker{Reader: r, name: path, maxTokens: opt.maxTokens()}, nil
+		var rd Reader = &orderChecker{Reader: r, name: path, maxTokens: opt.maxTokens()}
+		if opt.DropFailed {
+			rd = &failedDropper{Reader: rd}
+		}
+		if opt.Spread > 0 {
+			m := rd.Meta().Clone()
+			m.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
+			rd = &metaReader{Reader: Spread(rd, opt.Spread), meta: m}
+		}
+		return rd, nil
 	}
 	h := sha256.New()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -268,6 +278,26 @@ func (r *importReader) Next() bool {
 	}
 	return false
 }
+
+// failedDropper skips rows the source marked as failed.
+type failedDropper struct{ Reader }
+
+func (d *failedDropper) Next() bool {
+	for d.Reader.Next() {
+		if !d.Reader.At().SourceFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// metaReader replaces r's metadata.
+type metaReader struct {
+	Reader
+	meta Meta
+}
+
+func (r *metaReader) Meta() Meta { return r.meta }
 
 // CheckOrder wraps r so that an arrival earlier than the previous row's is
 // an error naming the row; name prefixes the message.

@@ -1,0 +1,33 @@
+package traces
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Import's options apply to servesim's own files as to the public formats:
+// --drop-failed and --spread must not be accepted and then ignored.
+func TestImportServesimAppliesDropFailedAndSpread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("arrival_ns,prompt_tokens,output_tokens,source_failed\n"+
+		"0,0,0,true\n0,2,2,false\n0,3,3,false\n3000000000,4,4,false\n"), 0o644)
+	m, rows := importAll(t, path, FormatAuto, ImportOptions{DropFailed: true, Spread: 3e9})
+	var got [][2]int64
+	for _, r := range rows {
+		got = append(got, [2]int64{r.Arrival, int64(r.PromptTokens)})
+	}
+	want := [][2]int64{{0, 2}, {1.5e9, 3}, {3e9, 4}}
+	if len(got) != len(want) {
+		t.Fatalf("rows (arrival, prompt) = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("rows (arrival, prompt) = %v, want %v", got, want)
+			break
+		}
+	}
+	if m.Extra["spread_ns"] != "3000000000" {
+		t.Errorf("meta spread_ns = %q, want 3000000000", m.Extra["spread_ns"])
+	}
+}
