@@ -237,7 +237,8 @@ type importReader struct {
 	name       string
 	dropFailed bool
 	cur        Request
-	started    bool
+	started    bool // a row was read: prev is set
+	based      bool // a row was kept: t0 is set
 	t0, prev   int64
 	err        error
 }
@@ -259,7 +260,7 @@ func (r *importReader) Next() bool {
 			return false
 		}
 		if !r.started {
-			r.started, r.t0, r.prev = true, ts, ts
+			r.started, r.prev = true, ts
 		}
 		if ts < r.prev {
 			r.err = fmt.Errorf("%s:%d: arrival goes back in time (%s before the previous row)", r.name, line, time.Duration(r.prev-ts))
@@ -268,6 +269,10 @@ func (r *importReader) Next() bool {
 		r.prev = ts
 		if r.dropFailed && r.cur.SourceFailed {
 			continue
+		}
+		// The trace starts at the first row kept, not at a dropped one.
+		if !r.based {
+			r.based, r.t0 = true, ts
 		}
 		r.cur.Arrival = ts - r.t0
 		if err := r.cur.validate(); err != nil {

@@ -31,3 +31,22 @@ func TestImportServesimAppliesDropFailedAndSpread(t *testing.T) {
 		t.Errorf("meta spread_ns = %q, want 3000000000", m.Extra["spread_ns"])
 	}
 }
+
+// Arrivals count from the first request the import keeps: a failed row
+// that --drop-failed removes does not start the trace.
+func TestImportDropFailedFirstRowStartsAtZero(t *testing.T) {
+	in := "Timestamp,Request tokens,Response tokens\n5,0,0\n10,3,4\n12,5,6\n"
+	rows := importString(t, FormatBurstGPT, in, ImportOptions{DropFailed: true})
+	if len(rows) != 2 || rows[0].Arrival != 0 || rows[1].Arrival != 2e9 {
+		var got []int64
+		for _, r := range rows {
+			got = append(got, r.Arrival)
+		}
+		t.Errorf("arrivals = %v, want [0 2000000000]", got)
+	}
+	// Order is still checked against the dropped rows.
+	in = "Timestamp,Request tokens,Response tokens\n5,1,1\n9,0,0\n7,3,4\n"
+	if _, err := importStringErr(FormatBurstGPT, in, ImportOptions{Name: "in.csv", DropFailed: true}); err == nil {
+		t.Error("a row before a dropped one: no error, want arrival goes back in time")
+	}
+}
