@@ -163,8 +163,8 @@ func (l *LengthSpec) validate(name string) error {
 			return fieldErr(name, "uniform needs 0 <= min <= max <= %d, got [%d, %d]", DefaultMaxTokens, l.Min, l.Max)
 		}
 	case LengthLognormal:
-		if !(l.Mean > 0) || l.Mean > DefaultMaxTokens || !(l.CV >= 0) || l.CV > 100 || l.Min < 0 || l.Max < 0 || (l.Max > 0 && l.Max < l.Min) || l.Max > DefaultMaxTokens {
-			return fieldErr(name, "lognormal needs 0 < mean <= %d, 0 <= cv <= 100 and 0 <= min <= max (got mean %v cv %v [%d, %d])", DefaultMaxTokens, l.Mean, l.CV, l.Min, l.Max)
+		if !(l.Mean > 0) || l.Mean > DefaultMaxTokens || !(l.CV >= 0) || l.CV > 100 || l.Min < 0 || l.Max < 0 || (l.Max > 0 && l.Max < l.Min) || l.Max > DefaultMaxTokens || l.Min > DefaultMaxTokens {
+			return fieldErr(name, "lognormal needs 0 < mean <= %d, 0 <= cv <= 100 and 0 <= min <= max <= %[1]d (got mean %v cv %v [%d, %d])", DefaultMaxTokens, l.Mean, l.CV, l.Min, l.Max)
 		}
 	default:
 		return fieldErr(name, "want a fixed, uniform or lognormal length, got kind %q", l.Kind)
