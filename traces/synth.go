@@ -283,8 +283,11 @@ func (g *synth) Next() bool {
 		case ArrivalPoisson:
 			g.t += int64(math.Round(g.arr.ExpFloat64() / c.Arrival.Rate * 1e9))
 		case ArrivalGamma:
-			k := 1 / (c.Arrival.CV * c.Arrival.CV)
-			g.t += int64(math.Round(gammaDraw(g.arr, k) / k / c.Arrival.Rate * 1e9))
+			k, x := 1/(c.Arrival.CV*c.Arrival.CV), 1.0
+			if !math.IsInf(k, 1) { // else Gamma(k)/k is 1: the limit as CV -> 0
+				x = gammaDraw(g.arr, k) / k
+			}
+			g.t += int64(math.Round(x / c.Arrival.Rate * 1e9))
 		}
 		if g.t < 0 || g.t > maxSeconds*1e9 {
 			g.err = fmt.Errorf("synth: row %d: arrival past 2^32 s: rate %v too low", row+1, c.Arrival.Rate)
