@@ -171,6 +171,9 @@ func traceSynthCommand() *cli.Command {
 			if c.Int("prefix-tokens") < 0 || c.Int("prefix-groups") < 0 || (c.Int("prefix-tokens") > 0) != (c.Int("prefix-groups") > 0) {
 				return fmt.Errorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
 			}
+			if n := c.Int("prefix-tokens"); n > traces.DefaultMaxTokens {
+				return fmt.Errorf("synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
+			}
 			cfg := traces.DefaultSynthConfig()
 			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")
 			cfg.Arrival = traces.ArrivalSpec{Kind: c.String("arrival"), Rate: c.Float64("rate"), CV: c.Float64("cv")}
@@ -316,6 +319,9 @@ func traceStatsCommand() *cli.Command {
 				if slo, err = traces.ParseSLO(c.String("slo")); err != nil {
 					return fmt.Errorf("stats: --%w", err)
 				}
+			}
+			if c.Duration("spread") < 0 {
+				return fmt.Errorf("stats: --spread must be ≥ 0, got %s", c.Duration("spread"))
 			}
 			start := time.Now()
 			format, err := importFormat(c, "stats", c.Args().Get(0))
