@@ -95,6 +95,12 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 		err  error
 		meta = Meta{Source: string(format)}
 	)
+	br, ok := src.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(src)
+	}
+	skipBOM(br)
+	src = br
 	switch format {
 	case FormatAzure:
 		s, err = newAzureSource(src, &opt)

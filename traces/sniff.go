@@ -68,3 +68,14 @@ func Sniff(br *bufio.Reader) (ImportFormat, error) {
 	}
 	return "", fmt.Errorf("cannot sniff the format from the first line %.80q: name it with --format (%v)", line, ImportFormats())
 }
+
+// utf8BOM is the byte-order mark some editors put before UTF-8 text.
+const utf8BOM = "\ufeff"
+
+// skipBOM drops a leading UTF-8 byte-order mark from br, as Sniff looks
+// past one: the readers of every format it names must too.
+func skipBOM(br *bufio.Reader) {
+	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+}

@@ -159,6 +159,7 @@ func openCSV(path string) (Reader, error) {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
+	skipBOM(br)
 	// Metadata comment lines come first.
 	var keys, values []string
 	lineOf := map[string]int{}
@@ -508,7 +509,9 @@ func openJSONL(path string) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(f)
+	br := bufio.NewReader(f)
+	skipBOM(br)
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	r := &jsonlReader{f: f, sc: sc}
 	r.cur.Reset()
