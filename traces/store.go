@@ -285,6 +285,11 @@ func (r *Request) validateObserved() error {
 			return fmt.Errorf("%s %d is before %s %d", c.name, c.v, name, origin)
 		}
 	}
+	for _, v := range r.TokenTimes {
+		if v < origin {
+			return fmt.Errorf("%s %d is before %s %d", ColTokenTimes, v, name, origin)
+		}
+	}
 	if r.FirstToken != Missing && r.LastToken != Missing && r.LastToken < r.FirstToken {
 		return fmt.Errorf("%s %d is before %s %d", ColLastToken, r.LastToken, ColFirstToken, r.FirstToken)
 	}

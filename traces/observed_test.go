@@ -1,0 +1,37 @@
+package traces
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// token_times_ns are observed times too: none may lie before the send (or
+// the arrival), which would make a TTFT negative where it is taken from
+// the first token's time (calibration) and an ITL straddle the send.
+func TestTokenTimeBeforeSendRefused(t *testing.T) {
+	for _, tc := range []struct {
+		ext, in, want string
+	}{
+		{".csv", "arrival_ns,prompt_tokens,output_tokens,scheduled_send_ns,actual_send_ns,first_token_ns,last_token_ns,token_times_ns,http_status\n" +
+			"100,1,2,100,110,150,200,50 200,200\n", "token_times_ns 50 is before scheduled_send_ns 100"},
+		{".jsonl", `{"arrival_ns":1000,"prompt_tokens":1,"output_tokens":2,"http_status":200,"first_token_ns":1500,"last_token_ns":2000,"token_times_ns":[1500,999]}` + "\n",
+			"token_times_ns 999 is before arrival_ns 1000"},
+	} {
+		path := filepath.Join(t.TempDir(), "t"+tc.ext)
+		os.WriteFile(path, []byte(tc.in), 0o644)
+		_, rows, err := ReadAll(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "line 2") && tc.ext == ".csv" {
+			t.Errorf("%s: %d rows, err = %v; want an error on the line saying %q", tc.ext, len(rows), err, tc.want)
+		}
+	}
+	// Writers refuse such a row too.
+	r := &Request{}
+	r.Reset()
+	r.Arrival, r.PromptTokens, r.OutputTokens = 100, 1, 1
+	r.HTTPStatus, r.FirstToken, r.LastToken, r.TokenTimes = 200, 150, 150, []int64{90}
+	if err := WriteAll(filepath.Join(t.TempDir(), "o.parquet"), Meta{}, []*Request{r}); err == nil || !strings.Contains(err.Error(), "token_times_ns 90 is before arrival_ns 100") {
+		t.Errorf("write: err = %v, want token_times_ns 90 is before arrival_ns 100", err)
+	}
+}
