@@ -195,7 +195,9 @@ func traceSynthCommand() *cli.Command {
 				}
 			}
 			if path := c.String("resample"); path != "" {
-				r, err := traces.Import(path, traces.FormatAuto, traces.ImportOptions{})
+				// Only lengths are drawn: a format without timestamps
+				// (sharegpt) needs some rate, which goes unused.
+				r, err := traces.Import(path, traces.FormatAuto, traces.ImportOptions{Rate: 1})
 				if err != nil {
 					return err
 				}

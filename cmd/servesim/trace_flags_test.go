@@ -31,3 +31,18 @@ func TestTraceFlagsOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// --resample takes lengths from any importable trace, ShareGPT (which has
+// lengths but no timestamps) included: its arrivals are not used.
+func TestSynthResampleShareGPT(t *testing.T) {
+	dir := t.TempDir()
+	share := writeFile(t, dir, "share.json", `[{"id":"a","conversations":[{"from":"human","value":"0123456789abcdef"},{"from":"gpt","value":"01234567"}]}]`)
+	out := filepath.Join(dir, "out.csv")
+	if _, err := run(t, "trace", "synth", "--requests", "3", "--resample", share, out); err != nil {
+		t.Fatalf("synth --resample share.json: %v", err)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), ",4,2,"); n != 3 {
+		t.Errorf("want 3 rows of 4 prompt and 2 output tokens, got %d in\n%s", n, b)
+	}
+}
