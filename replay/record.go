@@ -52,6 +52,7 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 		if err != nil {
 			return nil, err
 		}
+		tm.Prefix = cfg.Text.Prefix // given on its own: kept
 		cfg.Text = tm
 		fmt.Fprintf(log, "calibrated text model: tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
 	}

@@ -55,6 +55,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		if err != nil {
 			return nil, err
 		}
+		tm.Prefix = cfg.Text.Prefix // given on its own: kept
 		cfg.Text = tm
 	}
 	blockSize := cfg.BlockSize

@@ -482,7 +482,8 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		return warmupFailed(err)
 	}
 	if cfg.Text.IsZero() {
-		cfg.Text = tm // the first candidate's model, kept: the same prompts for all
+		tm.Prefix = cfg.Text.Prefix // given on its own: kept
+		cfg.Text = tm               // the first candidate's model, kept: the same prompts for all
 		fmt.Fprintf(log, "verify: text model tokens = %.4f × bytes + %.2f\n", tm.TokensPerByte, tm.Overhead)
 	}
 	if err := warmUp(ctx, *cfg, warmupTokens(knobs, opt.slice), log); err != nil {

@@ -560,3 +560,23 @@ func TestStopLetsEngineShutDownGracefully(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "up"))
 }
+
+// A prompt prefix given without a text model (--prompt-prefix alone) is
+// kept in the text model calibrated for the candidates.
+func TestRunKeepsPromptPrefixWhenCalibrating(t *testing.T) {
+	dir := t.TempDir()
+	cfg := stubReplay(t)
+	cfg.Text = replay.TextModel{Prefix: 7}
+	opt := Options{Candidates: candidates(2), Trace: writeTrace(t, dir, 3, 10*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances()}
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Candidates[0]; c.Status != StatusOK {
+		t.Fatalf("candidate: %s (%s)", c.Status, c.Detail)
+	}
+	if tm := res.TextModel; tm.Prefix != 7 || tm.TokensPerByte == 0 {
+		t.Errorf("text model %+v: want the calibrated model with Prefix 7", tm)
+	}
+}
