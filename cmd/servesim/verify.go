@@ -286,7 +286,9 @@ func parseSlice(s string) (verify.Slice, error) {
 			return sl, fmt.Errorf("verify: --slice %q: %w", s, err)
 		}
 	}
-	if sl.From < 0 || (sl.To > 0 && sl.To <= sl.From) {
+	// A TO that is given ends the window: at or before FROM (0 and
+	// negative included) it would leave nothing, not the whole trace.
+	if sl.From < 0 || (to != "" && sl.To <= sl.From) {
 		return sl, fmt.Errorf("verify: --slice %q: want 0 ≤ FROM < TO", s)
 	}
 	return sl, nil

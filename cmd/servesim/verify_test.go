@@ -32,7 +32,7 @@ func TestParseSlice(t *testing.T) {
 			t.Errorf("parseSlice(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"0", "-3", "x", "60s:10s", "a:b"} {
+	for _, bad := range []string{"0", "-3", "x", "60s:10s", "a:b", "0s:-5s", "10s:0s", "0s:0s", "-1s:"} {
 		if _, err := parseSlice(bad); err == nil {
 			t.Errorf("parseSlice(%q): no error", bad)
 		}
