@@ -74,8 +74,8 @@ func runCalibrate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("calibrate: unexpected argument %q", c.Args().First())
 	}
-	if n := c.Int("held-out"); n < 0 {
-		return fmt.Errorf("calibrate: --held-out %d: want ≥ 0 folds", n)
+	if n := c.Int("held-out"); n < 0 || n == 1 {
+		return fmt.Errorf("calibrate: --held-out %d: want 2 folds or more (0 = 4)", n)
 	}
 	if n := c.Int("window"); n < 0 {
 		return fmt.Errorf("calibrate: --window %d: want ≥ 0 steps (0 = 8)", n)

@@ -139,3 +139,23 @@ func TestRefitInfoFromTraces(t *testing.T) {
 		t.Errorf("traces from two devices: err = %v", err)
 	}
 }
+
+// --held-out 1 cannot cross-validate (each run predicted by a fit to the
+// others needs two folds or more): it is refused before any live run,
+// not after every one of them.
+func TestCalibrateRefusesOneFold(t *testing.T) {
+	url, n := countingServer(t)
+	out := filepath.Join(t.TempDir(), "p.json")
+	for _, args := range [][]string{
+		{"--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY"},
+		{"--from-traces", t.TempDir()},
+	} {
+		_, err := run(t, append([]string{"calibrate", "--out", out, "--held-out", "1"}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "--held-out 1") {
+			t.Errorf("%v: err = %v, want one naming --held-out 1", args, err)
+		}
+	}
+	if n.Load() != 0 {
+		t.Errorf("%d requests reached the engine before --held-out was refused", n.Load())
+	}
+}
