@@ -215,25 +215,39 @@ type SpreadRow struct {
 	Min, Mean, Max float64
 }
 
-// Spread returns the min/mean/max over runs of the key metrics.
+// Spread returns the min/mean/max over runs of the key metrics. A latency
+// a run did not measure (no successful request) is left out of that
+// metric's figures, and a metric no run measured gets no row.
 func Spread(runs []*Summary) []SpreadRow {
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	metrics := []struct {
+	p50 := func(l Latency) time.Duration { return l.P50 }
+	p99 := func(l Latency) time.Duration { return l.P99 }
+	ttft := func(s *Summary) Latency { return s.TTFT }
+	tpot := func(s *Summary) Latency { return s.TPOT }
+	itl := func(s *Summary) Latency { return s.ITL }
+	e2e := func(s *Summary) Latency { return s.E2E }
+	lag := func(s *Summary) Latency { return s.Lag }
+	type metric struct {
 		name, unit string
 		get        func(*Summary) float64
-	}{
-		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }},
-		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }},
-		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }}, // only with an SLO
-		{"TTFT p50", "ms", func(s *Summary) float64 { return ms(s.TTFT.P50) }},
-		{"TTFT p99", "ms", func(s *Summary) float64 { return ms(s.TTFT.P99) }},
-		{"TPOT p50", "ms", func(s *Summary) float64 { return ms(s.TPOT.P50) }},
-		{"TPOT p99", "ms", func(s *Summary) float64 { return ms(s.TPOT.P99) }},
-		{"ITL p99", "ms", func(s *Summary) float64 { return ms(s.ITL.P99) }},
-		{"E2E p50", "ms", func(s *Summary) float64 { return ms(s.E2E.P50) }},
-		{"E2E p99", "ms", func(s *Summary) float64 { return ms(s.E2E.P99) }},
-		{"schedule lag p99", "ms", func(s *Summary) float64 { return ms(s.Lag.P99) }},
-		{"failed", "count", func(s *Summary) float64 { return float64(s.Failed) }},
+		has        func(*Summary) bool // nil: every run measured it
+	}
+	latMetric := func(name string, l func(*Summary) Latency, p func(Latency) time.Duration) metric {
+		return metric{name, "ms", func(s *Summary) float64 { return ms(p(l(s))) }, func(s *Summary) bool { return l(s).N > 0 }}
+	}
+	metrics := []metric{
+		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }, nil},
+		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }, nil},
+		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }, nil}, // only with an SLO
+		latMetric("TTFT p50", ttft, p50),
+		latMetric("TTFT p99", ttft, p99),
+		latMetric("TPOT p50", tpot, p50),
+		latMetric("TPOT p99", tpot, p99),
+		latMetric("ITL p99", itl, p99),
+		latMetric("E2E p50", e2e, p50),
+		latMetric("E2E p99", e2e, p99),
+		latMetric("schedule lag p99", lag, p99),
+		{"failed", "count", func(s *Summary) float64 { return float64(s.Failed) }, nil},
 	}
 	var out []SpreadRow
 	for _, m := range metrics {
@@ -244,11 +258,21 @@ func Spread(runs []*Summary) []SpreadRow {
 			continue
 		}
 		row := SpreadRow{Metric: m.name, Unit: m.unit, Min: math.Inf(1), Max: math.Inf(-1)}
+		var sum float64
+		n := 0
 		for _, s := range runs {
+			if m.has != nil && !m.has(s) {
+				continue
+			}
 			v := m.get(s)
 			row.Min, row.Max = math.Min(row.Min, v), math.Max(row.Max, v)
-			row.Mean += v / float64(len(runs))
+			sum += v
+			n++
 		}
+		if n == 0 {
+			continue
+		}
+		row.Mean = sum / float64(n)
 		out = append(out, row)
 	}
 	return out

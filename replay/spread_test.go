@@ -1,0 +1,42 @@
+package replay
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A run in which no request succeeded measured no latency: its empty
+// percentiles are left out of the spread, not counted as 0 ms.
+func TestSpreadLeavesOutUnmeasuredRuns(t *testing.T) {
+	ok := &Summary{Run: 1, Sent: 2, Succeeded: 2, RequestsPerSec: 4,
+		TTFT: Latency{N: 2, P50: 100 * time.Millisecond, P99: 120 * time.Millisecond},
+		Lag:  Latency{N: 2, P99: time.Millisecond}}
+	ok2 := &Summary{Run: 3, Sent: 2, Succeeded: 2, RequestsPerSec: 2,
+		TTFT: Latency{N: 2, P50: 200 * time.Millisecond, P99: 220 * time.Millisecond},
+		Lag:  Latency{N: 2, P99: time.Millisecond}}
+	failed := &Summary{Run: 2, Sent: 2, Failed: 2, FailedByKind: map[string]int{KindServer: 2},
+		Lag: Latency{N: 2, P99: time.Millisecond}}
+	rows := map[string]SpreadRow{}
+	for _, r := range Spread([]*Summary{ok, failed, ok2}) {
+		rows[r.Metric] = r
+	}
+	if r := rows["TTFT p50"]; r.Min != 100 || r.Mean != 150 || r.Max != 200 {
+		t.Errorf("TTFT p50 spread %+v, want min 100, mean 150, max 200 (the failed run measured none)", r)
+	}
+	if r, ok := rows["TPOT p50"]; ok {
+		t.Errorf("TPOT p50 spread %+v: no run measured it, want no row", r)
+	}
+	if r := rows["failed"]; r.Min != 0 || r.Max != 2 {
+		t.Errorf("failed spread %+v, want 0 to 2", r)
+	}
+	if r := rows["throughput"]; r.Min != 0 || r.Max != 4 || r.Mean != 2 {
+		t.Errorf("throughput spread %+v, want 0, 2, 4", r)
+	}
+	var b bytes.Buffer
+	PrintSpread(&b, Spread([]*Summary{ok, failed, ok2}))
+	if strings.Contains(b.String(), "TPOT") {
+		t.Errorf("spread prints an unmeasured metric:\n%s", b.String())
+	}
+}
