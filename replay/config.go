@@ -251,6 +251,9 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 			return fmt.Errorf("%q: given twice (also as %q)", key, prev)
 		}
 		seen[strings.ToLower(key)] = key
+		if inner, prev, dup := duplicateKey(raw); dup { // text_model's keys
+			return fmt.Errorf("%q: given twice (also as %q)", key+"."+inner, prev)
+		}
 		one, err := json.Marshal(map[string]json.RawMessage{key: raw})
 		if err != nil {
 			return fmt.Errorf("%q: %w", key, err)
@@ -277,6 +280,33 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 		return fmt.Errorf("unexpected data after the settings object, which ends at byte %d", end)
 	}
 	return nil
+}
+
+// duplicateKey finds a key that a JSON object gives twice (regardless of
+// case, as keys match fields), and the earlier spelling; raw that is not
+// an object has none.
+func duplicateKey(raw json.RawMessage) (key, prev string, dup bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", "", false
+	}
+	seen := map[string]string{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", "", false
+		}
+		k, _ := t.(string)
+		if p, ok := seen[strings.ToLower(k)]; ok {
+			return k, p, true
+		}
+		seen[strings.ToLower(k)] = k
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", "", false
+		}
+	}
+	return "", "", false
 }
 
 func describeToken(t json.Token, err error) string {

@@ -1,0 +1,27 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+)
+
+// A key given twice inside text_model is refused in JSON as it is at the
+// top level and in TOML, instead of the last one silently winning.
+func TestParseSettingsRefusesNestedDuplicate(t *testing.T) {
+	for _, tc := range []struct{ path, data, want string }{
+		{"s.json", `{"text_model":{"tokens_per_byte":1,"overhead":20,"overhead":30}}`, `"text_model.overhead": given twice (also as "overhead")`},
+		{"s.json", `{"text_model":{"tokens_per_byte":1,"Prefix":2,"prefix":7,"overhead":20}}`, `"text_model.prefix": given twice (also as "Prefix")`},
+		{"s.toml", "[text_model]\ntokens_per_byte = 1\noverhead = 20\noverhead = 30\n", "overhead"},
+	} {
+		cfg := DefaultConfig()
+		err := parseSettings([]byte(tc.data), tc.path, &cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: error %v (text model %+v), want one naming %q", tc.path, tc.data, err, cfg.Text, tc.want)
+		}
+	}
+	cfg := DefaultConfig()
+	if err := parseSettings([]byte(`{"text_model":{"tokens_per_byte":1,"overhead":20,"prefix":7}}`), "s.json", &cfg); err != nil ||
+		cfg.Text != (TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}) {
+		t.Errorf("text model %+v, %v", cfg.Text, err)
+	}
+}
