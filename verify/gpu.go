@@ -63,5 +63,8 @@ func (g *gpuSampler) stop(sums []*replay.Summary) *GPUMeasure {
 	if math.IsNaN(m.MeanPowerW) {
 		m.MeanPowerW = 0
 	}
+	if math.IsNaN(m.WallSeconds) { // one sampling round spans no time
+		m.WallSeconds = 0
+	}
 	return m
 }

@@ -1,0 +1,49 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/telemetry"
+)
+
+// flakyGPU fails its first reading and answers the others.
+type flakyGPU struct{ n int }
+
+func (g *flakyGPU) Sample() ([]telemetry.DeviceSample, error) {
+	g.n++
+	if g.n == 1 {
+		return nil, errors.New("GPU is lost")
+	}
+	s := telemetry.NewDeviceSample(0)
+	s.PowerW, s.EnergyMJ = 300, 1e9
+	return []telemetry.DeviceSample{s}, nil
+}
+
+// One successful sampling round spans no time: the measure leaves wall
+// time, energy and power at 0 rather than NaN, which verify.json could
+// not hold.
+func TestGPUMeasureOfOneSampleIsWritable(t *testing.T) {
+	rec, err := telemetry.StartGPU(context.Background(), &flakyGPU{}, telemetry.GPUConfig{Interval: time.Hour, Path: filepath.Join(t.TempDir(), "g.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
+	m := g.stop([]*replay.Summary{{OutputTokens: 10}})
+	if m == nil {
+		t.Fatal("no measure for one sampling round")
+	}
+	if math.IsNaN(m.WallSeconds) || math.IsNaN(m.EnergyJ) || math.IsNaN(m.MeanPowerW) {
+		t.Errorf("measure %+v holds NaN", m)
+	}
+	if _, err := json.Marshal(CandidateResult{Repeat: Repeat{GPU: m}}); err != nil {
+		t.Errorf("verify.json cannot hold the measure: %v", err)
+	}
+}
