@@ -217,6 +217,16 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 		if und := md.Undecoded(); len(und) > 0 {
 			return fmt.Errorf("settings %s: unknown key %q%s", path, und[0].String(), keyHint(und[0].String()))
 		}
+		// Keys match fields regardless of case: two spellings of one key
+		// are that key given twice, as in JSON.
+		seen := map[string]string{}
+		for _, k := range md.Keys() {
+			key := k.String()
+			if prev, dup := seen[strings.ToLower(key)]; dup {
+				return fmt.Errorf("settings %s: %q: given twice (also as %q)", path, key, prev)
+			}
+			seen[strings.ToLower(key)] = key
+		}
 	default:
 		return fmt.Errorf("settings %s: unknown extension (want .json or .toml)", path)
 	}

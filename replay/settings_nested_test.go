@@ -25,3 +25,23 @@ func TestParseSettingsRefusesNestedDuplicate(t *testing.T) {
 		t.Errorf("text model %+v, %v", cfg.Text, err)
 	}
 }
+
+// TOML matches keys to fields regardless of case, as JSON does: two
+// spellings of one key are that key given twice, refused as JSON refuses
+// them, instead of the last one silently winning.
+func TestParseSettingsTOMLRefusesKeyInTwoCases(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{"model = \"a\"\nModel = \"b\"\n", `"Model": given twice (also as "model")`},
+		{"[text_model]\ntokens_per_byte = 1\noverhead = 20\nOverhead = 30\n", `"text_model.Overhead": given twice (also as "text_model.overhead")`},
+	} {
+		cfg := DefaultConfig()
+		err := parseSettings([]byte(tc.data), "s.toml", &cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s.toml") {
+			t.Errorf("%q: error %v (model %q, text %+v), want one naming s.toml and %q", tc.data, err, cfg.Model, cfg.Text, tc.want)
+		}
+	}
+	cfg := DefaultConfig()
+	if err := parseSettings([]byte("MODEL = \"a\"\n[Text_Model]\ntokens_per_byte = 1\n"), "s.toml", &cfg); err != nil || cfg.Model != "a" || cfg.Text.TokensPerByte != 1 {
+		t.Errorf("keys in another case, once each: %v, model %q, text %+v", err, cfg.Model, cfg.Text)
+	}
+}
