@@ -140,7 +140,7 @@ func emptyScrapeSummary() ScrapeSummary {
 
 func metricsURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", raw)
 	}
 	if u.Path == "" || u.Path == "/" {

@@ -213,6 +213,11 @@ func TestMetricsURL(t *testing.T) {
 	if _, err := metricsURL("h:8000"); err == nil {
 		t.Error("accepted a URL without a scheme")
 	}
+	for _, bad := range []string{"ftp://h:8000/metrics", "unix://h/metrics"} {
+		if _, err := metricsURL(bad); err == nil || !strings.Contains(err.Error(), "want http(s)://") {
+			t.Errorf("%s: err %v, want one asking for http(s)", bad, err)
+		}
+	}
 }
 
 func readCSV(t *testing.T, path string) [][]string {
