@@ -85,6 +85,18 @@ func runCalibrate(c *cli.Context) error {
 			return fmt.Errorf("calibrate: --%s %d: want ≥ 0 (0 = the plan's)", f, n)
 		}
 	}
+	// What the profile records, checked as saving it would check it, but
+	// before any live run.
+	for _, f := range []string{"block-size", "tensor-parallel"} {
+		if n := c.Int(f); n < 0 {
+			return fmt.Errorf("calibrate: --%s %d: want ≥ 0 (0 = unknown)", f, n)
+		}
+	}
+	if p := c.String("precision"); p != "" {
+		if _, err := model.ParsePrecision(p); err != nil {
+			return fmt.Errorf("calibrate: --precision: %w", err)
+		}
+	}
 	w := c.App.Writer
 	xplan, err := calibrate.NewPlan(c.String("plan"), calibrate.PlanOptions{
 		MaxConcurrency: c.Int("max-concurrency"), MaxPrompt: c.Int("max-prompt"), Repeats: c.Int("repeats"),

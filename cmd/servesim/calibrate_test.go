@@ -159,3 +159,24 @@ func TestCalibrateRefusesOneFold(t *testing.T) {
 		t.Errorf("%d requests reached the engine before --held-out was refused", n.Load())
 	}
 }
+
+// What the profile records of the engine is checked before any live run:
+// a value the profile cannot hold failed its save only after every run
+// had been measured.
+func TestCalibrateChecksProfileFlagsFirst(t *testing.T) {
+	url, n := countingServer(t)
+	out := filepath.Join(t.TempDir(), "p.json")
+	for _, tc := range []struct{ flag, val string }{
+		{"--precision", "bf17"},
+		{"--tensor-parallel", "-1"},
+		{"--block-size", "-16"},
+	} {
+		_, err := run(t, "calibrate", "--out", out, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY", tc.flag, tc.val)
+		if err == nil || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%s %s: err = %v, want one naming %s", tc.flag, tc.val, err, tc.flag)
+		}
+	}
+	if n.Load() != 0 {
+		t.Errorf("%d requests reached the engine before the flags were refused", n.Load())
+	}
+}
