@@ -17,6 +17,7 @@ import (
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -167,6 +168,9 @@ func runVerify(c *cli.Context) error {
 		out := c.String("refit-out")
 		if out == "" {
 			out = strings.TrimSuffix(opt.ProfilePath, filepath.Ext(opt.ProfilePath)) + ".refit.json"
+		}
+		if err := traces.CheckDir(out); err != nil { // not only once every candidate has run
+			return cli.Exit(fmt.Sprintf("verify: --refit-out %v", err), 2)
 		}
 		opt.Refit = &verify.RefitOptions{Out: out}
 	} else if c.IsSet("refit-out") {
