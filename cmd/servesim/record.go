@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"reflect"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -62,10 +65,13 @@ func recordAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("record: unexpected argument %q: record takes only flags, and reads none after an argument", c.Args().First()), 2)
 	}
 	cfg := replay.DefaultConfig()
+	var fromFile map[string]string // Go field → its key in the settings file, for the fields the file set
 	if p := c.String("settings"); p != "" {
+		before := cfg
 		if err := replay.LoadSettings(p, &cfg); err != nil {
 			return cli.Exit(err, 2)
 		}
+		fromFile = settingsFields(before, cfg, p)
 	}
 	set := func(name string, apply func()) {
 		if c.IsSet(name) {
@@ -97,7 +103,7 @@ func recordAction(c *cli.Context) error {
 	}
 	// Before the samplers and the text-model probes reach the engine.
 	if err := cfg.ValidateRecord(); err != nil {
-		return cli.Exit(flagErrors("record", replayFlags, err), 2)
+		return cli.Exit(flagErrors("record", settingsOrFlags(c, fromFile), err), 2)
 	}
 
 	tel, err := startSamplers(c, cfg.Out, slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)))
@@ -126,4 +132,37 @@ func recordAction(c *cli.Context) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	return nil
+}
+
+// settingsFields names, for each Config field a settings file at path
+// changed from before to after, its key in that file.
+func settingsFields(before, after replay.Config, path string) map[string]string {
+	out := map[string]string{}
+	b, a := reflect.ValueOf(before), reflect.ValueOf(after)
+	for i := range b.NumField() {
+		if !reflect.DeepEqual(b.Field(i).Interface(), a.Field(i).Interface()) {
+			f := b.Type().Field(i)
+			key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out[f.Name] = key + " in " + path
+		}
+	}
+	return out
+}
+
+// settingsOrFlags is replayFlags with the fields the settings file set,
+// and no flag overrode, named by their key in the file.
+func settingsOrFlags(c *cli.Context, fromFile map[string]string) map[string]string {
+	names := maps.Clone(replayFlags)
+	for field, key := range fromFile {
+		given := false
+		for _, f := range strings.Split(replayFlags[field], "/") {
+			if name, ok := strings.CutPrefix(f, "--"); ok && c.IsSet(name) {
+				given = true
+			}
+		}
+		if !given {
+			names[field] = key
+		}
+	}
+	return names
 }

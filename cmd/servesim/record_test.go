@@ -158,3 +158,31 @@ func TestRecordHelpSettingsKeys(t *testing.T) {
 		}
 	}
 }
+
+// A bad value the settings file gave is named by its key in that file, not
+// by a flag the command line did not use; a flag that overrode the file
+// is named as the flag.
+func TestRecordSettingsErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	settings := writeFile(t, dir, "s.toml", "concurrency = -3\ntemperature = 7.0\nflush_every = \"5s\"\n")
+	args := []string{"record", "--settings", settings, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--trace", tr, "--out", filepath.Join(dir, "o.csv")}
+	_, code, err := runCode(t, append(args, "--temperature", "9")...)
+	if code != 2 || err == nil {
+		t.Fatalf("exit %d, err %v: want exit 2", code, err)
+	}
+	for _, want := range []string{"record: concurrency in " + settings + ": must be ≥ 0", "record: --temperature: must be in [0, 2], got 9",
+		"record: flush_every in " + settings + ": must be in (0, 1s]"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err %v\nwant it to hold %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "--concurrency") {
+		t.Errorf("err %v names --concurrency, which was not given", err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
