@@ -28,7 +28,8 @@
 // parsed by ParseMetrics) and maps the gauges of vLLM, SGLang, TGI and the
 // llama.cpp server to running requests, waiting requests and KV-cache usage
 // (a fraction in [0, 1]); see EngineStateOf. An engine without /metrics
-// (404) is reported once through ErrNoMetrics and not polled again.
+// (404, or 501 from llama.cpp without --metrics) is reported once through
+// ErrNoMetrics and not polled again.
 //
 // # Files and units
 //

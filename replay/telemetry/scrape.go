@@ -16,7 +16,8 @@ import (
 	"time"
 )
 
-// ErrNoMetrics means the engine has no /metrics endpoint (it answered 404).
+// ErrNoMetrics means the engine has no /metrics endpoint (it answered 404,
+// or 501 as llama.cpp's server does without --metrics).
 var ErrNoMetrics = errors.New("telemetry: engine has no /metrics endpoint")
 
 // maxMetricsPage caps how much of a /metrics page is read.
@@ -92,7 +93,7 @@ func StartScrape(ctx context.Context, url string, interval time.Duration, path s
 }
 
 // StartScrapeWith scrapes once before returning. When the engine answers
-// 404 it returns a nil *Scraper and an error wrapping ErrNoMetrics, and
+// 404 or 501 it returns a nil *Scraper and an error wrapping ErrNoMetrics, and
 // polls no more; a nil *Scraper's Stop is safe and returns an all-NaN
 // summary. Other failures (the engine not up yet, 5xx) are logged once and
 // polling goes on. Scraping stops when ctx ends or Stop is called.
@@ -160,7 +161,7 @@ func (s *Scraper) loop(ctx context.Context) {
 		case <-t.C:
 		}
 		if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
-			s.cfg.Logger.Info("engine /metrics went away (404); stopped polling", "url", s.cfg.URL)
+			s.cfg.Logger.Info("engine /metrics went away (404 or 501); stopped polling", "url", s.cfg.URL)
 			return
 		}
 		if s.sum.Err != nil {
@@ -169,7 +170,7 @@ func (s *Scraper) loop(ctx context.Context) {
 	}
 }
 
-// scrape fetches and records one page. It returns ErrNoMetrics on 404 and
+// scrape fetches and records one page. It returns ErrNoMetrics on 404 or 501 and
 // logs other failures once per run.
 func (s *Scraper) scrape(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.URL, nil)
@@ -188,7 +189,8 @@ func (s *Scraper) scrape(ctx context.Context) error {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage))
 	resp.Body.Close()
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusNotImplemented:
+		// 501: llama.cpp's server started without --metrics.
 		return ErrNoMetrics
 	case resp.StatusCode != http.StatusOK:
 		err := fmt.Errorf("HTTP %d", resp.StatusCode)

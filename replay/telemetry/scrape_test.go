@@ -233,3 +233,27 @@ func readCSV(t *testing.T, path string) [][]string {
 	}
 	return rows
 }
+
+// llama.cpp's server started without --metrics answers its /metrics with
+// 501 ("This server does not support metrics endpoint"): an engine without
+// the endpoint, said once, not polled on as one that is down.
+func TestScrapeNotImplementedIsNoMetrics(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotImplemented)
+		w.Write([]byte(`{"error":{"code":501,"message":"This server does not support metrics endpoint. Start it with ` + "`--metrics`" + `","type":"not_supported_error"}}`))
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	s, err := StartScrapeWith(context.Background(), ScrapeConfig{URL: srv.URL, Interval: time.Millisecond, Logger: testLogger(&logs)})
+	if !errors.Is(err, ErrNoMetrics) || s != nil {
+		s.Stop()
+		t.Fatalf("got %v, %v; want nil, ErrNoMetrics", s, err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n := hits.Load(); n != 1 {
+		t.Errorf("polled %d times after a 501, want 1", n)
+	}
+}
