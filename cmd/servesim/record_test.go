@@ -186,3 +186,21 @@ func TestRecordSettingsErrorsNameTheFile(t *testing.T) {
 		t.Errorf("%d requests reached the engine", n)
 	}
 }
+
+// A sampling interval that is not positive is refused, not replaced by
+// 1 s without a word.
+func TestRecordRefusesTelemetryInterval(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	for _, iv := range []string{"0s", "-1s"} {
+		_, code, err := runCode(t, "record", "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+			"--trace", tr, "--out", filepath.Join(dir, "o.csv"), "--engine-metrics", url, "--telemetry-interval", iv)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--telemetry-interval "+iv) {
+			t.Errorf("--telemetry-interval %s: exit %d, err %v; want exit 2 naming the flag", iv, code, err)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine or its metrics", n)
+	}
+}

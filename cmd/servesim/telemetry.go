@@ -33,6 +33,9 @@ type samplers struct {
 func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, error) {
 	s := &samplers{}
 	interval := c.Duration("telemetry-interval")
+	if interval <= 0 && (c.Bool("gpu") || c.String("engine-metrics") != "") {
+		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval %v: want > 0", c.Command.FullName(), interval), 2)
+	}
 	var err error
 	if c.Bool("gpu") {
 		if s.gpu, err = telemetry.StartNVML(c.Context, interval, telemetry.SidecarPath(out, "gpu")); err != nil {
