@@ -148,6 +148,10 @@ func New(cfg Config) (*Proxy, error) {
 	path := cfg.Out
 	if f, _ := traces.FormatOf(cfg.Out); f != traces.ArrowStrm {
 		path = stagingPath(cfg.Out)
+		// Left by a session whose trace was never written: its rows.
+		if _, err := os.Lstat(path); err == nil {
+			return nil, fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first", path)
+		}
 	}
 	w, err := traces.Create(path, meta)
 	if err != nil {
