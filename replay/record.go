@@ -39,7 +39,9 @@ func RunPath(out string, k, n int) string {
 // order to out in out's format, atomically, and the partial file is
 // removed. The text model is calibrated once, before the first run, when
 // cfg.Text is zero. Progress lines go to log (may be nil). With several
-// runs, raw bodies go to cfg.SaveRaw/runK.
+// runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
+// each later run derives its own from it, so no run repeats another's
+// prompts.
 func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) {
 	if log == nil {
 		log = io.Discard
@@ -59,6 +61,11 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 	var sums []*Summary
 	for k := 1; k <= cfg.Repeat; k++ {
 		rc := cfg
+		if cfg.Salt != 0 && k > 1 {
+			// Run k's own prompts, still reproducible: prompts run 1 sent
+			// would hit the engine's prompt cache.
+			rc.Salt = cfg.Salt + uint64(k-1)*0x9e3779b97f4a7c15
+		}
 		if cfg.SaveRaw != "" && cfg.Repeat > 1 {
 			rc.SaveRaw = filepath.Join(cfg.SaveRaw, "run"+strconv.Itoa(k))
 		}
