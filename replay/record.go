@@ -20,7 +20,7 @@ import (
 // least every second. After a crash or kill -9 it holds every row flushed
 // so far; read it with traces.OpenTolerant (or traces.Open, which also
 // returns the complete batches but reports the cut-off tail as an error).
-func PartialPath(out string) string { return out + ".partial.arrows" }
+func PartialPath(out string) string { return out + traces.PartialSuffix }
 
 // RunPath is run k's output path when there are n runs: out itself for a
 // single run, else name.runK.ext.
@@ -123,7 +123,7 @@ func (c *Config) ValidateRecord() error {
 }
 
 func stalePartial(path string) string {
-	return fmt.Sprintf("%s exists, left by an interrupted run; move it away or delete it first", path)
+	return fmt.Sprintf("%s exists, left by an interrupted run (servesim trace convert reads back its rows); move it away or delete it first", path)
 }
 
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {

@@ -176,7 +176,11 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	}
 	if format == FormatServesim {
 		f.Close()
-		r, err := Open(path)
+		open := Open
+		if isPartial(path) { // a killed recording's rows, cut tail and all
+			open = openPartial
+		}
+		r, err := open(path)
 		if err != nil {
 			return nil, err
 		}

@@ -42,9 +42,14 @@ func WriteTrace(ctx context.Context, path string, r Reader) (int, error) {
 }
 
 // Convert rewrites the trace at in to out, choosing both formats by
-// extension and keeping the metadata.
+// extension and keeping the metadata. A recording's partial stream
+// (PartialSuffix) gives the rows it holds whole, in arrival order.
 func Convert(ctx context.Context, in, out string) (int, error) {
-	r, err := Open(in)
+	open := Open
+	if isPartial(in) {
+		open = openPartial
+	}
+	r, err := open(in)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,55 @@
+package traces
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// PartialSuffix ends the name of a recording's crash-safe stream
+// (replay.PartialPath): an Arrow IPC stream of the rows measured so far,
+// in the order they completed, which a killed run leaves behind.
+const PartialSuffix = ".partial.arrows"
+
+// openPartial reads a recording's partial stream as a trace: every row it
+// holds whole (a last message cut short by the kill is dropped), in
+// arrival order. The rows are held in memory, as the run held their order.
+func openPartial(path string) (Reader, error) {
+	r, err := OpenTolerant(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var rows []*Request
+	for r.Next() {
+		rows = append(rows, r.At().Clone())
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	slices.SortStableFunc(rows, func(a, b *Request) int { return cmp.Compare(a.Arrival, b.Arrival) })
+	return &rowsReader{meta: r.Meta(), rows: rows, i: -1}, nil
+}
+
+func isPartial(path string) bool { return strings.HasSuffix(path, PartialSuffix) }
+
+// rowsReader reads rows held in memory.
+type rowsReader struct {
+	meta Meta
+	rows []*Request
+	i    int
+}
+
+func (r *rowsReader) Meta() Meta { return r.meta }
+func (r *rowsReader) Next() bool {
+	if r.i+1 >= len(r.rows) {
+		r.i = len(r.rows)
+		return false
+	}
+	r.i++
+	return true
+}
+func (r *rowsReader) At() *Request { return r.rows[r.i] }
+func (r *rowsReader) Err() error   { return nil }
+func (r *rowsReader) Close() error { return nil }
