@@ -38,7 +38,7 @@ type RecoverStats struct {
 	Steps     int   // observations appended
 	Tolerance int64 // clustering window used, ns
 
-	Coalesced int // boundaries dropped: a request had ≥2 tokens there, so a step boundary was hidden
+	Coalesced int // boundaries dropped: a request had ≥2 tokens there, or one of its steps may have ended there unseen (the first of such tokens)
 	Tainted   int // boundaries dropped: a request without token times was running then
 	NoStart   int // boundaries dropped: start unknown (no send time) or not before the end
 	Resumed   int // request-steps read as a recompute after preemption (a gap in a request's steps)
@@ -101,7 +101,9 @@ type recReq struct {
 //
 // Boundaries are dropped, and counted in the stats, when a request has two
 // or more tokens in one cluster (a step boundary is hidden from that
-// request: the client received tokens of two steps together), when a
+// request: the client received tokens of two steps together), and with
+// them every boundary where the hidden step may have ended (after the
+// request's token before, or after its send for its first token), when a
 // request without TokenTimes was running (its ActualSend..LastToken span
 // covers the boundary, so the batch is under-counted), or when the start is
 // unknown. Requests without TokenTimes are otherwise skipped. Token times
@@ -219,6 +221,30 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 		rs[e.req].clusters[e.k] = int32(len(cs) - 1)
 	}
 	st.Clusters = len(cs)
+	// A request with two or more tokens in one cluster was in the batch of
+	// a step whose boundary it did not see: the one that made the first of
+	// them, after the cluster of its token before (after its send, for its
+	// first token). Each boundary where that step may have ended is dropped
+	// with the cluster itself: the request is missing from its batch.
+	hidden := make([]bool, len(cs))
+	for _, r := range rs {
+		for k := 0; k+1 < len(r.clusters); k++ {
+			c := r.clusters[k]
+			if r.clusters[k+1] != c || (k > 0 && r.clusters[k-1] == c) {
+				continue
+			}
+			switch {
+			case k > 0:
+				for j := r.clusters[k-1] + 1; j < c; j++ {
+					hidden[j] = true
+				}
+			case r.send != traces.Missing:
+				for j := c - 1; j >= 0 && cs[j].t > r.send; j-- {
+					hidden[j] = true
+				}
+			}
+		}
+	}
 	sort.Slice(taints, func(i, j int) bool { return taints[i][0] < taints[j][0] })
 
 	for i, c := range cs {
@@ -261,7 +287,7 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 			default: // same cluster as the previous token: coalesced, counted above
 			}
 		}
-		if coalesced {
+		if coalesced || hidden[i] {
 			st.Coalesced++
 			continue
 		}
