@@ -241,8 +241,10 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	var ending []*resReq // ended in the step not yet placed
 	// Prompt tokens (and tokens × prompt) that the slots of the requests
 	// starting in the current step already held, when known from their
-	// prefix hashes.
+	// prefix hashes. Only first tokens from the step's End on count: the
+	// earlier ones are of steps recovery dropped.
 	var kept, keptAttn float64
+	keptFrom := int64(math.MaxInt64)
 	flush := func() {
 		defer func() {
 			for _, r := range ending {
@@ -282,7 +284,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 			// every slot busy (a release the model has not seen) it is
 			// left out.
 			e.r.slot, e.r.cached = p.take(cache, int32(e.r.prompt), e.r.keys, e.r.hashed)
-			if e.r.slot >= 0 && e.r.hashed && e.r.whole {
+			if e.r.slot >= 0 && e.r.hashed && e.r.whole && e.t >= keptFrom {
 				kept, keptAttn = kept+float64(e.r.cached), keptAttn+float64(e.r.cached)*float64(e.r.prompt)
 			}
 		}
@@ -293,7 +295,7 @@ func annotateResident(obs []Observation, rows []*traces.Request, cache *sim.Slot
 	next := 0
 	for k := range obs {
 		o := &obs[k]
-		kept, keptAttn = 0, 0
+		kept, keptAttn, keptFrom = 0, 0, o.End
 		for ; next < len(events); next++ {
 			e := events[next]
 			if e.t > o.End+tol {

@@ -194,3 +194,27 @@ func TestResetTolerance(t *testing.T) {
 		t.Errorf("no reset: %d, want 0", got)
 	}
 }
+
+// A request whose prefill step recovery dropped (here b's, 25-35 ms) had
+// its kept prefix charged nowhere: it is not taken off the next step's
+// prompt tokens, which are c's alone.
+func TestAnnotateResidentKeptPrefixOfDroppedStep(t *testing.T) {
+	hashed := func(r *traces.Request, h ...uint64) *traces.Request { r.PrefixHashes = h; return r }
+	rows := []*traces.Request{
+		hashed(row("a", 160, 0, 10, 20), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+		hashed(row("b", 160, 25, 35), 1, 2, 3, 4, 15, 16, 17, 18, 19, 20),
+		hashed(row("c", 160, 40, 50), 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
+	}
+	ms := func(a, b int64) (int64, int64) { return a * 1e6, b * 1e6 }
+	obs := make([]Observation, 3)
+	obs[0].Start, obs[0].End = ms(0, 10)
+	obs[0].PrefillTokens, obs[0].PrefillAttn = 160, 160*160
+	obs[1].Start, obs[1].End = ms(10, 20)
+	obs[1].DecodeSeqs = 1
+	obs[2].Start, obs[2].End = ms(40, 50)
+	obs[2].PrefillTokens, obs[2].PrefillAttn = 160, 160*160
+	annotateResident(obs, rows, newSlotCache(1), 0, runPrompts{block: 16})
+	if got := obs[2].PrefillTokens; got != 159 {
+		t.Errorf("c's step: %v prompt tokens computed, want 159 (all but the shared opening token)", got)
+	}
+}
