@@ -20,6 +20,9 @@ func testCoalesced(t *testing.T, first bool) {
 	for _, o := range want {
 		byEnd[o.End] = o
 	}
+	for _, x := range rows {
+		x.Chunks = int32(len(x.TokenTimes))
+	}
 	// A long request whose first token shares its step with others.
 	shared := func(x0 int64) bool {
 		n := 0
@@ -35,7 +38,9 @@ func testCoalesced(t *testing.T, first bool) {
 		if len(x.TokenTimes) > 10 && shared(x.TokenTimes[0]) {
 			found = true
 			if first {
+				// One first chunk of two tokens: both at its arrival.
 				x.TokenTimes[0] = x.TokenTimes[1]
+				x.Chunks = int32(len(x.TokenTimes) - 1)
 			} else {
 				x.TokenTimes[3] = x.TokenTimes[4]
 			}
@@ -49,8 +54,8 @@ func testCoalesced(t *testing.T, first bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Coalesced == 0 {
-		t.Fatalf("no coalesced boundary: %+v", st)
+	if st.Coalesced == 0 || st.Skipped != 0 {
+		t.Fatalf("want a coalesced boundary and no request skipped: %+v", st)
 	}
 	for _, g := range got {
 		w, ok := byEnd[g.End]
@@ -61,6 +66,59 @@ func testCoalesced(t *testing.T, first bool) {
 		if g.PrefillTokens != w.PrefillTokens || g.DecodeSeqs != w.DecodeSeqs || g.DecodeContext != w.DecodeContext || g.Start != w.Start {
 			t.Errorf("first token coalesced %v: step ending at %d: got prefill %g decode %g context %g start %d, engine ran prefill %g decode %g context %g start %d",
 				first, g.End, g.PrefillTokens, g.DecodeSeqs, g.DecodeContext, g.Start, w.PrefillTokens, w.DecodeSeqs, w.DecodeContext, w.Start)
+		}
+	}
+}
+
+// A chunk that carries two tokens is recorded with the first of them
+// spread halfway across the gap since the chunk before (replay's
+// TokenTimes): that time is no step boundary, and no kept step may be
+// read from it.
+func TestRecoverStepsSpreadChunkTokens(t *testing.T) {
+	rows, want := tinyEngine(workload(40, 5, 9), genConfig{coef: trueCoef, maxSeqs: 16, seed: 9})
+	byEnd := map[int64]Observation{}
+	for _, o := range want {
+		byEnd[o.End] = o
+	}
+	for _, x := range rows {
+		x.Chunks = int32(len(x.TokenTimes))
+	}
+	// A token whose step was much shorter or longer than the next one's
+	// (a prefill in the batch), so that halfway is far from its boundary.
+	found := false
+	for _, x := range rows {
+		tt := x.TokenTimes
+		for k := 1; k+1 < len(tt) && !found; k++ {
+			a, b := tt[k]-tt[k-1], tt[k+1]-tt[k]
+			if a > 3*b || b > 3*a {
+				tt[k] = tt[k-1] + (tt[k+1]-tt[k-1])/2
+				x.Chunks--
+				found = true
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		t.Fatal("no token between steps of different lengths")
+	}
+	got, st, err := RecoverSteps(nil, rows, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Skipped != 1 {
+		t.Errorf("skipped %d requests, want the one with a spread chunk", st.Skipped)
+	}
+	for _, g := range got {
+		w, ok := byEnd[g.End]
+		if !ok {
+			t.Errorf("recovered step %d..%d ns (prefill %g, decode %g): the engine ran no step ending then", g.Start, g.End, g.PrefillTokens, g.DecodeSeqs)
+			continue
+		}
+		if g.PrefillTokens != w.PrefillTokens || g.DecodeSeqs != w.DecodeSeqs || g.DecodeContext != w.DecodeContext || g.Start != w.Start {
+			t.Errorf("step ending at %d: got prefill %g decode %g context %g start %d, engine ran prefill %g decode %g context %g start %d",
+				g.End, g.PrefillTokens, g.DecodeSeqs, g.DecodeContext, g.Start, w.PrefillTokens, w.DecodeSeqs, w.DecodeContext, w.Start)
 		}
 	}
 }

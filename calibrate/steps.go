@@ -32,7 +32,7 @@ type RecoverSettings struct {
 // RecoverStats says what RecoverSteps saw and what it dropped.
 type RecoverStats struct {
 	Requests  int   // non-nil requests given
-	Skipped   int   // requests without TokenTimes (not used)
+	Skipped   int   // requests without TokenTimes, or with some spread over a chunk of several tokens (not used)
 	Tokens    int   // token timestamps used
 	Clusters  int   // step boundaries found
 	Steps     int   // observations appended
@@ -106,7 +106,11 @@ type recReq struct {
 // request's token before, or after its send for its first token), when a
 // request without TokenTimes was running (its ActualSend..LastToken span
 // covers the boundary, so the batch is under-counted), or when the start is
-// unknown. Requests without TokenTimes are otherwise skipped. Token times
+// unknown. Requests without TokenTimes are otherwise skipped. So are, and
+// they taint the boundaries from their send to their last token alike,
+// requests whose Chunks show that a chunk after the first carried several
+// tokens: the times of those tokens were spread across the gap before the
+// chunk and mark no step boundary. Token times
 // of a request must not decrease.
 func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSettings) ([]Observation, RecoverStats, error) {
 	var st RecoverStats
@@ -141,6 +145,17 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 			continue
 		}
 		st.Requests++
+		if spreadTimes(r) {
+			// Some of its times are not when a token arrived: they do not
+			// mark step boundaries, but it ran in every step in between.
+			st.Skipped++
+			start := r.ActualSend
+			if start == traces.Missing {
+				start = r.TokenTimes[0]
+			}
+			taints = append(taints, [2]int64{start, r.TokenTimes[len(r.TokenTimes)-1]})
+			continue
+		}
 		if len(r.TokenTimes) == 0 {
 			st.Skipped++
 			switch {
@@ -321,6 +336,23 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 		st.Steps++
 	}
 	return dst, st, nil
+}
+
+// spreadTimes says that some of r's token times were spread over a chunk
+// that carried several tokens (a later chunk's tokens are recorded evenly
+// across the gap since the chunk before; see replay): more tokens follow
+// the first chunk's, which all share its arrival, than there were later
+// chunks.
+func spreadTimes(r *traces.Request) bool {
+	n := len(r.TokenTimes)
+	if r.Chunks <= 0 || n == 0 {
+		return false
+	}
+	lead := 1
+	for lead < n && r.TokenTimes[lead] == r.TokenTimes[0] {
+		lead++
+	}
+	return n-lead > int(r.Chunks)-1
 }
 
 // RecoverRuns applies RecoverSteps to each run and sets Observation.Run to
