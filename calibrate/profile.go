@@ -128,7 +128,11 @@ func (p *Profile) Validate() error {
 		c := p.Step.At(Term(t))
 		name := "step." + Term(t).String()
 		switch c.Status {
-		case StatusFit, StatusBound, StatusOff, StatusUnexcited, StatusPrior:
+		case StatusFit, StatusPrior:
+		case StatusBound, StatusOff, StatusUnexcited:
+			if c.Value != 0 {
+				add("%s.value = %g with status %q, must be 0", name, c.Value, c.Status)
+			}
 		default:
 			add("%s.status = %q, want one of fit, bound, off, unexcited, prior", name, c.Status)
 		}

@@ -215,3 +215,30 @@ func TestLoadProfileDenseCurve(t *testing.T) {
 		}
 	}
 }
+
+// A coefficient that is off, unexcited or held at 0 has value 0: a value
+// there would still reach the simulator's step time (the linear terms do
+// not look at the status), so such a profile is refused by name.
+func TestLoadProfileRejectsValueOfZeroStatus(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, status := range []string{StatusOff, StatusUnexcited, StatusBound} {
+		var m map[string]any
+		if err := json.Unmarshal(golden, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["step"].(map[string]any)["ca"] = map[string]any{"value": 2e-9, "lo": 2e-9, "hi": 2e-9, "status": status}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ParseProfile(b)
+		if err == nil {
+			t.Errorf("ca %s with value 2e-9: accepted; the step time then charges ca = %g", status, p.Step.Ca.Value)
+		} else if !strings.Contains(err.Error(), "step.ca") {
+			t.Errorf("ca %s with value 2e-9: error %v, want it to name step.ca", status, err)
+		}
+	}
+}
