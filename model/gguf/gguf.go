@@ -16,6 +16,10 @@ const Version = 3
 // general.alignment metadata value.
 const Alignment = 32
 
+// MaxNameLen bounds tensor names: llama.cpp (GGML_MAX_NAME) refuses a
+// name of this many bytes or more.
+const MaxNameLen = 64
+
 // Magic is the 4-byte file signature.
 const Magic = "GGUF"
 
@@ -91,10 +95,18 @@ func (t Tensor) Elems() uint64 {
 func (t Tensor) Size() uint64 { return t.Elems() * uint64(t.Type.ElemSize()) }
 
 // Write writes a complete GGUF v3 file. The general.alignment key is added
-// (with value [Alignment]) unless kvs already contain it.
+// (with value [Alignment]) unless kvs already contain it. A key or tensor
+// name given twice, and a tensor name of [MaxNameLen] bytes or more, are
+// errors (llama.cpp refuses such files), reported before anything is
+// written.
 func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 	hasAlign := false
+	keys := make(map[string]bool, len(kvs))
 	for _, kv := range kvs {
+		if keys[kv.Key] {
+			return fmt.Errorf("gguf: key %q given twice", kv.Key)
+		}
+		keys[kv.Key] = true
 		if kv.Key == "general.alignment" {
 			if v, ok := kv.Value.(uint32); !ok || v != Alignment {
 				return fmt.Errorf("gguf: general.alignment must be uint32(%d)", Alignment)
@@ -104,6 +116,22 @@ func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 	}
 	if !hasAlign {
 		kvs = append([]KV{{"general.alignment", uint32(Alignment)}}, kvs...)
+	}
+	names := make(map[string]bool, len(tensors))
+	for _, t := range tensors {
+		if names[t.Name] {
+			return fmt.Errorf("gguf: tensor %q given twice", t.Name)
+		}
+		names[t.Name] = true
+		if len(t.Name) >= MaxNameLen {
+			return fmt.Errorf("gguf: tensor %q: name of %d bytes, want fewer than %d", t.Name, len(t.Name), MaxNameLen)
+		}
+		if t.Type.ElemSize() == 0 {
+			return fmt.Errorf("gguf: tensor %q: unsupported type %d", t.Name, t.Type)
+		}
+		if len(t.Shape) == 0 || len(t.Shape) > 4 {
+			return fmt.Errorf("gguf: tensor %q: %d dims, want 1-4", t.Name, len(t.Shape))
+		}
 	}
 
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -123,12 +151,6 @@ func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 
 	var offset uint64
 	for _, t := range tensors {
-		if t.Type.ElemSize() == 0 {
-			return fmt.Errorf("gguf: tensor %q: unsupported type %d", t.Name, t.Type)
-		}
-		if len(t.Shape) == 0 || len(t.Shape) > 4 {
-			return fmt.Errorf("gguf: tensor %q: %d dims, want 1-4", t.Name, len(t.Shape))
-		}
 		e.str(t.Name)
 		e.u32(uint32(len(t.Shape)))
 		for _, d := range t.Shape {
