@@ -16,7 +16,7 @@ import (
 func telemetryFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML to OUT-stem.gpu.csv"},
-		&cli.StringFlag{Name: "engine-metrics", Usage: "poll this Prometheus /metrics URL to OUT-stem.engine.csv (e.g. the engine's)"},
+		&cli.StringFlag{Name: "engine-metrics", Usage: "poll the engine's Prometheus metrics to OUT-stem.engine.csv: its base URL (http://h:8000 or http://h:8000/v1 read /metrics beside /v1) or its metrics URL"},
 		&cli.DurationFlag{Name: "telemetry-interval", Value: time.Second, Usage: "sampling interval for --gpu and --engine-metrics"},
 	}
 }

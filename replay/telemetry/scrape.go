@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -26,7 +27,7 @@ const maxMetricsPage = 16 << 20
 // ScrapeConfig configures StartScrapeWith. Zero fields take the defaults
 // named on each.
 type ScrapeConfig struct {
-	URL      string        // the engine's base URL or its /metrics URL; a URL without a path gets /metrics
+	URL      string        // the engine's base URL or its /metrics URL; a URL without a path, or an API root ending in /v1, gets /metrics in its place
 	Interval time.Duration // poll interval; default 1s
 	Path     string        // CSV output; "" writes nothing
 	Origin   time.Time     // t_ns counts from here; default: when scraping starts
@@ -85,7 +86,7 @@ func (m *meanMax) values() (mean, max float64) {
 	return m.sum / float64(m.n), m.max
 }
 
-// StartScrape polls url/metrics every interval and writes the engine's
+// StartScrape polls url's /metrics every interval and writes the engine's
 // running, waiting and KV-usage gauges to the CSV file at path. See
 // StartScrapeWith.
 func StartScrape(ctx context.Context, url string, interval time.Duration, path string) (*Scraper, error) {
@@ -144,8 +145,14 @@ func metricsURL(raw string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", raw)
 	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/metrics"
+	// An API root as record's --base-url takes it (http://h:8000/v1): the
+	// engines serve /metrics beside /v1, not under it.
+	if p := strings.TrimSuffix(u.Path, "/"); p == "" || strings.HasSuffix(p, "/v1") {
+		u.Path = strings.TrimSuffix(p, "v1") + "metrics"
+		if !strings.HasPrefix(u.Path, "/") {
+			u.Path = "/" + u.Path
+		}
+		u.RawPath = ""
 	}
 	return u.String(), nil
 }
