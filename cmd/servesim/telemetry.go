@@ -46,7 +46,8 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 		}
 	}
 	if u := c.String("engine-metrics"); u != "" {
-		if s.eng, err = telemetry.StartScrape(c.Context, u, interval, telemetry.SidecarPath(out, "engine")); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
+		if s.eng, err = telemetry.StartScrapeWith(c.Context, telemetry.ScrapeConfig{
+			URL: u, Interval: interval, Path: telemetry.SidecarPath(out, "engine"), Logger: log}); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
 			s.gpu.Stop()
 			return nil, err
 		}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/replay/replaytest"
+)
+
+// The scraper's "no /metrics" goes where the command's other messages go,
+// its error writer, not the process's standard error.
+func TestRecordEngineMetricsLogsToErrWriter(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{}) // answers /metrics 404
+	defer srv.Close()
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	app := newApp()
+	var stdout, stderr bytes.Buffer
+	app.Writer, app.ErrWriter = &stdout, &stderr
+	err := app.RunContext(context.Background(), []string{"servesim", "record", "--base-url", srv.BaseURL(), "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20",
+		"--trace", tr, "--out", filepath.Join(dir, "o.csv"), "--engine-metrics", srv.BaseURL()})
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "no /metrics") {
+		t.Errorf("the command's error writer lacks the scraper's \"no /metrics\":\n%s", stderr.String())
+	}
+}
