@@ -75,7 +75,7 @@ func proxyAction(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens -> %s\n",
 		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, cfg.Out)
 	if st.Unparsed > 0 {
-		fmt.Fprintf(c.App.Writer, "%d succeeded with a response body the proxy could not read: their token counts are estimates\n", st.Unparsed)
+		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates\n", st.Unparsed)
 	}
 	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens))
 }

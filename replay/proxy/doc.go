@@ -37,7 +37,9 @@
 // Meta.Extra["proxy.token_estimate"] says so in the file. A successful
 // response whose body the proxy cannot read (an encoding it does not
 // decode, malformed JSON) is estimated the same way and counted in
-// Stats.Unparsed. When usage says
+// Stats.Unparsed; so is a success without usage whose request body is not
+// the JSON expected, its prompt estimated (and hashed) from the raw body
+// when no prompt could be read from it. When usage says
 // there were as many tokens as output chunks, the chunk times are the
 // TokenTimes; otherwise TokenTimes is nil (not measured).
 //

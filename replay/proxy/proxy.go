@@ -121,6 +121,7 @@ type exchange struct {
 	obs        observation
 	upErr      error
 	clientGone bool
+	badReq     bool     // the request body is not the JSON expected
 	secrets    []string // the client's credentials: masked in the row's Error
 }
 
@@ -192,7 +193,7 @@ func (p *Proxy) meta() traces.Meta {
 	m.Set("proxy.token_estimate", fmt.Sprintf(
 		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
 			"when they are null (no usage block, e.g. a stream without stream_options.include_usage) they are estimates: "+
-			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids) and of the generated text, "+
+			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids; the raw body when it is not JSON the proxy reads) and of the generated text, "+
 			"at least the number of output chunks; with no output at all, the request's max_tokens or 0",
 		p.cfg.TokensPerByte))
 	m.Set("proxy.prefix_hashes", fmt.Sprintf(
@@ -303,9 +304,14 @@ func (p *Proxy) arrive() *exchange {
 // describe fills the input columns from the request.
 func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	if err := json.Unmarshal(body, &ex.req); err != nil {
+		ex.badReq = true
 		p.cfg.Logger.Debug("proxy: request body is not the JSON expected", "path", r.URL.Path, "err", err)
 	}
 	ex.prompt = renderPrompt(&ex.req)
+	if ex.badReq && ex.prompt.tokens == nil && len(ex.prompt.text) == 0 {
+		// Nothing read as a prompt: the body's bytes stand for it.
+		ex.prompt.text = body
+	}
 	if ex.prompt.tokens != nil {
 		ex.row.PrefixHashes = tokenPrefixHashes(ex.prompt.tokens, p.cfg.BlockSize)
 	} else {
@@ -453,7 +459,7 @@ func (p *Proxy) writeLocked(ex *exchange) {
 	p.stats.OutputTokens += int64(ex.row.OutputTokens)
 	if ex.row.Error != "" {
 		p.stats.Failed++
-	} else if ex.obs.parseFailed {
+	} else if ex.obs.parseFailed || ex.badReq && ex.row.UsagePrompt == traces.Missing {
 		p.stats.Unparsed++
 	}
 	p.dirty = true
@@ -530,7 +536,7 @@ func (p *Proxy) flushLoop() {
 type Stats struct {
 	Rows         int   // requests recorded
 	Failed       int   // of which had an Error
-	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON): lengths are estimates
+	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates
 	PromptTokens int64 // Σ PromptTokens (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens (usage, or the estimate)
 }
