@@ -73,6 +73,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	jobs := make(chan *job, 256)
 	var readErr error
 	var hashWarn bool
+	dropped := 0 // a row read, then not handed over because the run stopped
 	go func() {
 		defer close(jobs)
 		pb := NewPromptBuilder(cfg.Text, blockSize, salt)
@@ -88,6 +89,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			select {
 			case jobs <- j:
 			case <-runCtx.Done():
+				dropped = 1
 				return
 			}
 		}
@@ -221,6 +223,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	for range jobs {
 		notSent++
 	}
+	notSent += dropped // read after jobs closed: the reader has returned
 	close(results)
 	<-written
 	s := col.summary()
