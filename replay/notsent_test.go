@@ -49,3 +49,44 @@ func TestInterruptCountsEveryRowRead(t *testing.T) {
 		t.Errorf("read %d rows, but sent %d + warm-up %d + not sent %d = %d", read, s.Sent, s.Warmup, s.NotSent, s.Sent+s.Warmup+s.NotSent)
 	}
 }
+
+// gatedReader holds every row after the first until open is closed.
+type gatedReader struct {
+	sliceReader
+	open chan struct{}
+}
+
+func (r *gatedReader) Next() bool {
+	if r.i >= 1 {
+		<-r.open
+	}
+	return r.sliceReader.Next()
+}
+
+// Closed loop: a row a client takes from the queue after the run was
+// interrupted is not sent, and is counted as not sent, not written as a
+// sent request that failed.
+func TestClosedLoopInterruptSendsNothingMore(t *testing.T) {
+	for attempt := range 20 {
+		srv := replaytest.New(replaytest.Options{})
+		cfg := testConfig(srv)
+		cfg.Arrival, cfg.Concurrency = Closed, 1
+		in := &gatedReader{sliceReader: sliceReader{rows: rows(50, 0, 30, 2)}, open: make(chan struct{})}
+		ctx, cancel := context.WithCancel(t.Context())
+		w := &memWriter{}
+		go func() {
+			for srv.Count() < 1 {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(10 * time.Millisecond) // row 0 done, its client waiting for the next
+			cancel()
+			close(in.open)
+		}()
+		s, _ := Run(ctx, cfg, in, w)
+		cancel()
+		srv.Close()
+		if s.Sent != srv.Count() || s.Sent+s.NotSent != in.i {
+			t.Fatalf("attempt %d: sent %d, not sent %d, the server got %d, rows read %d", attempt, s.Sent, s.NotSent, srv.Count(), in.i)
+		}
+	}
+}

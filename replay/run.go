@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/servesim/servesim/traces"
@@ -150,6 +151,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		results <- j
 	}
 	notSent := 0
+	var taken atomic.Int64 // closed loop: rows taken from the queue after the run stopped
 	if cfg.Arrival == Closed {
 		start := time.Now()
 		for range cfg.Concurrency {
@@ -159,6 +161,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				for runCtx.Err() == nil {
 					j, ok := <-jobs
 					if !ok {
+						return
+					}
+					if runCtx.Err() != nil {
+						taken.Add(1)
 						return
 					}
 					j.req.ScheduledSend = int64(time.Since(start))
@@ -219,6 +225,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		}
 	}
 	wg.Wait()
+	notSent += int(taken.Load())
 	// Count rows prepared but never sent because the run stopped early.
 	for range jobs {
 		notSent++
