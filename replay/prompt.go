@@ -13,7 +13,8 @@ import (
 // The text is space-separated four-letter English words (" time", " word":
 // five bytes, one token in common BPE vocabularies), padded with 'x' to the
 // exact byte count, so token count stays close to linear in bytes. Every
-// prompt is unique from its first bytes (a "[salt #index]" tag), so engine
+// prompt is unique from its first bytes (a "[salt #index]" tag; a prompt
+// too short for it opens with "index#salt" instead), so engine
 // prefix caches cannot make TTFT look faster than the trace says, except
 // where the row has PrefixHashes: then the prompt is cut into blocks of
 // BlockSize tokens, block i's text is a pure function of (hash i, salt),
@@ -32,7 +33,8 @@ type PromptBuilder struct {
 
 // RunTagBytes is how many leading bytes the prompts of one run share when
 // their rows have no prefix hashes: the "[r<salt> #" that opens each unique
-// tag (a 24-bit salt has 5 base-36 digits but in 1 run in 10). An engine
+// tag (a 24-bit salt has 5 base-36 digits but in 1 run in 10); a prompt
+// too short for its whole tag opens with its index instead. An engine
 // whose idle slots keep their last prompt (llama.cpp, Ollama) keeps these
 // tokens when a slot passes from one request of the run to the next.
 const RunTagBytes = 9
@@ -82,7 +84,17 @@ func (b *PromptBuilder) Build(dst []byte, idx int, r *traces.Request) []byte {
 		dst = strconv.AppendInt(dst, int64(idx), 10)
 		dst = append(dst, ']')
 		if tag := len(dst) - start; tag > rest {
-			dst = dst[:start+rest] // tiny prompt: a cut tag is still distinct enough
+			// Too short for the tag, whose cut would leave the run's
+			// shared opening alone: the index first (base 36, ended by
+			// '#', so no index's opening is another's), then the salt.
+			dst = strconv.AppendInt(dst[:start], int64(idx), 36)
+			dst = append(dst, '#')
+			dst = strconv.AppendUint(dst, b.salt&0xffffff, 36)
+			if short := len(dst) - start; short >= rest {
+				dst = dst[:start+rest]
+			} else {
+				dst = appendWords(dst, rest-short, uint64(idx)^b.salt^0x5bd1e995)
+			}
 		} else {
 			dst = appendWords(dst, rest-tag, uint64(idx)^b.salt^0x5bd1e995)
 		}
