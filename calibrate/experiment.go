@@ -293,8 +293,17 @@ func (p *Plan) PromptLengths() []int {
 // Print writes the plan, one line per run: kind, concurrency, prompt and
 // output lengths, requests.
 func (p *Plan) Print(w io.Writer) {
-	fmt.Fprintf(w, "plan %s: %d runs, %d requests (closed loop; fixed output lengths; unique prompts; warm-up excluded)\n",
-		p.Name, len(p.Runs), p.Requests())
+	runs, reqs, warm := 0, 0, 0
+	for _, r := range p.Runs {
+		if r.Kind == KindWarmup {
+			warm += r.Requests
+			continue
+		}
+		runs++
+		reqs += r.Requests
+	}
+	fmt.Fprintf(w, "plan %s: %d runs, %d requests, after a warm-up of %d requests, not measured (closed loop; fixed output lengths; unique prompts)\n",
+		p.Name, runs, reqs, warm)
 	fmt.Fprintf(w, "  %-3s %-22s %-9s %5s %-28s %14s %8s\n", "#", "run", "kind", "conc", "prompt tokens", "output", "requests")
 	for i, r := range p.Runs {
 		out := joinInts(r.Outputs)
