@@ -18,6 +18,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
@@ -662,11 +663,17 @@ func hostOf(u string) string {
 	return u
 }
 
+// clip makes b valid UTF-8, as trace strings must be (an error page in
+// another charset is not), and shortens it to 200 bytes on a rune boundary.
 func clip(b []byte) string {
 	const limit = 200
-	s := string(b)
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	if len(s) > limit {
-		s = s[:limit] + "…"
+		i := limit
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + "…"
 	}
 	return oneLine(s)
 }
