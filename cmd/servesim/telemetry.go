@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/url"
 	"time"
 
 	"github.com/servesim/servesim/replay/telemetry"
@@ -35,6 +36,11 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 	interval := c.Duration("telemetry-interval")
 	if interval <= 0 && (c.Bool("gpu") || c.String("engine-metrics") != "") {
 		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval %v: want > 0", c.Command.FullName(), interval), 2)
+	}
+	if u := c.String("engine-metrics"); u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, cli.Exit(fmt.Sprintf("%s: --engine-metrics %q: want the engine's base URL or its metrics URL, http(s)://host[:port][/path]", c.Command.FullName(), u), 2)
+		}
 	}
 	var err error
 	if c.Bool("gpu") {

@@ -30,3 +30,18 @@ func TestRecordEngineMetricsLogsToErrWriter(t *testing.T) {
 		t.Errorf("the command's error writer lacks the scraper's \"no /metrics\":\n%s", stderr.String())
 	}
 }
+
+// A malformed --engine-metrics is a usage error that names the flag.
+func TestRecordRefusesBadEngineMetricsURL(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	_, code, err := runCode(t, "record", "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--trace", tr, "--out", filepath.Join(dir, "o.csv"), "--engine-metrics", "h:8000")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--engine-metrics") {
+		t.Errorf("exit %d, err %v; want exit 2 naming --engine-metrics", code, err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
