@@ -51,8 +51,8 @@ type ImportOptions struct {
 	// Import sets it to the file path.
 	Name string
 	// DropFailed drops rows the source marks as failed (BurstGPT rows with
-	// 0 request and 0 response tokens) instead of keeping them with
-	// Request.SourceFailed set.
+	// 0 response tokens) instead of keeping them with Request.SourceFailed
+	// set.
 	DropFailed bool
 	// Spread, when > 0, spreads requests that share one arrival time evenly
 	// over the following Spread nanoseconds (or up to the next distinct

@@ -283,8 +283,8 @@ func (s *azureSource) next(r *Request) (int64, int, error) {
 
 // burstGPTSource reads BurstGPT: v1 "Timestamp,Model,Request tokens,
 // Response tokens,Total tokens,Log Type" and v1.2/v2, which add "Session
-// ID" and "Elapsed time". Columns are found by name. Rows with 0 request
-// and 0 response tokens are failed requests. Elapsed time (submission to
+// ID" and "Elapsed time". Columns are found by name. Rows with 0 response
+// tokens are failed requests, as BurstGPT documents them. Elapsed time (submission to
 // full response, not TTFT) is not imported.
 type burstGPTSource struct {
 	*csvSource
@@ -319,7 +319,7 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	if r.OutputTokens, err = s.tokens(s.out); err != nil {
 		return 0, 0, err
 	}
-	r.SourceFailed = r.PromptTokens == 0 && r.OutputTokens == 0
+	r.SourceFailed = r.OutputTokens == 0
 	var model, logType string
 	if s.model >= 0 {
 		model = strings.TrimSpace(s.rec[s.model])

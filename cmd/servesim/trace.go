@@ -50,7 +50,7 @@ func traceImportCommand() *cli.Command {
 		ArgsUsage: "IN OUT",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input format: " + strings.Join(names, ", ")},
-			&cli.BoolFlag{Name: "drop-failed", Usage: "drop rows the source marks as failed (BurstGPT 0/0 tokens) instead of keeping them with source_failed=true"},
+			&cli.BoolFlag{Name: "drop-failed", Usage: "drop rows the source marks as failed (BurstGPT rows with 0 response tokens) instead of keeping them with source_failed=true"},
 			&cli.DurationFlag{Name: "spread", Usage: "spread requests sharing a timestamp evenly over this quantum (e.g. 3s for Mooncake)"},
 			&cli.Float64Flag{Name: "rate", Usage: "arrival rate (req/s) of the Poisson process for formats without timestamps (sharegpt)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the arrival process"},
