@@ -174,6 +174,12 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	if err != nil {
 		return nil, err
 	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	sum := "sha256:" + hex.EncodeToString(h.Sum(nil))
 	if format == FormatServesim {
 		f.Close()
 		open := Open
@@ -188,21 +194,13 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		if opt.DropFailed {
 			rd = &failedDropper{Reader: rd}
 		}
+		m := rd.Meta().Clone()
+		m.SetChecksum(filepath.Base(path), sum)
 		if opt.Spread > 0 {
-			m := rd.Meta().Clone()
 			m.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
-			rd = &metaReader{Reader: Spread(rd, opt.Spread), meta: m}
+			rd = Spread(rd, opt.Spread)
 		}
-		return rd, nil
-	}
-	h := sha256.New()
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if _, err := io.Copy(h, f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return &metaReader{Reader: rd, meta: m}, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		f.Close()
@@ -213,7 +211,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		f.Close()
 		return nil, err
 	}
-	return &fileImport{Reader: r, f: f, sum: "sha256:" + hex.EncodeToString(h.Sum(nil)), base: filepath.Base(path)}, nil
+	return &fileImport{Reader: r, f: f, sum: sum, base: filepath.Base(path)}, nil
 }
 
 // fileImport adds the input checksum to Meta and closes the file.

@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,5 +50,21 @@ func TestImportDropFailedFirstRowStartsAtZero(t *testing.T) {
 	in = "Timestamp,Request tokens,Response tokens\n5,1,1\n9,0,0\n7,3,4\n"
 	if _, err := importStringErr(FormatBurstGPT, in, ImportOptions{Name: "in.csv", DropFailed: true}); err == nil {
 		t.Error("a row before a dropped one: no error, want arrival goes back in time")
+	}
+}
+
+// Import records the input's sha256 for servesim files as for the public
+// formats.
+func TestImportServesimRecordsChecksum(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "own.csv")
+	body := []byte("# servesim.source=synthetic\narrival_ns,prompt_tokens,output_tokens\n0,2,2\n")
+	os.WriteFile(path, body, 0o644)
+	m, rows := importAll(t, path, FormatAuto, ImportOptions{})
+	want := "sha256:" + hex.EncodeToString(func() []byte { s := sha256.Sum256(body); return s[:] }())
+	if len(rows) != 1 || m.Checksums["own.csv"] != want {
+		t.Errorf("checksums = %v, want own.csv: %s", m.Checksums, want)
+	}
+	if m.Source != "synthetic" {
+		t.Errorf("source = %q, want the file's own (synthetic)", m.Source)
 	}
 }
