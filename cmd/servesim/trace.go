@@ -53,7 +53,7 @@ func traceImportCommand() *cli.Command {
 			&cli.BoolFlag{Name: "drop-failed", Usage: "drop rows the source marks as failed (BurstGPT rows with 0 response tokens) instead of keeping them with source_failed=true"},
 			&cli.DurationFlag{Name: "spread", Usage: "spread requests sharing a timestamp evenly over this quantum (e.g. 3s for Mooncake)"},
 			&cli.Float64Flag{Name: "rate", Usage: "arrival rate (req/s) of the Poisson process for formats without timestamps (sharegpt)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the arrival process"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the arrival process for formats without timestamps (sharegpt)"},
 			&cli.IntFlag{Name: "max-tokens", Value: traces.DefaultMaxTokens, Usage: "reject token counts above this as absurd"},
 		},
 		Action: func(c *cli.Context) error {
@@ -92,8 +92,9 @@ func traceImportCommand() *cli.Command {
 }
 
 // importFormat is --format for path, sniffed when auto. Only ShareGPT's
-// arrivals come from --rate: for a trace with timestamps the flag would
-// be ignored, which looks as if it worked, so it is refused.
+// arrivals come from --rate and --seed: for a trace with timestamps
+// either flag would be ignored, which looks as if it worked, so it is
+// refused.
 func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error) {
 	format, err := traces.DetectFormat(path, traces.ImportFormat(c.String("format")))
 	if err != nil {
@@ -101,6 +102,9 @@ func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error)
 	}
 	if c.IsSet("rate") && format != traces.FormatShareGPT {
 		return "", cli.Exit(fmt.Sprintf("%s: --rate: %s is %s, whose timestamps give the arrivals; --rate sets them only for sharegpt (to change a trace's rate: servesim trace scale --rate-factor)", cmd, path, format), 2)
+	}
+	if c.IsSet("seed") && format != traces.FormatShareGPT {
+		return "", cli.Exit(fmt.Sprintf("%s: --seed: %s is %s, whose timestamps give the arrivals; --seed drives the arrival process only for sharegpt", cmd, path, format), 2)
 	}
 	return format, nil
 }

@@ -190,3 +190,22 @@ func TestImportRateOnlyForShareGPT(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// --seed drives only ShareGPT's arrival process: for a format with
+// timestamps it would be silently ignored, so it is refused as --rate is.
+func TestImportSeedOnlyForShareGPT(t *testing.T) {
+	dir := t.TempDir()
+	azure := "../../traces/testdata/azure2023_code_head200.csv"
+	out := filepath.Join(dir, "o.parquet")
+	_, code, err := runCode(t, "trace", "import", "--seed", "7", azure, out)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--seed: "+azure+" is azure") {
+		t.Errorf("import --seed on azure: exit %d, %v; want exit 2 naming --seed, the file and its format", code, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("wrote %s", out)
+	}
+	share := writeFile(t, dir, "share.json", `[{"id":"a","conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"hello"}]}]`)
+	if _, code, err := runCode(t, "trace", "import", "--rate", "5", "--seed", "7", share, out); code != 0 {
+		t.Fatalf("sharegpt with --seed: exit %d, %v", code, err)
+	}
+}
