@@ -35,3 +35,34 @@ func TestTokenTimeBeforeSendRefused(t *testing.T) {
 		t.Errorf("write: err = %v, want token_times_ns 90 is before arrival_ns 100", err)
 	}
 }
+
+// token_times_ns are in the order the tokens came: a time before the
+// previous token's would make an inter-token latency negative.
+func TestTokenTimesOutOfOrderRefused(t *testing.T) {
+	for _, tc := range []struct{ ext, in, line string }{
+		{".csv", "arrival_ns,prompt_tokens,output_tokens,first_token_ns,last_token_ns,token_times_ns,http_status\n" +
+			"100,1,3,150,300,150 300 200,200\n", "line 2"},
+		{".jsonl", `{"arrival_ns":100,"prompt_tokens":1,"output_tokens":3,"http_status":200,"first_token_ns":150,"last_token_ns":300,"token_times_ns":[150,300,200]}` + "\n",
+			"line 1"},
+	} {
+		path := filepath.Join(t.TempDir(), "t"+tc.ext)
+		os.WriteFile(path, []byte(tc.in), 0o644)
+		_, rows, err := ReadAll(path)
+		want := "token_times_ns 200 (token 3) is before the previous token's 300"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.line) {
+			t.Errorf("%s: %d rows, err = %v; want an error on %s saying %q", tc.ext, len(rows), err, tc.line, want)
+		}
+	}
+	r := &Request{}
+	r.Reset()
+	r.Arrival, r.PromptTokens, r.OutputTokens = 100, 1, 2
+	r.HTTPStatus, r.FirstToken, r.LastToken, r.TokenTimes = 200, 150, 300, []int64{300, 150}
+	if err := WriteAll(filepath.Join(t.TempDir(), "o.parquet"), Meta{}, []*Request{r}); err == nil || !strings.Contains(err.Error(), "row 1: token_times_ns 150 (token 2) is before the previous token's 300") {
+		t.Errorf("write: err = %v, want row 1: token_times_ns 150 (token 2) is before the previous token's 300", err)
+	}
+	// Equal times (tokens one chunk carried together) are fine.
+	r.TokenTimes = []int64{150, 300, 300}
+	if err := WriteAll(filepath.Join(t.TempDir(), "o.parquet"), Meta{}, []*Request{r}); err != nil {
+		t.Errorf("write of equal token times: %v", err)
+	}
+}

@@ -269,7 +269,7 @@ func (r *Request) validate() error {
 }
 
 // validateObserved rejects observed times that would make a latency
-// negative. They are ns from the trace start, like arrival_ns, and
+// negative, token_times_ns out of order among them. They are ns from the trace start, like arrival_ns, and
 // latencies run from the scheduled send (else the arrival): a live run, the
 // proxy and the simulator all stamp later events later.
 func (r *Request) validateObserved() error {
@@ -285,9 +285,13 @@ func (r *Request) validateObserved() error {
 			return fmt.Errorf("%s %d is before %s %d", c.name, c.v, name, origin)
 		}
 	}
-	for _, v := range r.TokenTimes {
+	for i, v := range r.TokenTimes {
 		if v < origin {
 			return fmt.Errorf("%s %d is before %s %d", ColTokenTimes, v, name, origin)
+		}
+		// In the order the tokens came, else an inter-token latency is negative.
+		if i > 0 && v < r.TokenTimes[i-1] {
+			return fmt.Errorf("%s %d (token %d) is before the previous token's %d", ColTokenTimes, v, i+1, r.TokenTimes[i-1])
 		}
 	}
 	if r.FirstToken != Missing && r.LastToken != Missing && r.LastToken < r.FirstToken {
