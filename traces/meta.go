@@ -56,8 +56,11 @@ func (m *Meta) toKV() (keys, values []string) {
 	for _, k := range sortedKeys(m.Extra) {
 		add("x."+k, m.Extra[k])
 	}
+	// A key this version does not know is written back as read, an
+	// empty value included.
 	for _, k := range sortedKeys(m.Unknown) {
-		add(k, m.Unknown[k])
+		keys = append(keys, metaPrefix+k)
+		values = append(values, m.Unknown[k])
 	}
 	return keys, values
 }
