@@ -1,7 +1,9 @@
 package traces
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,5 +23,29 @@ func TestUnknownEmptyMetaKeyKept(t *testing.T) {
 		if v, ok := got.Unknown["future"]; !ok || v != "" {
 			t.Errorf("%s: unknown keys = %v, want future with an empty value", ext, got.Unknown)
 		}
+	}
+}
+
+// A key that a CSV comment line cannot give back as written (its
+// surrounding spaces would be trimmed on read) is refused, not changed.
+func TestCSVMetaKeyWithSpacesRefused(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(src, []byte(`{"meta":{"servesim.future ":"1"}}`+"\n"+`{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1}`+"\n"), 0o644)
+	m, rows, err := ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.csv")
+	err = WriteAll(out, m, rows)
+	if err == nil {
+		back, _, _ := ReadAll(out)
+		t.Fatalf("written; read back unknown keys %q, want %q kept or the write refused", back.Unknown, m.Unknown)
+	}
+	if !strings.Contains(err.Error(), `"servesim.future "`) {
+		t.Errorf("err = %v, want it to name the key", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("wrote %s", out)
 	}
 }

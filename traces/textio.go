@@ -35,8 +35,10 @@ func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	keys, values := meta.toKV()
 	for i, k := range keys {
-		if strings.ContainsAny(k, "=\r\n") {
-			return nil, fmt.Errorf("metadata key %q: a CSV trace cannot hold '=' or a line break in a key", k)
+		// A comment line gives its key back trimmed: one with surrounding
+		// space would come back changed.
+		if strings.ContainsAny(k, "=\r\n") || strings.TrimSpace(k) != k {
+			return nil, fmt.Errorf("metadata key %q: a CSV trace cannot hold '=', a line break or leading or trailing space in a key", k)
 		}
 		v := values[i]
 		if strings.ContainsAny(v, "\r\n") || strings.HasPrefix(v, `"`) || strings.TrimSpace(v) != v {
