@@ -36,7 +36,7 @@ const absent = math.MinInt64
 
 func newMooncakeSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 	sc := bufio.NewScanner(src)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	return &mooncakeSource{sc: sc, name: opt.name(), maxTok: opt.maxTokens()}, nil
 }
 
@@ -78,7 +78,7 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 		return ns / 1000, s.line, nil
 	}
 	if err := s.sc.Err(); err != nil {
-		return 0, 0, fmt.Errorf("%s:%d: %w", s.name, s.line+1, err)
+		return 0, 0, fmt.Errorf("%s:%d: %w", s.name, s.line+1, scanErr(err))
 	}
 	return 0, 0, io.EOF
 }

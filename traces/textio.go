@@ -514,7 +514,7 @@ func openJSONL(path string) (Reader, error) {
 	br := bufio.NewReader(f)
 	skipBOM(br)
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 1<<20), maxLineBytes)
 	r := &jsonlReader{f: f, sc: sc}
 	r.cur.Reset()
 	// Read the metadata line now, so Meta is right before the first Next.
@@ -627,8 +627,19 @@ func (r *jsonlReader) Next() bool {
 		}
 		return true
 	}
-	if r.err == nil {
-		r.err = r.sc.Err()
+	if r.err == nil && r.sc.Err() != nil {
+		r.err = fmt.Errorf("line %d: %w", r.line+1, scanErr(r.sc.Err()))
 	}
 	return false
+}
+
+// maxLineBytes bounds one line of a JSONL trace (servesim's or Mooncake's).
+const maxLineBytes = 64 << 20
+
+// scanErr says what a line too long for the scanner is.
+func scanErr(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line longer than %d MiB", maxLineBytes>>20)
+	}
+	return err
 }
