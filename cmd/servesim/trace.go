@@ -103,6 +103,9 @@ func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error)
 	if c.IsSet("rate") && format != traces.FormatShareGPT {
 		return "", cli.Exit(fmt.Sprintf("%s: --rate: %s is %s, whose timestamps give the arrivals; --rate sets them only for sharegpt (to change a trace's rate: servesim trace scale --rate-factor)", cmd, path, format), 2)
 	}
+	if r := c.Float64("rate"); format == traces.FormatShareGPT && (!(r > 0) || math.IsInf(r, 0)) {
+		return "", cli.Exit(fmt.Sprintf("%s: --rate: %s is sharegpt, which has no timestamps: give the arrival rate in req/s (> 0, finite), got %v", cmd, path, r), 2)
+	}
 	if c.IsSet("seed") && format != traces.FormatShareGPT {
 		return "", cli.Exit(fmt.Sprintf("%s: --seed: %s is %s, whose timestamps give the arrivals; --seed drives the arrival process only for sharegpt", cmd, path, format), 2)
 	}

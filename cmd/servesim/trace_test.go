@@ -209,3 +209,24 @@ func TestImportSeedOnlyForShareGPT(t *testing.T) {
 		t.Fatalf("sharegpt with --seed: exit %d, %v", code, err)
 	}
 }
+
+// ShareGPT's arrivals need --rate: without it (or with 0) the error names
+// the flag, not only "an arrival rate".
+func TestImportShareGPTNeedsRate(t *testing.T) {
+	dir := t.TempDir()
+	share := writeFile(t, dir, "share.json", `[{"id":"a","conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"hello"}]}]`)
+	out := filepath.Join(dir, "o.csv")
+	for _, args := range [][]string{
+		{"trace", "import", share, out},
+		{"trace", "import", "--rate", "0", share, out},
+		{"trace", "stats", "--rate", "0", share},
+	} {
+		_, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--rate: "+share+" is sharegpt") {
+			t.Errorf("%v: exit %d, %v; want exit 2 naming --rate and the file", args, code, err)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("wrote %s", out)
+	}
+}
