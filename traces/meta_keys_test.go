@@ -49,3 +49,18 @@ func TestCSVMetaKeyWithSpacesRefused(t *testing.T) {
 		t.Errorf("wrote %s", out)
 	}
 }
+
+// A hand-written "# key = value" line reads as "# key=value": the space
+// around '=' is trimmed on the value's side as on the key's (a value the
+// writer keeps spaces in is Go-quoted).
+func TestCSVMetaSpaceAroundEquals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("# servesim.model = llama\n# servesim.block_size = 16\n# servesim.x.pad = \" a \"\narrival_ns,prompt_tokens,output_tokens\n0,1,1\n"), 0o644)
+	m, _, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Model != "llama" || m.BlockSize != 16 || m.Extra["pad"] != " a " {
+		t.Errorf("model %q, block size %d, pad %q; want llama, 16 and \" a \"", m.Model, m.BlockSize, m.Extra["pad"])
+	}
+}

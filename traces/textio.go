@@ -178,7 +178,9 @@ func openCSV(path string) (Reader, error) {
 			f.Close()
 			return nil, fmt.Errorf("line %d: metadata comment must be '# key=value', got %q", line, strings.TrimSpace(s))
 		}
-		k = strings.TrimSpace(k)
+		// Space around '=' is not part of the key or the value: a value
+		// with surrounding space is written Go-quoted.
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if strings.HasPrefix(v, `"`) {
 			if v, err = strconv.Unquote(v); err != nil {
 				f.Close()
