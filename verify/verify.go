@@ -513,7 +513,9 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		rep.Measured.JPerOutTok = &g.JPerOutputTok
 	}
 	if s := sums[0]; s.Succeeded == 0 {
-		return fail(StatusDied, "no request succeeded (%s)", failedKinds(s.FailedByKind))
+		// Not a death: the engine (when verify started it) still answers
+		// its health URL, or verify watched no engine; the requests failed.
+		return fail(StatusReplay, "no request succeeded (%s)", failedKinds(s.FailedByKind))
 	}
 	rep.Status = StatusOK
 	return rep
