@@ -510,5 +510,5 @@ func fmtTol(t float64) string {
 	if t <= 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.0f%%", 100*t)
+	return fmt.Sprintf("%.4g%%", 100*t) // as given: 2.5%, not a rounded 2%
 }
