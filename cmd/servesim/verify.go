@@ -25,6 +25,7 @@ import (
 const (
 	exitToleranceFailed = 4 // a metric was outside its tolerance
 	exitIncomplete      = 5 // every measured metric passed, but some candidate could not be measured
+	exitRefitFailed     = 6 // --refit was asked for and failed: no refitted profile to go on with
 )
 
 func verifyCommand() *cli.Command {
@@ -43,7 +44,8 @@ func verifyCommand() *cli.Command {
 			"(Kendall τ against the simulator's), and how many outputs differ across candidates; writes\n" +
 			"OUT/verify.json and per candidate OUT/rankNN.parquet (measured), rankNN.sim.parquet, rankNN.engine.log\n" +
 			"(with --repeat N: rankNN.runK.parquet and rankNN.runK.engine.log for each run K).\n" +
-			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed).",
+			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed);\n" +
+			"6: --refit failed (it comes before 4 and 5; verify.json's refit.error says why).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N', or the sweep's results (sweep.parquet): its ranked configs", Required: true},
 			&cli.IntFlag{Name: "top", Usage: "verify only the N best candidates (0 = all in the file)"},
@@ -198,6 +200,8 @@ func runVerify(c *cli.Context) error {
 	switch {
 	case runErr != nil:
 		return fmt.Errorf("verify: %w", runErr)
+	case res.Refit != nil && res.Refit.Error != "":
+		return cli.Exit(fmt.Sprintf("verify: --refit failed: %s", res.Refit.Error), exitRefitFailed)
 	case res.ToleranceFailures > 0:
 		return cli.Exit(fmt.Sprintf("verify: %d metric(s) outside tolerance", res.ToleranceFailures), exitToleranceFailed)
 	case res.Incomplete > 0:

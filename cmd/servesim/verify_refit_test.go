@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/verify"
+)
+
+// A --refit that fails leaves no refitted profile: verify exits non-zero
+// and says why, even when every measured metric was within tolerance (here
+// none is gated), so that a script does not go on without the profile.
+func TestVerifyRefitFailureExitsNonZero(t *testing.T) {
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
+	data, _ := json.Marshal(cf)
+	cands := writeFile(t, dir, "candidates.json", string(data))
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
+	refitOut := filepath.Join(dir, "refit.json") // three requests' steps are too few to fit
+	out := filepath.Join(dir, "out")
+	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", srv.BaseURL(), "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", out,
+		"--profile", prof, "--refit", "--refit-out", refitOut,
+		"--tol-throughput", "0", "--tol-ttft", "0", "--tol-tpot", "0", "--tol-p99", "0", "--tol-cost", "0")
+	if code == 0 || err == nil || !strings.Contains(err.Error(), "refit") {
+		t.Errorf("exit %d, err %v: want a non-zero exit naming the refit\n%s", code, err, text)
+	}
+	res, lerr := verify.LoadResult(filepath.Join(out, "verify.json"))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if _, err := os.Stat(refitOut); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want no refitted profile", refitOut, err)
+	}
+	if res.ToleranceFailures != 0 || res.Incomplete != 0 || res.Refit == nil || res.Refit.Error == "" {
+		t.Errorf("verify.json: %d tolerance failures, %d incomplete, refit %+v: want a failed refit only", res.ToleranceFailures, res.Incomplete, res.Refit)
+	}
+}
