@@ -45,3 +45,22 @@ func TestVerifyRefitFailureExitsNonZero(t *testing.T) {
 		t.Errorf("verify.json: %d tolerance failures, %d incomplete, refit %+v: want a failed refit only", res.ToleranceFailures, res.Incomplete, res.Refit)
 	}
 }
+
+// Every --tol-X flag's help says that 0 reports the metric without gating
+// it, as verify does.
+func TestVerifyHelpSaysZeroToleranceIsNotGated(t *testing.T) {
+	help, err := run(t, "verify", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--tol-throughput", "--tol-ttft", "--tol-tpot", "--tol-p99", "--tol-cost"} {
+		i := strings.Index(help, flag+" value")
+		if i < 0 {
+			t.Fatalf("help lacks %s", flag)
+		}
+		line, _, _ := strings.Cut(help[i:], "\n")
+		if !strings.Contains(line, "0 = reported, not gated") {
+			t.Errorf("%s: %q: want it to say 0 = reported, not gated", flag, strings.TrimSpace(line))
+		}
+	}
+}
