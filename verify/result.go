@@ -6,18 +6,26 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/servesim/servesim/internal/jsonfile"
 )
 
 // LoadResult reads a verify.json written by Run (through servesim
-// verify); see ParseResult.
+// verify); see ParseResult. Its relative paths name files from its own
+// directory (Result.RelativeTo); LoadResult returns them as paths from
+// the current directory.
 func LoadResult(path string) (*Result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseResult(data, path)
+	res, err := ParseResult(data, path)
+	if err != nil {
+		return nil, err
+	}
+	res.resolve(filepath.Dir(path))
+	return res, nil
 }
 
 // ParseResult decodes a verify.json, strictly: one JSON object, no

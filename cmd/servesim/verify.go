@@ -70,7 +70,7 @@ func verifyCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times, each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
 			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate"},
-			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table"},
+			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table (its paths from the current directory)"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
 			&cli.DurationFlag{Name: "gpu-interval", Value: 250 * time.Millisecond, Usage: "NVML sampling interval with --gpu"},
 		}, clientFlags(5*time.Minute)...),
@@ -183,7 +183,9 @@ func runVerify(c *cli.Context) error {
 	if res == nil {
 		return fmt.Errorf("verify: %w", runErr)
 	}
-	if err := writeJSONAtomic(filepath.Join(opt.Out, "verify.json"), res); err != nil {
+	// The file names its files from its own directory, so that it reads
+	// back (report --verify) from anywhere; --json prints them from here.
+	if err := writeJSONAtomic(filepath.Join(opt.Out, "verify.json"), res.RelativeTo(opt.Out)); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if c.Bool("json") {

@@ -1,0 +1,122 @@
+package verify
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// relTo rewrites p, a path from the current directory, as a path from dir,
+// so that a file written in dir names it from where it lies. An absolute
+// p, or one that cannot be made relative to dir, is kept absolute.
+func relTo(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(absDir, abs)
+	if err != nil {
+		return abs
+	}
+	return rel
+}
+
+// resolveFrom is p, read from a file in dir, as a path from the current
+// directory: a relative p names a file from dir. A file written before
+// paths were relative to it named them from the directory it was written
+// in; such a p is kept when it finds a file there and dir/p finds none.
+func resolveFrom(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	j := filepath.Join(dir, p)
+	if _, err := os.Stat(j); err != nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return j
+}
+
+// paths are the addresses of the file paths res holds: the input trace,
+// the slice, the profile, each candidate's measured and simulated traces,
+// engine logs and GPU samples, and the refit's profiles and traces. The
+// refit's missing traces are left out: they are the parent profile's
+// names, as it wrote them.
+func (res *Result) paths() []*string {
+	ps := []*string{&res.Trace, &res.Input, &res.Profile}
+	rep := func(r *Repeat) {
+		ps = append(ps, &r.Trace, &r.EngineLog)
+		if r.GPU != nil {
+			ps = append(ps, &r.GPU.CSV)
+		}
+	}
+	for i := range res.Candidates {
+		c := &res.Candidates[i]
+		rep(&c.Repeat)
+		ps = append(ps, &c.SimTrace)
+		for k := range c.Repeats {
+			rep(&c.Repeats[k])
+		}
+	}
+	if r := res.Refit; r != nil {
+		ps = append(ps, &r.Out, &r.Parent)
+		for i := range r.NewTraces {
+			ps = append(ps, &r.NewTraces[i])
+		}
+	}
+	return ps
+}
+
+// clone copies res deep enough that its paths can be changed without
+// changing res's.
+func (res *Result) clone() *Result {
+	c := *res
+	c.Candidates = slices.Clone(res.Candidates)
+	gpu := func(r *Repeat) {
+		if r.GPU != nil {
+			g := *r.GPU
+			r.GPU = &g
+		}
+	}
+	for i := range c.Candidates {
+		cd := &c.Candidates[i]
+		cd.Repeats = slices.Clone(cd.Repeats)
+		gpu(&cd.Repeat)
+		for k := range cd.Repeats {
+			gpu(&cd.Repeats[k])
+		}
+	}
+	if res.Refit != nil {
+		r := *res.Refit
+		r.NewTraces = slices.Clone(r.NewTraces)
+		c.Refit = &r
+	}
+	return &c
+}
+
+// RelativeTo is res as verify.json in dir holds it: a copy whose relative
+// paths, which Run made from the current directory, name the same files
+// from dir. LoadResult turns them back.
+func (res *Result) RelativeTo(dir string) *Result {
+	c := res.clone()
+	for _, p := range c.paths() {
+		*p = relTo(dir, *p)
+	}
+	return c
+}
+
+// resolve turns the relative paths of a verify.json read from dir into
+// paths from the current directory (see resolveFrom).
+func (res *Result) resolve(dir string) {
+	for _, p := range res.paths() {
+		*p = resolveFrom(dir, *p)
+	}
+}
