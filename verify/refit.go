@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,13 +95,10 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	rr := &RefitResult{Out: ro.Out, Parent: opt.ProfilePath, ParentSHA256: res.ProfileSHA256, Missing: []string{}, NewTraces: []string{},
 		HeldOutBefore: parent.Quality.HeldOutMdAPE, MetricErrorBefore: res.MedianAbsError}
 	var runs []*calibrate.RunResult
+	parentDir, outDir := filepath.Dir(opt.ProfilePath), filepath.Dir(ro.Out)
 	for _, ref := range parent.Traces {
-		path := ref.Path
-		if _, err := os.Stat(path); err != nil && !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(opt.ProfilePath), ref.Path) // relative to the profile
-		}
-		sum, err := calibrate.FileSHA256(path)
-		if err != nil || sum != ref.SHA256 {
+		path, ok := findTrace(parentDir, ref)
+		if !ok {
 			rr.Missing = append(rr.Missing, ref.Path)
 			continue
 		}
@@ -114,6 +110,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			run.Spec.Name, run.Spec.Kind = filepath.Base(path), calibrate.KindMixed
 		}
 		r := ref
+		r.Path = path // from the current directory, until the new profile is saved
 		run.Trace = &r
 		runs = append(runs, run)
 		rr.OldRuns++
@@ -190,10 +187,19 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	if np.KV == nil {
 		np.KV = parent.KV // the memory runs were not found: keep what was measured
 	}
-	np.Lineage = append(np.Lineage, parent.Lineage...)
+	// The new profile names its files from its own directory, as the
+	// parent named its own from the parent's.
+	for i := range np.Traces {
+		np.Traces[i].Path = relTo(outDir, np.Traces[i].Path)
+	}
+	for _, l := range parent.Lineage {
+		l.Path = relTo(outDir, resolveFrom(parentDir, l.Path))
+		np.Lineage = append(np.Lineage, l)
+	}
 	if err := np.AddLineage("parent", opt.ProfilePath); err != nil {
 		return rr, err
 	}
+	np.Lineage[len(np.Lineage)-1].Path = relTo(outDir, opt.ProfilePath)
 	rr.HeldOutAfter = np.Quality.HeldOutMdAPE
 	if err := np.Save(ro.Out); err != nil {
 		return rr, err
@@ -254,6 +260,23 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		out = append(out, CandidateResult{Rows: CompareMetrics(pred, &c.Measured, opt.Tolerances)})
 	}
 	return out, nil
+}
+
+// findTrace is the path, from the current directory, of the parent
+// profile's trace ref: named from the profile's directory dir or, in a
+// profile written before its paths were, from the current directory; the
+// file must still have the sha256 the profile recorded.
+func findTrace(dir string, ref calibrate.TraceRef) (string, bool) {
+	paths := []string{ref.Path}
+	if !filepath.IsAbs(ref.Path) {
+		paths = []string{filepath.Join(dir, ref.Path), ref.Path}
+	}
+	for _, p := range paths {
+		if sum, err := calibrate.FileSHA256(p); err == nil && sum == ref.SHA256 {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // runName names the calibration run of the candidate ranked rank; with
