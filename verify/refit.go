@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/traces"
 )
@@ -91,6 +92,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	}
 	if ro.Out == "" {
 		return nil, errors.New("refit needs an output path for the new profile")
+	}
+	if opt.Catalog == nil {
+		opt.Catalog = model.DefaultCatalog()
 	}
 	rr := &RefitResult{Out: ro.Out, Parent: opt.ProfilePath, ParentSHA256: res.ProfileSHA256, Missing: []string{}, NewTraces: []string{},
 		HeldOutBefore: parent.Quality.HeldOutMdAPE, MetricErrorBefore: res.MedianAbsError}

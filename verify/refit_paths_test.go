@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
-	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
 )
@@ -86,7 +85,7 @@ func TestRefitProfilePathsResolveFromItsDirectory(t *testing.T) {
 	// Refit the refit: its traces are found from its directory.
 	os.MkdirAll(filepath.Join("profiles", "v3", "deeper"), 0o755)
 	refit2 := filepath.Join("profiles", "v3", "deeper", "refit.json")
-	opt.Profile, opt.ProfilePath, opt.Catalog = np, refit, model.DefaultCatalog()
+	opt.Profile, opt.ProfilePath = np, refit // opt.Catalog nil, as Run was given it: the default
 	rr, err := Refit(context.Background(), res, opt, RefitOptions{Out: refit2})
 	if err != nil {
 		t.Fatal(err)
