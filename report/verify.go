@@ -58,7 +58,7 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 	blocks = append(blocks, tab)
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
-		t := fmt.Sprintf("Ranking by measured $/1M output tokens: the simulator's order held: %v", rk.Held)
+		t := "Ranking by measured $/1M output tokens: the simulator's order held: " + rk.HeldString()
 		if rk.TauSweep != nil {
 			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
 		}

@@ -285,6 +285,16 @@ type Ranking struct {
 	BestWithin float64  `json:"best_within"`
 }
 
+// HeldString says whether the ranking held: "true", "false", or "n/a"
+// when there was no order to compare (fewer than two measured candidates,
+// or every measured cost the same).
+func (rk Ranking) HeldString() string {
+	if rk.TauSweep == nil {
+		return "n/a"
+	}
+	return fmt.Sprint(rk.Held)
+}
+
 // RankEntry is one candidate in the measured ranking.
 type RankEntry struct {
 	Label         string   `json:"label"`
@@ -424,8 +434,8 @@ func (res *Result) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, " %d. #%d %s ($%.4g)", e.MeasuredRank, e.SweepRank, e.Label, e.MeasuredCost)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "simulator's ranking held: %v (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
-			rk.Held, fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), fmtBest(rk))
+		fmt.Fprintf(w, "simulator's ranking held: %s (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
+			rk.HeldString(), fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), fmtBest(rk))
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
 		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across candidates (%.1f%%)\n",

@@ -22,3 +22,16 @@ func TestWriteTableShowsTolerancesAsGiven(t *testing.T) {
 		}
 	}
 }
+
+// With one measured candidate there is no order to hold: the table says
+// n/a, not that the simulator's ranking failed.
+func TestWriteTableRankingOfOneCandidate(t *testing.T) {
+	c := CandidateResult{Rank: 1, Label: "a", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(1)}}}
+	res := &Result{Candidates: []CandidateResult{c}}
+	res.finish()
+	var b strings.Builder
+	res.WriteTable(&b)
+	if strings.Contains(b.String(), "held: false") || !strings.Contains(b.String(), "held: n/a") {
+		t.Errorf("one candidate's ranking:\n%s\nwant held: n/a", b.String())
+	}
+}
