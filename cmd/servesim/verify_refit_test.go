@@ -64,3 +64,24 @@ func TestVerifyHelpSaysZeroToleranceIsNotGated(t *testing.T) {
 		}
 	}
 }
+
+// A --refit-out that is a directory cannot take the profile: refused
+// before any candidate runs, not once every candidate has.
+func TestVerifyRefusesRefitOutDirectory(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
+	data, _ := json.Marshal(cf)
+	cands := writeFile(t, dir, "candidates.json", string(data))
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	out := filepath.Join(dir, "out")
+	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
+	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out, "--profile", prof, "--refit", "--refit-out", dir)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--refit-out") {
+		t.Errorf("exit %d, err %v; want exit 2 naming --refit-out\n%s", code, err, text)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
