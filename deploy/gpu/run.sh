@@ -22,7 +22,7 @@
 #   REPEAT    measure each candidate this many times, each on a fresh engine (default 1; verify --repeat)
 #
 # Exit status: verify's (0 every metric within tolerance, 4 some metric outside it, 5 a candidate could not be
-# measured); 1 when a step before verify fails.
+# measured, 6 the refit failed; the report is written for each); 1 when a step before verify fails.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -120,7 +120,7 @@ rc=0
 	--base-url "$BASE" --model $MODEL "${NOKEY[@]}" "${TEXT[@]}" --profile "$OUT/profile.json" "${GPU[@]}" \
 	--engine-cmd "$ENGINE_CMD" --health-url "$HEALTH" --health-timeout "$HEALTH_TIMEOUT" --repeat "${REPEAT:-1}" --refit \
 	--out "$OUT/verify" | tee "$OUT/verify.txt" || rc=${PIPESTATUS[0]}
-[[ $rc == 0 || $rc == 4 || $rc == 5 ]] || { echo "run.sh: verify failed (exit $rc)" >&2; exit 1; }
+[[ $rc == 0 || $rc == 4 || $rc == 5 || $rc == 6 ]] || { echo "run.sh: verify failed (exit $rc)" >&2; exit 1; }
 
 step "report"
 "$SERVESIM" report --title "servesim: calibrate, sweep and verify on $ENGINE" --verify "$OUT/verify/verify.json" \
