@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,7 +192,11 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		if serr != nil {
 			return nil, serr
 		}
-		if w, err = traces.Create(path, resultMeta(in.Meta(), r)); err != nil {
+		var loop *sim.ClosedLoop
+		if n := c.Int("closed-loop"); n > 0 {
+			loop = &sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}
+		}
+		if w, err = traces.Create(path, resultMeta(in.Meta(), r, opt, loop)); err != nil {
 			return nil, err
 		}
 	}
@@ -264,10 +269,26 @@ func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
 }
 
 // resultMeta is the metadata of a simulated trace: the input's, plus every
-// controlled variable of the plan.
-func resultMeta(in traces.Meta, r *plan.Resolved) traces.Meta {
+// controlled variable of the run — the plan, the step model and the closed
+// loop (nil: arrivals as the trace gives them). What describes how a live
+// input was recorded (its engine and the recording's replay.* and proxy.*
+// settings) is kept under input_ names: the simulated run ran none of it.
+func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, loop *sim.ClosedLoop) traces.Meta {
 	meta := in.Clone()
 	meta.Set("input_source", in.Source)
+	meta.Engine, meta.EngineArgs = "", ""
+	if in.Engine != "" {
+		meta.Set("input_engine", in.Engine)
+	}
+	if in.EngineArgs != "" {
+		meta.Set("input_engine_args", in.EngineArgs)
+	}
+	for k, v := range in.Extra {
+		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") {
+			delete(meta.Extra, k)
+			meta.Set("input_"+k, v)
+		}
+	}
 	meta.Source = "simulated"
 	meta.Model = r.Arch.Name
 	meta.WeightVersion = r.Plan.Model.WeightVersion
@@ -277,6 +298,17 @@ func resultMeta(in traces.Meta, r *plan.Resolved) traces.Meta {
 	meta.ToolVersion = version
 	if toml, err := r.Plan.Encode(); err == nil {
 		meta.Set("plan", string(toml))
+	}
+	stepModel := opt.StepModel
+	if opt.Step == nil {
+		stepModel = "roofline prior (uncalibrated)"
+	}
+	meta.Set("step_model", stepModel)
+	delete(meta.Extra, "closed_loop") // a simulated input's run, not this one's
+	delete(meta.Extra, "closed_loop_gap")
+	if loop != nil {
+		meta.Set("closed_loop", strconv.Itoa(loop.Clients))
+		meta.Set("closed_loop_gap", loop.IssueGap.String())
 	}
 	return meta
 }

@@ -278,3 +278,64 @@ func TestSimulateInterruptedRunPublishesNothing(t *testing.T) {
 		t.Errorf("the run left %v, want %v", got, want)
 	}
 }
+
+// A simulated trace's metadata holds the run's step model and closed loop,
+// and none of the engine a live input was recorded on.
+func TestSimulateMetaIsTheSimulatedRun(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "live.parquet")
+	w, err := traces.Create(src, traces.Meta{Source: "live", Model: "m", Engine: "vllm 0.8", EngineArgs: "--max-num-seqs 8",
+		Extra: map[string]string{"replay.arrival": "open", "replay.concurrency": "0", "seed": "7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []int32{100, 200} {
+		var r traces.Request
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = fmt.Sprint(i), int64(i)*1e6, p, 20
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := basePlan(t, dir, "cont.toml")
+	out := filepath.Join(dir, "res")
+	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--out", out, "--closed-loop", "2"); err != nil {
+		t.Fatal(err)
+	}
+	meta, _, err := traces.ReadAll(filepath.Join(out, "cont.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Engine != "" || meta.EngineArgs != "" {
+		t.Errorf("engine %q, engine_args %q: the simulated run ran no engine", meta.Engine, meta.EngineArgs)
+	}
+	if meta.Extra["input_engine"] != "vllm 0.8" || meta.Extra["input_engine_args"] != "--max-num-seqs 8" {
+		t.Errorf("input's engine not kept as the input's: %v", meta.Extra)
+	}
+	if _, ok := meta.Extra["replay.arrival"]; ok || meta.Extra["input_replay.arrival"] != "open" {
+		t.Errorf("the recording's settings are not set apart as the input's: %v", meta.Extra)
+	}
+	if meta.Extra["seed"] != "7" {
+		t.Errorf("the input's own keys are lost: %v", meta.Extra)
+	}
+	if !strings.Contains(meta.Extra["step_model"], "roofline prior") {
+		t.Errorf("step_model = %q, want the roofline prior", meta.Extra["step_model"])
+	}
+	if meta.Extra["closed_loop"] != "2" || meta.Extra["closed_loop_gap"] != "1ms" {
+		t.Errorf("closed_loop = %q, closed_loop_gap = %q, want 2 and 1ms", meta.Extra["closed_loop"], meta.Extra["closed_loop_gap"])
+	}
+	// Simulated again in open loop, the trace no longer says closed loop.
+	out2 := filepath.Join(dir, "res2")
+	if _, err := run(t, "simulate", "--trace", filepath.Join(out, "cont.parquet"), "--config", cfg, "--out", out2); err != nil {
+		t.Fatal(err)
+	}
+	if meta, _, err = traces.ReadAll(filepath.Join(out2, "cont.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := meta.Extra["closed_loop"]; ok {
+		t.Errorf("an open-loop run's trace says closed_loop = %q", meta.Extra["closed_loop"])
+	}
+}
