@@ -71,6 +71,11 @@ type Admitter interface {
 	Admission() Admission
 }
 
+// MaxAdmissionDelay bounds Admission.Delay, seconds: request handling
+// takes milliseconds, and an hour keeps an arrival plus the delay within
+// the int64 nanoseconds of the simulated clock.
+const MaxAdmissionDelay = 3600.0
+
 // Admission is how an engine takes in a request that arrives while it is
 // busy. On an idle engine this is part of the first step's time, as
 // calibration fits it.
@@ -78,7 +83,8 @@ type Admission struct {
 	// Delay, seconds, is the request handling an engine does beside its
 	// steps before the request reaches its step loop (HTTP, tokenization,
 	// a hop to a runner), which on a host short of cores waits for the
-	// steps. Without Lock the request then joins the next step.
+	// steps. Without Lock the request then joins the next step. At most
+	// MaxAdmissionDelay.
 	Delay float64
 	// Lock: the step loop takes requests in under a lock it holds through
 	// every step and takes back first when a step ends, and a request needs
@@ -162,7 +168,8 @@ func (l Linear) DecodeSteps(n, c0, budget float64) int64 {
 	return refineSteps(l, n, c0, budget, k)
 }
 
-// Validate reports a negative or non-finite coefficient, or a model whose
+// Validate reports a negative or non-finite coefficient, an admission
+// delay over MaxAdmissionDelay, or a model whose
 // single-sequence decode step takes no time.
 func (l Linear) Validate() error {
 	for _, c := range []struct {
@@ -172,6 +179,9 @@ func (l Linear) Validate() error {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}
+	}
+	if l.Admit.Delay > MaxAdmissionDelay {
+		return fmt.Errorf("sim: Linear.Admit.Delay = %v s: want at most %v s", l.Admit.Delay, MaxAdmissionDelay)
 	}
 	if err := l.Dense.Validate(); err != nil {
 		return err
