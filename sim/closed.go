@@ -41,8 +41,9 @@ type ClosedLoop struct {
 // TTFT and E2E are measured from it, as the live closed loop measures them
 // from when a client picked the row up. Everything else is as in Run: the
 // Summary is returned even when err is not nil, a static policy that runs
-// out of KV memory ends the run with an *OOMError, and in and out are not
-// closed.
+// out of KV memory ends the run with an *OOMError (the requests it did not
+// serve get rows marked not run; those never issued carry the time the run
+// stopped as their arrival), and in and out are not closed.
 //
 // RunClosedLoop drives the same engine as Run through its advance-to-time
 // API, one iteration (a step, a pure-decode stretch, or an idle wait) at a
@@ -123,9 +124,46 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			t = pending[0].Arrival
 		}
 		if err := e.iterate(t); err != nil {
-			return err
+			return e.closedNotRun(err, in, pending, idx, lastArrival)
 		}
 		free += e.finished - freed
 		freed = e.finished
 	}
+}
+
+// closedNotRun, when err is a static OOM that stopped the closed loop,
+// writes a row for every request it did not serve: those e holds
+// unfinished, those issued and on their way (pending, the first of input
+// index idx), and those never issued, which carry the time the run
+// stopped as their arrival. It returns err, or the error that kept it
+// from writing them.
+func (e *engine) closedNotRun(err error, in traces.Reader, pending []traces.Request, idx, lastArrival int64) error {
+	var oom *OOMError
+	if !errors.As(err, &oom) {
+		return err
+	}
+	reason := notRunReason(err)
+	if werr := writeInFlight(e.out, []*engine{e}, reason); werr != nil {
+		return werr
+	}
+	var row traces.Request
+	for i := range pending {
+		if werr := e.out.putNotRun(idx, &row, &pending[i], reason); werr != nil {
+			return werr
+		}
+		idx++
+	}
+	stop := max(e.now, lastArrival)
+	for in.Next() {
+		q := *in.At()
+		q.Arrival = stop
+		if werr := e.out.putNotRun(idx, &row, &q, reason); werr != nil {
+			return werr
+		}
+		idx++
+	}
+	if rerr := in.Err(); rerr != nil {
+		return fmt.Errorf("sim: reading requests: %w", rerr)
+	}
+	return err
 }

@@ -129,7 +129,8 @@ func (e *fieldError) Unwrap() error { return e.err }
 // (iteration start time, replica) — pools in order, replicas in order
 // within a pool — which is deterministic. The ClusterSummary is returned
 // even when err is not nil; a static-policy OOM on any replica ends the run
-// with an *OOMError.
+// with an *OOMError, and every request the cluster did not serve gets a row
+// marked not run, as in Run.
 func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out traces.Writer) (*ClusterSummary, error) {
 	if err := cc.Validate(); err != nil {
 		return nil, err
@@ -139,7 +140,13 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	}
 	rows := newRowOrder(out)
 	c := newCluster(&cc, in.Meta(), rows)
-	err := c.run(ctx, &arrivals{in: in})
+	a := &arrivals{in: in}
+	err := c.run(ctx, a)
+	engines := make([]*engine, len(c.reps))
+	for i, rp := range c.reps {
+		engines[i] = rp.e
+	}
+	err = notRunRest(err, rows, engines, a)
 	err = firstErr(err, rows.flush())
 	for _, rp := range c.reps {
 		err = rp.e.end(err)
@@ -200,9 +207,11 @@ func (c *cluster) run(ctx context.Context, a *arrivals) error {
 			return c.advance(ctx, math.MaxInt64)
 		}
 		t := r.Arrival
+		a.inHand = r
 		if err := c.advance(ctx, t); err != nil {
 			return err
 		}
+		a.inHand = nil
 		p := c.poolFor(r)
 		for i, rp := range p.reps {
 			p.load[i] = rp.e.outstanding(t)

@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -15,7 +18,9 @@ import (
 //
 // The Summary is returned even when err is not nil, covering what was
 // simulated. A static policy that runs out of KV memory ends the run with an
-// *OOMError (also in Summary.OOM).
+// *OOMError (also in Summary.OOM); every request the run did not serve,
+// unfinished or still to be read, then gets a row with no measurements and
+// Error "not run: " and the OOM.
 func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -25,9 +30,87 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	}
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
-	err := e.runAll(ctx, &arrivals{in: in})
+	a := &arrivals{in: in}
+	err := e.runAll(ctx, a)
+	err = notRunRest(err, rows, []*engine{e}, a)
 	err = firstErr(err, rows.flush())
 	return e.summary(), e.end(err)
+}
+
+// notRunRest, when err is a static OOM that stopped the run, writes a row
+// for every request it did not serve — those the engines hold unfinished
+// and those left in a — and returns err, or the error that kept it from
+// writing them.
+func notRunRest(err error, out *rowOrder, engines []*engine, a *arrivals) error {
+	var oom *OOMError
+	if !errors.As(err, &oom) {
+		return err
+	}
+	reason := notRunReason(err)
+	if werr := writeInFlight(out, engines, reason); werr != nil {
+		return werr
+	}
+	var row traces.Request
+	if r := a.inHand; r != nil {
+		a.inHand = nil
+		if werr := out.putNotRun(a.n-1, &row, r, reason); werr != nil {
+			return werr
+		}
+	}
+	for {
+		r, rerr := a.next()
+		if rerr != nil {
+			return rerr
+		}
+		if r == nil {
+			return err
+		}
+		if werr := out.putNotRun(a.n-1, &row, r, reason); werr != nil {
+			return werr
+		}
+	}
+}
+
+// notRunReason is the Error of a row that the run stopped by cause did not
+// serve.
+func notRunReason(cause error) string {
+	return "not run: " + strings.TrimPrefix(cause.Error(), "sim: ")
+}
+
+// writeInFlight writes a row marked not run for every request the engines
+// hold unfinished.
+func writeInFlight(out *rowOrder, engines []*engine, reason string) error {
+	if out == nil {
+		return nil
+	}
+	var held []*seq
+	for _, e := range engines {
+		for s := e.runHead; s != nil; s = s.next {
+			held = append(held, s)
+		}
+		for i := range e.waiting.len() {
+			held = append(held, e.waiting.at(i))
+		}
+		for i := range e.arriving.len() {
+			held = append(held, e.arriving.at(i))
+		}
+	}
+	slices.SortFunc(held, func(x, y *seq) int { return cmp.Compare(x.idx, y.idx) })
+	for _, s := range held {
+		markNotRun(&s.req, reason)
+		if err := out.put(s.idx, &s.req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markNotRun clears r's observations and marks it not run: it was due at
+// its arrival and has no measurement.
+func markNotRun(r *traces.Request, reason string) {
+	r.ClearObserved()
+	r.ScheduledSend = r.Arrival
+	r.Error = reason
 }
 
 // end returns err, else the first failure to write the decision log, else
@@ -62,9 +145,11 @@ func (e *engine) runAll(ctx context.Context, a *arrivals) error {
 			}
 			return err
 		}
+		a.inHand = r
 		if err := e.advanceTo(ctx, r.Arrival); err != nil {
 			return err
 		}
+		a.inHand = nil
 		if err := e.add(r, a.n-1); err != nil {
 			return err
 		}
@@ -76,6 +161,9 @@ type arrivals struct {
 	in   traces.Reader
 	n    int64 // requests read
 	last int64
+	// inHand is the request read last while it waits for the engines to
+	// reach its arrival; nil once handed over.
+	inHand *traces.Request
 }
 
 // next returns the next request (valid until the following call), or nil

@@ -6,7 +6,7 @@ import "fmt"
 // when the device is idle, that prefills all members in one step and
 // decodes until its last member finishes. Members reserve KV blocks for
 // prompt + max_new up front; a batch that does not fit ends the run with an
-// OOM report.
+// OOM report (and rows marked not run for what it did not serve).
 //
 // A batch starts when it is full (fixed: BatchSize requests wait;
 // token_budget: the next waiting request would push Σ(prompt+max_new) over

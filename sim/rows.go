@@ -60,8 +60,8 @@ func (o *rowOrder) put(idx int64, r *traces.Request) error {
 }
 
 // flush writes the rows still waiting, in input order: at the end of a
-// run that stopped early (an OOM), the requests before them never finished
-// and have no row.
+// run that stopped early on an error, the requests before them never
+// finished and have no row.
 func (o *rowOrder) flush() error {
 	if o == nil {
 		return nil
@@ -86,4 +86,18 @@ func (o *rowOrder) write(idx int64, r *traces.Request) error {
 	}
 	o.next = idx + 1
 	return nil
+}
+
+// putNotRun writes request idx, read as r, marked not run with reason,
+// using row as scratch (r is left alone). Without a writer it does nothing.
+func (o *rowOrder) putNotRun(idx int64, row, r *traces.Request, reason string) error {
+	if o == nil {
+		return nil
+	}
+	hashes := row.PrefixHashes[:0]
+	*row = *r
+	row.PrefixHashes = append(hashes, r.PrefixHashes...)
+	row.TokenTimes = nil
+	markNotRun(row, reason)
+	return o.put(idx, row)
 }
