@@ -12,6 +12,8 @@ func TestParseRefusesWhatTheSimulatorRefuses(t *testing.T) {
 		`strategy = "continuous"`, "strategy = \"token_budget\"\nmax_token_budget = 1\nmax_wait_ms = 5").Replace(valid)
 	for _, c := range []struct{ name, text, want string }{
 		{"token budget of one token", budget, "batch.max_token_budget: must be ≥ 2"},
+		{"batch window beyond 2^32 s", strings.NewReplacer("max_token_budget = 1\n", "max_token_budget = 100\n", "max_wait_ms = 5", "max_wait_ms = 1e300").Replace(budget),
+			"batch.max_wait_ms: must be at most 4294967296000"},
 		{"output cap beyond int32", strings.Replace(valid, "max_new_tokens = 1024", "max_new_tokens = 3000000000", 1),
 			"model.max_new_tokens: must be ≤ 2147483647"},
 	} {

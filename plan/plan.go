@@ -269,8 +269,11 @@ func (p *Plan) Validate() error {
 				p.Batch.MaxNumSeqs, p.Batch.MaxNumBatchedTokens)
 		}
 	}
-	if !(p.Batch.MaxWaitMS >= 0) || math.IsInf(p.Batch.MaxWaitMS, 0) {
-		bad("batch.max_wait_ms", "must be a finite number ≥ 0, got %g", p.Batch.MaxWaitMS)
+	switch w := p.Batch.MaxWaitMS; {
+	case !(w >= 0) || math.IsInf(w, 0):
+		bad("batch.max_wait_ms", "must be a finite number ≥ 0, got %g", w)
+	case w > sim.MaxWaitMs:
+		bad("batch.max_wait_ms", "must be at most %.0f (2^32 s), got %g", float64(sim.MaxWaitMs), w)
 	}
 	if p.Device.Count < 1 {
 		bad("device.count", "must be ≥ 1, got %d", p.Device.Count)

@@ -80,13 +80,13 @@ func (p PolicyConfig) Validate() error {
 	return nil
 }
 
-// maxWaitMs bounds MaxWaitMs at 2^32 s, as arrivals are bounded: an
-// arrival plus the wait stays far inside int64 nanoseconds.
-const maxWaitMs = 1 << 32 * 1e3
+// MaxWaitMs bounds PolicyConfig.MaxWaitMs at 2^32 s, as arrivals are
+// bounded: an arrival plus the wait stays far inside int64 nanoseconds.
+const MaxWaitMs = 1 << 32 * 1e3
 
 func checkWait(p PolicyConfig) error {
-	if !(p.MaxWaitMs >= 0 && p.MaxWaitMs <= maxWaitMs) {
-		return fmt.Errorf("sim: policy %s: MaxWaitMs = %v: want a number from 0 to %.0f (2^32 s)", p.Name, p.MaxWaitMs, float64(maxWaitMs))
+	if !(p.MaxWaitMs >= 0 && p.MaxWaitMs <= MaxWaitMs) {
+		return fmt.Errorf("sim: policy %s: MaxWaitMs = %v: want a number from 0 to %.0f (2^32 s)", p.Name, p.MaxWaitMs, float64(MaxWaitMs))
 	}
 	return nil
 }
