@@ -864,7 +864,9 @@ func (e *engine) preemptSeq(s *seq) error {
 	s.state = stWaiting
 	e.waiting.pushFront(s)
 	e.preempt = append(e.preempt, s.idx)
-	e.m.preemptions++
+	if !s.req.Warmup {
+		e.m.preemptions++
+	}
 	return nil
 }
 
@@ -1084,8 +1086,10 @@ func (e *engine) slotHit(s *seq) int32 {
 
 // startPrefill admits s with hit cached blocks and its first chunk.
 func (e *engine) startPrefill(s *seq, hit, looked int, chunk int32) error {
-	e.bm.lookups += int64(looked)
-	e.bm.hits += int64(hit)
+	if !s.req.Warmup { // warm-up rows stay out of the figures
+		e.bm.lookups += int64(looked)
+		e.bm.hits += int64(hit)
+	}
 	for i := 0; i < hit; i++ {
 		slot, _, err := e.bm.acquire(s.keys[i])
 		if err != nil {

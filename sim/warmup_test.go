@@ -33,3 +33,28 @@ func TestWarmupRowsOutsideSummary(t *testing.T) {
 		}
 	})
 }
+
+// A warm-up row's prefix-cache lookups and preemptions stay out of the
+// figures too: the hit rate is the measured requests' own.
+func TestWarmupLookupsAndPreemptionsOutsideSummary(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		cfg.PrefixCaching = true
+		// w looks up one block (the second is its last, always computed)
+		// and misses; a, arriving after it finished, finds that block.
+		w := req("w", 0, 32, 2, 1, 2)
+		w.Warmup = true
+		with, _ := mustRun(t, cfg, []*traces.Request{w, req("a", 1000, 32, 2, 1, 2)})
+		if with.PrefixLookups != 1 || with.PrefixHits != 1 || with.PrefixHitRate != 1 {
+			t.Errorf("prefix lookups %d, hits %d, rate %v; want a's own: 1, 1, 1", with.PrefixLookups, with.PrefixHits, with.PrefixHitRate)
+		}
+		// Two warm-up rows that do not fit together: the newer is preempted.
+		small := testConfig(policy(t, Continuous), 3, noSkip)
+		w0, w1 := req("w0", 0, 16, 20), req("w1", 0, 16, 20)
+		w0.Warmup, w1.Warmup = true, true
+		s, _ := mustRun(t, small, []*traces.Request{w0, w1, req("b", 5000, 16, 2)})
+		if s.Preemptions != 0 {
+			t.Errorf("%d preemptions of warm-up rows counted", s.Preemptions)
+		}
+	})
+}
