@@ -313,11 +313,15 @@ func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, loop *sim.Cl
 	return meta
 }
 
-// openTrace opens a trace file in any format servesim reads (sniffed:
-// servesim files, Azure, BurstGPT, Vidur, Mooncake, ShareGPT), or the
-// embedded default when path is "".
+// openTrace opens a trace file in any format servesim reads with its own
+// arrival times (sniffed: servesim files, Azure, BurstGPT, Vidur,
+// Mooncake), or the embedded default when path is "". ShareGPT has none:
+// it is imported first, at a chosen rate.
 func openTrace(path string) (traces.Reader, error) {
 	if path != "" {
+		if f, err := traces.DetectFormat(path, traces.FormatAuto); err == nil && f == traces.FormatShareGPT {
+			return nil, fmt.Errorf("%s: a ShareGPT file has no arrival times: import it at a rate first (servesim trace import --format sharegpt --rate R %s OUT.parquet)", path, path)
+		}
 		return traces.Import(path, traces.FormatAuto, traces.ImportOptions{})
 	}
 	data, err := defaults.ReadFile(defaultTrace)

@@ -339,3 +339,15 @@ func TestSimulateMetaIsTheSimulatedRun(t *testing.T) {
 		t.Errorf("an open-loop run's trace says closed_loop = %q", meta.Extra["closed_loop"])
 	}
 }
+
+// A ShareGPT file has no arrival times: simulate says how to give it some.
+func TestSimulateShareGPTSaysImportAtARate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "share.json")
+	if err := os.WriteFile(path, []byte(`[{"id":"a","conversations":[{"from":"human","value":"hi"},{"from":"gpt","value":"hello"}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, "simulate", "--trace", path)
+	if err == nil || !strings.Contains(err.Error(), "trace import --format sharegpt --rate R") {
+		t.Errorf("err = %v, want it to say how to import the file at a rate", err)
+	}
+}
