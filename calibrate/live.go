@@ -1147,14 +1147,24 @@ func (a *Analysis) Print(w io.Writer) {
 }
 
 // LoadRuns reads back the runs RunPlan wrote to dir (its NN-<run>.parquet
-// files, in name order), so that they can be analysed again without the
-// engine. Files that are not calibration runs are skipped.
+// files, in the order RunPlan wrote them: by the number NN, which passes
+// two digits after 99, then by name), so that they can be analysed again
+// without the engine. Files that are not calibration runs are skipped.
 func LoadRuns(dir string) ([]*RunResult, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(paths)
+	// A name without a number sorts after every numbered one.
+	seq := func(path string) int {
+		num, _, ok := strings.Cut(filepath.Base(path), "-")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n < 0 {
+			return math.MaxInt
+		}
+		return n
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(seq(a), seq(b)), strings.Compare(a, b)) })
 	var out []*RunResult
 	for _, path := range paths {
 		r, err := ReadRun(path)
