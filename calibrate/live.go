@@ -165,8 +165,16 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		}
 		if opt.Log != nil {
 			s := sum
+			// The Summary counts warm-up requests sent, not which of them
+			// succeeded.
+			warmOK := 0
+			for _, r := range rows {
+				if r.Warmup && r.Succeeded() {
+					warmOK++
+				}
+			}
 			fmt.Fprintf(opt.Log, "  [%2d/%d] %-22s %5.1fs  ok %d/%d  TTFT mean %s  TPOT mean %s  %.1f tok/s\n",
-				i+1, len(plan.Runs), spec.Name, res.Wall.Seconds(), s.Succeeded+s.Warmup, s.Sent+s.Warmup,
+				i+1, len(plan.Runs), spec.Name, res.Wall.Seconds(), s.Succeeded+warmOK, s.Sent+s.Warmup,
 				ms(s.TTFT.Mean), ms(s.TPOT.Mean), s.OutputTokensPerSec)
 		}
 	}
