@@ -1174,6 +1174,7 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 	}
 	slices.SortFunc(paths, func(a, b string) int { return cmp.Or(cmp.Compare(seq(a), seq(b)), strings.Compare(a, b)) })
 	var out []*RunResult
+	seen := map[string]string{} // run name → its file
 	for _, path := range paths {
 		r, err := ReadRun(path)
 		if err != nil {
@@ -1181,6 +1182,15 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 		}
 		if r.Spec.Kind == "" || len(r.Rows) == 0 {
 			continue // not a calibration run
+		}
+		// A plan's run names are unique (every slot reset is "reset"):
+		// one found twice is from another calibration in the same place.
+		if r.Spec.Kind != KindReset {
+			if prev, ok := seen[r.Spec.Name]; ok {
+				return nil, fmt.Errorf("calibrate: %s and %s both hold run %s: traces of two calibrations in %s (refit each from a directory of its own)",
+					prev, path, r.Spec.Name, dir)
+			}
+			seen[r.Spec.Name] = path
 		}
 		out = append(out, r)
 	}

@@ -2,10 +2,13 @@ package calibrate
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
 )
 
 // A plan with slot resets writes more than a hundred files (the full plan
@@ -41,5 +44,29 @@ func TestLoadRunsOrderPastHundredFiles(t *testing.T) {
 		if back[i].Trace.Path != live[i].Trace.Path {
 			t.Fatalf("run %d read back from %s, written as %s", i, back[i].Trace.Path, live[i].Trace.Path)
 		}
+	}
+}
+
+// A directory that holds the traces of two calibrations (a --trace-out
+// used twice, a file copied) is refused, naming both files of the run
+// found twice, instead of fitting the run twice and replaying one engine's
+// cache through the other's runs.
+func TestLoadRunsRefusesRunTwice(t *testing.T) {
+	tm := replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}
+	spec := RunSpec{Name: "decode-c1-p64-r1", Kind: KindDecode, Concurrency: 1, Prompts: []int{64}, Outputs: []int{2}, Requests: 1, Repeat: 1}
+	dir := t.TempDir()
+	for _, name := range []string{"00-reset", "01-decode-c1-p64-r1", "02-reset", "03-decode-c1-p64-r1 copy"} {
+		s := spec
+		if strings.HasSuffix(name, "reset") {
+			s = RunSpec{Name: "reset", Kind: KindReset, Concurrency: 1, Prompts: []int{16}, Outputs: []int{1}, Requests: 1, Repeat: 1}
+		}
+		in := &RunResult{Spec: s, Salt: 1, Text: tm, Rows: []*traces.Request{row(s.Name+"/0", 64, 0, 40, 60)}}
+		if err := writeRun(filepath.Join(dir, name+".parquet"), traces.Meta{Model: "m"}, in, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := LoadRuns(dir)
+	if err == nil || !strings.Contains(err.Error(), "01-decode-c1-p64-r1.parquet") || !strings.Contains(err.Error(), "03-decode-c1-p64-r1 copy.parquet") {
+		t.Errorf("err = %v, want one naming both files of run decode-c1-p64-r1", err)
 	}
 }
