@@ -871,6 +871,10 @@ type ProbePoint struct {
 	// PeakTokens is the most KV tokens those requests held at once:
 	// Σ (prompt + tokens generated so far) over the requests generating.
 	PeakTokens int64
+	// Failed is the point's failed requests: a point with any ran fewer
+	// sequences than clients for that reason too, so it does not show a
+	// limit (Saturated).
+	Failed int
 }
 
 // ConcurrencyProbe is the measured concurrency limit of the engine.
@@ -878,8 +882,8 @@ type ConcurrencyProbe struct {
 	Points []ProbePoint
 	// MaxSeqs is the most sequences the engine ran at once (the largest
 	// PeakRunning). Saturated says whether the ramp found the limit: some
-	// point had more clients than the engine ran (added clients waited);
-	// otherwise MaxSeqs is only a lower bound.
+	// point without failed requests had more clients than the engine ran
+	// (added clients waited); otherwise MaxSeqs is only a lower bound.
 	MaxSeqs   int
 	Saturated bool
 	// Knee is the first ramp point past which more clients stop raising
@@ -903,7 +907,8 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		if r.Spec.Kind != KindMemory || r.Summary == nil {
 			continue
 		}
-		pt := ProbePoint{Clients: r.Spec.Concurrency, OutputTokPerSec: r.Summary.OutputTokensPerSec, MeanTTFT: r.Summary.TTFT.Mean.Seconds()}
+		pt := ProbePoint{Clients: r.Spec.Concurrency, OutputTokPerSec: r.Summary.OutputTokensPerSec, MeanTTFT: r.Summary.TTFT.Mean.Seconds(),
+			Failed: r.Summary.Failed}
 		pt.PeakRunning, pt.PeakTokens = peakRunning(r.Rows)
 		p.Points = append(p.Points, pt)
 	}
@@ -914,7 +919,7 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 	for i, pt := range p.Points {
 		p.MaxSeqs = max(p.MaxSeqs, pt.PeakRunning)
 		p.MaxTokens = max(p.MaxTokens, pt.PeakTokens)
-		if pt.PeakRunning < pt.Clients {
+		if pt.PeakRunning < pt.Clients && pt.Failed == 0 {
 			p.Saturated = true
 		}
 		if i > 0 && p.Knee == 0 {
@@ -1138,8 +1143,12 @@ func (a *Analysis) Print(w io.Writer) {
 	if c := a.Concurrency; c != nil {
 		fmt.Fprintf(w, "concurrency probe (closed loop ramp):\n")
 		for _, pt := range c.Points {
-			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d\n",
-				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens)
+			failed := ""
+			if pt.Failed > 0 {
+				failed = fmt.Sprintf(" (%d requests failed: not a limit)", pt.Failed)
+			}
+			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d%s\n",
+				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens, failed)
 		}
 		bound := "measured limit"
 		if !c.Saturated {
