@@ -184,7 +184,16 @@ func runCalibrate(c *cli.Context) error {
 	rec.Stop()
 	if err != nil {
 		if len(runs) > 0 {
-			return fmt.Errorf("%w (the %d runs before it are in %s: `calibrate --from-traces` refits them)", err, len(runs), traceDir)
+			measured := 0 // the plan's runs, not their slot resets
+			for _, r := range runs {
+				if r.Spec.Kind != calibrate.KindReset {
+					measured++
+				}
+			}
+			if measured > 0 {
+				return fmt.Errorf("%w (the %d runs before it are in %s: `calibrate --from-traces` refits them)", err, measured, traceDir)
+			}
+			return err
 		}
 		if madeTraceDir {
 			os.Remove(traceDir) // only if nothing was written to it
