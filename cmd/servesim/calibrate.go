@@ -161,7 +161,13 @@ func runCalibrate(c *cli.Context) error {
 		if info, err = refitInfo(info, runs); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", len(runs), dir)
+		measured := 0 // as the plan counts them: not the warm-up and slot resets
+		for _, r := range runs {
+			if r.Spec.Kind != calibrate.KindWarmup && r.Spec.Kind != calibrate.KindReset {
+				measured++
+			}
+		}
+		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", measured, dir)
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
 	_, statErr := os.Stat(traceDir)
@@ -296,7 +302,11 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	if err := p.Save(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %d traces (live time %v)\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, len(p.Traces), wall.Round(100*time.Millisecond))
+	live := "" // a refit measured nothing live
+	if wall > 0 {
+		live = fmt.Sprintf(" (live time %v)", wall.Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %d traces%s\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, len(p.Traces), live)
 	return nil
 }
 
