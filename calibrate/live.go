@@ -1163,6 +1163,29 @@ func (a *Analysis) Print(w io.Writer) {
 	}
 }
 
+// ClearRuns removes from dir the run traces an earlier calibration wrote
+// there (RunPlan's NN-NAME.parquet files) and returns how many: a new
+// calibration replaces them all, so that a refit of dir never mixes the
+// later runs of the old one with the runs of the new.
+func ClearRuns(dir string) (int, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "[0-9][0-9]*-*.parquet"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range paths {
+		num, _, _ := strings.Cut(filepath.Base(p), "-")
+		if _, err := strconv.Atoi(num); err != nil {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // LoadRuns reads back the runs RunPlan wrote to dir (its NN-<run>.parquet
 // files, in the order RunPlan wrote them: by the number NN, which passes
 // two digits after 99, then by name), so that they can be analysed again

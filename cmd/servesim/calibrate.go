@@ -175,6 +175,11 @@ func runCalibrate(c *cli.Context) error {
 	if err := os.MkdirAll(traceDir, 0o755); err != nil {
 		return err
 	}
+	if n, err := calibrate.ClearRuns(traceDir); err != nil {
+		return fmt.Errorf("calibrate: --trace-out %s: %w", traceDir, err)
+	} else if n > 0 {
+		fmt.Fprintf(w, "removed the %d run traces of an earlier calibration from %s\n", n, traceDir)
+	}
 
 	// Power: NVML when there is a driver; otherwise say so once.
 	gpuCSV := filepath.Join(traceDir, "gpu.csv")

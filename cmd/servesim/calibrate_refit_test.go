@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +35,34 @@ func TestCalibrateRefitNoLiveTime(t *testing.T) {
 	}
 	if !strings.Contains(live, "plan quick: 8 runs") || !strings.Contains(refit, "refitting 8 runs from") {
 		t.Errorf("live plan of 8 runs, refit says:\n%s", strings.SplitN(refit, "\n", 2)[0])
+	}
+}
+
+// A calibration into the trace directory of an earlier one replaces its
+// runs: a later run the new plan does not have would otherwise be refitted
+// with the new ones.
+func TestCalibrateReplacesEarlierTraces(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	calibrateLive := func(maxConc string) string {
+		t.Helper()
+		log, err := run(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+			"--max-concurrency", maxConc, "--repeats", "1", "--max-prompt", "64", "--device", "cpu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return log
+	}
+	calibrateLive("4")
+	before, _ := filepath.Glob(filepath.Join(dir, "p.traces", "*.parquet"))
+	log := calibrateLive("2") // a shorter plan: the first's last runs would be left over
+	after, _ := filepath.Glob(filepath.Join(dir, "p.traces", "*.parquet"))
+	if len(after) >= len(before) || !strings.Contains(log, fmt.Sprintf("removed the %d run traces of an earlier calibration", len(before))) {
+		t.Errorf("%d traces, then %d after a shorter plan; want fewer, and the %d removed said:\n%s", len(before), len(after), len(before), log)
+	}
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
+		t.Errorf("refit of the second calibration: %v", err)
 	}
 }
