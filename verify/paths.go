@@ -1,49 +1,10 @@
 package verify
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/servesim/servesim/internal/relpath"
 )
-
-// relTo rewrites p, a path from the current directory, as a path from dir,
-// so that a file written in dir names it from where it lies. An absolute
-// p, or one that cannot be made relative to dir, is kept absolute.
-func relTo(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return abs
-	}
-	rel, err := filepath.Rel(absDir, abs)
-	if err != nil {
-		return abs
-	}
-	return rel
-}
-
-// resolveFrom is p, read from a file in dir, as a path from the current
-// directory: a relative p names a file from dir. A file written before
-// paths were relative to it named them from the directory it was written
-// in; such a p is kept when it finds a file there and dir/p finds none.
-func resolveFrom(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	j := filepath.Join(dir, p)
-	if _, err := os.Stat(j); err != nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return j
-}
 
 // paths are the addresses of the file paths res holds: the input trace,
 // the slice, the profile, each candidate's measured and simulated traces,
@@ -108,15 +69,15 @@ func (res *Result) clone() *Result {
 func (res *Result) RelativeTo(dir string) *Result {
 	c := res.clone()
 	for _, p := range c.paths() {
-		*p = relTo(dir, *p)
+		*p = relpath.From(dir, *p)
 	}
 	return c
 }
 
 // resolve turns the relative paths of a verify.json read from dir into
-// paths from the current directory (see resolveFrom).
+// paths from the current directory (see relpath.Resolve).
 func (res *Result) resolve(dir string) {
 	for _, p := range res.paths() {
-		*p = resolveFrom(dir, *p)
+		*p = relpath.Resolve(dir, *p)
 	}
 }

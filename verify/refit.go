@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/traces"
@@ -194,16 +195,16 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	// The new profile names its files from its own directory, as the
 	// parent named its own from the parent's.
 	for i := range np.Traces {
-		np.Traces[i].Path = relTo(outDir, np.Traces[i].Path)
+		np.Traces[i].Path = relpath.From(outDir, np.Traces[i].Path)
 	}
 	for _, l := range parent.Lineage {
-		l.Path = relTo(outDir, resolveFrom(parentDir, l.Path))
+		l.Path = relpath.From(outDir, relpath.Resolve(parentDir, l.Path))
 		np.Lineage = append(np.Lineage, l)
 	}
 	if err := np.AddLineage("parent", opt.ProfilePath); err != nil {
 		return rr, err
 	}
-	np.Lineage[len(np.Lineage)-1].Path = relTo(outDir, opt.ProfilePath)
+	np.Lineage[len(np.Lineage)-1].Path = relpath.From(outDir, opt.ProfilePath)
 	rr.HeldOutAfter = np.Quality.HeldOutMdAPE
 	if err := np.Save(ro.Out); err != nil {
 		return rr, err

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
@@ -304,6 +305,11 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	}
 	a.Print(w)
 	p := a.Profile(info, power, time.Now())
+	// The profile names its traces from its own directory, as verify's
+	// refit looks them up.
+	for i := range p.Traces {
+		p.Traces[i].Path = relpath.From(filepath.Dir(out), p.Traces[i].Path)
+	}
 	if err := p.Save(out); err != nil {
 		return err
 	}

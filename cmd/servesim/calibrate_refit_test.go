@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/replay/replaytest"
 )
 
@@ -64,5 +66,30 @@ func TestCalibrateReplacesEarlierTraces(t *testing.T) {
 	}
 	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
 		t.Errorf("refit of the second calibration: %v", err)
+	}
+}
+
+// A profile names its traces from its own directory, where verify's refit
+// looks for them, not from the directory calibrate ran in.
+func TestCalibrateProfileNamesTracesFromItsDirectory(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if _, err := run(t, "calibrate", "--out", "sub/p.json", "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := calibrate.LoadProfile(filepath.Join(dir, "sub", "p.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range p.Traces {
+		if !strings.HasPrefix(tr.Path, "p.traces"+string(filepath.Separator)) {
+			t.Fatalf("trace path %q, want it from the profile's directory (p.traces/…)", tr.Path)
+		}
 	}
 }
