@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -442,10 +443,18 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %d completion tokens but no content arrived", KindBadStream, usage.CompletionTokens))
 		return
 	}
+	cached := 0
+	if usage.PromptTokensDetails != nil {
+		cached = usage.PromptTokensDetails.CachedTokens
+	}
+	if bad := badUsage(usage.PromptTokens, usage.CompletionTokens, cached); bad != "" {
+		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %s after %d content chunks", KindBadStream, bad, len(s.chunks)))
+		return
+	}
 	r.UsagePrompt = int32(usage.PromptTokens)
 	r.UsageOutput = int32(usage.CompletionTokens)
 	if usage.PromptTokensDetails != nil {
-		r.UsageCached = int32(usage.PromptTokensDetails.CachedTokens)
+		r.UsageCached = int32(cached)
 	}
 	r.Chunks = int32(len(s.chunks))
 	r.FirstToken = s.chunks[0].at
@@ -455,6 +464,23 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if c.cfg.KeepText {
 		r.OutputText = s.text.String()
 	}
+}
+
+// badUsage describes a usage count no request that streamed content can
+// have (negative, past int32, or no completion tokens), or returns "".
+func badUsage(prompt, completion, cached int) string {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"cached_tokens", cached}} {
+		if f.v < 0 || f.v > math.MaxInt32 {
+			return fmt.Sprintf("%s = %d", f.name, f.v)
+		}
+	}
+	if completion == 0 {
+		return "completion_tokens = 0"
+	}
+	return ""
 }
 
 // clearMeasured empties every measurement of a failed request; schedule,

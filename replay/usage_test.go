@@ -1,0 +1,49 @@
+package replay
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// sseServer answers every request with body as a 200 event stream.
+func sseServer(body string) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		w.Write([]byte(body))
+	}))
+}
+
+// A usage block whose counts no request can have (negative, past int32,
+// zero output tokens for a stream that carried content) is a bad stream:
+// the row is a failure with empty metrics, not a success with wrapped or
+// negative token counts (nor a crash allocating token times).
+func TestImpossibleUsageIsABadStream(t *testing.T) {
+	for _, usage := range []string{
+		`"prompt_tokens":5,"completion_tokens":-3`,
+		`"prompt_tokens":-5,"completion_tokens":2`,
+		`"prompt_tokens":5,"completion_tokens":0`,
+		`"prompt_tokens":4294967301,"completion_tokens":2`,
+		`"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":-1}`,
+		`"prompt_tokens":5,"completion_tokens":4294967298`,
+	} {
+		srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+			`data: {"choices":[],"usage":{` + usage + `}}` + "\n\ndata: [DONE]\n\n")
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		s, out := runRows(t, cfg, rows(1, 0, 40, 5))
+		srv.Close()
+		r := out[0]
+		if ErrorKind(r.Error) != KindBadStream || !strings.Contains(r.Error, "usage") {
+			t.Errorf("usage {%s}: error %q (usage prompt %d, output %d), want %s naming the usage", usage, r.Error, r.UsagePrompt, r.UsageOutput, KindBadStream)
+			continue
+		}
+		if r.UsageOutput != traces.Missing || r.UsagePrompt != traces.Missing || r.TokenTimes != nil || s.Failed != 1 {
+			t.Errorf("usage {%s}: failure kept metrics: %+v", usage, r)
+		}
+	}
+}
