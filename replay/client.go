@@ -403,15 +403,19 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	for !done && problem == "" {
 		n, err := s.st.Read(s.buf)
-		if n > 0 && s.split.Feed(s.buf[:n], emit) && s.split.Dropped > 0 {
+		if n > 0 {
+			s.split.Feed(s.buf[:n], emit)
+		}
+		if err == io.EOF && !done && problem == "" {
+			// Lenient on a clean end only: a last event without its
+			// blank line. A line cut by a timeout or reset is no event.
+			s.split.End(emit)
+		}
+		// A dropped line lost its chunk, even when [DONE] came after it.
+		if s.split.Dropped > 0 && problem == "" {
 			problem = fmt.Sprintf("%s: an SSE line over %d bytes", KindBadStream, sse.DefaultMaxLine)
 		}
 		if err != nil {
-			if err == io.EOF && !done && problem == "" {
-				// Lenient on a clean end only: a last event without its
-				// blank line. A line cut by a timeout or reset is no event.
-				s.split.End(emit)
-			}
 			readErr = err
 			break
 		}

@@ -47,3 +47,19 @@ func TestImpossibleUsageIsABadStream(t *testing.T) {
 		}
 	}
 }
+
+// An SSE line over the cap fails the request even when [DONE] follows it
+// within the same read: the chunk it held is lost, so the measurements
+// would miss its content.
+func TestLongLineBeforeDoneIsABadStream(t *testing.T) {
+	long := `data: {"choices":[{"delta":{"content":"` + strings.Repeat("x", 8<<20) + `"}}]}`
+	srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" + long + "\n\n" +
+		`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}` + "\n\ndata: [DONE]\n\n")
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	_, out := runRows(t, cfg, rows(1, 0, 40, 5))
+	if r := out[0]; ErrorKind(r.Error) != KindBadStream || !strings.Contains(r.Error, "SSE line over") {
+		t.Fatalf("error %q, chunks %d: want %s for the line over the cap", r.Error, r.Chunks, KindBadStream)
+	}
+}
