@@ -100,7 +100,10 @@ func newClient(cfg *Config, rawDir string) *client {
 		DisableCompression:  true,            // SSE must arrive as sent
 		ForceAttemptHTTP2:   false,
 	}
-	c := &client{hc: &http.Client{Transport: tr}, cfg: cfg, key: key, keyState: state, rawDir: rawDir}
+	// A redirect is the server's answer: following it would resend the
+	// POST as a bodiless GET (301, 302, 303) to another URL.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c := &client{hc: &http.Client{Transport: tr, CheckRedirect: noRedirect}, cfg: cfg, key: key, keyState: state, rawDir: rawDir}
 	c.url, c.shown = cfg.BaseURL+endpointPath(cfg.Endpoint), cfg.BaseURL
 	if u, err := url.Parse(cfg.BaseURL); err == nil { // Validate has parsed it
 		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+endpointPath(cfg.Endpoint), ""
@@ -343,7 +346,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		s.raw.Write(msg)
-		fail(resp.StatusCode, c.statusError(resp.StatusCode, msg))
+		fail(resp.StatusCode, c.statusError(resp.StatusCode, msg, resp.Header.Get("Location")))
 		return
 	}
 	r.HTTPStatus = http.StatusOK
@@ -592,11 +595,14 @@ func (c *client) streamEndError(ctx, rctx context.Context, err error, chunks int
 	return KindConnection + ": reading the stream: " + oneLine(err.Error()) + after
 }
 
-// statusError describes a non-200 response, with hints for 401 and 404.
-func (c *client) statusError(code int, body []byte) string {
+// statusError describes a non-200 response, with hints for 401 and 404
+// and a redirect's Location.
+func (c *client) statusError(code int, body []byte, location string) string {
 	msg := errorMessage(body)
 	head := fmt.Sprintf("HTTP %d from POST %s", code, c.shown)
-	if msg != "" {
+	if code >= 300 && code < 400 && location != "" {
+		head += " (redirects to " + clip([]byte(c.redact(location))) + ")"
+	} else if msg != "" {
 		head += ": " + msg
 	}
 	switch {
