@@ -53,7 +53,8 @@
 // SessionID comes from Config.SessionHeader, Class from
 // Config.ClassHeader or else the request's "model". HTTPStatus is the
 // upstream's status (Missing when it never answered); Error is "" on
-// success, "HTTP 4xx: message", "upstream: …", "client disconnected",
+// success, "HTTP 4xx: message", "HTTP 3xx: redirects to …", "upstream: …",
+// "client disconnected",
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named
 // error), and so on. Prompt text is not stored unless KeepPrompts, which

@@ -349,10 +349,12 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "client disconnected"
 	case ex.upErr != nil:
 		row.Error = "upstream: " + clip(ex.upErr.Error())
-	case o.status >= 400:
+	case o.status >= 300: // a redirect answers no completion either
 		row.Error = fmt.Sprintf("HTTP %d", o.status)
 		if o.errMsg != "" {
 			row.Error += ": " + o.errMsg
+		} else if o.location != "" {
+			row.Error += ": redirects to " + clip(o.location)
 		}
 	case o.errMsg != "":
 		row.Error = "server error in the response: " + o.errMsg
@@ -629,6 +631,9 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ex.obs.status = resp.StatusCode
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		ex.obs.location = resp.Header.Get("Location")
+	}
 	resp.Body = newTap(t.p, ex, resp)
 	return resp, nil
 }
