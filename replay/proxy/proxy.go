@@ -362,6 +362,8 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "upstream body: " + clip(o.readErr.Error())
 	case !o.eof:
 		row.Error = "response not read to the end"
+	case o.streamed && !o.sawDone:
+		row.Error = "stream ended without data: [DONE]"
 	}
 	for _, sec := range ex.secrets { // a server may echo a wrong key back
 		row.Error = strings.ReplaceAll(row.Error, sec, "[redacted]")

@@ -50,3 +50,27 @@ func TestRedirectIsAFailure(t *testing.T) {
 		t.Fatalf("row: status %d, error %q, succeeded %v, last token %d; want a failure naming the redirect", r.HTTPStatus, r.Error, r.Succeeded(), r.LastToken)
 	}
 }
+
+// A stream that ends cleanly but without data: [DONE] was cut short (the
+// engine died and its server closed the response): a failure, as the live
+// client records it (no_done), not a success.
+func TestStreamWithoutDoneIsAFailure(t *testing.T) {
+	const stream = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, stream)
+	}))
+	t.Cleanup(up.Close)
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	if status, got := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi")); status != 200 || string(got) != stream {
+		t.Errorf("stream not passed through: %d %q", status, got)
+	}
+	_, rows := r.finish(t)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	if r := rows[0]; r.Succeeded() || !strings.Contains(r.Error, "[DONE]") {
+		t.Fatalf("succeeded %v, error %q: want a failure naming the missing [DONE]", r.Succeeded(), r.Error)
+	}
+}

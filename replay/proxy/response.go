@@ -79,6 +79,7 @@ type observation struct {
 	firstOut    int64   // -1 = none
 	lastOut     int64
 	lastByte    int64
+	streamed    bool // the body was parsed as an event stream
 	sawDone     bool
 	eof         bool
 	readErr     error
@@ -135,6 +136,7 @@ type sseParser struct {
 // newSSEParser caps a line at sse.DefaultMaxLine: longer lines pass
 // through to the client but are not parsed.
 func newSSEParser(o *observation) *sseParser {
+	o.streamed = true
 	return &sseParser{obs: o, split: sse.Splitter{MaxLine: sse.DefaultMaxLine}}
 }
 
