@@ -14,6 +14,7 @@ type chunkScan struct {
 	finish   []byte // the last non-empty finish_reason; aliases the input
 	usage    openai.Usage
 	hasUsage bool
+	cached   bool // usage reported prompt_tokens_details.cached_tokens (only go-json reads details)
 	filtered bool // Azure's content-filter preamble: no choices, by design
 }
 

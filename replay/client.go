@@ -214,6 +214,17 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	*cs = chunkScan{choices: len(ch.Choices), filtered: len(ch.PromptFilterResults) > 0 && string(ch.PromptFilterResults) != "null"}
 	if ch.Usage != nil {
 		cs.usage, cs.hasUsage = *ch.Usage, true
+		if ch.Usage.PromptTokensDetails != nil {
+			// The struct's 0 cannot tell a reported 0 from an absent count.
+			var d struct {
+				Usage struct {
+					Details struct {
+						Cached *int `json:"cached_tokens"`
+					} `json:"prompt_tokens_details"`
+				} `json:"usage"`
+			}
+			cs.cached = gojson.Unmarshal(data, &d) == nil && d.Usage.Details.Cached != nil
+		}
 	}
 	for i := range ch.Choices {
 		cp := &ch.Choices[i]
@@ -357,6 +368,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	var (
 		usage    *openai.Usage
+		cached   bool // usage reported cached tokens
 		keepText *strings.Builder
 		finish   string
 		done     bool
@@ -384,7 +396,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			}
 		}
 		if cs.hasUsage {
-			s.usage, usage = cs.usage, &s.usage // with continuous usage stats every chunk carries it
+			s.usage, usage, cached = cs.usage, &s.usage, cs.cached // with continuous usage stats every chunk carries it
 		}
 		if cs.choices == 0 {
 			if !cs.hasUsage && !cs.filtered {
@@ -450,18 +462,18 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %d completion tokens but no content arrived", KindBadStream, usage.CompletionTokens))
 		return
 	}
-	cached := 0
-	if usage.PromptTokensDetails != nil {
-		cached = usage.PromptTokensDetails.CachedTokens
+	cachedTokens := 0
+	if cached {
+		cachedTokens = usage.PromptTokensDetails.CachedTokens
 	}
-	if bad := badUsage(usage.PromptTokens, usage.CompletionTokens, cached); bad != "" {
+	if bad := badUsage(usage.PromptTokens, usage.CompletionTokens, cachedTokens); bad != "" {
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %s after %d content chunks", KindBadStream, bad, len(s.chunks)))
 		return
 	}
 	r.UsagePrompt = int32(usage.PromptTokens)
 	r.UsageOutput = int32(usage.CompletionTokens)
-	if usage.PromptTokensDetails != nil {
-		r.UsageCached = int32(cached)
+	if cached {
+		r.UsageCached = int32(cachedTokens)
 	}
 	r.Chunks = int32(len(s.chunks))
 	r.FirstToken = s.chunks[0].at

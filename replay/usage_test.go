@@ -63,3 +63,27 @@ func TestLongLineBeforeDoneIsABadStream(t *testing.T) {
 		t.Fatalf("error %q, chunks %d: want %s for the line over the cap", r.Error, r.Chunks, KindBadStream)
 	}
 }
+
+// UsageCached is Missing when the usage block does not report cached
+// tokens, even when it has prompt_tokens_details for other counts: 0
+// would claim a measured cache miss.
+func TestCachedTokensMissingWhenAbsent(t *testing.T) {
+	for details, want := range map[string]int32{
+		``:                              traces.Missing,
+		`,"prompt_tokens_details":null`: traces.Missing,
+		`,"prompt_tokens_details":{"audio_tokens":0}`:     traces.Missing,
+		`,"prompt_tokens_details":{"cached_tokens":0}`:    0,
+		`,"prompt_tokens_details":{"cached_tokens":3}`:    3,
+		`,"prompt_tokens_details":{"cached_tokens":null}`: traces.Missing,
+	} {
+		srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+			`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2` + details + `}}` + "\n\ndata: [DONE]\n\n")
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		_, out := runRows(t, cfg, rows(1, 0, 40, 5))
+		srv.Close()
+		if r := out[0]; r.Error != "" || r.UsageCached != want {
+			t.Errorf("usage details %q: cached %d (error %q), want %d", details, r.UsageCached, r.Error, want)
+		}
+	}
+}
