@@ -66,13 +66,16 @@
 // kind. Kinds: auth (401/403: names the key's environment variable and
 // whether it was unset, empty or had whitespace, never its value),
 // not_found (404: the URL called, plus a missing, doubled or over-long /v1
-// base path), rate_limited (429), server_error (5xx), http_error,
+// base path), rate_limited (429), server_error (5xx), http_error (any
+// other status; a redirect is not followed and names its Location),
 // connection (refused, reset, cut mid-stream), timeout (Config.Timeout,
 // send to last byte), no_done (the body ended without data: [DONE]),
 // stream_error (an error object or event: error in the stream),
 // empty_choices (a chunk with empty choices that was not the usage chunk),
-// no_usage, bad_stream (undecodable chunk; usage without content; an SSE
-// line over 8 MiB, as from a server that never ends one),
+// no_usage, bad_stream (undecodable chunk; usage without content; a usage
+// count that is negative, past int32, or zero completion tokens for a
+// stream that carried content; an SSE line over 8 MiB, as from a server
+// that never ends one),
 // canceled (the run was interrupted).
 //
 // # Client
