@@ -58,7 +58,8 @@
 // short, though its HTTP response ended cleanly),
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named
-// error), and so on. Prompt text is not stored unless KeepPrompts, which
+// error), and so on; a failed row's observed times, chunks and usage are
+// empty, as record writes them. Prompt text is not stored unless KeepPrompts, which
 // writes the messages or prompt of each row, by ID, to PromptsPath(Out).
 //
 // # Files and shutdown

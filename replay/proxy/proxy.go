@@ -417,6 +417,12 @@ func (p *Proxy) finish(ex *exchange) {
 	if row.UsageOutput != traces.Missing && int(row.UsageOutput) == len(o.chunkTimes) && len(o.chunkTimes) > 0 {
 		row.TokenTimes = o.chunkTimes // one token per chunk: the chunk times are the token times
 	}
+	if row.Error != "" {
+		// A failure has empty metrics, as record writes one; the request's
+		// size, taken from them where it was reported, stays.
+		row.FirstToken, row.LastToken, row.TokenTimes, row.Chunks = traces.Missing, traces.Missing, nil, traces.Missing
+		row.UsagePrompt, row.UsageOutput, row.UsageCached, row.FinishReason = traces.Missing, traces.Missing, traces.Missing, ""
+	}
 	p.emit(ex)
 }
 

@@ -55,7 +55,8 @@ func TestRedirectIsAFailure(t *testing.T) {
 // engine died and its server closed the response): a failure, as the live
 // client records it (no_done), not a success.
 func TestStreamWithoutDoneIsAFailure(t *testing.T) {
-	const stream = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+	const stream = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":21,\"completion_tokens\":1}}\n\n"
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -72,5 +73,12 @@ func TestStreamWithoutDoneIsAFailure(t *testing.T) {
 	}
 	if r := rows[0]; r.Succeeded() || !strings.Contains(r.Error, "[DONE]") {
 		t.Fatalf("succeeded %v, error %q: want a failure naming the missing [DONE]", r.Succeeded(), r.Error)
+	}
+	// A failure has empty metrics, as record writes one.
+	if r := rows[0]; r.FirstToken != traces.Missing || r.Chunks != traces.Missing || r.UsageOutput != traces.Missing || r.TokenTimes != nil {
+		t.Errorf("failed row keeps metrics: first token %d, chunks %d, usage output %d, token times %v", r.FirstToken, r.Chunks, r.UsageOutput, r.TokenTimes)
+	}
+	if r := rows[0]; r.PromptTokens != 21 {
+		t.Errorf("prompt tokens %d, want the usage's 21: the request's size stays", r.PromptTokens)
 	}
 }
