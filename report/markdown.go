@@ -95,9 +95,10 @@ func mdLink(path string) string {
 	return strings.Join(segs, "/")
 }
 
-// mdText escapes the characters Markdown would read as markup or HTML.
+// mdText escapes the characters Markdown would read as markup or HTML
+// (an ampersand too: "&lt;" in a name is text, not an entity).
 func mdText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
 }
 
 // mdCell escapes a table cell, which must stay on its row's line: line
