@@ -294,6 +294,8 @@ func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
 		} else {
 			p.Y.Max *= 1.08
 		}
+		drawableRange(&p.X)
+		drawableRange(&p.Y)
 		svg, err := render(p, leg)
 		if err != nil {
 			return nil, err

@@ -77,6 +77,18 @@ func logAxis(a *plot.Axis, lo, hi float64) bool {
 	return true
 }
 
+// drawableRange keeps an axis range gonum/plot can draw: finite ends (a
+// margin added to a value near the float64 maximum overflows, and an
+// infinite end is drawn as 0, which a log axis cannot take), and ends
+// apart where its own ±1 for equal ends is lost to rounding (1e16 and up).
+func drawableRange(a *plot.Axis) {
+	a.Min, a.Max = math.Max(a.Min, -math.MaxFloat64), math.Min(a.Max, math.MaxFloat64)
+	if v := a.Min; a.Max == v && v-1 == v {
+		d := math.Abs(v) / 16
+		a.Min, a.Max = math.Max(v-d, -math.MaxFloat64), math.Min(v+d, math.MaxFloat64)
+	}
+}
+
 // legendEntry is one series in a figure's legend.
 type legendEntry struct {
 	label  string
