@@ -78,7 +78,8 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},
 		}
 		var bars []*sweep.Row
-		for _, r := range rows {
+		var pos []int // each bar's row in the table, from 1
+		for j, r := range rows {
 			devices := max(r.DeviceCount, 1) * max(r.Replicas, 1)
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
 			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), fmtUSD(r.USDPerMOutEst),
@@ -87,12 +88,12 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 				fmtF(r.SatOutTokPerSec, 0)})
 			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
 			if known(r.USDPerMOutEst) && known(r.SatUSDPerMOut) && len(bars) < 12 {
-				bars = append(bars, r)
+				bars, pos = append(bars, r), append(pos, j+1)
 			}
 		}
 		blocks = append(blocks, st)
 		if len(bars) > 0 {
-			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars)
+			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars, pos)
 			if err != nil {
 				return nil, err
 			}

@@ -438,14 +438,15 @@ func runCostFigure(runs []*Run) (*Figure, error) {
 		"Hardware amortization (device-seconds × $/h) and energy ($/kWh × PUE) per million output tokens.")
 }
 
-// sweepCostFigure stacks the cost at saturation and the tail penalty.
-func sweepCostFigure(name, sweepName string, rows []*sweep.Row) (*Figure, error) {
+// sweepCostFigure stacks the cost at saturation and the tail penalty; a
+// bar is named by its config's rank, else by pos, its row in the table.
+func sweepCostFigure(name, sweepName string, rows []*sweep.Row, pos []int) (*Figure, error) {
 	sat, pen := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		sat[i] = r.SatUSDPerMOut
 		pen[i] = math.Max(0, r.USDPerMOutEst-r.SatUSDPerMOut)
-		names[i] = fmt.Sprintf("#%d", i+1)
+		names[i] = fmt.Sprintf("row %d", pos[i])
 		if r.Rank > 0 {
 			names[i] = fmt.Sprintf("rank %d", r.Rank)
 		}

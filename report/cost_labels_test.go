@@ -1,0 +1,43 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// With no config meeting the SLO the cost table lists unranked configs,
+// and the cost bars must name them so that they can be found in it: the
+// bars once counted "#1", "#2", ... over the configs with a saturation
+// cost only, so "#1" was the table's second row (and read as rank 1).
+func TestSweepCostBarsNameTableRows(t *testing.T) {
+	row := func(idx int64, cost, sat float64) sweep.Row {
+		return sweep.Row{Index: idx, Label: "c", Outcome: sweep.OutcomeSLOViolated, Scale: 1, USDPerMOutEst: cost,
+			SatUSDPerMOut: sat, TailPenalty: math.NaN(), KneeScale: math.NaN(), TTFTP99: 1, OutTokPerSec: 10,
+			GoodputOutTokPerSecPerDevice: 10}
+	}
+	in := &Inputs{Sweeps: []*Sweep{{Name: "s", Rows: []sweep.Row{row(7, 1, math.NaN()), row(9, 2, 1.5)}}}}
+	d, err := Build("t", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if f, ok := b.(*Figure); ok && f.Name == "cost-sweep-0" {
+				svg = string(f.SVG)
+			}
+		}
+	}
+	if svg == "" {
+		t.Fatal("no sweep cost figure")
+	}
+	if strings.Contains(svg, ">#1<") {
+		t.Error(`the bar of the table's second row is labelled "#1"`)
+	}
+	if !strings.Contains(svg, ">row 2<") {
+		t.Error(`no bar labelled "row 2", the table row it shows`)
+	}
+}
