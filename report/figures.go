@@ -15,13 +15,17 @@ import (
 	"github.com/servesim/servesim/sim/sweep"
 )
 
-// cdfFigure is the empirical CDF of one latency, one line per run.
+// cdfFigure is the empirical CDF of one latency, one line per run; nil
+// when no run has a value of it.
 func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (*Figure, error) {
-	hi := 0.0
+	hi, found := 0.0, false
 	for _, r := range runs {
 		if v := get(r.Lat); len(v) > 0 {
-			hi = math.Max(hi, v[len(v)-1])
+			hi, found = math.Max(hi, v[len(v)-1]), true
 		}
+	}
+	if !found {
+		return nil, nil
 	}
 	scale, unit := timeUnit(hi)
 	p := newPlot(what+" CDF", fmt.Sprintf("%s (%s)", what, unit), "fraction of requests ≤ x")

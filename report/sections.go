@@ -160,7 +160,9 @@ func (LatencyCDFSection) Blocks(in *Inputs) ([]Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		blocks = append(blocks, fig)
+		if fig != nil {
+			blocks = append(blocks, fig)
+		}
 	}
 	return blocks, nil
 }

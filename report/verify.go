@@ -95,6 +95,9 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			if err != nil {
 				return nil, err
 			}
+			if fig == nil {
+				continue
+			}
 			fig.Caption = fmt.Sprintf("#%d %s: %s", c.Rank, c.Label, fig.Caption)
 			blocks = append(blocks, fig)
 		}
