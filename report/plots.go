@@ -225,7 +225,7 @@ func fontStack(svg []byte) []byte {
 func inlineSVG(svg []byte, title string) []byte {
 	s := svgProlog.ReplaceAll(svg, nil)
 	s = svgNS.ReplaceAll(s, nil)
-	s = svgSize.ReplaceAll(s, []byte(fmt.Sprintf(`<svg role="img" aria-label="%s"`, htmlAttr(title))))
+	s = svgSize.ReplaceAllLiteral(s, []byte(fmt.Sprintf(`<svg role="img" aria-label="%s"`, htmlAttr(title))))
 	return fontStack(s)
 }
 
