@@ -79,7 +79,17 @@ func runCompare(c *cli.Context) error {
 func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 	path := arg
 	if _, err := os.Stat(arg); err != nil {
-		if p, s, ok := strings.Cut(arg, "#"); ok {
+		// split at the '#' that ends an existing path (a folder's name may
+		// hold one), else at the first
+		cut := strings.Index(arg, "#")
+		for i := strings.LastIndex(arg, "#"); i > 0; i = strings.LastIndex(arg[:i], "#") {
+			if _, err := os.Stat(arg[:i]); err == nil {
+				cut = i
+				break
+			}
+		}
+		if cut >= 0 {
+			p, s := arg[:cut], arg[cut+1:]
 			if sel != "" && sel != s {
 				return nil, fmt.Errorf("compare: %s names %q, and --a/--b %q: want one", arg, s, sel)
 			}
