@@ -70,9 +70,14 @@ func reportCommand() *cli.Command {
 }
 
 // checkReportOut checks, before any work, that the report can go to out:
-// its directory exists (nothing is created above it) and out is not a
-// directory.
+// its extension names a format, its directory exists (nothing is created
+// above it) and out is not a directory.
 func checkReportOut(out string) error {
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".html", ".htm", ".md", ".markdown":
+	default:
+		return fmt.Errorf("report: -o %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
+	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return fmt.Errorf("report: -o %s is a directory: want a .html or .md file", out)
 	}
