@@ -301,8 +301,10 @@ func resultRun(res *plan.Result) *Run {
 		}
 		return v
 	}
+	// A request that arrived and did not complete failed: it was rejected
+	// or, after an out-of-memory stop, not run (as its trace row says).
 	m := Metrics{
-		Requests: s.Requests, Completed: s.Completed, Failed: s.Rejected,
+		Requests: s.Requests, Completed: s.Completed, Failed: s.Requests - s.Completed,
 		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens,
 		ReqPerSec: s.ReqPerSec, OutTokPerSec: s.OutputTokPerSec,
 		TTFTP50: dist(s.TTFT, s.TTFT.P50), TTFTP99: dist(s.TTFT, s.TTFT.P99),
