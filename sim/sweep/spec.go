@@ -661,7 +661,13 @@ func rangeValues(k kind, m map[string]any) ([]any, error) {
 	}
 	const eps = 1e-9
 	if hasStep {
-		n := int(math.Floor((to-from)/step + eps))
+		// The count, as a float: a range too long for an int would
+		// otherwise convert to a negative count and yield no values.
+		nf := math.Floor((to-from)/step + eps)
+		if !(nf < maxAxisValues) {
+			return nil, fmt.Errorf("range: more than %d values", maxAxisValues)
+		}
+		n := int(nf)
 		for i := 0; i <= n; i++ {
 			if err := add(from + float64(i)*step); err != nil {
 				return nil, err
