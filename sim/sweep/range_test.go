@@ -3,6 +3,7 @@ package sweep
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // A range whose number of steps does not fit an int is refused as too
@@ -21,4 +22,37 @@ func TestRangeTooLongForIntIsRefused(t *testing.T) {
 			t.Errorf("%s: err = %v (%d values), want more than 10000 values", r, err, n)
 		}
 	}
+}
+
+// An integer geometric range with a factor close to 1 visits every
+// integer once instead of stepping through billions of equal roundings.
+func TestIntGeometricRangeFactorNearOne(t *testing.T) {
+	done := make(chan struct{})
+	var vals []any
+	var err error
+	go func() {
+		defer close(done)
+		vals, err = rangeValues(kInt, map[string]any{"from": int64(1), "to": int64(1000), "factor": 1.0000000001})
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("rangeValues still running after 5 s")
+	}
+	if err != nil || len(vals) != 1000 || vals[0] != any(int64(1)) || vals[999] != any(int64(1000)) {
+		t.Fatalf("got %d values (%v…), err %v; want 1..1000", len(vals), vals[:min(len(vals), 3)], err)
+	}
+	// An ordinary factor keeps its values.
+	vals, err = rangeValues(kInt, map[string]any{"from": int64(1), "to": int64(10), "factor": 1.5})
+	if got := formatVals(vals); err != nil || got != "1 2 3 5 8" {
+		t.Fatalf("factor 1.5: got %q, %v; want 1 2 3 5 8", got, err)
+	}
+}
+
+func formatVals(vs []any) string {
+	var s []string
+	for _, v := range vs {
+		s = append(s, formatValue(v))
+	}
+	return strings.Join(s, " ")
 }

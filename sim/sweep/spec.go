@@ -679,6 +679,17 @@ func rangeValues(k kind, m map[string]any) ([]any, error) {
 		if err := add(v); err != nil {
 			return nil, err
 		}
+		// With a factor close to 1 the next steps of an integer range round
+		// to the same value, possibly for billions of steps: go straight to
+		// the last step before the next integer.
+		if next := math.Round(v) + 0.5; k == kInt && v*factor < next {
+			if steps := math.Ceil(math.Log(next/v) / math.Log(factor)); steps > 2 {
+				v *= math.Pow(factor, steps-2)
+			}
+			for v*factor < next && v*factor <= to*(1+eps) {
+				v *= factor
+			}
+		}
 	}
 	return out, nil
 }
