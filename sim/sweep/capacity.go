@@ -344,7 +344,7 @@ func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 // capacity finds the highest arrival-rate scale at which every SLO holds:
 // starting at Search.StartScale it doubles the scale until the SLO fails
 // (or halves it until it holds), then bisects the bracket geometrically
-// until hi/lo − 1 ≤ Search.Tolerance. It returns the probe at the highest
+// until hi/lo − 1 ≤ Search.Tolerance (or no number lies between them). It returns the probe at the highest
 // scale that held (nil: none down to MinScale) and whether the search
 // stopped at MaxScale. It assumes the SLO, once broken, stays broken at
 // higher scales.
@@ -395,7 +395,11 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, er
 		}
 	}
 	for hi.scale/lo.scale-1 > s.Tolerance && ev.probes < s.MaxProbes {
-		if p, err = probe(math.Sqrt(lo.scale * hi.scale)); err != nil {
+		mid := math.Sqrt(lo.scale * hi.scale)
+		if !(mid > lo.scale && mid < hi.scale) { // the ends are adjacent numbers
+			break
+		}
+		if p, err = probe(mid); err != nil {
 			return nil, false, err
 		}
 		if p.ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/sim"
 )
@@ -152,5 +153,29 @@ func TestCurveScalesReuseTheGrid(t *testing.T) {
 	}
 	if got := ev.curveScales(4); len(got) != 5 || got[0] != 2 || got[1] != 4 || got[4] != 32 {
 		t.Errorf("curveScales(4) = %v, want [2 4 8 16 32]", got)
+	}
+}
+
+// A tolerance finer than float64 resolves ends the bisection once the
+// bracket's ends are adjacent numbers, instead of re-probing the lower end
+// from the cache forever.
+func TestCapacitySearchEndsAtFloatResolution(t *testing.T) {
+	ev, _ := evaluatorFor(t, `base = "base.toml"`+sloTOML+"\n[search]\ntolerance = 1e-18\nmax_probes = 400\n")
+	type result struct {
+		best *probe
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		best, _, err := ev.capacity(context.Background())
+		done <- result{best, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil || r.best == nil || !r.best.ok {
+			t.Fatalf("best %v err %v", r.best, r.err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("capacity search still running after 60 s")
 	}
 }
