@@ -87,18 +87,20 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 // scaledReader replays a Trace with every arrival divided by scale (scale
 // 2 doubles the arrival rate). It allocates nothing per request.
 type scaledReader struct {
-	t   *Trace
-	inv float64
-	i   int
-	cur traces.Request
+	t     *Trace
+	scale float64
+	inv   float64
+	i     int
+	cur   traces.Request
+	err   error
 }
 
 func (r *scaledReader) reset(t *Trace, scale float64) {
-	r.t, r.inv, r.i = t, 1/scale, 0
+	r.t, r.scale, r.inv, r.i, r.err = t, scale, 1/scale, 0, nil
 }
 
 func (r *scaledReader) Meta() traces.Meta { return r.t.Meta }
-func (r *scaledReader) Err() error        { return nil }
+func (r *scaledReader) Err() error        { return r.err }
 func (r *scaledReader) Close() error      { return nil }
 func (r *scaledReader) At() *traces.Request {
 	return &r.cur
@@ -108,9 +110,14 @@ func (r *scaledReader) Next() bool {
 		return false
 	}
 	src := &r.t.Reqs[r.i]
+	a := math.Round(float64(src.Arrival) * r.inv)
+	if !(a < math.MaxInt64) { // 2^63: past the simulator's clock
+		r.err = fmt.Errorf("arrival-rate scale %g: request %d (id %q) would arrive %.3g s after the trace's start, beyond the simulator's clock (int64 ns, about 292 years)", r.scale, r.i+1, src.ID, a/1e9)
+		return false
+	}
 	r.i++
 	r.cur = *src
-	r.cur.Arrival = int64(math.Round(float64(src.Arrival) * r.inv))
+	r.cur.Arrival = int64(a)
 	return true
 }
 

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,5 +178,19 @@ func TestCapacitySearchEndsAtFloatResolution(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("capacity search still running after 60 s")
+	}
+}
+
+// A scale so small that the trace's arrivals leave the simulator's int64
+// clock is reported as such, not as a negative arrival of the overflowed
+// number.
+func TestScaleBeyondClockIsNamed(t *testing.T) {
+	ev, ex := evaluatorFor(t, `base = "base.toml"`+"\n[sweep]\nrate_scale = [1e-9]\n[slo]\nttft_p99_ms = 1000\n")
+	row := configRow(&ex.Configs[0])
+	if err := ev.evaluate(context.Background(), &row); err != nil {
+		t.Fatal(err)
+	}
+	if row.Outcome != OutcomeError || !strings.Contains(row.Note, "arrival-rate scale 1e-09") || !strings.Contains(row.Note, "beyond the simulator's clock") {
+		t.Fatalf("outcome %s, note %q; want an error naming the scale and the clock", row.Outcome, row.Note)
 	}
 }
