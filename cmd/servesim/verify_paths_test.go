@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay/replaytest"
-	"github.com/servesim/servesim/sim/sweep"
 )
 
 // verify.json names its files (the measured and simulated traces the
@@ -19,10 +18,7 @@ func TestVerifyJSONPathsResolveFromItsDirectory(t *testing.T) {
 	dir := t.TempDir()
 	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond})
 	defer srv.Close()
-	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
-	data, _ := json.Marshal(cf)
-	writeFile(t, dir, "candidates.json", string(data))
-	writeFile(t, dir, "in.csv", smallCSV)
+	oneCandidate(t, dir)
 	t.Chdir(dir)
 	if text, code, err := runCode(t, "verify", "--candidates", "candidates.json", "--trace", "in.csv", "--base-url", srv.BaseURL(), "--model", "stub",
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", "runs/v1",

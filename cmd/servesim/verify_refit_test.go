@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay/replaytest"
-	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -20,10 +18,7 @@ func TestVerifyRefitFailureExitsNonZero(t *testing.T) {
 	dir := t.TempDir()
 	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond})
 	defer srv.Close()
-	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
-	data, _ := json.Marshal(cf)
-	cands := writeFile(t, dir, "candidates.json", string(data))
-	tr := writeFile(t, dir, "in.csv", smallCSV)
+	cands, tr := oneCandidate(t, dir)
 	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
 	refitOut := filepath.Join(dir, "refit.json") // three requests' steps are too few to fit
 	out := filepath.Join(dir, "out")
@@ -70,10 +65,7 @@ func TestVerifyHelpSaysZeroToleranceIsNotGated(t *testing.T) {
 func TestVerifyRefusesRefitOutDirectory(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
-	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
-	data, _ := json.Marshal(cf)
-	cands := writeFile(t, dir, "candidates.json", string(data))
-	tr := writeFile(t, dir, "in.csv", smallCSV)
+	cands, tr := oneCandidate(t, dir)
 	out := filepath.Join(dir, "out")
 	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
 	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",

@@ -106,10 +106,7 @@ func TestVerifyCLI(t *testing.T) {
 func TestVerifyChecksSettingsFirst(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
-	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
-	data, _ := json.Marshal(cf)
-	cands := writeFile(t, dir, "candidates.json", string(data))
-	tr := writeFile(t, dir, "in.csv", smallCSV)
+	cands, tr := oneCandidate(t, dir)
 	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
 		args []string
@@ -196,10 +193,7 @@ func TestVerifyRefusesDuplicateRanks(t *testing.T) {
 func TestVerifyChecksRefitOutFirst(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
-	cf := sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}}
-	data, _ := json.Marshal(cf)
-	cands := writeFile(t, dir, "candidates.json", string(data))
-	tr := writeFile(t, dir, "in.csv", smallCSV)
+	cands, tr := oneCandidate(t, dir)
 	out := filepath.Join(dir, "out")
 	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
 	bad := filepath.Join(dir, "nowhere", "refit.json")
@@ -214,4 +208,15 @@ func TestVerifyChecksRefitOutFirst(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
 	}
+}
+
+// oneCandidate writes candidates.json (one candidate on tinyPlan) and
+// in.csv (smallCSV) in dir.
+func oneCandidate(t *testing.T, dir string) (cands, trace string) {
+	t.Helper()
+	data, err := json.Marshal(sweep.CandidateFile{Candidates: []sweep.Candidate{{Rank: 1, Label: "a", Plan: tinyPlan, RateScale: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, "candidates.json", string(data)), writeFile(t, dir, "in.csv", smallCSV)
 }
