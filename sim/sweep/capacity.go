@@ -352,10 +352,10 @@ func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 // starting at Search.StartScale it doubles the scale until the SLO fails
 // (or halves it until it holds), then bisects the bracket geometrically
 // until hi/lo − 1 ≤ Search.Tolerance (or no number lies between them). It returns the probe at the highest
-// scale that held (nil: none down to MinScale) and whether the search
-// stopped at MaxScale. It assumes the SLO, once broken, stays broken at
-// higher scales.
-func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, err error) {
+// scale that held (nil: none down to MinScale) and a note when the search
+// stopped short of that: at MaxScale, or when MaxProbes ran out. It
+// assumes the SLO, once broken, stays broken at higher scales.
+func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, err error) {
 	s := ev.spec.Search
 	var lo, hi *probe
 	probe := func(scale float64) (*probe, error) {
@@ -367,16 +367,19 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, er
 	}
 	p, err := probe(s.StartScale)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	if p.ok {
 		lo = p
 		for hi == nil {
-			if lo.scale >= s.MaxScale || ev.probes >= s.MaxProbes {
-				return lo, lo.scale >= s.MaxScale, nil
+			if lo.scale >= s.MaxScale {
+				return lo, fmt.Sprintf("capacity ≥ search.max_scale %g", s.MaxScale), nil
+			}
+			if ev.probes >= s.MaxProbes {
+				return lo, fmt.Sprintf("capacity ≥ scale %.4g: search.max_probes = %d ran out before the SLO broke", lo.scale, s.MaxProbes), nil
 			}
 			if p, err = probe(min(lo.scale*2, s.MaxScale)); err != nil {
-				return nil, false, err
+				return nil, "", err
 			}
 			if p.ok {
 				lo = p
@@ -389,10 +392,10 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, er
 		for lo == nil {
 			next := hi.scale / 2
 			if hi.scale <= s.MinScale || ev.probes >= s.MaxProbes {
-				return nil, false, nil
+				return nil, "", nil
 			}
 			if p, err = probe(max(next, s.MinScale)); err != nil {
-				return nil, false, err
+				return nil, "", err
 			}
 			if p.ok {
 				lo = p
@@ -407,7 +410,7 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, er
 			break
 		}
 		if p, err = probe(mid); err != nil {
-			return nil, false, err
+			return nil, "", err
 		}
 		if p.ok {
 			lo = p
@@ -415,5 +418,8 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, capped bool, er
 			hi = p
 		}
 	}
-	return lo, false, nil
+	if hi.scale/lo.scale-1 > s.Tolerance && ev.probes >= s.MaxProbes {
+		return lo, fmt.Sprintf("capacity between scales %.4g and %.4g: search.max_probes = %d ran out before search.tolerance", lo.scale, hi.scale, s.MaxProbes), nil
+	}
+	return lo, "", nil
 }

@@ -70,9 +70,9 @@ func TestSLOCounterAgreesWithSimP99(t *testing.T) {
 
 func TestCapacitySearch(t *testing.T) {
 	ev, _ := evaluatorFor(t, `base = "base.toml"`+sloTOML)
-	best, capped, err := ev.capacity(context.Background())
-	if err != nil || best == nil || capped {
-		t.Fatalf("best %v capped %v err %v", best, capped, err)
+	best, note, err := ev.capacity(context.Background())
+	if err != nil || best == nil || note != "" {
+		t.Fatalf("best %v note %q err %v", best, note, err)
 	}
 	if !best.ok || !best.complete() {
 		t.Fatalf("capacity probe: ok %v complete %v", best.ok, best.complete())
@@ -192,5 +192,18 @@ func TestScaleBeyondClockIsNamed(t *testing.T) {
 	}
 	if row.Outcome != OutcomeError || !strings.Contains(row.Note, "arrival-rate scale 1e-09") || !strings.Contains(row.Note, "beyond the simulator's clock") {
 		t.Fatalf("outcome %s, note %q; want an error naming the scale and the clock", row.Outcome, row.Note)
+	}
+}
+
+// A search that runs out of search.max_probes before its bracket closes
+// says so on its row: the capacity it reports is a lower bound.
+func TestCapacitySearchCutByMaxProbesIsNoted(t *testing.T) {
+	ev, ex := evaluatorFor(t, `base = "base.toml"`+sloTOML+"\n[search]\nmax_probes = 2\n")
+	row := configRow(&ex.Configs[0])
+	if err := ev.evaluate(context.Background(), &row); err != nil {
+		t.Fatal(err)
+	}
+	if row.Outcome != OutcomeOK || !strings.Contains(row.Note, "search.max_probes = 2 ran out") {
+		t.Fatalf("outcome %s, note %q; want ok with a note that max_probes cut the search", row.Outcome, row.Note)
 	}
 }

@@ -189,7 +189,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		}
 		at = p
 	} else {
-		p, capped, err := ev.capacity(ctx)
+		p, note, err := ev.capacity(ctx)
 		var hopeless errHopeless
 		if errors.As(err, &hopeless) {
 			row.Outcome, row.Note = OutcomeInfeasible, hopeless.Error()
@@ -206,10 +206,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			}
 			return nil
 		}
-		row.Outcome = OutcomeOK
-		if capped {
-			row.Note = fmt.Sprintf("capacity ≥ search.max_scale %g", ev.spec.Search.MaxScale)
-		}
+		row.Outcome, row.Note = OutcomeOK, note
 		at = p
 	}
 	ev.fill(row, at)
