@@ -269,9 +269,10 @@ func (r *Request) validate() error {
 }
 
 // validateObserved rejects observed times that would make a latency
-// negative, token_times_ns out of order among them. They are ns from the trace start, like arrival_ns, and
-// latencies run from the scheduled send (else the arrival): a live run, the
-// proxy and the simulator all stamp later events later.
+// negative, token_times_ns out of order included. They are ns from the
+// trace start, like arrival_ns, and latencies run from the scheduled send
+// (else the arrival): a live run, the proxy and the simulator all stamp
+// later events later.
 func (r *Request) validateObserved() error {
 	origin, name := r.Arrival, ColArrival
 	if r.ScheduledSend != Missing {
