@@ -187,11 +187,12 @@ func Decode(data []byte) (*Plan, error) {
 	}
 	// One API price alone would bill the other side at $0 unsaid.
 	in, out := md.IsDefined("cost", "api_input_usd_per_mtok"), md.IsDefined("cost", "api_output_usd_per_mtok")
-	switch {
-	case in && !out:
-		return nil, errors.New("missing required key cost.api_output_usd_per_mtok (the billed basis needs both API prices; 0 for a side that is free)")
-	case out && !in:
-		return nil, errors.New("missing required key cost.api_input_usd_per_mtok (the billed basis needs both API prices; 0 for a side that is free)")
+	if in != out {
+		missing := "api_input_usd_per_mtok"
+		if in {
+			missing = "api_output_usd_per_mtok"
+		}
+		return nil, fmt.Errorf("missing required key cost.%s (the billed basis needs both API prices; 0 for a side that is free)", missing)
 	}
 	return &p, nil
 }

@@ -165,13 +165,22 @@ func (c *client) body(prompt []byte, maxTokens int) []byte {
 // wireChunk is one streamed chunk of either endpoint, or an error.
 type wireChunk struct {
 	Choices []wireChoice     `json:"choices"`
-	Usage   *openai.Usage    `json:"usage"`
+	Usage   *wireUsage       `json:"usage"`
 	Error   *openai.APIError `json:"error"`
 	Object  string           `json:"object"`  // "error" in vLLM's error shape
 	Message string           `json:"message"` // ...whose text is here
 	// Azure OpenAI opens a stream with a chunk of no choices that holds
 	// the prompt's content-filter results.
 	PromptFilterResults json.RawMessage `json:"prompt_filter_results"`
+}
+
+// wireUsage is openai.Usage whose cached token count can be told absent
+// (or null) from a reported 0: its Details shadows the embedded field.
+type wireUsage struct {
+	openai.Usage
+	Details *struct {
+		Cached *int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 type wireChoice struct {
@@ -212,18 +221,11 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 		return KindStreamError + ": " + oneLine(ch.Message)
 	}
 	*cs = chunkScan{choices: len(ch.Choices), filtered: len(ch.PromptFilterResults) > 0 && string(ch.PromptFilterResults) != "null"}
-	if ch.Usage != nil {
-		cs.usage, cs.hasUsage = *ch.Usage, true
-		if ch.Usage.PromptTokensDetails != nil {
-			// The struct's 0 cannot tell a reported 0 from an absent count.
-			var d struct {
-				Usage struct {
-					Details struct {
-						Cached *int `json:"cached_tokens"`
-					} `json:"prompt_tokens_details"`
-				} `json:"usage"`
-			}
-			cs.cached = gojson.Unmarshal(data, &d) == nil && d.Usage.Details.Cached != nil
+	if u := ch.Usage; u != nil {
+		cs.usage, cs.hasUsage = u.Usage, true
+		if d := u.Details; d != nil && d.Cached != nil {
+			cs.cached = true
+			cs.usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: *d.Cached}
 		}
 	}
 	for i := range ch.Choices {

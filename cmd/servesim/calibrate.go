@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,13 +163,8 @@ func runCalibrate(c *cli.Context) error {
 		if info, err = refitInfo(info, runs); err != nil {
 			return err
 		}
-		measured := 0 // as the plan counts them: not the warm-up and slot resets
-		for _, r := range runs {
-			if r.Spec.Kind != calibrate.KindWarmup && r.Spec.Kind != calibrate.KindReset {
-				measured++
-			}
-		}
-		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", measured, dir)
+		// as the plan counts them: not the warm-up and slot resets
+		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
 	_, statErr := os.Stat(traceDir)
@@ -196,13 +192,7 @@ func runCalibrate(c *cli.Context) error {
 	rec.Stop()
 	if err != nil {
 		if len(runs) > 0 {
-			measured := 0 // the plan's runs, not their slot resets
-			for _, r := range runs {
-				if r.Spec.Kind != calibrate.KindReset {
-					measured++
-				}
-			}
-			if measured > 0 {
+			if measured := runsBut(runs, calibrate.KindReset); measured > 0 { // the plan's runs, not their slot resets
 				return fmt.Errorf("%w (the %d runs before it are in %s: `calibrate --from-traces` refits them)", err, measured, traceDir)
 			}
 			return err
@@ -287,6 +277,17 @@ func withoutTerms(c *cli.Context) ([calibrate.NumTerms]bool, error) {
 		without[t] = true
 	}
 	return without, nil
+}
+
+// runsBut counts the runs whose kind is none of skip.
+func runsBut(runs []*calibrate.RunResult, skip ...string) int {
+	n := 0
+	for _, r := range runs {
+		if !slices.Contains(skip, r.Spec.Kind) {
+			n++
+		}
+	}
+	return n
 }
 
 // analyzeAndSave fits the runs, prints the analysis and saves the profile.
