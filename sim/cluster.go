@@ -20,7 +20,9 @@ type ClusterConfig struct {
 	// tokens goes to Pools[0], a longer one to Pools[1]. 0 means one pool.
 	// The length is prompt + output tokens (both clamped to ≥ 1), which
 	// assumes the router knows, or predicts well, how long the answer will
-	// be; set PromptOnly for a router that only sees the prompt.
+	// be; set PromptOnly for a router that only sees the prompt. The output
+	// is capped by Pools[0].Replica.MaxNewTokens, as the short pool would
+	// run it: a request goes short when it runs short there.
 	Threshold  int
 	PromptOnly bool
 }
@@ -249,7 +251,13 @@ func (c *cluster) poolFor(r *traces.Request) *pool {
 	}
 	n := int64(max(r.PromptTokens, 1))
 	if !c.cc.PromptOnly {
-		n += int64(max(r.OutputTokens, 1))
+		// Count the output the short pool's replicas would run (see
+		// Threshold): an answer their MaxNewTokens cuts short is short work.
+		out := int64(max(r.OutputTokens, 1))
+		if m := int64(c.pools[0].cfg.MaxNewTokens); m > 0 {
+			out = min(out, m)
+		}
+		n += out
 	}
 	if n <= int64(c.cc.Threshold) {
 		return c.pools[0]

@@ -246,6 +246,47 @@ func TestPoolsSplitByLength(t *testing.T) {
 	}
 }
 
+// TestPoolsSplitByCappedLength: the split counts the output the short
+// pool's replicas will run (capped by their MaxNewTokens), not the trace's
+// raw output length, whatever the long pool caps.
+func TestPoolsSplitByCappedLength(t *testing.T) {
+	reqs := synthWorkload(5, 300, 5)
+	reqs = slices.DeleteFunc(reqs, func(r *traces.Request) bool { return r.ID == "17" }) // the rejected one
+	const threshold, shortCap = 500, 40
+	for _, longCap := range []int{0, 10, 100} {
+		short := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 300, Step: realTimer, Devices: 1, MaxNewTokens: shortCap}
+		long := short
+		long.MaxNewTokens = longCap
+		cc := ClusterConfig{Threshold: threshold, Pools: []PoolConfig{
+			{Name: "short", Replicas: 2, Router: RoundRobin, Replica: short},
+			{Name: "long", Replicas: 2, Router: RoundRobin, Replica: long},
+		}}
+		var nShort, nLong, outShort, capped int64
+		for _, r := range reqs {
+			prompt, raw := int64(max(r.PromptTokens, 1)), int64(max(r.OutputTokens, 1))
+			out := min(raw, shortCap)
+			if prompt+raw > threshold && prompt+out <= threshold {
+				capped++ // long by the trace, short as run
+			}
+			if prompt+out <= threshold {
+				nShort++
+				outShort += out
+			} else {
+				nLong++
+			}
+		}
+		if capped == 0 {
+			t.Fatal("workload has no request that the cap makes short")
+		}
+		sum, _ := mustRunCluster(t, cc, newSliceReader(reqs))
+		ps, pl := sum.Pools[0], sum.Pools[1]
+		if ps.Requests != nShort || pl.Requests != nLong || ps.OutputTokens != outShort {
+			t.Errorf("long cap %d: short pool %d requests %d output tokens, long %d; want %d %d, %d (%d short only once capped)",
+				longCap, ps.Requests, ps.OutputTokens, pl.Requests, nShort, outShort, nLong, capped)
+		}
+	}
+}
+
 // TestClusterScalesWithRate (metamorphic): the same requests with time
 // compressed N-fold (N× the arrival rate) on N replicas are served about
 // as fast as on one replica at 1×, and each replica completes the same
