@@ -81,11 +81,33 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 	lat := newPlot("P99 TTFT vs offered load — "+sweepName, "arrival-rate scale (× the trace's rate)", "P99 TTFT (s)")
 	var legThr, legLat []legendEntry
 	var knees, caps, kneesLat, capsLat plotter.XYs
+	var unmarked []string // marks whose point has no finite throughput (a hand-edited file)
 	hiLat, loLat := 0.0, math.Inf(1)
 	loS, hiS := math.Inf(1), 0.0
 	for i, r := range rows {
 		curve := append([]sweep.CurvePoint{}, r.Curve...)
-		sort.Slice(curve, func(a, b int) bool { return curve[a].Scale < curve[b].Scale })
+		sort.SliceStable(curve, func(a, b int) bool { return curve[a].Scale < curve[b].Scale })
+		label := r.Label
+		if r.Rank > 0 {
+			label = fmt.Sprintf("#%d %s", r.Rank, r.Label)
+		}
+		// mark adds a knee or capacity mark at c, once per row (a scale
+		// can repeat in a file), unless c's throughput cannot be drawn.
+		kneeDone, capDone := false, false
+		mark := func(done *bool, what string, c sweep.CurvePoint, thr, lat *plotter.XYs) {
+			if *done {
+				return
+			}
+			*done = true
+			if !known(c.OutTokPerSec) {
+				unmarked = append(unmarked, fmt.Sprintf("%s of %s at scale %g (output tok/s %v)", what, label, c.Scale, c.OutTokPerSec))
+				return
+			}
+			*thr = append(*thr, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
+			if known(c.TTFTP99) && c.TTFTP99 > 0 {
+				*lat = append(*lat, plotter.XY{X: c.Scale, Y: c.TTFTP99})
+			}
+		}
 		var t, l plotter.XYs
 		for _, c := range curve {
 			if known(c.Scale) && c.Scale > 0 {
@@ -99,21 +121,11 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 				hiLat, loLat = math.Max(hiLat, c.TTFTP99), math.Min(loLat, c.TTFTP99)
 			}
 			if known(r.KneeScale) && c.Scale == r.KneeScale {
-				knees = append(knees, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
-				if known(c.TTFTP99) && c.TTFTP99 > 0 {
-					kneesLat = append(kneesLat, plotter.XY{X: c.Scale, Y: c.TTFTP99})
-				}
+				mark(&kneeDone, "knee", c, &knees, &kneesLat)
 			}
 			if r.Outcome == sweep.OutcomeOK && c.Scale == r.Scale {
-				caps = append(caps, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
-				if known(c.TTFTP99) && c.TTFTP99 > 0 {
-					capsLat = append(capsLat, plotter.XY{X: c.Scale, Y: c.TTFTP99})
-				}
+				mark(&capDone, "SLO capacity", c, &caps, &capsLat)
 			}
-		}
-		label := r.Label
-		if r.Rank > 0 {
-			label = fmt.Sprintf("#%d %s", r.Rank, r.Label)
 		}
 		if len(t) > 0 {
 			ln, err := xyLine(thr, t, i, false)
@@ -165,7 +177,7 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 		n   string
 		cap string
 	}{
-		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows."},
+		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows." + notMarked(unmarked)},
 		{lat, legLat, name + "-p99", map[bool]string{true: "P99 TTFT as the offered load grows (log y axis).", false: "P99 TTFT as the offered load grows."}[logY]},
 	} {
 		if len(f.leg) == 0 {
@@ -178,6 +190,14 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 		out = append(out, &Figure{Name: f.n, Caption: f.cap, SVG: svg})
 	}
 	return out, nil
+}
+
+// notMarked is the caption's note of the marks left out; "" when none.
+func notMarked(marks []string) string {
+	if len(marks) == 0 {
+		return ""
+	}
+	return " Not marked, as the results file gives no finite throughput there: " + strings.Join(marks, "; ") + "."
 }
 
 // paretoFigures draws cost against P99 TTFT and against throughput per
