@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,36 +14,102 @@ import (
 
 // WriteFile writes d to path, the format by extension: .html/.htm is one
 // self-contained HTML file; .md/.markdown is Markdown with the figures as
-// SVG files in STEM_files/ beside it (report.md → report_files/). The
-// report appears at path only when complete.
+// SVG files in STEM_files/ beside it (report.md → report_files/), which
+// then holds this report's figures only. The report, figures included,
+// appears at path only when complete; a failure leaves the previous one.
 func WriteFile(path string, d *Doc) error {
-	var buf bytes.Buffer
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".html", ".htm":
+		var buf bytes.Buffer
 		if err := WriteHTML(&buf, d); err != nil {
 			return err
 		}
-	case ".md", ".markdown":
-		rel := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "_files"
-		if err := WriteMarkdown(&buf, d, filepath.Join(filepath.Dir(path), rel), rel); err != nil {
+		tmp, err := writeTemp(path, buf.Bytes())
+		if err != nil {
 			return err
 		}
-	default:
-		return fmt.Errorf("%s: unknown report extension %q (want .html or .md)", path, filepath.Ext(path))
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return nil
+	case ".md", ".markdown":
+		return writeMarkdownFile(path, d)
 	}
-	tmp, err := traces.TempBeside(path)
+	return fmt.Errorf("%s: unknown report extension %q (want .html or .md)", path, filepath.Ext(path))
+}
+
+// writeMarkdownFile writes the figures into a new folder and the Markdown
+// into a temporary file beside path, then swaps both in; the old figure
+// folder is kept aside until the Markdown is in place, so that a failure
+// at any step puts it back.
+func writeMarkdownFile(path string, d *Doc) error {
+	dir := filepath.Dir(path)
+	rel := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "_files"
+	assets := filepath.Join(dir, rel)
+	if fi, err := os.Lstat(assets); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory: want the folder for %s's figures", assets, path)
+	}
+	if err := traces.CheckDir(path); err != nil {
+		return err
+	}
+	tmpDir, err := os.MkdirTemp(dir, "."+rel+".tmp*")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); err == nil {
+	defer os.RemoveAll(tmpDir) // gone once swapped in
+	// MkdirTemp makes the folder private; figures are output like any other
+	if err := os.Chmod(tmpDir, 0o755); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, d, tmpDir, rel); err != nil {
+		return err
+	}
+	tmp, err := writeTemp(path, buf.Bytes())
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // gone once renamed
+	old := tmpDir + ".old"
+	hadOld := true
+	if err := os.Rename(assets, old); errors.Is(err, fs.ErrNotExist) {
+		hadOld = false
+	} else if err != nil {
+		return err
+	}
+	restore := func() {
+		if hadOld {
+			os.Rename(old, assets)
+		}
+	}
+	if err := os.Rename(tmpDir, assets); err != nil {
+		restore()
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.RemoveAll(assets)
+		restore()
+		return err
+	}
+	os.RemoveAll(old)
+	return nil
+}
+
+// writeTemp writes data to a new temporary file beside path and returns
+// its name; nothing is left behind on failure.
+func writeTemp(path string, data []byte) (string, error) {
+	f, err := traces.TempBeside(path)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		os.Remove(f.Name())
+		return "", err
 	}
-	return err
+	return f.Name(), nil
 }

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A Markdown report and its figures appear together or not at all: a
+// failure part-way (here a figure that cannot be written, or the report
+// itself) leaves the previous report and its figures as they were, and
+// no temporary files.
+func TestMarkdownReportWrittenWholeOrNotAtAll(t *testing.T) {
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)
+	fig := func(name string) *Figure { return &Figure{Name: name, Caption: name, SVG: svg} }
+	for _, tc := range []struct {
+		name  string
+		figs  []Block
+		mdDir bool // the report's own path is taken by a directory
+	}{
+		{"figure fails", []Block{fig("a"), fig("no-such-dir/b")}, false},
+		{"report fails", []Block{fig("a"), fig("b")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "r.md")
+			assets := filepath.Join(dir, "r_files")
+			if err := os.Mkdir(assets, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(assets, "a.svg"), []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.mdDir {
+				if err := os.MkdirAll(filepath.Join(out, "x"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(out, []byte("old report"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := listDir(t, dir)
+			d := &Doc{Title: "t", Sections: []Built{{ID: "f", Title: "F", Blocks: tc.figs}}}
+			if err := WriteFile(out, d); err == nil {
+				t.Fatal("WriteFile succeeded")
+			}
+			if got := listDir(t, dir); !slices.Equal(got, before) {
+				t.Errorf("after a failed write the folder holds %q, want %q as before", got, before)
+			}
+			if got := listDir(t, assets); !slices.Equal(got, []string{"a.svg"}) {
+				t.Errorf("figures %q: want the old a.svg only", got)
+			}
+			if b, _ := os.ReadFile(filepath.Join(assets, "a.svg")); string(b) != "old" {
+				t.Errorf("old figure overwritten: %q", b)
+			}
+		})
+	}
+}
+
+// A Markdown report written over an older one keeps none of the older
+// one's figures: its figure folder is its own.
+func TestMarkdownReportReplacesOldFigures(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.md")
+	assets := filepath.Join(dir, "r_files")
+	if err := os.Mkdir(assets, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(assets, "stale.svg"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &Doc{Title: "t", Sections: []Built{{ID: "f", Title: "F", Blocks: []Block{
+		&Figure{Name: "a", Caption: "a", SVG: []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)}}}}}
+	if err := WriteFile(out, d); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, assets); !slices.Equal(got, []string{"a.svg"}) {
+		t.Errorf("figures %q: want a.svg only", got)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"r.md", "r_files"}) {
+		t.Errorf("folder %q: want r.md and r_files only", got)
+	}
+	if fi, err := os.Stat(assets); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("figure folder: %v, %v: want mode 0755", fi.Mode(), err)
+	}
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
