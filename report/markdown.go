@@ -25,6 +25,7 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 		fmt.Fprintf(&b, "- %s\n", mdText(in))
 	}
 	omitted := 0
+	used := map[string]bool{} // file names taken, lower-case (as a case-blind file system sees them)
 	for _, s := range d.Sections {
 		fmt.Fprintf(&b, "\n## %s\n", mdText(s.Title))
 		for _, blk := range s.Blocks {
@@ -39,7 +40,14 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 					fmt.Fprintf(&b, "\n*Figure omitted: %s*\n", mdText(v.Caption))
 					continue
 				}
+				// Names repeat across sections (two verify runs) and
+				// within one (tied ranks): each figure keeps a file of
+				// its own, numbered in the order the report shows them.
 				file := v.Name + ".svg"
+				for n := 2; used[strings.ToLower(file)]; n++ {
+					file = fmt.Sprintf("%s-%d.svg", v.Name, n)
+				}
+				used[strings.ToLower(file)] = true
 				if err := os.WriteFile(filepath.Join(assetsDir, file), standaloneSVG(v.SVG), 0o644); err != nil {
 					return err
 				}

@@ -40,8 +40,9 @@ type Table struct {
 	Numeric []bool // per column; may be nil
 }
 
-// Figure is a plot rendered as SVG. Name is a file-name stem, unique within
-// the report (Markdown writes Name.svg beside the report).
+// Figure is a plot rendered as SVG. Name is a file-name stem (Markdown
+// writes Name.svg beside the report, Name-2.svg and so on when a name
+// repeats in it).
 type Figure struct {
 	Name    string
 	Caption string
