@@ -84,6 +84,7 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 	var unmarked []string // marks whose point has no finite throughput (a hand-edited file)
 	hiLat, loLat := 0.0, math.Inf(1)
 	loS, hiS := math.Inf(1), 0.0
+	nonPos := false // a scale ≤ 0 (a hand-edited file) has no place on a log axis
 	for i, r := range rows {
 		curve := append([]sweep.CurvePoint{}, r.Curve...)
 		sort.SliceStable(curve, func(a, b int) bool { return curve[a].Scale < curve[b].Scale })
@@ -113,6 +114,7 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 			if known(c.Scale) && c.Scale > 0 {
 				loS, hiS = math.Min(loS, c.Scale), math.Max(hiS, c.Scale)
 			}
+			nonPos = nonPos || known(c.Scale) && c.Scale <= 0
 			if known(c.Scale) && known(c.OutTokPerSec) {
 				t = append(t, plotter.XY{X: c.Scale, Y: c.OutTokPerSec})
 			}
@@ -167,8 +169,12 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 	}
 	thr.Y.Min = 0
 	logY := logAxis(&lat.Y, loLat, hiLat)
-	if log2Axis(&thr.X, loS, hiS) {
+	if !nonPos && log2Axis(&thr.X, loS, hiS) {
 		log2Axis(&lat.X, loS, hiS)
+	}
+	for _, p := range []*plot.Plot{thr, lat} {
+		drawableRange(&p.X)
+		drawableRange(&p.Y)
 	}
 	var out []Block
 	for _, f := range []struct {
