@@ -104,13 +104,15 @@ func mdLink(path string) string {
 }
 
 // mdText escapes the characters Markdown would read as markup or HTML
-// (an ampersand too: "&lt;" in a name is text, not an entity).
+// (an ampersand too: "&lt;" in a name is text, not an entity), and makes
+// line breaks spaces: a break would end a heading, list item or caption
+// midway, and the next line could read as a heading ("# x", "---").
 func mdText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
+	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", `\`, `\\`, "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
 }
 
-// mdCell escapes a table cell, which must stay on its row's line: line
-// breaks become spaces.
+// mdCell escapes a table cell, which must stay on its row's line (mdText
+// sees to that).
 func mdCell(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "|", `\|`).Replace(mdText(s))
+	return strings.ReplaceAll(mdText(s), "|", `\|`)
 }
