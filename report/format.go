@@ -8,15 +8,17 @@ import (
 
 // Cell formatting: unknown values are an em dash, never 0.
 
+// fmtSecs picks the unit by the value as rounded to its digits (0.99996 s
+// is "1.00 s", not "1000.0 ms"), and by its size whatever its sign.
 func fmtSecs(s float64) string {
-	switch {
+	switch a := math.Abs(s); {
 	case !known(s):
 		return "—"
-	case s < 1e-3:
+	case a < 999.5e-6:
 		return fmt.Sprintf("%.0f µs", s*1e6)
-	case s < 1:
+	case a < 0.99995:
 		return fmt.Sprintf("%.1f ms", s*1e3)
-	case s < 100:
+	case a < 99.995:
 		return fmt.Sprintf("%.2f s", s)
 	}
 	return fmt.Sprintf("%.0f s", s)
