@@ -47,8 +47,8 @@ func writeMarkdownFile(path string, d *Doc) error {
 	dir := filepath.Dir(path)
 	rel := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "_files"
 	assets := filepath.Join(dir, rel)
-	if fi, err := os.Lstat(assets); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%s: not a directory: want the folder for %s's figures", assets, path)
+	if err := checkFigureDir(assets, path); err != nil {
+		return err
 	}
 	if err := traces.CheckDir(path); err != nil {
 		return err
@@ -93,6 +93,31 @@ func writeMarkdownFile(path string, d *Doc) error {
 		return err
 	}
 	os.RemoveAll(old)
+	return nil
+}
+
+// checkFigureDir refuses an existing assets folder that a report would
+// not have written (anything but SVG files in it): the folder is replaced
+// whole, and what a user put there must not be deleted with it.
+func checkFigureDir(assets, path string) error {
+	fi, err := os.Lstat(assets)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory: want the folder for %s's figures", assets, path)
+	}
+	entries, err := os.ReadDir(assets)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(e.Name()), ".svg") {
+			return fmt.Errorf("%s: holds %s, which is not a report figure: want a folder of SVG files only, as it is replaced by %s's figures (move it, or write the report elsewhere)", assets, e.Name(), path)
+		}
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,4 +97,30 @@ func listDir(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// The figure folder is replaced whole, so one that holds anything a report
+// would not have written is refused, and left as it was.
+func TestMarkdownReportKeepsForeignFigureFolder(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "notes.md")
+	assets := filepath.Join(dir, "notes_files")
+	if err := os.Mkdir(assets, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(assets, "draft.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &Doc{Title: "t", Sections: []Built{{ID: "s", Title: "S", Blocks: []Block{&Figure{Name: "a", Caption: "a", SVG: []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)}}}}}
+	err := WriteFile(out, d)
+	if err == nil || !strings.Contains(err.Error(), "draft.txt") {
+		t.Fatalf("WriteFile = %v, want an error naming draft.txt", err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("draft.txt = %q, %v: want it kept", b, err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("report written beside a refused folder: %v", err)
+	}
 }
