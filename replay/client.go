@@ -387,7 +387,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			problem = KindStreamError + ": event: error: " + clip(data)
 			return false
 		}
-		if string(data) == "[DONE]" {
+		if sse.IsDone(data) {
 			done = true
 			return false
 		}

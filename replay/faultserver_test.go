@@ -160,3 +160,16 @@ func always(f replaytest.Fault) func(int) replaytest.Fault {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPaddedDone: a [DONE] with white space after it ends the stream, as
+// it does for the recording proxy (sse.IsDone is their one rule).
+func TestPaddedDone(t *testing.T) {
+	for _, pad := range []string{" ", "  ", "\t", " \t "} {
+		srv := replaytest.New(replaytest.Options{DonePad: pad})
+		s, out := runRows(t, testConfig(srv), rows(2, 0, 40, 5))
+		srv.Close()
+		if s.Succeeded != 2 {
+			t.Fatalf("[DONE]+%q: %d of 2 succeeded, error %q", pad, s.Succeeded, out[0].Error)
+		}
+	}
+}

@@ -277,3 +277,17 @@ func TestGzipResponseIsParsed(t *testing.T) {
 		t.Error("br decoded")
 	}
 }
+
+// A [DONE] padded with white space ends the stream here as in the load
+// generator's client: both follow sse.IsDone.
+func TestSSEParserPaddedDone(t *testing.T) {
+	for _, done := range []string{"data: [DONE]  \n\n", "data: [DONE]\t\r\n\r\n", "data:[DONE] "} {
+		o := observation{firstOut: -1, lastOut: -1}
+		p := newSSEParser(&o)
+		p.feed([]byte(`data: {"choices":[{"delta":{"content":"Hi"}}]}`+"\n\n"+done), 5)
+		p.end(5)
+		if !o.sawDone || o.parseFailed || o.chunks != 1 {
+			t.Errorf("%q: done %v, parse failed %v, chunks %d", done, o.sawDone, o.parseFailed, o.chunks)
+		}
+	}
+}

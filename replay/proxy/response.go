@@ -167,7 +167,7 @@ func (p *sseParser) apply(event, data []byte, at int64) {
 		p.obs.errMsg = errorMessage(data)
 		return
 	}
-	if string(data) == "[DONE]" {
+	if sse.IsDone(data) {
 		p.obs.sawDone = true
 		return
 	}

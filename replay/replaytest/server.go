@@ -55,6 +55,7 @@ type Options struct {
 	Done            func(n int)       // called when request n's stream has been fully written
 	Listener        net.Listener      // serve on this listener instead of a new loopback port
 	LineEnd         string            // what ends each SSE line: "" = LF; servers also send CRLF, and the standard allows a lone CR
+	DonePad         string            // white space after data: [DONE], as some servers pad it
 }
 
 // Request is what the server received.
@@ -322,7 +323,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 		send(buf)
 	}
 	if fault != NoDone {
-		send([]byte("[DONE]"))
+		send([]byte("[DONE]" + s.opts.DonePad))
 	}
 	if s.opts.Done != nil {
 		s.opts.Done(n)

@@ -37,6 +37,15 @@ type Splitter struct {
 	hasData bool
 }
 
+// IsDone reports whether an event's data is OpenAI's end of stream,
+// [DONE]. White space around it is ignored: by the standard trailing
+// spaces belong to the value, but OpenAI-compatible clients (go-openai,
+// the openai Python SDK) accept a padded [DONE], so servers that pad it
+// work with them, and the client and the proxy must agree on one rule.
+func IsDone(data []byte) bool {
+	return string(bytes.TrimSpace(data)) == "[DONE]"
+}
+
 // DefaultMaxLine is the cap the client and the proxy set: far above any
 // chunk an engine sends.
 const DefaultMaxLine = 8 << 20

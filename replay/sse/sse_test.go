@@ -192,3 +192,14 @@ func FuzzSplitter(f *testing.F) {
 		}
 	})
 }
+
+func TestIsDone(t *testing.T) {
+	for data, want := range map[string]bool{
+		"[DONE]": true, "[DONE]  ": true, "[DONE]\t": true, " [DONE] ": true,
+		"": false, "[DONE]x": false, "[done]": false, "[DONE]\n[DONE]": false, `{"choices":[]}`: false,
+	} {
+		if got := IsDone([]byte(data)); got != want {
+			t.Errorf("IsDone(%q) = %v, want %v", data, got, want)
+		}
+	}
+}
