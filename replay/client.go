@@ -196,7 +196,7 @@ type wireChoice struct {
 // decodeChunk decodes data with go-json into cs, for what scanChunk gives
 // up on: it returns the problem with a chunk that is not a content or
 // usage chunk, and writes the text to keep (if keep is not nil). n is the
-// number of content chunks before it.
+// chunk's place among the stream's data events (from 1), as in the raw body.
 func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (problem string) {
 	var ch wireChunk
 	if err := gojson.Unmarshal(data, &ch); err != nil { // goccy/go-json: same semantics, ~3× less CPU per chunk
@@ -208,7 +208,7 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 		if json.Unmarshal(data, &e) == nil && len(e.Error) > 0 && string(e.Error) != "null" {
 			return KindStreamError + ": " + errorMessage(data)
 		}
-		return KindBadStream + ": undecodable chunk " + strconv.Itoa(n+1) + ": " + clip(data)
+		return KindBadStream + ": undecodable chunk " + strconv.Itoa(n) + ": " + clip(data)
 	}
 	switch {
 	case ch.Error != nil:
@@ -376,6 +376,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		done     bool
 		problem  string
 		readErr  error
+		// Diagnostics number chunks as the raw stream does: every data
+		// event counts, the role-only first chunk and usage chunks too,
+		// whereas s.chunks holds only content chunks.
+		events int
 	)
 	if c.cfg.KeepText {
 		keepText = &s.text
@@ -391,9 +395,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			done = true
 			return false
 		}
+		events++
 		cs := &s.scan
 		if c.cfg.KeepText || !scanChunk(data, cs) {
-			if problem = decodeChunk(data, cs, len(s.chunks), keepText); problem != "" {
+			if problem = decodeChunk(data, cs, events, keepText); problem != "" {
 				return false
 			}
 		}
@@ -402,7 +407,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		}
 		if cs.choices == 0 {
 			if !cs.hasUsage && !cs.filtered {
-				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(len(s.chunks)+1) + " has empty choices and no usage"
+				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(events) + " has empty choices and no usage"
 			}
 			return problem == ""
 		}

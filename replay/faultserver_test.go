@@ -1,11 +1,17 @@
 package replay
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/replay/sse"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -50,7 +56,7 @@ func TestFaults(t *testing.T) {
 		{name: "error object in stream", opts: replaytest.Options{Fault: always(replaytest.StreamError)}, kind: KindStreamError, status: 200,
 			want: []string{"injected engine failure"}},
 		{name: "empty choices", opts: replaytest.Options{Fault: always(replaytest.EmptyChoices)}, kind: KindEmptyChoices, status: 200,
-			want: []string{"chunk 3 has empty choices"}},
+			want: []string{"has empty choices"}}, // which chunk: TestChunkNumbers
 		{name: "missing usage", opts: replaytest.Options{Fault: always(replaytest.NoUsage)}, kind: KindNoUsage, status: 200,
 			want: []string{"no chunk carried usage"}},
 		{name: "timeout", opts: replaytest.Options{Fault: always(replaytest.Hang)}, timeout: 150 * time.Millisecond, kind: KindTimeout, status: 200,
@@ -170,6 +176,45 @@ func TestPaddedDone(t *testing.T) {
 		srv.Close()
 		if s.Succeeded != 2 {
 			t.Fatalf("[DONE]+%q: %d of 2 succeeded, error %q", pad, s.Succeeded, out[0].Error)
+		}
+	}
+}
+
+// TestChunkNumbers: a bad chunk is named by its place among the stream's
+// data events, as in the raw body (--save-raw), where chat's role-only
+// first chunk counts though it is no content chunk.
+func TestChunkNumbers(t *testing.T) {
+	for _, ep := range []Endpoint{Chat, Completions} {
+		for fault, bad := range map[replaytest.Fault]func(data string) bool{
+			replaytest.EmptyChoices: func(d string) bool { return strings.Contains(d, `"choices":[]`) && !strings.Contains(d, "usage") },
+			replaytest.BadChunk:     func(d string) bool { return !json.Valid([]byte(d)) },
+		} {
+			srv := replaytest.New(replaytest.Options{Fault: always(fault)})
+			cfg := testConfig(srv)
+			cfg.Endpoint, cfg.SaveRaw = ep, t.TempDir()
+			_, out := runRows(t, cfg, rows(1, 0, 40, 5))
+			srv.Close()
+			files, _ := filepath.Glob(filepath.Join(cfg.SaveRaw, "*"))
+			if len(files) != 1 {
+				t.Fatalf("%d raw files", len(files))
+			}
+			raw, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, at := 0, 0
+			var sp sse.Splitter
+			sp.Feed(raw, func(_, data []byte) bool {
+				n++
+				if at == 0 && bad(string(data)) {
+					at = n
+				}
+				return true
+			})
+			m := regexp.MustCompile(`chunk (\d+)\b`).FindStringSubmatch(out[0].Error)
+			if at == 0 || m == nil || m[1] != strconv.Itoa(at) {
+				t.Errorf("endpoint %v, fault %d: error %q does not name chunk %d of the raw stream", ep, fault, out[0].Error, at)
+			}
 		}
 	}
 }

@@ -37,6 +37,7 @@ const (
 	NoUsage                     // stream everything and [DONE], but no usage chunk
 	Hang                        // send 200 headers, then nothing until the client leaves
 	Unterminated                // stream FaultAfter chunks, then 9 MiB of data that never ends its line
+	BadChunk                    // stream FaultAfter chunks, then a chunk that is not JSON, then the rest
 )
 
 // Options configure a Server. The zero value is a fast well-behaved server.
@@ -277,6 +278,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 				flush()
 				<-r.Context().Done()
 				return
+			case BadChunk:
+				send([]byte(`{"id":"` + id + `","choices":[{`))
 			case EmptyChoices:
 				buf = append(buf[:0], `{"id":"`...)
 				buf = append(buf, id...)
