@@ -5,6 +5,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,7 +20,7 @@ func TestMetricsURLFromAPIBase(t *testing.T) {
 		"https://h/engine/v1":     "https://h/engine/metrics",
 		"http://h:8000/x/metrics": "http://h:8000/x/metrics",
 	} {
-		if got, err := metricsURL(in); err != nil || got != want {
+		if got, _, err := metricsURL(in); err != nil || got != want {
 			t.Errorf("%s: got %q, %v; want %q", in, got, err, want)
 		}
 	}
@@ -40,5 +42,39 @@ func TestScrapeAPIBaseURL(t *testing.T) {
 	}
 	if sum := s.Stop(); sum.Engine != "vllm" || sum.MaxRunning != 3 {
 		t.Errorf("summary %+v", sum)
+	}
+}
+
+// A password in the metrics URL is used, but never logged or put in an
+// error.
+func TestScrapeURLPasswordNotShown(t *testing.T) {
+	const pw = "s3cret-metrics-pw"
+	for _, status := range []int{http.StatusNotFound, http.StatusInternalServerError} {
+		var gotAuth bool
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, p, ok := r.BasicAuth()
+			gotAuth = ok && p == pw
+			w.WriteHeader(status)
+		}))
+		u, _ := url.Parse(srv.URL + "/metrics")
+		u.User = url.UserPassword("me", pw)
+		var logs bytes.Buffer
+		s, err := StartScrapeWith(context.Background(), ScrapeConfig{URL: u.String(), Interval: time.Hour, Logger: testLogger(&logs)})
+		s.Stop()
+		srv.Close()
+		if !gotAuth {
+			t.Errorf("HTTP %d: the password did not reach the server", status)
+		}
+		if err != nil && strings.Contains(err.Error(), pw) {
+			t.Errorf("HTTP %d: error shows the password: %v", status, err)
+		}
+		if strings.Contains(logs.String(), pw) {
+			t.Errorf("HTTP %d: log shows the password: %s", status, logs.String())
+		}
+	}
+	for _, bad := range []string{"ftp://me:" + pw + "@h/metrics", "http://me:" + pw + "@h:port/metrics"} {
+		if _, _, err := metricsURL(bad); err == nil || strings.Contains(err.Error(), pw) {
+			t.Errorf("bad URL: error %v", err)
+		}
 	}
 }

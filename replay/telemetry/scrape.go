@@ -50,6 +50,7 @@ type ScrapeSummary struct {
 // Scraper polls an engine's /metrics page. Stop ends it.
 type Scraper struct {
 	cfg    ScrapeConfig
+	shown  string // cfg.URL with any password masked, for logs and errors
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
@@ -99,7 +100,7 @@ func StartScrape(ctx context.Context, url string, interval time.Duration, path s
 // summary. Other failures (the engine not up yet, 5xx) are logged once and
 // polling goes on. Scraping stops when ctx ends or Stop is called.
 func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
-	u, err := metricsURL(cfg.URL)
+	u, shown, err := metricsURL(cfg.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -116,13 +117,13 @@ func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Scraper{cfg: cfg, done: make(chan struct{})}
+	s := &Scraper{cfg: cfg, shown: shown, done: make(chan struct{})}
 	s.sum = emptyScrapeSummary()
 	ctx, s.cancel = context.WithCancel(ctx)
 	if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
 		s.cancel()
-		cfg.Logger.Info("engine has no /metrics; not recording engine gauges", "url", cfg.URL)
-		return nil, fmt.Errorf("%s: %w", cfg.URL, err)
+		cfg.Logger.Info("engine has no /metrics; not recording engine gauges", "url", shown)
+		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
 	if s.sum.Err != nil {
 		s.cancel()
@@ -140,10 +141,16 @@ func emptyScrapeSummary() ScrapeSummary {
 	return ScrapeSummary{MeanRunning: n, MaxRunning: n, MeanWaiting: n, MaxWaiting: n, MeanKVUsage: n, MaxKVUsage: n}
 }
 
-func metricsURL(raw string) (string, error) {
+// metricsURL returns the URL to poll, and it with any password masked
+// (the one form that may be logged or put in an error).
+func metricsURL(raw string) (string, string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", raw)
+	if err != nil {
+		// The parse error would quote the URL, password and all.
+		return "", "", errors.New("telemetry: metrics URL does not parse: want http(s)://host[:port][/path]")
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", u.Redacted())
 	}
 	// An API root as record's --base-url takes it (http://h:8000/v1): the
 	// engines serve /metrics beside /v1, not under it.
@@ -154,7 +161,7 @@ func metricsURL(raw string) (string, error) {
 		}
 		u.RawPath = ""
 	}
-	return u.String(), nil
+	return u.String(), u.Redacted(), nil
 }
 
 func (s *Scraper) loop(ctx context.Context) {
@@ -168,7 +175,7 @@ func (s *Scraper) loop(ctx context.Context) {
 		case <-t.C:
 		}
 		if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
-			s.cfg.Logger.Info("engine /metrics went away (404 or 501); stopped polling", "url", s.cfg.URL)
+			s.cfg.Logger.Info("engine /metrics went away (404 or 501); stopped polling", "url", s.shown)
 			return
 		}
 		if s.sum.Err != nil {
@@ -215,7 +222,7 @@ func (s *Scraper) scrape(ctx context.Context) error {
 	st := EngineStateOf(samples)
 	if st.Engine == "" && !s.loggedNoGauge {
 		s.loggedNoGauge = true
-		s.cfg.Logger.Info("/metrics has no known engine gauges (vLLM, SGLang, TGI, llama.cpp)", "url", s.cfg.URL)
+		s.cfg.Logger.Info("/metrics has no known engine gauges (vLLM, SGLang, TGI, llama.cpp)", "url", s.shown)
 	}
 	s.record(now, st)
 	return nil
@@ -225,7 +232,7 @@ func (s *Scraper) fail(err error) {
 	s.sum.Failed++
 	if !s.loggedErr {
 		s.loggedErr = true
-		s.cfg.Logger.Warn("scraping engine metrics failed; will keep trying (logged once)", "url", s.cfg.URL, "err", err)
+		s.cfg.Logger.Warn("scraping engine metrics failed; will keep trying (logged once)", "url", s.shown, "err", err)
 	}
 }
 

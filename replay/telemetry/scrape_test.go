@@ -206,15 +206,15 @@ func TestMetricsURL(t *testing.T) {
 		"http://h:8000/":          "http://h:8000/metrics",
 		"http://h:8000/x/metrics": "http://h:8000/x/metrics",
 	} {
-		if got, err := metricsURL(in); err != nil || got != want {
+		if got, _, err := metricsURL(in); err != nil || got != want {
 			t.Errorf("%s: got %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := metricsURL("h:8000"); err == nil {
+	if _, _, err := metricsURL("h:8000"); err == nil {
 		t.Error("accepted a URL without a scheme")
 	}
 	for _, bad := range []string{"ftp://h:8000/metrics", "unix://h/metrics"} {
-		if _, err := metricsURL(bad); err == nil || !strings.Contains(err.Error(), "want http(s)://") {
+		if _, _, err := metricsURL(bad); err == nil || !strings.Contains(err.Error(), "want http(s)://") {
 			t.Errorf("%s: err %v, want one asking for http(s)", bad, err)
 		}
 	}
