@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -74,5 +75,46 @@ func TestRecoverStepsTaintsFailedRunningRequest(t *testing.T) {
 		if o.End <= 30e6 && o.Start >= 0 {
 			t.Errorf("step %d..%d ns kept with decode_seqs %g, prefill %g: b was running then (tainted %d)", o.Start, o.End, o.DecodeSeqs, o.PrefillTokens, st.Tainted)
 		}
+	}
+}
+
+// A request that got no response (refused, or the connection closed
+// before the server answered) never reached the engine's batch: the steps
+// of the requests beside it are kept, as if it had not been sent. One that
+// waited for a response past the timeout may have been prefilling (an
+// engine that answers with its first token) and still taints them.
+func TestRecoverStepsIgnoresRequestWithoutResponse(t *testing.T) {
+	rows := func() []*traces.Request {
+		return []*traces.Request{row("a", 100, 0, 10, 20, 30, 40), row("b", 100, 0, 10, 20, 30)}
+	}
+	set := &RecoverSettings{Tolerance: 1e6}
+	want, _, err := RecoverSteps(nil, rows(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := func(msg string) *traces.Request {
+		r := row("c", 100, 5, 6) // its times are cleared below
+		r.TokenTimes, r.FirstToken, r.LastToken = nil, traces.Missing, traces.Missing
+		r.UsagePrompt, r.UsageOutput, r.HTTPStatus, r.Error = traces.Missing, traces.Missing, traces.Missing, msg
+		return r
+	}
+	for _, msg := range []string{
+		"connection: connection refused by localhost:8000 (is the server running and the port right?)",
+		"connection: localhost:8000 closed the connection before responding",
+	} {
+		got, st, err := RecoverSteps(nil, append(rows(), failed(msg)), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Tainted != 0 || !slices.Equal(got, want) {
+			t.Errorf("%q: %d steps (tainted %d), want the %d of the run without it", msg, len(got), st.Tainted, len(want))
+		}
+	}
+	got, st, err := RecoverSteps(nil, append(rows(), failed("timeout: no response headers within 1m0s from POST /v1/completions")), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Tainted == 0 || len(got) >= len(want) {
+		t.Errorf("timeout without a response: %d steps (tainted %d), want fewer than %d", len(got), st.Tainted, len(want))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -105,8 +106,9 @@ type recReq struct {
 // them every boundary where the hidden step may have ended (after the
 // request's token before, or after its send for its first token), when a
 // request without TokenTimes was running (its ActualSend..LastToken span
-// covers the boundary, so the batch is under-counted), or when the start is
-// unknown. Requests without TokenTimes are otherwise skipped. So are, and
+// covers the boundary, so the batch is under-counted; a failed one from
+// its send on, unless it got no response and did not time out: refused or
+// closed, it never reached the engine), or when the start is unknown. Requests without TokenTimes are otherwise skipped. So are, and
 // they taint the boundaries from their send to their last token alike,
 // requests whose Chunks show that a chunk after the first carried several
 // tokens: the times of those tokens were spread across the gap before the
@@ -161,9 +163,13 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 			switch {
 			case r.ActualSend != traces.Missing && r.LastToken != traces.Missing && r.LastToken >= r.ActualSend:
 				taints = append(taints, [2]int64{r.ActualSend, r.LastToken})
-			case r.ActualSend != traces.Missing && r.Error != "" && (r.HTTPStatus == http.StatusOK || r.HTTPStatus == traces.Missing):
-				// Failed after its stream began (a timeout, a reset): it ran
-				// for a while, and when it stopped is not recorded.
+			case r.ActualSend != traces.Missing && r.Error != "" &&
+				(r.HTTPStatus == http.StatusOK || r.HTTPStatus == traces.Missing && replay.ErrorKind(r.Error) == replay.KindTimeout):
+				// Failed after its stream began (a timeout, a reset), or
+				// timed out waiting for it (an engine may answer only with
+				// the first token): it may have run for a while, and when it
+				// stopped is not recorded. One that got no response
+				// otherwise (refused, closed) never reached the engine.
 				taints = append(taints, [2]int64{r.ActualSend, math.MaxInt64})
 			}
 			continue
