@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -185,8 +187,9 @@ func (p *Profile) Validate() error {
 	return nil
 }
 
-// LoadProfile reads and validates the JSON profile at path. Unknown fields
-// are errors naming the field; each of the step coefficients c0 … ck must
+// LoadProfile reads and validates the JSON profile at path. Unknown fields,
+// and keys that differ from a field's only in case, are errors naming the
+// key; each of the step coefficients c0 … ck must
 // be present with a value (crp, crd and cr, added later, default to off).
 func LoadProfile(path string) (*Profile, error) {
 	data, err := os.ReadFile(path)
@@ -210,6 +213,15 @@ func ParseProfile(data []byte) (*Profile, error) {
 	}
 	if dec.More() {
 		return nil, errors.New("calibrate: profile: trailing data after the JSON object")
+	}
+	// encoding/json matches keys case-insensitively: "Model" would fill
+	// model, and beside "model" the later of the two would win.
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("calibrate: profile: %w", err)
+	}
+	if bad := keyCase(nil, doc, reflect.TypeFor[Profile](), ""); len(bad) > 0 {
+		return nil, fmt.Errorf("calibrate: profile: keys differ in case from the documented ones: %s", strings.Join(bad, ", "))
 	}
 	// Presence of the coefficients: a missing one would decode as 0.
 	var raw struct {
@@ -264,6 +276,68 @@ func ParseProfile(data []byte) (*Profile, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// keyCase appends to dst, for each object key in v (decoded JSON at path)
+// that matches a JSON field of t only when case is ignored, the key and
+// the field's spelling. Keys that match no field are left to
+// DisallowUnknownFields.
+func keyCase(dst []string, v any, t reflect.Type, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch v := v.(type) {
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, e := range v {
+				dst = keyCase(dst, e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return dst
+		}
+		fields := map[string]reflect.Type{}
+		jsonFields(fields, t)
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			name := k
+			if path != "" {
+				name = path + "." + k
+			}
+			if ft, ok := fields[k]; ok {
+				dst = keyCase(dst, v[k], ft, name)
+				continue
+			}
+			for f := range fields {
+				if strings.EqualFold(f, k) {
+					dst = append(dst, fmt.Sprintf("%q (want %q)", name, f))
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// jsonFields adds the JSON names of t's fields, embedded structs' too, to
+// fields, with their types.
+func jsonFields(fields map[string]reflect.Type, t reflect.Type) {
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported() && !f.Anonymous:
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			jsonFields(fields, f.Type)
+		case name == "":
+			fields[f.Name] = f.Type
+		default:
+			fields[name] = f.Type
+		}
+	}
 }
 
 // Marshal returns the profile as indented JSON with a trailing newline.

@@ -242,3 +242,34 @@ func TestLoadProfileRejectsValueOfZeroStatus(t *testing.T) {
 		}
 	}
 }
+
+// encoding/json matches keys case-insensitively: a key spelled otherwise
+// than documented would load silently (and, beside the documented one,
+// the later would win). Such a profile is refused, naming the key and the
+// spelling expected.
+func TestLoadProfileRejectsKeyCase(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	for _, tc := range []struct{ from, to, key, want string }{
+		{`"model":`, `"Model":`, `"Model"`, `"model"`},
+		{`"r2":`, `"R2":`, `"quality.R2"`, `"r2"`},
+		{`"c0": {`, `"C0": {`, `"step.C0"`, `"c0"`},
+		{`"tokens": 4,`, `"Tokens": 4,`, `"step.dense[2].Tokens"`, `"tokens"`},
+		{`"sha256": "abab`, `"SHA256": "abab`, `"traces[0].SHA256"`, `"sha256"`},
+		{`"model": "Llama-3.1-8B",`, `"model": "Llama-3.1-8B", "MODEL": "other",`, `"MODEL"`, `"model"`},
+	} {
+		s := strings.Replace(g, tc.from, tc.to, 1)
+		if s == g {
+			t.Fatalf("replacement %q not found", tc.from)
+		}
+		p, err := ParseProfile([]byte(s))
+		if err == nil {
+			t.Errorf("%s: accepted (model %q, R² %g)", tc.to, p.Model, p.Quality.R2)
+		} else if !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to name %s and %s", tc.to, err, tc.key, tc.want)
+		}
+	}
+}
