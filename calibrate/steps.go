@@ -108,12 +108,13 @@ type recReq struct {
 // request without TokenTimes was running (its ActualSend..LastToken span
 // covers the boundary, so the batch is under-counted; a failed one from
 // its send on, unless it got no response and did not time out: refused or
-// closed, it never reached the engine), or when the start is unknown. Requests without TokenTimes are otherwise skipped. So are, and
-// they taint the boundaries from their send to their last token alike,
+// closed, it never reached the engine), or when the start is unknown.
+// Requests without TokenTimes are otherwise skipped. So are, and they
+// taint the boundaries from their send to their last token alike,
 // requests whose Chunks show that a chunk after the first carried several
 // tokens: the times of those tokens were spread across the gap before the
-// chunk and mark no step boundary. Token times
-// of a request must not decrease.
+// chunk and mark no step boundary. Token times of a request must not
+// decrease.
 func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSettings) ([]Observation, RecoverStats, error) {
 	var st RecoverStats
 	var s RecoverSettings
