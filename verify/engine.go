@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"text/template"
+	"text/template/parse"
 	"time"
 )
 
@@ -70,7 +73,108 @@ func ParseTemplate(name, text string) (*template.Template, error) {
 	if err := t.Execute(io.Discard, Knobs{}); err != nil {
 		return nil, fmt.Errorf("verify: %s template: %w", name, err)
 	}
+	// Execute only evaluates the branches the zero Knobs take: a field in
+	// {{if .ChunkedPrefill}} would otherwise fail only once candidates run.
+	for _, tt := range t.Templates() {
+		if tt.Tree == nil {
+			continue
+		}
+		if err := checkFields(tt.Tree, tt.Root, true); err != nil {
+			return nil, fmt.Errorf("verify: %s template: %w", name, err)
+		}
+	}
 	return t, nil
+}
+
+// knobFields are the field names of Knobs.
+var knobFields = func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[Knobs]()
+	for i := 0; i < t.NumField(); i++ {
+		m[t.Field(i).Name] = true
+	}
+	return m
+}()
+
+// checkFields reports a field of n that Knobs lacks. dotKnobs says whether
+// dot is the Knobs there; inside with and range it is one of their values,
+// which have no fields (defined templates are taken to get the Knobs).
+func checkFields(tree *parse.Tree, n parse.Node, dotKnobs bool) error {
+	bad := func(n parse.Node, field string) error {
+		loc, _ := tree.ErrorContext(n)
+		if knobFields[field] {
+			return fmt.Errorf("%s: %s: dot is the value of with or range here, which has no fields (use $.%s for the knob)", loc, n, field)
+		}
+		return fmt.Errorf("%s: %s: unknown field %s (verify.Knobs has %s)", loc, n, field, strings.Join(sortedKeys(knobFields), ", "))
+	}
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkFields(tree, c, dotKnobs); err != nil {
+				return err
+			}
+		}
+	case *parse.ActionNode:
+		return checkFields(tree, n.Pipe, dotKnobs)
+	case *parse.TemplateNode:
+		return checkFields(tree, n.Pipe, dotKnobs)
+	case *parse.PipeNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Cmds {
+			if err := checkFields(tree, c, dotKnobs); err != nil {
+				return err
+			}
+		}
+	case *parse.CommandNode:
+		for _, a := range n.Args {
+			if err := checkFields(tree, a, dotKnobs); err != nil {
+				return err
+			}
+		}
+	case *parse.ChainNode:
+		return checkFields(tree, n.Node, dotKnobs)
+	case *parse.FieldNode:
+		if !dotKnobs || !knobFields[n.Ident[0]] {
+			return bad(n, n.Ident[0])
+		}
+	case *parse.VariableNode:
+		if len(n.Ident) > 1 && n.Ident[0] == "$" && !knobFields[n.Ident[1]] {
+			return bad(n, n.Ident[1])
+		}
+	case *parse.IfNode:
+		return checkBranch(tree, &n.BranchNode, dotKnobs, dotKnobs)
+	case *parse.WithNode:
+		return checkBranch(tree, &n.BranchNode, dotKnobs, false)
+	case *parse.RangeNode:
+		return checkBranch(tree, &n.BranchNode, dotKnobs, false)
+	}
+	return nil
+}
+
+// checkBranch checks an if, with or range: its pipeline and else part
+// with dot unchanged, its body with dot the Knobs when bodyKnobs.
+func checkBranch(tree *parse.Tree, b *parse.BranchNode, dotKnobs, bodyKnobs bool) error {
+	if err := checkFields(tree, b.Pipe, dotKnobs); err != nil {
+		return err
+	}
+	if err := checkFields(tree, b.List, bodyKnobs); err != nil {
+		return err
+	}
+	return checkFields(tree, b.ElseList, dotKnobs)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Render executes an engine command template for k.
