@@ -190,10 +190,11 @@ type MetricRow struct {
 	Predicted *float64 `json:"predicted"`
 	Measured  *float64 `json:"measured"`
 	// RelError is (predicted − measured) / measured; nil when either is
-	// missing or measured is 0.
+	// missing, and when measured is 0 but predicted is not (an infinite
+	// error, which fails any tolerance). Both 0 is an error of 0.
 	RelError  *float64 `json:"rel_error"`
 	Tolerance float64  `json:"tolerance"`
-	Pass      *bool    `json:"pass"` // nil: nothing to compare
+	Pass      *bool    `json:"pass"` // nil: nothing to compare, or not gated
 	// MeasuredMin and MeasuredMax are the range of the measured runs when
 	// a candidate was measured more than once (Measured is their mean).
 	MeasuredMin *float64 `json:"measured_min,omitempty"`
@@ -205,17 +206,29 @@ func CompareMetrics(pred, meas *Metrics, tol Tolerances) []MetricRow {
 	var rows []MetricRow
 	for _, name := range MetricNames {
 		r := MetricRow{Metric: name, Predicted: pred.get(name), Measured: meas.get(name), Tolerance: tol.Tolerance(name)}
-		if r.Predicted != nil && r.Measured != nil && *r.Measured != 0 {
-			e := (*r.Predicted - *r.Measured) / *r.Measured
-			r.RelError = &e
+		if r.Predicted != nil && r.Measured != nil {
+			e, finite := relError(*r.Predicted, *r.Measured)
+			if finite {
+				r.RelError = &e
+			}
 			if r.Tolerance > 0 {
-				pass := math.Abs(e) <= r.Tolerance
+				pass := finite && math.Abs(e) <= r.Tolerance
 				r.Pass = &pass
 			}
 		}
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// relError is (predicted − measured) / measured. A measured 0 still has
+// a verdict: predicted 0 is exact, anything else is infinitely off, which
+// is reported as not finite (JSON cannot hold ±Inf).
+func relError(predicted, measured float64) (e float64, finite bool) {
+	if measured == 0 {
+		return 0, predicted == 0
+	}
+	return (predicted - measured) / measured, true
 }
 
 // KendallTau is Kendall's rank correlation τ-b of x and y (equal length):
@@ -412,7 +425,11 @@ func (res *Result) WriteTable(w io.Writer) {
 			if r.MeasuredMin != nil && r.MeasuredMax != nil {
 				meas += " (" + fmtVal(r.MeasuredMin) + "–" + fmtVal(r.MeasuredMax) + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, r.Metric, fmtVal(r.Predicted), meas, fmtRel(r.RelError), fmtTol(r.Tolerance), verdict)
+			rel := fmtRel(r.RelError)
+			if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
+				rel = "∞" // predicted against a measured 0
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, r.Metric, fmtVal(r.Predicted), meas, rel, fmtTol(r.Tolerance), verdict)
 		}
 		if n := len(c.Repeats); n > 1 {
 			how := "against the running engine"

@@ -181,13 +181,20 @@ func (r *MetricRow) check() error {
 			return fmt.Errorf("predicted %v ÷ measured %v = %v: want a ratio within %g … %g", *p, *m, q, 1/maxRatio, maxRatio)
 		}
 	}
+	var e float64
+	finite := false
+	if p != nil && m != nil {
+		e, finite = relError(*p, *m)
+	}
 	switch {
-	case p != nil && m != nil && *m != 0:
-		if e := (*p - *m) / *m; r.RelError == nil || *r.RelError != e {
+	case finite:
+		if r.RelError == nil || *r.RelError != e {
 			return fmt.Errorf("rel_error = %s: want (predicted − measured) / measured = %v", fmtOpt(r.RelError), e)
 		}
+	case r.RelError != nil && p != nil && m != nil:
+		return fmt.Errorf("rel_error = %v for predicted %v against measured 0: want null (an infinite error)", *r.RelError, *p)
 	case r.RelError != nil:
-		return fmt.Errorf("rel_error = %v without a predicted and a non-zero measured value: want null", *r.RelError)
+		return fmt.Errorf("rel_error = %v without a predicted and a measured value: want null", *r.RelError)
 	}
 	if lo, hi := r.MeasuredMin, r.MeasuredMax; lo != nil || hi != nil {
 		// The mean of the runs lies in their range, up to rounding.
@@ -195,17 +202,22 @@ func (r *MetricRow) check() error {
 			return fmt.Errorf("measured %s, range %s … %s: want both ends and the measured mean between them", fmtOpt(m), fmtOpt(lo), fmtOpt(hi))
 		}
 	}
+	compared := p != nil && m != nil // a verdict even when the error is infinite
 	switch {
 	case !(r.Tolerance >= 0):
 		return fmt.Errorf("tolerance = %v: want ≥ 0 (0: reported, not gated)", r.Tolerance)
-	case r.Pass == nil && r.RelError != nil && r.Tolerance > 0:
-		return fmt.Errorf("pass = null, but rel_error %v against tolerance %v gives a verdict", *r.RelError, r.Tolerance)
+	case r.Pass == nil && finite && r.Tolerance > 0:
+		return fmt.Errorf("pass = null, but rel_error %v against tolerance %v gives a verdict", e, r.Tolerance)
+	case r.Pass == nil && compared && r.Tolerance > 0:
+		return fmt.Errorf("pass = null, but predicted %v against measured 0 with tolerance %v is a failure", *p, r.Tolerance)
 	case r.Pass == nil:
 		return nil
-	case r.RelError == nil || r.Tolerance == 0:
-		return fmt.Errorf("pass = %v without a rel_error and a tolerance > 0 to judge it by: want null", *r.Pass)
-	case *r.Pass != (math.Abs(*r.RelError) <= r.Tolerance):
-		return fmt.Errorf("pass = %v, but |rel_error| %v against tolerance %v gives %v", *r.Pass, math.Abs(*r.RelError), r.Tolerance, !*r.Pass)
+	case !compared || r.Tolerance == 0:
+		return fmt.Errorf("pass = %v without a predicted and a measured value and a tolerance > 0 to judge them by: want null", *r.Pass)
+	case !finite && *r.Pass:
+		return fmt.Errorf("pass = true, but predicted %v against measured 0 is an infinite error", *p)
+	case finite && *r.Pass != (math.Abs(e) <= r.Tolerance):
+		return fmt.Errorf("pass = %v, but |rel_error| %v against tolerance %v gives %v", *r.Pass, math.Abs(e), r.Tolerance, !*r.Pass)
 	}
 	return nil
 }
