@@ -137,3 +137,24 @@ func TestProfileTokensShrinkKV(t *testing.T) {
 		t.Errorf("KV blocks at 2,048 / 8,192 / 32,768 batched tokens: %d / %d / %d; want decreasing, %d fewer at 32,768", small, def, large, want)
 	}
 }
+
+// A plan that the architecture cannot serve is refused naming the plan's
+// key (device.count, device.max_model_len), not the memory layout's
+// internal names.
+func TestResolveNamesPlanKeys(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{"count = 1", "count = 3", "device.count"},
+		{"count = 1", "count = 64", "device.count"},
+		{"max_model_len = 8192", "max_model_len = 200000", "device.max_model_len"},
+		{`name = "Llama-3.1-8B"`, `name = "Llama-2-7B"`, "device.max_model_len"},
+	} {
+		p, err := Parse([]byte(strings.Replace(valid, c.old, c.new, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Resolve(model.DefaultCatalog())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to name %s", c.new, err, c.want)
+		}
+	}
+}
