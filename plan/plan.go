@@ -239,6 +239,14 @@ func (p *Plan) Validate() error {
 		sort.Strings(names)
 		bad("batch.strategy", "unknown strategy %q (want one of %s)", p.Batch.Strategy, strings.Join(names, ", "))
 	}
+	// An empty name is a missing value, not a name.
+	for _, f := range []struct{ key, v string }{
+		{"model.name", p.Model.Name}, {"model.weight_version", p.Model.WeightVersion}, {"device.model", p.Device.Model},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			bad(f.key, "must not be empty")
+		}
+	}
 	if _, err := model.ParsePrecision(p.Model.Precision); err != nil {
 		bad("model.precision", "%v", err)
 	}

@@ -158,3 +158,18 @@ func TestResolveNamesPlanKeys(t *testing.T) {
 		}
 	}
 }
+
+// A required key given as an empty string is as missing as one left out:
+// weight_version would otherwise pass unrecorded into every result.
+func TestParseEmptyRequiredString(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{`weight_version = "meta-llama/Llama-3.1-8B-Instruct"`, `weight_version = ""`, "model.weight_version"},
+		{`name = "Llama-3.1-8B"`, `name = " "`, "model.name"},
+		{`model = "H100-SXM-80G"`, `model = ""`, "device.model"},
+	} {
+		_, err := Parse([]byte(strings.Replace(valid, c.old, c.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to name %s", c.new, err, c.want)
+		}
+	}
+}
