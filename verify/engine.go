@@ -294,6 +294,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		// polling.
 		if exited, err := e.exit(); exited && err != nil {
 			e.kill()
+			e.log.Close() // Stop, which closes it otherwise, is not called
 			return nil, &EngineError{StatusStartFailed, fmt.Sprintf("engine command %s before the engine was healthy%s", err, e.logTail())}
 		}
 		if time.Now().After(deadline) {
