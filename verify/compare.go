@@ -212,7 +212,7 @@ func CompareMetrics(pred, meas *Metrics, tol Tolerances) []MetricRow {
 				r.RelError = &e
 			}
 			if r.Tolerance > 0 {
-				pass := finite && math.Abs(e) <= r.Tolerance
+				pass := finite && within(e, r.Tolerance)
 				r.Pass = &pass
 			}
 		}
@@ -230,6 +230,11 @@ func relError(predicted, measured float64) (e float64, finite bool) {
 	}
 	return (predicted - measured) / measured, true
 }
+
+// within reports whether |e| is at most tol, allowing for the rounding
+// of the division: 1.1 against 1.0 is an error of 0.10000000000000009,
+// which a tolerance of 0.1 must pass.
+func within(e, tol float64) bool { return math.Abs(e) <= tol*(1+1e-9) }
 
 // KendallTau is Kendall's rank correlation τ-b of x and y (equal length):
 // 1 when they order every pair alike, −1 when every pair is reversed.

@@ -216,7 +216,7 @@ func (r *MetricRow) check() error {
 		return fmt.Errorf("pass = %v without a predicted and a measured value and a tolerance > 0 to judge them by: want null", *r.Pass)
 	case !finite && *r.Pass:
 		return fmt.Errorf("pass = true, but predicted %v against measured 0 is an infinite error", *p)
-	case finite && *r.Pass != (math.Abs(e) <= r.Tolerance):
+	case finite && *r.Pass != within(e, r.Tolerance):
 		return fmt.Errorf("pass = %v, but |rel_error| %v against tolerance %v gives %v", *r.Pass, math.Abs(e), r.Tolerance, !*r.Pass)
 	}
 	return nil

@@ -50,3 +50,28 @@ func TestCompareMetricsZeroMeasured(t *testing.T) {
 		t.Errorf("verify.json does not read back: %v", err)
 	}
 }
+
+// An error of exactly the tolerance passes, whatever the float rounding of
+// (predicted − measured) / measured: 1.1 against 1.0 at 10% is +10.0%.
+func TestCompareMetricsErrorAtTolerance(t *testing.T) {
+	tol := Tolerances{Throughput: 0.1, TTFT: 0.2, TPOT: 0.05, P99: 0.3, Cost: 0.1}
+	pred := &Metrics{OutTokPerSec: f(1.1), TTFTMean: f(1.2), TPOTMean: f(0.0105), TTFTP99: f(1.3), USDPerMOut: f(0.9)}
+	meas := &Metrics{OutTokPerSec: f(1), TTFTMean: f(1), TPOTMean: f(0.01), TTFTP99: f(1), USDPerMOut: f(1)}
+	for _, r := range CompareMetrics(pred, meas, tol) {
+		if r.Predicted == nil {
+			continue
+		}
+		if r.Pass == nil || !*r.Pass {
+			t.Errorf("%s: %v against %v, error %v at tolerance %v: want a pass", r.Metric, *r.Predicted, *r.Measured, *r.RelError, r.Tolerance)
+		}
+		if err := r.check(); err != nil {
+			t.Errorf("%s: %v", r.Metric, err)
+		}
+	}
+	// Just beyond the tolerance still fails.
+	for _, r := range CompareMetrics(&Metrics{OutTokPerSec: f(1.1001)}, &Metrics{OutTokPerSec: f(1)}, tol) {
+		if r.Metric == MetricThroughput && (r.Pass == nil || *r.Pass) {
+			t.Errorf("error %v at tolerance 0.1: want a failure", *r.RelError)
+		}
+	}
+}
