@@ -373,6 +373,11 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	if err != nil {
 		return fail(StatusPlan, "%v", err)
 	}
+	// The simulator would predict the whole cluster, the replay measure
+	// one engine: the two would not describe the same deployment.
+	if p.Clustered() {
+		return fail(StatusPlan, "[cluster] %s: verify replays against one engine and cannot measure a cluster of %d replicas", p.ClusterLabel(), p.Replicas())
+	}
 	r, err := p.Resolve(opt.Catalog)
 	if err != nil {
 		return fail(StatusPlan, "%v", err)
