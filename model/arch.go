@@ -24,6 +24,11 @@ type Arch struct {
 	MaxContext   int // max_position_embeddings, tokens
 
 	Experts, ExpertsPerToken int // 0 for dense models
+
+	// TiedEmbeddings: the LM head shares the input embedding's matrix
+	// (tie_word_embeddings; small Qwen and Gemma models). The catalog's
+	// entries keep them apart.
+	TiedEmbeddings bool
 }
 
 // KVBytesPerToken is the KV-cache size of one token for the whole model:
@@ -44,8 +49,25 @@ func (a Arch) KVBytesPerTokenPerDevice(kv Precision, tp int) float64 {
 	return 2 * float64(a.Layers) * float64(heads) * float64(a.HeadDim) * kv.Bytes()
 }
 
-// WeightBytes is the size of all weights at precision p: Params × bytes.
-func (a Arch) WeightBytes(p Precision) float64 { return a.Params * p.Bytes() }
+// EmbeddingParams is the input embedding and LM head's share of Params:
+// Vocab × Hidden, twice unless they are tied.
+func (a Arch) EmbeddingParams() float64 {
+	n := float64(a.Vocab) * float64(a.Hidden)
+	if !a.TiedEmbeddings {
+		n *= 2
+	}
+	return min(n, a.Params)
+}
+
+// WeightBytes is the size of all weights at precision p. Quantized
+// checkpoints (fp8, int8, int4, as vLLM loads them) keep the embedding and
+// LM head at 16 bits, a large share of a small model: Llama-3.1-8B in int4
+// is 5.6 GB (as its AWQ checkpoints are), not the 4.0 GB of every
+// parameter at half a byte.
+func (a Arch) WeightBytes(p Precision) float64 {
+	emb := a.EmbeddingParams()
+	return (a.Params-emb)*p.Bytes() + emb*max(p.Bytes(), BF16.Bytes())
+}
 
 // FLOPsPerToken is the dense matmul work per token, 2 × ActiveParams (one
 // multiply and one add per active weight). By this common convention the
@@ -74,9 +96,9 @@ func (a Arch) IsMoE() bool { return a.Experts > 0 }
 // EstimateParams computes total and active parameter counts from the shape,
 // assuming a Llama-style block: separate Q, K, V, O projections without bias,
 // a gated (SwiGLU) FFN of three matrices per expert, a router of Hidden ×
-// Experts for MoE, two RMSNorm vectors per layer plus a final one, and
-// untied input embedding and LM head. It is exact for Llama, Mistral and
-// Mixtral; Qwen2.5 adds Q/K/V biases (about 0.01% more).
+// Experts for MoE, two RMSNorm vectors per layer plus a final one, and an
+// input embedding and LM head (one matrix when tied). It is exact for
+// Llama, Mistral and Mixtral; Qwen2.5 adds Q/K/V biases (about 0.01% more).
 func (a Arch) EstimateParams() (total, active float64) {
 	h := float64(a.Hidden)
 	attn := h*float64(a.Heads*a.HeadDim)*2 + h*float64(a.KVHeads*a.HeadDim)*2
@@ -86,7 +108,10 @@ func (a Arch) EstimateParams() (total, active float64) {
 	if a.Experts > 0 {
 		experts, perToken, router = float64(a.Experts), float64(a.ExpertsPerToken), h*float64(a.Experts)
 	}
-	embed := 2 * float64(a.Vocab) * h
+	embed := float64(a.Vocab) * h
+	if !a.TiedEmbeddings {
+		embed *= 2
+	}
 	layers := float64(a.Layers)
 	total = layers*(attn+experts*ffn+router+norms) + embed + h
 	active = layers*(attn+perToken*ffn+router+norms) + embed + h

@@ -32,8 +32,17 @@ func TestLlama31_8B(t *testing.T) {
 	if got := a.WeightBytes(FP16); got != 16_060_522_496 {
 		t.Errorf("weights fp16 = %g, want 16060522496 (≈16.06 GB)", got)
 	}
-	if got := a.WeightBytes(INT4); got != 4_015_130_624 {
-		t.Errorf("weights int4 = %g", got)
+	// int4 keeps the embedding and LM head (2 × 128,256 × 4,096) at 16
+	// bits: 1.05e9 × 2 + 6.98e9 × 0.5 ≈ 5.59 GB, the size of the
+	// published AWQ checkpoint (5.7 GB with its scales).
+	emb := 2.0 * 128_256 * 4_096
+	if got, want := a.WeightBytes(INT4), emb*2+(8_030_261_248-emb)/2; got != want || got < 5.5e9 || got > 5.7e9 {
+		t.Errorf("weights int4 = %g, want %g", got, want)
+	}
+	tied := a
+	tied.TiedEmbeddings = true
+	if got, want := tied.WeightBytes(FP8), emb/2*2+(8_030_261_248-emb/2); got != want {
+		t.Errorf("weights fp8, tied embeddings = %g, want %g", got, want)
 	}
 	if got := a.FLOPsPerToken(); got != 16_060_522_496 {
 		t.Errorf("FLOPs/token = %g", got)

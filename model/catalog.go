@@ -128,6 +128,7 @@ type archEntry struct {
 	MaxContext      *int     `toml:"max_context"`
 	Experts         *int     `toml:"experts"`
 	ExpertsPerToken *int     `toml:"experts_per_token"`
+	TiedEmbeddings  *bool    `toml:"tied_embeddings"`
 }
 
 type hardwareEntry struct {
@@ -158,7 +159,8 @@ type hardwareEntry struct {
 //	bf16 = 2.0e14
 //
 // Arch keys: name, params, active_params, layers, hidden, heads, kv_heads,
-// head_dim, intermediate, vocab, max_context, experts, experts_per_token.
+// head_dim, intermediate, vocab, max_context, experts, experts_per_token,
+// tied_embeddings.
 // Hardware keys: name, memory_bytes, bandwidth_bytes_per_sec, flops (a
 // table of precision = ops/s), tdp_watts, idle_watts, price_per_hour. Units
 // are those of the Go fields (bytes, bytes/s, ops/s, W, USD/h).
@@ -259,6 +261,9 @@ func (e archEntry) apply(a *Arch) {
 	setI(&a.MaxContext, e.MaxContext)
 	setI(&a.Experts, e.Experts)
 	setI(&a.ExpertsPerToken, e.ExpertsPerToken)
+	if e.TiedEmbeddings != nil {
+		a.TiedEmbeddings = *e.TiedEmbeddings
+	}
 }
 
 // fillArchDefaults derives what a new architecture left out.

@@ -170,3 +170,38 @@ experts_per_token = 1
 		t.Errorf("moe arch = %+v", a)
 	}
 }
+
+// A model that ties its LM head to the embedding holds one vocab × hidden
+// matrix: its estimated parameters, and the 16-bit share of its quantized
+// weights, count it once.
+func TestLoadTOMLTiedEmbeddings(t *testing.T) {
+	c := DefaultCatalog()
+	shape := `layers = 2
+hidden = 64
+heads = 4
+intermediate = 128
+vocab = 1000
+max_context = 512
+`
+	data := "[[arch]]\nname = \"untied\"\n" + shape + "[[arch]]\nname = \"tied\"\ntied_embeddings = true\n" + shape
+	if err := c.LoadTOMLData([]byte(data), "tied.toml"); err != nil {
+		t.Fatal(err)
+	}
+	untied, _ := c.Arch("untied")
+	tied, _ := c.Arch("tied")
+	if !tied.TiedEmbeddings || untied.TiedEmbeddings {
+		t.Fatalf("tied_embeddings not read: tied %v, untied %v", tied.TiedEmbeddings, untied.TiedEmbeddings)
+	}
+	if d := untied.Params - tied.Params; d != 1000*64 {
+		t.Errorf("untied − tied params = %g, want one vocab × hidden matrix (64000)", d)
+	}
+	for _, a := range []Arch{untied, tied} {
+		emb := a.EmbeddingParams()
+		if got, want := a.WeightBytes(INT4), emb*2+(a.Params-emb)*0.5; got != want {
+			t.Errorf("%s int4 weights = %g, want %g", a.Name, got, want)
+		}
+		if got := a.WeightBytes(FP16); got != a.Params*2 {
+			t.Errorf("%s fp16 weights = %g, want %g", a.Name, got, a.Params*2)
+		}
+	}
+}

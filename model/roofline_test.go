@@ -56,16 +56,18 @@ func TestRooflineTensorParallelAndPrecision(t *testing.T) {
 	if r.ComputePrecision != FP8 || r.FLOPS != 4*1979e12*0.7 || r.BandwidthBytesPerSec != 4*3.35e12*0.85 {
 		t.Errorf("TP4 fp8: %+v", r)
 	}
-	if r.WeightBytes != a.Params || r.KVBytesPerToken != 327680 { // fp8 weights → bf16 KV
+	// fp8 weights but a 16-bit embedding and LM head; bf16 KV.
+	if emb := 2.0 * 128_256 * 8_192; r.WeightBytes != a.Params+emb || r.KVBytesPerToken != 327680 {
 		t.Errorf("weights %g, KV/token %g", r.WeightBytes, r.KVBytesPerToken)
 	}
 
-	// int4 weights (W4A16): compute at bf16, weights at half a byte.
+	// int4 weights (W4A16): compute at bf16, weights at half a byte but
+	// the embedding and LM head's at two.
 	r, err = NewRoofline(mustArch(t, "Llama-3.1-8B"), mustHW(t, "A100-80G"), MemoryConfig{WeightPrecision: INT4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.ComputePrecision != BF16 || r.FLOPS != 312e12*0.7 || r.WeightBytes != 8_030_261_248/2 {
+	if r.ComputePrecision != BF16 || r.FLOPS != 312e12*0.7 || r.WeightBytes != mustArch(t, "Llama-3.1-8B").WeightBytes(INT4) {
 		t.Errorf("A100 int4: %+v", r)
 	}
 
