@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -293,7 +294,8 @@ type Ranking struct {
 	// nil with fewer than two measured candidates.
 	TauSweep     *float64 `json:"kendall_tau_sweep_rank"`
 	TauPredicted *float64 `json:"kendall_tau_predicted_cost"`
-	// Held: the measured order is the sweep's order (τ = 1).
+	// Held: no two candidates are measured in the opposite order of their
+	// sweep ranks (τ = 1, or below 1 only for ties in measured cost).
 	Held bool `json:"held"`
 	// BestHeld: the sweep's best measured candidate is measured cheapest,
 	// or within BestWithin of the cheapest; BestGap is its measured cost
@@ -352,7 +354,12 @@ func Rank(cands []CandidateResult) Ranking {
 		}
 		if t := KendallTau(sweepRank, meas); !math.IsNaN(t) {
 			rk.TauSweep = &t
-			rk.Held = t == 1
+			// Held unless two candidates are measured in the opposite order
+			// of their sweep ranks: a tie in measured cost contradicts no
+			// ranking, though it keeps τ-b below 1.
+			bySweep := slices.Clone(rk.Entries)
+			slices.SortFunc(bySweep, func(a, b RankEntry) int { return cmp.Compare(a.SweepRank, b.SweepRank) })
+			rk.Held = slices.IsSortedFunc(bySweep, func(a, b RankEntry) int { return cmp.Compare(a.MeasuredCost, b.MeasuredCost) })
 		}
 		if len(pred) >= 2 {
 			if t := KendallTau(pred, measP); !math.IsNaN(t) {

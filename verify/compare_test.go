@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -107,5 +108,23 @@ func TestRankZeroMeasuredCostIsWritable(t *testing.T) {
 	rk := Rank(cands)
 	if _, err := json.Marshal(rk); err != nil || rk.BestGap == nil || *rk.BestGap != 0 || !*rk.BestHeld {
 		t.Fatalf("$0 measured costs: %v, ranking %+v; want a tie the best held", err, rk)
+	}
+}
+
+// Two candidates measured at the same cost contradict no ranking: the
+// ranking holds while τ-b stays below 1, and fails once a pair is
+// measured the other way round.
+func TestRankTieInMeasuredCostHolds(t *testing.T) {
+	cost := func(v float64) *float64 { return &v }
+	cand := func(rank int64, c float64) CandidateResult {
+		return CandidateResult{Rank: rank, Label: fmt.Sprint(rank), Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: cost(c)}}}
+	}
+	rk := Rank([]CandidateResult{cand(1, 0.10), cand(2, 0.12), cand(3, 0.12)})
+	if rk.TauSweep == nil || *rk.TauSweep >= 1 || !rk.Held {
+		t.Errorf("tie: τ %v held %v, want τ < 1 and held", rk.TauSweep, rk.Held)
+	}
+	rk = Rank([]CandidateResult{cand(1, 0.10), cand(2, 0.12), cand(3, 0.11)})
+	if rk.Held {
+		t.Errorf("ranks 2 and 3 measured the other way round: held %v, want false", rk.Held)
 	}
 }
