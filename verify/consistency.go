@@ -103,14 +103,20 @@ func CompareOutputs(labels []string, runs []map[string]string) Consistency {
 }
 
 // outputTexts maps request id to generated text for the successful,
-// non-warm-up rows that kept their text.
+// non-warm-up rows. An empty text is an answer like any other (one
+// candidate's empty answer against another's text is a difference),
+// unless every row's is empty: then the run kept no text, and is left out.
 func outputTexts(rows []*traces.Request) map[string]string {
-	m := map[string]string{}
+	m, kept := map[string]string{}, false
 	for _, r := range rows {
-		if r.Warmup || !r.Succeeded() || r.OutputText == "" {
+		if r.Warmup || !r.Succeeded() {
 			continue
 		}
 		m[r.ID] = r.OutputText
+		kept = kept || r.OutputText != ""
+	}
+	if !kept {
+		return map[string]string{}
 	}
 	return m
 }
