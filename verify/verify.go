@@ -510,8 +510,11 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 			return fail(StatusDied, "%s", why)
 		}
 	}
-	if err != nil || len(sums) == 0 {
+	if err != nil {
 		return fail(StatusReplay, "%v", err)
+	}
+	if len(sums) == 0 {
+		return fail(StatusReplay, "the replay returned no run")
 	}
 	rep.measured(sums, p)
 	if g := rep.GPU; g != nil && g.JPerOutputTok > 0 {
