@@ -109,4 +109,7 @@ func TestApplyProfileKVOnlyRaises(t *testing.T) {
 	if !ApplyProfileKV(r, prof) || r.Capacity.KVBlocks != catalog+100 {
 		t.Errorf("more measured tokens than the catalog holds: %d blocks, want %d", r.Capacity.KVBlocks, catalog+100)
 	}
+	if c := r.Capacity; c.MaxTokens != c.KVBlocks*16 || c.MaxConcurrentAtMaxLen != c.KVBlocks/c.BlocksPerMaxLenSeq {
+		t.Errorf("raised to %d blocks: max tokens %d, %d sequences at max length; want them derived from the blocks", c.KVBlocks, c.MaxTokens, c.MaxConcurrentAtMaxLen)
+	}
 }

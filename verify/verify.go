@@ -702,7 +702,12 @@ func ApplyProfileKV(r *plan.Resolved, p *calibrate.Profile) bool {
 	if blocks <= int64(r.Capacity.KVBlocks) {
 		return false
 	}
-	r.Capacity.KVBlocks = int(blocks)
+	c := &r.Capacity
+	c.KVBlocks = int(blocks)
+	c.MaxTokens = c.KVBlocks * int(bs) // and what follows from the blocks
+	if c.BlocksPerMaxLenSeq > 0 {
+		c.MaxConcurrentAtMaxLen = c.KVBlocks / c.BlocksPerMaxLenSeq
+	}
 	return true
 }
 
