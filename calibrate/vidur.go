@@ -96,8 +96,8 @@ var vidurShapeCols = []string{
 // shape columns and the time_stats.<op>.median columns of the projection,
 // rope and MLP operators; the layernorm, add and emb medians may be absent
 // or empty (read as 0, as Vidur does). Other columns are ignored. Counts
-// must be positive integers and times finite and >= 0; errors name the
-// line and column.
+// must be positive integers and times finite and >= 0, not all 0; errors
+// name the line and column.
 func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
@@ -180,6 +180,11 @@ func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 				return nil, fmt.Errorf("calibrate: vidur csv: line %d: time_stats.%s.median = %q, want a finite time >= 0 in ms", line, vidurOpNames[o], v)
 			}
 			row.MedianMs[o] = f
+		}
+		// A row that took no time is no measurement: the line's relative
+		// errors, weighted by 1/time², would be infinite.
+		if row.MedianMs == ([NumVidurOps]float64{}) {
+			return nil, fmt.Errorf("calibrate: vidur csv: line %d: every time_stats median is 0, want a measured time", line)
 		}
 		rows = append(rows, row)
 	}

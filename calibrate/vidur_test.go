@@ -154,6 +154,7 @@ func TestParseVidurCSV(t *testing.T) {
 		{"nan", vidurHeader + ",NaN,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
 		{"empty required", vidurHeader + ",,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
 		{"short row", vidurHeader + "1,2\n", "wrong number of fields"},
+		{"no time", vidurHeader + ",0,0,0,0,0,0,32,32,4096,11008,32768,True,1,1\n", "line 2: every time_stats median is 0"},
 	}
 	for _, tc := range bad {
 		_, err := ParseVidurCSV(strings.NewReader(tc.in))
@@ -192,6 +193,9 @@ func FuzzVidurCSV(f *testing.F) {
 			if v := p.StepSeconds(n); math.IsNaN(v) || v < 0 {
 				t.Fatalf("StepSeconds(%g) = %g", n, v)
 			}
+		}
+		if math.IsNaN(p.LineMdAPE) || math.IsNaN(p.LineMaxAPE) {
+			t.Fatalf("line errors %g, %g", p.LineMdAPE, p.LineMaxAPE)
 		}
 		if math.IsNaN(p.Fixed) || math.IsNaN(p.PerToken) || p.Fixed < 0 || p.PerToken < 0 {
 			t.Fatalf("line %g + %g", p.Fixed, p.PerToken)
