@@ -223,6 +223,9 @@ func ParseProfile(data []byte) (*Profile, error) {
 	if bad := keyCase(nil, doc, reflect.TypeFor[Profile](), ""); len(bad) > 0 {
 		return nil, fmt.Errorf("calibrate: profile: keys differ in case from the documented ones: %s", strings.Join(bad, ", "))
 	}
+	if key := duplicateKey(json.NewDecoder(bytes.NewReader(data)), ""); key != "" {
+		return nil, fmt.Errorf("calibrate: profile: key %q given twice: want each key once (the later would win silently)", key)
+	}
 	// Presence of the coefficients: a missing one would decode as 0.
 	var raw struct {
 		Step map[string]json.RawMessage `json:"step"`
@@ -321,6 +324,47 @@ func keyCase(dst []string, v any, t reflect.Type, path string) []string {
 		}
 	}
 	return dst
+}
+
+// duplicateKey returns the path of the first key that an object of the
+// JSON value read from dec holds twice, or "". The value has decoded
+// already, so read errors cannot occur and end the walk.
+func duplicateKey(dec *json.Decoder, path string) string {
+	tok, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return ""
+			}
+			k, _ := kt.(string)
+			name := k
+			if path != "" {
+				name = path + "." + k
+			}
+			if seen[k] {
+				return name
+			}
+			seen[k] = true
+			if d := duplicateKey(dec, name); d != "" {
+				return d
+			}
+		}
+		dec.Token() // }
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if d := duplicateKey(dec, fmt.Sprintf("%s[%d]", path, i)); d != "" {
+				return d
+			}
+		}
+		dec.Token() // ]
+	}
+	return ""
 }
 
 // jsonFields adds the JSON names of t's fields, embedded structs' too, to

@@ -273,3 +273,26 @@ func TestLoadProfileRejectsKeyCase(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice, at any depth, is refused with its path: encoding/json
+// would keep the later value without a word.
+func TestLoadProfileRejectsDuplicateKey(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	for _, tc := range []struct{ from, to, key string }{
+		{`"model": "Llama-3.1-8B",`, `"model": "Llama-3.1-8B", "model": "other",`, `"model"`},
+		{`"r2":`, `"r2": 0.5, "r2":`, `"quality.r2"`},
+		{`"tokens": 4,`, `"tokens": 4, "tokens": 5,`, `"step.dense[2].tokens"`},
+	} {
+		s := strings.Replace(g, tc.from, tc.to, 1)
+		if s == g {
+			t.Fatalf("replacement %q not found", tc.from)
+		}
+		if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("%s: error %v, want one naming %s given twice", tc.to, err, tc.key)
+		}
+	}
+}
