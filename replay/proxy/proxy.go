@@ -309,8 +309,14 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	}
 	ex.prompt = renderPrompt(&ex.req)
 	if ex.badReq && ex.prompt.tokens == nil && len(ex.prompt.text) == 0 {
-		// Nothing read as a prompt: the body's bytes stand for it.
-		ex.prompt.text = body
+		// Nothing read as a prompt: the body stands for it, compacted when
+		// it is JSON so that its layout does not change its hashes.
+		var c bytes.Buffer
+		if json.Compact(&c, body) == nil {
+			ex.prompt.text = c.Bytes()
+		} else {
+			ex.prompt.text = body
+		}
 	}
 	if ex.prompt.tokens != nil {
 		ex.row.PrefixHashes = tokenPrefixHashes(ex.prompt.tokens, p.cfg.BlockSize)
