@@ -169,9 +169,9 @@ type hardwareEntry struct {
 // merged onto it field by field: keys present in the file replace, absent
 // keys keep their values; derived fields such as params are not
 // recomputed. A new architecture may leave out head_dim (hidden/heads),
-// kv_heads (heads), params and active_params (from EstimateParams, scaled
-// to params for MoE when only params is given). Every resulting entry is
-// validated.
+// kv_heads (heads), params and active_params (from EstimateParams; for
+// MoE, the one not given is scaled from the one given by the shape's ratio
+// of total to active). Every resulting entry is validated.
 //
 // Unknown keys, unknown precisions and invalid entries are errors naming
 // the file and the key or entry. On error the catalog is left unchanged.
@@ -282,6 +282,8 @@ func fillArchDefaults(a *Arch, e archEntry) {
 		a.ActiveParams = a.Params * active / total
 	case e.Params == nil && !a.IsMoE():
 		a.Params = a.ActiveParams
+	case e.Params == nil && active > 0:
+		a.Params = a.ActiveParams * total / active
 	case e.Params == nil:
 		a.Params = total
 	}

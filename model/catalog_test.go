@@ -205,3 +205,30 @@ max_context = 512
 		}
 	}
 }
+
+// A new MoE architecture giving only active_params gets a total scaled
+// from the shape as a params-only one gets its active count, so that the
+// total stays above the active count it was given.
+func TestLoadTOMLMoEActiveOnly(t *testing.T) {
+	c := DefaultCatalog()
+	data := `[[arch]]
+name = "moe-active"
+active_params = 1e9
+layers = 2
+hidden = 64
+heads = 4
+intermediate = 128
+vocab = 100
+max_context = 512
+experts = 4
+experts_per_token = 1
+`
+	if err := c.LoadTOMLData([]byte(data), "moe.toml"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := c.Arch("moe-active")
+	total, active := a.EstimateParams()
+	if a.ActiveParams != 1e9 || !near(a.Params, 1e9*total/active, 1e-12) {
+		t.Errorf("moe arch = %+v: want params %g (active × the shape's total/active)", a, 1e9*total/active)
+	}
+}
