@@ -49,6 +49,13 @@ func (a Arch) KVBytesPerTokenPerDevice(kv Precision, tp int) float64 {
 	return 2 * float64(a.Layers) * float64(heads) * float64(a.HeadDim) * kv.Bytes()
 }
 
+// SplitsAcross reports whether tp >= 1 devices can split the model by
+// tensor parallelism: tp divides the attention heads, and tp and the KV
+// heads divide one another (KV heads are split, or replicated past KVHeads).
+func (a Arch) SplitsAcross(tp int) bool {
+	return tp >= 1 && a.Heads%tp == 0 && (a.KVHeads%tp == 0 || tp%a.KVHeads == 0)
+}
+
 // EmbeddingParams is the input embedding and LM head's share of Params:
 // Vocab × Hidden, twice unless they are tied.
 func (a Arch) EmbeddingParams() float64 {

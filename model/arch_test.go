@@ -144,3 +144,17 @@ func TestArchValidate(t *testing.T) {
 		t.Errorf("empty arch: %v", err)
 	}
 }
+
+func TestSplitsAcross(t *testing.T) {
+	a := Arch{Heads: 48, KVHeads: 6}
+	for tp, want := range map[int]bool{
+		0: false, -2: false, 1: true, 2: true, 3: true, 6: true,
+		4:  false, // divides the heads, but neither it nor the 6 KV heads divides the other
+		12: true,  // a multiple of the KV heads: each rank keeps a replica
+		5:  false, 96: false,
+	} {
+		if got := a.SplitsAcross(tp); got != want {
+			t.Errorf("heads 48, kv_heads 6: SplitsAcross(%d) = %v, want %v", tp, got, want)
+		}
+	}
+}

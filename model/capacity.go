@@ -90,10 +90,8 @@ func (m MemoryConfig) Validate(a Arch) error {
 	switch {
 	case tp < 1:
 		p.add("tensor_parallel = %d, must be >= 1", tp)
-	case a.Heads%tp != 0:
-		p.add("tensor_parallel = %d does not divide heads = %d", tp, a.Heads)
-	case a.KVHeads%tp != 0 && tp%a.KVHeads != 0:
-		p.add("tensor_parallel = %d and kv_heads = %d: neither divides the other", tp, a.KVHeads)
+	case !a.SplitsAcross(tp):
+		p.add("tensor_parallel = %d cannot split heads = %d and kv_heads = %d (it must divide the heads, and divide or be a multiple of the KV heads)", tp, a.Heads, a.KVHeads)
 	}
 	if !(m.ActivationReserveBytes >= 0) || math.IsInf(m.ActivationReserveBytes, 0) {
 		p.add("activation_reserve_bytes = %g, must be >= 0", m.ActivationReserveBytes)

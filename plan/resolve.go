@@ -30,7 +30,7 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 	if n := p.Device.MaxModelLen; n > arch.MaxContext {
 		return nil, fmt.Errorf("device.max_model_len: %d exceeds %s's max context of %d tokens", n, arch.Name, arch.MaxContext)
 	}
-	if tp := p.Device.Count; tp > 0 && (arch.Heads%tp != 0 || (arch.KVHeads%tp != 0 && tp%arch.KVHeads != 0)) {
+	if tp := p.Device.Count; tp > 0 && !arch.SplitsAcross(tp) {
 		return nil, fmt.Errorf("device.count: %d devices cannot split %s's %d attention heads and %d KV heads (tensor parallel needs a divisor of the heads)",
 			tp, arch.Name, arch.Heads, arch.KVHeads)
 	}
