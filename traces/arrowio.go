@@ -177,6 +177,12 @@ func (r *batchReader) Next() (ok bool) {
 	r.dec.decode(r.i, &r.cur)
 	r.i++
 	r.n++
+	if r.dec.listNulls {
+		if err := r.dec.nullElement(r.i - 1); err != nil {
+			r.err = fmt.Errorf("row %d: %w", r.n, err)
+			return false
+		}
+	}
 	if err := r.cur.validate(); err != nil {
 		r.err = fmt.Errorf("row %d: %w", r.n, err)
 		return false

@@ -52,6 +52,9 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 		if err := json.Unmarshal(b, &s.row); err != nil {
 			return 0, 0, s.jsonErr(err)
 		}
+		if _, elem := nullListElement(b, "hash_ids"); elem > 0 {
+			return 0, 0, fmt.Errorf("%s:%d (hash_ids): want unsigned integers, got null (element %d)", s.name, s.line, elem)
+		}
 		if s.row.Timestamp == "" {
 			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a timestamp in ms, got none", s.name, s.line)
 		}

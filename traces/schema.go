@@ -319,6 +319,9 @@ type batchDecoder struct {
 	hashes, times                               *array.List
 	hashVals                                    *array.Uint64
 	timeVals                                    *array.Int64
+	// listNulls: a list column's values hold a null somewhere (they never
+	// do in servesim's own files), so each row's lists are checked.
+	listNulls bool
 }
 
 // newBatchDecoder checks rec's columns against the schema. Required input
@@ -359,6 +362,7 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 		case ColPrefixHashes:
 			d.hashes = col.(*array.List)
 			d.hashVals = d.hashes.ListValues().(*array.Uint64)
+			d.listNulls = d.listNulls || d.hashVals.NullN() > 0
 		case ColSessionID:
 			d.session = col.(*array.String)
 		case ColClass:
@@ -380,6 +384,7 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 		case ColTokenTimes:
 			d.times = col.(*array.List)
 			d.timeVals = d.times.ListValues().(*array.Int64)
+			d.listNulls = d.listNulls || d.timeVals.NullN() > 0
 		case ColUsagePrompt:
 			d.uPrompt = col.(*array.Int32)
 		case ColUsageOutput:
@@ -450,6 +455,27 @@ func (d *batchDecoder) decode(i int, r *Request) {
 	setStr(&r.Error, d.errText, i)
 	setStr(&r.FinishReason, d.finish, i)
 	setStr(&r.OutputText, d.output, i)
+}
+
+// nullElement reports a null inside row i's prefix_hashes or
+// token_times_ns: a hash or a time that is not there cannot be read as 0.
+func (d *batchDecoder) nullElement(i int) error {
+	for _, c := range []struct {
+		name string
+		list *array.List
+		vals arrow.Array
+	}{{ColPrefixHashes, d.hashes, d.hashVals}, {ColTokenTimes, d.times, d.timeVals}} {
+		if c.list == nil || c.list.IsNull(i) || c.vals.NullN() == 0 {
+			continue
+		}
+		lo, hi := c.list.ValueOffsets(i)
+		for j := lo; j < hi; j++ {
+			if c.vals.IsNull(int(j)) {
+				return fmt.Errorf("column %s: element %d of the list is null", c.name, j-lo+1)
+			}
+		}
+	}
+	return nil
 }
 
 // allFalse reports whether a boolean array holds neither true nor null.

@@ -604,6 +604,10 @@ func (r *jsonlReader) Next() bool {
 			r.err = fmt.Errorf("line %d:%d: want one JSON object per line, got more after it", r.line, len(b)-len(rest)+1)
 			return false
 		}
+		if col, elem := nullListElement(b, ColPrefixHashes, ColTokenTimes); col != "" {
+			r.err = fmt.Errorf("line %d: column %s: element %d of the list is null", r.line, col, elem)
+			return false
+		}
 		if row.Arrival == nil || row.PromptTokens == nil || row.OutputTokens == nil {
 			r.err = fmt.Errorf("line %d: want arrival_ns, prompt_tokens and output_tokens", r.line)
 			return false
@@ -633,6 +637,37 @@ func (r *jsonlReader) Next() bool {
 		r.err = fmt.Errorf("line %d: %w", r.line+1, scanErr(r.sc.Err()))
 	}
 	return false
+}
+
+// nullListElement returns the first of the array fields cols of the JSON
+// object b (matched as encoding/json matches a field, ignoring case) that
+// holds a null, and that element's 1-based position; "" if none does.
+// encoding/json leaves a null element of a []uint64 or []int64 at 0.
+func nullListElement(b []byte, cols ...string) (string, int) {
+	if !bytes.Contains(b, []byte("null")) {
+		return "", 0 // the usual line: no second decode
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil {
+		return "", 0 // the caller's decode reports it
+	}
+	for _, col := range cols {
+		for k, v := range obj {
+			if !strings.EqualFold(k, col) {
+				continue
+			}
+			var elems []json.RawMessage
+			if json.Unmarshal(v, &elems) != nil {
+				continue
+			}
+			for i, e := range elems {
+				if string(e) == "null" {
+					return col, i + 1
+				}
+			}
+		}
+	}
+	return "", 0
 }
 
 // maxLineBytes bounds one line of a JSONL trace (servesim's or Mooncake's).
