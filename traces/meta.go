@@ -32,10 +32,15 @@ const metaPrefix = "servesim."
 
 // toKV flattens m into Arrow schema metadata keys.
 func (m *Meta) toKV() (keys, values []string) {
+	put := func(k, v string) {
+		keys = append(keys, metaPrefix+k)
+		values = append(values, v)
+	}
+	// An empty field is the field unset; a map entry is there even when
+	// its value is empty.
 	add := func(k, v string) {
 		if v != "" {
-			keys = append(keys, metaPrefix+k)
-			values = append(values, v)
+			put(k, v)
 		}
 	}
 	add("source", m.Source)
@@ -51,16 +56,14 @@ func (m *Meta) toKV() (keys, values []string) {
 		add("block_size", strconv.Itoa(m.BlockSize))
 	}
 	for _, k := range sortedKeys(m.Checksums) {
-		add("checksum."+k, m.Checksums[k])
+		put("checksum."+k, m.Checksums[k])
 	}
 	for _, k := range sortedKeys(m.Extra) {
-		add("x."+k, m.Extra[k])
+		put("x."+k, m.Extra[k])
 	}
-	// A key this version does not know is written back as read, an
-	// empty value included.
+	// A key this version does not know is written back as read.
 	for _, k := range sortedKeys(m.Unknown) {
-		keys = append(keys, metaPrefix+k)
-		values = append(values, m.Unknown[k])
+		put(k, m.Unknown[k])
 	}
 	return keys, values
 }

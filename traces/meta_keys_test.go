@@ -64,3 +64,27 @@ func TestCSVMetaSpaceAroundEquals(t *testing.T) {
 		t.Errorf("model %q, block size %d, pad %q; want llama, 16 and \" a \"", m.Model, m.BlockSize, m.Extra["pad"])
 	}
 }
+
+// An extra entry (or a checksum) with an empty value is kept on a round
+// trip through every format, as an unknown key's is.
+func TestEmptyExtraMetaValueKept(t *testing.T) {
+	for _, ext := range []string{".parquet", ".arrow", ".arrows", ".csv", ".jsonl"} {
+		path := filepath.Join(t.TempDir(), "t"+ext)
+		m := Meta{Source: "s"}
+		m.Set("note", "")
+		m.SetChecksum("in.csv", "")
+		if err := WriteAll(path, m, sampleRequests()[:1]); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := ReadAll(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Extra["note"]; !ok || v != "" {
+			t.Errorf("%s: extra = %v, want note with an empty value", ext, got.Extra)
+		}
+		if v, ok := got.Checksums["in.csv"]; !ok || v != "" {
+			t.Errorf("%s: checksums = %v, want in.csv with an empty value", ext, got.Checksums)
+		}
+	}
+}
