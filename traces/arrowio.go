@@ -336,6 +336,9 @@ func OpenTolerant(path string) (_ Reader, err error) {
 	defer recoverPanic(&err)
 	f, size, err := openChecked(path, false)
 	if err != nil {
+		if pe := pathError(path, err); pe != nil {
+			return nil, pe
+		}
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)
 	}
 	sr, err := ipc.NewReader(f, ipcOptions(size)...)

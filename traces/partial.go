@@ -2,7 +2,6 @@ package traces
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -26,7 +25,7 @@ func openPartial(path string) (Reader, error) {
 		rows = append(rows, r.At().Clone())
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err // it names the file
 	}
 	slices.SortStableFunc(rows, func(a, b *Request) int { return cmp.Compare(a.Arrival, b.Arrival) })
 	return &rowsReader{meta: r.Meta(), rows: rows, i: -1}, nil

@@ -2,9 +2,12 @@ package traces
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +81,55 @@ func TestPartialStreamReadsBack(t *testing.T) {
 				t.Errorf("converted: rows %v, err %v; want %v", ids, err, c.want)
 			}
 		})
+	}
+}
+
+// An error reading a partial stream names the file once.
+func TestPartialErrorNamesFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "run.parquet"+PartialSuffix)
+	writeListNullFile(t, bad, ColPrefixHashes) // its third row cannot be read
+	garbage := filepath.Join(dir, "garbage"+PartialSuffix)
+	if err := os.WriteFile(garbage, []byte("not a stream at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing"+PartialSuffix)
+	check := func(what, path string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", what)
+		} else if n := strings.Count(err.Error(), path); n != 1 {
+			t.Errorf("%s: err = %q names %s %d times, want once", what, err, path, n)
+		}
+	}
+	for _, path := range []string{bad, garbage, missing} {
+		_, err := Convert(context.Background(), path, filepath.Join(dir, "out.parquet"))
+		check("convert "+filepath.Base(path), path, err)
+		r, err := Import(path, FormatServesim, ImportOptions{})
+		if err == nil {
+			for r.Next() {
+			}
+			err = r.Err()
+			r.Close()
+		}
+		check("import "+filepath.Base(path), path, err)
+	}
+	r, err := OpenTolerant(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+	}
+	check("OpenTolerant", bad, r.Err())
+	r.Close()
+	_, err = OpenTolerant(missing)
+	check("OpenTolerant missing", missing, err)
+	for _, ext := range []string{".arrows", ".parquet", ".csv", ".jsonl"} {
+		path := filepath.Join(dir, "missing"+ext)
+		_, err = Open(path)
+		check("Open missing"+ext, path, err)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open missing%s: err = %v, want fs.ErrNotExist", ext, err)
+		}
 	}
 }

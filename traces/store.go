@@ -78,9 +78,23 @@ func Open(path string) (Reader, error) {
 		r, err = openJSONL(path)
 	}
 	if err != nil {
+		if pe := pathError(path, err); pe != nil {
+			return nil, pe
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &namedReader{Reader: r, path: path}, nil
+}
+
+// pathError returns, when err is or wraps the *fs.PathError of opening or
+// reading path itself, that error as "path: what went wrong", so that a
+// message names the file once; else nil.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return nil
 }
 
 // CheckDir reports an output path whose directory does not exist, so that
