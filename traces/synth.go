@@ -130,6 +130,7 @@ func (c *SynthConfig) Validate() error {
 	case a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100):
 		errs = append(errs, fieldErr("Arrival.CV", "must be in (0, 100] for gamma arrivals, got %v", a.CV))
 	}
+	errs = append(errs, c.validateRows())
 	if c.Resample == nil {
 		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
 	} else if len(c.Resample.pairs) == 0 {
@@ -150,6 +151,46 @@ func (c *SynthConfig) Validate() error {
 		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
 	}
 	return errors.Join(errs...)
+}
+
+// rows is the number of rows c makes, warm-up included, and the field
+// that sets it; ok is false when it overflows int.
+func (c *SynthConfig) rows() (n int, field string, ok bool) {
+	if c.PromptLengths != nil {
+		if len(c.PromptLengths) > 0 && c.Repeats > (math.MaxInt-max(c.Warmup, 0))/len(c.PromptLengths) {
+			return 0, "Repeats", false
+		}
+		return c.Warmup + len(c.PromptLengths)*c.Repeats, "Repeats", true
+	}
+	if c.Requests > math.MaxInt-max(c.Warmup, 0) {
+		return 0, "Requests", false
+	}
+	return c.Warmup + c.Requests, "Requests", true
+}
+
+// validateRows refuses a row count past int's range, and one whose
+// arrivals at the rate asked for would (on average, for the random
+// processes) run past the 2^32 s a trace's clock holds: that would fail
+// only once that many rows had been written.
+func (c *SynthConfig) validateRows() error {
+	if c.Warmup < 0 || (c.Requests < 0 && c.PromptLengths == nil) || (c.Repeats < 1 && c.PromptLengths != nil) {
+		return nil // reported on their own
+	}
+	n, field, ok := c.rows()
+	if !ok {
+		if c.PromptLengths != nil {
+			return fieldErr(field, "%d prompt lengths × %d repeats and %d warm-up rows overflow the row count", len(c.PromptLengths), c.Repeats, c.Warmup)
+		}
+		return fieldErr(field, "%d requests and %d warm-up rows overflow the row count", c.Requests, c.Warmup)
+	}
+	rate := c.Arrival.Rate
+	if n < 2 || !(rate > 0) || math.IsInf(rate, 0) {
+		return nil
+	}
+	if span := float64(n-1) / rate; span > maxSeconds {
+		return fieldErr(field, "%d rows (warm-up included) at %v requests/s span %.4g s, past the 2^32 s a trace's arrivals can reach", n, rate, span)
+	}
+	return nil
 }
 
 func (l *LengthSpec) validate(name string) error {
@@ -200,10 +241,7 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	total := c.Warmup + c.Requests
-	if c.PromptLengths != nil {
-		total = c.Warmup + len(c.PromptLengths)*c.Repeats
-	}
+	total, _, _ := c.rows()
 	m := Meta{Source: "synthetic", BlockSize: c.BlockSize}
 	m.Set("seed", strconv.FormatUint(c.Seed, 10))
 	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)

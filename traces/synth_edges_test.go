@@ -2,6 +2,8 @@ package traces
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +40,48 @@ func TestSynthGammaTinyCV(t *testing.T) {
 	}
 	if err := r.Err(); err != nil || len(got) != 3 || got[1] != 5e8 || got[2] != 1e9 {
 		t.Errorf("arrivals %v, err %v; want [0 500000000 1000000000]", got, err)
+	}
+}
+
+// A row count past int's range, or more rows than the arrival clock can
+// hold at the rate asked for, is refused before any row is made, naming
+// the field that sets the count, rather than wrapping round to an empty
+// trace or failing hours into the write.
+func TestSynthRowCountRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		mod   func(*SynthConfig)
+		field string
+		want  string
+	}{
+		{"requests + warmup overflow", func(c *SynthConfig) { c.Requests, c.Warmup = math.MaxInt, 1 }, "Requests", "overflow"},
+		{"matrix overflow", func(c *SynthConfig) { c.PromptLengths, c.Repeats = []int32{1, 2, 3}, math.MaxInt/2 }, "Repeats", "overflow"},
+		{"matrix + warmup overflow", func(c *SynthConfig) { c.PromptLengths, c.Repeats, c.Warmup = []int32{1}, math.MaxInt, 1 }, "Repeats", "overflow"},
+		{"span past the clock", func(c *SynthConfig) { c.Requests = 1 << 40 }, "Requests", "2^32 s"},
+		{"constant span past the clock", func(c *SynthConfig) {
+			c.Requests, c.Arrival = 1<<33, ArrivalSpec{Kind: ArrivalConstant, Rate: 1}
+		}, "Requests", "2^32 s"},
+		{"matrix span past the clock", func(c *SynthConfig) {
+			c.PromptLengths, c.Repeats, c.Arrival.Rate = []int32{1, 2}, 1<<40, 10
+		}, "Repeats", "2^32 s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultSynthConfig()
+			tc.mod(&c)
+			var fe *FieldError
+			err := c.Validate()
+			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate = %v, want a FieldError for %s saying %q", err, tc.field, tc.want)
+			}
+			if _, err := Synthesize(c); err == nil {
+				t.Error("Synthesize accepted it")
+			}
+		})
+	}
+	// The most rows the clock holds at a constant rate are still made.
+	c := DefaultSynthConfig()
+	c.Requests, c.Arrival = 1<<32+1, ArrivalSpec{Kind: ArrivalConstant, Rate: 1}
+	if err := c.Validate(); err != nil {
+		t.Errorf("2^32+1 rows at 1/s: %v", err)
 	}
 }
