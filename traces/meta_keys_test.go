@@ -1,8 +1,10 @@
 package traces
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -26,27 +28,61 @@ func TestUnknownEmptyMetaKeyKept(t *testing.T) {
 	}
 }
 
-// A key that a CSV comment line cannot give back as written (its
-// surrounding spaces would be trimmed on read) is refused, not changed.
-func TestCSVMetaKeyWithSpacesRefused(t *testing.T) {
+// Metadata keys that a plain "# key=value" line could not give back as
+// written ('=', a line break, a quote, '#', surrounding space) are written
+// Go-quoted in CSV and read back unchanged, from another format's trace
+// as from a Meta.
+func TestCSVAwkwardMetaKeysRoundTrip(t *testing.T) {
 	dir := t.TempDir()
+	keys := []string{"a=b", "line\nbreak", "cr\rlf", `"quoted"`, `mid"quote`, "#hash", "x#y", " lead", "trail ", "tab\t", `back\slash`, "=", ""}
+	m := Meta{Source: "s"}
+	for i, k := range keys {
+		m.Set(k, fmt.Sprint("v", i))
+	}
+	m.Unknown = map[string]string{"future ": "u", "fu=ture": " spaced "}
+	path := filepath.Join(dir, "t.csv")
+	if err := WriteAll(path, m, sampleRequests()[:1]); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadAll(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, mustRead(t, path))
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("read back %#v\nwant %#v\nfile:\n%s", got, m, mustRead(t, path))
+	}
+
+	// The same keys from a JSONL trace convert to CSV and back.
 	src := filepath.Join(dir, "t.jsonl")
-	os.WriteFile(src, []byte(`{"meta":{"servesim.future ":"1"}}`+"\n"+`{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1}`+"\n"), 0o644)
-	m, rows, err := ReadAll(src)
+	os.WriteFile(src, []byte(`{"meta":{"servesim.future ":"1","servesim.x.a=b\nc":"2"}}`+"\n"+`{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1}`+"\n"), 0o644)
+	jm, rows, err := ReadAll(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "t.csv")
-	err = WriteAll(out, m, rows)
-	if err == nil {
-		back, _, _ := ReadAll(out)
-		t.Fatalf("written; read back unknown keys %q, want %q kept or the write refused", back.Unknown, m.Unknown)
+	out := filepath.Join(dir, "u.csv")
+	if err := WriteAll(out, jm, rows); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), `"servesim.future "`) {
-		t.Errorf("err = %v, want it to name the key", err)
+	back, _, err := ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Errorf("wrote %s", out)
+	if back.Unknown["future "] != "1" || back.Extra["a=b\nc"] != "2" {
+		t.Errorf("read back unknown %q extra %q, want %q and %q", back.Unknown, back.Extra, jm.Unknown, jm.Extra)
+	}
+}
+
+// A quoted key must be a whole Go string followed by '='.
+func TestCSVQuotedMetaKeyErrors(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`# "servesim.x.a=1`, "line 1: metadata key starting with '\"' must be a Go-quoted string"},
+		{`# "servesim.x.a" 1`, `line 1: metadata key "servesim.x.a": want '=' after it`},
+	} {
+		path := filepath.Join(t.TempDir(), "t.csv")
+		os.WriteFile(path, []byte(tc.line+"\n"+csvHeader+"0,1,1\n"), 0o644)
+		if _, _, err := ReadAll(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.line, err, tc.want)
+		}
 	}
 }
 

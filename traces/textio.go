@@ -20,9 +20,10 @@ import (
 // space-separated in CSV and arrays in JSONL. CSV metadata sits in leading
 // "# key=value" lines, a value that holds a line break, or starts with a
 // double quote, written as a Go-quoted string (a simulated trace's plan
-// is several lines of TOML), and so is a text cell that holds a carriage
-// return or starts with a double quote; JSONL metadata in a first line
-// {"meta": {...}}.
+// is several lines of TOML), and so is a key that holds '=', '#', a quote
+// or a control character or has surrounding space, and a text cell that
+// holds a carriage return or starts with a double quote; JSONL metadata in
+// a first line {"meta": {...}}.
 
 // csvEncoder writes servesim CSV.
 type csvEncoder struct {
@@ -35,10 +36,8 @@ func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	keys, values := meta.toKV()
 	for i, k := range keys {
-		// A comment line gives its key back trimmed: one with surrounding
-		// space would come back changed.
-		if strings.ContainsAny(k, "=\r\n") || strings.TrimSpace(k) != k {
-			return nil, fmt.Errorf("metadata key %q: a CSV trace cannot hold '=', a line break or leading or trailing space in a key", k)
+		if csvQuoteKey(k) {
+			k = strconv.Quote(k)
 		}
 		v := values[i]
 		if strings.ContainsAny(v, "\r\n") || strings.HasPrefix(v, `"`) || strings.TrimSpace(v) != v {
@@ -51,6 +50,15 @@ func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
 		return nil, err
 	}
 	return &csvEncoder{bw: bw, cw: cw, row: make([]string, len(fields))}, nil
+}
+
+// csvQuoteKey reports whether a metadata key must be written Go-quoted: a
+// "# key=value" line would not give it back as written (it ends at the
+// first '=', at the line break, and is read trimmed), or it holds what
+// another tool may take for the start of a comment or a quoted string.
+func csvQuoteKey(k string) bool {
+	q := strconv.Quote(k)
+	return strings.ContainsAny(k, "=#") || strings.TrimSpace(k) != k || q[1:len(q)-1] != k
 }
 
 func (e *csvEncoder) write(r *Request) error {
@@ -173,14 +181,11 @@ func openCSV(path string) (Reader, error) {
 		}
 		s, _ := br.ReadString('\n')
 		line++
-		k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(s, "#")), "=")
-		if !ok {
+		k, v, err := metaLine(s)
+		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("line %d: metadata comment must be '# key=value', got %q", line, strings.TrimSpace(s))
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		// Space around '=' is not part of the key or the value: a value
-		// with surrounding space is written Go-quoted.
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if strings.HasPrefix(v, `"`) {
 			if v, err = strconv.Unquote(v); err != nil {
 				f.Close()
@@ -215,6 +220,31 @@ func openCSV(path string) (Reader, error) {
 	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols, nf: len(header), base: line}
 	r.cur.Reset()
 	return r, nil
+}
+
+// metaLine splits a "# key=value" metadata line into its key and its
+// value, which is still to be unquoted. A key starting with '"' is
+// Go-quoted (csvQuoteKey). Space around '=' is not part of the key or the
+// value: a value with surrounding space is written Go-quoted.
+func metaLine(line string) (key, value string, err error) {
+	s := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+	if strings.HasPrefix(s, `"`) {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			return "", "", fmt.Errorf("metadata key starting with '\"' must be a Go-quoted string, got %s", s)
+		}
+		key, _ = strconv.Unquote(q)
+		value, ok := strings.CutPrefix(strings.TrimSpace(s[len(q):]), "=")
+		if !ok {
+			return "", "", fmt.Errorf("metadata key %s: want '=' after it", q)
+		}
+		return key, strings.TrimSpace(value), nil
+	}
+	key, value, ok := strings.Cut(s, "=")
+	if !ok {
+		return "", "", fmt.Errorf("metadata comment must be '# key=value', got %q", strings.TrimSpace(line))
+	}
+	return strings.TrimSpace(key), strings.TrimSpace(value), nil
 }
 
 // mapColumns finds each schema field in a header; required columns must be
