@@ -310,10 +310,10 @@ func rank(q float64, n int64) int64 {
 // its percentiles are within (gamma-1)/(gamma+1) = 0.5% relative error.
 // The zero value is empty.
 type LatencySketch struct {
-	buckets  [4096]uint64
-	zero     uint64 // values < 1
-	n        int64
-	sum, max float64
+	buckets       [4096]uint64
+	zero          uint64 // values < 1
+	n             int64
+	sum, min, max float64
 }
 
 const sketchGamma = 1.01
@@ -324,6 +324,9 @@ var logGamma = math.Log(sketchGamma)
 func (s *LatencySketch) Add(v float64) {
 	if v > s.max || s.n == 0 {
 		s.max = v
+	}
+	if v < s.min || s.n == 0 {
+		s.min = v
 	}
 	s.n++
 	s.sum += v
@@ -338,20 +341,26 @@ func (s *LatencySketch) Add(v float64) {
 	s.buckets[i]++
 }
 
+// quantile is the value of nearest rank q: its bucket's midpoint, kept
+// within the smallest and largest values seen (a bucket's midpoint may lie
+// beyond them, and every value below 1, a negative one included, counts
+// as 0).
 func (s *LatencySketch) quantile(q float64) float64 {
 	r := rank(q, s.n)
 	cum := int64(s.zero)
+	v := s.max
 	if cum >= r {
-		return 0
-	}
-	for i, c := range s.buckets {
-		cum += int64(c)
-		if cum >= r {
-			v := 2 * math.Pow(sketchGamma, float64(i)) / (sketchGamma + 1)
-			return math.Min(v, s.max)
+		v = 0
+	} else {
+		for i, c := range s.buckets {
+			cum += int64(c)
+			if cum >= r {
+				v = 2 * math.Pow(sketchGamma, float64(i)) / (sketchGamma + 1)
+				break
+			}
 		}
 	}
-	return s.max
+	return math.Min(math.Max(v, s.min), s.max)
 }
 
 // Dist returns the distribution in ms, or nil when nothing was added.

@@ -102,3 +102,32 @@ func TestStatsGoodput(t *testing.T) {
 		t.Errorf("no SLO: goodput %+v", s.Goodput)
 	}
 }
+
+// The sketch's percentiles lie within the values seen: a bucket's midpoint
+// can fall below the smallest value, and every value below 1 ns (a
+// schedule lag can be negative) counts as 0, above the largest.
+func TestLogSketchPercentilesWithinMinMax(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vals []float64
+	}{
+		{"equal values at a bucket's top", []float64{math.Pow(sketchGamma, 695) * 0.9999, math.Pow(sketchGamma, 695) * 0.9999}},
+		{"values near a bucket's top", []float64{2e6 * 0.99999, 2e6 * 0.99998, 2e6}},
+		{"all negative", []float64{-5e6, -3e6, -1e6}},
+		{"negative and zero", []float64{-2e6, -1e6, 0}},
+	} {
+		var s LatencySketch
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range tc.vals {
+			s.Add(v)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		d := s.Dist()
+		for _, p := range []float64{d.P50, d.P90, d.P99} {
+			if p < lo/1e6 || p > hi/1e6 {
+				t.Errorf("%s: percentiles %v %v %v outside [%v, %v] ms", tc.name, d.P50, d.P90, d.P99, lo/1e6, hi/1e6)
+				break
+			}
+		}
+	}
+}
