@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -565,6 +566,9 @@ func openJSONL(path string) (Reader, error) {
 }
 
 func (r *jsonlReader) parseMeta(b []byte) error {
+	if err := checkUTF8(b); err != nil {
+		return fmt.Errorf("line 1:%w", err)
+	}
 	var m struct{ Meta json.RawMessage }
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("line 1: metadata: %w", err)
@@ -622,6 +626,10 @@ func (r *jsonlReader) Next() bool {
 		if len(strings.TrimSpace(string(b))) == 0 {
 			continue
 		}
+		if err := checkUTF8(b); err != nil {
+			r.err = fmt.Errorf("line %d:%w", r.line, err)
+			return false
+		}
 		var row jsonRow
 		dec := json.NewDecoder(strings.NewReader(string(b)))
 		dec.DisallowUnknownFields()
@@ -667,6 +675,40 @@ func (r *jsonlReader) Next() bool {
 		r.err = fmt.Errorf("line %d: %w", r.line+1, scanErr(r.sc.Err()))
 	}
 	return false
+}
+
+// checkUTF8 reports invalid UTF-8 in a JSON line as "col (field): ...",
+// the 1-based byte column and the top-level field it lies in, which the
+// caller prefixes with "line N:". encoding/json would read it as U+FFFD.
+func checkUTF8(b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	off := 0
+	for off < len(b) {
+		r, n := utf8.DecodeRune(b[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		off += n
+	}
+	field := ""
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+		for dec.More() {
+			t, err := dec.Token()
+			var v json.RawMessage
+			if err != nil || dec.Decode(&v) != nil {
+				break
+			}
+			if dec.InputOffset() > int64(off) {
+				field, _ = t.(string)
+				field = " (" + field + ")"
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%d%s: want UTF-8 text, got byte 0x%02x", off+1, field, b[off])
 }
 
 // nullListElement returns the first of the array fields cols of the JSON

@@ -105,3 +105,42 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// Invalid UTF-8 in a JSONL string is refused, naming the line, the byte
+// and the field, rather than read as U+FFFD.
+func TestJSONLInvalidUTF8Refused(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"class", `{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1}` + "\n" +
+			`{"arrival_ns":1,"prompt_tokens":1,"output_tokens":1,"class":"a` + "\xff" + `b"}` + "\n",
+			[]string{"line 2:63 (class)", "UTF-8"}},
+		{"output text", `{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1,"output_text":"` + "\xc3\x28" + `"}` + "\n",
+			[]string{"line 1:68 (output_text)", "UTF-8"}},
+		{"metadata", `{"meta":{"servesim.model":"m` + "\xe2\x82" + `"}}` + "\n",
+			[]string{"line 1:29 (meta)", "UTF-8"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m, rows, err := ReadAll(path)
+			if err == nil {
+				t.Fatalf("read without error: meta %+v rows %+v", m, rows)
+			}
+			for _, w := range append(tc.want, path) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %q, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+	// Escaped non-ASCII text is fine.
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte(`{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1,"class":"é\u00e9"}`+"\n"), 0o644)
+	if _, rows, err := ReadAll(path); err != nil || rows[0].Class != "éé" {
+		t.Errorf("rows %+v, err %v", rows, err)
+	}
+}
