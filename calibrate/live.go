@@ -429,6 +429,10 @@ type Analysis struct {
 	Window       int           // the window used
 	Relative     bool          // observations were weighted for relative error
 	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
+	// Traces name every run given with a trace, warm-up and slot resets
+	// included, in order, each with its kind: a refit from them replays
+	// the slot cache as this fit did.
+	Traces []TraceRef
 	// Slots is the engine's fixed number of sequence slots, from the
 	// concurrency ramp; 0 when it found no hard limit (a paged engine, or
 	// a ramp that stayed under it): then the resident-token terms are off.
@@ -510,6 +514,11 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	for _, r := range runs {
 		if r.Spec.Kind != KindWarmup && r.Spec.Kind != KindReset {
 			a.Runs = append(a.Runs, r)
+		}
+		if r.Trace != nil {
+			ref := *r.Trace
+			ref.Kind = r.Spec.Kind
+			a.Traces = append(a.Traces, ref)
 		}
 	}
 	if len(a.Runs) == 0 {
@@ -1047,11 +1056,9 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 			p.KV.Blocks = (c.MaxTokens + int64(info.BlockSize) - 1) / int64(info.BlockSize)
 		}
 	}
-	p.Traces = []TraceRef{}
-	for _, r := range a.Runs {
-		if r.Trace != nil {
-			p.Traces = append(p.Traces, *r.Trace)
-		}
+	p.Traces = slices.Clone(a.Traces)
+	if p.Traces == nil {
+		p.Traces = []TraceRef{}
 	}
 	p.Lineage = []LineageEntry{}
 	return p

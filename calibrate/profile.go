@@ -45,9 +45,12 @@ type Profile struct {
 	// measured (and absent from profiles written before it existed).
 	Admission *Admission `json:"admission"`
 
-	CreatedAt time.Time      `json:"created_at"`
-	Traces    []TraceRef     `json:"traces"`  // the runs the fit came from
-	Lineage   []LineageEntry `json:"lineage"` // parent profiles and refits
+	CreatedAt time.Time `json:"created_at"`
+	// Traces are the runs the fit replayed, in that order: the fitted runs
+	// with the warm-up and slot resets between them, whose tokens a slot
+	// engine's cache still holds (Kind says which is which).
+	Traces  []TraceRef     `json:"traces"`
+	Lineage []LineageEntry `json:"lineage"` // parent profiles and refits
 }
 
 // KVCapacity is the KV-cache capacity the engine reported or a run
@@ -61,6 +64,9 @@ type KVCapacity struct {
 type TraceRef struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"` // lower-case hex
+	// Kind is the run's kind in a profile's traces (warmup, reset, prefill,
+	// decode, ...); empty elsewhere and in profiles that predate it.
+	Kind string `json:"kind,omitempty"`
 }
 
 // LineageEntry names a profile this one derives from.

@@ -34,7 +34,7 @@ type RefitResult struct {
 	Out          string `json:"out"`
 	Parent       string `json:"parent"`
 	ParentSHA256 string `json:"parent_sha256"`
-	OldRuns      int    `json:"old_runs"` // the parent's calibration runs found and unchanged
+	OldRuns      int    `json:"old_runs"` // the parent's fitted calibration runs found and unchanged
 	NewRuns      int    `json:"new_runs"` // verification runs added
 	// Missing are the parent's traces that were not found or whose sha256
 	// changed; they are left out of the refit.
@@ -118,7 +118,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 		r.Path = path // from the current directory, until the new profile is saved
 		run.Trace = &r
 		runs = append(runs, run)
-		rr.OldRuns++
+		if k := run.Spec.Kind; k != calibrate.KindWarmup && k != calibrate.KindReset {
+			rr.OldRuns++ // as the plan counts runs: the warm-up and slot resets are replayed, not fitted
+		}
 	}
 	for _, c := range res.Candidates {
 		if c.Status != StatusOK {
