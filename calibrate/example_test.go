@@ -11,13 +11,7 @@ import (
 // Compare the non-attention step time of Vidur's measured operator profile
 // with the roofline prior for Llama-2-7B on one H100.
 func ExampleCompareVidurRoofline() {
-	f, err := os.Open("testdata/vidur/h100/meta-llama/Llama-2-7b-hf/mlp.csv")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer f.Close()
-	rows, err := calibrate.ParseVidurCSV(f)
+	rows, err := calibrate.LoadVidurCSV("testdata/vidur/h100/meta-llama/Llama-2-7b-hf/mlp.csv")
 	if err != nil {
 		fmt.Println(err)
 		return

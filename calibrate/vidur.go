@@ -2,10 +2,11 @@ package calibrate
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,22 +93,62 @@ var vidurShapeCols = []string{
 	"num_tokens", "num_tensor_parallel_workers",
 }
 
+// vidurLinear are the operators that multiply by the layer's weights: a
+// row with none of them measured is no layer's time (the embedding alone,
+// which the prior leaves out, or the rope alone).
+var vidurLinear = []VidurOp{VidurAttnPreProj, VidurAttnPostProj, VidurMLPUpProj, VidurMLPDownProj}
+
+// maxVidurCount bounds the shape and token counts of a Vidur row: token
+// counts are int32 in traces and the simulator, and the prior tabulates
+// them as float64, which holds every integer up to it exactly.
+const maxVidurCount = math.MaxInt32
+
+// LoadVidurCSV reads the Vidur compute profile (mlp.csv) at path; see
+// ParseVidurCSV. Its errors name the file.
+func LoadVidurCSV(path string) ([]VidurRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: vidur csv: %w", err)
+	}
+	defer f.Close()
+	return parseVidurCSV(f, path)
+}
+
 // ParseVidurCSV reads a Vidur compute profile (mlp.csv). It needs the
 // shape columns and the time_stats.<op>.median columns of the projection,
 // rope and MLP operators; the layernorm, add and emb medians may be absent
-// or empty (read as 0, as Vidur does). Other columns are ignored. Counts
-// must be positive integers and times finite and >= 0, not all 0; errors
-// name the line and column.
+// or empty (read as 0, as Vidur does). Other columns are ignored. It needs
+// at least one row. Counts must be positive integers up to 2³¹−1, times
+// finite and >= 0, not all 0, with the time of at least one projection
+// (attention in and out, MLP up and down) and a finite sum; errors name
+// the line and column, and the file when r has a Name (an *os.File).
 func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
+	name := ""
+	if f, ok := r.(interface{ Name() string }); ok {
+		name = f.Name()
+	}
+	return parseVidurCSV(r, name)
+}
+
+// parseVidurCSV is ParseVidurCSV of the file name ("" for none).
+func parseVidurCSV(r io.Reader, name string) ([]VidurRow, error) {
+	fail := func(format string, args ...any) error {
+		if name != "" {
+			format = "%s: " + format
+			args = append([]any{name}, args...)
+		}
+		return fmt.Errorf("calibrate: vidur csv: "+format, args...)
+	}
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, errors.New("calibrate: vidur csv: empty input")
+		return nil, fail("empty input")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("calibrate: vidur csv: header: %w", err)
+		return nil, fail("header: %w", err)
 	}
+	headerLine, _ := cr.FieldPos(0)
 	idx := map[string]int{}
 	for i, h := range header {
 		idx[strings.TrimSpace(h)] = i
@@ -123,7 +164,7 @@ func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 	}
 	var opIdx [NumVidurOps]int
 	for o := range NumVidurOps {
-		c := "time_stats." + vidurOpNames[o] + ".median"
+		c := vidurColumn(VidurOp(o))
 		j, ok := idx[c]
 		if !ok {
 			j = -1
@@ -134,7 +175,7 @@ func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 		opIdx[o] = j
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("calibrate: vidur csv: missing columns: %s", strings.Join(missing, ", "))
+		return nil, fail("missing columns: %s", strings.Join(missing, ", "))
 	}
 
 	var rows []VidurRow
@@ -144,7 +185,7 @@ func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: vidur csv: %w", err)
+			return nil, fail("%w", err)
 		}
 		line, _ := cr.FieldPos(0)
 		var row VidurRow
@@ -154,19 +195,20 @@ func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 			if c == "use_gated_mlp" {
 				b, err := strconv.ParseBool(v)
 				if err != nil {
-					return nil, fmt.Errorf("calibrate: vidur csv: line %d: %s = %q, want True or False", line, c, v)
+					return nil, fail("line %d: %s = %q, want True or False", line, c, v)
 				}
 				row.Shape.GatedMLP = b
 				continue
 			}
 			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("calibrate: vidur csv: line %d: %s = %q, want a positive integer", line, c, v)
+			if err != nil || n <= 0 || n > maxVidurCount {
+				return nil, fail("line %d: %s = %q, want a positive integer up to %d", line, c, v, maxVidurCount)
 			}
 			ints[i] = n
 		}
 		row.Shape.Heads, row.Shape.KVHeads, row.Shape.Hidden, row.Shape.Intermediate = ints[0], ints[1], ints[2], ints[3]
 		row.Shape.Vocab, row.NumTokens, row.Shape.TP = ints[4], ints[6], ints[7]
+		total := 0.0
 		for o := range NumVidurOps {
 			if opIdx[o] < 0 {
 				continue
@@ -177,19 +219,39 @@ func ParseVidurCSV(r io.Reader) ([]VidurRow, error) {
 			}
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !finite(f) || f < 0 {
-				return nil, fmt.Errorf("calibrate: vidur csv: line %d: time_stats.%s.median = %q, want a finite time >= 0 in ms", line, vidurOpNames[o], v)
+				return nil, fail("line %d: %s = %q, want a finite time >= 0 in ms", line, vidurColumn(VidurOp(o)), v)
+			}
+			// The prior adds a row's times up: each may hold and their sum not.
+			if total += f; !finite(total) {
+				return nil, fail("line %d: %s = %q takes the row's total time past the largest number, want a finite time in ms", line, vidurColumn(VidurOp(o)), v)
 			}
 			row.MedianMs[o] = f
 		}
 		// A row that took no time is no measurement: the line's relative
 		// errors, weighted by 1/time², would be infinite.
 		if row.MedianMs == ([NumVidurOps]float64{}) {
-			return nil, fmt.Errorf("calibrate: vidur csv: line %d: every time_stats median is 0, want a measured time", line)
+			return nil, fail("line %d: every time_stats median is 0, want a measured time", line)
+		}
+		// Nor is one that timed none of the layer's projections: the
+		// embedding alone is a time the prior leaves out (a step of 0 s),
+		// the rope or a layernorm alone no layer's.
+		if !slices.ContainsFunc(vidurLinear, func(o VidurOp) bool { return row.MedianMs[o] > 0 }) {
+			cols := make([]string, len(vidurLinear))
+			for i, o := range vidurLinear {
+				cols[i] = vidurColumn(o)
+			}
+			return nil, fail("line %d: %s are all 0, want the measured time of the layer's projections", line, strings.Join(cols, ", "))
 		}
 		rows = append(rows, row)
 	}
+	if len(rows) == 0 {
+		return nil, fail("line %d: a header and no rows, want at least one measured row", headerLine)
+	}
 	return rows, nil
 }
+
+// vidurColumn is the name of o's median column in mlp.csv.
+func vidurColumn(o VidurOp) string { return "time_stats." + o.String() + ".median" }
 
 // VidurPrior is the non-attention part of a step-time prior built from a
 // Vidur compute profile: the time of a step's dense layers (projections,
@@ -235,7 +297,7 @@ func NewVidurPrior(rows []VidurRow, shape VidurShape, layers int) (*VidurPrior, 
 				ms += r.MedianMs[o]
 			}
 		}
-		sum[r.NumTokens] += ms
+		sum[r.NumTokens] += ms * 1e-3 // seconds: rows of times that hold add up within range
 		cnt[r.NumTokens]++
 	}
 	if len(sum) < 2 {
@@ -253,7 +315,11 @@ func NewVidurPrior(rows []VidurRow, shape VidurShape, layers int) (*VidurPrior, 
 	sort.Float64s(p.Tokens)
 	for _, n := range p.Tokens {
 		k := int(n)
-		p.Seconds = append(p.Seconds, float64(layers)*sum[k]/float64(cnt[k])*1e-3)
+		sec := sum[k] / float64(cnt[k]) * float64(layers)
+		if !finite(sec) {
+			return nil, fmt.Errorf("calibrate: vidur prior: %d tokens: %d layers of %g s each take longer than the largest number", k, layers, sum[k]/float64(cnt[k]))
+		}
+		p.Seconds = append(p.Seconds, sec)
 	}
 
 	m := len(p.Tokens)

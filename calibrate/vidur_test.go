@@ -2,8 +2,10 @@ package calibrate
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -128,6 +130,21 @@ func TestVidurPriorErrors(t *testing.T) {
 	if _, err := NewVidurPrior(rows, rows[0].Shape, 0); err == nil {
 		t.Error("0 layers: no error")
 	}
+	// Times each of which holds, but not once added up over the layers
+	// or the rows of a token count: refused, not a line through +Inf.
+	huge, err := ParseVidurCSV(strings.NewReader(vidurHeader +
+		",1e308,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n" +
+		",1e308,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n" +
+		",0.2,0.02,0.1,0.4,0.06,0.2,32,32,4096,11008,32768,True,2,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := NewVidurPrior(huge, huge[0].Shape, 32); err != nil || !finite(p.Seconds[0]) || !finite(p.Fixed) || !finite(p.PerToken) {
+		t.Errorf("two rows of 1e308 ms, 32 layers: %+v, %v; want a finite prior (3.2e306 s)", p, err)
+	}
+	if p, err := NewVidurPrior(huge, huge[0].Shape, 10000); err == nil || !strings.Contains(err.Error(), "1 tokens") {
+		t.Errorf("1e308 ms × 10000 layers: %+v, %v; want an error naming the token count", p, err)
+	}
 }
 
 const vidurHeader = "time_stats.emb.median,time_stats.attn_pre_proj.median,time_stats.attn_rope.median,time_stats.attn_post_proj.median," +
@@ -172,18 +189,21 @@ func FuzzVidurCSV(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if len(rows) == 0 {
+			t.Fatal("no rows and no error")
+		}
 		for _, r := range rows {
-			if r.NumTokens <= 0 || r.Shape.TP <= 0 || r.Shape.Heads <= 0 {
+			if r.NumTokens <= 0 || r.NumTokens > math.MaxInt32 || r.Shape.TP <= 0 || r.Shape.Heads <= 0 {
 				t.Fatalf("accepted row %+v", r)
+			}
+			if r.MedianMs[VidurAttnPreProj]+r.MedianMs[VidurAttnPostProj]+r.MedianMs[VidurMLPUpProj]+r.MedianMs[VidurMLPDownProj] == 0 {
+				t.Fatalf("accepted a row without projection times: %+v", r)
 			}
 			for _, v := range r.MedianMs {
 				if !(v >= 0) || math.IsInf(v, 0) {
 					t.Fatalf("accepted time %g", v)
 				}
 			}
-		}
-		if len(rows) == 0 {
-			return
 		}
 		p, err := NewVidurPrior(rows, rows[0].Shape, 32)
 		if err != nil {
@@ -201,4 +221,66 @@ func FuzzVidurCSV(f *testing.F) {
 			t.Fatalf("line %g + %g", p.Fixed, p.PerToken)
 		}
 	})
+}
+
+// Rows that give the prior nothing to stand on are refused, naming the
+// file, the line and the column, as a negative or all-zero time is: a
+// row that measured no projection or MLP operator (only the embedding,
+// which the prior leaves out, or only the rope), a number too large to
+// hold, a token count past what a step can hold, and a file with a header
+// and no rows.
+func TestLoadVidurCSVRefusesUnusableRows(t *testing.T) {
+	const shape = "32,32,4096,11008,32768,True"
+	cases := []struct{ name, in string }{
+		{"embedding only", vidurHeader + "0.5,0,0,0,0,0,0," + shape + ",1,1\n"},
+		{"rope only", vidurHeader + "0.5,0,0.01,0,0,0,0," + shape + ",1,1\n"},
+		{"time overflows", vidurHeader + ",1e400,0.01,0.05,0.2,0.03,0.1," + shape + ",1,1\n"},
+		{"times overflow together", vidurHeader + ",1e308,0.01,0.05,1e308,0.03,0.1," + shape + ",1,1\n"},
+		{"tokens past int", vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1," + shape + ",99999999999999999999,1\n"},
+		{"tokens past a step", vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1," + shape + ",9007199254740993,1\n"},
+		{"tp past int32", vidurHeader + ",0.1,0.01,0.05,0.2,0.03,0.1," + shape + ",1,4294967296\n"},
+		{"no rows", vidurHeader},
+	}
+	want := []string{
+		"line 2: time_stats.attn_pre_proj.median",
+		"line 2: time_stats.attn_pre_proj.median",
+		"line 2: time_stats.attn_pre_proj.median = \"1e400\"",
+		"line 2: time_stats.",
+		"line 2: num_tokens = \"99999999999999999999\"",
+		"line 2: num_tokens = \"9007199254740993\"",
+		"line 2: num_tensor_parallel_workers = \"4294967296\"",
+		"line 1: a header and no rows",
+	}
+	dir := t.TempDir()
+	for i, tc := range cases {
+		path := filepath.Join(dir, fmt.Sprintf("%d.csv", i))
+		if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := LoadVidurCSV(path)
+		if err == nil {
+			t.Errorf("%s: accepted %+v", tc.name, rows)
+			continue
+		}
+		if !strings.Contains(err.Error(), path+": "+want[i]) {
+			t.Errorf("%s: error %q, want %q", tc.name, err, path+": "+want[i])
+		}
+		// From a reader with no name, the same error without the file.
+		if _, err := ParseVidurCSV(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), "vidur csv: "+want[i]) {
+			t.Errorf("%s: from a reader: error %v, want %q", tc.name, err, want[i])
+		}
+	}
+	// Every error of a file names it, the CSV reader's own too.
+	path := filepath.Join(dir, "short.csv")
+	os.WriteFile(path, []byte(vidurHeader+"1,2\n"), 0o644)
+	if _, err := LoadVidurCSV(path); err == nil || !strings.Contains(err.Error(), path+": record on line 2") {
+		t.Errorf("short row: error %v, want the file and line", err)
+	}
+	if _, err := LoadVidurCSV(filepath.Join(dir, "absent.csv")); err == nil || !strings.Contains(err.Error(), "absent.csv") {
+		t.Errorf("absent file: error %v", err)
+	}
+	// The copied profiles load as before.
+	if rows, err := LoadVidurCSV(vidurH100Llama2); err != nil || len(rows) != 1044 {
+		t.Errorf("%s: %d rows, %v", vidurH100Llama2, len(rows), err)
+	}
 }
