@@ -430,7 +430,8 @@ type Analysis struct {
 	Relative     bool          // observations were weighted for relative error
 	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
 	// Traces name every run given with a trace, warm-up and slot resets
-	// included, in order, each with its kind: a refit from them replays
+	// included, in order, each with its kind and the slots of an engine of
+	// its own (RunResult.Slots): a refit from them (ReadCitedRun) replays
 	// the slot cache as this fit did.
 	Traces []TraceRef
 	// Slots is the engine's fixed number of sequence slots, from the
@@ -517,7 +518,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		}
 		if r.Trace != nil {
 			ref := *r.Trace
-			ref.Kind = r.Spec.Kind
+			ref.Kind, ref.Slots = r.Spec.Kind, r.Slots
 			a.Traces = append(a.Traces, ref)
 		}
 	}
@@ -1327,4 +1328,23 @@ func Summarize(rows []*traces.Request) *replay.Summary {
 		s.OutputTokensPerSec = float64(out) / s.Wall.Seconds()
 	}
 	return s
+}
+
+// ReadCitedRun reads back the run at path that a profile cites as ref
+// (path: where ref's file was found), in the role the profile's fit gave
+// it: ref's kind (warm-up and slot resets are replayed, not fitted) and
+// ref's slots (a run that had an engine of its own starts on a fresh
+// cache of them). A ref without a kind, from a profile written before
+// they were recorded (which cites only fitted runs), leaves the kind the
+// trace's metadata gives, or mixed for a trace without one (a
+// verification run's). A run without a name is named after its file.
+func ReadCitedRun(path string, ref TraceRef) (*RunResult, error) {
+	run, err := ReadRun(path)
+	if err != nil {
+		return nil, err
+	}
+	run.Spec.Kind = cmp.Or(ref.Kind, run.Spec.Kind, KindMixed)
+	run.Spec.Name = cmp.Or(run.Spec.Name, filepath.Base(path))
+	run.Slots = ref.Slots
+	return run, nil
 }

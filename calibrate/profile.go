@@ -48,7 +48,8 @@ type Profile struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Traces are the runs the fit replayed, in that order: the fitted runs
 	// with the warm-up and slot resets between them, whose tokens a slot
-	// engine's cache still holds (Kind says which is which).
+	// engine's cache still holds (Kind says which is which, Slots which
+	// had an engine of its own); ReadCitedRun reads them back so.
 	Traces  []TraceRef     `json:"traces"`
 	Lineage []LineageEntry `json:"lineage"` // parent profiles and refits
 }
@@ -64,9 +65,15 @@ type KVCapacity struct {
 type TraceRef struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"` // lower-case hex
-	// Kind is the run's kind in a profile's traces (warmup, reset, prefill,
-	// decode, ...); empty elsewhere and in profiles that predate it.
+	// Kind is the run's kind in a profile's traces, the role the fit gave
+	// it (warmup and reset: replayed, not fitted; prefill, decode, ...,
+	// verify: fitted); empty elsewhere and in profiles that predate it.
 	Kind string `json:"kind,omitempty"`
+	// Slots, in a profile's traces, is the sequence slots of the engine a
+	// run had to itself, started empty (a verification run's: the
+	// candidate's max_num_seqs); 0: the calibration's engine, whose cache
+	// carries over from run to run.
+	Slots int `json:"slots,omitempty"`
 }
 
 // LineageEntry names a profile this one derives from.
@@ -177,6 +184,9 @@ func (p *Profile) Validate() error {
 	for i, t := range p.Traces {
 		if !isSHA256(t.SHA256) {
 			add("traces[%d].sha256 = %q, want 64 lower-case hex digits", i, t.SHA256)
+		}
+		if t.Slots < 0 {
+			add("traces[%d].slots = %d, must be >= 0", i, t.Slots)
 		}
 	}
 	for i, l := range p.Lineage {

@@ -110,6 +110,7 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"bad precision", `"bf16"`, `"bf17"`, `precision`},
 		{"bad version", `"version": 1`, `"version": 2`, `version = 2`},
 		{"bad hash", strings.Repeat("ab", 32), "abc", `traces[0].sha256`},
+		{"negative slots", `"sha256": "` + strings.Repeat("ab", 32) + `"`, `"sha256": "` + strings.Repeat("ab", 32) + `", "kind": "verify", "slots": -2`, `traces[0].slots = -2`},
 		{"negative admission delay", `"delay_s": 0.004`, `"delay_s": -0.004`, `admission: delay_s`},
 		{"admission without probes", `"n": 14`, `"n": 0`, `admission: delay_s`},
 		{"trailing data", "}\n", "}\n{}", `trailing data`},

@@ -107,12 +107,11 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			rr.Missing = append(rr.Missing, ref.Path)
 			continue
 		}
-		run, err := calibrate.ReadRun(path)
+		// In the role the parent's fit gave it: its kind, and the slots of
+		// an engine of its own (an earlier refit's verification run).
+		run, err := calibrate.ReadCitedRun(path, ref)
 		if err != nil {
 			return nil, err
-		}
-		if run.Spec.Kind == "" {
-			run.Spec.Name, run.Spec.Kind = filepath.Base(path), calibrate.KindMixed
 		}
 		r := ref
 		r.Path = path // from the current directory, until the new profile is saved
@@ -122,6 +121,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			rr.OldRuns++ // as the plan counts runs: the warm-up and slot resets are replayed, not fitted
 		}
 	}
+	verifying := map[*calibrate.RunResult]bool{} // this verification's runs, not the parent's
 	for _, c := range res.Candidates {
 		if c.Status != StatusOK {
 			continue
@@ -153,6 +153,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 				run.Slots = c.Knobs.MaxNumSeqs // its own engine, restarted with the candidate's slots
 			}
 			runs = append(runs, run)
+			verifying[run] = true
 			rr.NewRuns++
 			rr.NewTraces = append(rr.NewTraces, path)
 		}
@@ -171,10 +172,11 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	if err != nil {
 		return rr, err
 	}
-	// Step error on the verification runs, before and after.
+	// Step error on the verification runs, before and after (the
+	// parent's own, an earlier refit's, were fitted before).
 	var vsteps []calibrate.Observation
 	for _, o := range a.Steps {
-		if a.Runs[o.Run].Spec.Kind == KindVerify {
+		if verifying[a.Runs[o.Run]] {
 			vsteps = append(vsteps, o)
 		}
 	}
@@ -403,11 +405,12 @@ func fmtPct(v *float64) string {
 	return fmt.Sprintf("%.1f%%", 100**v)
 }
 
-// countMeasured counts the runs Analyze fits (warm-up excluded).
+// countMeasured counts the runs Analyze fits (warm-up and slot resets
+// excluded).
 func countMeasured(runs []*calibrate.RunResult) int {
 	n := 0
 	for _, r := range runs {
-		if r.Spec.Kind != calibrate.KindWarmup {
+		if r.Spec.Kind != calibrate.KindWarmup && r.Spec.Kind != calibrate.KindReset {
 			n++
 		}
 	}

@@ -93,5 +93,16 @@ func TestRefitProfilePathsResolveFromItsDirectory(t *testing.T) {
 	if rr.OldRuns != len(np.Traces) || len(rr.Missing) != 0 {
 		t.Errorf("second refit found %d of the parent's %d traces (missing %v)", rr.OldRuns, len(np.Traces), rr.Missing)
 	}
-	checkProfilePaths(t, refit2)
+	np2 := checkProfilePaths(t, refit2)
+	// The first refit's verification runs are replayed as verification
+	// runs, as it fitted them, not as mixed calibration runs; the step
+	// error on this verification's runs is on its own alone.
+	for _, ref := range np2.Traces {
+		if ref.Kind != KindVerify {
+			t.Errorf("second refit cites %s as a %q run, want %q", ref.Path, ref.Kind, KindVerify)
+		}
+	}
+	if len(rr.StepBiasBefore) != rr.NewRuns {
+		t.Errorf("second refit: step bias of %d runs, want this verification's %d", len(rr.StepBiasBefore), rr.NewRuns)
+	}
 }
