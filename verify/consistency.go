@@ -12,8 +12,10 @@ import (
 // fraction that differs is a finding to record (kernels that reduce in a
 // batch-size-dependent order), not something verify forces away.
 type Consistency struct {
-	// Compared counts request ids that succeeded, with text kept, in at
-	// least two candidates; Differ those whose texts are not all equal.
+	// Compared counts request ids that succeeded in at least two
+	// candidates (an empty answer included); Differ those whose texts are
+	// not all equal. A request that failed in a candidate is compared
+	// among the others only.
 	Compared int     `json:"compared"`
 	Differ   int     `json:"differ"`
 	Fraction float64 `json:"fraction_differ"`
@@ -103,20 +105,18 @@ func CompareOutputs(labels []string, runs []map[string]string) Consistency {
 }
 
 // outputTexts maps request id to generated text for the successful,
-// non-warm-up rows. An empty text is an answer like any other (one
-// candidate's empty answer against another's text is a difference),
-// unless every row's is empty: then the run kept no text, and is left out.
+// non-warm-up rows. verify replays with the text kept, so a successful
+// row's text is its answer: an empty one is an answer like any other (one
+// candidate's empty answer against another's text is a difference, two
+// empty answers the same), even when every answer of the run is empty.
+// A failed row gave no answer and is left out.
 func outputTexts(rows []*traces.Request) map[string]string {
-	m, kept := map[string]string{}, false
+	m := map[string]string{}
 	for _, r := range rows {
 		if r.Warmup || !r.Succeeded() {
 			continue
 		}
 		m[r.ID] = r.OutputText
-		kept = kept || r.OutputText != ""
-	}
-	if !kept {
-		return map[string]string{}
 	}
 	return m
 }
