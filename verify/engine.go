@@ -196,7 +196,7 @@ const (
 	StatusStartFailed = "engine_start_failed" // the command exited non-zero, or could not run
 	StatusHealth      = "health_timeout"      // the engine never answered its health URL
 	StatusDied        = "engine_died"         // the engine went away during the replay
-	StatusReplay      = "replay_failed"       // the replay itself failed (configuration, write error, no request succeeded)
+	StatusReplay      = "replay_failed"       // the replay itself failed (configuration, write error, no run, no request succeeded)
 	StatusSim         = "sim_failed"          // the candidate's plan could not be simulated
 	StatusPlan        = "plan_invalid"        // the candidate's plan does not parse or resolve
 	StatusCanceled    = "canceled"            // interrupted

@@ -177,7 +177,8 @@ type Repeat struct {
 	// failed, health timeout, engine died mid-run, ...); Detail says more.
 	Status string `json:"status"`
 	Detail string `json:"detail"`
-	// Trace is the measured trace, EngineLog the engine command's output.
+	// Trace is the measured trace (empty when the replay wrote none: it
+	// never ran, or failed), EngineLog the engine command's output.
 	Trace        string         `json:"trace"`
 	EngineLog    string         `json:"engine_log"`
 	Measured     Metrics        `json:"measured"`
@@ -442,6 +443,10 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	return cr
 }
 
+// replayRecord is replay.Record; tests put a replay that never ran in its
+// place.
+var replayRecord = replay.Record
+
 // measure replays the candidate once at timeScale, on an engine started
 // for it when opt has an engine command, into OUT/name.parquet, and stops
 // the engine. Its status says what went wrong; Measured holds what was
@@ -496,11 +501,15 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	}
 	rc := *cfg
 	rc.TimeScale = timeScale
-	rep.Trace = filepath.Join(opt.Out, name+".parquet")
-	rc.Out = rep.Trace
+	rc.Out = filepath.Join(opt.Out, name+".parquet")
 	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
-	sums, err := replay.Record(ctx, rc, log)
+	sums, err := replayRecord(ctx, rc, log)
 	rep.GPU = gpu.stop(sums)
+	// A replay that never ran wrote no trace (one that failed keeps its
+	// rows under the partial name): name only a trace it wrote.
+	if _, serr := os.Stat(rc.Out); serr == nil && len(sums) > 0 {
+		rep.Trace = rc.Out
+	}
 	if ctx.Err() != nil {
 		return fail(StatusCanceled, "%v", ctx.Err())
 	}
