@@ -299,7 +299,8 @@ type Ranking struct {
 	Held bool `json:"held"`
 	// BestHeld: the sweep's best measured candidate is measured cheapest,
 	// or within BestWithin of the cheapest; BestGap is its measured cost
-	// over the cheapest's, minus 1.
+	// over the cheapest's, minus 1 (nil when the cheapest is free and the
+	// best is not: no ratio, and not held).
 	BestHeld   *bool    `json:"best_held"`
 	BestGap    *float64 `json:"best_gap"`
 	BestWithin float64  `json:"best_within"`
@@ -369,7 +370,8 @@ func Rank(cands []CandidateResult) Ranking {
 	}
 	best := slices.MinFunc(rk.Entries, func(a, b RankEntry) int { return int(a.SweepRank - b.SweepRank) })
 	// A free candidate (a plan priced at $0/h) leaves no ratio to take
-	// but a tie.
+	// but a tie: a best that cost something against a free cheapest has
+	// no gap, and is not within BestWithin of it.
 	if cheapest := rk.Entries[0].MeasuredCost; cheapest > 0 || best.MeasuredCost == cheapest {
 		gap := 0.0
 		if cheapest > 0 {
@@ -377,6 +379,9 @@ func Rank(cands []CandidateResult) Ranking {
 		}
 		held := gap <= BestWithin
 		rk.BestGap, rk.BestHeld = &gap, &held
+	} else {
+		held := false
+		rk.BestHeld = &held
 	}
 	return rk
 }
@@ -517,6 +522,9 @@ func fmtTau(v *float64) string {
 func fmtBest(rk Ranking) string {
 	if rk.BestHeld == nil {
 		return "n/a"
+	}
+	if rk.BestGap == nil { // the cheapest is free, the sweep's best is not
+		return fmt.Sprintf("the sweep's best was measured dearer than the free cheapest (within %.0f%%: %v)", 100*rk.BestWithin, *rk.BestHeld)
 	}
 	if *rk.BestGap <= 0 {
 		return "the sweep's best was measured cheapest"
