@@ -387,19 +387,26 @@ func Rank(cands []CandidateResult) Ranking {
 }
 
 // MedianAbsErrors is, per metric, the median |relative error| over the
-// candidates that were measured.
+// candidates that were measured. A prediction against a measured 0 is an
+// infinite error and counts as the largest; a median that is itself
+// infinite is left out (JSON cannot hold it).
 func MedianAbsErrors(cands []CandidateResult) map[string]float64 {
 	by := map[string][]float64{}
 	for _, c := range cands {
 		for _, r := range c.Rows {
-			if r.RelError != nil {
+			switch {
+			case r.RelError != nil:
 				by[r.Metric] = append(by[r.Metric], math.Abs(*r.RelError))
+			case r.Predicted != nil && r.Measured != nil: // predicted against a measured 0
+				by[r.Metric] = append(by[r.Metric], math.Inf(1))
 			}
 		}
 	}
 	out := map[string]float64{}
 	for k, v := range by {
-		out[k] = median(v)
+		if m := median(v); !math.IsInf(m, 0) {
+			out[k] = m
+		}
 	}
 	return out
 }

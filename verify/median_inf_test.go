@@ -1,0 +1,36 @@
+package verify
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// A prediction against a measured 0 is an infinite miss (it fails any
+// tolerance): the median |error| over the candidates counts it as the
+// largest error, not as a candidate that was never compared. When the
+// median itself falls on an infinite miss it is left out (JSON cannot
+// hold it) rather than given as the finite errors' median.
+func TestMedianAbsErrorsCountsInfiniteMisses(t *testing.T) {
+	tol := DefaultTolerances()
+	cand := func(predTPOT, measTPOT float64) CandidateResult {
+		pred, meas := &Metrics{TPOTMean: f(predTPOT), OutTokPerSec: f(100)}, &Metrics{TPOTMean: f(measTPOT), OutTokPerSec: f(100)}
+		return CandidateResult{Repeat: Repeat{Status: StatusOK, Measured: *meas}, Predicted: *pred, Rows: CompareMetrics(pred, meas, tol)}
+	}
+	// Errors ∞, 5%, 6%: the median is 6%.
+	m := MedianAbsErrors([]CandidateResult{cand(0.02, 0), cand(1.05, 1), cand(1.06, 1)})
+	if v, ok := m[MetricTPOTMean]; !ok || math.Abs(v-0.06) > 1e-9 {
+		t.Errorf("median |error| of ∞, 5%%, 6%%: %v (%v), want 0.06", v, ok)
+	}
+	// Errors ∞, ∞, 5%: the median is infinite.
+	m = MedianAbsErrors([]CandidateResult{cand(0.02, 0), cand(0.03, 0), cand(1.05, 1)})
+	if v, ok := m[MetricTPOTMean]; ok {
+		t.Errorf("median |error| of ∞, ∞, 5%%: %v, want none (infinite)", v)
+	}
+	if v := m[MetricThroughput]; v != 0 {
+		t.Errorf("throughput median %v, want 0", v)
+	}
+	if _, err := json.Marshal(m); err != nil {
+		t.Error(err)
+	}
+}
