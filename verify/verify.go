@@ -202,7 +202,8 @@ type GPUMeasure struct {
 }
 
 // Run verifies every candidate in turn; a candidate that cannot be
-// measured is recorded with its status and the rest still run. It returns
+// measured is recorded with its status and the rest still run (when ctx
+// is canceled, the rest are recorded as canceled, not run). It returns
 // an error only for problems that stop everything (bad options, the trace,
 // the output directory); tolerance failures are in the Result.
 func Run(ctx context.Context, opt Options) (*Result, error) {
@@ -267,7 +268,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	texts := map[int]map[string]string{}
 	for i, cand := range opt.Candidates.Candidates {
 		if err := ctx.Err(); err != nil {
-			break
+			// Interrupted: the candidates left never run, and say so.
+			res.Candidates = append(res.Candidates, notRun(cand, err, log))
+			continue
 		}
 		cr := verifyOne(ctx, &opt, &cfg, cand, step, stepDesc, host, port, log)
 		res.Candidates = append(res.Candidates, cr)
@@ -351,6 +354,19 @@ func (res *Result) finish() {
 	}
 	res.MedianAbsError = MedianAbsErrors(res.Candidates)
 	res.Ranking = Rank(res.Candidates)
+}
+
+// notRun is a candidate that was never run, verify having been
+// interrupted (err) before its turn.
+func notRun(cand sweep.Candidate, err error, log io.Writer) CandidateResult {
+	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
+		SweepPredicted: cand.Predicted, Repeat: Repeat{Status: StatusCanceled, Detail: "not run: " + err.Error(), FailedByKind: map[string]int{}},
+		Rows: []MetricRow{}}
+	if cand.RateScale > 0 && !math.IsInf(cand.RateScale, 0) {
+		cr.TimeScale = 1 / cand.RateScale
+	}
+	fmt.Fprintf(log, "verify: #%d %s: %s: %s\n", cand.Rank, cand.Label, cr.Status, cr.Detail)
+	return cr
 }
 
 // verifyOne runs one candidate: plan, engine, replay, engine check and
