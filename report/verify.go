@@ -71,6 +71,9 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across candidates (%.1f%%).",
 			cs.Differ, cs.Compared, 100*cs.Fraction)})
 	}
+	for _, u := range res.Consistency.Unread {
+		blocks = append(blocks, &Text{Text: "Output consistency leaves out " + u + "."})
+	}
 	if fig, err := scatterFigure(res); err != nil {
 		return nil, err
 	} else if fig != nil {

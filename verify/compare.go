@@ -482,6 +482,9 @@ func (res *Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across candidates (%.1f%%)\n",
 			cs.Differ, cs.Compared, 100*cs.Fraction)
 	}
+	for _, u := range res.Consistency.Unread {
+		fmt.Fprintf(w, "output consistency leaves out %s\n", u)
+	}
 	if r := res.Refit; r != nil {
 		r.Print(w)
 	}

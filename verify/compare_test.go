@@ -84,10 +84,11 @@ func TestCompareMetricsAndRank(t *testing.T) {
 }
 
 func TestCompareOutputs(t *testing.T) {
-	cs := CompareOutputs([]string{"a", "b", "c"}, []map[string]string{
-		{"1": "x", "2": "y", "3": "z"},
-		{"1": "x", "2": "Y"},
-		{"1": "x", "3": "z", "4": "only here"},
+	k := func(id string) RequestKey { return RequestKey{ID: id} }
+	cs := CompareOutputs([]string{"a", "b", "c"}, []map[RequestKey]string{
+		{k("1"): "x", k("2"): "y", k("3"): "z"},
+		{k("1"): "x", k("2"): "Y"},
+		{k("1"): "x", k("3"): "z", k("4"): "only here"},
 	})
 	if cs.Compared != 3 || cs.Differ != 1 || cs.Examples[0] != "2" {
 		t.Errorf("%+v", cs)

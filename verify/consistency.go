@@ -1,7 +1,9 @@
 package verify
 
 import (
-	"sort"
+	"cmp"
+	"fmt"
+	"slices"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -25,6 +27,25 @@ type Consistency struct {
 	PerCandidate []ConsistencyRow `json:"per_candidate"`
 	// Examples are up to 5 request ids whose texts differ.
 	Examples []string `json:"examples"`
+	// Unread names the candidates that ran but whose measured trace could
+	// not be read back, with why: they are not in the comparison.
+	Unread []string `json:"unread,omitempty"`
+}
+
+// RequestKey names one request of a trace: its id, and which of the rows
+// with that id it is (0 for the first, in input order). Every candidate
+// replays the same rows in the same order, so a trace that repeats an id
+// still pairs each request with itself.
+type RequestKey struct {
+	ID string
+	N  int
+}
+
+func (k RequestKey) String() string {
+	if k.N == 0 {
+		return k.ID
+	}
+	return fmt.Sprintf("%s (row %d with this id)", k.ID, k.N+1)
 }
 
 // ConsistencyRow is one candidate against the reference.
@@ -35,27 +56,27 @@ type ConsistencyRow struct {
 	Fraction float64 `json:"fraction_differ"`
 }
 
-// CompareOutputs compares texts across runs: runs[i] maps request id to
-// generated text for the candidate labelled labels[i] (successful
+// CompareOutputs compares texts across runs: runs[i] maps each request to
+// its generated text for the candidate labelled labels[i] (successful
 // requests only).
-func CompareOutputs(labels []string, runs []map[string]string) Consistency {
+func CompareOutputs(labels []string, runs []map[RequestKey]string) Consistency {
 	var cs Consistency
 	cs.PerCandidate, cs.Examples = []ConsistencyRow{}, []string{}
 	if len(runs) == 0 {
 		return cs
 	}
 	cs.Reference = labels[0]
-	ids := map[string]bool{}
+	ids := map[RequestKey]bool{}
 	for _, r := range runs {
 		for id := range r {
 			ids[id] = true
 		}
 	}
-	sorted := make([]string, 0, len(ids))
+	sorted := make([]RequestKey, 0, len(ids))
 	for id := range ids {
 		sorted = append(sorted, id)
 	}
-	sort.Strings(sorted)
+	slices.SortFunc(sorted, func(a, b RequestKey) int { return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.N, b.N)) })
 	for _, id := range sorted {
 		n, differ := 0, false
 		var first string
@@ -78,7 +99,7 @@ func CompareOutputs(labels []string, runs []map[string]string) Consistency {
 		if differ {
 			cs.Differ++
 			if len(cs.Examples) < 5 {
-				cs.Examples = append(cs.Examples, id)
+				cs.Examples = append(cs.Examples, id.String())
 			}
 		}
 	}
@@ -104,19 +125,22 @@ func CompareOutputs(labels []string, runs []map[string]string) Consistency {
 	return cs
 }
 
-// outputTexts maps request id to generated text for the successful,
-// non-warm-up rows. verify replays with the text kept, so a successful
+// outputTexts maps each request (rows in input order) to its generated
+// text for the successful, non-warm-up rows. verify replays with the text kept, so a successful
 // row's text is its answer: an empty one is an answer like any other (one
 // candidate's empty answer against another's text is a difference, two
 // empty answers the same), even when every answer of the run is empty.
 // A failed row gave no answer and is left out.
-func outputTexts(rows []*traces.Request) map[string]string {
-	m := map[string]string{}
+func outputTexts(rows []*traces.Request) map[RequestKey]string {
+	m := map[RequestKey]string{}
+	seen := map[string]int{}
 	for _, r := range rows {
+		k := RequestKey{ID: r.ID, N: seen[r.ID]}
+		seen[r.ID]++
 		if r.Warmup || !r.Succeeded() {
 			continue
 		}
-		m[r.ID] = r.OutputText
+		m[k] = r.OutputText
 	}
 	return m
 }

@@ -265,7 +265,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Engine == nil {
 		fmt.Fprintf(log, "verify: no engine command: every candidate runs against the engine at %s as it is (its knobs are not applied)\n", cfg.BaseURL)
 	}
-	texts := map[int]map[string]string{}
+	texts := map[int]map[RequestKey]string{}
+	var unread []string
 	for i, cand := range opt.Candidates.Candidates {
 		if err := ctx.Err(); err != nil {
 			// Interrupted: the candidates left never run, and say so.
@@ -275,21 +276,25 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		cr := verifyOne(ctx, &opt, &cfg, cand, step, stepDesc, host, port, log)
 		res.Candidates = append(res.Candidates, cr)
 		if cr.Status == StatusOK {
-			_, rows, err := traces.ReadAll(cr.Trace)
-			if err == nil {
+			if _, rows, err := traces.ReadAll(cr.Trace); err != nil {
+				// Its metrics stand; only its texts are missing.
+				fmt.Fprintf(log, "verify: output consistency leaves out %s: %v\n", cr.Label, err)
+				unread = append(unread, fmt.Sprintf("%s: %v", cr.Label, err))
+			} else {
 				texts[i] = outputTexts(rows)
 			}
 		}
 	}
 	res.TextModel = cfg.Text
 	var labels []string
-	var runs []map[string]string
+	var runs []map[RequestKey]string
 	for i, c := range res.Candidates {
 		if t, ok := texts[i]; ok {
 			labels, runs = append(labels, c.Label), append(runs, t)
 		}
 	}
 	res.Consistency = CompareOutputs(labels, runs)
+	res.Consistency.Unread = unread
 	res.finish()
 	if opt.Refit != nil && ctx.Err() == nil {
 		rr, err := Refit(ctx, res, opt, *opt.Refit)
