@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Reader streams a trace one request at a time:
@@ -152,6 +153,15 @@ func Create(path string, meta Meta) (Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	keys, values := meta.toKV()
+	for i, k := range keys {
+		if err := checkText(k); err != nil {
+			return nil, fmt.Errorf("%s: metadata key %q: %w", path, k, err)
+		}
+		if err := checkText(values[i]); err != nil {
+			return nil, fmt.Errorf("%s: metadata %q: value: %w", path, k, err)
+		}
+	}
 	tmp, err := TempBeside(path)
 	if err != nil {
 		return nil, err
@@ -279,7 +289,30 @@ func (r *Request) validate() error {
 	case r.OutputTokens < 0:
 		return fmt.Errorf("output_tokens %d is negative", r.OutputTokens)
 	}
+	// Arrow and Parquet strings are UTF-8, and JSON would write invalid
+	// bytes as U+FFFD: a trace holds only text every format gives back.
+	for _, c := range []struct{ name, v string }{{ColID, r.ID}, {ColSessionID, r.SessionID}, {ColClass, r.Class},
+		{ColError, r.Error}, {ColFinishReason, r.FinishReason}, {ColOutputText, r.OutputText}} {
+		if err := checkText(c.v); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
 	return r.validateObserved()
+}
+
+// checkText reports the first byte of s that is not valid UTF-8.
+func checkText(s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
+				return fmt.Errorf("invalid UTF-8 at byte %d (0x%02x): want UTF-8 text", i+1, s[i])
+			}
+		}
+	}
+	return nil
 }
 
 // validateObserved rejects observed times that would make a latency
