@@ -428,6 +428,7 @@ type Analysis struct {
 	StepCounts   []float64     // steps behind each observation
 	Window       int           // the window used
 	Relative     bool          // observations were weighted for relative error
+	Method       FitMethod     // the options it ran with, defaults filled in
 	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
 	// Traces name every run given with a trace, warm-up and slot resets
 	// included, in order, each with its kind and the slots of an engine of
@@ -511,7 +512,13 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if win == 0 {
 		win = 8
 	}
-	a := &Analysis{Window: win}
+	a := &Analysis{Window: win, Method: FitMethod{Window: win, Relative: opt.Relative, NoTrim: opt.NoTrim, Linear: opt.Linear,
+		Without: []string{}, HeldOutFolds: k}}
+	for t, off := range opt.Without {
+		if off {
+			a.Method.Without = append(a.Method.Without, Term(t).String())
+		}
+	}
 	for _, r := range runs {
 		if r.Spec.Kind != KindWarmup && r.Spec.Kind != KindReset {
 			a.Runs = append(a.Runs, r)
@@ -1062,6 +1069,9 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 		p.Traces = []TraceRef{}
 	}
 	p.Lineage = []LineageEntry{}
+	m := a.Method
+	m.Without = slices.Clone(m.Without)
+	p.Method = &m
 	return p
 }
 

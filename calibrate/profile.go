@@ -52,6 +52,33 @@ type Profile struct {
 	// had an engine of its own); ReadCitedRun reads them back so.
 	Traces  []TraceRef     `json:"traces"`
 	Lineage []LineageEntry `json:"lineage"` // parent profiles and refits
+	// Method is how the step model was fitted, so that a refit fits the
+	// same model the same way; nil in profiles written before it.
+	Method *FitMethod `json:"method,omitempty"`
+}
+
+// FitMethod is the analysis a profile's fit ran: calibrate's --window,
+// --absolute, --no-trim, --linear, --without and --held-out.
+type FitMethod struct {
+	Window       int      `json:"window"`
+	Relative     bool     `json:"relative"`
+	NoTrim       bool     `json:"no_trim"`
+	Linear       bool     `json:"linear"`
+	Without      []string `json:"without"` // terms held at 0, by name
+	HeldOutFolds int      `json:"held_out_folds"`
+}
+
+// Options are the AnalyzeOptions that fit the same way.
+func (m *FitMethod) Options() (AnalyzeOptions, error) {
+	o := AnalyzeOptions{HeldOutK: m.HeldOutFolds, Window: m.Window, Relative: m.Relative, NoTrim: m.NoTrim, Linear: m.Linear}
+	for _, name := range m.Without {
+		t, err := ParseTerm(name)
+		if err != nil {
+			return o, fmt.Errorf("method.without: %w", err)
+		}
+		o.Without[t] = true
+	}
+	return o, nil
 }
 
 // KVCapacity is the KV-cache capacity the engine reported or a run
@@ -187,6 +214,17 @@ func (p *Profile) Validate() error {
 		}
 		if t.Slots < 0 {
 			add("traces[%d].slots = %d, must be >= 0", i, t.Slots)
+		}
+	}
+	if m := p.Method; m != nil {
+		if m.Window < 1 {
+			add("method.window = %d, must be >= 1", m.Window)
+		}
+		if m.HeldOutFolds < 2 {
+			add("method.held_out_folds = %d, must be >= 2", m.HeldOutFolds)
+		}
+		if _, err := m.Options(); err != nil {
+			add("%v", err)
 		}
 	}
 	for i, l := range p.Lineage {

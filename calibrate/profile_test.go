@@ -114,6 +114,9 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"negative admission delay", `"delay_s": 0.004`, `"delay_s": -0.004`, `admission: delay_s`},
 		{"admission without probes", `"n": 14`, `"n": 0`, `admission: delay_s`},
 		{"trailing data", "}\n", "}\n{}", `trailing data`},
+		{"method window", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 0, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4},`, `method.window = 0`},
+		{"method folds", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 1},`, `method.held_out_folds = 1`},
+		{"method term", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": ["cz"], "held_out_folds": 4},`, `method.without: `},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

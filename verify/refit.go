@@ -163,8 +163,15 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	}
 	ao := ro.Analyze
 	if ao == (calibrate.AnalyzeOptions{}) {
-		ao.Relative = true
-		if n := countMeasured(runs); n < 4 {
+		// The parent's method, else calibrate's defaults.
+		ao.Relative, ao.HeldOutK = true, 4
+		if m := parent.Method; m != nil {
+			var err error
+			if ao, err = m.Options(); err != nil {
+				return rr, err
+			}
+		}
+		if n := countMeasured(runs); n < ao.HeldOutK {
 			ao.HeldOutK = max(n, 2) // hold out at least one whole run
 		}
 	}

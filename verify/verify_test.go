@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -311,11 +312,16 @@ func TestParseTemplate(t *testing.T) {
 // each of its repeats.
 func TestRefitFoldsVerificationRuns(t *testing.T) {
 	for _, repeat := range []int{1, 2} {
-		t.Run(fmt.Sprintf("repeat-%d", repeat), func(t *testing.T) { testRefit(t, repeat) })
+		t.Run(fmt.Sprintf("repeat-%d", repeat), func(t *testing.T) { testRefit(t, repeat, nil) })
 	}
+	// A parent fitted another way than calibrate's defaults is refitted
+	// that way: the same model form, terms held at 0, window and folds.
+	t.Run("parent-method", func(t *testing.T) {
+		testRefit(t, 1, &calibrate.FitMethod{Window: 1, Relative: true, Linear: true, Without: []string{"ca"}, HeldOutFolds: 2})
+	})
 }
 
-func testRefit(t *testing.T, repeat int) {
+func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 	dir := t.TempDir()
 	// One request at a time (the stub does not batch, so overlapping
 	// streams make no steps), tokens 8 ms apart: twice the H100 profile's
@@ -335,6 +341,12 @@ func testRefit(t *testing.T, repeat int) {
 	prof, err := calibrate.LoadProfile(parent)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if method != nil {
+		prof.Method = method
+		if err := prof.Save(parent); err != nil {
+			t.Fatal(err)
+		}
 	}
 	refit := filepath.Join(dir, "refit.json")
 	res, err := Run(context.Background(), Options{
@@ -385,6 +397,23 @@ func testRefit(t *testing.T, repeat int) {
 	}
 	if len(rr.MetricErrorAfter) == 0 {
 		t.Error("no metric error after the refit")
+	}
+	want := &calibrate.FitMethod{Window: 8, Relative: true, Without: []string{}, HeldOutFolds: min(2*repeat, 4)} // one fold per run, up to 4
+	if method != nil {
+		want = method
+	}
+	if !reflect.DeepEqual(np.Method, want) {
+		t.Errorf("refit's method %+v, want %+v", np.Method, want)
+	}
+	if method != nil {
+		if st := np.Step.Ca.Status; st != calibrate.StatusOff {
+			t.Errorf("ca status %q, want off as the parent's method holds it", st)
+		}
+		for _, d := range np.Step.Dense {
+			if d.Status != calibrate.StatusOff {
+				t.Errorf("dense point at %g tokens has status %q: want the linear form, every point off", d.Tokens, d.Status)
+			}
+		}
 	}
 	// At the speed the stub decoded at, the parent's TPOT is right.
 	if b, a := rr.MetricErrorBefore["tpot_mean_s"], rr.MetricErrorAtSpeed["tpot_mean_s"]; !(b > 0.3) || !(a < 0.1) {
