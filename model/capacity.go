@@ -182,7 +182,7 @@ func ComputeCapacity(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
 		KVBytesPerTokenPerDevice: a.KVBytesPerTokenPerDevice(m.KVPrecision, m.TensorParallel),
 		UsableBytesPerDevice:     h.MemoryBytes * m.GPUMemoryUtilization,
 		ActivationReserveBytes:   reserve,
-		BlocksPerMaxLenSeq:       (m.MaxModelLen + m.BlockSize - 1) / m.BlockSize,
+		BlocksPerMaxLenSeq:       (m.MaxModelLen-1)/m.BlockSize + 1, // ceil, without overflow near MaxInt
 		Config:                   m,
 	}
 	c.KVBytesPerToken = c.KVBytesPerTokenPerDevice * tp
@@ -193,7 +193,14 @@ func ComputeCapacity(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
 			gb(c.WeightBytesPerDevice+reserve), gb(c.UsableBytesPerDevice), m.GPUMemoryUtilization, gb(h.MemoryBytes))
 	}
 	blockBytes := c.KVBytesPerTokenPerDevice * float64(m.BlockSize)
-	c.KVBlocks = int(math.Floor(c.KVBudgetBytes / blockBytes))
+	blocks := math.Floor(c.KVBudgetBytes / blockBytes)
+	// A block count past int32 (the simulator's block index), or a token
+	// count past int64, is no device's: converting it would wrap round.
+	if blocks > math.MaxInt32 || blocks*float64(m.BlockSize) >= math.MaxInt64 {
+		return c, fmt.Errorf("model: %s on %s (TP=%d): KV cache of %s per device holds %.3g blocks of %d tokens, more than can be counted (at most %d blocks, %d tokens); check the hardware's memory_bytes (%g)",
+			a.Name, h.Name, m.TensorParallel, gb(c.KVBudgetBytes), blocks, m.BlockSize, math.MaxInt32, math.MaxInt64, h.MemoryBytes)
+	}
+	c.KVBlocks = int(blocks)
 	c.MaxTokens = c.KVBlocks * m.BlockSize
 	c.MaxConcurrentAtMaxLen = c.KVBlocks / c.BlocksPerMaxLenSeq
 	if c.KVBlocks < c.BlocksPerMaxLenSeq {
@@ -204,5 +211,11 @@ func ComputeCapacity(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
 	return c, nil
 }
 
-// gb formats bytes as decimal gigabytes.
-func gb(b float64) string { return fmt.Sprintf("%.2f GB", b/1e9) }
+// gb formats bytes as decimal gigabytes; past a petabyte in exponent form,
+// which a mistyped memory figure reaches, rather than hundreds of digits.
+func gb(b float64) string {
+	if math.Abs(b) >= 1e15 {
+		return fmt.Sprintf("%.3g GB", b/1e9)
+	}
+	return fmt.Sprintf("%.2f GB", b/1e9)
+}
