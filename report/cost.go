@@ -42,15 +42,18 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			perReq := float64(s.InputTokens+s.OutputTokens) / float64(s.Completed)
 			conc = fmt.Sprintf("%.0f", math.Floor(float64(s.KV.TotalBlocks*r.BlockSize)/perReq))
 		}
-		perDev := math.NaN()
-		if d := devicesOf(r); d > 0 {
-			perDev = s.OutputTokPerSec / float64(d)
-		}
 		m := r.Metrics
+		perDev, busy := math.NaN(), math.NaN()
+		if d := devicesOf(r); d > 0 {
+			perDev = m.OutTokPerSec / float64(d)
+		}
+		if s.Makespan > 0 {
+			busy = s.Utilization
+		}
 		t.Rows = append(t.Rows, []string{r.Name, fmtUSD(c.HardwareUSD), energy, fmtUSD(c.TotalUSD),
 			fmtUSD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens), fmtUSD(m.USDPerMOutBilled),
 			fmt.Sprint(s.KV.TotalBlocks), fmtPct(s.KV.MeanUtil) + " / " + fmtPct(s.KV.MaxUtil), conc,
-			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(s.Utilization), "— (needs a sweep)"})
+			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(busy), "— (needs a sweep)"})
 		if known(m.USDPerMOutEst) {
 			priced = append(priced, r)
 		}

@@ -316,6 +316,11 @@ func resultRun(res *plan.Result) *Run {
 	if s.Makespan > 0 && s.DeviceSeconds > 0 {
 		m.Devices = int(math.Round(s.DeviceSeconds / s.Makespan))
 	}
+	// No time elapsed (nothing arrived, or all was refused on arrival):
+	// the simulator's 0 per second is no measured rate.
+	if !(s.Makespan > 0) {
+		m.ReqPerSec, m.OutTokPerSec = math.NaN(), math.NaN()
+	}
 	if s.OutputTokens > 0 {
 		m.USDPerMOutEst = c.PerMOutputUSD
 		if c.HasBilled {
