@@ -190,6 +190,11 @@ func fmtRel(r float64) string {
 		return "—"
 	case math.IsInf(r, 0):
 		return "new"
+	case math.Abs(100*r) >= hugeCell:
+		if r > 0 {
+			return "+" + hundredfold(r) + "%"
+		}
+		return hundredfold(r) + "%"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*r)
 }

@@ -176,5 +176,5 @@ func optPct(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%+.1f%%", 100**v)
+	return fmtRel(*v)
 }
