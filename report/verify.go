@@ -51,7 +51,11 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			if r.MeasuredMin != nil && r.MeasuredMax != nil { // the mean of several runs, and their range
 				meas += fmt.Sprintf(" (%s–%s, %d runs)", optF(r.MeasuredMin), optF(r.MeasuredMax), len(c.Repeats))
 			}
-			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), meas, optPct(r.RelError), tol, verdict})
+			rel := optPct(r.RelError)
+			if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
+				rel = "∞" // predicted against a measured 0: measured, and infinitely off
+			}
+			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), meas, rel, tol, verdict})
 			tab.Marked = append(tab.Marked, bad)
 		}
 	}
