@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -89,8 +90,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		}
 		meas, err1 := TraceRun(c.Trace, traces.SLO{})
 		simd, err2 := TraceRun(c.SimTrace, traces.SLO{})
-		if err1 != nil || err2 != nil {
-			blocks = append(blocks, &Text{Text: fmt.Sprintf("#%d: CDFs not drawn: %v %v", c.Rank, err1, err2)})
+		if err := errors.Join(err1, err2); err != nil { // only the trace(s) that failed
+			blocks = append(blocks, &Text{Text: fmt.Sprintf("#%d: CDFs not drawn: %v", c.Rank, err)})
 			continue
 		}
 		meas.Name, simd.Name = "measured", "simulated"
