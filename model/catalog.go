@@ -168,7 +168,8 @@ type hardwareEntry struct {
 // An entry whose name matches an existing one (case-insensitively) is
 // merged onto it field by field: keys present in the file replace, absent
 // keys keep their values; derived fields such as params are not
-// recomputed. A new architecture may leave out head_dim (hidden/heads),
+// recomputed. A new hardware entry gives every hardware key. A new
+// architecture may leave out head_dim (hidden/heads),
 // kv_heads (heads), params and active_params (from EstimateParams; for
 // MoE, the one not given is scaled from the one given by the shape's ratio
 // of total to active). Every resulting entry is validated.
@@ -224,6 +225,11 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		h, exists := next.hardware[key(*e.Name)]
 		if !exists {
 			h = Hardware{Name: strings.TrimSpace(*e.Name)}
+			// A key left out would be 0: a device of 0 W, or free.
+			if miss := e.missing(); len(miss) > 0 {
+				return fmt.Errorf("model: catalog %s: hardware %s: missing required key %s (a new hardware entry gives every key: %s)",
+					source, h.Name, strings.Join(miss, ", "), tomlKeys(hardwareEntry{}))
+			}
 		}
 		h = h.clone()
 		if err := e.apply(&h); err != nil {
@@ -287,6 +293,23 @@ func fillArchDefaults(a *Arch, e archEntry) {
 	case e.Params == nil:
 		a.Params = total
 	}
+}
+
+// missing lists the keys a new hardware entry leaves out.
+func (e hardwareEntry) missing() []string {
+	var miss []string
+	for _, k := range []struct {
+		name  string
+		given bool
+	}{
+		{"memory_bytes", e.MemoryBytes != nil}, {"bandwidth_bytes_per_sec", e.BandwidthBytesPerSec != nil}, {"flops", len(e.FLOPS) > 0},
+		{"tdp_watts", e.TDPWatts != nil}, {"idle_watts", e.IdleWatts != nil}, {"price_per_hour", e.PricePerHour != nil},
+	} {
+		if !k.given {
+			miss = append(miss, k.name)
+		}
+	}
+	return miss
 }
 
 func (e hardwareEntry) apply(h *Hardware) error {
