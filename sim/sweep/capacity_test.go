@@ -207,3 +207,23 @@ func TestCapacitySearchCutByMaxProbesIsNoted(t *testing.T) {
 		t.Fatalf("outcome %s, note %q; want ok with a note that max_probes cut the search", row.Outcome, row.Note)
 	}
 }
+
+// A TPOT limit holds when no request has the two output tokens TPOT needs
+// (max_new_tokens = 1): nothing breaks it, as the simulator's TPOT
+// distribution is empty.
+func TestTPOTLimitWithoutTPOTRequestsHolds(t *testing.T) {
+	ev, _ := evaluatorFor(t, `base = "base.toml"`+"\n[model]\nmax_new_tokens = 1\n[slo]\ntpot_p99_ms = 40\n")
+	if ev.nTPOT != 0 {
+		t.Fatalf("%d requests with ≥ 2 output tokens, want 0", ev.nTPOT)
+	}
+	for _, abort := range []bool{false, true} {
+		clear(ev.cache)
+		p, err := ev.run(context.Background(), 0.25, abort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.ok || !p.complete() || p.sum.TPOT.N != 0 {
+			t.Errorf("abort %v: ok %v complete %v, want the SLO to hold with no TPOT measured", abort, p.ok, p.complete())
+		}
+	}
+}
