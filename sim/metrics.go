@@ -49,7 +49,8 @@ type Summary struct {
 
 // Dist summarises one latency in seconds. Percentiles are nearest-rank.
 // Up to 1<<20 values they are exact; beyond, values go to a log histogram
-// whose percentiles are within 0.5% relative error (Max and Mean stay exact).
+// whose percentiles are within 0.5% relative error and never beyond the
+// smallest or largest value (Max and Mean stay exact).
 type Dist struct {
 	N                        int64
 	Mean, P50, P90, P99, Max float64
@@ -284,8 +285,9 @@ type sketch struct {
 	hist      []int64 // nil while exact
 	zeros     int64   // values ≤ 0 once in histogram mode
 	n         int64
-	sum, max  float64
-	exactHigh int // for tests; 0 = exactLimit
+	sum       float64
+	min, max  float64 // percentiles stay within them
+	exactHigh int     // for tests; 0 = exactLimit
 }
 
 const (
@@ -301,6 +303,9 @@ func (s *sketch) add(v float64) {
 	s.sum += v
 	if s.n == 1 || v > s.max {
 		s.max = v
+	}
+	if s.n == 1 || v < s.min {
+		s.min = v
 	}
 	if s.hist == nil {
 		s.vals = append(s.vals, v)
@@ -328,6 +333,9 @@ func (s *sketch) merge(o *sketch) {
 	}
 	if s.n == 0 || o.max > s.max {
 		s.max = o.max
+	}
+	if s.n == 0 || o.min < s.min {
+		s.min = o.min
 	}
 	s.n += o.n
 	s.sum += o.sum
@@ -425,9 +433,10 @@ func (s *sketch) quantile(p float64) float64 {
 		nthSmallest(s.vals, int(rank-1))
 		return s.vals[rank-1]
 	}
+	// A bucket's midpoint may lie beyond the values seen: keep it within.
 	c := s.zeros
 	if rank <= c {
-		return 0
+		return min(max(0, s.min), s.max)
 	}
 	g := math.Exp(sketchLogGamma)
 	for i, h := range s.hist {
@@ -436,7 +445,7 @@ func (s *sketch) quantile(p float64) float64 {
 			// bucket i holds (γ^(i-1-off), γ^(i-off)]; its midpoint in
 			// relative terms is within α of every value in it.
 			v := 2 * math.Pow(g, float64(i-histOffset)) / (g + 1)
-			return min(v, s.max)
+			return min(max(v, s.min), s.max)
 		}
 	}
 	return s.max

@@ -67,3 +67,34 @@ func TestSketchDistNearestRank(t *testing.T) {
 		}
 	}
 }
+
+// In histogram mode a percentile is its bucket's midpoint, which can lie
+// below the smallest value seen: it is kept within [min, max], merged
+// sketches included.
+func TestSketchHistogramPercentilesWithinMinMax(t *testing.T) {
+	g := (1 + sketchAlpha) / (1 - sketchAlpha)
+	top := math.Pow(g, 100) * 0.9999 // just below a bucket's upper edge
+	for _, vals := range [][]float64{{top, top, top}, {top, top * 1.0001, top * 1.0002, top * 1.0003}} {
+		s := sketch{exactHigh: 1}
+		var a, b sketch
+		a.exactHigh, b.exactHigh = 1, 1
+		for i, v := range vals {
+			s.add(v)
+			if i%2 == 0 {
+				a.add(v)
+			} else {
+				b.add(v)
+			}
+		}
+		a.merge(&b)
+		lo, hi := slices.Min(vals), slices.Max(vals)
+		for name, d := range map[string]Dist{"sketch": s.dist(), "merged": a.dist()} {
+			for _, p := range []float64{d.P50, d.P90, d.P99} {
+				if p < lo || p > hi {
+					t.Errorf("%s of %v: P50/P90/P99 %v/%v/%v outside [%v, %v]", name, vals, d.P50, d.P90, d.P99, lo, hi)
+					break
+				}
+			}
+		}
+	}
+}
