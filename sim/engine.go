@@ -508,11 +508,17 @@ func (e *engine) hasPrefill() bool {
 }
 
 // advance moves the clock by sec seconds, keeping the sub-ns remainder.
-func (e *engine) advance(sec float64) {
+// A time past the int64 ns clock is an error: it would wrap round to a
+// negative time.
+func (e *engine) advance(sec float64) error {
 	x := e.frac + sec*1e9
 	n := math.Round(x)
+	if !(n < float64(math.MaxInt64-e.now)) {
+		return fmt.Errorf("sim: %.6g s of steps from t=%d ns end past the simulator's clock (int64 ns, about 292 years)", sec, e.now)
+	}
 	e.now += int64(n)
 	e.frac = x - n
+	return nil
 }
 
 // execStep runs the batch the policy formed: one engine iteration.
@@ -548,7 +554,9 @@ func (e *engine) execStep() error {
 		e.log.step(e, b, dt)
 	}
 	e.m.kvAt(e.now, e.bm.used())
-	e.advance(dt)
+	if err := e.advance(dt); err != nil {
+		return err
+	}
 	e.m.addBusy(e.now, dt)
 	e.m.steps++
 	e.g++
@@ -624,7 +632,9 @@ func (e *engine) jump(k int64) error {
 	}
 	e.m.kvAt(e.now, u0)
 	t0 := e.now
-	e.advance(T)
+	if err := e.advance(T); err != nil {
+		return err
+	}
 	e.m.kvRamp(t0, e.now, u0, e.bm.used())
 	e.m.addBusy(e.now, T)
 	e.m.steps += k

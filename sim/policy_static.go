@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // static covers serial, fixed and token_budget: one batch at a time, formed
 // when the device is idle, that prefills all members in one step and
@@ -63,6 +66,9 @@ func (p *static) schedule(e *engine) (int64, error) {
 	take, full := p.take(e)
 	oldest := e.waiting.front().arrival
 	if !full && e.now-oldest < p.maxWait {
+		if oldest > math.MaxInt64-p.maxWait {
+			return -1, fmt.Errorf("sim: request %d arrives at %d ns: max_wait_ms after it ends past the simulator's clock (int64 ns, about 292 years)", e.waiting.front().idx, oldest)
+		}
 		return oldest + p.maxWait, nil
 	}
 	e.batchNo++

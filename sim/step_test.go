@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -267,6 +268,28 @@ func TestSlotCachePrefillRounds(t *testing.T) {
 		cells := c.cells[slot]
 		if len(cells) != 600 || cells[0] != want[0][0] || cells[511] != want[0][1] || cells[512] != want[1][0] || cells[599] != want[1][1] {
 			t.Errorf("slot %d: %d cells, runs %d-%d and %d-%d; want 600 in %v", slot, len(cells), cells[0], cells[511], cells[512], cells[599], want)
+		}
+	}
+}
+
+// A run whose clock would pass int64 nanoseconds fails saying so; it wrapped
+// round and wrote negative token times.
+func TestClockOverflowIsAnError(t *testing.T) {
+	for _, pol := range []PolicyConfig{policy(t, Continuous), {Name: Fixed, BatchSize: 2, MaxWaitMs: 50}} {
+		for _, noSkip := range []bool{false, true} {
+			cfg := DefaultConfig()
+			cfg.Policy, cfg.Step, cfg.TotalBlocks, cfg.NoSkip = pol, testTimer, 100, noSkip
+			r := req("late", 0, 10, 50)
+			r.Arrival = math.MaxInt64 - 1e6
+			_, w, err := run(t, cfg, []*traces.Request{req("early", 0, 10, 5), r})
+			if err == nil || !strings.Contains(err.Error(), "past the simulator's clock") {
+				t.Errorf("%s noSkip=%v: err = %v, want the clock named", pol.Name, noSkip, err)
+			}
+			for _, row := range w.rows {
+				if row.FirstToken < traces.Missing || row.LastToken < traces.Missing {
+					t.Errorf("%s noSkip=%v: row %s has token times %d, %d", pol.Name, noSkip, row.ID, row.FirstToken, row.LastToken)
+				}
+			}
 		}
 	}
 }
