@@ -21,7 +21,7 @@ type Trace struct {
 	Name   string // where it came from, for messages and metadata
 	Meta   traces.Meta
 	Reqs   []traces.Request // input columns only, in arrival order
-	SHA256 string           // hex sha256 over the input columns of every request
+	SHA256 string           // hex sha256 over what the simulator reads: every request's input columns, and Meta.BlockSize
 	// Span is the first-to-last arrival time in seconds; Rate, requests
 	// over Span, is the trace's arrival rate at scale 1 (NaN when Span is 0).
 	Span, Rate float64
@@ -63,6 +63,9 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		if q.Warmup {
 			flags |= 1
 		}
+		if q.SourceFailed { // the simulator rejects it
+			flags |= 2
+		}
 		put(flags)
 		put(uint64(len(q.PrefixHashes)))
 		for _, x := range q.PrefixHashes {
@@ -71,6 +74,10 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
+	}
+	// The tokens a prefix hash covers decide which KV blocks are shared.
+	if bs := t.Meta.BlockSize; bs > 0 {
+		put(uint64(bs))
 	}
 	if t.nAll == 0 {
 		return nil, fmt.Errorf("%s: no requests to simulate", name)

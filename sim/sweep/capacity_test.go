@@ -2,12 +2,14 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/traces"
 )
 
 func evaluatorFor(t *testing.T, body string) (*evaluator, *Expansion) {
@@ -225,5 +227,66 @@ func TestTPOTLimitWithoutTPOTRequestsHolds(t *testing.T) {
 		if !p.ok || !p.complete() || p.sum.TPOT.N != 0 {
 			t.Errorf("abort %v: ok %v complete %v, want the SLO to hold with no TPOT measured", abort, p.ok, p.complete())
 		}
+	}
+}
+
+// rowsReader streams requests from memory.
+type rowsReader struct {
+	reqs []traces.Request
+	meta traces.Meta
+	i    int
+}
+
+func (r *rowsReader) Meta() traces.Meta   { return r.meta }
+func (r *rowsReader) Next() bool          { r.i++; return r.i <= len(r.reqs) }
+func (r *rowsReader) At() *traces.Request { return &r.reqs[r.i-1] }
+func (r *rowsReader) Err() error          { return nil }
+func (r *rowsReader) Close() error        { return nil }
+
+// A row the source trace marks failed is rejected by the simulator, so a
+// trace that differs only there gives other results: its checksum, which
+// merge compares, differs too.
+func TestTraceChecksumCoversSourceFailed(t *testing.T) {
+	rows := func(failed bool) []traces.Request {
+		var out []traces.Request
+		for i := range 3 {
+			var r traces.Request
+			r.Reset()
+			r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = fmt.Sprint(i), int64(i)*1e9, 100, 10
+			r.SourceFailed = failed && i == 1
+			out = append(out, r)
+		}
+		return out
+	}
+	a, err := LoadTrace("a", &rowsReader{reqs: rows(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadTrace("b", &rowsReader{reqs: rows(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SHA256 == b.SHA256 {
+		t.Errorf("a trace with a failed source row has the checksum of one without: %s", a.SHA256)
+	}
+}
+
+// The tokens one prefix hash covers (the trace's block_size) decide which
+// KV blocks requests share, so they are part of the checksum.
+func TestTraceChecksumCoversHashBlockSize(t *testing.T) {
+	var r traces.Request
+	r.Reset()
+	r.ID, r.PromptTokens, r.OutputTokens, r.PrefixHashes = "0", 100, 10, []uint64{1, 2}
+	sums := map[string]int{}
+	for _, bs := range []int{0, 16, 512} {
+		rd := &rowsReader{reqs: []traces.Request{r}, meta: traces.Meta{BlockSize: bs}}
+		tr, err := LoadTrace("t", rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev, dup := sums[tr.SHA256]; dup {
+			t.Errorf("block_size %d and %d give the same checksum", prev, bs)
+		}
+		sums[tr.SHA256] = bs
 	}
 }
