@@ -157,16 +157,25 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	m.SpecName, m.Spec, m.SpecSHA256 = get("spec_name"), get("spec"), get("spec_sha256")
 	m.TraceName, m.TraceSHA256, m.Settings = get("trace_name"), get("trace_sha256"), get("settings")
 	var err error
-	if m.TraceRequests, err = strconv.Atoi(get("trace_requests")); err != nil {
+	if m.TraceRequests, err = count(get("trace_requests")); err != nil {
 		return m, fmt.Errorf("metadata trace_requests: %w", err)
 	}
-	if m.TotalConfigs, err = strconv.Atoi(get("total_configs")); err != nil {
+	if m.TotalConfigs, err = count(get("total_configs")); err != nil {
 		return m, fmt.Errorf("metadata total_configs: %w", err)
 	}
 	if m.Shard, err = ParseShard(get("shard")); err != nil {
 		return m, fmt.Errorf("metadata shard: %w", err)
 	}
 	return m, nil
+}
+
+// count parses a count of the metadata, which cannot be negative.
+func count(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err == nil && n < 0 {
+		err = fmt.Errorf("%d: want a count ≥ 0", n)
+	}
+	return n, err
 }
 
 // column maps one Row field to one Arrow column.

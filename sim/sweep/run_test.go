@@ -300,3 +300,24 @@ replicas = [1, 2]
 		t.Errorf("device-seconds %g (1 replica at %g×), %g (2 at %g×), arrivals span %g s", one.DeviceSeconds, one.Scale, two.DeviceSeconds, two.Scale, span)
 	}
 }
+
+// A results file whose metadata holds a negative count is refused naming
+// the key; merging it panicked allocating the configs it covers.
+func TestNegativeCountInMetadataIsRefused(t *testing.T) {
+	for _, key := range []string{"total_configs", "trace_requests"} {
+		path := filepath.Join(t.TempDir(), "r.parquet")
+		m := Meta{Shard: Shard{0, 1}, TotalConfigs: 1, TraceRequests: 1}
+		if key == "total_configs" {
+			m.TotalConfigs = -1
+		} else {
+			m.TraceRequests = -1
+		}
+		if err := WriteFile(path, &Results{Meta: m}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := MergeFiles([]string{path})
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s = -1: err = %v, want it named with the file", key, err)
+		}
+	}
+}
