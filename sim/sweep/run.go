@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -357,7 +358,8 @@ func Candidates(res *Results, n int) *CandidateFile {
 	return cf
 }
 
-// Top returns up to n ranked rows by rank (n ≤ 0: all of them).
+// Top returns up to n ranked rows by rank (n ≤ 0: all of them). Rows read
+// from a file need not hold every rank (a filtered file skips some).
 func Top(rows []Row, n int) []*Row {
 	var out []*Row
 	for i := range rows {
@@ -365,15 +367,11 @@ func Top(rows []Row, n int) []*Row {
 			out = append(out, &rows[i])
 		}
 	}
-	// ranks are 1..k, so place by rank
-	byRank := make([]*Row, len(out))
-	for _, r := range out {
-		byRank[r.Rank-1] = r
+	slices.SortStableFunc(out, func(a, b *Row) int { return cmp.Compare(a.Rank, b.Rank) })
+	if n > 0 && len(out) > n {
+		out = out[:n]
 	}
-	if n > 0 && len(byRank) > n {
-		byRank = byRank[:n]
-	}
-	return byRank
+	return out
 }
 
 // WriteCandidates writes the n best configs as JSON at path, atomically.

@@ -321,3 +321,17 @@ func TestNegativeCountInMetadataIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Top orders the ranked rows by rank whatever ranks they hold: rows read
+// from a file that left some configs out skip ranks, and placing each row
+// at its rank panicked.
+func TestTopWithRanksMissing(t *testing.T) {
+	rows := []Row{{Index: 0, Rank: 7}, {Index: 1}, {Index: 2, Rank: 3}, {Index: 3, Rank: 5}}
+	got := Top(rows, 2)
+	if len(got) != 2 || got[0].Index != 2 || got[1].Index != 3 {
+		t.Fatalf("Top(2) = %v, want the rows of ranks 3 and 5", got)
+	}
+	if all := Top(rows, 0); len(all) != 3 || all[2].Rank != 7 {
+		t.Fatalf("Top(0) = %v, want 3 rows ending with rank 7", all)
+	}
+}
