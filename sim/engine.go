@@ -71,10 +71,15 @@ func notRunRest(err error, out *rowOrder, engines []*engine, a *arrivals) error 
 	}
 }
 
+// NotRunPrefix starts the Error of a row the run stopped before serving
+// (after an OOMError), as "rejected: " starts that of a request that could
+// never run.
+const NotRunPrefix = "not run: "
+
 // notRunReason is the Error of a row that the run stopped by cause did not
 // serve.
 func notRunReason(cause error) string {
-	return "not run: " + strings.TrimPrefix(cause.Error(), "sim: ")
+	return NotRunPrefix + strings.TrimPrefix(cause.Error(), "sim: ")
 }
 
 // writeInFlight writes a row marked not run for every request the engines

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -181,13 +182,20 @@ func (c *sloCounter) Write(r *traces.Request) error {
 		return nil
 	}
 	if r.Error != "" || r.LastToken == traces.Missing {
+		// A row an OOM left unserved breaks every limit too, but says
+		// nothing about other loads: only rejections do.
+		rejected := !strings.HasPrefix(r.Error, sim.NotRunPrefix)
 		c.bad++
 		c.vTTFT++
 		c.vE2E++
-		c.rejected++
+		if rejected {
+			c.rejected++
+		}
 		if simOutput(r.OutputTokens, c.maxNew) >= 2 {
 			c.vTPOT++
-			c.rejTPOT++
+			if rejected {
+				c.rejTPOT++
+			}
 		}
 		return c.check()
 	}

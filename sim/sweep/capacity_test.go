@@ -290,3 +290,44 @@ func TestTraceChecksumCoversHashBlockSize(t *testing.T) {
 		sums[tr.SHA256] = bs
 	}
 }
+
+// A static batch that runs out of KV memory at a high load is no reason to
+// call the config infeasible: the requests that OOM left unserved are not
+// rejections, and a lower load (smaller batches) fits. The search brackets
+// the capacity below the load that ran out of memory.
+func TestOOMIsNotInfeasible(t *testing.T) {
+	ev, _ := evaluatorFor(t, `base = "base.toml"
+[model]
+max_new_tokens = 4096
+[device]
+max_model_len = 32768
+[batch]
+strategy = "fixed"
+batch_size = 4096
+max_wait_ms = 50
+[slo]
+ttft_p99_ms = 1e9
+`)
+	for _, abort := range []bool{false, true} {
+		clear(ev.cache)
+		hi, err := ev.run(context.Background(), ev.spec.Search.MaxScale, abort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !abort && hi.oom == "" {
+			t.Fatalf("no OOM at scale %g: the test needs one", ev.spec.Search.MaxScale)
+		}
+		if hi.ok || hi.hopeless != 0 {
+			t.Errorf("abort %v: the OOM probe is ok %v and counts %d requests as never runnable", abort, hi.ok, hi.hopeless)
+		}
+	}
+	clear(ev.cache)
+	ev.probes = 0
+	best, _, err := ev.capacity(context.Background())
+	if err != nil || best == nil || !best.ok {
+		t.Fatalf("capacity: best %v, err %v; want a scale that meets the SLO", best, err)
+	}
+	if best.scale >= ev.spec.Search.MaxScale {
+		t.Errorf("capacity %g at the scale that ran out of memory", best.scale)
+	}
+}
