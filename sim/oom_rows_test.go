@@ -69,3 +69,27 @@ func TestStaticOOMWritesEveryRow(t *testing.T) {
 		}
 	}
 }
+
+// The OOM report counts as queued the requests that reached a busy engine
+// but not yet its scheduler (an admission delay), as well as those waiting
+// in its queue.
+func TestOOMQueuedCountsArrivingRequests(t *testing.T) {
+	tm := testTimer
+	tm.Admit = Admission{Delay: 0.05}
+	cfg := DefaultConfig()
+	cfg.Policy = PolicyConfig{Name: Fixed, BatchSize: 2}
+	cfg.Step, cfg.TotalBlocks = tm, 10
+	// A runs alone (0–64 ms); B and C reach the scheduler at 51 and 52 ms
+	// and form a batch that does not fit when A ends; D, at 60 ms, reaches
+	// the scheduler only at 110 ms.
+	_, _, err := run(t, cfg, []*traces.Request{
+		req("A", 0, 10, 5), req("B", 1, 100, 20), req("C", 2, 100, 20), req("D", 60, 10, 2),
+	})
+	var oom *OOMError
+	if !errors.As(err, &oom) {
+		t.Fatalf("err = %v, want *OOMError", err)
+	}
+	if r := oom.Report; r.BatchSize != 2 || r.Queued != 1 {
+		t.Errorf("batch of %d with %d queued, want 2 with D queued", r.BatchSize, r.Queued)
+	}
+}

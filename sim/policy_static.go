@@ -87,7 +87,7 @@ func (p *static) schedule(e *engine) (int64, error) {
 			e.oom = &OOMReport{
 				Batch: e.batchNo, Time: float64(e.now) / 1e9, BatchSize: take, BatchTokens: tokens,
 				BlocksNeeded: blocks, FreeBlocks: free0, TotalBlocks: e.cfg.TotalBlocks,
-				Queued: e.waiting.len() - (take - i),
+				Queued: e.waiting.len() - (take - i) + e.arriving.len(),
 			}
 			return -1, &OOMError{Report: *e.oom}
 		}
@@ -114,7 +114,7 @@ type OOMReport struct {
 	BlocksNeeded int64   // Σ blocks reserved for the batch, before prefix sharing
 	FreeBlocks   int     // free blocks when the batch formed
 	TotalBlocks  int
-	Queued       int // requests still waiting besides the batch
+	Queued       int // requests still waiting besides the batch, those on their way to the scheduler included
 }
 
 // OOMError ends a run whose static batch ran out of KV memory.
