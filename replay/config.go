@@ -181,7 +181,9 @@ func (c *Config) Validate() error {
 	if o := c.Text.Overhead; !c.Text.IsZero() && (math.IsNaN(o) || math.IsInf(o, 0)) {
 		bad("Text", "Overhead must be a finite number, got %v", o)
 	}
-	if p := c.Text.Prefix; !(p >= 0 && p < 1e6) || (!c.Text.IsZero() && p > c.Text.Overhead) {
+	// Prefix 0 is "unknown", whatever the overhead: a calibrated overhead
+	// can come out below 0 (no BOS, a template that merges tokens).
+	if p := c.Text.Prefix; !(p >= 0 && p < 1e6) || (!c.Text.IsZero() && p > 0 && p > c.Text.Overhead) {
 		bad("Text", "Prefix must be in [0, Overhead], got %v (Overhead %v)", p, c.Text.Overhead)
 	}
 	if c.SLO.TTFT < 0 || c.SLO.TPOT < 0 || c.SLO.E2E < 0 {
