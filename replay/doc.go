@@ -104,11 +104,12 @@
 // them to PartialPath(out), an Arrow IPC stream (hard link to the writer's
 // temporary file), so kill -9 loses at most the last flush interval of
 // completed rows; read the leftover with traces.OpenTolerant, which drops
-// a cut-off final message. On completion (or interruption through ctx)
-// Record rewrites the rows in input order to out, in out's format,
-// atomically, and removes the partial file. The API key lives only in the
-// client's memory and the Authorization header; errors and raw bodies
-// (Config.SaveRaw) are scrubbed of it as well.
+// a cut-off final message (its metadata says replay.status=partial). On
+// completion (or interruption through ctx) Record rewrites the rows in
+// input order to out, in out's format, atomically, and removes the
+// partial file. The API key lives only in the client's memory and the
+// Authorization header; errors and raw bodies (Config.SaveRaw) are
+// scrubbed of it as well.
 //
 // # Ownership
 //

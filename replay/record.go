@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -137,7 +138,12 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	if _, err := os.Lstat(partial); err == nil {
 		return nil, fmt.Errorf("replay: %s", stalePartial(partial))
 	}
-	w, err := traces.Create(partial, meta)
+	// The partial stream is what a kill leaves behind: its rows must not
+	// read as a complete run.
+	pmeta := meta
+	pmeta.Extra = maps.Clone(meta.Extra)
+	pmeta.Extra["replay.status"] = "partial"
+	w, err := traces.Create(partial, pmeta)
 	if err != nil {
 		return nil, err
 	}
