@@ -218,7 +218,7 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		if err := decodeSettingsJSON(data, &f); err != nil {
-			return fmt.Errorf("settings %s: %w%s", path, err, keyHint(err.Error()))
+			return fmt.Errorf("settings %s: %w", path, err)
 		}
 	case ".toml":
 		md, err := toml.Decode(string(data), &f)
@@ -255,18 +255,18 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 		if err == nil || err == io.EOF {
 			return fmt.Errorf("want a JSON object, got %s", describeToken(t, err))
 		}
-		return err
+		return syntaxError(data, err)
 	}
 	seen := map[string]string{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return err
+			return syntaxError(data, err)
 		}
 		key, _ := t.(string) // the decoder only gives string keys inside an object
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("%q: %w", key, err)
+			return fmt.Errorf("%q: %w", key, syntaxError(data, err))
 		}
 		if prev, dup := seen[strings.ToLower(key)]; dup {
 			return fmt.Errorf("%q: given twice (also as %q)", key, prev)
@@ -285,7 +285,7 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 			var te *json.UnmarshalTypeError
 			switch {
 			case strings.HasPrefix(err.Error(), "json: unknown field"):
-				return err
+				return fmt.Errorf("%w%s", err, keyHint(err.Error()))
 			case errors.As(err, &te):
 				return fmt.Errorf("%q: want %s, got JSON %s", key, te.Type, te.Value)
 			}
@@ -293,7 +293,7 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return err
+		return syntaxError(data, err)
 	}
 	// Anything after the object would be silently dropped.
 	end := dec.InputOffset()
@@ -301,6 +301,21 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 		return fmt.Errorf("unexpected data after the settings object, which ends at byte %d", end)
 	}
 	return nil
+}
+
+// syntaxError gives a syntax error in the JSON file data its line and
+// column, which the decoder's errors lack (their offsets count from the
+// token or value being read, and a cut-off file is a bare EOF).
+func syntaxError(data []byte, err error) error {
+	var v any
+	var se *json.SyntaxError
+	if !errors.As(json.Unmarshal(data, &v), &se) {
+		return err
+	}
+	at := data[:min(max(se.Offset-1, 0), int64(len(data)))] // before the offending byte
+	line := 1 + bytes.Count(at, []byte("\n"))
+	col := len(at) - bytes.LastIndexByte(at, '\n')
+	return fmt.Errorf("line %d, column %d: %w", line, col, se)
 }
 
 // duplicateKey finds a key that a JSON object gives twice (regardless of
