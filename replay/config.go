@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -285,9 +287,17 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 			var te *json.UnmarshalTypeError
 			switch {
 			case strings.HasPrefix(err.Error(), "json: unknown field"):
+				// One inside text_model is named with its parent, as TOML names it.
+				if name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); uerr == nil && name != key {
+					err = fmt.Errorf("unknown key %q", key+"."+name)
+				}
 				return fmt.Errorf("%w%s", err, keyHint(err.Error()))
 			case errors.As(err, &te):
-				return fmt.Errorf("%q: want %s, got JSON %s", key, te.Type, te.Value)
+				field := key
+				if te.Field != "" { // the path to a key inside text_model
+					field = te.Field
+				}
+				return fmt.Errorf("%q: want %s, got JSON %s", field, settingType(te.Type), te.Value)
 			}
 			return fmt.Errorf("%q: %w", key, err)
 		}
@@ -301,6 +311,20 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 		return fmt.Errorf("unexpected data after the settings object, which ends at byte %d", end)
 	}
 	return nil
+}
+
+// settingType says what a setting of type t must be, in words where t is
+// one of this package's own.
+func settingType(t reflect.Type) string {
+	switch t {
+	case reflect.TypeFor[duration]():
+		return `a duration such as "30s"`
+	case reflect.TypeFor[salt]():
+		return "an integer ≥ 0"
+	case reflect.TypeFor[traces.SLO]():
+		return `limits such as "ttft=2s,tpot=50ms,e2e=30s"`
+	}
+	return t.String()
 }
 
 // syntaxError gives a syntax error in the JSON file data its line and

@@ -25,3 +25,22 @@ func TestJSONSettingsSyntaxErrorNamesLine(t *testing.T) {
 		}
 	}
 }
+
+// An error about a key inside text_model names that key with its parent,
+// and a value of the wrong type is told what it must be in words, not by
+// the name of an internal type.
+func TestJSONSettingsErrorNamesNestedKey(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{`{"text_model":{"tokens_per_byte":"x"}}`, `"text_model.tokens_per_byte": want float64, got JSON string`},
+		{`{"text_model":{"bogus":1}}`, `unknown key "text_model.bogus"`},
+		{`{"timeout":5}`, `"timeout": want a duration such as "30s", got JSON number`},
+		{`{"prompt_salt":-1}`, `"prompt_salt": want an integer ≥ 0, got JSON number -1`},
+		{`{"slo":{"ttft":"2s"}}`, `"slo": want limits such as "ttft=2s,tpot=50ms,e2e=30s", got JSON object`},
+	} {
+		cfg := DefaultConfig()
+		err := parseSettings([]byte(tc.data), "s.json", &cfg)
+		if err == nil || !strings.Contains(err.Error(), "settings s.json: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one naming s.json and %q", tc.data, err, tc.want)
+		}
+	}
+}
