@@ -41,3 +41,19 @@ func TestSummaryGoodput(t *testing.T) {
 		t.Errorf("goodput printed without an SLO:\n%s", b.String())
 	}
 }
+
+// A run that sent nothing (interrupted before its first send, or all
+// warm-up) measured no schedule lag: the summary says n/a, not a p99 of 0
+// that is within the limit.
+func TestPrintUnmeasuredLag(t *testing.T) {
+	var b strings.Builder
+	(&Summary{Run: 1, Warmup: 2, NotSent: 3, FailedByKind: map[string]int{}}).Print(&b)
+	if !strings.Contains(b.String(), "schedule lag n/a") || strings.Contains(b.String(), "lag p99") {
+		t.Errorf("nothing sent, summary:\n%s\nwant schedule lag n/a", b.String())
+	}
+	b.Reset()
+	(&Summary{Run: 1, Sent: 1, Lag: Latency{N: 1, P99: 2 * time.Millisecond, Max: 2 * time.Millisecond}, LagFlagged: true}).Print(&b)
+	if !strings.Contains(b.String(), "schedule lag p99 2ms, max 2ms (FLAGGED") {
+		t.Errorf("one send 2 ms late, summary:\n%s", b.String())
+	}
+}

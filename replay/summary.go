@@ -188,7 +188,11 @@ func (s *Summary) Print(w io.Writer) {
 	if s.LagFlagged {
 		flag = fmt.Sprintf("FLAGGED: over %v", LagLimit)
 	}
-	fmt.Fprintf(w, "  schedule lag p99 %v, max %v (%s)", round(s.Lag.P99), round(s.Lag.Max), flag)
+	if s.Lag.N == 0 { // nothing was sent: no lag was measured, not a lag of 0
+		fmt.Fprint(w, "  schedule lag n/a")
+	} else {
+		fmt.Fprintf(w, "  schedule lag p99 %v, max %v (%s)", round(s.Lag.P99), round(s.Lag.Max), flag)
+	}
 	if s.CapWaits > 0 {
 		fmt.Fprintf(w, "; %d sends waited for a concurrency slot", s.CapWaits)
 	}
