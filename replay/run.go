@@ -197,7 +197,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				select {
 				case sem <- struct{}{}:
 				default:
-					col.s.CapWaits++
+					if !j.req.Warmup { // like its lag, left out of the statistics
+						col.s.CapWaits++
+					}
 					select {
 					case sem <- struct{}{}:
 						// Its timeout runs from when it goes, not from when it was due.

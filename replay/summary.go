@@ -42,7 +42,7 @@ type Summary struct {
 	ITL        Latency
 	Lag        Latency // schedule lag: actual − scheduled send, every sent request
 	LagFlagged bool    // Lag.P99 > LagLimit
-	CapWaits   int     // open loop with a cap: sends that waited for a free slot
+	CapWaits   int     // open loop with a cap: sends that waited for a free slot (warm-up excluded)
 	// Goodput: the successes within every limit of SLO (Config.SLO; zero:
 	// not counted), and their requests and output tokens per second of Wall.
 	SLO                          traces.SLO
