@@ -354,18 +354,18 @@ func (p *Proxy) finish(ex *exchange) {
 	case ex.clientGone && !o.eof && (ex.upErr == nil || errors.Is(ex.upErr, context.Canceled)):
 		row.Error = "client disconnected"
 	case ex.upErr != nil:
-		row.Error = "upstream: " + clip(ex.upErr.Error())
+		row.Error = "upstream: " + ex.upErr.Error()
 	case o.status >= 300: // a redirect answers no completion either
 		row.Error = fmt.Sprintf("HTTP %d", o.status)
 		if o.errMsg != "" {
 			row.Error += ": " + o.errMsg
 		} else if o.location != "" {
-			row.Error += ": redirects to " + clip(o.location)
+			row.Error += ": redirects to " + o.location
 		}
 	case o.errMsg != "":
 		row.Error = "server error in the response: " + o.errMsg
 	case o.readErr != nil:
-		row.Error = "upstream body: " + clip(o.readErr.Error())
+		row.Error = "upstream body: " + o.readErr.Error()
 	case !o.eof:
 		row.Error = "response not read to the end"
 	case o.streamed && !o.sawDone:
@@ -374,6 +374,7 @@ func (p *Proxy) finish(ex *exchange) {
 	for _, sec := range ex.secrets { // a server may echo a wrong key back
 		row.Error = strings.ReplaceAll(row.Error, sec, "[redacted]")
 	}
+	row.Error = clip(row.Error) // after the masking, which a key cut short would escape
 	if o.finish != "" {
 		row.FinishReason = o.finish
 	}
@@ -732,7 +733,7 @@ func (t *tap) end() {
 	}
 	t.buf = nil
 	if o.status >= 400 {
-		o.errMsg = errorMessage(body)
+		o.errMsg = errorText(body)
 		return
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("data:")) || bytes.HasPrefix(bytes.TrimSpace(body), []byte(":")) {
