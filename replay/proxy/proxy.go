@@ -56,8 +56,11 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Upstream == "":
 		return errors.New("proxy: Upstream: required")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("proxy: Upstream %q: want http(s)://host[:port][/path]", c.Upstream)
+	case err != nil:
+		// The parse error would quote the URL, password and all.
+		return errors.New("proxy: Upstream does not parse: want http(s)://host[:port][/path]")
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("proxy: Upstream %q: want http(s)://host[:port][/path]", shownURL(u))
 	case c.Out == "":
 		return errors.New("proxy: Out: required")
 	case c.BlockSize <= 0:
@@ -73,6 +76,14 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("proxy: Out: %w", err)
 	}
 	return nil
+}
+
+// shownURL is u as it may be shown in the trace or an error: the password
+// masked and the query, which may hold a key, left out.
+func shownURL(u *url.URL) string {
+	c := *u
+	c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = "", false, "", ""
+	return c.Redacted()
 }
 
 // PromptsPath is where KeepPrompts writes prompts: "run.parquet" →
@@ -184,9 +195,7 @@ func (p *Proxy) meta() traces.Meta {
 		m.Source = "proxy"
 	}
 	m.BlockSize = p.cfg.BlockSize
-	up := *p.upstream
-	up.RawQuery, up.Fragment = "", ""
-	m.Set("proxy.upstream", up.Redacted())
+	m.Set("proxy.upstream", shownURL(p.upstream))
 	m.Set("proxy.start", p.start.UTC().Format(time.RFC3339Nano))
 	m.Set("proxy.clock", "arrival_ns and every other time: ns since proxy.start (monotonic); arrival = request headers received, actual_send = forwarded upstream")
 	m.Set("proxy.tokens_per_byte", strconv.FormatFloat(p.cfg.TokensPerByte, 'g', -1, 64))

@@ -702,6 +702,15 @@ func TestValidate(t *testing.T) {
 	if _, err := New(Config{}); err == nil {
 		t.Error("New accepted an empty config")
 	}
+	// A refused upstream is named without its credentials.
+	for _, up := range []string{"ftp://user:s3cret@host/v1?api-key=k3y", "http://user:s3cret@host:port/?api-key=k3y", "http://user:s3cret@/x?api-key=k3y"} {
+		c := good
+		c.Upstream = up
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "Upstream") || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "k3y") {
+			t.Errorf("%s: %v", up, err)
+		}
+	}
 }
 
 // upstreamHeaders sends one request with hdr through a proxy and returns
