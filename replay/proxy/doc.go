@@ -6,7 +6,8 @@
 // # What passes through
 //
 // Request bodies are forwarded byte for byte (the proxy reads the body to
-// describe it, then replays the same bytes); it never adds
+// describe it, a gzip Content-Encoding undone, then replays the same
+// bytes); it never adds
 // stream_options.include_usage or anything else. Headers pass through,
 // Authorization included, Forwarded and X-Forwarded-* as the client sent
 // them; only the hop-by-hop headers a proxy must drop are dropped, and Host

@@ -312,6 +312,10 @@ func (p *Proxy) arrive() *exchange {
 
 // describe fills the input columns from the request.
 func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
+	// A compressed body is read for what it holds; it is forwarded as sent.
+	if dec, err := decodeBody(body, r.Header.Get("Content-Encoding")); err == nil {
+		body = dec
+	}
 	if err := json.Unmarshal(body, &ex.req); err != nil {
 		ex.badReq = true
 		p.cfg.Logger.Debug("proxy: request body is not the JSON expected", "path", r.URL.Path, "err", err)
