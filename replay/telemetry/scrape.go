@@ -202,6 +202,9 @@ func (s *Scraper) scrape(ctx context.Context) error {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage))
 	resp.Body.Close()
+	if err != nil && ctx.Err() != nil {
+		return err // stopped while the page came in: not the engine failing
+	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusNotImplemented:
 		// 501: llama.cpp's server started without --metrics.
