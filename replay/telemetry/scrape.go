@@ -21,7 +21,7 @@ import (
 // or 501 as llama.cpp's server does without --metrics).
 var ErrNoMetrics = errors.New("telemetry: engine has no /metrics endpoint")
 
-// maxMetricsPage caps how much of a /metrics page is read.
+// maxMetricsPage caps a /metrics page; a longer one is a failed scrape.
 const maxMetricsPage = 16 << 20
 
 // ScrapeConfig configures StartScrapeWith. Zero fields take the defaults
@@ -200,7 +200,9 @@ func (s *Scraper) scrape(ctx context.Context) error {
 		}
 		return err
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage))
+	// One byte over the cap tells a page cut short, whose last line could
+	// read as another value, from one that fits.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage+1))
 	resp.Body.Close()
 	if err != nil && ctx.Err() != nil {
 		return err // stopped while the page came in: not the engine failing
@@ -214,6 +216,10 @@ func (s *Scraper) scrape(ctx context.Context) error {
 		s.fail(err)
 		return err
 	case err != nil:
+		s.fail(err)
+		return err
+	case len(body) > maxMetricsPage:
+		err := fmt.Errorf("metrics page over %d MiB: not read", maxMetricsPage>>20)
 		s.fail(err)
 		return err
 	}
