@@ -426,9 +426,8 @@ type Analysis struct {
 	Steps        []Observation // recovered steps of the fitted runs (Run = index into Runs)
 	Observations []Observation // Steps with pure-decode runs averaged in windows (WindowSteps): what is fitted
 	StepCounts   []float64     // steps behind each observation
-	Window       int           // the window used
 	Relative     bool          // observations were weighted for relative error
-	Method       FitMethod     // the options it ran with, defaults filled in
+	Method       FitMethod     // the options it ran with, defaults filled in (the window among them)
 	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
 	// Traces name every run given with a trace, warm-up and slot resets
 	// included, in order, each with its kind and the slots of an engine of
@@ -512,7 +511,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if win == 0 {
 		win = 8
 	}
-	a := &Analysis{Window: win, Method: FitMethod{Window: win, Relative: opt.Relative, NoTrim: opt.NoTrim, Linear: opt.Linear,
+	a := &Analysis{Method: FitMethod{Window: win, Relative: opt.Relative, NoTrim: opt.NoTrim, Linear: opt.Linear,
 		Without: []string{}, HeldOutFolds: k}}
 	for t, off := range opt.Without {
 		if off {
@@ -1134,7 +1133,7 @@ func (a *Analysis) Print(w io.Writer) {
 	}
 	h := a.HeldOut
 	fmt.Fprintf(w, "held out (%d-fold cross-validation over whole runs): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
-		h.K, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Window)
+		h.K, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Method.Window)
 	if hs := a.HeldOutSteps; hs != nil {
 		fmt.Fprintf(w, "held out, single steps (includes token delivery jitter): n=%d  median abs %% error %.1f%%  mean %.1f%%\n",
 			hs.NHeld, 100*hs.MdAPE, 100*hs.MAPE)

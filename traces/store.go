@@ -305,14 +305,22 @@ func checkText(s string) error {
 	if utf8.ValidString(s) {
 		return nil
 	}
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
-				return fmt.Errorf("invalid UTF-8 at byte %d (0x%02x): want UTF-8 text", i+1, s[i])
-			}
+	i := firstInvalid(s)
+	return fmt.Errorf("invalid UTF-8 at byte %d (0x%02x): want UTF-8 text", i+1, s[i])
+}
+
+// firstInvalid is the offset of the first byte of s that does not start
+// valid UTF-8 (len(s) when there is none).
+func firstInvalid(s string) int {
+	off := 0
+	for off < len(s) {
+		r, n := utf8.DecodeRuneInString(s[off:])
+		if r == utf8.RuneError && n <= 1 {
+			break
 		}
+		off += n
 	}
-	return nil
+	return off
 }
 
 // validateObserved rejects observed times that would make a latency

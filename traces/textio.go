@@ -684,14 +684,7 @@ func checkUTF8(b []byte) error {
 	if utf8.Valid(b) {
 		return nil
 	}
-	off := 0
-	for off < len(b) {
-		r, n := utf8.DecodeRune(b[off:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		off += n
-	}
+	off := firstInvalid(string(b))
 	field := ""
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err == nil && t == json.Delim('{') {

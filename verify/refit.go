@@ -187,7 +187,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			vsteps = append(vsteps, o)
 		}
 	}
-	vobs, _ := calibrate.WindowSteps(nil, nil, vsteps, a.Window)
+	vobs, _ := calibrate.WindowSteps(nil, nil, vsteps, a.Method.Window)
 	rr.VerifySteps = len(vobs)
 	rr.StepMdAPEBefore = stepMdAPE(parent.Step, vobs)
 	rr.StepMdAPEAfter = stepMdAPE(a.Fit.Step, vobs)
