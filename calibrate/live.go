@@ -956,19 +956,27 @@ func peakRunning(rows []*traces.Request) (int, int64) {
 		t     int64
 		delta int
 		r     *traces.Request
+		order int // at one instant: 0 ends, 1 starts, 2 ends of requests starting then
 	}
 	var evs []ev
 	for _, r := range rows {
 		if !r.Succeeded() || r.FirstToken == traces.Missing || r.Warmup {
 			continue
 		}
-		evs = append(evs, ev{r.FirstToken, 1, r}, ev{r.LastToken, -1, r})
+		// A one-token request ends as it starts: its end goes after its
+		// start, or it would be added to the live set after its removal
+		// and counted at every later start.
+		end := 0
+		if r.LastToken == r.FirstToken {
+			end = 2
+		}
+		evs = append(evs, ev{r.FirstToken, 1, r, 1}, ev{r.LastToken, -1, r, end})
 	}
 	sort.Slice(evs, func(i, j int) bool {
 		if evs[i].t != evs[j].t {
 			return evs[i].t < evs[j].t
 		}
-		return evs[i].delta < evs[j].delta // ends first
+		return evs[i].order < evs[j].order // ends first
 	})
 	n, peak := 0, 0
 	var peakTok int64

@@ -71,6 +71,21 @@ func TestPeakRunning(t *testing.T) {
 	}
 }
 
+// A request that makes one token starts and ends at the same instant: it
+// holds its tokens then, not at every later start.
+func TestPeakRunningOneTokenRequest(t *testing.T) {
+	rows := []*traces.Request{
+		row("a", 1000, 0, 10), // one token at 10 ms
+		row("b", 50, 0, 20, 30, 40),
+		row("c", 60, 0, 25, 35),
+	}
+	n, tok := peakRunning(rows)
+	// a alone holds 1000+1; b and c together at most 52+62.
+	if n != 2 || tok != 1001 {
+		t.Errorf("peak %d sequences, %d tokens; want 2 and 1001", n, tok)
+	}
+}
+
 func TestProbeConcurrency(t *testing.T) {
 	mk := func(c int, tps, ttft float64, rows ...*traces.Request) *RunResult {
 		s := Summarize(rows)
