@@ -307,14 +307,18 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 
 // quality computes R², RMSE and MdAPE of pred against y (unweighted).
 // R² is 1 when y is constant and matched exactly, 0 when y is constant
-// and not matched, so it is never NaN.
+// and not matched, so it is never NaN. Constant and exact are to within
+// rounding of y's scale: the mean of equal numbers can be an ulp off
+// them, and R² from such sums is a ratio of two rounding errors.
 func quality(y, pred []float64) FitQuality {
 	n := len(y)
-	var mean float64
+	var mean, scale float64
 	for _, v := range y {
 		mean += v
+		scale = math.Max(scale, math.Abs(v))
 	}
 	mean /= float64(n)
+	tiny := float64(n) * (1e-10 * scale) * (1e-10 * scale)
 	var ssr, sst float64
 	ape := make([]float64, 0, n)
 	for i := range y {
@@ -328,9 +332,9 @@ func quality(y, pred []float64) FitQuality {
 	}
 	q := FitQuality{N: n, RMSE: math.Sqrt(ssr / float64(n)), MdAPE: median(ape)}
 	switch {
-	case sst > 0:
+	case sst > tiny:
 		q.R2 = 1 - ssr/sst
-	case ssr == 0:
+	case ssr <= tiny:
 		q.R2 = 1
 	}
 	return q

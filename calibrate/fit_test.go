@@ -490,6 +490,42 @@ func TestFitPower(t *testing.T) {
 
 // Scaled multiplies every step time and interval, and leaves the
 // coefficients it was called on as they were.
+// Data that do not vary and are matched are fitted perfectly: R² 1
+// whatever the value, not a ratio of two rounding errors (the mean of
+// equal numbers can be an ulp off them).
+func TestQualityOfConstantData(t *testing.T) {
+	for _, w := range []float64{70.3, 61.7, 0.1, 333.3} {
+		var s []PowerSample
+		for i := range 7 {
+			s = append(s, PowerSample{T: int64(i), Watts: w, Utilization: 0.37})
+		}
+		p, err := FitPower(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Quality.R2 != 1 {
+			t.Errorf("power %g W throughout, matched within %.2g W: R² %g, want 1", w, p.Quality.RMSE, p.Quality.R2)
+		}
+	}
+	for _, y := range []float64{0.0043, 0.0123, 0.0071} {
+		var obs []Observation
+		for i := range 9 {
+			obs = append(obs, Observation{DecodeSeqs: float64(1 + i%3), Seconds: y})
+		}
+		f, err := FitSteps(obs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Quality.R2 != 1 {
+			t.Errorf("steps of %g s throughout, matched within %.2g s: R² %g, want 1", y, f.Quality.RMSE, f.Quality.R2)
+		}
+	}
+	// Constant and not matched: 0.
+	if q := quality([]float64{2, 2, 2}, []float64{1, 3, 2}); q.R2 != 0 {
+		t.Errorf("constant data missed: R² %g, want 0", q.R2)
+	}
+}
+
 func TestScaledCoefficients(t *testing.T) {
 	s := StepCoefficients{C0: Coef{Value: 1e-3, Lo: 0.8e-3, Hi: 1.2e-3, Status: StatusFit}, Crd: Coef{Value: 5e-7, Status: StatusFit}, Dense: DenseOff()}
 	s.Dense[0] = DensePoint{Tokens: DenseKnots[0], Coef: Coef{Value: 2e-3, Status: StatusFit}}
