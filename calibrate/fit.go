@@ -75,7 +75,8 @@ type Fit struct {
 // no interval. Intervals may extend below 0.
 //
 // It errors when there are no observations, when weights are malformed,
-// when a feature or duration is not finite, when no term is left to fit,
+// when a feature is not finite or a duration not finite and > 0, when no
+// term is left to fit,
 // or when there are not more observations than free terms (no degrees of
 // freedom for an interval). It never returns NaN coefficients.
 func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
@@ -94,8 +95,10 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 				return nil, fmt.Errorf("calibrate: fit steps: observation %d: %s = %g", i, termFeature(Term(j)), v)
 			}
 		}
-		if math.IsNaN(o.Seconds) || math.IsInf(o.Seconds, 0) {
-			return nil, fmt.Errorf("calibrate: fit steps: observation %d: seconds = %g", i, o.Seconds)
+		// A step takes time: one of 0 s (or less) is no measurement, and
+		// MdAPE, relative to durations, would leave it out unseen.
+		if !(o.Seconds > 0) || math.IsInf(o.Seconds, 0) {
+			return nil, fmt.Errorf("calibrate: fit steps: observation %d: seconds = %g, want a finite duration > 0", i, o.Seconds)
 		}
 		x.SetRow(i, row)
 		y[i] = o.Seconds

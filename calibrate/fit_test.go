@@ -278,6 +278,14 @@ func TestFitStepsDegenerate(t *testing.T) {
 		{"too few", base[:1], nil, "degrees of freedom"},
 		{"nan feature", mod(func(o *Observation) { o.DecodeContext = math.NaN() }), nil, "decode context = NaN"},
 		{"inf seconds", mod(func(o *Observation) { o.Seconds = math.Inf(1) }), nil, "seconds = +Inf"},
+		// A step that took no time is no measurement: every duration 0
+		// fitted every term at 0 with R² 1 and an MdAPE of 0 over no step.
+		{"zero seconds", mod(func(o *Observation) { o.Seconds = 0 }), nil, "observation 0: seconds = 0, want a finite duration > 0"},
+		{"negative seconds", mod(func(o *Observation) {
+			if o.DecodeSeqs > 0 {
+				o.Seconds = -o.Seconds
+			}
+		}), nil, "want a finite duration > 0"},
 		{"weights length", base, &FitSettings{Weights: []float64{1}}, "1 weights for 500"},
 		{"bad weight", base[:4], &FitSettings{Weights: []float64{1, 0, 1, 1}}, "weight 1 = 0"},
 		{"bad confidence", base, &FitSettings{Confidence: 1.5}, "confidence"},
