@@ -44,7 +44,8 @@ type Admission struct {
 // passed over once, so it reached the loop a step earlier: lock has the
 // midpoints one step back (0 where that is before the send). tol is the
 // run's clustering tolerance: tokens of different requests within it end
-// the same step.
+// the same step. A carrier whose token times were spread over chunks of
+// several tokens (spreadTimes) measures nothing.
 func admissionDelays(rows []*traces.Request, tol int64) (next, lock []float64) {
 	var carrier *traces.Request
 	for _, r := range rows {
@@ -52,7 +53,9 @@ func admissionDelays(rows []*traces.Request, tol int64) (next, lock []float64) {
 			carrier = r
 		}
 	}
-	if carrier == nil || !carrier.Succeeded() || len(carrier.TokenTimes) < 3 {
+	// A carrier whose token times were spread over chunks of several
+	// tokens (spreadTimes) has times that are no step's end.
+	if carrier == nil || !carrier.Succeeded() || len(carrier.TokenTimes) < 3 || spreadTimes(carrier) {
 		return nil, nil
 	}
 	bounds := carrier.TokenTimes
@@ -90,16 +93,21 @@ func admissionDelays(rows []*traces.Request, tol int64) (next, lock []float64) {
 // boundaries (every token time of the run, clustered within tol) from that
 // last token to its own first token. Taking the latest request to finish
 // before the first token instead counts too few steps whenever another
-// request finished in between.
+// request finished in between. A wait beside a request whose token times
+// there were spread over a chunk of several tokens is not counted.
 func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
 	var ts []int64
 	var started []*traces.Request
+	var spread [][2]int64 // spans of requests whose times between first and last are made up
 	for _, r := range rows {
 		if r.Succeeded() {
 			ts = append(ts, r.TokenTimes...)
 		}
 		if timed(r) {
 			started = append(started, r)
+		}
+		if len(r.TokenTimes) > 0 && spreadTimes(r) {
+			spread = append(spread, [2]int64{r.TokenTimes[0], r.TokenTimes[len(r.TokenTimes)-1]})
 		}
 	}
 	slices.Sort(ts)
@@ -126,7 +134,10 @@ func slotSteps(rows []*traces.Request, tol int64, slots int) []float64 {
 	for _, r := range started {
 		freed := free[0]
 		free = free[1:]
-		if freed > r.ActualSend && freed < r.TokenTimes[0]-tol && inFlight(started, r) >= slots {
+		// Steps are counted only where every time is a step's end: not
+		// beside a request whose times there were spread over a chunk.
+		clean := !slices.ContainsFunc(spread, func(s [2]int64) bool { return s[0] < r.TokenTimes[0] && s[1] > freed })
+		if freed > r.ActualSend && freed < r.TokenTimes[0]-tol && inFlight(started, r) >= slots && clean {
 			out = append(out, float64(boundary(r.TokenTimes[0])-boundary(freed)))
 		}
 		i, _ := slices.BinarySearch(free, r.LastToken)

@@ -120,3 +120,55 @@ func TestSlotSteps(t *testing.T) {
 		t.Errorf("next-step slot waits: %+v, want no lock", a)
 	}
 }
+
+// Token times spread over a chunk that carried several tokens (replay
+// records them evenly across the gap since the chunk before) are not when
+// steps ended: the admission measure reads no boundary from them.
+func TestAdmissionIgnoresSpreadTokenTimes(t *testing.T) {
+	// The carrier's chunks each carried two tokens: every other time of
+	// its is made up.
+	rows := []*traces.Request{
+		probeRow("admission-r1/0", 0, every(100, 1000, 10)...),
+		probeRow("admission-r1/2", 205, 260, 270),
+	}
+	rows[0].Chunks = int32(len(rows[0].TokenTimes)+1) / 2
+	if next, lock := admissionDelays(rows, msNS/2); next != nil || lock != nil {
+		t.Errorf("carrier with spread token times: delays %v, %v; want none measured", next, lock)
+	}
+
+	// Steps alternate 4 and 16 ms: 100, 104, 120, 124, ... B ends at
+	// 200 and C, sent while A and B ran, makes its first token three steps
+	// on, at 224 (after 204 and 220). A's tokens came two to a chunk, at
+	// 120, 140, ..., recorded at 110, 120, 130, ...: 210 is no step.
+	var steps []int64
+	for t := int64(100); t <= 400; t += 20 {
+		steps = append(steps, t, t+4)
+	}
+	var b, c []int64
+	for _, s := range steps {
+		if s <= 200 {
+			b = append(b, s)
+		}
+		if s >= 224 && len(c) < 4 {
+			c = append(c, s)
+		}
+	}
+	rows = []*traces.Request{
+		probeRow("memory/0", 95, every(100, 400, 10)...),
+		probeRow("memory/1", 98, b...),
+		probeRow("memory/2", 110, c...),
+	}
+	rows[0].Chunks = 1 + 15 // the first token alone, then two a chunk
+	if got := slotSteps(rows, msNS/2, 2); len(got) != 0 {
+		t.Errorf("a wait beside a request with spread token times: slot steps %v, want none counted", got)
+	}
+	// One token a chunk: its times are the steps'.
+	rows[0].TokenTimes = nil
+	for _, s := range steps {
+		rows[0].TokenTimes = append(rows[0].TokenTimes, s*msNS)
+	}
+	rows[0].Chunks = int32(len(steps))
+	if got := slotSteps(rows, msNS/2, 2); !slices.Equal(got, []float64{3}) {
+		t.Errorf("every time a step's end: slot steps %v, want [3]", got)
+	}
+}
