@@ -164,3 +164,38 @@ func TestResidualSpreadByRepeat(t *testing.T) {
 		}
 	}
 }
+
+// Absolute error counts every step once: a window of k decode steps,
+// their mean, weighs k, so averaging steps whose features do not change
+// fits what the single steps fit. (Weighed as one step, decode counted
+// 1/8 beside prompt steps, and the interval's one σ mixed the spread of
+// means with the spread of single steps.)
+func TestAnalyzeAbsoluteWeighsWindowsBySteps(t *testing.T) {
+	prompts := []int{32, 64, 128, 256, 512, 32, 64, 128, 256, 512}
+	var runs []*RunResult
+	t0 := int64(0)
+	for _, kind := range []string{KindPrefill, KindDecode} {
+		var r *RunResult
+		r, t0 = serialRun(kind, 1, prompts, 24, t0)
+		runs = append(runs, r)
+	}
+	fit := func(window int) StepCoefficients {
+		// One decode sequence at a time, and no term that changes from
+		// step to step within a window. Without cd, c0 is the decode
+		// steps' and the prompts' alike: how much each counts shows.
+		opt := AnalyzeOptions{Window: window, Linear: true, NoTrim: true}
+		opt.Without[TermDecodeContext], opt.Without[TermPostPrefill], opt.Without[TermDecodeSeqs] = true, true, true
+		a, err := Analyze(runs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Fit.Step
+	}
+	single, windowed := fit(1), fit(8)
+	for _, term := range []Term{TermConst, TermPrefill, TermPrefillAttn} {
+		s, w := single.At(term).Value, windowed.At(term).Value
+		if math.Abs(s-w) > 1e-9*math.Max(math.Abs(s), 1e-6) {
+			t.Errorf("%s: %.9g in windows of 8, %.9g from single steps", term, w, s)
+		}
+	}
+}

@@ -281,7 +281,8 @@ type AnalyzeOptions struct {
 	// Relative weighs each observation by k/Seconds² (k: steps averaged),
 	// so the fit minimises relative rather than absolute error: long
 	// prefill steps then do not drown out the short decode steps that
-	// TPOT depends on. Ignored when Fit.Weights is set.
+	// TPOT depends on. Without it each observation weighs k. Ignored when
+	// Fit.Weights is set.
 	Relative bool
 	// NoTrim keeps every observation. By default Analyze fits, drops the
 	// observations the fit misses by more than 100%, refits, drops those
@@ -621,12 +622,18 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	for t, off := range opt.Without {
 		fs.Off[t] = fs.Off[t] || off
 	}
-	if fs.Weights == nil && opt.Relative {
+	switch {
+	case fs.Weights != nil:
+	case opt.Relative:
 		fs.Weights = make([]float64, len(a.Observations))
 		for i, o := range a.Observations {
 			fs.Weights[i] = a.StepCounts[i] / math.Max(o.Seconds*o.Seconds, 1e-12)
 		}
 		a.Relative = true
+	default:
+		// Absolute error counts every step once: a window, the mean of
+		// k steps, weighs k, as it does in relative error.
+		fs.Weights = slices.Clone(a.StepCounts)
 	}
 	if a.Fit, err = FitSteps(a.Observations, &fs); err != nil {
 		return nil, err
