@@ -1267,7 +1267,9 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 // ReadRun reads one run's trace back. Its spec comes from the file's
 // metadata and rows (Kind "" when the file is not a calibration run);
 // the summary is recomputed from the rows (throughput over first send to
-// last token, mean TTFT and TPOT of the successful requests).
+// last token, mean TTFT and TPOT of the successful requests). A
+// calibration run's metadata value that is not the number it stands for
+// is an error naming the file, the key and what it should hold.
 func ReadRun(path string) (*RunResult, error) {
 	meta, rows, err := traces.ReadAll(path)
 	if err != nil {
@@ -1275,17 +1277,53 @@ func ReadRun(path string) (*RunResult, error) {
 	}
 	name := meta.Extra["calibrate_run"]
 	spec := RunSpec{Name: name, Kind: meta.Extra["calibrate_kind"], Requests: len(rows), Repeat: 1}
-	var reset int64
-	var shared int32
-	fmt.Sscan(meta.Extra["slot_reset_tokens"], &reset)
-	fmt.Sscan(meta.Extra["shared_prompt_tokens"], &shared)
+	var reset, shared, conc int64
 	var salt uint64
 	var tm replay.TextModel
-	fmt.Sscan(meta.Extra["prompt_salt"], &salt)
-	fmt.Sscan(meta.Extra["tokens_per_byte"], &tm.TokensPerByte)
-	fmt.Sscan(meta.Extra["prompt_overhead_tokens"], &tm.Overhead)
-	fmt.Sscan(meta.Extra["prompt_prefix_tokens"], &tm.Prefix)
-	fmt.Sscan(meta.Extra["concurrency"], &spec.Concurrency)
+	// A key that is absent (a trace written before it was recorded)
+	// leaves its 0; one that holds no such number is an error, not a 0
+	// that changes the refit unseen (a run never reset, no clients).
+	var bad []string
+	count := func(key string, dst *int64, limit int64) {
+		if v := meta.Extra[key]; v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 || n > limit {
+				bad = append(bad, fmt.Sprintf("%s = %q, want an integer ≥ 0 up to %d", key, v, limit))
+				return
+			}
+			*dst = n
+		}
+	}
+	number := func(key string, dst *float64, nonNeg bool) {
+		if v := meta.Extra[key]; v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !finite(f) || nonNeg && f < 0 {
+				want := "a finite number"
+				if nonNeg {
+					want += " ≥ 0"
+				}
+				bad = append(bad, fmt.Sprintf("%s = %q, want %s", key, v, want))
+				return
+			}
+			*dst = f
+		}
+	}
+	count("slot_reset_tokens", &reset, math.MaxInt64)
+	count("shared_prompt_tokens", &shared, math.MaxInt32)
+	count("concurrency", &conc, math.MaxInt32)
+	if v := meta.Extra["prompt_salt"]; v != "" {
+		var err error
+		if salt, err = strconv.ParseUint(v, 10, 64); err != nil {
+			bad = append(bad, fmt.Sprintf("prompt_salt = %q, want an unsigned integer", v))
+		}
+	}
+	number("tokens_per_byte", &tm.TokensPerByte, true)
+	number("prompt_overhead_tokens", &tm.Overhead, false)
+	number("prompt_prefix_tokens", &tm.Prefix, true)
+	if len(bad) > 0 && spec.Kind != "" { // keys of calibration runs; another trace is skipped
+		return nil, fmt.Errorf("calibrate: %s: metadata %s", path, strings.Join(bad, "; "))
+	}
+	spec.Concurrency = int(conc)
 	if i := strings.LastIndex(name, "-r"); i >= 0 {
 		if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
 			spec.Repeat = 1
@@ -1303,7 +1341,7 @@ func ReadRun(path string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RunResult{Spec: spec, SlotReset: reset, Shared: shared, Salt: salt, Text: tm, Rows: rows, Summary: Summarize(rows), Trace: &ref, Meta: meta}, nil
+	return &RunResult{Spec: spec, SlotReset: reset, Shared: int32(shared), Salt: salt, Text: tm, Rows: rows, Summary: Summarize(rows), Trace: &ref, Meta: meta}, nil
 }
 
 // Summarize computes the parts of a replay.Summary that Analyze uses from

@@ -4,6 +4,8 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,6 +146,36 @@ func TestRunTraceRoundTrip(t *testing.T) {
 	if out.Spec.Name != spec.Name || out.Spec.Kind != spec.Kind || out.Spec.Concurrency != 2 || out.Spec.Repeat != 2 ||
 		out.SlotReset != 513 || out.Shared != 9 || out.Salt != 12345 || out.Text != tm || len(out.Rows) != 2 {
 		t.Errorf("read back %+v (salt %d, text %+v), want the run written", out.Spec, out.Salt, out.Text)
+	}
+}
+
+// A run's metadata that the refit needs and that is there but is no
+// number is an error naming the file, the key and what it should hold; it
+// was read as 0 (a run never reset, a ramp point of 0 clients) unseen.
+func TestReadRunRefusesMalformedMeta(t *testing.T) {
+	rows := []*traces.Request{row("memory-c4-r1/0", 64, 0, 40, 60)}
+	for _, tc := range []struct{ key, value, want string }{
+		{"concurrency", "four", "an integer ≥ 0"},
+		{"slot_reset_tokens", "257 tokens", "an integer ≥ 0"},
+		{"shared_prompt_tokens", "-3", "an integer ≥ 0"},
+		{"prompt_salt", "0x1f", "an unsigned integer"},
+		{"tokens_per_byte", "NaN", "a finite number ≥ 0"},
+		{"prompt_prefix_tokens", "seven", "a finite number ≥ 0"},
+	} {
+		m := traces.Meta{Model: "m"}
+		m.Set("calibrate_run", "memory-c4-r1")
+		m.Set("calibrate_kind", KindMemory)
+		m.Set("concurrency", "4")
+		m.Set(tc.key, tc.value)
+		path := filepath.Join(t.TempDir(), "09-memory-c4-r1.parquet")
+		if err := traces.WriteAll(path, m, rows); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadRun(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.key) ||
+			!strings.Contains(err.Error(), strconv.Quote(tc.value)) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %q: error %v, want the file, key, value and %q", tc.key, tc.value, err, tc.want)
+		}
 	}
 }
 
