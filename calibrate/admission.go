@@ -173,7 +173,9 @@ func summarizeAdmission(next, lock, slot []float64) *Admission {
 		return nil
 	}
 	s := slices.Sorted(slices.Values(next))
-	a := &Admission{Delay: pct(s, 0.5), P10: pct(s, 0.1), P90: pct(s, 0.9), N: len(s)}
+	// The median as Latency's and SlotSteps' (the middle two's mean for an
+	// even count), so that Latency is Delay's step less.
+	a := &Admission{Delay: median(s), P10: pct(s, 0.1), P90: pct(s, 0.9), N: len(s)}
 	if len(slot) > 0 {
 		a.SlotSteps, a.NSlot = median(slot), len(slot)
 	}

@@ -172,3 +172,18 @@ func TestAdmissionIgnoresSpreadTokenTimes(t *testing.T) {
 		t.Errorf("every time a step's end: slot steps %v, want [3]", got)
 	}
 }
+
+// Delay and Latency are medians alike: with an even number of probes, each
+// the mean of the middle two, so that the lock model's latency is Delay's
+// less the step the probes were passed over for.
+func TestAdmissionMediansOfEvenCount(t *testing.T) {
+	next := []float64{0.010, 0.020, 0.030, 0.040}
+	lock := []float64{0.000, 0.010, 0.020, 0.030} // each one 10 ms step less
+	a := summarizeAdmission(next, lock, []float64{3, 3, 3})
+	if a == nil || !a.Lock {
+		t.Fatalf("summary %+v, want the lock model", a)
+	}
+	if math.Abs(a.Delay-0.025) > 1e-12 || math.Abs(a.Latency-0.015) > 1e-12 {
+		t.Errorf("delay %g s, latency %g s; want the medians 0.025 and 0.015, a step apart", a.Delay, a.Latency)
+	}
+}
