@@ -42,9 +42,9 @@ type LiveOptions struct {
 	// and Ollama: a per-slot prompt cache in one KV cache that every step
 	// attends over) make a step's cost depend on what earlier runs left
 	// behind; the reset gives every run a known start: slots holding
-	// ResetPromptTokens+1 tokens before first repeats and
-	// LongResetPromptTokens+1 before the others, so that the fit sees the
-	// cost of idle slots' tokens apart from the batch's own. Each reset is
+	// ResetPromptTokens+1 tokens before odd repeats (the first, the third)
+	// and LongResetPromptTokens+1 before even ones, so that the fit sees
+	// the cost of idle slots' tokens apart from the batch's own. Each reset is
 	// returned and written as a run of kind KindReset: which slot each
 	// request gets depends on when it reaches the engine (one that arrives
 	// after another finished takes its slot), so the calibration replays
