@@ -168,7 +168,7 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	if t := c.Step.StepSeconds(Batch{DecodeSeqs: 1, DecodeContext: 1}); !(t > 0) || math.IsInf(t, 0) {
+	if t := c.Step.StepSeconds(Batch{DecodeSeqs: 1, DecodeContext: 1, Resident: 1}); !(t > 0) || math.IsInf(t, 0) {
 		return fmt.Errorf("sim: Config.Step: a one-sequence decode step takes %v s: want a finite time > 0", t)
 	}
 	if c.Power != nil {

@@ -186,8 +186,10 @@ func (l Linear) Validate() error {
 	if err := l.Dense.Validate(); err != nil {
 		return err
 	}
-	if l.C0+l.Cd+l.Ck+l.Dense.At(1) <= 0 {
-		return fmt.Errorf("sim: Linear: C0, Cd, Ck and Dense(1) are all 0, so a decode step takes no time")
+	// A decoding sequence has context ≥ 1 and so resident cells ≥ 1: Ck,
+	// Crd and Cr each price its step too.
+	if l.C0+l.Cd+l.Ck+l.Crd+l.Cr+l.Dense.At(1) <= 0 {
+		return fmt.Errorf("sim: Linear: C0, Cd, Ck, Crd, Cr and Dense(1) are all 0, so a decode step takes no time")
 	}
 	return nil
 }

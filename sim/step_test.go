@@ -94,6 +94,29 @@ func TestTokenCurve(t *testing.T) {
 	}
 }
 
+// A slot-cache fit can put all of a decode step's cost on the cells it
+// attends over; such a model is valid and its steps take time.
+func TestResidentTermsAlonePriceDecode(t *testing.T) {
+	if err := (Linear{Cp: 1e-4}).Validate(); err == nil {
+		t.Error("Validate accepted a model whose decode steps take no time")
+	}
+	for _, timer := range []Linear{{Cp: 1e-4, Crd: 1e-6}, {Cp: 1e-4, Cr: 1e-6}} {
+		if err := timer.Validate(); err != nil {
+			t.Errorf("%+v: %v", timer, err)
+			continue
+		}
+		cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 1000, Step: timer, Devices: 1,
+			Slots: 2, Cells: 1000}
+		cfg.Policy.MaxNumSeqs = 2
+		_, w := mustRun(t, cfg, []*traces.Request{req("a", 0, 100, 3)})
+		r := w.rows[0]
+		// one prompt step, then two decode steps over ≥ 101 cells each
+		if d := float64(r.LastToken-r.FirstToken) / 1e9; !(d >= 2*101*1e-6) {
+			t.Errorf("%+v: decode took %g s, want ≥ %g", timer, d, 2*101*1e-6)
+		}
+	}
+}
+
 func TestRooflineMatchesFormula(t *testing.T) {
 	r := realRoofline
 	b := Batch{PrefillTokens: 512, PrefillAttn: 512 * 512, DecodeSeqs: 16, DecodeContext: 16 * 1000}
