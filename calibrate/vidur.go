@@ -150,8 +150,13 @@ func parseVidurCSV(r io.Reader, name string) ([]VidurRow, error) {
 	}
 	headerLine, _ := cr.FieldPos(0)
 	idx := map[string]int{}
+	twice := map[string]bool{} // a column named twice: which one was meant is unknown
 	for i, h := range header {
-		idx[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if _, ok := idx[h]; ok {
+			twice[h] = true
+		}
+		idx[h] = i
 	}
 	shapeIdx := make([]int, len(vidurShapeCols))
 	var missing []string
@@ -176,6 +181,15 @@ func parseVidurCSV(r io.Reader, name string) ([]VidurRow, error) {
 	}
 	if len(missing) > 0 {
 		return nil, fail("missing columns: %s", strings.Join(missing, ", "))
+	}
+	used := slices.Clone(vidurShapeCols)
+	for o := range NumVidurOps {
+		used = append(used, vidurColumn(VidurOp(o)))
+	}
+	for _, c := range used {
+		if twice[c] {
+			return nil, fail("line %d: column %s appears more than once, want it once", headerLine, c)
+		}
 	}
 
 	var rows []VidurRow

@@ -171,6 +171,7 @@ func TestParseVidurCSV(t *testing.T) {
 		{"nan", vidurHeader + ",NaN,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
 		{"empty required", vidurHeader + ",,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
 		{"short row", vidurHeader + "1,2\n", "wrong number of fields"},
+		{"column twice", strings.Replace(vidurHeader, "num_tokens", "num_tokens,num_tokens", 1) + ",0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1,1\n", "line 1: column num_tokens appears more than once"},
 		{"no time", vidurHeader + ",0,0,0,0,0,0,32,32,4096,11008,32768,True,1,1\n", "line 2: every time_stats median is 0"},
 	}
 	for _, tc := range bad {
