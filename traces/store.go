@@ -291,6 +291,11 @@ func (r *Request) validate() error {
 	}
 	// Arrow and Parquet strings are UTF-8, and JSON would write invalid
 	// bytes as U+FFFD: a trace holds only text every format gives back.
+	// The check runs on every row read, so valid rows take the short way.
+	if utf8.ValidString(r.ID) && utf8.ValidString(r.SessionID) && utf8.ValidString(r.Class) &&
+		utf8.ValidString(r.Error) && utf8.ValidString(r.FinishReason) && utf8.ValidString(r.OutputText) {
+		return r.validateObserved()
+	}
 	for _, c := range []struct{ name, v string }{{ColID, r.ID}, {ColSessionID, r.SessionID}, {ColClass, r.Class},
 		{ColError, r.Error}, {ColFinishReason, r.FinishReason}, {ColOutputText, r.OutputText}} {
 		if err := checkText(c.v); err != nil {
