@@ -11,7 +11,7 @@ func TestParseRefusesWhatTheSimulatorRefuses(t *testing.T) {
 	budget := strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
 		`strategy = "continuous"`, "strategy = \"token_budget\"\nmax_token_budget = 1\nmax_wait_ms = 5").Replace(valid)
 	for _, c := range []struct{ name, text, want string }{
-		{"token budget of one token", budget, "batch.max_token_budget: must be ≥ 2"},
+		{"token budget of one token", budget, "batch.max_token_budget: must be ≥ 1025"},
 		{"batch window beyond 2^32 s", strings.NewReplacer("max_token_budget = 1\n", "max_token_budget = 100\n", "max_wait_ms = 5", "max_wait_ms = 1e300").Replace(budget),
 			"batch.max_wait_ms: must be at most 4294967296000"},
 		{"output cap beyond int32", strings.Replace(valid, "max_new_tokens = 1024", "max_new_tokens = 3000000000", 1),
@@ -38,5 +38,23 @@ func TestParseRefusesAnImpossibleCluster(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err = %v, want it to mention %q", c.section, err, c.want)
 		}
+	}
+}
+
+// Every request of a static batch reserves its prompt (at least one
+// token) and max_new_tokens: a token budget below 1 + max_new_tokens can
+// hold no request, and the run rejected every one of them (0/400 served).
+func TestParseRefusesATokenBudgetNoRequestFits(t *testing.T) {
+	plan := func(budget string) string {
+		return strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
+			`strategy = "continuous"`, "strategy = \"token_budget\"\nmax_token_budget = "+budget+"\nmax_wait_ms = 5").Replace(valid)
+	}
+	_, err := Parse([]byte(plan("1000"))) // max_new_tokens = 1024
+	want := "batch.max_token_budget: must be ≥ 1025 (1 + model.max_new_tokens"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("budget 1000: err = %v, want it to mention %q", err, want)
+	}
+	if _, err := Parse([]byte(plan("1025"))); err != nil {
+		t.Errorf("budget 1025 holds a 1-token prompt and 1024 new tokens: %v", err)
 	}
 }

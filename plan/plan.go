@@ -262,9 +262,12 @@ func (p *Plan) Validate() error {
 			bad("batch.batch_size", "must be ≥ 1, got %d", p.Batch.BatchSize)
 		}
 	case "token_budget":
-		// a request is at least one prompt and one output token
-		if p.Batch.MaxTokenBudget < 2 {
-			bad("batch.max_token_budget", "must be ≥ 2, got %d", p.Batch.MaxTokenBudget)
+		// Each request reserves its prompt (at least one token) and
+		// max_new_tokens: a smaller budget holds none, and every request
+		// would be rejected.
+		if least := 1 + max(int64(p.Model.MaxNewTokens), 1); int64(p.Batch.MaxTokenBudget) < least {
+			bad("batch.max_token_budget", "must be ≥ %d (1 + model.max_new_tokens: a request reserves its prompt and max_new_tokens), got %d",
+				least, p.Batch.MaxTokenBudget)
 		}
 	case "continuous":
 		if p.Batch.MaxNumSeqs < 1 {
