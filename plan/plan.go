@@ -117,6 +117,14 @@ func Load(path string) (*Plan, error) {
 	}
 	p, err := Parse(data)
 	if err != nil {
+		// Validate joins one error a key: each line names the file.
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs := slices.Clone(j.Unwrap())
+			for i, e := range errs {
+				errs[i] = fmt.Errorf("%s: %w", path, e)
+			}
+			return nil, errors.Join(errs...)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil

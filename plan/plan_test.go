@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -170,6 +172,30 @@ func TestParseEmptyRequiredString(t *testing.T) {
 		_, err := Parse([]byte(strings.Replace(valid, c.old, c.new, 1)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to name %s", c.new, err, c.want)
+		}
+	}
+}
+
+// A plan with several bad values is refused with one line a key, and each
+// line names the file: with several --config files, the second line
+// alone did not say which plan it was about.
+func TestLoadNamesTheFileOnEveryLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.toml")
+	bad := strings.NewReplacer("max_num_seqs = 256", "max_num_seqs = 0", "pue = 1.2", "pue = 0.5").Replace(valid)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if err == nil {
+		t.Fatal("a plan with max_num_seqs = 0 and pue = 0.5 was accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("err = %v, want one line for each bad key", err)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, path+": ") {
+			t.Errorf("%q does not name the file %s", l, path)
 		}
 	}
 }
