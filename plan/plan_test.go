@@ -199,3 +199,23 @@ func TestLoadNamesTheFileOnEveryLine(t *testing.T) {
 		}
 	}
 }
+
+// Keys are case-sensitive in TOML, and a plan's are lower case. The
+// decoder matched them without regard to case, so a second spelling of a
+// key silently replaced the value the plan showed, and one spelt alone
+// was reported missing though it was there.
+func TestParseRefusesAKeyInAnotherCase(t *testing.T) {
+	both := strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 256\nMax_Num_Seqs = 3", 1)
+	p, err := Parse([]byte(both))
+	if err == nil || !strings.Contains(err.Error(), "unknown key batch.Max_Num_Seqs") {
+		t.Errorf("max_num_seqs and Max_Num_Seqs: err = %v (max_num_seqs %d), want unknown key batch.Max_Num_Seqs", err, p.Batch.MaxNumSeqs)
+	}
+	alone := strings.Replace(valid, "pue = 1.2", "PUE = 1.2", 1)
+	if _, err := Parse([]byte(alone)); err == nil || !strings.Contains(err.Error(), "unknown key cost.PUE") {
+		t.Errorf("PUE: err = %v, want unknown key cost.PUE", err)
+	}
+	section := strings.Replace(valid, "[cost]", "[Cost]", 1)
+	if _, err := Parse([]byte(section)); err == nil || !strings.Contains(err.Error(), "unknown key Cost") {
+		t.Errorf("[Cost]: err = %v, want unknown key Cost", err)
+	}
+}
