@@ -86,7 +86,7 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 		sections = DefaultSections()
 	}
 	d := &Doc{Title: title, Inputs: append([]string(nil), in.Sources...)}
-	seen := map[string]int{}
+	seen := map[string]bool{}
 	for _, s := range sections {
 		blocks, err := s.Blocks(in)
 		if err != nil {
@@ -95,11 +95,13 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 		if len(blocks) == 0 {
 			continue
 		}
+		// numbered until unused: a third like title, or one whose slug
+		// is "x-2", must not take an anchor already given
 		id := slug(s.Title())
-		if n := seen[id]; n > 0 {
-			id = fmt.Sprintf("%s-%d", id, n+1)
+		for n := 2; seen[id]; n++ {
+			id = fmt.Sprintf("%s-%d", slug(s.Title()), n)
 		}
-		seen[id]++
+		seen[id] = true
 		d.Sections = append(d.Sections, Built{ID: id, Title: s.Title(), Blocks: blocks})
 	}
 	if len(d.Sections) == 0 {

@@ -183,3 +183,25 @@ func TestTraceRunWindow(t *testing.T) {
 		t.Errorf("no SLO: goodput %v, want NaN", run.Metrics.Goodput)
 	}
 }
+
+// Each section's anchor is its own, however many share a title (or a
+// title's slug): the third "Verification" took the second's anchor, and
+// its link in the contents led to the second.
+func TestSectionAnchorsAreUnique(t *testing.T) {
+	d, err := Build("x", &Inputs{Runs: []*Run{handRun("a", 1)}}, extraSection{}, extraSection{}, extraSection{}, titled("Verification 2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range d.Sections {
+		if seen[s.ID] {
+			t.Errorf("anchor %q twice", s.ID)
+		}
+		seen[s.ID] = true
+	}
+}
+
+type titled string
+
+func (s titled) Title() string                 { return string(s) }
+func (titled) Blocks(*Inputs) ([]Block, error) { return []Block{&Text{"x"}}, nil }
