@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,7 +97,12 @@ func (in *Inputs) Add(path string) error {
 	}
 	switch {
 	case st.IsDir():
-		return in.addSummary(filepath.Join(path, "summary.json"))
+		sum := filepath.Join(path, "summary.json")
+		if _, err := os.Stat(sum); errors.Is(err, fs.ErrNotExist) { // e.g. a sweep's --out folder
+			return fmt.Errorf("%s: no summary.json: want a simulate --out folder (sweep results and traces are given as their file, e.g. %s)",
+				path, filepath.Join(path, "sweep.parquet"))
+		}
+		return in.addSummary(sum)
 	case strings.EqualFold(filepath.Ext(path), ".json"):
 		return in.addSummary(path)
 	}
