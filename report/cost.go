@@ -74,8 +74,8 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			continue
 		}
 		st := &Table{
-			Caption: fmt.Sprintf("Sweep %s. Tail penalty = $/1M at the SLO capacity ÷ $/1M at saturation − 1: "+
-				"the capacity held back to keep P99 within the SLO.", sw.Name),
+			Caption: fmt.Sprintf("Sweep %s. Tail penalty = $/1M at %s ÷ $/1M at saturation − 1: "+
+				"the capacity held back to keep P99 within the SLO.", sw.Name, evaluatedAt(rows)),
 			Header: []string{"config", "devices", "$/1M out at SLO", "$/1M out at saturation", "tail penalty",
 				"tail penalty $/1M", "$/1M out (billed)", "KV blocks × block size", "goodput tok/s per device", "sat. tok/s"},
 			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},

@@ -125,7 +125,8 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 			if known(r.KneeScale) && c.Scale == r.KneeScale {
 				mark(&kneeDone, "knee", c, &knees, &kneesLat)
 			}
-			if r.Outcome == sweep.OutcomeOK && c.Scale == r.Scale {
+			// a swept rate_scale is where the row was run, not its capacity
+			if r.Outcome == sweep.OutcomeOK && c.Scale == r.Scale && !(r.RateScale > 0) {
 				mark(&capDone, "SLO capacity", c, &caps, &capsLat)
 			}
 		}
@@ -483,7 +484,7 @@ func sweepCostFigure(name, sweepName string, rows []*sweep.Row, pos []int) (*Fig
 	}
 	p := newPlot("Cost at the SLO = saturation cost + tail penalty — "+sweepName, "config (as in the table above)", "$ per 1M output tokens")
 	return stackedBars(p, name, names, []string{"cost at saturation (hardware + energy)", "tail-latency penalty"},
-		[]plotter.Values{sat, pen}, "Estimated $/1M output tokens at the SLO capacity, split into the cost at saturation and the tail-latency penalty.")
+		[]plotter.Values{sat, pen}, "Estimated $/1M output tokens at "+evaluatedAt(rows)+", split into the cost at saturation and the tail-latency penalty.")
 }
 
 func stackedBars(p *plot.Plot, name string, names, series []string, vals []plotter.Values, caption string) (*Figure, error) {

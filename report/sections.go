@@ -53,6 +53,18 @@ func shownRows(sw *Sweep) []*sweep.Row {
 	return out[:min(len(out), maxShown)]
 }
 
+// evaluatedAt is the load a sweep's rows were run at: the SLO capacity,
+// or the scale a rate_scale axis fixed, which is no capacity (the SLO may
+// hold far beyond it).
+func evaluatedAt(rows []*sweep.Row) string {
+	for _, r := range rows {
+		if r.RateScale > 0 {
+			return "the swept rate_scale"
+		}
+	}
+	return "the SLO capacity"
+}
+
 // less orders known values before unknown ones.
 func less(a, b float64) bool {
 	if !known(b) {
@@ -118,8 +130,8 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			continue
 		}
 		t := &Table{Header: header, Numeric: numeric, Caption: fmt.Sprintf("Sweep %s: %d of %d configs "+
-			"(#N = rank among configs meeting the SLO, ★ = on a Pareto front), each at its SLO capacity.",
-			sw.Name, len(rows), len(sw.Rows))}
+			"(#N = rank among configs meeting the SLO, ★ = on a Pareto front), each at %s.",
+			sw.Name, len(rows), len(sw.Rows), evaluatedAt(rows))}
 		for _, r := range rows {
 			rr := RowRun(sw, r)
 			t.Rows = append(t.Rows, row(r.Label, rowMark(r), rr, r.Outcome))
