@@ -175,7 +175,13 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 				return nil, err
 			}
 			r.Lat, r.Path = tr.Lat, tp
-			r.SLO, r.Metrics.MetSLO, r.Metrics.Goodput = tr.SLO, tr.Metrics.MetSLO, tr.Metrics.Goodput
+			r.SLO, r.Metrics.MetSLO = tr.SLO, tr.Metrics.MetSLO
+			// over the makespan, as the run's throughput (and a sweep's
+			// goodput): the trace's window ends at the last token, before
+			// a later refusal that the makespan still counts
+			if !tr.SLO.IsZero() && res.Summary.Makespan > 0 {
+				r.Metrics.Goodput = float64(tr.Metrics.MetSLO) / res.Summary.Makespan
+			}
 			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
 			if tr.Metrics.Devices > 0 {
 				r.Metrics.Devices = tr.Metrics.Devices
