@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/proxy"
 )
 
@@ -70,7 +71,9 @@ func proxyAction(c *cli.Context) error {
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "servesim: proxying %s -> %s, recording to %s (Ctrl-C to stop)\n", ln.Addr(), cfg.Upstream, cfg.Out)
+	// The upstream as given is connected to; its password and query
+	// are never shown.
+	fmt.Fprintf(c.App.ErrWriter, "servesim: proxying %s -> %s, recording to %s (Ctrl-C to stop)\n", ln.Addr(), urlshow.String(cfg.Upstream), cfg.Out)
 	st, err := proxy.Serve(c.Context, ln, cfg)
 	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens -> %s\n",
 		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, cfg.Out)

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -60,7 +61,7 @@ func (c *Config) Validate() error {
 		// The parse error would quote the URL, password and all.
 		return errors.New("proxy: Upstream does not parse: want http(s)://host[:port][/path]")
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("proxy: Upstream %q: want http(s)://host[:port][/path]", shownURL(u))
+		return fmt.Errorf("proxy: Upstream %q: want http(s)://host[:port][/path]", urlshow.URL(u))
 	case c.Out == "":
 		return errors.New("proxy: Out: required")
 	case c.BlockSize <= 0:
@@ -76,14 +77,6 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("proxy: Out: %w", err)
 	}
 	return nil
-}
-
-// shownURL is u as it may be shown in the trace or an error: the password
-// masked and the query, which may hold a key, left out.
-func shownURL(u *url.URL) string {
-	c := *u
-	c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = "", false, "", ""
-	return c.Redacted()
 }
 
 // PromptsPath is where KeepPrompts writes prompts: "run.parquet" →
@@ -195,7 +188,7 @@ func (p *Proxy) meta() traces.Meta {
 		m.Source = "proxy"
 	}
 	m.BlockSize = p.cfg.BlockSize
-	m.Set("proxy.upstream", shownURL(p.upstream))
+	m.Set("proxy.upstream", urlshow.URL(p.upstream))
 	m.Set("proxy.start", p.start.UTC().Format(time.RFC3339Nano))
 	m.Set("proxy.clock", "arrival_ns and every other time: ns since proxy.start (monotonic); arrival = request headers received, actual_send = forwarded upstream")
 	m.Set("proxy.tokens_per_byte", strconv.FormatFloat(p.cfg.TokensPerByte, 'g', -1, 64))

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A URL's password and query are secrets as an API key is: they are used
+// to connect and never shown.
+const (
+	urlPassword = "PWLEAK-7f3a"
+	urlQuery    = "QLEAK-c91e"
+)
+
+// secretURL is base (http://host:port/path) with a user and urlPassword
+// added and a query holding urlQuery.
+func secretURL(t *testing.T, base string) string {
+	t.Helper()
+	scheme, rest, ok := strings.Cut(base, "://")
+	if !ok {
+		t.Fatalf("base URL %q", base)
+	}
+	return scheme + "://me:" + urlPassword + "@" + rest + "?api-key=" + urlQuery + "#" + urlQuery
+}
+
+// checkNoURLSecret fails if out, or any file under dir ("" for none),
+// holds the password or the query secret.
+func checkNoURLSecret(t *testing.T, what, out, dir string) {
+	t.Helper()
+	for _, s := range []string{urlPassword, urlQuery} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s shows %q:\n%s", what, s, out)
+		}
+	}
+	if dir == "" {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			for _, s := range []string{urlPassword, urlQuery} {
+				if bytes.Contains(data, []byte(s)) {
+					t.Errorf("%s: %s holds %q", what, p, s)
+				}
+			}
+		}
+		return err
+	})
+}
+
+// syncBuffer is a bytes.Buffer safe for the proxy's goroutines; it calls
+// hit once, the first time the text written holds mark.
+type syncBuffer struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	mark string
+	hit  func()
+	once sync.Once
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.b.Write(p)
+	if s.mark != "" && strings.Contains(s.b.String(), s.mark) {
+		s.once.Do(s.hit)
+	}
+	return n, err
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestProxyStartLineHidesURLSecrets(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	app := newApp()
+	stderr := &syncBuffer{mark: "Ctrl-C to stop", hit: cancel}
+	var stdout syncBuffer
+	app.Writer, app.ErrWriter = &stdout, stderr
+	err := app.RunContext(ctx, []string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
+		"--upstream", secretURL(t, "http://127.0.0.1:1/v1"), "--out", filepath.Join(dir, "p.csv")})
+	if err != nil && ctx.Err() == nil {
+		t.Fatalf("proxy: %v\n%s", err, stderr.String())
+	}
+	out := stderr.String() + stdout.String()
+	if !strings.Contains(out, "-> http://me:xxxxx@127.0.0.1:1/v1, recording") {
+		t.Errorf("the start line does not name the upstream, password masked:\n%s", out)
+	}
+	checkNoURLSecret(t, "record proxy", out, dir)
+}

@@ -1,0 +1,48 @@
+// Package urlshow gives the form of a user-given URL that servesim may
+// write to stdout, stderr, a log, a file or an error: a URL can carry a
+// secret as much as an API key can (http://user:PASSWORD@host/v1,
+// http://host/v1?api-key=KEY), and neither is ever written. The URL as
+// given is kept for connecting.
+package urlshow
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Hidden stands for a URL none of which is shown: it does not parse, and
+// the part that would show could hold a password.
+const Hidden = "(the URL given, not shown: it may hold a password)"
+
+// URL returns u as it may be shown: its password masked as
+// url.URL.Redacted masks it ("xxxxx"), its query and fragment, which may
+// hold a key, left out. A URL with no host whose opaque part holds an '@'
+// ("http:user:pw@host") is Hidden.
+func URL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = "", false, "", ""
+	if strings.Contains(c.Opaque, "@") {
+		return Hidden
+	}
+	return c.Redacted()
+}
+
+// String is URL for a URL given as text. Text that does not parse is
+// shown up to its first '?' or '#', and only when that part holds no '@'
+// (else it is Hidden): the parse error, which quotes the text whole, is
+// never what is shown.
+func String(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return URL(u)
+	}
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	if strings.Contains(raw, "@") {
+		return Hidden
+	}
+	return raw
+}

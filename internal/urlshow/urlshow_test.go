@@ -1,0 +1,49 @@
+package urlshow
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:8000/v1":                  "http://127.0.0.1:8000/v1",
+		"http://me:PWLEAK@h:8000/v1":                "http://me:xxxxx@h:8000/v1",
+		"http://me@h:8000/v1":                       "http://me@h:8000/v1",
+		"https://h/v1?api-key=QLEAK":                "https://h/v1",
+		"https://h/v1?":                             "https://h/v1",
+		"https://h/v1#QLEAK":                        "https://h/v1",
+		"http://me:PWLEAK@h/v1?api-key=QLEAK#QLEAK": "http://me:xxxxx@h/v1",
+		"ftp://me:PWLEAK@h/x":                       "ftp://me:xxxxx@h/x",
+		"h:8000/v1?key=QLEAK":                       "h:8000/v1", // does not parse (a colon in the first segment)
+		"http://h:port/v1?key=QLEAK":                "http://h:port/v1",
+		"http://me:PWLEAK@h:port/v1":                Hidden,
+		"http://me:PW%zzLEAK@h/v1":                  Hidden,
+		"http:me:PWLEAK@h/v1":                       Hidden, // opaque
+		"me:PWLEAK@h:8000":                          Hidden, // scheme "me", opaque
+		"http://h/v1/a@b":                           "http://h/v1/a@b",
+		"":                                          "",
+	} {
+		got := String(raw)
+		if got != want {
+			t.Errorf("String(%q) = %q, want %q", raw, got, want)
+		}
+		if strings.Contains(got, "LEAK") {
+			t.Errorf("String(%q) = %q shows a secret", raw, got)
+		}
+	}
+}
+
+func TestURLKeepsTheGivenURL(t *testing.T) {
+	u, _ := url.Parse("http://me:PWLEAK@h/v1?k=QLEAK#f")
+	if got := URL(u); got != "http://me:xxxxx@h/v1" {
+		t.Errorf("URL = %q", got)
+	}
+	if u.String() != "http://me:PWLEAK@h/v1?k=QLEAK#f" {
+		t.Errorf("URL changed its argument: %s", u)
+	}
+	if URL(nil) != "" {
+		t.Error("URL(nil) is not empty")
+	}
+}
