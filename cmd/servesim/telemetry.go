@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/urfave/cli/v2"
 )
@@ -39,7 +40,7 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 	}
 	if u := c.String("engine-metrics"); u != "" {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, cli.Exit(fmt.Sprintf("%s: --engine-metrics %q: want the engine's base URL or its metrics URL, http(s)://host[:port][/path]", c.Command.FullName(), u), 2)
+			return nil, cli.Exit(fmt.Sprintf("%s: --engine-metrics %q: want the engine's base URL or its metrics URL, http(s)://host[:port][/path]", c.Command.FullName(), urlshow.String(u)), 2)
 		}
 	}
 	var err error

@@ -100,3 +100,22 @@ func TestProxyStartLineHidesURLSecrets(t *testing.T) {
 	}
 	checkNoURLSecret(t, "record proxy", out, dir)
 }
+
+// --engine-metrics that is not an http(s) URL is refused naming what was
+// given, its password masked and its query left out.
+func TestEngineMetricsFlagErrorHidesURLSecrets(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	url, _ := countingServer(t)
+	for _, bad := range []string{secretURL(t, "ftp://metrics-host:9000/metrics"), secretURL(t, "http://metrics-host:port/metrics")} {
+		out, code, err := runCode(t, "record", "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+			"--trace", tr, "--out", filepath.Join(dir, "o.csv"), "--engine-metrics", bad)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--engine-metrics") {
+			t.Fatalf("%s: want a usage error naming --engine-metrics; got %d, %v\n%s", bad, code, err, out)
+		}
+		if !strings.Contains(err.Error(), "metrics-host") && !strings.Contains(err.Error(), "not shown") {
+			t.Errorf("%s: the error neither names the host nor says the URL is not shown: %v", bad, err)
+		}
+		checkNoURLSecret(t, "record --engine-metrics", out+err.Error(), dir)
+	}
+}

@@ -6,6 +6,7 @@
 package urlshow
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 )
@@ -45,4 +46,16 @@ func String(raw string) string {
 		return Hidden
 	}
 	return raw
+}
+
+// Error returns err with the URL quoted by the *url.Error in it, if any,
+// set to shown: net/http's client errors quote the request's URL with its
+// query (and only its password masked). It changes that *url.Error in
+// place.
+func Error(err error, shown string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = shown
+	}
+	return err
 }

@@ -1,6 +1,9 @@
 package urlshow
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -45,5 +48,23 @@ func TestURLKeepsTheGivenURL(t *testing.T) {
 	}
 	if URL(nil) != "" {
 		t.Error("URL(nil) is not empty")
+	}
+}
+
+// A client error quotes the URL, query and all; Error names it as shown.
+func TestError(t *testing.T) {
+	raw := "http://me:PWLEAK@127.0.0.1:1/v1?api-key=QLEAK"
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, raw, nil)
+	_, err := http.DefaultClient.Do(req)
+	if err == nil || !strings.Contains(err.Error(), "QLEAK") {
+		t.Skipf("the client error does not quote the query here: %v", err)
+	}
+	err = Error(err, String(raw))
+	if s := err.Error(); strings.Contains(s, "LEAK") || !strings.Contains(s, "http://me:xxxxx@127.0.0.1:1/v1") {
+		t.Errorf("Error: %s", s)
+	}
+	plain := errors.New("plain")
+	if Error(plain, "x") != plain {
+		t.Error("Error changed an error with no URL in it")
 	}
 }

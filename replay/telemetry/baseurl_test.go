@@ -3,6 +3,7 @@ package telemetry
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -74,6 +75,48 @@ func TestScrapeURLPasswordNotShown(t *testing.T) {
 	}
 	for _, bad := range []string{"ftp://me:" + pw + "@h/metrics", "http://me:" + pw + "@h:port/metrics"} {
 		if _, _, err := metricsURL(bad); err == nil || strings.Contains(err.Error(), pw) {
+			t.Errorf("bad URL: error %v", err)
+		}
+	}
+}
+
+// A query in the metrics URL (?api-key=...) is sent, but never logged or
+// put in an error, however the scrape fails.
+func TestScrapeURLQueryNotShown(t *testing.T) {
+	const pw, q = "PWLEAK-metrics", "QLEAK-metrics"
+	for _, status := range []int{http.StatusNotFound, http.StatusInternalServerError, 0} {
+		var gotQuery bool
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			gotQuery = r.URL.Query().Get("api-key") == q
+			w.WriteHeader(status)
+		}))
+		base := srv.URL
+		if status == 0 { // nothing listens: the client's error quotes the URL
+			srv.Close()
+		}
+		raw := strings.Replace(base, "://", "://me:"+pw+"@", 1) + "/metrics?api-key=" + q + "#" + q
+		var logs bytes.Buffer
+		s, err := StartScrapeWith(context.Background(), ScrapeConfig{URL: raw, Interval: time.Hour, Logger: testLogger(&logs)})
+		s.Stop()
+		srv.Close()
+		if status != 0 && !gotQuery {
+			t.Errorf("HTTP %d: the query did not reach the server", status)
+		}
+		shown := err != nil && strings.Contains(err.Error(), "/metrics") || strings.Contains(logs.String(), "/metrics")
+		if !shown || !strings.Contains(logs.String()+fmt.Sprint(err), strings.TrimPrefix(base, "http://")) {
+			t.Errorf("status %d: neither the error nor the log names the URL: %v\n%s", status, err, logs.String())
+		}
+		for _, sec := range []string{pw, q} {
+			if err != nil && strings.Contains(err.Error(), sec) {
+				t.Errorf("status %d: error shows %q: %v", status, sec, err)
+			}
+			if strings.Contains(logs.String(), sec) {
+				t.Errorf("status %d: log shows %q: %s", status, sec, logs.String())
+			}
+		}
+	}
+	for _, bad := range []string{"ftp://me:" + pw + "@h/metrics?api-key=" + q, "http://h:port/metrics?api-key=" + q} {
+		if _, _, err := metricsURL(bad); err == nil || strings.Contains(err.Error(), pw) || strings.Contains(err.Error(), q) {
 			t.Errorf("bad URL: error %v", err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/servesim/servesim/internal/urlshow"
 )
 
 // ErrNoMetrics means the engine has no /metrics endpoint (it answered 404,
@@ -50,7 +52,7 @@ type ScrapeSummary struct {
 // Scraper polls an engine's /metrics page. Stop ends it.
 type Scraper struct {
 	cfg    ScrapeConfig
-	shown  string // cfg.URL with any password masked, for logs and errors
+	shown  string // cfg.URL with any password masked and no query, for logs and errors
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
@@ -141,8 +143,8 @@ func emptyScrapeSummary() ScrapeSummary {
 	return ScrapeSummary{MeanRunning: n, MaxRunning: n, MeanWaiting: n, MaxWaiting: n, MeanKVUsage: n, MaxKVUsage: n}
 }
 
-// metricsURL returns the URL to poll, and it with any password masked
-// (the one form that may be logged or put in an error).
+// metricsURL returns the URL to poll, and it with any password masked and
+// its query left out (the one form that may be logged or put in an error).
 func metricsURL(raw string) (string, string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -150,7 +152,7 @@ func metricsURL(raw string) (string, string, error) {
 		return "", "", errors.New("telemetry: metrics URL does not parse: want http(s)://host[:port][/path]")
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", u.Redacted())
+		return "", "", fmt.Errorf("telemetry: metrics URL %q: want http(s)://host[:port][/path]", urlshow.URL(u))
 	}
 	// An API root as record's --base-url takes it (http://h:8000/v1): the
 	// engines serve /metrics beside /v1, not under it.
@@ -161,7 +163,7 @@ func metricsURL(raw string) (string, string, error) {
 		}
 		u.RawPath = ""
 	}
-	return u.String(), u.Redacted(), nil
+	return u.String(), urlshow.URL(u), nil
 }
 
 func (s *Scraper) loop(ctx context.Context) {
@@ -195,6 +197,7 @@ func (s *Scraper) scrape(ctx context.Context) error {
 	now := time.Now()
 	resp, err := s.cfg.Client.Do(req)
 	if err != nil {
+		err = urlshow.Error(err, s.shown) // it quoted the query
 		if ctx.Err() == nil {
 			s.fail(err)
 		}
