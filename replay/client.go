@@ -24,6 +24,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/sse"
 	"github.com/servesim/servesim/traces"
 )
@@ -69,11 +70,11 @@ func ErrorKind(msg string) string {
 type client struct {
 	hc       *http.Client
 	url      string // the endpoint: the base URL's path + endpointPath, its query kept
-	shown    string // url with any password in it masked, for messages
+	shown    string // url with any password in it masked and no query, for messages
 	cfg      *Config
 	key      string   // from the environment; only ever put in the header
 	keyState string   // describes the key without revealing it
-	secrets  []string // the key (as set and trimmed) and the URL's password: never written
+	secrets  []string // the key (as set and trimmed), the URL's password and query: never written
 	rawDir   string
 }
 
@@ -104,12 +105,17 @@ func newClient(cfg *Config, rawDir string) *client {
 	// POST as a bodiless GET (301, 302, 303) to another URL.
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c := &client{hc: &http.Client{Transport: tr, CheckRedirect: noRedirect}, cfg: cfg, key: key, keyState: state, rawDir: rawDir}
-	c.url, c.shown = cfg.BaseURL+endpointPath(cfg.Endpoint), cfg.BaseURL
+	c.url, c.shown = cfg.BaseURL+endpointPath(cfg.Endpoint), urlshow.String(cfg.BaseURL)
 	if u, err := url.Parse(cfg.BaseURL); err == nil { // Validate has parsed it
 		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+endpointPath(cfg.Endpoint), ""
-		c.url, c.shown = u.String(), u.Redacted()
+		c.url, c.shown = u.String(), urlshow.URL(u)
 		if pw, ok := u.User.Password(); ok {
 			c.secrets = append(c.secrets, pw)
+		}
+		// A query may hold a key (?api-key=...), which a server may echo.
+		c.secrets = append(c.secrets, u.RawQuery)
+		for _, vs := range u.Query() {
+			c.secrets = append(c.secrets, vs...)
 		}
 	}
 	c.secrets = append(c.secrets, key, strings.TrimSpace(key))
@@ -590,6 +596,7 @@ func (c *client) sendError(ctx, rctx context.Context, err error) string {
 	var ne net.Error
 	var oe *net.OpError
 	var de *net.DNSError
+	err = urlshow.Error(err, c.shown) // it quoted the URL's query
 	if errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ne) {
 		return KindConnection + ": " + oneLine(err.Error())
 	}
@@ -643,8 +650,8 @@ func baseURLHint(base string) string {
 	if err != nil {
 		return ""
 	}
-	p, base := strings.TrimRight(u.Path, "/"), u.Redacted()
-	fix := func(path string) string { v := *u; v.Path = path; return v.Redacted() }
+	p, base := strings.TrimRight(u.Path, "/"), urlshow.URL(u)
+	fix := func(path string) string { v := *u; v.Path = path; return urlshow.URL(&v) }
 	switch {
 	case strings.Contains(p+"/", "/v1/v1/"):
 		return fmt.Sprintf("; the base URL %s has a doubled /v1; try %s", base, fix(strings.Replace(p, "/v1/v1", "/v1", 1)))

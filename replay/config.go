@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -127,16 +128,8 @@ func (c *Config) Validate() error {
 	if c.BaseURL == "" {
 		bad("BaseURL", "required (e.g. http://127.0.0.1:8000/v1)")
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// Errors reach logs: a password in the URL is not shown.
-		shown := c.BaseURL
-		switch {
-		case !strings.Contains(shown, "@"):
-		case err == nil && u.User != nil:
-			shown = u.Redacted()
-		default:
-			shown = "(the URL given, not shown: it may hold a password)"
-		}
-		bad("BaseURL", "%q is not an http(s) URL with a host", shown)
+		// Errors reach logs: a password or query in the URL is not shown.
+		bad("BaseURL", "%q is not an http(s) URL with a host", urlshow.String(c.BaseURL))
 	}
 	if c.Model == "" {
 		bad("Model", "required")

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -187,7 +188,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 
 // OutputMeta is the metadata of a run's output: the input's, with Source
 // "live", the model, and the run's settings under Extra "replay.*" (the
-// base URL without any user info; never the key).
+// base URL without any user info, query or fragment; never the key).
 func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	m := in
 	m.Extra = map[string]string{}
@@ -203,11 +204,10 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	}
 	m.Source = "live"
 	m.Model = cfg.Model
-	base := cfg.BaseURL
-	if u, err := url.Parse(base); err == nil {
+	base := urlshow.String(cfg.BaseURL)
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
 		u.User = nil
-		u.RawQuery = ""
-		base = u.String()
+		base = urlshow.URL(u) // and no query or fragment
 	}
 	f := strconv.FormatFloat
 	set := map[string]string{
