@@ -18,6 +18,7 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/relpath"
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
@@ -185,7 +186,7 @@ func runCalibrate(c *cli.Context) error {
 		fmt.Fprintf(w, "power: not measured (%v); the profile's power is null\n", nvmlErr)
 	}
 
-	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", cfg.BaseURL, cfg.Model, traceDir)
+	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", urlshow.String(cfg.BaseURL), cfg.Model, traceDir)
 	t0 := time.Now()
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // A URL's password and query are secrets as an API key is: they are used
@@ -117,5 +119,25 @@ func TestEngineMetricsFlagErrorHidesURLSecrets(t *testing.T) {
 			t.Errorf("%s: the error neither names the host nor says the URL is not shown: %v", bad, err)
 		}
 		checkNoURLSecret(t, "record --engine-metrics", out+err.Error(), dir)
+	}
+}
+
+// calibrate names the engine it runs against, password masked and query
+// left out, on stdout, in its errors and in every file it leaves.
+func TestCalibrateHidesURLSecrets(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{Fault: func(int) replaytest.Fault { return replaytest.Status }})
+	defer srv.Close()
+	for _, base := range []string{"http://127.0.0.1:1/v1", srv.BaseURL()} {
+		dir := t.TempDir()
+		out, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", secretURL(t, base),
+			"--model", "m", "--api-key-env", "SERVESIM_NO_KEY", "--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64")
+		if err == nil {
+			t.Fatalf("%s: no error from an engine that fails every request", base)
+		}
+		shown := strings.Replace(base, "http://", "http://me:xxxxx@", 1)
+		if !strings.Contains(out, "running against "+shown+" (model m)") {
+			t.Errorf("%s: stdout does not name the engine as %s:\n%s", base, shown, out)
+		}
+		checkNoURLSecret(t, "calibrate", out+err.Error(), dir)
 	}
 }
