@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
@@ -122,7 +123,7 @@ type Result struct {
 	Profile          string            `json:"profile"`
 	ProfileSHA256    string            `json:"profile_sha256"`
 	StepModel        string            `json:"step_model"`
-	BaseURL          string            `json:"base_url"`
+	BaseURL          string            `json:"base_url"` // password masked, query left out
 	Model            string            `json:"model"`
 	EngineCmd        string            `json:"engine_cmd"`
 	StopCmd          string            `json:"stop_cmd"`
@@ -229,7 +230,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res := &Result{
 		Version: ResultVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
 		SpecSHA256: opt.Candidates.SpecSHA256, SweepTraceSHA256: opt.Candidates.TraceSHA256,
-		Profile: opt.ProfilePath, BaseURL: opt.Replay.BaseURL, Model: opt.Replay.Model, Tolerances: opt.Tolerances,
+		Profile: opt.ProfilePath, BaseURL: urlshow.String(opt.Replay.BaseURL), Model: opt.Replay.Model, Tolerances: opt.Tolerances,
 		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},
 	}
 	if opt.Engine != nil {
@@ -263,7 +264,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	host, port := hostPort(cfg.BaseURL)
 	if opt.Engine == nil {
-		fmt.Fprintf(log, "verify: no engine command: every candidate runs against the engine at %s as it is (its knobs are not applied)\n", cfg.BaseURL)
+		fmt.Fprintf(log, "verify: no engine command: every candidate runs against the engine at %s as it is (its knobs are not applied)\n", urlshow.String(cfg.BaseURL))
 	}
 	texts := map[int]map[RequestKey]string{}
 	var unread []string

@@ -71,8 +71,9 @@ func TestVerifyCLI(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	engineCmd := fmt.Sprintf(`{{if eq .MaxNumSeqs 2}}exit 7; {{end}}trap 'rm -f %s; exit 0' TERM; touch %s; sleep 300 & wait`, up, up)
-	text, err := run(t, "verify", "--candidates", cands, "--trace", in, "--slice", "20", "--base-url", srv.BaseURL(), "--model", "stub",
-		"--api-key-env", "SERVESIM_NO_KEY", "--engine-cmd", engineCmd, "--health-url", health.URL, "--health-timeout", "5s",
+	// The URLs' passwords and queries are used, never written.
+	text, err := run(t, "verify", "--candidates", cands, "--trace", in, "--slice", "20", "--base-url", secretURL(t, srv.BaseURL()), "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--engine-cmd", engineCmd, "--health-url", secretURL(t, health.URL), "--health-timeout", "5s",
 		"--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", out)
 	var ec cli.ExitCoder
 	if !errors.As(err, &ec) || (ec.ExitCode() != exitToleranceFailed && ec.ExitCode() != exitIncomplete) {
@@ -95,6 +96,10 @@ func TestVerifyCLI(t *testing.T) {
 	if (res.ToleranceFailures > 0) != (ec.ExitCode() == exitToleranceFailed) {
 		t.Errorf("%d tolerance failures, exit status %d", res.ToleranceFailures, ec.ExitCode())
 	}
+	if want := strings.Replace(srv.BaseURL(), "http://", "http://me:xxxxx@", 1); res.BaseURL != want {
+		t.Errorf("verify.json base_url %q, want %q", res.BaseURL, want)
+	}
+	checkNoURLSecret(t, "verify", text, dir)
 	// --refit without --profile is a usage error.
 	if _, err := run(t, "verify", "--candidates", cands, "--trace", in, "--base-url", srv.BaseURL(), "--model", "stub", "--refit"); !errors.As(err, &ec) || ec.ExitCode() != 2 {
 		t.Errorf("--refit without --profile: %v", err)

@@ -1,0 +1,74 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const urlPassword, urlQuery = "PWLEAK-5e0d", "QLEAK-a71f"
+
+// withSecrets adds a user with urlPassword and an api-key query (and a
+// fragment) holding urlQuery to base, http://host:port/path.
+func withSecrets(base string) string {
+	return strings.Replace(base, "://", "://me:"+urlPassword+"@", 1) + "?api-key=" + urlQuery + "#" + urlQuery
+}
+
+// checkNoSecrets fails if text, or a file under dir, holds the password
+// or the query.
+func checkNoSecrets(t *testing.T, what, text, dir string) {
+	t.Helper()
+	for _, s := range []string{urlPassword, urlQuery} {
+		if strings.Contains(text, s) {
+			t.Errorf("%s shows %q:\n%s", what, s, text)
+		}
+	}
+	if dir == "" {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			for _, s := range []string{urlPassword, urlQuery} {
+				if bytes.Contains(data, []byte(s)) {
+					t.Errorf("%s: %s holds %q", what, p, s)
+				}
+			}
+		}
+		return err
+	})
+}
+
+// The engine's URL, password and query included, is used for the runs;
+// verify.json and the log name it with the password masked and no query.
+func TestRunHidesBaseURLSecrets(t *testing.T) {
+	dir := t.TempDir()
+	cfg := stubReplay(t)
+	host := strings.TrimPrefix(cfg.BaseURL, "http://")
+	cfg.BaseURL = withSecrets(cfg.BaseURL)
+	var log bytes.Buffer
+	opt := Options{Candidates: candidates(1), Trace: writeTrace(t, dir, 4, 10*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), Log: &log}
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Candidates[0]; c.Status != StatusOK || c.Measured.Completed != 4 {
+		t.Fatalf("the run with the secrets in the URL: status %s (%s), %d completed", c.Status, c.Detail, c.Measured.Completed)
+	}
+	if want := "http://me:xxxxx@" + host; res.BaseURL != want {
+		t.Errorf("base_url %q, want %q", res.BaseURL, want)
+	}
+	if !strings.Contains(log.String(), "the engine at http://me:xxxxx@"+host+" as it is") {
+		t.Errorf("the log does not name the engine, password masked:\n%s", log.String())
+	}
+	data, _ := json.Marshal(res)
+	checkNoSecrets(t, "verify.json", string(data), "")
+	checkNoSecrets(t, "the log", log.String(), dir)
+}
