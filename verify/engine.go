@@ -16,6 +16,8 @@ import (
 	"text/template"
 	"text/template/parse"
 	"time"
+
+	"github.com/servesim/servesim/internal/urlshow"
 )
 
 // Knobs are the engine settings of one candidate, the fields an engine
@@ -214,6 +216,7 @@ func (e *EngineError) Error() string { return e.Status + ": " + e.Msg }
 // Engine is a started engine command.
 type Engine struct {
 	spec    EngineSpec
+	health  string // spec.HealthURL as it may be shown: password masked, no query
 	knobs   Knobs
 	cmd     *exec.Cmd
 	log     *os.File
@@ -259,8 +262,9 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	if err != nil {
 		return nil, &EngineError{StatusStartFailed, err.Error()}
 	}
+	health := urlshow.String(spec.HealthURL) // as it may be shown
 	if Healthy(ctx, spec.HealthURL) {
-		return nil, &EngineError{StatusStartFailed, fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", spec.HealthURL)}
+		return nil, &EngineError{StatusStartFailed, fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)}
 	}
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -275,7 +279,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		lf.Close()
 		return nil, &EngineError{StatusStartFailed, err.Error()}
 	}
-	e := &Engine{spec: spec, knobs: k, cmd: cmd, log: lf, logPath: logPath, done: make(chan struct{})}
+	e := &Engine{spec: spec, health: health, knobs: k, cmd: cmd, log: lf, logPath: logPath, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		e.mu.Lock()
@@ -299,7 +303,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		}
 		if time.Now().After(deadline) {
 			e.Stop(context.WithoutCancel(ctx))
-			return nil, &EngineError{StatusHealth, fmt.Sprintf("%s not healthy after %v%s", spec.HealthURL, spec.HealthTimeout, e.logTail())}
+			return nil, &EngineError{StatusHealth, fmt.Sprintf("%s not healthy after %v%s", health, spec.HealthTimeout, e.logTail())}
 		}
 		select {
 		case <-ctx.Done():
@@ -331,7 +335,7 @@ func (e *Engine) Alive(ctx context.Context) (bool, string) {
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	return false, fmt.Sprintf("%s no longer answers%s", e.spec.HealthURL, e.logTail())
+	return false, fmt.Sprintf("%s no longer answers%s", e.health, e.logTail())
 }
 
 // Stop runs the stop template (if any), then ends the start command's
@@ -366,7 +370,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 	deadline := time.Now().Add(e.spec.StopTimeout)
 	for Healthy(ctx, e.spec.HealthURL) {
 		if time.Now().After(deadline) {
-			errs = append(errs, fmt.Errorf("%s still answers %v after the engine was stopped", e.spec.HealthURL, e.spec.StopTimeout))
+			errs = append(errs, fmt.Errorf("%s still answers %v after the engine was stopped", e.health, e.spec.StopTimeout))
 			break
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -141,3 +141,19 @@ func TestCalibrateHidesURLSecrets(t *testing.T) {
 		checkNoURLSecret(t, "calibrate", out+err.Error(), dir)
 	}
 }
+
+// The default health URL is the API root's /models, with the root's
+// password and query (which the engine may need); a query no longer
+// swallows the /models.
+func TestVerifyDefaultHealthURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"http://127.0.0.1:8000/v1":                        "http://127.0.0.1:8000/v1/models",
+		"http://127.0.0.1:8000/v1/":                       "http://127.0.0.1:8000/v1/models",
+		"http://me:pw@h:8000/v1?api-key=k&x=1":            "http://me:pw@h:8000/v1/models?api-key=k&x=1",
+		"https://h/engine/v1?api-version=2024-06-01#frag": "https://h/engine/v1/models?api-version=2024-06-01",
+	} {
+		if got := modelsURL(base); got != want {
+			t.Errorf("modelsURL(%q) = %q, want %q", base, got, want)
+		}
+	}
+}

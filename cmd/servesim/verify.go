@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -152,7 +153,7 @@ func runVerify(c *cli.Context) error {
 	if start := c.String("engine-cmd"); start != "" {
 		health := c.String("health-url")
 		if health == "" {
-			health = strings.TrimSuffix(cfg.BaseURL, "/") + "/models"
+			health = modelsURL(cfg.BaseURL)
 		}
 		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthTimeout: c.Duration("health-timeout")}
 		for name, t := range map[string]string{"engine-cmd": start, "stop-cmd": opt.Engine.Stop} {
@@ -305,4 +306,16 @@ func parseSlice(s string) (verify.Slice, error) {
 		return sl, fmt.Errorf("verify: --slice %q: want 0 ≤ FROM < TO", s)
 	}
 	return sl, nil
+}
+
+// modelsURL is the API root base's /models, with base's user info and
+// query: the default health URL. base has been validated.
+func modelsURL(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return strings.TrimSuffix(base, "/") + "/models"
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/")+"/models", ""
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
 }

@@ -1,0 +1,62 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The engine's errors (already up, never healthy, gone, still up after
+// the stop) name the health URL with its password masked and no query.
+func TestEngineErrorsHideHealthURLSecrets(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	health := withSecrets(fakeEngine(t, dir))
+	shown := strings.Replace(strings.SplitN(health, "?", 2)[0], urlPassword, "xxxxx", 1)
+	var msgs []string
+	check := func(what, msg string) {
+		t.Helper()
+		if !strings.Contains(msg, shown) {
+			t.Errorf("%s: %q does not name %s", what, msg, shown)
+		}
+		msgs = append(msgs, msg)
+	}
+
+	os.WriteFile(filepath.Join(dir, "up"), nil, 0o644)
+	_, err := StartEngine(context.Background(), EngineSpec{Start: "sleep 30", HealthURL: health}, Knobs{}, filepath.Join(dir, "log1"))
+	if err == nil || !strings.Contains(err.Error(), "already answers") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	check("already up", err.Error())
+
+	os.Remove(filepath.Join(dir, "up"))
+	_, err = StartEngine(context.Background(), EngineSpec{Start: "sleep 30", HealthURL: health, HealthTimeout: 300 * time.Millisecond, StopTimeout: time.Second},
+		Knobs{}, filepath.Join(dir, "log2"))
+	if err == nil || !strings.Contains(err.Error(), "not healthy") {
+		t.Fatalf("err = %v, want a health timeout", err)
+	}
+	check("never healthy", err.Error())
+
+	// Up, then gone; then up after its stop (nothing removes the file).
+	spec := EngineSpec{Start: `touch "$D/up"`, HealthURL: health, HealthTimeout: 5 * time.Second, StopTimeout: 300 * time.Millisecond}
+	e, err := StartEngine(context.Background(), spec, Knobs{}, filepath.Join(dir, "log3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "up"))
+	ok, why := e.Alive(context.Background())
+	if ok {
+		t.Fatal("an engine whose health URL fails is alive")
+	}
+	check("gone", why)
+	os.WriteFile(filepath.Join(dir, "up"), nil, 0o644)
+	if err := e.Stop(context.Background()); err == nil || !strings.Contains(err.Error(), "still answers") {
+		t.Fatalf("Stop: %v, want the engine still answering", err)
+	} else {
+		check("still up", err.Error())
+	}
+	checkNoSecrets(t, "the engine's errors", strings.Join(msgs, "\n"), dir)
+}
