@@ -17,7 +17,8 @@ import (
 
 // TestRecordCommand runs `servesim record` in process with a settings file
 // overridden by flags, against a server that refuses the key, and scans
-// stdout, stderr and every file for the key.
+// stdout, stderr and every file for the key, and for the password and
+// query of the base URL and the metrics URL.
 func TestRecordCommand(t *testing.T) {
 	const key = "sk-servesim-CLILEAK-0b7e"
 	t.Setenv("SERVESIM_CLI_KEY", key)
@@ -52,7 +53,7 @@ timeout = "5s"
 	var stdout, stderr bytes.Buffer
 	app.Writer, app.ErrWriter = &stdout, &stderr
 	err := app.RunContext(context.Background(), []string{"servesim", "record", "--settings", settings,
-		"--base-url", srv.BaseURL(), "--endpoint", "chat", "--trace", trace, "--out", out,
+		"--base-url", secretURL(t, srv.BaseURL()), "--engine-metrics", secretURL(t, srv.URL), "--endpoint", "chat", "--trace", trace, "--out", out,
 		"--save-raw", filepath.Join(dir, "raw"), "--tokens-per-byte", "1", "--prompt-overhead", "20", "--repeat", "2", "--slo", "ttft=10s"})
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
@@ -71,6 +72,10 @@ timeout = "5s"
 		if strings.Contains(b, "CLILEAK") {
 			t.Errorf("%s contains the API key", name)
 		}
+		checkNoURLSecret(t, name, b, "")
+	}
+	if host := strings.TrimPrefix(srv.URL, "http://"); !strings.Contains(stderr.String(), "me:xxxxx@"+host+"/metrics") {
+		t.Errorf("stderr does not name the metrics URL, password masked:\n%s", stderr.String())
 	}
 	n := 0
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -85,6 +90,7 @@ timeout = "5s"
 	if n < 8 {
 		t.Errorf("only %d files written", n)
 	}
+	checkNoURLSecret(t, "record", "", dir)
 }
 
 func TestRecordCommandErrors(t *testing.T) {
