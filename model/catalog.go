@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servesim/servesim/internal/tomlkeys"
 )
 
 // Catalog is a set of architectures and hardware, looked up by name
@@ -191,11 +193,12 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 	if err != nil {
 		return fmt.Errorf("model: catalog %s: %w", source, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = fmt.Sprintf("%q", k.String())
-		}
+	var keys []string
+	for _, k := range md.Undecoded() {
+		keys = append(keys, fmt.Sprintf("%q", k.String()))
+	}
+	keys = append(keys, tomlkeys.Miscased(md, &f)...) // the decoder ignores case; the catalog does not
+	if len(keys) > 0 {
 		return fmt.Errorf("model: catalog %s: unknown key %s (arch keys: %s; hardware keys: %s)",
 			source, strings.Join(keys, ", "), tomlKeys(archEntry{}), tomlKeys(hardwareEntry{}))
 	}

@@ -119,6 +119,9 @@ func TestLoadTOMLErrors(t *testing.T) {
 		{"[[hardware]]\nname = \"new-gpu\"\nmemory_bytes = 1e9\n", "user.toml: hardware new-gpu: missing required key bandwidth_bytes_per_sec, flops, tdp_watts, idle_watts, price_per_hour"},
 		{"[[arch]]\nname = \"Llama-3.1-8B\"\nkv_heads = 5\n", "kv_heads = 5"},
 		{"[[model]]\nname = \"x\"\n", `unknown key "model"`},
+		// The decoder matches keys without regard to case: Layers set layers.
+		{"[[arch]]\nname = \"Llama-3.1-8B\"\nLayers = 2\n", "arch.Layers (keys are case-sensitive: arch.layers)"},
+		{"[[Hardware]]\nname = \"H100-SXM-80G\"\ntdp_watts = 1\n", "Hardware (keys are case-sensitive: hardware)"},
 		{"[[arch]\n", "toml:"},
 		{"[[arch]]\nname = \"x\"\nlayers = 1.5\n", "layers"},
 	}

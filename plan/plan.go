@@ -14,12 +14,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servesim/servesim/internal/tomlkeys"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
 )
@@ -110,26 +111,6 @@ var required = []string{
 	"cost.usd_per_hour", "cost.usd_per_kwh", "cost.pue",
 }
 
-// planKeys are the sections and keys of a plan, as its toml tags spell
-// them.
-var planKeys = func() map[string]bool {
-	keys := map[string]bool{}
-	tag := func(f reflect.StructField) string { name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); return name }
-	t := reflect.TypeFor[Plan]()
-	for i := range t.NumField() {
-		sec := t.Field(i)
-		keys[tag(sec)] = true
-		st := sec.Type
-		if st.Kind() == reflect.Pointer {
-			st = st.Elem()
-		}
-		for j := range st.NumField() {
-			keys[tag(sec)+"."+tag(st.Field(j))] = true
-		}
-	}
-	return keys
-}()
-
 // Load reads and validates a plan file.
 func Load(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
@@ -172,17 +153,11 @@ func Decode(data []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every key as the plan spells it: the decoder matches keys without
-	// regard to case, so "PUE" would fill (or silently replace) pue.
 	var unknown []string
-	for _, k := range md.Keys() {
-		if name := k.String(); !planKeys[name] {
-			if planKeys[strings.ToLower(name)] {
-				name += fmt.Sprintf(" (keys are case-sensitive: %s)", strings.ToLower(name))
-			}
-			unknown = append(unknown, name)
-		}
+	for _, k := range md.Undecoded() {
+		unknown = append(unknown, k.String())
 	}
+	unknown = append(unknown, tomlkeys.Miscased(md, &p)...)
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
 	}

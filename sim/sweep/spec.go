@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servesim/servesim/internal/tomlkeys"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
@@ -257,6 +259,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 		unknown = append(unknown, k.String())
 	}
+	unknown = append(unknown, tomlkeys.Miscased(md, &f)...) // the decoder ignores case; the spec does not
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
 	}

@@ -1,0 +1,117 @@
+// Package tomlkeys finds the keys of a TOML document spelt in another case
+// than the struct it decodes into declares. The decoder matches keys to
+// fields without regard to case, so "PUE" fills pue, and of "pue" and
+// "PUE" in one file the last wins; servesim's TOML files are case-sensitive.
+package tomlkeys
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Miscased lists, in file order, each key of md that v's type declares
+// only in another spelling, as `Key (keys are case-sensitive: key)`. Keys
+// the type does not declare at all are md.Undecoded's to report; map keys
+// are the file's own and always match.
+func Miscased(md toml.MetaData, v any) []string {
+	var out []string
+	var bad []toml.Key // reported: the keys below them are not reported again
+	undecoded := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		undecoded[k.String()] = true
+	}
+	for _, k := range md.Keys() {
+		if undecoded[k.String()] || slices.ContainsFunc(bad, func(b toml.Key) bool { return len(b) < len(k) && slices.Equal(b, k[:len(b)]) }) {
+			continue
+		}
+		t := reflect.TypeOf(v)
+		want := make([]string, 0, len(k))
+		for i, part := range k {
+			t = deref(t)
+			if t == nil {
+				break
+			}
+			if t.Kind() == reflect.Map {
+				want, t = append(want, part), t.Elem()
+				continue
+			}
+			if t.Kind() != reflect.Struct {
+				break
+			}
+			f, exact, ok := field(t, part)
+			if !ok {
+				break
+			}
+			want, t = append(want, f.name), f.typ
+			if !exact {
+				out = append(out, fmt.Sprintf("%s (keys are case-sensitive: %s)", k.String(),
+					toml.Key(append(want, k[i+1:]...)).String()))
+				bad = append(bad, k[:i+1])
+				break
+			}
+		}
+	}
+	return out
+}
+
+type declared struct {
+	name string
+	typ  reflect.Type
+}
+
+// field finds the field key names in struct t, exactly or else in another
+// case, looking into embedded structs as the decoder does.
+func field(t reflect.Type, key string) (f declared, exact, ok bool) {
+	var folded declared
+	var found bool
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if tag == "-" || !sf.IsExported() {
+			continue
+		}
+		if sf.Anonymous && tag == "" {
+			if et := deref(sf.Type); et != nil && et.Kind() == reflect.Struct {
+				if g, ex, ok := field(et, key); ok {
+					if ex {
+						return g, true, true
+					}
+					folded, found = g, true
+				}
+				continue
+			}
+		}
+		name := tag
+		if name == "" {
+			name = sf.Name
+		}
+		switch {
+		case name == key:
+			return declared{name, sf.Type}, true, true
+		case strings.EqualFold(name, key):
+			folded, found = declared{name, sf.Type}, true
+		}
+	}
+	return folded, false, found
+}
+
+// deref is t without pointers, slices and arrays (an array of tables'
+// keys name its elements' fields); nil for an interface, whose keys are
+// the file's own.
+func deref(t reflect.Type) reflect.Type {
+	for t != nil {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			t = t.Elem()
+		case reflect.Interface:
+			return nil
+		default:
+			return t
+		}
+	}
+	return nil
+}
