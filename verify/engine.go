@@ -57,6 +57,10 @@ type EngineSpec struct {
 	Stop string
 	// HealthURL is polled with GET until it answers 200.
 	HealthURL string
+	// HealthKeyEnv, when set, names the environment variable whose value
+	// (when not empty) the polls send as a bearer token: an engine started
+	// with an API key answers its /models 401 without one.
+	HealthKeyEnv string
 	// HealthTimeout bounds the wait for health; 0 means 60 s.
 	HealthTimeout time.Duration
 	// StopTimeout bounds the stop command and the wait for the group
@@ -64,6 +68,14 @@ type EngineSpec struct {
 	StopTimeout time.Duration
 	// Dir is the working directory of both commands ("" = current).
 	Dir string
+}
+
+// healthKey is the key the health polls send; "" sends none.
+func (s EngineSpec) healthKey() string {
+	if s.HealthKeyEnv == "" {
+		return ""
+	}
+	return os.Getenv(s.HealthKeyEnv)
 }
 
 // ParseTemplate checks an engine command template against Knobs.
@@ -230,11 +242,15 @@ type Engine struct {
 
 var healthClient = &http.Client{Timeout: 2 * time.Second}
 
-// Healthy reports whether url answers GET with 200.
-func Healthy(ctx context.Context, url string) bool {
+// Healthy reports whether url answers GET with 200, sending apiKey as a
+// bearer token when it is not empty.
+func Healthy(ctx context.Context, url, apiKey string) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
 	resp, err := healthClient.Do(req)
 	if err != nil {
@@ -263,7 +279,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		return nil, &EngineError{StatusStartFailed, err.Error()}
 	}
 	health := urlshow.String(spec.HealthURL) // as it may be shown
-	if Healthy(ctx, spec.HealthURL) {
+	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
 		return nil, &EngineError{StatusStartFailed, fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)}
 	}
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -291,7 +307,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if Healthy(ctx, spec.HealthURL) {
+		if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
 			return e, nil
 		}
 		// An exit 0 is a launcher that leaves the engine running: keep
@@ -330,7 +346,7 @@ func (e *Engine) Alive(ctx context.Context) (bool, string) {
 		return false, fmt.Sprintf("engine command ended during the run (%v)%s", err, e.logTail())
 	}
 	for range 3 { // a busy engine may miss one probe
-		if Healthy(ctx, e.spec.HealthURL) {
+		if Healthy(ctx, e.spec.HealthURL, e.spec.healthKey()) {
 			return true, ""
 		}
 		time.Sleep(300 * time.Millisecond)
@@ -368,7 +384,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 	}
 	e.kill()
 	deadline := time.Now().Add(e.spec.StopTimeout)
-	for Healthy(ctx, e.spec.HealthURL) {
+	for Healthy(ctx, e.spec.HealthURL, e.spec.healthKey()) {
 		if time.Now().After(deadline) {
 			errs = append(errs, fmt.Errorf("%s still answers %v after the engine was stopped", e.health, e.spec.StopTimeout))
 			break

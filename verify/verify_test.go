@@ -609,3 +609,39 @@ func TestRunKeepsPromptPrefixWhenCalibrating(t *testing.T) {
 		t.Errorf("text model %+v: want the calibrated model with Prefix 7", tm)
 	}
 }
+
+// An engine started with an API key answers its /models 401 without one:
+// the health polls send the key the replay sends, so such an engine gets
+// healthy, and one already running is seen.
+func TestHealthPollsSendTheKey(t *testing.T) {
+	dir := t.TempDir()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-health" {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		if _, err := os.Stat(filepath.Join(dir, "up")); err != nil {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"data":[]}`))
+	}))
+	t.Cleanup(hs.Close)
+	t.Setenv("HEALTH_TEST_KEY", "sk-health")
+	t.Setenv("D", dir)
+	spec := EngineSpec{Start: `touch "$D/up"; sleep 30`, HealthURL: hs.URL + "/v1/models", HealthKeyEnv: "HEALTH_TEST_KEY",
+		HealthTimeout: 5 * time.Second, StopTimeout: 2 * time.Second}
+	e, err := StartEngine(context.Background(), spec, Knobs{}, filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatalf("an engine that wants a key never got healthy: %v", err)
+	}
+	// It is up: a second start sees it.
+	if _, err := StartEngine(context.Background(), spec, Knobs{}, filepath.Join(dir, "log2")); err == nil || !strings.Contains(err.Error(), "already answers") {
+		t.Errorf("second start: err = %v, want a refusal", err)
+	}
+	os.Remove(filepath.Join(dir, "up"))
+	e.Stop(context.Background())
+	if Healthy(context.Background(), hs.URL+"/v1/models", "") {
+		t.Error("healthy without the key")
+	}
+}

@@ -56,7 +56,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
 			&cli.StringFlag{Name: "engine-cmd", Usage: "engine start command template, e.g. 'OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec ollama serve' (default: use the running engine, knobs not applied)"},
 			&cli.StringFlag{Name: "stop-cmd", Usage: "engine stop command template (default: signal the start command's process group)"},
-			&cli.StringFlag{Name: "health-url", Usage: "polled with GET until 200 after each start (default: BASE-URL/models)"},
+			&cli.StringFlag{Name: "health-url", Usage: "polled with GET until 200 after each start (default: BASE-URL/models, sent the API key as the replay sends it; a URL given here gets no key)"},
 			&cli.DurationFlag{Name: "health-timeout", Value: 60 * time.Second, Usage: "how long to wait for health"},
 			&cli.StringFlag{Name: "profile", Usage: "calibrated profile for the re-simulation (default: the roofline prior)"},
 			&cli.StringFlag{Name: "catalog", Usage: "TOML file adding or overriding model/hardware catalog entries"},
@@ -151,11 +151,14 @@ func runVerify(c *cli.Context) error {
 		opt.ProfilePath = p
 	}
 	if start := c.String("engine-cmd"); start != "" {
-		health := c.String("health-url")
+		health, keyEnv := c.String("health-url"), ""
 		if health == "" {
-			health = modelsURL(cfg.BaseURL)
+			// The engine's own API: it takes the key the replay sends. A
+			// --health-url may be another server, which gets no key.
+			health, keyEnv = modelsURL(cfg.BaseURL), cfg.APIKeyEnv
 		}
-		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthTimeout: c.Duration("health-timeout")}
+		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthKeyEnv: keyEnv,
+			HealthTimeout: c.Duration("health-timeout")}
 		for name, t := range map[string]string{"engine-cmd": start, "stop-cmd": opt.Engine.Stop} {
 			if _, err := verify.ParseTemplate(name, t); err != nil {
 				return cli.Exit(err, 2)
