@@ -46,6 +46,12 @@ func proxyCommand() *cli.Command {
 	}
 }
 
+// proxyFlags names the flag of each proxy.Config field.
+var proxyFlags = map[string]string{
+	"Upstream": "--upstream", "Out": "--out", "BlockSize": "--block-size", "TokensPerByte": "--tokens-per-byte",
+	"FlushInterval": "--flush-interval", "ShutdownGrace": "--shutdown-grace",
+}
+
 func proxyAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("record proxy: unexpected argument %q: it takes only flags, and reads none after an argument", c.Args().First()), 2)
@@ -60,7 +66,7 @@ func proxyAction(c *cli.Context) error {
 	cfg.Meta.ToolVersion = c.App.Version
 	cfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
 	if err := cfg.Validate(); err != nil {
-		return cli.Exit(err, 2)
+		return cli.Exit(flagErrors("record proxy", proxyFlags, err), 2)
 	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {

@@ -104,6 +104,32 @@ func TestRecordCommandErrors(t *testing.T) {
 	}
 }
 
+// record proxy's bad flags are named as flags, not as the Go fields they
+// set, and exit with status 2 before anything listens.
+func TestProxyFlagErrorsNameTheFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cap.parquet")
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"--upstream", "localhost:8000", "--out", out}, "--upstream: ", "Upstream"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", filepath.Join(dir, "cap.txt")}, "--out: ", "Out"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--block-size", "0"}, "--block-size: must be > 0, got 0", "BlockSize"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--tokens-per-byte", "9"}, "--tokens-per-byte: must be in (0, 4], got 9", "TokensPerByte"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--flush-interval", "0s"}, "--flush-interval: must be > 0, got 0s", "FlushInterval"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--shutdown-grace", "-1s"}, "--shutdown-grace: must be ≥ 0, got -1s", "ShutdownGrace"},
+	} {
+		_, code, err := runCode(t, append([]string{"record", "proxy", "--listen", "127.0.0.1:0"}, c.args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "record proxy: "+c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("%v: want exit status 2 and an error naming %q, not %q; got %d, %v", c.args, c.want, c.not, code, err)
+		}
+	}
+	if es := entries(t, dir); len(es) != 0 {
+		t.Errorf("a refused proxy left %v", es)
+	}
+}
+
 // record and calibrate check their files and settings before the first
 // request reaches the engine, and create no directory.
 func TestRecordAndCalibrateCheckFilesFirst(t *testing.T) {

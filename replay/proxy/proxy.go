@@ -51,30 +51,33 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first bad field.
+// Validate reports the first bad field, as a *traces.FieldError naming it.
 func (c *Config) Validate() error {
+	bad := func(field, format string, a ...any) error {
+		return &traces.FieldError{Struct: "proxy: Config", Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
 	u, err := url.Parse(c.Upstream)
 	switch {
 	case c.Upstream == "":
-		return errors.New("proxy: Upstream: required")
+		return bad("Upstream", "required")
 	case err != nil:
 		// The parse error would quote the URL, password and all.
-		return errors.New("proxy: Upstream does not parse: want http(s)://host[:port][/path]")
+		return bad("Upstream", "does not parse: want http(s)://host[:port][/path]")
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("proxy: Upstream %q: want http(s)://host[:port][/path]", urlshow.URL(u))
+		return bad("Upstream", "%q: want http(s)://host[:port][/path]", urlshow.URL(u))
 	case c.Out == "":
-		return errors.New("proxy: Out: required")
+		return bad("Out", "required")
 	case c.BlockSize <= 0:
-		return fmt.Errorf("proxy: BlockSize %d: want > 0", c.BlockSize)
+		return bad("BlockSize", "must be > 0, got %d", c.BlockSize)
 	case !(c.TokensPerByte > 0 && c.TokensPerByte <= 4):
-		return fmt.Errorf("proxy: TokensPerByte %v: want in (0, 4]", c.TokensPerByte)
+		return bad("TokensPerByte", "must be in (0, 4], got %v", c.TokensPerByte)
 	case c.FlushInterval <= 0:
-		return fmt.Errorf("proxy: FlushInterval %v: want > 0", c.FlushInterval)
+		return bad("FlushInterval", "must be > 0, got %v", c.FlushInterval)
 	case c.ShutdownGrace < 0:
-		return fmt.Errorf("proxy: ShutdownGrace %v: want ≥ 0", c.ShutdownGrace)
+		return bad("ShutdownGrace", "must be ≥ 0, got %v", c.ShutdownGrace)
 	}
 	if _, err := traces.FormatOf(c.Out); err != nil {
-		return fmt.Errorf("proxy: Out: %w", err)
+		return bad("Out", "%v", err)
 	}
 	return nil
 }
