@@ -55,9 +55,11 @@ func simulateCommand() *cli.Command {
 	}
 }
 
-// namedPlan is a plan and the label it goes by in tables and file names.
+// namedPlan is a plan, the label it goes by in tables and file names, and
+// where it came from (its file), which errors about its keys name.
 type namedPlan struct {
 	name string
+	src  string
 	plan *plan.Plan
 }
 
@@ -89,7 +91,7 @@ func runSimulate(c *cli.Context) error {
 	resolved := make([]*plan.Resolved, len(plans))
 	for i, p := range plans {
 		if resolved[i], err = p.plan.Resolve(cat); err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
+			return fmt.Errorf("%s: %w", p.src, err)
 		}
 	}
 	prof, err := loadProfileFlag(c, resolved, c.App.ErrWriter)
@@ -110,7 +112,7 @@ func runSimulate(c *cli.Context) error {
 	// must not leave the earlier plans' outputs without a summary.
 	for i, p := range plans {
 		if err := checkPlan(c, resolved[i], opt); err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
+			return fmt.Errorf("%s: %w", p.src, err)
 		}
 	}
 	out := c.String("out")
@@ -346,7 +348,7 @@ func loadPlans(paths []string) ([]namedPlan, error) {
 			if err != nil {
 				return nil, fmt.Errorf("embedded %s: %w", n, err)
 			}
-			out = append(out, namedPlan{name: p.Batch.Strategy, plan: p})
+			out = append(out, namedPlan{name: p.Batch.Strategy, src: "embedded " + n, plan: p})
 		}
 		return out, nil
 	}
@@ -361,7 +363,7 @@ func loadPlans(paths []string) ([]namedPlan, error) {
 			return nil, fmt.Errorf("%s: another plan is already named %q", path, name)
 		}
 		seen[name] = true
-		out = append(out, namedPlan{name: name, plan: p})
+		out = append(out, namedPlan{name: name, src: path, plan: p})
 	}
 	return out, nil
 }

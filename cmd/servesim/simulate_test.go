@@ -97,6 +97,29 @@ func TestSimulateBadConfigWritesNothing(t *testing.T) {
 	}
 }
 
+// A value the catalog or the simulator refuses (an unknown device, a
+// context past the model's) is named by the plan's file, as a bad key is,
+// not by the plan's label: two directories may hold plans of one name.
+func TestSimulateBadValueNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	sub := filepath.Join(dir, "plans")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ old, new, key string }{
+		{`model = "H100-SXM-80G"`, `model = "Z100"`, "device.model"},
+		{"max_model_len = 8192", "max_model_len = 999999", "device.max_model_len"},
+		{"max_num_seqs = 256", "max_num_seqs = 10000", ""},
+	} {
+		cfg := basePlan(t, sub, "p.toml", c.old, c.new)
+		_, err := run(t, "simulate", "--trace", tr, "--config", cfg)
+		if err == nil || !strings.HasPrefix(err.Error(), cfg+": ") || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s: err = %v, want one starting with %s and naming %q", c.new, err, cfg, c.key)
+		}
+	}
+}
+
 func TestSimulateFailedRunLeavesNoDecisions(t *testing.T) {
 	dir := t.TempDir()
 	// Row 3 goes back in time: the run fails midway, after decisions were logged.
