@@ -34,12 +34,13 @@ type Stats struct {
 }
 
 // Goodput is how many requests succeeded within every limit of an SLO, and
-// how many a second over the run's Window.
+// how many a second over the run's Window: nil (null) when no request was
+// observed, as in an input trace, where it was not measured.
 type Goodput struct {
-	SLO    string  `json:"slo"`
-	Met    int64   `json:"met"`
-	Of     int64   `json:"of"` // requests observed
-	PerSec float64 `json:"per_s"`
+	SLO    string   `json:"slo"`
+	Met    int64    `json:"met"`
+	Of     int64    `json:"of"` // requests observed
+	PerSec *float64 `json:"per_s"`
 }
 
 // LenDist is an exact distribution of token counts (nearest-rank
@@ -165,7 +166,11 @@ func (b *StatsBuilder) Stats() Stats {
 	}
 	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
 	if !b.slo.IsZero() {
-		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed, PerSec: b.window.PerSec(b.met)}
+		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed}
+		if b.observed > 0 {
+			v := b.window.PerSec(b.met)
+			s.Goodput.PerSec = &v
+		}
 	}
 	return s
 }
@@ -216,8 +221,12 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		p("succeeded", "%d", s.Succeeded)
 		p("failed", "%d", s.Failed)
 	}
-	if g := s.Goodput; g != nil {
-		p("goodput", "%.4f req/s: %d of %d requests within %s", g.PerSec, g.Met, g.Of, g.SLO)
+	switch g := s.Goodput; {
+	case g == nil:
+	case g.PerSec == nil:
+		p("goodput", "— (no measured requests to hold to %s)", g.SLO)
+	default:
+		p("goodput", "%.4f req/s: %d of %d requests within %s", *g.PerSec, g.Met, g.Of, g.SLO)
 	}
 	return tw.Flush()
 }

@@ -88,7 +88,7 @@ func TestStatsGoodput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := s.Goodput; g == nil || g.Met != 1 || g.Of != 2 || math.Abs(g.PerSec-5) > 1e-9 || g.SLO != "ttft=100ms" {
+	if g := s.Goodput; g == nil || g.Met != 1 || g.Of != 2 || g.PerSec == nil || math.Abs(*g.PerSec-5) > 1e-9 || g.SLO != "ttft=100ms" {
 		t.Errorf("goodput %+v, want 1 of 2 within ttft=100ms, 5 req/s over 0.2 s", g)
 	}
 	var buf bytes.Buffer
@@ -129,5 +129,30 @@ func TestLogSketchPercentilesWithinMinMax(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// An input trace has no measured request: its goodput is not measured,
+// empty (null, "—"), never a zero of zero.
+func TestStatsGoodputOfAnInputTraceIsEmpty(t *testing.T) {
+	var rows []*Request
+	for i := range 2 {
+		r := &Request{}
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = string(rune('a'+i)), int64(i)*1e9, 10, 5
+		rows = append(rows, r)
+	}
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{TTFT: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := json.Marshal(s.Goodput)
+	if !strings.Contains(string(j), `"per_s":null`) {
+		t.Errorf("goodput %s, want per_s null", j)
+	}
+	var buf bytes.Buffer
+	s.WriteTable(&buf)
+	if !strings.Contains(buf.String(), "goodput") || !strings.Contains(buf.String(), "— (no measured requests") || strings.Contains(buf.String(), "0.0000 req/s") {
+		t.Errorf("table:\n%s", buf.String())
 	}
 }
