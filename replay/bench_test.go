@@ -196,6 +196,7 @@ func BenchmarkStream(b *testing.B) {
 	for b.Loop() {
 		var r traces.Request
 		r.Reset()
+		r.OutputTokens = 256
 		c.do(b.Context(), start, 0, &r, body)
 		if r.Error != "" {
 			b.Fatal(r.Error)
@@ -240,6 +241,7 @@ func BenchmarkClientCPU(b *testing.B) {
 		var r traces.Request
 		for pb.Next() {
 			r.Reset()
+			r.OutputTokens = tokens
 			c.do(b.Context(), start, 0, &r, body)
 			if r.Error != "" {
 				failed.Add(1)

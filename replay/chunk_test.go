@@ -99,6 +99,7 @@ func TestChunkPathsAgree(t *testing.T) {
 				c := newClient(&cfg, "")
 				r := &rows[j]
 				r.Reset()
+				r.OutputTokens = 10
 				c.do(t.Context(), time.Now(), 0, r, c.body(bytes.Repeat([]byte("a"), 50), 10))
 				c.close()
 			}

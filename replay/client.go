@@ -146,11 +146,15 @@ type requestBody struct {
 	IgnoreEOS     bool                           `json:"ignore_eos,omitempty"`
 }
 
-// body encodes the request for prompt text and maxTokens.
-func (c *client) body(prompt []byte, maxTokens int) []byte {
+// sentMaxTokens is the max_tokens sent for a row of outputTokens: at
+// least 1, since OpenAI-compatible servers refuse 0.
+func sentMaxTokens(outputTokens int) int { return max(outputTokens, 1) }
+
+// body encodes the request for prompt text and a row's output tokens.
+func (c *client) body(prompt []byte, outputTokens int) []byte {
 	rb := requestBody{
 		Model:         c.cfg.Model,
-		MaxTokens:     max(maxTokens, 1),
+		MaxTokens:     sentMaxTokens(outputTokens),
 		Temperature:   c.cfg.Temperature,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
@@ -481,6 +485,13 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	if bad := badUsage(usage.PromptTokens, usage.CompletionTokens, cachedTokens); bad != "" {
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %s after %d content chunks", KindBadStream, bad, len(s.chunks)))
+		return
+	}
+	// A server never generates past max_tokens: a count above it is false,
+	// and recorded as the server's fault rather than clamped.
+	if sent := sentMaxTokens(int(r.OutputTokens)); usage.CompletionTokens > sent {
+		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports completion_tokens = %d, above the max_tokens %d sent, after %d content chunks",
+			KindBadStream, usage.CompletionTokens, sent, len(s.chunks)))
 		return
 	}
 	r.UsagePrompt = int32(usage.PromptTokens)

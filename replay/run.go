@@ -276,7 +276,7 @@ func calibrate(ctx context.Context, c *client) (TextModel, error) {
 		text = appendWords(text, n-len(text), salt+uint64(i))
 		var r traces.Request
 		r.Reset()
-		r.ID = fmt.Sprintf("probe-%d", n)
+		r.ID, r.OutputTokens = fmt.Sprintf("probe-%d", n), 1
 		c.do(ctx, time.Now(), -1-i, &r, c.body(text, 1))
 		if r.Error != "" {
 			return TextModel{}, fmt.Errorf("replay: calibrating the text model (probe of %d bytes): %s", n, r.Error)

@@ -87,3 +87,42 @@ func TestCachedTokensMissingWhenAbsent(t *testing.T) {
 		}
 	}
 }
+
+// A usage count above the max_tokens the request sent is a server fault:
+// the row is a bad_stream naming both, not a success with the claimed
+// count (nor per-token state sized by it: 2,000,000,000 tokens would be
+// 16 GB of token times).
+func TestUsageAboveMaxTokensIsABadStream(t *testing.T) {
+	for _, completion := range []string{"6", "1000000", "2000000000"} {
+		srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+			`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":` + completion + `}}` + "\n\ndata: [DONE]\n\n")
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		s, out := runRows(t, cfg, rows(1, 0, 40, 5)) // max_tokens 5
+		srv.Close()
+		r := out[0]
+		if ErrorKind(r.Error) != KindBadStream || !strings.Contains(r.Error, "completion_tokens = "+completion) || !strings.Contains(r.Error, "max_tokens 5") {
+			t.Errorf("completion_tokens %s: error %q (usage output %d), want %s naming the count and max_tokens 5", completion, r.Error, r.UsageOutput, KindBadStream)
+			continue
+		}
+		if r.UsageOutput != traces.Missing || r.TokenTimes != nil || s.Failed != 1 {
+			t.Errorf("completion_tokens %s: failure kept metrics: %+v", completion, r)
+		}
+	}
+	// Up to max_tokens is a success, a row of output_tokens 0 sent as 1 too.
+	for _, c := range []struct {
+		output     int32
+		completion string
+		want       int32
+	}{{5, "5", 5}, {0, "1", 1}} {
+		srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+			`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":` + c.completion + `}}` + "\n\ndata: [DONE]\n\n")
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		_, out := runRows(t, cfg, rows(1, 0, 40, c.output))
+		srv.Close()
+		if r := out[0]; r.Error != "" || r.UsageOutput != c.want || len(r.TokenTimes) != int(c.want) {
+			t.Errorf("output_tokens %d, completion_tokens %s: error %q, usage output %d, %d token times; want a success of %d", c.output, c.completion, r.Error, r.UsageOutput, len(r.TokenTimes), c.want)
+		}
+	}
+}
