@@ -267,12 +267,14 @@ type chunkRec struct {
 type stamper struct {
 	r    io.Reader
 	last time.Time
+	n    int           // bytes read
 	raw  *bytes.Buffer // --save-raw
 }
 
 func (s *stamper) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.last = time.Now()
+	s.n += n
 	if s.raw != nil && n > 0 {
 		s.raw.Write(p[:n])
 	}
@@ -460,6 +462,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		fail(resp.StatusCode, c.streamEndError(ctx, rctx, readErr, len(s.chunks)))
 		return
 	}
+	streamed := s.st.n
 	// Let the connection go back to the pool: read what follows [DONE]
 	// (the chunked terminator), but never wait long for it.
 	stop := time.AfterFunc(50*time.Millisecond, cl.cancel)
@@ -502,7 +505,12 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	r.Chunks = int32(len(s.chunks))
 	r.FirstToken = s.chunks[0].at
 	r.LastToken = s.chunks[len(s.chunks)-1].at
-	r.TokenTimes = spreadTokens(make([]int64, 0, max(usage.CompletionTokens, 0)), s.chunks, usage.CompletionTokens)
+	// More tokens than the stream had bytes were not all streamed (hidden
+	// reasoning, or a false count): their times were never seen, and the
+	// count alone must not size memory.
+	if usage.CompletionTokens <= streamed {
+		r.TokenTimes = spreadTokens(make([]int64, 0, usage.CompletionTokens), s.chunks, usage.CompletionTokens)
+	}
 	r.FinishReason = finish
 	if c.cfg.KeepText {
 		r.OutputText = s.text.String()

@@ -47,9 +47,12 @@
 // is not. Token counts come only from the server's usage block
 // (stream_options.include_usage): UsagePrompt, UsageOutput, UsageCached
 // (prompt_tokens_details.cached_tokens, Missing when absent). Chunks counts
-// content chunks. TokenTimes has exactly UsageOutput entries: if every
-// chunk carried cumulative usage (continuous usage stats) the per-chunk
-// counts are exact; otherwise usage tokens are apportioned to chunks in
+// content chunks. TokenTimes has exactly UsageOutput entries, or none
+// (nil, not measured) when UsageOutput is above the bytes the stream
+// carried: such tokens were not all streamed (hidden reasoning, or a false
+// count), so their times were never seen. If every chunk carried
+// cumulative usage (continuous usage stats) the per-chunk counts are
+// exact; otherwise usage tokens are apportioned to chunks in
 // proportion to their text bytes, at least one per chunk when there are at
 // least as many tokens as chunks. A chunk carrying k tokens spreads them
 // evenly across the gap since the previous chunk, the last at the chunk's

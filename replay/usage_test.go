@@ -3,6 +3,7 @@ package replay
 import (
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -124,5 +125,32 @@ func TestUsageAboveMaxTokensIsABadStream(t *testing.T) {
 		if r := out[0]; r.Error != "" || r.UsageOutput != c.want || len(r.TokenTimes) != int(c.want) {
 			t.Errorf("output_tokens %d, completion_tokens %s: error %q, usage output %d, %d token times; want a success of %d", c.output, c.completion, r.Error, r.UsageOutput, len(r.TokenTimes), c.want)
 		}
+	}
+}
+
+// Token times are sized by what the stream carried, not by the server's
+// count: a count within max_tokens but above the stream's bytes (tokens
+// not streamed, or a false count) is recorded as reported, with no token
+// times (their times were never seen) and no allocation of its size.
+func TestTokenTimesBoundedByTheStream(t *testing.T) {
+	const claimed = 20_000_000 // 160 MB of token times
+	srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+		`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":20000000}}` + "\n\ndata: [DONE]\n\n")
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, out := runRows(t, cfg, rows(1, 0, 40, claimed))
+	runtime.ReadMemStats(&after)
+	r := out[0]
+	if r.Error != "" || r.UsageOutput != claimed || r.Chunks != 1 {
+		t.Fatalf("error %q, usage output %d, chunks %d: want a success of %d tokens in 1 chunk", r.Error, r.UsageOutput, r.Chunks, claimed)
+	}
+	if r.TokenTimes != nil {
+		t.Errorf("%d token times for a stream of one 2-byte chunk, want none (not measured)", len(r.TokenTimes))
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 32<<20 {
+		t.Errorf("the request allocated %d MB", a>>20)
 	}
 }
