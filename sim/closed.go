@@ -27,6 +27,10 @@ type ClosedLoop struct {
 	IssueGap time.Duration
 }
 
+// MaxIssueGap bounds ClosedLoop.IssueGap: a client's turnaround, not a
+// pause; issue times add it up, and a gap of hours wraps them past int64.
+const MaxIssueGap = time.Minute
+
 // RunClosedLoop simulates cfg under a closed loop of clients, the
 // simulated counterpart of a live closed-loop run (replay.Closed).
 // Requests are taken from in in input order; their Arrival is ignored.
@@ -55,8 +59,8 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	if loop.Clients < 1 {
 		return nil, fmt.Errorf("sim: RunClosedLoop: clients = %d: want ≥ 1", loop.Clients)
 	}
-	if loop.IssueGap < 0 {
-		return nil, fmt.Errorf("sim: RunClosedLoop: issue gap = %v: want ≥ 0", loop.IssueGap)
+	if loop.IssueGap < 0 || loop.IssueGap > MaxIssueGap {
+		return nil, fmt.Errorf("sim: RunClosedLoop: issue gap = %v: want in [0, %v], a client's turnaround", loop.IssueGap, MaxIssueGap)
 	}
 	if in == nil {
 		return nil, errors.New("sim: RunClosedLoop: nil input reader")

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,6 +143,14 @@ func TestClosedLoopErrors(t *testing.T) {
 	}
 	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 1, IssueGap: -1}, newSliceReader(nil), nil); err == nil {
 		t.Error("negative issue gap: no error")
+	}
+	// Far beyond a client's turnaround: issue times summed from it wrapped
+	// past int64 into negative arrivals.
+	for _, gap := range []time.Duration{1000 * time.Hour, time.Duration(1 << 62)} {
+		if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 1, IssueGap: gap}, newSliceReader(nil), nil); err == nil ||
+			!strings.Contains(err.Error(), "issue gap = "+gap.String()) || !strings.Contains(err.Error(), "want in [0, 1m0s]") {
+			t.Errorf("issue gap %v: err = %v, want it refused naming the gap and the range", gap, err)
+		}
 	}
 	// A request that can never fit is rejected and frees its client.
 	reqs := []*traces.Request{req("big", 0, 1000, 10), req("ok", 0, 10, 2)}

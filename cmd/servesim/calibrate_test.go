@@ -112,6 +112,10 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--closed-loop", "0"); err == nil {
 		t.Error("--closed-loop 0: no error")
 	}
+	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--closed-loop", "2", "--closed-loop-gap", "1000h"); err == nil ||
+		!strings.Contains(err.Error(), "--closed-loop-gap 1000h0m0s: want in [0, 1m0s]") {
+		t.Errorf("--closed-loop-gap 1000h: err = %v, want it refused naming the flag and the range", err)
+	}
 }
 
 // A refit takes the device, model and engine from its traces, so that the

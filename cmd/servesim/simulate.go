@@ -49,7 +49,7 @@ func simulateCommand() *cli.Command {
 			&cli.Float64Flag{Name: "knee-p99-pct", DefaultText: "the spec's, else 50", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this %"},
 			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's (with --sweep: in every config); plans must run on the profile's device"},
 			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},
-			&cli.DurationFlag{Name: "closed-loop-gap", Value: time.Millisecond, Usage: "with --closed-loop: requests sent at the same instant go out this far apart (live clients never send together, and an idle engine starts its step with the first to arrive)"},
+			&cli.DurationFlag{Name: "closed-loop-gap", Value: time.Millisecond, Usage: "with --closed-loop: requests sent at the same instant go out this far apart (live clients never send together, and an idle engine starts its step with the first to arrive); at most 1m"},
 		},
 		Action: runSimulate,
 	}
@@ -98,8 +98,8 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Duration("closed-loop-gap") < 0 {
-		return fmt.Errorf("simulate: --closed-loop-gap %v: want ≥ 0", c.Duration("closed-loop-gap"))
+	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
+		return fmt.Errorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
 	}
 	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
 		return fmt.Errorf("simulate: --closed-loop %d: want ≥ 1 client", n)
