@@ -46,6 +46,13 @@ const (
 // LagLimit is the schedule-lag p99 above which a run is flagged.
 const LagLimit = time.Millisecond
 
+// maxSchedule is the latest a row may be scheduled: 2^32 s, the latest
+// time a trace holds (arrival × TimeScale past int64 wrapped negative).
+const maxSchedule = float64(1<<32) * 1e9
+
+// maxTimeScale bounds TimeScale: a trace second then lasts maxSchedule.
+const maxTimeScale = 1 << 32
+
 // Config is everything a replay needs. Build it with DefaultConfig, change
 // what differs, and call Validate (Run and Record call it too). The API key
 // is not a field: it is read from the environment variable APIKeyEnv when a
@@ -59,7 +66,7 @@ type Config struct {
 	Timeout     time.Duration `json:"timeout" toml:"timeout"`               // per request, send to last byte
 	Arrival     Arrival       `json:"arrival" toml:"arrival"`               // open or closed
 	Concurrency int           `json:"concurrency" toml:"concurrency"`       // closed: clients (≥1); open: in-flight cap, 0 = none
-	TimeScale   float64       `json:"time_scale" toml:"time_scale"`         // open loop: send at arrival × TimeScale (0.5 = twice the rate)
+	TimeScale   float64       `json:"time_scale" toml:"time_scale"`         // open loop: send at arrival × TimeScale (0.5 = twice the rate); at most 2^32
 	Repeat      int           `json:"repeat" toml:"repeat"`                 // Record: how many runs
 	Temperature float64       `json:"temperature" toml:"temperature"`       // always sent, 0 included
 	IgnoreEOS   bool          `json:"ignore_eos" toml:"ignore_eos"`         // send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens
@@ -158,8 +165,8 @@ func (c *Config) Validate() error {
 	default:
 		bad("Arrival", "%q: want %q or %q", c.Arrival, Open, Closed)
 	}
-	if !(c.TimeScale > 0) || math.IsInf(c.TimeScale, 0) {
-		bad("TimeScale", "must be a positive number, got %v", c.TimeScale)
+	if !(c.TimeScale > 0 && c.TimeScale <= maxTimeScale) {
+		bad("TimeScale", "must be a positive number up to 2^32 (a trace second then lasts 136 years), got %v", c.TimeScale)
 	}
 	if c.Repeat < 1 {
 		bad("Repeat", "must be ≥ 1, got %d", c.Repeat)

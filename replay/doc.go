@@ -24,10 +24,11 @@
 // Every time in a trace row is int64 nanoseconds from the run's start,
 // read from Go's monotonic clock (time.Time differences; wall-clock jumps
 // do not matter). Open loop: row i is due at start + Arrival × TimeScale,
-// recorded as ScheduledSend; the pacer (pace.go) sleeps on a Go timer until
-// a margin before the due time, adapted to the timer's recent lateness
-// (tens of µs when busy, up to ~1 ms when idle), then in the kernel (Linux)
-// and spins on the clock for the last 100 µs. Lateness never accumulates,
+// recorded as ScheduledSend (a row due past 2^32 s, the latest time a
+// trace holds, ends the run with an error); the pacer (pace.go) sleeps on
+// a Go timer until a margin before the due time, adapted to the timer's
+// recent lateness (tens of µs when busy, up to ~1 ms when idle), then in
+// the kernel (Linux) and spins on the clock for the last 100 µs. Lateness never accumulates,
 // since each due time is absolute. The request is built before its due
 // time; ActualSend is read just before it is handed to net/http, so
 // schedule lag (ActualSend − ScheduledSend) includes goroutine start-up.

@@ -82,6 +82,11 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		for i := 0; in.Next(); i++ {
 			r := in.At().Clone()
 			r.ClearObserved()
+			if cfg.Arrival == Open && float64(r.Arrival)*cfg.TimeScale > maxSchedule {
+				readErr = fmt.Errorf("replay: row %d (%s): arrival %v × time scale %v is past 2^32 s, the latest time a trace holds; lower the time scale (time_scale)",
+					i+1, r.ID, time.Duration(r.Arrival), cfg.TimeScale)
+				return
+			}
 			if blockSize == 0 && len(r.PrefixHashes) > 0 {
 				hashWarn = true
 			}
