@@ -1,6 +1,10 @@
 package replay
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -9,8 +13,9 @@ import (
 )
 
 // Values that cannot work are refused naming their field: a time scale
-// past which no row after the trace's first second can be scheduled.
-// Values a run can use pass.
+// past which no row after the trace's first second can be scheduled, and
+// a text model whose prompts would be absurdly many bytes per token (each
+// prompt is allocated whole). Values a run can use pass.
 func TestValidateRefusesUnworkableValues(t *testing.T) {
 	base := DefaultConfig()
 	base.BaseURL, base.Model = "http://h/v1", "m"
@@ -21,6 +26,10 @@ func TestValidateRefusesUnworkableValues(t *testing.T) {
 	}{
 		{"time scale 1e300", func(c *Config) { c.TimeScale = 1e300 }, "TimeScale", "1e+300"},
 		{"time scale 1e10", func(c *Config) { c.TimeScale = 1e10 }, "TimeScale", "1e+10"},
+		{"tokens per byte 1e9", func(c *Config) { c.Text = TextModel{TokensPerByte: 1e9} }, "Text", "TokensPerByte"},
+		{"tokens per byte 1e-9", func(c *Config) { c.Text = TextModel{TokensPerByte: 1e-9} }, "Text", "TokensPerByte"},
+		{"overhead -1e12", func(c *Config) { c.Text = TextModel{TokensPerByte: 1, Overhead: -1e12} }, "Text", "Overhead"},
+		{"overhead 1e12", func(c *Config) { c.Text = TextModel{TokensPerByte: 1, Overhead: 1e12} }, "Text", "Overhead"},
 	} {
 		c := base
 		tc.set(&c)
@@ -35,6 +44,7 @@ func TestValidateRefusesUnworkableValues(t *testing.T) {
 	}{
 		{"time scale 1000", func(c *Config) { c.TimeScale = 1000 }},
 		{"time scale 1e-6", func(c *Config) { c.TimeScale = 1e-6 }},
+		{"tokens per byte 0.05", func(c *Config) { c.Text = TextModel{TokensPerByte: 0.05, Overhead: -3} }},
 	} {
 		c := base
 		tc.set(&c)
@@ -74,5 +84,24 @@ func TestTimeScaleOverflowStopsTheRun(t *testing.T) {
 	}
 	if n := srv.Count(); n != 1 {
 		t.Errorf("%d requests sent, want the first row's only", n)
+	}
+}
+
+// A calibrated text model is held to the bounds a given one is: a server
+// whose prompt tokens barely grow with the text gave a model of about
+// 1,000 bytes a token, and every prompt was built that long.
+func TestCalibrateRefusesAnUnusableFit(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n",
+			10+len(body)/1000)
+	}))
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL, cfg.Endpoint, cfg.Text = srv.URL+"/v1", Completions, TextModel{}
+	tm, err := Calibrate(t.Context(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "TokensPerByte must be in [0.01, 100)") {
+		t.Errorf("calibrated %+v, error %v: want the fit refused naming the bound", tm, err)
 	}
 }

@@ -50,8 +50,12 @@ const LagLimit = time.Millisecond
 // time a trace holds (arrival × TimeScale past int64 wrapped negative).
 const maxSchedule = float64(1<<32) * 1e9
 
-// maxTimeScale bounds TimeScale: a trace second then lasts maxSchedule.
-const maxTimeScale = 1 << 32
+// Bounds of the settings that size or time everything after them.
+const (
+	maxTimeScale     = 1 << 32 // a trace second then lasts maxSchedule
+	minTokensPerByte = 0.01    // prompts are built whole, 1/TokensPerByte bytes a token
+	maxOverhead      = 1e6     // tokens beyond the text, as Prefix: past any context window
+)
 
 // Config is everything a replay needs. Build it with DefaultConfig, change
 // what differs, and call Validate (Run and Record call it too). The API key
@@ -100,6 +104,19 @@ type TextModel struct {
 
 // IsZero reports whether m is unset (calibrate).
 func (m TextModel) IsZero() bool { return m.TokensPerByte == 0 && m.Overhead == 0 }
+
+// problem says what makes a set model unusable, or returns "".
+func (m TextModel) problem() string {
+	switch {
+	case m.IsZero():
+	case !(m.TokensPerByte >= minTokensPerByte && m.TokensPerByte < 100):
+		return fmt.Sprintf("TokensPerByte must be in [%v, 100) when set (prompts are %v bytes a token at most), got %v",
+			minTokensPerByte, 1/minTokensPerByte, m.TokensPerByte)
+	case !(math.Abs(m.Overhead) < maxOverhead):
+		return fmt.Sprintf("Overhead must be a number within ±%g, got %v", maxOverhead, m.Overhead)
+	}
+	return ""
+}
 
 // DefaultConfig returns the defaults: chat endpoint, key from
 // OPENAI_API_KEY, open loop at scale 1 with no concurrency cap, 10-minute
@@ -177,11 +194,8 @@ func (c *Config) Validate() error {
 	if c.BlockSize < 0 {
 		bad("BlockSize", "must be ≥ 0, got %d", c.BlockSize)
 	}
-	if !c.Text.IsZero() && !(c.Text.TokensPerByte > 0 && c.Text.TokensPerByte < 100) {
-		bad("Text", "TokensPerByte must be in (0, 100) when set, got %v", c.Text.TokensPerByte)
-	}
-	if o := c.Text.Overhead; !c.Text.IsZero() && (math.IsNaN(o) || math.IsInf(o, 0)) {
-		bad("Text", "Overhead must be a finite number, got %v", o)
+	if msg := c.Text.problem(); msg != "" {
+		bad("Text", "%s", msg)
 	}
 	// Prefix 0 is "unknown", whatever the overhead: a calibrated overhead
 	// can come out below 0 (no BOS, a template that merges tokens).

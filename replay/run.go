@@ -299,5 +299,9 @@ func calibrate(ctx context.Context, c *client) (TextModel, error) {
 	if !(a > 0) {
 		return TextModel{}, fmt.Errorf("replay: calibrating the text model: prompt tokens do not grow with text (%v bytes → %v tokens)", xs, ys)
 	}
-	return TextModel{TokensPerByte: a, Overhead: b}, nil
+	tm := TextModel{TokensPerByte: a, Overhead: b}
+	if msg := tm.problem(); msg != "" {
+		return TextModel{}, fmt.Errorf("replay: calibrating the text model: the fit tokens = %g × bytes + %g cannot be used (%v bytes → %v tokens): %s", a, b, xs, ys, msg)
+	}
+	return tm, nil
 }
