@@ -45,6 +45,8 @@ func TestValidateRefusesUnworkableValues(t *testing.T) {
 		{"time scale 1000", func(c *Config) { c.TimeScale = 1000 }},
 		{"time scale 1e-6", func(c *Config) { c.TimeScale = 1e-6 }},
 		{"tokens per byte 0.05", func(c *Config) { c.Text = TextModel{TokensPerByte: 0.05, Overhead: -3} }},
+		{"open-loop cap 1<<40", func(c *Config) { c.Concurrency = 1 << 40 }},
+		{"100,000 closed-loop clients", func(c *Config) { c.Arrival, c.Concurrency = Closed, 100_000 }},
 	} {
 		c := base
 		tc.set(&c)
@@ -103,5 +105,33 @@ func TestCalibrateRefusesAnUnusableFit(t *testing.T) {
 	tm, err := Calibrate(t.Context(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "TokensPerByte must be in [0.01, 100)") {
 		t.Errorf("calibrated %+v, error %v: want the fit refused naming the bound", tm, err)
+	}
+}
+
+// A closed loop of more clients than rows starts only the clients it has
+// rows for: a loop of 2^40 clients spun starting goroutines for ever.
+// An open-loop cap that high is no cap, and works.
+func TestConcurrencyBeyondTheRows(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	for _, arrival := range []Arrival{Closed, Open} {
+		cfg := testConfig(srv)
+		cfg.Arrival, cfg.Concurrency = arrival, 1<<40
+		done := make(chan *Summary, 1)
+		go func() {
+			s, err := Run(t.Context(), cfg, &sliceReader{rows: rows(3, 0, 8, 1)}, &memWriter{})
+			if err != nil {
+				t.Errorf("%s loop: %v", arrival, err)
+			}
+			done <- s
+		}()
+		select {
+		case s := <-done:
+			if s == nil || s.Succeeded != 3 {
+				t.Errorf("%s loop of 2^40: %+v, want 3 successes", arrival, s)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s loop of 2^40 clients: 3 rows not done in 20 s", arrival)
+		}
 	}
 }

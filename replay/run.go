@@ -159,23 +159,37 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	var taken atomic.Int64 // closed loop: rows taken from the queue after the run stopped
 	if cfg.Arrival == Closed {
 		start := time.Now()
-		for range cfg.Concurrency {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for runCtx.Err() == nil {
-					j, ok := <-jobs
-					if !ok {
-						return
-					}
-					if runCtx.Err() != nil {
-						taken.Add(1)
-						return
-					}
-					j.req.ScheduledSend = int64(time.Since(start))
-					send(start, j, c.prepare(runCtx, time.Now(), j.body))
+		client := func(j *job) {
+			defer wg.Done()
+			for {
+				j.req.ScheduledSend = int64(time.Since(start))
+				send(start, j, c.prepare(runCtx, time.Now(), j.body))
+				if runCtx.Err() != nil {
+					return
 				}
-			}()
+				var ok bool
+				if j, ok = <-jobs; !ok {
+					return
+				}
+				if runCtx.Err() != nil {
+					taken.Add(1)
+					return
+				}
+			}
+		}
+		// A client starts with its first row: clients beyond the trace's
+		// rows cost nothing (2^40 of them took for ever to start).
+		for range cfg.Concurrency {
+			j, ok := <-jobs
+			if !ok {
+				break
+			}
+			if runCtx.Err() != nil {
+				taken.Add(1)
+				break
+			}
+			wg.Add(1)
+			go client(j)
 		}
 	} else {
 		var sem chan struct{}
