@@ -88,6 +88,13 @@ func PromptsPath(out string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + ".prompts.jsonl"
 }
 
+// promptsFile is where KeepPrompts appends prompts (an *os.File).
+type promptsFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
 // stagingPath is the Arrow stream the rows go to while the proxy runs,
 // when Out is in another format.
 func stagingPath(out string) string { return out + ".partial.arrows" }
@@ -110,7 +117,7 @@ type Proxy struct {
 	next     int64               // the next seq to write
 	pending  map[int64]*exchange // finished, waiting for earlier arrivals
 	w        traces.Writer
-	prompts  *os.File
+	prompts  promptsFile
 	stats    Stats
 	dirty    bool
 	lastSync time.Time
@@ -593,7 +600,8 @@ func (p *Proxy) Close() error {
 	defer p.mu.Unlock()
 	var errs []error
 	if p.prompts != nil {
-		errs = append(errs, p.prompts.Close())
+		// As durable as the trace, which is fsynced before its rename.
+		errs = append(errs, p.prompts.Sync(), p.prompts.Close())
 	}
 	if p.werr != nil {
 		errs = append(errs, p.werr)
