@@ -41,6 +41,10 @@
 //
 // # Metrics
 //
+// A row's OutputTokens is sent as max_tokens, at least 1: servers refuse
+// 0, so a row of 0 measures at least one token; the Summary counts such
+// rows (ZeroOutput) and the output's metadata says so (replay.max_tokens).
+//
 // TTFT and E2E run from ScheduledSend (the arrival, not when the client
 // got round to it) to the first content chunk and to the last content
 // chunk. A content chunk is one whose delta.content, reasoning text or

@@ -43,6 +43,7 @@ type Summary struct {
 	Lag        Latency // schedule lag: actual − scheduled send, every sent request
 	LagFlagged bool    // Lag.P99 > LagLimit
 	CapWaits   int     // open loop with a cap: sends that waited for a free slot (warm-up excluded)
+	ZeroOutput int     // rows of output_tokens 0, sent with max_tokens 1 (warm-up excluded)
 	// Goodput: the successes within every limit of SLO (Config.SLO; zero:
 	// not counted), and their requests and output tokens per second of Wall.
 	SLO                          traces.SLO
@@ -73,6 +74,9 @@ func (c *collector) add(r *traces.Request) {
 		return
 	}
 	c.s.Sent++
+	if r.OutputTokens == 0 {
+		c.s.ZeroOutput++
+	}
 	if lag, ok := r.ScheduleLag(); ok {
 		c.lag = append(c.lag, float64(lag))
 	}
@@ -197,6 +201,13 @@ func (s *Summary) Print(w io.Writer) {
 		fmt.Fprintf(w, "; %d sends waited for a concurrency slot", s.CapWaits)
 	}
 	fmt.Fprintln(w)
+	if n := s.ZeroOutput; n > 0 {
+		rows := "rows have"
+		if n == 1 {
+			rows = "row has"
+		}
+		fmt.Fprintf(w, "  %d %s output_tokens 0: sent with max_tokens 1 (servers refuse 0), each measures at least 1 output token\n", n, rows)
+	}
 	for _, m := range s.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", m)
 	}
