@@ -230,6 +230,12 @@ func (p *Proxy) now() int64 { return int64(time.Since(p.start)) }
 // header the client sent, X-Forwarded-* included.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(p.upstream)
+	// SetURL drops the URL's userinfo: credentials given in --upstream
+	// authenticate, as they would with curl, unless the client sent its own.
+	if u := p.upstream.User; u != nil && pr.Out.Header.Get("Authorization") == "" {
+		pw, _ := u.Password()
+		pr.Out.SetBasicAuth(u.Username(), pw)
+	}
 	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
 		if v, ok := pr.In.Header[h]; ok {
 			pr.Out.Header[h] = v

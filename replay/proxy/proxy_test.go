@@ -715,7 +715,9 @@ func TestValidate(t *testing.T) {
 
 // upstreamHeaders sends one request with hdr through a proxy and returns
 // the headers the upstream saw.
-func upstreamHeaders(t *testing.T, hdr map[string]string) http.Header {
+// upstreamHeaders are the headers the upstream gets for one request with
+// hdr set, through a proxy whose --upstream carries userinfo ("": none).
+func upstreamHeaders(t *testing.T, userinfo string, hdr map[string]string) http.Header {
 	t.Helper()
 	var mu sync.Mutex
 	var got http.Header
@@ -729,6 +731,9 @@ func upstreamHeaders(t *testing.T, hdr map[string]string) http.Header {
 	defer up.Close()
 	cfg := DefaultConfig()
 	cfg.Upstream = up.URL
+	if userinfo != "" {
+		cfg.Upstream = strings.Replace(up.URL, "://", "://"+userinfo+"@", 1)
+	}
 	cfg.Out = filepath.Join(t.TempDir(), "run.jsonl")
 	p, err := New(cfg)
 	if err != nil {
@@ -756,7 +761,7 @@ func upstreamHeaders(t *testing.T, hdr map[string]string) http.Header {
 
 // Forwarded and X-Forwarded-* pass as the client sent them.
 func TestForwardedHeadersKept(t *testing.T) {
-	got := upstreamHeaders(t, map[string]string{"Forwarded": "for=192.0.2.60;proto=https", "X-Forwarded-For": "192.0.2.60"})
+	got := upstreamHeaders(t, "", map[string]string{"Forwarded": "for=192.0.2.60;proto=https", "X-Forwarded-For": "192.0.2.60"})
 	if got.Get("X-Forwarded-For") != "192.0.2.60" {
 		t.Errorf("X-Forwarded-For dropped")
 	}
@@ -768,8 +773,25 @@ func TestForwardedHeadersKept(t *testing.T) {
 // The proxy asks for no compression the client did not ask for: the
 // engine would otherwise gzip what the client gets plain.
 func TestNoAcceptEncodingAdded(t *testing.T) {
-	got := upstreamHeaders(t, nil)
+	got := upstreamHeaders(t, "", nil)
 	if v := got.Get("Accept-Encoding"); v != "" {
 		t.Errorf("upstream got Accept-Encoding %q the client never sent", v)
+	}
+}
+
+// An --upstream with a user and password authenticates as that user
+// (HTTP basic), unless the client sent credentials of its own.
+func TestUpstreamUserinfoAuthenticates(t *testing.T) {
+	got := upstreamHeaders(t, "alice:s3cret", nil)
+	r := http.Request{Header: got}
+	if u, pw, ok := r.BasicAuth(); !ok || u != "alice" || pw != "s3cret" {
+		t.Errorf("upstream got Authorization %q, want basic alice:s3cret", got.Get("Authorization"))
+	}
+	got = upstreamHeaders(t, "alice:s3cret", map[string]string{"Authorization": "Bearer sk-client"})
+	if v := got.Get("Authorization"); v != "Bearer sk-client" {
+		t.Errorf("upstream got Authorization %q, want the client's own", v)
+	}
+	if v := upstreamHeaders(t, "", nil).Get("Authorization"); v != "" {
+		t.Errorf("upstream got Authorization %q with no userinfo", v)
 	}
 }
