@@ -58,7 +58,7 @@ func FormatOf(path string) (Format, error) {
 	case ".jsonl", ".ndjson":
 		return JSONL, nil
 	}
-	return "", fmt.Errorf("%s: unknown trace extension %q (want .parquet, .arrow, .arrows, .csv or .jsonl)", path, filepath.Ext(path))
+	return "", fmt.Errorf("%s: unknown trace extension %q (want .parquet or .pq, .arrow, .feather or .ipc, .arrows, .csv, .jsonl or .ndjson)", path, filepath.Ext(path))
 }
 
 // Open opens a trace file, picking the format by extension.
