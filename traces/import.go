@@ -31,6 +31,18 @@ func ImportFormats() []ImportFormat {
 	return []ImportFormat{FormatAzure, FormatBurstGPT, FormatMooncake, FormatVidur, FormatShareGPT, FormatServesim}
 }
 
+// formatList is ImportFormats as an error shows them: "azure, burstgpt, ...".
+func formatList() string {
+	s := ""
+	for i, f := range ImportFormats() {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(f)
+	}
+	return s
+}
+
 // DefaultMaxTokens is the largest token count an importer accepts in one
 // row unless ImportOptions.MaxTokens says otherwise; larger counts are
 // reported as absurd rather than imported.
@@ -120,7 +132,7 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	case FormatAuto, FormatServesim:
 		return nil, fmt.Errorf("%s: format %q needs a file path: use Import", opt.name(), format)
 	default:
-		return nil, fmt.Errorf("unknown import format %q (want auto, %v)", format, ImportFormats())
+		return nil, fmt.Errorf("unknown import format %q (want auto, %s)", format, formatList())
 	}
 	if err != nil {
 		return nil, err

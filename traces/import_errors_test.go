@@ -133,3 +133,11 @@ func TestImportTruncatedParquet(t *testing.T) {
 		t.Errorf("err = %v, want an error naming %s", err, path)
 	}
 }
+
+// An unknown format's error lists the formats as words a user can type.
+func TestUnknownImportFormatListsFormats(t *testing.T) {
+	_, err := NewImporter("nope", strings.NewReader("a,b\n"), ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), `"nope" (want auto, azure, burstgpt, mooncake, vidur, sharegpt, servesim)`) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -66,7 +66,7 @@ func Sniff(br *bufio.Reader) (ImportFormat, error) {
 	case cols["arrival_ns"]:
 		return FormatServesim, nil
 	}
-	return "", fmt.Errorf("cannot sniff the format from the first line %.80q: name it with --format (%v)", line, ImportFormats())
+	return "", fmt.Errorf("cannot sniff the format from the first line %.80q: name it with --format (%s)", line, formatList())
 }
 
 // utf8BOM is the byte-order mark some editors put before UTF-8 text.
