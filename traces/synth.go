@@ -526,5 +526,11 @@ func ParseLengthSpec(s string) (LengthSpec, error) {
 	if err != nil {
 		return l, err
 	}
-	return l, l.validate("length")
+	var fe *FieldError
+	if err := l.validate("length"); errors.As(err, &fe) {
+		return l, fmt.Errorf("length spec %q: %s", s, fe.Msg)
+	} else if err != nil {
+		return l, err
+	}
+	return l, nil
 }

@@ -85,3 +85,18 @@ func TestSynthRowCountRefused(t *testing.T) {
 		t.Errorf("2^32+1 rows at 1/s: %v", err)
 	}
 }
+
+// A length spec out of range is refused quoting the spec, as a malformed
+// one is, so that --prompt and --output say which text was wrong.
+func TestParseLengthSpecRangeErrorQuotesSpec(t *testing.T) {
+	for in, want := range map[string]string{
+		"uniform:5:4":          `length spec "uniform:5:4": uniform needs 0 <= min <= max <= 10000000, got [5, 4]`,
+		"fixed:-1":             `length spec "fixed:-1": fixed length must be in [0, 10000000], got -1`,
+		"lognormal:100:1:9:3":  `length spec "lognormal:100:1:9:3": lognormal needs`,
+		"lognormal:100:1e1000": `length spec "lognormal:100:1e1000": mean and cv must be numbers`,
+	} {
+		if _, err := ParseLengthSpec(in); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ParseLengthSpec(%q): error %v, want one starting %s", in, err, want)
+		}
+	}
+}
