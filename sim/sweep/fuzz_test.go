@@ -1,6 +1,10 @@
 package sweep
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // FuzzParseSpec: ParseSpec never panics on any input, and rejects or
 // accepts it with a spec whose axes are non-empty. Seeds:
@@ -15,6 +19,42 @@ func FuzzParseSpec(f *testing.F) {
 			if len(a.Values) == 0 {
 				t.Fatalf("accepted an empty axis %+v", a)
 			}
+		}
+	})
+}
+
+// FuzzParseShard: any string either fails with an error that quotes it,
+// or gives a shard with 0 ≤ i < n that String writes as "i/n", which
+// parses back to the same shard; "" is the whole sweep, 0/1. Crashers
+// found are kept in testdata/fuzz/FuzzParseShard.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{
+		"", "0/1", "0/4", "3/4", "4/4", "-1/4", "1/0", "0/0", "0/-1", " 1 / 4 ", "+1/4", "01/04", "1/4/8", "1",
+		"/", "1/", "/4", "0/9223372036854775807", "9223372036854775806/9223372036854775807", "0/9223372036854775808",
+		"0x1/4", "1_0/20", "١/٤", "\t2/3\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ParseShard(in)
+		if err != nil {
+			if !strings.Contains(err.Error(), strconv.Quote(in)) || s != (Shard{}) {
+				t.Fatalf("ParseShard(%q) = %+v, %v: want the zero shard and an error quoting the input", in, s, err)
+			}
+			return
+		}
+		if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+			t.Fatalf("ParseShard(%q) = %+v: want 0 <= i < n", in, s)
+		}
+		if in == "" && s != (Shard{0, 1}) {
+			t.Fatalf(`ParseShard("") = %+v, want 0/1`, s)
+		}
+		text := s.String()
+		if want := strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count); text != want {
+			t.Fatalf("ParseShard(%q) = %+v, written %q, want %q", in, s, text, want)
+		}
+		if back, err := ParseShard(text); err != nil || back != s {
+			t.Fatalf("ParseShard(%q) = %+v, written %q, read back %+v, %v", in, s, text, back, err)
 		}
 	})
 }
