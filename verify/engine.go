@@ -78,7 +78,9 @@ func (s EngineSpec) healthKey() string {
 	return os.Getenv(s.HealthKeyEnv)
 }
 
-// ParseTemplate checks an engine command template against Knobs.
+// ParseTemplate checks an engine command template against Knobs: it runs
+// it on the zero Knobs and on probeKnobs, and checks the fields and the
+// templates it names in every branch.
 func ParseTemplate(name, text string) (*template.Template, error) {
 	t, err := template.New(name).Option("missingkey=error").Parse(text)
 	if err != nil {
@@ -96,8 +98,81 @@ func ParseTemplate(name, text string) (*template.Template, error) {
 		if err := checkFields(tt.Tree, tt.Root, true); err != nil {
 			return nil, fmt.Errorf("verify: %s template: %w", name, err)
 		}
+		if err := checkCalls(t, tt.Tree, tt.Root); err != nil {
+			return nil, fmt.Errorf("verify: %s template: %w", name, err)
+		}
+	}
+	// A call that fails whatever the knobs ({{len .MaxNumSeqs}}) in a
+	// branch the zero Knobs skip fails once a candidate takes it: run the
+	// branches that candidates of each strategy take.
+	for _, k := range probeKnobs {
+		if err := t.Execute(io.Discard, k); err != nil {
+			return nil, fmt.Errorf("verify: %s template: with the knobs of a %s candidate (chunked prefill %v, prefix caching %v): %w",
+				name, k.Strategy, k.ChunkedPrefill, k.PrefixCaching, err)
+		}
 	}
 	return t, nil
+}
+
+// probeKnobs stand for the candidates of each strategy as KnobsOf makes
+// them, with chunked prefill and prefix caching each on and off.
+var probeKnobs = func() []Knobs {
+	base := Knobs{Rank: 1, GPUMemoryUtilization: 0.9, MaxModelLen: 32768, BlockSize: 16, TensorParallel: 1,
+		Device: "H100-SXM-80GB", MaxNewTokens: 1024, Host: "127.0.0.1", Port: "8000"}
+	var out []Knobs
+	for _, s := range []struct {
+		strategy string
+		set      func(k *Knobs)
+	}{
+		{"serial", func(*Knobs) {}},
+		{"fixed", func(k *Knobs) { k.BatchSize, k.MaxWaitMS = 8, 50 }},
+		{"token_budget", func(k *Knobs) { k.MaxTokenBudget, k.MaxWaitMS, k.TensorParallel = 16384, 50, 2 }},
+		{"continuous", func(k *Knobs) { k.MaxNumSeqs, k.MaxNumBatchedTokens, k.TensorParallel = 256, 8192, 2 }},
+	} {
+		for _, chunked := range []bool{false, true} {
+			for _, prefix := range []bool{false, true} {
+				k := base
+				k.Strategy, k.ChunkedPrefill, k.PrefixCaching = s.strategy, chunked, prefix
+				s.set(&k)
+				k.Label = fmt.Sprintf("%s rank=%d chunked_prefill=%v prefix_caching=%v", s.strategy, k.Rank, chunked, prefix)
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}()
+
+// checkCalls reports a {{template}} call, in any branch of n, of a
+// template that t does not define.
+func checkCalls(t *template.Template, tree *parse.Tree, n parse.Node) error {
+	var err error
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.TemplateNode:
+			if t.Lookup(n.Name) == nil && err == nil {
+				loc, _ := tree.ErrorContext(n)
+				err = fmt.Errorf("%s: %s: template %q is not defined", loc, n, n.Name)
+			}
+		case *parse.IfNode:
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	walk(n)
+	return err
 }
 
 // knobFields are the field names of Knobs.
