@@ -51,7 +51,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N', or the sweep's results (sweep.parquet): its ranked configs", Required: true},
 			&cli.IntFlag{Name: "top", Usage: "verify only the N best candidates (0 = all in the file)"},
 			&cli.StringFlag{Name: "trace", Usage: "the trace to replay (any format servesim reads)", Required: true},
-			&cli.StringFlag{Name: "slice", Usage: "replay part of the trace: N (the first N requests) or FROM:TO (a time window, e.g. 0s:60s; TO may be empty)"},
+			&cli.StringFlag{Name: "slice", Usage: "replay part of the trace: N (the first N requests) or FROM:TO (a time window, e.g. 0s:60s; TO may be empty); all (the default) is the whole trace"},
 			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1", Required: true},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
 			&cli.StringFlag{Name: "engine-cmd", Usage: "engine start command template, e.g. 'OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec ollama serve' (default: use the running engine, knobs not applied)"},
@@ -275,10 +275,11 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	return &cf, nil
 }
 
-// parseSlice reads --slice: "" (all), N (the first N requests) or
-// FROM:TO durations (TO may be empty: to the end).
+// parseSlice reads --slice: "" or all (the whole trace, as
+// verify.Slice.String writes it), N (the first N requests) or FROM:TO
+// durations (TO may be empty: to the end).
 func parseSlice(s string) (verify.Slice, error) {
-	if s == "" {
+	if s == "" || s == "all" {
 		return verify.Slice{}, nil
 	}
 	if n, err := strconv.Atoi(s); err == nil {

@@ -22,6 +22,7 @@ import (
 func TestParseSlice(t *testing.T) {
 	for in, want := range map[string]verify.Slice{
 		"":         {},
+		"all":      {}, // as verify.json's slice says
 		"40":       {Head: 40},
 		"0s:60s":   {To: 60 * time.Second},
 		"10s:":     {From: 10 * time.Second},
@@ -30,6 +31,9 @@ func TestParseSlice(t *testing.T) {
 		got, err := parseSlice(in)
 		if err != nil || got != want {
 			t.Errorf("parseSlice(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+		if back, err := parseSlice(got.String()); err != nil || back != got {
+			t.Errorf("parseSlice(%q) = %+v, written %q, reads back as %+v, %v", in, got, got.String(), back, err)
 		}
 	}
 	for _, bad := range []string{"0", "-3", "x", "60s:10s", "a:b", "0s:-5s", "10s:0s", "0s:0s", "-1s:"} {
