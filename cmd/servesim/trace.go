@@ -192,14 +192,8 @@ func traceSynthCommand() *cli.Command {
 			if cfg.Output, err = traces.ParseLengthSpec(c.String("output")); err != nil {
 				return fmt.Errorf("--output: %w", err)
 			}
-			if s := c.String("prompt-lengths"); s != "" {
-				for _, f := range strings.Split(s, ",") {
-					n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
-					if err != nil {
-						return fmt.Errorf("--prompt-lengths: %q is not an integer", f)
-					}
-					cfg.PromptLengths = append(cfg.PromptLengths, int32(n))
-				}
+			if cfg.PromptLengths, err = parsePromptLengths(c.String("prompt-lengths")); err != nil {
+				return err
 			}
 			if path := c.String("resample"); path != "" {
 				// Only lengths are drawn: a format without timestamps
@@ -224,6 +218,23 @@ func traceSynthCommand() *cli.Command {
 			return err
 		},
 	}
+}
+
+// parsePromptLengths reads --prompt-lengths: comma-separated integers;
+// "" is none (nil). Their range is Validate's to check.
+func parsePromptLengths(s string) ([]int32, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ls []int32
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-lengths: %q is not an integer", f)
+		}
+		ls = append(ls, int32(n))
+	}
+	return ls, nil
 }
 
 // synthFlags are the flags that set traces.SynthConfig's fields.
