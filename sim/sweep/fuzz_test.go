@@ -25,8 +25,10 @@ func FuzzParseSpec(f *testing.F) {
 
 // FuzzParseShard: any string either fails with an error that quotes it,
 // or gives a shard with 0 ≤ i < n that String writes as "i/n", which
-// parses back to the same shard; "" is the whole sweep, 0/1. Crashers
-// found are kept in testdata/fuzz/FuzzParseShard.
+// parses back to the same shard; "" is the whole sweep, 0/1. Its results
+// alone merge, as the whole sweep, or are refused as incomplete, however
+// large its count. Crashers found are kept in
+// testdata/fuzz/FuzzParseShard.
 func FuzzParseShard(f *testing.F) {
 	for _, s := range []string{
 		"", "0/1", "0/4", "3/4", "4/4", "-1/4", "1/0", "0/0", "0/-1", " 1 / 4 ", "+1/4", "01/04", "1/4/8", "1",
@@ -55,6 +57,16 @@ func FuzzParseShard(f *testing.F) {
 		}
 		if back, err := ParseShard(text); err != nil || back != s {
 			t.Fatalf("ParseShard(%q) = %+v, written %q, read back %+v, %v", in, s, text, back, err)
+		}
+		// The shard's results file alone, whatever its count, merges only
+		// when it is the whole sweep, and otherwise names a missing shard.
+		_, err = Merge([]*Results{{Meta: Meta{Shard: s, TotalConfigs: 1}, Rows: []Row{{Index: 0}}}})
+		if s.Index == 0 && s.Count == 1 {
+			if err != nil {
+				t.Fatalf("merging shard %s alone: %v", s, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "merge: incomplete: shard ") {
+			t.Fatalf("merging shard %s alone: %v, want it incomplete", s, err)
 		}
 	})
 }

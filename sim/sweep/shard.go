@@ -68,7 +68,9 @@ func Merge(parts []*Results) (*Results, error) {
 	}
 	m0 := parts[0].Meta
 	n := m0.Shard.norm().Count
-	seen := make([]bool, n)
+	// seen and have hold what the parts give, not what their metadata
+	// counts: a shard count or config total from a file may be any int.
+	seen := map[int]bool{}
 	for k, p := range parts {
 		m := p.Meta
 		switch {
@@ -87,23 +89,26 @@ func Merge(parts []*Results) (*Results, error) {
 		}
 		seen[m.Shard.norm().Index] = true
 	}
-	var missing []string
-	for i, ok := range seen {
-		if !ok {
-			missing = append(missing, Shard{i, n}.String())
+	if len(seen) < n {
+		var missing []string
+		for i := 0; i < n && len(missing) < maxListed; i++ {
+			if !seen[i] {
+				missing = append(missing, Shard{i, n}.String())
+			}
 		}
-	}
-	if len(missing) > 0 {
+		if more := n - len(seen) - len(missing); more > 0 {
+			missing = append(missing, fmt.Sprintf("and %d more", more))
+		}
 		return nil, fmt.Errorf("merge: incomplete: shard %s missing", strings.Join(missing, ", "))
 	}
 	out := &Results{Meta: m0}
 	out.Meta.Shard = Shard{0, 1}
-	have := make([]bool, m0.TotalConfigs)
+	have := map[int64]bool{}
 	for _, p := range parts {
 		for _, r := range p.Rows {
 			switch {
-			case r.Index < 0 || int(r.Index) >= len(have):
-				return nil, fmt.Errorf("merge: shard %s: config index %d outside [0, %d)", p.Meta.Shard, r.Index, len(have))
+			case r.Index < 0 || r.Index >= int64(m0.TotalConfigs):
+				return nil, fmt.Errorf("merge: shard %s: config index %d outside [0, %d)", p.Meta.Shard, r.Index, m0.TotalConfigs)
 			case !p.Meta.Shard.Contains(int(r.Index)):
 				return nil, fmt.Errorf("merge: shard %s holds config %d, which belongs to shard %d/%d", p.Meta.Shard, r.Index, int(r.Index)%n, n)
 			case have[r.Index]:
@@ -113,13 +118,18 @@ func Merge(parts []*Results) (*Results, error) {
 			out.Rows = append(out.Rows, r)
 		}
 	}
-	if i := slices.Index(have, false); i >= 0 {
-		return nil, fmt.Errorf("merge: incomplete: config %d (shard %d/%d) missing", i, i%n, n)
+	for i := 0; i < m0.TotalConfigs; i++ {
+		if !have[int64(i)] {
+			return nil, fmt.Errorf("merge: incomplete: config %d (shard %d/%d) missing", i, i%n, n)
+		}
 	}
 	slices.SortFunc(out.Rows, func(a, b Row) int { return int(a.Index - b.Index) })
 	Rank(out.Rows)
 	return out, nil
 }
+
+// maxListed is how many missing shards an error lists at most.
+const maxListed = 20
 
 // MergeFiles reads shard files and merges them into the whole sweep.
 func MergeFiles(shards []string) (*Results, error) {
