@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,19 +286,7 @@ func TestKeyNeverWritten(t *testing.T) {
 	if !strings.Contains(printed.String(), "auth 4") {
 		t.Errorf("summary does not count the 401s:\n%s", printed.String())
 	}
-	scanned := 0
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, _ := os.ReadFile(p)
-		scanned++
-		if bytes.Contains(data, []byte(key)) || bytes.Contains(data, []byte("LEAKCHECK")) {
-			t.Errorf("%s contains the API key", p)
-		}
-		return nil
-	})
-	if scanned < 10 {
+	if scanned := replaytest.CheckNoSecret(t, "record", "", dir, key, "LEAKCHECK"); scanned < 10 {
 		t.Errorf("scanned only %d files", scanned)
 	}
 	for name, b := range map[string]*bytes.Buffer{"log": &log, "summary": &printed} {

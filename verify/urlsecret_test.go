@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
 )
 
 const urlPassword, urlQuery = "PWLEAK-5e0d", "QLEAK-a71f"
@@ -24,25 +24,7 @@ func withSecrets(base string) string {
 // or the query.
 func checkNoSecrets(t *testing.T, what, text, dir string) {
 	t.Helper()
-	for _, s := range []string{urlPassword, urlQuery} {
-		if strings.Contains(text, s) {
-			t.Errorf("%s shows %q:\n%s", what, s, text)
-		}
-	}
-	if dir == "" {
-		return
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			for _, s := range []string{urlPassword, urlQuery} {
-				if bytes.Contains(data, []byte(s)) {
-					t.Errorf("%s: %s holds %q", what, p, s)
-				}
-			}
-		}
-		return err
-	})
+	replaytest.CheckNoSecret(t, what, text, dir, urlPassword, urlQuery)
 }
 
 // The engine's URL, password and query included, is used for the runs;

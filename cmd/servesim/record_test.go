@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,17 +76,7 @@ timeout = "5s"
 	if host := strings.TrimPrefix(srv.URL, "http://"); !strings.Contains(stderr.String(), "me:xxxxx@"+host+"/metrics") {
 		t.Errorf("stderr does not name the metrics URL, password masked:\n%s", stderr.String())
 	}
-	n := 0
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			n++
-			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte("CLILEAK")) {
-				t.Errorf("%s contains the API key", p)
-			}
-		}
-		return err
-	})
-	if n < 8 {
+	if n := replaytest.CheckNoSecret(t, "record", "", dir, "CLILEAK"); n < 8 {
 		t.Errorf("only %d files written", n)
 	}
 	checkNoURLSecret(t, "record", "", dir)

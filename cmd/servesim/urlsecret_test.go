@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,27 +32,9 @@ func secretURL(t *testing.T, base string) string {
 
 // checkNoURLSecret fails if out, or any file under dir ("" for none),
 // holds the password or the query secret.
-func checkNoURLSecret(t *testing.T, what, out, dir string) {
+func checkNoURLSecret(t *testing.T, what, text, dir string) {
 	t.Helper()
-	for _, s := range []string{urlPassword, urlQuery} {
-		if strings.Contains(out, s) {
-			t.Errorf("%s shows %q:\n%s", what, s, out)
-		}
-	}
-	if dir == "" {
-		return
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			for _, s := range []string{urlPassword, urlQuery} {
-				if bytes.Contains(data, []byte(s)) {
-					t.Errorf("%s: %s holds %q", what, p, s)
-				}
-			}
-		}
-		return err
-	})
+	replaytest.CheckNoSecret(t, what, text, dir, urlPassword, urlQuery)
 }
 
 // syncBuffer is a bytes.Buffer safe for the proxy's goroutines; it calls
