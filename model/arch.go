@@ -76,6 +76,24 @@ func (a Arch) WeightBytes(p Precision) float64 {
 	return (a.Params-emb)*p.Bytes() + emb*max(p.Bytes(), BF16.Bytes())
 }
 
+// WeightBytesPerDevice is the size of the weights each device of a
+// tensor-parallel group of tp devices holds at precision p. Weights split
+// evenly across ranks (the embedding and LM head by vocabulary rows, as
+// vLLM's VocabParallelEmbedding splits them), except that when tp exceeds
+// KVHeads each rank keeps the whole K and V projections of its replicated
+// KV head (see KVBytesPerTokenPerDevice) rather than a 1/tp share.
+func (a Arch) WeightBytesPerDevice(p Precision, tp int) float64 {
+	if tp < 1 {
+		tp = 1
+	}
+	heads := (a.KVHeads + tp - 1) / tp // KV heads per rank, as in KVBytesPerTokenPerDevice
+	// The group holds heads × tp KV heads' projections, WeightBytes only
+	// KVHeads of them: 0 extra unless heads are replicated.
+	replicas := float64(heads*tp - a.KVHeads)
+	headProj := 2 * float64(a.Layers) * float64(a.Hidden) * float64(a.HeadDim) * p.Bytes() // K and V of one head
+	return (a.WeightBytes(p) + replicas*headProj) / float64(tp)
+}
+
 // FLOPsPerToken is the dense matmul work per token, 2 × ActiveParams (one
 // multiply and one add per active weight). By this common convention the
 // input-embedding lookup is counted too, a small overestimate.

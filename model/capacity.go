@@ -178,7 +178,7 @@ func ComputeCapacity(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
 	m.ActivationReserveBytes = reserve
 
 	c := Capacity{
-		WeightBytesPerDevice:     a.WeightBytes(m.WeightPrecision) / tp,
+		WeightBytesPerDevice:     a.WeightBytesPerDevice(m.WeightPrecision, m.TensorParallel),
 		KVBytesPerTokenPerDevice: a.KVBytesPerTokenPerDevice(m.KVPrecision, m.TensorParallel),
 		UsableBytesPerDevice:     h.MemoryBytes * m.GPUMemoryUtilization,
 		ActivationReserveBytes:   reserve,

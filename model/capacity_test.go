@@ -134,3 +134,49 @@ func TestMemoryConfigValidate(t *testing.T) {
 		t.Error("ComputeCapacity with TP=3: no error")
 	}
 }
+
+// Past the KV heads (TP > KVHeads) each rank keeps one replicated KV head,
+// so it holds that head's whole K and V projections, not 1/TP of them.
+func TestCapacityWeightsReplicateKVProjections(t *testing.T) {
+	a, h := mustArch(t, "Llama-3.1-70B"), mustHW(t, "H100-SXM-80G") // 8 KV heads
+	// Hand computation (bf16):
+	//   all weights 70,553,706,496 × 2 = 141,107,412,992 B
+	//   K and V projections of one KV head: 80 layers × 8192 × 128 × 2 × 2 B = 335,544,320 B
+	//   TP 8: one head per rank, no replication: 141,107,412,992 / 8 = 17,638,426,624
+	//   TP 16: (141,107,412,992 − 8 × 335,544,320) / 16 + 335,544,320
+	//        = 8,651,441,152 + 335,544,320 = 8,986,985,472, which is
+	//        141,107,412,992 / 16 + half a head's projections (167,772,160).
+	headProj := 80.0 * 8192 * 128 * 2 * 2
+	for _, tc := range []struct {
+		tp   int
+		want float64
+	}{
+		{8, a.WeightBytes(BF16) / 8},
+		{16, a.WeightBytes(BF16)/16 + headProj/2},
+	} {
+		c, err := ComputeCapacity(a, h, MemoryConfig{TensorParallel: tc.tp, MaxModelLen: 8192})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.WeightBytesPerDevice != tc.want {
+			t.Errorf("TP %d: weights per device %.0f, want %.0f", tc.tp, c.WeightBytesPerDevice, tc.want)
+		}
+	}
+	if got := a.WeightBytesPerDevice(BF16, 16); got != 8_986_985_472 {
+		t.Errorf("TP 16: WeightBytesPerDevice = %.0f, want 8,986,985,472", got)
+	}
+
+	// Llama-3.1-8B (32 heads, 8 KV heads) splits across 16 ranks too: two
+	// query heads and one replicated KV head each.
+	// One KV head's projections: 32 layers × 4096 × 128 × 2 × 2 B = 67,108,864;
+	// (16,060,522,496 − 8 × 67,108,864) / 16 + 67,108,864
+	//   = 970,228,224 + 67,108,864 = 1,037,337,088.
+	b := mustArch(t, "Llama-3.1-8B")
+	c, err := ComputeCapacity(b, h, MemoryConfig{TensorParallel: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WeightBytesPerDevice != 1_037_337_088 {
+		t.Errorf("8B at TP 16: weights per device %.0f, want 1,037,337,088", c.WeightBytesPerDevice)
+	}
+}
