@@ -108,14 +108,17 @@ func (m MemoryConfig) Validate(a Arch) error {
 // DefaultActivationReserve estimates the per-device memory a serving engine
 // keeps outside weights and KV cache:
 //
-//	ReserveFixedBytes + ProfileTokens × (4·Hidden + 3·Intermediate/TP) × activation bytes
+//	ReserveFixedBytes + ProfileTokens × (4·Hidden + k·3·Intermediate/TP) × activation bytes
 //
 // The second term is the activation peak of vLLM's profiling pass: a few
 // live hidden-state buffers (residual, normed input, attention output;
 // four in all) and the gate, up and product tensors of the FFN, which are
-// split across TP ranks. Activations are 16-bit (4 bytes for fp32 weights).
-// For Llama-3.1-8B at TP=1 this gives 1 GiB + 0.97 GB ≈ 2.05 GB, in line
-// with what vLLM logs on an H100.
+// split across TP ranks. k is 1, or ExpertsPerToken for a mixture-of-experts
+// model: vLLM's fused-MoE kernels hold the gate/up and activated outputs of
+// each of a token's top-k experts at once.
+// Activations are 16-bit (4 bytes for fp32 weights). For Llama-3.1-8B at
+// TP=1 this gives 1 GiB + 0.97 GB ≈ 2.05 GB, in line with what vLLM logs
+// on an H100; for Mixtral-8x7B (top 2) 1 GiB + 1.68 GB ≈ 2.75 GB.
 func DefaultActivationReserve(a Arch, m MemoryConfig) float64 {
 	tp := m.TensorParallel
 	if tp < 1 {
@@ -129,7 +132,11 @@ func DefaultActivationReserve(a Arch, m MemoryConfig) float64 {
 	if m.ProfileTokens > 0 {
 		tokens = float64(m.ProfileTokens)
 	}
-	perToken := 4*float64(a.Hidden) + 3*float64(a.Intermediate)/float64(tp)
+	ffn := 3 * float64(a.Intermediate) / float64(tp)
+	if a.IsMoE() {
+		ffn *= float64(a.ExpertsPerToken)
+	}
+	perToken := 4*float64(a.Hidden) + ffn
 	return ReserveFixedBytes + tokens*perToken*act
 }
 

@@ -180,3 +180,25 @@ func TestCapacityWeightsReplicateKVProjections(t *testing.T) {
 		t.Errorf("8B at TP 16: weights per device %.0f, want 1,037,337,088", c.WeightBytesPerDevice)
 	}
 }
+
+// vLLM's fused-MoE kernels materialise the gate/up and activated FFN
+// tensors for each of a token's top-k experts, so a mixture-of-experts
+// model reserves more than a dense model of the same shape.
+func TestActivationReserveScalesWithExpertsPerToken(t *testing.T) {
+	moe := mustArch(t, "Mixtral-8x7B") // top 2 of 8 experts
+	dense := moe
+	dense.Experts, dense.ExpertsPerToken = 0, 0
+	for _, tp := range []int{1, 2, 8} {
+		m := MemoryConfig{TensorParallel: tp}
+		d, e := DefaultActivationReserve(dense, m), DefaultActivationReserve(moe, m)
+		// Only the FFN term grows: by (topk − 1) × 3 × Intermediate/TP per token.
+		extra := float64(ReserveProfileTokens) * (2 - 1) * 3 * 14336 / float64(tp) * 2
+		if e != d+extra {
+			t.Errorf("TP %d: MoE reserve %.0f, dense %.0f: want the dense one + %.0f", tp, e, d, extra)
+		}
+	}
+	// TP 1: 2^30 + 8192 × (4·4096 + 2·3·14336) × 2 = 1,073,741,824 + 1,677,721,600.
+	if got := DefaultActivationReserve(moe, MemoryConfig{}); got != 2_751_463_424 {
+		t.Errorf("Mixtral TP 1 reserve = %.0f, want 2,751,463,424", got)
+	}
+}
