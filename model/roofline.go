@@ -32,7 +32,7 @@ const (
 type Roofline struct {
 	FLOPS                float64 // achievable ops/s of the group
 	BandwidthBytesPerSec float64 // achievable bytes/s of the group
-	WeightBytes          float64 // whole model, read once per step
+	WeightBytes          float64 // the group's weights (replicated K/V projections included), read once per step
 	KVBytesPerToken      float64 // whole group, per token
 	FLOPsPerToken        float64 // dense matmul ops per token
 	AttnFLOPsPerQueryCtx float64 // attention ops per (query, context) token pair
@@ -63,7 +63,7 @@ func NewRoofline(a Arch, h Hardware, m MemoryConfig) (Roofline, error) {
 	return Roofline{
 		FLOPS:                peak * tp * ComputeEfficiency,
 		BandwidthBytesPerSec: h.BandwidthBytesPerSec * tp * BandwidthEfficiency,
-		WeightBytes:          a.WeightBytes(m.WeightPrecision),
+		WeightBytes:          a.WeightBytesPerDevice(m.WeightPrecision, m.TensorParallel) * tp,
 		KVBytesPerToken:      a.KVBytesPerTokenPerDevice(m.KVPrecision, m.TensorParallel) * tp,
 		FLOPsPerToken:        a.FLOPsPerToken(),
 		AttnFLOPsPerQueryCtx: a.AttentionFLOPsPerQueryCtx(),

@@ -71,6 +71,17 @@ func TestRooflineTensorParallelAndPrecision(t *testing.T) {
 		t.Errorf("A100 int4: %+v", r)
 	}
 
+	// TP 16 past the 8 KV heads: each rank keeps one head whole, so the
+	// group reads 8 more heads' K/V projections (2 × 80 layers × 8192 ×
+	// 128 × 2 bytes each) and caches twice the KV of TP 8.
+	r, err = NewRoofline(a, h, MemoryConfig{TensorParallel: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := r.WeightBytes - a.WeightBytes(BF16); extra != 8*2*80*8192*128*2 || r.KVBytesPerToken != 2*327680 {
+		t.Errorf("TP16: weights %g over the model's, KV/token %g", extra, r.KVBytesPerToken)
+	}
+
 	if _, err := NewRoofline(a, h, MemoryConfig{TensorParallel: 3}); err == nil {
 		t.Error("TP=3: no error")
 	}
