@@ -129,6 +129,27 @@ func TestParseTerm(t *testing.T) {
 	}
 }
 
+// Term names are read whatever their case, as policy and precision names
+// are: no two of them differ only in case.
+func TestParseTermIgnoresCase(t *testing.T) {
+	seen := map[string]Term{}
+	for term := range Term(NumTerms) {
+		folded := strings.ToLower(term.String())
+		if other, ok := seen[folded]; ok {
+			t.Fatalf("terms %s and %s differ only in case", other, term)
+		}
+		seen[folded] = term
+		for _, name := range []string{strings.ToUpper(term.String()), strings.ToUpper(term.String()[:1]) + term.String()[1:]} {
+			if got, err := ParseTerm(name); err != nil || got != term {
+				t.Errorf("ParseTerm(%q) = %v, %v, want %v", name, got, err, term)
+			}
+		}
+	}
+	if _, err := ParseTerm("CX"); err == nil || !strings.Contains(err.Error(), `"CX"`) || !strings.Contains(err.Error(), "c0, cp, ca") {
+		t.Errorf("unknown term: error %v, want the name and the accepted ones", err)
+	}
+}
+
 // Residuals are grouped by repeat for the repeated kinds, so that a bias
 // that flips between repeats shows.
 func TestResidualSpreadByRepeat(t *testing.T) {

@@ -73,11 +73,12 @@ func (t Term) String() string {
 	return fmt.Sprintf("Term(%d)", int(t))
 }
 
-// ParseTerm returns the term with String name: c0, cp, ca, cd, ck, crp,
-// crd, cr, cq, or dense@N for a point of the dense curve.
+// ParseTerm returns the term with String name, case-insensitively as
+// policy and precision names are read: c0, cp, ca, cd, ck, crp, crd, cr,
+// cq, or dense@N for a point of the dense curve.
 func ParseTerm(name string) (Term, error) {
 	for t := range Term(NumTerms) {
-		if t.String() == name {
+		if strings.EqualFold(t.String(), name) {
 			return t, nil
 		}
 	}
