@@ -24,7 +24,7 @@ func FuzzParseSpec(f *testing.F) {
 }
 
 // FuzzParseShard: any string either fails with an error that quotes it,
-// or gives a shard with 0 ≤ i < n that String writes as "i/n", which
+// or is digits "i/n" giving a shard with 0 ≤ i < n that String writes as "i/n", which
 // parses back to the same shard; "" is the whole sweep, 0/1. Its results
 // alone merge, as the whole sweep, or are refused as incomplete, however
 // large its count. Crashers found are kept in
@@ -50,6 +50,9 @@ func FuzzParseShard(f *testing.F) {
 		}
 		if in == "" && s != (Shard{0, 1}) {
 			t.Fatalf(`ParseShard("") = %+v, want 0/1`, s)
+		}
+		if i, n, _ := strings.Cut(in, "/"); in != "" && (strings.Trim(i, "0123456789") != "" || strings.Trim(n, "0123456789") != "") {
+			t.Fatalf("ParseShard(%q) = %+v: want only digits either side of the /", in, s)
 		}
 		text := s.String()
 		if want := strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count); text != want {

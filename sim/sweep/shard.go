@@ -13,18 +13,28 @@ type Shard struct {
 	Index, Count int
 }
 
-// ParseShard parses "i/n" with 0 ≤ i < n; "" is the whole sweep.
+// ParseShard parses "i/n" in decimal digits with 0 ≤ i < n; "" is the
+// whole sweep.
 func ParseShard(s string) (Shard, error) {
 	if s == "" {
 		return Shard{0, 1}, nil
 	}
 	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 ≤ i < n, e.g. 0/4", s)
+	i, err1 := parseDigits(a)
+	n, err2 := parseDigits(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q: want i/n in digits with 0 ≤ i < n, e.g. 0/4", s)
 	}
 	return Shard{i, n}, nil
+}
+
+// parseDigits parses a count of decimal digits only: strconv.Atoi alone
+// would also take a sign.
+func parseDigits(s string) (int, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not a number in digits", s)
+	}
+	return strconv.Atoi(s)
 }
 
 func (s Shard) norm() Shard {

@@ -31,3 +31,21 @@ func TestMergeHugeCounts(t *testing.T) {
 		}
 	}
 }
+
+// A shard is digits: a sign or a space, which strconv.Atoi or trimming
+// let through, is refused saying what is expected.
+func TestParseShardDigitsOnly(t *testing.T) {
+	for _, in := range []string{"+1/4", "1/+4", "-0/4", " 1 / 4 ", "1 /4", "\t2/3\n"} {
+		s, err := ParseShard(in)
+		if err == nil {
+			t.Errorf("ParseShard(%q) = %v, want an error", in, s)
+		} else if !strings.Contains(err.Error(), "want i/n") || !strings.Contains(err.Error(), "digits") {
+			t.Errorf("ParseShard(%q): %v, want it to say i/n in digits", in, err)
+		}
+	}
+	for in, want := range map[string]Shard{"1/4": {1, 4}, "01/04": {1, 4}, "0/1": {0, 1}} {
+		if s, err := ParseShard(in); err != nil || s != want {
+			t.Errorf("ParseShard(%q) = %v, %v, want %v", in, s, err, want)
+		}
+	}
+}
