@@ -483,6 +483,21 @@ func (e *Empirical) draw(rng *rand.Rand) (int32, int32) {
 	return e.pairs[i][0], e.pairs[i][1]
 }
 
+// ParseTokenCount parses a token count given as text: decimal digits,
+// without a sign or spaces (which strconv.ParseInt would take or refuse
+// as "not an integer"), in [0, DefaultMaxTokens]. The error quotes s and
+// gives the range.
+func ParseTokenCount(s string) (int32, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not a token count: want digits (no sign), in [0, %d]", s, DefaultMaxTokens)
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || n > DefaultMaxTokens {
+		return 0, fmt.Errorf("%q is out of range: want a token count in [0, %d]", s, DefaultMaxTokens)
+	}
+	return int32(n), nil
+}
+
 // ParseLengthSpec parses "fixed:N", "uniform:MIN:MAX" or
 // "lognormal:MEAN:CV[:MIN:MAX]" (a bare "N" means fixed) and validates it.
 func ParseLengthSpec(s string) (LengthSpec, error) {
@@ -495,11 +510,11 @@ func ParseLengthSpec(s string) (LengthSpec, error) {
 	args := parts[1:]
 	ints := func(dst ...*int32) error {
 		for i, d := range dst {
-			n, err := strconv.ParseInt(args[i], 10, 32)
+			n, err := ParseTokenCount(args[i])
 			if err != nil {
-				return fmt.Errorf("length spec %q: %q is not an integer", s, args[i])
+				return fmt.Errorf("length spec %q: %w", s, err)
 			}
-			*d = int32(n)
+			*d = n
 		}
 		return nil
 	}

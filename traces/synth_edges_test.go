@@ -91,12 +91,41 @@ func TestSynthRowCountRefused(t *testing.T) {
 func TestParseLengthSpecRangeErrorQuotesSpec(t *testing.T) {
 	for in, want := range map[string]string{
 		"uniform:5:4":          `length spec "uniform:5:4": uniform needs 0 <= min <= max <= 10000000, got [5, 4]`,
-		"fixed:-1":             `length spec "fixed:-1": fixed length must be in [0, 10000000], got -1`,
+		"fixed:-1":             `length spec "fixed:-1": "-1" is not a token count: want digits (no sign), in [0, 10000000]`,
 		"lognormal:100:1:9:3":  `length spec "lognormal:100:1:9:3": lognormal needs`,
 		"lognormal:100:1e1000": `length spec "lognormal:100:1e1000": mean and cv must be numbers`,
 	} {
 		if _, err := ParseLengthSpec(in); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("ParseLengthSpec(%q): error %v, want one starting %s", in, err, want)
+		}
+	}
+}
+
+// A token count in a length spec is digits: a sign, which strconv.ParseInt
+// takes, is refused, and one past what an int32 holds is out of range,
+// not "not an integer"; either error gives the range.
+func TestParseLengthSpecTokenCounts(t *testing.T) {
+	for in, want := range map[string]string{
+		"fixed:+7":                                  `length spec "fixed:+7": "+7" is not a token count: want digits (no sign), in [0, 10000000]`,
+		"uniform:+1:4":                              `length spec "uniform:+1:4": "+1" is not a token count`,
+		"lognormal:160:0.6:16:+1024":                `length spec "lognormal:160:0.6:16:+1024": "+1024" is not a token count`,
+		"fixed: 1":                                  `length spec "fixed: 1": " 1" is not a token count`,
+		"fixed:99999999999999999999":                `length spec "fixed:99999999999999999999": "99999999999999999999" is out of range: want a token count in [0, 10000000]`,
+		"uniform:1:2147483648":                      `length spec "uniform:1:2147483648": "2147483648" is out of range: want a token count in [0, 10000000]`,
+		"lognormal:160:0.6:16:10000001":             `length spec "lognormal:160:0.6:16:10000001": "10000001" is out of range`,
+		"lognormal:160:0.6:16:99999999999999999999": `"99999999999999999999" is out of range: want a token count in [0, 10000000]`,
+	} {
+		if l, err := ParseLengthSpec(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseLengthSpec(%q) = %+v, %v, want an error containing %s", in, l, err, want)
+		}
+	}
+	for in, want := range map[string]LengthSpec{
+		"fixed:10000000":            {Kind: LengthFixed, Value: DefaultMaxTokens},
+		"uniform:0:007":             {Kind: LengthUniform, Min: 0, Max: 7},
+		"lognormal:160:0.6:16:1024": {Kind: LengthLognormal, Mean: 160, CV: 0.6, Min: 16, Max: 1024},
+	} {
+		if l, err := ParseLengthSpec(in); err != nil || l != want {
+			t.Errorf("ParseLengthSpec(%q) = %+v, %v, want %+v", in, l, err, want)
 		}
 	}
 }

@@ -22,12 +22,13 @@ func lengthSpecText(l LengthSpec) string {
 }
 
 // FuzzParseLengthSpec: any string either fails with an error that quotes
-// it, or gives a spec of a known kind whose parameters are finite and in
-// range (Validate accepts it as the prompt and the output of a synthetic
-// trace), that written back in the same syntax parses to the same spec,
-// and whose draws all lie within its bounds: Value when fixed, [Min, Max]
-// when uniform, [max(1, Min), Max] when lognormal (Max 0: the token
-// bound). Crashers found are kept in testdata/fuzz/FuzzParseLengthSpec.
+// it, or gives a spec of a known kind, its token counts digits, whose
+// parameters are finite and in range (Validate accepts it as the prompt
+// and the output of a synthetic trace), that written back in the same
+// syntax parses to the same spec, and whose draws all lie within its
+// bounds: Value when fixed, [Min, Max] when uniform, [max(1, Min), Max]
+// when lognormal (Max 0: the token bound). Crashers found are kept in
+// testdata/fuzz/FuzzParseLengthSpec.
 func FuzzParseLengthSpec(f *testing.F) {
 	for _, s := range []string{
 		"fixed:1024", "128", "0", "fixed:10000000", "fixed:10000001", "fixed:-1", "fixed:+7", "fixed:0x10",
@@ -78,6 +79,17 @@ func FuzzParseLengthSpec(f *testing.F) {
 			}
 		default:
 			bad("unknown kind")
+		}
+		counts := strings.Split(in, ":")[1:] // the token counts: all but a lognormal's mean and cv
+		if l.Kind == LengthLognormal {
+			counts = counts[2:]
+		} else if len(counts) == 0 {
+			counts = []string{in} // a bare N
+		}
+		for _, n := range counts {
+			if strings.Trim(n, "0123456789") != "" {
+				bad("token count " + strconv.Quote(n) + " is not digits")
+			}
 		}
 		c := DefaultSynthConfig()
 		c.Prompt, c.Output = l, l
