@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -220,19 +219,19 @@ func traceSynthCommand() *cli.Command {
 	}
 }
 
-// parsePromptLengths reads --prompt-lengths: comma-separated integers;
-// "" is none (nil). Their range is Validate's to check.
+// parsePromptLengths reads --prompt-lengths: comma-separated token counts
+// (traces.ParseTokenCount), spaces around them allowed; "" is none (nil).
 func parsePromptLengths(s string) ([]int32, error) {
 	if s == "" {
 		return nil, nil
 	}
 	var ls []int32
 	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
+		n, err := traces.ParseTokenCount(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("--prompt-lengths: %q is not an integer", f)
+			return nil, fmt.Errorf("--prompt-lengths: %w", err)
 		}
-		ls = append(ls, int32(n))
+		ls = append(ls, n)
 	}
 	return ls, nil
 }

@@ -230,3 +230,22 @@ func TestImportShareGPTNeedsRate(t *testing.T) {
 		t.Errorf("wrote %s", out)
 	}
 }
+
+// --prompt-lengths items are token counts in digits, spaces around them
+// allowed: a sign, which strconv.ParseInt takes, is refused, and a
+// length past int32 is out of range, with the range given.
+func TestParsePromptLengthsDigits(t *testing.T) {
+	for in, want := range map[string]string{
+		"+3":                   `--prompt-lengths: "+3" is not a token count: want digits (no sign), in [0, 10000000]`,
+		"128, +512":            `--prompt-lengths: "+512" is not a token count`,
+		"128,2147483648":       `--prompt-lengths: "2147483648" is out of range: want a token count in [0, 10000000]`,
+		"99999999999999999999": `"99999999999999999999" is out of range: want a token count in [0, 10000000]`,
+	} {
+		if ls, err := parsePromptLengths(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parsePromptLengths(%q) = %v, %v, want an error containing %s", in, ls, err, want)
+		}
+	}
+	if ls, err := parsePromptLengths("128, 512 ,2048"); err != nil || len(ls) != 3 || ls[0] != 128 || ls[1] != 512 || ls[2] != 2048 {
+		t.Errorf(`parsePromptLengths("128, 512 ,2048") = %v, %v, want [128 512 2048]`, ls, err)
+	}
+}
