@@ -8,9 +8,9 @@ import (
 
 // FuzzParseSlice: any --slice either fails with an error that names the
 // flag and the input, or is a slice of one form, the first N > 0
-// requests or a window with 0 ≤ FROM < TO (TO 0: to the end), that
-// String writes as text which parses to the same slice. Crashers found
-// are kept in testdata/fuzz/FuzzParseSlice.
+// requests (N in digits) or a window with 0 ≤ FROM < TO (TO 0: to the
+// end), that String writes as text which parses to the same slice.
+// Crashers found are kept in testdata/fuzz/FuzzParseSlice.
 func FuzzParseSlice(f *testing.F) {
 	for _, s := range []string{
 		"", "all", "40", "+40", "040", "0", "-3", "0s:60s", "10s:", ":60s", ":", "1m:1m30s", "60s:10s", "0s:0s",
@@ -30,6 +30,9 @@ func FuzzParseSlice(f *testing.F) {
 		}
 		if sl.Head < 0 || (sl.Head > 0 && (sl.From != 0 || sl.To != 0)) || sl.From < 0 || (sl.To != 0 && sl.To <= sl.From) {
 			t.Fatalf("parseSlice(%q) = %+v: want N > 0 requests or 0 <= FROM < TO", in, sl)
+		}
+		if sl.Head > 0 && strings.Trim(in, "0123456789") != "" {
+			t.Fatalf("parseSlice(%q) = %+v: want N in digits", in, sl)
 		}
 		text := sl.String()
 		if back, err := parseSlice(text); err != nil || back != sl {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -276,14 +277,19 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 }
 
 // parseSlice reads --slice: "" or all (the whole trace, as
-// verify.Slice.String writes it), N (the first N requests) or FROM:TO
-// durations (TO may be empty: to the end).
+// verify.Slice.String writes it), N in digits (the first N requests) or
+// FROM:TO durations (TO may be empty: to the end).
 func parseSlice(s string) (verify.Slice, error) {
 	if s == "" || s == "all" {
 		return verify.Slice{}, nil
 	}
-	if n, err := strconv.Atoi(s); err == nil {
-		if n <= 0 {
+	// Digits only: strconv.Atoi would also take a sign.
+	if strings.Trim(s, "0123456789") == "" {
+		n, err := strconv.Atoi(s)
+		switch {
+		case err != nil:
+			return verify.Slice{}, fmt.Errorf("verify: --slice %s: out of range: want at most %d requests", s, math.MaxInt)
+		case n == 0:
 			return verify.Slice{}, fmt.Errorf("verify: --slice %s: want a positive number of requests", s)
 		}
 		return verify.Slice{Head: n}, nil

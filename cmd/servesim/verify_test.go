@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,6 +40,21 @@ func TestParseSlice(t *testing.T) {
 	for _, bad := range []string{"0", "-3", "x", "60s:10s", "a:b", "0s:-5s", "10s:0s", "0s:0s", "-1s:"} {
 		if _, err := parseSlice(bad); err == nil {
 			t.Errorf("parseSlice(%q): no error", bad)
+		}
+	}
+}
+
+// A --slice of N requests is digits: a sign, which strconv.Atoi takes, is
+// refused, and a number past an int is out of range, each saying what is
+// expected.
+func TestParseSliceDigits(t *testing.T) {
+	for in, want := range map[string]string{
+		"+40":                  `verify: --slice "+40": want N (requests) or FROM:TO`,
+		"-0":                   `verify: --slice "-0": want N (requests) or FROM:TO`,
+		"99999999999999999999": fmt.Sprintf("verify: --slice 99999999999999999999: out of range: want at most %d requests", math.MaxInt),
+	} {
+		if sl, err := parseSlice(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseSlice(%q) = %+v, %v, want an error containing %s", in, sl, err, want)
 		}
 	}
 }
