@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -493,6 +494,26 @@ func TestFitPower(t *testing.T) {
 		if _, err := FitPower(bad); err == nil {
 			t.Errorf("%v: no error", bad)
 		}
+	}
+}
+
+// Samples that all read 0 W measured no power (the board reports none):
+// they are refused, as too few samples are, not fitted as 0 W with R² 1.
+func TestFitPowerRefusesAllZeroWatts(t *testing.T) {
+	for _, s := range [][]PowerSample{
+		{{0, 0, 0.3}, {1, 0, 0.3}, {2, 0, 0.3}},
+		{{0, 0, 0}, {1, 0, 0.5}, {2, 0, 1}, {3, 0, 0.2}},
+	} {
+		p, err := FitPower(s)
+		if err == nil {
+			t.Errorf("%v: fitted %+v, want an error", s, p)
+		} else if !strings.Contains(err.Error(), fmt.Sprintf("all %d samples read 0 W", len(s))) {
+			t.Errorf("%v: error %v, want it to say every sample read 0 W", s, err)
+		}
+	}
+	// One sample above 0 W is a measurement.
+	if _, err := FitPower([]PowerSample{{0, 0, 0.3}, {1, 0, 0.3}, {2, 0.5, 0.3}}); err != nil {
+		t.Errorf("one sample at 0.5 W: %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,9 +32,10 @@ func (p PowerFit) Watts(u float64) float64 { return p.Idle.Value + p.Dynamic.Val
 
 // FitPower fits idle and dynamic power to NVML samples by NNLS with
 // analytic 95% intervals (as FitSteps). It errors on fewer than 3
-// samples, on non-finite or negative watts, and on utilization outside
-// [0, 1]. When utilization never varies, Dynamic is reported unexcited
-// (value 0) and Idle is the mean power.
+// samples, on non-finite or negative watts, on samples that all read 0 W
+// (no power measured), and on utilization outside [0, 1]. When
+// utilization never varies, Dynamic is reported unexcited (value 0) and
+// Idle is the mean power.
 func FitPower(samples []PowerSample) (*PowerFit, error) {
 	n := len(samples)
 	if n < 3 {
@@ -51,6 +53,11 @@ func FitPower(samples []PowerSample) (*PowerFit, error) {
 		x.Set(i, 0, 1)
 		x.Set(i, 1, s.Utilization)
 		y[i] = s.Watts
+	}
+	// A board without a power sensor reads 0 W throughout: nothing was
+	// measured, and a fit would report 0 W idle and dynamic with R² 1.
+	if floats.Max(y) == 0 {
+		return nil, fmt.Errorf("calibrate: fit power: all %d samples read 0 W: the sampler measured no power", n)
 	}
 	lf, err := fitLinear(x, y, []string{"idle_watts", "dynamic_watts"}, []bool{false, false}, nil, 0, 0, n)
 	if err != nil {
