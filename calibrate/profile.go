@@ -82,7 +82,8 @@ func (m *FitMethod) Options() (AnalyzeOptions, error) {
 }
 
 // KVCapacity is the KV-cache capacity the engine reported or a run
-// measured.
+// measured: MaxConcurrentTokens > 0, and Blocks, when the block size is
+// known, those tokens in blocks.
 type KVCapacity struct {
 	MaxConcurrentTokens int64 `json:"max_concurrent_tokens"`
 	Blocks              int64 `json:"blocks"`
@@ -190,8 +191,14 @@ func (p *Profile) Validate() error {
 		(q.HeldOutMdAPE != nil && !finite(*q.HeldOutMdAPE)) {
 		add("quality: counts must be >= 0 and numbers finite")
 	}
-	if p.KV != nil && (p.KV.MaxConcurrentTokens < 0 || p.KV.Blocks < 0) {
+	switch kv := p.KV; {
+	case kv == nil:
+	case kv.MaxConcurrentTokens < 0 || kv.Blocks < 0:
 		add("kv: counts must be >= 0")
+	case kv.MaxConcurrentTokens == 0:
+		// The simulator reads the capacity from the tokens, blocks only
+		// beside them: blocks alone would be ignored.
+		add("kv.max_concurrent_tokens = 0 with kv.blocks = %d: want the tokens measured (> 0), or kv null when not measured", kv.Blocks)
 	}
 	if p.Power != nil {
 		for _, c := range []Coef{p.Power.Idle, p.Power.Dynamic} {

@@ -116,6 +116,10 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"trailing data", "}\n", "}\n{}", `trailing data`},
 		{"method window", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 0, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4},`, `method.window = 0`},
 		{"method folds", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 1},`, `method.held_out_folds = 1`},
+		{"kv blocks without tokens", `"max_concurrent_tokens": 453000`, `"max_concurrent_tokens": 0`, `kv.max_concurrent_tokens = 0 with kv.blocks = 28312`},
+		{"kv of nothing", `"max_concurrent_tokens": 453000,
+    "blocks": 28312`, `"max_concurrent_tokens": 0,
+    "blocks": 0`, `kv.max_concurrent_tokens = 0 with kv.blocks = 0`},
 		{"method term", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": ["cz"], "held_out_folds": 4},`, `method.without: `},
 	}
 	for _, tc := range cases {
