@@ -10,12 +10,13 @@ import (
 )
 
 // The engine's errors (already up, never healthy, gone, still up after
-// the stop) name the health URL with its password masked and no query.
+// the stop) name the health URL with its user and password masked and no
+// query.
 func TestEngineErrorsHideHealthURLSecrets(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("D", dir)
 	health := withSecrets(fakeEngine(t, dir))
-	shown := strings.Replace(strings.SplitN(health, "?", 2)[0], urlPassword, "xxxxx", 1)
+	shown := strings.Replace(strings.SplitN(health, "?", 2)[0], urlUser+":"+urlPassword, "xxxxx", 1)
 	var msgs []string
 	check := func(what, msg string) {
 		t.Helper()

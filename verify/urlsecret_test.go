@@ -12,23 +12,24 @@ import (
 	"github.com/servesim/servesim/replay/replaytest"
 )
 
-const urlPassword, urlQuery = "PWLEAK-5e0d", "QLEAK-a71f"
+const urlUser, urlPassword, urlQuery = "USERLEAK-93c4", "PWLEAK-5e0d", "QLEAK-a71f"
 
-// withSecrets adds a user with urlPassword and an api-key query (and a
+// withSecrets adds urlUser with urlPassword and an api-key query (and a
 // fragment) holding urlQuery to base, http://host:port/path.
 func withSecrets(base string) string {
-	return strings.Replace(base, "://", "://me:"+urlPassword+"@", 1) + "?api-key=" + urlQuery + "#" + urlQuery
+	return strings.Replace(base, "://", "://"+urlUser+":"+urlPassword+"@", 1) + "?api-key=" + urlQuery + "#" + urlQuery
 }
 
-// checkNoSecrets fails if text, or a file under dir, holds the password
-// or the query.
+// checkNoSecrets fails if text, or a file under dir, holds the user, the
+// password or the query.
 func checkNoSecrets(t *testing.T, what, text, dir string) {
 	t.Helper()
-	replaytest.CheckNoSecret(t, what, text, dir, urlPassword, urlQuery)
+	replaytest.CheckNoSecret(t, what, text, dir, urlUser, urlPassword, urlQuery)
 }
 
 // The engine's URL, password and query included, is used for the runs;
-// verify.json and the log name it with the password masked and no query.
+// verify.json and the log name it with its user and password masked and
+// no query.
 func TestRunHidesBaseURLSecrets(t *testing.T) {
 	dir := t.TempDir()
 	cfg := stubReplay(t)
@@ -44,11 +45,11 @@ func TestRunHidesBaseURLSecrets(t *testing.T) {
 	if c := res.Candidates[0]; c.Status != StatusOK || c.Measured.Completed != 4 {
 		t.Fatalf("the run with the secrets in the URL: status %s (%s), %d completed", c.Status, c.Detail, c.Measured.Completed)
 	}
-	if want := "http://me:xxxxx@" + host; res.BaseURL != want {
+	if want := "http://xxxxx@" + host; res.BaseURL != want {
 		t.Errorf("base_url %q, want %q", res.BaseURL, want)
 	}
-	if !strings.Contains(log.String(), "the engine at http://me:xxxxx@"+host+" as it is") {
-		t.Errorf("the log does not name the engine, password masked:\n%s", log.String())
+	if !strings.Contains(log.String(), "the engine at http://xxxxx@"+host+" as it is") {
+		t.Errorf("the log does not name the engine, user and password masked:\n%s", log.String())
 	}
 	data, _ := json.Marshal(res)
 	checkNoSecrets(t, "verify.json", string(data), "")

@@ -73,8 +73,8 @@ timeout = "5s"
 		}
 		checkNoURLSecret(t, name, b, "")
 	}
-	if host := strings.TrimPrefix(srv.URL, "http://"); !strings.Contains(stderr.String(), "me:xxxxx@"+host+"/metrics") {
-		t.Errorf("stderr does not name the metrics URL, password masked:\n%s", stderr.String())
+	if host := strings.TrimPrefix(srv.URL, "http://"); !strings.Contains(stderr.String(), "http://xxxxx@"+host+"/metrics") {
+		t.Errorf("stderr does not name the metrics URL, user and password masked:\n%s", stderr.String())
 	}
 	if n := replaytest.CheckNoSecret(t, "record", "", dir, "CLILEAK"); n < 8 {
 		t.Errorf("only %d files written", n)

@@ -12,14 +12,15 @@ import (
 	"github.com/servesim/servesim/replay/replaytest"
 )
 
-// A URL's password and query are secrets as an API key is: they are used
-// to connect and never shown.
+// A URL's user (often a token), password and query are secrets as an API
+// key is: they are used to connect and never shown.
 const (
+	urlUser     = "USERLEAK-2b6d"
 	urlPassword = "PWLEAK-7f3a"
 	urlQuery    = "QLEAK-c91e"
 )
 
-// secretURL is base (http://host:port/path) with a user and urlPassword
+// secretURL is base (http://host:port/path) with urlUser and urlPassword
 // added and a query holding urlQuery.
 func secretURL(t *testing.T, base string) string {
 	t.Helper()
@@ -27,14 +28,14 @@ func secretURL(t *testing.T, base string) string {
 	if !ok {
 		t.Fatalf("base URL %q", base)
 	}
-	return scheme + "://me:" + urlPassword + "@" + rest + "?api-key=" + urlQuery + "#" + urlQuery
+	return scheme + "://" + urlUser + ":" + urlPassword + "@" + rest + "?api-key=" + urlQuery + "#" + urlQuery
 }
 
 // checkNoURLSecret fails if out, or any file under dir ("" for none),
-// holds the password or the query secret.
+// holds the user, the password or the query secret.
 func checkNoURLSecret(t *testing.T, what, text, dir string) {
 	t.Helper()
-	replaytest.CheckNoSecret(t, what, text, dir, urlPassword, urlQuery)
+	replaytest.CheckNoSecret(t, what, text, dir, urlUser, urlPassword, urlQuery)
 }
 
 // syncBuffer is a bytes.Buffer safe for the proxy's goroutines; it calls
@@ -77,14 +78,14 @@ func TestProxyStartLineHidesURLSecrets(t *testing.T) {
 		t.Fatalf("proxy: %v\n%s", err, stderr.String())
 	}
 	out := stderr.String() + stdout.String()
-	if !strings.Contains(out, "-> http://me:xxxxx@127.0.0.1:1/v1, recording") {
-		t.Errorf("the start line does not name the upstream, password masked:\n%s", out)
+	if !strings.Contains(out, "-> http://xxxxx@127.0.0.1:1/v1, recording") {
+		t.Errorf("the start line does not name the upstream, user and password masked:\n%s", out)
 	}
 	checkNoURLSecret(t, "record proxy", out, dir)
 }
 
 // --engine-metrics that is not an http(s) URL is refused naming what was
-// given, its password masked and its query left out.
+// given, its user and password masked and its query left out.
 func TestEngineMetricsFlagErrorHidesURLSecrets(t *testing.T) {
 	dir := t.TempDir()
 	tr := writeFile(t, dir, "in.csv", smallCSV)
@@ -102,8 +103,9 @@ func TestEngineMetricsFlagErrorHidesURLSecrets(t *testing.T) {
 	}
 }
 
-// calibrate names the engine it runs against, password masked and query
-// left out, on stdout, in its errors and in every file it leaves.
+// calibrate names the engine it runs against, user and password masked
+// and query left out, on stdout, in its errors and in every file it
+// leaves.
 func TestCalibrateHidesURLSecrets(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{Fault: func(int) replaytest.Fault { return replaytest.Status }})
 	defer srv.Close()
@@ -114,7 +116,7 @@ func TestCalibrateHidesURLSecrets(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: no error from an engine that fails every request", base)
 		}
-		shown := strings.Replace(base, "http://", "http://me:xxxxx@", 1)
+		shown := strings.Replace(base, "http://", "http://xxxxx@", 1)
 		if !strings.Contains(out, "running against "+shown+" (model m)") {
 			t.Errorf("%s: stdout does not name the engine as %s:\n%s", base, shown, out)
 		}

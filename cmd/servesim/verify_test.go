@@ -116,7 +116,7 @@ func TestVerifyCLI(t *testing.T) {
 	if (res.ToleranceFailures > 0) != (ec.ExitCode() == exitToleranceFailed) {
 		t.Errorf("%d tolerance failures, exit status %d", res.ToleranceFailures, ec.ExitCode())
 	}
-	if want := strings.Replace(srv.BaseURL(), "http://", "http://me:xxxxx@", 1); res.BaseURL != want {
+	if want := strings.Replace(srv.BaseURL(), "http://", "http://xxxxx@", 1); res.BaseURL != want {
 		t.Errorf("verify.json base_url %q, want %q", res.BaseURL, want)
 	}
 	checkNoURLSecret(t, "verify", text, dir)

@@ -1,8 +1,8 @@
 // Package urlshow gives the form of a user-given URL that servesim may
 // write to stdout, stderr, a log, a file or an error: a URL can carry a
-// secret as much as an API key can (http://user:PASSWORD@host/v1,
-// http://host/v1?api-key=KEY), and neither is ever written. The URL as
-// given is kept for connecting.
+// secret as much as an API key can (http://user:PASSWORD@host/v1, a token
+// as the user, https://TOKEN@host/v1, http://host/v1?api-key=KEY), and
+// none is ever written. The URL as given is kept for connecting.
 package urlshow
 
 import (
@@ -15,9 +15,10 @@ import (
 // the part that would show could hold a password.
 const Hidden = "(the URL given, not shown: it may hold a password)"
 
-// URL returns u as it may be shown: its password masked as
-// url.URL.Redacted masks it ("xxxxx"), its query and fragment, which may
-// hold a key, left out. A URL with no host whose opaque part holds an '@'
+// URL returns u as it may be shown: its user info, user and password
+// alike (a token is often given as the user), masked as "xxxxx", and its
+// query and fragment, which may hold a key, left out; host, port and path
+// are kept. A URL with no host whose opaque part holds an '@'
 // ("http:user:pw@host") is Hidden.
 func URL(u *url.URL) string {
 	if u == nil {
@@ -28,7 +29,10 @@ func URL(u *url.URL) string {
 	if strings.Contains(c.Opaque, "@") {
 		return Hidden
 	}
-	return c.Redacted()
+	if c.User.String() != "" {
+		c.User = url.User("xxxxx")
+	}
+	return c.String()
 }
 
 // String is URL for a URL given as text. Text that does not parse is
@@ -50,7 +54,7 @@ func String(raw string) string {
 
 // Error returns err with the URL quoted by the *url.Error in it, if any,
 // set to shown: net/http's client errors quote the request's URL with its
-// query (and only its password masked). It changes that *url.Error in
+// query and user name (only its password masked). It changes that *url.Error in
 // place.
 func Error(err error, shown string) error {
 	var ue *url.Error

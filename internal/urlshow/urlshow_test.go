@@ -12,13 +12,16 @@ import (
 func TestString(t *testing.T) {
 	for raw, want := range map[string]string{
 		"http://127.0.0.1:8000/v1":                  "http://127.0.0.1:8000/v1",
-		"http://me:PWLEAK@h:8000/v1":                "http://me:xxxxx@h:8000/v1",
-		"http://me@h:8000/v1":                       "http://me@h:8000/v1",
+		"http://meLEAK:PWLEAK@h:8000/v1":            "http://xxxxx@h:8000/v1",
+		"http://meLEAK@h:8000/v1":                   "http://xxxxx@h:8000/v1",
+		"https://TOKENLEAK@h/v1":                    "https://xxxxx@h/v1",
+		"http://:PWLEAK@h/v1":                       "http://xxxxx@h/v1",
+		"http://@h/v1":                              "http://@h/v1",
 		"https://h/v1?api-key=QLEAK":                "https://h/v1",
 		"https://h/v1?":                             "https://h/v1",
 		"https://h/v1#QLEAK":                        "https://h/v1",
-		"http://me:PWLEAK@h/v1?api-key=QLEAK#QLEAK": "http://me:xxxxx@h/v1",
-		"ftp://me:PWLEAK@h/x":                       "ftp://me:xxxxx@h/x",
+		"http://me:PWLEAK@h/v1?api-key=QLEAK#QLEAK": "http://xxxxx@h/v1",
+		"ftp://me:PWLEAK@h/x":                       "ftp://xxxxx@h/x",
 		"h:8000/v1?key=QLEAK":                       "h:8000/v1", // does not parse (a colon in the first segment)
 		"http://h:port/v1?key=QLEAK":                "http://h:port/v1",
 		"http://me:PWLEAK@h:port/v1":                Hidden,
@@ -40,7 +43,7 @@ func TestString(t *testing.T) {
 
 func TestURLKeepsTheGivenURL(t *testing.T) {
 	u, _ := url.Parse("http://me:PWLEAK@h/v1?k=QLEAK#f")
-	if got := URL(u); got != "http://me:xxxxx@h/v1" {
+	if got := URL(u); got != "http://xxxxx@h/v1" {
 		t.Errorf("URL = %q", got)
 	}
 	if u.String() != "http://me:PWLEAK@h/v1?k=QLEAK#f" {
@@ -60,7 +63,7 @@ func TestError(t *testing.T) {
 		t.Skipf("the client error does not quote the query here: %v", err)
 	}
 	err = Error(err, String(raw))
-	if s := err.Error(); strings.Contains(s, "LEAK") || !strings.Contains(s, "http://me:xxxxx@127.0.0.1:1/v1") {
+	if s := err.Error(); strings.Contains(s, "LEAK") || !strings.Contains(s, "http://xxxxx@127.0.0.1:1/v1") {
 		t.Errorf("Error: %s", s)
 	}
 	plain := errors.New("plain")
