@@ -74,7 +74,7 @@ type client struct {
 	cfg      *Config
 	key      string   // from the environment; only ever put in the header
 	keyState string   // describes the key without revealing it
-	secrets  []string // the key (as set and trimmed), the URL's password and query: never written
+	secrets  []string // the key (as set and trimmed), the URL's user, password and query: never written
 	rawDir   string
 }
 
@@ -109,14 +109,7 @@ func newClient(cfg *Config, rawDir string) *client {
 	if u, err := url.Parse(cfg.BaseURL); err == nil { // Validate has parsed it
 		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+endpointPath(cfg.Endpoint), ""
 		c.url, c.shown = u.String(), urlshow.URL(u)
-		if pw, ok := u.User.Password(); ok {
-			c.secrets = append(c.secrets, pw)
-		}
-		// A query may hold a key (?api-key=...), which a server may echo.
-		c.secrets = append(c.secrets, u.RawQuery)
-		for _, vs := range u.Query() {
-			c.secrets = append(c.secrets, vs...)
-		}
+		c.secrets = urlshow.Secrets(u)
 	}
 	c.secrets = append(c.secrets, key, strings.TrimSpace(key))
 	// Too short a secret would mask ordinary text, and says nothing anyway.

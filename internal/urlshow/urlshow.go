@@ -8,6 +8,7 @@ package urlshow
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -50,6 +51,28 @@ func String(raw string) string {
 		return Hidden
 	}
 	return raw
+}
+
+// Secrets returns the parts of u a server could echo back that are not
+// shown: its user, password, raw query and each query value, the ones of
+// at least 4 bytes (a shorter one would mask ordinary text). Text a server
+// sends (an error body, a redirect) has them replaced before it is written.
+func Secrets(u *url.URL) []string {
+	if u == nil {
+		return nil
+	}
+	var s []string
+	if u.User != nil {
+		s = append(s, u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			s = append(s, pw)
+		}
+	}
+	s = append(s, u.RawQuery)
+	for _, vs := range u.Query() {
+		s = append(s, vs...)
+	}
+	return slices.DeleteFunc(s, func(v string) bool { return len(v) < 4 })
 }
 
 // Error returns err with the URL quoted by the *url.Error in it, if any,

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,7 @@ func stagingPath(out string) string { return out + ".partial.arrows" }
 type Proxy struct {
 	cfg         Config
 	upstream    *url.URL
+	upSecrets   []string // the upstream URL's user, password and query: masked in a row's Error
 	rp          *httputil.ReverseProxy
 	start       time.Time
 	inflight    sync.WaitGroup
@@ -157,7 +159,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Transport = tr
 	}
 	u, _ := url.Parse(cfg.Upstream)
-	p := &Proxy{cfg: cfg, upstream: u, start: time.Now(), pending: map[int64]*exchange{},
+	p := &Proxy{cfg: cfg, upstream: u, upSecrets: urlshow.Secrets(u), start: time.Now(), pending: map[int64]*exchange{},
 		stop: make(chan struct{}), flusherDone: make(chan struct{})}
 	meta := p.meta()
 	path := cfg.Out
@@ -393,7 +395,7 @@ func (p *Proxy) finish(ex *exchange) {
 	case o.streamed && !o.sawDone:
 		row.Error = "stream ended without data: [DONE]"
 	}
-	for _, sec := range ex.secrets { // a server may echo a wrong key back
+	for _, sec := range slices.Concat(ex.secrets, p.upSecrets) { // a server may echo a key back
 		row.Error = strings.ReplaceAll(row.Error, sec, "[redacted]")
 	}
 	row.Error = clip(row.Error) // after the masking, which a key cut short would escape

@@ -795,3 +795,42 @@ func TestUpstreamUserinfoAuthenticates(t *testing.T) {
 		t.Errorf("upstream got Authorization %q with no userinfo", v)
 	}
 }
+
+// TestUpstreamSecretsEchoedAreMasked: an upstream that echoes the
+// credentials and query of --upstream in its error has them masked in the
+// row, as the client's own key is.
+func TestUpstreamSecretsEchoedAreMasked(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pw, _ := r.BasicAuth()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":"no access for %s / %s with %s"}}`, user, pw, r.URL.Query().Get("api-key"))
+	}))
+	defer up.Close()
+	cfg := DefaultConfig()
+	cfg.Upstream = strings.Replace(up.URL, "://", "://userLEAK:pwLEAK@", 1) + "/?api-key=queryLEAK"
+	cfg.Out = filepath.Join(t.TempDir(), "run.jsonl")
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	srv.Close()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("LEAK")) || !bytes.Contains(b, []byte("no access for [redacted] / [redacted] with [redacted]")) {
+		t.Errorf("trace: %s", b)
+	}
+}
