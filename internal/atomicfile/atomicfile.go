@@ -1,0 +1,137 @@
+// Package atomicfile publishes output files whole. A file is written under
+// a hidden temporary name in its path's directory, so that the rename into
+// place is atomic, and is fsynced before the rename and its directory
+// after it: neither a failure nor a crash leaves a partial file at the
+// path, and once Commit returns the file survives a crash.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// ErrDirNotSynced marks the error of a Commit that renamed the file into
+// place but could not sync its directory: the file is at its path, though
+// a crash may yet undo the rename.
+var ErrDirNotSynced = errors.New("renamed into place, but its directory was not synced")
+
+// File is an output being written under its temporary name; Commit
+// publishes it at its path, Abort removes it. Closing it without either
+// leaves it under the temporary name (a write to recover by hand).
+type File struct {
+	*os.File
+	path string
+	done bool
+}
+
+// Create starts the file that Commit publishes at path. It is 0644 like
+// any output (CreateTemp makes 0600). Its error names path, not the
+// temporary name.
+func Create(path string) (*File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		if derr := CheckDir(path); derr != nil {
+			return nil, derr
+		}
+		return nil, named(path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, named(path, err)
+	}
+	return &File{File: f, path: path}, nil
+}
+
+// Path is where Commit publishes the file.
+func (f *File) Path() string { return f.path }
+
+// Commit syncs and closes the file, renames it over its path and syncs the
+// directory, so that the rename too survives a crash. On failure the
+// temporary file is removed and a file already at the path is left as it
+// was, unless the error is ErrDirNotSynced. Its error names the path.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("%s: already committed or aborted", f.path)
+	}
+	f.done = true
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), f.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return named(f.path, err)
+	}
+	if err := SyncDir(filepath.Dir(f.path)); err != nil {
+		return fmt.Errorf("%s: %w: %w", f.path, ErrDirNotSynced, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file; after Commit it does
+// nothing, so it can be deferred.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// WriteFile publishes data at path, as Create, Write and Commit do.
+func WriteFile(path string, data []byte) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return named(path, err)
+	}
+	return f.Commit()
+}
+
+// SyncDir makes the entries of dir durable: the files renamed into it or
+// created in it. Windows cannot sync a directory, and need not (NTFS
+// journals its metadata).
+func SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+// CheckDir reports an output path whose directory does not exist, so that
+// a command can refuse it before any work (nothing creates it).
+func CheckDir(path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: directory %s does not exist", path, dir)
+	}
+	return nil
+}
+
+// named returns err as "path: what went wrong", leaving out the temporary
+// name that the error of a file operation on it holds.
+func named(path string, err error) error {
+	switch e := err.(type) {
+	case *fs.PathError:
+		err = e.Err
+	case *os.LinkError:
+		err = e.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}

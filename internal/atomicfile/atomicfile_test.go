@@ -1,0 +1,193 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// entries lists the names in dir.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The temporary file is hidden and in the path's directory (a rename
+// across directories could cross file systems and not be atomic); what is
+// written shows at the path only once committed, replacing the old file.
+func TestContentAppearsOnlyOnCommit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.Dir(f.Name()); got != dir {
+		t.Errorf("temporary file in %s, want %s", got, dir)
+	}
+	if base := filepath.Base(f.Name()); !strings.HasPrefix(base, ".") || base == "."+filepath.Base(path) {
+		t.Errorf("temporary file %s: want a hidden name of its own", base)
+	}
+	if f.Path() != path {
+		t.Errorf("Path() = %s, want %s", f.Path(), path)
+	}
+	if _, err := f.WriteString("new"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, path); got != "old" {
+		t.Errorf("before Commit the path holds %q, want the old file", got)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, path); got != "new" {
+		t.Errorf("after Commit the path holds %q, want %q", got, "new")
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Errorf("directory holds %v, want only the output", names)
+	}
+	f.Abort() // deferred by callers: a no-op once committed
+	if got := readString(t, path); got != "new" {
+		t.Errorf("Abort after Commit changed the output to %q", got)
+	}
+	if err := f.Commit(); err == nil {
+		t.Error("a second Commit succeeded")
+	}
+}
+
+// Outputs are 0644 like any other, not CreateTemp's 0600.
+func TestMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	path := filepath.Join(t.TempDir(), "out.json")
+	if err := WriteFile(path, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+}
+
+func TestAbortKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("half"); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort()
+	if got := readString(t, path); got != "old" {
+		t.Errorf("after Abort the path holds %q, want the old file", got)
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Errorf("directory holds %v, want only the old file", names)
+	}
+	if err := f.Commit(); err == nil {
+		t.Error("Commit after Abort succeeded")
+	}
+}
+
+// A rename that fails (here: a directory in the way) removes the
+// temporary file, leaves what was at the path, and names the path, not
+// the temporary name.
+func TestFailedCommitLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(path, "keep"), []byte("k"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile(path, []byte("new"))
+	if err == nil {
+		t.Fatal("committed over a directory")
+	}
+	if !strings.HasPrefix(err.Error(), path+": ") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("error %q: want it to name %s and not the temporary file", err, path)
+	}
+	if names := entries(t, dir); len(names) != 1 || names[0] != "out.json" {
+		t.Errorf("directory holds %v, want only out.json", names)
+	}
+	if got := readString(t, filepath.Join(path, "keep")); got != "k" {
+		t.Errorf("the directory in the way lost its file: %q", got)
+	}
+}
+
+// Closing without Commit or Abort keeps the rows under the temporary
+// name, for a caller that leaves them to be recovered.
+func TestCloseKeepsTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("rows"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, f.Name()); got != "rows" {
+		t.Errorf("temporary file holds %q, want %q", got, "rows")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("path exists after Close alone (%v)", err)
+	}
+}
+
+func TestCreateNamesMissingDirectory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	path := filepath.Join(missing, "out.json")
+	_, err := Create(path)
+	if err == nil || err.Error() != path+": directory "+missing+" does not exist" {
+		t.Errorf("err %v: want it to name %s and its missing directory", err, path)
+	}
+}
+
+func TestSyncDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("directories are not synced on Windows")
+	}
+	if err := SyncDir(t.TempDir()); err != nil {
+		t.Error(err)
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	if err := SyncDir(missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("err %v: want it to name %s", err, missing)
+	}
+}
