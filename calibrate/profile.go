@@ -10,12 +10,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 )
 
@@ -456,7 +456,7 @@ func (p *Profile) Marshal() ([]byte, error) {
 
 // Save validates p and writes it to path atomically: to a temporary file
 // in the same directory, synced, then renamed over path.
-func (p *Profile) Save(path string) (err error) {
+func (p *Profile) Save(path string) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -464,43 +464,10 @@ func (p *Profile) Save(path string) (err error) {
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("calibrate: saving profile: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, ignoreNotExist(os.Remove(tmp)))
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return errors.Join(fmt.Errorf("calibrate: saving profile: %w", err), f.Close())
-	}
-	if err = f.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("calibrate: saving profile: %w", err), f.Close())
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("calibrate: saving profile: %w", err)
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("calibrate: saving profile: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("calibrate: saving profile: %w", err)
 	}
 	return nil
-}
-
-func ignoreNotExist(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
@@ -106,7 +107,7 @@ func (c *Config) ValidateRecord() error {
 		errs = append(errs, fieldErr("Out", "required"))
 	} else if _, err := traces.FormatOf(c.Out); err != nil {
 		errs = append(errs, fieldErr("Out", err.Error()))
-	} else if err := traces.CheckDir(c.Out); err != nil {
+	} else if err := atomicfile.CheckDir(c.Out); err != nil {
 		errs = append(errs, fieldErr("Out", err.Error()))
 	} else {
 		for k := 1; k <= c.Repeat; k++ {

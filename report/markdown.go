@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/servesim/servesim/internal/atomicfile"
 )
 
 // WriteMarkdown writes d as GitHub-flavoured Markdown: text and tables
@@ -48,7 +50,8 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 					file = fmt.Sprintf("%s-%d.svg", v.Name, n)
 				}
 				used[strings.ToLower(file)] = true
-				if err := os.WriteFile(filepath.Join(assetsDir, file), standaloneSVG(v.SVG), 0o644); err != nil {
+				// Each on disk before the folder is renamed into place.
+				if err := atomicfile.WriteFile(filepath.Join(assetsDir, file), standaloneSVG(v.SVG)); err != nil {
 					return err
 				}
 				fmt.Fprintf(&b, "\n![%s](%s)\n\n*%s*\n", mdText(v.Caption), mdLink(filepath.Join(assetsRel, file)), mdText(v.Caption))

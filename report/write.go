@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/servesim/servesim/traces"
+	"github.com/servesim/servesim/internal/atomicfile"
 )
 
 // WriteFile writes d to path, the format by extension: .html/.htm is one
@@ -24,15 +24,7 @@ func WriteFile(path string, d *Doc) error {
 		if err := WriteHTML(&buf, d); err != nil {
 			return err
 		}
-		tmp, err := writeTemp(path, buf.Bytes())
-		if err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		return nil
+		return atomicfile.WriteFile(path, buf.Bytes())
 	case ".md", ".markdown":
 		return writeMarkdownFile(path, d)
 	}
@@ -40,9 +32,9 @@ func WriteFile(path string, d *Doc) error {
 }
 
 // writeMarkdownFile writes the figures into a new folder and the Markdown
-// into a temporary file beside path, then swaps both in; the old figure
-// folder is kept aside until the Markdown is in place, so that a failure
-// at any step puts it back.
+// into a temporary file beside path, each synced to disk, then swaps both
+// in; the old figure folder is kept aside until the Markdown is in place,
+// so that a failure at any step puts it back.
 func writeMarkdownFile(path string, d *Doc) error {
 	dir := filepath.Dir(path)
 	rel := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "_files"
@@ -50,7 +42,7 @@ func writeMarkdownFile(path string, d *Doc) error {
 	if err := checkFigureDir(assets, path); err != nil {
 		return err
 	}
-	if err := traces.CheckDir(path); err != nil {
+	if err := atomicfile.CheckDir(path); err != nil {
 		return err
 	}
 	tmpDir, err := os.MkdirTemp(dir, "."+rel+".tmp*")
@@ -66,11 +58,14 @@ func writeMarkdownFile(path string, d *Doc) error {
 	if err := WriteMarkdown(&buf, d, tmpDir, rel); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(path, buf.Bytes())
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp) // gone once renamed
+	defer f.Abort() // nothing to do once committed
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	old := tmpDir + ".old"
 	hadOld := true
 	if err := os.Rename(assets, old); errors.Is(err, fs.ErrNotExist) {
@@ -87,13 +82,15 @@ func writeMarkdownFile(path string, d *Doc) error {
 		restore()
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	err = f.Commit()
+	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		// The Markdown is not in place: put its old figures back.
 		os.RemoveAll(assets)
 		restore()
 		return err
 	}
 	os.RemoveAll(old)
-	return nil
+	return err
 }
 
 // checkFigureDir refuses an existing assets folder that a report would
@@ -119,22 +116,4 @@ func checkFigureDir(assets, path string) error {
 		}
 	}
 	return nil
-}
-
-// writeTemp writes data to a new temporary file beside path and returns
-// its name; nothing is left behind on failure.
-func writeTemp(path string, data []byte) (string, error) {
-	f, err := traces.TempBeside(path)
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/servesim/servesim/internal/atomicfile"
 )
 
 // Reader streams a trace one request at a time:
@@ -98,40 +100,6 @@ func pathError(path string, err error) error {
 	return nil
 }
 
-// CheckDir reports an output path whose directory does not exist, so that
-// a command can refuse it before any work (nothing creates it).
-func CheckDir(path string) error {
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s: directory %s does not exist", path, dir)
-	}
-	return nil
-}
-
-// TempBeside creates the temporary file that is renamed to path once it
-// is complete: in path's directory, so that the rename is atomic, and 0644
-// like any output (CreateTemp makes 0600). Its error names path, not the
-// temporary name.
-func TempBeside(path string) (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		if derr := CheckDir(path); derr != nil {
-			return nil, derr
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
-}
-
 // SamePath reports whether a and b name the same file: os.SameFile when
 // both exist (links, "./x" against "x"), else equal absolute paths. An
 // output must not overwrite an input.
@@ -162,26 +130,25 @@ func Create(path string, meta Meta) (Writer, error) {
 			return nil, fmt.Errorf("%s: metadata %q: value: %w", path, k, err)
 		}
 	}
-	tmp, err := TempBeside(path)
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	var enc encoder
 	switch f {
 	case Parquet:
-		enc, err = newParquetEncoder(tmp, meta)
+		enc, err = newParquetEncoder(tmp.File, meta)
 	case ArrowFile:
-		enc, err = newIPCEncoder(tmp, meta, false)
+		enc, err = newIPCEncoder(tmp.File, meta, false)
 	case ArrowStrm:
-		enc, err = newIPCEncoder(tmp, meta, true)
+		enc, err = newIPCEncoder(tmp.File, meta, true)
 	case CSV:
-		enc, err = newCSVEncoder(tmp, meta)
+		enc, err = newCSVEncoder(tmp.File, meta)
 	case JSONL:
-		enc, err = newJSONLEncoder(tmp, meta)
+		enc, err = newJSONLEncoder(tmp.File, meta)
 	}
 	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		tmp.Abort()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &atomicWriter{enc: enc, tmp: tmp, path: path}, nil
@@ -202,7 +169,7 @@ type Flusher interface {
 
 type atomicWriter struct {
 	enc  encoder
-	tmp  *os.File
+	tmp  *atomicfile.File
 	path string
 	done bool
 	n    int
@@ -239,15 +206,11 @@ func (w *atomicWriter) Close() error {
 		return nil
 	}
 	w.done = true
-	err := errors.Join(w.enc.close(), w.tmp.Sync(), w.tmp.Close())
-	if err == nil {
-		err = os.Rename(w.tmp.Name(), w.path)
-	}
-	if err != nil {
-		os.Remove(w.tmp.Name())
+	if err := w.enc.close(); err != nil {
+		w.tmp.Abort()
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
-	return nil
+	return w.tmp.Commit()
 }
 
 func (w *atomicWriter) Abort() {
@@ -256,8 +219,7 @@ func (w *atomicWriter) Abort() {
 	}
 	w.done = true
 	w.enc.close()
-	w.tmp.Close()
-	os.Remove(w.tmp.Name())
+	w.tmp.Abort()
 }
 
 // namedReader prefixes errors with the file name.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model/gguf"
 )
 
@@ -74,22 +75,18 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// Write to a temporary name first so a partial file never looks valid.
-	path := filepath.Join(dir, "model.gguf")
-	f, err := os.Create(path + ".tmp")
+	// A partial model must never look valid: it appears whole or not at all.
+	f, err := atomicfile.Create(filepath.Join(dir, "model.gguf"))
 	if err != nil {
 		return err
 	}
 	if err := gguf.WriteLlama(f, cfg, seed); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(path+".tmp", path); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	mf := fmt.Sprintf(modelfile, cfg.Context, seed, threads)
-	return os.WriteFile(filepath.Join(dir, "Modelfile"), []byte(mf), 0o644)
+	return atomicfile.WriteFile(filepath.Join(dir, "Modelfile"), []byte(mf))
 }

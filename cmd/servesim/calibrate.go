@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/model"
@@ -134,11 +135,11 @@ func runCalibrate(c *cli.Context) error {
 	// The settings and files are checked before anything is created or
 	// measured: a bad --out would otherwise fail only when the profile is
 	// saved, minutes on.
-	if err := traces.CheckDir(out); err != nil {
+	if err := atomicfile.CheckDir(out); err != nil {
 		return fmt.Errorf("calibrate: --out %w", err)
 	}
 	if live {
-		if err := traces.CheckDir(traceDir); err != nil {
+		if err := atomicfile.CheckDir(traceDir); err != nil {
 			return fmt.Errorf("calibrate: --trace-out %w", err)
 		}
 		if err := cfg.Validate(); err != nil {

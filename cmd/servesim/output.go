@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -41,45 +42,24 @@ func secs(s float64) string {
 	return time.Duration(s * 1e9).Round(time.Second).String()
 }
 
-// atomicFile is a file that appears at its path only when finished without
-// error.
-type atomicFile struct {
-	*os.File
-	path string
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	f, err := traces.TempBeside(path)
+// finishAtomic publishes f when err is nil, else removes it; it returns
+// err or the error of publishing.
+func finishAtomic(f *atomicfile.File, err error) error {
 	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, path: path}, nil
-}
-
-// finish renames the file into place when err is nil, else removes it; it
-// returns err or the error of finishing.
-func (f *atomicFile) finish(err error) error {
-	cerr := f.Close()
-	if err == nil && cerr == nil {
-		cerr = os.Rename(f.Name(), f.path)
-	}
-	if err != nil || cerr != nil {
-		os.Remove(f.Name())
-	}
-	if err != nil {
+		f.Abort()
 		return err
 	}
-	return cerr
+	return f.Commit()
 }
 
 func writeJSONAtomic(path string, v any) error {
-	f, err := createAtomic(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
-	return f.finish(enc.Encode(v))
+	return finishAtomic(f, enc.Encode(v))
 }
 
 // outputSet publishes the files of one run together: each is written
@@ -98,7 +78,7 @@ func (s *outputSet) stage(path string) (string, error) {
 	ext := filepath.Ext(path)
 	f, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), ext)+".staged*"+ext)
 	if err != nil {
-		if derr := traces.CheckDir(path); derr != nil {
+		if derr := atomicfile.CheckDir(path); derr != nil {
 			return "", derr
 		}
 		return "", fmt.Errorf("%s: %w", path, err)
@@ -108,16 +88,25 @@ func (s *outputSet) stage(path string) (string, error) {
 	return f.Name(), nil
 }
 
-// commit renames every staged file into place.
+// commit renames every staged file into place, then syncs their
+// directories so that the renames survive a crash. The writers of the
+// staged files synced their contents.
 func (s *outputSet) commit() error {
+	dirs := map[string]bool{}
 	for i, o := range s.staged {
 		if err := os.Rename(o.tmp, o.path); err != nil {
 			s.staged = s.staged[i:]
 			s.discard()
 			return err
 		}
+		dirs[filepath.Dir(o.path)] = true
 	}
 	s.staged = nil
+	for dir := range dirs {
+		if err := atomicfile.SyncDir(dir); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
@@ -81,7 +82,7 @@ func checkReportOut(out string) error {
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return fmt.Errorf("report: -o %s is a directory: want a .html or .md file", out)
 	}
-	if err := traces.CheckDir(out); err != nil {
+	if err := atomicfile.CheckDir(out); err != nil {
 		return fmt.Errorf("report: -o %w", err)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
@@ -180,13 +181,13 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		if serr != nil {
 			return nil, serr
 		}
-		f, cerr := createAtomic(path)
+		f, cerr := atomicfile.Create(path)
 		if cerr != nil {
 			return nil, cerr
 		}
 		opt.Decisions = f
 		// Assigns the named result: a failed run leaves no log.
-		defer func() { err = f.finish(err) }()
+		defer func() { err = finishAtomic(f, err) }()
 	}
 	var w traces.Writer
 	if outDir != "" {

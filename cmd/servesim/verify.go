@@ -15,11 +15,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim/sweep"
-	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -176,7 +176,7 @@ func runVerify(c *cli.Context) error {
 		if out == "" {
 			out = strings.TrimSuffix(opt.ProfilePath, filepath.Ext(opt.ProfilePath)) + ".refit.json"
 		}
-		if err := traces.CheckDir(out); err != nil { // not only once every candidate has run
+		if err := atomicfile.CheckDir(out); err != nil { // not only once every candidate has run
 			return cli.Exit(fmt.Sprintf("verify: --refit-out %v", err), 2)
 		}
 		if fi, err := os.Stat(out); err == nil && fi.IsDir() {

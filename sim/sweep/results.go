@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/servesim/servesim/internal/atomicfile"
 )
 
 // Row is one config of a sweep and its predicted metrics. On disk, a float
@@ -399,9 +399,9 @@ func WriteResults(path string, rows []Row) error {
 }
 
 // WriteFile writes res as Parquet at path: one row group, zstd, the Meta
-// in the file's key-value metadata. The file appears only complete (temp
-// file + rename). The same Results give the same bytes.
-func WriteFile(path string, res *Results) (err error) {
+// in the file's key-value metadata. The file appears only complete and on
+// disk (atomicfile). The same Results give the same bytes.
+func WriteFile(path string, res *Results) error {
 	mem := memory.DefaultAllocator
 	sc := schema(res.Meta)
 	rb := array.NewRecordBuilder(mem, sc)
@@ -414,25 +414,19 @@ func WriteFile(path string, res *Results) (err error) {
 	rec := rb.NewRecordBatch()
 	defer rec.Release()
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
+	defer f.Abort() // nothing to do once committed
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(max(int64(len(res.Rows)), 1)),
 		parquet.WithAllocator(mem),
 	)
-	w, err := pqarrow.NewFileWriter(sc, tmp, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	// Hides f's Close from the Parquet writer: Commit syncs f before it closes it.
+	sink := struct{ io.Writer }{f}
+	w, err := pqarrow.NewFileWriter(sc, sink, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -440,10 +434,10 @@ func WriteFile(path string, res *Results) (err error) {
 		w.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err = w.Close(); err != nil { // closes tmp too
+	if err = w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	return f.Commit()
 }
 
 // ReadResults reads the rows of a results file.

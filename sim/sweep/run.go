@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
 )
@@ -375,24 +375,12 @@ func Top(rows []Row, n int) []*Row {
 }
 
 // WriteCandidates writes the n best configs as JSON at path, atomically.
-func WriteCandidates(path string, res *Results, n int) (err error) {
+func WriteCandidates(path string, res *Results, n int) error {
 	data, err := json.MarshalIndent(Candidates(res, n), "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	err = errors.Join(err, tmp.Chmod(0o644), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.WriteFile(path, append(data, '\n'))
 }
 
 // Counts summarises rows by outcome and skip reason.
