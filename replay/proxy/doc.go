@@ -68,9 +68,12 @@
 // Rows go to an Arrow IPC stream while the proxy runs — Out itself when
 // it ends in .arrows, else Out + ".partial.arrows" — and are flushed to
 // disk every FlushInterval, so a crash loses at most that much (the temp
-// file of a crashed run reads with traces.OpenTolerant). PromptsPath(Out)
-// is appended to and fsynced with them, and once more on Close. Close
-// converts the stream to Out's format. Serve stops accepting on context cancel,
+// file of a crashed run reads with traces.OpenTolerant). Close converts
+// the stream to Out's format. The prompts go to a temporary file beside
+// PromptsPath(Out), fsynced with the rows, that Close renames into place
+// once the trace is written: a session that fails or crashes leaves an
+// earlier session's prompts file as it was (a failed conversion's error
+// names where the rows and their prompts are left). Serve stops accepting on context cancel,
 // lets in-flight requests (streams included) finish within ShutdownGrace,
 // then closes the trace.
 package proxy

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
@@ -89,11 +90,15 @@ func PromptsPath(out string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + ".prompts.jsonl"
 }
 
-// promptsFile is where KeepPrompts appends prompts (an *os.File).
+// promptsFile is where KeepPrompts appends prompts (an *atomicfile.File):
+// a temporary file that Close publishes at PromptsPath with the trace.
 type promptsFile interface {
 	io.Writer
 	Sync() error
+	Name() string
 	Close() error
+	Commit() error
+	Abort()
 }
 
 // stagingPath is the Arrow stream the rows go to while the proxy runs,
@@ -176,7 +181,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.w = w
 	if cfg.KeepPrompts {
-		f, err := os.Create(PromptsPath(cfg.Out))
+		// Staged like the trace: an earlier session's file stays until
+		// this one's trace is written.
+		f, err := atomicfile.Create(PromptsPath(cfg.Out))
 		if err != nil {
 			w.Abort()
 			return nil, fmt.Errorf("proxy: %w", err)
@@ -607,21 +614,42 @@ func (p *Proxy) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
-	if p.prompts != nil {
-		// As durable as the trace, which is fsynced before its rename.
-		errs = append(errs, p.prompts.Sync(), p.prompts.Close())
-	}
 	if p.werr != nil {
 		errs = append(errs, p.werr)
 	}
-	if err := p.w.Close(); err != nil {
+	err := p.w.Close()
+	kept := false // the rows are left in the staging file
+	if f, _ := traces.FormatOf(p.cfg.Out); err == nil && f != traces.ArrowStrm {
+		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
+		kept = err != nil
+	}
+	if err != nil {
 		errs = append(errs, err)
-	} else if f, _ := traces.FormatOf(p.cfg.Out); f != traces.ArrowStrm {
-		errs = append(errs, convert(stagingPath(p.cfg.Out), p.cfg.Out))
+	}
+	if p.prompts != nil {
+		errs = append(errs, p.closePrompts(err == nil, kept))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("proxy: %w", err)
 	}
+	return nil
+}
+
+// closePrompts publishes the prompts file once the trace is written, and
+// else removes it, so that a failed session leaves an earlier session's
+// prompts as they were. When the rows are left in the staging file, their
+// prompts are left in the temporary file and the error names both.
+func (p *Proxy) closePrompts(traceWritten, rowsKept bool) error {
+	switch {
+	case traceWritten:
+		return p.prompts.Commit()
+	case rowsKept:
+		if err := errors.Join(p.prompts.Sync(), p.prompts.Close()); err != nil {
+			return err
+		}
+		return fmt.Errorf("the prompts of the rows left in %s are in %s", stagingPath(p.cfg.Out), p.prompts.Name())
+	}
+	p.prompts.Abort()
 	return nil
 }
 

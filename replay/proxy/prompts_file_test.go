@@ -1,0 +1,125 @@
+package proxy
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const earlierPrompts = `{"id":"0","endpoint":"completions","prompt":"an earlier session"}` + "\n"
+
+// keepPromptsOver keeps prompts in a folder that already holds an earlier
+// session's prompts file.
+func keepPromptsOver(t *testing.T) func(*Config) {
+	return func(c *Config) {
+		c.KeepPrompts, c.FlushInterval = true, time.Hour
+		if err := os.WriteFile(PromptsPath(c.Out), []byte(earlierPrompts), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// The earlier prompts file stays while a session runs (a session that
+// crashes leaves it), and a session that ends well replaces it with its
+// own prompts, every one of them: also those written since the last flush.
+func TestPromptsReplacedWhenTraceWritten(t *testing.T) {
+	r := newRig(t, ".parquet", keepPromptsOver(t))
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"there was a proxy"}`)
+	if got := readFile(t, PromptsPath(r.out)); got != earlierPrompts {
+		t.Errorf("while the session runs the prompts file holds %q, want the earlier session's", got)
+	}
+	r.finish(t)
+	got := readFile(t, PromptsPath(r.out))
+	if !strings.Contains(got, "once upon a time") || !strings.Contains(got, "there was a proxy") || strings.Contains(got, "an earlier session") {
+		t.Errorf("prompts file %q: want this session's two prompts only", got)
+	}
+	want := []string{"run.parquet", "run.prompts.jsonl"}
+	if names := dirNames(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
+		t.Errorf("folder holds %q, want %q", names, want)
+	}
+}
+
+// A session whose trace cannot be written (here a directory is in the
+// way of the .arrows stream's rename) leaves the earlier prompts file as
+// it was, and no file of its own.
+func TestPromptsKeptWhenTraceFails(t *testing.T) {
+	r := newRig(t, ".arrows", keepPromptsOver(t))
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
+	if err := os.MkdirAll(filepath.Join(r.out, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Close()
+	if err := r.p.Close(); err == nil {
+		t.Fatal("Close succeeded with a directory at the trace's path")
+	}
+	if got := readFile(t, PromptsPath(r.out)); got != earlierPrompts {
+		t.Errorf("after a failed session the prompts file holds %q, want the earlier session's", got)
+	}
+	want := []string{"run.arrows", "run.prompts.jsonl"}
+	if names := dirNames(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
+		t.Errorf("folder holds %q, want %q", names, want)
+	}
+}
+
+// When the trace cannot be converted to Out's format, the rows stay in the
+// staging stream and their prompts in the temporary file, which the error
+// names; the earlier prompts file is left as it was.
+func TestPromptsLeftWithRowsWhenConversionFails(t *testing.T) {
+	r := newRig(t, ".parquet", keepPromptsOver(t))
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
+	if err := os.MkdirAll(filepath.Join(r.out, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Close()
+	err := r.p.Close()
+	if err == nil {
+		t.Fatal("Close succeeded with a directory at the trace's path")
+	}
+	if got := readFile(t, PromptsPath(r.out)); got != earlierPrompts {
+		t.Errorf("after a failed session the prompts file holds %q, want the earlier session's", got)
+	}
+	if _, serr := os.Stat(stagingPath(r.out)); serr != nil {
+		t.Fatalf("rows not left in the staging file: %v", serr)
+	}
+	var kept string
+	for _, name := range dirNames(t, filepath.Dir(r.out)) {
+		if strings.HasPrefix(name, ".run.prompts.jsonl.tmp") {
+			kept = filepath.Join(filepath.Dir(r.out), name)
+		}
+	}
+	if kept == "" {
+		t.Fatal("the session's prompts were not left beside the rows")
+	}
+	if !strings.Contains(err.Error(), kept) || !strings.Contains(err.Error(), stagingPath(r.out)) {
+		t.Errorf("error %q: want it to name %s and %s", err, stagingPath(r.out), kept)
+	}
+	if got := readFile(t, kept); !strings.Contains(got, "once upon a time") {
+		t.Errorf("left prompts %q: want this session's", got)
+	}
+}
