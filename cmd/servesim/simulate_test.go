@@ -120,6 +120,20 @@ func TestSimulateBadValueNamesTheFile(t *testing.T) {
 	}
 }
 
+// A static plan whose max_new_tokens leaves no room in the KV cache for
+// any request is refused up front, naming the plan's file and key: it used
+// to run and report every request rejected.
+func TestSimulateRefusesAStaticPlanNoRequestFits(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	data, _ := defaults.ReadFile("defaults/2-fixed.toml")
+	cfg := writeFile(t, dir, "fixed.toml", strings.Replace(string(data), "max_new_tokens = 1024", "max_new_tokens = 2000000", 1))
+	out, err := run(t, "simulate", "--trace", tr, "--config", cfg)
+	if err == nil || !strings.HasPrefix(err.Error(), cfg+": model.max_new_tokens: ") || !strings.Contains(err.Error(), "KV cache of") {
+		t.Fatalf("err = %v, want one naming %s, model.max_new_tokens and the KV cache\n%s", err, cfg, out)
+	}
+}
+
 func TestSimulateFailedRunLeavesNoDecisions(t *testing.T) {
 	dir := t.TempDir()
 	// Row 3 goes back in time: the run fails midway, after decisions were logged.

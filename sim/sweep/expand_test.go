@@ -124,3 +124,26 @@ func TestExampleSpecHasOver1000Configs(t *testing.T) {
 		t.Errorf("%d runnable configs, want ≥ 1000", ex.Runnable())
 	}
 }
+
+// A static config whose max_new_tokens leaves no room in the KV cache for
+// any request is skipped as kv_too_small, as one whose max_model_len does
+// not fit is; continuous batching, which reserves nothing ahead, runs it.
+func TestExpandSkipsAStaticReservationNoRequestFits(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["continuous", "serial"]
+"model.max_new_tokens" = [1024, 2000000]
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range mustExpand(t, s).Configs {
+		want := ""
+		if c.Plan.Batch.Strategy == "serial" && c.Plan.Model.MaxNewTokens == 2000000 {
+			want = SkipKVTooSmall
+		}
+		if c.Skip != want {
+			t.Errorf("%s: skip %q (%s), want %q", c.Label, c.Skip, c.SkipDetail, want)
+		}
+	}
+}
