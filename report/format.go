@@ -54,17 +54,20 @@ func fmtF(v float64, prec int) string {
 	return fixedOrExp(v, prec)
 }
 
+// fmtUSD picks the decimals by the value as rounded to them, as fmtSecs
+// picks its unit: $99.996 is "$100", not "$100.00", and $0.99996 is
+// "$1.00", not "$1.0000".
 func fmtUSD(v float64) string {
 	if !known(v) {
 		return "—"
 	}
 	switch a := math.Abs(v); {
-	case a >= 100:
-		return "$" + fixedOrExp(v, 0)
-	case a >= 1:
+	case a < 0.99995:
+		return "$" + fixedOrExp(v, 4)
+	case a < 99.995:
 		return fmt.Sprintf("$%.2f", v)
 	}
-	return "$" + fixedOrExp(v, 4)
+	return "$" + fixedOrExp(v, 0)
 }
 
 func fmtPct(v float64) string {
