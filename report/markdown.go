@@ -107,11 +107,12 @@ func mdLink(path string) string {
 }
 
 // mdText escapes the characters Markdown would read as markup or HTML
-// (an ampersand too: "&lt;" in a name is text, not an entity), and makes
+// (an ampersand too: "&lt;" in a name is text, not an entity; a tilde,
+// as "~~x~~" is struck through in GitHub's Markdown), and makes
 // line breaks spaces: a break would end a heading, list item or caption
 // midway, and the next line could read as a heading ("# x", "---").
 func mdText(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", `\`, `\\`, "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`).Replace(s)
+	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", `\`, `\\`, "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "~", `\~`).Replace(s)
 }
 
 // mdCell escapes a table cell, which must stay on its row's line (mdText

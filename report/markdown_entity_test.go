@@ -28,3 +28,25 @@ func TestMarkdownKeepsAmpersandsLiteral(t *testing.T) {
 		}
 	}
 }
+
+// GitHub's Markdown strikes "~~x~~" through: a tilde in a title, an input,
+// a table cell or a caption is escaped, so names show as written.
+func TestMarkdownEscapesTildes(t *testing.T) {
+	d, err := Build("v1~~draft~~", &Inputs{Sources: []string{"~~old~~.parquet: trace"}, Runs: []*Run{handRun("a~~b~~", 0.1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, d, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if strings.Contains(md, "~~") {
+		t.Errorf("Markdown holds an unescaped \"~~\", which GitHub strikes through:\n%s", md)
+	}
+	for _, want := range []string{`# v1\~\~draft\~\~`, `- \~\~old\~\~.parquet`, `| a\~\~b\~\~ |`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
