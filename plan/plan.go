@@ -236,11 +236,21 @@ func checkClusterKeys(md toml.MetaData) error {
 	return nil
 }
 
-// Validate checks value ranges; it does not consult the catalog.
+// FieldError is a value Validate refuses: the plan key, e.g. "cost.pue",
+// and what is wrong with it. A sweep uses Key to tell which file the value
+// came from.
+type FieldError struct {
+	Key, Problem string
+}
+
+func (e *FieldError) Error() string { return e.Key + ": " + e.Problem }
+
+// Validate checks value ranges; it does not consult the catalog. It joins
+// one *FieldError a bad key.
 func (p *Plan) Validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+		errs = append(errs, &FieldError{Key: key, Problem: fmt.Sprintf(format, args...)})
 	}
 	if _, ok := Strategies[p.Batch.Strategy]; !ok {
 		names := make([]string, 0, len(Strategies))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,7 +67,7 @@ func (e *Expansion) Runnable() int {
 // decides which to skip. A config that is not a valid plan (a missing or
 // out-of-range key) or names an unknown model or device is an error, as
 // is a sweep that leaves nothing to run; errors name the spec file and
-// the key.
+// the key, and the base plan file where the bad value is its own.
 func Expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
 	e, err := expand(s, cat)
 	if err != nil {
@@ -164,8 +165,13 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 		}
 		return m
 	}
+	set := map[string]bool{} // the keys this config gives, replacing the base plan's
+	put := func(sec, key string, v any) {
+		section(sec)[key] = v
+		set[sec+"."+key] = true
+	}
 	batch := section("batch")
-	batch["strategy"] = st
+	put("batch", "strategy", st)
 	for k, only := range batchOnly {
 		keep := false
 		for _, o := range only {
@@ -189,22 +195,21 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 			if v.(int64) == 1 && !baseCluster {
 				continue
 			}
-			cl := section("cluster")
-			cl["replicas"] = v
-			if _, ok := cl["router"]; !ok {
-				cl["router"] = sim.LeastOutstanding
+			put("cluster", "replicas", v)
+			if _, ok := section("cluster")["router"]; !ok {
+				put("cluster", "router", sim.LeastOutstanding)
 			}
 		case a.Key == "rate_scale":
 			c.RateScale = v.(float64)
 		default:
 			sec, key, _ := strings.Cut(a.Key, ".")
-			section(sec)[key] = v
+			put(sec, key, v)
 		}
 	}
 	c.Label = strings.Join(label, " ")
 	dev, _ := section("device")["model"].(string)
 	if p, ok := s.price(cat, dev); ok {
-		section("cost")["usd_per_hour"] = p
+		put("cost", "usd_per_hour", p)
 	} else if deviceName(cat, dev) != deviceName(cat, baseDev) {
 		hint := ""
 		if hw, err := cat.Hardware(dev); err == nil && hw.PricePerHour > 0 {
@@ -225,11 +230,19 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 	}
 	c.Plan = p
 	c.Replicas = p.Replicas()
+	// A bad value of the base plan file is named by that file, as loading
+	// the plan would name it; a swept or inline one by the config.
+	blame := func(key string, err error) error {
+		if s.fromBase(key, set) {
+			return fmt.Errorf("base %s: %w", s.basePath, err)
+		}
+		return fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
+	}
 	if _, err := cat.Arch(p.Model.Name); err != nil {
-		return c, fmt.Errorf("model.name: %w", err)
+		return c, blame("model.name", fmt.Errorf("model.name: %w", err))
 	}
 	if _, err := cat.Hardware(p.Device.Model); err != nil {
-		return c, fmt.Errorf("device.model: %w", err)
+		return c, blame("device.model", fmt.Errorf("device.model: %w", err))
 	}
 
 	for i, cd := range s.Constraints.conds {
@@ -243,7 +256,18 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 		return c, nil
 	}
 	if err := p.Validate(); err != nil {
-		return c, fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = slices.Clone(j.Unwrap())
+		}
+		for i, e := range errs {
+			key := ""
+			if fe, ok := e.(*plan.FieldError); ok {
+				key = fe.Key
+			}
+			errs[i] = blame(key, e)
+		}
+		return c, errors.Join(errs...)
 	}
 	r, err := p.Resolve(cat)
 	if err != nil {

@@ -42,6 +42,11 @@ type Spec struct {
 	Prices map[string]float64
 
 	base map[string]any // the plan sections: base file overlaid with inline sections
+	// basePath is the base plan file ("" without one), and baseKeys the
+	// keys ("cost.pue") whose value it gives, not an inline section: a bad
+	// value among them is the base plan's, and errors name that file.
+	basePath string
+	baseKeys map[string]bool
 	// replicasAlias: the [sweep] gave the legacy top-level replicas key
 	// (an alias of cluster.replicas whose router defaults to
 	// least_outstanding).
@@ -280,12 +285,17 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 		h.Write([]byte{0})
 		h.Write(bdata)
+		if err := checkBaseKeys(bdata); err != nil {
+			return nil, fmt.Errorf("base %s: %w", bp, err)
+		}
 		if _, err := toml.Decode(string(bdata), &s.base); err != nil {
 			return nil, fmt.Errorf("base %s: %w", bp, err)
 		}
-		for k := range s.base {
-			if !slices.Contains(planSections, k) {
-				return nil, fmt.Errorf("base %s: unknown key %s", bp, k)
+		s.basePath, s.baseKeys = bp, map[string]bool{}
+		for sec, v := range s.base {
+			m, _ := v.(map[string]any)
+			for k := range m {
+				s.baseKeys[sec+"."+k] = true
 			}
 		}
 	}
@@ -301,6 +311,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 		for k, v := range sec {
 			dst[k] = v
+			delete(s.baseKeys, planSections[i]+"."+k)
 		}
 	}
 	if len(s.base) == 0 {
@@ -335,6 +346,34 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkBaseKeys decodes a base plan file as a plan, so that a key it does
+// not know or a value of the wrong type is reported at its line in that
+// file. (Missing keys may come from the spec's inline sections, and value
+// ranges are judged per config.)
+func checkBaseKeys(data []byte) error {
+	var p plan.Plan
+	md, err := toml.Decode(string(data), &p)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	for _, k := range md.Undecoded() {
+		unknown = append(unknown, k.String())
+	}
+	unknown = append(unknown, tomlkeys.Miscased(md, &p)...)
+	if len(unknown) > 0 {
+		return fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// fromBase reports whether a config's value of key is the base plan
+// file's: the file sets it, and neither an inline section nor the config
+// (set: the keys its axes and prices wrote) replaced it.
+func (s *Spec) fromBase(key string, set map[string]bool) bool {
+	return s.baseKeys[key] && !set[key]
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -1,0 +1,80 @@
+package sweep
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/model"
+)
+
+// loadWithBase writes the default continuous plan, edited old → new, as
+// base.toml beside a spec of body, and loads and expands the spec.
+func loadWithBase(t *testing.T, old, new, body string) (basePath string, err error) {
+	t.Helper()
+	data, err := os.ReadFile("../../cmd/servesim/defaults/4-continuous.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("base plan has no %q", old)
+	}
+	dir := t.TempDir()
+	basePath = filepath.Join(dir, "base.toml")
+	os.WriteFile(basePath, []byte(strings.Replace(string(data), old, new, 1)), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte(`base = "base.toml"`+"\n"+body+sloTOML), 0o644)
+	s, err := LoadSpec(path)
+	if err != nil {
+		return basePath, err
+	}
+	_, err = Expand(s, model.DefaultCatalog())
+	return basePath, err
+}
+
+// A bad value in the base plan file is named by that file and its key, as
+// loading the plan would name it, not by the spec alone; a bad value the
+// spec gives (inline or swept) is the spec's.
+func TestExpandNamesTheBasePlanOfABadValue(t *testing.T) {
+	sweepSeqs := "[sweep]\n\"batch.max_num_seqs\" = [16, 64]\n"
+	for _, c := range []struct{ name, old, new, want string }{
+		{"out of range", "pue = 1.2", "pue = 0.5", ": cost.pue: must be a finite number ≥ 1"},
+		{"unknown device", `model = "H100-SXM-80G"`, `model = "Z100"`, `: device.model: model: unknown hardware "Z100"`},
+		{"unknown key", "name = ", "nam = ", ": unknown key model.nam"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, err := loadWithBase(t, c.old, c.new, sweepSeqs)
+			if err == nil || !strings.Contains(err.Error(), "base "+base+c.want) {
+				t.Errorf("err = %v\nwant it to name %s and %q", err, base, c.want)
+			}
+		})
+	}
+	t.Run("wrong type", func(t *testing.T) {
+		base, err := loadWithBase(t, "pue = 1.2", `pue = "x"`, sweepSeqs)
+		data, _ := os.ReadFile(base)
+		line := 1 + strings.Count(string(data[:strings.Index(string(data), "pue =")]), "\n")
+		want := fmt.Sprintf("base %s: toml: line %d (last key \"cost.pue\")", base, line)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant it to mention %q, the base plan's line", err, want)
+		}
+	})
+	t.Run("inline in the spec", func(t *testing.T) {
+		base, err := loadWithBase(t, "pue = 1.2", "pue = 1.2", sweepSeqs+"[cost]\npue = 0.5\n")
+		if err == nil || strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "config 0 (continuous max_num_seqs=16): cost.pue: must be") {
+			t.Errorf("err = %v\nwant the config's, not naming %s", err, base)
+		}
+	})
+	t.Run("swept", func(t *testing.T) {
+		base, err := loadWithBase(t, "pue = 1.2", "pue = 1.2", "[sweep]\n\"device.gpu_memory_utilization\" = [0.9, 1.5]\n")
+		if err == nil || strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "config 1 (continuous gpu_memory_utilization=1.5): device.gpu_memory_utilization") {
+			t.Errorf("err = %v\nwant the config's, not naming %s", err, base)
+		}
+	})
+	t.Run("replaced by the sweep", func(t *testing.T) {
+		if _, err := loadWithBase(t, "gpu_memory_utilization = 0.9", "gpu_memory_utilization = 1.5", "[sweep]\n\"device.gpu_memory_utilization\" = [0.8, 0.9]\n"); err != nil {
+			t.Errorf("every config replaces the base plan's bad value: %v", err)
+		}
+	})
+}
