@@ -379,8 +379,9 @@ type profileStep struct {
 // a resolved plan's KV blocks where the catalog assumes fewer (see
 // verify.ApplyProfileKV); each change is announced on log. A profile
 // holds for the device it was measured on: a plan on another device is an
-// error.
-func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (*profileStep, error) {
+// error naming it by names[i] ("plan a.toml"), as several plans may run
+// on several devices.
+func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, names []string, log io.Writer) (*profileStep, error) {
 	path := c.String("profile")
 	if path == "" {
 		return nil, nil
@@ -394,8 +395,8 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
 	}
-	for _, r := range resolved {
-		if err := profileFits(path, p, r); err != nil {
+	for i, r := range resolved {
+		if err := profileFits(path, p, r, names[i]); err != nil {
 			return nil, err
 		}
 		if d := profileMismatch(p, r); d != "" && !warned[d] {
@@ -412,14 +413,14 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, log io.Writer) (
 	return ps, nil
 }
 
-// profileFits checks that a plan runs on the device its profile was
+// profileFits checks that plan name runs on the device its profile was
 // measured on: step times of one device say nothing about another.
-func profileFits(path string, p *calibrate.Profile, r *plan.Resolved) error {
+func profileFits(path string, p *calibrate.Profile, r *plan.Resolved, name string) error {
 	if p.Device == "" || strings.EqualFold(p.Device, r.Plan.Device.Model) {
 		return nil
 	}
-	return fmt.Errorf("%s: the profile was measured on device %q, but the plan runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
-		path, p.Device, r.Plan.Device.Model)
+	return fmt.Errorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
+		path, p.Device, name, r.Plan.Device.Model)
 }
 
 // profileMismatch says how a plan differs from its profile's measured

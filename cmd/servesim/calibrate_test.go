@@ -73,12 +73,14 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	src := filepath.Join(dir, "in.csv")
 	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n5000000000,200,20\n9000000000,50,5\n"), 0o644)
 
-	// A profile measured on another device than the plan's is refused.
+	// A profile measured on another device than the plan's is refused,
+	// naming the plan among several: the H100 plan fits, the CPU one not.
 	h100 := filepath.Join(dir, "h100.json")
 	os.WriteFile(h100, prof, 0o644)
-	if _, err := run(t, "simulate", "--trace", src, "--config", cfg, "--profile", h100); err == nil ||
-		!strings.Contains(err.Error(), `measured on device "H100-SXM-80G", but the plan runs on "cpu"`) {
-		t.Errorf("profile of another device: %v", err)
+	gpu := basePlan(t, dir, "gpu.toml")
+	if _, err := run(t, "simulate", "--trace", src, "--config", gpu, "--config", cfg, "--profile", h100); err == nil ||
+		!strings.Contains(err.Error(), `measured on device "H100-SXM-80G", but plan `+cfg+` runs on "cpu"`) || strings.Contains(err.Error(), gpu) {
+		t.Errorf("profile of another device: %v\nwant it to name %s, not %s", err, cfg, gpu)
 	}
 
 	// Measured KV tokens beyond the catalog's capacity raise it.

@@ -90,12 +90,14 @@ func runSimulate(c *cli.Context) error {
 		return err
 	}
 	resolved := make([]*plan.Resolved, len(plans))
+	names := make([]string, len(plans))
 	for i, p := range plans {
 		if resolved[i], err = p.plan.Resolve(cat); err != nil {
 			return fmt.Errorf("%s: %w", p.src, err)
 		}
+		names[i] = "plan " + p.src
 	}
-	prof, err := loadProfileFlag(c, resolved, c.App.ErrWriter)
+	prof, err := loadProfileFlag(c, resolved, names, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}

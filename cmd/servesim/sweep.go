@@ -146,13 +146,17 @@ func runSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var resolved []*plan.Resolved
+	var (
+		resolved []*plan.Resolved
+		names    []string
+	)
 	for _, cfg := range ex.Configs {
 		if cfg.Resolved != nil {
 			resolved = append(resolved, cfg.Resolved)
+			names = append(names, fmt.Sprintf("config %d (%s) of %s", cfg.Index, cfg.Label, spec.Path))
 		}
 	}
-	prof, err := loadProfileFlag(c, resolved, io.Discard)
+	prof, err := loadProfileFlag(c, resolved, names, io.Discard)
 	if err != nil {
 		return err
 	}

@@ -226,8 +226,8 @@ func TestSimulateSweepProfile(t *testing.T) {
 	data, _ := os.ReadFile(prof)
 	os.WriteFile(cpu, bytes.Replace(data, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1), 0o644)
 	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--profile", cpu, "-q"); err == nil ||
-		!strings.Contains(err.Error(), `measured on device "cpu"`) {
-		t.Errorf("profile of another device: %v", err)
+		!strings.Contains(err.Error(), `measured on device "cpu", but config 0 (`) || !strings.Contains(err.Error(), ") of "+smallSweep+` runs on "H100-SXM-80G"`) {
+		t.Errorf("profile of another device: %v\nwant it to name the config and %s", err, smallSweep)
 	}
 }
 
