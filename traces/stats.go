@@ -12,11 +12,14 @@ import (
 // out of everything else; source-failed rows are counted and included in
 // the length percentiles (as the published dataset summaries do).
 type Stats struct {
-	Requests         int64    `json:"requests"`
-	Warmup           int64    `json:"warmup"`
-	SpanSeconds      float64  `json:"span_s"`          // last minus first arrival
-	MeanRate         float64  `json:"mean_rate_per_s"` // requests / span
-	InterArrivalCV   float64  `json:"interarrival_cv"` // std/mean of the gaps
+	Requests    int64   `json:"requests"`
+	Warmup      int64   `json:"warmup"`
+	SpanSeconds float64 `json:"span_s"` // last minus first arrival
+	// MeanRate (requests / span) and InterArrivalCV (std/mean of the gaps)
+	// are nil (null) where there is no gap to measure them by: one request,
+	// every arrival at one instant, or (CV) a single gap.
+	MeanRate         *float64 `json:"mean_rate_per_s"`
+	InterArrivalCV   *float64 `json:"interarrival_cv"`
 	Input            LenDist  `json:"input_tokens"`
 	Output           LenDist  `json:"output_tokens"`
 	PrefixBlocks     int64    `json:"prefix_blocks"`
@@ -156,10 +159,12 @@ func (b *StatsBuilder) Stats() Stats {
 		s.SpanSeconds = float64(b.last-b.first) / 1e9
 	}
 	if s.SpanSeconds > 0 {
-		s.MeanRate = float64(b.n) / s.SpanSeconds
+		rate := float64(b.n) / s.SpanSeconds
+		s.MeanRate = &rate
 	}
 	if b.gaps.n > 1 && b.gaps.mean > 0 {
-		s.InterArrivalCV = math.Sqrt(b.gaps.m2/float64(b.gaps.n-1)) / b.gaps.mean
+		cv := math.Sqrt(b.gaps.m2/float64(b.gaps.n-1)) / b.gaps.mean
+		s.InterArrivalCV = &cv
 	}
 	if b.blocks > 0 {
 		s.PrefixReuseRatio = float64(b.reused) / float64(b.blocks)
@@ -194,8 +199,16 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		p("warm-up (excluded)", "%d", s.Warmup)
 	}
 	p("span", "%.3f s", s.SpanSeconds)
-	p("mean rate", "%.4f req/s", s.MeanRate)
-	p("inter-arrival CV", "%.3f", s.InterArrivalCV)
+	if s.MeanRate != nil {
+		p("mean rate", "%.4f req/s", *s.MeanRate)
+	} else {
+		p("mean rate", "— (span 0)")
+	}
+	if s.InterArrivalCV != nil {
+		p("inter-arrival CV", "%.3f", *s.InterArrivalCV)
+	} else {
+		p("inter-arrival CV", "— (needs 3 arrivals over a span > 0)")
+	}
 	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\n")
 	for _, d := range []struct {
 		k string

@@ -34,8 +34,11 @@ func TestStatsObserved(t *testing.T) {
 	if s.ScheduleLag == nil || s.ScheduleLag.Count != 1 || math.Abs(s.ScheduleLag.Max-0.0001) > 1e-12 {
 		t.Errorf("schedule lag %+v, want one of 100 ns", s.ScheduleLag)
 	}
-	if s.SpanSeconds != 2 || s.MeanRate != 1.5 {
-		t.Errorf("span %v rate %v", s.SpanSeconds, s.MeanRate)
+	if s.MeanRate == nil {
+		t.Fatal("no mean rate")
+	}
+	if s.SpanSeconds != 2 || *s.MeanRate != 1.5 {
+		t.Errorf("span %v rate %v", s.SpanSeconds, *s.MeanRate)
 	}
 	var buf bytes.Buffer
 	if err := s.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "TTFT ms") || !strings.Contains(buf.String(), "ITL ms") || !strings.Contains(buf.String(), "schedule lag ms") {
@@ -154,5 +157,59 @@ func TestStatsGoodputOfAnInputTraceIsEmpty(t *testing.T) {
 	s.WriteTable(&buf)
 	if !strings.Contains(buf.String(), "goodput") || !strings.Contains(buf.String(), "— (no measured requests") || strings.Contains(buf.String(), "0.0000 req/s") {
 		t.Errorf("table:\n%s", buf.String())
+	}
+}
+
+// With one request there is no gap between arrivals, and with two only
+// one: the mean rate (and the CV) are undefined. They print as "—" and are
+// null in JSON, as an unmeasured goodput is, never as a rate of 0.
+func TestStatsRateUndefinedWithoutGaps(t *testing.T) {
+	at := func(ns ...int64) []*Request {
+		var rows []*Request
+		for _, a := range ns {
+			rows = append(rows, &Request{Arrival: a, PromptTokens: 10, OutputTokens: 5})
+		}
+		return rows
+	}
+	for _, c := range []struct {
+		name           string
+		rows           []*Request
+		rate, cv       bool // defined
+		rateRow, cvRow string
+	}{
+		{"one request", at(1e9), false, false, "mean rate         — (span 0)", "inter-arrival CV  — (needs 3 arrivals over a span > 0)"},
+		{"one instant", at(1e9, 1e9, 1e9), false, false, "mean rate         — (span 0)", "inter-arrival CV  — (needs 3 arrivals over a span > 0)"},
+		{"one gap", at(0, 1e9), true, false, "mean rate         2.0000 req/s", "inter-arrival CV  — (needs 3 arrivals over a span > 0)"},
+		{"two gaps", at(0, 1e9, 3e9), true, true, "mean rate         1.0000 req/s", "inter-arrival CV  0.471"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := ComputeStats(&sliceReader{rows: c.rows}, SLO{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (s.MeanRate != nil) != c.rate || (s.InterArrivalCV != nil) != c.cv {
+				t.Errorf("rate %v, CV %v: want defined %v, %v", s.MeanRate, s.InterArrivalCV, c.rate, c.cv)
+			}
+			var buf bytes.Buffer
+			if err := s.WriteTable(&buf); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{c.rateRow, c.cvRow} {
+				if !strings.Contains(buf.String(), want+"\n") {
+					t.Errorf("table lacks %q:\n%s", want, buf.String())
+				}
+			}
+			b, _ := json.Marshal(s)
+			var back map[string]any
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			for key, defined := range map[string]bool{"mean_rate_per_s": c.rate, "interarrival_cv": c.cv} {
+				v, ok := back[key]
+				if !ok || (v != nil) != defined {
+					t.Errorf("json %s = %v (present %v), want defined %v: %s", key, v, ok, defined, b)
+				}
+			}
+		})
 	}
 }

@@ -87,8 +87,11 @@ func TestSynthDistributions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(s.MeanRate-50)/50 > 0.02 || math.Abs(s.InterArrivalCV-tc.wantCV) > 0.05*tc.wantCV+0.01 {
-			t.Errorf("%+v: rate %.3f cv %.3f", tc.arr, s.MeanRate, s.InterArrivalCV)
+		if s.MeanRate == nil || s.InterArrivalCV == nil {
+			t.Fatalf("%+v: rate %v cv %v, want both measured", tc.arr, s.MeanRate, s.InterArrivalCV)
+		}
+		if math.Abs(*s.MeanRate-50)/50 > 0.02 || math.Abs(*s.InterArrivalCV-tc.wantCV) > 0.05*tc.wantCV+0.01 {
+			t.Errorf("%+v: rate %.3f cv %.3f", tc.arr, *s.MeanRate, *s.InterArrivalCV)
 		}
 		if math.Abs(s.Input.Mean-2000)/2000 > 0.02 {
 			t.Errorf("lognormal mean = %.1f, want 2000", s.Input.Mean)

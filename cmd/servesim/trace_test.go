@@ -37,6 +37,30 @@ func TestTraceImportStatsAzureConv(t *testing.T) {
 	}
 }
 
+// One request has no inter-arrival gap: its mean rate and CV are
+// undefined, "—" in the table and null in JSON, not 0.
+func TestTraceStatsOneRequestHasNoRate(t *testing.T) {
+	src := writeFile(t, t.TempDir(), "one.csv", "arrival_ns,prompt_tokens,output_tokens\n5000000,100,20\n")
+	out, err := run(t, "trace", "stats", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"mean rate         — (span 0)\n", "inter-arrival CV  — (needs 3 arrivals over a span > 0)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stats lack %q:\n%s", want, out)
+		}
+	}
+	js, err := run(t, "trace", "stats", "--json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"mean_rate_per_s": null`, `"interarrival_cv": null`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, js)
+		}
+	}
+}
+
 func TestTraceConvertKeepsObservedColumns(t *testing.T) {
 	dir := t.TempDir()
 	r := &traces.Request{}
