@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
@@ -66,7 +67,7 @@ func TestMarkdownFigureFilesAreUnique(t *testing.T) {
 	if figs != (1+2*2)+(1+2) { // per run: the scatter, then TTFT and TPOT per candidate
 		t.Fatalf("%d figures, want 8", figs)
 	}
-	if got := listDir(t, filepath.Join(dir, "r_files")); len(got) != figs {
+	if got := testfs.Names(t, filepath.Join(dir, "r_files")); len(got) != figs {
 		t.Errorf("%d figures, %d files: %q", figs, len(got), got)
 	}
 	if u := slices.Compact(slices.Sorted(slices.Values(links))); len(u) != figs {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/testfs"
 )
 
 // A Markdown report and its figures appear together or not at all: a
@@ -40,15 +42,15 @@ func TestMarkdownReportWrittenWholeOrNotAtAll(t *testing.T) {
 			} else if err := os.WriteFile(out, []byte("old report"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			before := listDir(t, dir)
+			before := testfs.Names(t, dir)
 			d := &Doc{Title: "t", Sections: []Built{{ID: "f", Title: "F", Blocks: tc.figs}}}
 			if err := WriteFile(out, d); err == nil {
 				t.Fatal("WriteFile succeeded")
 			}
-			if got := listDir(t, dir); !slices.Equal(got, before) {
+			if got := testfs.Names(t, dir); !slices.Equal(got, before) {
 				t.Errorf("after a failed write the folder holds %q, want %q as before", got, before)
 			}
-			if got := listDir(t, assets); !slices.Equal(got, []string{"a.svg"}) {
+			if got := testfs.Names(t, assets); !slices.Equal(got, []string{"a.svg"}) {
 				t.Errorf("figures %q: want the old a.svg only", got)
 			}
 			if b, _ := os.ReadFile(filepath.Join(assets, "a.svg")); string(b) != "old" {
@@ -75,28 +77,15 @@ func TestMarkdownReportReplacesOldFigures(t *testing.T) {
 	if err := WriteFile(out, d); err != nil {
 		t.Fatal(err)
 	}
-	if got := listDir(t, assets); !slices.Equal(got, []string{"a.svg"}) {
+	if got := testfs.Names(t, assets); !slices.Equal(got, []string{"a.svg"}) {
 		t.Errorf("figures %q: want a.svg only", got)
 	}
-	if got := listDir(t, dir); !slices.Equal(got, []string{"r.md", "r_files"}) {
+	if got := testfs.Names(t, dir); !slices.Equal(got, []string{"r.md", "r_files"}) {
 		t.Errorf("folder %q: want r.md and r_files only", got)
 	}
 	if fi, err := os.Stat(assets); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("figure folder: %v, %v: want mode 0755", fi.Mode(), err)
 	}
-}
-
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // The figure folder is replaced whole, so one that holds anything a report

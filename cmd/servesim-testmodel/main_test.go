@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/model/gguf"
 )
 
@@ -24,15 +25,7 @@ func TestRunWritesModelAndModelfile(t *testing.T) {
 	if err := run(dir, cfg, 1, 1); err != nil {
 		t.Fatal(err)
 	}
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	if !slices.Equal(names, []string{"Modelfile", "model.gguf"}) {
+	if names := testfs.Names(t, dir); !slices.Equal(names, []string{"Modelfile", "model.gguf"}) {
 		t.Errorf("folder holds %q, want Modelfile and model.gguf only", names)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "model.gguf")); err != nil || fi.Size() <= int64(len("old")) {

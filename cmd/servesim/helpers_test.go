@@ -56,20 +56,6 @@ func basePlan(t *testing.T, dir, name string, edits ...string) string {
 	return writeFile(t, dir, name, s)
 }
 
-// entries lists the names in dir.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // countingServer answers every request 500 and counts them.
 func countingServer(t *testing.T) (url string, n *atomic.Int64) {
 	n = &atomic.Int64{}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/traces"
@@ -114,7 +115,7 @@ func TestProxyFlagErrorsNameTheFlags(t *testing.T) {
 			t.Errorf("%v: want exit status 2 and an error naming %q, not %q; got %d, %v", c.args, c.want, c.not, code, err)
 		}
 	}
-	if es := entries(t, dir); len(es) != 0 {
+	if es := testfs.Names(t, dir); len(es) != 0 {
 		t.Errorf("a refused proxy left %v", es)
 	}
 }
@@ -149,7 +150,7 @@ func TestRecordAndCalibrateCheckFilesFirst(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
 	}
-	if got := entries(t, dir); len(got) != 1 {
+	if got := testfs.Names(t, dir); len(got) != 1 {
 		t.Errorf("refused runs left %v", got)
 	}
 	if b, _ := os.ReadFile(tr); string(b) != smallCSV {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
@@ -290,7 +291,7 @@ func TestReportOutputChecks(t *testing.T) {
 			t.Errorf("report -o %s: no error", out)
 		}
 	}
-	if got := entries(t, dir); len(got) != 4 {
+	if got := testfs.Names(t, dir); len(got) != 4 {
 		t.Errorf("refused reports left %v", got)
 	}
 	// When the write itself fails, the figures it wrote go too.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/traces"
 )
@@ -143,7 +144,7 @@ func TestSimulateFailedRunLeavesNoDecisions(t *testing.T) {
 	if _, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--decisions", d); err == nil || !strings.Contains(err.Error(), "back in time") {
 		t.Fatalf("err = %v, want the trace error", err)
 	}
-	if got := entries(t, dir); len(got) != 2 {
+	if got := testfs.Names(t, dir); len(got) != 2 {
 		t.Errorf("a failed run left %v, want only the trace and plan", got)
 	}
 	// A good run writes the log, readable like the traces (0644).
@@ -173,7 +174,7 @@ func TestSimulateOutputsMustNotOverwriteInputs(t *testing.T) {
 		{"simulate", "--trace", pq, "--config", cfg, "--out", dir},
 	} {
 		before := map[string][]byte{}
-		for _, n := range entries(t, dir) {
+		for _, n := range testfs.Names(t, dir) {
 			before[n], _ = os.ReadFile(filepath.Join(dir, n))
 		}
 		_, _, err := runCode(t, args...)
@@ -185,7 +186,7 @@ func TestSimulateOutputsMustNotOverwriteInputs(t *testing.T) {
 				t.Errorf("%v changed %s", args, n)
 			}
 		}
-		if got := entries(t, dir); len(got) != len(before) {
+		if got := testfs.Names(t, dir); len(got) != len(before) {
 			t.Errorf("%v left %v", args, got)
 		}
 	}
@@ -202,7 +203,7 @@ func TestSimulateChecksEveryPlanFirst(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "zbad") {
 		t.Fatalf("err = %v, want one naming zbad", err)
 	}
-	if got := entries(t, dir); len(got) != 3 {
+	if got := testfs.Names(t, dir); len(got) != 3 {
 		t.Errorf("a refused run left %v", got)
 	}
 	// A trace that cannot be read fails before --out is created.
@@ -300,7 +301,7 @@ func TestSimulateInterruptedRunPublishesNothing(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the run interrupted in plan b", err)
 	}
-	if got := entries(t, out); len(got) != 1 || got[0] != "summary.json" {
+	if got := testfs.Names(t, out); len(got) != 1 || got[0] != "summary.json" {
 		t.Errorf("the interrupted run left %v, want only the earlier summary.json", got)
 	}
 	if b, _ := os.ReadFile(old); string(b) != "[] (an earlier run's)" {
@@ -311,7 +312,7 @@ func TestSimulateInterruptedRunPublishesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"a.parquet", "b.parquet", "d-a.jsonl", "d-b.jsonl", "summary.json"}
-	if got := entries(t, out); !slices.Equal(got, want) {
+	if got := testfs.Names(t, out); !slices.Equal(got, want) {
 		t.Errorf("the run left %v, want %v", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
 )
@@ -258,7 +259,7 @@ func TestSweepMergeChecksArguments(t *testing.T) {
 	if now, _ := os.ReadFile(a); !bytes.Equal(now, shard) {
 		t.Error("a refused merge changed its shard")
 	}
-	if got := entries(t, dir); len(got) != 2 {
+	if got := testfs.Names(t, dir); len(got) != 2 {
 		t.Errorf("refused merges left %v", got)
 	}
 	for _, args := range [][]string{{"--top", "-1"}, {"--workers", "-2"}} {

@@ -6,21 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-)
 
-// entries lists the names in dir.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
+	"github.com/servesim/servesim/internal/testfs"
+)
 
 func readString(t *testing.T, path string) string {
 	t.Helper()
@@ -65,7 +53,7 @@ func TestContentAppearsOnlyOnCommit(t *testing.T) {
 	if got := readString(t, path); got != "new" {
 		t.Errorf("after Commit the path holds %q, want %q", got, "new")
 	}
-	if names := entries(t, dir); len(names) != 1 {
+	if names := testfs.Names(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v, want only the output", names)
 	}
 	f.Abort() // deferred by callers: a no-op once committed
@@ -112,7 +100,7 @@ func TestAbortKeepsOldFile(t *testing.T) {
 	if got := readString(t, path); got != "old" {
 		t.Errorf("after Abort the path holds %q, want the old file", got)
 	}
-	if names := entries(t, dir); len(names) != 1 {
+	if names := testfs.Names(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v, want only the old file", names)
 	}
 	if err := f.Commit(); err == nil {
@@ -139,7 +127,7 @@ func TestFailedCommitLeavesNoTemp(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), path+": ") || strings.Contains(err.Error(), ".tmp") {
 		t.Errorf("error %q: want it to name %s and not the temporary file", err, path)
 	}
-	if names := entries(t, dir); len(names) != 1 || names[0] != "out.json" {
+	if names := testfs.Names(t, dir); len(names) != 1 || names[0] != "out.json" {
 		t.Errorf("directory holds %v, want only out.json", names)
 	}
 	if got := readString(t, filepath.Join(path, "keep")); got != "k" {

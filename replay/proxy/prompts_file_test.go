@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servesim/servesim/internal/testfs"
 )
 
 const earlierPrompts = `{"id":"0","endpoint":"completions","prompt":"an earlier session"}` + "\n"
@@ -31,19 +33,6 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // The earlier prompts file stays while a session runs (a session that
 // crashes leaves it), and a session that ends well replaces it with its
 // own prompts, every one of them: also those written since the last flush.
@@ -60,7 +49,7 @@ func TestPromptsReplacedWhenTraceWritten(t *testing.T) {
 		t.Errorf("prompts file %q: want this session's two prompts only", got)
 	}
 	want := []string{"run.parquet", "run.prompts.jsonl"}
-	if names := dirNames(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
+	if names := testfs.Names(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
 		t.Errorf("folder holds %q, want %q", names, want)
 	}
 }
@@ -82,7 +71,7 @@ func TestPromptsKeptWhenTraceFails(t *testing.T) {
 		t.Errorf("after a failed session the prompts file holds %q, want the earlier session's", got)
 	}
 	want := []string{"run.arrows", "run.prompts.jsonl"}
-	if names := dirNames(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
+	if names := testfs.Names(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
 		t.Errorf("folder holds %q, want %q", names, want)
 	}
 }
@@ -108,7 +97,7 @@ func TestPromptsLeftWithRowsWhenConversionFails(t *testing.T) {
 		t.Fatalf("rows not left in the staging file: %v", serr)
 	}
 	var kept string
-	for _, name := range dirNames(t, filepath.Dir(r.out)) {
+	for _, name := range testfs.Names(t, filepath.Dir(r.out)) {
 		if strings.HasPrefix(name, ".run.prompts.jsonl.tmp") {
 			kept = filepath.Join(filepath.Dir(r.out), name)
 		}
