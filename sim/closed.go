@@ -68,6 +68,9 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	err := e.runClosed(ctx, loop, in)
+	if rerr := e.report(math.MaxInt64); rerr != nil {
+		err = firstErr(err, rerr)
+	}
 	err = firstErr(err, rows.flush())
 	return e.summary(), e.end(err)
 }
@@ -127,7 +130,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 		if len(pending) > 0 {
 			t = pending[0].Arrival
 		}
-		if err := e.iterate(t); err != nil {
+		if err := e.iterate(t, math.MaxInt64); err != nil {
 			return e.closedNotRun(err, in, pending, idx, lastArrival)
 		}
 		free += e.finished - freed

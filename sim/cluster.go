@@ -132,7 +132,9 @@ func (e *fieldError) Unwrap() error { return e.err }
 // within a pool — which is deterministic. The ClusterSummary is returned
 // even when err is not nil; a static-policy OOM on any replica ends the run
 // with an *OOMError, and every request the cluster did not serve gets a row
-// marked not run, as in Run.
+// marked not run, as in Run. The run ends at the OOM on every replica: no
+// step starts after it, and a request finished after it was not served,
+// with event skipping as when stepping.
 func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out traces.Writer) (*ClusterSummary, error) {
 	if err := cc.Validate(); err != nil {
 		return nil, err
@@ -148,7 +150,7 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	for i, rp := range c.reps {
 		engines[i] = rp.e
 	}
-	err = notRunRest(err, rows, engines, a)
+	err = endRun(err, rows, engines, a)
 	err = firstErr(err, rows.flush())
 	for _, rp := range c.reps {
 		err = rp.e.end(err)
@@ -162,6 +164,9 @@ type cluster struct {
 	reps  []*replica // every replica, pools in order
 	queue replicaQueue
 	iters int64
+	// static holds the replicas with a static policy, which can end the
+	// run with an OOM.
+	static []*replica
 }
 
 type pool struct {
@@ -190,6 +195,9 @@ func newCluster(cc *ClusterConfig, meta traces.Meta, out *rowOrder) *cluster {
 			p.reps = append(p.reps, rp)
 			c.reps = append(c.reps, rp)
 			c.queue.push(rp)
+			if _, ok := rp.e.pol.(*static); ok {
+				c.static = append(c.static, rp)
+			}
 		}
 		c.pools = append(c.pools, p)
 	}
@@ -214,6 +222,12 @@ func (c *cluster) run(ctx context.Context, a *arrivals) error {
 			return err
 		}
 		a.inHand = nil
+		for _, rp := range c.reps {
+			// Every replica has passed t: what they finished by then stands.
+			if err := rp.e.report(t); err != nil {
+				return err
+			}
+		}
 		p := c.poolFor(r)
 		for i, rp := range p.reps {
 			p.load[i] = rp.e.outstanding(t)
@@ -227,7 +241,7 @@ func (c *cluster) run(ctx context.Context, a *arrivals) error {
 }
 
 // advance runs, one at a time and earliest first, every replica iteration
-// that starts before t.
+// that starts before t (the next arrival).
 func (c *cluster) advance(ctx context.Context, t int64) error {
 	for len(c.queue) > 0 && c.queue[0].e.next < t {
 		if c.iters&255 == 0 {
@@ -236,12 +250,26 @@ func (c *cluster) advance(ctx context.Context, t int64) error {
 			}
 		}
 		c.iters++
-		if err := c.queue[0].e.iterate(t); err != nil {
+		rp := c.queue[0]
+		if err := rp.e.iterate(t, c.oomBound(rp, t)); err != nil {
 			return err
 		}
 		c.queue.fix(0)
 	}
 	return nil
+}
+
+// oomBound is the earliest time at which a replica other than rp could
+// end the run with an OOM: rp's stretches start no step from then on, so
+// that it never runs past the end of the run, as stepping would not.
+func (c *cluster) oomBound(rp *replica, t int64) int64 {
+	b := int64(math.MaxInt64)
+	for _, o := range c.static {
+		if o != rp {
+			b = min(b, o.e.oomBound(t))
+		}
+	}
+	return b
 }
 
 // poolFor picks the pool by request length.

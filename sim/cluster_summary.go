@@ -10,10 +10,12 @@ import (
 // ClusterSummary is the outcome of RunCluster.
 //
 // Every replica is held from the cluster's first arrival to its last
-// completion or rejection, so the cluster, each pool and each replica are
-// measured over that one window: Makespan, DeviceSeconds, EnergyJoules,
-// Utilization, the per-second rates and the KV means all use it (a replica
-// that got its first request late still counts as held from the start).
+// completion or rejection (or to the OOM that ended the run, when a
+// replica was still working then), so the cluster, each pool and each
+// replica are measured over that one window: Makespan, DeviceSeconds,
+// EnergyJoules, Utilization, the per-second rates and the KV means all use
+// it (a replica that got its first request late still counts as held from
+// the start).
 //
 // Aggregates (the embedded Summary and each pool's) are built from their
 // replicas:
@@ -56,6 +58,15 @@ func (c *cluster) summary() *ClusterSummary {
 		}
 		end = max(end, m.lastEvent, m.firstArrival)
 	}
+	if stop, ok := c.stop(); ok && first >= 0 {
+		for _, rp := range c.reps {
+			// A replica still working when an OOM ended the run was held
+			// until then.
+			if rp.e.nRunning > 0 || rp.e.now > stop {
+				end = max(end, stop)
+			}
+		}
+	}
 	cs := &ClusterSummary{}
 	var all []*engine
 	var allSums []*Summary
@@ -76,6 +87,17 @@ func (c *cluster) summary() *ClusterSummary {
 	}
 	cs.Summary = aggregate(all, allSums)
 	return cs
+}
+
+// stop is when an OOM ended the run, if one did: the clock of the replica
+// whose batch did not fit.
+func (c *cluster) stop() (int64, bool) {
+	for _, rp := range c.reps {
+		if rp.e.oom != nil {
+			return rp.e.now, true
+		}
+	}
+	return 0, false
 }
 
 // aggregate combines replica summaries taken over the same window (see

@@ -53,8 +53,9 @@
 // allocates blocks as tokens are computed and preempts by recompute when
 // they run out; static policies reserve prompt + max_new per request when
 // the batch forms and report an OOM (OOMError) when a batch does not fit;
-// the run stops there, and the requests it did not serve get rows marked
-// not run (Error "not run: …", no measurements).
+// the run stops there (in a cluster, on every replica at that instant), and
+// the requests it did not serve get rows marked not run (Error "not run: …",
+// no measurements).
 // A request whose prompt + output can never fit is rejected on arrival.
 // With Config.PrefixCaching the full prompt blocks covered by
 // Request.PrefixHashes are shared by hash and, once unreferenced, stay

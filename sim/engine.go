@@ -32,19 +32,33 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	e := newEngine(&cfg, in.Meta(), rows)
 	a := &arrivals{in: in}
 	err := e.runAll(ctx, a)
-	err = notRunRest(err, rows, []*engine{e}, a)
+	err = endRun(err, rows, []*engine{e}, a)
 	err = firstErr(err, rows.flush())
 	return e.summary(), e.end(err)
 }
 
-// notRunRest, when err is a static OOM that stopped the run, writes a row
-// for every request it did not serve — those the engines hold unfinished
-// and those left in a — and returns err, or the error that kept it from
-// writing them.
-func notRunRest(err error, out *rowOrder, engines []*engine, a *arrivals) error {
+// endRun reports what the engines finished and returns err, or the error
+// that kept it from writing their rows. When err is a static OOM, the run
+// ended when it happened: what the engines finished by then is served,
+// their figures stop there, and every request the run did not serve —
+// those finished later, those the engines hold unfinished and those left
+// in a — gets a row marked not run.
+func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) error {
 	var oom *OOMError
 	if !errors.As(err, &oom) {
+		for _, e := range engines {
+			if rerr := e.report(math.MaxInt64); rerr != nil {
+				return firstErr(err, rerr)
+			}
+		}
 		return err
+	}
+	stop := oom.at
+	for _, e := range engines {
+		if rerr := e.report(stop); rerr != nil {
+			return rerr
+		}
+		e.m.cut(stop, e.now)
 	}
 	reason := notRunReason(err)
 	if werr := writeInFlight(out, engines, reason); werr != nil {
@@ -83,13 +97,14 @@ func notRunReason(cause error) string {
 }
 
 // writeInFlight writes a row marked not run for every request the engines
-// hold unfinished.
+// hold unfinished or have not reported.
 func writeInFlight(out *rowOrder, engines []*engine, reason string) error {
 	if out == nil {
 		return nil
 	}
 	var held []*seq
 	for _, e := range engines {
+		held = append(held, e.done...)
 		for s := e.runHead; s != nil; s = s.next {
 			held = append(held, s)
 		}
@@ -210,6 +225,12 @@ type engine struct {
 	// finished counts requests finished or rejected (a closed loop frees
 	// a client for each).
 	finished int
+	// done holds the requests finished and not yet reported (see report),
+	// all at the end of the last iteration.
+	done []*seq
+	// batchEnd caches lastStepStart until the next iteration (-1: none).
+	batchEnd   int64
+	finScratch []*seq
 
 	now  int64
 	frac float64
@@ -272,7 +293,7 @@ type engine struct {
 }
 
 func newEngine(cfg *Config, meta traces.Meta, out *rowOrder) *engine {
-	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64, sincePrefill: PostPrefillSteps}
+	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64, sincePrefill: PostPrefillSteps, batchEnd: -1}
 	e.pol = newScheduler(cfg.Policy)
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
 		e.stretch = d
@@ -329,7 +350,7 @@ func (e *engine) advanceTo(ctx context.Context, t int64) error {
 				return err
 			}
 		}
-		if err := e.iterate(t); err != nil {
+		if err := e.iterate(t, math.MaxInt64); err != nil {
 			return err
 		}
 	}
@@ -454,9 +475,16 @@ func (e *engine) outstanding(t int64) int64 {
 	return n
 }
 
-// iterate runs one engine iteration starting at e.next < t.
-func (e *engine) iterate(t int64) error {
+// iterate runs one engine iteration starting at e.next < t. A stretch
+// starts none of its steps at or after limit (math.MaxInt64: no limit).
+func (e *engine) iterate(t, limit int64) error {
 	e.iters++
+	e.batchEnd = -1
+	// The requests the last iteration finished are served: an OOM
+	// elsewhere (which ends the run) comes at now or later.
+	if err := e.report(e.now); err != nil {
+		return err
+	}
 	if e.now < e.next { // idle until a policy wake-up or a hand-over
 		e.m.kvAt(e.now, e.bm.used())
 		e.now, e.frac = e.next, 0
@@ -470,7 +498,11 @@ func (e *engine) iterate(t int64) error {
 		if ok, watch, anon := e.pol.holds(e); ok {
 			// Under the lock an arrival needs the step boundaries that
 			// follow it to get in, so the jump stops at one.
-			if k := e.stretchLen(watch || e.lock || e.closedLoop, anon, min(t, e.ready())); k >= 2 {
+			until := limit
+			if watch || e.lock || e.closedLoop {
+				until = min(until, t, e.ready())
+			}
+			if k := e.stretchLen(anon, until); k >= 2 {
 				err := e.jump(k)
 				e.next = e.now
 				return err
@@ -654,10 +686,58 @@ func (e *engine) jump(k int64) error {
 	return e.checkStep()
 }
 
+// oomBound is the earliest time at which e could stop the run with an
+// OOM, given that a request could reach it at arrival. A static batch
+// forms only on an idle device, so not before the running one has
+// started its last step. math.MaxInt64: never (continuous batching
+// preempts instead).
+func (e *engine) oomBound(arrival int64) int64 {
+	if _, ok := e.pol.(*static); !ok {
+		return math.MaxInt64
+	}
+	if e.nRunning == 0 {
+		return min(e.next, arrival)
+	}
+	if e.stretch == nil || len(e.pre) > 0 || len(e.fins) == 0 || (e.postPrefill && e.sincePrefill < PostPrefillSteps) {
+		return e.next
+	}
+	if e.batchEnd < 0 {
+		e.batchEnd = e.lastStepStart()
+	}
+	return e.batchEnd
+}
+
+// lastStepStart is when the last step of the running sequences starts,
+// every step until then pure decode (a static batch: nothing joins it):
+// segments of constant size between completions, each a closed form.
+func (e *engine) lastStepStart() int64 {
+	fins := append(e.finScratch[:0], e.fins...)
+	slices.SortFunc(fins, func(a, b *seq) int { return cmp.Compare(a.fin, b.fin) })
+	last := fins[len(fins)-1].fin
+	n, dSum, g := e.nDec, e.dSum, e.g
+	d := e.frac
+	for _, s := range fins {
+		if end := min(s.fin, last-1); end >= g {
+			d += e.stretch.DecodeSeconds(float64(n), float64(n*g+dSum+n), end-g+1) * 1e9
+			g = end + 1
+		}
+		n--
+		dSum -= int64(s.ctxE) - s.ge
+	}
+	clear(fins)
+	e.finScratch = fins[:0]
+	if !(d < float64(math.MaxInt64-e.now)) {
+		return math.MaxInt64
+	}
+	return e.now + int64(d) // truncated: never past the step's start
+}
+
 // stretchLen is how many pure-decode steps can run before something
 // changes: a completion, a sequence needing a block with none free (anon:
-// none free without evicting a cached block), or (watch) an arrival at t.
-func (e *engine) stretchLen(watch, anon bool, t int64) int64 {
+// none free without evicting a cached block), or a step starting at or
+// after t (an arrival, or another replica's possible OOM; math.MaxInt64:
+// none).
+func (e *engine) stretchLen(anon bool, t int64) int64 {
 	k := e.fins[0].fin - e.g + 1
 	if e.nPhase > 0 {
 		f := e.bm.free()
@@ -666,7 +746,7 @@ func (e *engine) stretchLen(watch, anon bool, t int64) int64 {
 		}
 		k = min(k, e.blockSteps(int64(f)))
 	}
-	if watch && t != math.MaxInt64 && k >= 2 {
+	if t != math.MaxInt64 && k >= 2 {
 		n := float64(e.nDec)
 		c0 := float64(e.nDec*e.g + e.dSum + e.nDec)
 		// Step j starts at now+frac+T(j) ns; it runs before an arrival at t
@@ -929,7 +1009,9 @@ func (e *engine) runRemove(s *seq) {
 	e.nRunning--
 }
 
-// complete finishes s at the current time and writes its row.
+// complete finishes s at the current time. Its row and figures wait in
+// done until report: a cluster that another replica's OOM stops before
+// this time has not served it.
 func (e *engine) complete(s *seq) error {
 	if err := e.releaseBlocks(s); err != nil {
 		return err
@@ -948,8 +1030,29 @@ func (e *engine) complete(s *seq) error {
 	r.UsagePrompt, r.UsageOutput, r.UsageCached = s.prompt, s.out, s.cached
 	r.Chunks, r.Preemptions, r.HTTPStatus = traces.Missing, s.preempts, traces.Missing
 	r.Error, r.FinishReason, r.OutputText = "", "length", ""
-	e.m.completed(s)
-	return e.finish(s)
+	e.m.finished(s)
+	e.finished++
+	e.done = append(e.done, s)
+	return nil
+}
+
+// report counts and writes the requests in done that finished by t.
+func (e *engine) report(t int64) error {
+	j := 0
+	for _, s := range e.done {
+		if s.last > t {
+			e.done[j] = s
+			j++
+			continue
+		}
+		e.m.completed(s)
+		if err := e.write(s); err != nil {
+			return err
+		}
+	}
+	clear(e.done[j:])
+	e.done = e.done[:j]
+	return nil
 }
 
 // reject reports a request that can never run under this configuration.
@@ -963,11 +1066,12 @@ func (e *engine) reject(s *seq, reason string) error {
 	r.Chunks, r.Preemptions, r.HTTPStatus = traces.Missing, traces.Missing, traces.Missing
 	r.Error, r.FinishReason, r.OutputText = "rejected: "+reason, "", ""
 	e.m.rejected(s, e.now)
-	return e.finish(s)
+	e.finished++
+	return e.write(s)
 }
 
-func (e *engine) finish(s *seq) error {
-	e.finished++
+// write writes finished s's row and recycles s.
+func (e *engine) write(s *seq) error {
 	if e.out != nil {
 		if err := e.out.put(s.idx, &s.req); err != nil {
 			return err

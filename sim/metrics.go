@@ -145,12 +145,17 @@ func (m *metrics) rejected(s *seq, now int64) {
 	m.event(now)
 }
 
-func (m *metrics) completed(s *seq) {
+// finished counts s as no longer outstanding, at once (engine.outstanding).
+func (m *metrics) finished(s *seq) {
 	m.completes++
 	if s.last != m.lastDoneT {
 		m.lastDoneT, m.lastDoneN = s.last, 0
 	}
 	m.lastDoneN++
+}
+
+// completed records finished s's figures when it is reported.
+func (m *metrics) completed(s *seq) {
 	if s.req.Warmup {
 		return
 	}
@@ -164,6 +169,19 @@ func (m *metrics) completed(s *seq) {
 	m.e2e.add(float64(s.last-s.arrival) / 1e9)
 	if s.out >= 2 {
 		m.tpot.add(float64(s.last-s.first) / 1e9 / float64(s.out-1))
+	}
+}
+
+// cut ends the figures at stop, when an OOM elsewhere stopped the run
+// while the engine was in a step (or stretch) that ends at now > stop: its
+// busy time and KV occupancy after stop are left out.
+func (m *metrics) cut(stop, now int64) {
+	if now > stop && m.firstArrival >= 0 {
+		m.busy = max(0, m.busy-float64(now-stop)/1e9)
+	}
+	if m.kvLastT > stop {
+		m.kvIntegral = max(0, m.kvIntegral-float64(m.kvLastUsed)*float64(m.kvLastT-stop))
+		m.kvLastT = stop
 	}
 }
 

@@ -89,7 +89,7 @@ func (p *static) schedule(e *engine) (int64, error) {
 				BlocksNeeded: blocks, FreeBlocks: free0, TotalBlocks: e.cfg.TotalBlocks,
 				Queued: e.waiting.len() - (take - i) + e.arriving.len(),
 			}
-			return -1, &OOMError{Report: *e.oom}
+			return -1, &OOMError{Report: *e.oom, at: e.now}
 		}
 		e.waiting.popFront()
 		s.reserved = true
@@ -118,7 +118,10 @@ type OOMReport struct {
 }
 
 // OOMError ends a run whose static batch ran out of KV memory.
-type OOMError struct{ Report OOMReport }
+type OOMError struct {
+	Report OOMReport
+	at     int64 // when the batch formed, ns: the run ends there
+}
 
 func (e *OOMError) Error() string {
 	r := e.Report
