@@ -167,6 +167,7 @@ type cluster struct {
 	// static holds the replicas with a static policy, which can end the
 	// run with an OOM.
 	static []*replica
+	opened bool // a request other than a warm-up row has arrived
 }
 
 type pool struct {
@@ -227,7 +228,13 @@ func (c *cluster) run(ctx context.Context, a *arrivals) error {
 			if err := rp.e.report(t); err != nil {
 				return err
 			}
+			if !r.Warmup && !c.opened {
+				// The cluster's window opens on every replica at once,
+				// one that got only warm-up rows so far included.
+				rp.e.m.open(t, rp.e.now)
+			}
 		}
+		c.opened = c.opened || !r.Warmup
 		p := c.poolFor(r)
 		for i, rp := range p.reps {
 			p.load[i] = rp.e.outstanding(t)

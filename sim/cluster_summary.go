@@ -14,8 +14,10 @@ import (
 // replica was still working then), so the cluster, each pool and each
 // replica are measured over that one window: Makespan, DeviceSeconds,
 // EnergyJoules, Utilization, the per-second rates and the KV means all use
-// it (a replica that got its first request late still counts as held from
-// the start).
+// it. Warm-up rows stay out of the window's ends, as in Run, not out of
+// the work inside it: a replica that got its first request late, or only
+// warm-up rows, counts as held from the start, busy whenever it ran a
+// step, warm-up rows' included.
 //
 // Aggregates (the embedded Summary and each pool's) are built from their
 // replicas:

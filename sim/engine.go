@@ -366,7 +366,7 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 		e.now, e.frac = r.Arrival, 0
 	}
 	s := e.newSeq(r, idx)
-	e.m.arrived(s)
+	e.m.arrived(s, e.now)
 	if reason := e.rejectReason(s); reason != "" {
 		return e.reject(s, reason)
 	}

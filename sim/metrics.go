@@ -109,17 +109,28 @@ func newMetrics(cfg *Config) *metrics {
 	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, lastDoneT: -1, series: kvSeries{width: 1e6}}
 }
 
-func (m *metrics) arrived(s *seq) {
+// arrived counts s, which reached an engine whose clock reads now.
+func (m *metrics) arrived(s *seq, now int64) {
 	m.requests++
 	if s.req.Warmup {
 		return
 	}
 	m.measured.requests++
 	if m.firstArrival < 0 {
-		// The window opens: what warm-up rows held before stays out of it.
-		m.firstArrival = s.arrival
-		m.kvLastT, m.kvIntegral, m.kvMax = s.arrival, 0, m.kvLastUsed
+		m.open(s.arrival, now)
 	}
+}
+
+// open opens the window at t, the first arrival that is not a warm-up
+// row, on an engine whose clock reads now: what warm-up rows held before
+// stays out of it. A step (or stretch) still under way at t ends at
+// now > t: its part inside the window counts.
+func (m *metrics) open(t, now int64) {
+	m.firstArrival = t
+	if now > t {
+		m.busy += float64(now-t) / 1e9
+	}
+	m.kvLastT, m.kvIntegral, m.kvMax = t, 0, m.kvLastUsed
 }
 
 // addBusy counts a step (or stretch) of dt seconds that ended at end, the

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -55,6 +56,21 @@ func TestWarmupLookupsAndPreemptionsOutsideSummary(t *testing.T) {
 		s, _ := mustRun(t, small, []*traces.Request{w0, w1, req("b", 5000, 16, 2)})
 		if s.Preemptions != 0 {
 			t.Errorf("%d preemptions of warm-up rows counted", s.Preemptions)
+		}
+	})
+}
+
+// A step under way when the window opens (a warm-up row decoding when the
+// first measured request arrives, mid-step) counts from the opening: the
+// engine, busy from before a arrives until a ends, was busy all the window.
+func TestWindowOpensMidStep(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		w := req("w", 0, 10, 50)
+		w.Warmup = true
+		sum, rows := mustRun(t, testConfig(policy(t, Continuous), 100, noSkip), []*traces.Request{w, req("a", 500, 10, 20)})
+		a := rows.byID["a"]
+		if want := float64(a.LastToken-a.Arrival) / 1e9; math.Abs(sum.BusySeconds-want) > 1e-9 || math.Abs(sum.Makespan-want) > 1e-9 {
+			t.Errorf("busy %v s over a %v s window, want busy all of it, %v s", sum.BusySeconds, sum.Makespan, want)
 		}
 	})
 }
