@@ -85,6 +85,24 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 	return sums, nil
 }
 
+// Outcome says what Record, having returned sums and err, left of cfg's
+// runs, for the files that go with their traces: written when it wrote
+// the last run's trace (it returned no error, or ctx ended that run and
+// its rows were written as interrupted); else rowsLeft is the partial
+// file the run kept its rows in, or "" when it kept none.
+func Outcome(ctx context.Context, cfg Config, sums []*Summary, err error) (written bool, rowsLeft string) {
+	if len(sums) == 0 {
+		return false, "" // no run started: a partial file there is an earlier one's
+	}
+	// Record stops at the first run that fails: only the last can have
+	// left its rows.
+	partial := PartialPath(RunPath(cfg.Out, sums[len(sums)-1].Run, cfg.Repeat))
+	if _, serr := os.Lstat(partial); serr == nil {
+		return false, partial
+	}
+	return err == nil || ctx.Err() != nil, ""
+}
+
 // ValidateRecord is Validate plus the checks of Record's files, done
 // before any request: the trace opens, every output has an existing
 // directory, is not the trace, and has no partial file left by an

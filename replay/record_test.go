@@ -48,6 +48,9 @@ func TestRecordRepeatInInputOrder(t *testing.T) {
 	if len(sums) != 2 || sums[0].Run != 1 || sums[1].Run != 2 {
 		t.Fatalf("summaries %+v", sums)
 	}
+	if written, left := Outcome(t.Context(), cfg, sums, err); !written || left != "" {
+		t.Errorf("Outcome: written %v, rows left in %q; want written", written, left)
+	}
 	for k := 1; k <= 2; k++ {
 		meta, got, err := traces.ReadAll(RunPath(cfg.Out, k, 2))
 		if err != nil {
@@ -94,8 +97,13 @@ func TestRecordRefusesStalePartial(t *testing.T) {
 	cfg.Trace = writeTrace(t, dir, "in.csv", rows(2, 0, 30, 2))
 	cfg.Out = filepath.Join(dir, "out.csv")
 	os.WriteFile(PartialPath(cfg.Out), []byte("old"), 0o644)
-	if _, err := Record(t.Context(), cfg, nil); err == nil || !strings.Contains(err.Error(), "interrupted run") {
+	sums, err := Record(t.Context(), cfg, nil)
+	if err == nil || !strings.Contains(err.Error(), "interrupted run") {
 		t.Errorf("want a stale-partial error, got %v", err)
+	}
+	// The partial file is not this run's.
+	if written, left := Outcome(t.Context(), cfg, sums, err); written || left != "" {
+		t.Errorf("Outcome: written %v, rows left in %q; want neither", written, left)
 	}
 }
 
@@ -111,6 +119,9 @@ func TestRecordInterruptedKeepsRows(t *testing.T) {
 	sums, err := Record(ctx, cfg, nil)
 	if err == nil || len(sums) != 1 {
 		t.Fatalf("want an interrupted run, got %v, %d summaries", err, len(sums))
+	}
+	if written, left := Outcome(ctx, cfg, sums, err); !written || left != "" {
+		t.Errorf("Outcome: written %v, rows left in %q; want written", written, left)
 	}
 	meta, got, err := traces.ReadAll(cfg.Out)
 	if err != nil {
@@ -297,5 +308,40 @@ func TestKeyNeverWritten(t *testing.T) {
 	_, got, _ := traces.ReadAll(filepath.Join(dir, "out1.jsonl"))
 	if !strings.Contains(got[0].Error, "$SERVESIM_LEAK_KEY: set (30 characters)") {
 		t.Errorf("401 error does not describe the key variable: %q", got[0].Error)
+	}
+}
+
+// A run that fails after writing rows keeps them in its partial file, and
+// Outcome names it; one that fails before writing any keeps nothing.
+func TestOutcomeOfFailedRuns(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, trace string
+		kept        bool
+	}{
+		{"rows written", "arrival_ns,prompt_tokens,output_tokens\n0,30,2\n1000000,30,2\n5000000000000000000,30,2\n", true},
+		{"no row written", "arrival_ns,prompt_tokens,output_tokens\n5000000000000000000,30,2\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := testConfig(srv)
+			cfg.Trace = filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(cfg.Trace, []byte(tc.trace), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Out = filepath.Join(dir, "out.csv")
+			sums, err := Record(t.Context(), cfg, nil)
+			if err == nil {
+				t.Fatal("a row past the latest schedulable time did not fail the run")
+			}
+			want := ""
+			if tc.kept {
+				want = PartialPath(cfg.Out)
+			}
+			if written, left := Outcome(t.Context(), cfg, sums, err); written || left != want {
+				t.Errorf("Outcome: written %v, rows left in %q; want not written, rows left in %q", written, left, want)
+			}
+		})
 	}
 }

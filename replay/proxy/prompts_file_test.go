@@ -44,6 +44,9 @@ func TestPromptsReplacedWhenTraceWritten(t *testing.T) {
 		t.Errorf("while the session runs the prompts file holds %q, want the earlier session's", got)
 	}
 	r.finish(t)
+	if st := r.p.Stats(); !st.Written || st.RowsLeft != "" {
+		t.Errorf("Stats say written %v, rows left in %q: want the trace written", st.Written, st.RowsLeft)
+	}
 	got := readFile(t, PromptsPath(r.out))
 	if !strings.Contains(got, "once upon a time") || !strings.Contains(got, "there was a proxy") || strings.Contains(got, "an earlier session") {
 		t.Errorf("prompts file %q: want this session's two prompts only", got)
@@ -66,6 +69,9 @@ func TestPromptsKeptWhenTraceFails(t *testing.T) {
 	r.srv.Close()
 	if err := r.p.Close(); err == nil {
 		t.Fatal("Close succeeded with a directory at the trace's path")
+	}
+	if st := r.p.Stats(); st.Written || st.RowsLeft != "" {
+		t.Errorf("Stats say written %v, rows left in %q: want neither", st.Written, st.RowsLeft)
 	}
 	if got := readFile(t, PromptsPath(r.out)); got != earlierPrompts {
 		t.Errorf("after a failed session the prompts file holds %q, want the earlier session's", got)
@@ -95,6 +101,9 @@ func TestPromptsLeftWithRowsWhenConversionFails(t *testing.T) {
 	}
 	if _, serr := os.Stat(stagingPath(r.out)); serr != nil {
 		t.Fatalf("rows not left in the staging file: %v", serr)
+	}
+	if st := r.p.Stats(); st.Written || st.RowsLeft != stagingPath(r.out) {
+		t.Errorf("Stats say written %v, rows left in %q: want the rows left in %s", st.Written, st.RowsLeft, stagingPath(r.out))
 	}
 	var kept string
 	for _, name := range testfs.Names(t, filepath.Dir(r.out)) {

@@ -587,6 +587,10 @@ type Stats struct {
 	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates
 	PromptTokens int64 // Σ PromptTokens (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens (usage, or the estimate)
+	// What Close did with the trace: Written when it is at Out; else
+	// RowsLeft is the staging stream that kept its rows ("" when none).
+	Written  bool
+	RowsLeft string
 }
 
 // Stats returns the counts of the rows written so far.
@@ -625,6 +629,10 @@ func (p *Proxy) Close() error {
 	}
 	if err != nil {
 		errs = append(errs, err)
+	}
+	p.stats.Written = err == nil
+	if kept {
+		p.stats.RowsLeft = stagingPath(p.cfg.Out)
 	}
 	if p.prompts != nil {
 		errs = append(errs, p.closePrompts(err == nil, kept))
