@@ -41,7 +41,11 @@ func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gp
 }
 
 // stop ends sampling and sums it up against the replay's output tokens.
-func (g *gpuSampler) stop(sums []*replay.Summary) *GPUMeasure {
+// The samples file goes where the replay's trace went (replay.Outcome):
+// beside a written trace; kept under its temporary name, which the
+// measure names, beside rows the replay left in a partial file; else
+// nowhere.
+func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string) *GPUMeasure {
 	if g == nil {
 		return nil
 	}
@@ -49,10 +53,24 @@ func (g *gpuSampler) stop(sums []*replay.Summary) *GPUMeasure {
 	if s.Err != nil && !errors.Is(s.Err, telemetry.ErrNoDriver) {
 		fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", s.Err)
 	}
+	csvPath := ""
+	switch {
+	case written:
+		if err := g.rec.Publish(); err != nil {
+			fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", err)
+		} else {
+			csvPath = g.path
+		}
+	case rowsLeft != "":
+		csvPath = g.rec.Keep()
+		fmt.Fprintf(g.log, "verify: the GPU samples taken beside the rows left in %s are in %s\n", rowsLeft, csvPath)
+	default:
+		g.rec.Discard()
+	}
 	if s.Samples == 0 {
 		return nil
 	}
-	m := &GPUMeasure{CSV: g.path, Devices: s.Devices, WallSeconds: s.WallSeconds, EnergySource: s.EnergySource,
+	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, WallSeconds: s.WallSeconds, EnergySource: s.EnergySource,
 		MeanPowerW: s.MeanPowerW, PeakMemBytes: s.PeakMemBytes}
 	if !math.IsNaN(s.EnergyJ) {
 		m.EnergyJ = s.EnergyJ

@@ -36,7 +36,7 @@ func TestGPUMeasureOfOneSampleIsWritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
-	m := g.stop([]*replay.Summary{{OutputTokens: 10}})
+	m := g.stop([]*replay.Summary{{OutputTokens: 10}}, true, "")
 	if m == nil {
 		t.Fatal("no measure for one sampling round")
 	}

@@ -191,7 +191,14 @@ func runCalibrate(c *cli.Context) error {
 	t0 := time.Now()
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
-	rec.Stop()
+	// The samples go beside the run traces written, and nowhere when none
+	// was: an earlier calibration's gpu.csv stays as it was.
+	var published error
+	if len(runs) > 0 {
+		published = rec.Publish()
+	} else {
+		rec.Discard()
+	}
 	if err != nil {
 		if len(runs) > 0 {
 			if measured := runsBut(runs, calibrate.KindReset); measured > 0 { // the plan's runs, not their slot resets
@@ -211,7 +218,11 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	if nvmlErr == nil {
-		samples, err := readPowerCSV(gpuCSV)
+		var samples []calibrate.PowerSample
+		err := published
+		if err == nil {
+			samples, err = readPowerCSV(gpuCSV)
+		}
 		if err == nil {
 			power, err = calibrate.FitPower(samples)
 		}

@@ -86,5 +86,5 @@ func proxyAction(c *cli.Context) error {
 	if st.Unparsed > 0 {
 		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates\n", st.Unparsed)
 	}
-	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens))
+	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens), tel.finish(st.Written, st.RowsLeft))
 }

@@ -116,7 +116,8 @@ func recordAction(c *cli.Context) error {
 	for _, s := range sums {
 		outTokens += s.OutputTokens
 	}
-	err = errors.Join(err, tel.stop(w, outTokens))
+	written, rowsLeft := replay.Outcome(c.Context, cfg, sums, err)
+	err = errors.Join(err, tel.stop(w, outTokens), tel.finish(written, rowsLeft))
 	for _, s := range sums {
 		s.Print(w)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/servesim/servesim/internal/urlshow"
@@ -55,7 +56,7 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 	if u := c.String("engine-metrics"); u != "" {
 		if s.eng, err = telemetry.StartScrapeWith(c.Context, telemetry.ScrapeConfig{
 			URL: u, Interval: interval, Path: telemetry.SidecarPath(out, "engine"), Logger: log}); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
-			s.gpu.Stop()
+			s.gpu.Discard()
 			return nil, err
 		}
 	}
@@ -63,7 +64,8 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 }
 
 // stop ends sampling and prints the summaries, with joules per token from
-// the run's output tokens.
+// the run's output tokens. The files stay under their temporary names
+// until finish.
 func (s *samplers) stop(w io.Writer, outputTokens int64) error {
 	var errs []error
 	g, e := s.gpu.Stop(), s.eng.Stop()
@@ -78,6 +80,32 @@ func (s *samplers) stop(w io.Writer, outputTokens int64) error {
 		errs = append(errs, e.Err)
 	}
 	return errors.Join(errs...)
+}
+
+// finish gives the sample files the fate of the trace they were taken
+// beside, after stop: published beside a trace that was written; else kept
+// under their temporary names when the run's rows were kept in rowsLeft
+// (the error says where), or removed, so that a run that fails leaves an
+// earlier run's files as they were.
+func (s *samplers) finish(written bool, rowsLeft string) error {
+	switch {
+	case written:
+		return errors.Join(s.gpu.Publish(), s.eng.Publish())
+	case rowsLeft != "":
+		var kept []string
+		for _, p := range []string{s.gpu.Keep(), s.eng.Keep()} {
+			if p != "" {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) > 0 {
+			return fmt.Errorf("the samples taken beside the rows left in %s are in %s", rowsLeft, strings.Join(kept, " and "))
+		}
+		return nil
+	}
+	s.gpu.Discard()
+	s.eng.Discard()
+	return nil
 }
 
 // num formats an unmeasured (NaN) value as "-".

@@ -33,14 +33,20 @@
 //
 // # Files and units
 //
-// Both recorders write CSV with a header row, flushed after every round so
-// a crash loses at most one round; SidecarPath names the files beside a
-// trace ("run.parquet" → "run.gpu.csv", "run.engine.csv"). Times are
+// Both recorders write CSV with a header row to a temporary file beside
+// the path (internal/atomicfile), flushed after every round so a crash
+// loses at most one round and leaves the rest there. Publish, after Stop,
+// puts the file at its path once the trace it belongs with is in place; a
+// run whose trace is not written calls Discard (or Keep, beside rows kept
+// in a partial file), so an earlier run's file stays whole at the path.
+// SidecarPath names the files beside a trace ("run.parquet" →
+// "run.gpu.csv", "run.engine.csv"). Times are
 // t_ns, nanoseconds since the recorder's Origin (pass the trace's start to
 // line rows up with trace arrivals), and unix_ns. An empty cell is a
 // value that was not measured. Power is in W, energy in mJ (the NVML
 // counter's unit) in the file and J in summaries, memory in bytes.
 //
 // Recorders own their files and goroutines until Stop, which is safe to
-// call more than once and on a nil recorder.
+// call more than once and on a nil recorder, as are Publish, Discard and
+// Keep.
 package telemetry

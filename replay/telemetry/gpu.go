@@ -2,16 +2,12 @@ package telemetry
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -284,13 +280,14 @@ func SummarizeGPU(rounds [][]DeviceSample) GPUSummary {
 // GPUConfig configures StartGPU. Zero fields take the defaults named.
 type GPUConfig struct {
 	Interval time.Duration // default 1s
-	Path     string        // CSV output; "" writes nothing
+	Path     string        // CSV output, put there by Publish; "" writes nothing
 	Origin   time.Time     // T counts from here; default: when sampling starts
 	Logger   *slog.Logger  // default slog.Default()
 }
 
 // GPURecorder samples a Source at an interval, writes each sample to a CSV
-// file and keeps a running summary. Stop ends it.
+// file and keeps a running summary. Stop ends it; then Publish puts the
+// file at its path, or Discard or Keep leaves the path as it was.
 type GPURecorder struct {
 	src    Source
 	cfg    GPUConfig
@@ -301,8 +298,7 @@ type GPURecorder struct {
 
 	// Owned by the sampling goroutine until done is closed.
 	acc       gpuAcc
-	out       *os.File
-	csv       *csv.Writer
+	out       *sidecar
 	err       error
 	failed    int
 	loggedErr bool
@@ -310,7 +306,8 @@ type GPURecorder struct {
 }
 
 // StartNVML samples every NVIDIA GPU through NVML every interval and
-// writes the samples to the CSV file at path ("" for none).
+// writes the samples to the CSV file that Publish puts at path ("" for
+// none).
 //
 // Without a usable driver it returns a nil *GPURecorder and an error
 // wrapping ErrNoDriver; say so once and carry on: a nil recorder's Stop is
@@ -343,12 +340,11 @@ func StartGPU(ctx context.Context, src Source, cfg GPUConfig) (*GPURecorder, err
 	}
 	r := &GPURecorder{src: src, cfg: cfg, done: make(chan struct{})}
 	if cfg.Path != "" {
-		f, err := os.Create(cfg.Path)
+		out, err := createSidecar(cfg.Path, gpuHeader)
 		if err != nil {
-			return nil, fmt.Errorf("telemetry: %w", err)
+			return nil, err
 		}
-		r.out, r.csv = f, csv.NewWriter(f)
-		r.csv.Write(gpuHeader)
+		r.out = out
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
 	r.sample()
@@ -386,21 +382,19 @@ func (r *GPURecorder) sample() {
 	}
 	t := int64(now.Sub(r.cfg.Origin))
 	r.acc.addRound(t, round)
-	if r.csv == nil || r.err != nil {
+	if r.out == nil || r.err != nil {
 		return
 	}
 	unix := strconv.FormatInt(now.UnixNano(), 10)
+	rows := make([][]string, 0, len(round))
 	for _, s := range round {
-		r.csv.Write([]string{
+		rows = append(rows, []string{
 			strconv.FormatInt(t, 10), unix, strconv.Itoa(s.Index), s.UUID, s.Name,
 			formatInt(s.MemUsed), formatInt(s.MemTotal), formatFloat(s.PowerW), formatInt(s.EnergyMJ),
 			formatInt(int64(s.SMUtil)), formatInt(int64(s.SMClockMHz)), formatInt(int64(s.MemClockMHz)),
 		})
 	}
-	r.csv.Flush()
-	if err := r.csv.Error(); err != nil {
-		r.err = fmt.Errorf("telemetry: %s: %w", r.cfg.Path, err)
-	}
+	r.err = r.out.write(rows...)
 }
 
 func formatInt(v int64) string {
@@ -410,9 +404,9 @@ func formatInt(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
-// Stop takes a last sample, closes the CSV file and NVML, and returns the
-// summary. It is safe on a nil *GPURecorder (all-NaN summary with
-// ErrNoDriver) and more than once.
+// Stop takes a last sample, syncs the CSV file (still under its temporary
+// name), closes NVML and returns the summary. It is safe on a nil
+// *GPURecorder (all-NaN summary with ErrNoDriver) and more than once.
 func (r *GPURecorder) Stop() GPUSummary {
 	if r == nil {
 		return emptyGPUSummary(ErrNoDriver)
@@ -421,17 +415,13 @@ func (r *GPURecorder) Stop() GPUSummary {
 		r.cancel()
 		<-r.done
 		r.sample()
-		var errs []error
-		if r.out != nil {
-			errs = append(errs, r.out.Close())
-		}
-		if r.closer != nil {
-			errs = append(errs, r.closer())
-		}
 		r.sum = r.acc.summary()
 		r.sum.Err = r.err
-		if r.sum.Err == nil {
-			if err := errors.Join(errs...); err != nil {
+		if err := r.out.sync(); err != nil && r.sum.Err == nil {
+			r.sum.Err = err
+		}
+		if r.closer != nil {
+			if err := r.closer(); err != nil && r.sum.Err == nil {
 				r.sum.Err = fmt.Errorf("telemetry: %w", err)
 			}
 		}
@@ -442,12 +432,34 @@ func (r *GPURecorder) Stop() GPUSummary {
 	return r.sum
 }
 
-// SidecarPath names a telemetry file beside a trace: "run.parquet" with
-// kind "gpu" gives "run.gpu.csv".
-func SidecarPath(tracePath, kind string) string {
-	dir, base := filepath.Split(tracePath)
-	if ext := filepath.Ext(base); ext != "" && ext != base {
-		base = strings.TrimSuffix(base, ext)
+// Publish stops the recorder and puts its CSV file at its path, replacing
+// an earlier run's: call it once the trace the samples belong with is in
+// place. It does nothing on a nil recorder or one without a file.
+func (r *GPURecorder) Publish() error {
+	if r == nil {
+		return nil
 	}
-	return filepath.Join(dir, base+"."+kind+".csv")
+	r.Stop()
+	return r.out.publish()
+}
+
+// Discard stops the recorder and removes its CSV file, leaving an earlier
+// run's at the path: for a run whose trace was not written.
+func (r *GPURecorder) Discard() {
+	if r == nil {
+		return
+	}
+	r.Stop()
+	r.out.discard()
+}
+
+// Keep stops the recorder and leaves its CSV file under its temporary
+// name, which it returns ("" without a file): for the samples of a run
+// whose trace was not written but whose rows were kept.
+func (r *GPURecorder) Keep() string {
+	if r == nil {
+		return ""
+	}
+	r.Stop()
+	return r.out.keep()
 }

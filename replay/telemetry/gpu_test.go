@@ -160,6 +160,9 @@ func TestGPURecorderWritesCSVAndSummarises(t *testing.T) {
 	if !near(s.EnergyJ, float64(calls-1)*100) {
 		t.Errorf("energy %v J, want %v", s.EnergyJ, (calls-1)*100)
 	}
+	if err := r.Publish(); err != nil {
+		t.Fatal(err)
+	}
 	rows := readCSV(t, path)
 	if strings.Join(rows[0], ",") != strings.Join(gpuHeader, ",") || len(rows) != calls+1 {
 		t.Fatalf("%d rows, header %v", len(rows), rows[0])

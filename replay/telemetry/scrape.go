@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +29,7 @@ const maxMetricsPage = 16 << 20
 type ScrapeConfig struct {
 	URL      string        // the engine's base URL or its /metrics URL; a URL without a path, or an API root ending in /v1, gets /metrics in its place
 	Interval time.Duration // poll interval; default 1s
-	Path     string        // CSV output; "" writes nothing
+	Path     string        // CSV output, put there by Publish; "" writes nothing
 	Origin   time.Time     // t_ns counts from here; default: when scraping starts
 	Client   *http.Client  // default: a client with a timeout of the interval, at least 2s
 	Logger   *slog.Logger  // default slog.Default()
@@ -49,7 +47,9 @@ type ScrapeSummary struct {
 	Err                     error // ErrNoMetrics, or the first write error
 }
 
-// Scraper polls an engine's /metrics page. Stop ends it.
+// Scraper polls an engine's /metrics page and writes the gauges to a CSV
+// file. Stop ends it; then Publish puts the file at its path, or Discard
+// or Keep leaves the path as it was.
 type Scraper struct {
 	cfg    ScrapeConfig
 	shown  string // cfg.URL with any password masked and no query, for logs and errors
@@ -58,8 +58,7 @@ type Scraper struct {
 	once   sync.Once
 
 	// Owned by the polling goroutine until done is closed.
-	out           *os.File
-	csv           *csv.Writer
+	out           *sidecar
 	sum           ScrapeSummary
 	agg           [3]meanMax
 	loggedErr     bool
@@ -90,8 +89,8 @@ func (m *meanMax) values() (mean, max float64) {
 }
 
 // StartScrape polls url's /metrics every interval and writes the engine's
-// running, waiting and KV-usage gauges to the CSV file at path. See
-// StartScrapeWith.
+// running, waiting and KV-usage gauges to the CSV file that Publish puts
+// at path. See StartScrapeWith.
 func StartScrape(ctx context.Context, url string, interval time.Duration, path string) (*Scraper, error) {
 	return StartScrapeWith(ctx, ScrapeConfig{URL: url, Interval: interval, Path: path})
 }
@@ -121,17 +120,23 @@ func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
 	}
 	s := &Scraper{cfg: cfg, shown: shown, done: make(chan struct{})}
 	s.sum = emptyScrapeSummary()
+	if cfg.Path != "" {
+		// Made before the first scrape: a run whose scrapes all fail
+		// still replaces an earlier run's file, with one holding no rows.
+		if s.out, err = createSidecar(cfg.Path, scrapeHeader); err != nil {
+			return nil, err
+		}
+	}
 	ctx, s.cancel = context.WithCancel(ctx)
 	if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
 		s.cancel()
+		s.out.discard()
 		cfg.Logger.Info("engine has no /metrics; not recording engine gauges", "url", shown)
 		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
 	if s.sum.Err != nil {
 		s.cancel()
-		if s.out != nil {
-			s.out.Close()
-		}
+		s.out.discard()
 		return nil, s.sum.Err
 	}
 	go s.loop(ctx)
@@ -258,31 +263,19 @@ func (s *Scraper) record(at time.Time, st EngineState) {
 	s.agg[0].add(st.Running)
 	s.agg[1].add(st.Waiting)
 	s.agg[2].add(st.KVUsage)
-	if s.cfg.Path == "" || s.sum.Err != nil {
+	if s.out == nil || s.sum.Err != nil {
 		return
 	}
-	if s.csv == nil {
-		f, err := os.Create(s.cfg.Path)
-		if err != nil {
-			s.sum.Err = fmt.Errorf("telemetry: %w", err)
-			return
-		}
-		s.out, s.csv = f, csv.NewWriter(f)
-		s.csv.Write(scrapeHeader)
-	}
-	s.csv.Write([]string{
+	s.sum.Err = s.out.write([]string{
 		strconv.FormatInt(int64(at.Sub(s.cfg.Origin)), 10),
 		strconv.FormatInt(at.UnixNano(), 10),
 		st.Engine, formatFloat(st.Running), formatFloat(st.Waiting), formatFloat(st.KVUsage),
 	})
-	s.csv.Flush()
-	if err := s.csv.Error(); err != nil {
-		s.sum.Err = fmt.Errorf("telemetry: %s: %w", s.cfg.Path, err)
-	}
 }
 
-// Stop ends polling, closes the CSV file and returns the summary. It is
-// safe to call on a nil *Scraper and more than once.
+// Stop ends polling, syncs the CSV file (still under its temporary name)
+// and returns the summary. It is safe to call on a nil *Scraper and more
+// than once.
 func (s *Scraper) Stop() ScrapeSummary {
 	if s == nil {
 		return emptyScrapeSummary()
@@ -290,16 +283,46 @@ func (s *Scraper) Stop() ScrapeSummary {
 	s.once.Do(func() {
 		s.cancel()
 		<-s.done
-		if s.out != nil {
-			if err := s.out.Close(); err != nil && s.sum.Err == nil {
-				s.sum.Err = fmt.Errorf("telemetry: %w", err)
-			}
+		if err := s.out.sync(); err != nil && s.sum.Err == nil {
+			s.sum.Err = err
 		}
 		s.sum.MeanRunning, s.sum.MaxRunning = s.agg[0].values()
 		s.sum.MeanWaiting, s.sum.MaxWaiting = s.agg[1].values()
 		s.sum.MeanKVUsage, s.sum.MaxKVUsage = s.agg[2].values()
 	})
 	return s.sum
+}
+
+// Publish stops the scraper and puts its CSV file at its path, replacing
+// an earlier run's: call it once the trace the gauges belong with is in
+// place. It does nothing on a nil scraper or one without a file.
+func (s *Scraper) Publish() error {
+	if s == nil {
+		return nil
+	}
+	s.Stop()
+	return s.out.publish()
+}
+
+// Discard stops the scraper and removes its CSV file, leaving an earlier
+// run's at the path: for a run whose trace was not written.
+func (s *Scraper) Discard() {
+	if s == nil {
+		return
+	}
+	s.Stop()
+	s.out.discard()
+}
+
+// Keep stops the scraper and leaves its CSV file under its temporary
+// name, which it returns ("" without a file): for the gauges of a run
+// whose trace was not written but whose rows were kept.
+func (s *Scraper) Keep() string {
+	if s == nil {
+		return ""
+	}
+	s.Stop()
+	return s.out.keep()
 }
 
 // formatFloat writes NaN as an empty cell.

@@ -103,6 +103,9 @@ func TestScrapeRecordsSeries(t *testing.T) {
 	if sum.Err != nil || sum.Engine != "sglang" || sum.Scrapes < 3 || sum.MaxRunning != 7 || sum.MeanWaiting != 3 || sum.MaxKVUsage != 0.75 {
 		t.Errorf("summary %+v", sum)
 	}
+	if err := s.Publish(); err != nil {
+		t.Fatal(err)
+	}
 	rows := readCSV(t, path)
 	if strings.Join(rows[0], ",") != "t_ns,unix_ns,engine,running,waiting,kv_usage" {
 		t.Errorf("header %v", rows[0])

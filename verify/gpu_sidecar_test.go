@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/telemetry"
+)
+
+// A candidate's GPU samples go where its replay's trace went: to
+// rankNN.gpu.csv with a written trace, under their temporary name beside
+// rows kept in a partial file, else nowhere; the measure names the file,
+// and an earlier run's file stays unless the trace was written.
+func TestGPUSamplesFollowTheTrace(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		written  bool
+		rowsLeft string
+	}{
+		{"written", true, ""},
+		{"rows kept", false, "rank01.parquet.partial.arrows"},
+		{"nothing kept", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rank01.gpu.csv")
+			if err := os.WriteFile(path, []byte("earlier run\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := telemetry.StartGPU(context.Background(), &constGPU{}, telemetry.GPUConfig{Interval: time.Hour, Path: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := &gpuSampler{rec: rec, path: path, log: io.Discard}
+			m := g.stop([]*replay.Summary{{OutputTokens: 10}}, tc.written, tc.rowsLeft)
+			earlier, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replaced := string(earlier) != "earlier run\n"; replaced != tc.written {
+				t.Errorf("the earlier file replaced: %v, want %v", replaced, tc.written)
+			}
+			kept, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".rank01.gpu.csv.tmp*"))
+			wantKept := 0
+			if tc.rowsLeft != "" {
+				wantKept = 1
+			}
+			if len(kept) != wantKept {
+				t.Fatalf("temporary files %v: want %d", kept, wantKept)
+			}
+			wantCSV := ""
+			if tc.written {
+				wantCSV = path
+			} else if wantKept == 1 {
+				wantCSV = kept[0]
+			}
+			if m.CSV != wantCSV {
+				t.Errorf("measure names %q, want %q", m.CSV, wantCSV)
+			}
+		})
+	}
+}
