@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
 )
@@ -96,7 +97,7 @@ func TestRecordPublishesSamplesWithTheTrace(t *testing.T) {
 	if !strings.HasPrefix(first, engineHeader) || strings.Count(first, "\n") < 2 {
 		t.Errorf("%s after the run:\n%s\nwant the header and the run's rows", path, first)
 	}
-	if got := entries(t, dir); !slices.Equal(got, want) {
+	if got := testfs.Names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("files after the run: %v, want %v", got, want)
 	}
 
@@ -108,7 +109,7 @@ func TestRecordPublishesSamplesWithTheTrace(t *testing.T) {
 	if second := readText(t, path); second == first || !strings.HasPrefix(second, engineHeader) {
 		t.Errorf("%s after the second run:\n%s\nwant the second run's rows", path, second)
 	}
-	if got := entries(t, dir); !slices.Equal(got, want) {
+	if got := testfs.Names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("files after the second run: %v, want %v", got, want)
 	}
 }
@@ -128,7 +129,7 @@ func TestRecordThatFailsLeavesEarlierSamples(t *testing.T) {
 	if got := readText(t, path); got != "earlier run\n" {
 		t.Errorf("%s holds %q after a failed run: want the earlier run's file", path, got)
 	}
-	if got, want := entries(t, dir), []string{"in.csv", "o.engine.csv"}; !slices.Equal(got, want) {
+	if got, want := testfs.Names(t, dir), []string{"in.csv", "o.engine.csv"}; !slices.Equal(got, want) {
 		t.Errorf("files after the failed run: %v, want %v", got, want)
 	}
 }
@@ -152,7 +153,7 @@ func TestRecordKeepsSamplesBesideKeptRows(t *testing.T) {
 		t.Errorf("%s holds %q after a failed run: want the earlier run's file", path, got)
 	}
 	var kept string
-	for _, name := range entries(t, dir) {
+	for _, name := range testfs.Names(t, dir) {
 		if strings.HasPrefix(name, ".o.engine.csv") {
 			kept = filepath.Join(dir, name)
 		}
@@ -196,7 +197,7 @@ func TestProxyPublishesSamplesWithTheTrace(t *testing.T) {
 	if got := readText(t, path); !strings.HasPrefix(got, engineHeader) {
 		t.Errorf("%s after the session:\n%s\nwant this session's samples", path, got)
 	}
-	if got, want := entries(t, dir), []string{"p.csv", "p.engine.csv"}; !slices.Equal(got, want) {
+	if got, want := testfs.Names(t, dir), []string{"p.csv", "p.engine.csv"}; !slices.Equal(got, want) {
 		t.Errorf("files after the session: %v, want %v", got, want)
 	}
 
