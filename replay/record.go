@@ -85,22 +85,25 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 	return sums, nil
 }
 
-// Outcome says what Record, having returned sums and err, left of cfg's
-// runs, for the files that go with their traces: written when it wrote
-// the last run's trace (it returned no error, or ctx ended that run and
-// its rows were written as interrupted); else rowsLeft is the partial
-// file the run kept its rows in, or "" when it kept none.
-func Outcome(ctx context.Context, cfg Config, sums []*Summary, err error) (written bool, rowsLeft string) {
+// Outcome says what Record, having returned sums, left of cfg's runs, for
+// the files that go with their traces: written when it wrote any run's
+// trace (with several runs, a failed run's predecessors wrote theirs);
+// rowsLeft is the partial file the last run kept its rows in, or "" when
+// it kept none.
+func Outcome(cfg Config, sums []*Summary) (written bool, rowsLeft string) {
 	if len(sums) == 0 {
 		return false, "" // no run started: a partial file there is an earlier one's
 	}
+	written = slices.ContainsFunc(sums, func(s *Summary) bool { return s.Written })
 	// Record stops at the first run that fails: only the last can have
 	// left its rows.
-	partial := PartialPath(RunPath(cfg.Out, sums[len(sums)-1].Run, cfg.Repeat))
-	if _, serr := os.Lstat(partial); serr == nil {
-		return false, partial
+	if last := sums[len(sums)-1]; !last.Written {
+		partial := PartialPath(RunPath(cfg.Out, last.Run, cfg.Repeat))
+		if _, err := os.Lstat(partial); err == nil {
+			rowsLeft = partial
+		}
 	}
-	return err == nil || ctx.Err() != nil, ""
+	return written, rowsLeft
 }
 
 // ValidateRecord is Validate plus the checks of Record's files, done
@@ -202,6 +205,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		return s, errors.Join(runErr, fmt.Errorf("replay: writing %s (rows stay in %s): %w", out, partial, err))
 	}
 	os.Remove(partial)
+	s.Written = true
 	return s, runErr
 }
 

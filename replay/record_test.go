@@ -48,7 +48,7 @@ func TestRecordRepeatInInputOrder(t *testing.T) {
 	if len(sums) != 2 || sums[0].Run != 1 || sums[1].Run != 2 {
 		t.Fatalf("summaries %+v", sums)
 	}
-	if written, left := Outcome(t.Context(), cfg, sums, err); !written || left != "" {
+	if written, left := Outcome(cfg, sums); !written || left != "" {
 		t.Errorf("Outcome: written %v, rows left in %q; want written", written, left)
 	}
 	for k := 1; k <= 2; k++ {
@@ -102,7 +102,7 @@ func TestRecordRefusesStalePartial(t *testing.T) {
 		t.Errorf("want a stale-partial error, got %v", err)
 	}
 	// The partial file is not this run's.
-	if written, left := Outcome(t.Context(), cfg, sums, err); written || left != "" {
+	if written, left := Outcome(cfg, sums); written || left != "" {
 		t.Errorf("Outcome: written %v, rows left in %q; want neither", written, left)
 	}
 }
@@ -120,7 +120,7 @@ func TestRecordInterruptedKeepsRows(t *testing.T) {
 	if err == nil || len(sums) != 1 {
 		t.Fatalf("want an interrupted run, got %v, %d summaries", err, len(sums))
 	}
-	if written, left := Outcome(ctx, cfg, sums, err); !written || left != "" {
+	if written, left := Outcome(cfg, sums); !written || left != "" {
 		t.Errorf("Outcome: written %v, rows left in %q; want written", written, left)
 	}
 	meta, got, err := traces.ReadAll(cfg.Out)
@@ -339,8 +339,62 @@ func TestOutcomeOfFailedRuns(t *testing.T) {
 			if tc.kept {
 				want = PartialPath(cfg.Out)
 			}
-			if written, left := Outcome(t.Context(), cfg, sums, err); written || left != want {
+			if written, left := Outcome(cfg, sums); written || left != want {
 				t.Errorf("Outcome: written %v, rows left in %q; want not written, rows left in %q", written, left, want)
+			}
+		})
+	}
+}
+
+// With several runs, the runs before the one that fails wrote their traces:
+// Outcome says so whether the failed run got as far as a summary or not,
+// and names the partial file of one that kept its rows.
+func TestOutcomeOfFailedLaterRun(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		// block makes run 2 fail: it puts something in the way in dir.
+		block func(t *testing.T, dir string, cfg *Config)
+		kept  bool
+	}{
+		{"before it started", func(t *testing.T, dir string, cfg *Config) {
+			cfg.SaveRaw = filepath.Join(dir, "raw")
+			if err := os.MkdirAll(cfg.SaveRaw, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// A file where run 2's raw bodies would go.
+			if err := os.WriteFile(filepath.Join(cfg.SaveRaw, "run2"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"after writing rows", func(t *testing.T, dir string, cfg *Config) {
+			// A directory where run 2's trace would go.
+			if err := os.MkdirAll(filepath.Join(RunPath(cfg.Out, 2, 2), "in-the-way"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := testConfig(srv)
+			cfg.Trace = writeTrace(t, dir, "in.csv", rows(2, time.Millisecond, 30, 2))
+			cfg.Out = filepath.Join(dir, "out.csv")
+			cfg.Repeat = 2
+			tc.block(t, dir, &cfg)
+			sums, err := Record(t.Context(), cfg, nil)
+			if err == nil {
+				t.Fatal("run 2 succeeded with its output blocked")
+			}
+			if _, serr := os.Stat(RunPath(cfg.Out, 1, 2)); serr != nil {
+				t.Fatalf("run 1's trace: %v", serr)
+			}
+			want := ""
+			if tc.kept {
+				want = PartialPath(RunPath(cfg.Out, 2, 2))
+			}
+			if written, left := Outcome(cfg, sums); !written || left != want {
+				t.Errorf("Outcome: written %v, rows left in %q; want written (run 1), rows left in %q", written, left, want)
 			}
 		})
 	}

@@ -526,7 +526,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	rc.Out = filepath.Join(opt.Out, name+".parquet")
 	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
 	sums, err := replayRecord(ctx, rc, log)
-	written, rowsLeft := replay.Outcome(ctx, rc, sums, err)
+	written, rowsLeft := replay.Outcome(rc, sums)
 	rep.GPU = gpu.stop(sums, written, rowsLeft)
 	// A replay that never ran wrote no trace (one that failed keeps its
 	// rows under the partial name): name only a trace it wrote.

@@ -116,7 +116,7 @@ func recordAction(c *cli.Context) error {
 	for _, s := range sums {
 		outTokens += s.OutputTokens
 	}
-	written, rowsLeft := replay.Outcome(c.Context, cfg, sums, err)
+	written, rowsLeft := replay.Outcome(cfg, sums)
 	err = errors.Join(err, tel.stop(w, outTokens), tel.finish(written, rowsLeft))
 	for _, s := range sums {
 		s.Print(w)
