@@ -179,9 +179,17 @@ func runCalibrate(c *cli.Context) error {
 	} else if n > 0 {
 		fmt.Fprintf(w, "removed the %d run traces of an earlier calibration from %s\n", n, traceDir)
 	}
+	// The GPU samples were taken beside those runs and go with them: left
+	// alone, a calibration that writes no run, or measures no power, would
+	// leave them beside traces they do not describe.
+	gpuCSV := filepath.Join(traceDir, "gpu.csv")
+	if err := os.Remove(gpuCSV); err == nil {
+		fmt.Fprintf(w, "removed the GPU samples of an earlier calibration, %s\n", gpuCSV)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("calibrate: --trace-out %s: %w", traceDir, err)
+	}
 
 	// Power: NVML when there is a driver; otherwise say so once.
-	gpuCSV := filepath.Join(traceDir, "gpu.csv")
 	rec, nvmlErr := telemetry.StartNVML(c.Context, 100*time.Millisecond, gpuCSV)
 	if nvmlErr != nil {
 		fmt.Fprintf(w, "power: not measured (%v); the profile's power is null\n", nvmlErr)
@@ -192,7 +200,7 @@ func runCalibrate(c *cli.Context) error {
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
 	// The samples go beside the run traces written, and nowhere when none
-	// was: an earlier calibration's gpu.csv stays as it was.
+	// was.
 	var published error
 	if len(runs) > 0 {
 		published = rec.Publish()

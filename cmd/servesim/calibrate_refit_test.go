@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/replay/replaytest"
 )
 
@@ -91,5 +92,31 @@ func TestCalibrateProfileNamesTracesFromItsDirectory(t *testing.T) {
 		if !strings.HasPrefix(tr.Path, "p.traces"+string(filepath.Separator)) {
 			t.Fatalf("trace path %q, want it from the profile's directory (p.traces/…)", tr.Path)
 		}
+	}
+}
+
+// The GPU samples of an earlier calibration go with its run traces: a new
+// calibration into its trace directory removes both, so one that fails
+// before any run leaves no samples without the runs they were taken
+// beside.
+func TestCalibrateRemovesEarlierSamplesWithTheirTraces(t *testing.T) {
+	url, _ := countingServer(t) // every request fails: no run is written
+	dir := t.TempDir()
+	traceDir := filepath.Join(dir, "p.traces")
+	if err := os.Mkdir(traceDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, traceDir, "01-prefill-64.parquet", "an earlier calibration's run\n")
+	gpu := writeFile(t, traceDir, "gpu.csv", "an earlier calibration's samples\n")
+	log, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64")
+	if err == nil {
+		t.Fatal("calibration against an engine that fails every request succeeded")
+	}
+	if got := testfs.Names(t, traceDir); len(got) != 0 {
+		t.Errorf("left in %s after a calibration that wrote no run: %v, want nothing of the earlier one", traceDir, got)
+	}
+	if !strings.Contains(log, "removed the 1 run traces of an earlier calibration") || !strings.Contains(log, "removed the GPU samples of an earlier calibration, "+gpu+"\n") {
+		t.Errorf("output does not say the earlier samples were removed with the traces:\n%s", log)
 	}
 }
