@@ -16,6 +16,7 @@ import (
 	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/replay/telemetry"
 )
 
 // metricsAt serves a vLLM /metrics page and keeps, for every scrape, what
@@ -55,16 +56,23 @@ func (m *metricsAt) checkSaw(t *testing.T, want, what string) {
 	}
 }
 
-// recordScraping records trace to dir/o.csv with --engine-metrics, and
-// returns what the scrapes saw at dir/o.engine.csv.
-func recordScraping(t *testing.T, dir, trace string) (*metricsAt, error) {
+// recordInto records trace to dir/o.csv against a test engine, with the
+// extra flags, and returns what it printed.
+func recordInto(t *testing.T, dir, trace string, extra ...string) (string, error) {
 	t.Helper()
 	srv := replaytest.New(replaytest.Options{TTFT: 10 * time.Millisecond})
 	defer srv.Close()
-	m, url := newMetricsAt(t, filepath.Join(dir, "o.engine.csv"))
-	_, err := run(t, "record", "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+	return run(t, append([]string{"record", "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
 		"--tokens-per-byte", "1", "--prompt-overhead", "20", "--trace", trace, "--out", filepath.Join(dir, "o.csv"),
-		"--engine-metrics", url, "--telemetry-interval", "2ms")
+		"--telemetry-interval", "2ms"}, extra...)...)
+}
+
+// recordScraping records trace to dir/o.csv with --engine-metrics and the
+// extra flags, and returns what the scrapes saw at dir/o.engine.csv.
+func recordScraping(t *testing.T, dir, trace string, extra ...string) (*metricsAt, error) {
+	t.Helper()
+	m, url := newMetricsAt(t, filepath.Join(dir, "o.engine.csv"))
+	_, err := recordInto(t, dir, trace, append([]string{"--engine-metrics", url}, extra...)...)
 	return m, err
 }
 
@@ -166,20 +174,27 @@ func TestRecordKeepsSamplesBesideKeptRows(t *testing.T) {
 	}
 }
 
-// proxyScraping runs record proxy to dir/p.csv with --engine-metrics
-// until it has started, when it calls started, and returns what the
-// scrapes saw at dir/p.engine.csv.
-func proxyScraping(t *testing.T, dir string, started func()) (*metricsAt, error) {
+// proxyRecording runs record proxy to dir/p.csv with the extra flags
+// until it has started, when it calls started, and returns what it
+// logged.
+func proxyRecording(t *testing.T, dir string, started func(), extra ...string) (string, error) {
 	t.Helper()
-	m, url := newMetricsAt(t, filepath.Join(dir, "p.engine.csv"))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	app := newApp()
 	stderr := &syncBuffer{mark: "Ctrl-C to stop", hit: func() { started(); cancel() }}
 	app.Writer, app.ErrWriter = io.Discard, stderr
-	err := app.RunContext(ctx, []string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
-		"--upstream", "http://127.0.0.1:1/v1", "--out", filepath.Join(dir, "p.csv"),
-		"--engine-metrics", url, "--telemetry-interval", "2ms"})
+	err := app.RunContext(ctx, append([]string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
+		"--upstream", "http://127.0.0.1:1/v1", "--out", filepath.Join(dir, "p.csv"), "--telemetry-interval", "2ms"}, extra...))
+	return stderr.String(), err
+}
+
+// proxyScraping runs proxyRecording with --engine-metrics and returns
+// what the scrapes saw at dir/p.engine.csv.
+func proxyScraping(t *testing.T, dir string, started func()) (*metricsAt, error) {
+	t.Helper()
+	m, url := newMetricsAt(t, filepath.Join(dir, "p.engine.csv"))
+	_, err := proxyRecording(t, dir, started, "--engine-metrics", url)
 	return m, err
 }
 
@@ -217,5 +232,138 @@ func TestProxyPublishesSamplesWithTheTrace(t *testing.T) {
 	partial := replay.PartialPath(filepath.Join(dir, "p.csv"))
 	if !strings.Contains(err.Error(), "rows left in "+partial) || !strings.Contains(err.Error(), filepath.Join(dir, ".p.engine.csv")) {
 		t.Errorf("error %q: want it to name the rows' file and the samples' file", err)
+	}
+}
+
+// noMetrics is an engine without /metrics: every scrape gets 404.
+func noMetrics(t *testing.T) string {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A run that writes its trace without samples it was asked for (the engine
+// has no /metrics) removes the earlier run's file of that kind, which does
+// not describe the new trace, and says so; a kind it was not asked for is
+// left alone, and so is everything when its trace is not written.
+func TestRecordRemovesSamplesItCouldNotTake(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	eng := writeFile(t, dir, "o.engine.csv", "earlier run\n")
+	gpu := writeFile(t, dir, "o.gpu.csv", "earlier run\n")
+	out, err := recordInto(t, dir, tr, "--engine-metrics", noMetrics(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := testfs.Names(t, dir), []string{"in.csv", "o.csv", "o.gpu.csv"}; !slices.Equal(got, want) {
+		t.Errorf("files after the run: %v, want %v", got, want)
+	}
+	if got := readText(t, gpu); got != "earlier run\n" {
+		t.Errorf("%s, not asked for, holds %q: want it as it was", gpu, got)
+	}
+	if n := strings.Count(out, eng); n != 1 || !strings.Contains(out, "removed") {
+		t.Errorf("output names %s %d times:\n%s\nwant one line saying it was removed", eng, n, out)
+	}
+
+	writeFile(t, dir, "o.engine.csv", "earlier run\n")
+	failing := writeFile(t, dir, "bad.csv", "arrival_ns,prompt_tokens,output_tokens\n"+unschedulable)
+	if _, err := recordInto(t, dir, failing, "--engine-metrics", noMetrics(t)); err == nil {
+		t.Fatal("record of an unschedulable row succeeded")
+	}
+	if got := readText(t, eng); got != "earlier run\n" {
+		t.Errorf("%s holds %q after a failed run: want the earlier run's file, beside the earlier trace", eng, got)
+	}
+}
+
+// The same for --gpu on a host without an NVIDIA driver.
+func TestRecordRemovesGPUSamplesWithoutDriver(t *testing.T) {
+	if _, closeNVML, err := telemetry.OpenNVML(); err == nil {
+		closeNVML()
+		t.Skip("this host has an NVIDIA driver: --gpu takes samples")
+	}
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	gpu := writeFile(t, dir, "o.gpu.csv", "earlier run\n")
+	out, err := recordInto(t, dir, tr, "--gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := testfs.Names(t, dir), []string{"in.csv", "o.csv"}; !slices.Equal(got, want) {
+		t.Errorf("files after the run: %v, want %v", got, want)
+	}
+	if !strings.Contains(out, gpu) {
+		t.Errorf("output does not name the removed %s:\n%s", gpu, out)
+	}
+}
+
+// A proxy session does the same: its trace written, an earlier session's
+// engine samples go when this one's engine has no /metrics.
+func TestProxyRemovesSamplesItCouldNotTake(t *testing.T) {
+	dir := t.TempDir()
+	eng := writeFile(t, dir, "p.engine.csv", "earlier run\n")
+	out, err := proxyRecording(t, dir, func() {}, "--engine-metrics", noMetrics(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := testfs.Names(t, dir), []string{"p.csv"}; !slices.Equal(got, want) {
+		t.Errorf("files after the session: %v, want %v", got, want)
+	}
+	if !strings.Contains(out, eng) {
+		t.Errorf("the log does not name the removed %s:\n%s", eng, out)
+	}
+}
+
+// With --repeat, one OUT-stem.engine.csv covers every run: it is published
+// once any run's trace is written, the samples of a later run that failed
+// included, whether that run kept rows (the error then says where its
+// samples are) or failed before it wrote any.
+func TestRecordRepeatPublishesSamplesOfWrittenRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// block puts something in dir that makes run 2 fail and returns
+		// the flags that lead run 2 to it.
+		block func(t *testing.T, dir string) []string
+		kept  bool
+	}{
+		{"no row written", func(t *testing.T, dir string) []string {
+			raw := filepath.Join(dir, "raw")
+			if err := os.Mkdir(raw, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, raw, "run2", "") // where run 2's raw bodies would go
+			return []string{"--save-raw", raw}
+		}, false},
+		{"rows kept", func(t *testing.T, dir string) []string {
+			// A directory where run 2's trace would go.
+			if err := os.MkdirAll(filepath.Join(dir, "o.run2.csv", "in-the-way"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tr := writeFile(t, dir, "in.csv", smallCSV)
+			path := writeFile(t, dir, "o.engine.csv", "earlier run\n")
+			_, err := recordScraping(t, dir, tr, append([]string{"--repeat", "2"}, tc.block(t, dir)...)...)
+			if err == nil {
+				t.Fatal("run 2 succeeded with its output blocked")
+			}
+			if _, serr := os.Stat(filepath.Join(dir, "o.run1.csv")); serr != nil {
+				t.Fatalf("run 1's trace: %v", serr)
+			}
+			if got := readText(t, path); !strings.HasPrefix(got, engineHeader) || strings.Count(got, "\n") < 2 {
+				t.Errorf("%s after run 1 was written:\n%s\nwant this record's header and rows", path, got)
+			}
+			for _, name := range testfs.Names(t, dir) {
+				if strings.HasPrefix(name, ".o.engine.csv") {
+					t.Errorf("left beside the published samples: %s", name)
+				}
+			}
+			partial := replay.PartialPath(filepath.Join(dir, "o.run2.csv"))
+			if tc.kept && (!strings.Contains(err.Error(), "rows left in "+partial) || !strings.Contains(err.Error(), path)) {
+				t.Errorf("error %q: want it to name the rows' file and the samples' file", err)
+			}
+		})
 	}
 }

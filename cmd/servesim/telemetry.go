@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -28,13 +30,19 @@ func telemetryFlags() []cli.Flag {
 type samplers struct {
 	gpu *telemetry.GPURecorder
 	eng *telemetry.Scraper
+	out string // the trace the samples go beside
+	// unsampled are the sample files asked for that this run takes no
+	// samples for (no NVIDIA driver, no /metrics): a file there is an
+	// earlier run's.
+	unsampled []string
+	log       *slog.Logger
 }
 
 // startSamplers starts what the flags ask for, writing beside out. A
 // missing NVIDIA driver or a missing /metrics endpoint is said once and
 // leaves those measurements empty.
 func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, error) {
-	s := &samplers{}
+	s := &samplers{out: out, log: log}
 	interval := c.Duration("telemetry-interval")
 	if interval <= 0 && (c.Bool("gpu") || c.String("engine-metrics") != "") {
 		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval %v: want > 0", c.Command.FullName(), interval), 2)
@@ -51,11 +59,16 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 				return nil, err
 			}
 			log.Warn("no GPU telemetry", "err", err)
+			s.unsampled = append(s.unsampled, telemetry.SidecarPath(out, "gpu"))
 		}
 	}
 	if u := c.String("engine-metrics"); u != "" {
-		if s.eng, err = telemetry.StartScrapeWith(c.Context, telemetry.ScrapeConfig{
-			URL: u, Interval: interval, Path: telemetry.SidecarPath(out, "engine"), Logger: log}); err != nil && !errors.Is(err, telemetry.ErrNoMetrics) {
+		path := telemetry.SidecarPath(out, "engine")
+		s.eng, err = telemetry.StartScrapeWith(c.Context, telemetry.ScrapeConfig{URL: u, Interval: interval, Path: path, Logger: log})
+		switch {
+		case errors.Is(err, telemetry.ErrNoMetrics):
+			s.unsampled = append(s.unsampled, path)
+		case err != nil:
 			s.gpu.Discard()
 			return nil, err
 		}
@@ -82,15 +95,23 @@ func (s *samplers) stop(w io.Writer, outputTokens int64) error {
 	return errors.Join(errs...)
 }
 
-// finish gives the sample files the fate of the trace they were taken
-// beside, after stop: published beside a trace that was written; else kept
-// under their temporary names when the run's rows were kept in rowsLeft
-// (the error says where), or removed, so that a run that fails leaves an
-// earlier run's files as they were.
+// finish gives the sample files the fate of the traces they were taken
+// beside, after stop: published once a trace was written (with --repeat,
+// one file covers every run, a failed last one's samples included; an
+// earlier run's file of a kind asked for but not sampled is removed);
+// else kept under their temporary names when the run's rows were kept in
+// rowsLeft (the error says where), or removed, so that a run that fails
+// leaves an earlier run's files as they were.
 func (s *samplers) finish(written bool, rowsLeft string) error {
 	switch {
 	case written:
-		return errors.Join(s.gpu.Publish(), s.eng.Publish())
+		err := errors.Join(s.gpu.Publish(), s.eng.Publish(), s.removeUnsampled())
+		if rowsLeft != "" {
+			if published := s.published(); len(published) > 0 {
+				err = errors.Join(err, fmt.Errorf("the samples taken beside the rows left in %s are in %s, with the written runs'", rowsLeft, strings.Join(published, " and ")))
+			}
+		}
+		return err
 	case rowsLeft != "":
 		var kept []string
 		for _, p := range []string{s.gpu.Keep(), s.eng.Keep()} {
@@ -106,6 +127,34 @@ func (s *samplers) finish(written bool, rowsLeft string) error {
 	s.gpu.Discard()
 	s.eng.Discard()
 	return nil
+}
+
+// published names the sample files that publishing puts beside the trace.
+func (s *samplers) published() []string {
+	var paths []string
+	if s.gpu != nil {
+		paths = append(paths, telemetry.SidecarPath(s.out, "gpu"))
+	}
+	if s.eng != nil {
+		paths = append(paths, telemetry.SidecarPath(s.out, "engine"))
+	}
+	return paths
+}
+
+// removeUnsampled removes an earlier run's files of the kinds this run was
+// asked for but took no samples of: servesim wrote them for this path, and
+// beside the new trace they would read as its samples.
+func (s *samplers) removeUnsampled() error {
+	var errs []error
+	for _, p := range s.unsampled {
+		switch err := os.Remove(p); {
+		case err == nil:
+			s.log.Info("removed an earlier run's samples: this run took none to go with its trace", "path", p)
+		case !errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, fmt.Errorf("an earlier run's samples, which do not go with this trace: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // num formats an unmeasured (NaN) value as "-".
