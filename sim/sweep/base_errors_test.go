@@ -78,3 +78,49 @@ func TestExpandNamesTheBasePlanOfABadValue(t *testing.T) {
 		}
 	})
 }
+
+// A wrong type or an unknown key in the spec's own plan sections is the
+// spec file's, reported at its line when the spec is read, not at a line of
+// a config's generated plan.
+func TestSpecNamesItsLineOfABadInlineValue(t *testing.T) {
+	for _, c := range []struct{ name, inline, key, want string }{
+		{"wrong type", "[batch]\nmax_num_seqs = \"four\"\n", "max_num_seqs =", `(last key "batch.max_num_seqs"): incompatible types`},
+		{"wrong type among sections", "[model]\nname = \"Llama-3.1-8B\"\n\n[cost]\npue = \"x\"\n", "pue =", `(last key "cost.pue"): incompatible types`},
+		{"float for an integer", "[model]\nmax_new_tokens = 1.5\n", "max_new_tokens =", `(last key "model.max_new_tokens"): incompatible types`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := "# a spec\n[sweep]\n\"batch.max_num_seqs\" = [16, 64]\n\n" + c.inline
+			path, s, err := writeSpec(t, `base = "base.toml"`+"\n"+body+sloTOML)
+			if err == nil {
+				_, err = Expand(s, model.DefaultCatalog())
+			}
+			text, _ := os.ReadFile(path)
+			line := 1 + strings.Count(string(text[:strings.Index(string(text), c.key)]), "\n")
+			want := fmt.Sprintf("%s: toml: line %d %s", path, line, c.want)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %v\nwant it to mention %q, the spec's line", err, want)
+			}
+		})
+	}
+	t.Run("unknown key", func(t *testing.T) {
+		path, _, err := writeSpec(t, `base = "base.toml"`+"\n[batch]\nmax_num_seqz = 4\n"+sloTOML)
+		if want := path + ": unknown key batch.max_num_seqz"; err == nil || err.Error() != want {
+			t.Errorf("err = %v\nwant %q, from reading the spec rather than from a config", err, want)
+		}
+	})
+	t.Run("key in another case", func(t *testing.T) {
+		path, _, err := writeSpec(t, `base = "base.toml"`+"\n[cost]\nPUE = 1.3\n"+sloTOML)
+		if want := path + ": unknown key cost.PUE (keys are case-sensitive: cost.pue)"; err == nil || err.Error() != want {
+			t.Errorf("err = %v\nwant %q", err, want)
+		}
+	})
+	t.Run("valid inline sections", func(t *testing.T) {
+		_, s, err := writeSpec(t, `base = "base.toml"`+"\n[batch]\nmax_num_seqs = 32\n[cluster]\nreplicas = 2\nrouter = \"round_robin\"\n"+sloTOML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex := mustExpand(t, s); ex.Configs[0].Plan.Batch.MaxNumSeqs != 32 {
+			t.Errorf("max_num_seqs = %d, want the inline 32", ex.Configs[0].Plan.Batch.MaxNumSeqs)
+		}
+	})
+}

@@ -268,6 +268,9 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
 	}
+	if err := checkInlineKeys(data); err != nil {
+		return nil, err
+	}
 	s := &Spec{Path: path, Text: string(data), Prices: f.Prices}
 	h := sha256.New()
 	h.Write(data)
@@ -353,6 +356,20 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 // file. (Missing keys may come from the spec's inline sections, and value
 // ranges are judged per config.)
 func checkBaseKeys(data []byte) error {
+	return checkPlanKeys(data, func(toml.Key) bool { return true })
+}
+
+// checkInlineKeys does the same for the plan sections of a spec, at the
+// spec's own lines: a config's generated plan has other line numbers, and
+// a swept key would hide a bad inline value in every config. The spec's
+// other sections are checked by its own decoding.
+func checkInlineKeys(data []byte) error {
+	return checkPlanKeys(data, func(k toml.Key) bool { return slices.Contains(planSections, k[0]) })
+}
+
+// checkPlanKeys decodes data as a plan, refusing a value of the wrong type
+// and the keys that mine selects among those a plan does not declare.
+func checkPlanKeys(data []byte, mine func(toml.Key) bool) error {
 	var p plan.Plan
 	md, err := toml.Decode(string(data), &p)
 	if err != nil {
@@ -360,8 +377,12 @@ func checkBaseKeys(data []byte) error {
 	}
 	var unknown []string
 	for _, k := range md.Undecoded() {
-		unknown = append(unknown, k.String())
+		if mine(k) {
+			unknown = append(unknown, k.String())
+		}
 	}
+	// (In a spec, a miscased section name was refused with the spec's
+	// keys: what is miscased here lies in a plan section.)
 	unknown = append(unknown, tomlkeys.Miscased(md, &p)...)
 	if len(unknown) > 0 {
 		return fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
