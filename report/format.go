@@ -54,10 +54,11 @@ func fmtF(v float64, prec int) string {
 	return fixedOrExp(v, prec)
 }
 
-// fmtUSD picks the decimals by the value as rounded to them, as fmtSecs
-// picks its unit: $99.996 is "$100", not "$100.00", and $0.99996 is
-// "$1.00", not "$1.0000".
-func fmtUSD(v float64) string {
+// FormatUSD formats dollars as the report and the CLI's summary show them,
+// so that one figure reads the same in both. It picks the decimals by the
+// value as rounded to them, as fmtSecs picks its unit: $99.996 is "$100",
+// not "$100.00", and $0.99996 is "$1.00", not "$1.0000".
+func FormatUSD(v float64) string {
 	if !known(v) {
 		return "—"
 	}

@@ -101,7 +101,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 		}
 		cells := []string{name, r.Kind, dash(r.Policy), dash(r.BatchLimit), done, fmtF(m.ReqPerSec, 2), fmtF(m.OutTokPerSec, 0),
 			fmtSecs(m.TTFTP50), fmtSecs(m.TTFTP99), fmtSecs(m.TPOTMean), fmtSecs(m.TPOTP99), fmtSecs(m.E2EP99),
-			fmtF(m.DeviceSeconds, 0), fmtUSD(m.USDPerMOutEst), fmtUSD(m.USDPerMOutBilled)}
+			fmtF(m.DeviceSeconds, 0), FormatUSD(m.USDPerMOutEst), FormatUSD(m.USDPerMOutBilled)}
 		if !in.SLO.IsZero() {
 			cells = slices.Insert(cells, 7, fmtF(m.Goodput, 2))
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
@@ -383,14 +384,14 @@ func printResults(w io.Writer, results []*plan.Result) {
 			fmt.Sprintf("%d/%d", s.Completed, s.Requests),
 			dist(s.TTFT, s.TTFT.Mean), dist(s.TTFT, s.TTFT.P99), dist(s.E2E, s.E2E.Mean), dist(s.Queue, s.Queue.Mean),
 			fmt.Sprint(s.InputTokens+s.OutputTokens), fmt.Sprintf("%.0f", s.DeviceSeconds),
-			perM("", r.Cost.PerMOutputUSD, s.OutputTokens))
+			perM(r.Cost.PerMOutputUSD, s.OutputTokens))
 	}
 	tw.flush()
 	for _, r := range results {
 		s, c := r.Summary, r.Cost
 		fmt.Fprintf(w, "\n%s — step model: %s; outcome: %s\n", r.Name, r.StepModel, r.Outcome)
-		fmt.Fprintf(w, "  hardware:     $%.2f (%.0f device-s)   energy: $%.4f (%.1f kWh × PUE)\n",
-			c.HardwareUSD, c.DeviceSeconds, c.EnergyUSD, s.EnergyJoules/3.6e6)
+		fmt.Fprintf(w, "  hardware:     %s (%.0f device-s)   energy: %s (%.1f kWh × PUE)\n",
+			report.FormatUSD(c.HardwareUSD), c.DeviceSeconds, report.FormatUSD(c.EnergyUSD), s.EnergyJoules/3.6e6)
 		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %.0f%% / max %.0f%% used, %d preemptions, %d rejected\n",
 			s.KV.TotalBlocks, 100*s.KV.MeanUtil, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
 		if r.Plan.Batch.PrefixCaching {
@@ -405,9 +406,9 @@ func printResults(w io.Writer, results []*plan.Result) {
 		fmt.Fprintf(w, "  latency:      TTFT p50/p99 %s/%s, TPOT p50/p99 %s/%s, E2E p99 %s\n",
 			dist(s.TTFT, s.TTFT.P50), dist(s.TTFT, s.TTFT.P99), dist(s.TPOT, s.TPOT.P50), dist(s.TPOT, s.TPOT.P99), dist(s.E2E, s.E2E.P99))
 		fmt.Fprintf(w, "  cost (estimated: device-seconds × $/h + energy): %s per 1M output tokens, %s per 1M total tokens\n",
-			perM("$", c.PerMOutputUSD, s.OutputTokens), perM("$", c.PerMTotalUSD, s.InputTokens+s.OutputTokens))
+			perM(c.PerMOutputUSD, s.OutputTokens), perM(c.PerMTotalUSD, s.InputTokens+s.OutputTokens))
 		if c.HasBilled {
-			fmt.Fprintf(w, "  cost (billed: API per-token prices): %s per 1M output tokens\n", perM("$", c.BilledPerMOutputUSD, s.OutputTokens))
+			fmt.Fprintf(w, "  cost (billed: API per-token prices): %s per 1M output tokens\n", perM(c.BilledPerMOutputUSD, s.OutputTokens))
 		}
 	}
 }
@@ -420,11 +421,11 @@ func dist(d sim.Dist, v float64) string {
 	return secs(v)
 }
 
-// perM formats a per-million-token price, or "—" without tokens to
-// divide by.
-func perM(unit string, v float64, tokens int64) string {
+// perM formats a per-million-token price as the report does, or "—"
+// without tokens to divide by.
+func perM(v float64, tokens int64) string {
 	if tokens == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%s%.3f", unit, v)
+	return report.FormatUSD(v)
 }

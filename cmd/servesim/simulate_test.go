@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/internal/testfs"
+	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/report"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -387,5 +390,34 @@ func TestSimulateShareGPTSaysImportAtARate(t *testing.T) {
 	_, err := run(t, "simulate", "--trace", path)
 	if err == nil || !strings.Contains(err.Error(), "trace import --format sharegpt --rate R") {
 		t.Errorf("err = %v, want it to say how to import the file at a rate", err)
+	}
+}
+
+// The summary shows dollars as the report does, so that the same figure
+// reads the same in both: whole dollars from $100, cents from $1, four
+// decimals below.
+func TestSimulateSummaryFormatsDollarsAsTheReport(t *testing.T) {
+	p, err := plan.Load(filepath.Join("defaults", "4-continuous.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []model.CostBreakdown{
+		{HardwareUSD: 123.456, EnergyUSD: 1.23456, PerMOutputUSD: 0.5, PerMTotalUSD: 0.04321, HasBilled: true, BilledPerMOutputUSD: 12.345},
+		{HardwareUSD: 0.99996, EnergyUSD: 99.996, PerMOutputUSD: 1234.5, PerMTotalUSD: 2e-6, HasBilled: true, BilledPerMOutputUSD: 0.1},
+	} {
+		var out strings.Builder
+		printResults(&out, []*plan.Result{{Name: "p", Plan: p, Summary: &sim.Summary{InputTokens: 10, OutputTokens: 10}, Cost: c}})
+		usd := report.FormatUSD
+		for _, want := range []string{
+			"  " + usd(c.PerMOutputUSD) + "\n",
+			"hardware:     " + usd(c.HardwareUSD) + " (",
+			"energy: " + usd(c.EnergyUSD) + " (",
+			": " + usd(c.PerMOutputUSD) + " per 1M output tokens, " + usd(c.PerMTotalUSD) + " per 1M total tokens\n",
+			"(billed: API per-token prices): " + usd(c.BilledPerMOutputUSD) + " per 1M output tokens\n",
+		} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%+v: output lacks %q, as the report writes it:\n%s", c, want, out.String())
+			}
+		}
 	}
 }
