@@ -170,6 +170,20 @@ type Capacity struct {
 // weights and reserve do not fit, or when the KV cache cannot hold even one
 // sequence of MaxModelLen tokens (vLLM refuses to start then too).
 func ComputeCapacity(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
+	c, err := LayOutKV(a, h, m)
+	if err != nil || c.KVBlocks >= c.BlocksPerMaxLenSeq {
+		return c, err
+	}
+	blockBytes := c.KVBytesPerTokenPerDevice * float64(c.Config.BlockSize)
+	return c, fmt.Errorf("model: %s on %s (TP=%d): KV cache of %s per device holds %d blocks of %d tokens (%d tokens), fewer than the %d blocks one max_model_len=%d sequence needs (%s per device); lower max_model_len, raise gpu_memory_utilization or tensor_parallel",
+		a.Name, h.Name, c.Config.TensorParallel, gb(c.KVBudgetBytes), c.KVBlocks, c.Config.BlockSize, c.MaxTokens,
+		c.BlocksPerMaxLenSeq, c.Config.MaxModelLen, gb(float64(c.BlocksPerMaxLenSeq)*blockBytes))
+}
+
+// LayOutKV is ComputeCapacity without the check that one MaxModelLen
+// sequence fits, for a caller that may replace the KV blocks with a
+// measured count and checks the cache it will use (plan.ResolveMeasured).
+func LayOutKV(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
 	m = m.WithDefaults(a)
 	if err := m.Validate(a); err != nil {
 		return Capacity{}, err
@@ -210,11 +224,6 @@ func ComputeCapacity(a Arch, h Hardware, m MemoryConfig) (Capacity, error) {
 	c.KVBlocks = int(blocks)
 	c.MaxTokens = c.KVBlocks * m.BlockSize
 	c.MaxConcurrentAtMaxLen = c.KVBlocks / c.BlocksPerMaxLenSeq
-	if c.KVBlocks < c.BlocksPerMaxLenSeq {
-		return c, fmt.Errorf("model: %s on %s (TP=%d): KV cache of %s per device holds %d blocks of %d tokens (%d tokens), fewer than the %d blocks one max_model_len=%d sequence needs (%s per device); lower max_model_len, raise gpu_memory_utilization or tensor_parallel",
-			a.Name, h.Name, m.TensorParallel, gb(c.KVBudgetBytes), c.KVBlocks, m.BlockSize, c.MaxTokens,
-			c.BlocksPerMaxLenSeq, m.MaxModelLen, gb(float64(c.BlocksPerMaxLenSeq)*blockBytes))
-	}
 	return c, nil
 }
 

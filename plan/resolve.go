@@ -16,11 +16,47 @@ type Resolved struct {
 	Capacity model.Capacity
 	Roofline model.Roofline
 	Prices   model.Prices
+	// CatalogKVBlocks is the KV blocks the catalog's memory layout gives;
+	// Capacity.KVBlocks is more where a measured capacity raised it, and
+	// KVSource then names the measurement ("" for the catalog's).
+	CatalogKVBlocks int
+	KVSource        string
+}
+
+// MeasuredKV is a KV-cache capacity measured on the serving engine (a
+// calibration profile's kv section). The tokens it saw held at once are a
+// lower bound on the capacity (the engine may have run out of sequence
+// slots first), so they replace a smaller catalog figure but never a
+// larger one.
+type MeasuredKV struct {
+	Source    string // what measured it, for messages: "profile p.json"
+	Tokens    int64  // tokens held at once
+	Blocks    int64  // the same in blocks of BlockSize; 0 when not known
+	BlockSize int
+}
+
+// blocks is the measured capacity in blocks of bs tokens.
+func (kv *MeasuredKV) blocks(bs int) int64 {
+	if kv.Blocks > 0 && kv.BlockSize == bs {
+		return kv.Blocks
+	}
+	return kv.Tokens / int64(bs)
 }
 
 // Resolve looks the plan's model and device up in cat and computes the KV
-// capacity. A plan whose weights do not fit is an error with the numbers.
+// capacity. A plan whose weights do not fit is an error with the numbers,
+// as is one whose KV cache cannot hold what the plan asks of it (see
+// ResolveMeasured).
 func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
+	return p.ResolveMeasured(cat, nil)
+}
+
+// ResolveMeasured is Resolve with the KV capacity kv measured (nil: none),
+// which replaces the catalog's where it is larger. The KV cache is checked
+// as the simulation will use it: it must hold one max_model_len sequence,
+// as vLLM requires to start, and for a static policy a 1-token prompt plus
+// max_new_tokens; an error says which capacity it judged.
+func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, error) {
 	arch, err := cat.Arch(p.Model.Name)
 	if err != nil {
 		return nil, fmt.Errorf("model.name: %w", err)
@@ -59,44 +95,75 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 	if p.Batch.Strategy == "continuous" {
 		mem.ProfileTokens = p.Batch.MaxNumBatchedTokens // vLLM profiles its largest step
 	}
-	capa, err := model.ComputeCapacity(arch, hw, mem)
+	capa, err := model.LayOutKV(arch, hw, mem)
 	if err != nil {
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
 	}
-	if err := p.checkStaticReservation(arch, hw, capa); err != nil {
+	r := &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Prices: p.Prices(), CatalogKVBlocks: capa.KVBlocks}
+	if kv != nil && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) {
+		r.raiseKV(int(kv.blocks(mem.BlockSize)), kv.Source)
+	}
+	if err := r.checkKV(); err != nil {
 		return nil, err
 	}
-	roof, err := model.NewRoofline(arch, hw, mem)
-	if err != nil {
+	if r.Roofline, err = model.NewRoofline(arch, hw, mem); err != nil {
 		return nil, err
 	}
-	return &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Roofline: roof, Prices: p.Prices()}, nil
+	return r, nil
 }
 
-// checkStaticReservation refuses a static plan (serial, fixed,
-// token_budget) whose smallest request cannot fit in the KV cache: each
-// request reserves its prompt (at least one token) plus max_new_tokens up
-// front, so the simulator would reject every request. ComputeCapacity
-// refuses a max_model_len the cache cannot hold the same way, whatever the
-// strategy; continuous batching reserves nothing ahead, so max_new_tokens
-// alone does not bound it.
-func (p *Plan) checkStaticReservation(arch model.Arch, hw model.Hardware, capa model.Capacity) error {
+// raiseKV gives the cache blocks measured by source, and what follows from
+// them.
+func (r *Resolved) raiseKV(blocks int, source string) {
+	c := &r.Capacity
+	c.KVBlocks = blocks
+	c.MaxTokens = blocks * r.Memory.BlockSize
+	if c.BlocksPerMaxLenSeq > 0 {
+		c.MaxConcurrentAtMaxLen = blocks / c.BlocksPerMaxLenSeq
+	}
+	r.KVSource = source
+}
+
+// checkKV refuses a KV cache that cannot hold one max_model_len sequence
+// (vLLM refuses to start), or, for a static plan (serial, fixed,
+// token_budget), its smallest request: each reserves its prompt (at least
+// one token) plus max_new_tokens up front, so the simulator would reject
+// every request. Continuous batching reserves nothing ahead, so
+// max_new_tokens alone does not bound it.
+func (r *Resolved) checkKV() error {
+	p, c := r.Plan, r.Capacity
+	bs := int64(r.Memory.BlockSize)
+	if c.KVBlocks < c.BlocksPerMaxLenSeq {
+		return fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
+			"lower device.max_model_len, or raise device.gpu_memory_utilization or device.count",
+			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV())
+	}
 	if p.Batch.Strategy == "continuous" {
 		return nil
 	}
-	bs := int64(capa.Config.BlockSize)
 	least := 1 + int64(p.Model.MaxNewTokens)
-	need := (least + bs - 1) / bs
-	if need <= int64(capa.KVBlocks) {
-		return nil
+	if need := (least + bs - 1) / bs; need > int64(c.KVBlocks) {
+		return fmt.Errorf("model.max_new_tokens: strategy %q reserves prompt + max_new_tokens of KV cache for every request: "+
+			"a 1-token prompt + %d tokens needs %d blocks of %d tokens, but %s, so every request would be rejected; "+
+			"lower model.max_new_tokens, or raise device.gpu_memory_utilization or device.count",
+			p.Batch.Strategy, p.Model.MaxNewTokens, need, bs, r.describeKV())
 	}
-	memory := fmt.Sprintf("%s's %.1f GiB", hw.Name, hw.MemoryBytes/(1<<30))
+	return nil
+}
+
+// describeKV says how large the KV cache is and where that comes from:
+// the catalog's memory layout or the measurement that raised it.
+func (r *Resolved) describeKV() string {
+	p, c := r.Plan, r.Capacity
+	cache := fmt.Sprintf("the KV cache of %s on %d× %s", r.Arch.Name, p.Device.Count, r.Hardware.Name)
+	if r.KVSource != "" {
+		return fmt.Sprintf("%s measured by %s holds %d blocks (%d tokens; the catalog's %d blocks are fewer)",
+			cache, r.KVSource, c.KVBlocks, c.MaxTokens, r.CatalogKVBlocks)
+	}
+	memory := fmt.Sprintf("%s's %.1f GiB", r.Hardware.Name, r.Hardware.MemoryBytes/(1<<30))
 	if p.Device.MemoryLimitGiB > 0 {
 		memory = fmt.Sprintf("device.memory_limit_gib %g GiB", p.Device.MemoryLimitGiB)
 	}
-	return fmt.Errorf("model.max_new_tokens: strategy %q reserves prompt + max_new_tokens of KV cache for every request: "+
-		"a 1-token prompt + %d tokens needs %d blocks of %d tokens, but the KV cache of %s on %d× %s holds %d blocks (%d tokens: %s × device.gpu_memory_utilization %g, less weights and activation reserve), so every request would be rejected; "+
-		"lower model.max_new_tokens, or raise device.gpu_memory_utilization or device.count",
-		p.Batch.Strategy, p.Model.MaxNewTokens, need, bs, arch.Name, p.Device.Count, hw.Name, capa.KVBlocks, capa.MaxTokens,
-		memory, p.Device.GPUMemoryUtilization)
+	return fmt.Sprintf("%s holds %d blocks (%d tokens: %s × device.gpu_memory_utilization %g, less weights and activation reserve)",
+		cache, c.KVBlocks, c.MaxTokens, memory, p.Device.GPUMemoryUtilization)
 }

@@ -82,3 +82,48 @@ func TestResolveRefusesAStaticReservationNoRequestFits(t *testing.T) {
 	cont := strings.Replace(valid, "max_new_tokens = 1024", fmt.Sprintf("max_new_tokens = %d", capacity), 1)
 	mustResolve(t, cont)
 }
+
+// A measured KV capacity larger than the catalog's is the one the KV
+// checks judge, as it is the one the simulation uses: a plan that only it
+// holds resolves, on its blocks, and a refusal names the measurement. A
+// smaller measurement changes nothing.
+func TestResolveMeasuredChecksTheCacheItUses(t *testing.T) {
+	cat := model.DefaultCatalog()
+	catalog := mustResolve(t, staticPlan(`strategy = "serial"`, 1024)).Capacity
+	const bs = 16
+	measured := func(blocks int64) *MeasuredKV { return &MeasuredKV{Source: "profile p.json", Tokens: blocks * bs} }
+	for _, c := range []struct {
+		name, plan, key string
+		need            int64 // blocks the plan needs, more than the catalog's cache holds
+	}{
+		{"max_new_tokens", staticPlan(`strategy = "serial"`, catalog.MaxTokens+8*bs), "model.max_new_tokens: ", int64(catalog.KVBlocks) + 9},
+		{"max_model_len", strings.NewReplacer("gpu_memory_utilization = 0.9", "gpu_memory_utilization = 0.4",
+			"max_model_len = 8192", "max_model_len = 131072").Replace(valid), "device.max_model_len: ", 131072 / bs},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse([]byte(c.plan))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range []*MeasuredKV{nil, measured(1)} {
+				if _, err := p.ResolveMeasured(cat, kv); err == nil || !strings.HasPrefix(err.Error(), c.key) ||
+					!strings.Contains(err.Error(), "device.gpu_memory_utilization") || strings.Contains(err.Error(), "measured") {
+					t.Fatalf("measured %v: err = %v, want %q refused on the catalog's cache", kv, err, c.key)
+				}
+			}
+			r, err := p.ResolveMeasured(cat, measured(c.need))
+			if err != nil {
+				t.Fatalf("measured %d blocks: %v", c.need, err)
+			}
+			if int64(r.Capacity.KVBlocks) != c.need || r.KVSource != "profile p.json" || r.CatalogKVBlocks >= r.Capacity.KVBlocks {
+				t.Errorf("resolved on %d blocks (source %q, catalog %d), want the measured %d", r.Capacity.KVBlocks, r.KVSource, r.CatalogKVBlocks, c.need)
+			}
+			// One block short of the plan, yet more than the catalog's.
+			_, err = p.ResolveMeasured(cat, measured(c.need-1))
+			want := fmt.Sprintf("measured by profile p.json holds %d blocks (%d tokens; the catalog's", c.need-1, (c.need-1)*bs)
+			if err == nil || !strings.HasPrefix(err.Error(), c.key) || !strings.Contains(err.Error(), want) {
+				t.Errorf("measured one block short: err = %v\nwant %q naming %q", err, c.key, want)
+			}
+		})
+	}
+}

@@ -96,7 +96,7 @@ func checkWait(p PolicyConfig) error {
 type Config struct {
 	Policy      PolicyConfig
 	BlockSize   int       // tokens per KV block
-	TotalBlocks int       // KV blocks on the device (from model.ComputeCapacity)
+	TotalBlocks int       // KV blocks on the device (plan.Resolved: the catalog's layout, or a measured capacity)
 	Step        StepTimer // step-time model; DecodeStretcher enables event skipping
 
 	Devices int                        // devices held by the deployment (device-seconds = Devices × makespan)

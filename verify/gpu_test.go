@@ -91,23 +91,29 @@ func TestRunSamplesGPUEnergy(t *testing.T) {
 
 // Measured KV tokens are a lower bound on the capacity: they raise a
 // smaller catalog figure and never lower a larger one.
-func TestApplyProfileKVOnlyRaises(t *testing.T) {
+func TestProfileKVOnlyRaises(t *testing.T) {
 	p, err := plan.Parse([]byte(fmt.Sprintf(tinyPlan, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := p.Resolve(model.DefaultCatalog())
-	if err != nil {
-		t.Fatal(err)
+	resolve := func(prof *calibrate.Profile) *plan.Resolved {
+		t.Helper()
+		r, err := p.ResolveMeasured(model.DefaultCatalog(), ProfileKV(prof, "p.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
-	catalog := r.Capacity.KVBlocks
+	catalog := resolve(nil).Capacity.KVBlocks
 	prof := &calibrate.Profile{BlockSize: 16, KV: &calibrate.KVCapacity{MaxConcurrentTokens: 2170, Blocks: 136}}
-	if ApplyProfileKV(r, prof) || r.Capacity.KVBlocks != catalog {
-		t.Errorf("2170 measured tokens changed the catalog's %d blocks to %d", catalog, r.Capacity.KVBlocks)
+	if r := resolve(prof); r.Capacity.KVBlocks != catalog || r.KVSource != "" {
+		t.Errorf("2170 measured tokens changed the catalog's %d blocks to %d (source %q)", catalog, r.Capacity.KVBlocks, r.KVSource)
 	}
 	prof.KV = &calibrate.KVCapacity{MaxConcurrentTokens: int64(catalog+100) * 16}
-	if !ApplyProfileKV(r, prof) || r.Capacity.KVBlocks != catalog+100 {
-		t.Errorf("more measured tokens than the catalog holds: %d blocks, want %d", r.Capacity.KVBlocks, catalog+100)
+	r := resolve(prof)
+	if r.Capacity.KVBlocks != catalog+100 || r.CatalogKVBlocks != catalog || r.KVSource != "profile p.json" {
+		t.Errorf("more measured tokens than the catalog holds: %d blocks (catalog %d, source %q), want %d from profile p.json",
+			r.Capacity.KVBlocks, r.CatalogKVBlocks, r.KVSource, catalog+100)
 	}
 	if c := r.Capacity; c.MaxTokens != c.KVBlocks*16 || c.MaxConcurrentAtMaxLen != c.KVBlocks/c.BlocksPerMaxLenSeq {
 		t.Errorf("raised to %d blocks: max tokens %d, %d sequences at max length; want them derived from the blocks", c.KVBlocks, c.MaxTokens, c.MaxConcurrentAtMaxLen)

@@ -263,11 +263,10 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		if err != nil {
 			return nil, err
 		}
-		r, err := p.Resolve(opt.Catalog)
+		r, err := p.ResolveMeasured(opt.Catalog, ProfileKV(prof, path))
 		if err != nil {
 			return nil, err
 		}
-		ApplyProfileKV(r, prof)
 		name := fmt.Sprintf("rank%02d", c.Rank)
 		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+"."+suffix+".sim.parquet"), name, c.TimeScale, step, desc, res.Input)
 		if err != nil {

@@ -401,11 +401,10 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	if p.Clustered() {
 		return fail(StatusPlan, "[cluster] %s: verify replays against one engine and cannot measure a cluster of %d replicas", p.ClusterLabel(), p.Replicas())
 	}
-	r, err := p.Resolve(opt.Catalog)
+	r, err := p.ResolveMeasured(opt.Catalog, ProfileKV(opt.Profile, opt.ProfilePath))
 	if err != nil {
 		return fail(StatusPlan, "%v", err)
 	}
-	ApplyProfileKV(r, opt.Profile)
 	cr.Knobs = KnobsOf(p, cand, host, port)
 	fmt.Fprintf(log, "verify: #%d %s: rate ×%.4g (time scale %.4g)\n", cand.Rank, cand.Label, cand.RateScale, cr.TimeScale)
 
@@ -716,31 +715,14 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	return lin, fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s%s)", path, p.Quality.R2, held, admit), nil
 }
 
-// ApplyProfileKV raises r's KV blocks to the profile's measured
-// capacity when the catalog's figure is smaller, as `simulate --profile`
-// does, and reports whether it did. The tokens a calibration saw held at
-// once are a lower bound on the capacity (the engine may have run out of
-// sequence slots first), so they can correct a catalog that assumes too
-// little memory but never shrink it.
-func ApplyProfileKV(r *plan.Resolved, p *calibrate.Profile) bool {
+// ProfileKV is the KV capacity profile p (read from path) measured, for
+// plan.ResolveMeasured, as `simulate --profile` uses it; nil when it
+// measured none.
+func ProfileKV(p *calibrate.Profile, path string) *plan.MeasuredKV {
 	if p == nil || p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
-		return false
+		return nil
 	}
-	bs := int64(r.Memory.BlockSize)
-	blocks := p.KV.MaxConcurrentTokens / bs
-	if p.KV.Blocks > 0 && p.BlockSize == int(bs) {
-		blocks = p.KV.Blocks
-	}
-	if blocks <= int64(r.Capacity.KVBlocks) {
-		return false
-	}
-	c := &r.Capacity
-	c.KVBlocks = int(blocks)
-	c.MaxTokens = c.KVBlocks * int(bs) // and what follows from the blocks
-	if c.BlocksPerMaxLenSeq > 0 {
-		c.MaxConcurrentAtMaxLen = c.KVBlocks / c.BlocksPerMaxLenSeq
-	}
-	return true
+	return &plan.MeasuredKV{Source: "profile " + path, Tokens: p.KV.MaxConcurrentTokens, Blocks: p.KV.Blocks, BlockSize: p.BlockSize}
 }
 
 // KnobsOf are the template fields of a candidate's plan.

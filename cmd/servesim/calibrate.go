@@ -386,21 +386,24 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 	return out, nil
 }
 
-// profileStep is a loaded --profile: the step model and how to name it.
+// profileStep is a loaded --profile: the step model and how to name it,
+// and the KV capacity it measured.
 type profileStep struct {
+	path   string
+	prof   *calibrate.Profile
 	step   sim.StepTimer
 	desc   string
-	raised int // plans whose KV capacity the profile raised
+	kv     *plan.MeasuredKV // nil when the profile measured none
+	raised int              // plans whose KV capacity the profile raised
+	warned map[string]bool  // the differences from the plans already warned of
 }
 
-// loadProfileFlag loads --profile, if given. Its coefficients become the
-// step model of every plan, and the KV tokens it saw held at once raise
-// a resolved plan's KV blocks where the catalog assumes fewer (see
-// verify.ApplyProfileKV); each change is announced on log. A profile
-// holds for the device it was measured on: a plan on another device is an
-// error naming it by names[i] ("plan a.toml"), as several plans may run
-// on several devices.
-func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, names []string, log io.Writer) (*profileStep, error) {
+// loadProfileFlag loads --profile, if given (nil if not). Its coefficients
+// become the step model of every plan, and the KV tokens it saw held at
+// once the KV capacity the plans resolve with where the catalog assumes
+// fewer (plan.ResolveMeasured), so that the capacity checks judge the
+// cache the simulation uses.
+func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 	path := c.String("profile")
 	if path == "" {
 		return nil, nil
@@ -409,37 +412,48 @@ func loadProfileFlag(c *cli.Context, resolved []*plan.Resolved, names []string, 
 	if err != nil {
 		return nil, err
 	}
-	ps := &profileStep{}
-	warned := map[string]bool{}
+	ps := &profileStep{path: path, prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
-	}
-	for i, r := range resolved {
-		if err := profileFits(path, p, r, names[i]); err != nil {
-			return nil, err
-		}
-		if d := profileMismatch(p, r); d != "" && !warned[d] {
-			warned[d] = true
-			fmt.Fprintf(log, "simulate: warning: %s was measured at %s; its step model may not hold\n", path, d)
-		}
-		before := r.Capacity.KVBlocks
-		if verify.ApplyProfileKV(r, p) {
-			ps.raised++
-			fmt.Fprintf(log, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
-				p.KV.MaxConcurrentTokens, r.Capacity.KVBlocks, r.Memory.BlockSize, before)
-		}
 	}
 	return ps, nil
 }
 
-// profileFits checks that plan name runs on the device its profile was
-// measured on: step times of one device say nothing about another.
-func profileFits(path string, p *calibrate.Profile, r *plan.Resolved, name string) error {
-	if p.Device == "" || strings.EqualFold(p.Device, r.Plan.Device.Model) {
+// measuredKV is the KV capacity plans resolve with: ps's, or none.
+func (ps *profileStep) measuredKV() *plan.MeasuredKV {
+	if ps == nil {
+		return nil
+	}
+	return ps.kv
+}
+
+// fits checks that plan name ("plan a.toml": several plans may run on
+// several devices) runs on the device the profile was measured on: step
+// times of one device say nothing about another.
+func (ps *profileStep) fits(p *plan.Plan, name string) error {
+	if ps == nil || ps.prof.Device == "" || strings.EqualFold(ps.prof.Device, p.Device.Model) {
 		return nil
 	}
 	return fmt.Errorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
-		path, p.Device, name, r.Plan.Device.Model)
+		ps.path, ps.prof.Device, name, p.Device.Model)
+}
+
+// announce says on log how a resolved plan differs from what the profile
+// measured (each difference once), and that the profile raised its KV
+// capacity.
+func (ps *profileStep) announce(r *plan.Resolved, log io.Writer) {
+	if ps == nil {
+		return
+	}
+	if d := profileMismatch(ps.prof, r); d != "" && !ps.warned[d] {
+		ps.warned[d] = true
+		fmt.Fprintf(log, "simulate: warning: %s was measured at %s; its step model may not hold\n", ps.path, d)
+	}
+	if r.KVSource != "" {
+		ps.raised++
+		fmt.Fprintf(log, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
+			ps.kv.Tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
+	}
 }
 
 // profileMismatch says how a plan differs from its profile's measured

@@ -90,17 +90,19 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	resolved := make([]*plan.Resolved, len(plans))
-	names := make([]string, len(plans))
-	for i, p := range plans {
-		if resolved[i], err = p.plan.Resolve(cat); err != nil {
-			return fmt.Errorf("%s: %w", p.src, err)
-		}
-		names[i] = "plan " + p.src
-	}
-	prof, err := loadProfileFlag(c, resolved, names, c.App.ErrWriter)
+	prof, err := loadProfileFlag(c)
 	if err != nil {
 		return err
+	}
+	resolved := make([]*plan.Resolved, len(plans))
+	for i, p := range plans {
+		if err := prof.fits(p.plan, "plan "+p.src); err != nil {
+			return err
+		}
+		if resolved[i], err = p.plan.ResolveMeasured(cat, prof.measuredKV()); err != nil {
+			return fmt.Errorf("%s: %w", p.src, err)
+		}
+		prof.announce(resolved[i], c.App.ErrWriter)
 	}
 	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
 		return fmt.Errorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/model"
-	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/urfave/cli/v2"
@@ -142,23 +141,21 @@ func runSweep(c *cli.Context) error {
 	settings = append(settings,
 		"knee_throughput_pct="+strconv.FormatFloat(spec.Search.KneeThroughputPct, 'g', -1, 64),
 		"knee_p99_pct="+strconv.FormatFloat(spec.Search.KneeP99Pct, 'g', -1, 64))
-	ex, err := sweep.Expand(spec, cat)
+	prof, err := loadProfileFlag(c)
 	if err != nil {
 		return err
 	}
-	var (
-		resolved []*plan.Resolved
-		names    []string
-	)
+	ex, err := sweep.ExpandMeasured(spec, cat, prof.measuredKV())
+	if err != nil {
+		return err
+	}
 	for _, cfg := range ex.Configs {
 		if cfg.Resolved != nil {
-			resolved = append(resolved, cfg.Resolved)
-			names = append(names, fmt.Sprintf("config %d (%s) of %s", cfg.Index, cfg.Label, spec.Path))
+			if err := prof.fits(cfg.Plan, fmt.Sprintf("config %d (%s) of %s", cfg.Index, cfg.Label, spec.Path)); err != nil {
+				return err
+			}
+			prof.announce(cfg.Resolved, io.Discard)
 		}
-	}
-	prof, err := loadProfileFlag(c, resolved, names, io.Discard)
-	if err != nil {
-		return err
 	}
 	var step sim.StepTimer
 	if prof != nil {

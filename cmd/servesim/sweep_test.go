@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -177,6 +178,41 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A config whose KV cache is too small in the catalog but not as the
+// profile measured it runs with --profile, on the measured cache, rather
+// than being skipped as kv_too_small: at utilization 0.4, Llama-3.1-8B on
+// an H100 has 7,677 blocks in the catalog, fewer than one 131,072-token
+// sequence needs (8,192); the profile measured 28,312.
+func TestSimulateSweepProfileKVDecidesTheSkip(t *testing.T) {
+	dir := t.TempDir()
+	base, err := filepath.Abs("defaults/4-continuous.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := writeFile(t, dir, "spec.toml", fmt.Sprintf("base = %q\n[device]\nmax_model_len = 131072\n", base)+
+		"[sweep]\n\"device.gpu_memory_utilization\" = [0.4, 0.9]\n[slo]\nttft_p99_ms = 1500\n")
+	tr := shortTrace(t)
+	rows := func(args ...string) []sweep.Row {
+		t.Helper()
+		out := filepath.Join(dir, fmt.Sprint(len(args)))
+		if _, err := run(t, append([]string{"simulate", "--trace", tr, "--sweep", spec, "--out", out, "-q"}, args...)...); err != nil {
+			t.Fatal(err)
+		}
+		f, err := sweep.ReadFile(filepath.Join(out, "sweep.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Rows
+	}
+	if r := rows()[0]; r.Outcome != sweep.OutcomeSkipped || r.SkipReason != sweep.SkipKVTooSmall {
+		t.Fatalf("utilization 0.4 without the profile: %s %s, want skipped as %s", r.Outcome, r.SkipReason, sweep.SkipKVTooSmall)
+	}
+	r := rows("--profile", "../../calibrate/testdata/profile_v1.json")[0]
+	if r.Outcome == sweep.OutcomeSkipped || r.KVBlocks != 28312 {
+		t.Errorf("utilization 0.4 with the profile: %s %s on %d KV blocks, want it run on the profile's 28312", r.Outcome, r.SkipReason, r.KVBlocks)
+	}
 }
 
 // --profile gives every config of a sweep the calibrated step model, its

@@ -69,7 +69,15 @@ func (e *Expansion) Runnable() int {
 // is a sweep that leaves nothing to run; errors name the spec file and
 // the key, and the base plan file where the bad value is its own.
 func Expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
-	e, err := expand(s, cat)
+	return ExpandMeasured(s, cat, nil)
+}
+
+// ExpandMeasured is Expand with a measured KV capacity (a calibration
+// profile's), which every config's plan resolves with
+// (plan.ResolveMeasured): a config is skipped as kv_too_small only when
+// the cache it would simulate with is too small.
+func ExpandMeasured(s *Spec, cat *model.Catalog, kv *plan.MeasuredKV) (*Expansion, error) {
+	e, err := expand(s, cat, kv)
 	if err != nil {
 		name := s.Path
 		if name == "" {
@@ -80,7 +88,7 @@ func Expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
 	return e, nil
 }
 
-func expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
+func expand(s *Spec, cat *model.Catalog, kv *plan.MeasuredKV) (*Expansion, error) {
 	baseDev := ""
 	if d, ok := s.base["device"].(map[string]any); ok {
 		baseDev, _ = d["model"].(string)
@@ -106,7 +114,7 @@ func expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
 		}
 		idx := make([]int, len(axes))
 		for {
-			c, err := s.build(cat, st, axes, idx, baseDev, len(ex.Configs))
+			c, err := s.build(cat, kv, st, axes, idx, baseDev, len(ex.Configs))
 			if err != nil {
 				return nil, err
 			}
@@ -148,7 +156,7 @@ func expand(s *Spec, cat *model.Catalog) (*Expansion, error) {
 }
 
 // build makes the config at one odometer position.
-func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, baseDev string, index int) (Config, error) {
+func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []Axis, idx []int, baseDev string, index int) (Config, error) {
 	doc := map[string]any{}
 	for k, v := range s.base {
 		if m, ok := v.(map[string]any); ok {
@@ -269,7 +277,7 @@ func (s *Spec) build(cat *model.Catalog, st string, axes []Axis, idx []int, base
 		}
 		return c, errors.Join(errs...)
 	}
-	r, err := p.Resolve(cat)
+	r, err := p.ResolveMeasured(cat, kv)
 	if err != nil {
 		c.Skip, c.SkipDetail = classify(err), err.Error()
 		return c, nil
