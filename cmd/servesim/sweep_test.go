@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/internal/testfs"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
 )
@@ -313,4 +315,23 @@ func cwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// The sweep's ranking shows $/1M out as the report and the per-plan
+// summary do.
+func TestSweepTableFormatsDollarsAsTheReport(t *testing.T) {
+	nan := math.NaN()
+	rows := []sweep.Row{
+		{Label: "a", Outcome: sweep.OutcomeOK, Rank: 1, USDPerMOutEst: 0.73226, USDPerMOutBilled: 99.996, DeviceCount: 1, Scale: 1, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, TailPenalty: nan, KneeScale: nan},
+		{Label: "b", Outcome: sweep.OutcomeOK, Rank: 2, USDPerMOutEst: 2e-6, USDPerMOutBilled: 12.345, DeviceCount: 1, Scale: 1, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, TailPenalty: nan, KneeScale: nan},
+	}
+	var out strings.Builder
+	printSweep(&out, &sweep.Results{Rows: rows}, 0)
+	for _, r := range rows {
+		for _, v := range []float64{r.USDPerMOutEst, r.USDPerMOutBilled} {
+			if want := report.FormatUSD(v); !strings.Contains(out.String(), " "+want+" ") {
+				t.Errorf("the table lacks %q for %g, as the report writes it:\n%s", want, v, out.String())
+			}
+		}
+	}
 }
