@@ -164,9 +164,9 @@ type cluster struct {
 	reps  []*replica // every replica, pools in order
 	queue replicaQueue
 	iters int64
-	// static holds the replicas with a static policy, which can end the
-	// run with an OOM.
-	static []*replica
+	// canOOM holds the replicas whose static batches could run out of
+	// memory, ending the run: the others' stretches stop before that.
+	canOOM []*replica
 	opened bool // a request other than a warm-up row has arrived
 }
 
@@ -196,8 +196,8 @@ func newCluster(cc *ClusterConfig, meta traces.Meta, out *rowOrder) *cluster {
 			p.reps = append(p.reps, rp)
 			c.reps = append(c.reps, rp)
 			c.queue.push(rp)
-			if _, ok := rp.e.pol.(*static); ok {
-				c.static = append(c.static, rp)
+			if rp.e.canOOM {
+				c.canOOM = append(c.canOOM, rp)
 			}
 		}
 		c.pools = append(c.pools, p)
@@ -271,7 +271,7 @@ func (c *cluster) advance(ctx context.Context, t int64) error {
 // that it never runs past the end of the run, as stepping would not.
 func (c *cluster) oomBound(rp *replica, t int64) int64 {
 	b := int64(math.MaxInt64)
-	for _, o := range c.static {
+	for _, o := range c.canOOM {
 		if o != rp {
 			b = min(b, o.e.oomBound(t))
 		}

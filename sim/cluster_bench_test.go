@@ -33,3 +33,35 @@ func BenchmarkClusterAzureConv(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClusterStaticAzureConv runs the same trace at its own rate on 16
+// replicas of fixed batches of 8 that can never run out of KV memory (8
+// requests of at most max_model_len 16,384 tokens reserve 8,192 of the
+// 20,000 blocks): no replica's OOM can end the run, so a replica's decode
+// stretch runs to its next completion whatever the others do.
+func BenchmarkClusterStaticAzureConv(b *testing.B) {
+	reqs := loadAzure(b, "azure2023/AzureLLMInferenceTrace_conv.csv")
+	for _, noSkip := range []bool{false, true} {
+		name := "skip"
+		if noSkip {
+			name = "noskip"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Policy = PolicyConfig{Name: Fixed, BatchSize: 8, MaxWaitMs: 50}
+			cfg.Step, cfg.TotalBlocks, cfg.MaxModelLen, cfg.NoSkip = realTimer, 20000, 16384, noSkip
+			cc := onePool(16, LeastOutstanding, cfg)
+			b.ReportAllocs()
+			var steps, iters int64
+			for b.Loop() {
+				sum, err := RunCluster(b.Context(), cc, newSliceReader(reqs), &countWriter{})
+				if err != nil || sum.Completed != int64(len(reqs)) {
+					b.Fatalf("%v, %d completed", err, sum.Completed)
+				}
+				steps, iters = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches
+			}
+			b.ReportMetric(float64(steps), "steps/op")
+			b.ReportMetric(float64(iters), "iterations/op")
+		})
+	}
+}

@@ -288,6 +288,8 @@ type engine struct {
 	preempt []int64 // ids preempted in the current step
 	batchNo int64
 	oom     *OOMReport
+	// canOOM: a static batch could run out of KV memory (static.canOOM).
+	canOOM bool
 
 	checkRefs []int32
 }
@@ -295,6 +297,9 @@ type engine struct {
 func newEngine(cfg *Config, meta traces.Meta, out *rowOrder) *engine {
 	e := &engine{cfg: cfg, timer: cfg.Step, bs: cfg.BlockSize, out: out, next: math.MaxInt64, sincePrefill: PostPrefillSteps, batchEnd: -1}
 	e.pol = newScheduler(cfg.Policy)
+	if p, ok := e.pol.(*static); ok {
+		e.canOOM = p.canOOM(cfg)
+	}
 	if d, ok := cfg.Step.(DecodeStretcher); ok && !cfg.NoSkip {
 		e.stretch = d
 	}
@@ -690,9 +695,9 @@ func (e *engine) jump(k int64) error {
 // OOM, given that a request could reach it at arrival. A static batch
 // forms only on an idle device, so not before the running one has
 // started its last step. math.MaxInt64: never (continuous batching
-// preempts instead).
+// preempts instead; some static configurations always fit).
 func (e *engine) oomBound(arrival int64) int64 {
-	if _, ok := e.pol.(*static); !ok {
+	if !e.canOOM {
 		return math.MaxInt64
 	}
 	if e.nRunning == 0 {

@@ -33,6 +33,43 @@ func (p *static) rejects(e *engine, s *seq) string {
 	return ""
 }
 
+// canOOM reports whether some batch could need more KV blocks than the
+// device has. A batch forms on an idle device, with every block free, and
+// each member reserves prompt + max_new tokens, which admission bounds
+// (rejectReason, rejects): a policy whose largest batch of the largest
+// requests fits can never run out of memory.
+func (p *static) canOOM(cfg *Config) bool {
+	total, bs := int64(cfg.TotalBlocks), int64(cfg.BlockSize)
+	limit, maxNew := int64(cfg.MaxModelLen), int64(cfg.MaxNewTokens)
+	tokens := int64(2 * math.MaxInt32) // prompt and output are int32
+	switch {
+	case limit > 0 && maxNew > 0:
+		// At least one output token counts against max_model_len.
+		tokens = min(limit-1, math.MaxInt32) + maxNew
+	case limit > 0:
+		tokens = min(limit, tokens)
+	case maxNew > 0:
+		tokens = math.MaxInt32 + maxNew
+	}
+	if p.budget > 0 {
+		tokens = min(tokens, p.budget)
+	}
+	perRequest := min((tokens-1)/bs+1, total) // rejects: each fits the device
+	n := int64(p.batch)
+	if p.budget > 0 {
+		// Every request reserves at least a 1-token prompt plus max_new.
+		n = p.budget / (1 + max(maxNew, 1))
+	}
+	if n > total {
+		return true
+	}
+	if n <= total/perRequest {
+		return false
+	}
+	// A token budget also bounds the batch's blocks: Σ⌈r/bs⌉ ≤ budget/bs + n.
+	return p.budget == 0 || p.budget/bs > total-n
+}
+
 func (p *static) holds(e *engine) (ok, watch, anon bool) { return true, false, false }
 
 // take is how many waiting requests the next batch holds and whether that
