@@ -521,6 +521,10 @@ func (e *engine) iterate(t, limit int64) error {
 	}
 	e.gAlloc = e.g + 1
 	if e.nDec == 0 && !e.hasPrefill() {
+		// Idle from now: what the last step freed is free from its end,
+		// not from whenever the clock next moves (a replica idle until
+		// the cluster's window closes may never move it again).
+		e.m.kvAt(e.now, e.bm.used())
 		e.gAlloc = e.g
 		if wake < 0 {
 			if e.waiting.len() > 0 || e.nRunning > 0 {
