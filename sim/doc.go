@@ -45,7 +45,8 @@
 // counted by the step at which each sequence crosses a block boundary.
 // Config.NoSkip steps one iteration at a time; both give the same
 // per-request times. Within a stretch the KV occupancy integral uses the
-// trapezoid rule (exact at the stretch ends).
+// trapezoid rule (exact at the stretch ends), also up to the window's end
+// when a stretch of warm-up rows runs past it.
 //
 // # Memory model
 //

@@ -262,6 +262,7 @@ type engine struct {
 
 	runHead, runTail *seq
 	nRunning         int
+	measuredRunning  int    // running requests that are not warm-up rows
 	pre              []*seq // running sequences still prefilling, admission order
 
 	// cells: with a step timer that charges Batch.Resident, llama.cpp's
@@ -599,11 +600,13 @@ func (e *engine) execStep() error {
 	if e.log != nil {
 		e.log.step(e, b, dt)
 	}
-	e.m.kvAt(e.now, e.bm.used())
+	sp, u := e.m.mark(e.now), e.bm.used()
+	e.m.kvAt(e.now, u)
 	if err := e.advance(dt); err != nil {
 		return err
 	}
 	e.m.addBusy(e.now, dt)
+	e.m.track(sp, e.now, u, u, e.measuredRunning > 0)
 	e.m.steps++
 	e.g++
 	e.gAlloc = e.g
@@ -676,6 +679,7 @@ func (e *engine) jump(k int64) error {
 	if e.log != nil {
 		e.log.stretch(e, k, float64(n), c0, T)
 	}
+	sp := e.m.mark(e.now)
 	e.m.kvAt(e.now, u0)
 	t0 := e.now
 	if err := e.advance(T); err != nil {
@@ -683,6 +687,7 @@ func (e *engine) jump(k int64) error {
 	}
 	e.m.kvRamp(t0, e.now, u0, e.bm.used())
 	e.m.addBusy(e.now, T)
+	e.m.track(sp, e.now, u0, e.bm.used(), e.measuredRunning > 0)
 	e.m.steps += k
 	e.m.stretches++
 	e.m.stretchSteps += k
@@ -984,6 +989,9 @@ func (e *engine) admit(s *seq) {
 	}
 	e.runTail = s
 	e.nRunning++
+	if !s.req.Warmup {
+		e.measuredRunning++
+	}
 	e.pre = append(e.pre, s)
 	if s.start == traces.Missing {
 		s.start = e.now
@@ -1016,6 +1024,9 @@ func (e *engine) runRemove(s *seq) {
 	}
 	s.prev, s.next = nil, nil
 	e.nRunning--
+	if !s.req.Warmup {
+		e.measuredRunning--
+	}
 }
 
 // complete finishes s at the current time. Its row and figures wait in

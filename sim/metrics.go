@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -11,7 +12,9 @@ import (
 // has BusySeconds, Makespan, DeviceSeconds, EnergyJoules and the token
 // totals. Warm-up rows are simulated (they load the engine) but, as in a
 // live run, left out of every figure: counts, tokens, latencies, and the
-// window, which opens at the first other arrival.
+// window, which opens at the first other arrival; busy time and KV
+// occupancy count only inside it, so a warm-up row's steps after the last
+// measured completion or rejection are left out.
 type Summary struct {
 	Policy      string
 	Requests    int64 // arrived
@@ -24,7 +27,7 @@ type Summary struct {
 
 	FirstArrival  float64 // s from trace start
 	Makespan      float64 // first arrival → last completion or rejection
-	BusySeconds   float64 // Σ step durations
+	BusySeconds   float64 // Σ step durations inside the window
 	Utilization   float64 // BusySeconds / Makespan
 	DeviceSeconds float64 // Devices × Makespan
 	EnergyJoules  float64 // Devices × Power(Utilization) × Makespan; traces.Missing (-1) without Config.Power
@@ -103,6 +106,21 @@ type metrics struct {
 	kvMax      int
 	series     kvSeries
 	checkErr   error
+
+	// tail holds the iterations since the last one that ran a measured
+	// request: warm-up rows' work, which counts only as far as the
+	// window reaches, known when the run ends.
+	tail []span
+}
+
+// span is an iteration from t0 to t1 ns that ran only warm-up rows, with
+// the busy time, KV integral and KV peak counted before it, the busy time
+// counted after it, and the blocks referenced at its start and end.
+type span struct {
+	t0, t1       int64
+	busy0, busy1 float64
+	kv0          float64
+	u0, u1, max0 int
 }
 
 func newMetrics(cfg *Config) *metrics {
@@ -127,10 +145,65 @@ func (m *metrics) arrived(s *seq, now int64) {
 // now > t: its part inside the window counts.
 func (m *metrics) open(t, now int64) {
 	m.firstArrival = t
+	m.kvLastT, m.kvIntegral, m.kvMax = t, 0, m.kvLastUsed
+	m.tail = m.tail[:0]
 	if now > t {
 		m.busy += float64(now-t) / 1e9
+		// Only warm-up rows ran before: the step under way is one of them.
+		u := m.kvLastUsed
+		m.tail = append(m.tail, span{t0: t, t1: now, busy1: m.busy, u0: u, u1: u, max0: u})
 	}
-	m.kvLastT, m.kvIntegral, m.kvMax = t, 0, m.kvLastUsed
+}
+
+// kvTo is the KV integral up to t ≥ kvLastT.
+func (m *metrics) kvTo(t int64) float64 {
+	return m.kvIntegral + float64(m.kvLastUsed)*float64(t-m.kvLastT)
+}
+
+// mark is what the window has counted when an iteration starts at t0,
+// before its blocks are recorded; track takes it when the iteration ends.
+func (m *metrics) mark(t0 int64) span {
+	if m.firstArrival < 0 {
+		return span{}
+	}
+	return span{t0: t0, busy0: m.busy, kv0: m.kvTo(t0), max0: m.kvMax}
+}
+
+// track records an iteration that began with sp and ended at t1, with u0
+// blocks referenced at its start and u1 at its end. One that ran a
+// measured request ends the tail: everything before it is inside the
+// window, which reaches at least that request's completion.
+func (m *metrics) track(sp span, t1 int64, u0, u1 int, measured bool) {
+	if measured {
+		m.tail = m.tail[:0]
+		return
+	}
+	if m.firstArrival < 0 {
+		return
+	}
+	sp.t1, sp.busy1, sp.u0, sp.u1 = t1, m.busy, u0, u1
+	m.tail = append(m.tail, sp)
+}
+
+// within returns the busy time, KV integral (block·ns) and KV peak counted
+// up to end, the window's end: a warm-up row's iteration under way then
+// counts up to it, and those after it not at all.
+func (m *metrics) within(end int64) (busy, kv float64, peak int) {
+	i := slices.IndexFunc(m.tail, func(sp span) bool { return sp.t1 > end })
+	if i < 0 {
+		m.kvAt(end, m.kvLastUsed)
+		return m.busy, m.kvIntegral, m.kvMax
+	}
+	sp := m.tail[i]
+	if end <= sp.t0 {
+		return sp.busy0, sp.kv0, sp.max0
+	}
+	// A stretch allocates as it goes: its blocks grow from u0 to u1.
+	f := float64(end-sp.t0) / float64(sp.t1-sp.t0)
+	u := float64(sp.u0) + f*float64(sp.u1-sp.u0)
+	busy = max(sp.busy0, sp.busy1-float64(sp.t1-end)/1e9)
+	kv = sp.kv0 + (float64(sp.u0)+u)/2*float64(end-sp.t0)
+	return busy, kv, max(sp.max0, sp.u0, int(math.Round(u)))
 }
 
 // addBusy counts a step (or stretch) of dt seconds that ended at end, the
@@ -236,7 +309,7 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 	s := &Summary{
 		Policy: e.cfg.Policy.Name, Requests: m.measured.requests, Completed: m.measured.completes, Rejected: m.measured.rejects,
 		Preemptions: m.preemptions, InputTokens: m.in, OutputTokens: m.outTok, CachedTokens: m.cached,
-		BusySeconds: m.busy, Steps: m.steps, Stretches: m.stretches, StretchSteps: m.stretchSteps, OOM: e.oom,
+		Steps: m.steps, Stretches: m.stretches, StretchSteps: m.stretchSteps, OOM: e.oom,
 		PrefixLookups: e.bm.lookups, PrefixHits: e.bm.hits,
 		Queue: m.queue.dist(), TTFT: m.ttft.dist(), TPOT: m.tpot.dist(), E2E: m.e2e.dist(),
 		EnergyJoules: traces.Missing,
@@ -245,9 +318,11 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 		s.PrefixHitRate = float64(s.PrefixHits) / float64(s.PrefixLookups)
 	}
 	s.KV.TotalBlocks = e.cfg.TotalBlocks
+	var kv float64
+	peak := m.kvMax
 	if first >= 0 {
 		s.FirstArrival = float64(first) / 1e9
-		m.kvAt(end, m.kvLastUsed)
+		s.BusySeconds, kv, peak = m.within(end)
 		s.Makespan = float64(end-first) / 1e9
 	}
 	s.DeviceSeconds = float64(e.cfg.Devices) * s.Makespan
@@ -256,14 +331,14 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 		s.ReqPerSec = float64(s.Completed) / s.Makespan
 		s.InputTokPerSec = float64(s.InputTokens) / s.Makespan
 		s.OutputTokPerSec = float64(s.OutputTokens) / s.Makespan
-		s.KV.MeanUsed = m.kvIntegral / (s.Makespan * 1e9)
+		s.KV.MeanUsed = kv / (s.Makespan * 1e9)
 	}
 	if e.cfg.Power != nil {
 		s.EnergyJoules = float64(e.cfg.Devices) * e.cfg.Power(s.Utilization) * s.Makespan
 	}
-	s.KV.MaxUsed = m.kvMax
+	s.KV.MaxUsed = peak
 	s.KV.MeanUtil = s.KV.MeanUsed / float64(e.cfg.TotalBlocks)
-	s.KV.MaxUtil = float64(m.kvMax) / float64(e.cfg.TotalBlocks)
+	s.KV.MaxUtil = float64(peak) / float64(e.cfg.TotalBlocks)
 	s.KV.Series = make([]KVPoint, len(m.series.pts))
 	for i, p := range m.series.pts {
 		s.KV.Series[i] = KVPoint{T: float64(p.t) / 1e9, Used: p.used}
