@@ -1085,7 +1085,7 @@ func (e *engine) reject(s *seq, reason string) error {
 	r.UsagePrompt, r.UsageOutput, r.UsageCached = traces.Missing, traces.Missing, traces.Missing
 	r.Chunks, r.Preemptions, r.HTTPStatus = traces.Missing, traces.Missing, traces.Missing
 	r.Error, r.FinishReason, r.OutputText = "rejected: "+reason, "", ""
-	e.m.rejected(s, e.now)
+	e.m.rejected(s)
 	e.finished++
 	return e.write(s)
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -69,4 +71,35 @@ func TestWarmupAfterWindowLeftOut(t *testing.T) {
 		}
 		check(t, "replica 0", cshort.Pools[0].Replicas[0], clong.Pools[0].Replicas[0], kvTol)
 	})
+}
+
+// TestRejectionAtArrival: a request that can never run is rejected as it
+// arrives, whatever the engine is doing then, and ends the window there
+// when it is the last measured event. One device serves a, then decodes
+// the warm-up row w in one static stretch to 3.3 s; r (over max_model_len)
+// arrives at 1 s, during it. Skipping and stepping report the same
+// summary, with the window ending at r's arrival.
+func TestRejectionAtArrival(t *testing.T) {
+	w := req("w", 0, 10, 300)
+	w.Warmup = true
+	reqs := []*traces.Request{req("a", 0, 10, 2), w, req("r", 1000, 300, 100)}
+	var sums [2]*Summary
+	for i, noSkip := range []bool{false, true} {
+		cfg := testConfig(PolicyConfig{Name: Serial}, 100, noSkip)
+		cfg.MaxModelLen = 320
+		sum, rows := mustRun(t, cfg, reqs)
+		if r, w := rows.byID["r"], rows.byID["w"]; !strings.HasPrefix(r.Error, "rejected: ") || w.Error != "" {
+			t.Fatalf("noSkip=%v: r: error %q, want rejected; w: error %q, want served", noSkip, r.Error, w.Error)
+		}
+		if sum.Makespan != 1 || sum.Rejected != 1 {
+			t.Errorf("noSkip=%v: window %v s, %d rejected; want 1 s, to r's arrival, and r rejected", noSkip, sum.Makespan, sum.Rejected)
+		}
+		sums[i] = sum
+	}
+	if sums[0].Stretches == 0 {
+		t.Errorf("no stretches with skipping on")
+	}
+	if a, b := comparable(*sums[0]), comparable(*sums[1]); !reflect.DeepEqual(a, b) {
+		t.Errorf("summaries differ:\nskipping %+v\nstepping %+v", a, b)
+	}
 }

@@ -220,13 +220,16 @@ func (m *metrics) addBusy(end int64, dt float64) {
 
 func (m *metrics) event(t int64) { m.lastEvent = max(m.lastEvent, t) }
 
-func (m *metrics) rejected(s *seq, now int64) {
+// rejected counts s, refused as it arrived (as vLLM answers at once),
+// whatever the engine was doing then: an engine that jumped a stretch
+// past the arrival would otherwise date the rejection later than stepping.
+func (m *metrics) rejected(s *seq) {
 	m.rejects++
 	if s.req.Warmup {
 		return
 	}
 	m.measured.rejects++
-	m.event(now)
+	m.event(s.arrival)
 }
 
 // finished counts s as no longer outstanding, at once (engine.outstanding).
