@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
@@ -23,7 +25,8 @@ type gpuSampler struct {
 }
 
 // startGPU starts NVML sampling to path when opt asks for it. A missing
-// driver is said once per candidate on log and samples nothing.
+// driver is said once per candidate on log and samples nothing (a sampler
+// without a recorder, which stop knows to have taken no samples).
 func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gpuSampler {
 	if opt.GPUInterval <= 0 {
 		return nil
@@ -35,7 +38,7 @@ func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gp
 		} else {
 			fmt.Fprintf(log, "verify: GPU telemetry: %v\n", err)
 		}
-		return nil
+		return &gpuSampler{path: path, log: log}
 	}
 	return &gpuSampler{rec: rec, path: path, log: log}
 }
@@ -47,6 +50,19 @@ func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gp
 // nowhere.
 func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string) *GPUMeasure {
 	if g == nil {
+		return nil
+	}
+	if g.rec == nil {
+		// Samples were asked for and none taken: an earlier run's file at
+		// path would pass for this trace's.
+		if written {
+			switch err := os.Remove(g.path); {
+			case err == nil:
+				fmt.Fprintf(g.log, "verify: removed an earlier run's GPU samples, %s: this run took none to go with its trace\n", g.path)
+			case !errors.Is(err, fs.ErrNotExist):
+				fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", err)
+			}
+		}
 		return nil
 	}
 	s := g.rec.Stop()

@@ -2,9 +2,12 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +65,34 @@ func TestGPUSamplesFollowTheTrace(t *testing.T) {
 				t.Errorf("measure names %q, want %q", m.CSV, wantCSV)
 			}
 		})
+	}
+}
+
+// Samples asked for on a host without a driver: a written trace takes an
+// earlier run's rankNN.gpu.csv away with it (it would pass for this run's),
+// and a run that wrote none leaves the file as it was.
+func TestGPUSamplesNotTakenRemoveAnEarlierFile(t *testing.T) {
+	saved := startNVML
+	startNVML = func(context.Context, time.Duration, string) (*telemetry.GPURecorder, error) {
+		return nil, telemetry.ErrNoDriver
+	}
+	defer func() { startNVML = saved }()
+	for _, written := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "rank01.gpu.csv")
+		if err := os.WriteFile(path, []byte("earlier run\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		g := startGPU(context.Background(), &Options{GPUInterval: time.Second}, path, &log)
+		if m := g.stop([]*replay.Summary{{OutputTokens: 10}}, written, ""); m != nil {
+			t.Errorf("written %v: a measure %+v from no samples", written, m)
+		}
+		_, err := os.Stat(path)
+		if gone := errors.Is(err, fs.ErrNotExist); gone != written {
+			t.Errorf("written %v: the earlier file removed: %v (%v)\n%s", written, gone, err, log.String())
+		}
+		if written && !strings.Contains(log.String(), "removed an earlier run's GPU samples") {
+			t.Errorf("the log does not say so:\n%s", log.String())
+		}
 	}
 }
