@@ -195,6 +195,11 @@ func (p *Profile) Validate() error {
 	case kv == nil:
 	case kv.MaxConcurrentTokens < 0 || kv.Blocks < 0:
 		add("kv: counts must be >= 0")
+	// The simulator counts blocks in int32, and a block holds ≥ 1 token.
+	case kv.MaxConcurrentTokens > math.MaxInt32:
+		add("kv.max_concurrent_tokens = %d: want ≤ %d", kv.MaxConcurrentTokens, math.MaxInt32)
+	case kv.Blocks > math.MaxInt32:
+		add("kv.blocks = %d: want ≤ %d", kv.Blocks, math.MaxInt32)
 	case kv.MaxConcurrentTokens == 0:
 		// The simulator reads the capacity from the tokens, blocks only
 		// beside them: blocks alone would be ignored.
