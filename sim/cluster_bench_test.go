@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
 
 // BenchmarkClusterAzureConv runs the Azure 2023 conversation trace (19,366
 // requests) on 4 replicas behind each router, with and without event
@@ -17,18 +21,7 @@ func BenchmarkClusterAzureConv(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				cfg := DefaultConfig()
 				cfg.Step, cfg.TotalBlocks, cfg.NoSkip = realTimer, 20000, noSkip
-				cc := onePool(4, router, cfg)
-				b.ReportAllocs()
-				var steps, iters int64
-				for b.Loop() {
-					sum, err := RunCluster(b.Context(), cc, newSliceReader(reqs), &countWriter{})
-					if err != nil || sum.Completed != int64(len(reqs)) {
-						b.Fatalf("%v, %d completed", err, sum.Completed)
-					}
-					steps, iters = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches
-				}
-				b.ReportMetric(float64(steps), "steps/op")
-				b.ReportMetric(float64(iters), "iterations/op")
+				benchCluster(b, onePool(4, router, cfg), reqs)
 			})
 		}
 	}
@@ -50,18 +43,23 @@ func BenchmarkClusterStaticAzureConv(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Policy = PolicyConfig{Name: Fixed, BatchSize: 8, MaxWaitMs: 50}
 			cfg.Step, cfg.TotalBlocks, cfg.MaxModelLen, cfg.NoSkip = realTimer, 20000, 16384, noSkip
-			cc := onePool(16, LeastOutstanding, cfg)
-			b.ReportAllocs()
-			var steps, iters int64
-			for b.Loop() {
-				sum, err := RunCluster(b.Context(), cc, newSliceReader(reqs), &countWriter{})
-				if err != nil || sum.Completed != int64(len(reqs)) {
-					b.Fatalf("%v, %d completed", err, sum.Completed)
-				}
-				steps, iters = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches
-			}
-			b.ReportMetric(float64(steps), "steps/op")
-			b.ReportMetric(float64(iters), "iterations/op")
+			benchCluster(b, onePool(16, LeastOutstanding, cfg), reqs)
 		})
 	}
+}
+
+// benchCluster runs reqs through cc once per iteration, every request
+// served, and reports the steps and loop iterations of a run.
+func benchCluster(b *testing.B, cc ClusterConfig, reqs []*traces.Request) {
+	b.ReportAllocs()
+	var steps, iters int64
+	for b.Loop() {
+		sum, err := RunCluster(b.Context(), cc, newSliceReader(reqs), &countWriter{})
+		if err != nil || sum.Completed != int64(len(reqs)) {
+			b.Fatalf("%v, %d completed", err, sum.Completed)
+		}
+		steps, iters = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches
+	}
+	b.ReportMetric(float64(steps), "steps/op")
+	b.ReportMetric(float64(iters), "iterations/op")
 }
