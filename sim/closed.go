@@ -86,6 +86,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 	exhausted := false
 	var pending []traces.Request // issued, not yet arrived, in arrival order
 	lastArrival := int64(-1)     // of the request issued last
+	var freedAt int64            // when the free clients were freed
 	for loops := 0; ; loops++ {
 		// Issue a request for every free client, spaced from the others
 		// issued at this instant.
@@ -99,8 +100,8 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			}
 			req := *in.At() // add copies it; the reader's row is left alone
 			// After the requests issued before it, which may still be on
-			// their way (a rejection frees a client as it arrives).
-			req.Arrival = max(e.now, lastArrival) + int64(loop.IssueGap)
+			// their way.
+			req.Arrival = max(freedAt, lastArrival) + int64(loop.IssueGap)
 			lastArrival = req.Arrival
 			req.PrefixHashes = slices.Clone(req.PrefixHashes)
 			free--
@@ -112,13 +113,18 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			}
 		}
 		if len(pending) > 0 && e.next >= pending[0].Arrival {
+			arrival := pending[0].Arrival
 			if err := e.add(&pending[0], idx); err != nil {
 				return err
 			}
 			idx++
 			pending = pending[1:]
-			free += e.finished - freed // a rejection frees its client at once
-			freed = e.finished
+			if e.finished > freed {
+				// Rejected as it arrived, as a live engine answers at
+				// once, not when the step under way ends.
+				free += e.finished - freed
+				freed, freedAt = e.finished, arrival
+			}
 			continue
 		}
 		if len(pending) == 0 && e.next == math.MaxInt64 { // idle with nothing waiting: done
@@ -134,7 +140,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			return e.closedNotRun(err, in, pending, idx, lastArrival)
 		}
 		free += e.finished - freed
-		freed = e.finished
+		freed, freedAt = e.finished, e.now
 	}
 }
 

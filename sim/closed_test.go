@@ -202,3 +202,28 @@ func absDiff(a, b int64) int64 {
 	}
 	return b - a
 }
+
+// A rejected request frees its client when it arrives, not when the step
+// under way ends: the client's next request goes out at once.
+func TestClosedLoopRejectionFreesClientAtArrival(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TotalBlocks = 10
+	cfg.Step = testTimer // 10 ms + 1 ms per prefill token + 1 ms per decode seq
+	reqs := []*traces.Request{req("a", 0, 10, 3), req("big", 0, 1000, 10), req("c", 0, 10, 3)}
+	for _, noSkip := range []bool{true, false} {
+		cfg.NoSkip = noSkip
+		w := &memWriter{}
+		if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, newSliceReader(reqs), w); err != nil {
+			t.Fatal(err)
+		}
+		// a prefills 1–21 ms; big arrives at 2 ms and is refused then, so
+		// c is issued at 2 ms and arrives at 3 ms (not 1 ms after a's
+		// prefill step ends), to join a's first decode step at 21 ms.
+		if big := w.byID["big"]; big.Error == "" || big.Arrival != 2e6 {
+			t.Fatalf("noskip %v: big arrived at %d ns, error %q: want rejected at 2 ms", noSkip, big.Arrival, big.Error)
+		}
+		if c := w.byID["c"]; c.Arrival != 3e6 || c.FirstToken != 42e6 {
+			t.Errorf("noskip %v: c arrives %d first %d (ns), want 3 and 42 ms", noSkip, c.Arrival, c.FirstToken)
+		}
+	}
+}
