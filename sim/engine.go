@@ -600,13 +600,14 @@ func (e *engine) execStep() error {
 	if e.log != nil {
 		e.log.step(e, b, dt)
 	}
-	sp, u := e.m.mark(e.now), e.bm.used()
+	measured := e.measuredRunning > 0
+	sp, u := e.m.mark(e.now, measured), e.bm.used()
 	e.m.kvAt(e.now, u)
 	if err := e.advance(dt); err != nil {
 		return err
 	}
 	e.m.addBusy(e.now, dt)
-	e.m.track(sp, e.now, u, u, e.measuredRunning > 0)
+	e.m.track(sp, e.now, u, u, measured)
 	e.m.steps++
 	e.g++
 	e.gAlloc = e.g
@@ -679,7 +680,8 @@ func (e *engine) jump(k int64) error {
 	if e.log != nil {
 		e.log.stretch(e, k, float64(n), c0, T)
 	}
-	sp := e.m.mark(e.now)
+	measured := e.measuredRunning > 0
+	sp := e.m.mark(e.now, measured)
 	e.m.kvAt(e.now, u0)
 	t0 := e.now
 	if err := e.advance(T); err != nil {
@@ -687,7 +689,7 @@ func (e *engine) jump(k int64) error {
 	}
 	e.m.kvRamp(t0, e.now, u0, e.bm.used())
 	e.m.addBusy(e.now, T)
-	e.m.track(sp, e.now, u0, e.bm.used(), e.measuredRunning > 0)
+	e.m.track(sp, e.now, u0, e.bm.used(), measured)
 	e.m.steps += k
 	e.m.stretches++
 	e.m.stretchSteps += k

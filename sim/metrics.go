@@ -162,8 +162,9 @@ func (m *metrics) kvTo(t int64) float64 {
 
 // mark is what the window has counted when an iteration starts at t0,
 // before its blocks are recorded; track takes it when the iteration ends.
-func (m *metrics) mark(t0 int64) span {
-	if m.firstArrival < 0 {
+// An iteration that runs a measured request needs none (most do).
+func (m *metrics) mark(t0 int64, measured bool) span {
+	if measured || m.firstArrival < 0 {
 		return span{}
 	}
 	return span{t0: t0, busy0: m.busy, kv0: m.kvTo(t0), max0: m.kvMax}
