@@ -234,9 +234,18 @@ func openParquet(path string) (_ Reader, err error) {
 // no message can be larger than the file, and no buffer absurdly large.
 func ipcOptions(size int64) []ipc.Option {
 	return []ipc.Option{
-		ipc.WithAllocator(cappedAllocator{mem, maxAlloc}),
+		ipc.WithAllocator(cappedAllocator{mem, allocLimit(size)}),
 		ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size),
 	}
+}
+
+// newStreamReader reads an IPC stream of the given size with ipcOptions.
+// ipc.NewReader leaves the size limits out of the message reader it makes,
+// so a corrupt length prefix had it allocate up to 2 GiB before finding
+// the file short; a message reader made with the options keeps them.
+func newStreamReader(f io.Reader, size int64) (*ipc.Reader, error) {
+	opts := ipcOptions(size)
+	return ipc.NewReaderFromMessageReader(ipc.NewMessageReader(f, opts...), opts...)
 }
 
 // openChecked opens an IPC file or stream after checking its schema.
@@ -279,7 +288,7 @@ func openIPC(path string) (_ Reader, err error) {
 		}
 		return newBatchReader(fr.Schema(), &ipcFileRecords{fr: fr}, f.Close)
 	}
-	sr, err := ipc.NewReader(f, ipcOptions(size)...)
+	sr, err := newStreamReader(f, size)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("not a readable Arrow IPC stream: %w", err)
@@ -341,7 +350,7 @@ func OpenTolerant(path string) (_ Reader, err error) {
 		}
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)
 	}
-	sr, err := ipc.NewReader(f, ipcOptions(size)...)
+	sr, err := newStreamReader(f, size)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)

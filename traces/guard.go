@@ -37,6 +37,16 @@ func recoverPanic(err *error) {
 // trace comes near it (writers keep a batch's strings under 1 GiB).
 const maxAlloc = 4 << 30
 
+// allocLimit bounds one allocation while reading an IPC file of size
+// bytes. A compressed buffer decompresses to the length its first 8 bytes
+// declare, which a corrupt file sets to anything (gigabytes from a 16 KB
+// file). No trace's buffer decompresses to over 1,024 times its whole
+// file, or past 256 MiB in a small file: a batch's fixed-width columns
+// take 8 bytes a row at most, and its text compresses far less.
+func allocLimit(size int64) int {
+	return int(min(maxAlloc, max(256<<20, 1024*size)))
+}
+
 // cappedAllocator panics rather than asking for more than max bytes.
 type cappedAllocator struct {
 	memory.Allocator
@@ -55,7 +65,7 @@ func (a cappedAllocator) Reallocate(n int, b []byte) []byte {
 
 func (a cappedAllocator) check(n int) {
 	if n < 0 || n > a.max {
-		panic(fmt.Sprintf("allocation of %d bytes (limit %d)", n, a.max))
+		panic(fmt.Sprintf("corrupt file: it asks for a buffer of %d bytes, over the %d its size allows", n, a.max))
 	}
 }
 
