@@ -40,9 +40,9 @@ const maxAlloc = 4 << 30
 // allocLimit bounds one allocation while reading an IPC file of size
 // bytes. A compressed buffer decompresses to the length its first 8 bytes
 // declare, which a corrupt file sets to anything (gigabytes from a 16 KB
-// file). No trace's buffer decompresses to over 1,024 times its whole
-// file, or past 256 MiB in a small file: a batch's fixed-width columns
-// take 8 bytes a row at most, and its text compresses far less.
+// file). A real trace's buffers stay under 256 MiB, or under 1,024 times
+// the size of a larger file: a batch's fixed-width columns take at most 8
+// bytes a row, and its text compresses far less than 1,024 times.
 func allocLimit(size int64) int {
 	return int(min(maxAlloc, max(256<<20, 1024*size)))
 }
