@@ -38,6 +38,7 @@ func proxyCommand() *cli.Command {
 			&cli.Float64Flag{Name: "tokens-per-byte", Value: d.TokensPerByte, Usage: "estimate for prompt blocks and for token counts the server did not report"},
 			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
+			&cli.Int64Flag{Name: "max-request-body", Value: d.MaxRequestBody, Usage: "bytes: a larger request body is refused (413) and recorded as failed, as each is held whole"},
 			&cli.StringFlag{Name: "model", Usage: "trace metadata: model name"},
 			&cli.StringFlag{Name: "engine", Usage: "trace metadata: engine and version"},
 			&cli.StringFlag{Name: "device", Usage: "trace metadata: device"},
@@ -49,7 +50,7 @@ func proxyCommand() *cli.Command {
 // proxyFlags names the flag of each proxy.Config field.
 var proxyFlags = map[string]string{
 	"Upstream": "--upstream", "Out": "--out", "BlockSize": "--block-size", "TokensPerByte": "--tokens-per-byte",
-	"FlushInterval": "--flush-interval", "ShutdownGrace": "--shutdown-grace",
+	"FlushInterval": "--flush-interval", "ShutdownGrace": "--shutdown-grace", "MaxRequestBody": "--max-request-body",
 }
 
 func proxyAction(c *cli.Context) error {
@@ -62,6 +63,7 @@ func proxyAction(c *cli.Context) error {
 	cfg.SessionHeader, cfg.ClassHeader = c.String("session-header"), c.String("class-header")
 	cfg.KeepPrompts = c.Bool("keep-prompts")
 	cfg.FlushInterval, cfg.ShutdownGrace = c.Duration("flush-interval"), c.Duration("shutdown-grace")
+	cfg.MaxRequestBody = c.Int64("max-request-body")
 	cfg.Meta.Model, cfg.Meta.Engine, cfg.Meta.Device = c.String("model"), c.String("engine"), c.String("device")
 	cfg.Meta.ToolVersion = c.App.Version
 	cfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))

@@ -109,6 +109,7 @@ func TestProxyFlagErrorsNameTheFlags(t *testing.T) {
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--tokens-per-byte", "9"}, "--tokens-per-byte: must be in (0, 4], got 9", "TokensPerByte"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--flush-interval", "0s"}, "--flush-interval: must be > 0, got 0s", "FlushInterval"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--shutdown-grace", "-1s"}, "--shutdown-grace: must be ≥ 0, got -1s", "ShutdownGrace"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--max-request-body", "0"}, "--max-request-body: must be > 0, got 0", "MaxRequestBody"},
 	} {
 		_, code, err := runCode(t, append([]string{"record", "proxy", "--listen", "127.0.0.1:0"}, c.args...)...)
 		if code != 2 || err == nil || !strings.Contains(err.Error(), "record proxy: "+c.want) || strings.Contains(err.Error(), c.not) {

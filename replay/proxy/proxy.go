@@ -27,29 +27,32 @@ import (
 
 // Config configures a recording proxy. Start from DefaultConfig.
 type Config struct {
-	Upstream      string        // the engine's base URL; request paths are appended to its path
-	Out           string        // the trace file; its extension picks the format
-	BlockSize     int           // tokens per prefix-hash block (Meta.BlockSize)
-	SessionHeader string        // request header holding the session id; "" = none
-	ClassHeader   string        // request header holding the class; "" or absent = the body's "model"
-	KeepPrompts   bool          // also write the prompts to PromptsPath(Out)
-	TokensPerByte float64       // the estimate of tokens per prompt/output byte when there is no usage
-	FlushInterval time.Duration // how often rows written so far are made durable
-	ShutdownGrace time.Duration // Serve: how long in-flight requests may run on after ctx ends
-	Meta          traces.Meta   // the trace's metadata; the proxy adds Source, BlockSize and Extra["proxy.*"]
-	Transport     http.RoundTripper
-	Logger        *slog.Logger
+	Upstream       string        // the engine's base URL; request paths are appended to its path
+	Out            string        // the trace file; its extension picks the format
+	BlockSize      int           // tokens per prefix-hash block (Meta.BlockSize)
+	SessionHeader  string        // request header holding the session id; "" = none
+	ClassHeader    string        // request header holding the class; "" or absent = the body's "model"
+	KeepPrompts    bool          // also write the prompts to PromptsPath(Out)
+	TokensPerByte  float64       // the estimate of tokens per prompt/output byte when there is no usage
+	FlushInterval  time.Duration // how often rows written so far are made durable
+	ShutdownGrace  time.Duration // Serve: how long in-flight requests may run on after ctx ends
+	MaxRequestBody int64         // a larger request body is refused (413), recorded as failed: each is held whole
+	Meta           traces.Meta   // the trace's metadata; the proxy adds Source, BlockSize and Extra["proxy.*"]
+	Transport      http.RoundTripper
+	Logger         *slog.Logger
 }
 
 // DefaultConfig returns the defaults: 512-token blocks, X-Session-Id,
-// 0.25 tokens per byte, flushing every second and a 30 s shutdown grace.
+// 0.25 tokens per byte, flushing every second, a 30 s shutdown grace and
+// request bodies up to 256 MiB (far past any prompt, images included).
 func DefaultConfig() Config {
 	return Config{
-		BlockSize:     512,
-		SessionHeader: "X-Session-Id",
-		TokensPerByte: 0.25,
-		FlushInterval: time.Second,
-		ShutdownGrace: 30 * time.Second,
+		BlockSize:      512,
+		SessionHeader:  "X-Session-Id",
+		TokensPerByte:  0.25,
+		FlushInterval:  time.Second,
+		ShutdownGrace:  30 * time.Second,
+		MaxRequestBody: 256 << 20,
 	}
 }
 
@@ -77,6 +80,8 @@ func (c *Config) Validate() error {
 		return bad("FlushInterval", "must be > 0, got %v", c.FlushInterval)
 	case c.ShutdownGrace < 0:
 		return bad("ShutdownGrace", "must be ≥ 0, got %v", c.ShutdownGrace)
+	case c.MaxRequestBody <= 0:
+		return bad("MaxRequestBody", "must be > 0, got %d", c.MaxRequestBody)
 	}
 	if _, err := traces.FormatOf(c.Out); err != nil {
 		return bad("Out", "%v", err)
@@ -291,8 +296,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer p.inflight.Done()
 	ex.endpoint = ep
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.cfg.MaxRequestBody))
 	r.Body.Close()
+	if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
+		ex.row.Error = fmt.Sprintf("request body over %d bytes: not forwarded", tooBig.Limit)
+		p.emit(ex)
+		http.Error(w, fmt.Sprintf("proxy: request body over %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+		return
+	}
 	if err != nil {
 		ex.row.Error = "reading the request body: " + err.Error()
 		p.emit(ex)

@@ -684,13 +684,14 @@ func TestValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mod := range map[string]func(*Config){
-		"Upstream":      func(c *Config) { c.Upstream = "" },
-		"Upstream ":     func(c *Config) { c.Upstream = "localhost:8000" },
-		"Out":           func(c *Config) { c.Out = "" },
-		"Out ":          func(c *Config) { c.Out = "t.txt" },
-		"BlockSize":     func(c *Config) { c.BlockSize = 0 },
-		"TokensPerByte": func(c *Config) { c.TokensPerByte = 0 },
-		"FlushInterval": func(c *Config) { c.FlushInterval = 0 },
+		"Upstream":       func(c *Config) { c.Upstream = "" },
+		"Upstream ":      func(c *Config) { c.Upstream = "localhost:8000" },
+		"Out":            func(c *Config) { c.Out = "" },
+		"Out ":           func(c *Config) { c.Out = "t.txt" },
+		"BlockSize":      func(c *Config) { c.BlockSize = 0 },
+		"TokensPerByte":  func(c *Config) { c.TokensPerByte = 0 },
+		"FlushInterval":  func(c *Config) { c.FlushInterval = 0 },
+		"MaxRequestBody": func(c *Config) { c.MaxRequestBody = 0 },
 	} {
 		c := good
 		mod(&c)
@@ -832,5 +833,30 @@ func TestUpstreamSecretsEchoedAreMasked(t *testing.T) {
 	}
 	if bytes.Contains(b, []byte("LEAK")) || !bytes.Contains(b, []byte("no access for [redacted] / [redacted] with [redacted]")) {
 		t.Errorf("trace: %s", b)
+	}
+}
+
+// A request body over MaxRequestBody is refused with 413, never reaches
+// the engine and is recorded as a failure; one at the limit goes through.
+func TestRequestBodyOverLimitRefused(t *testing.T) {
+	small := chatBody("m", false, false, "hi")
+	r := newRig(t, ".jsonl", func(c *Config) { c.MaxRequestBody = int64(len(small)) })
+	if status, _ := r.post(t, "/v1/chat/completions", small); status != http.StatusOK {
+		t.Fatalf("body at the limit: status %d", status)
+	}
+	big := chatBody("m", false, false, "hi there")
+	status, got := r.post(t, "/v1/chat/completions", big)
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(got), fmt.Sprintf("over %d bytes", len(small))) {
+		t.Errorf("body over the limit: status %d %q, want 413 naming the limit", status, got)
+	}
+	if len(r.up.raw) != 1 {
+		t.Errorf("the engine got %d requests, want 1", len(r.up.raw))
+	}
+	_, rows := r.finish(t)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	if rows[0].Error != "" || rows[1].Succeeded() || rows[1].Error != fmt.Sprintf("request body over %d bytes: not forwarded", len(small)) {
+		t.Errorf("rows: %q, %q", rows[0].Error, rows[1].Error)
 	}
 }
