@@ -244,12 +244,6 @@ func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
 		if len(all)+len(front) == 0 {
 			continue
 		}
-		loY, hiY := math.Inf(1), 0.0
-		for _, p := range pts {
-			if known(p.cost) && p.cost > 0 && known(k.x(p)) {
-				loY, hiY = math.Min(loY, p.cost), math.Max(hiY, p.cost)
-			}
-		}
 		var marks []mark
 		if len(all) <= 8 {
 			for _, p := range pts {
@@ -305,13 +299,9 @@ func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
 		if err := addMarks(p, marks, isLog); err != nil {
 			return nil, err
 		}
-		// A log y axis leaves a blank band above the plot in gonum/plot
-		// v0.17 (seen in the screenshot); keep it linear for now.
-		logY := false
-		_ = loY
-		if !logY {
-			p.Y.Min = 0
-		}
+		// Cost stays on a linear axis from 0: gonum/plot v0.17 leaves a
+		// blank band above a log y axis.
+		p.Y.Min = 0
 		if k.suffix == "throughput" {
 			p.X.Min = 0
 		}
@@ -320,11 +310,7 @@ func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
 		if isLog {
 			p.X.Min, p.X.Max = lo/2, hi*2.5
 		}
-		if logY {
-			p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(loY))), math.Pow(10, math.Ceil(math.Log10(hiY*1.05)))
-		} else {
-			p.Y.Max *= 1.08
-		}
+		p.Y.Max *= 1.08
 		drawableRange(&p.X)
 		drawableRange(&p.Y)
 		svg, err := render(p, leg)
@@ -332,13 +318,8 @@ func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
 			return nil, err
 		}
 		caption := k.caption
-		switch {
-		case isLog && logY:
-			caption += " (log axes)"
-		case isLog:
+		if isLog {
 			caption += " (log x axis)"
-		case logY:
-			caption += " (log y axis)"
 		}
 		out = append(out, &Figure{Name: name + "-" + k.suffix, Caption: caption, SVG: svg})
 	}
