@@ -63,6 +63,32 @@ func (e *Expansion) Runnable() int {
 	return n
 }
 
+// checkSize refuses a cross product of more than maxConfigs configs,
+// naming the keys that multiply it.
+func (s *Spec) checkSize() error {
+	total := 0
+	for _, st := range s.Strategies {
+		n := 1
+		for _, a := range s.Axes {
+			if d, _ := lookupKey(a.Key); d.applies(st) {
+				n = min(n*len(a.Values), maxConfigs+1) // no overflow: each factor ≤ maxAxisValues
+			}
+		}
+		total = min(total+n, maxConfigs+1)
+	}
+	if total <= maxConfigs {
+		return nil
+	}
+	var keys []string
+	for _, a := range s.Axes {
+		if len(a.Values) > 1 {
+			keys = append(keys, fmt.Sprintf("%s: %d values", a.Key, len(a.Values)))
+		}
+	}
+	return fmt.Errorf("the cross product holds more than %d configs (%s): narrow a range, or split the sweep into several specs",
+		maxConfigs, strings.Join(keys, ", "))
+}
+
 // Expand builds every config of the spec, resolves it against cat and
 // decides which to skip. A config that is not a valid plan (a missing or
 // out-of-range key) or names an unknown model or device is an error, as
@@ -103,6 +129,9 @@ func expand(s *Spec, cat *model.Catalog, kv *plan.MeasuredKV) (*Expansion, error
 			return nil, fmt.Errorf("prices.%q: %s is priced by %q too: want one price a device", dev, hw.Name, other)
 		}
 		priced[hw.Name] = dev
+	}
+	if err := s.checkSize(); err != nil {
+		return nil, err
 	}
 	ex := &Expansion{Skipped: map[string]int{}}
 	for _, st := range s.Strategies {

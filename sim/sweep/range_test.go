@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servesim/servesim/model"
 )
 
 // A range whose number of steps does not fit an int is refused as too
@@ -55,4 +57,32 @@ func formatVals(vs []any) string {
 		s = append(s, formatValue(v))
 	}
 	return strings.Join(s, " ")
+}
+
+// A cross product past maxConfigs is refused before any config is built,
+// naming the keys that multiply it; it used to build them until the
+// memory ran out (5,000³ configs: "fatal error: out of memory").
+func TestCrossProductTooLargeIsRefused(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"`+"\n[sweep]\n"+
+		`"batch.max_num_seqs" = {from = 1, to = 5000, step = 1}`+"\n"+
+		`"batch.max_num_batched_tokens" = {from = 5000, to = 9999, step = 1}`+"\n"+
+		`"device.count" = {from = 1, to = 5000, step = 1}`+"\n"+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Expand(s, model.DefaultCatalog())
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Expand still building configs after 10 s")
+	}
+	for _, want := range []string{"sweep.toml", "more than 1000000 configs", "batch.max_num_seqs: 5000 values", "device.count: 5000 values"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to say %q", err, want)
+		}
+	}
 }

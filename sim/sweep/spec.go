@@ -206,6 +206,11 @@ var batchOnly = map[string][]string{
 // for millions of configs.
 const maxAxisValues = 10000
 
+// maxConfigs bounds the cross product: every config is built and held
+// (a few KB each) before the first runs, so keys of a few thousand values
+// each would fill the memory before anything ran.
+const maxConfigs = 1_000_000
+
 // specFile is the TOML layout of a sweep spec.
 type specFile struct {
 	Base        string             `toml:"base"`
