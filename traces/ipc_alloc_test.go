@@ -32,14 +32,11 @@ func TestIPCCorruptBufferLengthAllocatesLittle(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		_, _, err = ReadAll(path)
-		runtime.ReadMemStats(&m1)
+		a, err := allocatedBy(func() error { _, _, err := ReadAll(path); return err })
 		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "corrupt file") {
 			t.Errorf("%s: err = %v, want an error naming %s as corrupt", ext, err, path)
 		}
-		if a := m1.TotalAlloc - m0.TotalAlloc; a > 300<<20 {
+		if a > 300<<20 {
 			t.Errorf("%s: reading a %d-byte file allocated %d MiB", ext, len(b), a>>20)
 		}
 	}
@@ -74,15 +71,21 @@ func TestIPCStreamCorruptMessageLengthAllocatesLittle(t *testing.T) {
 			return err
 		},
 	} {
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		err := read()
-		runtime.ReadMemStats(&m1)
+		a, err := allocatedBy(read)
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: err = %v, want an error naming %s", name, err, path)
 		}
-		if a := m1.TotalAlloc - m0.TotalAlloc; a > 64<<20 {
+		if a > 64<<20 {
 			t.Errorf("%s: reading a %d-byte file allocated %d MiB", name, len(b), a>>20)
 		}
 	}
+}
+
+// allocatedBy runs read and returns the bytes it allocated, and its error.
+func allocatedBy(read func() error) (uint64, error) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	err := read()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc, err
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
@@ -56,11 +54,11 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 		// Samples were asked for and none taken: an earlier run's file at
 		// path would pass for this trace's.
 		if written {
-			switch err := os.Remove(g.path); {
-			case err == nil:
-				fmt.Fprintf(g.log, "verify: removed an earlier run's GPU samples, %s: this run took none to go with its trace\n", g.path)
-			case !errors.Is(err, fs.ErrNotExist):
+			switch removed, err := telemetry.RemoveStale(g.path); {
+			case err != nil:
 				fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", err)
+			case removed:
+				fmt.Fprintf(g.log, "verify: removed an earlier run's GPU samples, %s: this run took none to go with its trace\n", g.path)
 			}
 		}
 		return nil

@@ -183,10 +183,10 @@ func runCalibrate(c *cli.Context) error {
 	// alone, a calibration that writes no run, or measures no power, would
 	// leave them beside traces they do not describe.
 	gpuCSV := filepath.Join(traceDir, "gpu.csv")
-	if err := os.Remove(gpuCSV); err == nil {
-		fmt.Fprintf(w, "removed the GPU samples of an earlier calibration, %s\n", gpuCSV)
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if removed, err := telemetry.RemoveStale(gpuCSV); err != nil {
 		return fmt.Errorf("calibrate: --trace-out %s: %w", traceDir, err)
+	} else if removed {
+		fmt.Fprintf(w, "removed the GPU samples of an earlier calibration, %s\n", gpuCSV)
 	}
 
 	// Power: NVML when there is a driver; otherwise say so once.

@@ -4,17 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/telemetry"
-	"github.com/urfave/cli/v2"
 )
 
 // telemetryFlags are shared by record and record proxy.
@@ -147,12 +146,11 @@ func (s *samplers) published() []string {
 func (s *samplers) removeUnsampled() error {
 	var errs []error
 	for _, p := range s.unsampled {
-		switch err := os.Remove(p); {
-		case err == nil:
+		removed, err := telemetry.RemoveStale(p)
+		if removed {
 			s.log.Info("removed an earlier run's samples: this run took none to go with its trace", "path", p)
-		case !errors.Is(err, fs.ErrNotExist):
-			errs = append(errs, fmt.Errorf("an earlier run's samples, which do not go with this trace: %w", err))
 		}
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -2,7 +2,10 @@ package telemetry
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +20,20 @@ func SidecarPath(tracePath, kind string) string {
 		base = strings.TrimSuffix(base, ext)
 	}
 	return filepath.Join(dir, base+"."+kind+".csv")
+}
+
+// RemoveStale removes an earlier run's sample file at path, for a run
+// that takes no samples of that kind to go with its trace: beside it, the
+// file would read as that trace's. It reports whether there was one.
+func RemoveStale(path string) (removed bool, err error) {
+	switch err := os.Remove(path); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	default:
+		return false, fmt.Errorf("telemetry: an earlier run's samples, which do not go with this trace: %w", err)
+	}
 }
 
 // sidecar is a recorder's CSV file. Rows are flushed to a temporary file
