@@ -241,6 +241,10 @@ func checkClusterKeys(md toml.MetaData) error {
 // came from.
 type FieldError struct {
 	Key, Problem string
+	// With is the other key of a rule between two values, each fine on its
+	// own (batch.max_num_seqs for batch.max_num_batched_tokens): a sweep
+	// skips a combination that breaks such a rule instead of failing.
+	With string
 }
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Problem }
@@ -249,9 +253,10 @@ func (e *FieldError) Error() string { return e.Key + ": " + e.Problem }
 // one *FieldError a bad key.
 func (p *Plan) Validate() error {
 	var errs []error
-	bad := func(key, format string, args ...any) {
-		errs = append(errs, &FieldError{Key: key, Problem: fmt.Sprintf(format, args...)})
+	badWith := func(key, with, format string, args ...any) {
+		errs = append(errs, &FieldError{Key: key, With: with, Problem: fmt.Sprintf(format, args...)})
 	}
+	bad := func(key, format string, args ...any) { badWith(key, "", format, args...) }
 	if _, ok := Strategies[p.Batch.Strategy]; !ok {
 		names := make([]string, 0, len(Strategies))
 		for n := range Strategies {
@@ -287,7 +292,11 @@ func (p *Plan) Validate() error {
 		// max_new_tokens: a smaller budget holds none, and every request
 		// would be rejected.
 		if least := 1 + max(int64(p.Model.MaxNewTokens), 1); int64(p.Batch.MaxTokenBudget) < least {
-			bad("batch.max_token_budget", "must be ≥ %d (1 + model.max_new_tokens: a request reserves its prompt and max_new_tokens), got %d",
+			with := "model.max_new_tokens"
+			if p.Batch.MaxTokenBudget < 2 {
+				with = "" // too small for any max_new_tokens
+			}
+			badWith("batch.max_token_budget", with, "must be ≥ %d (1 + model.max_new_tokens: a request reserves its prompt and max_new_tokens), got %d",
 				least, p.Batch.MaxTokenBudget)
 		}
 	case "continuous":
@@ -298,7 +307,11 @@ func (p *Plan) Validate() error {
 			bad("batch.max_num_seqs", "must be ≤ %d, got %d", math.MaxInt16, p.Batch.MaxNumSeqs)
 		}
 		if p.Batch.MaxNumBatchedTokens < max(p.Batch.MaxNumSeqs, 1) {
-			bad("batch.max_num_batched_tokens", "must be ≥ batch.max_num_seqs (%d) so every running sequence can decode, got %d",
+			with := "batch.max_num_seqs"
+			if p.Batch.MaxNumBatchedTokens < 1 {
+				with = ""
+			}
+			badWith("batch.max_num_batched_tokens", with, "must be ≥ batch.max_num_seqs (%d) so every running sequence can decode, got %d",
 				p.Batch.MaxNumSeqs, p.Batch.MaxNumBatchedTokens)
 		}
 	}
@@ -321,7 +334,11 @@ func (p *Plan) Validate() error {
 		bad("device.gpu_memory_utilization", "must be in (0, 1], got %g", p.Device.GPUMemoryUtilization)
 	}
 	if p.Device.BlockSize < 1 || p.Device.BlockSize > max(p.Device.MaxModelLen, 1) {
-		bad("device.block_size", "must be in [1, device.max_model_len (%d)], got %d", p.Device.MaxModelLen, p.Device.BlockSize)
+		with := "device.max_model_len"
+		if p.Device.BlockSize < 1 {
+			with = ""
+		}
+		badWith("device.block_size", with, "must be in [1, device.max_model_len (%d)], got %d", p.Device.MaxModelLen, p.Device.BlockSize)
 	}
 	if p.Device.MaxModelLen < 1 {
 		bad("device.max_model_len", "must be ≥ 1, got %d", p.Device.MaxModelLen)

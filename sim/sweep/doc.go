@@ -31,7 +31,7 @@
 //	tpot_p99_ms = 50
 //	goodput_min = 0.99
 //	[constraints]
-//	skip_if = ["batch.max_num_batched_tokens < batch.max_num_seqs"]
+//	skip_if = ['batch.strategy == "serial" && device.count == 2']
 //
 // Keys (Keys lists them): batch.strategy, device.model, device.count,
 // cluster.replicas, cluster.router, cluster.split_tokens,
@@ -63,11 +63,12 @@
 //
 // Everything that can be wrong with a spec — an unknown key, an empty list
 // or range, step ≤ 0, factor ≤ 1, from > to, an unknown strategy, model or
-// device, a config that is not a valid plan, constraints that leave
+// device, a value that is not valid in a plan, constraints that leave
 // nothing to run — is reported by LoadSpec or Expand, naming the file and
 // the key, before any simulation starts. Configs whose weights or KV cache
-// do not fit, or that the simulator would reject, are skipped and counted
-// by reason.
+// do not fit, whose swept values break a rule between two keys (e.g.
+// max_num_batched_tokens below max_num_seqs), or that the simulator would
+// reject, are skipped and counted by reason.
 //
 // # Capacity, goodput, saturation, knee
 //

@@ -33,8 +33,9 @@ type Config struct {
 	Resolved  *plan.Resolved // nil when skipped
 
 	// Skip is why the config is not simulated ("" = it is): skip_if,
-	// max_devices, weights_do_not_fit, kv_too_small or invalid; SkipDetail
-	// says more.
+	// max_devices, weights_do_not_fit, kv_too_small or invalid (values
+	// that break a rule between them, e.g. max_num_batched_tokens below
+	// max_num_seqs); SkipDetail says more.
 	Skip, SkipDetail string
 }
 
@@ -179,7 +180,7 @@ func expand(s *Spec, cat *model.Catalog, kv *plan.MeasuredKV) (*Expansion, error
 				break
 			}
 		}
-		return nil, fmt.Errorf("constraints: every one of the %d configs is skipped (%s)%s", len(ex.Configs), strings.Join(parts, ", "), first)
+		return nil, fmt.Errorf("every one of the %d configs is skipped (%s)%s", len(ex.Configs), strings.Join(parts, ", "), first)
 	}
 	return ex, nil
 }
@@ -297,6 +298,10 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = slices.Clone(j.Unwrap())
 		}
+		if combination(errs, set) {
+			c.Skip, c.SkipDetail = SkipInvalid, err.Error()
+			return c, nil
+		}
 		for i, e := range errs {
 			key := ""
 			if fe, ok := e.(*plan.FieldError); ok {
@@ -325,6 +330,20 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 	}
 	c.Resolved = r
 	return c, nil
+}
+
+// combination reports whether every error breaks a rule between two
+// values, one of them swept (set): a point of the cross product no engine
+// would accept, such as max_num_batched_tokens below max_num_seqs, which
+// the sweep skips. A value wrong on its own is a mistake in the spec.
+func combination(errs []error, set map[string]bool) bool {
+	for _, e := range errs {
+		fe, ok := e.(*plan.FieldError)
+		if !ok || fe.With == "" || !set[fe.Key] && !set[fe.With] {
+			return false
+		}
+	}
+	return true
 }
 
 // classify names the reason a plan did not resolve.

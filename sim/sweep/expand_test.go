@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 )
 
@@ -146,4 +147,81 @@ func TestExpandSkipsAStaticReservationNoRequestFits(t *testing.T) {
 			t.Errorf("%s: skip %q (%s), want %q", c.Label, c.Skip, c.SkipDetail, want)
 		}
 	}
+}
+
+// Values each fine on their own that break a rule between them (no engine
+// starts with max_num_batched_tokens below max_num_seqs) are a point of the
+// cross product to skip as invalid; a value wrong on its own, or a base
+// plan that breaks a rule with nothing swept, fails the sweep.
+func TestExpandSkipsInvalidCombinations(t *testing.T) {
+	t.Run("skipped", func(t *testing.T) {
+		_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["continuous", "token_budget"]
+"batch.max_num_seqs" = [16, 512]
+"batch.max_num_batched_tokens" = [256, 4096]
+"batch.max_token_budget" = [2048]
+"batch.max_wait_ms" = [10]
+"model.max_new_tokens" = [1024, 4096]
+"device.max_model_len" = [8, 8192]
+`+sloTOML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := mustExpand(t, s)
+		want := map[string]string{} // label → what the detail names
+		for _, c := range ex.Configs {
+			p := c.Plan
+			switch {
+			case p.Device.BlockSize > p.Device.MaxModelLen:
+				want[c.Label] = "device.block_size: must be in [1, device.max_model_len (8)], got 16"
+			case p.Batch.Strategy == "continuous" && p.Batch.MaxNumBatchedTokens < p.Batch.MaxNumSeqs:
+				want[c.Label] = "batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (512) so every running sequence can decode, got 256"
+			case p.Batch.Strategy == "token_budget" && p.Batch.MaxTokenBudget <= p.Model.MaxNewTokens:
+				want[c.Label] = "batch.max_token_budget: must be ≥ 4097"
+			}
+		}
+		if len(want) != 13 || len(ex.Configs) != 20 {
+			t.Fatalf("%d configs, %d expected to be skipped: the spec no longer tests what it should", len(ex.Configs), len(want))
+		}
+		for _, c := range ex.Configs {
+			w, skip := want[c.Label]
+			if !skip {
+				if c.Skip != "" || c.Resolved == nil {
+					t.Errorf("%s: skipped %q (%s), want it run", c.Label, c.Skip, c.SkipDetail)
+				}
+				continue
+			}
+			if c.Skip != SkipInvalid || !strings.Contains(c.SkipDetail, w) || c.Resolved != nil {
+				t.Errorf("%s: skip %q (%s), want %q naming %q", c.Label, c.Skip, c.SkipDetail, SkipInvalid, w)
+			}
+		}
+		if ex.Skipped[SkipInvalid] != 13 || ex.Runnable() != 7 {
+			t.Errorf("skipped %v, %d runnable; want 13 invalid, 7 runnable", ex.Skipped, ex.Runnable())
+		}
+	})
+	for _, c := range []struct{ name, body, want string }{
+		{"a swept value wrong on its own", `"batch.max_num_batched_tokens" = [0, 4096]`,
+			"(continuous max_num_batched_tokens=0): batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"},
+		{"every combination broken", `"batch.max_num_batched_tokens" = [128]`,
+			"every one of the 1 configs is skipped (1 invalid); e.g. continuous max_num_batched_tokens=128: batch.max_num_batched_tokens"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path, s, err := writeSpec(t, "base = \"base.toml\"\n[sweep]\n"+c.body+"\n"+sloTOML)
+			if err == nil {
+				_, err = Expand(s, model.DefaultCatalog())
+			}
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v\nwant it to name %s and %q", err, path, c.want)
+			}
+		})
+	}
+	t.Run("base plan broken, nothing of it swept", func(t *testing.T) {
+		base, err := loadWithBase(t, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 100",
+			"[sweep]\n\"device.gpu_memory_utilization\" = [0.8, 0.9]\n")
+		want := "base " + base + ": batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant %q", err, want)
+		}
+	})
 }

@@ -53,7 +53,7 @@ func TestExpandErrorsNameFileAndKey(t *testing.T) {
 		name, body, want string
 	}{
 		{"nothing left", `base = "base.toml"` + "\n[sweep]\n\"batch.max_num_seqs\" = [8, 16]\n[constraints]\nskip_if = [\"batch.max_num_seqs >= 8\"]\n" + sloTOML,
-			"constraints: every one of the 2 configs is skipped (2 skip_if)"},
+			"every one of the 2 configs is skipped (2 skip_if)"},
 		{"weights never fit", `base = "base.toml"` + "\n[model]\nname = \"Llama-3.1-70B\"\n" + sloTOML, "1 weights_do_not_fit"},
 		{"unknown device", `base = "base.toml"` + "\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"TPU9\"]\n[prices]\nTPU9 = 1.0\n" + sloTOML, `prices."TPU9"`},
 		{"device without price", `base = "base.toml"` + "\n[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"A100-80G\"]\n" + sloTOML, `[prices] "A100-80G"`},
