@@ -245,9 +245,11 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 // profile that profileOf gives it, writing OUT/rankNN.SUFFIX.sim.parquet,
 // and compares the predictions with the measurements.
 func resimulate(ctx context.Context, res *Result, opt Options, suffix string, profileOf func(CandidateResult) (*calibrate.Profile, string)) ([]CandidateResult, error) {
+	// By rank, which is unique (parseCandidates, Result.check); two
+	// candidates may share an index.
 	plans := map[int64]string{}
 	for _, c := range opt.Candidates.Candidates {
-		plans[c.Index] = c.Plan
+		plans[c.Rank] = c.Plan
 	}
 	var out []CandidateResult
 	for _, c := range res.Candidates {
@@ -259,7 +261,7 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		if err != nil {
 			return nil, err
 		}
-		p, err := plan.Parse([]byte(plans[c.Index]))
+		p, err := plan.Parse([]byte(plans[c.Rank]))
 		if err != nil {
 			return nil, err
 		}

@@ -650,7 +650,13 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	}
 	s := res.Summary
 	m := &Metrics{Requests: s.Requests, Completed: s.Completed, OutputTokens: s.OutputTokens}
-	if s.Completed > 0 && s.Makespan > 0 {
+	switch {
+	case s.Completed == 0:
+		// A prediction that nothing completes is a throughput of 0, not a
+		// figure left unpredicted: against a measured run that served the
+		// requests it is a miss, which a nil would let pass ungated.
+		m.ReqPerSec, m.OutTokPerSec = sec(0), sec(0)
+	case s.Makespan > 0:
 		m.ReqPerSec, m.OutTokPerSec = sec(s.ReqPerSec), sec(s.OutputTokPerSec)
 		m.DeviceSeconds = sec(s.DeviceSeconds)
 		m.USDPerMOut = hwCost(s.DeviceSeconds, r.Plan.Cost.USDPerHour, s.OutputTokens)
