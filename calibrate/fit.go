@@ -132,6 +132,11 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 	for t := range NumTerms {
 		*f.Step.At(Term(t)) = lf.coefs[t]
 	}
+	// Quality is that of the coefficients as a profile uses them
+	// (Predict: the dense curve through its fitted points only). A dense
+	// point unexcited because its hat is a combination of the others'
+	// (not zero) was fitted as 0 but is interpolated across there.
+	f.Quality = quality(y, f.Step.Predict(nil, obs))
 	return f, nil
 }
 

@@ -58,6 +58,13 @@ func splitFold(fitDst, heldDst, obs []Observation, k, j int) (fit, held []Observ
 // weights in settings, they must be given per observation of obs; they
 // are split along.
 func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, error) {
+	return crossCheck(obs, k, settings, false)
+}
+
+// crossCheck is CrossCheck; with trim each fold is fitted as Analyze fits
+// (fitTrimmed: trimmed by fits to that fold's training part only), and
+// every held-out observation is predicted.
+func crossCheck(obs []Observation, k int, settings *FitSettings, trim bool) (*HeldOut, error) {
 	var s FitSettings
 	if settings != nil {
 		s = *settings
@@ -93,7 +100,7 @@ func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, erro
 				fs.Weights[i] = o.Seconds
 			}
 		}
-		f, err := FitSteps(fitPart, &fs)
+		f, kept, err := fitTrimmed(fitPart, &fs, trim)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: held-out check, fold %d of %d: %w", j+1, k, err)
 		}
@@ -104,7 +111,7 @@ func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, erro
 				sum += e
 			}
 		}
-		h.ByRun, h.NFit, h.Fit = byRun, len(fitPart), f
+		h.ByRun, h.NFit, h.Fit = byRun, len(kept), f
 	}
 	if k < 2 {
 		return nil, fmt.Errorf("calibrate: held-out split: k = %d, must be >= 2", k)

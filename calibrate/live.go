@@ -290,7 +290,9 @@ type AnalyzeOptions struct {
 	// drops on a live client are measurement artefacts: a first token the
 	// server delivered a step late looks like a whole prompt prefilled in
 	// one 10 ms step, and a stall of the client or the host looks like a
-	// slow step.
+	// slow step. The held-out check trims each fold's training part by
+	// fits to that part alone, and predicts every held-out observation,
+	// artefacts included.
 	NoTrim bool
 	// Linear fits c0 + cp·prefill + cd·decode instead of the dense curve
 	// of the step's tokens (FitSettings.Curve). Ignored when Fit is set.
@@ -635,38 +637,32 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		// k steps, weighs k, as it does in relative error.
 		fs.Weights = slices.Clone(a.StepCounts)
 	}
-	if a.Fit, err = FitSteps(a.Observations, &fs); err != nil {
+	// The held-out check sees every observation: trimming is part of the
+	// fit, so each fold trims its own training part by its own fits, and
+	// no fit that saw a held-out run decides what is fitted or predicted.
+	all := a.Observations
+	var kept []int
+	if a.Fit, kept, err = fitTrimmed(all, &fs, !opt.NoTrim); err != nil {
 		return nil, err
 	}
-	// Trim artefacts: refit without observations the fit misses by more
-	// than 100%, then 50% (see AnalyzeOptions.NoTrim).
-	if !opt.NoTrim {
-		for _, lim := range []float64{1, 0.5} {
-			pred := a.Fit.Step.Predict(nil, a.Observations)
-			var keep []Observation
-			var kc, kw []float64
-			for i, o := range a.Observations {
-				if math.Abs(pred[i]-o.Seconds) <= lim*o.Seconds {
-					keep = append(keep, o)
-					kc = append(kc, a.StepCounts[i])
-					if fs.Weights != nil {
-						kw = append(kw, fs.Weights[i])
-					}
-				} else {
-					a.Trimmed = append(a.Trimmed, o)
-				}
-			}
-			a.Observations, a.StepCounts = keep, kc
-			if fs.Weights != nil {
-				fs.Weights = kw
-			}
-			if a.Fit, err = FitSteps(a.Observations, &fs); err != nil {
-				return nil, err
+	if a.HeldOut, err = crossCheck(all, k, &fs, !opt.NoTrim); err != nil {
+		return nil, err
+	}
+	if len(kept) < len(all) {
+		in := make([]bool, len(all))
+		for _, i := range kept {
+			in[i] = true
+		}
+		var counts []float64
+		a.Observations = nil
+		for i, o := range all {
+			if in[i] {
+				a.Observations, counts = append(a.Observations, o), append(counts, a.StepCounts[i])
+			} else {
+				a.Trimmed = append(a.Trimmed, o)
 			}
 		}
-	}
-	if a.HeldOut, err = CrossCheck(a.Observations, k, &fs); err != nil {
-		return nil, err
+		a.StepCounts = counts
 	}
 	// The same check on single steps, for the record.
 	if win > 1 {
@@ -690,6 +686,46 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	a.Concurrency = ProbeConcurrency(a.Runs)
 	a.Spread = configSpread(a.Runs)
 	return a, nil
+}
+
+// fitTrimmed fits obs (FitSteps with settings, whose Weights, if any,
+// are per observation of obs). With trim it then drops the observations
+// the fit misses by more than 100% and refits, then those missed by more
+// than 50% and refits (AnalyzeOptions.NoTrim). It returns the last fit and
+// the indices into obs of the observations it was fitted to, ascending.
+func fitTrimmed(obs []Observation, settings *FitSettings, trim bool) (*Fit, []int, error) {
+	fs := *settings
+	idx := make([]int, len(obs))
+	for i := range idx {
+		idx[i] = i
+	}
+	cur := obs
+	f, err := FitSteps(cur, &fs)
+	if err != nil || !trim {
+		return f, idx, err
+	}
+	for _, lim := range []float64{1, 0.5} {
+		pred := f.Step.Predict(nil, cur)
+		var keep []Observation
+		var ki []int
+		var kw []float64
+		for i, o := range cur {
+			if math.Abs(pred[i]-o.Seconds) <= lim*o.Seconds {
+				keep, ki = append(keep, o), append(ki, idx[i])
+				if fs.Weights != nil {
+					kw = append(kw, fs.Weights[i])
+				}
+			}
+		}
+		cur, idx = keep, ki
+		if fs.Weights != nil {
+			fs.Weights = kw
+		}
+		if f, err = FitSteps(cur, &fs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f, idx, nil
 }
 
 // dropResumed filters obs (one run's steps, in place) to those whose
