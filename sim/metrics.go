@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 
@@ -57,6 +58,16 @@ type Summary struct {
 type Dist struct {
 	N                        int64
 	Mean, P50, P90, P99, Max float64
+}
+
+// MarshalJSON writes an empty distribution's statistics as null: nothing
+// was measured, and a 0 would read as an instant latency.
+func (d Dist) MarshalJSON() ([]byte, error) {
+	if d.N == 0 {
+		return []byte(`{"N":0,"Mean":null,"P50":null,"P90":null,"P99":null,"Max":null}`), nil
+	}
+	type plain Dist // without this method
+	return json.Marshal(plain(d))
 }
 
 // KVStats is KV block occupancy (blocks referenced by some request; cached
