@@ -15,6 +15,11 @@ import (
 // each decode step 5 ms (± 1%, deterministic), so the fit has known
 // answers.
 func serialRun(kind string, clients int, prompts []int, out int, t0 int64) (*RunResult, int64) {
+	return serialRunStep(kind, clients, prompts, out, t0, 5e6)
+}
+
+// serialRunStep is serialRun with decode steps of stepNs.
+func serialRunStep(kind string, clients int, prompts []int, out int, t0 int64, stepNs float64) (*RunResult, int64) {
 	spec := RunSpec{Name: fmt.Sprintf("%s-c%d", kind, clients), Kind: kind, Concurrency: clients, Outputs: []int{out},
 		Requests: len(prompts), Repeat: 1}
 	jitter := func(i int) float64 { return 1 + 0.01*math.Sin(float64(i)*1.7) }
@@ -32,7 +37,7 @@ func serialRun(kind string, clients int, prompts []int, out int, t0 int64) (*Run
 		r.Arrival, r.ScheduledSend, r.ActualSend = send, send, send
 		t = max(t, send)
 		for j := range out {
-			step := 5e6 * jitter(k)
+			step := stepNs * jitter(k)
 			if j == 0 {
 				step = (2e6 + 1e5*float64(p)) * jitter(k)
 			}
