@@ -300,10 +300,12 @@ type Ranking struct {
 	// BestHeld: the sweep's best measured candidate is measured cheapest,
 	// or within BestWithin of the cheapest; BestGap is its measured cost
 	// over the cheapest's, minus 1 (nil when the cheapest is free and the
-	// best is not: no ratio, and not held).
+	// best is not: no ratio, and not held). BestRank is its sweep rank:
+	// above 1 when the sweep's first candidate was not measured.
 	BestHeld   *bool    `json:"best_held"`
 	BestGap    *float64 `json:"best_gap"`
 	BestWithin float64  `json:"best_within"`
+	BestRank   int64    `json:"best_sweep_rank"`
 }
 
 // HeldString says whether the ranking held: "true", "false", or "n/a"
@@ -369,6 +371,7 @@ func Rank(cands []CandidateResult) Ranking {
 		}
 	}
 	best := slices.MinFunc(rk.Entries, func(a, b RankEntry) int { return int(a.SweepRank - b.SweepRank) })
+	rk.BestRank = best.SweepRank
 	// A free candidate (a plan priced at $0/h) leaves no ratio to take
 	// but a tie: a best that cost something against a free cheapest has
 	// no gap, and is not within BestWithin of it.
@@ -533,13 +536,17 @@ func fmtBest(rk Ranking) string {
 	if rk.BestHeld == nil {
 		return "n/a"
 	}
+	best := "the sweep's best"
+	if rk.BestRank > 1 {
+		best = fmt.Sprintf("the sweep's best measured candidate (rank %d)", rk.BestRank)
+	}
 	if rk.BestGap == nil { // the cheapest is free, the sweep's best is not
-		return fmt.Sprintf("the sweep's best was measured dearer than the free cheapest (within %.0f%%: %v)", 100*rk.BestWithin, *rk.BestHeld)
+		return fmt.Sprintf("%s was measured dearer than the free cheapest (within %.0f%%: %v)", best, 100*rk.BestWithin, *rk.BestHeld)
 	}
 	if *rk.BestGap <= 0 {
-		return "the sweep's best was measured cheapest"
+		return best + " was measured cheapest"
 	}
-	return fmt.Sprintf("the sweep's best was measured %.1f%% dearer than the cheapest (within %.0f%%: %v)", 100**rk.BestGap, 100*rk.BestWithin, *rk.BestHeld)
+	return fmt.Sprintf("%s was measured %.1f%% dearer than the cheapest (within %.0f%%: %v)", best, 100**rk.BestGap, 100*rk.BestWithin, *rk.BestHeld)
 }
 
 func failedKinds(m map[string]int) string {

@@ -129,3 +129,23 @@ func TestRankTieInMeasuredCostHolds(t *testing.T) {
 		t.Errorf("ranks 2 and 3 measured the other way round: held %v, want false", rk.Held)
 	}
 }
+
+// When the sweep's first candidate was not measured, the best-candidate
+// line names the rank it judged instead of calling it the sweep's best.
+func TestRankNamesTheBestMeasuredWhenTheFirstFailed(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	cands := []CandidateResult{
+		{Rank: 1, Label: "a", Repeat: Repeat{Status: StatusStartFailed}},
+		{Rank: 2, Label: "b", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(1)}}, Predicted: Metrics{USDPerMOut: f(1)}},
+		{Rank: 3, Label: "c", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(2)}}, Predicted: Metrics{USDPerMOut: f(2)}},
+	}
+	rk := Rank(cands)
+	if got, want := fmtBest(rk), "the sweep's best measured candidate (rank 2) was measured cheapest"; rk.BestRank != 2 || got != want {
+		t.Errorf("best rank %d, %q; want 2, %q", rk.BestRank, got, want)
+	}
+	cands[0].Status = StatusOK
+	cands[0].Measured.USDPerMOut, cands[0].Predicted.USDPerMOut = f(1.5), f(1)
+	if got, want := fmtBest(Rank(cands)), "the sweep's best was measured 50.0% dearer than the cheapest (within 5%: false)"; got != want {
+		t.Errorf("%q; want %q", got, want)
+	}
+}
