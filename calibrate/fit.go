@@ -119,7 +119,7 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: fit steps: %w", err)
 	}
-	f := &Fit{Quality: lf.quality, Sigma: lf.sigma, DOF: lf.dof}
+	f := &Fit{Sigma: lf.sigma, DOF: lf.dof}
 	// Keep the notes the caller can act on: not the terms the model choice
 	// switches off, nor curve points no step reached.
 	for _, n := range lf.notes {
@@ -133,9 +133,10 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 		*f.Step.At(Term(t)) = lf.coefs[t]
 	}
 	// Quality is that of the coefficients as a profile uses them
-	// (Predict: the dense curve through its fitted points only). A dense
-	// point unexcited because its hat is a combination of the others'
-	// (not zero) was fitted as 0 but is interpolated across there.
+	// (Predict: the dense curve through its fitted points only), not
+	// fitLinear's: a dense point unexcited because its hat is a
+	// combination of the others' (not zero) was fitted as 0 but is
+	// interpolated across there.
 	f.Quality = quality(y, f.Step.Predict(nil, obs))
 	return f, nil
 }
