@@ -26,7 +26,11 @@ type Trace struct {
 	// Span is the first-to-last arrival time in seconds; Rate, requests
 	// over Span, is the trace's arrival rate at scale 1 (NaN when Span is 0).
 	Span, Rate float64
-	nAll       int64 // non-warmup requests
+	// nAll counts the requests of the SLO's population: not warm-up, and
+	// not failed in the source trace (such a row has no lengths to serve:
+	// the simulator rejects it under every config, so it says nothing
+	// about any).
+	nAll int64
 }
 
 // LoadTrace reads r to the end (it does not close it) and keeps the input
@@ -55,7 +59,7 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		}
 		q.ClearObserved()
 		t.Reqs = append(t.Reqs, q)
-		if !q.Warmup {
+		if !q.Warmup && !q.SourceFailed {
 			t.nAll++
 		}
 		put(uint64(q.Arrival))
@@ -81,7 +85,7 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		put(uint64(bs))
 	}
 	if t.nAll == 0 {
-		return nil, fmt.Errorf("%s: no requests to simulate", name)
+		return nil, fmt.Errorf("%s: no requests to simulate (every row is warm-up or failed in the source trace)", name)
 	}
 	t.SHA256 = hex.EncodeToString(h.Sum(nil))
 	t.Span = float64(t.Reqs[len(t.Reqs)-1].Arrival-t.Reqs[0].Arrival) / 1e9
@@ -137,12 +141,14 @@ var errAbort = errors.New("sweep: SLO can no longer hold")
 // the remaining requests can no longer bring the run within the SLO.
 //
 // A request the simulator rejects counts as breaking every limit; its
-// latencies are infinite. P99 ≤ L holds exactly when at most
-// n − ⌈0.99·n⌉ of the n requests exceed L (nearest rank, like sim.Dist).
+// latencies are infinite. Warm-up rows, and rows the source trace marks
+// failed (rejected under every config), are not counted at all. P99 ≤ L
+// holds exactly when at most n − ⌈0.99·n⌉ of the n requests exceed L
+// (nearest rank, like sim.Dist).
 type sloCounter struct {
 	ttft, tpot, e2e int64   // limits in ns; 0 = not set
 	goodMin         float64 // 0 = not set
-	nAll, nTPOT     int64   // populations: non-warmup requests, and those with ≥ 2 output tokens
+	nAll, nTPOT     int64   // populations: Trace.nAll's requests, and those with ≥ 2 output tokens
 	maxNew          int32   // the plan's max_new_tokens (0 = no cap)
 	abort           bool
 
@@ -178,7 +184,7 @@ func allowed(n int64) int64 {
 }
 
 func (c *sloCounter) Write(r *traces.Request) error {
-	if r.Warmup {
+	if r.Warmup || r.SourceFailed {
 		return nil
 	}
 	if r.Error != "" || r.LastToken == traces.Missing {
@@ -302,7 +308,7 @@ func (ev *evaluator) reset(t *Trace, s *Spec, c *Config) {
 	ev.nTPOT = 0
 	for i := range t.Reqs {
 		r := &t.Reqs[i]
-		if !r.Warmup && simOutput(r.OutputTokens, int32(c.Plan.Model.MaxNewTokens)) >= 2 {
+		if !r.Warmup && !r.SourceFailed && simOutput(r.OutputTokens, int32(c.Plan.Model.MaxNewTokens)) >= 2 {
 			ev.nTPOT++
 		}
 	}

@@ -331,3 +331,44 @@ ttft_p99_ms = 1e9
 		t.Errorf("capacity %g at the scale that ran out of memory", best.scale)
 	}
 }
+
+// A row the source trace marks failed has no lengths to serve: the
+// simulator rejects it under every config. It says nothing about the
+// config, so it is not in the SLO's population, as a warm-up row is not:
+// 5 such rows among 300 (over the 3 a P99 lets through) must not make
+// every config infeasible.
+func TestSourceFailedRowsAreNotTheConfigs(t *testing.T) {
+	reqs := append([]traces.Request(nil), short(t).Reqs...)
+	failed := 0
+	for i := range reqs {
+		if r := &reqs[i]; !r.Warmup && i%70 == 5 {
+			r.SourceFailed = true
+			failed++
+		}
+	}
+	if failed != 5 {
+		t.Fatalf("%d failed rows, want 5", failed)
+	}
+	tr, err := LoadTrace("head300-failed", &rowsReader{reqs: reqs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := evaluatorFor(t, `base = "base.toml"`+"\n[slo]\nttft_p99_ms = 1e9\ngoodput_min = 1.0\n")
+	ev.reset(tr, ev.spec, ev.cfg)
+	p, err := ev.run(context.Background(), 1, false)
+	if err != nil || !p.complete() {
+		t.Fatal(err, p.oom)
+	}
+	if p.sum.Rejected != int64(failed) {
+		t.Fatalf("%d rejected, want the %d failed rows", p.sum.Rejected, failed)
+	}
+	if !p.ok || p.hopeless != 0 {
+		t.Errorf("ok %v, hopeless %d: the source's failures count against the config", p.ok, p.hopeless)
+	}
+	if want := int64(len(tr.Reqs) - failed); p.nAll != want || p.good != want {
+		t.Errorf("population %d, good %d; want %d each (the rows that can be served)", p.nAll, p.good, want)
+	}
+	if _, _, err := ev.capacity(context.Background()); err != nil {
+		t.Errorf("capacity: %v", err)
+	}
+}

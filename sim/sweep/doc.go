@@ -75,11 +75,13 @@
 // Scale s replays the trace with every arrival time divided by s (s = 2
 // is twice the rate). At a scale the SLO holds when every P99 limit holds
 // (nearest rank over the non-warmup requests, a rejected request counting
-// as infinitely slow), the share of requests meeting every limit
-// (goodput) is at least goodput_min, and no static batch ran out of
-// memory. The capacity is found by doubling (or halving) from
-// search.start_scale until the SLO changes, then bisecting geometrically
-// until the bracket is within search.tolerance; it assumes the SLO, once
+// as infinitely slow; a row the source trace marks failed, which the
+// simulator rejects under every config, is left out like a warm-up row),
+// the share of requests meeting every limit (goodput) is at least
+// goodput_min, and no static batch ran out of memory. The capacity is
+// found by doubling (or halving) from search.start_scale until the SLO
+// changes, then bisecting geometrically until the bracket is within
+// search.tolerance; it assumes the SLO, once
 // broken, stays broken at higher scales. A probe stops as soon as the
 // requests already finished break the SLO whatever the rest do, so probes
 // far above capacity cost little. When rejected requests alone break the
