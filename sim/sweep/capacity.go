@@ -248,8 +248,9 @@ func (c *sloCounter) failed() bool {
 
 // rejectionsFail reports whether the rejected requests alone break the
 // SLO. The simulator rejects a request that can never run under the
-// config (too large for the KV cache, or for the token budget without
-// chunked prefill) whatever the load, so then no scale meets the SLO.
+// config (prompt + output over max_model_len, too large for the KV cache,
+// or for the token budget without chunked prefill) whatever the load, so
+// then no scale meets the SLO.
 func (c *sloCounter) rejectionsFail() bool {
 	r := sloCounter{ttft: c.ttft, tpot: c.tpot, e2e: c.e2e, goodMin: c.goodMin, nAll: c.nAll, nTPOT: c.nTPOT,
 		vTTFT: c.rejected, vE2E: c.rejected, vTPOT: c.rejTPOT, bad: c.rejected}
@@ -354,7 +355,7 @@ func (ev *evaluator) run(ctx context.Context, scale float64, abort bool) (*probe
 type errHopeless struct{ rejected int64 }
 
 func (e errHopeless) Error() string {
-	return fmt.Sprintf("%d requests can never run under this config (rejected: too large for its KV cache or token budget), so the SLO fails at every scale", e.rejected)
+	return fmt.Sprintf("%d requests can never run under this config (rejected: over max_model_len, or too large for its KV cache or token budget), so the SLO fails at every scale", e.rejected)
 }
 
 // simulate runs the trace through the config: one replica with sim.Run,
