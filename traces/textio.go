@@ -319,7 +319,7 @@ func (r *csvReader) Next() bool {
 		r.err = fmt.Errorf("line %d: %w", line, r.err)
 		return false
 	}
-	if r.cur.ID == "" {
+	if r.cols[0] < 0 { // no id column: name the row by its line
 		r.cur.ID = strconv.Itoa(line)
 	}
 	return true
@@ -440,7 +440,7 @@ func splitI64(s, name string, dst []int64) ([]int64, error) {
 
 // jsonRow is the JSONL shape of a request; pointers are null when missing.
 type jsonRow struct {
-	ID            string   `json:"id,omitempty"`
+	ID            *string  `json:"id,omitempty"` // nil: no id, named by its line; "" is an id
 	Arrival       *int64   `json:"arrival_ns"`
 	PromptTokens  *int32   `json:"prompt_tokens"`
 	OutputTokens  *int32   `json:"output_tokens"`
@@ -516,7 +516,7 @@ func newJSONLEncoder(f *os.File, meta Meta) (encoder, error) {
 
 func (e *jsonlEncoder) write(r *Request) error {
 	return e.enc.Encode(jsonRow{
-		ID: r.ID, Arrival: &r.Arrival, PromptTokens: &r.PromptTokens, OutputTokens: &r.OutputTokens,
+		ID: &r.ID, Arrival: &r.Arrival, PromptTokens: &r.PromptTokens, OutputTokens: &r.OutputTokens,
 		PrefixHashes: r.PrefixHashes, SessionID: r.SessionID, Class: r.Class,
 		Warmup: r.Warmup, SourceFailed: r.SourceFailed,
 		ScheduledSend: p64(r.ScheduledSend), ActualSend: p64(r.ActualSend), StartTime: p64(r.StartTime),
@@ -653,7 +653,7 @@ func (r *jsonlReader) Next() bool {
 		c := &r.cur
 		c.Reset()
 		*c = Request{
-			ID: row.ID, Arrival: *row.Arrival, PromptTokens: *row.PromptTokens, OutputTokens: *row.OutputTokens,
+			Arrival: *row.Arrival, PromptTokens: *row.PromptTokens, OutputTokens: *row.OutputTokens,
 			PrefixHashes: row.PrefixHashes, SessionID: row.SessionID, Class: row.Class,
 			Warmup: row.Warmup, SourceFailed: row.SourceFailed,
 			ScheduledSend: v64(row.ScheduledSend), ActualSend: v64(row.ActualSend), StartTime: v64(row.StartTime),
@@ -662,7 +662,9 @@ func (r *jsonlReader) Next() bool {
 			Chunks: v32(row.Chunks), Preemptions: v32(row.Preemptions), HTTPStatus: v32(row.HTTPStatus),
 			Error: row.Error, FinishReason: row.FinishReason, OutputText: row.OutputText,
 		}
-		if c.ID == "" {
+		if row.ID != nil {
+			c.ID = *row.ID
+		} else {
 			c.ID = strconv.Itoa(r.line)
 		}
 		if err := c.validate(); err != nil {
