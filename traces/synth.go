@@ -135,6 +135,8 @@ func (c *SynthConfig) Validate() error {
 		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
 	} else if len(c.Resample.pairs) == 0 {
 		errs = append(errs, fieldErr("Resample", "the source trace has no usable rows"))
+	} else if c.PromptLengths != nil {
+		errs = append(errs, fieldErr("Resample", "draws the prompt lengths too: it conflicts with PromptLengths"))
 	}
 	if c.PrefixGroups < 0 {
 		errs = append(errs, fieldErr("PrefixGroups", "must be >= 0, got %d", c.PrefixGroups))

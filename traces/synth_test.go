@@ -160,6 +160,13 @@ func TestSynthResample(t *testing.T) {
 	if math.Abs(float64(n20)/3000-2.0/3) > 0.03 {
 		t.Errorf("drew (20,2) %d of 3000 times, want about 2000", n20)
 	}
+	// A prompt matrix would set the row count and the metadata, yet every
+	// prompt length would come from the source.
+	c.PromptLengths, c.Repeats = []int32{64, 128}, 2
+	var fe *FieldError
+	if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "Resample" {
+		t.Errorf("resample with a prompt matrix: %v, want an error naming Resample", err)
+	}
 }
 
 // Each invalid field is reported as a FieldError naming it, so the CLI
