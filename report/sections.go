@@ -122,6 +122,13 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			t.Rows = append(t.Rows, row(r.Name, "", r, fmt.Sprintf("%d/%d · %d", m.Completed, m.Requests, m.Failed)))
 		}
 		blocks = append(blocks, t)
+		// A run that stopped (an out-of-memory batch) is measured up to
+		// the stop: say so, as simulate prints its outcome.
+		for _, r := range in.Runs {
+			if r.Result != nil && r.Result.Outcome != "" && r.Result.Outcome != "ok" {
+				blocks = append(blocks, &Text{fmt.Sprintf("%s: the run stopped early: %s. Its figures cover the run up to then.", r.Name, r.Result.Outcome)})
+			}
+		}
 	}
 	for _, sw := range in.Sweeps {
 		rows := shownRows(sw)

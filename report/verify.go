@@ -67,8 +67,16 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if rk.TauSweep != nil {
 			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
 		}
-		if rk.BestGap != nil {
-			t += fmt.Sprintf("; the sweep's best measured %+.1f%% against the cheapest", 100**rk.BestGap)
+		// the best measured is rank 1 only when rank 1 was measured
+		best := "the sweep's best"
+		if rk.BestRank > 1 {
+			best = fmt.Sprintf("the sweep's best measured candidate (rank %d)", rk.BestRank)
+		}
+		switch {
+		case rk.BestGap != nil:
+			t += fmt.Sprintf("; %s measured %+.1f%% against the cheapest", best, 100**rk.BestGap)
+		case rk.BestHeld != nil: // a free cheapest: no ratio to take
+			t += fmt.Sprintf("; %s measured dearer than the free cheapest", best)
 		}
 		blocks = append(blocks, &Text{Text: t + "."})
 	}
@@ -95,6 +103,9 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			continue
 		}
 		meas.Name, simd.Name = "measured", "simulated"
+		if n := len(c.Repeats); n > 1 { // the table's measured is the runs' mean; c.Trace is the first run's
+			meas.Name = fmt.Sprintf("measured (run 1 of %d)", n)
+		}
 		for _, m := range []struct {
 			what string
 			get  func(*Latencies) []float64
