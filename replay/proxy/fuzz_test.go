@@ -42,14 +42,14 @@ func newFuzzProxy(f *testing.F) *fuzzProxy {
 	cfg.FlushInterval = time.Hour
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	up, _ := url.Parse("http://127.0.0.1:8000")
-	p := &Proxy{cfg: cfg, upstream: up, start: time.Now(), lastSync: time.Now()}
+	p := &Proxy{cfg: cfg, upstream: up, start: time.Now()}
 	return &fuzzProxy{Proxy: p, path: filepath.Join(f.TempDir(), "rows.jsonl")}
 }
 
 // reset readies the proxy for one input: an input that failed half way
 // must not leave rows pending or the writer failed for the next one.
 func (fp *fuzzProxy) reset(t *testing.T) {
-	fp.pending, fp.next, fp.werr = map[int64]*exchange{}, fp.seq, nil
+	fp.pending, fp.next, fp.ready, fp.werr = map[int64]*exchange{}, fp.seq, nil, nil
 	if fp.w != nil && fp.stats.Rows < 1000 {
 		return
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,17 +124,28 @@ type Proxy struct {
 	stop        chan struct{}
 	flusherDone chan struct{}
 
-	mu       sync.Mutex
-	closed   bool
-	seq      int64
-	next     int64               // the next seq to write
-	pending  map[int64]*exchange // finished, waiting for earlier arrivals
-	w        traces.Writer
-	prompts  promptsFile
-	stats    Stats
-	dirty    bool
-	lastSync time.Time
-	werr     error
+	// amu guards closed and seq. It is never held across I/O, so that a
+	// request is stamped and forwarded the moment it comes in, even while
+	// mu is held for a flush (an fsync, which a busy disk can make long).
+	amu    sync.Mutex
+	closed bool
+	seq    int64
+
+	mu      sync.Mutex
+	next    int64               // the next seq to queue
+	pending map[int64]*exchange // finished, waiting for earlier arrivals
+	ready   []*exchange         // in arrival order, waiting for the writer
+	stats   Stats
+	dirty   bool
+
+	// wmu guards the writer, the prompts file and werr. It is held across
+	// their I/O, a flush's fsync included, but no handler waits for it: one
+	// that finds it held leaves its rows in ready for the holder to write,
+	// so that a slow disk never holds up the end of a response.
+	wmu     sync.Mutex
+	w       traces.Writer
+	prompts promptsFile
+	werr    error
 }
 
 // exchange is one recorded request on its way through the proxy. It is
@@ -324,8 +336,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // arrive numbers a new recorded request, or returns nil once closed.
 func (p *Proxy) arrive() *exchange {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.amu.Lock()
+	defer p.amu.Unlock()
 	if p.closed {
 		return nil
 	}
@@ -365,11 +377,30 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	} else {
 		ex.row.PrefixHashes = PrefixHashes(ex.prompt.text, blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte))
 	}
+	var creds []string
 	for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
 		v := strings.TrimSpace(r.Header.Get(h))
-		if scheme, cred, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") {
-			v = strings.TrimSpace(cred)
+		if scheme, cred, ok := strings.Cut(v, " "); ok {
+			// The credential after its scheme (Bearer, Basic, …), which
+			// is what a server echoes; Basic's user and password too.
+			cred = strings.TrimSpace(cred)
+			creds = append(creds, cred)
+			if strings.EqualFold(scheme, "Basic") {
+				if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+					user, pw, _ := strings.Cut(string(dec), ":")
+					creds = append(creds, pw, user)
+				}
+			}
 		}
+		creds = append(creds, v)
+	}
+	// A key may come in the query too (?key=..., ?api-key=...), which a
+	// server may echo or a redirect carry on.
+	for _, vs := range r.URL.Query() {
+		creds = append(creds, vs...)
+	}
+	creds = append(creds, r.URL.RawQuery)
+	for _, v := range creds {
 		if len(v) >= 4 { // shorter would mask ordinary text
 			ex.secrets = append(ex.secrets, v)
 		}
@@ -489,7 +520,6 @@ func clamp32(v int64) int32 {
 // arrivals have all finished, so the trace is in arrival order.
 func (p *Proxy) emit(ex *exchange) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.pending[ex.seq] = ex
 	for {
 		e, ok := p.pending[p.next]
@@ -498,13 +528,39 @@ func (p *Proxy) emit(ex *exchange) {
 		}
 		delete(p.pending, p.next)
 		p.next++
-		p.writeLocked(e)
+		p.ready = append(p.ready, e)
 	}
-	if p.dirty && time.Since(p.lastSync) >= p.cfg.FlushInterval {
-		p.flushLocked()
+	p.mu.Unlock()
+	p.drain()
+}
+
+// drain writes the ready rows, unless another goroutine holds the writer:
+// that one writes them once it lets go, as it checks for more after.
+func (p *Proxy) drain() {
+	for p.wmu.TryLock() {
+		p.writeReadyLocked()
+		p.wmu.Unlock()
+		p.mu.Lock()
+		more := len(p.ready) > 0
+		p.mu.Unlock()
+		if !more {
+			return
+		}
 	}
 }
 
+// writeReadyLocked writes the ready rows; p.wmu is held.
+func (p *Proxy) writeReadyLocked() {
+	p.mu.Lock()
+	batch := p.ready
+	p.ready = nil
+	p.mu.Unlock()
+	for _, e := range batch {
+		p.writeLocked(e)
+	}
+}
+
+// writeLocked writes one row; p.wmu is held.
 func (p *Proxy) writeLocked(ex *exchange) {
 	if p.werr != nil {
 		return
@@ -513,6 +569,7 @@ func (p *Proxy) writeLocked(ex *exchange) {
 		p.fail(err)
 		return
 	}
+	p.mu.Lock()
 	p.stats.Rows++
 	p.stats.PromptTokens += int64(ex.row.PromptTokens)
 	p.stats.OutputTokens += int64(ex.row.OutputTokens)
@@ -522,6 +579,7 @@ func (p *Proxy) writeLocked(ex *exchange) {
 		p.stats.Unparsed++
 	}
 	p.dirty = true
+	p.mu.Unlock()
 	if p.prompts != nil {
 		line := struct {
 			ID       string          `json:"id"`
@@ -556,8 +614,24 @@ func (p *Proxy) fail(err error) {
 	}
 }
 
+// flush makes the rows written so far durable, if any were written since
+// the last flush.
+func (p *Proxy) flush() {
+	p.mu.Lock()
+	dirty := p.dirty
+	p.dirty = false
+	p.mu.Unlock()
+	if !dirty {
+		return
+	}
+	p.wmu.Lock()
+	p.flushLocked()
+	p.wmu.Unlock()
+	p.drain() // what the handlers left while the writer was held
+}
+
+// flushLocked flushes the writer and the prompts file; p.wmu is held.
 func (p *Proxy) flushLocked() {
-	p.dirty, p.lastSync = false, time.Now()
 	if p.werr != nil {
 		return
 	}
@@ -582,11 +656,7 @@ func (p *Proxy) flushLoop() {
 		case <-p.stop:
 			return
 		case <-t.C:
-			p.mu.Lock()
-			if p.dirty && !p.closed {
-				p.flushLocked()
-			}
-			p.mu.Unlock()
+			p.flush() // Close stops this loop before it closes the writer
 		}
 	}
 }
@@ -615,19 +685,20 @@ func (p *Proxy) Stats() Stats {
 // flight to finish, and closes the trace (converting it from the Arrow
 // stream to Out's format when they differ). Stop the HTTP server first.
 func (p *Proxy) Close() error {
-	p.mu.Lock()
+	p.amu.Lock()
 	if p.closed {
-		p.mu.Unlock()
+		p.amu.Unlock()
 		return nil
 	}
 	p.closed = true
-	p.mu.Unlock()
+	p.amu.Unlock()
 	p.inflight.Wait()
 	close(p.stop)
 	<-p.flusherDone
 
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.writeReadyLocked()
 	var errs []error
 	if p.werr != nil {
 		errs = append(errs, p.werr)
@@ -641,10 +712,12 @@ func (p *Proxy) Close() error {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	p.mu.Lock()
 	p.stats.Written = err == nil
 	if kept {
 		p.stats.RowsLeft = stagingPath(p.cfg.Out)
 	}
+	p.mu.Unlock()
 	if p.prompts != nil {
 		errs = append(errs, p.closePrompts(err == nil, kept))
 	}

@@ -37,3 +37,43 @@ func TestSecretCutByTheClipIsMasked(t *testing.T) {
 		}
 	}
 }
+
+// A client may send its key in the query (?key=..., as Gemini's and some
+// Azure clients do) or as Basic credentials: a server that echoes it in an
+// error, or a redirect that carries the query on, must not put it in the
+// trace.
+func TestClientQueryAndBasicKeysEchoedAreMasked(t *testing.T) {
+	const qkey, basic = "AIzaQueryKey0123456789", "dXNlcjpiYXNpYy1wYXNzd29yZC0wMTIz"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/v1/chat/completions":
+			http.Redirect(w, r, "/v2/chat/completions?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			io.WriteString(w, `{"error":{"message":"bad key `+r.URL.Query().Get("key")+` or credentials `+cred+`"}}`)
+		}
+	}))
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	r.post(t, "/v1/chat/completions?key="+qkey, chatBody("m", false, false, "hi"))
+	r.post(t, "/v1/completions?key="+qkey, `{"model":"m","prompt":"hi"}`, "Authorization", "Basic "+basic)
+	_, rows := r.finish(t)
+	if len(rows) != 2 || rows[0].HTTPStatus != 307 || rows[1].HTTPStatus != 401 {
+		t.Fatalf("rows %+v", rows)
+	}
+	b, _ := os.ReadFile(r.out)
+	for _, k := range []string{qkey, basic} {
+		if strings.Contains(string(b), k) {
+			t.Errorf("the key %s is in the trace: %q, %q", k, rows[0].Error, rows[1].Error)
+		}
+	}
+	if rows[0].Error != "HTTP 307: redirects to /v2/chat/completions?key=[redacted]" {
+		t.Errorf("error %q", rows[0].Error)
+	}
+	if rows[1].Error != "HTTP 401: bad key [redacted] or credentials [redacted]" {
+		t.Errorf("error %q", rows[1].Error)
+	}
+}
