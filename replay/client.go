@@ -344,7 +344,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		if status > 0 {
 			r.HTTPStatus = int32(status)
 		}
-		r.Error = c.redact(msg)
+		// go-json keeps invalid UTF-8 in the strings it decodes (a
+		// server's error message), and a trace holds only valid text.
+		r.Error = c.redactError(strings.ToValidUTF8(msg, "\uFFFD"))
 	}
 	if cl.err != nil {
 		fail(0, KindClient+": "+cl.err.Error())
@@ -504,9 +506,12 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if usage.CompletionTokens <= streamed {
 		r.TokenTimes = spreadTokens(make([]int64, 0, usage.CompletionTokens), s.chunks, usage.CompletionTokens)
 	}
-	r.FinishReason = finish
+	// Valid UTF-8, as a trace's strings must be: go-json keeps invalid
+	// bytes (a tokenizer's half rune) as they came. The text is fixed
+	// whole, so a rune split across chunks stays one.
+	r.FinishReason = strings.ToValidUTF8(finish, "\uFFFD")
 	if c.cfg.KeepText {
-		r.OutputText = s.text.String()
+		r.OutputText = strings.ToValidUTF8(s.text.String(), "\uFFFD")
 	}
 }
 
@@ -701,18 +706,54 @@ func errorMessage(body []byte) string {
 	return clip(body)
 }
 
-// redact masks every secret in s.
+// redact masks every secret in s, and the start of one that a cut (clip's
+// "…") left only in part, where no whole secret is there to mask.
 func (c *client) redact(s string) string {
 	for _, sec := range c.secrets {
 		s = strings.ReplaceAll(s, sec, "[redacted]")
 	}
+	if strings.Contains(s, "…") {
+		parts := strings.Split(s, "…")
+		for i := range parts[:len(parts)-1] {
+			parts[i] = string(maskCut([]byte(parts[i]), c.secrets))
+		}
+		s = strings.Join(parts, "…")
+	}
 	return s
+}
+
+// redactError is redact on a failure's "<kind>: <detail>", masking the
+// detail only: the kind is one of ours, and a secret that happens to be
+// part of its name (a URL user "server") would otherwise change the kind
+// the summary counts.
+func (c *client) redactError(msg string) string {
+	if kind, detail, ok := strings.Cut(msg, ": "); ok {
+		return kind + ": " + c.redact(detail)
+	}
+	return c.redact(msg)
+}
+
+// maskCut masks the start of a secret that b ends with, at least 4 bytes
+// of it (as secrets shorter than that are not masked): what a cut left of
+// a secret whose rest is not there.
+func maskCut(b []byte, secrets []string) []byte {
+	for _, sec := range secrets {
+		for k := len(sec) - 1; k >= 4; k-- {
+			if bytes.HasSuffix(b, []byte(sec[:k])) {
+				return append(b[:len(b)-k:len(b)-k], "[redacted]"...)
+			}
+		}
+	}
+	return b
 }
 
 func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
 	for _, sec := range c.secrets {
 		raw = bytes.ReplaceAll(raw, []byte(sec), []byte("[redacted]"))
 	}
+	// Reading stops short of the body's end (an error body's first 4 KiB,
+	// a stream that failed): a secret there may be cut.
+	raw = maskCut(raw, c.secrets)
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
 	os.WriteFile(filepath.Join(c.rawDir, name), raw, 0o644) // best effort: raw bodies are diagnostics
 }
