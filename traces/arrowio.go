@@ -32,9 +32,11 @@ type batchWriter interface {
 
 // arrowEncoder turns requests into record batches for a batchWriter.
 type arrowEncoder struct {
-	b     *batchBuilder
-	w     batchWriter
-	flush func() error // optional: push buffered bytes to the file
+	b      *batchBuilder
+	w      batchWriter
+	flush  func() error // optional: push buffered bytes to the file
+	stream bool         // an Arrow IPC stream, which a crash leaves readable once it holds its schema
+	wrote  bool         // a batch went to w
 }
 
 func (e *arrowEncoder) write(r *Request) error {
@@ -51,11 +53,23 @@ func (e *arrowEncoder) writeBatch() error {
 	}
 	rec := e.b.batch()
 	defer rec.Release()
+	e.wrote = true
 	return e.w.Write(rec)
 }
 
-// Flush writes the pending rows as a batch.
+// Flush writes the pending rows as a batch. A stream with no rows yet
+// gets an empty one: the writer sends the schema (and the trace's
+// metadata) only with its first batch, and a stream without them does
+// not read back.
 func (e *arrowEncoder) Flush() error {
+	if e.stream && !e.wrote && e.b.rows == 0 {
+		rec := e.b.batch()
+		defer rec.Release()
+		e.wrote = true
+		if err := e.w.Write(rec); err != nil {
+			return err
+		}
+	}
 	if err := e.writeBatch(); err != nil {
 		return err
 	}
@@ -106,7 +120,7 @@ func newIPCEncoder(f *os.File, meta Meta, stream bool) (encoder, error) {
 	schema := Schema(meta)
 	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem), ipc.WithZstd()}
 	if stream {
-		return &arrowEncoder{b: newBatchBuilder(schema), w: ipc.NewWriter(f, opts...)}, nil
+		return &arrowEncoder{b: newBatchBuilder(schema), w: ipc.NewWriter(f, opts...), stream: true}, nil
 	}
 	w, err := ipc.NewFileWriter(f, opts...)
 	if err != nil {
