@@ -188,7 +188,7 @@ func BenchmarkStream(b *testing.B) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
 	cfg := testConfig(srv)
-	c := newClient(&cfg, "")
+	c := mustClient(b, &cfg)
 	defer c.close()
 	body := c.body(bytes.Repeat([]byte("a"), 100), 256)
 	b.ReportAllocs()
@@ -227,7 +227,7 @@ func BenchmarkClientCPU(b *testing.B) {
 	cfg := testConfig(nil)
 	cfg.BaseURL, cfg.Model = "http://"+addr+"/v1", "stub"
 	cfg.MaxIdle = streams
-	c := newClient(&cfg, "")
+	c := mustClient(b, &cfg)
 	defer c.close()
 	body := c.body(bytes.Repeat([]byte("a"), 200), tokens)
 	var failed atomic.Int64

@@ -96,7 +96,7 @@ func TestChunkPathsAgree(t *testing.T) {
 			for j, keep := range []bool{false, true} {
 				cfg := testConfig(srv)
 				cfg.Endpoint, cfg.KeepText = ep, keep
-				c := newClient(&cfg, "")
+				c := mustClient(t, &cfg)
 				r := &rows[j]
 				r.Reset()
 				r.OutputTokens = 10

@@ -78,8 +78,14 @@ type client struct {
 	rawDir   string
 }
 
-func newClient(cfg *Config, rawDir string) *client {
+func newClient(cfg *Config, rawDir string) (*client, error) {
 	key, set := os.LookupEnv(cfg.APIKeyEnv)
+	// Go's HTTP client refuses such a header: every request would fail
+	// with an error that names neither the key nor where it came from.
+	if i := strings.IndexFunc(key, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }); i >= 0 {
+		return nil, fmt.Errorf("replay: the API key in $%s holds a control character (byte %#02x, at %d of its %d bytes: a line break from a file?), which an HTTP header cannot carry",
+			cfg.APIKeyEnv, key[i], i+1, len(key))
+	}
 	state := "set (" + strconv.Itoa(len(key)) + " characters)"
 	switch {
 	case !set:
@@ -114,7 +120,7 @@ func newClient(cfg *Config, rawDir string) *client {
 	c.secrets = append(c.secrets, key, strings.TrimSpace(key))
 	// Too short a secret would mask ordinary text, and says nothing anyway.
 	c.secrets = slices.DeleteFunc(c.secrets, func(s string) bool { return len(s) < 4 })
-	return c
+	return c, nil
 }
 
 func endpointPath(e Endpoint) string {

@@ -77,6 +77,16 @@ func testConfig(srv *replaytest.Server) Config {
 	return cfg
 }
 
+// mustClient is a client for cfg, saving no raw bodies.
+func mustClient(tb testing.TB, cfg *Config) *client {
+	tb.Helper()
+	c, err := newClient(cfg, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 // runRows runs rows against srv and returns the written rows in input order.
 func runRows(t *testing.T, cfg Config, in []*traces.Request) (*Summary, []*traces.Request) {
 	t.Helper()

@@ -48,7 +48,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			return nil, fmt.Errorf("replay: SaveRaw: %w", err)
 		}
 	}
-	c := newClient(&cfg, cfg.SaveRaw)
+	c, err := newClient(&cfg, cfg.SaveRaw)
+	if err != nil {
+		return nil, err
+	}
 	defer c.close()
 	var warnings []string
 	if cfg.Text.IsZero() {
@@ -261,7 +264,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		warnings = append(warnings, "rows have prefix_hashes but no block size is known (trace meta block_size = 0, Config.BlockSize = 0): prompts were made unique instead")
 	}
 	s.Warnings = append(s.Warnings, warnings...)
-	err := errors.Join(writeErr, readErr)
+	err = errors.Join(writeErr, readErr)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -277,7 +280,10 @@ func Calibrate(ctx context.Context, cfg Config) (TextModel, error) {
 	if err := cfg.Validate(); err != nil {
 		return TextModel{}, err
 	}
-	c := newClient(&cfg, "")
+	c, err := newClient(&cfg, "")
+	if err != nil {
+		return TextModel{}, err
+	}
 	defer c.close()
 	return calibrate(ctx, c)
 }
