@@ -201,8 +201,12 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 
 	p := &Plan{Name: name}
 	// The longest prompt at every decode client at once: more cells than
-	// any run of the plan attends over.
-	p.Runs = append(p.Runs, WarmupRun(slices.Max(concs)*maxPrompt-1))
+	// any run of the plan attends over. The longest the plan sends, not
+	// MaxPrompt, which only caps the lengths: a MaxPrompt above them would
+	// make a warm-up longer than anything measured, which an engine's
+	// context may refuse (and then nothing is warmed).
+	longest := slices.Max(slices.Concat(prompts, decodeCtx, mixPrompts, []int{memPrompt}))
+	p.Runs = append(p.Runs, WarmupRun(slices.Max(concs)*longest-1))
 	// Interleave repeats so that slow drift (thermal, other tenants) is
 	// spread over configurations instead of aliasing with one of them.
 	for r := 1; r <= repeats; r++ {

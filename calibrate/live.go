@@ -405,17 +405,23 @@ func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) 
 
 // markAfterPrefill sets AfterPrefill on the steps without prompt tokens
 // among the sim.PostPrefillSteps after one with some, run by run (steps
-// are in time order within a run), as the simulator charges them.
+// are in time order within a run), as the simulator charges them. Steps
+// are counted by their boundaries (Observation.Boundary) where both are
+// known: a step recovery dropped between two kept ones is a step of the
+// engine all the same.
 func markAfterPrefill(steps []Observation) {
-	since, run := sim.PostPrefillSteps, -1
+	since, run, last := sim.PostPrefillSteps, -1, 0
 	for i := range steps {
 		o := &steps[i]
 		if o.Run != run {
-			run, since = o.Run, sim.PostPrefillSteps
+			run, since, last = o.Run, sim.PostPrefillSteps, 0
 		}
 		if o.PrefillTokens > 0 {
-			since = 0
+			since, last = 0, o.Boundary
 			continue
+		}
+		if last > 0 && o.Boundary > last {
+			since = o.Boundary - last - 1 // the steps between them
 		}
 		if since < sim.PostPrefillSteps {
 			o.AfterPrefill = 1

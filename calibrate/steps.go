@@ -271,7 +271,7 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 
 	for i, c := range cs {
 		var o Observation
-		o.End = c.t
+		o.End, o.Boundary = c.t, i+1
 		present := false // some request of the step was there at b_{i-1}
 		latestSend := int64(traces.Missing)
 		sendKnown := true

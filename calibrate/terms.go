@@ -139,6 +139,11 @@ type Observation struct {
 	// Run is the index of the live run the step came from (set by the
 	// caller or RecoverRuns); HeldOut splits on it.
 	Run int
+	// Boundary is the step boundary that ends the step, counted from 1
+	// among every boundary RecoverSteps found in its run, the dropped
+	// ones included; 0 when unknown. markAfterPrefill counts engine steps
+	// with it, not the steps recovery kept.
+	Boundary int
 	// FromIdle is true when the engine was idle before the step, so Start
 	// is the latest send time of its requests rather than the previous
 	// step's end; it then includes the request's network and HTTP latency.

@@ -340,8 +340,8 @@ func Healthy(ctx context.Context, url, apiKey string) bool {
 // process group (stdout and stderr appended to logPath), and waits until
 // spec.HealthURL answers 200. It refuses to start when something already
 // answers there (it would be measured instead of the candidate). On a
-// failed start the process group is killed and the error is an
-// *EngineError.
+// failed start the engine is stopped (the stop command, if any, then the
+// process group) and the error is an *EngineError.
 func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) (*Engine, error) {
 	if spec.HealthTimeout <= 0 {
 		spec.HealthTimeout = 60 * time.Second
@@ -388,9 +388,12 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		// An exit 0 is a launcher that leaves the engine running: keep
 		// polling.
 		if exited, err := e.exit(); exited && err != nil {
-			e.kill()
-			e.log.Close() // Stop, which closes it otherwise, is not called
-			return nil, &EngineError{StatusStartFailed, fmt.Sprintf("engine command %s before the engine was healthy%s", err, e.logTail())}
+			// The log's tail as the start command left it, then the stop
+			// command: a launcher that failed may have started what only it
+			// reaches (a container, a deployment), as after a health timeout.
+			msg := fmt.Sprintf("engine command %s before the engine was healthy%s", err, e.logTail())
+			e.Stop(context.WithoutCancel(ctx))
+			return nil, &EngineError{StatusStartFailed, msg}
 		}
 		if time.Now().After(deadline) {
 			e.Stop(context.WithoutCancel(ctx))
