@@ -63,8 +63,11 @@ func (c *cluster) summary() *ClusterSummary {
 	if stop, ok := c.stop(); ok && first >= 0 {
 		for _, rp := range c.reps {
 			// A replica still working when an OOM ended the run was held
-			// until then.
-			if rp.e.nRunning > 0 || rp.e.now > stop {
+			// until then. The replica whose batch did not fit was not: it
+			// admitted that batch's first members before finding the
+			// one that does not fit, but never ran a step of it (Run
+			// ends its window at the last completion too).
+			if rp.e.oom == nil && (rp.e.nRunning > 0 || rp.e.now > stop) {
 				end = max(end, stop)
 			}
 		}
