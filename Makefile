@@ -34,8 +34,11 @@ test-e2e: build
 	set -a; . ./.cache/engine.env; set +a; \
 	  $(if $(SERVESIM_CLIENT_CPUS),taskset -c $(SERVESIM_CLIENT_CPUS)) $(GO) test -p 1 -count=1 -timeout 60m -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
 
+## bench: every benchmark 6 times, then benchstat (make's sh has no pipefail: a failed run reaches make through a file)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee .cache/bench.txt
+	@mkdir -p .cache && rm -f .cache/bench.failed
+	{ $(GO) test -run '^$$' -bench . -benchmem -count 6 ./... || touch .cache/bench.failed; } | tee .cache/bench.txt
+	@if [ -e .cache/bench.failed ]; then rm -f .cache/bench.failed; echo "benchmarks failed"; exit 1; fi
 	$(GO) run $(BENCHSTAT) .cache/bench.txt
 
 lint:
@@ -49,8 +52,10 @@ lint:
 FUZZ_GO     ?= GOTOOLCHAIN=go1.27.3 $(GO)
 FUZZTIME    ?= 20s
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	@pkgs=$$($(GO) list ./...) || exit 1; \
+	for pkg in $$pkgs; do \
+	  list=$$($(GO) test -list '^Fuzz' $$pkg) || { echo "$$list"; exit 1; }; \
+	  for f in $$(echo "$$list" | grep '^Fuzz'); do \
 	    $(FUZZ_GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done

@@ -70,7 +70,22 @@ healthy() { http GET /api/version >/dev/null 2>&1; }
 PIN=()
 [[ -z ${SERVESIM_ENGINE_CPUS-} ]] || PIN=(taskset -c "$SERVESIM_ENGINE_CPUS")
 
-running() { [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
+# The pid file holds the server's pid and its start time (Linux: clock ticks
+# since boot, field 22 of /proc/PID/stat). Together they name one process: a
+# stale file (the server died, the host rebooted) whose pid another process
+# now has is not taken for the server, so stop never signals that process.
+starttime() {
+	local stat f
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -ra f <<<"${stat##*) }" # fields 3 on: the command name may hold spaces
+	echo "${f[19]}"
+}
+server_pid() { local pid _; read -r pid _ <"$PIDFILE" && echo "$pid"; }
+running() {
+	local pid start
+	[[ -f $PIDFILE ]] && read -r pid start <"$PIDFILE" || return 1
+	[[ -n $pid && -n $start ]] && kill -0 "$pid" 2>/dev/null && [[ $(starttime "$pid") == "$start" ]]
+}
 
 cmd_install() {
 	if [[ -x $BIN/ollama && "$(cat "$BIN/ollama.version" 2>/dev/null)" == "$OLLAMA_VERSION" ]]; then
@@ -98,14 +113,17 @@ cmd_start() {
 	ollama_env
 
 	if running && healthy; then
-		echo "engine.sh: reusing running server (pid $(cat "$PIDFILE"))" >&2
+		echo "engine.sh: reusing running server (pid $(server_pid))" >&2
 	else
 		healthy && die "port $PORT is already in use by another server"
 		# setsid: own process group, so stop can end the server and its runner.
 		# nice: on a small shared host the engine under test must not starve
 		# the load generator, or client-side schedule lag measures the engine.
 		setsid "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve >>"$LOG" 2>&1 </dev/null &
-		echo $! >"$PIDFILE"
+		echo "$! $(starttime $! || true)" >"$PIDFILE"
+		# From here a failed start stops the server it started: no engine is
+		# left running (and reused by the next start) after an error.
+		trap 'rc=$?; ((rc == 0)) || cmd_stop; exit $rc' EXIT
 		for _ in $(seq 1 150); do
 			healthy && break
 			running || die "ollama serve exited; see $LOG"
@@ -119,6 +137,7 @@ cmd_start() {
 	# Load the model and run one token so the first real request is warm.
 	http POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||
 		die "warm-up request failed; see $LOG"
+	trap - EXIT
 	printf "SERVESIM_ENGINE_URL=http://127.0.0.1:%s/v1\nSERVESIM_ENGINE_MODEL=%s\n" "$PORT" "$MODEL"
 }
 
@@ -135,8 +154,8 @@ cmd_stop() {
 		return 0
 	fi
 	local pid
-	pid=$(cat "$PIDFILE")
-	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
+	pid=$(server_pid)
+	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
 	for _ in $(seq 1 50); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2

@@ -81,16 +81,7 @@ func main() {
 	}
 	fmt.Printf("%-22s %8s %8s   %s\n", "run", "engine", "model", "(median cells a decode step attends over; the engine's decode step, ms: p10 p50 p90)")
 	for _, r := range runs {
-		var cells, gaps []int64
-		for i, s := range steps {
-			if s.t < r.start || s.t > r.end || s.tokens > 8 {
-				continue
-			}
-			cells = append(cells, int64(s.cells))
-			if p := steps[i-1]; i > 0 && p.t >= r.start && p.tokens == s.tokens {
-				gaps = append(gaps, s.t-p.t)
-			}
-		}
+		cells, gaps := runDecodeSteps(steps, r.start, r.end)
 		eng, m := "-", "-"
 		if len(cells) > 0 {
 			eng = strconv.FormatInt(quantile(cells, 0.5), 10)
@@ -104,6 +95,25 @@ func main() {
 		}
 		fmt.Printf("%-22s %8s %8s   %s\n", r.name, eng, m, times)
 	}
+}
+
+// runDecodeSteps returns, for the decode ubatches (at most 8 tokens) placed
+// from start to end µs, the cells each attended over, and the gaps from the
+// previous ubatch of the same width when that one too lies in the window.
+func runDecodeSteps(steps []ubatchLine, start, end int64) (cells, gaps []int64) {
+	for i, s := range steps {
+		if s.t < start || s.t > end || s.tokens > 8 {
+			continue
+		}
+		cells = append(cells, int64(s.cells))
+		if i == 0 {
+			continue
+		}
+		if p := steps[i-1]; p.t >= start && p.tokens == s.tokens {
+			gaps = append(gaps, s.t-p.t)
+		}
+	}
+	return cells, gaps
 }
 
 // quantile sorts v and returns its q-quantile (nearest rank below).
