@@ -438,20 +438,20 @@ func (ps *profileStep) fits(p *plan.Plan, name string) error {
 		ps.path, ps.prof.Device, name, p.Device.Model)
 }
 
-// announce says on log how a resolved plan differs from what the profile
-// measured (each difference once), and that the profile raised its KV
-// capacity.
-func (ps *profileStep) announce(r *plan.Resolved, log io.Writer) {
+// announce says on warn how a resolved plan differs from what the
+// profile measured (each difference once), and on kv that the profile
+// raised its KV capacity (a sweep counts those instead).
+func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 	if ps == nil {
 		return
 	}
 	if d := profileMismatch(ps.prof, r); d != "" && !ps.warned[d] {
 		ps.warned[d] = true
-		fmt.Fprintf(log, "simulate: warning: %s was measured at %s; its step model may not hold\n", ps.path, d)
+		fmt.Fprintf(warn, "simulate: warning: %s was measured at %s; its step model may not hold\n", ps.path, d)
 	}
 	if r.KVSource != "" {
 		ps.raised++
-		fmt.Fprintf(log, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
+		fmt.Fprintf(kv, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
 			ps.kv.Tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
 	}
 }

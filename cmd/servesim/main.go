@@ -58,5 +58,39 @@ func newApp() *cli.App {
 			verifyCommand(),
 		},
 		HideHelpCommand: true,
+		Action:          appHelpOrUnknown,
 	}
+}
+
+// appHelpOrUnknown is servesim's action when no command matched: the help,
+// for no argument or "help" (and "help COMMAND"), else a usage error
+// naming the unknown command. urfave/cli's own fallback answers "No help
+// topic" with exit status 3, compare's status for a regression.
+func appHelpOrUnknown(c *cli.Context) error {
+	args := c.Args()
+	switch {
+	case !args.Present():
+		return cli.ShowAppHelp(c)
+	case args.First() == "help" && args.Len() == 1:
+		return cli.ShowAppHelp(c)
+	case args.First() == "help" && c.App.Command(args.Get(1)) != nil:
+		return cli.ShowCommandHelp(c, args.Get(1))
+	case args.First() == "help":
+		return unknownCommand("servesim", args.Get(1))
+	}
+	return unknownCommand("servesim", args.First())
+}
+
+// groupHelpOrUnknown is the action of a command that only groups others
+// (trace, sweep): its help without an argument, else a usage error naming
+// the unknown subcommand (see appHelpOrUnknown).
+func groupHelpOrUnknown(c *cli.Context) error {
+	if !c.Args().Present() {
+		return cli.ShowSubcommandHelp(c)
+	}
+	return unknownCommand("servesim "+c.Command.Name, c.Args().First())
+}
+
+func unknownCommand(parent, name string) error {
+	return cli.Exit(fmt.Sprintf("%s: unknown command %q (%s --help lists them)", parent, name, parent), 2)
 }

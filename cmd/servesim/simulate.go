@@ -102,7 +102,7 @@ func runSimulate(c *cli.Context) error {
 		if resolved[i], err = p.plan.ResolveMeasured(cat, prof.measuredKV()); err != nil {
 			return fmt.Errorf("%s: %w", p.src, err)
 		}
-		prof.announce(resolved[i], c.App.ErrWriter)
+		prof.announce(resolved[i], c.App.ErrWriter, c.App.ErrWriter)
 	}
 	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
 		return fmt.Errorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)

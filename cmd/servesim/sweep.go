@@ -25,8 +25,9 @@ import (
 // itself runs with `servesim simulate --sweep SPEC`.
 func sweepCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "sweep",
-		Usage: "work with sweep results (run a sweep with 'simulate --sweep')",
+		Name:   "sweep",
+		Usage:  "work with sweep results (run a sweep with 'simulate --sweep')",
+		Action: groupHelpOrUnknown,
 		Subcommands: []*cli.Command{{
 			Name:      "merge",
 			Usage:     "merge the shard results of one sweep into one results file",
@@ -155,7 +156,7 @@ func runSweep(c *cli.Context) error {
 			if err := prof.fits(cfg.Plan, fmt.Sprintf("config %d (%s) of %s", cfg.Index, cfg.Label, spec.Path)); err != nil {
 				return err
 			}
-			prof.announce(cfg.Resolved, io.Discard)
+			prof.announce(cfg.Resolved, c.App.ErrWriter, io.Discard) // the KV raises are counted below
 		}
 	}
 	var step sim.StepTimer

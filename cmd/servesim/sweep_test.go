@@ -335,3 +335,25 @@ func TestSweepTableFormatsDollarsAsTheReport(t *testing.T) {
 		}
 	}
 }
+
+// A sweep config at another tensor-parallel degree (or precision, or
+// model) than the profile measured is warned about once per difference,
+// as simulate --profile warns of a plan: the sweep used to discard the
+// warning and run every device.count = 2 config on one device's step
+// times without a word.
+func TestSimulateSweepProfileWarnsOfMismatch(t *testing.T) {
+	tr := shortTrace(t)
+	const prof = "../../calibrate/testdata/profile_v1.json" // tensor_parallel 1; small.toml sweeps device.count 1 and 2
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--profile", prof, "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "was measured at tensor parallelism 1, the plan 2 devices"
+	if n := strings.Count(out, want); n != 1 {
+		t.Errorf("%d warnings %q, want 1:\n%s", n, want, out)
+	}
+	// The per-config KV lines stay summed up in one.
+	if strings.Contains(out, "KV capacity raised to") || !strings.Contains(out, "raised the capacity of") {
+		t.Errorf("KV capacity lines:\n%s", out)
+	}
+}

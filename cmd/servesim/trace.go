@@ -17,8 +17,9 @@ import (
 // are turned into a traces call and errors are returned.
 func traceCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "trace",
-		Usage: "import, convert, synthesise, slice, scale and summarise request traces",
+		Name:   "trace",
+		Usage:  "import, convert, synthesise, slice, scale and summarise request traces",
+		Action: groupHelpOrUnknown,
 		Subcommands: []*cli.Command{
 			traceImportCommand(),
 			traceConvertCommand(),

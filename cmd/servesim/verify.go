@@ -186,6 +186,17 @@ func runVerify(c *cli.Context) error {
 	} else if c.IsSet("refit-out") {
 		return cli.Exit("verify: --refit-out needs --refit", 2)
 	}
+	// The files verify writes whatever the candidates: none may be an
+	// input (a refit over its own parent profile, the slice over the
+	// trace it is cut from).
+	outs := []namedPath{{"--out", filepath.Join(opt.Out, "verify.json")}, {"--out", filepath.Join(opt.Out, "input.parquet")}}
+	if opt.Refit != nil {
+		outs = append(outs, namedPath{"--refit-out", opt.Refit.Out})
+	}
+	ins := []namedPath{{"--trace", opt.Trace}, {"--candidates", c.String("candidates")}, {"--profile", opt.ProfilePath}, {"--catalog", c.String("catalog")}}
+	if err := checkOutputs("verify", outs, ins); err != nil {
+		return cli.Exit(err, 2)
+	}
 
 	res, runErr := verify.Run(c.Context, opt)
 	if res == nil {

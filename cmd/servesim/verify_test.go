@@ -245,3 +245,54 @@ func oneCandidate(t *testing.T, dir string) (cands, trace string) {
 	}
 	return writeFile(t, dir, "candidates.json", string(data)), writeFile(t, dir, "in.csv", smallCSV)
 }
+
+// An output of verify that names one of its inputs is a usage error found
+// before any candidate runs: --refit-out the --profile itself would
+// replace the calibrated parent profile (which the refit's lineage and
+// verify.json cite by path and SHA-256) with its refit, and an --out
+// directory that holds the --trace as input.parquet would replace the
+// trace with its slice.
+func TestVerifyOutputsMustNotOverwriteInputs(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := writeFile(t, dir, "p.json", string(data))
+	out := filepath.Join(dir, "out")
+	base := []string{"verify", "--candidates", cands, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--tokens-per-byte", "1", "--profile", prof}
+	inOut := filepath.Join(dir, "o2")
+	os.Mkdir(inOut, 0o755)
+	trInOut := filepath.Join(inOut, "input.parquet")
+	if _, err := run(t, "trace", "convert", tr, trInOut); err != nil {
+		t.Fatal(err)
+	}
+	trData, _ := os.ReadFile(trInOut)
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--trace", tr, "--out", out, "--refit", "--refit-out", prof}, "--refit-out"},
+		{[]string{"--trace", trInOut, "--out", inOut, "--slice", "2"}, "--out"},
+	} {
+		text, code, err := runCode(t, append(base, tc.args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.flag) || !strings.Contains(err.Error(), "would overwrite the input") {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s and the input\n%s", tc.args, code, err, tc.flag, text)
+		}
+	}
+	if got, _ := os.ReadFile(prof); string(got) != string(data) {
+		t.Error("the profile was changed")
+	}
+	if got, _ := os.ReadFile(trInOut); string(got) != string(trData) {
+		t.Error("the trace was changed")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("verify created %s", out)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
