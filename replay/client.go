@@ -78,14 +78,24 @@ type client struct {
 	rawDir   string
 }
 
-func newClient(cfg *Config, rawDir string) (*client, error) {
-	key, set := os.LookupEnv(cfg.APIKeyEnv)
-	// Go's HTTP client refuses such a header: every request would fail
-	// with an error that names neither the key nor where it came from.
+// CheckAPIKey refuses a key in the environment variable env that no HTTP
+// header can carry. Go's client refuses to send such a header, so every
+// request (and every health check) would fail with an error that names
+// neither the key nor where it came from. The error never shows the key.
+func CheckAPIKey(env string) error {
+	key := os.Getenv(env)
 	if i := strings.IndexFunc(key, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }); i >= 0 {
-		return nil, fmt.Errorf("replay: the API key in $%s holds a control character (byte %#02x, at %d of its %d bytes: a line break from a file?), which an HTTP header cannot carry",
-			cfg.APIKeyEnv, key[i], i+1, len(key))
+		return fmt.Errorf("replay: the API key in $%s holds a control character (byte %#02x, at %d of its %d bytes: a line break from a file?), which an HTTP header cannot carry",
+			env, key[i], i+1, len(key))
 	}
+	return nil
+}
+
+func newClient(cfg *Config, rawDir string) (*client, error) {
+	if err := CheckAPIKey(cfg.APIKeyEnv); err != nil {
+		return nil, err
+	}
+	key, set := os.LookupEnv(cfg.APIKeyEnv)
 	state := "set (" + strconv.Itoa(len(key)) + " characters)"
 	switch {
 	case !set:

@@ -61,6 +61,10 @@ type EngineSpec struct {
 	// (when not empty) the polls send as a bearer token: an engine started
 	// with an API key answers its /models 401 without one.
 	HealthKeyEnv string
+	// KeyEnv names the environment variable holding the API key: its value
+	// is masked in the engine log's tail that errors quote (an engine may
+	// print its arguments, a key among them).
+	KeyEnv string
 	// HealthTimeout bounds the wait for health; 0 means 60 s.
 	HealthTimeout time.Duration
 	// StopTimeout bounds the stop command and the wait for the group
@@ -492,6 +496,12 @@ func (e *Engine) logTail() string {
 	data, err := os.ReadFile(e.logPath)
 	if err != nil || len(data) == 0 {
 		return ""
+	}
+	// Masked before it is cut: a key cut short would escape the mask.
+	for _, env := range []string{e.spec.KeyEnv, e.spec.HealthKeyEnv} {
+		if key := strings.TrimSpace(os.Getenv(env)); env != "" && len(key) >= 4 {
+			data = bytes.ReplaceAll(data, []byte(key), []byte("[redacted]"))
+		}
 	}
 	if len(data) > 600 {
 		data = data[len(data)-600:]

@@ -36,3 +36,24 @@ func TestFailedStartRunsTheStopCommand(t *testing.T) {
 		t.Errorf("stop command after the failed start: %q, %v: want it run with the candidate's knobs", b, err)
 	}
 }
+
+// An engine that prints its arguments prints the key among them: the log's
+// tail that the error (and verify.json) quotes has it masked.
+func TestFailedStartLogTailMasksTheKey(t *testing.T) {
+	dir := t.TempDir()
+	const key = "sk-servesim-ENGINELOG-0123456789"
+	t.Setenv("SERVESIM_ENGINE_KEY", key)
+	spec := EngineSpec{
+		Start:     `echo "args: --api-key $SERVESIM_ENGINE_KEY --max-num-seqs {{.MaxNumSeqs}}" >&2; exit 1`,
+		HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 2 * time.Second,
+		KeyEnv: "SERVESIM_ENGINE_KEY",
+	}
+	_, err := StartEngine(context.Background(), spec, Knobs{MaxNumSeqs: 4}, filepath.Join(dir, "log"))
+	var ee *EngineError
+	if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "--max-num-seqs 4") {
+		t.Fatalf("err = %v, want a failed start quoting the log", err)
+	}
+	if strings.Contains(ee.Msg, "ENGINELOG") || !strings.Contains(ee.Msg, "--api-key [redacted]") {
+		t.Errorf("detail %q: want the key masked", ee.Msg)
+	}
+}

@@ -126,11 +126,18 @@ func runVerify(c *cli.Context) error {
 	if err := opt.Validate(); err != nil {
 		return cli.Exit(flagErrors("verify", verifyFlags, err), 2)
 	}
+	// Before any engine starts: health checks send the key too, and would
+	// only time out.
+	if err := replay.CheckAPIKey(cfg.APIKeyEnv); err != nil {
+		return cli.Exit(err, 2)
+	}
 	if c.Bool("gpu") {
 		if c.Duration("gpu-interval") <= 0 {
 			return cli.Exit(fmt.Sprintf("verify: --gpu-interval %v: want > 0", c.Duration("gpu-interval")), 2)
 		}
 		opt.GPUInterval = c.Duration("gpu-interval")
+	} else if c.IsSet("gpu-interval") {
+		return cli.Exit("verify: --gpu-interval needs --gpu", 2)
 	}
 	cf, err := readCandidates(c.String("candidates"))
 	if err != nil {
@@ -158,15 +165,15 @@ func runVerify(c *cli.Context) error {
 			// --health-url may be another server, which gets no key.
 			health, keyEnv = modelsURL(cfg.BaseURL), cfg.APIKeyEnv
 		}
-		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthKeyEnv: keyEnv,
+		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthKeyEnv: keyEnv, KeyEnv: cfg.APIKeyEnv,
 			HealthTimeout: c.Duration("health-timeout")}
 		for name, t := range map[string]string{"engine-cmd": start, "stop-cmd": opt.Engine.Stop} {
 			if _, err := verify.ParseTemplate(name, t); err != nil {
 				return cli.Exit(err, 2)
 			}
 		}
-	} else if c.IsSet("stop-cmd") || c.IsSet("health-url") {
-		return cli.Exit("verify: --stop-cmd and --health-url need --engine-cmd", 2)
+	} else if c.IsSet("stop-cmd") || c.IsSet("health-url") || c.IsSet("health-timeout") {
+		return cli.Exit("verify: --stop-cmd, --health-url and --health-timeout need --engine-cmd", 2)
 	}
 	if c.Bool("refit") {
 		if opt.Profile == nil {

@@ -296,3 +296,34 @@ func TestVerifyOutputsMustNotOverwriteInputs(t *testing.T) {
 		t.Errorf("%d requests reached the engine", n)
 	}
 }
+
+// Settings that cannot work are refused before any engine starts or any
+// request is sent: a key with a line break (every health check and request
+// would fail without saying why), and flags whose flag they need is absent.
+func TestVerifyRefusesUnusableSettings(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	t.Setenv("SERVESIM_NL_KEY", "sk-servesim-NLKEY-0123456789\n")
+	base := []string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+		"--tokens-per-byte", "1", "--out", filepath.Join(dir, "out")}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--api-key-env", "SERVESIM_NL_KEY"}, "$SERVESIM_NL_KEY holds a control character"},
+		{[]string{"--api-key-env", "SERVESIM_NO_KEY", "--gpu-interval", "1s"}, "--gpu-interval needs --gpu"},
+		{[]string{"--api-key-env", "SERVESIM_NO_KEY", "--health-timeout", "5s"}, "need --engine-cmd"},
+	} {
+		text, code, err := runCode(t, append(base, tc.args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, err %v; want exit 2 saying %q\n%s", tc.args, code, err, tc.want, text)
+		}
+		if err != nil && strings.Contains(err.Error(), "NLKEY") {
+			t.Errorf("the error shows the key: %v", err)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
