@@ -112,13 +112,21 @@ func runCalibrate(c *cli.Context) error {
 		return err // before any live run
 	}
 	live := c.String("from-traces") == ""
+	if !live {
+		// A refit replays recorded runs: a flag that shapes live runs would
+		// be silently ignored.
+		for _, f := range []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots",
+			"api-key-env", "endpoint", "timeout", "ignore-eos", "tokens-per-byte", "prompt-overhead", "prompt-prefix"} {
+			if c.IsSet(f) {
+				return cli.Exit(fmt.Sprintf("calibrate: --%s is for live runs; --from-traces refits recorded ones", f), 2)
+			}
+		}
+	}
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
 		return errors.New("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)")
 	}
 	if c.Bool("dry-run") {
-		if live {
-			xplan.Print(w)
-		}
+		xplan.Print(w)
 		return nil
 	}
 	cfg := replay.DefaultConfig()

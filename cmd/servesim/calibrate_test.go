@@ -237,3 +237,18 @@ func TestSimulateProfileKVIsTheCapacityChecked(t *testing.T) {
 		})
 	}
 }
+
+// A refit replays recorded runs: flags that shape live runs would be
+// ignored without a word (--from-traces --dry-run printed nothing and
+// exited 0), so they are refused, naming the flag.
+func TestCalibrateFromTracesRefusesLiveFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.json")
+	for _, args := range [][]string{
+		{"--dry-run"}, {"--plan", "full"}, {"--base-url", "http://127.0.0.1:1/v1"}, {"--repeats", "3"}, {"--timeout", "1s"},
+	} {
+		text, code, err := runCode(t, append([]string{"calibrate", "--out", out, "--from-traces", t.TempDir()}, args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), args[0]+" is for live runs") {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s\n%s", args, code, err, args[0], text)
+		}
+	}
+}
