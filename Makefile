@@ -34,6 +34,15 @@ test-e2e: build
 	set -a; . ./.cache/engine.env; set +a; \
 	  $(if $(SERVESIM_CLIENT_CPUS),taskset -c $(SERVESIM_CLIENT_CPUS)) $(GO) test -p 1 -count=1 -timeout 60m -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
 
+## engine-start, engine-stop: the CPU test engine alone, for running E2E tests by hand
+## (`set -a; . ./.cache/engine.env; set +a; go test -run E2E ./cmd/servesim`)
+engine-start:
+	@mkdir -p .cache
+	scripts/engine.sh start > .cache/engine.env
+
+engine-stop:
+	scripts/engine.sh stop
+
 ## bench: every benchmark 6 times, then benchstat (make's sh has no pipefail: a failed run reaches make through a file)
 bench:
 	@mkdir -p .cache && rm -f .cache/bench.failed

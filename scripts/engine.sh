@@ -36,6 +36,13 @@ die() { echo "engine.sh: $*" >&2; exit 1; }
 # The environment for both `ollama serve` and the `ollama` client: every path
 # is local, nothing reaches the network.
 ollama_env() {
+	# The caller's own OLLAMA_* settings (OLLAMA_NEW_ENGINE, OLLAMA_KV_CACHE_TYPE,
+	# ...) would change what is measured; only OLLAMA_NUM_PARALLEL, which verify
+	# sets per candidate, is taken from it.
+	local v
+	for v in $(compgen -e OLLAMA_ || true); do
+		[[ $v == OLLAMA_NUM_PARALLEL ]] || unset "$v"
+	done
 	export HOME=$ENGINE/home                  # ~/.ollama (identity key) lands here
 	export OLLAMA_MODELS=$ENGINE/models       # blobs + manifests
 	export OLLAMA_HOST=127.0.0.1:$PORT
@@ -47,7 +54,7 @@ ollama_env() {
 	export OLLAMA_ORIGINS='*'
 	export OLLAMA_FLASH_ATTENTION=0
 	export CUDA_VISIBLE_DEVICES=-1 ROCR_VISIBLE_DEVICES=-1 HIP_VISIBLE_DEVICES=-1 # CPU only
-	unset OLLAMA_DEBUG HTTPS_PROXY HTTP_PROXY https_proxy http_proxy
+	unset HTTPS_PROXY HTTP_PROXY https_proxy http_proxy
 }
 
 # http METHOD PATH [BODY]: minimal HTTP/1.0 client over bash's /dev/tcp

@@ -191,8 +191,11 @@ func newCluster(cc *ClusterConfig, meta traces.Meta, out *rowOrder) *cluster {
 		p := &pool{name: poolName(cc, i), cfg: pc.Replica, load: make([]int64, pc.Replicas)}
 		hashBS := hashBlockSize(&p.cfg, meta)
 		p.router = newRouter(pc, int(int64(p.cfg.TotalBlocks)*int64(p.cfg.BlockSize)/int64(hashBS)))
-		for range pc.Replicas {
+		for j := range pc.Replicas {
 			rp := &replica{e: newEngine(&p.cfg, meta, out), id: len(c.reps)}
+			if len(cc.Pools) > 1 || pc.Replicas > 1 {
+				rp.e.where = fmt.Sprintf("replica %d of pool %s", j+1, p.name)
+			}
 			p.reps = append(p.reps, rp)
 			c.reps = append(c.reps, rp)
 			c.queue.push(rp)

@@ -191,3 +191,27 @@ func TestClusterOOMSkipMatchesSteppingRandom(t *testing.T) {
 		t.Errorf("only %d of the runs ran out of memory", ooms)
 	}
 }
+
+// TestClusterOOMNamesTheReplica: batches are counted per replica, so an
+// OOM in a cluster says which replica's batch did not fit, in the error
+// and in the reports; a one-replica cluster's reads as Run's.
+func TestClusterOOMNamesTheReplica(t *testing.T) {
+	cfg := testConfig(PolicyConfig{Name: Fixed, BatchSize: 2, MaxWaitMs: 20}, 20, false)
+	cc := ClusterConfig{Pools: []PoolConfig{{Name: "p", Replicas: 2, Router: RoundRobin, Replica: cfg}}}
+	sum, err := RunCluster(t.Context(), cc, newSliceReader(clusterOOMTrace(200)), &memWriter{})
+	var oom *OOMError
+	if !errors.As(err, &oom) || !strings.HasPrefix(err.Error(), "sim: out of KV memory on replica 2 of pool p: batch 2 ") {
+		t.Fatalf("err = %v, want an OOM of replica 2's batch 2", err)
+	}
+	if sum.OOM == nil || sum.OOM.Replica != "replica 2 of pool p" || sum.Pools[0].Replicas[1].OOM == nil ||
+		sum.Pools[0].Replicas[1].OOM.Replica != "replica 2 of pool p" {
+		t.Errorf("reports %+v, %+v: want replica 2 of pool p named", sum.OOM, sum.Pools[0].Replicas[1].OOM)
+	}
+
+	reqs := []*traces.Request{req("A", 0, 10, 2), req("C", 0, 100, 210)}
+	_, _, runErr := run(t, cfg, reqs)
+	_, clErr := RunCluster(t.Context(), onePool(1, RoundRobin, cfg), newSliceReader(reqs), &memWriter{})
+	if runErr == nil || clErr == nil || runErr.Error() != clErr.Error() {
+		t.Errorf("one replica: %v; Run: %v; want the same OOM", clErr, runErr)
+	}
+}

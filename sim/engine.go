@@ -289,6 +289,7 @@ type engine struct {
 	preempt []int64 // ids preempted in the current step
 	batchNo int64
 	oom     *OOMReport
+	where   string // in a cluster of several replicas, which one this is (OOMReport.Replica)
 	// canOOM: a static batch could run out of KV memory (static.canOOM).
 	canOOM bool
 

@@ -122,7 +122,7 @@ func (p *static) schedule(e *engine) (int64, error) {
 		total := blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs)
 		if total-int64(hit) > int64(e.bm.free()-ev) {
 			e.oom = &OOMReport{
-				Batch: e.batchNo, Time: float64(e.now) / 1e9, BatchSize: take, BatchTokens: tokens,
+				Replica: e.where, Batch: e.batchNo, Time: float64(e.now) / 1e9, BatchSize: take, BatchTokens: tokens,
 				BlocksNeeded: blocks, FreeBlocks: free0, TotalBlocks: e.cfg.TotalBlocks,
 				Queued: e.waiting.len() - (take - i) + e.arriving.len(),
 			}
@@ -144,7 +144,8 @@ func (p *static) schedule(e *engine) (int64, error) {
 
 // OOMReport describes a static batch that did not fit in KV memory.
 type OOMReport struct {
-	Batch        int64   // 1-based batch number
+	Replica      string  `json:",omitempty"` // in a cluster of several replicas, which one: "replica 2 of pool long"
+	Batch        int64   // 1-based batch number, counted per replica
 	Time         float64 // seconds from trace start
 	BatchSize    int     // requests in the batch
 	BatchTokens  int64   // Σ(prompt + max_new) of the batch
@@ -162,6 +163,10 @@ type OOMError struct {
 
 func (e *OOMError) Error() string {
 	r := e.Report
-	return fmt.Sprintf("sim: out of KV memory: batch %d at t=%.3fs has %d requests, %d tokens (prompt+max_new), needs %d blocks, %d of %d free; %d more queued",
-		r.Batch, r.Time, r.BatchSize, r.BatchTokens, r.BlocksNeeded, r.FreeBlocks, r.TotalBlocks, r.Queued)
+	where := ""
+	if r.Replica != "" {
+		where = " on " + r.Replica
+	}
+	return fmt.Sprintf("sim: out of KV memory%s: batch %d at t=%.3fs has %d requests, %d tokens (prompt+max_new), needs %d blocks, %d of %d free; %d more queued",
+		where, r.Batch, r.Time, r.BatchSize, r.BatchTokens, r.BlocksNeeded, r.FreeBlocks, r.TotalBlocks, r.Queued)
 }

@@ -234,7 +234,7 @@ func freshEngineOn(t *testing.T, port, cpus string) string {
 	}
 	spec := verify.EngineSpec{
 		Start: "SERVESIM_ENGINE_PORT={{.Port}} SERVESIM_ENGINE_CPUS=" + cpus + " OLLAMA_NUM_PARALLEL=4 exec " +
-			filepath.Join(root, "scripts/engine.sh") + " serve",
+			shellQuote(filepath.Join(root, "scripts/engine.sh")) + " serve",
 		HealthURL: "http://127.0.0.1:" + port + "/api/version", HealthTimeout: 30 * time.Second,
 	}
 	eng, err := verify.StartEngine(t.Context(), spec, verify.Knobs{Port: port}, filepath.Join(t.TempDir(), "engine.log"))
@@ -244,3 +244,7 @@ func freshEngineOn(t *testing.T, port, cpus string) string {
 	t.Cleanup(func() { eng.Stop(context.Background()) })
 	return "http://127.0.0.1:" + port + "/v1"
 }
+
+// shellQuote quotes s as one word for sh (the repository's path may hold
+// spaces).
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -134,7 +134,7 @@ func TestE2EWalkthrough(t *testing.T) {
 	// 5. Verify the top 3 live: restart Ollama per candidate with
 	// OLLAMA_NUM_PARALLEL = max_num_seqs, on its own port, sharing the
 	// models directory of the running engine.
-	engineCmd := "SERVESIM_ENGINE_PORT={{.Port}} OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec " + filepath.Join(root, "scripts/engine.sh") + " serve"
+	engineCmd := "SERVESIM_ENGINE_PORT={{.Port}} OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec " + shellQuote(filepath.Join(root, "scripts/engine.sh")) + " serve"
 	vout := filepath.Join(dir, "verify")
 	base := "http://127.0.0.1:" + verifyPort + "/v1"
 	out, err := run(t, append([]string{"verify", "--candidates", filepath.Join(sweepOut, "candidates.json"), "--top", "3",
