@@ -41,3 +41,35 @@ func TestSweepCostBarsNameTableRows(t *testing.T) {
 		t.Error(`no bar labelled "row 2", the table row it shows`)
 	}
 }
+
+// The sweep's cost-vs-throughput plot places configs by goodput per
+// device, as the sweep ranks them: its axis says so, and says when a
+// config without a goodput is placed by all its output instead.
+func TestSweepParetoAxisNamesGoodput(t *testing.T) {
+	row := func(idx int64, cost, goodput float64) sweep.Row {
+		return sweep.Row{Index: idx, Rank: idx, Label: "c", Outcome: sweep.OutcomeOK, Scale: 1, USDPerMOutEst: cost,
+			SatUSDPerMOut: math.NaN(), TailPenalty: math.NaN(), KneeScale: math.NaN(), TTFTP99: float64(idx), OutTokPerSec: 20,
+			GoodputOutTokPerSecPerDevice: goodput, DeviceCount: 1, Replicas: 1}
+	}
+	for _, tc := range []struct {
+		goodput float64
+		want    string
+	}{{10, ">goodput output tokens/s per device<"}, {math.NaN(), ">goodput (else all) output tokens/s per device<"}} {
+		in := &Inputs{Sweeps: []*Sweep{{Name: "s", Rows: []sweep.Row{row(1, 1, 12), row(2, 2, tc.goodput)}}}}
+		d, err := Build("t", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var svg string
+		for _, s := range d.Sections {
+			for _, b := range s.Blocks {
+				if f, ok := b.(*Figure); ok && f.Name == "pareto-0-throughput" {
+					svg = string(f.SVG)
+				}
+			}
+		}
+		if !strings.Contains(svg, tc.want) {
+			t.Errorf("goodput %v: the throughput axis is not labelled %q", tc.goodput, tc.want)
+		}
+	}
+}

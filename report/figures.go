@@ -208,8 +208,9 @@ func notMarked(marks []string) string {
 }
 
 // paretoFigures draws cost against P99 TTFT and against throughput per
-// device, the respective front highlighted and joined.
-func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
+// device (thrLabel names which throughput), the respective front
+// highlighted and joined.
+func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, error) {
 	var out []Block
 	for _, k := range []struct {
 		suffix, title, xLabel, caption string
@@ -218,7 +219,7 @@ func paretoFigures(name, what string, pts []paretoPoint) ([]Block, error) {
 	}{
 		{"latency", "Cost vs P99 TTFT — " + what, "P99 TTFT (s)", "Lower-left is better; the front joins the configs no other config beats on both.",
 			func(p paretoPoint) float64 { return p.p99 }, func(p paretoPoint) bool { return p.frontLat }},
-		{"throughput", "Cost vs throughput per GPU — " + what, "output tokens/s per device", "Lower-right is better; the front joins the configs no other config beats on both.",
+		{"throughput", "Cost vs throughput per GPU — " + what, thrLabel, "Lower-right is better; the front joins the configs no other config beats on both.",
 			func(p paretoPoint) float64 { return p.perDev }, func(p paretoPoint) bool { return p.frontThr }},
 	} {
 		var all, front plotter.XYs

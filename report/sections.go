@@ -229,6 +229,9 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 	for i, sw := range in.Sweeps {
 		var pts []paretoPoint
 		var cost, lat, negThr []float64
+		// A sweep's configs are placed by goodput (the output of requests
+		// within the SLO), as it ranks them; a row without it by all output.
+		thrLabel := "goodput output tokens/s per device"
 		for j := range sw.Rows {
 			r := &sw.Rows[j]
 			if !known(r.USDPerMOutEst) {
@@ -237,6 +240,7 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 			perDev := r.GoodputOutTokPerSecPerDevice
 			if !known(perDev) {
 				perDev = r.OutTokPerSec / float64(max(r.DeviceCount, 1)*max(r.Replicas, 1))
+				thrLabel = "goodput (else all) output tokens/s per device"
 			}
 			label := fmt.Sprintf("index %d", r.Index)
 			if r.Rank > 0 {
@@ -254,7 +258,7 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 		for k := range pts {
 			pts[k].frontLat, pts[k].frontThr = fl[k], ft[k]
 		}
-		figs, err := paretoFigures(fmt.Sprintf("pareto-%d", i), "sweep "+sw.Name, pts)
+		figs, err := paretoFigures(fmt.Sprintf("pareto-%d", i), "sweep "+sw.Name, thrLabel, pts)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +286,7 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 			return nil, nil
 		}
 		markFront(pts)
-		figs, err := paretoFigures("pareto-runs", "runs", pts)
+		figs, err := paretoFigures("pareto-runs", "runs", "output tokens/s per device", pts)
 		if err != nil {
 			return nil, err
 		}
