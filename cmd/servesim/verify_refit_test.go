@@ -16,7 +16,11 @@ import (
 // none is gated), so that a script does not go on without the profile.
 func TestVerifyRefitFailureExitsNonZero(t *testing.T) {
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond})
+	// Every output in one chunk: no token gaps to recover decode steps
+	// from, however the host schedules the stub, so the fit always lacks
+	// observations (with one token a chunk, a loaded host let one more
+	// step through and the refit fitted).
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond, TokensPerChunk: 1000})
 	defer srv.Close()
 	cands, tr := oneCandidate(t, dir)
 	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
