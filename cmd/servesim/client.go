@@ -21,7 +21,7 @@ func clientFlags(timeout time.Duration) []cli.Flag {
 		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
 		&cli.Float64Flag{Name: "tokens-per-byte", DefaultText: "calibrate with 3 probes", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead)"},
 		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
-		&cli.Float64Flag{Name: "prompt-prefix", Usage: "text model: the tokens of --prompt-overhead before the text (BOS and the chat template's header), which an engine's prompt cache shares between any two requests", DefaultText: "unknown, taken as 1"},
+		&cli.Float64Flag{Name: "prompt-prefix", Usage: "text model: the tokens of --prompt-overhead before the text (BOS and the chat template's header), which an engine's prompt cache shares between any two requests", DefaultText: "unknown: the whole overhead is counted before the text"},
 	}
 }
 

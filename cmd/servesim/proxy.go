@@ -25,7 +25,7 @@ func proxyCommand() *cli.Command {
 			"tokens from the server's usage block (estimated from bytes, and marked so, when a stream has none),\n" +
 			"prefix hashes of the prompt, session and class, and the observed send, first/last token, status and\n" +
 			"error. Bodies and streams pass through byte for byte; headers (Authorization too) are forwarded and\n" +
-			"never stored. Prompt text is stored only with --keep-prompts (in OUT.prompts.jsonl). Stop with\n" +
+			"never stored. Prompt text is stored only with --keep-prompts (NAME.prompts.jsonl for --out NAME.parquet). Stop with\n" +
 			"Ctrl-C: in-flight requests finish (up to --shutdown-grace) and the trace is closed.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
@@ -34,7 +34,7 @@ func proxyCommand() *cli.Command {
 			&cli.IntFlag{Name: "block-size", Value: d.BlockSize, Usage: "tokens per prefix_hashes block"},
 			&cli.StringFlag{Name: "session-header", Value: d.SessionHeader, Usage: "request header holding the session id (empty: none)"},
 			&cli.StringFlag{Name: "class-header", Usage: "request header holding the class (default: the request's model)"},
-			&cli.BoolFlag{Name: "keep-prompts", Usage: "also write prompts, by row id, to OUT.prompts.jsonl"},
+			&cli.BoolFlag{Name: "keep-prompts", Usage: "also write prompts, by row id, to NAME.prompts.jsonl for --out NAME.parquet"},
 			&cli.Float64Flag{Name: "tokens-per-byte", Value: d.TokensPerByte, Usage: "estimate for prompt blocks and for token counts the server did not report"},
 			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
