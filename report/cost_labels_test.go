@@ -23,14 +23,7 @@ func TestSweepCostBarsNameTableRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var svg string
-	for _, s := range d.Sections {
-		for _, b := range s.Blocks {
-			if f, ok := b.(*Figure); ok && f.Name == "cost-sweep-0" {
-				svg = string(f.SVG)
-			}
-		}
-	}
+	svg := figureSVG(d, "cost-sweep-0")
 	if svg == "" {
 		t.Fatal("no sweep cost figure")
 	}
@@ -60,16 +53,21 @@ func TestSweepParetoAxisNamesGoodput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var svg string
-		for _, s := range d.Sections {
-			for _, b := range s.Blocks {
-				if f, ok := b.(*Figure); ok && f.Name == "pareto-0-throughput" {
-					svg = string(f.SVG)
-				}
-			}
-		}
+		svg := figureSVG(d, "pareto-0-throughput")
 		if !strings.Contains(svg, tc.want) {
 			t.Errorf("goodput %v: the throughput axis is not labelled %q", tc.goodput, tc.want)
 		}
 	}
+}
+
+// figureSVG is the SVG of d's figure called name, "" if it has none.
+func figureSVG(d *Doc, name string) string {
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if f, ok := b.(*Figure); ok && f.Name == name {
+				return string(f.SVG)
+			}
+		}
+	}
+	return ""
 }
