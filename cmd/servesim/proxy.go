@@ -25,8 +25,9 @@ func proxyCommand() *cli.Command {
 			"tokens from the server's usage block (estimated from bytes, and marked so, when a stream has none),\n" +
 			"prefix hashes of the prompt, session and class, and the observed send, first/last token, status and\n" +
 			"error. Bodies and streams pass through byte for byte; headers (Authorization too) are forwarded and\n" +
-			"never stored. Prompt text is stored only with --keep-prompts (NAME.prompts.jsonl for --out NAME.parquet). Stop with\n" +
-			"Ctrl-C: in-flight requests finish (up to --shutdown-grace) and the trace is closed.",
+			"never stored. Prompt text is stored only with --keep-prompts (NAME.prompts.jsonl for --out\n" +
+			"NAME.parquet). Stop with Ctrl-C: in-flight requests finish (up to --shutdown-grace) and the trace is\n" +
+			"closed.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
 			&cli.StringFlag{Name: "upstream", Required: true, Usage: "server base URL, e.g. http://127.0.0.1:8000"},
