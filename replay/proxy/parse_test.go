@@ -237,6 +237,10 @@ func TestErrorMessage(t *testing.T) {
 		`{"object":"error","message":"bad model"}`:    "bad model",
 		`upstream connect error`:                      "upstream connect error",
 		`{"foo":1}`:                                   `{"foo":1}`,
+		// Validation errors echo the request under "input": no prompt text
+		// reaches the trace (FastAPI's detail list; vLLM's Python repr).
+		`{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required","input":{"messages":[{"role":"user","content":"PRIVATE"}]}}]}`:                                            `[{"loc":["body","model"],"msg":"Field required","type":"missing"}]`,
+		`{"object":"error","message":"[{'type': 'missing', 'loc': ('body', 'model'), 'msg': 'Field required', 'input': {'messages': [{'role': 'user', 'content': 'PRIVATE'}]}}]","code":400}`: `[{'type': 'missing', 'loc': ('body', 'model'), 'msg': 'Field required' …`,
 	} {
 		if got := errorMessage([]byte(in)); got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)

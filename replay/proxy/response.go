@@ -205,12 +205,13 @@ func errorMessage(raw []byte) string { return clip(errorText(raw)) }
 func errorText(raw []byte) string {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
-		return strings.TrimSpace(string(raw))
+		return withoutInput(strings.TrimSpace(string(raw)))
 	}
+	dropInputs(v)
 	for range 3 {
 		switch x := v.(type) {
 		case string:
-			return x
+			return withoutInput(x)
 		case map[string]any:
 			next, ok := x["error"]
 			if !ok {
@@ -230,6 +231,34 @@ func errorText(raw []byte) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A request validation error (FastAPI's and pydantic's, as vLLM and SGLang
+// answer one) echoes the offending value under "input": the request body,
+// prompts included, which a trace holds only when asked. dropInputs removes
+// such keys from a decoded error; withoutInput cuts a message that quotes
+// one in Python's repr (vLLM's "message") or JSON at the key.
+func dropInputs(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, "input")
+		for _, e := range x {
+			dropInputs(e)
+		}
+	case []any:
+		for _, e := range x {
+			dropInputs(e)
+		}
+	}
+}
+
+func withoutInput(s string) string {
+	for _, key := range []string{`'input': `, `"input": `, `"input":`} {
+		if i := strings.Index(s, key); i >= 0 {
+			return strings.TrimRight(s[:i], ", ") + " …"
+		}
+	}
+	return s
 }
 
 // clip makes s valid UTF-8, as trace strings must be (an error page in
