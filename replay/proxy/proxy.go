@@ -126,7 +126,7 @@ type Proxy struct {
 
 	// amu guards closed and seq. It is never held across I/O, so that a
 	// request is stamped and forwarded the moment it comes in, even while
-	// mu is held for a flush (an fsync, which a busy disk can make long).
+	// wmu is held for a flush (an fsync, which a busy disk can make long).
 	amu    sync.Mutex
 	closed bool
 	seq    int64
@@ -140,8 +140,9 @@ type Proxy struct {
 
 	// wmu guards the writer, the prompts file and werr. It is held across
 	// their I/O, a flush's fsync included, but no handler waits for it: one
-	// that finds it held leaves its rows in ready for the holder to write,
-	// so that a slow disk never holds up the end of a response.
+	// that finds it held leaves its rows in ready for the holder to write
+	// (or, when the holder is the flush loop, its next tick), so that a
+	// slow disk never holds up the end of a response.
 	wmu     sync.Mutex
 	w       traces.Writer
 	prompts promptsFile
@@ -543,7 +544,8 @@ func (p *Proxy) emit(ex *exchange) {
 }
 
 // drain writes the ready rows, unless another goroutine holds the writer:
-// that one writes them once it lets go, as it checks for more after.
+// a handler's drain writes them once it lets go, as it checks for more
+// after; the flush loop writes them at its next tick; Close at the end.
 func (p *Proxy) drain() {
 	for p.wmu.TryLock() {
 		p.writeReadyLocked()
@@ -622,20 +624,25 @@ func (p *Proxy) fail(err error) {
 	}
 }
 
-// flush makes the rows written so far durable, if any were written since
-// the last flush.
+// flush writes the rows the handlers left while the writer was held and
+// makes the rows written so far durable, if any were written since the
+// last flush. It writes only what is ready when it takes the writer, and
+// does not drain after: while rows keep coming as fast as they are
+// written, draining would never end and no flush would come. What the
+// handlers leave meanwhile, their next drain or the next flush writes.
 func (p *Proxy) flush() {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.writeReadyLocked()
+	// dirty is set only with wmu held: every row it stands for is in
+	// the flush below.
 	p.mu.Lock()
 	dirty := p.dirty
 	p.dirty = false
 	p.mu.Unlock()
-	if !dirty {
-		return
+	if dirty {
+		p.flushLocked()
 	}
-	p.wmu.Lock()
-	p.flushLocked()
-	p.wmu.Unlock()
-	p.drain() // what the handlers left while the writer was held
 }
 
 // flushLocked flushes the writer and the prompts file; p.wmu is held.
