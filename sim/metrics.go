@@ -135,7 +135,7 @@ type span struct {
 }
 
 func newMetrics(cfg *Config) *metrics {
-	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, lastDoneT: -1, series: kvSeries{width: 1e6}}
+	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, lastDoneT: -1, series: newKVSeries()}
 }
 
 // arrived counts s, which reached an engine whose clock reads now.
@@ -157,6 +157,10 @@ func (m *metrics) arrived(s *seq, now int64) {
 func (m *metrics) open(t, now int64) {
 	m.firstArrival = t
 	m.kvLastT, m.kvIntegral, m.kvMax = t, 0, m.kvLastUsed
+	// The series starts with the window too: what warm-up rows held
+	// before it is no figure of the run.
+	m.series = newKVSeries()
+	m.series.add(t, m.kvLastUsed)
 	m.tail = m.tail[:0]
 	if now > t {
 		m.busy += float64(now-t) / 1e9
@@ -294,7 +298,7 @@ func (m *metrics) kvAt(t int64, used int) {
 	}
 	m.kvLastUsed = used
 	m.kvMax = max(m.kvMax, used)
-	m.series.add(t, used)
+	m.series.add(m.kvLastT, used) // from t, or from the window's opening after t
 }
 
 // kvRamp records a pure-decode stretch from t0 to t1 during which usage grew
@@ -334,7 +338,7 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 	}
 	s.KV.TotalBlocks = e.cfg.TotalBlocks
 	var kv float64
-	peak := m.kvMax
+	peak := 0 // no window: only warm-up rows ran, and they are no figure
 	if first >= 0 {
 		s.FirstArrival = float64(first) / 1e9
 		s.BusySeconds, kv, peak = m.within(end)
@@ -354,9 +358,14 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 	s.KV.MaxUsed = peak
 	s.KV.MeanUtil = s.KV.MeanUsed / float64(e.cfg.TotalBlocks)
 	s.KV.MaxUtil = float64(peak) / float64(e.cfg.TotalBlocks)
-	s.KV.Series = make([]KVPoint, len(m.series.pts))
-	for i, p := range m.series.pts {
-		s.KV.Series[i] = KVPoint{T: float64(p.t) / 1e9, Used: p.used}
+	// The series covers the window only: a warm-up row's iterations after
+	// its end are left out.
+	s.KV.Series = make([]KVPoint, 0, len(m.series.pts))
+	for _, p := range m.series.pts {
+		if first < 0 || p.t > end {
+			break
+		}
+		s.KV.Series = append(s.KV.Series, KVPoint{T: float64(p.t) / 1e9, Used: p.used})
 	}
 	return s
 }
@@ -366,6 +375,9 @@ type kvSeries struct {
 	width int64 // ns
 	pts   []kvPt
 }
+
+// newKVSeries starts a series of 1 ms buckets, which widen as it grows.
+func newKVSeries() kvSeries { return kvSeries{width: 1e6} }
 
 type kvPt struct {
 	t    int64

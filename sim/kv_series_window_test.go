@@ -1,0 +1,55 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// TestKVSeriesInsideWindow: the KV occupancy series is a figure like the
+// others, so warm-up rows' occupancy outside the window stays out of it:
+// every point lies within the window and none is above the window's peak.
+// Two warm-up rows of 400 tokens hold 50-odd blocks before the measured
+// requests (under 10 blocks) arrive at 10 s; a third, arriving with them,
+// decodes long after the last of them completes.
+func TestKVSeriesInsideWindow(t *testing.T) {
+	reqs := func() []*traces.Request {
+		w0, w1, w2 := req("w0", 0, 400, 50), req("w1", 1, 400, 50), req("w2", 10000, 10, 600)
+		w0.Warmup, w1.Warmup, w2.Warmup = true, true, true
+		return []*traces.Request{w0, w1, w2, req("a", 10000, 100, 20), req("b", 10500, 50, 30)}
+	}
+	check := func(t *testing.T, name string, s Summary) {
+		t.Helper()
+		if len(s.KV.Series) == 0 {
+			t.Fatalf("%s: no KV series", name)
+		}
+		end := s.FirstArrival + s.Makespan
+		for _, p := range s.KV.Series {
+			if p.T < s.FirstArrival-1e-12 || p.T > end+1e-12 || p.Used > s.KV.MaxUsed {
+				t.Errorf("%s: KV point %+v outside the window [%v, %v] s or above its peak %d blocks",
+					name, p, s.FirstArrival, end, s.KV.MaxUsed)
+			}
+		}
+	}
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		sum, _ := mustRun(t, cfg, reqs())
+		check(t, "Run", *sum)
+		cs, _ := mustRunCluster(t, onePool(2, RoundRobin, cfg), newSliceReader(reqs()))
+		for i, r := range cs.Pools[0].Replicas {
+			check(t, "replica "+string(rune('0'+i)), r)
+		}
+	})
+}
+
+// TestKVSeriesOnlyWarmup: with nothing but warm-up rows there is no
+// window, so no KV figure: no series and no peak.
+func TestKVSeriesOnlyWarmup(t *testing.T) {
+	w := req("w", 0, 400, 50)
+	w.Warmup = true
+	sum, _ := mustRun(t, testConfig(policy(t, Continuous), 100, false), []*traces.Request{w})
+	if sum.Requests != 0 || len(sum.KV.Series) != 0 || sum.KV.MaxUsed != 0 || sum.KV.MaxUtil != 0 {
+		t.Errorf("only warm-up rows: %d requests, KV series %v, peak %d blocks (%v); want none",
+			sum.Requests, sum.KV.Series, sum.KV.MaxUsed, sum.KV.MaxUtil)
+	}
+}
