@@ -162,7 +162,7 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 			flag = "REGRESSION"
 		case c.Noisy:
 			flag = "within noise"
-		case !known(c.Rel):
+		case !known(c.A) || !known(c.B): // a change from 0 (±Inf) was measured
 			flag = "not measured"
 		case c.Better != 0 && c.Rel*float64(c.Better) >= 0.0005: // shows as at least 0.1%
 			flag = "better"
