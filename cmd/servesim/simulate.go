@@ -403,8 +403,11 @@ func printResults(w io.Writer, results []*plan.Result) {
 			}
 			fmt.Fprintf(w, "  prefix cache: %s of prompt blocks hit (%d of %d looked up)\n", hit, s.PrefixHits, s.PrefixLookups)
 		}
-		fmt.Fprintf(w, "  batching:     %.0f output tok/s, %.1f req/s, device busy %.0f%%\n",
-			s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
+		batching := "— (no time elapsed: nothing ran)" // rates over a window of length 0 are no figures
+		if s.Makespan > 0 {
+			batching = fmt.Sprintf("%.0f output tok/s, %.1f req/s, device busy %.0f%%", s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
+		}
+		fmt.Fprintf(w, "  batching:     %s\n", batching)
 		fmt.Fprintf(w, "  latency:      TTFT p50/p99 %s/%s, TPOT p50/p99 %s/%s, E2E p99 %s\n",
 			dist(s.TTFT, s.TTFT.P50), dist(s.TTFT, s.TTFT.P99), dist(s.TPOT, s.TPOT.P50), dist(s.TPOT, s.TPOT.P99), dist(s.E2E, s.E2E.P99))
 		fmt.Fprintf(w, "  cost (estimated: device-seconds × $/h + energy): %s per 1M output tokens, %s per 1M total tokens\n",

@@ -421,3 +421,18 @@ func TestSimulateSummaryFormatsDollarsAsTheReport(t *testing.T) {
 		}
 	}
 }
+
+// A run in which nothing ran (its one request over max_model_len) has no
+// window to divide by: its rates are printed as unmeasured, not as 0 tok/s
+// and a device busy 0% of no time.
+func TestSimulateNothingRanPrintsNoRates(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "rej.csv", "id,arrival_ns,prompt_tokens,output_tokens\nr,0,9000,10\n")
+	out, err := run(t, "simulate", "--trace", tr, "--config", filepath.Join("defaults", "1-serial.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "batching:     — (no time elapsed: nothing ran)") || strings.Contains(out, "0 output tok/s") {
+		t.Errorf("want the batching line unmeasured:\n%s", out)
+	}
+}
