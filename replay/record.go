@@ -181,15 +181,6 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 			fmt.Fprintf(log, "run %d: rows go to %s (an Arrow IPC stream) as they complete\n", k, tmp)
 		}
 	}
-	// The stream's schema and metadata, before any row: a kill before the
-	// first request finishes then leaves a file that reads back.
-	if f, ok := w.(traces.Flusher); ok {
-		if err := f.Flush(); err != nil {
-			w.Abort()
-			os.Remove(partial)
-			return nil, err
-		}
-	}
 	var order []int32
 	s, runErr := run(ctx, cfg, in, w, func(idx int) { order = append(order, int32(idx)) })
 	if s == nil || (runErr != nil && ctx.Err() == nil) {

@@ -67,11 +67,7 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if rk.TauSweep != nil {
 			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
 		}
-		// the best measured is rank 1 only when rank 1 was measured
-		best := "the sweep's best"
-		if rk.BestRank > 1 {
-			best = fmt.Sprintf("the sweep's best measured candidate (rank %d)", rk.BestRank)
-		}
+		best := rk.BestName()
 		switch {
 		case rk.BestGap != nil:
 			t += fmt.Sprintf("; %s measured %+.1f%% against the cheapest", best, 100**rk.BestGap)

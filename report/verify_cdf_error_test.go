@@ -12,15 +12,8 @@ import (
 // When one of a candidate's two traces cannot be read, the note names
 // that one's error only, with no "<nil>" for the trace that was read.
 func TestVerificationCDFNoteNamesOnlyTheFailure(t *testing.T) {
-	r := &traces.Request{}
-	r.Reset()
-	r.ID, r.PromptTokens, r.OutputTokens, r.HTTPStatus = "0", 10, 5, 200
-	r.FirstToken, r.LastToken, r.UsageOutput = 1e8, 2e8, 5
 	dir := t.TempDir()
-	sim := filepath.Join(dir, "sim.parquet")
-	if err := traces.WriteAll(sim, traces.Meta{Source: "simulated"}, []*traces.Request{r}); err != nil {
-		t.Fatal(err)
-	}
+	sim := oneRequestTrace(t, filepath.Join(dir, "sim.parquet"), "simulated")
 	res := &verify.Result{Candidates: []verify.CandidateResult{{Rank: 1, Label: "a",
 		Repeat: verify.Repeat{Status: verify.StatusOK, Trace: filepath.Join(dir, "missing.parquet")}, SimTrace: sim}}}
 	blocks, err := VerificationSection{Result: res}.Blocks(nil)
@@ -36,4 +29,18 @@ func TestVerificationCDFNoteNamesOnlyTheFailure(t *testing.T) {
 		}
 	}
 	t.Fatal("no note on the CDFs not drawn")
+}
+
+// oneRequestTrace writes a trace of one served request (10 prompt tokens,
+// 5 output, first token at 100 ms, last at 200 ms) to path.
+func oneRequestTrace(t *testing.T, path, source string) string {
+	t.Helper()
+	r := &traces.Request{}
+	r.Reset()
+	r.ID, r.PromptTokens, r.OutputTokens, r.HTTPStatus = "0", 10, 5, 200
+	r.FirstToken, r.LastToken, r.UsageOutput = 1e8, 2e8, 5
+	if err := traces.WriteAll(path, traces.Meta{Source: source}, []*traces.Request{r}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -13,15 +12,8 @@ import (
 // but the candidate's trace is the first run's: its CDF line says it is
 // run 1 of N, not the measurement the table shows.
 func TestVerificationCDFOfRepeatsNamesTheRun(t *testing.T) {
-	r := &traces.Request{}
-	r.Reset()
-	r.ID, r.PromptTokens, r.OutputTokens, r.HTTPStatus = "0", 10, 5, 200
-	r.FirstToken, r.LastToken, r.UsageOutput = 1e8, 2e8, 5
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "run1.parquet")
-	if err := traces.WriteAll(tr, traces.Meta{Source: "live"}, []*traces.Request{r}); err != nil {
-		t.Fatal(err)
-	}
+	tr := oneRequestTrace(t, filepath.Join(dir, "run1.parquet"), "live")
 	ok := verify.Repeat{Status: verify.StatusOK, Trace: tr}
 	for _, tc := range []struct {
 		repeats []verify.Repeat

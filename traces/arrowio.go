@@ -32,11 +32,9 @@ type batchWriter interface {
 
 // arrowEncoder turns requests into record batches for a batchWriter.
 type arrowEncoder struct {
-	b      *batchBuilder
-	w      batchWriter
-	flush  func() error // optional: push buffered bytes to the file
-	stream bool         // an Arrow IPC stream, which a crash leaves readable once it holds its schema
-	wrote  bool         // a batch went to w
+	b     *batchBuilder
+	w     batchWriter
+	flush func() error // optional: push buffered bytes to the file
 }
 
 func (e *arrowEncoder) write(r *Request) error {
@@ -53,23 +51,11 @@ func (e *arrowEncoder) writeBatch() error {
 	}
 	rec := e.b.batch()
 	defer rec.Release()
-	e.wrote = true
 	return e.w.Write(rec)
 }
 
-// Flush writes the pending rows as a batch. A stream with no rows yet
-// gets an empty one: the writer sends the schema (and the trace's
-// metadata) only with its first batch, and a stream without them does
-// not read back.
+// Flush writes the pending rows as a batch.
 func (e *arrowEncoder) Flush() error {
-	if e.stream && !e.wrote && e.b.rows == 0 {
-		rec := e.b.batch()
-		defer rec.Release()
-		e.wrote = true
-		if err := e.w.Write(rec); err != nil {
-			return err
-		}
-	}
 	if err := e.writeBatch(); err != nil {
 		return err
 	}
@@ -120,7 +106,16 @@ func newIPCEncoder(f *os.File, meta Meta, stream bool) (encoder, error) {
 	schema := Schema(meta)
 	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem), ipc.WithZstd()}
 	if stream {
-		return &arrowEncoder{b: newBatchBuilder(schema), w: ipc.NewWriter(f, opts...), stream: true}, nil
+		// An empty batch at once: the writer sends the schema (and the
+		// trace's metadata) only with its first batch, and a stream a crash
+		// cuts off before any row must still read back.
+		e := &arrowEncoder{b: newBatchBuilder(schema), w: ipc.NewWriter(f, opts...)}
+		rec := e.b.batch()
+		defer rec.Release()
+		if err := e.w.Write(rec); err != nil {
+			return nil, err
+		}
+		return e, nil
 	}
 	w, err := ipc.NewFileWriter(f, opts...)
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// A stream flushed before its first row holds its schema and metadata, so
-// that a recording killed before any request finished leaves a file that
-// reads back (no rows) instead of an empty one nothing can open.
+// A stream holds its schema and metadata from its creation, so that a
+// recording killed before any request finished leaves a file that reads
+// back (no rows) instead of an empty one nothing can open.
 func TestFlushedStreamWithoutRowsReadsBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.parquet"+PartialSuffix)
 	w, err := Create(path, Meta{Source: "live", Extra: map[string]string{"replay.status": "partial"}})

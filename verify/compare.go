@@ -532,14 +532,20 @@ func fmtTau(v *float64) string {
 	return fmt.Sprintf("%.2f", *v)
 }
 
+// BestName names the candidate BestHeld judges: the sweep's best, or, when
+// the sweep's first candidate was not measured, the rank that stood in.
+func (rk Ranking) BestName() string {
+	if rk.BestRank > 1 {
+		return fmt.Sprintf("the sweep's best measured candidate (rank %d)", rk.BestRank)
+	}
+	return "the sweep's best"
+}
+
 func fmtBest(rk Ranking) string {
 	if rk.BestHeld == nil {
 		return "n/a"
 	}
-	best := "the sweep's best"
-	if rk.BestRank > 1 {
-		best = fmt.Sprintf("the sweep's best measured candidate (rank %d)", rk.BestRank)
-	}
+	best := rk.BestName()
 	if rk.BestGap == nil { // the cheapest is free, the sweep's best is not
 		return fmt.Sprintf("%s was measured dearer than the free cheapest (within %.0f%%: %v)", best, 100*rk.BestWithin, *rk.BestHeld)
 	}

@@ -115,8 +115,11 @@ func runCalibrate(c *cli.Context) error {
 	if !live {
 		// A refit replays recorded runs: a flag that shapes live runs would
 		// be silently ignored.
-		for _, f := range []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots",
-			"api-key-env", "endpoint", "timeout", "ignore-eos", "tokens-per-byte", "prompt-overhead", "prompt-prefix"} {
+		liveOnly := []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots"}
+		for _, f := range clientFlags(0) {
+			liveOnly = append(liveOnly, f.Names()[0])
+		}
+		for _, f := range liveOnly {
 			if c.IsSet(f) {
 				return cli.Exit(fmt.Sprintf("calibrate: --%s is for live runs; --from-traces refits recorded ones", f), 2)
 			}

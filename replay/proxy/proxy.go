@@ -197,14 +197,6 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	// The stream's schema and metadata, before any row: a crash before
-	// the first request finishes leaves a stream that reads back.
-	if f, ok := w.(traces.Flusher); ok {
-		if err := f.Flush(); err != nil {
-			w.Abort()
-			return nil, fmt.Errorf("proxy: %w", err)
-		}
-	}
 	p.w = w
 	if cfg.KeepPrompts {
 		// Staged like the trace: an earlier session's file stays until
