@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,7 +32,8 @@ func recordCommand() *cli.Command {
 			"(as --slo: \"ttft=2s,tpot=50ms\"; the summary then gives goodput, the requests within every limit), and a\n" +
 			"[text_model] table (a JSON object) with tokens_per_byte, overhead and prefix for --tokens-per-byte,\n" +
 			"--prompt-overhead and --prompt-prefix. --gpu, --engine-metrics and --telemetry-interval are flags only;\n" +
-			"unknown keys are errors.\n" +
+			"unknown keys are errors. A run in which no request succeeded is written all the same, and record then\n" +
+			"exits 1.\n" +
 			"The API key is read only from the environment variable named by --api-key-env.",
 		Flags:       recordFlags(),
 		Action:      recordAction,
@@ -131,6 +133,25 @@ func recordAction(c *cli.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
+	}
+	return noneSucceeded(sums)
+}
+
+// noneSucceeded is the error of the first run that sent requests and saw
+// none succeed: its trace holds only failures, and a script that checks
+// the exit status must not take it for a measurement.
+func noneSucceeded(sums []*replay.Summary) error {
+	for _, s := range sums {
+		if s.Sent == 0 || s.Succeeded > 0 {
+			continue
+		}
+		kinds := make([]string, 0, len(s.FailedByKind))
+		for k, n := range s.FailedByKind {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		return cli.Exit(fmt.Sprintf("record: run %d: none of the %d requests succeeded (%s); the trace holds them as failures",
+			s.Run, s.Sent, strings.Join(kinds, ", ")), 1)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,5 +227,42 @@ func TestRecordRefusesTelemetryInterval(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine or its metrics", n)
+	}
+}
+
+// A run in which every request failed measured nothing: its trace is
+// written, the failures in it, and record exits 1 naming the run, so a
+// script does not take the run for a measurement. A run with one success
+// exits 0.
+func TestRecordExitsNonZeroWhenNoRequestSucceeded(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	for _, c := range []struct {
+		fail func(int) bool
+		code int
+	}{{func(int) bool { return true }, 1}, {func(i int) bool { return i > 0 }, 0}} {
+		srv := replaytest.New(replaytest.Options{Status: http.StatusServiceUnavailable, Fault: func(i int) replaytest.Fault {
+			if c.fail(i) {
+				return replaytest.Status
+			}
+			return replaytest.OK
+		}})
+		out := filepath.Join(dir, fmt.Sprintf("o%d.csv", c.code))
+		stdout, code, err := runCode(t, "record", "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+			"--tokens-per-byte", "1", "--prompt-overhead", "20", "--trace", tr, "--out", out)
+		srv.Close()
+		if code != c.code {
+			t.Fatalf("exit %d, err %v, want %d\n%s", code, err, c.code, stdout)
+		}
+		if c.code != 0 && (err == nil || !strings.Contains(err.Error(), "run 1: none of the 3 requests succeeded") || !strings.Contains(err.Error(), "server_error 3")) {
+			t.Errorf("err %v: want it to name the run, the requests and their failures", err)
+		}
+		_, got, err := traces.ReadAll(out)
+		if err != nil {
+			t.Fatalf("the trace of a run whose requests failed: %v", err)
+		}
+		if len(got) != 3 {
+			t.Errorf("%d rows written, want 3", len(got))
+		}
 	}
 }
