@@ -168,29 +168,9 @@ func (p *Profile) Validate() error {
 		add("step.dense: %v", err)
 	}
 	for t := range NumTerms {
-		c := p.Step.At(Term(t))
-		name := "step." + Term(t).String()
-		switch c.Status {
-		case StatusFit, StatusPrior:
-		case StatusBound, StatusOff, StatusUnexcited:
-			if c.Value != 0 {
-				add("%s.value = %g with status %q, must be 0", name, c.Value, c.Status)
-			}
-		default:
-			add("%s.status = %q, want one of fit, bound, off, unexcited, prior", name, c.Status)
-		}
-		if !finite(c.Value) || c.Value < 0 {
-			add("%s.value = %g, must be finite and >= 0", name, c.Value)
-		}
-		if !finite(c.Lo) || !finite(c.Hi) || c.Lo > c.Value || c.Hi < c.Value {
-			add("%s: interval [%g, %g] must be finite and contain value %g", name, c.Lo, c.Hi, c.Value)
-		}
+		checkCoef(add, "step."+Term(t).String(), *p.Step.At(Term(t)))
 	}
-	q := p.Quality
-	if q.N < 0 || q.NHeldOut < 0 || !finite(q.R2) || !finite(q.RMSE) || !finite(q.MdAPE) ||
-		(q.HeldOutMdAPE != nil && !finite(*q.HeldOutMdAPE)) {
-		add("quality: counts must be >= 0 and numbers finite")
-	}
+	checkQuality(add, "quality", p.Quality)
 	switch kv := p.KV; {
 	case kv == nil:
 	case kv.MaxConcurrentTokens < 0 || kv.Blocks < 0:
@@ -205,13 +185,11 @@ func (p *Profile) Validate() error {
 		// beside them: blocks alone would be ignored.
 		add("kv.max_concurrent_tokens = 0 with kv.blocks = %d: want the tokens measured (> 0), or kv null when not measured", kv.Blocks)
 	}
-	if p.Power != nil {
-		for _, c := range []Coef{p.Power.Idle, p.Power.Dynamic} {
-			if !finite(c.Value) || !finite(c.Lo) || !finite(c.Hi) {
-				add("power: coefficients must be finite")
-				break
-			}
-		}
+	if pw := p.Power; pw != nil {
+		// FitPower's coefficients, as fitted by NNLS like the step's.
+		checkCoef(add, "power.idle_watts", pw.Idle)
+		checkCoef(add, "power.dynamic_watts", pw.Dynamic)
+		checkQuality(add, "power.quality", pw.Quality)
 	}
 	if ad := p.Admission; ad != nil && (!(ad.Delay >= 0) || !finite(ad.Delay) || !(ad.P10 >= 0) || !(ad.P90 >= ad.P10) || !finite(ad.P90) || ad.N < 1 ||
 		!(ad.Latency >= 0) || !finite(ad.Latency) || !(ad.SlotSteps >= 0) || !finite(ad.SlotSteps) || ad.NSlot < 0) {
@@ -251,6 +229,48 @@ func (p *Profile) Validate() error {
 		return errors.New("calibrate: profile: " + strings.Join(bad, "; "))
 	}
 	return nil
+}
+
+// checkCoef adds to add what is wrong with coefficient c, named name.
+func checkCoef(add func(string, ...any), name string, c Coef) {
+	switch c.Status {
+	case StatusFit, StatusPrior:
+	case StatusBound, StatusOff, StatusUnexcited:
+		if c.Value != 0 {
+			add("%s.value = %g with status %q, must be 0", name, c.Value, c.Status)
+		}
+	default:
+		add("%s.status = %q, want one of fit, bound, off, unexcited, prior", name, c.Status)
+	}
+	if !finite(c.Value) || c.Value < 0 {
+		add("%s.value = %g, must be finite and >= 0", name, c.Value)
+	}
+	if !finite(c.Lo) || !finite(c.Hi) || c.Lo > c.Value || c.Hi < c.Value {
+		add("%s: interval [%g, %g] must be finite and contain value %g", name, c.Lo, c.Hi, c.Value)
+	}
+}
+
+// checkQuality adds to add what is wrong with fit quality q, named name:
+// figures no fit gives (R² above 1, a negative error or count).
+func checkQuality(add func(string, ...any), name string, q FitQuality) {
+	if q.N < 0 {
+		add("%s.n = %d, want ≥ 0", name, q.N)
+	}
+	if q.NHeldOut < 0 {
+		add("%s.n_held_out = %d, want ≥ 0", name, q.NHeldOut)
+	}
+	if !finite(q.R2) || q.R2 > 1 {
+		add("%s.r2 = %g, want a finite number ≤ 1", name, q.R2)
+	}
+	errs := map[string]float64{"rmse": q.RMSE, "mdape": q.MdAPE}
+	if q.HeldOutMdAPE != nil {
+		errs["held_out_mdape"] = *q.HeldOutMdAPE
+	}
+	for _, key := range []string{"rmse", "mdape", "held_out_mdape"} {
+		if v, ok := errs[key]; ok && (!finite(v) || v < 0) {
+			add("%s.%s = %g, want a finite number ≥ 0", name, key, v)
+		}
+	}
 }
 
 // LoadProfile reads and validates the JSON profile at path. Unknown fields,

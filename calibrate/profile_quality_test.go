@@ -1,0 +1,42 @@
+package calibrate
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// A profile's fit quality and power fit are read by people and by verify
+// (the held-out error): an impossible figure or a power coefficient no fit
+// gives is refused, naming the field and what it should hold.
+func TestLoadProfileRejectsImpossibleQualityAndPower(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"negative rmse", `"rmse": 0.0011`, `"rmse": -0.0011`, `quality.rmse = -0.0011, want a finite number ≥ 0`},
+		{"negative mdape", `"mdape": 0.012`, `"mdape": -0.012`, `quality.mdape = -0.012, want a finite number ≥ 0`},
+		{"r2 above 1", `"r2": 0.998`, `"r2": 1.5`, `quality.r2 = 1.5, want a finite number ≤ 1`},
+		{"negative held-out error", `"held_out_mdape": 0.031`, `"held_out_mdape": -0.031`, `quality.held_out_mdape = -0.031, want a finite number ≥ 0`},
+		{"negative count", `"n": 2907`, `"n": -1`, `quality.n = -1, want ≥ 0`},
+		{"power status", `"status": "fit"
+    },
+    "dynamic_watts"`, `"status": "guess"
+    },
+    "dynamic_watts"`, `power.idle_watts.status = "guess"`},
+		{"negative power", `"value": 550`, `"value": -550`, `power.dynamic_watts.value = -550, must be finite and >= 0`},
+		{"power quality", `"rmse": 5`, `"rmse": -5`, `power.quality.rmse = -5, want a finite number ≥ 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := strings.Replace(g, tc.from, tc.to, 1)
+			if s == g {
+				t.Fatalf("replacement %q not found", tc.from)
+			}
+			if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
