@@ -184,6 +184,16 @@ func (p *Profile) Validate() error {
 		// The simulator reads the capacity from the tokens, blocks only
 		// beside them: blocks alone would be ignored.
 		add("kv.max_concurrent_tokens = 0 with kv.blocks = %d: want the tokens measured (> 0), or kv null when not measured", kv.Blocks)
+	// Blocks are the tokens in blocks of block_size (rounded either way),
+	// and the simulator takes them over the tokens at that block size.
+	case kv.Blocks > 0 && p.BlockSize == 0:
+		add("kv.blocks = %d with block_size = 0: want the block size they are counted in, or kv.blocks 0", kv.Blocks)
+	case kv.Blocks > 0:
+		bs := int64(p.BlockSize)
+		lo, hi := kv.MaxConcurrentTokens/bs, (kv.MaxConcurrentTokens+bs-1)/bs
+		if kv.Blocks < lo || kv.Blocks > hi {
+			add("kv.blocks = %d: want %d to %d, kv.max_concurrent_tokens %d in blocks of block_size %d", kv.Blocks, lo, hi, kv.MaxConcurrentTokens, bs)
+		}
 	}
 	if pw := p.Power; pw != nil {
 		// FitPower's coefficients, as fitted by NNLS like the step's.

@@ -40,3 +40,39 @@ func TestLoadProfileRejectsImpossibleQualityAndPower(t *testing.T) {
 		})
 	}
 }
+
+// kv.blocks is kv.max_concurrent_tokens in blocks of block_size, and the
+// simulator takes it over the tokens when the plan's block size is the
+// profile's: blocks that say otherwise would size the cache unseen.
+func TestLoadProfileRejectsKVBlocksThatAreNotItsTokens(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"blocks beyond the tokens", `"blocks": 28312`, `"blocks": 2000000`,
+			`kv.blocks = 2000000: want 28312 to 28313, kv.max_concurrent_tokens 453000 in blocks of block_size 16`},
+		{"blocks short of the tokens", `"blocks": 28312`, `"blocks": 10`,
+			`kv.blocks = 10: want 28312 to 28313`},
+		{"blocks without a block size", `"block_size": 16`, `"block_size": 0`,
+			`kv.blocks = 28312 with block_size = 0: want the block size they are counted in, or kv.blocks 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := strings.Replace(g, tc.from, tc.to, 1)
+			if s == g {
+				t.Fatalf("replacement %q not found", tc.from)
+			}
+			if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	// Either rounding of the tokens is those tokens in blocks.
+	for _, blocks := range []string{"28312", "28313"} {
+		s := strings.Replace(g, `"blocks": 28312`, `"blocks": `+blocks, 1)
+		if _, err := ParseProfile([]byte(s)); err != nil {
+			t.Errorf("blocks %s: %v", blocks, err)
+		}
+	}
+}
