@@ -408,7 +408,8 @@ func WindowSteps(dst []Observation, counts []float64, obs []Observation, w int) 
 // are in time order within a run), as the simulator charges them. Steps
 // are counted by their boundaries (Observation.Boundary) where both are
 // known: a step recovery dropped between two kept ones is a step of the
-// engine all the same.
+// engine all the same, and so is a prompt's step it dropped
+// (Observation.PromptBoundary).
 func markAfterPrefill(steps []Observation) {
 	since, run, last := sim.PostPrefillSteps, -1, 0
 	for i := range steps {
@@ -420,6 +421,7 @@ func markAfterPrefill(steps []Observation) {
 			since, last = 0, o.Boundary
 			continue
 		}
+		last = max(last, o.PromptBoundary)
 		if last > 0 && o.Boundary > last {
 			since = o.Boundary - last - 1 // the steps between them
 		}

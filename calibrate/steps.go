@@ -269,9 +269,10 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 	}
 	sort.Slice(taints, func(i, j int) bool { return taints[i][0] < taints[j][0] })
 
+	lastPrompt := 0 // the latest boundary with a first token, kept or not
 	for i, c := range cs {
 		var o Observation
-		o.End, o.Boundary = c.t, i+1
+		o.End, o.Boundary, o.PromptBoundary = c.t, i+1, lastPrompt
 		present := false // some request of the step was there at b_{i-1}
 		latestSend := int64(traces.Missing)
 		sendKnown := true
@@ -307,6 +308,9 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 				resumed++
 				present = true
 			default: // same cluster as the previous token: coalesced, counted above
+			}
+			if e.k == 0 {
+				lastPrompt = i + 1
 			}
 		}
 		if coalesced || hidden[i] {

@@ -277,8 +277,8 @@ func TestRecoverStepsCachedPrefixAndRuns(t *testing.T) {
 	}
 	want := []Observation{
 		{Start: 0, End: 10e6, PrefillTokens: 36, PrefillAttn: 3600, Seconds: 0.01, FromIdle: true, Boundary: 1},
-		{Start: 10e6, End: 15e6, DecodeSeqs: 1, DecodeContext: 101, Seconds: 0.005, Boundary: 2},
-		{Start: 15e6, End: 20e6, DecodeSeqs: 1, DecodeContext: 102, Seconds: 0.005, Boundary: 3},
+		{Start: 10e6, End: 15e6, DecodeSeqs: 1, DecodeContext: 101, Seconds: 0.005, Boundary: 2, PromptBoundary: 1},
+		{Start: 15e6, End: 20e6, DecodeSeqs: 1, DecodeContext: 102, Seconds: 0.005, Boundary: 3, PromptBoundary: 1},
 	}
 	if len(obs) != 6 || st.Steps != 6 {
 		t.Fatalf("got %d observations: %+v", len(obs), obs)

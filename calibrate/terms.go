@@ -144,6 +144,11 @@ type Observation struct {
 	// ones included; 0 when unknown. markAfterPrefill counts engine steps
 	// with it, not the steps recovery kept.
 	Boundary int
+	// PromptBoundary is the latest boundary before Boundary at which a
+	// request's first token came (its prompt's step ended there), dropped
+	// boundaries included; 0 when none or unknown. markAfterPrefill counts
+	// from it: a prompt's step recovery dropped still ran.
+	PromptBoundary int
 	// FromIdle is true when the engine was idle before the step, so Start
 	// is the latest send time of its requests rather than the previous
 	// step's end; it then includes the request's network and HTTP latency.
