@@ -225,3 +225,26 @@ func TestAnalyzeAbsoluteWeighsWindowsBySteps(t *testing.T) {
 		}
 	}
 }
+
+// A group's median residual is the median, as MdAPE's, the by-run
+// residuals' and MedAbs are: with an even count, the mean of the middle
+// two, not the lower of them.
+func TestResidualSpreadMedianOfEvenCount(t *testing.T) {
+	var c StepCoefficients
+	c.Dense = DenseOff()
+	c.C0 = Coef{Value: 10e-3, Status: StatusFit}
+	runs := []*RunResult{{Spec: RunSpec{Name: "decode-r1", Kind: KindDecode, Repeat: 1}}}
+	obs := []Observation{
+		{DecodeSeqs: 1, Seconds: 8e-3},    // +25%
+		{DecodeSeqs: 1, Seconds: 12.5e-3}, // −20%
+	}
+	pred := c.Predict(nil, obs)
+	spread := residualSpread(pred, obs, runs)
+	byRun := runResiduals(pred, obs, runs)
+	if len(spread) == 0 || len(byRun) != 1 {
+		t.Fatalf("spread %+v, by run %+v", spread, byRun)
+	}
+	if all := spread[0]; all.Group != "all" || math.Abs(all.Median-0.025) > 1e-12 || math.Abs(all.Median-byRun[0].Median) > 1e-12 {
+		t.Errorf("median residual of all %+v, by run %+v: want +2.5%% in both", all, byRun[0])
+	}
+}

@@ -859,7 +859,9 @@ func residualSpread(pred []float64, obs []Observation, runs []*RunResult) []Resi
 		for i, x := range v {
 			abs[i] = math.Abs(x)
 		}
-		out = append(out, ResidualSpread{Group: g, N: len(v), P10: pct(v, 0.1), Median: pct(v, 0.5), P90: pct(v, 0.9), MedAbs: median(abs)})
+		// The median as everywhere else (MdAPE, ByRun): for an even count
+		// the mean of the middle two, not the nearest rank's lower one.
+		out = append(out, ResidualSpread{Group: g, N: len(v), P10: pct(v, 0.1), Median: median(v), P90: pct(v, 0.9), MedAbs: median(abs)})
 	}
 	return out
 }
