@@ -93,3 +93,24 @@ func TestOOMQueuedCountsArrivingRequests(t *testing.T) {
 		t.Errorf("batch of %d with %d queued, want 2 with D queued", r.BatchSize, r.Queued)
 	}
 }
+
+// A batch that does not fit never runs: the prefix-cache lookups of the
+// members admitted before the one that does not fit are no figure of the
+// run, which served only what finished before it.
+func TestStaticOOMBatchLooksNothingUp(t *testing.T) {
+	cfg := testConfig(PolicyConfig{Name: Fixed, BatchSize: 2}, 10, false)
+	cfg.PrefixCaching = true
+	// A (3 blocks) runs alone and leaves blocks 1 and 2 cached; B finds
+	// them, then C (6 blocks) does not fit beside B (6 blocks).
+	sum, _, err := run(t, cfg, []*traces.Request{
+		req("A", 0, 32, 2, 1, 2),
+		req("B", 1000, 64, 20, 1, 2, 3, 4), req("C", 1000, 64, 20, 5, 6, 7, 8),
+	})
+	var oom *OOMError
+	if !errors.As(err, &oom) {
+		t.Fatalf("err = %v, want *OOMError", err)
+	}
+	if sum.Completed != 1 || sum.PrefixLookups != 1 || sum.PrefixHits != 0 {
+		t.Errorf("completed %d, prefix lookups %d, hits %d; want A's alone: 1, 1, 0", sum.Completed, sum.PrefixLookups, sum.PrefixHits)
+	}
+}

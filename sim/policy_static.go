@@ -110,6 +110,7 @@ func (p *static) schedule(e *engine) (int64, error) {
 	}
 	e.batchNo++
 	free0 := e.bm.free()
+	lookups, hits := e.bm.lookups, e.bm.hits
 	var tokens, blocks int64
 	for i := 0; i < take; i++ {
 		s := e.waiting.at(i)
@@ -126,6 +127,8 @@ func (p *static) schedule(e *engine) (int64, error) {
 				BlocksNeeded: blocks, FreeBlocks: free0, TotalBlocks: e.cfg.TotalBlocks,
 				Queued: e.waiting.len() - (take - i) + e.arriving.len(),
 			}
+			// The batch never runs: its members' prefix lookups are no figure.
+			e.bm.lookups, e.bm.hits = lookups, hits
 			return -1, &OOMError{Report: *e.oom, at: e.now}
 		}
 		e.waiting.popFront()
