@@ -127,9 +127,8 @@ func (e *fieldError) Unwrap() error { return e.err }
 // interact through routing, so a one-replica cluster reproduces Run
 // exactly, rows and all.
 //
-// Rows are written as the cluster runs replica iterations, in order of
-// (iteration start time, replica) — pools in order, replicas in order
-// within a pool — which is deterministic. The ClusterSummary is returned
+// Rows are written in input order, as Run writes them, whichever replica
+// served each request. The ClusterSummary is returned
 // even when err is not nil; a static-policy OOM on any replica ends the run
 // with an *OOMError, and every request the cluster did not serve gets a row
 // marked not run, as in Run. The run ends at the OOM on every replica: no
