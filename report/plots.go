@@ -54,6 +54,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.Title.Padding = 6
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Tick.Marker = readableTicks{}
 		a.Label.TextStyle.Font = sans(11, false)
 		a.Tick.Label.Font = sans(10, false)
 		a.Padding = 3
@@ -64,6 +65,61 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	g.Horizontal.Color = color.Gray{0xe4}
 	p.Add(g)
 	return p
+}
+
+// readableTicks are gonum/plot's default ticks labelled with the digits
+// their values need: its own labels can round the ticks of a narrow range
+// alike (over 1.45–1.50, the ticks at 1.46, 1.48 and 1.5 all read "1.5"),
+// and a sweep's P99s gather in such a range just under the SLO.
+type readableTicks struct{}
+
+func (readableTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	step, prev, top := math.Inf(1), math.Inf(-1), 0.0
+	for _, t := range ticks {
+		if t.Label != "" {
+			step, prev, top = math.Min(step, t.Value-prev), t.Value, math.Max(top, math.Abs(t.Value))
+		}
+	}
+	// a label reads as its tick when it is within a millionth of the
+	// ticks' spacing of it
+	reads := func(label string, v float64) bool {
+		x, err := strconv.ParseFloat(label, 64)
+		return err == nil && math.Abs(x-v) <= 1e-6*step
+	}
+	wrong := false
+	for _, t := range ticks {
+		wrong = wrong || t.Label != "" && !reads(t.Label, t.Value)
+	}
+	if !wrong {
+		return ticks
+	}
+	format := func(v float64, d int) string { return strconv.FormatFloat(v, 'f', d, 64) }
+	if top >= hugeCell { // fixed-point labels would run to dozens of digits
+		format = func(v float64, d int) string { return strconv.FormatFloat(v, 'g', d+1, 64) }
+	}
+	for d := 0; d <= 16; d++ {
+		labels := make([]string, len(ticks))
+		ok := true
+		for i, t := range ticks {
+			if t.Label == "" {
+				continue
+			}
+			v := t.Value
+			if math.Abs(v) < 1e-9*step { // rounding's -2.8e-17 is 0, not "-0.00"
+				v = 0
+			}
+			labels[i] = format(v, d)
+			ok = ok && reads(labels[i], t.Value)
+		}
+		if ok {
+			for i := range ticks {
+				ticks[i].Label = labels[i]
+			}
+			return ticks
+		}
+	}
+	return ticks
 }
 
 // logAxis switches a to a log scale with readable ticks when the positive
