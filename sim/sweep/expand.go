@@ -428,6 +428,9 @@ func (c *Config) value(key string) (any, bool) {
 		}
 		return int64(p.Cluster.LongReplicas), true
 	case "model.precision":
+		if prec, err := model.ParsePrecision(p.Model.Precision); err == nil {
+			return string(prec), true
+		}
 		return p.Model.Precision, true
 	case "model.max_new_tokens":
 		return int64(p.Model.MaxNewTokens), true
@@ -538,9 +541,37 @@ func parseCmp(s string) (cmpr, error) {
 		if u, err := strconv.Unquote(rhs); err == nil {
 			rhs = u
 		}
-		c.lit = rhs
+		lit, err := literal(ld.key, rhs)
+		if err != nil {
+			return c, err
+		}
+		c.lit = lit
 	}
 	return c, c.checkOp(ld.kind)
+}
+
+// literal checks a string a condition compares key with: a value no
+// config can have would make the condition silently never (or always)
+// hold. A precision is compared by its canonical name, as the plan reads
+// it ("float8" is fp8).
+func literal(key, v string) (string, error) {
+	switch key {
+	case strategyKey:
+		if _, ok := plan.Strategies[v]; !ok {
+			return "", fmt.Errorf("unknown strategy %q (want one of %s)", v, strings.Join(sortedKeys(plan.Strategies), ", "))
+		}
+	case "cluster.router":
+		if !slices.Contains(sim.Routers, v) {
+			return "", fmt.Errorf("unknown router %q (want one of %s)", v, strings.Join(sim.Routers, ", "))
+		}
+	case "model.precision":
+		p, err := model.ParsePrecision(v)
+		if err != nil {
+			return "", err
+		}
+		return string(p), nil
+	}
+	return v, nil
 }
 
 func numeric(k kind) bool { return k == kInt || k == kFloat }

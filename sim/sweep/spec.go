@@ -107,7 +107,8 @@ type Constraints struct {
 	// string, or another key, e.g.
 	// "batch.max_num_batched_tokens < batch.max_num_seqs" or
 	// 'device.count > 1 && batch.strategy == "serial"'. A comparison on a
-	// key that does not apply to the config's strategy does not hold.
+	// key that does not apply to the config's strategy does not hold. A
+	// strategy, router or precision must be one the plan knows.
 	SkipIf     []string `toml:"skip_if"`
 	MaxDevices int      `toml:"max_devices"` // skip configs holding more devices (device.count × every replica of every pool); 0 = no limit
 
