@@ -247,6 +247,11 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A shard ranks its own configs only: its rank 1 need not be the
+		// sweep's best (simulate refuses --top for a shard likewise).
+		if sh := res.Meta.Shard; sh.Count > 1 {
+			return nil, fmt.Errorf("%s: shard %s of a sweep, ranked within the shard: merge the shards first ('servesim sweep merge OUT.parquet SHARD...') and give the merged file", path, sh)
+		}
 		cf := sweep.Candidates(res, 0)
 		if len(cf.Candidates) == 0 {
 			return nil, fmt.Errorf("%s: no ranked configs (did any config meet the SLO?)", path)
