@@ -167,7 +167,9 @@ func (ev *evaluator) evaluate(ctx context.Context, row *Row) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		row.Outcome, row.Note = OutcomeError, err.Error()
+		// The run at Scale may have met the SLO before a later run (of
+		// the load curve) failed: an error row is not ranked.
+		row.Outcome, row.Note, row.SLOMet = OutcomeError, err.Error(), false
 	}
 	return nil
 }
