@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/model"
 )
 
 // TestClusterSweepCapacity: cluster.replicas × cluster.router as swept plan
@@ -127,5 +129,33 @@ skip_if = ["replicas > 2", 'cluster.router == "round_robin"']
 	// behind least_outstanding
 	if strings.Contains(ex.Configs[0].PlanTOML, "cluster") || !strings.Contains(ex.Configs[1].PlanTOML, `router = "least_outstanding"`) {
 		t.Errorf("plans:\n%s\n%s", ex.Configs[0].PlanTOML, ex.Configs[1].PlanTOML)
+	}
+}
+
+// The legacy replicas key beside other swept cluster keys: its one
+// replica keeps the [cluster] they give (a plan without one would have a
+// router and no replicas), as cluster.replicas = 1 would.
+func TestLegacyReplicasWithSweptClusterKeys(t *testing.T) {
+	for _, tc := range []struct{ name, sweep string }{
+		{"router", `"cluster.router" = ["round_robin", "least_outstanding"]`},
+		{"split", "\"cluster.split_tokens\" = [1024]\n\"cluster.long_replicas\" = [1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+replicas = [1, 2]
+`+tc.sweep+"\n"+sloTOML)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, err := Expand(s, model.DefaultCatalog())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := ex.Configs[0]
+			if !strings.HasPrefix(c.Label, "continuous replicas=1 ") || c.Plan.Cluster == nil || c.Plan.Cluster.Replicas != 1 {
+				t.Errorf("config 0 (%s): plan\n%s", c.Label, c.PlanTOML)
+			}
+		})
 	}
 }

@@ -56,7 +56,8 @@
 // plan or the spec's inline [cluster] (router with replicas, long_replicas
 // with split_tokens), or swept too. The legacy key replicas is an alias of
 // cluster.replicas (in [sweep] and skip_if) that keeps its old meaning: one
-// replica is a plan without [cluster], several sit behind
+// replica is a plan without [cluster] (unless other swept cluster keys
+// give one), several sit behind
 // least_outstanding unless the base plan names a router. Rows carry the
 // cluster as router, split_tokens, long_replicas and split_on_prompt
 // (null when not applicable); replicas counts every pool's replicas.

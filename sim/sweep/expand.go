@@ -221,15 +221,20 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 	}
 	c := Config{Index: index, Replicas: 1}
 	label := []string{st}
+	// A [cluster] the config has anyway: the base plan's, or one other
+	// swept cluster keys give.
 	_, baseCluster := s.base["cluster"]
+	for _, a := range axes {
+		baseCluster = baseCluster || strings.HasPrefix(a.Key, "cluster.") && a.Key != "cluster.replicas"
+	}
 	for i, a := range axes {
 		v := a.Values[idx[i]]
 		label = append(label, a.Key[strings.LastIndexByte(a.Key, '.')+1:]+"="+formatValue(v))
 		switch {
 		case a.Key == "cluster.replicas" && s.replicasAlias:
 			// The legacy replicas key: one replica is a plan without
-			// [cluster], several sit behind least_outstanding unless the
-			// base plan names a router.
+			// [cluster] (unless it has one anyway), several sit behind
+			// least_outstanding unless the base plan names a router.
 			if v.(int64) == 1 && !baseCluster {
 				continue
 			}
