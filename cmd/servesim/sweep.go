@@ -236,7 +236,8 @@ func runSweep(c *cli.Context) error {
 		fmt.Fprintf(errw, "sweep: %d configs, %d simulations in %s on %d workers (%s of a worker per simulation)\n",
 			len(res.Rows), probes, elapsed.Round(time.Millisecond), workers, per)
 	}
-	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %.2f req/s at scale 1)\n", name, len(tr.Reqs), tr.Rate)
+	// The rate is not measured (NaN) when every request arrives at once.
+	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1)\n", name, len(tr.Reqs), fmtF(tr.Rate, "%.2f"))
 	printSweep(c.App.Writer, res, 20)
 	return nil
 }

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A trace whose requests all arrive at one instant has no arrival rate:
+// the sweep says it is not measured rather than printing NaN.
+func TestSimulateSweepTraceWithoutARate(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "burst.csv")
+	os.WriteFile(tr, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n0,200,20\n"), 0o644)
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--workers", "2", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "NaN") || !strings.Contains(out, "(2 requests, — req/s at scale 1)") {
+		t.Errorf("output:\n%s", out)
+	}
+}
