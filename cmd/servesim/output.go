@@ -121,10 +121,16 @@ func (s *outputSet) discard() {
 // namedPath is a path and the flag or argument that gave it.
 type namedPath struct{ name, path string }
 
-// checkOutputs refuses an output that would overwrite an input. Empty
+// checkOutputs refuses an output that would overwrite an input, or
+// another output: the one renamed into place last would replace it. Empty
 // paths are skipped.
 func checkOutputs(cmd string, outputs, inputs []namedPath) error {
-	for _, out := range outputs {
+	for i, out := range outputs {
+		for _, o := range outputs[:i] {
+			if out.path != "" && o.path != "" && traces.SamePath(out.path, o.path) {
+				return fmt.Errorf("%s: %s %s and %s %s are the same file: write them apart", cmd, o.name, o.path, out.name, out.path)
+			}
+		}
 		for _, in := range inputs {
 			if out.path != "" && in.path != "" && traces.SamePath(out.path, in.path) {
 				return fmt.Errorf("%s: %s %s would overwrite the input %s %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)

@@ -436,3 +436,21 @@ func TestSimulateNothingRanPrintsNoRates(t *testing.T) {
 		t.Errorf("want the batching line unmeasured:\n%s", out)
 	}
 }
+
+// Two outputs of one run naming the same file are refused: the one
+// renamed into place last replaced the other, which was lost unsaid.
+func TestSimulateOutputsMustNotOverwriteEachOther(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	cfg := basePlan(t, dir, "p.toml")
+	out := filepath.Join(dir, "res")
+	for _, decisions := range []string{filepath.Join(out, "p.parquet"), filepath.Join(out, "summary.json")} {
+		_, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--out", out, "--decisions", decisions)
+		if err == nil || !strings.Contains(err.Error(), "--decisions") || !strings.Contains(err.Error(), "--out") {
+			t.Errorf("--decisions %s: err = %v, want a refusal naming --decisions and --out", decisions, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--decisions %s: a refused run created %s", decisions, out)
+		}
+	}
+}
