@@ -119,10 +119,19 @@ func Load(path string) (*Plan, error) {
 	}
 	p, err := Parse(data)
 	if err != nil {
-		// Validate joins one error a key: each line names the file.
+		// Decode and Validate join one error a key: each line names the
+		// file, and a bad value its line in it.
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			md, _ := toml.Decode(string(data), &Plan{}) // it decoded before
 			errs := slices.Clone(j.Unwrap())
 			for i, e := range errs {
+				var fe *FieldError
+				if errors.As(e, &fe) {
+					if n := tomlkeys.Line(string(data), md, strings.Split(fe.Key, ".")); n > 0 {
+						errs[i] = fmt.Errorf("%s: line %d: %w", path, n, e)
+						continue
+					}
+				}
 				errs[i] = fmt.Errorf("%s: %w", path, e)
 			}
 			return nil, errors.Join(errs...)
@@ -153,13 +162,13 @@ func Decode(data []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var unknown []string
-	for _, k := range md.Undecoded() {
-		unknown = append(unknown, k.String())
+	// One error a key, each at its line (Load names the file).
+	var unknown []error
+	for _, u := range tomlkeys.Unknown(string(data), md, &p) {
+		unknown = append(unknown, errors.New(u))
 	}
-	unknown = append(unknown, tomlkeys.Miscased(md, &p)...)
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
+		return nil, errors.Join(unknown...)
 	}
 	var missing []string
 	need := append([]string(nil), required...)

@@ -219,3 +219,23 @@ func TestParseRefusesAKeyInAnotherCase(t *testing.T) {
 		t.Errorf("[Cost]: err = %v, want unknown key Cost", err)
 	}
 }
+
+// An unknown key and a bad value are reported at their line in the file,
+// beside the file and the key.
+func TestLoadNamesTheLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.toml")
+	bad := strings.NewReplacer("max_num_seqs = 256", "max_num_seqs = 0", "pue = 1.2", "pue = 1.2\npeu = 1").Replace(valid)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+": line 25: unknown key cost.peu") {
+		t.Errorf("err = %v, want %s: line 25: unknown key cost.peu", err, path)
+	}
+	bad = strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 0", 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+": line 10: batch.max_num_seqs: must be ≥ 1") {
+		t.Errorf("err = %v, want %s: line 10: batch.max_num_seqs: must be ≥ 1", err, path)
+	}
+}

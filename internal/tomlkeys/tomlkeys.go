@@ -19,6 +19,42 @@ import (
 // are the file's own and always match.
 func Miscased(md toml.MetaData, v any) []string {
 	var out []string
+	for _, m := range miscased(md, v) {
+		out = append(out, m.String())
+	}
+	return out
+}
+
+// Unknown describes, with its line in data where that can be told, each
+// key of md (data decoded into v) that v's type does not declare
+// (md.Undecoded) or declares only in another spelling (Miscased): "line
+// 25: unknown key cost.peu".
+func Unknown(data string, md toml.MetaData, v any) []string {
+	var out []string
+	describe := func(k toml.Key, what string) {
+		if n := Line(data, md, k); n > 0 {
+			what = fmt.Sprintf("line %d: %s", n, what)
+		}
+		out = append(out, what)
+	}
+	for _, k := range md.Undecoded() {
+		describe(k, "unknown key "+k.String())
+	}
+	for _, m := range miscased(md, v) {
+		describe(m.key, "unknown key "+m.String())
+	}
+	return out
+}
+
+// miscase is a key of a file and the spelling its type declares.
+type miscase struct{ key, want toml.Key }
+
+func (m miscase) String() string {
+	return fmt.Sprintf("%s (keys are case-sensitive: %s)", m.key.String(), m.want.String())
+}
+
+func miscased(md toml.MetaData, v any) []miscase {
+	var out []miscase
 	var bad []toml.Key // reported: the keys below them are not reported again
 	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
@@ -48,8 +84,7 @@ func Miscased(md toml.MetaData, v any) []string {
 			}
 			want, t = append(want, f.name), f.typ
 			if !exact {
-				out = append(out, fmt.Sprintf("%s (keys are case-sensitive: %s)", k.String(),
-					toml.Key(append(want, k[i+1:]...)).String()))
+				out = append(out, miscase{k, toml.Key(append(want, k[i+1:]...))})
 				bad = append(bad, k[:i+1])
 				break
 			}

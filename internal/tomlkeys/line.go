@@ -1,0 +1,75 @@
+package tomlkeys
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Line is the line of data (decoded as md) that sets key or opens its
+// table; 0 when it cannot be told. The decoder keeps the positions of
+// keys to itself and tells them only in its errors, so Line decodes data
+// again into a type that refuses key alone, and reads the line from the
+// refusal.
+func Line(data string, md toml.MetaData, key toml.Key) int {
+	t, ok := probeType(md, key, 0)
+	if !ok {
+		return 0
+	}
+	_, err := toml.Decode(data, reflect.New(t).Interface())
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Message == errProbe.Error() && pe.LastKey == key.String() {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+var errProbe = errors.New("tomlkeys: probe")
+
+// refuse fails to decode whatever it is given.
+type refuse struct{}
+
+func (refuse) UnmarshalTOML(any) error { return errProbe }
+
+var anyType = reflect.TypeOf((*any)(nil)).Elem()
+
+// probeType is a struct that takes every key of the table key[:i] as it
+// comes, in a field tagged with its exact spelling (the decoder prefers an
+// exact match to one in another case), and key[i:] into refuse.
+func probeType(md toml.MetaData, key toml.Key, i int) (reflect.Type, bool) {
+	if i == len(key) {
+		return reflect.TypeOf(refuse{}), true
+	}
+	inner, ok := probeType(md, key, i+1)
+	if !ok {
+		return nil, false
+	}
+	if md.Type(key[:i+1]...) == "ArrayHash" {
+		inner = reflect.SliceOf(inner)
+	}
+	var names []string
+	for _, k := range md.Keys() {
+		if len(k) > i && slices.Equal(k[:i], key[:i]) && !slices.Contains(names, k[i]) {
+			names = append(names, k[i])
+		}
+	}
+	fields := make([]reflect.StructField, 0, len(names))
+	for j, n := range names {
+		typ := anyType
+		if n == key[i] {
+			typ = inner
+		}
+		if n == "" || n == "-" || strings.ContainsAny(n, "\",`") { // no struct tag spells it
+			if n == key[i] {
+				return nil, false
+			}
+			continue
+		}
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", j), Type: typ, Tag: reflect.StructTag(`toml:"` + n + `"`)})
+	}
+	return reflect.StructOf(fields), true
+}
