@@ -132,7 +132,7 @@ func runSimulate(c *cli.Context) error {
 	in.Close()
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
+			return fmt.Errorf("simulate: --out %s: want a directory: %w", out, err)
 		}
 	}
 	var (

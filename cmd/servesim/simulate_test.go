@@ -454,3 +454,15 @@ func TestSimulateOutputsMustNotOverwriteEachOther(t *testing.T) {
 		}
 	}
 }
+
+// An --out that cannot be a directory is named by its flag.
+func TestSimulateOutNotADirectoryNamesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	cfg := basePlan(t, dir, "p.toml")
+	file := writeFile(t, dir, "res", "")
+	_, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--out", file)
+	if err == nil || !strings.Contains(err.Error(), "--out "+file) {
+		t.Errorf("err = %v, want one naming --out %s", err, file)
+	}
+}
