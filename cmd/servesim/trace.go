@@ -31,12 +31,17 @@ func traceCommand() *cli.Command {
 	}
 }
 
-// twoArgs returns the IN and OUT positional arguments.
+// twoArgs returns the IN and OUT positional arguments. OUT must not be
+// IN: writing it would replace the input with the result.
 func twoArgs(c *cli.Context) (string, string, error) {
 	if c.NArg() != 2 {
 		return "", "", fmt.Errorf("%s: want IN OUT, got %d arguments", c.Command.Name, c.NArg())
 	}
-	return c.Args().Get(0), c.Args().Get(1), nil
+	in, out := c.Args().Get(0), c.Args().Get(1)
+	if err := checkOutputs(c.Command.Name, []namedPath{{"OUT", out}}, []namedPath{{"IN", in}}); err != nil {
+		return "", "", err
+	}
+	return in, out, nil
 }
 
 func traceImportCommand() *cli.Command {
@@ -152,6 +157,9 @@ func traceSynthCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return fmt.Errorf("synth: want OUT, got %d arguments", c.NArg())
+			}
+			if err := checkOutputs("synth", []namedPath{{"OUT", c.Args().Get(0)}}, []namedPath{{"--resample", c.String("resample")}}); err != nil {
+				return err
 			}
 			// A flag the chosen mode ignores would leave the trace other
 			// than asked for.

@@ -273,3 +273,27 @@ func TestParsePromptLengthsDigits(t *testing.T) {
 		t.Errorf(`parsePromptLengths("128, 512 ,2048") = %v, %v, want [128 512 2048]`, ls, err)
 	}
 }
+
+// A trace verb whose output is its input would replace the input with the
+// result (a slice of it, say): it is refused, as simulate and verify
+// refuse, and the input is left as it was.
+func TestTraceVerbsRefuseToOverwriteTheirInput(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "t.csv", smallCSV)
+	for _, args := range [][]string{
+		{"trace", "import", src, src},
+		{"trace", "convert", src, src},
+		{"trace", "slice", "--head", "1", src, src},
+		{"trace", "scale", "--time-factor", "2", src, src},
+		{"trace", "slice", "--head", "1", src, filepath.Join(dir, ".", "t.csv")},
+		{"trace", "synth", "--resample", src, src},
+	} {
+		_, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "would overwrite the input") {
+			t.Errorf("%s: err = %v, want it to refuse to overwrite the input", strings.Join(args, " "), err)
+		}
+		if b, _ := os.ReadFile(src); string(b) != smallCSV {
+			t.Fatalf("%s: the input now holds\n%s", strings.Join(args, " "), b)
+		}
+	}
+}
