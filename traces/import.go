@@ -64,7 +64,7 @@ type ImportOptions struct {
 	Name string
 	// DropFailed drops rows the source marks as failed (BurstGPT rows with
 	// 0 response tokens) instead of keeping them with Request.SourceFailed
-	// set.
+	// set; Meta records it as drop_failed=true.
 	DropFailed bool
 	// Spread, when > 0, spreads requests that share one arrival time evenly
 	// over the following Spread nanoseconds (or up to the next distinct
@@ -143,6 +143,9 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	if opt.Spread > 0 {
 		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
 	}
+	if opt.DropFailed { // fewer rows than the source: say why
+		meta.Set("drop_failed", "true")
+	}
 	var r Reader = &importReader{src: s, meta: meta, name: opt.name(), dropFailed: opt.DropFailed}
 	r.At().Reset()
 	if opt.Spread > 0 {
@@ -208,6 +211,9 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		}
 		m := rd.Meta().Clone()
 		m.SetChecksum(filepath.Base(path), sum)
+		if opt.DropFailed {
+			m.Set("drop_failed", "true")
+		}
 		if opt.Spread > 0 {
 			m.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
 			rd = Spread(rd, opt.Spread)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +67,27 @@ func TestImportServesimRecordsChecksum(t *testing.T) {
 	}
 	if m.Source != "synthetic" {
 		t.Errorf("source = %q, want the file's own (synthetic)", m.Source)
+	}
+}
+
+// Dropping the rows a source marks as failed changes the trace (fewer
+// rows, and the clock may start later), so the metadata says it was done,
+// for public formats and servesim files alike.
+func TestImportDropFailedIsInMeta(t *testing.T) {
+	r, err := NewImporter(FormatBurstGPT, strings.NewReader("Timestamp,Request tokens,Response tokens\n5,0,0\n10,3,4\n"), ImportOptions{DropFailed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Meta().Extra["drop_failed"]; v != "true" {
+		t.Errorf("burstgpt: meta x.drop_failed = %q, want true (meta %+v)", v, r.Meta())
+	}
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("arrival_ns,prompt_tokens,output_tokens,source_failed\n0,0,0,true\n1,2,2,false\n"), 0o644)
+	m, _ := importAll(t, path, FormatAuto, ImportOptions{DropFailed: true})
+	if v := m.Extra["drop_failed"]; v != "true" {
+		t.Errorf("servesim: meta x.drop_failed = %q, want true (meta %+v)", v, m)
+	}
+	if m, _ := importAll(t, path, FormatAuto, ImportOptions{}); m.Extra["drop_failed"] != "" {
+		t.Errorf("without DropFailed: meta x.drop_failed = %q, want none", m.Extra["drop_failed"])
 	}
 }
