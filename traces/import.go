@@ -215,7 +215,13 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 			m.Set("drop_failed", "true")
 		}
 		if opt.Spread > 0 {
-			m.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
+			// An earlier spread still shapes the arrivals: keep it, as
+			// Slice and Scale keep theirs.
+			v := strconv.FormatInt(opt.Spread, 10)
+			if prev := m.Extra["spread_ns"]; prev != "" {
+				v = prev + "; " + v
+			}
+			m.Set("spread_ns", v)
 			rd = Spread(rd, opt.Spread)
 		}
 		return &metaReader{Reader: rd, meta: m}, nil

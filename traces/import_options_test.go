@@ -91,3 +91,15 @@ func TestImportDropFailedIsInMeta(t *testing.T) {
 		t.Errorf("without DropFailed: meta x.drop_failed = %q, want none", m.Extra["drop_failed"])
 	}
 }
+
+// Spreading a servesim trace that was spread before keeps the earlier
+// quantum in the metadata, as slice and scale keep theirs: the arrivals
+// still hold the first spread, whatever the second does.
+func TestImportSpreadKeepsEarlierSpread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("# servesim.x.spread_ns=3000000000\narrival_ns,prompt_tokens,output_tokens\n0,2,2\n1000000000,2,2\n"), 0o644)
+	m, _ := importAll(t, path, FormatAuto, ImportOptions{Spread: 1e9})
+	if v, want := m.Extra["spread_ns"], "3000000000; 1000000000"; v != want {
+		t.Errorf("meta x.spread_ns = %q, want %q", v, want)
+	}
+}
