@@ -233,7 +233,7 @@ func TestMooncakeParquetRoundTripKeepsHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Requests != 12031 || math.Abs(s.SpanSeconds-3537) > 1 || s.PrefixReuseRatio <= 0 || s.PrefixReuseRatio >= 1 {
+	if s.Requests != 12031 || math.Abs(s.SpanSeconds-3537) > 1 || s.PrefixReuseRatio == nil || *s.PrefixReuseRatio <= 0 || *s.PrefixReuseRatio >= 1 {
 		t.Errorf("stats = %+v", s)
 	}
 }

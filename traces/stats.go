@@ -18,12 +18,14 @@ type Stats struct {
 	// MeanRate (requests / span) and InterArrivalCV (std/mean of the gaps)
 	// are nil (null) where there is no gap to measure them by: one request,
 	// every arrival at one instant, or (CV) a single gap.
-	MeanRate         *float64 `json:"mean_rate_per_s"`
-	InterArrivalCV   *float64 `json:"interarrival_cv"`
-	Input            LenDist  `json:"input_tokens"`
-	Output           LenDist  `json:"output_tokens"`
-	PrefixBlocks     int64    `json:"prefix_blocks"`
-	PrefixReuseRatio float64  `json:"prefix_reuse_ratio"` // blocks whose hash was seen earlier / blocks
+	MeanRate       *float64 `json:"mean_rate_per_s"`
+	InterArrivalCV *float64 `json:"interarrival_cv"`
+	Input          LenDist  `json:"input_tokens"`
+	Output         LenDist  `json:"output_tokens"`
+	PrefixBlocks   int64    `json:"prefix_blocks"`
+	// PrefixReuseRatio is blocks whose hash was seen earlier / blocks; nil
+	// (null) for a trace without prefix hashes, which has none to reuse.
+	PrefixReuseRatio *float64 `json:"prefix_reuse_ratio"`
 	SourceFailed     int64    `json:"source_failed"`
 	Observed         int64    `json:"observed"`
 	Succeeded        int64    `json:"succeeded"`
@@ -167,7 +169,8 @@ func (b *StatsBuilder) Stats() Stats {
 		s.InterArrivalCV = &cv
 	}
 	if b.blocks > 0 {
-		s.PrefixReuseRatio = float64(b.reused) / float64(b.blocks)
+		ratio := float64(b.reused) / float64(b.blocks)
+		s.PrefixReuseRatio = &ratio
 	}
 	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
 	if !b.slo.IsZero() {
@@ -226,7 +229,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	}
 	if s.PrefixBlocks > 0 {
 		p("prefix blocks", "%d", s.PrefixBlocks)
-		p("prefix reuse ratio", "%.4f", s.PrefixReuseRatio)
+		p("prefix reuse ratio", "%.4f", *s.PrefixReuseRatio)
 	}
 	p("source failed", "%d", s.SourceFailed)
 	if s.Observed > 0 {

@@ -213,3 +213,25 @@ func TestStatsRateUndefinedWithoutGaps(t *testing.T) {
 		})
 	}
 }
+
+// A trace without prefix hashes (Azure, BurstGPT) has no reuse to
+// measure: its ratio is null in JSON, as the table leaves it out, not a
+// measured 0.
+func TestStatsReuseRatioNullWithoutHashes(t *testing.T) {
+	r := &Request{}
+	r.Reset()
+	r.PromptTokens, r.OutputTokens = 10, 2
+	s, err := ComputeStats(&sliceReader{rows: []*Request{r}}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(s)
+	if !bytes.Contains(js, []byte(`"prefix_reuse_ratio":null`)) {
+		t.Errorf("JSON %s, want prefix_reuse_ratio null", js)
+	}
+	r.PrefixHashes = []uint64{7, 7}
+	s, _ = ComputeStats(&sliceReader{rows: []*Request{r}}, SLO{})
+	if s.PrefixReuseRatio == nil || *s.PrefixReuseRatio != 0.5 {
+		t.Errorf("reuse ratio of hashes 7, 7 = %v, want 0.5", s.PrefixReuseRatio)
+	}
+}

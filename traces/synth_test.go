@@ -127,8 +127,8 @@ func TestSynthPrefixGroups(t *testing.T) {
 		t.Errorf("%d distinct shared prefixes, want 2", len(firsts))
 	}
 	s, _ := ComputeStats(&sliceReader{rows: rows}, SLO{})
-	if want := float64(3*100-3*2) / 600; math.Abs(s.PrefixReuseRatio-want) > 1e-9 {
-		t.Errorf("reuse ratio %.4f, want %.4f", s.PrefixReuseRatio, want)
+	if want := float64(3*100-3*2) / 600; s.PrefixReuseRatio == nil || math.Abs(*s.PrefixReuseRatio-want) > 1e-9 {
+		t.Errorf("reuse ratio %v, want %.4f", s.PrefixReuseRatio, want)
 	}
 }
 
