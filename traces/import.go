@@ -360,9 +360,18 @@ func (c *orderChecker) Next() bool {
 		return false
 	}
 	c.prev = a
-	if q := c.Reader.At(); c.maxTokens > 0 && (int64(q.PromptTokens) > c.maxTokens || int64(q.OutputTokens) > c.maxTokens) {
-		c.err = fmt.Errorf("%s: row %d: token count %d or %d above %d is absurd", c.name, c.row, q.PromptTokens, q.OutputTokens, c.maxTokens)
-		return false
+	if c.maxTokens <= 0 {
+		return true
+	}
+	q := c.Reader.At()
+	for _, col := range []struct {
+		name string
+		n    int32
+	}{{ColPromptTokens, q.PromptTokens}, {ColOutputTokens, q.OutputTokens}} {
+		if int64(col.n) > c.maxTokens {
+			c.err = fmt.Errorf("%s: row %d: %s: want a token count of at most %d (larger is absurd), got %d", c.name, c.row, col.name, c.maxTokens, col.n)
+			return false
+		}
 	}
 	return true
 }

@@ -141,3 +141,23 @@ func TestUnknownImportFormatListsFormats(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A servesim file's token count above the bound is reported, like an
+// importer's, by the column that holds it and the bound it broke.
+func TestImportServesimAbsurdTokensNamesColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "own.csv")
+	os.WriteFile(path, []byte("arrival_ns,prompt_tokens,output_tokens\n0,5,5\n1,5,200\n"), 0o644)
+	r, err := Import(path, FormatAuto, ImportOptions{MaxTokens: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+	}
+	r.Close()
+	err = r.Err()
+	for _, w := range []string{"own.csv: row 2", "output_tokens", "at most 100", "got 200"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want it to contain %q", err, w)
+		}
+	}
+}
