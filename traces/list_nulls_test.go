@@ -76,6 +76,13 @@ func writeListNullFile(t *testing.T, path, col string) {
 	t.Helper()
 	rec := listNullRecord(t, col)
 	defer rec.Release()
+	writeRecord(t, path, rec)
+}
+
+// writeRecord writes rec in the format of path's extension: .parquet,
+// .arrow or .arrows.
+func writeRecord(t *testing.T, path string, rec arrow.RecordBatch) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

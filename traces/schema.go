@@ -2,6 +2,8 @@ package traces
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -325,10 +327,20 @@ type batchDecoder struct {
 }
 
 // newBatchDecoder checks rec's columns against the schema. Required input
-// columns must be present; a column of the wrong type is an error.
+// columns must be present; a column of the wrong type is an error, and so,
+// as in CSV and JSONL, is an unknown or repeated one: a typo would
+// otherwise read as a column not measured.
 func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 	d := &batchDecoder{}
 	sc := rec.Schema()
+	for i, f := range sc.Fields() {
+		if !slices.ContainsFunc(fields, func(k arrow.Field) bool { return k.Name == f.Name }) {
+			return nil, fmt.Errorf("unknown column %q (known: %s)", f.Name, strings.Join(ColumnNames(), ","))
+		}
+		if j := sc.FieldIndices(f.Name)[0]; j != i {
+			return nil, fmt.Errorf("column %q appears twice (fields %d and %d)", f.Name, j+1, i+1)
+		}
+	}
 	for _, f := range fields {
 		idx := sc.FieldIndices(f.Name)
 		if len(idx) == 0 {
