@@ -20,9 +20,10 @@ type Stats struct {
 	// every arrival at one instant, or (CV) a single gap.
 	MeanRate       *float64 `json:"mean_rate_per_s"`
 	InterArrivalCV *float64 `json:"interarrival_cv"`
-	Input          LenDist  `json:"input_tokens"`
-	Output         LenDist  `json:"output_tokens"`
-	PrefixBlocks   int64    `json:"prefix_blocks"`
+	// Input and Output are nil (null) when no row was counted.
+	Input        *LenDist `json:"input_tokens"`
+	Output       *LenDist `json:"output_tokens"`
+	PrefixBlocks int64    `json:"prefix_blocks"`
 	// PrefixReuseRatio is blocks whose hash was seen earlier / blocks; nil
 	// (null) for a trace without prefix hashes, which has none to reuse.
 	PrefixReuseRatio *float64 `json:"prefix_reuse_ratio"`
@@ -215,8 +216,12 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\n")
 	for _, d := range []struct {
 		k string
-		d LenDist
+		d *LenDist
 	}{{"input tokens", s.Input}, {"output tokens", s.Output}} {
+		if d.d == nil {
+			p(d.k, "— (no rows)")
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%d\n", d.k, d.d.Mean, d.d.P50, d.d.P90, d.d.P99, d.d.Max)
 	}
 	for _, d := range []struct {
@@ -288,11 +293,11 @@ func (h *countHist) add(v int32) {
 	h.sum += float64(v)
 }
 
-func (h *countHist) dist() LenDist {
+func (h *countHist) dist() *LenDist {
 	if h.n == 0 {
-		return LenDist{}
+		return nil
 	}
-	d := LenDist{Mean: h.sum / float64(h.n), Max: h.max}
+	d := &LenDist{Mean: h.sum / float64(h.n), Max: h.max}
 	ranks := []int64{rank(0.50, h.n), rank(0.90, h.n), rank(0.99, h.n)}
 	dst := []*int32{&d.P50, &d.P90, &d.P99}
 	var cum int64

@@ -235,3 +235,27 @@ func TestStatsReuseRatioNullWithoutHashes(t *testing.T) {
 		t.Errorf("reuse ratio of hashes 7, 7 = %v, want 0.5", s.PrefixReuseRatio)
 	}
 }
+
+// With no measured row (an empty trace, or one of warm-up rows only) there
+// are no lengths: their distributions are null in JSON and "—" in the
+// table, not a mean and percentiles of 0.
+func TestStatsNoRowsHaveNoLengths(t *testing.T) {
+	r := &Request{}
+	r.Reset()
+	r.PromptTokens, r.OutputTokens, r.Warmup = 10, 2, true
+	s, err := ComputeStats(&sliceReader{rows: []*Request{r}}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(s)
+	for _, w := range []string{`"input_tokens":null`, `"output_tokens":null`} {
+		if !bytes.Contains(js, []byte(w)) {
+			t.Errorf("JSON %s, want %s", js, w)
+		}
+	}
+	var tab bytes.Buffer
+	s.WriteTable(&tab)
+	if !strings.Contains(tab.String(), "input tokens        — (no rows)\n") {
+		t.Errorf("table:\n%s\nwant input tokens — (no rows)", tab.String())
+	}
+}
