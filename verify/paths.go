@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/servesim/servesim/internal/relpath"
@@ -80,4 +82,47 @@ func (res *Result) resolve(dir string) {
 	for _, p := range res.paths() {
 		*p = relpath.Resolve(dir, *p)
 	}
+}
+
+// candidateName is the stem of the files of the candidate ranked rank.
+func candidateName(rank int64) string { return fmt.Sprintf("rank%02d", rank) }
+
+// measuredName is the stem of the files of run k of runs of the candidate
+// whose stem is name: name itself for a single run, else name.runK.
+func measuredName(name string, k, runs int) string {
+	if runs <= 1 {
+		return name
+	}
+	return fmt.Sprintf("%s.run%d", name, k)
+}
+
+// Outputs are the files Run may write in opt.Out for opt's candidates:
+// the slice, and per candidate its simulated trace, per run its measured
+// trace (and engine log, GPU samples), and with a refit its
+// re-simulations. A caller checks them against its inputs before Run
+// replaces any.
+func (opt *Options) Outputs() []string {
+	out := []string{filepath.Join(opt.Out, "input.parquet")}
+	if opt.Candidates == nil {
+		return out
+	}
+	runs := max(opt.Repeat, 1)
+	for _, c := range opt.Candidates.Candidates {
+		name := candidateName(c.Rank)
+		out = append(out, filepath.Join(opt.Out, name+".sim.parquet"))
+		for k := 1; k <= runs; k++ {
+			run := measuredName(name, k, runs)
+			out = append(out, filepath.Join(opt.Out, run+".parquet"))
+			if opt.Engine != nil {
+				out = append(out, filepath.Join(opt.Out, run+".engine.log"))
+			}
+			if opt.GPUInterval > 0 {
+				out = append(out, filepath.Join(opt.Out, run+".gpu.csv"))
+			}
+		}
+		if opt.Refit != nil {
+			out = append(out, filepath.Join(opt.Out, name+".refit.sim.parquet"), filepath.Join(opt.Out, name+".speed.sim.parquet"))
+		}
+	}
+	return out
 }

@@ -269,7 +269,7 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		if err != nil {
 			return nil, err
 		}
-		name := fmt.Sprintf("rank%02d", c.Rank)
+		name := candidateName(c.Rank)
 		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+"."+suffix+".sim.parquet"), name, c.TimeScale, step, desc, res.Input)
 		if err != nil {
 			return nil, err

@@ -379,7 +379,7 @@ func notRun(cand sweep.Candidate, err error, log io.Writer) CandidateResult {
 // stop, re-simulation, comparison.
 func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep.Candidate, step sim.StepTimer, stepDesc, host, port string, log io.Writer) CandidateResult {
 	t0 := time.Now()
-	name := fmt.Sprintf("rank%02d", cand.Rank)
+	name := candidateName(cand.Rank)
 	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
 		SweepPredicted: cand.Predicted, Repeat: Repeat{FailedByKind: map[string]int{}}, Rows: []MetricRow{}}
 	defer func() { cr.WallSeconds = time.Since(t0).Seconds() }()
@@ -420,11 +420,7 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	runs := max(opt.Repeat, 1)
 	var reps []Repeat
 	for k := 1; k <= runs; k++ {
-		runName := name
-		if runs > 1 {
-			runName = fmt.Sprintf("%s.run%d", name, k)
-		}
-		rep := measure(ctx, opt, cfg, cr.TimeScale, cr.Knobs, p, runName, log)
+		rep := measure(ctx, opt, cfg, cr.TimeScale, cr.Knobs, p, measuredName(name, k, runs), log)
 		reps = append(reps, rep)
 		if rep.Status != StatusOK {
 			break

@@ -17,6 +17,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/jsonfile"
+	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim/sweep"
@@ -193,14 +194,24 @@ func runVerify(c *cli.Context) error {
 	} else if c.IsSet("refit-out") {
 		return cli.Exit("verify: --refit-out needs --refit", 2)
 	}
-	// The files verify writes whatever the candidates: none may be an
-	// input (a refit over its own parent profile, the slice over the
-	// trace it is cut from).
-	outs := []namedPath{{"--out", filepath.Join(opt.Out, "verify.json")}, {"--out", filepath.Join(opt.Out, "input.parquet")}}
+	// The files verify writes: none may be an input (a refit over its own
+	// parent profile, the slice over the trace it is cut from, a
+	// candidate's run over an earlier verify's run that the profile, a
+	// refit, cites).
+	outs := []namedPath{{"--out", filepath.Join(opt.Out, "verify.json")}}
+	for _, p := range opt.Outputs() {
+		outs = append(outs, namedPath{"--out", p})
+	}
 	if opt.Refit != nil {
 		outs = append(outs, namedPath{"--refit-out", opt.Refit.Out})
 	}
 	ins := []namedPath{{"--trace", opt.Trace}, {"--candidates", c.String("candidates")}, {"--profile", opt.ProfilePath}, {"--catalog", c.String("catalog")}}
+	if opt.Profile != nil {
+		// Named from the profile's directory, as a refit finds them.
+		for _, ref := range opt.Profile.Traces {
+			ins = append(ins, namedPath{"--profile's trace", relpath.Resolve(filepath.Dir(opt.ProfilePath), ref.Path)})
+		}
+	}
 	if err := checkOutputs("verify", outs, ins); err != nil {
 		return cli.Exit(err, 2)
 	}
