@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -279,9 +281,9 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 // parseCandidates decodes a candidates.json strictly (one JSON object, no
 // unknown fields) and checks what Run relies on: at least one candidate,
 // each with a unique rank ≥ 1 (its outputs are named rankNN) and an
-// index ≥ 0. name (the file) starts every error. A candidate whose plan
-// or rate scale is unusable is not refused here: Run records it as not
-// measured and verifies the others.
+// index ≥ 0; it returns them by rank. name (the file) starts every
+// error. A candidate whose plan or rate scale is unusable is not refused
+// here: Run records it as not measured and verifies the others.
 func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	var cf sweep.CandidateFile
 	if err := jsonfile.DecodeStrict(data, &cf, "a JSON object"); err != nil {
@@ -307,6 +309,9 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	// By rank, as a sweep's results give them: --top keeps the best, and
+	// the candidates run best first, whatever the file's order.
+	slices.SortStableFunc(cf.Candidates, func(a, b sweep.Candidate) int { return cmp.Compare(a.Rank, b.Rank) })
 	return &cf, nil
 }
 
