@@ -17,6 +17,7 @@ import (
 	"text/template/parse"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/urlshow"
 )
 
@@ -62,8 +63,9 @@ type EngineSpec struct {
 	// with an API key answers its /models 401 without one.
 	HealthKeyEnv string
 	// KeyEnv names the environment variable holding the API key: its value
-	// is masked in the engine log's tail that errors quote (an engine may
-	// print its arguments, a key among them).
+	// is masked in the engine log's tail that errors quote and, once the
+	// engine is stopped, in the engine log (an engine may print its
+	// arguments, a key among them).
 	KeyEnv string
 	// HealthTimeout bounds the wait for health; 0 means 60 s.
 	HealthTimeout time.Duration
@@ -445,7 +447,6 @@ func (e *Engine) Stop(ctx context.Context) error {
 		return nil
 	}
 	e.stopped = true
-	defer e.log.Close()
 	var errs []error
 	if e.spec.Stop != "" {
 		line, err := Render("stop-cmd", e.spec.Stop, e.knobs)
@@ -473,6 +474,10 @@ func (e *Engine) Stop(ctx context.Context) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	e.log.Close()
+	if err := e.maskLog(); err != nil {
+		errs = append(errs, fmt.Errorf("masking the key in the engine log: %w", err))
+	}
 	return errors.Join(errs...)
 }
 
@@ -491,18 +496,38 @@ func (e *Engine) kill() {
 	<-e.done
 }
 
+// mask is the engine's output data with the API keys masked: an engine
+// may print its arguments, a key among them.
+func (e *Engine) mask(data []byte) []byte {
+	for _, env := range []string{e.spec.KeyEnv, e.spec.HealthKeyEnv} {
+		if key := strings.TrimSpace(os.Getenv(env)); env != "" && len(key) >= 4 {
+			data = bytes.ReplaceAll(data, []byte(key), []byte("[redacted]"))
+		}
+	}
+	return data
+}
+
+// maskLog rewrites the engine log, once the engine is stopped, with the
+// keys masked: the key is written to no file. A log without a key is
+// left as it is.
+func (e *Engine) maskLog() error {
+	data, err := os.ReadFile(e.logPath)
+	if err != nil {
+		return err
+	}
+	if masked := e.mask(data); !bytes.Equal(masked, data) {
+		return atomicfile.WriteFile(e.logPath, masked)
+	}
+	return nil
+}
+
 // logTail is the end of the engine log, for error messages.
 func (e *Engine) logTail() string {
 	data, err := os.ReadFile(e.logPath)
 	if err != nil || len(data) == 0 {
 		return ""
 	}
-	// Masked before it is cut: a key cut short would escape the mask.
-	for _, env := range []string{e.spec.KeyEnv, e.spec.HealthKeyEnv} {
-		if key := strings.TrimSpace(os.Getenv(env)); env != "" && len(key) >= 4 {
-			data = bytes.ReplaceAll(data, []byte(key), []byte("[redacted]"))
-		}
-	}
+	data = e.mask(data) // before it is cut: a key cut short would escape the mask
 	if len(data) > 600 {
 		data = data[len(data)-600:]
 	}

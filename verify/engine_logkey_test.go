@@ -1,0 +1,46 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An engine that prints its arguments prints the key among them: the
+// engine log verify keeps (OUT/rankNN.engine.log) has it masked once the
+// engine is stopped, after a run as after a failed start.
+func TestEngineLogMasksTheKey(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	const key = "sk-servesim-ENGINEFILE-0123456789"
+	t.Setenv("SERVESIM_ENGINE_KEY", key)
+	health := fakeEngine(t, dir)
+	args := `echo "args: --api-key $SERVESIM_ENGINE_KEY --max-num-seqs {{.MaxNumSeqs}}"; `
+	ran := filepath.Join(dir, "ran.log")
+	spec := EngineSpec{Start: args + `trap 'rm -f "$D/up"; exit 0' TERM; touch "$D/up"; sleep 300 & wait`,
+		HealthURL: health, HealthTimeout: 5 * time.Second, StopTimeout: 2 * time.Second, KeyEnv: "SERVESIM_ENGINE_KEY"}
+	e, err := StartEngine(context.Background(), spec, Knobs{MaxNumSeqs: 4}, ran)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	failed := filepath.Join(dir, "failed.log")
+	spec.Start = args + "exit 1"
+	if _, err := StartEngine(context.Background(), spec, Knobs{MaxNumSeqs: 4}, failed); err == nil {
+		t.Fatal("a start command that exits 1 started")
+	}
+	for _, log := range []string{ran, failed} {
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(b); strings.Contains(s, "ENGINEFILE") || !strings.Contains(s, "--api-key [redacted] --max-num-seqs 4") {
+			t.Errorf("%s holds %q: want the engine's output with the key masked", filepath.Base(log), s)
+		}
+	}
+}
