@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -570,6 +571,9 @@ func failedKinds(m map[string]int) string {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) { // between characters
+			n--
+		}
 		s = s[:n] + "…"
 	}
 	return s

@@ -16,6 +16,7 @@ import (
 	"text/template"
 	"text/template/parse"
 	"time"
+	"unicode/utf8"
 
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/urlshow"
@@ -529,7 +530,11 @@ func (e *Engine) logTail() string {
 	}
 	data = e.mask(data) // before it is cut: a key cut short would escape the mask
 	if len(data) > 600 {
-		data = data[len(data)-600:]
+		cut := len(data) - 600
+		for cut < len(data) && !utf8.RuneStart(data[cut]) { // between characters
+			cut++
+		}
+		data = data[cut:]
 	}
 	return "; log " + e.logPath + " ends: " + strings.TrimSpace(string(data))
 }
