@@ -155,7 +155,8 @@ type CandidateResult struct {
 	// FailedByKind their sum, LagP99 their worst, and Trace, EngineLog and
 	// GPU the first run's.
 	Repeat
-	// SimTrace is the simulated trace (the same requests as Trace).
+	// SimTrace is the simulated trace (the same requests as Trace); empty
+	// when the simulation failed.
 	SimTrace string `json:"sim_trace"`
 	// Wall is the candidate's wall-clock time, engine start to stop.
 	WallSeconds float64 `json:"wall_seconds"`
@@ -409,12 +410,13 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	fmt.Fprintf(log, "verify: #%d %s: rate ×%.4g (time scale %.4g)\n", cand.Rank, cand.Label, cand.RateScale, cr.TimeScale)
 
 	// Predicted: the same slice, the same time scale, the candidate's plan.
-	cr.SimTrace = filepath.Join(opt.Out, name+".sim.parquet")
-	pred, outcome, err := simulate(ctx, r, opt.Out, cr.SimTrace, name, cr.TimeScale, step, stepDesc, cfg.Trace)
+	simTrace := filepath.Join(opt.Out, name+".sim.parquet")
+	pred, outcome, err := simulate(ctx, r, opt.Out, simTrace, name, cr.TimeScale, step, stepDesc, cfg.Trace)
 	if err != nil {
+		// Nothing written: a file of that name is an earlier run's.
 		return fail(StatusSim, "%v", err)
 	}
-	cr.Predicted, cr.SimOutcome = *pred, outcome
+	cr.SimTrace, cr.Predicted, cr.SimOutcome = simTrace, *pred, outcome
 
 	// Measured, once or Repeat times.
 	runs := max(opt.Repeat, 1)

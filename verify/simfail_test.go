@@ -1,0 +1,34 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A candidate whose simulation fails names no simulated trace: not an
+// earlier verify's rankNN.sim.parquet left in the output directory, which
+// is not this candidate's prediction.
+func TestFailedSimulationNamesNoSimTrace(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(out, 0o755)
+	stale := filepath.Join(out, "rank01.sim.parquet")
+	os.WriteFile(stale, []byte("an earlier verify's"), 0o644)
+	cf := candidates(1)
+	cf.Candidates[0].RateScale = 1e-12 // arrivals past the simulator's clock
+	res, err := Run(context.Background(), Options{Candidates: cf, Trace: writeTrace(t, dir, 3, 10*time.Second), Replay: stubReplay(t),
+		Out: out, Tolerances: DefaultTolerances()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Candidates[0]
+	if c.Status != StatusSim {
+		t.Fatalf("status %s (%s), want %s", c.Status, c.Detail, StatusSim)
+	}
+	if c.SimTrace != "" {
+		t.Errorf("sim_trace %q (%s): want none, the simulation wrote nothing", c.SimTrace, c.Detail)
+	}
+}
