@@ -131,6 +131,17 @@ func expand(s *Spec, cat *model.Catalog, kv *plan.MeasuredKV) (*Expansion, error
 		}
 		priced[hw.Name] = dev
 	}
+	// A device no config can run on would make its condition silently
+	// never (or always) hold.
+	for i, cd := range s.Constraints.conds {
+		for _, c := range cd {
+			if dev, ok := c.lit.(string); ok && c.left == "device.model" && !c.rkey {
+				if _, err := cat.Hardware(dev); err != nil {
+					return nil, fmt.Errorf("constraints.skip_if[%d] %q: %w", i, s.Constraints.SkipIf[i], err)
+				}
+			}
+		}
+	}
 	if err := s.checkSize(); err != nil {
 		return nil, err
 	}
@@ -616,10 +627,16 @@ func (c cmpr) holds(cfg *Config) bool {
 			return lf != rf
 		}
 	}
-	if c.op == "==" {
-		return l == r
+	eq := l == r
+	if c.left == "device.model" { // as the catalog and [prices] match names
+		ls, _ := l.(string)
+		rs, _ := r.(string)
+		eq = strings.EqualFold(strings.TrimSpace(ls), strings.TrimSpace(rs))
 	}
-	return l != r
+	if c.op == "==" {
+		return eq
+	}
+	return !eq
 }
 
 func asFloat(v any) (float64, bool) {

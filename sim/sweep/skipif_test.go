@@ -3,6 +3,8 @@ package sweep
 import (
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/model"
 )
 
 // A skip_if value that no config can have (a misspelt strategy, router
@@ -49,5 +51,49 @@ skip_if = ['model.precision == "float8"']
 		if c.Skip != want {
 			t.Errorf("%s: skip %q, want %q", c.Label, c.Skip, want)
 		}
+	}
+}
+
+// A device is named in skip_if in any case, as the catalog and [prices]
+// match it: "h100-sxm-80g" is the H100-SXM-80G a config runs on.
+func TestSkipIfMatchesADeviceInAnySpelling(t *testing.T) {
+	for _, cond := range []string{`device.model == " h100-sxm-80g"`, `device.model != "A100-80G"`} {
+		_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"device.model" = ["H100-SXM-80G", "a100-80g"]
+[prices]
+"H100-SXM-80G" = 5.0
+"A100-80G" = 1.5
+[constraints]
+skip_if = ['`+cond+`']
+`+sloTOML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range mustExpand(t, s).Configs {
+			want := ""
+			if c.Plan.Device.Model == "H100-SXM-80G" {
+				want = SkipIf
+			}
+			if c.Skip != want {
+				t.Errorf("%s: %s: skip %q, want %q", cond, c.Label, c.Skip, want)
+			}
+		}
+	}
+}
+
+// A device the catalog does not know is refused in skip_if, naming the
+// condition: it would never hold.
+func TestSkipIfRefusesAnUnknownDevice(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[constraints]
+skip_if = ['device.model == "H100-SMX-80G"']
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Expand(s, model.DefaultCatalog())
+	if err == nil || !strings.Contains(err.Error(), "constraints.skip_if[0]") || !strings.Contains(err.Error(), `unknown hardware "H100-SMX-80G"`) {
+		t.Errorf("err = %v, want a refusal naming skip_if[0] and the device", err)
 	}
 }

@@ -108,7 +108,8 @@ type Constraints struct {
 	// "batch.max_num_batched_tokens < batch.max_num_seqs" or
 	// 'device.count > 1 && batch.strategy == "serial"'. A comparison on a
 	// key that does not apply to the config's strategy does not hold. A
-	// strategy, router or precision must be one the plan knows.
+	// strategy, router, precision or device must be one the plan or the
+	// catalog knows; a device is matched in any case, as the catalog does.
 	SkipIf     []string `toml:"skip_if"`
 	MaxDevices int      `toml:"max_devices"` // skip configs holding more devices (device.count × every replica of every pool); 0 = no limit
 
