@@ -41,9 +41,10 @@ const MaxIssueGap = time.Minute
 // apart, the first of an instant one gap after it; no think time is added.
 //
 // Output rows (one per request, in input order, to out when it is not
-// nil) carry the simulated issue time in Arrival and ScheduledSend, so
-// TTFT and E2E are measured from it, as the live closed loop measures them
-// from when a client picked the row up. Everything else is as in Run: the
+// nil) carry in Arrival and ScheduledSend the time the request reaches
+// the engine (its issue time plus its share of IssueGap), so TTFT and E2E
+// are measured from it, as the live closed loop measures them from a
+// client's send. Everything else is as in Run: the
 // Summary is returned even when err is not nil, a static policy that runs
 // out of KV memory ends the run with an *OOMError (the requests it did not
 // serve get rows marked not run; those never issued carry the time the run

@@ -30,7 +30,7 @@ import (
 //   - KV: TotalBlocks and MeanUsed are sums and MeanUtil their ratio (the
 //     capacity-weighted mean replica); MaxUsed and MaxUtil are the largest
 //     single-replica peaks; Series is empty (see the replicas');
-//   - Policy: the policy name, or the pools' names joined by "+" when
+//   - Policy: the policy name, or the pools' distinct policies joined by "+" when
 //     they differ; OOM: the replica OOM that ended the run.
 type ClusterSummary struct {
 	Summary
