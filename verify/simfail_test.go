@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,5 +31,34 @@ func TestFailedSimulationNamesNoSimTrace(t *testing.T) {
 	}
 	if c.SimTrace != "" {
 		t.Errorf("sim_trace %q (%s): want none, the simulation wrote nothing", c.SimTrace, c.Detail)
+	}
+}
+
+// cancelOn cancels when a line it is given holds what.
+type cancelOn struct {
+	what   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.what) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// An interrupt while a candidate is simulated cancels it: the candidate
+// is canceled, not a simulation that failed.
+func TestInterruptDuringSimulationIsCanceled(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := Run(ctx, Options{Candidates: candidates(1), Trace: writeTrace(t, dir, 3, 10*time.Second), Replay: stubReplay(t),
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), Log: cancelOn{"rate ×", cancel}})
+	if err == nil {
+		t.Fatal("an interrupted run returned no error")
+	}
+	if c := res.Candidates[0]; c.Status != StatusCanceled {
+		t.Errorf("status %s (%s), want %s", c.Status, c.Detail, StatusCanceled)
 	}
 }

@@ -414,6 +414,9 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	pred, outcome, err := simulate(ctx, r, opt.Out, simTrace, name, cr.TimeScale, step, stepDesc, cfg.Trace)
 	if err != nil {
 		// Nothing written: a file of that name is an earlier run's.
+		if ctx.Err() != nil { // interrupted, not a simulation that failed
+			return fail(StatusCanceled, "%v", ctx.Err())
+		}
 		return fail(StatusSim, "%v", err)
 	}
 	cr.SimTrace, cr.Predicted, cr.SimOutcome = simTrace, *pred, outcome
