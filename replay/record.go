@@ -210,8 +210,9 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 }
 
 // OutputMeta is the metadata of a run's output: the input's, with Source
-// "live", the model, and the run's settings under Extra "replay.*" (the
-// base URL without any user info, query or fragment; never the key).
+// "live", the model, the block size the prompts were built with, and the
+// run's settings under Extra "replay.*" (the base URL without any user
+// info, query or fragment; never the key).
 func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	m := in
 	m.Extra = map[string]string{}
@@ -227,6 +228,12 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	}
 	m.Source = "live"
 	m.Model = cfg.Model
+	if cfg.BlockSize > 0 && cfg.BlockSize != in.BlockSize {
+		// The prompts shared one block of this many tokens per prefix
+		// hash: that is what the measured trace's hashes stand for.
+		m.BlockSize = cfg.BlockSize
+		m.Extra["replay.input_block_size"] = strconv.Itoa(in.BlockSize)
+	}
 	base := urlshow.String(cfg.BaseURL)
 	if u, err := url.Parse(cfg.BaseURL); err == nil {
 		u.User = nil
