@@ -230,14 +230,17 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 		return KindBadStream + ": undecodable chunk " + strconv.Itoa(n) + ": " + clip(data)
 	}
 	switch {
-	case ch.Error != nil:
+	case ch.Error != nil && ch.Error.Message != "":
 		problem = KindStreamError + ": " + oneLine(ch.Error.Message)
 		if ch.Error.Type != "" {
 			problem += " (" + ch.Error.Type + ")"
 		}
 		return problem
-	case ch.Object == "error":
+	case ch.Object == "error" && ch.Message != "":
 		return KindStreamError + ": " + oneLine(ch.Message)
+	case ch.Error != nil || ch.Object == "error":
+		// No message: the object itself is all the server said.
+		return KindStreamError + ": " + clip(data)
 	}
 	*cs = chunkScan{choices: len(ch.Choices), filtered: len(ch.PromptFilterResults) > 0 && string(ch.PromptFilterResults) != "null"}
 	if u := ch.Usage; u != nil {
