@@ -156,14 +156,21 @@ type requestBody struct {
 }
 
 // sentMaxTokens is the max_tokens sent for a row of outputTokens: at
-// least 1, since OpenAI-compatible servers refuse 0.
-func sentMaxTokens(outputTokens int) int { return max(outputTokens, 1) }
+// least 1, since OpenAI-compatible servers refuse 0, and at most
+// Config.MaxTokens, as the simulator caps a plan's outputs.
+func (c *client) sentMaxTokens(outputTokens int) int {
+	n := max(outputTokens, 1)
+	if c.cfg.MaxTokens > 0 {
+		n = min(n, c.cfg.MaxTokens)
+	}
+	return n
+}
 
 // body encodes the request for prompt text and a row's output tokens.
 func (c *client) body(prompt []byte, outputTokens int) []byte {
 	rb := requestBody{
 		Model:         c.cfg.Model,
-		MaxTokens:     sentMaxTokens(outputTokens),
+		MaxTokens:     c.sentMaxTokens(outputTokens),
 		Temperature:   c.cfg.Temperature,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
@@ -506,7 +513,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	// A server never generates past max_tokens: a count above it is false,
 	// and recorded as the server's fault rather than clamped.
-	if sent := sentMaxTokens(int(r.OutputTokens)); usage.CompletionTokens > sent {
+	if sent := c.sentMaxTokens(int(r.OutputTokens)); usage.CompletionTokens > sent {
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports completion_tokens = %d, above the max_tokens %d sent, after %d content chunks",
 			KindBadStream, usage.CompletionTokens, sent, len(s.chunks)))
 		return

@@ -84,6 +84,7 @@ type Config struct {
 	FlushEvery  time.Duration `json:"flush_every" toml:"flush_every"`       // how often completed rows are made durable (≤ 1s)
 	MaxIdle     int           `json:"max_idle_conns" toml:"max_idle_conns"` // idle keep-alive connections kept; 0 = automatic
 	SLO         traces.SLO    `json:"slo" toml:"slo"`                       // per-request limits for goodput; zero = none
+	MaxTokens   int           `json:"max_tokens" toml:"max_tokens"`         // caps the max_tokens sent (a plan's max_new_tokens); 0 = no cap
 }
 
 // TextModel is the affine text→tokens model of the target engine for the
@@ -210,6 +211,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxIdle < 0 {
 		bad("MaxIdle", "must be ≥ 0, got %d", c.MaxIdle)
+	}
+	if c.MaxTokens < 0 {
+		bad("MaxTokens", "must be ≥ 0 (0 = no cap), got %d", c.MaxTokens)
 	}
 	return errors.Join(errs...)
 }
@@ -448,12 +452,13 @@ type fileSettings struct {
 	FlushEvery  duration   `json:"flush_every" toml:"flush_every"`
 	MaxIdle     int        `json:"max_idle_conns" toml:"max_idle_conns"`
 	SLO         traces.SLO `json:"slo" toml:"slo"`
+	MaxTokens   int        `json:"max_tokens" toml:"max_tokens"`
 }
 
 func (f *fileSettings) from(c *Config) {
 	*f = fileSettings{c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint, duration(c.Timeout), c.Arrival, c.Concurrency,
 		c.TimeScale, c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText, c.SaveRaw, c.Trace, c.Out, c.BlockSize,
-		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO}
+		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO, c.MaxTokens}
 }
 
 func (f *fileSettings) to(c *Config) {
@@ -461,5 +466,5 @@ func (f *fileSettings) to(c *Config) {
 	c.Timeout, c.Arrival, c.Concurrency, c.TimeScale = time.Duration(f.Timeout), f.Arrival, f.Concurrency, f.TimeScale
 	c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText = f.Repeat, f.Temperature, f.IgnoreEOS, f.KeepText
 	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, uint64(f.Salt)
-	c.FlushEvery, c.MaxIdle, c.SLO = time.Duration(f.FlushEvery), f.MaxIdle, f.SLO
+	c.FlushEvery, c.MaxIdle, c.SLO, c.MaxTokens = time.Duration(f.FlushEvery), f.MaxIdle, f.SLO, f.MaxTokens
 }

@@ -248,7 +248,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		"replay.time_scale":      f(cfg.TimeScale, 'g', -1, 64),
 		"replay.temperature":     f(cfg.Temperature, 'g', -1, 64),
 		"replay.ignore_eos":      strconv.FormatBool(cfg.IgnoreEOS),
-		"replay.max_tokens":      "output_tokens, at least 1 (servers refuse 0)",
+		"replay.max_tokens":      maxTokensNote(cfg.MaxTokens),
 		"replay.tokens_per_byte": f(cfg.Text.TokensPerByte, 'g', 6, 64),
 		"replay.prompt_overhead": f(cfg.Text.Overhead, 'g', 6, 64),
 		"replay.run":             strconv.Itoa(run) + "/" + strconv.Itoa(cfg.Repeat),
@@ -258,6 +258,14 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		m.Extra[k] = v
 	}
 	return m
+}
+
+// maxTokensNote says what max_tokens each request was sent.
+func maxTokensNote(limit int) string {
+	if limit > 0 {
+		return "output_tokens, at least 1 (servers refuse 0), at most " + strconv.Itoa(limit)
+	}
+	return "output_tokens, at least 1 (servers refuse 0)"
 }
 
 // reorder copies the completion-ordered rows of partial to out in input

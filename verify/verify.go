@@ -523,6 +523,8 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	}
 	rc := *cfg
 	rc.TimeScale = timeScale
+	// The simulator stops every output at max_new_tokens: ask for no more.
+	rc.MaxTokens = p.Model.MaxNewTokens
 	rc.Out = filepath.Join(opt.Out, name+".parquet")
 	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
 	sums, err := replayRecord(ctx, rc, log)
