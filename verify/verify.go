@@ -679,8 +679,8 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	return m, res.Outcome, nil
 }
 
-// writeSlice writes the slice of trace to out and returns what its requests
-// hold (their count among it).
+// writeSlice writes the slice of trace, but for rows failed in the source,
+// to out and returns what its requests hold (their count among it).
 func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, error) {
 	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
 	if err != nil {
@@ -691,9 +691,24 @@ func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, e
 	if s.Head > 0 || s.From > 0 || s.To > 0 {
 		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
 	}
-	z := &sizing{Reader: r}
+	z := &sizing{Reader: servable{r}}
 	_, err = traces.WriteTrace(ctx, out, z)
 	return z.sliceTokens, err
+}
+
+// servable is a traces.Reader that leaves out the rows their source trace
+// marks failed: such a row has no length to serve, so the simulator
+// rejects it under every plan, while a replay would send it and measure
+// its answer.
+type servable struct{ traces.Reader }
+
+func (s servable) Next() bool {
+	for s.Reader.Next() {
+		if !s.At().SourceFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // StepModel turns a profile into the simulator's step model (nil profile:
