@@ -48,7 +48,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1 (required unless --from-traces)"},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in requests (required unless --from-traces)"},
 			&cli.StringFlag{Name: "plan", Value: calibrate.PlanQuick, Usage: "experiment design: quick (under 3 min of live runs on the CPU test engine: 1m40s–2m on 2 cores) or full (sized for GPUs: 1h16m on the CPU test engine)"},
-			&cli.StringFlag{Name: "out", Usage: "profile JSON to write (required, also with --dry-run)", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "profile JSON to write (required, also with --dry-run)"},
 			&cli.StringFlag{Name: "trace-out", Usage: "directory for the runs' Parquet traces (default: OUT without .json, plus .traces)"},
 			&cli.StringFlag{Name: "engine", Usage: "engine name for the profile, e.g. vllm, ollama"},
 			&cli.StringFlag{Name: "engine-version", Usage: "engine version for the profile"},
@@ -76,7 +76,10 @@ func calibrateCommand() *cli.Command {
 
 func runCalibrate(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("calibrate: unexpected argument %q", c.Args().First())
+		return cli.Exit(fmt.Sprintf("calibrate: unexpected argument %q", c.Args().First()), 2)
+	}
+	if err := requireFlags(c, "out"); err != nil {
+		return err
 	}
 	if n := c.Int("held-out"); n < 0 || n == 1 {
 		return fmt.Errorf("calibrate: --held-out %d: want 2 folds or more (0 = 4)", n)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -43,7 +44,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "servesim",
 		Usage:   "find the cheapest LLM-serving config at an acceptable tail latency",
 		Version: version,
@@ -59,7 +60,40 @@ func newApp() *cli.App {
 		},
 		HideHelpCommand: true,
 		Action:          appHelpOrUnknown,
+		OnUsageError:    flagUsageError,
 	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes a flag that cannot be parsed a usage error in every
+// command: urfave/cli returns it as a plain error, which exits 1, the
+// status of a failed run.
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = flagUsageError
+		setUsageErrors(c.Subcommands)
+	}
+}
+
+func flagUsageError(c *cli.Context, err error, _ bool) error {
+	name := c.Command.HelpName // "servesim record proxy"
+	return cli.Exit(fmt.Sprintf("%s: %v (%s --help lists the flags)", name, err, name), 2)
+}
+
+// requireFlags is the usage error naming the flags of names left out or
+// empty. urfave/cli's own Required check ends in exit status 1.
+func requireFlags(c *cli.Context, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if c.String(n) == "" {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return cli.Exit(fmt.Sprintf("%s: %s: required", strings.TrimPrefix(c.Command.HelpName, "servesim "), strings.Join(missing, ", ")), 2)
 }
 
 // appHelpOrUnknown is servesim's action when no command matched: the help,

@@ -30,8 +30,8 @@ func proxyCommand() *cli.Command {
 			"closed.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
-			&cli.StringFlag{Name: "upstream", Required: true, Usage: "server base URL, e.g. http://127.0.0.1:8000"},
-			&cli.StringFlag{Name: "out", Required: true, Usage: "output trace (format by extension)"},
+			&cli.StringFlag{Name: "upstream", Usage: "server base URL, e.g. http://127.0.0.1:8000"},
+			&cli.StringFlag{Name: "out", Usage: "output trace (format by extension)"},
 			&cli.IntFlag{Name: "block-size", Value: d.BlockSize, Usage: "tokens per prefix_hashes block"},
 			&cli.StringFlag{Name: "session-header", Value: d.SessionHeader, Usage: "request header holding the session id (empty: none)"},
 			&cli.StringFlag{Name: "class-header", Usage: "request header holding the class (default: the request's model)"},
@@ -57,6 +57,9 @@ var proxyFlags = map[string]string{
 func proxyAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("record proxy: unexpected argument %q: it takes only flags, and reads none after an argument", c.Args().First()), 2)
+	}
+	if err := requireFlags(c, "upstream", "out"); err != nil {
+		return err
 	}
 	cfg := proxy.DefaultConfig()
 	cfg.Upstream, cfg.Out = c.String("upstream"), c.String("out")

@@ -19,11 +19,17 @@ import (
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
+	"github.com/urfave/cli/v2"
 )
 
 // run runs the CLI with args and returns its standard output.
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	// A usage error (cli.Exit) must come back as an error, not end the
+	// test binary.
+	saved := cli.OsExiter
+	cli.OsExiter = func(int) {}
+	defer func() { cli.OsExiter = saved }()
 	app := newApp()
 	var out bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &out

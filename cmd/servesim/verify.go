@@ -52,12 +52,12 @@ func verifyCommand() *cli.Command {
 			"Exit status 4: a metric outside its tolerance; 5: some candidate could not be measured (engine failed);\n" +
 			"6: --refit failed (it comes before 4 and 5; verify.json's refit.error says why).",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N', or the sweep's results (sweep.parquet): its ranked configs", Required: true},
+			&cli.StringFlag{Name: "candidates", Usage: "candidates.json from 'simulate --sweep --top N', or the sweep's results (sweep.parquet): its ranked configs"},
 			&cli.IntFlag{Name: "top", Usage: "verify only the N best candidates (0 = all in the file)"},
-			&cli.StringFlag{Name: "trace", Usage: "the trace to replay (any format servesim reads)", Required: true},
+			&cli.StringFlag{Name: "trace", Usage: "the trace to replay (any format servesim reads)"},
 			&cli.StringFlag{Name: "slice", Usage: "replay part of the trace: N (the first N requests) or FROM:TO (a time window, e.g. 0s:60s; TO may be empty); all (the default) is the whole trace"},
-			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1", Required: true},
-			&cli.StringFlag{Name: "model", Usage: "model name sent in requests", Required: true},
+			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1"},
+			&cli.StringFlag{Name: "model", Usage: "model name sent in requests"},
 			&cli.StringFlag{Name: "engine-cmd", Usage: "engine start command template, e.g. 'OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec ollama serve' (default: use the running engine, knobs not applied)"},
 			&cli.StringFlag{Name: "stop-cmd", Usage: "engine stop command template (default: signal the start command's process group)"},
 			&cli.StringFlag{Name: "health-url", Usage: "polled with GET until 200 after each start (default: BASE-URL/models, sent the API key as the replay sends it; a URL given here gets no key)"},
@@ -96,7 +96,10 @@ var verifyFlags = func() map[string]string {
 
 func runVerify(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("verify: unexpected argument %q", c.Args().First())
+		return cli.Exit(fmt.Sprintf("verify: unexpected argument %q", c.Args().First()), 2)
+	}
+	if err := requireFlags(c, "candidates", "trace", "base-url", "model"); err != nil {
+		return err
 	}
 	// Every setting is checked before any candidate is simulated or
 	// replayed; a bad one is a usage error (exit status 2).
