@@ -82,26 +82,26 @@ func runCalibrate(c *cli.Context) error {
 		return err
 	}
 	if n := c.Int("held-out"); n < 0 || n == 1 {
-		return fmt.Errorf("calibrate: --held-out %d: want 2 folds or more (0 = 4)", n)
+		return cli.Exit(fmt.Sprintf("calibrate: --held-out %d: want 2 folds or more (0 = 4)", n), 2)
 	}
 	if n := c.Int("window"); n < 0 {
-		return fmt.Errorf("calibrate: --window %d: want ≥ 0 steps (0 = 8)", n)
+		return cli.Exit(fmt.Sprintf("calibrate: --window %d: want ≥ 0 steps (0 = 8)", n), 2)
 	}
 	for _, f := range []string{"max-concurrency", "max-prompt", "repeats"} {
 		if n := c.Int(f); n < 0 {
-			return fmt.Errorf("calibrate: --%s %d: want ≥ 0 (0 = the plan's)", f, n)
+			return cli.Exit(fmt.Sprintf("calibrate: --%s %d: want ≥ 0 (0 = the plan's)", f, n), 2)
 		}
 	}
 	// What the profile records, checked as saving it would check it, but
 	// before any live run.
 	for _, f := range []string{"block-size", "tensor-parallel"} {
 		if n := c.Int(f); n < 0 {
-			return fmt.Errorf("calibrate: --%s %d: want ≥ 0 (0 = unknown)", f, n)
+			return cli.Exit(fmt.Sprintf("calibrate: --%s %d: want ≥ 0 (0 = unknown)", f, n), 2)
 		}
 	}
 	if p := c.String("precision"); p != "" {
 		if _, err := model.ParsePrecision(p); err != nil {
-			return fmt.Errorf("calibrate: --precision: %w", err)
+			return cli.Exit(fmt.Sprintf("calibrate: --precision: %v", err), 2)
 		}
 	}
 	w := c.App.Writer
@@ -109,10 +109,10 @@ func runCalibrate(c *cli.Context) error {
 		MaxConcurrency: c.Int("max-concurrency"), MaxPrompt: c.Int("max-prompt"), Repeats: c.Int("repeats"),
 	})
 	if err != nil {
-		return err
+		return cli.Exit(err, 2)
 	}
 	if _, err := withoutTerms(c); err != nil {
-		return err // before any live run
+		return cli.Exit(err, 2) // before any live run
 	}
 	live := c.String("from-traces") == ""
 	if !live {
@@ -129,7 +129,7 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
-		return errors.New("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)")
+		return cli.Exit("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)", 2)
 	}
 	if c.Bool("dry-run") {
 		xplan.Print(w)
@@ -150,14 +150,14 @@ func runCalibrate(c *cli.Context) error {
 	// measured: a bad --out would otherwise fail only when the profile is
 	// saved, minutes on.
 	if err := atomicfile.CheckDir(out); err != nil {
-		return fmt.Errorf("calibrate: --out %w", err)
+		return cli.Exit(fmt.Sprintf("calibrate: --out %v", err), 2)
 	}
 	if live {
 		if err := atomicfile.CheckDir(traceDir); err != nil {
-			return fmt.Errorf("calibrate: --trace-out %w", err)
+			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %v", err), 2)
 		}
 		if err := cfg.Validate(); err != nil {
-			return flagErrors("calibrate", replayFlags, err)
+			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
 		}
 		xplan.Print(w)
 	}

@@ -32,3 +32,31 @@ func TestFlagErrorsAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every setting calibrate refuses before a live run is a usage error, as
+// the flags it refuses with --from-traces are: a bad value exited 1, the
+// status of a calibration that failed.
+func TestCalibrateBadSettingsAreUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	out := dir + "/p.json"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--held-out", "1"}, "--held-out"},
+		{[]string{"--window", "-1"}, "--window"},
+		{[]string{"--repeats", "-1"}, "--repeats"},
+		{[]string{"--block-size", "-1"}, "--block-size"},
+		{[]string{"--precision", "fp7"}, "--precision"},
+		{[]string{"--without", "nope"}, "--without"},
+		{[]string{"--plan", "medium"}, "medium"},
+		{[]string{"--model", "m"}, "--base-url"},
+		{[]string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--trace-out", dir + "/no/such"}, "--trace-out"},
+		{[]string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--timeout", "-1s"}, "--timeout"},
+	} {
+		text, code, err := runCode(t, append([]string{"calibrate", "--out", out}, tc.args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s\n%s", tc.args, code, err, tc.want, text)
+		}
+	}
+}
