@@ -305,11 +305,15 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 			var te *json.UnmarshalTypeError
 			switch {
 			case strings.HasPrefix(err.Error(), "json: unknown field"):
-				// One inside text_model is named with its parent, as TOML names it.
-				if name, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); uerr == nil && name != key {
-					err = fmt.Errorf("unknown key %q", key+"."+name)
+				// One inside text_model is named with its parent, as TOML
+				// names it. The hint looks at the key alone: the message
+				// holds "key" whatever the key is.
+				name := key
+				if inner, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); uerr == nil && inner != key {
+					name = key + "." + inner
+					err = fmt.Errorf("unknown key %q", name)
 				}
-				return fmt.Errorf("%w%s", err, keyHint(err.Error()))
+				return fmt.Errorf("%w%s", err, keyHint(name))
 			case errors.As(err, &te):
 				field := key
 				if te.Field != "" { // the path to a key inside text_model

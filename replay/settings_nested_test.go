@@ -45,3 +45,27 @@ func TestParseSettingsTOMLRefusesKeyInTwoCases(t *testing.T) {
 		t.Errorf("keys in another case, once each: %v, model %q, text %+v", err, cfg.Model, cfg.Text)
 	}
 }
+
+// Only a key that looks like an API key gets the hint that the key is
+// read from the environment: in JSON every unknown key inside text_model
+// got it, as the hint matched the "key" of the message "unknown key".
+func TestParseSettingsKeyHintOnlyForKeys(t *testing.T) {
+	const hint = "environment variable"
+	for _, tc := range []struct {
+		path, data string
+		hint       bool
+	}{
+		{"s.json", `{"text_model":{"bogus":1}}`, false},
+		{"s.toml", "[text_model]\nbogus = 1\n", false},
+		{"s.json", `{"bogus":1}`, false},
+		{"s.json", `{"text_model":{"api_key":"x"}}`, true},
+		{"s.json", `{"api_key":"x"}`, true},
+	} {
+		cfg := DefaultConfig()
+		err := parseSettings([]byte(tc.data), tc.path, &cfg)
+		if err == nil || !strings.Contains(err.Error(), "bogus") && !strings.Contains(err.Error(), "api_key") ||
+			strings.Contains(err.Error(), hint) != tc.hint {
+			t.Errorf("%s %q: error %v; want one naming the key, with the API key hint: %v", tc.path, tc.data, err, tc.hint)
+		}
+	}
+}
