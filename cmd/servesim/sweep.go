@@ -187,7 +187,7 @@ func runSweep(c *cli.Context) error {
 	}
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
+			return fmt.Errorf("simulate: --out %s: want a directory: %w", out, err)
 		}
 	}
 	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step}

@@ -357,3 +357,13 @@ func TestSimulateSweepProfileWarnsOfMismatch(t *testing.T) {
 		t.Errorf("KV capacity lines:\n%s", out)
 	}
 }
+
+// An --out that is a file is named as the flag, as simulate without
+// --sweep names it, not left to mkdir's words.
+func TestSimulateSweepOutNotADirectory(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "out", "")
+	_, err := run(t, "simulate", "--trace", shortTrace(t), "--sweep", smallSweep, "--out", file, "-q")
+	if err == nil || !strings.Contains(err.Error(), "--out "+file+": want a directory") {
+		t.Errorf("err = %v, want one naming --out %s and what it should be", err, file)
+	}
+}
