@@ -573,12 +573,17 @@ func (p *Proxy) writeLocked(ex *exchange) {
 	}
 	p.mu.Lock()
 	p.stats.Rows++
-	p.stats.PromptTokens += int64(ex.row.PromptTokens)
-	p.stats.OutputTokens += int64(ex.row.OutputTokens)
 	if ex.row.Error != "" {
+		// Its OutputTokens is the request's max_tokens, never generated:
+		// the token counts, which joules per token divide by, are of
+		// successes, as record's are.
 		p.stats.Failed++
-	} else if ex.obs.parseFailed || ex.badReq && ex.row.UsagePrompt == traces.Missing {
-		p.stats.Unparsed++
+	} else {
+		p.stats.PromptTokens += int64(ex.row.PromptTokens)
+		p.stats.OutputTokens += int64(ex.row.OutputTokens)
+		if ex.obs.parseFailed || ex.badReq && ex.row.UsagePrompt == traces.Missing {
+			p.stats.Unparsed++
+		}
 	}
 	p.dirty = true
 	p.mu.Unlock()
@@ -673,8 +678,8 @@ type Stats struct {
 	Rows         int   // requests recorded
 	Failed       int   // of which had an Error
 	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates
-	PromptTokens int64 // Σ PromptTokens (usage, or the estimate)
-	OutputTokens int64 // Σ OutputTokens (usage, or the estimate)
+	PromptTokens int64 // Σ PromptTokens of the successes (usage, or the estimate)
+	OutputTokens int64 // Σ OutputTokens of the successes (usage, or the estimate)
 	// What Close did with the trace: Written when it is at Out; else
 	// RowsLeft is the staging stream that kept its rows ("" when none).
 	Written  bool
