@@ -117,7 +117,7 @@ func stagingPath(out string) string { return out + ".partial.arrows" }
 type Proxy struct {
 	cfg         Config
 	upstream    *url.URL
-	upSecrets   []string // the upstream URL's user, password and query: masked in a row's Error
+	upSecrets   []string // the upstream URL's user, password, query and basic credential: masked in a row's Error
 	rp          *httputil.ReverseProxy
 	start       time.Time
 	inflight    sync.WaitGroup
@@ -184,6 +184,11 @@ func New(cfg Config) (*Proxy, error) {
 	u, _ := url.Parse(cfg.Upstream)
 	p := &Proxy{cfg: cfg, upstream: u, upSecrets: urlshow.Secrets(u), start: time.Now(), pending: map[int64]*exchange{},
 		stop: make(chan struct{}), flusherDone: make(chan struct{})}
+	if u.User != nil {
+		// The basic credential rewrite sends, which decodes to the password.
+		pw, _ := u.User.Password()
+		p.upSecrets = append(p.upSecrets, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	}
 	meta := p.meta()
 	path := cfg.Out
 	if f, _ := traces.FormatOf(cfg.Out); f != traces.ArrowStrm {

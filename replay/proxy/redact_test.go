@@ -77,3 +77,29 @@ func TestClientQueryAndBasicKeysEchoedAreMasked(t *testing.T) {
 		t.Errorf("error %q", rows[1].Error)
 	}
 }
+
+// The basic credential the proxy sends for an --upstream with a user and
+// password is a secret too: a server that echoes it (base64 of
+// user:password, which decodes to the password) has it masked.
+func TestUpstreamBasicCredentialEchoedIsMasked(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		io.WriteString(w, `{"error":{"message":"bad credentials `+cred+`"}}`)
+	}))
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = strings.Replace(up.URL, "://", "://alice:pwLEAK@", 1) })
+	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+"/v1/chat/completions", strings.NewReader(chatBody("m", false, false, "hi")))
+	resp, err := http.DefaultClient.Do(req) // no Authorization: the proxy sends the upstream's
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, rows := r.finish(t)
+	if len(rows) != 1 || rows[0].Error != "HTTP 401: bad credentials [redacted]" {
+		t.Errorf("%d rows, error %q: want the echoed credential masked", len(rows), rows[0].Error)
+	}
+}
