@@ -55,7 +55,8 @@
 // Config.ClassHeader or else the request's "model". HTTPStatus is the
 // upstream's status (Missing when it never answered); Error is "" on
 // success, "HTTP 4xx: message", "HTTP 3xx: redirects to …", "upstream: …",
-// "client disconnected", "stream ended without data: [DONE]" (a stream cut
+// "client disconnected", "cut at shutdown: …" (still running when
+// ShutdownGrace ran out), "stream ended without data: [DONE]" (a stream cut
 // short, though its HTTP response ended cleanly),
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
@@ -121,6 +122,7 @@ type Proxy struct {
 	rp          *httputil.ReverseProxy
 	start       time.Time
 	inflight    sync.WaitGroup
+	cut         atomic.Bool // Serve's grace ran out and it is closing the connections
 	stop        chan struct{}
 	flusherDone chan struct{}
 
@@ -432,6 +434,9 @@ func (p *Proxy) finish(ex *exchange) {
 	switch {
 	case ex.clientGone && !o.eof && (ex.upErr == nil || errors.Is(ex.upErr, context.Canceled)):
 		row.Error = "client disconnected"
+		if p.cut.Load() { // the proxy closed the connection, not the client
+			row.Error = "cut at shutdown: the shutdown grace ran out"
+		}
 	case ex.upErr != nil:
 		row.Error = "upstream: " + ex.upErr.Error()
 	case o.status >= 300: // a redirect answers no completion either
@@ -938,6 +943,7 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config) (Stats, error) {
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		p.cfg.Logger.Warn("proxy: shutdown grace ran out; cutting the requests still in flight", "grace", p.cfg.ShutdownGrace)
+		p.cut.Store(true)
 		srv.Close()
 	}
 	if errors.Is(serveErr, http.ErrServerClosed) {

@@ -1,0 +1,56 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// A stream still running when the shutdown grace runs out is cut by the
+// proxy: its row says so, not that its client went away.
+func TestStreamCutAtShutdownIsNotAClientDisconnect(t *testing.T) {
+	up := &upstream{t: t, gate: make(chan struct{}), received: make(chan struct{}, 1)}
+	upSrv := httptest.NewServer(up)
+	defer upSrv.Close()
+	defer close(up.gate)
+	cfg := DefaultConfig()
+	cfg.Upstream = upSrv.URL
+	cfg.ShutdownGrace = 20 * time.Millisecond
+	cfg.Out = filepath.Join(t.TempDir(), "run.jsonl")
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := Serve(ctx, ln, cfg); done <- err }()
+	go func() {
+		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
+		if err == nil {
+			io.Copy(io.Discard, resp.Body) // the client reads on until the proxy cuts the stream
+			resp.Body.Close()
+		}
+	}()
+	<-up.received
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := traces.ReadAll(cfg.Out)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("%v: %d rows", err, len(rows))
+	}
+	if got := rows[0].Error; got != "cut at shutdown: the shutdown grace ran out" {
+		t.Errorf("error %q, want the stream cut at shutdown", got)
+	}
+}
