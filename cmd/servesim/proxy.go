@@ -52,6 +52,7 @@ func proxyCommand() *cli.Command {
 var proxyFlags = map[string]string{
 	"Upstream": "--upstream", "Out": "--out", "BlockSize": "--block-size", "TokensPerByte": "--tokens-per-byte",
 	"FlushInterval": "--flush-interval", "ShutdownGrace": "--shutdown-grace", "MaxRequestBody": "--max-request-body",
+	"SessionHeader": "--session-header", "ClassHeader": "--class-header",
 }
 
 func proxyAction(c *cli.Context) error {

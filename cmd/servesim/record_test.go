@@ -112,6 +112,8 @@ func TestProxyFlagErrorsNameTheFlags(t *testing.T) {
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--flush-interval", "0s"}, "--flush-interval: must be > 0, got 0s", "FlushInterval"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--shutdown-grace", "-1s"}, "--shutdown-grace: must be ≥ 0, got -1s", "ShutdownGrace"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--max-request-body", "0"}, "--max-request-body: must be > 0, got 0", "MaxRequestBody"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--session-header", "X-Session-Id:"}, `--session-header: "X-Session-Id:" is not a header name`, "SessionHeader"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--class-header", "X Tenant"}, `--class-header: "X Tenant" is not a header name`, "ClassHeader"},
 	} {
 		_, code, err := runCode(t, append([]string{"record", "proxy", "--listen", "127.0.0.1:0"}, c.args...)...)
 		if code != 2 || err == nil || !strings.Contains(err.Error(), "record proxy: "+c.want) || strings.Contains(err.Error(), c.not) {

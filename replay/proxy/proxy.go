@@ -84,11 +84,27 @@ func (c *Config) Validate() error {
 		return bad("ShutdownGrace", "must be ≥ 0, got %v", c.ShutdownGrace)
 	case c.MaxRequestBody <= 0:
 		return bad("MaxRequestBody", "must be > 0, got %d", c.MaxRequestBody)
+	case c.SessionHeader != "" && !validHeaderName(c.SessionHeader):
+		// No request carries it: every session would be silently empty.
+		return bad("SessionHeader", "%q is not a header name: want letters, digits and !#$%%&'*+-.^_`|~, no spaces or colon", c.SessionHeader)
+	case c.ClassHeader != "" && !validHeaderName(c.ClassHeader):
+		return bad("ClassHeader", "%q is not a header name: want letters, digits and !#$%%&'*+-.^_`|~, no spaces or colon", c.ClassHeader)
 	}
 	if _, err := traces.FormatOf(c.Out); err != nil {
 		return bad("Out", "%v", err)
 	}
 	return nil
+}
+
+// validHeaderName reports whether s is an HTTP header field name (an RFC
+// 9110 token), as a server accepts in a request.
+func validHeaderName(s string) bool {
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // PromptsPath is where KeepPrompts writes prompts: "run.parquet" →
