@@ -88,8 +88,15 @@ func proxyAction(c *cli.Context) error {
 	// are never shown.
 	fmt.Fprintf(c.App.ErrWriter, "servesim: proxying %s -> %s, recording to %s (Ctrl-C to stop)\n", ln.Addr(), urlshow.String(cfg.Upstream), cfg.Out)
 	st, err := proxy.Serve(c.Context, ln, cfg)
-	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens in the successes -> %s\n",
-		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, cfg.Out)
+	where := "-> " + cfg.Out
+	switch { // the error says why
+	case st.RowsLeft != "":
+		where = "left in " + st.RowsLeft
+	case !st.Written:
+		where = "(no trace written)"
+	}
+	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens in the successes %s\n",
+		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, where)
 	if st.Unparsed > 0 {
 		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates\n", st.Unparsed)
 	}

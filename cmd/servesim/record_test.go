@@ -268,3 +268,18 @@ func TestRecordExitsNonZeroWhenNoRequestSucceeded(t *testing.T) {
 		}
 	}
 }
+
+// record proxy's summary names where the rows are: not --out when the
+// trace was never written there.
+func TestProxySummaryDoesNotClaimAnUnwrittenTrace(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cap.parquet")
+	writeFile(t, dir, "cap.parquet.partial.arrows", "") // an earlier session's rows: the proxy refuses to start
+	stdout, _, err := runCode(t, "record", "proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("want the stale staging file refused, got %v", err)
+	}
+	if strings.Contains(stdout, "-> "+out) {
+		t.Errorf("summary %q claims the trace is at %s", stdout, out)
+	}
+}
