@@ -77,7 +77,7 @@ func proxyAction(c *cli.Context) error {
 	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
-		return err
+		return fmt.Errorf("record proxy: --listen %s: %w", c.String("listen"), err)
 	}
 	tel, err := startSamplers(c, cfg.Out, cfg.Logger)
 	if err != nil {

@@ -283,3 +283,12 @@ func TestProxySummaryDoesNotClaimAnUnwrittenTrace(t *testing.T) {
 		t.Errorf("summary %q claims the trace is at %s", stdout, out)
 	}
 }
+
+// An address record proxy cannot listen on is named as --listen's.
+func TestProxyListenErrorNamesTheFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cap.parquet")
+	_, _, err := runCode(t, "record", "proxy", "--listen", "bogus", "--upstream", "http://127.0.0.1:1", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "record proxy: --listen bogus: ") {
+		t.Errorf("got %v, want an error naming --listen and its address", err)
+	}
+}
