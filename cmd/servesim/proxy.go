@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -83,6 +85,14 @@ func proxyAction(c *cli.Context) error {
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	// Each request's own path is forwarded after the upstream's: an
+	// upstream ending in /v1 (record's --base-url form) doubles it.
+	if u, err := url.Parse(cfg.Upstream); err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
+		root := *u
+		root.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+		fmt.Fprintf(c.App.ErrWriter, "servesim: warning: --upstream ends in /v1, and each request's path follows it: /v1/chat/completions goes to %s/v1/chat/completions; give the server's root (%s) unless that is meant\n",
+			strings.TrimRight(u.Path, "/"), urlshow.URL(&root))
 	}
 	// The upstream as given is connected to; its password and query
 	// are never shown.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -136,6 +137,26 @@ func TestVerifyDefaultHealthURL(t *testing.T) {
 	} {
 		if got := modelsURL(base); got != want {
 			t.Errorf("modelsURL(%q) = %q, want %q", base, got, want)
+		}
+	}
+}
+
+// An --upstream ending in /v1, the form record's --base-url takes, would
+// send every request to /v1/v1/...: the proxy says so as it starts.
+func TestProxyWarnsOfAnUpstreamEndingInV1(t *testing.T) {
+	for upstream, warn := range map[string]bool{"http://127.0.0.1:1/v1/": true, "http://127.0.0.1:1": false, "http://127.0.0.1:1/api": false} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		app := newApp()
+		stderr := &syncBuffer{mark: "Ctrl-C to stop", hit: cancel}
+		app.Writer, app.ErrWriter = io.Discard, stderr
+		err := app.RunContext(ctx, []string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
+			"--upstream", upstream, "--out", filepath.Join(t.TempDir(), "p.csv")})
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			t.Fatalf("%s: %v\n%s", upstream, err, stderr.String())
+		}
+		if got := strings.Contains(stderr.String(), "/v1/v1/chat/completions"); got != warn {
+			t.Errorf("--upstream %s: warned %v, want %v:\n%s", upstream, got, warn, stderr.String())
 		}
 	}
 }
