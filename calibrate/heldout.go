@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // HeldOut is the result of CrossCheck.
@@ -84,13 +85,10 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim bool) (*He
 	h := &HeldOut{K: k}
 	var ape []float64
 	var sum float64
-	for j := range max(k, 0) {
+	for _, j := range occupiedFolds(obs, k) {
 		fitPart, held, byRun, err := splitFold(nil, nil, obs, k, j)
 		if err != nil {
 			return nil, err
-		}
-		if len(held) == 0 {
-			continue // fewer runs than folds
 		}
 		fs := s
 		if wObs != nil {
@@ -124,4 +122,31 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim bool) (*He
 	h.Fit.Quality.HeldOutMdAPE = &md
 	h.Fit.Quality.NHeldOut = h.NHeld
 	return h, nil
+}
+
+// occupiedFolds returns, ascending, the folds of splitFold that hold
+// something out: with fewer runs than folds the others are empty, and
+// visiting each of k (a fold count of 10⁹ is accepted) would take hours.
+func occupiedFolds(obs []Observation, k int) []int {
+	if k < 2 {
+		return []int{0} // splitFold refuses it
+	}
+	runs := map[int]bool{}
+	for _, o := range obs {
+		runs[o.Run] = true
+	}
+	seen := map[int]bool{}
+	var out []int
+	for i, o := range obs {
+		key := i
+		if len(runs) >= 2 {
+			key = o.Run
+		}
+		if j := ((key % k) + k) % k; !seen[j] {
+			seen[j] = true
+			out = append(out, j)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
