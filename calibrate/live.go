@@ -1244,7 +1244,9 @@ func (a *Analysis) Print(w io.Writer) {
 // ClearRuns removes from dir the run traces an earlier calibration wrote
 // there (RunPlan's NN-NAME.parquet files) and returns how many: a new
 // calibration replaces them all, so that a refit of dir never mixes the
-// later runs of the old one with the runs of the new.
+// later runs of the old one with the runs of the new. A file named like
+// one that is not a calibration run (a recording, 2024-05-chat.parquet)
+// is the user's and stays, as LoadRuns skips it.
 func ClearRuns(dir string) (int, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "[0-9][0-9]*-*.parquet"))
 	if err != nil {
@@ -1253,7 +1255,7 @@ func ClearRuns(dir string) (int, error) {
 	n := 0
 	for _, p := range paths {
 		num, _, _ := strings.Cut(filepath.Base(p), "-")
-		if _, err := strconv.Atoi(num); err != nil {
+		if _, err := strconv.Atoi(num); err != nil || !isRunTrace(p) {
 			continue
 		}
 		if err := os.Remove(p); err != nil {
@@ -1262,6 +1264,17 @@ func ClearRuns(dir string) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// isRunTrace says whether path is a trace RunPlan wrote: one whose
+// metadata names its calibration run.
+func isRunTrace(path string) bool {
+	r, err := traces.Open(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	return r.Meta().Extra["calibrate_run"] != ""
 }
 
 // LoadRuns reads back the runs RunPlan wrote to dir (its NN-<run>.parquet

@@ -11,6 +11,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
 )
 
 // A refit measures nothing live: it does not print a live time of 0s, and
@@ -106,7 +107,16 @@ func TestCalibrateRemovesEarlierSamplesWithTheirTraces(t *testing.T) {
 	if err := os.Mkdir(traceDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, traceDir, "01-prefill-64.parquet", "an earlier calibration's run\n")
+	// an earlier calibration's run
+	m := traces.Meta{Model: "m"}
+	m.Set("calibrate_run", "prefill-r1")
+	m.Set("calibrate_kind", calibrate.KindPrefill)
+	r := &traces.Request{}
+	r.Reset()
+	r.ID, r.PromptTokens, r.OutputTokens = "prefill-r1/0", 64, 4
+	if err := traces.WriteAll(filepath.Join(traceDir, "01-prefill-r1.parquet"), m, []*traces.Request{r}); err != nil {
+		t.Fatal(err)
+	}
 	gpu := writeFile(t, traceDir, "gpu.csv", "an earlier calibration's samples\n")
 	log, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
 		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64")
