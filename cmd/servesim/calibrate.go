@@ -223,7 +223,9 @@ func runCalibrate(c *cli.Context) error {
 	}
 	if err != nil {
 		if len(runs) > 0 {
-			if measured := runsBut(runs, calibrate.KindReset); measured > 0 { // the plan's runs, not their slot resets
+			// the measured runs, as the plan and a refit count them: not the
+			// warm-up and slot resets, which alone leave nothing to refit
+			if measured := runsBut(runs, calibrate.KindWarmup, calibrate.KindReset); measured > 0 {
 				return fmt.Errorf("%w (the %d runs before it are in %s: `calibrate --from-traces` refits them)", err, measured, traceDir)
 			}
 			return err
