@@ -152,6 +152,9 @@ func runCalibrate(c *cli.Context) error {
 	if err := atomicfile.CheckDir(out); err != nil {
 		return cli.Exit(fmt.Sprintf("calibrate: --out %v", err), 2)
 	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return cli.Exit(fmt.Sprintf("calibrate: --out %s is a directory: want the profile's file", out), 2)
+	}
 	if live {
 		if err := atomicfile.CheckDir(traceDir); err != nil {
 			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %v", err), 2)

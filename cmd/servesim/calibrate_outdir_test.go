@@ -1,0 +1,29 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+)
+
+// --out names the profile's file. A directory there (verify's --out is
+// one) is refused before any live run: it failed only when the profile
+// was saved, once every run had been measured.
+func TestCalibrateRefusesOutDirectory(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, out := range []string{dir, dir + string(filepath.Separator)} {
+		text, code, err := runCode(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+			"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--tokens-per-byte", "1", "--prompt-overhead", "20")
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--out "+out+" is a directory") {
+			t.Errorf("--out %s: exit %d, err %v; want exit 2 naming --out as a directory", out, code, err)
+		}
+		if n := srv.Count(); n > 0 {
+			t.Fatalf("--out %s: %d requests reached the engine before --out was refused\n%s", out, n, text[max(0, len(text)-400):])
+		}
+	}
+}
