@@ -165,7 +165,7 @@ func runCalibrate(c *cli.Context) error {
 		xplan.Print(w)
 	}
 	info := calibrate.EngineInfo{
-		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: c.StringSlice("engine-args"),
+		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: maskKey(c.StringSlice("engine-args"), os.Getenv(cfg.APIKeyEnv)),
 		Model: c.String("model"), Precision: c.String("precision"), Device: c.String("device"),
 		TensorParallel: c.Int("tensor-parallel"), BlockSize: c.Int("block-size"),
 	}
@@ -518,4 +518,19 @@ func simulateClosed(ctx context.Context, name string, r *plan.Resolved, loop sim
 		InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens,
 	})
 	return res, nil
+}
+
+// maskKey is args with the API key masked: an engine started with it
+// among its arguments (vLLM's --api-key) would have it written into the
+// profile and every run trace.
+func maskKey(args []string, key string) []string {
+	key = strings.TrimSpace(key)
+	if len(key) < 4 { // as the client masks: a shorter one would mask ordinary text
+		return args
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, key, "[redacted]")
+	}
+	return out
 }
