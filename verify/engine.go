@@ -499,8 +499,14 @@ func (e *Engine) kill() {
 
 // mask is the engine's output data with the API keys masked: an engine
 // may print its arguments, a key among them.
-func (e *Engine) mask(data []byte) []byte {
-	for _, env := range []string{e.spec.KeyEnv, e.spec.HealthKeyEnv} {
+func (e *Engine) mask(data []byte) []byte { return e.spec.mask(data) }
+
+// Masked is text (a command of s) with the API keys masked: a command may
+// hold the key itself rather than the variable naming it.
+func (s *EngineSpec) Masked(text string) string { return string(s.mask([]byte(text))) }
+
+func (s *EngineSpec) mask(data []byte) []byte {
+	for _, env := range []string{s.KeyEnv, s.HealthKeyEnv} {
 		if key := strings.TrimSpace(os.Getenv(env)); env != "" && len(key) >= 4 {
 			data = bytes.ReplaceAll(data, []byte(key), []byte("[redacted]"))
 		}

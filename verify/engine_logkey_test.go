@@ -44,3 +44,27 @@ func TestEngineLogMasksTheKey(t *testing.T) {
 		}
 	}
 }
+
+// A start or stop command that holds the key itself, not the variable
+// that names it, is recorded in verify.json with the key masked.
+func TestEngineCommandsRecordedWithTheKeyMasked(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	const key = "sk-servesim-ENGINECMD-0123456789"
+	t.Setenv("SERVESIM_ENGINE_KEY", key)
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(1), Trace: writeTrace(t, dir, 3, 50*time.Millisecond), Replay: stubReplay(t),
+		Engine: &EngineSpec{Start: `: --api-key ` + key + `; trap 'rm -f "$D/up"; exit 0' TERM; touch "$D/up"; sleep 300 & wait`,
+			Stop: `: ` + key, HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 3 * time.Second,
+			KeyEnv: "SERVESIM_ENGINE_KEY"},
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cmd := range map[string]string{"engine_cmd": res.EngineCmd, "stop_cmd": res.StopCmd} {
+		if strings.Contains(cmd, "ENGINECMD") || !strings.Contains(cmd, "[redacted]") {
+			t.Errorf("%s %q: want the command with the key masked", name, cmd)
+		}
+	}
+}

@@ -235,7 +235,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},
 	}
 	if opt.Engine != nil {
-		res.EngineCmd, res.StopCmd = opt.Engine.Start, opt.Engine.Stop
+		res.EngineCmd, res.StopCmd = opt.Engine.Masked(opt.Engine.Start), opt.Engine.Masked(opt.Engine.Stop)
 	}
 	step, stepDesc, err := StepModel(opt.Profile, opt.ProfilePath)
 	if err != nil {
