@@ -46,7 +46,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	if len(args) != 2 {
-		return fmt.Errorf("compare: want two runs, A and B, got %d arguments", len(args))
+		return usageErrorf("compare: want two runs, A and B, got %d arguments", len(args))
 	}
 	thr, err := parseThreshold(flags["threshold"])
 	if err != nil {
@@ -91,7 +91,7 @@ func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 		if cut >= 0 {
 			p, s := arg[:cut], arg[cut+1:]
 			if sel != "" && sel != s {
-				return nil, fmt.Errorf("compare: %s names %q, and --a/--b %q: want one", arg, s, sel)
+				return nil, usageErrorf("compare: %s names %q, and --a/--b %q: want one", arg, s, sel)
 			}
 			path, sel = p, s
 		}
@@ -112,7 +112,7 @@ func parseThreshold(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
 	// NaN or Inf would flag nothing and silently turn the gate off.
 	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("compare: --threshold %q: want a finite percentage ≥ 0, such as 10%%", s)
+		return 0, usageErrorf("compare: --threshold %q: want a finite percentage ≥ 0, such as 10%%", s)
 	}
 	return v / 100, nil
 }

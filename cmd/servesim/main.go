@@ -81,6 +81,13 @@ func flagUsageError(c *cli.Context, err error, _ bool) error {
 	return cli.Exit(fmt.Sprintf("%s: %v (%s --help lists the flags)", name, err, name), 2)
 }
 
+// usageErrorf is a usage error, exit status 2: a flag, setting or
+// argument refused before any work starts. An error met while doing the
+// work exits 1, the status of a failed run.
+func usageErrorf(format string, a ...any) error {
+	return cli.Exit(fmt.Sprintf(format, a...), 2)
+}
+
 // requireFlags is the usage error naming the flags of names left out or
 // empty. urfave/cli's own Required check ends in exit status 1.
 func requireFlags(c *cli.Context, names ...string) error {

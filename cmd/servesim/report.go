@@ -35,7 +35,7 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			if len(paths) == 0 && flags["verify"] == "" {
-				return fmt.Errorf("report: want at least one RESULTS path (simulate --out directory, sweep results, trace) or --verify")
+				return usageErrorf("report: want at least one RESULTS path (simulate --out directory, sweep results, trace) or --verify")
 			}
 			out := flags["output"]
 			if err := checkReportOut(out); err != nil {
@@ -77,13 +77,13 @@ func checkReportOut(out string) error {
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".html", ".htm", ".md", ".markdown":
 	default:
-		return fmt.Errorf("report: -o %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
+		return usageErrorf("report: -o %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return fmt.Errorf("report: -o %s is a directory: want a .html or .md file", out)
+		return usageErrorf("report: -o %s is a directory: want a .html or .md file", out)
 	}
 	if err := atomicfile.CheckDir(out); err != nil {
-		return fmt.Errorf("report: -o %w", err)
+		return usageErrorf("report: -o %v", err)
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func sloFlag(cmd string, flags map[string]string) (traces.SLO, error) {
 	}
 	slo, err := traces.ParseSLO(s)
 	if err != nil {
-		return slo, fmt.Errorf("%s: --%w", cmd, err)
+		return slo, usageErrorf("%s: --%v", cmd, err)
 	}
 	return slo, nil
 }
@@ -152,11 +152,11 @@ func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]s
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		canon, ok := names[name]
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: unknown flag %s", c.Command.Name, a)
+			return nil, nil, usageErrorf("%s: unknown flag %s", c.Command.Name, a)
 		}
 		if !hasVal {
 			if i+1 >= len(args) {
-				return nil, nil, fmt.Errorf("%s: flag %s needs a value", c.Command.Name, a)
+				return nil, nil, usageErrorf("%s: flag %s needs a value", c.Command.Name, a)
 			}
 			i++
 			val = args[i]

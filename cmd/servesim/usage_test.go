@@ -60,3 +60,41 @@ func TestCalibrateBadSettingsAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// usageCase is a command line and what its usage error must name.
+type usageCase struct {
+	args []string
+	want string
+}
+
+// wantUsageErrors checks that each case exits 2 with an error naming
+// its want.
+func wantUsageErrors(t *testing.T, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
+		text, code, err := runCode(t, tc.args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s\n%s", tc.args, code, err, tc.want, text)
+		}
+	}
+}
+
+// compare's and report's bad settings and arguments are usage errors:
+// they exited 1, as a run that failed does.
+func TestCompareAndReportUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	wantUsageErrors(t, []usageCase{
+		{[]string{"compare", "a"}, "A and B"},
+		{[]string{"compare", "--threshold", "x", "a", "b"}, "--threshold"},
+		{[]string{"compare", "a", "b", "--bogus"}, "--bogus"},
+		{[]string{"compare", "a", "b", "--threshold"}, "--threshold needs a value"},
+		{[]string{"compare", "--slo", "ttft=x", "a", "b"}, "--slo"},
+		{[]string{"compare", "--a", "x", dir + "/run#y", "b"}, "--a/--b"},
+		{[]string{"report"}, "RESULTS"},
+		{[]string{"report", "-o", dir + "/r.txt", in}, "-o"},
+		{[]string{"report", "-o", dir + "/no/such/r.html", in}, "-o"},
+		{[]string{"report", in, "--bogus"}, "--bogus"},
+		{[]string{"report", "--slo", "ttft=x", in}, "--slo"},
+	})
+}
