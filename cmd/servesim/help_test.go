@@ -8,7 +8,7 @@ import (
 // Each flag's help shows one default, the true one.
 func TestHelpShowsOneDefault(t *testing.T) {
 	for _, cmd := range [][]string{{"simulate"}, {"calibrate"}, {"record"}, {"record", "proxy"}, {"verify"}, {"sweep", "merge"}, {"compare"}, {"report"}} {
-		help, err := runWith(t, append(cmd, "--help")...)
+		help, err := run(t, append(cmd, "--help")...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,17 +123,17 @@ type namedPath struct{ name, path string }
 
 // checkOutputs refuses an output that would overwrite an input, or
 // another output: the one renamed into place last would replace it. Empty
-// paths are skipped.
+// paths are skipped. Both are usage errors, found before any work.
 func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	for i, out := range outputs {
 		for _, o := range outputs[:i] {
 			if out.path != "" && o.path != "" && traces.SamePath(out.path, o.path) {
-				return fmt.Errorf("%s: %s %s and %s %s are the same file: write them apart", cmd, o.name, o.path, out.name, out.path)
+				return usageErrorf("%s: %s %s and %s %s are the same file: write them apart", cmd, o.name, o.path, out.name, out.path)
 			}
 		}
 		for _, in := range inputs {
 			if out.path != "" && in.path != "" && traces.SamePath(out.path, in.path) {
-				return fmt.Errorf("%s: %s %s would overwrite the input %s %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)
+				return usageErrorf("%s: %s %s would overwrite the input %s %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)
 			}
 		}
 	}
@@ -142,11 +142,11 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 
 // flagsFirst refuses an argument that looks like a flag: urfave/cli stops
 // reading flags at the first positional argument, so a flag after it
-// would be taken as a file name.
+// would be taken as a file name. It is a usage error.
 func flagsFirst(cmd string, args []string) error {
 	for _, a := range args {
 		if len(a) > 1 && a[0] == '-' {
-			return fmt.Errorf("%s: flags go before the arguments: %s", cmd, a)
+			return usageErrorf("%s: flags go before the arguments: %s", cmd, a)
 		}
 	}
 	return nil

@@ -67,18 +67,24 @@ type namedPlan struct {
 
 func runSimulate(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("simulate: unexpected argument %q (use --trace and --config)", c.Args().First())
+		return usageErrorf("simulate: unexpected argument %q (use --trace and --config)", c.Args().First())
 	}
 	if c.String("sweep") != "" {
 		return runSweep(c)
 	}
 	for _, f := range []string{"top", "shard", "workers", "knee-throughput-pct", "knee-p99-pct", "quiet"} {
 		if c.IsSet(f) {
-			return fmt.Errorf("simulate: --%s needs --sweep", f)
+			return usageErrorf("simulate: --%s needs --sweep", f)
 		}
 	}
 	if c.IsSet("closed-loop-gap") && !c.IsSet("closed-loop") {
-		return fmt.Errorf("simulate: --closed-loop-gap needs --closed-loop")
+		return usageErrorf("simulate: --closed-loop-gap needs --closed-loop")
+	}
+	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
+		return usageErrorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
+	}
+	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
+		return usageErrorf("simulate: --closed-loop %d: want ≥ 1 client", n)
 	}
 	cat := model.DefaultCatalog()
 	if p := c.String("catalog"); p != "" {
@@ -103,12 +109,6 @@ func runSimulate(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", p.src, err)
 		}
 		prof.announce(resolved[i], c.App.ErrWriter, c.App.ErrWriter)
-	}
-	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
-		return fmt.Errorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
-	}
-	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
-		return fmt.Errorf("simulate: --closed-loop %d: want ≥ 1 client", n)
 	}
 	opt := plan.Options{NoSkip: c.Bool("no-skip")}
 	if prof != nil {

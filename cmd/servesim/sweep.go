@@ -48,14 +48,14 @@ func runSweepMerge(c *cli.Context) error {
 		return err
 	}
 	if c.NArg() < 2 {
-		return fmt.Errorf("sweep merge: want OUT.parquet and at least one shard file")
+		return usageErrorf("sweep merge: want OUT.parquet and at least one shard file, got %d arguments", c.NArg())
 	}
 	if n := c.Int("top"); n < 0 {
-		return fmt.Errorf("sweep merge: --top %d: want ≥ 0", n)
+		return usageErrorf("sweep merge: --top %d: want ≥ 0", n)
 	}
 	out := c.Args().First()
 	if ext := filepath.Ext(out); !strings.EqualFold(ext, ".parquet") {
-		return fmt.Errorf("sweep merge: OUT %s: want a .parquet file (sweep results are Parquet), got extension %q", out, ext)
+		return usageErrorf("sweep merge: OUT %s: want a .parquet file (sweep results are Parquet), got extension %q", out, ext)
 	}
 	var shards []namedPath
 	for _, s := range c.Args().Tail() {
@@ -80,25 +80,25 @@ func runSweepMerge(c *cli.Context) error {
 func runSweep(c *cli.Context) error {
 	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop", "closed-loop-gap"} {
 		if c.IsSet(f) {
-			return fmt.Errorf("simulate: --%s does not combine with --sweep", f)
+			return usageErrorf("simulate: --%s does not combine with --sweep", f)
 		}
 	}
 	shard, err := sweep.ParseShard(c.String("shard"))
 	if err != nil {
-		return err
+		return usageErrorf("simulate: --%v", err)
 	}
 	out := c.String("out")
 	if shard.Count > 1 && out == "" {
-		return fmt.Errorf("simulate: --shard needs --out for the shard's results")
+		return usageErrorf("simulate: --shard needs --out for the shard's results")
 	}
 	if c.Int("top") > 0 && out == "" {
-		return fmt.Errorf("simulate: --top writes OUT/candidates.json: it needs --out")
+		return usageErrorf("simulate: --top writes OUT/candidates.json: it needs --out")
 	}
 	if n := c.Int("top"); n < 0 {
-		return fmt.Errorf("simulate: --top %d: want ≥ 0", n)
+		return usageErrorf("simulate: --top %d: want ≥ 0", n)
 	}
 	if n := c.Int("workers"); n < 0 {
-		return fmt.Errorf("simulate: --workers %d: want ≥ 0 (0 = GOMAXPROCS)", n)
+		return usageErrorf("simulate: --workers %d: want ≥ 0 (0 = GOMAXPROCS)", n)
 	}
 	if out != "" {
 		outs := []namedPath{{"--out", filepath.Join(out, shard.FileName())}, {"--out", filepath.Join(out, "candidates.json")}}
@@ -108,7 +108,12 @@ func runSweep(c *cli.Context) error {
 		}
 	}
 	if c.Int("top") > 0 && shard.Count > 1 {
-		return fmt.Errorf("simulate: --top ranks the whole sweep: give it to 'servesim sweep merge'")
+		return usageErrorf("simulate: --top ranks the whole sweep: give it to 'servesim sweep merge'")
+	}
+	for _, f := range []string{"knee-throughput-pct", "knee-p99-pct"} {
+		if v := c.Float64(f); c.IsSet(f) && (!(v > 0) || math.IsInf(v, 0)) {
+			return usageErrorf("simulate: --%s %g: want a finite number > 0", f, v)
+		}
 	}
 	cat := model.DefaultCatalog()
 	settings := []string{}
@@ -131,14 +136,6 @@ func runSweep(c *cli.Context) error {
 	}
 	if c.IsSet("knee-p99-pct") {
 		spec.Search.KneeP99Pct = c.Float64("knee-p99-pct")
-	}
-	for _, k := range []struct {
-		flag string
-		v    float64
-	}{{"knee-throughput-pct", spec.Search.KneeThroughputPct}, {"knee-p99-pct", spec.Search.KneeP99Pct}} {
-		if !(k.v > 0) || math.IsInf(k.v, 0) {
-			return fmt.Errorf("simulate: --%s %g: want a finite number > 0", k.flag, k.v)
-		}
 	}
 	settings = append(settings,
 		"knee_throughput_pct="+strconv.FormatFloat(spec.Search.KneeThroughputPct, 'g', -1, 64),

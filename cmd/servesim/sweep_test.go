@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,19 +33,6 @@ func shortTrace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// runWith runs an app that also has the sweep command.
-func runWith(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	app := newApp()
-	if app.Command("sweep") == nil { // until main.go registers it
-		app.Commands = append(app.Commands, sweepCommand())
-	}
-	var out bytes.Buffer
-	app.Writer, app.ErrWriter = &out, &out
-	err := app.RunContext(context.Background(), append([]string{"servesim"}, args...))
-	return out.String(), err
 }
 
 func TestSimulateSweep(t *testing.T) {
@@ -103,7 +89,7 @@ func TestSimulateSweep(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(sdir, "merged.parquet")
-	if _, err := runWith(t, "sweep", "merge", "--top", "3", merged,
+	if _, err := run(t, "sweep", "merge", "--top", "3", merged,
 		filepath.Join(sdir, "sweep-shard-0-of-2.parquet"), filepath.Join(sdir, "sweep-shard-1-of-2.parquet")); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +154,7 @@ func TestSimulateSweepFlagChecks(t *testing.T) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if _, err := runWith(t, "sweep", "merge", "only.parquet"); err == nil {
+	if _, err := run(t, "sweep", "merge", "only.parquet"); err == nil {
 		t.Error("merge with no shards succeeded")
 	}
 }
@@ -289,7 +275,7 @@ func TestSweepMergeChecksArguments(t *testing.T) {
 		{[]string{filepath.Join(dir, "m.parquet"), a, b, "--top", "3"}, "flags go before the arguments: --top"},
 		{[]string{"--top", "-1", filepath.Join(dir, "m.parquet"), a, b}, "--top -1: want ≥ 0"},
 	} {
-		_, err := runWith(t, append([]string{"sweep", "merge"}, c.args...)...)
+		_, err := run(t, append([]string{"sweep", "merge"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sweep merge %v: err = %v, want %q", c.args, err, c.want)
 		}

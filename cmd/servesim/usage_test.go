@@ -98,3 +98,33 @@ func TestCompareAndReportUsageErrors(t *testing.T) {
 		{[]string{"report", "--slo", "ttft=x", in}, "--slo"},
 	})
 }
+
+// simulate's bad settings, with and without --sweep, are usage errors,
+// checked before any file is read; they exited 1.
+func TestSimulateUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	cfg := basePlan(t, dir, "p.toml")
+	wantUsageErrors(t, []usageCase{
+		{[]string{"simulate", "x"}, `"x"`},
+		{[]string{"simulate", "--top", "3"}, "--top"},
+		{[]string{"simulate", "--closed-loop-gap", "1ms"}, "--closed-loop-gap"},
+		{[]string{"simulate", "--catalog", dir + "/none.toml", "--closed-loop", "0"}, "--closed-loop"},
+		{[]string{"simulate", "--closed-loop", "2", "--closed-loop-gap", "2m"}, "--closed-loop-gap"},
+		{[]string{"simulate", "--config", cfg, "--trace", in, "--decisions", in}, "--decisions"},
+		{[]string{"simulate", "--sweep", "s.toml", "--json"}, "--json"},
+		{[]string{"simulate", "--sweep", "s.toml", "--shard", "2/2"}, "--shard"},
+		{[]string{"simulate", "--sweep", "s.toml", "--shard", "0/2"}, "--shard needs --out"},
+		{[]string{"simulate", "--sweep", "s.toml", "--top", "3"}, "--top"},
+		{[]string{"simulate", "--sweep", "s.toml", "--out", dir, "--top", "-1"}, "--top"},
+		{[]string{"simulate", "--sweep", "s.toml", "--workers", "-1"}, "--workers"},
+		{[]string{"simulate", "--sweep", "s.toml", "--out", dir, "--shard", "0/2", "--top", "2"}, "--top"},
+		{[]string{"simulate", "--sweep", dir + "/none.toml", "--knee-p99-pct", "0"}, "--knee-p99-pct"},
+		{[]string{"simulate", "--sweep", "s.toml", "--out", dir, "--trace", dir + "/candidates.json"}, "--out"},
+		{[]string{"sweep", "merge", "o.parquet"}, "shard"},
+		{[]string{"sweep", "merge", "o.parquet", "s.parquet", "--top", "3"}, "flags go before the arguments: --top"},
+		{[]string{"sweep", "merge", "--top", "-1", "o.parquet", "s.parquet"}, "--top"},
+		{[]string{"sweep", "merge", "o.txt", "s.parquet"}, "OUT"},
+		{[]string{"sweep", "merge", "o.parquet", "o.parquet"}, "OUT"},
+	})
+}
