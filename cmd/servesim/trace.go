@@ -34,8 +34,11 @@ func traceCommand() *cli.Command {
 // twoArgs returns the IN and OUT positional arguments. OUT must not be
 // IN: writing it would replace the input with the result.
 func twoArgs(c *cli.Context) (string, string, error) {
+	if err := flagsFirst(c.Command.Name, c.Args().Slice()); err != nil {
+		return "", "", err
+	}
 	if c.NArg() != 2 {
-		return "", "", fmt.Errorf("%s: want IN OUT, got %d arguments", c.Command.Name, c.NArg())
+		return "", "", usageErrorf("%s: want IN OUT, got %d arguments", c.Command.Name, c.NArg())
 	}
 	in, out := c.Args().Get(0), c.Args().Get(1)
 	if err := checkOutputs(c.Command.Name, []namedPath{{"OUT", out}}, []namedPath{{"IN", in}}); err != nil {
@@ -67,10 +70,10 @@ func traceImportCommand() *cli.Command {
 				return err
 			}
 			if c.Int("max-tokens") <= 0 || c.Int("max-tokens") > math.MaxInt32 {
-				return fmt.Errorf("--max-tokens must be in (0, %d]", math.MaxInt32)
+				return usageErrorf("import: --max-tokens %d: want in (0, %d]", c.Int("max-tokens"), math.MaxInt32)
 			}
 			if c.Duration("spread") < 0 || c.Float64("rate") < 0 {
-				return fmt.Errorf("import: --spread and --rate must be ≥ 0, got %s and %g", c.Duration("spread"), c.Float64("rate"))
+				return usageErrorf("import: --spread and --rate must be ≥ 0, got %s and %g", c.Duration("spread"), c.Float64("rate"))
 			}
 			format, err := importFormat(c, "import", in)
 			if err != nil {
@@ -155,8 +158,11 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block (0 = no hashes)"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := flagsFirst("synth", c.Args().Slice()); err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
-				return fmt.Errorf("synth: want OUT, got %d arguments", c.NArg())
+				return usageErrorf("synth: want OUT, got %d arguments", c.NArg())
 			}
 			if err := checkOutputs("synth", []namedPath{{"OUT", c.Args().Get(0)}}, []namedPath{{"--resample", c.String("resample")}}); err != nil {
 				return err
@@ -166,28 +172,28 @@ func traceSynthCommand() *cli.Command {
 			if c.IsSet("resample") {
 				for _, f := range []string{"prompt", "output", "prompt-lengths"} {
 					if c.IsSet(f) {
-						return fmt.Errorf("synth: --resample draws prompt and output lengths from its trace; --%s conflicts with it", f)
+						return usageErrorf("synth: --resample draws prompt and output lengths from its trace; --%s conflicts with it", f)
 					}
 				}
 			}
 			if c.IsSet("repeats") && !c.IsSet("prompt-lengths") {
-				return errors.New("synth: --repeats applies to --prompt-lengths only")
+				return usageErrorf("synth: --repeats applies to --prompt-lengths only")
 			}
 			if c.IsSet("prompt-lengths") {
 				for _, f := range []string{"prompt", "requests"} {
 					if c.IsSet(f) {
-						return fmt.Errorf("synth: --prompt-lengths sets the prompts and the row count; --%s conflicts with it", f)
+						return usageErrorf("synth: --prompt-lengths sets the prompts and the row count; --%s conflicts with it", f)
 					}
 				}
 			}
 			if c.IsSet("cv") && c.String("arrival") != traces.ArrivalGamma {
-				return fmt.Errorf("synth: --cv applies to --arrival %s only", traces.ArrivalGamma)
+				return usageErrorf("synth: --cv applies to --arrival %s only", traces.ArrivalGamma)
 			}
 			if c.Int("prefix-tokens") < 0 || c.Int("prefix-groups") < 0 || (c.Int("prefix-tokens") > 0) != (c.Int("prefix-groups") > 0) {
-				return fmt.Errorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
+				return usageErrorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
 			}
 			if n := c.Int("prefix-tokens"); n > traces.DefaultMaxTokens {
-				return fmt.Errorf("synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
+				return usageErrorf("synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
 			}
 			cfg := traces.DefaultSynthConfig()
 			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")
@@ -195,13 +201,13 @@ func traceSynthCommand() *cli.Command {
 			cfg.PrefixGroups, cfg.PrefixTokens, cfg.BlockSize = c.Int("prefix-groups"), int32(c.Int("prefix-tokens")), c.Int("block-size")
 			var err error
 			if cfg.Prompt, err = traces.ParseLengthSpec(c.String("prompt")); err != nil {
-				return fmt.Errorf("--prompt: %w", err)
+				return usageErrorf("synth: --prompt: %v", err)
 			}
 			if cfg.Output, err = traces.ParseLengthSpec(c.String("output")); err != nil {
-				return fmt.Errorf("--output: %w", err)
+				return usageErrorf("synth: --output: %v", err)
 			}
 			if cfg.PromptLengths, err = parsePromptLengths(c.String("prompt-lengths")); err != nil {
-				return err
+				return usageErrorf("synth: %v", err)
 			}
 			if path := c.String("resample"); path != "" {
 				// Only lengths are drawn: a format without timestamps
@@ -216,7 +222,7 @@ func traceSynthCommand() *cli.Command {
 				}
 			}
 			if err := cfg.Validate(); err != nil {
-				return flagErrors("synth", synthFlags, err)
+				return cli.Exit(flagErrors("synth", synthFlags, err), 2)
 			}
 			r, err := traces.Synthesize(cfg)
 			if err != nil {
@@ -270,7 +276,7 @@ func traceSliceCommand() *cli.Command {
 			}
 			from, to := c.Duration("from"), c.Duration("to")
 			if from < 0 || to < 0 || (to > 0 && to <= from) || c.Int("head") < 0 {
-				return fmt.Errorf("slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
+				return usageErrorf("slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
 			}
 			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
 			if err != nil {
@@ -300,14 +306,14 @@ func traceScaleCommand() *cli.Command {
 			flag := "time-factor"
 			switch {
 			case c.IsSet("time-factor") == c.IsSet("rate-factor"):
-				return errors.New("scale: give exactly one of --time-factor and --rate-factor")
+				return usageErrorf("scale: give exactly one of --time-factor and --rate-factor")
 			case c.IsSet("time-factor"):
 				f = c.Float64("time-factor")
 			default:
 				flag, f = "rate-factor", 1/c.Float64("rate-factor")
 			}
 			if v := c.Float64(flag); !(v > 0) || math.IsInf(v, 0) {
-				return fmt.Errorf("scale: --%s %v: want a finite factor > 0", flag, v)
+				return usageErrorf("scale: --%s %v: want a finite factor > 0", flag, v)
 			}
 			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
 			if err != nil {
@@ -338,18 +344,21 @@ func traceStatsCommand() *cli.Command {
 			&cli.StringFlag{Name: "slo", Usage: "measured traces: goodput within per-request limits, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := flagsFirst("stats", c.Args().Slice()); err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
-				return fmt.Errorf("stats: want IN, got %d arguments", c.NArg())
+				return usageErrorf("stats: want IN, got %d arguments", c.NArg())
 			}
 			var slo traces.SLO
 			if c.IsSet("slo") {
 				var err error
 				if slo, err = traces.ParseSLO(c.String("slo")); err != nil {
-					return fmt.Errorf("stats: --%w", err)
+					return usageErrorf("stats: --%v", err)
 				}
 			}
 			if c.Duration("spread") < 0 {
-				return fmt.Errorf("stats: --spread must be ≥ 0, got %s", c.Duration("spread"))
+				return usageErrorf("stats: --spread must be ≥ 0, got %s", c.Duration("spread"))
 			}
 			start := time.Now()
 			format, err := importFormat(c, "stats", c.Args().Get(0))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -127,4 +128,45 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"sweep", "merge", "o.txt", "s.parquet"}, "OUT"},
 		{[]string{"sweep", "merge", "o.parquet", "o.parquet"}, "OUT"},
 	})
+}
+
+// The trace verbs' bad settings and arguments are usage errors; they
+// exited 1. A flag after the arguments is named as one: it was reported
+// as a wrong number of arguments.
+func TestTraceUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	out := dir + "/out.csv"
+	wantUsageErrors(t, []usageCase{
+		{[]string{"trace", "import", in}, "IN OUT"},
+		{[]string{"trace", "import", in, out, "--format", "azure"}, "flags go before the arguments: --format"},
+		{[]string{"trace", "import", "--max-tokens", "0", in, out}, "import: --max-tokens"},
+		{[]string{"trace", "import", "--spread", "-1s", in, out}, "--spread"},
+		{[]string{"trace", "convert", in, in}, "OUT"},
+		{[]string{"trace", "convert", in, out, "-x"}, "flags go before the arguments: -x"},
+		{[]string{"trace", "synth"}, "OUT"},
+		{[]string{"trace", "synth", out, "--seed", "2"}, "flags go before the arguments: --seed"},
+		{[]string{"trace", "synth", "--resample", in, "--prompt", "fixed:10", out}, "--prompt"},
+		{[]string{"trace", "synth", "--resample", out, out}, "OUT"},
+		{[]string{"trace", "synth", "--repeats", "2", out}, "--repeats"},
+		{[]string{"trace", "synth", "--prompt-lengths", "10", "--requests", "3", out}, "--requests"},
+		{[]string{"trace", "synth", "--cv", "2", out}, "--cv"},
+		{[]string{"trace", "synth", "--prefix-groups", "1", out}, "--prefix-groups"},
+		{[]string{"trace", "synth", "--prefix-groups", "1", "--prefix-tokens", "99999999", out}, "--prefix-tokens"},
+		{[]string{"trace", "synth", "--prompt", "fixed", out}, "synth: --prompt"},
+		{[]string{"trace", "synth", "--output", "fixed", out}, "synth: --output"},
+		{[]string{"trace", "synth", "--prompt-lengths", "x", out}, "--prompt-lengths"},
+		{[]string{"trace", "synth", "--rate", "0", out}, "--rate"},
+		{[]string{"trace", "slice", "--from", "-1s", in, out}, "--from"},
+		{[]string{"trace", "slice", in, out, "--head", "3"}, "flags go before the arguments: --head"},
+		{[]string{"trace", "scale", in, out}, "--time-factor"},
+		{[]string{"trace", "scale", "--time-factor", "0", in, out}, "--time-factor"},
+		{[]string{"trace", "stats"}, "IN"},
+		{[]string{"trace", "stats", in, "--json"}, "flags go before the arguments: --json"},
+		{[]string{"trace", "stats", "--spread", "-1s", in}, "--spread"},
+		{[]string{"trace", "stats", "--slo", "ttft=x", in}, "--slo"},
+	})
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused command wrote %s", out)
+	}
 }
