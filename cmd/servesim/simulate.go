@@ -117,7 +117,10 @@ func runSimulate(c *cli.Context) error {
 	// Every plan is checked before any runs: a bad one later in the list
 	// must not leave the earlier plans' outputs without a summary.
 	for i, p := range plans {
-		if err := checkPlan(c, resolved[i], opt); err != nil {
+		if r := resolved[i]; r.Plan.Clustered() && (c.String("decisions") != "" || c.IsSet("closed-loop")) {
+			return usageErrorf("%s: [cluster] %s: --decisions and --closed-loop simulate one replica; they are not supported with a cluster plan", p.src, r.Plan.ClusterLabel())
+		}
+		if err := checkPlan(resolved[i], opt); err != nil {
 			return fmt.Errorf("%s: %w", p.src, err)
 		}
 	}
@@ -227,11 +230,8 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 }
 
 // checkPlan checks what simulating r would refuse, without running it.
-func checkPlan(c *cli.Context, r *plan.Resolved, opt plan.Options) error {
+func checkPlan(r *plan.Resolved, opt plan.Options) error {
 	if r.Plan.Clustered() {
-		if c.String("decisions") != "" || c.IsSet("closed-loop") {
-			return fmt.Errorf("[cluster] %s: --decisions and --closed-loop simulate one replica; they are not supported with a cluster plan", r.Plan.ClusterLabel())
-		}
 		cc := r.ClusterConfig(opt)
 		return cc.Validate()
 	}
@@ -366,7 +366,7 @@ func loadPlans(paths []string) ([]namedPlan, error) {
 		}
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		if seen[name] {
-			return nil, fmt.Errorf("%s: another plan is already named %q", path, name)
+			return nil, usageErrorf("simulate: --config %s: another plan is already named %q (plans are named by their file names)", path, name)
 		}
 		seen[name] = true
 		out = append(out, namedPlan{name: name, src: path, plan: p})

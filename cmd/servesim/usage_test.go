@@ -106,6 +106,11 @@ func TestSimulateUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "in.csv", smallCSV)
 	cfg := basePlan(t, dir, "p.toml")
+	cluster := basePlan(t, dir, "c.toml", "[cost]", "[cluster]\nreplicas = 2\nrouter = \"round_robin\"\n\n[cost]")
+	if err := os.Mkdir(dir+"/b", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := basePlan(t, dir+"/b", "p.toml")
 	wantUsageErrors(t, []usageCase{
 		{[]string{"simulate", "x"}, `"x"`},
 		{[]string{"simulate", "--top", "3"}, "--top"},
@@ -113,6 +118,8 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"simulate", "--catalog", dir + "/none.toml", "--closed-loop", "0"}, "--closed-loop"},
 		{[]string{"simulate", "--closed-loop", "2", "--closed-loop-gap", "2m"}, "--closed-loop-gap"},
 		{[]string{"simulate", "--config", cfg, "--trace", in, "--decisions", in}, "--decisions"},
+		{[]string{"simulate", "--config", cfg, "--config", cluster, "--trace", in, "--decisions", dir + "/d.jsonl"}, "--decisions"},
+		{[]string{"simulate", "--config", cfg, "--config", other, "--trace", in}, "--config"},
 		{[]string{"simulate", "--sweep", "s.toml", "--json"}, "--json"},
 		{[]string{"simulate", "--sweep", "s.toml", "--shard", "2/2"}, "--shard"},
 		{[]string{"simulate", "--sweep", "s.toml", "--shard", "0/2"}, "--shard needs --out"},
