@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,18 +13,19 @@ import (
 )
 
 // runCode runs the CLI and returns its output, exit status (2 and up from
-// cli.Exit, 1 for any other error) and error.
+// cli.Exit, 1 for any other error) and error. The status is read as the
+// binary reads it: cli.HandleExitCoder does not unwrap, so a cli.Exit
+// wrapped in another error exits 1.
 func runCode(t *testing.T, args ...string) (string, int, error) {
 	t.Helper()
 	saved := cli.OsExiter
 	cli.OsExiter = func(int) {}
 	defer func() { cli.OsExiter = saved }()
 	out, err := run(t, args...)
-	var ec cli.ExitCoder
-	switch {
-	case err == nil:
+	if err == nil {
 		return out, 0, nil
-	case errors.As(err, &ec):
+	}
+	if ec, ok := err.(cli.ExitCoder); ok {
 		return out, ec.ExitCode(), err
 	}
 	return out, 1, err
