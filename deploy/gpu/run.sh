@@ -32,6 +32,7 @@ if [[ -z ${ENGINE:-} ]]; then
 	if nvidia-smi -L >/dev/null 2>&1; then ENGINE=gpu; fi
 fi
 SERVESIM=${SERVESIM:-$ROOT/.cache/bin/servesim}
+[[ $SERVESIM == /* ]] || SERVESIM=$PWD/$SERVESIM # named from here: the steps run from the repository root
 [[ -x $SERVESIM ]] || SERVESIM=$(command -v servesim) || { echo "run.sh: no servesim binary (set SERVESIM)" >&2; exit 1; }
 PYTHON=${PYTHON:-python3}
 exec > >(tee "$OUT/run.log") 2>&1

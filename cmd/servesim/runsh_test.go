@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stubbedRunScript runs deploy/gpu/run.sh with ENGINE=gpu from dir, with
+// stand-ins for the engine's Python (the engine sleeps, every health probe
+// succeeds) and for servesim (it logs its arguments and exits 0, or with
+// the status in $STUB_FAIL_<subcommand>). env adds to the environment; a
+// SERVESIM there replaces the stand-in's absolute path. It returns the
+// script's output, its exit status and the stand-in servesim's calls.
+func stubbedRunScript(t *testing.T, dir string, env ...string) (string, int, []string) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := filepath.Join(dir, "calls")
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	python := write("python", "#!/usr/bin/env bash\n[[ $1 == -c ]] && exit 0\nexec sleep 60\n")
+	servesim := write("servesim", `#!/usr/bin/env bash
+echo "$*" >> "$STUB_CALLS"
+fail=STUB_FAIL_${1//-/_}
+exit "${!fail:-0}"
+`)
+	cmd := exec.Command("bash", filepath.Join(root, "deploy/gpu/run.sh"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ENGINE=gpu", "PYTHON="+python, "SERVESIM="+servesim, "OUT=out",
+		"PORT=1", "STUB_CALLS="+calls)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	rc := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		rc = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(calls)
+	return string(out), rc, strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// A servesim built beside the repository, as the script's own comment
+// suggests, is named by a path relative to where the script is started,
+// not to the repository root the script moves to.
+func TestRunScriptTakesARelativeServesim(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stub := "#!/usr/bin/env bash\necho \"$*\" >> \"$STUB_CALLS\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "bin", "servesim"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, rc, calls := stubbedRunScript(t, dir, "SERVESIM=bin/servesim")
+	if rc != 0 || !strings.HasPrefix(calls[0], "--version") || len(calls) < 2 || !strings.HasPrefix(calls[1], "calibrate ") {
+		t.Fatalf("run.sh with SERVESIM=bin/servesim: exit %d, calls %q:\n%s", rc, calls, out)
+	}
+}
