@@ -72,3 +72,20 @@ func TestRunScriptTakesARelativeServesim(t *testing.T) {
 		t.Fatalf("run.sh with SERVESIM=bin/servesim: exit %d, calls %q:\n%s", rc, calls, out)
 	}
 }
+
+// run.sh's exit status is verify's (0, 4, 5, 6) or 1 when a step before
+// it fails: a failed step's own status (2 for a usage error, 127 for a
+// missing command) would stand for neither.
+func TestRunScriptFailedStepExits1(t *testing.T) {
+	for _, sub := range []string{"calibrate", "simulate"} {
+		out, rc, calls := stubbedRunScript(t, t.TempDir(), "STUB_FAIL_"+sub+"=2")
+		if rc != 1 {
+			t.Errorf("%s exiting 2: run.sh exit %d, want 1; calls %q:\n%s", sub, rc, calls, out)
+		}
+	}
+	// verify's own statuses pass through, after the report.
+	out, rc, calls := stubbedRunScript(t, t.TempDir(), "STUB_FAIL_verify=4")
+	if rc != 4 || !strings.HasPrefix(calls[len(calls)-1], "report ") {
+		t.Errorf("verify exiting 4: run.sh exit %d, want 4 after the report; calls %q:\n%s", rc, calls, out)
+	}
+}

@@ -23,7 +23,8 @@
 #
 # Exit status: verify's (0 every metric within tolerance, 4 some metric outside it, 5 a candidate could not be
 # measured, 6 the refit failed; the report is written for each); 1 when a step before verify fails.
-set -euo pipefail
+set -eEuo pipefail
+trap 'exit 1' ERR # a failed step's own status (2, 127) would pass for neither verify's nor the documented 1
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$(mkdir -p "${OUT:-run-out}" && cd "${OUT:-run-out}" && pwd)
