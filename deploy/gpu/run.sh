@@ -16,7 +16,8 @@
 #   OUT       output directory (default run-out): profile.json, profile.refit.json, trace, sweep/, verify/, verify.txt, report.html,
 #             report.md, run.log, the engines' logs
 #   SERVESIM  the servesim binary (default .cache/bin/servesim, else servesim on PATH). A machine without Go
-#             takes one built elsewhere: GOOS=linux GOARCH=amd64 go build -o servesim ./cmd/servesim
+#             takes one built elsewhere: CGO_ENABLED=1 GOOS=linux GOARCH=amd64 go build -o servesim ./cmd/servesim,
+#             on Linux with a C compiler (NVML needs cgo: a cross-compiled binary measures no power)
 #   PORT      the engine's port (default 8000 gpu, 11438 cpu); nothing else may listen there
 #   PYTHON    the GPU engine's interpreter (default python3)
 #   REPEAT    measure each candidate this many times, each on a fresh engine (default 1; verify --repeat)
