@@ -105,6 +105,14 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	w := c.App.Writer
+	// simulate --profile takes a profile only for plans on its device: a
+	// name the catalog lacks ("H100" for H100-SXM-80G) would be found out
+	// after the live runs. A catalog file may add it, hence a warning.
+	if d := c.String("device"); d != "" {
+		if _, err := model.DefaultCatalog().Hardware(d); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "calibrate: warning: --device %q: %v; the profile serves only plans with device.model %q\n", d, err, d)
+		}
+	}
 	xplan, err := calibrate.NewPlan(c.String("plan"), calibrate.PlanOptions{
 		MaxConcurrency: c.Int("max-concurrency"), MaxPrompt: c.Int("max-prompt"), Repeats: c.Int("repeats"),
 	})
