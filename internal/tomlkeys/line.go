@@ -16,6 +16,13 @@ import (
 // again into a type that refuses key alone, and reads the line from the
 // refusal.
 func Line(data string, md toml.MetaData, key toml.Key) int {
+	// The decoder places a table that holds the key "" on that key's
+	// line instead of its own.
+	if slices.ContainsFunc(md.Keys(), func(k toml.Key) bool {
+		return len(k) == len(key)+1 && k[len(key)] == "" && slices.Equal(k[:len(key)], key)
+	}) {
+		return 0
+	}
 	t, ok := probeType(md, key, 0)
 	if !ok {
 		return 0

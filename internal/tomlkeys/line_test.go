@@ -38,3 +38,19 @@ bogus = 3
 		}
 	}
 }
+
+// A table that holds the empty key "" is placed by the decoder on that
+// key's line, not its header's: its line cannot be told.
+func TestLineTableWithEmptyKey(t *testing.T) {
+	data := "[bogus]\nx = 1\n\"\" = 2\n[[list]]\n\"\" = 3\n"
+	var v any
+	md, err := toml.Decode(data, &v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"bogus": 0, "bogus.x": 2, "list": 0} {
+		if got := Line(data, md, toml.Key(strings.Split(key, "."))); got != want {
+			t.Errorf("Line(%s) = %d, want %d", key, got, want)
+		}
+	}
+}
