@@ -30,7 +30,19 @@ func Line(data string, md toml.MetaData, key toml.Key) int {
 	_, err := toml.Decode(data, reflect.New(t).Interface())
 	var pe toml.ParseError
 	if errors.As(err, &pe) && pe.Message == errProbe.Error() && pe.LastKey == key.String() {
-		return pe.Position.Line
+		// Position.Line is where the value ends (a string over several
+		// lines ends below its key); Start is where it starts, in data
+		// past the byte order mark the decoder skips.
+		for _, bom := range []string{"\xef\xbb\xbf", "\xff\xfe", "\xfe\xff"} {
+			if rest, ok := strings.CutPrefix(data, bom); ok {
+				data = rest
+				break
+			}
+		}
+		if pe.Position.Start > len(data) {
+			return 0
+		}
+		return 1 + strings.Count(data[:pe.Position.Start], "\n")
 	}
 	return 0
 }

@@ -54,3 +54,19 @@ func TestLineTableWithEmptyKey(t *testing.T) {
 		}
 	}
 }
+
+// A key whose value is a string over several lines is on the line where
+// the string starts, not where it ends.
+func TestLineMultilineString(t *testing.T) {
+	data := "\xef\xbb\xbfnote = \"\"\"\nfirst\nsecond\"\"\"\nraw = '''\nx\n'''\n[t]\nk = 1\n"
+	var v any
+	md, err := toml.Decode(data, &v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"note": 1, "raw": 4, "t": 7, "t.k": 8} {
+		if got := Line(data, md, toml.Key(strings.Split(key, "."))); got != want {
+			t.Errorf("Line(%s) = %d, want %d", key, got, want)
+		}
+	}
+}
