@@ -546,6 +546,9 @@ func parseCmp(s string) (cmpr, error) {
 		if err != nil {
 			return c, fmt.Errorf("%s is %s: %q is neither a number nor a key", c.left, ld.kind, rhs)
 		}
+		if math.IsNaN(f) { // unequal to every value: the condition would hold for every config or none
+			return c, fmt.Errorf("%s is %s: %q is not a number", c.left, ld.kind, rhs)
+		}
 		c.lit = f
 	case ld.kind == kBool:
 		b, err := strconv.ParseBool(rhs)

@@ -97,3 +97,20 @@ skip_if = ['device.model == "H100-SMX-80G"']
 		t.Errorf("err = %v, want a refusal naming skip_if[0] and the device", err)
 	}
 }
+
+// A number no config can have (NaN, which compares unequal to every
+// value) would silently skip every config, or none: it is refused.
+func TestSkipIfRefusesNaN(t *testing.T) {
+	for _, cond := range []string{`device.count != nan`, `batch.max_num_seqs < NaN`, `device.gpu_memory_utilization == NAN`} {
+		t.Run(cond, func(t *testing.T) {
+			path, _, err := writeSpec(t, `base = "base.toml"
+[constraints]
+skip_if = ['`+cond+`']
+`+sloTOML)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "constraints.skip_if[0]") ||
+				!strings.Contains(err.Error(), "not a number") {
+				t.Fatalf("err = %v, want the file, constraints.skip_if[0] and that the value is not a number", err)
+			}
+		})
+	}
+}
