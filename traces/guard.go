@@ -154,7 +154,22 @@ func checkSchemaMessage(b []byte) error {
 	if n <= 0 || n > int64(len(b)-start) {
 		return fmt.Errorf("message length %d outside the %d bytes there are", n, len(b)-start)
 	}
-	return verifyMessage(b[start : start+int(n)])
+	m := b[start : start+int(n)]
+	if err := verifyMessage(m); err != nil {
+		return err
+	}
+	// arrow-go allocates the body the message declares (its bodyLength,
+	// slot 3) before reading it.
+	v := newFBVerifier(m)
+	t, _ := v.root() // verifyMessage read it
+	p, err := v.field(t, 3, 8)
+	if err != nil || p == 0 {
+		return err
+	}
+	if body, rest := binary.LittleEndian.Uint64(m[p:]), len(b)-start-int(n); body > uint64(rest) {
+		return fmt.Errorf("message body of %d bytes outside the %d bytes there are", int64(body), rest)
+	}
+	return nil
 }
 
 func verifyMessage(b []byte) error {
