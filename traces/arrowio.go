@@ -216,7 +216,7 @@ func openParquet(path string) (_ Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
 	}
-	if err := checkParquetArrowSchema(pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema")); err != nil {
+	if err := CheckParquetSchema(pf); err != nil {
 		pf.Close()
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
 // Corrupt input must give an error, never crash the process. arrow-go
@@ -67,6 +68,13 @@ func (a cappedAllocator) check(n int) {
 	if n < 0 || n > a.max {
 		panic(fmt.Sprintf("corrupt file: it asks for a buffer of %d bytes, over the %d its size allows", n, a.max))
 	}
+}
+
+// CheckParquetSchema checks the Arrow schema that pf, a Parquet file,
+// stores before pqarrow decodes it: for readers of other Parquet files
+// than traces.
+func CheckParquetSchema(pf *file.Reader) error {
+	return checkParquetArrowSchema(pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema"))
 }
 
 // checkParquetArrowSchema checks the Arrow schema pqarrow stores in a

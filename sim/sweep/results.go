@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/traces"
 )
 
 // Row is one config of a sweep and its predicted metrics. On disk, a float
@@ -458,13 +459,23 @@ func ReadFile(path string) (*Results, error) {
 	return res, nil
 }
 
-func readFile(path string) (*Results, error) {
+func readFile(path string) (_ *Results, err error) {
+	// arrow-go panics on some corrupt files, as the trace readers know:
+	// an error, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("corrupt file: reader failed: %v", p)
+		}
+	}()
 	mem := memory.DefaultAllocator
 	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(mem)))
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
 	}
 	defer pf.Close()
+	if err := traces.CheckParquetSchema(pf); err != nil {
+		return nil, err
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
 	if err != nil {
 		return nil, err
