@@ -6,6 +6,7 @@
 package urlshow
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/url"
 	"slices"
@@ -54,19 +55,19 @@ func String(raw string) string {
 }
 
 // Secrets returns the parts of u a server could echo back that are not
-// shown: its user, password, raw query and each query value, the ones of
-// at least 4 bytes (a shorter one would mask ordinary text). Text a server
-// sends (an error body, a redirect) has them replaced before it is written.
+// shown: its user, password, the basic credential sent for them (base64
+// of user:password, which decodes to the password), raw query and each
+// query value, the ones of at least 4 bytes (a shorter one would mask
+// ordinary text). Text a server sends (an error body, a redirect) has them
+// replaced before it is written.
 func Secrets(u *url.URL) []string {
 	if u == nil {
 		return nil
 	}
 	var s []string
 	if u.User != nil {
-		s = append(s, u.User.Username())
-		if pw, ok := u.User.Password(); ok {
-			s = append(s, pw)
-		}
+		pw, _ := u.User.Password()
+		s = append(s, u.User.Username(), pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 	}
 	s = append(s, u.RawQuery)
 	for _, vs := range u.Query() {

@@ -202,11 +202,6 @@ func New(cfg Config) (*Proxy, error) {
 	u, _ := url.Parse(cfg.Upstream)
 	p := &Proxy{cfg: cfg, upstream: u, upSecrets: urlshow.Secrets(u), start: time.Now(), pending: map[int64]*exchange{},
 		stop: make(chan struct{}), flusherDone: make(chan struct{})}
-	if u.User != nil {
-		// The basic credential rewrite sends, which decodes to the password.
-		pw, _ := u.User.Password()
-		p.upSecrets = append(p.upSecrets, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
-	}
 	meta := p.meta()
 	path := cfg.Out
 	if f, _ := traces.FormatOf(cfg.Out); f != traces.ArrowStrm {
