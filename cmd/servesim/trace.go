@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,11 +100,19 @@ func traceImportCommand() *cli.Command {
 	}
 }
 
-// importFormat is --format for path, sniffed when auto. Only ShareGPT's
+// importFormat is --format for path, sniffed when auto; a format servesim
+// does not import is a usage error, named as the flag's. Only ShareGPT's
 // arrivals come from --rate and --seed: for a trace with timestamps
 // either flag would be ignored, which looks as if it worked, so it is
 // refused.
 func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error) {
+	if f := traces.ImportFormat(c.String("format")); f != traces.FormatAuto && f != "" && !slices.Contains(traces.ImportFormats(), f) {
+		names := []string{string(traces.FormatAuto)}
+		for _, f := range traces.ImportFormats() {
+			names = append(names, string(f))
+		}
+		return "", usageErrorf("%s: --format %q: want %s", cmd, f, strings.Join(names, ", "))
+	}
 	format, err := traces.DetectFormat(path, traces.ImportFormat(c.String("format")))
 	if err != nil {
 		return "", err

@@ -177,3 +177,16 @@ func TestTraceUsageErrors(t *testing.T) {
 		t.Errorf("a refused command wrote %s", out)
 	}
 }
+
+// An unknown --format is a bad flag value: a usage error naming the flag,
+// as every other. It exited 1 without naming --format, and with --rate
+// was reported as a format whose timestamps give the arrivals.
+func TestTraceUnknownFormatIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	wantUsageErrors(t, []usageCase{
+		{[]string{"trace", "import", "--format", "nope", in, dir + "/out.csv"}, "--format"},
+		{[]string{"trace", "import", "--format", "nope", "--rate", "2", in, dir + "/out.csv"}, "--format"},
+		{[]string{"trace", "stats", "--format", "nope", in}, "--format"},
+	})
+}
