@@ -45,7 +45,19 @@ func twoArgs(c *cli.Context) (string, string, error) {
 	if err := checkOutputs(c.Command.Name, []namedPath{{"OUT", out}}, []namedPath{{"IN", in}}); err != nil {
 		return "", "", err
 	}
+	if err := checkTraceOut(c.Command.Name, out); err != nil {
+		return "", "", err
+	}
 	return in, out, nil
+}
+
+// checkTraceOut refuses an OUT whose extension names no trace format, a
+// usage error found before any work, as record's --out.
+func checkTraceOut(cmd, out string) error {
+	if _, err := traces.FormatOf(out); err != nil {
+		return usageErrorf("%s: OUT %v", cmd, err)
+	}
+	return nil
 }
 
 func traceImportCommand() *cli.Command {
@@ -174,6 +186,9 @@ func traceSynthCommand() *cli.Command {
 				return usageErrorf("synth: want OUT, got %d arguments", c.NArg())
 			}
 			if err := checkOutputs("synth", []namedPath{{"OUT", c.Args().Get(0)}}, []namedPath{{"--resample", c.String("resample")}}); err != nil {
+				return err
+			}
+			if err := checkTraceOut("synth", c.Args().Get(0)); err != nil {
 				return err
 			}
 			// A flag the chosen mode ignores would leave the trace other

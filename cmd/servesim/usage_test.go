@@ -190,3 +190,19 @@ func TestTraceUnknownFormatIsAUsageError(t *testing.T) {
 		{[]string{"trace", "stats", "--format", "nope", in}, "--format"},
 	})
 }
+
+// An OUT whose extension names no trace format is a usage error, as
+// record's --out is: the trace verbs exited 1, the status of a failed
+// run, synth once it had built the trace.
+func TestTraceOutputExtensionIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	out := dir + "/out.txt"
+	wantUsageErrors(t, []usageCase{
+		{[]string{"trace", "import", in, out}, "OUT"},
+		{[]string{"trace", "convert", in, out}, "OUT"},
+		{[]string{"trace", "synth", "--requests", "3", out}, "OUT"},
+		{[]string{"trace", "slice", "--head", "1", in, out}, "OUT"},
+		{[]string{"trace", "scale", "--time-factor", "2", in, out}, "OUT"},
+	})
+}
