@@ -57,3 +57,13 @@ func TestPrintUnmeasuredLag(t *testing.T) {
 		t.Errorf("one send 2 ms late, summary:\n%s", b.String())
 	}
 }
+
+// A run in which nothing succeeded has no measurement window: its rates
+// are not measured, not 0 req/s over 0s.
+func TestPrintRatesWithoutAWindow(t *testing.T) {
+	var b strings.Builder
+	(&Summary{Run: 1, Sent: 3, Failed: 3, FailedByKind: map[string]int{"server_error": 3}}).Print(&b)
+	if !strings.Contains(b.String(), "throughput: — (no request succeeded)") || strings.Contains(b.String(), "0.00 req/s") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}

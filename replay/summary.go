@@ -173,7 +173,11 @@ func (s *Summary) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  failed by kind: %s\n", strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "  throughput: %.2f req/s, %.1f output tok/s over %v\n", s.RequestsPerSec, s.OutputTokensPerSec, s.Wall.Round(time.Millisecond))
+	if s.Succeeded == 0 { // no window to measure rates over
+		fmt.Fprintf(w, "  throughput: — (no request succeeded)\n")
+	} else {
+		fmt.Fprintf(w, "  throughput: %.2f req/s, %.1f output tok/s over %v\n", s.RequestsPerSec, s.OutputTokensPerSec, s.Wall.Round(time.Millisecond))
+	}
 	row := func(name string, l Latency) {
 		if l.N == 0 {
 			fmt.Fprintf(w, "  %-13s n/a\n", name)
