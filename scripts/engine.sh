@@ -57,21 +57,24 @@ ollama_env() {
 	unset HTTPS_PROXY HTTP_PROXY https_proxy http_proxy
 }
 
-# http METHOD PATH [BODY]: minimal HTTP/1.0 client over bash's /dev/tcp
-# (so curl is not required). Prints the response body; fails on non-2xx.
+# http SECONDS METHOD PATH [BODY]: minimal HTTP/1.0 client over bash's
+# /dev/tcp (so curl is not required). Prints the response body; fails on
+# non-2xx, and on no whole response within SECONDS (a server that accepts
+# but never answers must not hang the script).
 http() (
-	method=$1 path=$2 body=${3:-}
+	secs=$1 method=$2 path=$3 body=${4:-}
 	exec 3<>"/dev/tcp/127.0.0.1/$PORT" || exit 1
 	printf '%s %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
 		"$method" "$path" "$PORT" "$(printf %s "$body" | wc -c)" "$body" >&3
-	resp=$(cat <&3) || true
+	# A timeout fails; an error reading past the response (a reset) does not.
+	resp=$(timeout "$secs" cat <&3) || (($? != 124)) || exit 1
 	exec 3<&-
 	status=${resp#* }
 	printf '%s\n' "${resp#*$'\r\n\r\n'}"
 	[[ ${status:0:1} == 2 ]]
 )
 
-healthy() { http GET /api/version >/dev/null 2>&1; }
+healthy() { http 5 GET /api/version >/dev/null 2>&1; }
 
 # PIN is the command prefix that pins the server to SERVESIM_ENGINE_CPUS.
 PIN=()
@@ -131,7 +134,8 @@ cmd_start() {
 		# From here a failed start stops the server it started: no engine is
 		# left running (and reused by the next start) after an error.
 		trap 'rc=$?; ((rc == 0)) || cmd_stop; exit $rc' EXIT
-		for _ in $(seq 1 150); do
+		local deadline=$((SECONDS + 30))
+		while ((SECONDS < deadline)); do
 			healthy && break
 			running || die "ollama serve exited; see $LOG"
 			sleep 0.2
@@ -142,7 +146,7 @@ cmd_start() {
 	(cd "$ENGINE" && "$BIN/ollama" create "$MODEL" -f Modelfile) >>"$LOG" 2>&1 ||
 		die "ollama create failed; see $LOG"
 	# Load the model and run one token so the first real request is warm.
-	http POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||
+	http 300 POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||
 		die "warm-up request failed; see $LOG"
 	trap - EXIT
 	printf "SERVESIM_ENGINE_URL=http://127.0.0.1:%s/v1\nSERVESIM_ENGINE_MODEL=%s\n" "$PORT" "$MODEL"

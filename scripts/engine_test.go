@@ -1,0 +1,145 @@
+package scripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeRepo is a repository root holding engine.sh, a servesim-testmodel
+// that writes nothing, and an installed ollama stand-in; serve is the
+// script `ollama serve` runs (SERVESIM_OLLAMA).
+type fakeRepo struct {
+	root, port string
+}
+
+func newFakeRepo(t *testing.T, serve string) *fakeRepo {
+	t.Helper()
+	root := t.TempDir()
+	script, err := os.ReadFile("engine.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		"scripts/engine.sh":                 string(script),
+		"go.mod":                            "module fake\n\ngo 1.26\n",
+		"cmd/servesim-testmodel/main.go":    "package main\n\nfunc main() {}\n",
+		".cache/bin/ollama":                 "#!/bin/sh\nexit 0\n",
+		".cache/bin/ollama.version":         "0.6.5\n",
+		".cache/fake-serve":                 "#!/bin/sh\n" + serve + "\n",
+		".cache/engine/models/manifests/.k": "",
+	} {
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	return &fakeRepo{root: root, port: port}
+}
+
+// cmd is engine.sh with these arguments, on the repository's port, in its
+// own process group.
+func (r *fakeRepo) cmd(ctx context.Context, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(r.root, "scripts/engine.sh")}, args...)...)
+	c.Env = append(os.Environ(), "SERVESIM_ENGINE_PORT="+r.port, "SERVESIM_OLLAMA="+filepath.Join(r.root, ".cache/fake-serve"))
+	// On the deadline, end the script and whatever it started with it.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	c.WaitDelay = 5 * time.Second
+	return c
+}
+
+func (r *fakeRepo) pidfile() string {
+	return filepath.Join(r.root, ".cache/engine/ollama-"+r.port+".pid")
+}
+
+// statFields returns the fields of /proc/PID/stat from the third (state) on.
+func statFields(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	return strings.Fields(s[strings.LastIndex(s, ") ")+2:]), nil
+}
+
+// alive reports whether process pid exists and has not exited.
+func alive(pid int) bool {
+	f, err := statFields(pid)
+	return err == nil && f[0] != "Z"
+}
+
+// ownServer starts a process standing in for a server that engine.sh
+// started earlier, in its own process group as setsid makes it, and writes
+// the pid file that names it.
+func (r *fakeRepo) ownServer(t *testing.T) *os.Process {
+	t.Helper()
+	c := exec.Command("sleep", "60")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go c.Wait()
+	t.Cleanup(func() { c.Process.Kill() })
+	f, err := statFields(c.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.pidfile(), fmt.Appendf(nil, "%d %s\n", c.Process.Pid, f[19]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return c.Process
+}
+
+// A server that accepts connections but never answers is not healthy: the
+// health check gives up on it instead of waiting forever.
+func TestEngineStatusDoesNotWaitForASilentServer(t *testing.T) {
+	r := newFakeRepo(t, "exit 1")
+	ln, err := net.Listen("tcp", "127.0.0.1:"+r.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	r.ownServer(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := r.cmd(ctx, "status").CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("status still waiting after 30s on a server that never answers: %s", out)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "not running") {
+		t.Errorf("status: %v, %q: want exit status 1, not running", err, out)
+	}
+}
