@@ -126,6 +126,12 @@ cmd_start() {
 		echo "engine.sh: reusing running server (pid $(server_pid))" >&2
 	else
 		healthy && die "port $PORT is already in use by another server"
+		# The server the pid file names no longer answers: stop it, or the new
+		# pid file would hide it from stop while it holds the port.
+		if running; then
+			echo "engine.sh: server (pid $(server_pid)) does not answer; restarting it" >&2
+			cmd_stop
+		fi
 		# setsid: own process group, so stop can end the server and its runner.
 		# nice: on a small shared host the engine under test must not starve
 		# the load generator, or client-side schedule lag measures the engine.

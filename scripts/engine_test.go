@@ -143,3 +143,26 @@ func TestEngineStatusDoesNotWaitForASilentServer(t *testing.T) {
 		t.Errorf("status: %v, %q: want exit status 1, not running", err, out)
 	}
 }
+
+// A server that start launched earlier and that no longer answers is
+// stopped before a new one starts: start does not overwrite its pid file
+// and leave it running where stop cannot find it.
+func TestEngineStartStopsItsServerThatDoesNotAnswer(t *testing.T) {
+	r := newFakeRepo(t, `echo "listen tcp: address already in use" >&2; exit 1`)
+	old := r.ownServer(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := r.cmd(ctx, "start").CombinedOutput()
+	if err == nil {
+		t.Fatalf("start succeeded with a server that cannot listen: %s", out)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for alive(old.Pid) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if alive(old.Pid) {
+		pf, _ := os.ReadFile(r.pidfile())
+		t.Errorf("the earlier server (pid %d) still runs, pid file %q: start said\n%s", old.Pid, pf, out)
+	}
+}
