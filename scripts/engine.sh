@@ -140,6 +140,11 @@ cmd_start() {
 		# From here a failed start stops the server it started: no engine is
 		# left running (and reused by the next start) after an error.
 		trap 'rc=$?; ((rc == 0)) || cmd_stop; exit $rc' EXIT
+		# bash runs the EXIT trap of a script ended by a signal with status 0:
+		# exit with the signal's status, so that an interrupted start stops it too.
+		trap 'exit 129' HUP
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
 		local deadline=$((SECONDS + 30))
 		while ((SECONDS < deadline)); do
 			healthy && break
@@ -154,7 +159,7 @@ cmd_start() {
 	# Load the model and run one token so the first real request is warm.
 	http 300 POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||
 		die "warm-up request failed; see $LOG"
-	trap - EXIT
+	trap - EXIT HUP INT TERM
 	printf "SERVESIM_ENGINE_URL=http://127.0.0.1:%s/v1\nSERVESIM_ENGINE_MODEL=%s\n" "$PORT" "$MODEL"
 }
 

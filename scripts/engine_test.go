@@ -166,3 +166,47 @@ func TestEngineStartStopsItsServerThatDoesNotAnswer(t *testing.T) {
 		t.Errorf("the earlier server (pid %d) still runs, pid file %q: start said\n%s", old.Pid, pf, out)
 	}
 }
+
+// A start ended by a signal (Ctrl-C, a job cancelled) while it waits for
+// the server stops the server it started, as a failed start does.
+func TestEngineStartInterruptedStopsItsServer(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r := newFakeRepo(t, "exec sleep 60") // never answers
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c := r.cmd(ctx, "start")
+			var out strings.Builder
+			c.Stdout, c.Stderr = &out, &out
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			server := 0
+			for deadline := time.Now().Add(20 * time.Second); server == 0 && time.Now().Before(deadline); {
+				time.Sleep(100 * time.Millisecond)
+				var pid int
+				var start string
+				if pf, err := os.ReadFile(r.pidfile()); err == nil {
+					if n, _ := fmt.Sscan(string(pf), &pid, &start); n == 2 {
+						server = pid
+					}
+				}
+			}
+			if server == 0 {
+				c.Process.Kill()
+				c.Wait()
+				t.Fatalf("no server started: %s", out.String())
+			}
+			t.Cleanup(func() { syscall.Kill(-server, syscall.SIGKILL) })
+			syscall.Kill(-c.Process.Pid, sig) // to its process group, as a terminal does
+			c.Wait()
+			deadline := time.Now().Add(15 * time.Second)
+			for alive(server) && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if alive(server) {
+				t.Errorf("server (pid %d) still runs after start ended on %v: %s", server, sig, out.String())
+			}
+		})
+	}
+}
