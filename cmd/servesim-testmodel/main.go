@@ -53,7 +53,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "weight seed")
 	// One engine thread leaves a core to the load generator on a 2-core
 	// machine, so client-side schedule lag measures the client, not contention.
-	threads := flag.Int("threads", 1, "engine CPU threads (Modelfile num_thread)")
+	threads := flag.Int("threads", 1, "engine CPU threads (Modelfile num_thread; 0: the engine decides)")
 	flag.Parse()
 
 	if err := run(*out, cfg, *seed, *threads); err != nil {
@@ -68,6 +68,11 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	}
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	// Ollama takes any num_thread below 1 as unset and runs on every core:
+	// 0 asks for that, a negative count is a mistake.
+	if threads < 0 {
+		return fmt.Errorf("-threads %d: want 0 (the engine decides) or more", threads)
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

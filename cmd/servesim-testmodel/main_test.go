@@ -36,3 +36,18 @@ func TestRunWritesModelAndModelfile(t *testing.T) {
 		t.Errorf("Modelfile %q, %v: want the new one", mf, err)
 	}
 }
+
+// A negative thread count is refused: Ollama would take it as unset and
+// run on every core, the contention the one-thread default avoids.
+func TestRunRefusesNegativeThreads(t *testing.T) {
+	dir := t.TempDir()
+	cfg := gguf.DefaultLlamaConfig()
+	cfg.Layers, cfg.Dim, cfg.Heads, cfg.KVHeads, cfg.FFN, cfg.Vocab = 1, 16, 2, 1, 16, 300
+	err := run(dir, cfg, 1, -1)
+	if err == nil || !strings.Contains(err.Error(), "-threads") {
+		t.Errorf("run with -threads -1: %v, want an error naming -threads", err)
+	}
+	if names := testfs.Names(t, dir); len(names) != 0 {
+		t.Errorf("folder holds %q, want nothing written", names)
+	}
+}
