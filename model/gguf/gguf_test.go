@@ -503,3 +503,22 @@ func TestChatPromptTokens(t *testing.T) {
 		}
 	}
 }
+
+// A size out of range is refused with its name and value, including one
+// too large for the uint32 the file stores it in.
+func TestValidateNamesTheSize(t *testing.T) {
+	for _, tc := range []struct {
+		mod  func(*LlamaConfig)
+		want string
+	}{
+		{func(c *LlamaConfig) { c.FFN = 0 }, "ffn 0"},
+		{func(c *LlamaConfig) { c.KVHeads = -2 }, "kv heads -2"},
+		{func(c *LlamaConfig) { c.Context = 1<<32 + 1 }, "context 4294967297"},
+	} {
+		c := DefaultLlamaConfig()
+		tc.mod(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one naming %q", c, err, tc.want)
+		}
+	}
+}

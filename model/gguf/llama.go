@@ -86,9 +86,16 @@ func DefaultLlamaConfig() LlamaConfig {
 
 // Validate reports whether the configuration describes a loadable model.
 func (c LlamaConfig) Validate() error {
+	// The metadata stores every size as a uint32.
+	for _, size := range []struct {
+		name string
+		v    int
+	}{{"layers", c.Layers}, {"dim", c.Dim}, {"heads", c.Heads}, {"kv heads", c.KVHeads}, {"ffn", c.FFN}, {"context", c.Context}} {
+		if size.v < 1 || int64(size.v) > math.MaxUint32 {
+			return fmt.Errorf("gguf: %s %d: want 1 to %d", size.name, size.v, uint32(math.MaxUint32))
+		}
+	}
 	switch {
-	case c.Layers < 1, c.Dim < 2, c.Heads < 1, c.KVHeads < 1, c.FFN < 1, c.Context < 1:
-		return errors.New("gguf: layers, dim, heads, kv heads, ffn and context must be positive")
 	case c.Dim%c.Heads != 0:
 		return fmt.Errorf("gguf: dim %d not divisible by heads %d", c.Dim, c.Heads)
 	case (c.Dim/c.Heads)%2 != 0:
