@@ -14,9 +14,10 @@ import (
 	"time"
 )
 
-// fakeRepo is a repository root holding engine.sh, a servesim-testmodel
-// that writes nothing, and an installed ollama stand-in; serve is the
-// script `ollama serve` runs (SERVESIM_OLLAMA).
+// fakeRepo is a repository root holding the engine scripts, a
+// servesim-testmodel that writes nothing, and stand-ins for servesim and an
+// installed ollama; serve is the script `ollama serve` runs
+// (SERVESIM_OLLAMA).
 type fakeRepo struct {
 	root, port string
 }
@@ -24,19 +25,23 @@ type fakeRepo struct {
 func newFakeRepo(t *testing.T, serve string) *fakeRepo {
 	t.Helper()
 	root := t.TempDir()
-	script, err := os.ReadFile("engine.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, data := range map[string]string{
-		"scripts/engine.sh":                 string(script),
+	files := map[string]string{
 		"go.mod":                            "module fake\n\ngo 1.26\n",
 		"cmd/servesim-testmodel/main.go":    "package main\n\nfunc main() {}\n",
 		".cache/bin/ollama":                 "#!/bin/sh\nexit 0\n",
 		".cache/bin/ollama.version":         "0.6.5\n",
 		".cache/fake-serve":                 "#!/bin/sh\n" + serve + "\n",
 		".cache/engine/models/manifests/.k": "",
-	} {
+		".cache/bin/servesim":               "#!/bin/sh\nexit 0\n",
+	}
+	for _, name := range []string{"engine.sh", "engine-variance.sh"} {
+		script, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["scripts/"+name] = string(script)
+	}
+	for path, data := range files {
 		p := filepath.Join(root, path)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -57,7 +62,12 @@ func newFakeRepo(t *testing.T, serve string) *fakeRepo {
 // cmd is engine.sh with these arguments, on the repository's port, in its
 // own process group.
 func (r *fakeRepo) cmd(ctx context.Context, args ...string) *exec.Cmd {
-	c := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(r.root, "scripts/engine.sh")}, args...)...)
+	return r.script(ctx, "engine.sh", args...)
+}
+
+// script is one of the scripts with these arguments, as cmd.
+func (r *fakeRepo) script(ctx context.Context, name string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(r.root, "scripts", name)}, args...)...)
 	c.Env = append(os.Environ(), "SERVESIM_ENGINE_PORT="+r.port, "SERVESIM_OLLAMA="+filepath.Join(r.root, ".cache/fake-serve"))
 	// On the deadline, end the script and whatever it started with it.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -208,5 +218,22 @@ func TestEngineStartInterruptedStopsItsServer(t *testing.T) {
 				t.Errorf("server (pid %d) still runs after start ended on %v: %s", server, sig, out.String())
 			}
 		})
+	}
+}
+
+// engine-variance.sh shows why the engine did not start: a failed start
+// does not end it without a word.
+func TestEngineVarianceSaysWhyTheEngineDidNotStart(t *testing.T) {
+	r := newFakeRepo(t, `echo "cannot serve" >&2; exit 1`)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr strings.Builder
+	c := r.script(ctx, "engine-variance.sh", "1")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err == nil {
+		t.Fatalf("engine-variance.sh succeeded without an engine: %s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "engine.sh:") {
+		t.Errorf("stderr %q, want engine.sh's reason", stderr.String())
 	}
 }
