@@ -530,9 +530,10 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	sums, err := replayRecord(ctx, rc, log)
 	written, rowsLeft := replay.Outcome(rc, sums)
 	rep.GPU = gpu.stop(sums, written, rowsLeft)
-	// A replay that never ran wrote no trace (one that failed keeps its
-	// rows under the partial name): name only a trace it wrote.
-	if _, serr := os.Stat(rc.Out); serr == nil && len(sums) > 0 {
+	// A replay that never ran wrote no trace, nor did one that failed (it
+	// keeps its rows under the partial name): name only a trace it wrote,
+	// not an earlier run's file of that name.
+	if written {
 		rep.Trace = rc.Out
 	}
 	if ctx.Err() != nil {
