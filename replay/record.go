@@ -40,7 +40,8 @@ func RunPath(out string, k, n int) string {
 // completion order, to PartialPath(out) while the run goes; when it ends
 // (normally, or interrupted through ctx) the rows are rewritten in input
 // order to out in out's format, atomically, and the partial file is
-// removed. The text model is calibrated once, before the first run, when
+// removed; an interrupt before a run starts ends Record there, that run
+// not begun. The text model is calibrated once, before the first run, when
 // cfg.Text is zero. Progress lines go to log (may be nil). With several
 // runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
 // each later run derives its own from it, so no run repeats another's
@@ -63,6 +64,11 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 	}
 	var sums []*Summary
 	for k := 1; k <= cfg.Repeat; k++ {
+		if err := ctx.Err(); err != nil {
+			// Interrupted before this run started: it measured nothing,
+			// and an empty trace would replace an earlier one of its name.
+			return sums, err
+		}
 		rc := cfg
 		if cfg.Salt != 0 && k > 1 {
 			// Run k's own prompts, still reproducible: prompts run 1 sent
