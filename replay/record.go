@@ -195,6 +195,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		w.Abort()
 		if s == nil || len(order) == 0 {
 			os.Remove(partial) // nothing was written
+		} else if _, err := os.Lstat(partial); err == nil {
+			// Said now: else the file turns up only when the next run
+			// refuses to start beside it.
+			runErr = fmt.Errorf("%w (the rows written so far stay in %s)", runErr, partial)
 		}
 		return s, runErr
 	}
