@@ -2,9 +2,14 @@ package replay
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // A run in which no request succeeded measured no latency: its empty
@@ -38,5 +43,38 @@ func TestSpreadLeavesOutUnmeasuredRuns(t *testing.T) {
 	PrintSpread(&b, Spread([]*Summary{ok, failed, ok2}))
 	if strings.Contains(b.String(), "TPOT") {
 		t.Errorf("spread prints an unmeasured metric:\n%s", b.String())
+	}
+}
+
+// A run interrupted before it sent a request measured neither throughput
+// nor failures: the spread leaves it out rather than count it as 0.
+func TestSpreadLeavesOutARunThatSentNothing(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	in := rows(3, time.Millisecond, 30, 2)
+	for _, r := range in {
+		r.Arrival += int64(300 * time.Millisecond) // the first send is due 0.3 s into each run
+	}
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", in)
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	cfg.Repeat = 2
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sums, err := Record(ctx, cfg, &cancelOn{want: "run 2:", cancel: cancel})
+	if !errors.Is(err, context.Canceled) || len(sums) != 2 || sums[1].Sent != 0 {
+		t.Fatalf("want run 2 interrupted before its first send, got %v, %d summaries", err, len(sums))
+	}
+	rows := map[string]SpreadRow{}
+	for _, r := range Spread(sums) {
+		rows[r.Metric] = r
+	}
+	one := sums[0]
+	if r := rows["throughput"]; r.Min != one.RequestsPerSec || r.Max != one.RequestsPerSec {
+		t.Errorf("throughput spread %+v, want run 1's %v alone", r, one.RequestsPerSec)
+	}
+	if r := rows["output tokens"]; r.Min != one.OutputTokensPerSec {
+		t.Errorf("output tokens spread %+v, want run 1's %v alone", r, one.OutputTokensPerSec)
 	}
 }

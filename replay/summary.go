@@ -237,7 +237,8 @@ type SpreadRow struct {
 
 // Spread returns the min/mean/max over runs of the key metrics. A latency
 // a run did not measure (no successful request) is left out of that
-// metric's figures, and a metric no run measured gets no row.
+// metric's figures, as is every figure of a run that sent no request
+// (interrupted first), and a metric no run measured gets no row.
 func Spread(runs []*Summary) []SpreadRow {
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 	p50 := func(l Latency) time.Duration { return l.P50 }
@@ -250,15 +251,16 @@ func Spread(runs []*Summary) []SpreadRow {
 	type metric struct {
 		name, unit string
 		get        func(*Summary) float64
-		has        func(*Summary) bool // nil: every run measured it
+		has        func(*Summary) bool // whether a run measured it
 	}
+	sent := func(s *Summary) bool { return s.Sent > 0 }
 	latMetric := func(name string, l func(*Summary) Latency, p func(Latency) time.Duration) metric {
 		return metric{name, "ms", func(s *Summary) float64 { return ms(p(l(s))) }, func(s *Summary) bool { return l(s).N > 0 }}
 	}
 	metrics := []metric{
-		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }, nil},
-		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }, nil},
-		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }, nil}, // only with an SLO
+		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }, sent},
+		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }, sent},
+		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }, sent}, // only with an SLO
 		latMetric("TTFT p50", ttft, p50),
 		latMetric("TTFT p99", ttft, p99),
 		latMetric("TPOT p50", tpot, p50),
@@ -267,7 +269,7 @@ func Spread(runs []*Summary) []SpreadRow {
 		latMetric("E2E p50", e2e, p50),
 		latMetric("E2E p99", e2e, p99),
 		latMetric("schedule lag p99", lag, p99),
-		{"failed", "count", func(s *Summary) float64 { return float64(s.Failed) }, nil},
+		{"failed", "count", func(s *Summary) float64 { return float64(s.Failed) }, sent},
 	}
 	var out []SpreadRow
 	for _, m := range metrics {
@@ -281,7 +283,7 @@ func Spread(runs []*Summary) []SpreadRow {
 		var sum float64
 		n := 0
 		for _, s := range runs {
-			if m.has != nil && !m.has(s) {
+			if !m.has(s) {
 				continue
 			}
 			v := m.get(s)
