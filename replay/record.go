@@ -222,12 +222,36 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 // OutputMeta is the metadata of a run's output: the input's, with Source
 // "live", the model, the block size the prompts were built with, and the
 // run's settings under Extra "replay.*" (the base URL without any user
-// info, query or fragment; never the key).
+// info, query or fragment; never the key). What describes how the input
+// was run (its engine, device and batching, a recording's proxy.* and
+// replay.* notes, a simulation's plan) is kept under input_ names, as
+// simulate keeps it: this run ran none of it.
 func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	m := in
 	m.Extra = map[string]string{}
+	inputRun := func(k string) bool {
+		return strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(inputRunKeys, k)
+	}
 	for k, v := range in.Extra {
-		m.Extra[k] = v
+		if !inputRun(k) {
+			m.Extra[k] = v
+		}
+	}
+	// After the others: the input's input_ keys are of an earlier run.
+	for k, v := range in.Extra {
+		if inputRun(k) {
+			m.Extra["input_"+k] = v
+		}
+	}
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device},
+		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion}} {
+		if *f.v != "" {
+			m.Extra["input_"+f.key] = *f.v
+			*f.v = ""
+		}
 	}
 	m.Checksums = map[string]string{}
 	for k, v := range in.Checksums {
@@ -269,6 +293,10 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	}
 	return m
 }
+
+// inputRunKeys are the Extra keys of a simulated input that describe its
+// run: the plan, step model and closed loop it was simulated with.
+var inputRunKeys = []string{"plan", "step_model", "closed_loop", "closed_loop_gap"}
 
 // maxTokensNote says what max_tokens each request was sent.
 func maxTokensNote(limit int) string {
