@@ -157,11 +157,15 @@ func stalePartial(path string) string {
 }
 
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {
-	in, err := traces.Open(cfg.Trace)
+	f, err := traces.Open(cfg.Trace)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close()
+	defer f.Close()
+	// Rows are recorded in input order: a row whose arrival goes back in
+	// time stops the run as a bad row does, else the recording would be
+	// one that simulate, trace slice and trace stats refuse.
+	in := traces.CheckOrder(f, cfg.Trace)
 	meta := OutputMeta(in.Meta(), cfg, k)
 	partial := PartialPath(out)
 	if _, err := os.Lstat(partial); err == nil {
