@@ -472,9 +472,17 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 	if ps == nil {
 		return
 	}
-	if d := profileMismatch(ps.prof, r); d != "" && !ps.warned[d] {
-		ps.warned[d] = true
-		fmt.Fprintf(warn, "simulate: warning: %s was measured at %s; its step model may not hold\n", ps.path, d)
+	// By difference, not by plan: a precision all plans differ in is one
+	// warning, however their other keys differ.
+	var fresh []string
+	for _, d := range profileMismatch(ps.prof, r) {
+		if !ps.warned[d] {
+			ps.warned[d] = true
+			fresh = append(fresh, d)
+		}
+	}
+	if len(fresh) > 0 {
+		fmt.Fprintf(warn, "simulate: warning: %s was measured at %s; its step model may not hold\n", ps.path, strings.Join(fresh, "; "))
 	}
 	if r.KVSource != "" {
 		ps.raised++
@@ -486,9 +494,9 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 // profileMismatch says how a plan differs from its profile's measured
 // configuration other than by device: precision, tensor parallelism, or
 // the model (compared loosely: a profile names the model as served, which
-// need not be the catalog's name). "" when nothing differs or the profile
-// does not say.
-func profileMismatch(p *calibrate.Profile, r *plan.Resolved) string {
+// need not be the catalog's name), one entry per difference; none when
+// nothing differs or the profile does not say.
+func profileMismatch(p *calibrate.Profile, r *plan.Resolved) []string {
 	var diff []string
 	if got, err := model.ParsePrecision(p.Precision); err == nil && p.Precision != "" {
 		if want, err := model.ParsePrecision(r.Plan.Model.Precision); err == nil && got != want {
@@ -502,7 +510,7 @@ func profileMismatch(p *calibrate.Profile, r *plan.Resolved) string {
 	if served != "" && !strings.Contains(served, strings.ToLower(r.Plan.Model.Name)) && !strings.EqualFold(p.Model, r.Plan.Model.WeightVersion) {
 		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, r.Plan.Model.Name))
 	}
-	return strings.Join(diff, "; ")
+	return diff
 }
 
 // simulateClosed is plan.Resolved.Simulate with a closed loop of clients
