@@ -27,12 +27,14 @@ type Resolved struct {
 // calibration profile's kv section). The tokens it saw held at once are a
 // lower bound on the capacity (the engine may have run out of sequence
 // slots first), so they replace a smaller catalog figure but never a
-// larger one.
+// larger one, and only for a plan of at least the devices they were
+// measured on: fewer devices have less memory to hold them.
 type MeasuredKV struct {
 	Source    string // what measured it, for messages: "profile p.json"
 	Tokens    int64  // tokens held at once
 	Blocks    int64  // the same in blocks of BlockSize; 0 when not known
 	BlockSize int
+	Devices   int // the tensor-parallel degree it was measured at; 0 when not known
 }
 
 // blocks is the measured capacity in blocks of bs tokens.
@@ -52,7 +54,8 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 }
 
 // ResolveMeasured is Resolve with the KV capacity kv measured (nil: none),
-// which replaces the catalog's where it is larger. The KV cache is checked
+// which replaces the catalog's where it is larger and the plan has at
+// least kv's devices. The KV cache is checked
 // as the simulation will use it: it must hold one max_model_len sequence,
 // as vLLM requires to start, and for a static policy a 1-token prompt plus
 // max_new_tokens; an error says which capacity it judged.
@@ -100,7 +103,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
 	}
 	r := &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Prices: p.Prices(), CatalogKVBlocks: capa.KVBlocks}
-	if kv != nil && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) {
+	if kv != nil && p.Device.Count >= kv.Devices && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) {
 		r.raiseKV(int(kv.blocks(mem.BlockSize)), kv.Source)
 	}
 	if err := r.checkKV(); err != nil {

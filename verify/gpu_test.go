@@ -119,3 +119,31 @@ func TestProfileKVOnlyRaises(t *testing.T) {
 		t.Errorf("raised to %d blocks: max tokens %d, %d sequences at max length; want them derived from the blocks", c.KVBlocks, c.MaxTokens, c.MaxConcurrentAtMaxLen)
 	}
 }
+
+// The tokens a profile saw held at once on N tensor-parallel devices are
+// no lower bound on the cache of fewer devices, whose memory is smaller:
+// they raise only plans of at least N devices.
+func TestProfileKVOfMoreDevicesLeavesFewer(t *testing.T) {
+	resolve := func(devices int, prof *calibrate.Profile) *plan.Resolved {
+		t.Helper()
+		p, err := plan.Parse([]byte(fmt.Sprintf(tinyPlan, 4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Device.Count = devices
+		r, err := p.ResolveMeasured(model.DefaultCatalog(), ProfileKV(prof, "p.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	one, two := resolve(1, nil).Capacity.KVBlocks, resolve(2, nil).Capacity.KVBlocks
+	// More than the catalog gives two devices, measured on two.
+	prof := &calibrate.Profile{TensorParallel: 2, BlockSize: 16, KV: &calibrate.KVCapacity{MaxConcurrentTokens: int64(two+100) * 16}}
+	if r := resolve(1, prof); r.Capacity.KVBlocks != one || r.KVSource != "" {
+		t.Errorf("1 device with a profile of 2: %d KV blocks (source %q), want the catalog's %d", r.Capacity.KVBlocks, r.KVSource, one)
+	}
+	if r := resolve(2, prof); r.Capacity.KVBlocks != two+100 || r.KVSource != "profile p.json" {
+		t.Errorf("2 devices with a profile of 2: %d KV blocks (source %q), want the profile's %d", r.Capacity.KVBlocks, r.KVSource, two+100)
+	}
+}

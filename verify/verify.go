@@ -747,7 +747,8 @@ func ProfileKV(p *calibrate.Profile, path string) *plan.MeasuredKV {
 	if p == nil || p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
 		return nil
 	}
-	return &plan.MeasuredKV{Source: "profile " + path, Tokens: p.KV.MaxConcurrentTokens, Blocks: p.KV.Blocks, BlockSize: p.BlockSize}
+	return &plan.MeasuredKV{Source: "profile " + path, Tokens: p.KV.MaxConcurrentTokens, Blocks: p.KV.Blocks, BlockSize: p.BlockSize,
+		Devices: p.TensorParallel}
 }
 
 // KnobsOf are the template fields of a candidate's plan.
