@@ -310,8 +310,12 @@ func newEngine(cfg *Config, meta traces.Meta, out *rowOrder) *engine {
 	}
 	if a, ok := cfg.Step.(Admitter); ok {
 		ad := a.Admission()
-		e.admitDelay = int64(math.Round(ad.Delay * 1e9))
 		e.lock = ad.Lock && cfg.Policy.Name == Continuous
+		delay := ad.Delay
+		if ad.Lock && !e.lock {
+			delay = ad.UnlockedDelay
+		}
+		e.admitDelay = int64(math.Round(delay * 1e9))
 		e.slotsFree = cfg.Policy.MaxNumSeqs
 	}
 	if rt, ok := cfg.Step.(ResidentTimer); ok && rt.UsesResident() && cfg.Slots > 0 {

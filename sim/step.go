@@ -98,6 +98,12 @@ type Admission struct {
 	// vLLM-like engines take it in the next step. Lock applies to the
 	// continuous policy, whose MaxNumSeqs are the slots.
 	Lock bool
+	// UnlockedDelay, with Lock, is the Delay of a policy the lock does
+	// not apply to (the static ones, which hold waiting requests
+	// themselves): until the request reaches a scheduler that takes it
+	// in the next step, a step longer than Delay under the lock, where a
+	// request is passed over once. At most MaxAdmissionDelay.
+	UnlockedDelay float64
 }
 
 // Linear is the calibrated step-time model:
@@ -175,13 +181,16 @@ func (l Linear) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Cq", l.Cq}, {"Admit.Delay", l.Admit.Delay}} {
+	}{{"C0", l.C0}, {"Cp", l.Cp}, {"Ca", l.Ca}, {"Cd", l.Cd}, {"Ck", l.Ck}, {"Crp", l.Crp}, {"Crd", l.Crd}, {"Cr", l.Cr}, {"Cq", l.Cq}, {"Admit.Delay", l.Admit.Delay}, {"Admit.UnlockedDelay", l.Admit.UnlockedDelay}} {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) {
 			return fmt.Errorf("sim: Linear.%s = %v: want a finite number ≥ 0", c.name, c.v)
 		}
 	}
 	if l.Admit.Delay > MaxAdmissionDelay {
 		return fmt.Errorf("sim: Linear.Admit.Delay = %v s: want at most %v s", l.Admit.Delay, MaxAdmissionDelay)
+	}
+	if l.Admit.UnlockedDelay > MaxAdmissionDelay {
+		return fmt.Errorf("sim: Linear.Admit.UnlockedDelay = %v s: want at most %v s", l.Admit.UnlockedDelay, MaxAdmissionDelay)
 	}
 	if err := l.Dense.Validate(); err != nil {
 		return err

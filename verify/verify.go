@@ -726,8 +726,9 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 		lin.Admit = sim.Admission{Delay: a.Delay}
 		admit = fmt.Sprintf(", admission %.1f ms", a.Delay*1e3)
 		if a.Lock {
-			lin.Admit = sim.Admission{Delay: a.Latency, Lock: true}
-			admit = fmt.Sprintf(", admission under the step loop's lock after %.1f ms", a.Latency*1e3)
+			// The static policies run no step loop's lock: delay_s is theirs.
+			lin.Admit = sim.Admission{Delay: a.Latency, Lock: true, UnlockedDelay: a.Delay}
+			admit = fmt.Sprintf(", admission under the step loop's lock after %.1f ms, %.1f ms for the static policies", a.Latency*1e3, a.Delay*1e3)
 		}
 	}
 	if err := lin.Validate(); err != nil {
