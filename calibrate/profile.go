@@ -17,6 +17,7 @@ import (
 
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/sim"
 )
 
 // ProfileVersion is the schema version Save writes and LoadProfile accepts.
@@ -204,6 +205,18 @@ func (p *Profile) Validate() error {
 	if ad := p.Admission; ad != nil && (!(ad.Delay >= 0) || !finite(ad.Delay) || !(ad.P10 >= 0) || !(ad.P90 >= ad.P10) || !finite(ad.P90) || ad.N < 1 ||
 		!(ad.Latency >= 0) || !finite(ad.Latency) || !(ad.SlotSteps >= 0) || !finite(ad.SlotSteps) || ad.NSlot < 0) {
 		add("admission: delay_s, latency_s, slot_steps and p10_s ≤ p90_s must be finite and ≥ 0, n ≥ 1, n_slot ≥ 0 (got %+v)", *ad)
+	}
+	// The simulator takes no longer delay; it would refuse the profile
+	// naming its own fields, not these.
+	if ad := p.Admission; ad != nil {
+		for _, d := range []struct {
+			key string
+			v   float64
+		}{{"delay_s", ad.Delay}, {"latency_s", ad.Latency}} {
+			if d.v > sim.MaxAdmissionDelay {
+				add("admission.%s = %g: want ≤ %g s", d.key, d.v, sim.MaxAdmissionDelay)
+			}
+		}
 	}
 	if p.CreatedAt.IsZero() {
 		add("created_at is missing")

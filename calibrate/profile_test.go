@@ -113,6 +113,8 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"negative slots", `"sha256": "` + strings.Repeat("ab", 32) + `"`, `"sha256": "` + strings.Repeat("ab", 32) + `", "kind": "verify", "slots": -2`, `traces[0].slots = -2`},
 		{"negative admission delay", `"delay_s": 0.004`, `"delay_s": -0.004`, `admission: delay_s`},
 		{"admission without probes", `"n": 14`, `"n": 0`, `admission: delay_s`},
+		{"admission delay past the simulator's", `"delay_s": 0.004`, `"delay_s": 5000`, `admission.delay_s = 5000: want ≤ 3600`},
+		{"admission latency past the simulator's", `"latency_s": 0.0015`, `"latency_s": 5000`, `admission.latency_s = 5000: want ≤ 3600`},
 		{"trailing data", "}\n", "}\n{}", `trailing data`},
 		{"method window", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 0, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4},`, `method.window = 0`},
 		{"method folds", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 1},`, `method.held_out_folds = 1`},
