@@ -224,15 +224,16 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	// Metric error after: re-simulate each measured candidate with the
 	// refitted profile, and with the parent's at the speed its engine
 	// decoded at.
-	after, err := resimulate(ctx, res, opt, "refit", func(CandidateResult) (*calibrate.Profile, string) { return np, ro.Out })
+	after, err := resimulate(ctx, res, opt, "refit", func(CandidateResult) (*calibrate.Profile, string, string) { return np, ro.Out, "" })
 	if err != nil {
 		return rr, err
 	}
 	rr.MetricErrorAfter = MedianAbsErrors(after)
-	atSpeed, err := resimulate(ctx, res, opt, "speed", func(c CandidateResult) (*calibrate.Profile, string) {
+	atSpeed, err := resimulate(ctx, res, opt, "speed", func(c CandidateResult) (*calibrate.Profile, string, string) {
 		p := *parent
-		p.Step = parent.Step.Scaled(decodeSlowdown(rr.StepBiasBefore, c.Rank))
-		return &p, opt.ProfilePath
+		f := decodeSlowdown(rr.StepBiasBefore, c.Rank)
+		p.Step = parent.Step.Scaled(f)
+		return &p, opt.ProfilePath, fmt.Sprintf("; its step times ×%.3f, its engine's decode speed", f)
 	})
 	if err != nil {
 		return rr, err
@@ -242,9 +243,11 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 }
 
 // resimulate predicts each measured candidate of res again with the
-// profile that profileOf gives it, writing OUT/rankNN.SUFFIX.sim.parquet,
-// and compares the predictions with the measurements.
-func resimulate(ctx context.Context, res *Result, opt Options, suffix string, profileOf func(CandidateResult) (*calibrate.Profile, string)) ([]CandidateResult, error) {
+// profile that profileOf gives it (with its path and what was changed in
+// it, for the step model's description), writing
+// OUT/rankNN.SUFFIX.sim.parquet, and compares the predictions with the
+// measurements.
+func resimulate(ctx context.Context, res *Result, opt Options, suffix string, profileOf func(CandidateResult) (*calibrate.Profile, string, string)) ([]CandidateResult, error) {
 	// By rank, which is unique (parseCandidates, Result.check); two
 	// candidates may share an index.
 	plans := map[int64]string{}
@@ -256,11 +259,12 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		if c.Status != StatusOK {
 			continue
 		}
-		prof, path := profileOf(c)
+		prof, path, changed := profileOf(c)
 		step, desc, err := StepModel(prof, path)
 		if err != nil {
 			return nil, err
 		}
+		desc += changed
 		p, err := plan.Parse([]byte(plans[c.Rank]))
 		if err != nil {
 			return nil, err

@@ -419,10 +419,18 @@ func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 	if b, a := rr.MetricErrorBefore["tpot_mean_s"], rr.MetricErrorAtSpeed["tpot_mean_s"]; !(b > 0.3) || !(a < 0.1) {
 		t.Errorf("mean TPOT error %.3f with the parent, %.3f at the measured speed; want over 0.3, then under 0.1", b, a)
 	}
+	// Its prediction says it ran the parent's step times scaled, not the
+	// parent's own.
 	for _, c := range res.Candidates {
-		if _, err := os.Stat(filepath.Join(dir, "out", fmt.Sprintf("rank%02d.speed.sim.parquet", c.Rank))); err != nil {
+		in, err := traces.Open(filepath.Join(dir, "out", fmt.Sprintf("rank%02d.speed.sim.parquet", c.Rank)))
+		if err != nil {
 			t.Error(err)
+			continue
 		}
+		if sm := in.Meta().Extra["step_model"]; !strings.Contains(sm, "step times ×") {
+			t.Errorf("rank %d at its engine's speed: step_model %q, want it to say the profile's step times were scaled", c.Rank, sm)
+		}
+		in.Close()
 	}
 }
 
