@@ -260,6 +260,9 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	}
 	if c.Resample != nil {
 		m.Set("lengths", "resample("+c.Resample.Source+")")
+		for f, sum := range c.Resample.Checksums {
+			m.SetChecksum(f, sum)
+		}
 	} else {
 		if c.PromptLengths == nil {
 			m.Set("prompt", c.Prompt.String())
@@ -443,9 +446,10 @@ func gammaDraw(rng *rand.Rand, k float64) float64 {
 // Empirical is the joint distribution of (prompt, output) lengths of a
 // trace, for resampling. It holds one entry per distinct pair.
 type Empirical struct {
-	Source string
-	pairs  [][2]int32
-	cum    []uint64 // cumulative counts, parallel to pairs
+	Source    string
+	Checksums map[string]string // the source's input files, recorded in the synthetic trace's Meta
+	pairs     [][2]int32
+	cum       []uint64 // cumulative counts, parallel to pairs
 }
 
 // NewEmpirical reads r to the end (without closing it) and keeps the
@@ -462,7 +466,8 @@ func NewEmpirical(r Reader) (*Empirical, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	e := &Empirical{Source: r.Meta().Source}
+	src := r.Meta()
+	e := &Empirical{Source: src.Source, Checksums: src.Clone().Checksums}
 	for p := range counts {
 		e.pairs = append(e.pairs, p)
 	}

@@ -129,3 +129,23 @@ func TestParseLengthSpecTokenCounts(t *testing.T) {
 		}
 	}
 }
+
+// A resampled trace names the file its lengths came from by checksum, as
+// every other derived trace does: the source's name alone ("synthetic")
+// does not say which trace it was.
+func TestSynthResampleRecordsSourceChecksum(t *testing.T) {
+	q := &Request{}
+	q.Reset()
+	q.PromptTokens, q.OutputTokens = 10, 1
+	src := &sliceReader{meta: Meta{Source: "synthetic", Checksums: map[string]string{"prod.parquet": "sha256:ab12"}}, rows: []*Request{q}}
+	e, err := NewEmpirical(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultSynthConfig()
+	c.Requests, c.Resample = 2, e
+	m, _ := synthAll(t, c)
+	if got := m.Checksums["prod.parquet"]; got != "sha256:ab12" {
+		t.Errorf("meta %+v: checksum of prod.parquet %q, want sha256:ab12", m, got)
+	}
+}
