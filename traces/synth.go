@@ -148,11 +148,45 @@ func (c *SynthConfig) Validate() error {
 		if c.BlockSize <= 0 {
 			errs = append(errs, fieldErr("BlockSize", "must be > 0 with prefix groups, got %d", c.BlockSize))
 		}
+		// The prefix is added to each drawn prompt; past the bound, Import
+		// would refuse the trace written.
+		if n := c.longestDrawnPrompt(); c.PrefixTokens > 0 && int64(n)+int64(c.PrefixTokens) > DefaultMaxTokens {
+			errs = append(errs, fieldErr("PrefixTokens", "%d prefix tokens on prompts of up to %d make prompts past %d tokens", c.PrefixTokens, n, DefaultMaxTokens))
+		}
 	}
 	if c.BlockSize < 0 {
 		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
 	}
 	return errors.Join(errs...)
+}
+
+// longestDrawnPrompt is the most tokens a prompt can be drawn with,
+// before the shared prefix is added; for a lognormal without a max, its
+// min (draws are clamped below the bound, prefix included).
+func (c *SynthConfig) longestDrawnPrompt() int32 {
+	switch {
+	case c.Resample != nil:
+		var n int32
+		for _, p := range c.Resample.pairs {
+			n = max(n, p[0])
+		}
+		return n
+	case c.PromptLengths != nil:
+		var n int32
+		for _, l := range c.PromptLengths {
+			n = max(n, l)
+		}
+		return n
+	}
+	switch l := c.Prompt; l.Kind {
+	case LengthFixed:
+		return l.Value
+	case LengthUniform:
+		return l.Max
+	case LengthLognormal:
+		return max(l.Min, l.Max)
+	}
+	return 0
 }
 
 // rows is the number of rows c makes, warm-up included, and the field
@@ -244,6 +278,10 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		return nil, err
 	}
 	total, _, _ := c.rows()
+	var prefix int32
+	if c.PrefixGroups > 0 {
+		prefix = c.PrefixTokens
+	}
 	m := Meta{Source: "synthetic", BlockSize: c.BlockSize}
 	m.Set("seed", strconv.FormatUint(c.Seed, 10))
 	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)
@@ -282,8 +320,8 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		outs:   newStream(c.Seed, "synth.lengths.output"),
 		groups: newStream(c.Seed, "synth.groups"),
 		salt:   mix64(c.Seed ^ streamSeed("synth.hashes")),
-		prompt: newLengthDist(c.Prompt),
-		output: newLengthDist(c.Output),
+		prompt: newLengthDist(c.Prompt, prefix),
+		output: newLengthDist(c.Output, 0),
 	}
 	g.cur.Reset()
 	return g, nil
@@ -401,10 +439,11 @@ type lengthDist struct {
 	mu, sigma, lo, hi float64
 }
 
-func newLengthDist(l LengthSpec) lengthDist {
+// newLengthDist leaves room for prefix tokens added to each draw.
+func newLengthDist(l LengthSpec, prefix int32) lengthDist {
 	s2 := math.Log1p(l.CV * l.CV)
 	d := lengthDist{LengthSpec: l, mu: math.Log(l.Mean) - s2/2, sigma: math.Sqrt(s2)}
-	d.lo, d.hi = math.Max(1, float64(l.Min)), float64(DefaultMaxTokens)
+	d.lo, d.hi = math.Max(1, float64(l.Min)), float64(DefaultMaxTokens-max(prefix, 0))
 	if l.Max > 0 {
 		d.hi = float64(l.Max)
 	}

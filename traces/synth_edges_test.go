@@ -149,3 +149,46 @@ func TestSynthResampleRecordsSourceChecksum(t *testing.T) {
 		t.Errorf("meta %+v: checksum of prod.parquet %q, want sha256:ab12", m, got)
 	}
 }
+
+// The shared prefix is added to each drawn prompt: a sum past the token
+// bound would make a trace that Import refuses to read back ("larger is
+// absurd"), so it is refused naming PrefixTokens; a lognormal without a
+// max stays within the bound, prefix included.
+func TestSynthPrefixPlusPromptWithinBound(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*SynthConfig)
+	}{
+		{"fixed", func(c *SynthConfig) { c.Prompt = LengthSpec{Kind: LengthFixed, Value: 6_000_000} }},
+		{"uniform", func(c *SynthConfig) { c.Prompt = LengthSpec{Kind: LengthUniform, Min: 1, Max: 6_000_000} }},
+		{"lognormal max", func(c *SynthConfig) {
+			c.Prompt = LengthSpec{Kind: LengthLognormal, Mean: 5_000_000, CV: 0.1, Max: 6_000_000}
+		}},
+		{"lognormal min", func(c *SynthConfig) {
+			c.Prompt = LengthSpec{Kind: LengthLognormal, Mean: 5_000_000, CV: 0.1, Min: 6_000_000}
+		}},
+		{"matrix", func(c *SynthConfig) { c.PromptLengths = []int32{10, 6_000_000} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultSynthConfig()
+			c.Requests = 1
+			c.PrefixGroups, c.PrefixTokens, c.BlockSize = 2, 5_000_000, 1_000_000
+			tc.mod(&c)
+			var fe *FieldError
+			if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "PrefixTokens" {
+				_, rows := synthAll(t, c)
+				t.Errorf("Validate = %v, want a FieldError for PrefixTokens; made a %d-token prompt", err, rows[len(rows)-1].PromptTokens)
+			}
+		})
+	}
+	c := DefaultSynthConfig()
+	c.Requests = 2000
+	c.PrefixGroups, c.PrefixTokens, c.BlockSize = 2, 5_000_000, 1_000_000
+	c.Prompt = LengthSpec{Kind: LengthLognormal, Mean: 4_000_000, CV: 1}
+	_, rows := synthAll(t, c)
+	for _, r := range rows {
+		if r.PromptTokens > DefaultMaxTokens {
+			t.Fatalf("lognormal with a prefix made a %d-token prompt, past %d", r.PromptTokens, DefaultMaxTokens)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func FuzzParseLengthSpec(f *testing.F) {
 		if back, err := ParseLengthSpec(text); err != nil || back != l {
 			t.Fatalf("ParseLengthSpec(%q) = %+v, written %q, read back %+v, %v", in, l, text, back, err)
 		}
-		d := newLengthDist(l)
+		d := newLengthDist(l, 0)
 		rng := rand.New(rand.NewPCG(uint64(len(in)), 1))
 		for range 64 {
 			if v := d.draw(rng); v < lo || v > hi {
