@@ -34,7 +34,9 @@ type ArrivalSpec struct {
 }
 
 // LengthSpec is a token-length distribution. Lengths are at least 1 for
-// lognormal draws; Max = 0 means no upper clamp.
+// lognormal draws; Max = 0 means no upper clamp. Mean and CV are the
+// lognormal's before rounding and clamping: a clamp that cuts into it
+// moves the mean and CV of what is drawn.
 type LengthSpec struct {
 	Kind     string
 	Value    int32
