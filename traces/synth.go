@@ -114,6 +114,9 @@ func (c *SynthConfig) Validate() error {
 		if c.Repeats < 1 {
 			errs = append(errs, fieldErr("Repeats", "must be >= 1 with prompt lengths, got %d", c.Repeats))
 		}
+		if len(c.PromptLengths) == 0 { // warm-up rows take the first length
+			errs = append(errs, fieldErr("PromptLengths", "want at least one length (nil: no matrix), got none"))
+		}
 		for _, l := range c.PromptLengths {
 			if l < 0 || l > DefaultMaxTokens {
 				errs = append(errs, fieldErr("PromptLengths", "%d is outside [0, %d]", l, DefaultMaxTokens))

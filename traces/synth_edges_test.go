@@ -192,3 +192,14 @@ func TestSynthPrefixPlusPromptWithinBound(t *testing.T) {
 		}
 	}
 }
+
+// An empty prompt matrix has no length for its warm-up rows: it is
+// refused naming PromptLengths, not a panic at the first row.
+func TestSynthEmptyMatrixRefused(t *testing.T) {
+	c := DefaultSynthConfig()
+	c.PromptLengths, c.Warmup = []int32{}, 1
+	var fe *FieldError
+	if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "PromptLengths" {
+		t.Errorf("Validate = %v, want a FieldError for PromptLengths", err)
+	}
+}
