@@ -214,7 +214,8 @@ func (c *sloCounter) Write(r *traces.Request) error {
 		c.vE2E++
 		ok = false
 	}
-	if n := int64(r.UsageOutput); c.tpot > 0 && n >= 2 && r.LastToken-r.FirstToken > c.tpot*(n-1) {
+	// d > tpot·(n−1), without the product that a lenient limit overflows
+	if n, d := int64(r.UsageOutput), r.LastToken-r.FirstToken; c.tpot > 0 && n >= 2 && d > 0 && (d-1)/(n-1) >= c.tpot {
 		c.vTPOT++
 		ok = false
 	}
