@@ -174,7 +174,15 @@ func simOutput(out, maxNew int32) int32 {
 	return out
 }
 
-func msToNs(ms float64) int64 { return int64(math.Round(ms * 1e6)) }
+// msToNs converts a limit; one past int64 nanoseconds saturates (a
+// converted overflow would read as unset, or negative).
+func msToNs(ms float64) int64 {
+	ns := math.Round(ms * 1e6)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(ns)
+}
 
 // allowed is how many of n values may exceed a limit with P99 within it.
 // With no values (no request has the two output tokens TPOT needs) there

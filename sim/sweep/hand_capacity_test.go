@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/sim"
@@ -64,5 +65,29 @@ func TestHugeTPOTLimitHolds(t *testing.T) {
 	}
 	if !p.ok || p.good != 10 {
 		t.Errorf("TPOT P99 %g s under a limit of 1e7 s: ok %v, %d of 10 requests good", p.sum.TPOT.P99, p.ok, p.good)
+	}
+}
+
+// A limit past int64 nanoseconds is a lenient limit, not an unset one: a
+// rejected request still breaks it.
+func TestHugeTTFTLimitStillCountsRejections(t *testing.T) {
+	tr := handTrace(10, 1)
+	tr.Reqs[3].PromptTokens = 100000 // over max_model_len: rejected
+	ev := handEvaluator(t, "[slo]\nttft_p99_ms = 1e13\n", 0.01, tr)
+	p, err := ev.run(context.Background(), 1, false)
+	if err != nil || !p.complete() {
+		t.Fatal(err)
+	}
+	if p.ok || p.sum.Rejected != 1 {
+		t.Errorf("1 of 10 requests rejected (%d), P99 TTFT infinite: ok %v, want false", p.sum.Rejected, p.ok)
+	}
+}
+
+// A limit under a nanosecond, which the simulator's clock cannot resolve,
+// is refused rather than read as unset.
+func TestSubNanosecondLimitRefused(t *testing.T) {
+	_, _, err := writeSpec(t, `base = "base.toml"`+"\n[slo]\nttft_p99_ms = 1e-7\n")
+	if err == nil || !strings.Contains(err.Error(), "slo.ttft_p99_ms") {
+		t.Fatalf("err = %v, want one naming slo.ttft_p99_ms", err)
 	}
 }

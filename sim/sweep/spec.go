@@ -426,6 +426,9 @@ func checkSLO(slo SLO, md toml.MetaData) error {
 		if !(l.v > 0) || math.IsInf(l.v, 0) {
 			return fmt.Errorf("slo.%s: must be a finite number of ms > 0, got %g", l.key, l.v)
 		}
+		if msToNs(l.v) == 0 { // the simulator's clock counts whole ns; 0 would be unset
+			return fmt.Errorf("slo.%s: %g ms is under the simulator's 1 ns resolution: give at least 1e-06", l.key, l.v)
+		}
 	}
 	if md.IsDefined("slo", "goodput_min") {
 		set++
