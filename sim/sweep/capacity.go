@@ -361,10 +361,17 @@ func (ev *evaluator) run(ctx context.Context, scale float64, abort bool) (*probe
 
 // errHopeless ends a capacity search: requests the config can never run
 // break the SLO at any scale.
-type errHopeless struct{ rejected int64 }
+type errHopeless struct {
+	rejected int64
+	partial  bool // the probe stopped early: more may be rejected
+}
 
 func (e errHopeless) Error() string {
-	return fmt.Sprintf("%d requests can never run under this config (rejected: over max_model_len, or too large for its KV cache or token budget), so the SLO fails at every scale", e.rejected)
+	n := fmt.Sprint(e.rejected)
+	if e.partial {
+		n = "at least " + n
+	}
+	return fmt.Sprintf("%s requests can never run under this config (rejected: over max_model_len, or too large for its KV cache or token budget), so the SLO fails at every scale", n)
 }
 
 // simulate runs the trace through the config: one replica with sim.Run,
@@ -394,7 +401,7 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 	probe := func(scale float64) (*probe, error) {
 		p, err := ev.run(ctx, scale, true)
 		if err == nil && !p.ok && p.hopeless > 0 {
-			err = errHopeless{p.hopeless}
+			err = errHopeless{p.hopeless, !p.complete()}
 		}
 		return p, err
 	}

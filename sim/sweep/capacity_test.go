@@ -372,3 +372,29 @@ func TestSourceFailedRowsAreNotTheConfigs(t *testing.T) {
 		t.Errorf("capacity: %v", err)
 	}
 }
+
+// The infeasibility note gives the number of rejected requests as the
+// probe saw it: a probe that stopped early saw only some of them.
+func TestHopelessNoteCount(t *testing.T) {
+	ev, _ := evaluatorFor(t, `base = "base.toml"
+[batch]
+chunked_prefill = false
+max_num_batched_tokens = 300
+max_num_seqs = 16
+[slo]
+goodput_min = 1.0
+`)
+	_, _, err := ev.capacity(context.Background())
+	var h errHopeless
+	if !asHopeless(err, &h) {
+		t.Fatalf("err = %v, want errHopeless", err)
+	}
+	clear(ev.cache)
+	full, err2 := ev.run(context.Background(), ev.spec.Search.StartScale, false)
+	if err2 != nil || !full.complete() {
+		t.Fatal(err2)
+	}
+	if all := fmt.Sprintf("%d requests", full.sum.Rejected); !strings.HasPrefix(err.Error(), all) && !strings.HasPrefix(err.Error(), "at least ") {
+		t.Errorf("note %q; the trace has %d rejected requests", err, full.sum.Rejected)
+	}
+}
