@@ -19,11 +19,11 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/sse"
 	"github.com/servesim/servesim/traces"
@@ -810,11 +810,7 @@ func clip(b []byte) string {
 	const limit = 200
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	if len(s) > limit {
-		i := limit
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i] + "…"
+		s = textcut.Head(s, limit) + "…"
 	}
 	return oneLine(s)
 }

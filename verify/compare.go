@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
+	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -571,10 +571,7 @@ func failedKinds(m map[string]int) string {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		for n > 0 && !utf8.RuneStart(s[n]) { // between characters
-			n--
-		}
-		s = s[:n] + "…"
+		s = textcut.Head(s, n) + "…"
 	}
 	return s
 }

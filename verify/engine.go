@@ -16,9 +16,9 @@ import (
 	"text/template"
 	"text/template/parse"
 	"time"
-	"unicode/utf8"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/internal/urlshow"
 )
 
@@ -535,12 +535,6 @@ func (e *Engine) logTail() string {
 		return ""
 	}
 	data = e.mask(data) // before it is cut: a key cut short would escape the mask
-	if len(data) > 600 {
-		cut := len(data) - 600
-		for cut < len(data) && !utf8.RuneStart(data[cut]) { // between characters
-			cut++
-		}
-		data = data[cut:]
-	}
+	data = textcut.Tail(data, 600)
 	return "; log " + e.logPath + " ends: " + strings.TrimSpace(string(data))
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/replay/sse"
 )
 
@@ -270,9 +270,5 @@ func clip(s string) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return textcut.Head(s, n) + "…"
 }
