@@ -11,7 +11,8 @@ import (
 
 // stubbedRunScript runs deploy/gpu/run.sh with ENGINE=gpu from dir, with
 // stand-ins for the engine's Python (the engine sleeps, every health probe
-// succeeds) and for servesim (it logs its arguments and exits 0, or with
+// succeeds), for nvidia-smi (it names the GPU in $STUB_GPU, an H200 unless
+// env sets it) and for servesim (it logs its arguments and exits 0, or with
 // the status in $STUB_FAIL_<subcommand>). env adds to the environment; a
 // SERVESIM there replaces the stand-in's absolute path. It returns the
 // script's output, its exit status and the stand-in servesim's calls.
@@ -32,6 +33,10 @@ func stubbedRunScript(t *testing.T, dir string, env ...string) (string, int, []s
 		}
 		return p
 	}
+	if err := os.Mkdir(filepath.Join(dir, "path"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("path/nvidia-smi", "#!/usr/bin/env bash\necho \"${STUB_GPU:-NVIDIA H200}\"\n")
 	python := write("python", "#!/usr/bin/env bash\n[[ $1 == -c ]] && exit 0\nexec sleep 60\n")
 	servesim := write("servesim", `#!/usr/bin/env bash
 echo "$*" >> "$STUB_CALLS"
@@ -41,7 +46,7 @@ exit "${!fail:-0}"
 	cmd := exec.Command("bash", filepath.Join(root, "deploy/gpu/run.sh"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ENGINE=gpu", "PYTHON="+python, "SERVESIM="+servesim, "OUT=out",
-		"PORT=1", "STUB_CALLS="+calls)
+		"PORT=1", "STUB_CALLS="+calls, "PATH="+filepath.Join(dir, "path")+":"+os.Getenv("PATH"))
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	rc := 0
@@ -87,5 +92,21 @@ func TestRunScriptFailedStepExits1(t *testing.T) {
 	out, rc, calls := stubbedRunScript(t, t.TempDir(), "STUB_FAIL_verify=4")
 	if rc != 4 || !strings.HasPrefix(calls[len(calls)-1], "report ") {
 		t.Errorf("verify exiting 4: run.sh exit %d, want 4 after the report; calls %q:\n%s", rc, calls, out)
+	}
+}
+
+// The profile and the sweep name the GPU the engine runs on: an H100 is
+// neither calibrated nor swept as an H200, and a GPU with no sweep is
+// refused before anything starts.
+func TestRunScriptNamesTheGPU(t *testing.T) {
+	out, rc, calls := stubbedRunScript(t, t.TempDir(), "STUB_GPU=NVIDIA H100 80GB HBM3")
+	all := strings.Join(calls, "\n")
+	if rc != 0 || !strings.Contains(all, "--device H100-SXM-80G") || !strings.Contains(all, "--sweep deploy/gpu/h100-sweep.toml") ||
+		strings.Contains(all, "H200") {
+		t.Errorf("on an H100: exit %d, calls %q:\n%s", rc, calls, out)
+	}
+	out, rc, calls = stubbedRunScript(t, t.TempDir(), "STUB_GPU=NVIDIA A100-SXM4-80GB")
+	if rc != 1 || !strings.Contains(out, `GPU "NVIDIA A100-SXM4-80GB"`) || len(calls) > 1 {
+		t.Errorf("on an A100: exit %d, calls %q:\n%s", rc, calls, out)
 	}
 }

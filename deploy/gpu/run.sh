@@ -6,7 +6,8 @@
 #
 #   OUT=gpu-out deploy/gpu/run.sh
 #
-# ENGINE=gpu (the default when nvidia-smi sees a GPU) serves deploy/gpu/engine.py: a Llama-3.1-8B-shaped model
+# ENGINE=gpu (the default when nvidia-smi sees a GPU; an H200 or an H100 SXM, named to the profile and the sweep as
+# the first GPU nvidia-smi lists) serves deploy/gpu/engine.py: a Llama-3.1-8B-shaped model
 # with random bf16 weights, swept over --max-parallel × --max-batch-tokens, replaying the first minute of the
 # Azure 2023 conversation trace. ENGINE=cpu (the default otherwise) serves the CPU test engine (scripts/engine.sh:
 # Ollama and the generated tiny model), swept over its parallel slots, replaying a synthesized bursty trace; CI
@@ -47,8 +48,17 @@ gpu)
 	PORT=${PORT:-8000}
 	MODEL=llama-3.1-8b-random
 	TEXT=(--tokens-per-byte 1 --prompt-overhead 51) # engine.py: 1 token per byte + 51 for a chat message
-	DEVICE=(--engine transformers-cb --device H200-141G --precision bf16 --block-size 256)
-	SWEEP=deploy/gpu/h200-sweep.toml
+	# the catalog's name for the first GPU, and the sweep over its memory and price
+	GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+	case $GPU_NAME in
+	*H200*) GPU_MODEL=H200-141G SWEEP=deploy/gpu/h200-sweep.toml ;;
+	*"H100 80GB HBM3"* | *H100*SXM*) GPU_MODEL=H100-SXM-80G SWEEP=deploy/gpu/h100-sweep.toml ;;
+	*)
+		echo "run.sh: GPU \"$GPU_NAME\": deploy/gpu has sweeps for the H200 and the H100 SXM only" >&2
+		exit 1
+		;;
+	esac
+	DEVICE=(--engine transformers-cb --device $GPU_MODEL --precision bf16 --block-size 256)
 	SLICE=0s:60s
 	HEALTH=http://127.0.0.1:$PORT/health
 	HEALTH_TIMEOUT=4m
