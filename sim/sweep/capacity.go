@@ -23,8 +23,9 @@ type Trace struct {
 	Meta   traces.Meta
 	Reqs   []traces.Request // input columns only, in arrival order
 	SHA256 string           // hex sha256 over what the simulator reads: every request's input columns, and Meta.BlockSize
-	// Span is the first-to-last arrival time in seconds; Rate, requests
-	// over Span, is the trace's arrival rate at scale 1 (NaN when Span is 0).
+	// Span is the first-to-last arrival time in seconds of the rows that
+	// are not warm-up; Rate, those rows over Span, is the trace's arrival
+	// rate at scale 1 (NaN when Span is 0), as `trace stats` gives it.
 	Span, Rate float64
 	// nAll counts the requests of the SLO's population: not warm-up, and
 	// not failed in the source trace (such a row has no lengths to serve:
@@ -44,6 +45,9 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		h.Write(buf[:])
 	}
 	last := int64(math.MinInt64)
+	// Warm-up rows are sent but are no part of any statistic, the rate
+	// included (traces.StatsBuilder).
+	var measured, first, lastMeasured int64
 	for r.Next() {
 		in := r.At()
 		if in.Arrival < last {
@@ -61,6 +65,13 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		t.Reqs = append(t.Reqs, q)
 		if !q.Warmup && !q.SourceFailed {
 			t.nAll++
+		}
+		if !q.Warmup {
+			if measured == 0 {
+				first = q.Arrival
+			}
+			lastMeasured = q.Arrival
+			measured++
 		}
 		put(uint64(q.Arrival))
 		put(uint64(q.PromptTokens)<<32 | uint64(uint32(q.OutputTokens)))
@@ -88,10 +99,10 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("%s: no requests to simulate (every row is warm-up or failed in the source trace)", name)
 	}
 	t.SHA256 = hex.EncodeToString(h.Sum(nil))
-	t.Span = float64(t.Reqs[len(t.Reqs)-1].Arrival-t.Reqs[0].Arrival) / 1e9
+	t.Span = float64(lastMeasured-first) / 1e9
 	t.Rate = math.NaN()
 	if t.Span > 0 {
-		t.Rate = float64(len(t.Reqs)) / t.Span
+		t.Rate = float64(measured) / t.Span
 	}
 	return t, nil
 }
