@@ -3,14 +3,16 @@ package sweep
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 )
 
-// A config whose evaluation fails after its metrics were filled (here a
-// load-curve run below the fixed rate: the trace's arrivals, stretched,
-// pass the simulator's clock) is an error row: it is neither ranked nor
-// said to meet the SLO, and so never becomes a candidate for verify.
-func TestAnErrorRowIsNotRanked(t *testing.T) {
+// A load-curve run that fails (here one below the fixed rate: the trace's
+// arrivals, stretched, pass the simulator's clock) is a finding about that
+// load point, not about the config: the row keeps its outcome and metrics
+// at its scale, the point is left off the curve, and the note names the
+// scale and the error.
+func TestALoadPointErrorKeepsTheRow(t *testing.T) {
 	tr := short(t)
 	last := float64(tr.Reqs[len(tr.Reqs)-1].Arrival)
 	// The evaluated scale keeps every arrival on the clock; the grid scale
@@ -27,13 +29,18 @@ func TestAnErrorRowIsNotRanked(t *testing.T) {
 	}
 	Rank(rows)
 	r := rows[0]
-	if r.Outcome != OutcomeError {
-		t.Fatalf("outcome %s, note %q; want an error", r.Outcome, r.Note)
+	if r.Outcome != OutcomeOK || !r.SLOMet || r.Rank != 1 || math.IsNaN(r.USDPerMOutEst) {
+		t.Fatalf("outcome %s, slo_met %v, rank %d, $/1M %v, note %q; want the row's results at its scale kept", r.Outcome, r.SLOMet, r.Rank, r.USDPerMOutEst, r.Note)
 	}
-	if r.Rank != 0 || r.SLOMet || r.OnPareto {
-		t.Errorf("error row: rank %d, slo_met %v, on_pareto %v; want it unranked, not meeting the SLO", r.Rank, r.SLOMet, r.OnPareto)
+	if !strings.Contains(r.Note, "load curve at scale "+formatValue(grid)) || !strings.Contains(r.Note, "beyond the simulator's clock") {
+		t.Errorf("note %q; want the failed load point's scale and error", r.Note)
 	}
-	if n := len(Candidates(&Results{Rows: rows}, 0).Candidates); n != 0 {
-		t.Errorf("%d candidates from an error row", n)
+	for _, p := range r.Curve {
+		if p.Scale == grid {
+			t.Errorf("curve holds the failed point %+v", p)
+		}
+	}
+	if len(r.Curve) == 0 || r.Curve[0].Scale != rate {
+		t.Errorf("curve %+v; want the evaluated scale on it", r.Curve)
 	}
 }

@@ -167,8 +167,7 @@ func (ev *evaluator) evaluate(ctx context.Context, row *Row) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// The run at Scale may have met the SLO before a later run (of
-		// the load curve) failed: an error row is not ranked.
+		// An error row is not ranked, whatever ran before the error.
 		row.Outcome, row.Note, row.SLOMet = OutcomeError, err.Error(), false
 	}
 	return nil
@@ -214,12 +213,18 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	}
 	ev.fill(row, at)
 
-	// The load curve around the evaluated scale.
+	// The load curve around the evaluated scale. A run that fails is a
+	// finding about its load point, not about the config: the metrics at
+	// the evaluated scale stand, and the note names the point.
 	var curve []CurvePoint
 	for _, scale := range ev.curveScales(at.scale) {
 		p, err := ev.run(ctx, scale, false)
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			row.Note = joinNote(row.Note, fmt.Sprintf("load curve at scale %g: %v", scale, err))
+			continue
 		}
 		if !p.complete() {
 			continue
@@ -239,6 +244,14 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	}
 	row.KneeScale = Knee(curve, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
 	return nil
+}
+
+// joinNote appends more to a row's note.
+func joinNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	return note + "; " + more
 }
 
 // curveScales returns, increasing, c and every grid scale StartScale·2^j
