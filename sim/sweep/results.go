@@ -183,7 +183,7 @@ func count(s string) (int, error) {
 type column struct {
 	field arrow.Field
 	put   func(b array.Builder, r *Row)
-	get   func(a arrow.Array, i int, r *Row)
+	get   func(a arrow.Array, i int, r *Row) error
 	// optional: a file written before the column existed may lack it;
 	// its rows then keep the zero value.
 	optional bool
@@ -204,10 +204,11 @@ func i64Col(name string, f func(*Row) *int64, zeroNull bool) column {
 				b.(*array.Int64Builder).Append(v)
 			}
 		},
-		get: func(a arrow.Array, i int, r *Row) {
+		get: func(a arrow.Array, i int, r *Row) error {
 			if !a.IsNull(i) {
 				*f(r) = a.(*array.Int64).Value(i)
 			}
+			return nil
 		},
 	}
 }
@@ -222,12 +223,13 @@ func f64Col(name string, f func(*Row) *float64) column {
 				b.(*array.Float64Builder).Append(v)
 			}
 		},
-		get: func(a arrow.Array, i int, r *Row) {
+		get: func(a arrow.Array, i int, r *Row) error {
 			if a.IsNull(i) {
 				*f(r) = math.NaN()
 			} else {
 				*f(r) = a.(*array.Float64).Value(i)
 			}
+			return nil
 		},
 	}
 }
@@ -242,10 +244,11 @@ func strCol(name string, f func(*Row) *string, emptyNull bool) column {
 				b.(*array.StringBuilder).Append(v)
 			}
 		},
-		get: func(a arrow.Array, i int, r *Row) {
+		get: func(a arrow.Array, i int, r *Row) error {
 			if !a.IsNull(i) {
 				*f(r) = a.(*array.String).Value(i)
 			}
+			return nil
 		},
 	}
 }
@@ -260,16 +263,19 @@ func boolCol(name string, f func(*Row) *bool, null func(*Row) bool) column {
 				b.(*array.BooleanBuilder).Append(*f(r))
 			}
 		},
-		get: func(a arrow.Array, i int, r *Row) {
+		get: func(a arrow.Array, i int, r *Row) error {
 			if !a.IsNull(i) {
 				*f(r) = a.(*array.Boolean).Value(i)
 			}
+			return nil
 		},
 	}
 }
 
 // curveCol is one field of the load curve as a list<double> column; the
-// curve's points are the rows of all curve columns together.
+// curve's points are the rows of all curve columns together, so every
+// curve column of a row holds as many values as curve_scale, which is read
+// first and sizes the curve.
 func curveCol(name string, f func(*CurvePoint) *float64) column {
 	return column{
 		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.PrimitiveTypes.Float64), Nullable: false},
@@ -285,20 +291,24 @@ func curveCol(name string, f func(*CurvePoint) *float64) column {
 				}
 			}
 		},
-		get: func(a arrow.Array, i int, r *Row) {
+		get: func(a arrow.Array, i int, r *Row) error {
 			l := a.(*array.List)
 			start, end := l.ValueOffsets(i)
 			vals := l.ListValues().(*array.Float64)
-			if r.Curve == nil && end > start {
+			if name == "curve_scale" && end > start {
 				r.Curve = make([]CurvePoint, end-start)
 			}
-			for j := start; j < end && int(j-start) < len(r.Curve); j++ {
+			if n := int(end - start); n != len(r.Curve) {
+				return fmt.Errorf("column %q holds %d curve points, curve_scale %d", name, n, len(r.Curve))
+			}
+			for j := start; j < end; j++ {
 				if vals.IsNull(int(j)) {
 					*f(&r.Curve[j-start]) = math.NaN()
 				} else {
 					*f(&r.Curve[j-start]) = vals.Value(int(j))
 				}
 			}
+			return nil
 		},
 	}
 }
@@ -523,7 +533,9 @@ func readFile(path string) (_ *Results, err error) {
 				return nil, fmt.Errorf("column %q has type %s, want %s", c.field.Name, col.DataType(), c.field.Type)
 			}
 			for i := range n {
-				c.get(col, i, &res.Rows[base+i])
+				if err := c.get(col, i, &res.Rows[base+i]); err != nil {
+					return nil, fmt.Errorf("row %d: %w", base+i+1, err)
+				}
 			}
 		}
 	}
