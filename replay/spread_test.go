@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
 )
 
 // A run in which no request succeeded measured no latency: its empty
@@ -36,13 +37,47 @@ func TestSpreadLeavesOutUnmeasuredRuns(t *testing.T) {
 	if r := rows["failed"]; r.Min != 0 || r.Max != 2 {
 		t.Errorf("failed spread %+v, want 0 to 2", r)
 	}
-	if r := rows["throughput"]; r.Min != 0 || r.Max != 4 || r.Mean != 2 {
-		t.Errorf("throughput spread %+v, want 0, 2, 4", r)
+	if r := rows["failed"]; r.Runs != 3 || r.Of != 3 {
+		t.Errorf("failed spread covers %d of %d runs, want all 3", r.Runs, r.Of)
 	}
 	var b bytes.Buffer
 	PrintSpread(&b, Spread([]*Summary{ok, failed, ok2}))
 	if strings.Contains(b.String(), "TPOT") {
 		t.Errorf("spread prints an unmeasured metric:\n%s", b.String())
+	}
+}
+
+// A run that sent requests and saw none succeed has no window to measure
+// rates over (its summary prints them as "—"): the spread leaves its rates
+// out, as it does its latencies, rather than count 0 req/s, and says how
+// many runs each row covers.
+func TestSpreadLeavesOutRatesOfARunWithNoSuccess(t *testing.T) {
+	slo := traces.SLO{TTFT: time.Second}
+	ok := &Summary{Run: 1, Sent: 2, Succeeded: 2, Wall: time.Second, RequestsPerSec: 4, OutputTokensPerSec: 40, GoodputPerSec: 4, SLO: slo,
+		TTFT: Latency{N: 2, P50: 100 * time.Millisecond, P99: 120 * time.Millisecond}}
+	ok2 := &Summary{Run: 3, Sent: 2, Succeeded: 2, Wall: time.Second, RequestsPerSec: 2, OutputTokensPerSec: 20, GoodputPerSec: 2, SLO: slo,
+		TTFT: Latency{N: 2, P50: 200 * time.Millisecond, P99: 220 * time.Millisecond}}
+	failed := &Summary{Run: 2, Sent: 2, Failed: 2, FailedByKind: map[string]int{KindServer: 2}, SLO: slo}
+	rows := map[string]SpreadRow{}
+	for _, r := range Spread([]*Summary{ok, failed, ok2}) {
+		rows[r.Metric] = r
+	}
+	for _, m := range []struct {
+		name           string
+		min, mean, max float64
+	}{{"throughput", 2, 3, 4}, {"output tokens", 20, 30, 40}, {"goodput", 2, 3, 4}, {"TTFT p50", 100, 150, 200}} {
+		r := rows[m.name]
+		if r.Min != m.min || r.Mean != m.mean || r.Max != m.max || r.Runs != 2 || r.Of != 3 {
+			t.Errorf("%s spread %+v, want %v, %v, %v over 2 of 3 runs (run 2 measured no rate)", m.name, r, m.min, m.mean, m.max)
+		}
+	}
+	var b bytes.Buffer
+	PrintSpread(&b, Spread([]*Summary{ok, failed, ok2}))
+	if !strings.Contains(b.String(), "req/s (2 of 3 runs)") {
+		t.Errorf("spread does not say the throughput row covers 2 of 3 runs:\n%s", b.String())
+	}
+	if strings.Contains(b.String(), "count (") {
+		t.Errorf("the failed row covers every run, and says so:\n%s", b.String())
 	}
 }
 

@@ -233,12 +233,14 @@ type SpreadRow struct {
 	Metric         string
 	Unit           string // "ms", "req/s", "tok/s", "count"
 	Min, Mean, Max float64
+	Runs, Of       int // the runs that measured the metric, of the runs given
 }
 
 // Spread returns the min/mean/max over runs of the key metrics. A latency
-// a run did not measure (no successful request) is left out of that
-// metric's figures, as is every figure of a run that sent no request
-// (interrupted first), and a metric no run measured gets no row.
+// or rate a run did not measure (no successful request) is left out of
+// that metric's figures, as is every figure of a run that sent no request
+// (interrupted first); each row says how many runs it covers, and a metric
+// no run measured gets no row.
 func Spread(runs []*Summary) []SpreadRow {
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 	p50 := func(l Latency) time.Duration { return l.P50 }
@@ -254,13 +256,16 @@ func Spread(runs []*Summary) []SpreadRow {
 		has        func(*Summary) bool // whether a run measured it
 	}
 	sent := func(s *Summary) bool { return s.Sent > 0 }
+	// Rates need a window, which only a success ends: a run that sent
+	// requests and saw none succeed measured none (its summary prints "—").
+	window := func(s *Summary) bool { return s.Wall > 0 }
 	latMetric := func(name string, l func(*Summary) Latency, p func(Latency) time.Duration) metric {
 		return metric{name, "ms", func(s *Summary) float64 { return ms(p(l(s))) }, func(s *Summary) bool { return l(s).N > 0 }}
 	}
 	metrics := []metric{
-		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }, sent},
-		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }, sent},
-		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }, sent}, // only with an SLO
+		{"throughput", "req/s", func(s *Summary) float64 { return s.RequestsPerSec }, window},
+		{"output tokens", "tok/s", func(s *Summary) float64 { return s.OutputTokensPerSec }, window},
+		{"goodput", "req/s", func(s *Summary) float64 { return s.GoodputPerSec }, window}, // only with an SLO
 		latMetric("TTFT p50", ttft, p50),
 		latMetric("TTFT p99", ttft, p99),
 		latMetric("TPOT p50", tpot, p50),
@@ -295,6 +300,7 @@ func Spread(runs []*Summary) []SpreadRow {
 			continue
 		}
 		row.Mean = sum / float64(n)
+		row.Runs, row.Of = n, len(runs)
 		out = append(out, row)
 	}
 	return out
@@ -304,6 +310,10 @@ func Spread(runs []*Summary) []SpreadRow {
 func PrintSpread(w io.Writer, rows []SpreadRow) {
 	fmt.Fprintf(w, "spread over runs:   %12s %12s %12s\n", "min", "mean", "max")
 	for _, r := range rows {
-		fmt.Fprintf(w, "  %-16s %12.3f %12.3f %12.3f %s\n", r.Metric, r.Min, r.Mean, r.Max, r.Unit)
+		fmt.Fprintf(w, "  %-16s %12.3f %12.3f %12.3f %s", r.Metric, r.Min, r.Mean, r.Max, r.Unit)
+		if r.Runs < r.Of {
+			fmt.Fprintf(w, " (%d of %d runs)", r.Runs, r.Of)
+		}
+		fmt.Fprintln(w)
 	}
 }
