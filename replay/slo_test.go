@@ -67,3 +67,17 @@ func TestPrintRatesWithoutAWindow(t *testing.T) {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
+
+// Goodput is a rate too: with an SLO, a run in which nothing succeeded
+// says how many requests met it, but no req/s over a window it never had.
+func TestPrintGoodputWithoutAWindow(t *testing.T) {
+	c := newCollector(traces.SLO{TTFT: time.Second})
+	failed := done(50, 1000, 11)
+	failed.Error, failed.HTTPStatus = "server_error: HTTP 500", 500
+	c.add(failed)
+	var b strings.Builder
+	c.summary().Print(&b)
+	if !strings.Contains(b.String(), "goodput:    — (no request succeeded): 0 of 1 requests within ttft=1s") || strings.Contains(b.String(), "0.00 req/s") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}

@@ -185,7 +185,11 @@ func (s *Summary) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-13s mean %-10v p50 %-10v p90 %-10v p99 %-10v (n=%d)\n", name, round(l.Mean), round(l.P50), round(l.P90), round(l.P99), l.N)
 	}
-	if !s.SLO.IsZero() {
+	switch {
+	case s.SLO.IsZero():
+	case s.Succeeded == 0: // as throughput: no window, so no rate
+		fmt.Fprintf(w, "  goodput:    — (no request succeeded): %d of %d requests within %s\n", s.MetSLO, s.Sent, s.SLO)
+	default:
 		fmt.Fprintf(w, "  goodput:    %.2f req/s, %.1f output tok/s: %d of %d requests within %s\n",
 			s.GoodputPerSec, s.GoodputTokens, s.MetSLO, s.Sent, s.SLO)
 	}
