@@ -781,7 +781,32 @@ func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
 	// a stream that failed): a secret there may be cut.
 	raw = maskCut(raw, c.secrets)
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
-	os.WriteFile(filepath.Join(c.rawDir, name), raw, 0o644) // best effort: raw bodies are diagnostics
+	writeWhole(filepath.Join(c.rawDir, name), raw) // best effort: raw bodies are diagnostics
+}
+
+// writeWhole puts data at path through a hidden temporary file renamed
+// into place, so that a failed write or a crash never leaves part of a
+// body under its name. It does not sync: a sync per request would hold the
+// request's concurrency slot, and a kill leaves the page cache intact.
+func writeWhole(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644) // as os.WriteFile made it; CreateTemp makes 0600
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func safeName(s string) string {
