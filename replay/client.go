@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -76,6 +77,9 @@ type client struct {
 	keyState string   // describes the key without revealing it
 	secrets  []string // the key (as set and trimmed), the URL's user, password and query: never written
 	rawDir   string
+	// Raw bodies that could not be saved, and the first one's error.
+	rawFailed   atomic.Int64
+	rawFirstErr atomic.Pointer[error]
 }
 
 // CheckAPIKey refuses a key in the environment variable env that no HTTP
@@ -781,7 +785,12 @@ func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
 	// a stream that failed): a secret there may be cut.
 	raw = maskCut(raw, c.secrets)
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
-	writeWhole(filepath.Join(c.rawDir, name), raw) // best effort: raw bodies are diagnostics
+	// Best effort: raw bodies are diagnostics, so a failure is counted
+	// for the summary and the run goes on.
+	if err := writeWhole(filepath.Join(c.rawDir, name), raw); err != nil {
+		c.rawFailed.Add(1)
+		c.rawFirstErr.CompareAndSwap(nil, &err)
+	}
 }
 
 // writeWhole puts data at path through a hidden temporary file renamed
@@ -789,9 +798,21 @@ func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
 // body under its name. It does not sync: a sync per request would hold the
 // request's concurrency slot, and a kill leaves the page cache intact.
 func writeWhole(path string, data []byte) error {
+	// Errors name path, not the temporary name.
+	named := func(err error) error {
+		var pe *os.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &le):
+			err = le.Err
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return named(err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -805,8 +826,9 @@ func writeWhole(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		return named(err)
 	}
-	return err
+	return nil
 }
 
 func safeName(s string) string {

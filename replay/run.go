@@ -263,6 +263,13 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	if hashWarn {
 		warnings = append(warnings, "rows have prefix_hashes but no block size is known (trace meta block_size = 0, Config.BlockSize = 0): prompts were made unique instead")
 	}
+	if n := c.rawFailed.Load(); n > 0 {
+		bodies := "raw bodies were"
+		if n == 1 {
+			bodies = "raw body was"
+		}
+		warnings = append(warnings, fmt.Sprintf("%d %s not saved to %s (save_raw), the first: %v", n, bodies, cfg.SaveRaw, *c.rawFirstErr.Load()))
+	}
 	s.Warnings = append(s.Warnings, warnings...)
 	err = errors.Join(writeErr, readErr)
 	if err == nil && ctx.Err() != nil {
