@@ -176,7 +176,9 @@ func (b *StatsBuilder) Stats() Stats {
 	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
 	if !b.slo.IsZero() {
 		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed}
-		if b.observed > 0 {
+		// A run with no success has no window to rate over: its goodput is
+		// unmeasured, as `record` prints it, not 0 req/s.
+		if b.window.Duration() > 0 {
 			v := b.window.PerSec(b.met)
 			s.Goodput.PerSec = &v
 		}
@@ -244,6 +246,8 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	}
 	switch g := s.Goodput; {
 	case g == nil:
+	case g.PerSec == nil && g.Of > 0:
+		p("goodput", "— (no request succeeded): 0 of %d requests within %s", g.Of, g.SLO)
 	case g.PerSec == nil:
 		p("goodput", "— (no measured requests to hold to %s)", g.SLO)
 	default:

@@ -160,6 +160,32 @@ func TestStatsGoodputOfAnInputTraceIsEmpty(t *testing.T) {
 	}
 }
 
+// A recording whose every request failed has no window to rate goodput
+// over: unmeasured (null, "—"), as `record` prints it, not 0 req/s.
+func TestStatsGoodputOfARunWithNoSuccessIsEmpty(t *testing.T) {
+	var rows []*Request
+	for i := range 2 {
+		r := &Request{}
+		r.Reset()
+		r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = string(rune('a'+i)), int64(i)*1e9, 10, 5
+		r.ScheduledSend, r.ActualSend, r.HTTPStatus, r.Error = r.Arrival, r.Arrival, 503, "http 503"
+		rows = append(rows, r)
+	}
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{TTFT: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := json.Marshal(s.Goodput)
+	if !strings.Contains(string(j), `"per_s":null`) || !strings.Contains(string(j), `"of":2`) {
+		t.Errorf("goodput %s, want per_s null of 2", j)
+	}
+	var buf bytes.Buffer
+	s.WriteTable(&buf)
+	if !strings.Contains(buf.String(), "— (no request succeeded): 0 of 2 requests") || strings.Contains(buf.String(), "req/s:") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+}
+
 // With one request there is no gap between arrivals, and with two only
 // one: the mean rate (and the CV) are undefined. They print as "—" and are
 // null in JSON, as an unmeasured goodput is, never as a rate of 0.
