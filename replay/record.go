@@ -115,7 +115,8 @@ func Outcome(cfg Config, sums []*Summary) (written bool, rowsLeft string) {
 // ValidateRecord is Validate plus the checks of Record's files, done
 // before any request: the trace opens, every output has an existing
 // directory, is not the trace, and has no partial file left by an
-// interrupted run.
+// interrupted run, and SaveRaw holds no raw bodies of an earlier
+// recording.
 func (c *Config) ValidateRecord() error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -149,7 +150,28 @@ func (c *Config) ValidateRecord() error {
 			}
 		}
 	}
+	if c.SaveRaw != "" {
+		if old := rawBodyIn(c.SaveRaw); old != "" {
+			// This run writes only its own requests' names: an earlier
+			// recording's other bodies would sit among them unmarked.
+			errs = append(errs, fieldErr("SaveRaw", fmt.Sprintf("%s holds raw bodies of an earlier recording (%s); name an empty or new directory", c.SaveRaw, old)))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// rawBodyIn is the first raw body (.sse) under dir, or "" when it has none
+// or does not exist.
+func rawBodyIn(dir string) string {
+	found := ""
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".sse") {
+			found = path
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 func stalePartial(path string) string {

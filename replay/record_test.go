@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -397,5 +398,40 @@ func TestOutcomeOfFailedLaterRun(t *testing.T) {
 				t.Errorf("Outcome: written %v, rows left in %q; want written (run 1), rows left in %q", written, left, want)
 			}
 		})
+	}
+}
+
+// A raw-body directory holding an earlier recording's bodies is refused
+// before any request: this run would overwrite some names and leave the
+// rest, two recordings' bodies together, unmarked.
+func TestRecordRefusesARawDirWithBodies(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(2, time.Millisecond, 30, 3))
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	cfg.SaveRaw = filepath.Join(dir, "raw")
+	cfg.Repeat = 2
+	old := filepath.Join(cfg.SaveRaw, "run2", "000007_x.sse")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("data: [DONE]\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Record(t.Context(), cfg, nil)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "SaveRaw" || !strings.Contains(err.Error(), old) {
+		t.Fatalf("Record with raw bodies in %s: %v, want a SaveRaw error naming %s", cfg.SaveRaw, err, old)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent before the refusal", n)
+	}
+	// An empty directory is fine.
+	os.RemoveAll(cfg.SaveRaw)
+	os.MkdirAll(cfg.SaveRaw, 0o755)
+	if _, err := Record(t.Context(), cfg, nil); err != nil {
+		t.Fatal(err)
 	}
 }
