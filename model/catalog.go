@@ -287,9 +287,13 @@ func fillArchDefaults(a *Arch, e archEntry) {
 	switch {
 	case e.Params == nil && e.ActiveParams == nil:
 		a.Params, a.ActiveParams = total, active
+	case e.ActiveParams == nil && active == total:
+		// Every weight is active: scaling by total/total would round a
+		// unit past params.
+		a.ActiveParams = a.Params
 	case e.ActiveParams == nil && total > 0:
 		a.ActiveParams = a.Params * active / total
-	case e.Params == nil && !a.IsMoE():
+	case e.Params == nil && active == total:
 		a.Params = a.ActiveParams
 	case e.Params == nil && active > 0:
 		a.Params = a.ActiveParams * total / active

@@ -235,3 +235,36 @@ experts_per_token = 1
 		t.Errorf("moe arch = %+v: want params %g (active × the shape's total/active)", a, 1e9*total/active)
 	}
 }
+
+// A new architecture giving params alone gets its active count scaled by
+// the shape's ratio, and the product and quotient round: for a dense model
+// (or a MoE routing every token to every expert) the ratio is 1, and
+// params × total / total came out a unit above params, refused as
+// "active_params must be in (0, params]" though the file gave none.
+func TestLoadTOMLParamsAloneSurvivesRounding(t *testing.T) {
+	shape := `layers = 32
+hidden = 4096
+heads = 32
+intermediate = 11008
+vocab = 32001
+max_context = 4096
+`
+	for _, c := range []struct{ name, keys string }{
+		{"dense params", "params = 6738415617\n"},
+		{"dense active_params", "active_params = 6738415617\n"},
+		{"all-expert moe params", "params = 6738415617\nexperts = 2\nexperts_per_token = 2\n"},
+		{"all-expert moe active_params", "active_params = 6738415617\nexperts = 2\nexperts_per_token = 2\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cat := DefaultCatalog()
+			data := "[[arch]]\nname = \"odd-vocab\"\n" + c.keys + shape
+			if err := cat.LoadTOMLData([]byte(data), "odd.toml"); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := cat.Arch("odd-vocab")
+			if a.Params != 6738415617 || a.ActiveParams != 6738415617 {
+				t.Errorf("params %v, active_params %v: want both 6738415617", a.Params, a.ActiveParams)
+			}
+		})
+	}
+}
