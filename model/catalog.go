@@ -214,6 +214,10 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		}
 		e.apply(&a)
 		if !exists {
+			if e.HeadDim == nil && a.Heads > 0 && a.Hidden%a.Heads != 0 {
+				return fmt.Errorf("model: catalog %s: architecture %s: head_dim not given, and hidden = %d is not a multiple of heads = %d to derive it from; give head_dim",
+					source, a.Name, a.Hidden, a.Heads)
+			}
 			fillArchDefaults(&a, e)
 		}
 		if err := a.Validate(); err != nil {

@@ -268,3 +268,22 @@ max_context = 4096
 		})
 	}
 }
+
+// A new architecture may leave head_dim out only when hidden/heads gives
+// it. When heads does not divide hidden, the error said "head_dim = 0,
+// must be > 0" of a key the file did not have.
+func TestLoadTOMLHeadDimNotDerivable(t *testing.T) {
+	data := "[[arch]]\nname = \"odd\"\nlayers = 2\nhidden = 100\nheads = 3\nintermediate = 128\nvocab = 100\nmax_context = 512\n"
+	err := DefaultCatalog().LoadTOMLData([]byte(data), "odd.toml")
+	if err == nil {
+		t.Fatal("hidden 100 over 3 heads with no head_dim: accepted")
+	}
+	for _, want := range []string{"odd.toml", "head_dim", "hidden = 100", "heads = 3"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant it to mention %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "head_dim = 0") {
+		t.Errorf("err = %v\nspeaks of a head_dim = 0 the file did not give", err)
+	}
+}
