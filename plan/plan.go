@@ -33,6 +33,11 @@ type Plan struct {
 	Cost   Cost   `toml:"cost"`
 	// Cluster is the optional [cluster] section; nil means one replica.
 	Cluster *Cluster `toml:"cluster,omitempty"`
+
+	// text is the file Load read the plan from, so that Resolve can give
+	// the line of a value the catalog refuses; "" for a plan not read
+	// from a file.
+	text string
 }
 
 // Model is the [model] section.
@@ -138,7 +143,21 @@ func Load(path string) (*Plan, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	p.text = string(data)
 	return p, nil
+}
+
+// atLine puts the line of key in the plan's file before err, as Load
+// gives the line of a value Validate refuses.
+func (p *Plan) atLine(key string, err error) error {
+	if p.text == "" {
+		return err
+	}
+	md, _ := toml.Decode(p.text, &Plan{}) // it decoded before
+	if n := tomlkeys.Line(p.text, md, strings.Split(key, ".")); n > 0 {
+		return fmt.Errorf("line %d: %w", n, err)
+	}
+	return err
 }
 
 // Parse decodes and validates a plan.

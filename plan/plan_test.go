@@ -239,3 +239,37 @@ func TestLoadNamesTheLine(t *testing.T) {
 		t.Errorf("err = %v, want %s: line 10: batch.max_num_seqs: must be ≥ 1", err, path)
 	}
 }
+
+// A value the catalog refuses (a max_model_len past the model's context,
+// a device count that cannot split its heads, an unknown device) is a bad
+// value of the plan file as much as one Validate refuses, and is reported
+// at its line too.
+func TestResolveNamesTheLine(t *testing.T) {
+	for _, c := range []struct{ from, to, want string }{
+		{"max_model_len = 8192", "max_model_len = 200000", "line 19: device.max_model_len: 200000 exceeds"},
+		{"count = 1", "count = 3", "line 16: device.count: 3 devices cannot split"},
+		{`model = "H100-SXM-80G"`, `model = "H100"`, `line 15: device.model: model: unknown hardware "H100"`},
+		{`name = "Llama-3.1-8B"`, `name = "Llama-9"`, `line 3: model.name: model: unknown architecture "Llama-9"`},
+		{"max_model_len = 8192", "max_model_len = 131072\nmemory_limit_gib = 20", "line 19: device.max_model_len: one sequence of 131072 tokens"},
+	} {
+		path := filepath.Join(t.TempDir(), "a.toml")
+		if err := os.WriteFile(path, []byte(strings.Replace(valid, c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Resolve(model.DefaultCatalog()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v\nwant %q", c.to, err, c.want)
+		}
+	}
+	// A plan not read from a file has no lines to give.
+	p, err := Parse([]byte(strings.Replace(valid, "max_model_len = 8192", "max_model_len = 200000", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(model.DefaultCatalog()); err == nil || !strings.HasPrefix(err.Error(), "device.max_model_len: ") {
+		t.Errorf("parsed plan: err = %v, want it to start with the key", err)
+	}
+}

@@ -62,31 +62,31 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, error) {
 	arch, err := cat.Arch(p.Model.Name)
 	if err != nil {
-		return nil, fmt.Errorf("model.name: %w", err)
+		return nil, p.atLine("model.name", fmt.Errorf("model.name: %w", err))
 	}
 	// What the architecture refuses, said by the plan's keys rather than
 	// the memory layout's (tensor_parallel, max_model_len).
 	if n := p.Device.MaxModelLen; n > arch.MaxContext {
-		return nil, fmt.Errorf("device.max_model_len: %d exceeds %s's max context of %d tokens", n, arch.Name, arch.MaxContext)
+		return nil, p.atLine("device.max_model_len", fmt.Errorf("device.max_model_len: %d exceeds %s's max context of %d tokens", n, arch.Name, arch.MaxContext))
 	}
 	if tp := p.Device.Count; tp > 0 && !arch.SplitsAcross(tp) {
-		return nil, fmt.Errorf("device.count: %d devices cannot split %s's %d attention heads and %d KV heads (tensor parallel needs a divisor of the heads)",
-			tp, arch.Name, arch.Heads, arch.KVHeads)
+		return nil, p.atLine("device.count", fmt.Errorf("device.count: %d devices cannot split %s's %d attention heads and %d KV heads (tensor parallel needs a divisor of the heads)",
+			tp, arch.Name, arch.Heads, arch.KVHeads))
 	}
 	hw, err := cat.Hardware(p.Device.Model)
 	if err != nil {
-		return nil, fmt.Errorf("device.model: %w", err)
+		return nil, p.atLine("device.model", fmt.Errorf("device.model: %w", err))
 	}
 	if p.Device.MemoryLimitGiB > 0 {
 		limit := p.Device.MemoryLimitGiB * (1 << 30)
 		if limit > hw.MemoryBytes {
-			return nil, fmt.Errorf("device.memory_limit_gib: %g GiB exceeds %s's %.1f GiB", p.Device.MemoryLimitGiB, hw.Name, hw.MemoryBytes/(1<<30))
+			return nil, p.atLine("device.memory_limit_gib", fmt.Errorf("device.memory_limit_gib: %g GiB exceeds %s's %.1f GiB", p.Device.MemoryLimitGiB, hw.Name, hw.MemoryBytes/(1<<30)))
 		}
 		hw.MemoryBytes = limit
 	}
 	prec, err := model.ParsePrecision(p.Model.Precision)
 	if err != nil {
-		return nil, fmt.Errorf("model.precision: %w", err)
+		return nil, p.atLine("model.precision", fmt.Errorf("model.precision: %w", err))
 	}
 	mem := model.MemoryConfig{
 		GPUMemoryUtilization: p.Device.GPUMemoryUtilization,
@@ -137,19 +137,19 @@ func (r *Resolved) checkKV() error {
 	p, c := r.Plan, r.Capacity
 	bs := int64(r.Memory.BlockSize)
 	if c.KVBlocks < c.BlocksPerMaxLenSeq {
-		return fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
+		return p.atLine("device.max_model_len", fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
 			"lower device.max_model_len, or raise device.gpu_memory_utilization or device.count",
-			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV())
+			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV()))
 	}
 	if p.Batch.Strategy == "continuous" {
 		return nil
 	}
 	least := 1 + int64(p.Model.MaxNewTokens)
 	if need := (least + bs - 1) / bs; need > int64(c.KVBlocks) {
-		return fmt.Errorf("model.max_new_tokens: strategy %q reserves prompt + max_new_tokens of KV cache for every request: "+
+		return p.atLine("model.max_new_tokens", fmt.Errorf("model.max_new_tokens: strategy %q reserves prompt + max_new_tokens of KV cache for every request: "+
 			"a 1-token prompt + %d tokens needs %d blocks of %d tokens, but %s, so every request would be rejected; "+
 			"lower model.max_new_tokens, or raise device.gpu_memory_utilization or device.count",
-			p.Batch.Strategy, p.Model.MaxNewTokens, need, bs, r.describeKV())
+			p.Batch.Strategy, p.Model.MaxNewTokens, need, bs, r.describeKV()))
 	}
 	return nil
 }

@@ -139,8 +139,8 @@ func TestSimulateRefusesAStaticPlanNoRequestFits(t *testing.T) {
 	data, _ := defaults.ReadFile("defaults/2-fixed.toml")
 	cfg := writeFile(t, dir, "fixed.toml", strings.Replace(string(data), "max_new_tokens = 1024", "max_new_tokens = 2000000", 1))
 	out, err := run(t, "simulate", "--trace", tr, "--config", cfg)
-	if err == nil || !strings.HasPrefix(err.Error(), cfg+": model.max_new_tokens: ") || !strings.Contains(err.Error(), "KV cache of") {
-		t.Fatalf("err = %v, want one naming %s, model.max_new_tokens and the KV cache\n%s", err, cfg, out)
+	if err == nil || !strings.HasPrefix(err.Error(), cfg+": line ") || !strings.Contains(err.Error(), ": model.max_new_tokens: ") || !strings.Contains(err.Error(), "KV cache of") {
+		t.Fatalf("err = %v, want one naming %s, its line, model.max_new_tokens and the KV cache\n%s", err, cfg, out)
 	}
 }
 
