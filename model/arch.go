@@ -125,8 +125,8 @@ func (a Arch) IsMoE() bool { return a.Experts > 0 }
 // input embedding and LM head (one matrix when tied). It is exact for
 // Llama, Mistral and Mixtral; Qwen2.5 adds Q/K/V biases (about 0.01% more).
 func (a Arch) EstimateParams() (total, active float64) {
-	h := float64(a.Hidden)
-	attn := h*float64(a.Heads*a.HeadDim)*2 + h*float64(a.KVHeads*a.HeadDim)*2
+	h, headDim := float64(a.Hidden), float64(a.HeadDim) // float: int products wrap on extreme shapes
+	attn := h*float64(a.Heads)*headDim*2 + h*float64(a.KVHeads)*headDim*2
 	ffn := 3 * h * float64(a.Intermediate)
 	norms := 2 * h
 	experts, perToken, router := 1.0, 1.0, 0.0

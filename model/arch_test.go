@@ -158,3 +158,15 @@ func TestSplitsAcross(t *testing.T) {
 		}
 	}
 }
+
+// EstimateParams multiplied heads by head_dim in int: a shape past int64
+// there (a typo of a few digits in a catalog file) wrapped round to 0 or
+// a negative count, and the attention weights vanished from params.
+func TestEstimateParamsDoesNotWrap(t *testing.T) {
+	a := Arch{Layers: 1, Hidden: 1, Heads: 1 << 32, KVHeads: 1 << 32, HeadDim: 1 << 32, Intermediate: 1, Vocab: 1}
+	total, active := a.EstimateParams()
+	attn := 4 * math.Pow(2, 64) // Q, K, V, O of hidden 1 × 2^64 each
+	if !(total >= attn) || !(active >= attn) {
+		t.Errorf("EstimateParams = %g, %g; want at least the attention weights, %g", total, active, attn)
+	}
+}
