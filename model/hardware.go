@@ -66,6 +66,11 @@ func (h Hardware) ComputePrecision(w Precision) Precision {
 			return p
 		}
 	}
+	if w.Valid() && w.Bytes() < 2 {
+		// Quantized weights still compute in 16 bits, which this device
+		// lacks: PeakFLOPS says so rather than use an 8- or 4-bit figure.
+		return BF16
+	}
 	return w
 }
 

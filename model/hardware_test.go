@@ -100,3 +100,20 @@ func TestHardwareValidate(t *testing.T) {
 		}
 	}
 }
+
+// Weight-only quantized weights compute in 16 bits. On a device listing
+// no 16- or 32-bit figure (an integer-only accelerator) the weight
+// precision came back instead: int4 weights ran at the int4 tensor
+// figure the doc says is never used, and fp8 weights failed for want of
+// an fp8 figure rather than the 16-bit one they need.
+func TestComputePrecisionWithoutA16BitFigure(t *testing.T) {
+	npu := Hardware{Name: "npu", FLOPS: map[Precision]float64{INT8: 400e12, INT4: 800e12}}
+	for _, c := range []struct{ w, want Precision }{{INT4, BF16}, {FP8, BF16}, {INT8, INT8}, {FP16, FP16}, {FP32, FP32}} {
+		if got := npu.ComputePrecision(c.w); got != c.want {
+			t.Errorf("ComputePrecision(%s) = %s, want %s", c.w, got, c.want)
+		}
+	}
+	if _, err := NewRoofline(mustArch(t, "Llama-3.1-8B"), npu, MemoryConfig{WeightPrecision: INT4}); err == nil || !strings.Contains(err.Error(), "no bf16 compute figure") {
+		t.Errorf("int4 weights on an int-only device: err = %v, want no bf16 compute figure", err)
+	}
+}
