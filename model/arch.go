@@ -164,8 +164,13 @@ func (a Arch) Validate() error {
 	if !(a.Params > 0) || math.IsInf(a.Params, 0) {
 		bad("params = %g, must be finite and > 0", a.Params)
 	}
-	if !(a.ActiveParams > 0) || a.ActiveParams > a.Params {
+	switch {
+	case !(a.ActiveParams > 0) || a.ActiveParams > a.Params:
 		bad("active_params = %g, must be in (0, params = %g]", a.ActiveParams, a.Params)
+	case !a.IsMoE() && a.ActiveParams != a.Params:
+		// Every weight of a dense model is used per token: a smaller
+		// active count would charge compute for part of what is read.
+		bad("active_params = %g on a dense model (experts = 0), must equal params = %g", a.ActiveParams, a.Params)
 	}
 	if a.KVHeads > 0 && a.Heads > 0 && a.Heads%a.KVHeads != 0 {
 		bad("heads = %d is not a multiple of kv_heads = %d", a.Heads, a.KVHeads)
