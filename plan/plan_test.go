@@ -273,3 +273,26 @@ func TestResolveNamesTheLine(t *testing.T) {
 		t.Errorf("parsed plan: err = %v, want it to start with the key", err)
 	}
 }
+
+// A device with no compute figure for the plan's precision is refused
+// naming model.precision at its line, as other values the catalog
+// refuses are; the error named neither the key nor the plan.
+func TestResolveNamesThePrecisionTheDeviceCannotRun(t *testing.T) {
+	cat := model.DefaultCatalog()
+	npu := "[[hardware]]\nname = \"npu\"\nmemory_bytes = 8e10\nbandwidth_bytes_per_sec = 1e12\ntdp_watts = 100\nidle_watts = 10\nprice_per_hour = 1\n[hardware.flops]\nint8 = 4e14\n"
+	if err := cat.LoadTOMLData([]byte(npu), "npu.toml"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "a.toml")
+	text := strings.NewReplacer(`model = "H100-SXM-80G"`, `model = "npu"`).Replace(valid)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(cat); err == nil || !strings.HasPrefix(err.Error(), "line 5: model.precision: ") || !strings.Contains(err.Error(), "no bf16 compute figure") {
+		t.Errorf("err = %v\nwant line 5: model.precision: ... no bf16 compute figure", err)
+	}
+}

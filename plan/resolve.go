@@ -110,7 +110,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, err
 	}
 	if r.Roofline, err = model.NewRoofline(arch, hw, mem); err != nil {
-		return nil, err
+		return nil, p.atLine("model.precision", fmt.Errorf("model.precision: %s weights on %s: %w", prec, hw.Name, err))
 	}
 	return r, nil
 }
