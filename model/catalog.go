@@ -277,6 +277,14 @@ func (e archEntry) apply(a *Arch) {
 	if e.TiedEmbeddings != nil {
 		a.TiedEmbeddings = *e.TiedEmbeddings
 	}
+	// A dense model uses every weight per token: one count given is both.
+	if !a.IsMoE() && (e.Params == nil) != (e.ActiveParams == nil) {
+		if e.Params != nil {
+			a.ActiveParams = a.Params
+		} else {
+			a.Params = a.ActiveParams
+		}
+	}
 }
 
 // fillArchDefaults derives what a new architecture left out.

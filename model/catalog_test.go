@@ -291,19 +291,27 @@ func TestLoadTOMLHeadDimNotDerivable(t *testing.T) {
 // Params and active_params differ only for a mixture of experts. A dense
 // entry with active_params below params was accepted, and the roofline
 // charged compute for a fraction of the weights it reads; an override of
-// a dense model's params alone left its old active count behind.
+// a dense model's params alone left its old active count behind: one
+// count given sets both.
 func TestLoadTOMLDenseActiveParamsMustEqualParams(t *testing.T) {
 	for _, data := range []string{
 		"[[arch]]\nname = \"dense\"\nparams = 7e9\nactive_params = 7e8\nlayers = 32\nhidden = 4096\nheads = 32\nintermediate = 11008\nvocab = 32000\nmax_context = 4096\n",
-		"[[arch]]\nname = \"Llama-3.1-8B\"\nparams = 9e9\n",
+		"[[arch]]\nname = \"Llama-3.1-8B\"\nparams = 9e9\nactive_params = 8e9\n",
 	} {
 		err := DefaultCatalog().LoadTOMLData([]byte(data), "dense.toml")
 		if err == nil || !strings.Contains(err.Error(), "dense.toml") || !strings.Contains(err.Error(), "active_params") || !strings.Contains(err.Error(), "dense model") {
 			t.Errorf("LoadTOMLData(%q) = %v, want an error naming dense.toml, active_params and the dense model", data, err)
 		}
 	}
-	// Both given alike are fine, as is an override of both.
-	if err := DefaultCatalog().LoadTOMLData([]byte("[[arch]]\nname = \"Llama-3.1-8B\"\nparams = 9e9\nactive_params = 9e9\n"), "dense.toml"); err != nil {
-		t.Error(err)
+	// Both given alike are fine, and either alone is both.
+	for _, data := range []string{"params = 9e9\nactive_params = 9e9\n", "params = 9e9\n", "active_params = 9e9\n"} {
+		c := DefaultCatalog()
+		if err := c.LoadTOMLData([]byte("[[arch]]\nname = \"Llama-3.1-8B\"\n"+data), "dense.toml"); err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if a, _ := c.Arch("Llama-3.1-8B"); a.Params != 9e9 || a.ActiveParams != 9e9 {
+			t.Errorf("%q: params %g, active_params %g, want 9e9 both", data, a.Params, a.ActiveParams)
+		}
 	}
 }
