@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/sse"
@@ -73,9 +73,9 @@ type client struct {
 	url      string // the endpoint: the base URL's path + endpointPath, its query kept
 	shown    string // url with any password in it masked and no query, for messages
 	cfg      *Config
-	key      string   // from the environment; only ever put in the header
-	keyState string   // describes the key without revealing it
-	secrets  []string // the key (as set and trimmed), the URL's user, password and query: never written
+	key      string     // from the environment; only ever put in the header
+	keyState string     // describes the key without revealing it
+	secrets  secret.Set // the key, the URL's user, password and query: never written
 	rawDir   string
 	// Raw bodies that could not be saved, and the first one's error.
 	rawFailed   atomic.Int64
@@ -129,11 +129,10 @@ func newClient(cfg *Config, rawDir string) (*client, error) {
 	if u, err := url.Parse(cfg.BaseURL); err == nil { // Validate has parsed it
 		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+endpointPath(cfg.Endpoint), ""
 		c.url, c.shown = u.String(), urlshow.URL(u)
-		c.secrets = urlshow.Secrets(u)
+		c.secrets = secret.New(append(secret.URL(u), secret.Env(cfg.APIKeyEnv))...)
+	} else {
+		c.secrets = secret.New(secret.Env(cfg.APIKeyEnv))
 	}
-	c.secrets = append(c.secrets, key, strings.TrimSpace(key))
-	// Too short a secret would mask ordinary text, and says nothing anyway.
-	c.secrets = slices.DeleteFunc(c.secrets, func(s string) bool { return len(s) < 4 })
 	return c, nil
 }
 
@@ -739,13 +738,11 @@ func errorMessage(body []byte) string {
 // redact masks every secret in s, and the start of one that a cut (clip's
 // "…") left only in part, where no whole secret is there to mask.
 func (c *client) redact(s string) string {
-	for _, sec := range c.secrets {
-		s = strings.ReplaceAll(s, sec, "[redacted]")
-	}
+	s = c.secrets.String(s)
 	if strings.Contains(s, "…") {
 		parts := strings.Split(s, "…")
 		for i := range parts[:len(parts)-1] {
-			parts[i] = string(maskCut([]byte(parts[i]), c.secrets))
+			parts[i] = string(c.secrets.CutEnd([]byte(parts[i])))
 		}
 		s = strings.Join(parts, "…")
 	}
@@ -763,27 +760,11 @@ func (c *client) redactError(msg string) string {
 	return c.redact(msg)
 }
 
-// maskCut masks the start of a secret that b ends with, at least 4 bytes
-// of it (as secrets shorter than that are not masked): what a cut left of
-// a secret whose rest is not there.
-func maskCut(b []byte, secrets []string) []byte {
-	for _, sec := range secrets {
-		for k := len(sec) - 1; k >= 4; k-- {
-			if bytes.HasSuffix(b, []byte(sec[:k])) {
-				return append(b[:len(b)-k:len(b)-k], "[redacted]"...)
-			}
-		}
-	}
-	return b
-}
-
 func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
-	for _, sec := range c.secrets {
-		raw = bytes.ReplaceAll(raw, []byte(sec), []byte("[redacted]"))
-	}
+	raw = c.secrets.Bytes(raw)
 	// Reading stops short of the body's end (an error body's first 4 KiB,
 	// a stream that failed): a secret there may be cut.
-	raw = maskCut(raw, c.secrets)
+	raw = c.secrets.CutEnd(raw)
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
 	// Best effort: raw bodies are diagnostics, so a failure is counted
 	// for the summary and the run goes on.

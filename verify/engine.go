@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/internal/urlshow"
 )
@@ -506,12 +507,7 @@ func (e *Engine) mask(data []byte) []byte { return e.spec.mask(data) }
 func (s *EngineSpec) Masked(text string) string { return string(s.mask([]byte(text))) }
 
 func (s *EngineSpec) mask(data []byte) []byte {
-	for _, env := range []string{s.KeyEnv, s.HealthKeyEnv} {
-		if key := strings.TrimSpace(os.Getenv(env)); env != "" && len(key) >= 4 {
-			data = bytes.ReplaceAll(data, []byte(key), []byte("[redacted]"))
-		}
-	}
-	return data
+	return secret.New(secret.Env(s.KeyEnv), secret.Env(s.HealthKeyEnv)).Bytes(data)
 }
 
 // maskLog rewrites the engine log, once the engine is stopped, with the

@@ -19,6 +19,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/relpath"
+	"github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -540,13 +541,10 @@ func simulateClosed(ctx context.Context, name string, r *plan.Resolved, loop sim
 // among its arguments (vLLM's --api-key) would have it written into the
 // profile and every run trace.
 func maskKey(args []string, key string) []string {
-	key = strings.TrimSpace(key)
-	if len(key) < 4 { // as the client masks: a shorter one would mask ordinary text
-		return args
-	}
+	keys := secret.New(strings.TrimSpace(key))
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = strings.ReplaceAll(a, key, "[redacted]")
+		out[i] = keys.String(a)
 	}
 	return out
 }

@@ -2,14 +2,13 @@
 // write to stdout, stderr, a log, a file or an error: a URL can carry a
 // secret as much as an API key can (http://user:PASSWORD@host/v1, a token
 // as the user, https://TOKEN@host/v1, http://host/v1?api-key=KEY), and
-// none is ever written. The URL as given is kept for connecting.
+// none is ever written. The URL as given is kept for connecting; its
+// credentials, for masking in text a server sends, are secret.URL.
 package urlshow
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -52,28 +51,6 @@ func String(raw string) string {
 		return Hidden
 	}
 	return raw
-}
-
-// Secrets returns the parts of u a server could echo back that are not
-// shown: its user, password, the basic credential sent for them (base64
-// of user:password, which decodes to the password), raw query and each
-// query value, the ones of at least 4 bytes (a shorter one would mask
-// ordinary text). Text a server sends (an error body, a redirect) has them
-// replaced before it is written.
-func Secrets(u *url.URL) []string {
-	if u == nil {
-		return nil
-	}
-	var s []string
-	if u.User != nil {
-		pw, _ := u.User.Password()
-		s = append(s, u.User.Username(), pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
-	}
-	s = append(s, u.RawQuery)
-	for _, vs := range u.Query() {
-		s = append(s, vs...)
-	}
-	return slices.DeleteFunc(s, func(v string) bool { return len(v) < 4 })
 }
 
 // Error returns err with the URL quoted by the *url.Error in it, if any,

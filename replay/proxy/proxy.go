@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	credential "github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
@@ -179,7 +180,7 @@ type exchange struct {
 	upErr      error
 	clientGone bool
 	badReq     bool     // the request body is not the JSON expected
-	secrets    []string // the client's credentials: masked in the row's Error
+	secrets    []string // the client's credentials (credential.New drops short ones): masked in the row's Error
 }
 
 type ctxKey struct{}
@@ -200,7 +201,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Transport = tr
 	}
 	u, _ := url.Parse(cfg.Upstream)
-	p := &Proxy{cfg: cfg, upstream: u, upSecrets: urlshow.Secrets(u), start: time.Now(), pending: map[int64]*exchange{},
+	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), start: time.Now(), pending: map[int64]*exchange{},
 		stop: make(chan struct{}), flusherDone: make(chan struct{})}
 	meta := p.meta()
 	path := cfg.Out
@@ -419,11 +420,7 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 		creds = append(creds, vs...)
 	}
 	creds = append(creds, r.URL.RawQuery)
-	for _, v := range creds {
-		if len(v) >= 4 { // shorter would mask ordinary text
-			ex.secrets = append(ex.secrets, v)
-		}
-	}
+	ex.secrets = creds
 	// Header values may hold any byte above 0x7f; trace strings are UTF-8.
 	if p.cfg.SessionHeader != "" {
 		ex.row.SessionID = strings.ToValidUTF8(r.Header.Get(p.cfg.SessionHeader), "\uFFFD")
@@ -466,10 +463,8 @@ func (p *Proxy) finish(ex *exchange) {
 	case o.streamed && !o.sawDone:
 		row.Error = "stream ended without data: [DONE]"
 	}
-	for _, sec := range slices.Concat(ex.secrets, p.upSecrets) { // a server may echo a key back
-		row.Error = strings.ReplaceAll(row.Error, sec, "[redacted]")
-	}
-	row.Error = clip(row.Error) // after the masking, which a key cut short would escape
+	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back
+	row.Error = clip(row.Error)                                                             // after the masking, which a key cut short would escape
 	if o.finish != "" {
 		row.FinishReason = o.finish
 	}

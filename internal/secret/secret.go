@@ -1,0 +1,106 @@
+// Package secret is the one rule by which servesim keeps a credential out
+// of everything it writes (stdout, stderr, logs, traces, profiles,
+// records, raw bodies, errors): the API key, the value of an environment
+// variable trimmed of spaces, and a URL's credentials are each replaced by
+// Mask wherever they appear. A value shorter than MinLen bytes is not a
+// secret: masking it would mask ordinary text, and it says nothing anyway.
+package secret
+
+import (
+	"bytes"
+	"encoding/base64"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Mask is what a secret is written as.
+const Mask = "[redacted]"
+
+// MinLen is the shortest value masked.
+const MinLen = 4
+
+// Env is the secret an environment variable holds: its value, trimmed
+// (the form a header carries once a server trims it, and a part of the
+// value as set); "" when env is "" or unset.
+func Env(env string) string {
+	if env == "" {
+		return ""
+	}
+	return strings.TrimSpace(os.Getenv(env))
+}
+
+// URL is the parts of u a server could echo back that are not shown: its
+// user, password, the basic credential sent for them (base64 of
+// user:password, which decodes to the password), raw query and each query
+// value.
+func URL(u *url.URL) []string {
+	if u == nil {
+		return nil
+	}
+	var s []string
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		s = append(s, u.User.Username(), pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	}
+	s = append(s, u.RawQuery)
+	for _, vs := range u.Query() {
+		s = append(s, vs...)
+	}
+	return s
+}
+
+// RawURL is URL for a URL given as text; none when it does not parse.
+func RawURL(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return URL(u)
+}
+
+// Set is the secrets to mask, each of at least MinLen bytes, in the
+// order given: a URL's query value before its raw query keeps the name
+// ("?key=[redacted]").
+type Set []string
+
+// New is the set of vals that are secrets.
+func New(vals ...string) Set {
+	var s Set
+	for _, v := range vals {
+		if len(v) >= MinLen && !slices.Contains(s, v) {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
+// String is text with every secret masked.
+func (s Set) String(text string) string {
+	for _, sec := range s {
+		text = strings.ReplaceAll(text, sec, Mask)
+	}
+	return text
+}
+
+// Bytes is data with every secret masked; data is left as it is.
+func (s Set) Bytes(data []byte) []byte {
+	for _, sec := range s {
+		data = bytes.ReplaceAll(data, []byte(sec), []byte(Mask))
+	}
+	return data
+}
+
+// CutEnd masks the start of a secret that b ends with, at least MinLen
+// bytes of it: what a cut left of a secret whose rest is not there.
+func (s Set) CutEnd(b []byte) []byte {
+	for _, sec := range s {
+		for k := len(sec) - 1; k >= MinLen; k-- {
+			if bytes.HasSuffix(b, []byte(sec[:k])) {
+				return append(b[:len(b)-k:len(b)-k], Mask...)
+			}
+		}
+	}
+	return b
+}

@@ -1,0 +1,83 @@
+package secret
+
+import (
+	"net/url"
+	"slices"
+	"testing"
+)
+
+func TestEnv(t *testing.T) {
+	for _, tc := range []struct{ env, value, want string }{
+		{"SERVESIM_TEST_KEY", "sk-abcdef", "sk-abcdef"},
+		{"SERVESIM_TEST_KEY", "  sk-abcdef\t", "sk-abcdef"}, // trimmed: the form a header carries
+		{"SERVESIM_TEST_KEY", "", ""},
+		{"", "sk-abcdef", ""}, // no variable named: no key
+	} {
+		t.Setenv("SERVESIM_TEST_KEY", tc.value)
+		if got := Env(tc.env); got != tc.want {
+			t.Errorf("Env(%q) with %q set = %q, want %q", tc.env, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestURL(t *testing.T) {
+	u, _ := url.Parse("http://userLEAK:pwLEAK@h/v1?api-key=keyLEAK&x=1")
+	got := URL(u)
+	// dXNlckxFQUs6cHdMRUFL is base64 of userLEAK:pwLEAK, the basic credential sent.
+	for _, want := range []string{"userLEAK", "pwLEAK", "dXNlckxFQUs6cHdMRUFL", "api-key=keyLEAK&x=1", "keyLEAK"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("URL = %q, want %q in it", got, want)
+		}
+	}
+	if got := New(URL(u)...); slices.Contains(got, "1") {
+		t.Errorf("New(URL) = %q: a value under %d bytes would mask ordinary text", got, MinLen)
+	}
+	u, _ = url.Parse("http://h/v1")
+	if got := New(URL(u)...); len(got) != 0 {
+		t.Errorf("the secrets of a plain URL = %q", got)
+	}
+	if RawURL("http://me:pw@h:port/v1") != nil || URL(nil) != nil {
+		t.Error("a URL that does not parse has secrets")
+	}
+}
+
+func TestSet(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		secrets []string
+		text    string
+		want    string
+	}{
+		{"masked", []string{"sk-abcdef"}, "bad key sk-abcdef here", "bad key [redacted] here"},
+		{"every one", []string{"sk-abcdef"}, "sk-abcdef,sk-abcdef", "[redacted],[redacted]"},
+		{"short is not a secret", []string{"abc"}, "abc abcd", "abc abcd"},
+		{"at the minimum", []string{"abcd"}, "abc abcd", "abc [redacted]"},
+		{"empty", []string{""}, "text", "text"},
+		{"in order", []string{"sk-abcdef", "key=sk-abcdef"}, "?key=sk-abcdef", "?key=[redacted]"},
+		{"twice given", []string{"sk-abcdef", "sk-abcdef"}, "sk-abcdef", "[redacted]"},
+		{"none", nil, "sk-abcdef", "sk-abcdef"},
+	} {
+		s := New(tc.secrets...)
+		if got := s.String(tc.text); got != tc.want {
+			t.Errorf("%s: New(%q).String(%q) = %q, want %q", tc.name, tc.secrets, tc.text, got, tc.want)
+		}
+		if got := string(s.Bytes([]byte(tc.text))); got != tc.want {
+			t.Errorf("%s: New(%q).Bytes(%q) = %q, want %q", tc.name, tc.secrets, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestCutEnd(t *testing.T) {
+	s := New("sk-abcdefgh")
+	for text, want := range map[string]string{
+		"error: sk-abcd":     "error: [redacted]",  // a cut left 7 bytes of it
+		"error: sk-a":        "error: [redacted]",  // MinLen bytes of it
+		"error: sk-":         "error: sk-",         // too little to say it is the key
+		"error: sk-abcdefgh": "error: sk-abcdefgh", // whole: String's to mask
+		"error: none":        "error: none",
+	} {
+		if got := string(s.CutEnd([]byte(text))); got != want {
+			t.Errorf("CutEnd(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
