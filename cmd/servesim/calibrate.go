@@ -174,7 +174,7 @@ func runCalibrate(c *cli.Context) error {
 		xplan.Print(w)
 	}
 	info := calibrate.EngineInfo{
-		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: maskKey(c.StringSlice("engine-args"), os.Getenv(cfg.APIKeyEnv)),
+		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: maskKey(c.StringSlice("engine-args"), cfg),
 		Model: c.String("model"), Precision: c.String("precision"), Device: c.String("device"),
 		TensorParallel: c.Int("tensor-parallel"), BlockSize: c.Int("block-size"),
 	}
@@ -539,9 +539,10 @@ func simulateClosed(ctx context.Context, name string, r *plan.Resolved, loop sim
 
 // maskKey is args with the API key masked: an engine started with it
 // among its arguments (vLLM's --api-key) would have it written into the
-// profile and every run trace.
-func maskKey(args []string, key string) []string {
-	keys := secret.New(strings.TrimSpace(key))
+// profile and every run trace. The key may be given in the base URL
+// (https://TOKEN@host/v1) as well as in the environment.
+func maskKey(args []string, cfg replay.Config) []string {
+	keys := secret.New(append(secret.RawURL(cfg.BaseURL), secret.Env(cfg.APIKeyEnv))...)
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = keys.String(a)

@@ -37,3 +37,23 @@ func TestCalibrateEngineArgsMaskTheKey(t *testing.T) {
 		t.Errorf("profile's engine args are not the ones given, key masked:\n%s", profile)
 	}
 }
+
+// A key given in the base URL (https://TOKEN@host/v1) rather than in
+// --api-key-env is as much the engine's key: masked in the engine args too.
+func TestCalibrateEngineArgsMaskTheURLKey(t *testing.T) {
+	const key = "sk-URLTOKEN-0123456789"
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	base := strings.Replace(srv.BaseURL(), "http://", "http://"+key+"@", 1)
+	text, err := run(t, "calibrate", "--out", out, "--base-url", base, "--model", "m", "--api-key-env", "SERVESIM_UNSET_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine", "vllm",
+		"--engine-args", "--api-key="+key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := replaytest.CheckNoSecret(t, "calibrate", text, dir, key); n < 3 {
+		t.Errorf("scanned %d files, want the profile and its run traces", n)
+	}
+}
