@@ -507,7 +507,10 @@ func (e *Engine) mask(data []byte) []byte { return e.spec.mask(data) }
 func (s *EngineSpec) Masked(text string) string { return string(s.mask([]byte(text))) }
 
 func (s *EngineSpec) mask(data []byte) []byte {
-	return secret.New(secret.Env(s.KeyEnv), secret.Env(s.HealthKeyEnv)).Bytes(data)
+	// A key may be given in the health URL (by default the base URL's
+	// /models) as its user, password or query, as well as in a variable.
+	keys := append(secret.RawURL(s.HealthURL), secret.Env(s.KeyEnv), secret.Env(s.HealthKeyEnv))
+	return secret.New(keys...).Bytes(data)
 }
 
 // maskLog rewrites the engine log, once the engine is stopped, with the

@@ -61,3 +61,22 @@ func TestEngineErrorsHideHealthURLSecrets(t *testing.T) {
 	}
 	checkNoSecrets(t, "the engine's errors", strings.Join(msgs, "\n"), dir)
 }
+
+// A key given in the health URL (the base URL's, by default) rather than
+// in a variable is as much the engine's key: an engine started with it
+// prints it, and a command may hold it; both are masked.
+func TestEngineMasksTheHealthURLKey(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	start := `echo "args: --api-key ` + urlPassword + `"; trap 'rm -f "$D/up"; exit 0' TERM; touch "$D/up"; sleep 300 & wait`
+	spec := EngineSpec{Start: start, HealthURL: withSecrets(fakeEngine(t, dir)), HealthTimeout: 5 * time.Second, StopTimeout: 2 * time.Second}
+	log := filepath.Join(dir, "engine.log")
+	e, err := StartEngine(context.Background(), spec, Knobs{MaxNumSeqs: 4}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkNoSecrets(t, "the recorded start command", spec.Masked(spec.Start), dir)
+}
