@@ -142,6 +142,11 @@ func fieldErr(field, msg string) error {
 	return &FieldError{Struct: "replay: Config", Field: field, Msg: msg}
 }
 
+// notNameChar reports whether r cannot be in a shell variable's name.
+func notNameChar(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+}
+
 // Validate checks every field and returns all problems joined, each a
 // *FieldError naming its field. Record-only fields (Trace, Out) are
 // checked by Record.
@@ -161,6 +166,10 @@ func (c *Config) Validate() error {
 	}
 	if c.APIKeyEnv == "" || strings.ContainsAny(c.APIKeyEnv, "= \t\n") {
 		bad("APIKeyEnv", "%q is not an environment variable name", c.APIKeyEnv)
+	} else if _, set := os.LookupEnv(c.APIKeyEnv); !set && strings.ContainsFunc(c.APIKeyEnv, notNameChar) {
+		// An unset name that no shell would give is most likely the key
+		// itself (--api-key-env sk-...): not shown, as every 401 would.
+		bad("APIKeyEnv", "not an environment variable name (want letters, digits and _): the key itself? (not shown)")
 	}
 	if c.Endpoint != Chat && c.Endpoint != Completions {
 		bad("Endpoint", "%q: want %q or %q", c.Endpoint, Chat, Completions)

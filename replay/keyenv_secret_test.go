@@ -1,0 +1,24 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+)
+
+// The key given where its variable's name goes (--api-key-env sk-...) is
+// refused, and not shown: else every 401 names "$sk-..." in the trace rows
+// and the log.
+func TestAPIKeyEnvThatIsTheKeyIsRefusedUnshown(t *testing.T) {
+	const key = "sk-proj-KEYASNAME-0123456789"
+	cfg := DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = "http://127.0.0.1:8000/v1", "m", key
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "APIKeyEnv") || strings.Contains(err.Error(), "KEYASNAME") {
+		t.Fatalf("Validate with the key as the variable's name: %v", err)
+	}
+	t.Setenv("SERVESIM.ODD-NAME", "sk-x") // an odd name that is set is a name
+	cfg.APIKeyEnv = "SERVESIM.ODD-NAME"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate with a set variable of an odd name: %v", err)
+	}
+}
