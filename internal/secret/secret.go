@@ -33,8 +33,8 @@ func Env(env string) string {
 
 // URL is the parts of u a server could echo back that are not shown: its
 // user, password, the basic credential sent for them (base64 of
-// user:password, which decodes to the password), raw query and each query
-// value.
+// user:password, which decodes to the password), each query value and the
+// raw query.
 func URL(u *url.URL) []string {
 	if u == nil {
 		return nil
@@ -44,11 +44,13 @@ func URL(u *url.URL) []string {
 		pw, _ := u.User.Password()
 		s = append(s, u.User.Username(), pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 	}
-	s = append(s, u.RawQuery)
+	// Each value before the raw query, so that a masked query keeps its
+	// names ("?key=[redacted]"); the raw query masks what a value's
+	// decoding changed.
 	for _, vs := range u.Query() {
 		s = append(s, vs...)
 	}
-	return s
+	return append(s, u.RawQuery)
 }
 
 // RawURL is URL for a URL given as text; none when it does not parse.
