@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -79,18 +80,36 @@ type CostBreakdown struct {
 	HardwareUSD   float64 // DeviceSeconds / 3600 × DevicePerHour
 	EnergyUSD     float64 // EnergyJoules / 3.6e6 × EnergyPerKWh × PUE
 	TotalUSD      float64 // HardwareUSD + EnergyUSD
-	PerMOutputUSD float64 // TotalUSD per million output tokens; 0 without output tokens
-	PerMTotalUSD  float64 // TotalUSD per million input+output tokens; 0 without tokens
+	PerMOutputUSD float64 // TotalUSD per million output tokens; NaN without output tokens
+	PerMTotalUSD  float64 // TotalUSD per million input+output tokens; NaN without tokens
 
 	// Billed basis: what the same tokens cost at the API per-token prices.
 	// Only meaningful when HasBilled; otherwise both are 0.
 	HasBilled           bool
 	BilledUSD           float64 // InputTokens × APIInputPerMTok/1e6 + OutputTokens × APIOutputPerMTok/1e6
-	BilledPerMOutputUSD float64 // BilledUSD per million output tokens; 0 without output tokens
+	BilledPerMOutputUSD float64 // BilledUSD per million output tokens; NaN without output tokens
 }
 
-// Cost prices u. Per-million-token figures are 0 when there are no tokens
-// to divide by (check the token counts before reading them).
+// MarshalJSON writes an undefined per-million-token figure (NaN) as null:
+// JSON has no NaN, and a 0 would read as free tokens. Decoding a null
+// leaves 0, as for sim.Dist; read the token counts beside it.
+func (c CostBreakdown) MarshalJSON() ([]byte, error) {
+	type plain CostBreakdown // without this method
+	return json.Marshal(struct {
+		plain
+		PerMOutputUSD, PerMTotalUSD, BilledPerMOutputUSD *float64
+	}{plain(c), definedOrNil(c.PerMOutputUSD), definedOrNil(c.PerMTotalUSD), definedOrNil(c.BilledPerMOutputUSD)})
+}
+
+func definedOrNil(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Cost prices u. Per-million-token figures are NaN when there are no
+// tokens to divide by: a run without tokens has no cost per token.
 func (p Prices) Cost(u Usage) CostBreakdown {
 	pue := p.PUE
 	if pue == 0 {
@@ -115,7 +134,7 @@ func (p Prices) Cost(u Usage) CostBreakdown {
 
 func perMillion(usd float64, tokens int64) float64 {
 	if tokens <= 0 {
-		return 0
+		return math.NaN()
 	}
 	return usd / float64(tokens) * 1e6
 }

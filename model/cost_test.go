@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -49,10 +50,33 @@ func TestCostBilled(t *testing.T) {
 	if !c.HasBilled || c.BilledUSD != 2.5 || c.BilledPerMOutputUSD != 2.5 {
 		t.Errorf("billed = %+v", c)
 	}
-	// No tokens: per-M figures are 0, not Inf/NaN.
-	c = p.Cost(Usage{Devices: 1, WallSeconds: 10})
-	if c.PerMOutputUSD != 0 || c.PerMTotalUSD != 0 || c.BilledPerMOutputUSD != 0 {
-		t.Errorf("no tokens: %+v", c)
+}
+
+// A cost per token of a run without tokens is undefined, not free: NaN in
+// Go and null in JSON (which cannot hold NaN), never 0.
+func TestCostNoTokensIsUndefined(t *testing.T) {
+	p := Prices{DevicePerHour: 2, APIInputPerMTok: 0.5, APIOutputPerMTok: 1.5}
+	c := p.Cost(Usage{Devices: 1, WallSeconds: 10})
+	if !math.IsNaN(c.PerMOutputUSD) || !math.IsNaN(c.PerMTotalUSD) || !math.IsNaN(c.BilledPerMOutputUSD) {
+		t.Errorf("no tokens: %+v, want NaN per 1M tokens", c)
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{`"PerMOutputUSD":null`, `"PerMTotalUSD":null`, `"BilledPerMOutputUSD":null`, `"HardwareUSD":0.00555`} {
+		if !strings.Contains(string(data), f) {
+			t.Errorf("JSON %s lacks %s", data, f)
+		}
+	}
+	// Input tokens alone: a total per 1M tokens, none per 1M output tokens.
+	c = p.Cost(Usage{Devices: 1, WallSeconds: 3600, InputTokens: 1_000_000})
+	if !math.IsNaN(c.PerMOutputUSD) || c.PerMTotalUSD != 2 || !math.IsNaN(c.BilledPerMOutputUSD) {
+		t.Errorf("input only: %+v", c)
+	}
+	data, _ = json.Marshal(c)
+	if !strings.Contains(string(data), `"PerMTotalUSD":2,`) || !strings.Contains(string(data), `"PerMOutputUSD":null`) {
+		t.Errorf("input only: JSON %s", data)
 	}
 }
 

@@ -254,6 +254,12 @@ func TestSimulateUnmeasuredIsEmpty(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(js), &res) != nil || len(res) != 1 || res[0].Summary.TTFT.N != 0 || !strings.Contains(js, `"N": 0`) {
 		t.Errorf("--json: %v\n%s", err, js)
 	}
+	// No tokens, no cost per token: null, as the sweep writes it, not $0.
+	for _, want := range []string{`"PerMOutputUSD": null`, `"PerMTotalUSD": null`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("--json lacks %s:\n%s", want, js)
+		}
+	}
 }
 
 func TestSimulatePrintsPrefixHitRate(t *testing.T) {
