@@ -89,7 +89,7 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	if !math.IsNaN(s.EnergyJ) {
 		m.EnergyJ = s.EnergyJ
 		if len(sums) > 0 && sums[0].OutputTokens > 0 {
-			m.JPerOutputTok = s.EnergyJ / float64(sums[0].OutputTokens)
+			m.JPerOutputTok = sec(s.EnergyJ / float64(sums[0].OutputTokens))
 		}
 	}
 	if math.IsNaN(m.MeanPowerW) {

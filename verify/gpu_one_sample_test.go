@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +46,27 @@ func TestGPUMeasureOfOneSampleIsWritable(t *testing.T) {
 	}
 	if _, err := json.Marshal(CandidateResult{Repeat: Repeat{GPU: m}}); err != nil {
 		t.Errorf("verify.json cannot hold the measure: %v", err)
+	}
+}
+
+// Energy per output token of a replay that produced no output tokens is
+// undefined: null in verify.json, not 0 J (which would read as free).
+func TestGPUMeasureWithoutTokensHasNoJoulesPerToken(t *testing.T) {
+	rec, err := telemetry.StartGPU(context.Background(), &constGPU{}, telemetry.GPUConfig{Interval: 5 * time.Millisecond, Path: filepath.Join(t.TempDir(), "g.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
+	m := g.stop([]*replay.Summary{{OutputTokens: 0}}, true, "")
+	if m == nil || !(m.EnergyJ > 0) {
+		t.Fatalf("measure %+v: want energy measured", m)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"j_per_output_token":null`) {
+		t.Errorf("verify.json's GPU measure %s: want j_per_output_token null without output tokens", data)
 	}
 }

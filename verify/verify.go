@@ -193,14 +193,16 @@ type Repeat struct {
 
 // GPUMeasure is NVML's account of one candidate's replay.
 type GPUMeasure struct {
-	CSV           string  `json:"csv"` // the samples
-	Devices       int     `json:"devices"`
-	WallSeconds   float64 `json:"wall_seconds"`
-	EnergyJ       float64 `json:"energy_j"`
-	EnergySource  string  `json:"energy_source"` // "counter", "power", "mixed"
-	MeanPowerW    float64 `json:"mean_power_w"`
-	PeakMemBytes  int64   `json:"peak_mem_bytes"` // -1: not reported
-	JPerOutputTok float64 `json:"j_per_output_token"`
+	CSV          string  `json:"csv"` // the samples
+	Devices      int     `json:"devices"`
+	WallSeconds  float64 `json:"wall_seconds"`
+	EnergyJ      float64 `json:"energy_j"`
+	EnergySource string  `json:"energy_source"` // "counter", "power", "mixed"
+	MeanPowerW   float64 `json:"mean_power_w"`
+	PeakMemBytes int64   `json:"peak_mem_bytes"` // -1: not reported
+	// JPerOutputTok is EnergyJ per output token; nil when energy was not
+	// measured or the replay produced no output tokens.
+	JPerOutputTok *float64 `json:"j_per_output_token"`
 }
 
 // Run verifies every candidate in turn; a candidate that cannot be
@@ -552,8 +554,9 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		return fail(StatusReplay, "the replay returned no run")
 	}
 	rep.measured(sums, p)
-	if g := rep.GPU; g != nil && g.JPerOutputTok > 0 {
-		rep.Measured.JPerOutTok = &g.JPerOutputTok
+	if g := rep.GPU; g != nil && g.JPerOutputTok != nil && *g.JPerOutputTok > 0 {
+		j := *g.JPerOutputTok
+		rep.Measured.JPerOutTok = &j
 	}
 	if s := sums[0]; s.Succeeded == 0 {
 		// Not a death: the engine (when verify started it) still answers
