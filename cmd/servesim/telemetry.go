@@ -155,10 +155,10 @@ func (s *samplers) removeUnsampled() error {
 	return errors.Join(errs...)
 }
 
-// num formats an unmeasured (NaN) value as "-".
+// num formats an unmeasured (NaN) value as "—", as the other outputs do.
 func num(v float64) string {
 	if math.IsNaN(v) {
-		return "-"
+		return "—"
 	}
 	return fmt.Sprintf("%.4g", v)
 }

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/replay/telemetry"
 )
 
 // The scraper's "no /metrics" goes where the command's other messages go,
@@ -43,5 +45,30 @@ func TestRecordRefusesBadEngineMetricsURL(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
+	}
+}
+
+// oneGPU is one device drawing 300 W.
+type oneGPU struct{}
+
+func (oneGPU) Sample() ([]telemetry.DeviceSample, error) {
+	s := telemetry.NewDeviceSample(0)
+	s.PowerW, s.EnergyMJ = 300, 1e9
+	return []telemetry.DeviceSample{s}, nil
+}
+
+// A run without output tokens has no energy per token: the summary line
+// shows "—", as every other undefined figure, not a 0 or a hyphen.
+func TestSamplersWithoutTokensShowNoJoulesPerToken(t *testing.T) {
+	rec, err := telemetry.StartGPU(context.Background(), oneGPU{}, telemetry.GPUConfig{Interval: time.Hour, Path: filepath.Join(t.TempDir(), "g.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &samplers{gpu: rec}
+	var out bytes.Buffer
+	s.stop(&out, 0)
+	s.gpu.Discard()
+	if !strings.Contains(out.String(), "— J/output token") {
+		t.Errorf("summary %q: want — J/output token", out.String())
 	}
 }
