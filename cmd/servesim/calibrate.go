@@ -473,22 +473,28 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 	if ps == nil {
 		return
 	}
+	ps.warnMismatch("simulate", r.Plan, warn)
+	if r.KVSource != "" {
+		ps.raised++
+		fmt.Fprintf(kv, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
+			ps.kv.Tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
+	}
+}
+
+// warnMismatch says on warn, as command cmd, how plan p differs from what
+// the profile measured, each difference once.
+func (ps *profileStep) warnMismatch(cmd string, p *plan.Plan, warn io.Writer) {
 	// By difference, not by plan: a precision all plans differ in is one
 	// warning, however their other keys differ.
 	var fresh []string
-	for _, d := range profileMismatch(ps.prof, r) {
+	for _, d := range profileMismatch(ps.prof, p) {
 		if !ps.warned[d] {
 			ps.warned[d] = true
 			fresh = append(fresh, d)
 		}
 	}
 	if len(fresh) > 0 {
-		fmt.Fprintf(warn, "simulate: warning: %s was measured at %s; its step model may not hold\n", ps.path, strings.Join(fresh, "; "))
-	}
-	if r.KVSource != "" {
-		ps.raised++
-		fmt.Fprintf(kv, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
-			ps.kv.Tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
+		fmt.Fprintf(warn, "%s: warning: %s was measured at %s; its step model may not hold\n", cmd, ps.path, strings.Join(fresh, "; "))
 	}
 }
 
@@ -497,19 +503,19 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 // the model (compared loosely: a profile names the model as served, which
 // need not be the catalog's name), one entry per difference; none when
 // nothing differs or the profile does not say.
-func profileMismatch(p *calibrate.Profile, r *plan.Resolved) []string {
+func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
 	var diff []string
 	if got, err := model.ParsePrecision(p.Precision); err == nil && p.Precision != "" {
-		if want, err := model.ParsePrecision(r.Plan.Model.Precision); err == nil && got != want {
-			diff = append(diff, fmt.Sprintf("precision %s, the plan %s", p.Precision, r.Plan.Model.Precision))
+		if want, err := model.ParsePrecision(pl.Model.Precision); err == nil && got != want {
+			diff = append(diff, fmt.Sprintf("precision %s, the plan %s", p.Precision, pl.Model.Precision))
 		}
 	}
-	if p.TensorParallel > 0 && p.TensorParallel != r.Plan.Device.Count {
-		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %d devices", p.TensorParallel, r.Plan.Device.Count))
+	if p.TensorParallel > 0 && p.TensorParallel != pl.Device.Count {
+		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %d devices", p.TensorParallel, pl.Device.Count))
 	}
 	served := strings.ToLower(p.Model)
-	if served != "" && !strings.Contains(served, strings.ToLower(r.Plan.Model.Name)) && !strings.EqualFold(p.Model, r.Plan.Model.WeightVersion) {
-		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, r.Plan.Model.Name))
+	if served != "" && !strings.Contains(served, strings.ToLower(pl.Model.Name)) && !strings.EqualFold(p.Model, pl.Model.WeightVersion) {
+		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, pl.Model.Name))
 	}
 	return diff
 }

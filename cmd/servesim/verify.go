@@ -16,11 +16,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/verify"
@@ -62,7 +62,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "stop-cmd", Usage: "engine stop command template (default: signal the start command's process group)"},
 			&cli.StringFlag{Name: "health-url", Usage: "polled with GET until 200 after each start (default: BASE-URL/models, sent the API key as the replay sends it; a URL given here gets no key)"},
 			&cli.DurationFlag{Name: "health-timeout", Value: 60 * time.Second, Usage: "how long to wait for health"},
-			&cli.StringFlag{Name: "profile", Usage: "calibrated profile for the re-simulation (default: the roofline prior)"},
+			&cli.StringFlag{Name: "profile", Usage: "calibrated profile for the re-simulation (default: the roofline prior); candidates must run on the profile's device"},
 			&cli.StringFlag{Name: "catalog", Usage: "TOML file adding or overriding model/hardware catalog entries"},
 			&cli.StringFlag{Name: "out", Value: "verify-out", Usage: "output directory"},
 			&cli.Float64Flag{Name: "tol-throughput", Value: tol.Throughput, Usage: "tolerance on output throughput, a fraction (0 = reported, not gated)"},
@@ -158,11 +158,12 @@ func runVerify(c *cli.Context) error {
 			return err
 		}
 	}
-	if p := c.String("profile"); p != "" {
-		if opt.Profile, err = calibrate.LoadProfile(p); err != nil {
-			return err
-		}
-		opt.ProfilePath = p
+	prof, err := loadProfileFlag(c)
+	if err != nil {
+		return err
+	}
+	if prof != nil {
+		opt.Profile, opt.ProfilePath = prof.prof, prof.path
 	}
 	if start := c.String("engine-cmd"); start != "" {
 		health, keyEnv := c.String("health-url"), ""
@@ -219,6 +220,21 @@ func runVerify(c *cli.Context) error {
 	}
 	if err := checkOutputs("verify", outs, ins); err != nil {
 		return cli.Exit(err, 2)
+	}
+	// As simulate --profile: step times of one device say nothing about
+	// another's, and a precision or model the profile was not measured
+	// at is warned of. A plan that does not parse, Run records.
+	for _, cand := range cf.Candidates {
+		p, err := plan.Parse([]byte(cand.Plan))
+		if err != nil {
+			continue
+		}
+		if err := prof.fits(p, fmt.Sprintf("candidate #%d (%s) of %s", cand.Rank, cand.Label, c.String("candidates"))); err != nil {
+			return err
+		}
+		if prof != nil {
+			prof.warnMismatch("verify", p, c.App.ErrWriter)
+		}
 	}
 
 	res, runErr := verify.Run(c.Context, opt)

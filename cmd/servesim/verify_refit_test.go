@@ -23,7 +23,7 @@ func TestVerifyRefitFailureExitsNonZero(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond, TokensPerChunk: 1000})
 	defer srv.Close()
 	cands, tr := oneCandidate(t, dir)
-	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
+	prof := cpuProfile(t, dir)                   // the candidate's device
 	refitOut := filepath.Join(dir, "refit.json") // three requests' steps are too few to fit
 	out := filepath.Join(dir, "out")
 	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", srv.BaseURL(), "--model", "stub",
@@ -80,4 +80,15 @@ func TestVerifyRefusesRefitOutDirectory(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
 	}
+}
+
+// cpuProfile writes calibrate's test profile, measured on the device of
+// oneCandidate's plan, to dir/cpu.json.
+func cpuProfile(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, "cpu.json", strings.Replace(string(data), `"device": "H100-SXM-80G"`, `"device": "cpu"`, 1))
 }

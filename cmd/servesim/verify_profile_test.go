@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// verify predicts with --profile as simulate does: a candidate on
+// another device than the profile's is refused before any request is
+// sent, and a precision or model the profile was not measured at is
+// warned of.
+func TestVerifyChecksTheProfileAgainstTheCandidates(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands, tr := oneCandidate(t, dir) // device "cpu", precision f16, servesim-tiny
+	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100 := writeFile(t, dir, "h100.json", string(data))
+	cpu := cpuProfile(t, dir)
+	base := []string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(dir, "out")}
+
+	text, _, err := runCode(t, append(base, "--profile", h100)...)
+	if err == nil || !strings.Contains(err.Error(), `measured on device "H100-SXM-80G"`) || !strings.Contains(err.Error(), `"cpu"`) {
+		t.Errorf("a profile of another device: err %v; want it refused naming both devices\n%s", err, text)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+
+	text, _, _ = runCode(t, append(base, "--profile", cpu)...)
+	for _, want := range []string{"verify: warning: " + cpu, "precision bf16, the plan f16", `model "Llama-3.1-8B", the plan servesim-tiny`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("a profile of another precision and model: output lacks %q\n%s", want, text)
+		}
+	}
+}
