@@ -153,7 +153,9 @@ type CandidateResult struct {
 	// Repeat is the measurement, its fields inline in the JSON. With
 	// Options.Repeat > 1 it sums up Repeats: Measured is their mean,
 	// FailedByKind their sum, LagP99 their worst, and Trace, EngineLog and
-	// GPU the first run's.
+	// GPU the first run's; for a candidate failed in a later run, it sums
+	// up the runs that succeeded before it, and Status and Detail say the
+	// failure.
 	Repeat
 	// SimTrace is the simulated trace (the same requests as Trace); empty
 	// when the simulation failed.
@@ -433,30 +435,29 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 			break
 		}
 	}
-	first, last := reps[0], reps[len(reps)-1]
+	last := reps[len(reps)-1]
 	if runs > 1 {
 		cr.Repeats = reps
 	}
 	if last.Status != StatusOK {
-		cr.Repeat = last
-		cr.Trace, cr.EngineLog, cr.GPU = first.Trace, first.EngineLog, first.GPU
-		if runs > 1 {
-			return fail(last.Status, "run %d of %d: %s", len(reps), runs, last.Detail)
+		if len(reps) == 1 {
+			cr.Repeat = last // its figures beside its own trace
+			if runs > 1 {
+				return fail(last.Status, "run 1 of %d: %s", runs, last.Detail)
+			}
+			return fail(last.Status, "%s", last.Detail)
 		}
-		return fail(last.Status, "%s", last.Detail)
+		// The figures of the runs that succeeded, beside their traces; the
+		// failed run's own are in Repeats.
+		cr.Repeat, _, _ = summarize(reps[:len(reps)-1])
+		ok := "run 1, which succeeded"
+		if n := len(reps) - 1; n > 1 {
+			ok = fmt.Sprintf("the mean of runs 1–%d, which succeeded", n)
+		}
+		return fail(last.Status, "run %d of %d: %s; measured: %s", len(reps), runs, last.Detail, ok)
 	}
 	var lo, hi Metrics
-	cr.Repeat = Repeat{Status: StatusOK, Trace: first.Trace, EngineLog: first.EngineLog, GPU: first.GPU, FailedByKind: map[string]int{}}
-	cr.Measured, lo, hi = meanMetrics(reps)
-	for _, r := range reps {
-		for k, n := range r.FailedByKind {
-			cr.FailedByKind[k] += n
-		}
-		if r.LagP99 != nil && (cr.LagP99 == nil || *r.LagP99 > *cr.LagP99) {
-			cr.LagP99 = r.LagP99
-		}
-		cr.LagFlagged = cr.LagFlagged || r.LagFlagged
-	}
+	cr.Repeat, lo, hi = summarize(reps)
 	cr.Rows = CompareMetrics(&cr.Predicted, &cr.Measured, opt.Tolerances)
 	if runs > 1 {
 		for i := range cr.Rows {
@@ -465,6 +466,25 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 		}
 	}
 	return cr
+}
+
+// summarize sums up runs that succeeded as one: their mean figures (and
+// their range), their failures summed, their worst schedule lag, and the
+// first run's trace, engine log and GPU measure.
+func summarize(reps []Repeat) (sum Repeat, lo, hi Metrics) {
+	first := reps[0]
+	sum = Repeat{Status: StatusOK, Trace: first.Trace, EngineLog: first.EngineLog, GPU: first.GPU, FailedByKind: map[string]int{}}
+	sum.Measured, lo, hi = meanMetrics(reps)
+	for _, r := range reps {
+		for k, n := range r.FailedByKind {
+			sum.FailedByKind[k] += n
+		}
+		if r.LagP99 != nil && (sum.LagP99 == nil || *r.LagP99 > *sum.LagP99) {
+			sum.LagP99 = r.LagP99
+		}
+		sum.LagFlagged = sum.LagFlagged || r.LagFlagged
+	}
+	return sum, lo, hi
 }
 
 // replayRecord is replay.Record; tests put a replay that never ran in its

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -241,6 +242,14 @@ sleep 300 & wait`
 	d := res.Candidates[1]
 	if d.Status != StatusDied || !strings.Contains(d.Detail, "run 2 of 3") || len(d.Repeats) != 2 || d.Repeats[0].Status != StatusOK {
 		t.Errorf("second candidate: %s (%s), %d runs: want engine_died in run 2 of 3", d.Status, d.Detail, len(d.Repeats))
+	}
+	// Its figures are those of the run that succeeded, beside that run's
+	// trace, not the failed run's beside run 1's trace.
+	if ok := d.Repeats[0]; d.Trace != ok.Trace || d.Measured.Completed != ok.Measured.Completed || d.Measured.TTFTMean == nil ||
+		*d.Measured.TTFTMean != *ok.Measured.TTFTMean || !maps.Equal(d.FailedByKind, ok.FailedByKind) ||
+		!strings.Contains(d.Detail, "measured: run 1, which succeeded") {
+		t.Errorf("second candidate: trace %s, %d completed, TTFT %v, failed %v, detail %q: want run 1's (%s, %d, %v, %v), said so",
+			d.Trace, d.Measured.Completed, fmtVal(d.Measured.TTFTMean), d.FailedByKind, d.Detail, ok.Trace, ok.Measured.Completed, fmtVal(ok.Measured.TTFTMean), ok.FailedByKind)
 	}
 	var b strings.Builder
 	res.WriteTable(&b)
