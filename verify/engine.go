@@ -361,13 +361,18 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	if err != nil {
 		return nil, &EngineError{StatusStartFailed, err.Error()}
 	}
-	health := urlshow.String(spec.HealthURL) // as it may be shown
-	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
-		return nil, &EngineError{StatusStartFailed, fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)}
-	}
-	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// Truncated: an earlier verify's log of the candidate is not this
+	// start's, and the results name this file whether or not it starts.
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, &EngineError{StatusStartFailed, err.Error()}
+	}
+	health := urlshow.String(spec.HealthURL) // as it may be shown
+	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
+		msg := fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)
+		fmt.Fprintf(lf, "# verify: %s\n", msg)
+		lf.Close()
+		return nil, &EngineError{StatusStartFailed, msg}
 	}
 	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), line)
 	cmd := exec.Command("sh", "-c", line)
