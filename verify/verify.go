@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
@@ -469,12 +470,24 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 }
 
 // summarize sums up runs that succeeded as one: their mean figures (and
-// their range), their failures summed, their worst schedule lag, and the
-// first run's trace, engine log and GPU measure.
+// their range), their failures summed, their worst schedule lag, the first
+// run's trace, engine log and GPU measure, and what the runs' details
+// said (an engine that outlived its stop, which the next start meets).
 func summarize(reps []Repeat) (sum Repeat, lo, hi Metrics) {
 	first := reps[0]
 	sum = Repeat{Status: StatusOK, Trace: first.Trace, EngineLog: first.EngineLog, GPU: first.GPU, FailedByKind: map[string]int{}}
 	sum.Measured, lo, hi = meanMetrics(reps)
+	var details []string
+	for k, r := range reps {
+		switch {
+		case r.Detail == "":
+		case len(reps) == 1:
+			details = append(details, r.Detail)
+		default:
+			details = append(details, fmt.Sprintf("run %d: %s", k+1, r.Detail))
+		}
+	}
+	sum.Detail = strings.Join(details, "; ")
 	for _, r := range reps {
 		for k, n := range r.FailedByKind {
 			sum.FailedByKind[k] += n
