@@ -54,7 +54,8 @@
 // SessionID comes from Config.SessionHeader, Class from
 // Config.ClassHeader or else the request's "model". HTTPStatus is the
 // upstream's status (Missing when it never answered); Error is "" on
-// success, "HTTP 4xx: message", "HTTP 3xx: redirects to …", "upstream: …",
+// success (a 200, as record counts one), "HTTP 4xx: message", "HTTP 3xx:
+// redirects to …", "HTTP 2xx" for another 2xx, "upstream: …",
 // "client disconnected", "cut at shutdown: …" (still running when
 // ShutdownGrace ran out), "stream ended without data: [DONE]" (a stream cut
 // short, though its HTTP response ended cleanly),

@@ -447,7 +447,9 @@ func (p *Proxy) finish(ex *exchange) {
 		}
 	case ex.upErr != nil:
 		row.Error = "upstream: " + ex.upErr.Error()
-	case o.status >= 300: // a redirect answers no completion either
+	case o.status != 0 && o.status != http.StatusOK:
+		// A completion is a 200, as record counts one: a redirect, or a
+		// 201, 204 or 206, answers none the trace can use.
 		row.Error = fmt.Sprintf("HTTP %d", o.status)
 		if o.errMsg != "" {
 			row.Error += ": " + o.errMsg
