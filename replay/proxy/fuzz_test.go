@@ -88,6 +88,9 @@ func (fp *fuzzProxy) record(t *testing.T, ex *exchange) *traces.Request {
 	t.Helper()
 	fp.finish(ex)
 	fp.inflight.Done()
+	fp.wmu.Lock() // no flush loop here: write the row now
+	fp.writeReadyLocked()
+	fp.wmu.Unlock()
 	if fp.werr != nil {
 		t.Fatalf("the trace rejected the row: %v\n%+v", fp.werr, ex.row)
 	}

@@ -141,6 +141,7 @@ type Proxy struct {
 	inflight    sync.WaitGroup
 	cut         atomic.Bool // Serve's grace ran out and it is closing the connections
 	stop        chan struct{}
+	wake        chan struct{} // rows are ready: the flush loop writes them
 	flusherDone chan struct{}
 
 	// amu guards closed and seq. It is never held across I/O, so that a
@@ -158,10 +159,10 @@ type Proxy struct {
 	dirty   bool
 
 	// wmu guards the writer, the prompts file and werr. It is held across
-	// their I/O, a flush's fsync included, but no handler waits for it: one
-	// that finds it held leaves its rows in ready for the holder to write
-	// (or, when the holder is the flush loop, its next tick), so that a
-	// slow disk never holds up the end of a response.
+	// their I/O, a flush's fsync included, by the flush loop and Close
+	// only: a handler queues its row in ready and wakes the loop, so that
+	// a slow or stalled disk never holds up the end of a response (a
+	// streamed one ends only when its handler returns).
 	wmu     sync.Mutex
 	w       traces.Writer
 	prompts promptsFile
@@ -202,7 +203,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	u, _ := url.Parse(cfg.Upstream)
 	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), start: time.Now(), pending: map[int64]*exchange{},
-		stop: make(chan struct{}), flusherDone: make(chan struct{})}
+		stop: make(chan struct{}), wake: make(chan struct{}, 1), flusherDone: make(chan struct{})}
 	meta := p.meta()
 	path := cfg.Out
 	if f, _ := traces.FormatOf(cfg.Out); f != traces.ArrowStrm {
@@ -535,8 +536,8 @@ func clamp32(v int64) int32 {
 	return int32(v)
 }
 
-// emit queues a finished exchange and writes every row whose earlier
-// arrivals have all finished, so the trace is in arrival order.
+// emit queues a finished exchange and hands the flush loop every row whose
+// earlier arrivals have all finished, so the trace is in arrival order.
 func (p *Proxy) emit(ex *exchange) {
 	p.mu.Lock()
 	p.pending[ex.seq] = ex
@@ -550,22 +551,9 @@ func (p *Proxy) emit(ex *exchange) {
 		p.ready = append(p.ready, e)
 	}
 	p.mu.Unlock()
-	p.drain()
-}
-
-// drain writes the ready rows, unless another goroutine holds the writer:
-// a handler's drain writes them once it lets go, as it checks for more
-// after; the flush loop writes them at its next tick; Close at the end.
-func (p *Proxy) drain() {
-	for p.wmu.TryLock() {
-		p.writeReadyLocked()
-		p.wmu.Unlock()
-		p.mu.Lock()
-		more := len(p.ready) > 0
-		p.mu.Unlock()
-		if !more {
-			return
-		}
+	select {
+	case p.wake <- struct{}{}:
+	default: // already woken: it takes all that is ready
 	}
 }
 
@@ -644,7 +632,7 @@ func (p *Proxy) fail(err error) {
 // last flush. It writes only what is ready when it takes the writer, and
 // does not drain after: while rows keep coming as fast as they are
 // written, draining would never end and no flush would come. What the
-// handlers leave meanwhile, their next drain or the next flush writes.
+// handlers leave meanwhile, the loop's next wake or flush writes.
 func (p *Proxy) flush() {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
@@ -687,6 +675,10 @@ func (p *Proxy) flushLoop() {
 			return
 		case <-t.C:
 			p.flush() // Close stops this loop before it closes the writer
+		case <-p.wake:
+			p.wmu.Lock()
+			p.writeReadyLocked()
+			p.wmu.Unlock()
 		}
 	}
 }
