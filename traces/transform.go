@@ -203,7 +203,13 @@ func Slice(r Reader, from, to int64, head int) Reader {
 		desc = prev + "; " + desc
 	}
 	m.Set("slice", desc)
-	return &slicer{Reader: r, meta: m, from: from, to: to, head: head}
+	// A closed-loop or time-scaled recording measured its times on the
+	// run's clock, not the arrivals': re-based by from they would be
+	// wrong (before the trace began, even). The slice is then an input
+	// trace, as Scale makes one.
+	tsc := m.Extra["replay.time_scale"]
+	unmoored := m.Extra["replay.arrival"] == "closed" || tsc != "" && tsc != "1"
+	return &slicer{Reader: r, meta: m, from: from, to: to, head: head, clearObserved: unmoored}
 }
 
 type slicer struct {
@@ -212,6 +218,8 @@ type slicer struct {
 	from, to int64
 	head, n  int
 	done     bool
+
+	clearObserved bool // the observed times are not on the arrivals' clock
 }
 
 func (s *slicer) Meta() Meta { return s.meta }
@@ -226,6 +234,9 @@ func (s *slicer) Next() bool {
 			break
 		}
 		s.n++
+		if s.clearObserved {
+			r.ClearObserved()
+		}
 		shiftTimes(r, -s.from)
 		return true
 	}
