@@ -137,6 +137,7 @@ type Proxy struct {
 	upstream    *url.URL
 	upSecrets   []string // the upstream URL's user, password, query and basic credential: masked in a row's Error
 	rp          *httputil.ReverseProxy
+	ownUp       *http.Transport // the upstream transport New made (nil when Config gave one): Close closes its idle connections
 	start       time.Time
 	inflight    sync.WaitGroup
 	cut         atomic.Bool // Serve's grace ran out and it is closing the connections
@@ -194,15 +195,16 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var ownUp *http.Transport
 	if cfg.Transport == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
+		ownUp = http.DefaultTransport.(*http.Transport).Clone()
 		// Else Go asks for gzip on the client's behalf and unpacks it: the
 		// engine would compress what the client gets uncompressed.
-		tr.DisableCompression = true
-		cfg.Transport = tr
+		ownUp.DisableCompression = true
+		cfg.Transport = ownUp
 	}
 	u, _ := url.Parse(cfg.Upstream)
-	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), start: time.Now(), pending: map[int64]*exchange{},
+	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), ownUp: ownUp, start: time.Now(), pending: map[int64]*exchange{},
 		stop: make(chan struct{}), wake: make(chan struct{}, 1), flusherDone: make(chan struct{})}
 	meta := p.meta()
 	path := cfg.Out
@@ -717,6 +719,11 @@ func (p *Proxy) Close() error {
 	p.inflight.Wait()
 	close(p.stop)
 	<-p.flusherDone
+	if p.ownUp != nil {
+		// Else its keep-alive connections to the upstream, and their
+		// goroutines, outlive the proxy by the idle timeout (90 s).
+		p.ownUp.CloseIdleConnections()
+	}
 
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
