@@ -525,6 +525,12 @@ func (p *Proxy) finish(ex *exchange) {
 		row.FirstToken, row.LastToken, row.TokenTimes, row.Chunks = traces.Missing, traces.Missing, nil, traces.Missing
 		row.UsagePrompt, row.UsageOutput, row.UsageCached, row.FinishReason = traces.Missing, traces.Missing, traces.Missing, ""
 	}
+	// The row may wait long for an earlier arrival: keep only what writing
+	// it needs, the raw prompt only for the prompts file.
+	ex.prompt, ex.secrets, o.chunkTimes = promptText{}, nil, nil
+	if !p.cfg.KeepPrompts {
+		ex.req.Messages, ex.req.Tools, ex.req.Prompt = nil, nil, nil
+	}
 	p.emit(ex)
 }
 
