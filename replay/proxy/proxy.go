@@ -90,6 +90,11 @@ func (c *Config) Validate() error {
 		return bad("SessionHeader", "%q is not a header name: want letters, digits and !#$%%&'*+-.^_`|~, no spaces or colon", c.SessionHeader)
 	case c.ClassHeader != "" && !validHeaderName(c.ClassHeader):
 		return bad("ClassHeader", "%q is not a header name: want letters, digits and !#$%%&'*+-.^_`|~, no spaces or colon", c.ClassHeader)
+	case credentialHeader(c.SessionHeader):
+		// Its value, a key, would be written to every row.
+		return bad("SessionHeader", "%q carries credentials, which are never written to a trace: want a header without them", c.SessionHeader)
+	case credentialHeader(c.ClassHeader):
+		return bad("ClassHeader", "%q carries credentials, which are never written to a trace: want a header without them", c.ClassHeader)
 	}
 	if _, err := traces.FormatOf(c.Out); err != nil {
 		return bad("Out", "%v", err)
@@ -106,6 +111,17 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// credentialHeader reports whether a request header named name carries
+// credentials.
+func credentialHeader(name string) bool {
+	for _, h := range []string{"Authorization", "Proxy-Authorization", "Api-Key", "X-Api-Key", "Cookie"} {
+		if strings.EqualFold(name, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // PromptsPath is where KeepPrompts writes prompts: "run.parquet" →
