@@ -81,13 +81,15 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 		return err
 	}
 	// A partial model must never look valid: it appears whole or not at all.
-	f, err := atomicfile.Create(filepath.Join(dir, "model.gguf"))
+	path := filepath.Join(dir, "model.gguf")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
 	if err := gguf.WriteLlama(f, cfg, seed); err != nil {
 		f.Abort()
-		return err
+		// The write error names the temporary file, which Abort removed.
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := f.Commit(); err != nil {
 		return err

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/servesim/servesim/internal/testfs"
+	"github.com/servesim/servesim/model/gguf"
+)
+
+// A model whose write fails part way (here past the file size limit, as on
+// a full disk) leaves nothing behind, and the error names model.gguf, not
+// the temporary file that is already gone.
+func TestRunFailedWriteNamesTheModel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := gguf.DefaultLlamaConfig()
+	cfg.Layers, cfg.Dim, cfg.Heads, cfg.KVHeads, cfg.FFN, cfg.Vocab = 1, 16, 2, 1, 16, 300
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skip(err)
+	}
+	small := old
+	small.Cur = 1000
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small); err != nil {
+		t.Skip(err)
+	}
+	err := run(dir, cfg, 1, 1)
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if path := filepath.Join(dir, "model.gguf"); err == nil || !strings.Contains(err.Error(), path+":") {
+		t.Errorf("run: %v, want an error naming %s", err, path)
+	}
+	if names := testfs.Names(t, dir); len(names) != 0 {
+		t.Errorf("folder holds %q, want nothing written", names)
+	}
+}
