@@ -522,3 +522,20 @@ func TestValidateNamesTheSize(t *testing.T) {
 		}
 	}
 }
+
+// A vocabulary too large for the filler words is refused with the largest
+// one that fits, so the caller knows what to ask for instead.
+func TestValidateNamesTheLargestVocab(t *testing.T) {
+	c := DefaultLlamaConfig()
+	c.Vocab = maxVocab + 1
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), fmt.Sprint(maxVocab)) {
+		t.Errorf("vocab %d: error %v, want one naming the largest, %d", c.Vocab, err, maxVocab)
+	}
+	c.Vocab = maxVocab
+	if err := c.Validate(); err != nil {
+		t.Errorf("vocab %d: %v", c.Vocab, err)
+	}
+	if tokens, _ := Vocab(maxVocab); len(tokens) != maxVocab || tokens[maxVocab-1] != "Ġzzzz" {
+		t.Errorf("Vocab(%d): %d tokens, last %q", maxVocab, len(tokens), tokens[len(tokens)-1])
+	}
+}

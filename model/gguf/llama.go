@@ -18,6 +18,9 @@ const (
 	ImEndID   = 259 // <|im_end|>
 
 	firstFiller = 260
+	// maxVocab is the largest vocabulary: the byte and control tokens
+	// plus every filler word of 1-4 letters.
+	maxVocab = firstFiller + 26 + 26*26 + 26*26*26 + 26*26*26*26
 )
 
 // ChatTemplate is the ChatML Jinja template stored as tokenizer.chat_template.
@@ -104,8 +107,8 @@ func (c LlamaConfig) Validate() error {
 		return fmt.Errorf("gguf: heads %d not divisible by kv heads %d", c.Heads, c.KVHeads)
 	case c.Vocab <= firstFiller:
 		return fmt.Errorf("gguf: vocab %d must exceed %d", c.Vocab, firstFiller)
-	case c.Vocab > firstFiller+26+26*26+26*26*26+26*26*26*26:
-		return fmt.Errorf("gguf: vocab %d too large for the filler alphabet", c.Vocab)
+	case c.Vocab > maxVocab:
+		return fmt.Errorf("gguf: vocab %d too large for the filler words: want at most %d", c.Vocab, maxVocab)
 	case !(c.InitStd > 0) || !(c.NormEps > 0) || !(c.RopeTheta > 0):
 		return errors.New("gguf: init std, norm eps and rope theta must be positive")
 	}
