@@ -267,9 +267,10 @@ func TestErrorMessageIsUTF8(t *testing.T) {
 func TestGzipResponseIsParsed(t *testing.T) {
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
-	zw.Write([]byte(`{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`))
+	payload := `{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`
+	zw.Write([]byte(payload))
 	zw.Close()
-	got, err := decodeBody(z.Bytes(), "gzip")
+	got, err := decodeBody(z.Bytes(), "gzip", maxBody)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +278,16 @@ func TestGzipResponseIsParsed(t *testing.T) {
 	if err := json.Unmarshal(got, &r); err != nil || *r.Usage.PromptTokens != 3 {
 		t.Fatalf("%v %s", err, got)
 	}
-	if _, err := decodeBody([]byte("x"), "br"); err == nil {
+	if _, err := decodeBody([]byte("x"), "br", maxBody); err == nil {
 		t.Error("br decoded")
+	}
+	// A body that decodes past the limit is an error, never read cut short
+	// as a shorter body; one that decodes to the limit is read whole.
+	if got, err := decodeBody(z.Bytes(), "gzip", 20); err == nil {
+		t.Errorf("decoded to %d bytes past a limit of 20: %q", len(got), got)
+	}
+	if got, err := decodeBody(z.Bytes(), "gzip", int64(len(payload))); err != nil || string(got) != payload {
+		t.Errorf("decoded to the limit: %d bytes, %v", len(got), err)
 	}
 }
 

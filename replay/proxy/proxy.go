@@ -393,8 +393,10 @@ func (p *Proxy) arrive() *exchange {
 // describe fills the input columns from the request.
 func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	// A compressed body is read for what it holds; it is forwarded as sent.
-	if dec, err := decodeBody(body, r.Header.Get("Content-Encoding")); err == nil {
+	if dec, err := decodeBody(body, r.Header.Get("Content-Encoding"), p.cfg.MaxRequestBody); err == nil {
 		body = dec
+	} else {
+		p.cfg.Logger.Debug("proxy: request body not decoded", "path", r.URL.Path, "err", err)
 	}
 	if err := json.Unmarshal(body, &ex.req); err != nil {
 		ex.badReq = true
@@ -922,7 +924,7 @@ func (t *tap) end() {
 	if !t.keep || !o.eof {
 		return
 	}
-	body, err := decodeBody(t.buf, t.enc)
+	body, err := decodeBody(t.buf, t.enc, maxBody)
 	if err != nil {
 		o.parseFailed = true
 		return

@@ -179,8 +179,10 @@ func (p *sseParser) apply(event, data []byte, at int64) {
 	p.obs.apply(&r, at)
 }
 
-// decodeBody undoes a gzip Content-Encoding; other encodings give an error.
-func decodeBody(body []byte, encoding string) ([]byte, error) {
+// decodeBody undoes a gzip Content-Encoding, up to limit bytes decoded;
+// other encodings, and a body that decodes to more, give an error (a cut
+// body would be read as a shorter one).
+func decodeBody(body []byte, encoding string, limit int64) ([]byte, error) {
 	switch strings.ToLower(strings.TrimSpace(encoding)) {
 	case "", "identity":
 		return body, nil
@@ -189,7 +191,11 @@ func decodeBody(body []byte, encoding string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return io.ReadAll(io.LimitReader(zr, maxBody))
+		dec, err := io.ReadAll(io.LimitReader(zr, limit+1))
+		if err == nil && int64(len(dec)) > limit {
+			err = fmt.Errorf("gzip body decodes to over %d bytes", limit)
+		}
+		return dec, err
 	}
 	return nil, fmt.Errorf("content-encoding %q not decoded", encoding)
 }
