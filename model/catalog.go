@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -177,7 +178,8 @@ type hardwareEntry struct {
 // of total to active). Every resulting entry is validated.
 //
 // Unknown keys, unknown precisions and invalid entries are errors naming
-// the file and the key or entry. On error the catalog is left unchanged.
+// the file, the line and the key or entry ("user.toml: line 7: ..."). On
+// error the catalog is left unchanged.
 func (c *Catalog) LoadTOML(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -193,20 +195,49 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 	if err != nil {
 		return fmt.Errorf("model: catalog %s: %w", source, err)
 	}
-	var keys []string
-	for _, k := range md.Undecoded() {
-		keys = append(keys, fmt.Sprintf("%q", k.String()))
+	// at is source and, where it can be told, the line of key (nil for
+	// the entry itself) in the i-th entry of array: "user.toml: line 7".
+	at := func(array string, i int, key ...string) string {
+		if n := tomlkeys.EntryLine(string(data), toml.Key{array}, i, key); n > 0 {
+			return fmt.Sprintf("%s: line %d", source, n)
+		}
+		return source
 	}
-	keys = append(keys, tomlkeys.Miscased(md, &f)...) // the decoder ignores case; the catalog does not
-	if len(keys) > 0 {
-		return fmt.Errorf("model: catalog %s: unknown key %s (arch keys: %s; hardware keys: %s)",
-			source, strings.Join(keys, ", "), tomlKeys(archEntry{}), tomlKeys(hardwareEntry{}))
+	// keyAt is at for a key of the file, in the first entry that holds it.
+	keyAt := func(k toml.Key) string {
+		entries := map[string]int{"arch": len(f.Arch), "hardware": len(f.Hardware)}
+		for i := range entries[k[0]] {
+			if len(k) > 1 {
+				if where := at(k[0], i, k[1:]...); where != source {
+					return where
+				}
+			}
+		}
+		if n := tomlkeys.Line(string(data), md, k); n > 0 {
+			return fmt.Sprintf("%s: line %d", source, n)
+		}
+		return source
+	}
+	var unknown []error
+	describe := func(k toml.Key, what string) {
+		unknown = append(unknown, fmt.Errorf("model: catalog %s: unknown key %s (arch keys: %s; hardware keys: %s)",
+			keyAt(k), what, tomlKeys(archEntry{}), tomlKeys(hardwareEntry{})))
+	}
+	for _, k := range md.Undecoded() {
+		describe(k, fmt.Sprintf("%q", k.String()))
+	}
+	miscased := tomlkeys.Miscased(md, &f) // the decoder ignores case; the catalog does not
+	for i, k := range tomlkeys.MiscasedKeys(md, &f) {
+		describe(k, miscased[i])
+	}
+	if len(unknown) > 0 {
+		return errors.Join(unknown...)
 	}
 
 	next := c.Clone()
 	for i, e := range f.Arch {
 		if e.Name == nil || key(*e.Name) == "" {
-			return fmt.Errorf("model: catalog %s: arch entry %d has no name", source, i+1)
+			return fmt.Errorf("model: catalog %s: arch entry %d has no name", at("arch", i), i+1)
 		}
 		a, exists := next.archs[key(*e.Name)]
 		if !exists {
@@ -216,18 +247,18 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		if !exists {
 			if e.HeadDim == nil && a.Heads > 0 && a.Hidden%a.Heads != 0 {
 				return fmt.Errorf("model: catalog %s: architecture %s: head_dim not given, and hidden = %d is not a multiple of heads = %d to derive it from; give head_dim",
-					source, a.Name, a.Hidden, a.Heads)
+					at("arch", i), a.Name, a.Hidden, a.Heads)
 			}
 			fillArchDefaults(&a, e)
 		}
 		if err := a.Validate(); err != nil {
-			return fmt.Errorf("model: catalog %s: %s", source, strings.TrimPrefix(err.Error(), "model: "))
+			return fmt.Errorf("model: catalog %s: %s", at("arch", i), strings.TrimPrefix(err.Error(), "model: "))
 		}
 		next.archs[key(a.Name)] = a
 	}
 	for i, e := range f.Hardware {
 		if e.Name == nil || key(*e.Name) == "" {
-			return fmt.Errorf("model: catalog %s: hardware entry %d has no name", source, i+1)
+			return fmt.Errorf("model: catalog %s: hardware entry %d has no name", at("hardware", i), i+1)
 		}
 		h, exists := next.hardware[key(*e.Name)]
 		if !exists {
@@ -235,15 +266,15 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 			// A key left out would be 0: a device of 0 W, or free.
 			if miss := e.missing(); len(miss) > 0 {
 				return fmt.Errorf("model: catalog %s: hardware %s: missing required key %s (a new hardware entry gives every key: %s)",
-					source, h.Name, strings.Join(miss, ", "), tomlKeys(hardwareEntry{}))
+					at("hardware", i), h.Name, strings.Join(miss, ", "), tomlKeys(hardwareEntry{}))
 			}
 		}
 		h = h.clone()
 		if err := e.apply(&h); err != nil {
-			return fmt.Errorf("model: catalog %s: hardware %s: %s", source, h.Name, strings.TrimPrefix(err.Error(), "model: "))
+			return fmt.Errorf("model: catalog %s: hardware %s: %s", at("hardware", i, "flops", err.key), h.Name, strings.TrimPrefix(err.Error(), "model: "))
 		}
 		if err := h.Validate(); err != nil {
-			return fmt.Errorf("model: catalog %s: %s", source, strings.TrimPrefix(err.Error(), "model: "))
+			return fmt.Errorf("model: catalog %s: %s", at("hardware", i), strings.TrimPrefix(err.Error(), "model: "))
 		}
 		next.hardware[key(h.Name)] = h
 	}
@@ -331,7 +362,15 @@ func (e hardwareEntry) missing() []string {
 	return miss
 }
 
-func (e hardwareEntry) apply(h *Hardware) error {
+// flopsKeyError is a refused key of an entry's flops table.
+type flopsKeyError struct {
+	key string
+	err error
+}
+
+func (e *flopsKeyError) Error() string { return e.err.Error() }
+
+func (e hardwareEntry) apply(h *Hardware) *flopsKeyError {
 	set := func(dst *float64, src *float64) {
 		if src != nil {
 			*dst = *src
@@ -351,11 +390,11 @@ func (e hardwareEntry) apply(h *Hardware) error {
 	for _, k := range names {
 		p, err := ParsePrecision(k)
 		if err != nil {
-			return fmt.Errorf("flops key %q: %w", k, err)
+			return &flopsKeyError{k, fmt.Errorf("flops key %q: %w", k, err)}
 		}
 		// Aliases of one precision would otherwise override each other silently.
 		if prev, ok := given[p]; ok {
-			return fmt.Errorf("flops keys %q and %q both set %s", prev, k, p)
+			return &flopsKeyError{k, fmt.Errorf("flops keys %q and %q both set %s", prev, k, p)}
 		}
 		given[p] = k
 		h.FLOPS[p] = e.FLOPS[k]

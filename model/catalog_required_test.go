@@ -13,7 +13,7 @@ func TestLoadTOMLNewHardwareNeedsEveryKey(t *testing.T) {
 	const newGPU = "[[hardware]]\nname = \"my-gpu\"\nmemory_bytes = 25_769_803_776\nbandwidth_bytes_per_sec = 1.0e12\n[hardware.flops]\nbf16 = 2.0e14\n"
 	c := DefaultCatalog()
 	err := c.LoadTOMLData([]byte(newGPU), "user.toml")
-	if err == nil || !strings.Contains(err.Error(), "user.toml: hardware my-gpu: missing required key tdp_watts, idle_watts, price_per_hour") {
+	if err == nil || !strings.Contains(err.Error(), "user.toml: line 1: hardware my-gpu: missing required key tdp_watts, idle_watts, price_per_hour") {
 		t.Errorf("err %v: want the missing keys named", err)
 	}
 	if _, err := c.Hardware("my-gpu"); err == nil {

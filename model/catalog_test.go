@@ -116,7 +116,7 @@ func TestLoadTOMLErrors(t *testing.T) {
 	cases := []struct{ data, want string }{
 		{"[[hardware]]\nname = \"H100-SXM-80G\"\n[hardware.flops]\nfp6 = 1.0\n", `flops key "fp6"`},
 		{"[[arch]]\nlayers = 2\n", "arch entry 1 has no name"},
-		{"[[hardware]]\nname = \"new-gpu\"\nmemory_bytes = 1e9\n", "user.toml: hardware new-gpu: missing required key bandwidth_bytes_per_sec, flops, tdp_watts, idle_watts, price_per_hour"},
+		{"[[hardware]]\nname = \"new-gpu\"\nmemory_bytes = 1e9\n", "user.toml: line 1: hardware new-gpu: missing required key bandwidth_bytes_per_sec, flops, tdp_watts, idle_watts, price_per_hour"},
 		{"[[arch]]\nname = \"Llama-3.1-8B\"\nkv_heads = 5\n", "kv_heads = 5"},
 		{"[[model]]\nname = \"x\"\n", `unknown key "model"`},
 		// The decoder matches keys without regard to case: Layers set layers.

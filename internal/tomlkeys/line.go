@@ -92,3 +92,45 @@ func probeType(md toml.MetaData, key toml.Key, i int) (reflect.Type, bool) {
 	}
 	return reflect.StructOf(fields), true
 }
+
+// EntryLine is Line for key (nil for the table itself) in the i-th table,
+// from 0, of the array of tables named array; 0 when it cannot be told.
+// The decoder keeps one position a key, that of the table it saw last, so
+// EntryLine reads the shortest whole-line start of data whose last table
+// is the i-th and holds key.
+func EntryLine(data string, array toml.Key, i int, key toml.Key) int {
+	for end := 0; end < len(data); {
+		if n := strings.IndexByte(data[end:], '\n'); n >= 0 {
+			end += n + 1
+		} else {
+			end = len(data)
+		}
+		head := data[:end]
+		var v map[string]any
+		md, err := toml.Decode(head, &v)
+		if err != nil || md.Type(array...) != "ArrayHash" {
+			continue
+		}
+		entries, _ := lookup(v, array).([]map[string]any)
+		if len(entries) > i+1 {
+			return 0 // the i-th table is past and never held key
+		}
+		if len(entries) == i+1 && (len(key) == 0 || lookup(entries[i], key) != nil) {
+			return Line(head, md, append(slices.Clone(array), key...))
+		}
+	}
+	return 0
+}
+
+// lookup is the value of key in v; nil when there is none.
+func lookup(v map[string]any, key toml.Key) any {
+	var cur any = v
+	for _, k := range key {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}

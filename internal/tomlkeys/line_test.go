@@ -70,3 +70,29 @@ func TestLineMultilineString(t *testing.T) {
 		}
 	}
 }
+
+// Each table of an array of tables has its own lines: the decoder keeps
+// one position a key, the last table's.
+func TestEntryLine(t *testing.T) {
+	data := "top = 1\n[[e]]\nname = \"a\"\n[[e]]\nname = \"\"\"\nb\"\"\"\nx = 2\n[e.sub]\ny = 3\n[[e]]\nx = 4\n[other]\nname = 5\n"
+	for _, c := range []struct {
+		i    int
+		key  string
+		want int
+	}{
+		{0, "", 2}, {0, "name", 3}, {1, "", 4}, {1, "name", 5}, {1, "x", 7}, {1, "sub", 8}, {1, "sub.y", 9},
+		{2, "", 10}, {2, "x", 11},
+		{0, "x", 0}, {2, "name", 0}, {3, "", 0},
+	} {
+		var key toml.Key
+		if c.key != "" {
+			key = strings.Split(c.key, ".")
+		}
+		if got := EntryLine(data, toml.Key{"e"}, c.i, key); got != c.want {
+			t.Errorf("EntryLine(e, %d, %q) = %d, want %d", c.i, c.key, got, c.want)
+		}
+	}
+	if got := EntryLine(data, toml.Key{"other"}, 0, toml.Key{"name"}); got != 0 {
+		t.Errorf("EntryLine of a table that is no array = %d, want 0", got)
+	}
+}

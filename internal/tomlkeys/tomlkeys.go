@@ -25,6 +25,15 @@ func Miscased(md toml.MetaData, v any) []string {
 	return out
 }
 
+// MiscasedKeys is the keys Miscased describes, in its order.
+func MiscasedKeys(md toml.MetaData, v any) []toml.Key {
+	var out []toml.Key
+	for _, m := range miscased(md, v) {
+		out = append(out, m.key)
+	}
+	return out
+}
+
 // Unknown describes, with its line in data where that can be told, each
 // key of md (data decoded into v) that v's type does not declare
 // (md.Undecoded) or declares only in another spelling (Miscased): "line
