@@ -484,7 +484,7 @@ type cond []cmpr
 
 func parseCond(s string) (cond, error) {
 	var c cond
-	for _, part := range strings.Split(s, "&&") {
+	for _, part := range splitAnd(s) {
 		p, err := parseCmp(part)
 		if err != nil {
 			return nil, err
@@ -492,6 +492,31 @@ func parseCond(s string) (cond, error) {
 		c = append(c, p)
 	}
 	return c, nil
+}
+
+// splitAnd splits s at each && outside a quoted value: "my&&gpu" is one
+// device name.
+func splitAnd(s string) []string {
+	var parts []string
+	var quote byte // the open quote, or 0
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case quote == '"' && s[i] == '\\':
+			i++ // an escaped character does not close the string
+		case quote != 0:
+			if s[i] == quote {
+				quote = 0
+			}
+		case s[i] == '"' || s[i] == '`':
+			quote = s[i]
+		case strings.HasPrefix(s[i:], "&&"):
+			parts = append(parts, s[start:i])
+			start = i + 2
+			i++
+		}
+	}
+	return append(parts, s[start:])
 }
 
 func (c cond) holds(cfg *Config) bool {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -112,5 +113,28 @@ skip_if = ['`+cond+`']
 				t.Fatalf("err = %v, want the file, constraints.skip_if[0] and that the value is not a number", err)
 			}
 		})
+	}
+}
+
+// A quoted value may hold "&&": only an && outside quotes joins two
+// comparisons.
+func TestParseCondAndInQuotes(t *testing.T) {
+	for in, want := range map[string][]any{
+		`device.model == "my&&gpu"`:                    {"my&&gpu"},
+		"device.model == `a&&b` && device.count >= 2":  {"a&&b", 2.0},
+		`device.model != "x\"&&y" && device.count < 8`: {`x"&&y`, 8.0},
+	} {
+		c, err := parseCond(in)
+		if err != nil {
+			t.Errorf("parseCond(%s): %v", in, err)
+			continue
+		}
+		var got []any
+		for _, cmp := range c {
+			got = append(got, cmp.lit)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("parseCond(%s) compares with %q, want %q", in, got, want)
+		}
 	}
 }
