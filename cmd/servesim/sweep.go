@@ -234,7 +234,18 @@ func runSweep(c *cli.Context) error {
 			len(res.Rows), probes, elapsed.Round(time.Millisecond), workers, per)
 	}
 	// The rate is not measured (NaN) when every request arrives at once.
-	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1)\n", name, len(tr.Reqs), fmtF(tr.Rate, "%.2f"))
+	// It leaves warm-up rows out, and so does the count beside it.
+	warmup := 0
+	for _, r := range tr.Reqs {
+		if r.Warmup {
+			warmup++
+		}
+	}
+	apart := ""
+	if warmup > 0 {
+		apart = fmt.Sprintf(", and %d warm-up requests", warmup)
+	}
+	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1%s)\n", name, len(tr.Reqs)-warmup, fmtF(tr.Rate, "%.2f"), apart)
 	printSweep(c.App.Writer, res, 20)
 	return nil
 }

@@ -21,3 +21,17 @@ func TestSimulateSweepTraceWithoutARate(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// The request count is that of the rate: warm-up rows are counted apart.
+func TestSimulateSweepTraceCountsWarmupApart(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "warm.csv")
+	os.WriteFile(tr, []byte("arrival_ns,prompt_tokens,output_tokens,warmup\n0,100,10,true\n0,100,10,true\n1000000000,100,10,false\n2000000000,200,20,false\n3000000000,200,20,false\n"), 0o644)
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--workers", "2", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "(3 requests, 1.50 req/s at scale 1, and 2 warm-up requests)") {
+		t.Errorf("output:\n%s", out)
+	}
+}
