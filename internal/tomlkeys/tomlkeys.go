@@ -39,6 +39,12 @@ func MiscasedKeys(md toml.MetaData, v any) []toml.Key {
 // (md.Undecoded) or declares only in another spelling (Miscased): "line
 // 25: unknown key cost.peu".
 func Unknown(data string, md toml.MetaData, v any) []string {
+	return UnknownWhere(data, md, v, func(toml.Key) bool { return true })
+}
+
+// UnknownWhere is Unknown with only the undeclared keys that keep selects
+// (a caller may check some sections itself).
+func UnknownWhere(data string, md toml.MetaData, v any, keep func(toml.Key) bool) []string {
 	var out []string
 	describe := func(k toml.Key, what string) {
 		if n := Line(data, md, k); n > 0 {
@@ -47,7 +53,9 @@ func Unknown(data string, md toml.MetaData, v any) []string {
 		out = append(out, what)
 	}
 	for _, k := range md.Undecoded() {
-		describe(k, "unknown key "+k.String())
+		if keep(k) {
+			describe(k, "unknown key "+k.String())
+		}
 	}
 	for _, m := range miscased(md, v) {
 		describe(m.key, "unknown key "+m.String())

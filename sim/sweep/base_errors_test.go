@@ -42,7 +42,7 @@ func TestExpandNamesTheBasePlanOfABadValue(t *testing.T) {
 	for _, c := range []struct{ name, old, new, want string }{
 		{"out of range", "pue = 1.2", "pue = 0.5", ": cost.pue: must be a finite number ≥ 1"},
 		{"unknown device", `model = "H100-SXM-80G"`, `model = "Z100"`, `: device.model: model: unknown hardware "Z100"`},
-		{"unknown key", "name = ", "nam = ", ": unknown key model.nam"},
+		{"unknown key", "name = ", "nam = ", ": line 2: unknown key model.nam"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base, err := loadWithBase(t, c.old, c.new, sweepSeqs)
@@ -104,13 +104,13 @@ func TestSpecNamesItsLineOfABadInlineValue(t *testing.T) {
 	}
 	t.Run("unknown key", func(t *testing.T) {
 		path, _, err := writeSpec(t, `base = "base.toml"`+"\n[batch]\nmax_num_seqz = 4\n"+sloTOML)
-		if want := path + ": unknown key batch.max_num_seqz"; err == nil || err.Error() != want {
+		if want := path + ": line 3: unknown key batch.max_num_seqz"; err == nil || err.Error() != want {
 			t.Errorf("err = %v\nwant %q, from reading the spec rather than from a config", err, want)
 		}
 	})
 	t.Run("key in another case", func(t *testing.T) {
 		path, _, err := writeSpec(t, `base = "base.toml"`+"\n[cost]\nPUE = 1.3\n"+sloTOML)
-		if want := path + ": unknown key cost.PUE (keys are case-sensitive: cost.pue)"; err == nil || err.Error() != want {
+		if want := path + ": line 3: unknown key cost.PUE (keys are case-sensitive: cost.pue)"; err == nil || err.Error() != want {
 			t.Errorf("err = %v\nwant %q", err, want)
 		}
 	})

@@ -231,7 +231,8 @@ type specFile struct {
 var planSections = []string{"model", "batch", "device", "cost", "cluster"}
 
 // LoadSpec reads a sweep spec; a relative base path is relative to the
-// spec's folder. Errors name the file and the key.
+// spec's folder. Errors name the file and the key, and its line where
+// it can be told.
 func LoadSpec(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -264,16 +265,12 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 	}
 	// Keys under [sweep] and the plan sections decode into maps and are
 	// checked later (the decoder reports inline tables in maps as undecoded).
-	var unknown []string
-	for _, k := range md.Undecoded() {
-		if len(k) > 0 && (k[0] == "sweep" || slices.Contains(planSections, k[0])) {
-			continue
-		}
-		unknown = append(unknown, k.String())
+	checkedLater := func(k toml.Key) bool {
+		return len(k) > 0 && (k[0] == "sweep" || slices.Contains(planSections, k[0]))
 	}
-	unknown = append(unknown, tomlkeys.Miscased(md, &f)...) // the decoder ignores case; the spec does not
-	if len(unknown) > 0 {
-		return nil, fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
+	// the decoder ignores case; the spec does not
+	if unknown := tomlkeys.UnknownWhere(string(data), md, &f, func(k toml.Key) bool { return !checkedLater(k) }); len(unknown) > 0 {
+		return nil, errors.New(strings.Join(unknown, "; "))
 	}
 	if err := checkInlineKeys(data); err != nil {
 		return nil, err
@@ -382,17 +379,10 @@ func checkPlanKeys(data []byte, mine func(toml.Key) bool) error {
 	if err != nil {
 		return err
 	}
-	var unknown []string
-	for _, k := range md.Undecoded() {
-		if mine(k) {
-			unknown = append(unknown, k.String())
-		}
-	}
 	// (In a spec, a miscased section name was refused with the spec's
 	// keys: what is miscased here lies in a plan section.)
-	unknown = append(unknown, tomlkeys.Miscased(md, &p)...)
-	if len(unknown) > 0 {
-		return fmt.Errorf("unknown key %s", strings.Join(unknown, ", "))
+	if unknown := tomlkeys.UnknownWhere(string(data), md, &p, mine); len(unknown) > 0 {
+		return errors.New(strings.Join(unknown, "; "))
 	}
 	return nil
 }

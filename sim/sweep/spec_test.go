@@ -12,7 +12,7 @@ func TestSpecErrorsNameFileAndKey(t *testing.T) {
 		name, body, want string
 	}{
 		{"unknown sweep key", `base = "base.toml"` + "\n[sweep]\n\"batch.max_num_seq\" = [1]\n" + sloTOML, "sweep.batch.max_num_seq: unknown key"},
-		{"unknown top key", `base = "base.toml"` + "\nfoo = 1\n" + sloTOML, "unknown key foo"},
+		{"unknown top key", `base = "base.toml"` + "\nfoo = 1\n" + sloTOML, "line 2: unknown key foo"},
 		{"slo key in another case", `base = "base.toml"` + "\n[slo]\nTTFT_P99_MS = 3\n", "unknown key slo.TTFT_P99_MS (keys are case-sensitive: slo.ttft_p99_ms)"},
 		{"section in another case", `base = "base.toml"` + "\n[Search]\nmax_probes = 3\n" + sloTOML, "unknown key Search (keys are case-sensitive: search)"},
 		{"unknown slo key", `base = "base.toml"` + "\n[slo]\nttft_p99 = 3\n", "unknown key slo.ttft_p99"},
