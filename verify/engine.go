@@ -69,6 +69,10 @@ type EngineSpec struct {
 	// engine is stopped, in the engine log (an engine may print its
 	// arguments, a key among them).
 	KeyEnv string
+	// BaseURL is the URL the runs are sent to (Run sets it from the
+	// replay's): its user, password and query are masked as the key is,
+	// since the engine may be started with them whatever the health URL.
+	BaseURL string
 	// HealthTimeout bounds the wait for health; 0 means 60 s.
 	HealthTimeout time.Duration
 	// StopTimeout bounds the stop command and the wait for the group
@@ -512,9 +516,10 @@ func (e *Engine) mask(data []byte) []byte { return e.spec.mask(data) }
 func (s *EngineSpec) Masked(text string) string { return string(s.mask([]byte(text))) }
 
 func (s *EngineSpec) mask(data []byte) []byte {
-	// A key may be given in the health URL (by default the base URL's
-	// /models) as its user, password or query, as well as in a variable.
-	keys := append(secret.RawURL(s.HealthURL), secret.Env(s.KeyEnv), secret.Env(s.HealthKeyEnv))
+	// A key may be given in the health URL or the base URL as its user,
+	// password or query, as well as in a variable.
+	keys := append(secret.RawURL(s.HealthURL), secret.RawURL(s.BaseURL)...)
+	keys = append(keys, secret.Env(s.KeyEnv), secret.Env(s.HealthKeyEnv))
 	return secret.New(keys...).Bytes(data)
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,4 +80,28 @@ func TestEngineMasksTheHealthURLKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkNoSecrets(t, "the recorded start command", spec.Masked(spec.Start), dir)
+}
+
+// With a --health-url of its own, the base URL's credentials are still the
+// engine's key: an engine started with them prints them, and its command
+// holds them; neither the engine log nor verify.json keeps them.
+func TestEngineMasksTheBaseURLKeyWithItsOwnHealthURL(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	cfg := stubReplay(t)
+	cfg.BaseURL = withSecrets(cfg.BaseURL)
+	start := `echo "args: --api-key ` + urlPassword + ` --user ` + urlUser + ` --q ` + urlQuery + `"; trap 'rm -f "$D/up"; exit 0' TERM; touch "$D/up"; sleep 300 & wait`
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(1), Trace: writeTrace(t, dir, 3, 50*time.Millisecond), Replay: cfg,
+		Engine: &EngineSpec{Start: start, Stop: `: ` + urlPassword, HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 3 * time.Second},
+		Out:    filepath.Join(dir, "out"), Tolerances: DefaultTolerances(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Candidates[0]; c.Status != StatusOK {
+		t.Fatalf("status %s (%s)", c.Status, c.Detail)
+	}
+	data, _ := json.Marshal(res)
+	checkNoSecrets(t, "verify.json", string(data), dir)
 }

@@ -240,6 +240,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},
 	}
 	if opt.Engine != nil {
+		// A copy: the caller's spec is left as given.
+		spec := *opt.Engine
+		spec.BaseURL = opt.Replay.BaseURL
+		opt.Engine = &spec
 		res.EngineCmd, res.StopCmd = opt.Engine.Masked(opt.Engine.Start), opt.Engine.Masked(opt.Engine.Stop)
 	}
 	step, stepDesc, err := StepModel(opt.Profile, opt.ProfilePath)
