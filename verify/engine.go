@@ -378,7 +378,8 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		lf.Close()
 		return nil, &EngineError{StatusStartFailed, msg}
 	}
-	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), line)
+	// Masked as written: the log is masked again only once an engine stops.
+	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), spec.Masked(line))
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Dir = spec.Dir
 	cmd.Stdout, cmd.Stderr = lf, lf
@@ -462,7 +463,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 	if e.spec.Stop != "" {
 		line, err := Render("stop-cmd", e.spec.Stop, e.knobs)
 		if err == nil {
-			fmt.Fprintf(e.log, "# verify: stop: sh -c %q\n", line)
+			fmt.Fprintf(e.log, "# verify: stop: sh -c %q\n", e.spec.Masked(line))
 			sctx, cancel := context.WithTimeout(ctx, e.spec.StopTimeout)
 			cmd := exec.CommandContext(sctx, "sh", "-c", line)
 			cmd.Dir = e.spec.Dir

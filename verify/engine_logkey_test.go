@@ -68,3 +68,25 @@ func TestEngineCommandsRecordedWithTheKeyMasked(t *testing.T) {
 		}
 	}
 }
+
+// A start command that holds the key and cannot even be run (its
+// directory is gone) leaves a log with the command in it: the key in it
+// is masked, though no engine was stopped to mask the log.
+func TestEngineLogOfAnUnrunCommandMasksTheKey(t *testing.T) {
+	dir := t.TempDir()
+	const key = "sk-servesim-NOTRUN-0123456789"
+	t.Setenv("SERVESIM_ENGINE_KEY", key)
+	log := filepath.Join(dir, "engine.log")
+	spec := EngineSpec{Start: "serve --api-key " + key, HealthURL: "http://127.0.0.1:1/health", KeyEnv: "SERVESIM_ENGINE_KEY",
+		Dir: filepath.Join(dir, "gone")}
+	if _, err := StartEngine(context.Background(), spec, Knobs{}, log); err == nil {
+		t.Fatal("a start command in a missing directory started")
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "NOTRUN") {
+		t.Errorf("%s holds the key: %q", filepath.Base(log), b)
+	}
+}
