@@ -32,9 +32,9 @@ func Env(env string) string {
 }
 
 // URL is the parts of u a server could echo back that are not shown: its
-// user, password, the basic credential sent for them (base64 of
-// user:password, which decodes to the password), each query value and the
-// raw query.
+// user and password (decoded, and escaped as a URL holds them), the basic
+// credential sent for them (base64 of user:password, which decodes to the
+// password), each query value and the raw query.
 func URL(u *url.URL) []string {
 	if u == nil {
 		return nil
@@ -43,6 +43,10 @@ func URL(u *url.URL) []string {
 	if u.User != nil {
 		pw, _ := u.User.Password()
 		s = append(s, u.User.Username(), pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+		// And each as typed in a URL ("p%40ss"), as a command holding the
+		// URL shows it.
+		user, epw, _ := strings.Cut(u.User.String(), ":")
+		s = append(s, user, epw)
 	}
 	// Each value before the raw query, so that a masked query keeps its
 	// names ("?key=[redacted]"); the raw query masks what a value's

@@ -32,6 +32,11 @@ func TestURL(t *testing.T) {
 	if got := New(URL(u)...); slices.Contains(got, "1") {
 		t.Errorf("New(URL) = %q: a value under %d bytes would mask ordinary text", got, MinLen)
 	}
+	// A credential with characters a URL escapes is masked as typed too.
+	u, _ = url.Parse("http://us%2Fer:p%40ssLEAK@h/v1")
+	if got := New(URL(u)...).String("--base-url http://us%2Fer:p%40ssLEAK@h/v1 p@ssLEAK"); got != "--base-url http://[redacted]:[redacted]@h/v1 [redacted]" {
+		t.Errorf("masked as %q", got)
+	}
 	u, _ = url.Parse("http://h/v1")
 	if got := New(URL(u)...); len(got) != 0 {
 		t.Errorf("the secrets of a plain URL = %q", got)
