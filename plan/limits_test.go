@@ -57,4 +57,13 @@ func TestParseRefusesATokenBudgetNoRequestFits(t *testing.T) {
 	if _, err := Parse([]byte(plan("1025"))); err != nil {
 		t.Errorf("budget 1025 holds a 1-token prompt and 1024 new tokens: %v", err)
 	}
+	// No reservation runs past max_model_len (8192).
+	huge := strings.Replace(plan("8191"), "max_new_tokens = 1024", "max_new_tokens = 100000", 1)
+	want = "batch.max_token_budget: must be ≥ 8192 (device.max_model_len"
+	if _, err := Parse([]byte(huge)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("budget 8191, max_new_tokens 100000: err = %v, want it to mention %q", err, want)
+	}
+	if _, err := Parse([]byte(strings.Replace(huge, "max_token_budget = 8191", "max_token_budget = 8192", 1))); err != nil {
+		t.Errorf("budget 8192 holds a max_model_len reservation: %v", err)
+	}
 }

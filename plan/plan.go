@@ -317,15 +317,18 @@ func (p *Plan) Validate() error {
 		}
 	case "token_budget":
 		// Each request reserves its prompt (at least one token) and
-		// max_new_tokens: a smaller budget holds none, and every request
-		// would be rejected.
-		if least := 1 + max(int64(p.Model.MaxNewTokens), 1); int64(p.Batch.MaxTokenBudget) < least {
-			with := "model.max_new_tokens"
+		// max_new_tokens, within max_model_len: a smaller budget holds
+		// none, and every request would be rejected.
+		least, with, what := 1+max(int64(p.Model.MaxNewTokens), 1), "model.max_new_tokens", "1 + model.max_new_tokens"
+		if l := int64(p.Device.MaxModelLen); l > 0 && l < least {
+			least, with, what = l, "device.max_model_len", "device.max_model_len"
+		}
+		if int64(p.Batch.MaxTokenBudget) < least {
 			if p.Batch.MaxTokenBudget < 2 {
 				with = "" // too small for any max_new_tokens
 			}
-			badWith("batch.max_token_budget", with, "must be ≥ %d (1 + model.max_new_tokens: a request reserves its prompt and max_new_tokens), got %d",
-				least, p.Batch.MaxTokenBudget)
+			badWith("batch.max_token_budget", with, "must be ≥ %d (%s: a request reserves its prompt and max_new_tokens, within device.max_model_len), got %d",
+				least, what, p.Batch.MaxTokenBudget)
 		}
 	case "continuous":
 		if p.Batch.MaxNumSeqs < 1 {

@@ -57,8 +57,7 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 // which replaces the catalog's where it is larger and the plan has at
 // least kv's devices. The KV cache is checked
 // as the simulation will use it: it must hold one max_model_len sequence,
-// as vLLM requires to start, and for a static policy a 1-token prompt plus
-// max_new_tokens; an error says which capacity it judged.
+// as vLLM requires to start; an error says which capacity it judged.
 func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, error) {
 	arch, err := cat.Arch(p.Model.Name)
 	if err != nil {
@@ -128,11 +127,9 @@ func (r *Resolved) raiseKV(blocks int, source string) {
 }
 
 // checkKV refuses a KV cache that cannot hold one max_model_len sequence
-// (vLLM refuses to start), or, for a static plan (serial, fixed,
-// token_budget), its smallest request: each reserves its prompt (at least
-// one token) plus max_new_tokens up front, so the simulator would reject
-// every request. Continuous batching reserves nothing ahead, so
-// max_new_tokens alone does not bound it.
+// (vLLM refuses to start). That also holds every static reservation
+// (serial, fixed, token_budget: prompt + max_new_tokens up front), which
+// stops at max_model_len, as the request's output does.
 func (r *Resolved) checkKV() error {
 	p, c := r.Plan, r.Capacity
 	bs := int64(r.Memory.BlockSize)
@@ -140,16 +137,6 @@ func (r *Resolved) checkKV() error {
 		return p.atLine("device.max_model_len", fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
 			"lower device.max_model_len, or raise device.gpu_memory_utilization or device.count",
 			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV()))
-	}
-	if p.Batch.Strategy == "continuous" {
-		return nil
-	}
-	least := 1 + int64(p.Model.MaxNewTokens)
-	if need := (least + bs - 1) / bs; need > int64(c.KVBlocks) {
-		return p.atLine("model.max_new_tokens", fmt.Errorf("model.max_new_tokens: strategy %q reserves prompt + max_new_tokens of KV cache for every request: "+
-			"a 1-token prompt + %d tokens needs %d blocks of %d tokens, but %s, so every request would be rejected; "+
-			"lower model.max_new_tokens, or raise device.gpu_memory_utilization or device.count",
-			p.Batch.Strategy, p.Model.MaxNewTokens, need, bs, r.describeKV()))
 	}
 	return nil
 }

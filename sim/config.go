@@ -103,8 +103,9 @@ type Config struct {
 	Power   func(util float64) float64 // watts per device at busy fraction util; nil = energy not reported
 
 	// MaxNewTokens caps each request's output (0 = no cap). Static policies
-	// reserve prompt + MaxNewTokens of KV per request, as real static
-	// batchers must: they cannot know the output length in advance.
+	// reserve prompt + MaxNewTokens of KV per request (within MaxModelLen),
+	// as real static batchers must: they cannot know the output length in
+	// advance.
 	MaxNewTokens int
 	// MaxModelLen is the longest prompt + output a request may ask for;
 	// a longer one is rejected, as vLLM answers it with an error

@@ -1145,6 +1145,11 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	if m := int32(e.cfg.MaxNewTokens); m > 0 {
 		s.out, s.maxNew = min(s.out, m), m
 	}
+	// No output runs past max_model_len (a request that asks for more is
+	// rejected), so a static reservation stops there too.
+	if l := int64(e.cfg.MaxModelLen); l > 0 && int64(s.prompt)+int64(s.maxNew) > l {
+		s.maxNew = int32(max(l-int64(s.prompt), 1))
+	}
 	s.target = s.prompt
 	s.start, s.first, s.last = traces.Missing, traces.Missing, traces.Missing
 	if e.cfg.PrefixCaching || e.cells != nil {

@@ -8,7 +8,7 @@ import (
 // static covers serial, fixed and token_budget: one batch at a time, formed
 // when the device is idle, that prefills all members in one step and
 // decodes until its last member finishes. Members reserve KV blocks for
-// prompt + max_new up front; a batch that does not fit ends the run with an
+// prompt + max_new (within MaxModelLen) up front; a batch that does not fit ends the run with an
 // OOM report (and rows marked not run for what it did not serve).
 //
 // A batch starts when it is full (fixed: BatchSize requests wait;
@@ -43,10 +43,8 @@ func (p *static) canOOM(cfg *Config) bool {
 	limit, maxNew := int64(cfg.MaxModelLen), int64(cfg.MaxNewTokens)
 	tokens := int64(2 * math.MaxInt32) // prompt and output are int32
 	switch {
-	case limit > 0 && maxNew > 0:
-		// At least one output token counts against max_model_len.
-		tokens = min(limit-1, math.MaxInt32) + maxNew
 	case limit > 0:
+		// A reservation stops at max_model_len.
 		tokens = min(limit, tokens)
 	case maxNew > 0:
 		tokens = math.MaxInt32 + maxNew
@@ -57,8 +55,7 @@ func (p *static) canOOM(cfg *Config) bool {
 	perRequest := min((tokens-1)/bs+1, total) // rejects: each fits the device
 	n := int64(p.batch)
 	if p.budget > 0 {
-		// Every request reserves at least a 1-token prompt plus max_new.
-		n = p.budget / (1 + max(maxNew, 1))
+		n = p.budget / leastReserved(cfg)
 	}
 	if n > total {
 		return true
@@ -68,6 +65,16 @@ func (p *static) canOOM(cfg *Config) bool {
 	}
 	// A token budget also bounds the batch's blocks: Σ⌈r/bs⌉ ≤ budget/bs + n.
 	return p.budget == 0 || p.budget/bs > total-n
+}
+
+// leastReserved is the fewest tokens a request reserves: a 1-token
+// prompt plus max_new (at least one token), within max_model_len.
+func leastReserved(cfg *Config) int64 {
+	least := 1 + max(int64(cfg.MaxNewTokens), 1)
+	if l := int64(cfg.MaxModelLen); l > 0 {
+		least = min(least, l)
+	}
+	return least
 }
 
 func (p *static) holds(e *engine) (ok, watch, anon bool) { return true, false, false }
@@ -88,12 +95,7 @@ func (p *static) take(e *engine) (int, bool) {
 		}
 		sum += t
 	}
-	// The smallest request reserves a 1-token prompt plus max_new.
-	least := int64(2)
-	if m := e.cfg.MaxNewTokens; m > 0 {
-		least = 1 + int64(m)
-	}
-	return n, n > 0 && p.budget-sum < least
+	return n, n > 0 && p.budget-sum < leastReserved(e.cfg)
 }
 
 func (p *static) schedule(e *engine) (int64, error) {

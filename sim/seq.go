@@ -23,7 +23,7 @@ type seq struct {
 	slotCached int32
 
 	prompt, out int32 // clamped to ≥ 1; out is capped by Config.MaxNewTokens
-	maxNew      int32 // tokens a static policy reserves for output: Config.MaxNewTokens, or out when unset
+	maxNew      int32 // tokens a static policy reserves for output: Config.MaxNewTokens (or out when unset), within Config.MaxModelLen
 	arrival     int64
 	// With Admission.Lock, while arriving: where the request is, and since
 	// when it has waited for the step loop's lock.

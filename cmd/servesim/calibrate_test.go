@@ -193,20 +193,17 @@ func TestCalibrateChecksProfileFlagsFirst(t *testing.T) {
 // before the plan's capacity is checked: a plan that fits only the
 // measured cache runs on it, and one that fits neither is refused naming
 // the profile's capacity. The profile (H100-SXM-80G) measured 28,312
-// blocks of 16; Llama-3.1-8B at utilization 0.9 has 28,067 in the
-// catalog, and at 0.4 fewer than one 131,072-token sequence needs (8,192).
+// blocks of 16; Llama-3.1-8B at utilization 0.4 has fewer in the catalog
+// than one 131,072-token sequence needs (8,192).
 func TestSimulateProfileKVIsTheCapacityChecked(t *testing.T) {
 	dir := t.TempDir()
 	tr := writeFile(t, dir, "in.csv", smallCSV)
 	const prof = "../../calibrate/testdata/profile_v1.json"
-	fixed := string(mustRead(t, "defaults/2-fixed.toml"))
 	for _, c := range []struct {
 		name, plan, key string
-		measured        int // blocks the run has with the profile; 0: refused with it too
+		measured        int // blocks the run has with the profile
 	}{
-		{"max_new_tokens past the catalog's cache", strings.Replace(fixed, "max_new_tokens = 1024", "max_new_tokens = 449600", 1), "model.max_new_tokens", 28312},
 		{"max_model_len past the catalog's cache", string(mustRead(t, "defaults/4-continuous.toml")), "device.max_model_len", 28312},
-		{"max_new_tokens past the measured cache", strings.Replace(fixed, "max_new_tokens = 1024", "max_new_tokens = 453000", 1), "model.max_new_tokens", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := c.plan
@@ -220,13 +217,6 @@ func TestSimulateProfileKVIsTheCapacityChecked(t *testing.T) {
 				t.Fatalf("without the profile: err = %v, want %s refused on the catalog's cache", err, c.key)
 			}
 			out, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--profile", prof, "--json")
-			if c.measured == 0 {
-				if err == nil || !strings.Contains(err.Error(), c.key+": ") || !strings.Contains(err.Error(), "measured by profile "+prof) ||
-					!strings.Contains(err.Error(), "28312 blocks") {
-					t.Errorf("err = %v\nwant %s refused on the cache measured by %s", err, c.key, prof)
-				}
-				return
-			}
 			var res []plan.Result
 			if err != nil || json.Unmarshal([]byte(out[strings.Index(out, "["):]), &res) != nil || len(res) != 1 {
 				t.Fatalf("with the profile: %v\n%s", err, out)

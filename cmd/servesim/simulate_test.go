@@ -130,17 +130,17 @@ func TestSimulateBadValueNamesTheFile(t *testing.T) {
 	}
 }
 
-// A static plan whose max_new_tokens leaves no room in the KV cache for
-// any request is refused up front, naming the plan's file and key: it used
-// to run and report every request rejected.
-func TestSimulateRefusesAStaticPlanNoRequestFits(t *testing.T) {
+// A static plan reserves prompt + max_new_tokens per request, but never
+// past max_model_len, which the KV cache holds: a max_new_tokens larger
+// than the cache runs and serves every request. It was refused.
+func TestSimulateRunsAStaticPlanOfMaxNewTokensPastTheCache(t *testing.T) {
 	dir := t.TempDir()
 	tr := writeFile(t, dir, "in.csv", smallCSV)
 	data, _ := defaults.ReadFile("defaults/2-fixed.toml")
 	cfg := writeFile(t, dir, "fixed.toml", strings.Replace(string(data), "max_new_tokens = 1024", "max_new_tokens = 2000000", 1))
 	out, err := run(t, "simulate", "--trace", tr, "--config", cfg)
-	if err == nil || !strings.HasPrefix(err.Error(), cfg+": line ") || !strings.Contains(err.Error(), ": model.max_new_tokens: ") || !strings.Contains(err.Error(), "KV cache of") {
-		t.Fatalf("err = %v, want one naming %s, its line, model.max_new_tokens and the KV cache\n%s", err, cfg, out)
+	if err != nil || !strings.Contains(out, " 0 rejected") || !strings.Contains(out, "outcome: ok") {
+		t.Fatalf("err = %v, want the plan run, none rejected\n%s", err, out)
 	}
 }
 
