@@ -17,7 +17,9 @@
 # Environment: SERVESIM_ENGINE_PORT (default 11435); SERVESIM_OLLAMA, an
 # ollama binary to serve with instead of the one installed (scripts/kv-trace.sh);
 # SERVESIM_ENGINE_CPUS, a taskset CPU list to pin the server to (default: none;
-# see BENCHMARKS.md, "Live replay", for what pinning does on two cores).
+# see BENCHMARKS.md, "Live replay", for what pinning does on two cores);
+# SERVESIM_ENGINE_NICE, the server's nice value (default 10, so that the
+# engine does not starve the load generator on a shared host).
 # Everything lives under <repo>/.cache: bin/ollama, engine/{model.gguf,Modelfile,
 # ollama-PORT.log,ollama-PORT.pid,home,models}.
 set -euo pipefail
