@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -143,6 +144,9 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		return fmt.Sprintf("%d completed, %d failed", m.Completed, m.Failed)
 	}
 	fmt.Fprintf(w, "requests A: %s; B: %s\n", counts(a.Metrics), counts(b.Metrics))
+	for _, d := range inputDifferences(a, b) {
+		fmt.Fprintf(w, "warning: A and B %s: their figures do not compare\n", d)
+	}
 	if slo := cmp.Or(a.SLO, b.SLO); !slo.IsZero() {
 		met := func(r *Run) string {
 			if r.SLO.IsZero() {
@@ -182,6 +186,19 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 	}
 	_, err := fmt.Fprintf(w, "\nno regression beyond %.3g%%\n", 100*threshold)
 	return err
+}
+
+// inputDifferences says how a and b ran different inputs, as far as their
+// metadata tells: requests from other input files, whose latencies and
+// throughput measure another workload. (Another model or device is what a
+// comparison of configs is for.)
+func inputDifferences(a, b *Run) []string {
+	// by content: a file renamed or moved holds the same requests
+	sums := func(r *Run) []string { return slices.Sorted(maps.Values(r.InputSums)) }
+	if len(a.InputSums) > 0 && len(b.InputSums) > 0 && !slices.Equal(sums(a), sums(b)) {
+		return []string{"were fed different input traces (their checksums differ)"}
+	}
+	return nil
 }
 
 func fmtRel(r float64) string {

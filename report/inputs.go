@@ -38,10 +38,13 @@ type Run struct {
 	BatchLimit string // the policy's limits; "" = unknown
 	Device     string // e.g. "1× H100"; "" = unknown
 	BlockSize  int    // KV block size in tokens; 0 = unknown
-	Metrics    Metrics
-	Result     *plan.Result // the simulator's summary and cost; nil for traces
-	Lat        *Latencies   // per-request latencies; nil without a trace
-	SLO        traces.SLO   // what Metrics.Goodput counts against; zero: none
+	// InputSums are the checksums of the input files the run's requests
+	// came from (trace metadata); nil = unknown.
+	InputSums map[string]string
+	Metrics   Metrics
+	Result    *plan.Result // the simulator's summary and cost; nil for traces
+	Lat       *Latencies   // per-request latencies; nil without a trace
+	SLO       traces.SLO   // what Metrics.Goodput counts against; zero: none
 }
 
 // Metrics are the figures compared across runs. Latencies are seconds;
@@ -183,6 +186,7 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 				r.Metrics.Goodput = float64(tr.Metrics.MetSLO) / res.Summary.Makespan
 			}
 			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
+			r.InputSums = tr.InputSums
 			if tr.Metrics.Devices > 0 {
 				r.Metrics.Devices = tr.Metrics.Devices
 			}
@@ -357,7 +361,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	meta := r.Meta()
 	run := &Run{
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
-		Path: path, Kind: meta.Source, Device: meta.Device,
+		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"

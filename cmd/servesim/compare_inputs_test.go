@@ -1,0 +1,49 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// Runs fed different input traces do not compare: compare says so above
+// the table. Another model is a config compared, and no warning.
+func TestCompareWarnsOfDifferentInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, model, file, sum string) string {
+		path := filepath.Join(dir, name)
+		liveTrace(t, path, 20, 0, 200, 1200)
+		r, err := traces.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reqs []*traces.Request
+		for r.Next() {
+			q := *r.At()
+			reqs = append(reqs, &q)
+		}
+		meta := r.Meta()
+		r.Close()
+		meta.Model = model
+		meta.SetChecksum(file, sum)
+		if err := traces.WriteAll(path, meta, reqs); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	base := write("base.parquet", "llama-8b", "input.jsonl", "sha256:aa")
+	same := write("same.parquet", "llama-8b", "input.jsonl", "sha256:aa")
+	renamed := write("renamed.parquet", "llama-8b", "moved.jsonl", "sha256:aa")
+	model := write("model.parquet", "qwen-7b", "input.jsonl", "sha256:aa")
+	input := write("input.parquet", "llama-8b", "input.jsonl", "sha256:bb")
+	for _, b := range []string{same, renamed, model} {
+		if out, _ := compare(t, base, b); strings.Contains(out, "warning") {
+			t.Errorf("%s: same input: want no warning, got\n%s", b, out)
+		}
+	}
+	if out, _ := compare(t, base, input); !strings.Contains(out, "warning: A and B were fed different input traces") {
+		t.Errorf("want a warning that the inputs differ, got\n%s", out)
+	}
+}
