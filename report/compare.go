@@ -65,6 +65,23 @@ func Compare(a, b *Run, threshold float64) []Change {
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
 		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: pct},
 	}
+	if a.NoResult != "" || b.NoResult != "" {
+		// A config that had figures and has none (the SLO now fails at
+		// every scale, or it errs) regressed, though no metric can say so.
+		has := func(r *Run) float64 {
+			if r.NoResult != "" {
+				return 0
+			}
+			return 1
+		}
+		yesNo := func(v float64) string {
+			if v == 1 {
+				return "yes"
+			}
+			return "no"
+		}
+		cs = append(cs, Change{Metric: "has a result", A: has(a), B: has(b), Better: +1, Gated: true, format: yesNo})
+	}
 	if !a.SLO.IsZero() || !b.SLO.IsZero() { // after throughput
 		cs = slices.Insert(cs, 2, Change{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2})
 	}
@@ -137,6 +154,14 @@ func Regressions(cs []Change) int {
 func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) error {
 	fmt.Fprintf(w, "A: %s (%s, %s)\n", a.Name, a.Kind, a.Path)
 	fmt.Fprintf(w, "B: %s (%s, %s)\n", b.Name, b.Kind, b.Path)
+	for _, r := range []struct {
+		side string
+		run  *Run
+	}{{"A", a}, {"B", b}} {
+		if r.run.NoResult != "" {
+			fmt.Fprintf(w, "%s has no result: %s\n", r.side, r.run.NoResult)
+		}
+	}
 	counts := func(m Metrics) string {
 		if m.Requests == 0 && m.Completed == 0 && m.Failed == 0 {
 			return "request counts not recorded"

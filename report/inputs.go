@@ -41,10 +41,13 @@ type Run struct {
 	// InputSums are the checksums of the input files the run's requests
 	// came from (trace metadata); nil = unknown.
 	InputSums map[string]string
-	Metrics   Metrics
-	Result    *plan.Result // the simulator's summary and cost; nil for traces
-	Lat       *Latencies   // per-request latencies; nil without a trace
-	SLO       traces.SLO   // what Metrics.Goodput counts against; zero: none
+	// NoResult says why a sweep config has no figures (its outcome and
+	// note: the SLO fails at every scale, an error); "" when it has them.
+	NoResult string
+	Metrics  Metrics
+	Result   *plan.Result // the simulator's summary and cost; nil for traces
+	Lat      *Latencies   // per-request latencies; nil without a trace
+	SLO      traces.SLO   // what Metrics.Goodput counts against; zero: none
 }
 
 // Metrics are the figures compared across runs. Latencies are seconds;
@@ -503,8 +506,16 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 		limit = pl.BatchLimit()
 	}
 	devices := int(max(row.DeviceCount, 1) * max(row.Replicas, 1))
+	noResult := ""
+	if math.IsNaN(row.ReqPerSec) { // no complete run at any scale
+		noResult = row.Outcome
+		if row.Note != "" {
+			noResult += ": " + row.Note
+		}
+	}
 	return &Run{
-		Name: row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
+		NoResult: noResult,
+		Name:     row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
 		Device: fmt.Sprintf("%d× %s", devices, row.Device), BlockSize: int(row.BlockSize),
 		Metrics: Metrics{
 			ReqPerSec: row.ReqPerSec, OutTokPerSec: row.OutTokPerSec,
