@@ -34,6 +34,7 @@ type RecoverSettings struct {
 type RecoverStats struct {
 	Requests  int   // non-nil requests given
 	Skipped   int   // requests without TokenTimes, or with some spread over a chunk of several tokens (not used)
+	Chunked   int   // of Skipped: those with a chunk of several tokens after the first
 	Tokens    int   // token timestamps used
 	Clusters  int   // step boundaries found
 	Steps     int   // observations appended
@@ -152,6 +153,7 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 			// Some of its times are not when a token arrived: they do not
 			// mark step boundaries, but it ran in every step in between.
 			st.Skipped++
+			st.Chunked++
 			start := r.ActualSend
 			if start == traces.Missing {
 				start = r.TokenTimes[0]
@@ -383,6 +385,7 @@ func RecoverRuns(dst []Observation, runs [][]*traces.Request, settings *RecoverS
 		}
 		total.Requests += st.Requests
 		total.Skipped += st.Skipped
+		total.Chunked += st.Chunked
 		total.Tokens += st.Tokens
 		total.Clusters += st.Clusters
 		total.Steps += st.Steps
