@@ -211,7 +211,15 @@ func resetSlots(ctx context.Context, cfg replay.Config, n, prompt int, salt uint
 		return nil, err
 	}
 	if sum.Failed > 0 {
-		return nil, fmt.Errorf("%d of %d slot-reset requests failed", sum.Failed, n)
+		// what the engine answered, as a failed run's rows record it
+		first := ""
+		for _, r := range w.Rows {
+			if r.Error != "" {
+				first = r.Error
+				break
+			}
+		}
+		return nil, fmt.Errorf("%d of %d slot-reset requests failed (%v; the first: %s)", sum.Failed, n, sum.FailedByKind, first)
 	}
 	return w.Rows, nil
 }
