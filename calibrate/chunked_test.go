@@ -27,7 +27,7 @@ func TestAnalyzeSeveralTokensPerChunkSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Analyze(runs, AnalyzeOptions{HeldOutK: 2})
-	if err == nil || !strings.Contains(err.Error(), "several tokens") || !strings.Contains(err.Error(), "4 of 4") {
+	if err == nil || !strings.Contains(err.Error(), "several tokens per chunk") || !strings.Contains(err.Error(), "4 of 4") {
 		t.Fatalf("err = %v, want one saying the 4 of 4 requests streamed several tokens per chunk", err)
 	}
 }
@@ -55,7 +55,7 @@ func TestAnalyzePrintCountsSkippedRequests(t *testing.T) {
 	}
 	var b strings.Builder
 	a.Print(&b)
-	if !strings.Contains(b.String(), "1 of them skipped (1 streamed several tokens per chunk") {
+	if !strings.Contains(b.String(), "1 of them skipped (1 with chunks that were not one token each") {
 		t.Errorf("printed\n%s\nwant the request skipped counted", b.String())
 	}
 }

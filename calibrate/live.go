@@ -622,7 +622,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	}
 	if len(a.Steps) == 0 && a.Recover.Chunked > 0 {
 		// Token gaps are steps only when each chunk carries one token.
-		return nil, fmt.Errorf("calibrate: analyze: no engine step recovered: %d of %d requests streamed several tokens per chunk, so their token times mark no step (an engine that batches its stream output cannot be calibrated)",
+		return nil, fmt.Errorf("calibrate: analyze: no engine step recovered: %d of %d requests streamed chunks that were not one token each (several tokens per chunk, or usage counting fewer tokens than chunks), so their token times mark no step",
 			a.Recover.Chunked, a.Recover.Requests)
 	}
 	a.Admission = summarizeAdmission(admitNext, admitLock, slotWaits)
@@ -1157,9 +1157,9 @@ func (a *Analysis) Print(w io.Writer) {
 	fmt.Fprintf(w, "steps: %d recovered from %d requests (%d boundaries; dropped: %d coalesced, %d tainted, %d no start; %d from idle; %d steps with a request read as resumed; tolerance ≤ %.2f ms)\n",
 		st.Steps-a.DroppedResumed, st.Requests, st.Clusters, st.Coalesced, st.Tainted, st.NoStart, st.FromIdle, a.DroppedResumed, float64(st.Tolerance)/1e6)
 	if st.Skipped > 0 {
-		// Failed requests have no token times; a stream of several tokens
-		// per chunk has times that mark no step.
-		fmt.Fprintf(w, "  %d of them skipped (%d streamed several tokens per chunk, %d without token times)\n", st.Skipped, st.Chunked, st.Skipped-st.Chunked)
+		// Failed requests have no token times; a stream whose chunks were
+		// not one token each has times that mark no step.
+		fmt.Fprintf(w, "  %d of them skipped (%d with chunks that were not one token each, %d without token times)\n", st.Skipped, st.Chunked, st.Skipped-st.Chunked)
 	}
 	if a.DroppedLateFirst > 0 {
 		fmt.Fprintf(w, "dropped: %d steps with a first token delivered late (prefill faster than half the fastest single-request rate)\n", a.DroppedLateFirst)

@@ -34,7 +34,7 @@ type RecoverSettings struct {
 type RecoverStats struct {
 	Requests  int   // non-nil requests given
 	Skipped   int   // requests without TokenTimes, or with some spread over a chunk of several tokens (not used)
-	Chunked   int   // of Skipped: those with a chunk of several tokens after the first
+	Chunked   int   // of Skipped: those whose chunks were not one token each (spreadTimes)
 	Tokens    int   // token timestamps used
 	Clusters  int   // step boundaries found
 	Steps     int   // observations appended
@@ -114,7 +114,9 @@ type recReq struct {
 // taint the boundaries from their send to their last token alike,
 // requests whose Chunks show that a chunk after the first carried several
 // tokens: the times of those tokens were spread across the gap before the
-// chunk and mark no step boundary. Token times of a request must not
+// chunk and mark no step boundary; and requests with fewer tokens than
+// chunks (a usage count below the stream), whose times fall on some of
+// their chunks only. Token times of a request must not
 // decrease.
 func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSettings) ([]Observation, RecoverStats, error) {
 	var st RecoverStats
@@ -351,15 +353,20 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 	return dst, st, nil
 }
 
-// spreadTimes says that some of r's token times were spread over a chunk
-// that carried several tokens (a later chunk's tokens are recorded evenly
-// across the gap since the chunk before; see replay): more tokens follow
-// the first chunk's, which all share its arrival, than there were later
-// chunks.
+// spreadTimes says that r's token times are not one per chunk from the
+// second on: some were spread over a chunk that carried several tokens (a
+// later chunk's tokens are recorded evenly across the gap since the chunk
+// before; see replay): more tokens follow the first chunk's, which all
+// share its arrival, than there were later chunks; or usage counted fewer
+// tokens than chunks, and replay put them on some chunks only, so the
+// steps of the others look like steps without r.
 func spreadTimes(r *traces.Request) bool {
 	n := len(r.TokenTimes)
 	if r.Chunks <= 0 || n == 0 {
 		return false
+	}
+	if int(r.Chunks) > n {
+		return true
 	}
 	lead := 1
 	for lead < n && r.TokenTimes[lead] == r.TokenTimes[0] {
