@@ -57,6 +57,7 @@ type Options struct {
 	Listener        net.Listener      // serve on this listener instead of a new loopback port
 	LineEnd         string            // what ends each SSE line: "" = LF; servers also send CRLF, and the standard allows a lone CR
 	DonePad         string            // white space after data: [DONE], as some servers pad it
+	Slots           int               // requests streamed at once; more wait for a free slot before their stream; 0 = no limit
 }
 
 // Request is what the server received.
@@ -79,6 +80,7 @@ type Server struct {
 	n    atomic.Int64
 	mu   sync.Mutex
 	reqs []Request
+	slot chan struct{} // Options.Slots
 }
 
 // New starts a server; Close it when done.
@@ -99,6 +101,9 @@ func New(opts Options) *Server {
 		opts.FaultAfter = 2
 	}
 	s := &Server{opts: opts}
+	if opts.Slots > 0 {
+		s.slot = make(chan struct{}, opts.Slots)
+	}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
 	if opts.Listener != nil {
 		s.Server.Listener.Close()
@@ -196,6 +201,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			reset(conn)
 		}
 		return
+	}
+	if s.slot != nil {
+		select {
+		case s.slot <- struct{}{}:
+			defer func() { <-s.slot }()
+		case <-r.Context().Done():
+			return
+		}
 	}
 	s.stream(w, r, chat, n, fault, req.MaxTokens, promptTokens, cached)
 }

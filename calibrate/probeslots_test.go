@@ -1,0 +1,36 @@
+package calibrate
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/replaytest"
+)
+
+// An engine that streams two requests at once and queues the rest: the
+// concurrency ramp finds its limit.
+func TestProbeConcurrencyFindsSlotLimit(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{Slots: 2, TTFT: time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	var plan Plan
+	for _, c := range []int{1, 2, 4} {
+		plan.Runs = append(plan.Runs, RunSpec{Name: fmt.Sprintf("memory-c%d", c), Kind: KindMemory, Concurrency: c, Prompts: []int{64}, Outputs: []int{8}, Requests: 2 * c, Repeat: 1})
+	}
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "m", "SERVESIM_NO_KEY"
+	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 1}
+	runs, _, err := RunPlan(t.Context(), &plan, LiveOptions{Replay: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ProbeConcurrency(runs)
+	if p == nil || p.MaxSeqs != 2 || !p.Saturated {
+		t.Fatalf("probe %+v, want 2 sequences at most, saturated", p)
+	}
+	// two 64-token prompts with 8 tokens each, one a token behind the other
+	if p.MaxTokens < 2*(64+7) || p.MaxTokens > 2*(64+8) {
+		t.Errorf("max tokens %d, want two 64-token prompts and their 7 or 8 tokens", p.MaxTokens)
+	}
+}
