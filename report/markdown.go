@@ -22,9 +22,9 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", mdText(d.Title))
+	fmt.Fprintf(&b, "# %s\n\n", mdHeading(d.Title))
 	for _, in := range d.Inputs {
-		fmt.Fprintf(&b, "- %s\n", mdText(in))
+		fmt.Fprintf(&b, "- %s\n", mdBlock(in))
 	}
 	omitted := 0
 	used := map[string]bool{} // file names taken, lower-case (as a case-blind file system sees them)
@@ -33,7 +33,7 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 		for _, blk := range s.Blocks {
 			switch v := blk.(type) {
 			case *Text:
-				fmt.Fprintf(&b, "\n%s\n", mdText(v.Text))
+				fmt.Fprintf(&b, "\n%s\n", mdBlock(v.Text))
 			case *Table:
 				writeMDTable(&b, v)
 			case *Figure:
@@ -67,7 +67,7 @@ func WriteMarkdown(w io.Writer, d *Doc, assetsDir, assetsRel string) error {
 
 func writeMDTable(b *strings.Builder, t *Table) {
 	if t.Caption != "" {
-		fmt.Fprintf(b, "\n%s\n", mdText(t.Caption))
+		fmt.Fprintf(b, "\n%s\n", mdBlock(t.Caption))
 	}
 	b.WriteString("\n|")
 	for _, h := range t.Header {
@@ -113,6 +113,33 @@ func mdLink(path string) string {
 // midway, and the next line could read as a heading ("# x", "---").
 func mdText(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", `\`, `\\`, "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "~", `\~`).Replace(s)
+}
+
+// mdBlock is mdText for text that starts a paragraph or list item, whose
+// first characters Markdown reads as structure: "# x" a heading, "- x",
+// "+ x" or "1. x" a list, "---" a rule, and four spaces code.
+func mdBlock(s string) string {
+	s = strings.TrimLeft(mdText(s), " \t")
+	if s == "" {
+		return s
+	}
+	if strings.ContainsRune("#-+=", rune(s[0])) {
+		return `\` + s
+	}
+	if n := len(s) - len(strings.TrimLeft(s, "0123456789")); n > 0 && n < len(s) && (s[n] == '.' || s[n] == ')') {
+		return s[:n] + `\` + s[n:]
+	}
+	return s
+}
+
+// mdHeading is mdText for a heading's text, whose closing "#"s Markdown
+// drops ("Run #" would read "Run").
+func mdHeading(s string) string {
+	s = mdText(s)
+	if strings.HasSuffix(s, "#") {
+		s = s[:len(s)-1] + `\#`
+	}
+	return s
 }
 
 // mdCell escapes a table cell, which must stay on its row's line (mdText
