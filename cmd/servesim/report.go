@@ -1,16 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
-	"github.com/urfave/cli/v2"
 )
 
 func reportCommand() *cli.Command {
@@ -94,7 +96,10 @@ func writeReport(out string, doc *report.Doc) error {
 	assets := strings.TrimSuffix(out, filepath.Ext(out)) + "_files"
 	_, statErr := os.Stat(assets)
 	err := report.WriteFile(out, doc)
-	if ext := strings.ToLower(filepath.Ext(out)); err != nil && (ext == ".md" || ext == ".markdown") && os.IsNotExist(statErr) {
+	// A report renamed into place whose directory was not synced is
+	// written: its figures stay with it.
+	written := errors.Is(err, atomicfile.ErrDirNotSynced)
+	if ext := strings.ToLower(filepath.Ext(out)); err != nil && !written && (ext == ".md" || ext == ".markdown") && os.IsNotExist(statErr) {
 		os.RemoveAll(assets)
 	}
 	return err
