@@ -17,6 +17,14 @@ import (
 //	resident_tokens those its first step attends over, blocks after the
 //	stretch, no prefill and no preemption.
 //
+// An OOM, the last line of a run a static batch stopped (OOMReport):
+//
+//	{"t_ns":…,"oom":true,"batch":…,"batch_ids":[…],"batch_tokens":…,
+//	"blocks_needed":…,"blocks_used":…,"blocks_free":…,"waiting":…}
+//
+// with blocks as the batch formed and waiting the requests queued besides
+// it; the batch never runs.
+//
 // t_ns is the step's start in ns from the trace start; ids are 0-based
 // input row numbers. Blocks are counted after the step's allocations.
 type decisionLog struct {
@@ -74,6 +82,41 @@ func (l *decisionLog) stretch(e *engine, k int64, n, c0, total float64) {
 	l.decodes(e)
 	l.buf = append(l.buf, `,"preempted_ids":[]`...)
 	l.end(e)
+}
+
+// oom logs the static batch that did not fit: the members admitted before
+// it ran out are running, the left others lead the waiting queue.
+func (l *decisionLog) oom(e *engine, r *OOMReport, left int) {
+	l.buf = append(l.buf[:0], `{"t_ns":`...)
+	l.buf = strconv.AppendInt(l.buf, e.now, 10)
+	l.buf = append(l.buf, `,"oom":true,"batch":`...)
+	l.buf = strconv.AppendInt(l.buf, r.Batch, 10)
+	l.buf = append(l.buf, `,"batch_ids":[`...)
+	first := true
+	for s := e.runHead; s != nil; s = s.next {
+		l.buf = l.sep(first)
+		l.buf = strconv.AppendInt(l.buf, s.idx, 10)
+		first = false
+	}
+	for i := range left {
+		l.buf = l.sep(first)
+		l.buf = strconv.AppendInt(l.buf, e.waiting.at(i).idx, 10)
+		first = false
+	}
+	l.buf = append(l.buf, `],"batch_tokens":`...)
+	l.buf = strconv.AppendInt(l.buf, r.BatchTokens, 10)
+	l.buf = append(l.buf, `,"blocks_needed":`...)
+	l.buf = strconv.AppendInt(l.buf, r.BlocksNeeded, 10)
+	l.buf = append(l.buf, `,"blocks_used":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(r.TotalBlocks-r.FreeBlocks), 10)
+	l.buf = append(l.buf, `,"blocks_free":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(r.FreeBlocks), 10)
+	l.buf = append(l.buf, `,"waiting":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(r.Queued), 10)
+	l.buf = append(l.buf, "}\n"...)
+	if l.err == nil {
+		_, l.err = l.w.Write(l.buf)
+	}
 }
 
 func (l *decisionLog) begin(e *engine, steps int64, sec float64) {

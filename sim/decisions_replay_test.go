@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -122,5 +125,31 @@ func TestDecisionLogAddsUpToSummary(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A run stopped by a static OOM ends its decision log with a line that
+// explains it: the batch that did not fit, its tokens and blocks, the
+// blocks free and what was still queued, as the OOMReport says.
+func TestDecisionLogEndsWithTheOOM(t *testing.T) {
+	var log bytes.Buffer
+	cfg := testConfig(PolicyConfig{Name: Fixed, BatchSize: 2, MaxWaitMs: 100}, 10, false)
+	cfg.Decisions = &log
+	_, _, err := run(t, cfg, oomTrace())
+	var oom *OOMError
+	if !errors.As(err, &oom) {
+		t.Fatalf("err = %v, want *OOMError", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"t_ns": 1e9, "oom": true, "batch": 2.0, "batch_ids": []any{2.0, 3.0}, "batch_tokens": 240.0,
+		"blocks_needed": 16.0, "blocks_used": 0.0, "blocks_free": 10.0, "waiting": 0.0,
+	}
+	if !reflect.DeepEqual(last, want) {
+		t.Errorf("last line %s\nwant %v", lines[len(lines)-1], want)
 	}
 }

@@ -131,6 +131,9 @@ func (p *static) schedule(e *engine) (int64, error) {
 			}
 			// The batch never runs: its members' prefix lookups are no figure.
 			e.bm.lookups, e.bm.hits = lookups, hits
+			if e.log != nil {
+				e.log.oom(e, e.oom, take-i)
+			}
 			return -1, &OOMError{Report: *e.oom, at: e.now}
 		}
 		e.waiting.popFront()
