@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -185,7 +186,8 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 	}
 	defer in.Close()
 	if d := c.String("decisions"); d != "" {
-		path, serr := outputs.stage(decisionsPath(d, p.name, many))
+		d = decisionsPath(d, p.name, many)
+		path, serr := outputs.stage(d)
 		if serr != nil {
 			return nil, serr
 		}
@@ -193,7 +195,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		if cerr != nil {
 			return nil, cerr
 		}
-		opt.Decisions = f
+		opt.Decisions = decisionsWriter{f, d}
 		// Assigns the named result: a failed run leaves no log.
 		defer func() { err = finishAtomic(f, err) }()
 	}
@@ -227,6 +229,25 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		}
 	}
 	return res, err
+}
+
+// decisionsWriter is a --decisions file as the simulator writes it: a
+// failed write names the file, not the temporary one it is written to.
+type decisionsWriter struct {
+	f    *atomicfile.File
+	path string
+}
+
+func (w decisionsWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		err = fmt.Errorf("--decisions %s: %w", w.path, err)
+	}
+	return n, err
 }
 
 // checkPlan checks what simulating r would refuse, without running it.
