@@ -27,6 +27,9 @@ import (
 //
 // t_ns is the step's start in ns from the trace start; ids are 0-based
 // input row numbers. Blocks are counted after the step's allocations.
+// Every step is logged, warm-up rows' included: their preemptions, and the
+// step time before the measured window opens or after it closes, are in
+// the log but not in the Summary.
 type decisionLog struct {
 	w   *bufio.Writer
 	buf []byte
