@@ -61,6 +61,9 @@ func (c *ClusterConfig) Validate() error {
 		return fmt.Errorf("sim: ClusterConfig.Pools has %d pools and Threshold = 0: want 1 pool (or Threshold > 0 and 2 pools)", len(c.Pools))
 	case c.Threshold > 0 && len(c.Pools) != 2:
 		return fmt.Errorf("sim: ClusterConfig.Pools has %d pools and Threshold = %d: want 2 (short, long)", len(c.Pools), c.Threshold)
+	case c.PromptOnly && c.Threshold == 0:
+		// Without a split there is no length to compare.
+		return errors.New("sim: ClusterConfig.PromptOnly is set and Threshold = 0: PromptOnly needs a split (Threshold > 0)")
 	}
 	for i := range c.Pools {
 		p := &c.Pools[i]

@@ -452,6 +452,7 @@ func TestClusterConfigValidateNamesField(t *testing.T) {
 		{"ClusterConfig.Threshold", func(c *ClusterConfig) { c.Threshold = -1 }},
 		{"ClusterConfig.Pools", func(c *ClusterConfig) { c.Threshold = 0 }},
 		{"ClusterConfig.Pools", func(c *ClusterConfig) { c.Pools = c.Pools[:1] }},
+		{"ClusterConfig.PromptOnly", func(c *ClusterConfig) { c.Threshold, c.Pools, c.PromptOnly = 0, c.Pools[:1], true }},
 		{"ClusterConfig.Pools[1].Replicas", func(c *ClusterConfig) { c.Pools[1].Replicas = 0 }},
 		{"ClusterConfig.Pools[0].Router", func(c *ClusterConfig) { c.Pools[0].Router = "random" }},
 		{"ClusterConfig.Pools[1].AffinityLoadCap", func(c *ClusterConfig) { c.Pools[1].AffinityLoadCap = 0.5 }},
