@@ -82,6 +82,10 @@ func parseSampleLine(s string) (MetricSample, error) {
 		i++
 	}
 	m.Name = s[:i]
+	// Blanks may separate the name from its label set too.
+	if j := skipSpace(s, i); i > 0 && j < len(s) && s[j] == '{' {
+		i = j
+	}
 	if i < len(s) && s[i] == '{' {
 		labels, name, n, err := parseLabels(s[i:])
 		if err != nil {

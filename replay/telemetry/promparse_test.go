@@ -153,3 +153,13 @@ func FuzzParseMetrics(f *testing.F) {
 		}
 	})
 }
+
+// The format lets blanks separate every token, the metric name from its
+// label set included.
+func TestParseMetricsBlankBeforeLabels(t *testing.T) {
+	got, err := ParseMetrics([]byte("vllm:num_requests_running \t{model_name=\"m\"} 3\n"))
+	want := MetricSample{Name: "vllm:num_requests_running", Labels: []Label{{"model_name", "m"}}, Value: 3}
+	if err != nil || len(got) != 1 || !sampleEqual(got[0], want) {
+		t.Errorf("got %+v, %v; want %+v", got, err, want)
+	}
+}
