@@ -527,6 +527,10 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 	}
 }
 
+// ErrNoRuns is Select's error for inputs that hold no run at all; its
+// other errors say that sel names none, or several.
+var ErrNoRuns = errors.New("no runs in the input")
+
 // Select finds one run in the inputs of a single path: the only run, or
 // the one named by sel (a plan name or trace name, a sweep row's label,
 // "index=N" or "rank=N").
@@ -549,7 +553,7 @@ func (in *Inputs) Select(sel string) (*Run, error) {
 	case len(cands) == 1:
 		return cands[0], nil
 	case len(cands) == 0 && sel == "":
-		return nil, errors.New("no runs in the input")
+		return nil, ErrNoRuns
 	case len(cands) == 0:
 		return nil, fmt.Errorf("no run or config matches %q", sel)
 	case sel == "":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -101,8 +102,11 @@ func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 		return nil, err
 	}
 	r, err := in.Select(sel)
-	if err != nil {
+	switch {
+	case errors.Is(err, report.ErrNoRuns):
 		return nil, fmt.Errorf("%s: %w", path, err)
+	case err != nil: // the argument names no run, or leaves several
+		return nil, usageErrorf("compare: %s: %v", path, err)
 	}
 	return r, nil
 }

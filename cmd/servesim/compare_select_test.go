@@ -1,0 +1,44 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// sweepOfTrace writes fakeSweep's results as read from a trace of the
+// given sha256.
+func sweepOfTrace(t *testing.T, path, sha string) string {
+	t.Helper()
+	fakeSweep(t, path)
+	res, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Meta.TraceSHA256 = sha
+	if err := sweep.WriteFile(path, res); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A selector naming no run, or leaving several, is a usage error (exit
+// status 2), as a flag value out of range is; it names the argument.
+func TestCompareSelectorUsageError(t *testing.T) {
+	dir := t.TempDir()
+	sw := sweepOfTrace(t, filepath.Join(dir, "sweep.parquet"), "")
+	for _, args := range [][]string{
+		{sw + "#nosuch", sw + "#rank=1"},
+		{sw + "#rank=0", sw + "#rank=1"},
+		{sw + "#index=x", sw + "#rank=1"},
+		{"--b", "nosuch", sw + "#rank=1", sw},
+		{sw, sw + "#rank=1"}, // several configs: one must be named
+	} {
+		out, code, err := runCode(t, append([]string{"compare"}, args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), sw) {
+			t.Errorf("compare %q: exit %d (%v), want 2 naming %s\n%s", args, code, err, sw, out)
+		}
+	}
+}
