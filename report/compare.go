@@ -223,6 +223,9 @@ func inputDifferences(a, b *Run) []string {
 	if len(a.InputSums) > 0 && len(b.InputSums) > 0 && !slices.Equal(sums(a), sums(b)) {
 		return []string{"were fed different input traces (their checksums differ)"}
 	}
+	if a.SweepTrace != "" && b.SweepTrace != "" && a.SweepTrace != b.SweepTrace {
+		return []string{"were swept over different traces (their sha256 differ)"}
+	}
 	return nil
 }
 

@@ -41,6 +41,9 @@ type Run struct {
 	// InputSums are the checksums of the input files the run's requests
 	// came from (trace metadata); nil = unknown.
 	InputSums map[string]string
+	// SweepTrace is the sha256 of the trace a sweep row was simulated on
+	// (the results' metadata); "" for other runs, or unknown.
+	SweepTrace string
 	// NoResult says why a sweep config has no figures (its outcome and
 	// note: the SLO fails at every scale, an error); "" when it has them.
 	NoResult string
@@ -514,8 +517,8 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 		}
 	}
 	return &Run{
-		NoResult: noResult,
-		Name:     row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
+		NoResult: noResult, SweepTrace: sw.Meta.TraceSHA256,
+		Name: row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
 		Device: fmt.Sprintf("%d× %s", devices, row.Device), BlockSize: int(row.BlockSize),
 		Metrics: Metrics{
 			ReqPerSec: row.ReqPerSec, OutTokPerSec: row.OutTokPerSec,

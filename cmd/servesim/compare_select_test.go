@@ -42,3 +42,21 @@ func TestCompareSelectorUsageError(t *testing.T) {
 		}
 	}
 }
+
+// Two sweep rows from sweeps of different traces predict different
+// workloads: compare warns as it does for runs fed different inputs.
+func TestCompareWarnsOfSweepsOverDifferentTraces(t *testing.T) {
+	dir := t.TempDir()
+	a := sweepOfTrace(t, filepath.Join(dir, "a.parquet"), "aaaa")
+	same := sweepOfTrace(t, filepath.Join(dir, "same.parquet"), "aaaa")
+	other := sweepOfTrace(t, filepath.Join(dir, "other.parquet"), "bbbb")
+	unknown := sweepOfTrace(t, filepath.Join(dir, "unknown.parquet"), "")
+	for _, b := range []string{same, unknown} {
+		if out, _ := compare(t, a+"#rank=1", b+"#rank=1"); strings.Contains(out, "warning") {
+			t.Errorf("%s: want no warning, got\n%s", b, out)
+		}
+	}
+	if out, _ := compare(t, a+"#rank=1", other+"#rank=1"); !strings.Contains(out, "warning: A and B were swept over different traces") {
+		t.Errorf("want a warning that the sweeps' traces differ, got\n%s", out)
+	}
+}
