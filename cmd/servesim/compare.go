@@ -30,7 +30,7 @@ func compareCommand() *cli.Command {
 			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20), and a\n" +
 			"change whose interval holds no change is shown as within noise and never flagged.\n" +
 			"--slo adds goodput, the successes within every limit a second, for each run with a per-request trace;\n" +
-			"it is gated like throughput.",
+			"it is gated like throughput. With no such trace on either side it counts nothing, and a note says so.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "relative change that counts as a regression, e.g. 10% or 2.5%"},
 			&cli.StringFlag{Name: "a", Usage: "which run or config of A (plan name, sweep label, index=N, rank=N)"},
@@ -64,6 +64,12 @@ func runCompare(c *cli.Context) error {
 	b, err := selectRun(args[1], flags["b"], slo)
 	if err != nil {
 		return err
+	}
+	if !slo.IsZero() && a.SLO.IsZero() && b.SLO.IsZero() {
+		// goodput needs a per-request trace; the flag is noted, not refused,
+		// so that the rest of the comparison still shows
+		fmt.Fprintf(c.App.ErrWriter, "compare: note: --slo %s counts nothing: neither A nor B has a per-request trace "+
+			"(a sweep row's goodput is against its sweep's SLO; a summary.json needs its plans' traces beside it)\n", slo)
 	}
 	cs := report.Compare(a, b, thr)
 	if err := report.WriteComparison(c.App.Writer, a, b, cs, thr); err != nil {

@@ -60,3 +60,14 @@ func TestCompareWarnsOfSweepsOverDifferentTraces(t *testing.T) {
 		t.Errorf("want a warning that the sweeps' traces differ, got\n%s", out)
 	}
 }
+
+// --slo counts goodput only from per-request traces; with none on either
+// side compare says so rather than dropping the flag without a word.
+func TestCompareSLOWithoutTraces(t *testing.T) {
+	dir := t.TempDir()
+	sw := sweepOfTrace(t, filepath.Join(dir, "sweep.parquet"), "")
+	out, code := compare(t, sw+"#rank=1", sw+"#rank=1", "--slo", "ttft=2s")
+	if code != 0 || !strings.Contains(out, "--slo ttft=2s counts nothing: neither A nor B has a per-request trace") {
+		t.Errorf("exit %d, want 0 and a note that --slo counts nothing\n%s", code, out)
+	}
+}
