@@ -36,7 +36,7 @@ const (
 	// Open sends each request at start + arrival × TimeScale on an absolute
 	// clock, whatever the server does. With Concurrency > 0 at most that
 	// many requests are in flight; a send that waits for a slot is late and
-	// the wait shows as schedule lag.
+	// the wait shows as schedule lag, but does not flag the run.
 	Open Arrival = "open"
 	// Closed runs Concurrency clients; each sends its next request (in trace
 	// order, ignoring arrival times) as soon as its previous one finishes.

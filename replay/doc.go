@@ -35,7 +35,9 @@
 // A request's timeout runs from its due time.
 // Its p99 is reported and the run flagged when it exceeds LagLimit (1 ms).
 // With a concurrency cap in open loop, a send that waits for a slot is
-// late by the wait, and the lag shows it. Closed loop: ScheduledSend is
+// late by the wait, and the lag shows it; but the flag judges the lag
+// less the time the cap held the send (Summary.ClientLag), since that
+// wait is the server's, not the client's. Closed loop: ScheduledSend is
 // when a client picked the row up. Warm-up rows are sent like any other
 // but left out of every statistic.
 //

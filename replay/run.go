@@ -20,6 +20,9 @@ type job struct {
 	idx  int
 	req  *traces.Request // a clone, owned by the run
 	body []byte
+	// capWait is how late the concurrency cap made the send (open loop):
+	// part of its schedule lag, but not the client's lateness.
+	capWait time.Duration
 }
 
 // Run replays the rows of in against cfg.BaseURL once and writes each sent
@@ -141,7 +144,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					continue
 				}
 				dirty = true
-				col.add(j.req)
+				col.addWaited(j.req, j.capWait)
 				if onWrite != nil {
 					onWrite(j.idx)
 				}
@@ -200,6 +203,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			sem = make(chan struct{}, cfg.Concurrency)
 		}
 		var start time.Time
+		// When the last wait for a slot ended: a row due before it was held
+		// back by the cap, directly or behind the rows that waited.
+		var capFreed time.Time
 		pace := newPacer()
 	loop:
 		for j := range jobs {
@@ -224,6 +230,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					}
 					select {
 					case sem <- struct{}{}:
+						capFreed = time.Now()
 						// Its timeout runs from when it goes, not from when it was due.
 						cl.cancel()
 						cl = c.prepare(runCtx, time.Now(), j.body)
@@ -233,6 +240,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 						break loop
 					}
 				}
+			}
+			if capFreed.After(due) {
+				j.capWait = capFreed.Sub(due)
 			}
 			wg.Add(1)
 			go func() {

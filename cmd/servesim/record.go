@@ -129,7 +129,11 @@ func recordAction(c *cli.Context) error {
 	}
 	for _, s := range sums {
 		if s.LagFlagged {
-			fmt.Fprintf(c.App.ErrWriter, "servesim record: run %d: schedule lag p99 %v exceeds %v; the client could not keep the schedule\n", s.Run, s.Lag.P99, replay.LagLimit)
+			lag := "schedule lag"
+			if s.CapWaits > 0 { // waits for a slot are the server's, not the client's
+				lag = "schedule lag less the waits for a concurrency slot,"
+			}
+			fmt.Fprintf(c.App.ErrWriter, "servesim record: run %d: %s p99 %v exceeds %v; the client could not keep the schedule\n", s.Run, lag, s.ClientLag.P99, replay.LagLimit)
 		}
 	}
 	if err != nil {
