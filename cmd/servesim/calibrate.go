@@ -193,6 +193,7 @@ func runCalibrate(c *cli.Context) error {
 		}
 		// as the plan counts them: not the warm-up and slot resets
 		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
+		warnRuns(w, runs)
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
 	_, statErr := os.Stat(traceDir)
@@ -248,11 +249,7 @@ func runCalibrate(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "live runs took %v (text model: tokens = %.4g × bytes + %.4g)\n", wall.Round(100*time.Millisecond), tm.TokensPerByte, tm.Overhead)
-	for _, r := range runs {
-		if r.Summary.Failed > 0 {
-			fmt.Fprintf(w, "warning: run %s: %d of %d requests failed (%v); they are left out of the fit\n", r.Spec.Name, r.Summary.Failed, r.Summary.Sent, r.Summary.FailedByKind)
-		}
-	}
+	warnRuns(w, runs)
 	if nvmlErr == nil {
 		var samples []calibrate.PowerSample
 		err := published
@@ -313,6 +310,16 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 	info.Engine, info.EngineVersion, _ = strings.Cut(engine, " ")
 	info.EngineArgs = strings.Fields(args)
 	return info, nil
+}
+
+// warnRuns says, as a live calibration and a refit alike, which runs had
+// requests fail: they are left out of the fit.
+func warnRuns(w io.Writer, runs []*calibrate.RunResult) {
+	for _, r := range runs {
+		if r.Summary.Failed > 0 {
+			fmt.Fprintf(w, "warning: run %s: %d of %d requests failed (%v); they are left out of the fit\n", r.Spec.Name, r.Summary.Failed, r.Summary.Sent, r.Summary.FailedByKind)
+		}
+	}
 }
 
 // withoutTerms reads --without: the step-model terms held at 0.
