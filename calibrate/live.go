@@ -112,11 +112,15 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 	for _, spec := range plan.Runs {
 		slots = max(slots, spec.Concurrency)
 	}
+	// A refit's warning of outputs stopped at EOS says whether the
+	// requests asked the engine to ignore it.
+	meta := opt.Meta.Clone()
+	meta.Set(IgnoreEOSKey, strconv.FormatBool(cfg.IgnoreEOS))
 	var out []*RunResult
 	save := func(res *RunResult) error {
 		if opt.TraceDir != "" {
 			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", len(out), res.Spec.Name))
-			if err := writeRun(path, opt.Meta, res, cfg.Text); err != nil {
+			if err := writeRun(path, meta, res, cfg.Text); err != nil {
 				return err
 			}
 			ref, err := NewTraceRef(path)
@@ -179,6 +183,29 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		}
 	}
 	return out, cfg.Text, nil
+}
+
+// IgnoreEOSKey is the run traces' metadata key that says whether the
+// requests were sent with ignore_eos ("true", "false"; absent in traces
+// written before it was recorded).
+const IgnoreEOSKey = "ignore_eos"
+
+// EarlyStops counts the run's successful requests and those of them that
+// ended with fewer output tokens than they asked for (max_tokens): an
+// engine that stopped them at EOS. The fit takes the steps as they came,
+// but the run lost the shape its plan gave it (staggered ends, the
+// admission run's long carrier).
+func (r *RunResult) EarlyStops() (short, succeeded int) {
+	for _, row := range r.Rows {
+		if !row.Succeeded() {
+			continue
+		}
+		succeeded++
+		if row.UsageOutput != traces.Missing && row.UsageOutput < row.OutputTokens {
+			short++
+		}
+	}
+	return short, succeeded
 }
 
 // Send replays the run's rows once against cfg's engine, as a closed loop

@@ -193,7 +193,7 @@ func runCalibrate(c *cli.Context) error {
 		}
 		// as the plan counts them: not the warm-up and slot resets
 		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
-		warnRuns(w, runs)
+		warnRuns(w, runs, refitIgnoreEOS(runs))
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
 	_, statErr := os.Stat(traceDir)
@@ -249,7 +249,7 @@ func runCalibrate(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(w, "live runs took %v (text model: tokens = %.4g × bytes + %.4g)\n", wall.Round(100*time.Millisecond), tm.TokensPerByte, tm.Overhead)
-	warnRuns(w, runs)
+	warnRuns(w, runs, &cfg.IgnoreEOS)
 	if nvmlErr == nil {
 		var samples []calibrate.PowerSample
 		err := published
@@ -313,13 +313,45 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 }
 
 // warnRuns says, as a live calibration and a refit alike, which runs had
-// requests fail: they are left out of the fit.
-func warnRuns(w io.Writer, runs []*calibrate.RunResult) {
+// requests fail (left out of the fit) and which had requests stop at EOS
+// before their max_tokens; ignoreEOS is whether they were sent with
+// --ignore-eos, nil when unknown.
+func warnRuns(w io.Writer, runs []*calibrate.RunResult, ignoreEOS *bool) {
+	stopped := false
 	for _, r := range runs {
 		if r.Summary.Failed > 0 {
 			fmt.Fprintf(w, "warning: run %s: %d of %d requests failed (%v); they are left out of the fit\n", r.Spec.Name, r.Summary.Failed, r.Summary.Sent, r.Summary.FailedByKind)
 		}
+		if short, ok := r.EarlyStops(); short > 0 {
+			stopped = true
+			fmt.Fprintf(w, "warning: run %s: %d of %d requests stopped at EOS before their max_tokens\n", r.Spec.Name, short, ok)
+		}
 	}
+	if !stopped {
+		return
+	}
+	// The fit takes the steps as they came; what is lost is the runs'
+	// design: staggered ends, the admission run's long carrier.
+	hint := "the traces do not say whether --ignore-eos was set; it needs an engine that has ignore_eos (vLLM, SGLang)"
+	switch {
+	case ignoreEOS == nil:
+	case *ignoreEOS:
+		hint = "--ignore-eos was set, but the engine did not heed it"
+	default:
+		hint = "--ignore-eos was not set: calibrate with it, on an engine that has ignore_eos (vLLM, SGLang)"
+	}
+	fmt.Fprintf(w, "warning: runs whose requests stopped at EOS lost their planned shape (output lengths, the mixed run's staggered ends, the admission run's carrier); the fit still holds; %s\n", hint)
+}
+
+// refitIgnoreEOS is whether the refitted runs were sent with
+// --ignore-eos, as their traces record it; nil when they do not say.
+func refitIgnoreEOS(runs []*calibrate.RunResult) *bool {
+	for _, r := range runs {
+		if v, err := strconv.ParseBool(r.Meta.Extra[calibrate.IgnoreEOSKey]); err == nil {
+			return &v
+		}
+	}
+	return nil
 }
 
 // withoutTerms reads --without: the step-model terms held at 0.

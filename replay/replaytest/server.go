@@ -5,8 +5,9 @@
 // In its well-behaved mode it imitates servesim's test engine: every ASCII
 // byte of prompt text is one token, a chat request costs ChatOverhead (20)
 // tokens more, and it streams exactly max_tokens output tokens of one byte
-// each, TokensPerChunk per chunk, then a usage chunk with empty choices and
-// data: [DONE]. Faults are chosen per request by Options.Fault.
+// each (fewer with Options.EOSAfter), TokensPerChunk per chunk, then a usage
+// chunk with empty choices and data: [DONE]. Faults are chosen per request
+// by Options.Fault.
 package replaytest
 
 import (
@@ -58,6 +59,8 @@ type Options struct {
 	LineEnd         string            // what ends each SSE line: "" = LF; servers also send CRLF, and the standard allows a lone CR
 	DonePad         string            // white space after data: [DONE], as some servers pad it
 	Slots           int               // requests streamed at once; more wait for a free slot before their stream; 0 = no limit
+	EOSAfter        int               // end each request after this many output tokens with finish_reason "stop" (an EOS), unless it sent ignore_eos; 0 = never
+	EOSIgnoresFlag  bool              // stop at EOSAfter even when the request sent ignore_eos, as an engine without it does
 }
 
 // Request is what the server received.
@@ -210,11 +213,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.stream(w, r, chat, n, fault, req.MaxTokens, promptTokens, cached)
+	maxTokens, stop := req.MaxTokens, `"length"`
+	if eos := s.opts.EOSAfter; eos > 0 && eos < maxTokens && (!req.IgnoreEOS || s.opts.EOSIgnoresFlag) {
+		maxTokens, stop = eos, `"stop"`
+	}
+	s.stream(w, r, chat, n, fault, maxTokens, stop, promptTokens, cached)
 }
 
-// stream writes the SSE response, injecting fault.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int, fault Fault, maxTokens, promptTokens, cached int) {
+// stream writes the SSE response of maxTokens output tokens, the last with
+// finish_reason stop, injecting fault.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int, fault Fault, maxTokens int, stop string, promptTokens, cached int) {
 	var out *bufio.Writer
 	var flush func()
 	var conn net.Conn
@@ -309,7 +317,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 		}
 		finish := "null"
 		if emitted == maxTokens {
-			finish = `"length"`
+			finish = stop
 		}
 		buf = append(buf[:0], `{"id":"`...)
 		buf = append(buf, id...)
