@@ -137,6 +137,12 @@ cmd_start() {
 		# setsid: own process group, so stop can end the server and its runner.
 		# nice: on a small shared host the engine under test must not starve
 		# the load generator, or client-side schedule lag measures the engine.
+		# A signal before the pid file names the server is held until it
+		# does: ending here would leave a server no stop can find.
+		local held=0
+		trap 'held=129' HUP
+		trap 'held=130' INT
+		trap 'held=143' TERM
 		setsid "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve >>"$LOG" 2>&1 </dev/null &
 		echo "$! $(starttime $! || true)" >"$PIDFILE"
 		# From here a failed start stops the server it started: no engine is
@@ -147,6 +153,7 @@ cmd_start() {
 		trap 'exit 129' HUP
 		trap 'exit 130' INT
 		trap 'exit 143' TERM
+		((held == 0)) || exit $held
 		local deadline=$((SECONDS + 30))
 		while ((SECONDS < deadline)); do
 			healthy && break
