@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // heapInUse is the live heap after a full collection.
@@ -57,9 +58,13 @@ func TestFinishedRowWaitingForAnEarlierOneFreesItsPrompt(t *testing.T) {
 					t.Fatalf("status %d", status)
 				}
 			}
-			r.p.mu.Lock()
-			waiting := len(r.p.pending)
-			r.p.mu.Unlock()
+			// A handler files its row just after its response ends.
+			waiting := 0
+			for deadline := time.Now().Add(5 * time.Second); waiting != n && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				r.p.mu.Lock()
+				waiting = len(r.p.pending)
+				r.p.mu.Unlock()
+			}
 			grew := heapInUse() - before
 			close(release)
 			held.Wait()
