@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"os"
-	"syscall"
 	"testing"
 
 	"github.com/servesim/servesim/internal/testfs"
@@ -16,19 +15,9 @@ import (
 func TestSaveRawFailedWriteLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	c := &client{rawDir: dir}
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Skip(err)
-	}
-	small := old
-	small.Cur = 1000
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small); err != nil {
-		t.Skip(err)
-	}
-	c.saveRaw(0, &traces.Request{ID: "a"}, bytes.Repeat([]byte("data: {}\n\n"), 1000))
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Fatal(err)
-	}
+	testfs.WithFileSizeLimit(t, 1000, func() {
+		c.saveRaw(0, &traces.Request{ID: "a"}, bytes.Repeat([]byte("data: {}\n\n"), 1000))
+	})
 	if names := testfs.Names(t, dir); len(names) != 0 {
 		b, _ := os.ReadFile(dir + "/000000_a.sse")
 		t.Errorf("a failed write left %v (%d of 10000 bytes)", names, len(b))

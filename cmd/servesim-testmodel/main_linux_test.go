@@ -3,7 +3,6 @@ package main
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/servesim/servesim/internal/testfs"
@@ -17,19 +16,8 @@ func TestRunFailedWriteNamesTheModel(t *testing.T) {
 	dir := t.TempDir()
 	cfg := gguf.DefaultLlamaConfig()
 	cfg.Layers, cfg.Dim, cfg.Heads, cfg.KVHeads, cfg.FFN, cfg.Vocab = 1, 16, 2, 1, 16, 300
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Skip(err)
-	}
-	small := old
-	small.Cur = 1000
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small); err != nil {
-		t.Skip(err)
-	}
-	err := run(dir, cfg, 1, 1)
-	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
-		t.Fatal(rerr)
-	}
+	var err error
+	testfs.WithFileSizeLimit(t, 1000, func() { err = run(dir, cfg, 1, 1) })
 	if path := filepath.Join(dir, "model.gguf"); err == nil || !strings.Contains(err.Error(), path+":") {
 		t.Errorf("run: %v, want an error naming %s", err, path)
 	}

@@ -7,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/servesim/servesim/internal/testfs"
 )
 
 // A decision log that cannot be written fails the run with an error that
@@ -23,18 +24,10 @@ func TestSimulateDecisionsWriteErrorNamesTheFile(t *testing.T) {
 	tr := writeFile(t, dir, "t.csv", csv.String())
 	cfg := basePlan(t, dir, "p.toml")
 	d := filepath.Join(dir, "d.jsonl")
-	// Files over 1 KiB cannot grow (EFBIG; Go ignores SIGXFSZ).
-	var saved syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &saved); err != nil {
-		t.Skip(err)
-	}
-	lim := saved
-	lim.Cur = 1 << 10
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Skip(err)
-	}
-	_, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--decisions", d)
-	syscall.Setrlimit(syscall.RLIMIT_FSIZE, &saved)
+	var err error
+	testfs.WithFileSizeLimit(t, 1<<10, func() {
+		_, err = run(t, "simulate", "--trace", tr, "--config", cfg, "--decisions", d)
+	})
 	if err == nil {
 		fi, _ := os.Stat(d)
 		t.Fatalf("the run wrote its log past the file size limit: %d bytes", fi.Size())
