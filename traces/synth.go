@@ -65,7 +65,8 @@ type SynthConfig struct {
 	Resample *Empirical
 	// PrefixGroups > 0 puts each request in a random one of that many
 	// groups whose members share their first PrefixTokens tokens; the
-	// prompt is then PrefixTokens + the drawn length.
+	// prompt is then PrefixTokens + the drawn length. PrefixTokens is at
+	// least BlockSize: only whole blocks are shared.
 	PrefixGroups int
 	PrefixTokens int32
 	// BlockSize > 0 gives every request PrefixHashes: one chained hash per
@@ -152,6 +153,10 @@ func (c *SynthConfig) Validate() error {
 		}
 		if c.BlockSize <= 0 {
 			errs = append(errs, fieldErr("BlockSize", "must be > 0 with prefix groups, got %d", c.BlockSize))
+		} else if c.PrefixTokens > 0 && int64(c.PrefixTokens) < int64(c.BlockSize) {
+			// Only blocks wholly inside the prefix are shared: a shorter
+			// prefix would make groups that share nothing.
+			errs = append(errs, fieldErr("PrefixTokens", "%d prefix tokens fill no %d-token block, so no block would be shared: want at least the block size", c.PrefixTokens, c.BlockSize))
 		}
 		// The prefix is added to each drawn prompt; past the bound, Import
 		// would refuse the trace written.
