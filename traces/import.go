@@ -316,14 +316,30 @@ func (r *importReader) Next() bool {
 	return false
 }
 
-// failedDropper skips rows the source marked as failed.
-type failedDropper struct{ Reader }
+// failedDropper skips rows the source marked as failed. As the importers
+// do, the trace starts at the first row kept: dropped leading rows move
+// every later time back to where the first row was.
+type failedDropper struct {
+	Reader
+	seen, kept bool
+	start      int64 // the first row's arrival
+	shift      int64
+}
 
 func (d *failedDropper) Next() bool {
 	for d.Reader.Next() {
-		if !d.Reader.At().SourceFailed {
-			return true
+		r := d.Reader.At()
+		if !d.seen {
+			d.seen, d.start = true, r.Arrival
 		}
+		if r.SourceFailed {
+			continue
+		}
+		if !d.kept {
+			d.kept, d.shift = true, d.start-r.Arrival
+		}
+		shiftTimes(r, d.shift)
+		return true
 	}
 	return false
 }
