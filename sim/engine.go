@@ -856,7 +856,7 @@ func (e *engine) leaveDecode(s *seq) {
 // heldPrivate is the number of private blocks s holds.
 func (e *engine) heldPrivate(s *seq) int64 {
 	if s.decoding && !s.reserved {
-		return blocksFor(int64(s.ctxE)+e.gAlloc-s.ge, e.bs) - int64(len(s.shared))
+		return blocksFor(int64(s.ctxE)+e.gAlloc-s.ge, e.bs) - int64(len(s.shared)) + int64(s.dup)
 	}
 	return int64(s.private)
 }
@@ -928,7 +928,7 @@ func (e *engine) cacheOwnBlocks(s *seq) error {
 // the prompt's hashed full blocks, private ones for the rest. The caller
 // checked that enough blocks are free.
 func (e *engine) growPrefill(s *seq, tokens int32) error {
-	held := int64(len(s.shared)) + int64(s.private)
+	held := int64(len(s.shared)) + int64(s.private) - int64(s.dup)
 	want := blocksFor(int64(tokens), e.bs)
 	priv := 0
 	for b := held; b < want; b++ {
@@ -938,6 +938,12 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 				return err
 			}
 			s.shared = append(s.shared, slot)
+			// Held by another request too (the last prompt block, which a
+			// lookup never hits): s computes it, into a block of its own.
+			if !s.reserved && e.bm.slab[slot].ref > 1 {
+				priv++
+				s.dup++
+			}
 		} else {
 			priv++
 		}
@@ -972,7 +978,7 @@ func (e *engine) preemptSeq(s *seq) error {
 		return err
 	}
 	e.releaseSlot(s, true)
-	s.computed, s.chunk = 0, 0
+	s.computed, s.chunk, s.dup = 0, 0, 0
 	s.target = s.prompt + s.gen
 	s.peekGen, s.slotGen = 0, 0
 	s.preempts++

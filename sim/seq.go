@@ -37,6 +37,10 @@ type seq struct {
 	gen      int32 // tokens emitted (while decoding: at decode entry)
 	private  int32 // private blocks held (while decoding and not reserved: see heldPrivate)
 	shared   []int32
+	// dup counts the private blocks of shared ones this sequence computed
+	// again (in private, included): vLLM computes a block into a new one
+	// even when another request holds a block with its hash.
+	dup      int32
 	reserved bool // static policies: blocks for prompt+max_new taken up front
 
 	// Decode state.
