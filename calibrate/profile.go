@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
 )
@@ -314,14 +315,10 @@ func LoadProfile(path string) (*Profile, error) {
 
 // ParseProfile decodes and validates a JSON profile; see LoadProfile.
 func ParseProfile(data []byte) (*Profile, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// Strictly, and a syntax or type error says on which line.
 	var p Profile
-	if err := dec.Decode(&p); err != nil {
+	if err := jsonfile.DecodeStrict(data, &p, "a JSON object"); err != nil {
 		return nil, fmt.Errorf("calibrate: profile: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("calibrate: profile: trailing data after the JSON object")
 	}
 	// encoding/json matches keys case-insensitively: "Model" would fill
 	// model, and beside "model" the later of the two would win.

@@ -115,7 +115,7 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"admission without probes", `"n": 14`, `"n": 0`, `admission: delay_s`},
 		{"admission delay past the simulator's", `"delay_s": 0.004`, `"delay_s": 5000`, `admission.delay_s = 5000: want ≤ 3600`},
 		{"admission latency past the simulator's", `"latency_s": 0.0015`, `"latency_s": 5000`, `admission.latency_s = 5000: want ≤ 3600`},
-		{"trailing data", "}\n", "}\n{}", `trailing data`},
+		{"trailing data", "}\n", "}\n{}", `more data after the JSON value`},
 		{"method window", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 0, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4},`, `method.window = 0`},
 		{"method folds", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 1},`, `method.held_out_folds = 1`},
 		{"kv blocks without tokens", `"max_concurrent_tokens": 453000`, `"max_concurrent_tokens": 0`, `kv.max_concurrent_tokens = 0 with kv.blocks = 28312`},
@@ -305,6 +305,28 @@ func TestLoadProfileRejectsDuplicateKey(t *testing.T) {
 		}
 		if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), "twice") {
 			t.Errorf("%s: error %v, want one naming %s given twice", tc.to, err, tc.key)
+		}
+	}
+}
+
+// A profile that does not parse says on which line, as the other JSON
+// files servesim reads back do: a hand-edited profile runs to 150 lines.
+func TestLoadProfileSyntaxErrorNamesLine(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	for _, tc := range []struct{ from, to, want string }{
+		{`"engine": "vllm",`, `"engine": "vllm"`, "line 4:"},
+		{`"tensor_parallel": 1,`, `"tensor_parallel": "1",`, "line 12: tensor_parallel"},
+	} {
+		s := strings.Replace(g, tc.from, tc.to, 1)
+		if s == g {
+			t.Fatalf("replacement %q not found", tc.from)
+		}
+		if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tc.to, err, tc.want)
 		}
 	}
 }
