@@ -46,6 +46,9 @@ const (
 	// engine with a slot free, and the carrier's tokens time the steps
 	// around its admission (admissionDelays). Its steps are fitted too.
 	KindAdmission = "admission"
+	// KindVerify is a verification run (servesim verify) that a refit
+	// folded into a profile: not part of a plan, fitted like its runs.
+	KindVerify = "verify"
 )
 
 // RunSpec is one short live run of a plan: a closed loop of Concurrency

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -229,6 +230,11 @@ func (p *Profile) Validate() error {
 		if t.Slots < 0 {
 			add("traces[%d].slots = %d, must be >= 0", i, t.Slots)
 		}
+		// A refit replays the run in this role: one it does not know
+		// would be fitted as a measured run.
+		if t.Kind != "" && !slices.Contains(traceKinds, t.Kind) {
+			add("traces[%d].kind = %q, want one of %s (or none)", i, t.Kind, strings.Join(traceKinds, ", "))
+		}
 	}
 	if m := p.Method; m != nil {
 		if m.Window < 1 {
@@ -254,6 +260,9 @@ func (p *Profile) Validate() error {
 	}
 	return nil
 }
+
+// traceKinds are the kinds a profile's traces are cited in.
+var traceKinds = []string{KindWarmup, KindReset, KindPrefill, KindDecode, KindMixed, KindMemory, KindAdmission, KindVerify}
 
 // checkCoef adds to add what is wrong with coefficient c, named name.
 func checkCoef(add func(string, ...any), name string, c Coef) {

@@ -330,3 +330,24 @@ func TestLoadProfileSyntaxErrorNamesLine(t *testing.T) {
 		}
 	}
 }
+
+// A trace's kind decides how a refit replays it (warm-up and slot resets
+// are not fitted): a kind no version wrote, a typo or a renamed one,
+// would be fitted as a measured run without a word.
+func TestLoadProfileRejectsUnknownTraceKind(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := `"sha256": "` + strings.Repeat("ab", 32) + `"`
+	for _, kind := range []string{KindWarmup, KindReset, KindPrefill, KindDecode, KindMixed, KindMemory, KindAdmission, KindVerify} {
+		s := strings.Replace(string(golden), sha, sha+`, "kind": "`+kind+`"`, 1)
+		if _, err := ParseProfile([]byte(s)); err != nil {
+			t.Errorf("kind %q: %v", kind, err)
+		}
+	}
+	s := strings.Replace(string(golden), sha, sha+`, "kind": "warmpu"`, 1)
+	if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), `traces[0].kind = "warmpu"`) {
+		t.Errorf("kind \"warmpu\": error %v, want one naming traces[0].kind", err)
+	}
+}

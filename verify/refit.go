@@ -20,7 +20,7 @@ import (
 )
 
 // KindVerify is the calibrate run kind of a verification replay.
-const KindVerify = "verify"
+const KindVerify = calibrate.KindVerify
 
 // RefitOptions configure Refit.
 type RefitOptions struct {
