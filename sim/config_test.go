@@ -41,6 +41,7 @@ func TestConfigValidateNamesField(t *testing.T) {
 		{"Linear.Cq", func(c *Config) { c.Step = Linear{C0: 1, Cq: -1} }}, // stretches would skip it
 		{"MaxNewTokens", func(c *Config) { c.MaxNewTokens = 1<<32 + 1 }},  // int32 would make it 1
 		{"Linear", func(c *Config) { c.Step = Linear{Cp: 1} }},
+		{"prompt step", func(c *Config) { c.Step = Linear{Cd: 1, Ck: 1} }},
 		{"Roofline.FLOPS", func(c *Config) { c.Step = Roofline{BandwidthBytesPerSec: 1, OverheadSec: 1} }},
 		{"MaxNumSeqs", func(c *Config) { c.Policy.MaxNumSeqs = 0 }},
 		{"MaxNumBatchedTokens", func(c *Config) { c.Policy.MaxNumBatchedTokens = 10 }},

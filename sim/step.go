@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -199,6 +200,11 @@ func (l Linear) Validate() error {
 	// Crd and Cr each price its step too.
 	if l.C0+l.Cd+l.Ck+l.Crd+l.Cr+l.Dense.At(1) <= 0 {
 		return fmt.Errorf("sim: Linear: C0, Cd, Ck, Crd, Cr and Dense(1) are all 0, so a decode step takes no time")
+	}
+	// So does a prompt's step, at some width (a fit may leave the dense
+	// curve's narrowest points at 0 and price its prompts wider).
+	if l.C0+l.Cp+l.Ca+l.Crp+l.Cr <= 0 && !slices.ContainsFunc(l.Dense.Seconds, func(s float64) bool { return s > 0 }) {
+		return fmt.Errorf("sim: Linear: C0, Cp, Ca, Crp, Cr and the Dense curve are all 0, so a prompt step takes no time")
 	}
 	return nil
 }
