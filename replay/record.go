@@ -321,8 +321,8 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 }
 
 // inputRunKeys are the Extra keys of a simulated input that describe its
-// run: the plan, step model and closed loop it was simulated with.
-var inputRunKeys = []string{"plan", "step_model", "closed_loop", "closed_loop_gap"}
+// run: the plan, step model, profile and closed loop it was simulated with.
+var inputRunKeys = []string{"plan", "step_model", "profile", "profile_sha256", "closed_loop", "closed_loop_gap"}
 
 // maxTokensNote says what max_tokens each request was sent.
 func maxTokensNote(limit int) string {

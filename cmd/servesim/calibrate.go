@@ -457,6 +457,7 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 // and the KV capacity it measured.
 type profileStep struct {
 	path   string
+	sum    string // the file's sha256, as "sha256:HEX"
 	prof   *calibrate.Profile
 	step   sim.StepTimer
 	desc   string
@@ -479,7 +480,11 @@ func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps := &profileStep{path: path, prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
+	sum, err := calibrate.FileSHA256(path)
+	if err != nil {
+		return nil, err
+	}
+	ps := &profileStep{path: path, sum: "sha256:" + sum, prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
 	}

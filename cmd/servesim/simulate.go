@@ -145,7 +145,7 @@ func runSimulate(c *cli.Context) error {
 	)
 	defer outputs.discard()
 	for i, p := range plans {
-		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt, &outputs)
+		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt, prof, &outputs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -179,7 +179,7 @@ func runSimulate(c *cli.Context) error {
 
 // simulateOne runs plan p, writing its outputs under names staged in
 // outputs.
-func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options, outputs *outputSet) (res *plan.Result, err error) {
+func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options, prof *profileStep, outputs *outputSet) (res *plan.Result, err error) {
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		if n := c.Int("closed-loop"); n > 0 {
 			loop = &sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}
 		}
-		if w, err = traces.Create(path, resultMeta(in.Meta(), r, opt, loop)); err != nil {
+		if w, err = traces.Create(path, resultMeta(in.Meta(), r, opt, prof, loop)); err != nil {
 			return nil, err
 		}
 	}
@@ -298,11 +298,12 @@ func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
 }
 
 // resultMeta is the metadata of a simulated trace: the input's, plus every
-// controlled variable of the run — the plan, the step model and the closed
-// loop (nil: arrivals as the trace gives them). What describes how a live
-// input was recorded (its engine and the recording's replay.* and proxy.*
-// settings) is kept under input_ names: the simulated run ran none of it.
-func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, loop *sim.ClosedLoop) traces.Meta {
+// controlled variable of the run — the plan, the step model, the profile it
+// came from (nil: none) and the closed loop (nil: arrivals as the trace
+// gives them). What describes how a live input was recorded (its engine
+// and the recording's replay.* and proxy.* settings) is kept under input_
+// names: the simulated run ran none of it.
+func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profileStep, loop *sim.ClosedLoop) traces.Meta {
 	meta := in.Clone()
 	meta.Set("input_source", in.Source)
 	meta.Engine, meta.EngineArgs = "", ""
@@ -333,6 +334,14 @@ func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, loop *sim.Cl
 		stepModel = "roofline prior (uncalibrated)"
 	}
 	meta.Set("step_model", stepModel)
+	delete(meta.Extra, "profile") // a simulated input's, not this run's
+	delete(meta.Extra, "profile_sha256")
+	if prof != nil {
+		// By checksum too: a profile refitted in place keeps its path. Not
+		// among the input checksums, which compare tells workloads apart by.
+		meta.Set("profile", prof.path)
+		meta.Set("profile_sha256", strings.TrimPrefix(prof.sum, "sha256:"))
+	}
 	delete(meta.Extra, "closed_loop") // a simulated input's run, not this one's
 	delete(meta.Extra, "closed_loop_gap")
 	if loop != nil {

@@ -158,11 +158,7 @@ func runSweep(c *cli.Context) error {
 	}
 	var step sim.StepTimer
 	if prof != nil {
-		sum, err := calibrate.FileSHA256(c.String("profile"))
-		if err != nil {
-			return err
-		}
-		settings = append(settings, "profile_sha256="+sum)
+		settings = append(settings, "profile_sha256="+strings.TrimPrefix(prof.sum, "sha256:"))
 		step = prof.step
 		fmt.Fprintf(c.App.ErrWriter, "sweep: step model from %s\n", prof.desc)
 		if prof.raised > 0 {
