@@ -85,6 +85,9 @@ type Config struct {
 	MaxIdle     int           `json:"max_idle_conns" toml:"max_idle_conns"` // idle keep-alive connections kept; 0 = automatic
 	SLO         traces.SLO    `json:"slo" toml:"slo"`                       // per-request limits for goodput; zero = none
 	MaxTokens   int           `json:"max_tokens" toml:"max_tokens"`         // caps the max_tokens sent (a plan's max_new_tokens); 0 = no cap
+	// ToolVersion is the servesim version, for the output's metadata; not
+	// a setting.
+	ToolVersion string `json:"-" toml:"-"`
 }
 
 // TextModel is the affine text→tokens model of the target engine for the

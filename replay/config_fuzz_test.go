@@ -97,13 +97,18 @@ func otherConfig() Config {
 }
 
 // fieldValues flattens c into tag → value, TextModel fields included (an
-// SLO, written as one string, is one value).
+// SLO, written as one string, is one value), leaving out the fields that
+// are no setting (tag "-").
 func fieldValues(c Config) map[string]any {
 	m := map[string]any{}
 	var walk func(prefix string, v reflect.Value)
 	walk = func(prefix string, v reflect.Value) {
 		for i := 0; i < v.NumField(); i++ {
-			name := prefix + v.Type().Field(i).Tag.Get("json")
+			tag := v.Type().Field(i).Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name := prefix + tag
 			if fv := v.Field(i); fv.Kind() == reflect.Struct && fv.Type() != reflect.TypeFor[traces.SLO]() {
 				walk(name+".", fv)
 			} else {

@@ -2,10 +2,13 @@ package replay
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -179,6 +182,10 @@ func stalePartial(path string) string {
 }
 
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {
+	sum, err := fileSHA256(cfg.Trace)
+	if err != nil {
+		return nil, err
+	}
 	f, err := traces.Open(cfg.Trace)
 	if err != nil {
 		return nil, err
@@ -188,7 +195,12 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	// time stops the run as a bad row does, else the recording would be
 	// one that simulate, trace slice and trace stats refuse.
 	in := traces.CheckOrder(f, cfg.Trace)
+	if cfg.Salt == 0 {
+		// Drawn here rather than by run, so the output records it.
+		cfg.Salt = rand.Uint64() | 1
+	}
 	meta := OutputMeta(in.Meta(), cfg, k)
+	meta.SetChecksum(filepath.Base(cfg.Trace), sum)
 	partial := PartialPath(out)
 	if _, err := os.Lstat(partial); err == nil {
 		return nil, fmt.Errorf("replay: %s", stalePartial(partial))
@@ -246,12 +258,13 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 }
 
 // OutputMeta is the metadata of a run's output: the input's, with Source
-// "live", the model, the block size the prompts were built with, and the
-// run's settings under Extra "replay.*" (the base URL without any user
-// info, query or fragment; never the key). What describes how the input
-// was run (its engine, device and batching, a recording's proxy.* and
-// replay.* notes, a simulation's plan) is kept under input_ names, as
-// simulate keeps it: this run ran none of it.
+// "live", the model, cfg's tool version, the block size the prompts were
+// built with, and the run's settings under Extra "replay.*" (the base URL
+// without any user info, query or fragment; never the key; the prompt
+// salt unless 0). What describes how the input was run (its engine, device
+// and batching, tool version, a recording's proxy.* and replay.* notes, a
+// simulation's plan) is kept under input_ names, as simulate keeps it:
+// this run ran none of it.
 func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	m := in
 	m.Extra = map[string]string{}
@@ -273,7 +286,8 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		key string
 		v   *string
 	}{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device},
-		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion}} {
+		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion},
+		{"tool_version", &m.ToolVersion}} {
 		if *f.v != "" {
 			m.Extra["input_"+f.key] = *f.v
 			*f.v = ""
@@ -288,6 +302,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	}
 	m.Source = "live"
 	m.Model = cfg.Model
+	m.ToolVersion = cfg.ToolVersion
 	if cfg.BlockSize > 0 && cfg.BlockSize != in.BlockSize {
 		// The prompts shared one block of this many tokens per prefix
 		// hash: that is what the measured trace's hashes stand for.
@@ -311,13 +326,31 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		"replay.max_tokens":      maxTokensNote(cfg.MaxTokens),
 		"replay.tokens_per_byte": f(cfg.Text.TokensPerByte, 'g', 6, 64),
 		"replay.prompt_overhead": f(cfg.Text.Overhead, 'g', 6, 64),
+		"replay.prompt_prefix":   f(cfg.Text.Prefix, 'g', 6, 64),
 		"replay.run":             strconv.Itoa(run) + "/" + strconv.Itoa(cfg.Repeat),
 		"replay.status":          "complete",
+	}
+	if cfg.Salt != 0 { // 0: each run draws its own
+		set["replay.prompt_salt"] = strconv.FormatUint(cfg.Salt, 10)
 	}
 	for k, v := range set {
 		m.Extra[k] = v
 	}
 	return m
+}
+
+// fileSHA256 is the "sha256:HEX" checksum of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // inputRunKeys are the Extra keys of a simulated input that describe its

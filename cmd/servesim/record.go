@@ -68,6 +68,7 @@ func recordAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("record: unexpected argument %q: record takes only flags, and reads none after an argument", c.Args().First()), 2)
 	}
 	cfg := replay.DefaultConfig()
+	cfg.ToolVersion = c.App.Version
 	var fromFile map[string]string // Go field → its key in the settings file, for the fields the file set
 	if p := c.String("settings"); p != "" {
 		before := cfg

@@ -66,9 +66,12 @@ timeout = "5s"
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
 	}
-	_, got, err := traces.ReadAll(filepath.Join(dir, "out.run2.parquet"))
+	meta, got, err := traces.ReadAll(filepath.Join(dir, "out.run2.parquet"))
 	if err != nil || len(got) != 4 || got[0].UsagePrompt != 50 {
 		t.Fatalf("output: %v, %d rows", err, len(got))
+	}
+	if meta.ToolVersion != version {
+		t.Errorf("tool_version = %q, want this build's %q", meta.ToolVersion, version)
 	}
 	for name, b := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
 		if strings.Contains(b, "CLILEAK") {

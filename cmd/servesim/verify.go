@@ -117,6 +117,7 @@ func runVerify(c *cli.Context) error {
 		return cli.Exit(err, 2)
 	}
 	cfg := replay.DefaultConfig()
+	cfg.ToolVersion = c.App.Version
 	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
 	cfg.Timeout, cfg.Concurrency = c.Duration("timeout"), c.Int("concurrency")
 	cfg.Salt = c.Uint64("prompt-salt")
