@@ -62,6 +62,9 @@ type ImportOptions struct {
 	// Name is used in error messages ("name:line:col") and Meta.Source;
 	// Import sets it to the file path.
 	Name string
+	// ToolVersion is the servesim build, Meta.ToolVersion of a trace
+	// imported from a public format (a servesim file keeps its own).
+	ToolVersion string
 	// DropFailed drops rows the source marks as failed (BurstGPT rows with
 	// 0 response tokens) instead of keeping them with Request.SourceFailed
 	// set; Meta records it as drop_failed=true.
@@ -140,6 +143,7 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	if opt.Name != "" {
 		meta.Source = string(format) + ":" + filepath.Base(opt.Name)
 	}
+	meta.ToolVersion = opt.ToolVersion
 	if opt.Spread > 0 {
 		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
 	}

@@ -74,6 +74,9 @@ type SynthConfig struct {
 	// convention). Blocks wholly inside a group's shared prefix hash the
 	// same across the group; all others are unique to the request.
 	BlockSize int
+	// ToolVersion is the servesim build, for Meta.ToolVersion: another
+	// build may draw other rows for the same seed.
+	ToolVersion string
 }
 
 // DefaultSynthConfig is 1,000 Poisson requests at 1 req/s with 1,024
@@ -294,7 +297,7 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	if c.PrefixGroups > 0 {
 		prefix = c.PrefixTokens
 	}
-	m := Meta{Source: "synthetic", BlockSize: c.BlockSize}
+	m := Meta{Source: "synthetic", BlockSize: c.BlockSize, ToolVersion: c.ToolVersion}
 	m.Set("seed", strconv.FormatUint(c.Seed, 10))
 	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)
 	if c.Arrival.Kind == ArrivalGamma {

@@ -93,11 +93,12 @@ func traceImportCommand() *cli.Command {
 				return err
 			}
 			r, err := traces.Import(in, format, traces.ImportOptions{
-				DropFailed: c.Bool("drop-failed"),
-				Spread:     int64(c.Duration("spread")),
-				Rate:       c.Float64("rate"),
-				Seed:       c.Uint64("seed"),
-				MaxTokens:  int32(c.Int("max-tokens")),
+				DropFailed:  c.Bool("drop-failed"),
+				Spread:      int64(c.Duration("spread")),
+				Rate:        c.Float64("rate"),
+				Seed:        c.Uint64("seed"),
+				MaxTokens:   int32(c.Int("max-tokens")),
+				ToolVersion: c.App.Version,
 			})
 			if err != nil {
 				return err
@@ -220,6 +221,7 @@ func traceSynthCommand() *cli.Command {
 				return usageErrorf("synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
 			}
 			cfg := traces.DefaultSynthConfig()
+			cfg.ToolVersion = c.App.Version
 			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")
 			cfg.Arrival = traces.ArrivalSpec{Kind: c.String("arrival"), Rate: c.Float64("rate"), CV: c.Float64("cv")}
 			cfg.PrefixGroups, cfg.PrefixTokens, cfg.BlockSize = c.Int("prefix-groups"), int32(c.Int("prefix-tokens")), c.Int("block-size")
