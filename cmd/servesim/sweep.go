@@ -116,7 +116,8 @@ func runSweep(c *cli.Context) error {
 		}
 	}
 	cat := model.DefaultCatalog()
-	settings := []string{}
+	// The build too: another one may simulate the same config otherwise.
+	settings := []string{"tool_version=" + c.App.Version}
 	if p := c.String("catalog"); p != "" {
 		if err := cat.LoadTOML(p); err != nil {
 			return err

@@ -2,8 +2,10 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -28,5 +30,21 @@ func TestTraceSynthAndImportRecordToolVersion(t *testing.T) {
 		if meta.ToolVersion != version {
 			t.Errorf("%s: tool_version = %q, want this build's %q", filepath.Base(p), meta.ToolVersion, version)
 		}
+	}
+}
+
+// A sweep's results name the build that simulated them, among the
+// settings that shards must share to merge.
+func TestSimulateSweepRecordsToolVersion(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := run(t, "simulate", "--trace", shortTrace(t), "--sweep", smallSweep, "--out", dir, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sweep.ReadFile(filepath.Join(dir, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(" "+res.Meta.Settings+" ", " tool_version="+version+" ") {
+		t.Errorf("settings %q lack tool_version=%s", res.Meta.Settings, version)
 	}
 }
