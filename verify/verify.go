@@ -665,8 +665,23 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	}
 	meta := scaled.Meta().Clone()
 	meta.Set("input_source", meta.Source)
+	// As simulate keeps them: the live input's engine and recording
+	// settings describe its run, not this one.
+	if meta.Engine != "" {
+		meta.Set("input_engine", meta.Engine)
+	}
+	if meta.EngineArgs != "" {
+		meta.Set("input_engine_args", meta.EngineArgs)
+	}
+	meta.Engine, meta.EngineArgs = "", ""
+	for k, v := range scaled.Meta().Extra {
+		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") {
+			delete(meta.Extra, k)
+			meta.Set("input_"+k, v)
+		}
+	}
 	meta.Source = "simulated"
-	meta.Model, meta.Precision = r.Arch.Name, r.Plan.Model.Precision
+	meta.Model, meta.Precision, meta.WeightVersion = r.Arch.Name, r.Plan.Model.Precision, r.Plan.Model.WeightVersion
 	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Device.Count, r.Hardware.Name)
 	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
 	if toml, err := r.Plan.Encode(); err == nil {
