@@ -23,8 +23,10 @@ type gpuSampler struct {
 }
 
 // startGPU starts NVML sampling to path when opt asks for it. A missing
-// driver is said once per candidate on log and samples nothing (a sampler
-// without a recorder, which stop knows to have taken no samples).
+// driver samples nothing (a sampler without a recorder, which stop knows
+// to have taken no samples); it is said once per Run on log, as record
+// says it once: the host's driver is the same for every candidate and
+// repeat, and the line names none of them.
 func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gpuSampler {
 	if opt.GPUInterval <= 0 {
 		return nil
@@ -32,7 +34,10 @@ func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gp
 	rec, err := startNVML(ctx, opt.GPUInterval, path)
 	if err != nil {
 		if errors.Is(err, telemetry.ErrNoDriver) {
-			fmt.Fprintf(log, "verify: no GPU telemetry: %v\n", err)
+			if !opt.noGPUDriverSaid {
+				fmt.Fprintf(log, "verify: no GPU telemetry: %v\n", err)
+				opt.noGPUDriverSaid = true
+			}
 		} else {
 			fmt.Fprintf(log, "verify: GPU telemetry: %v\n", err)
 		}

@@ -104,7 +104,8 @@ type Options struct {
 	Repeat int
 	Log    io.Writer // progress; nil = none
 
-	slice sliceTokens // what the slice's requests hold (set by Run)
+	slice           sliceTokens // what the slice's requests hold (set by Run)
+	noGPUDriverSaid bool        // Run has said that there is no NVIDIA driver
 }
 
 // Result is everything a verification found: verify.json, and the value
