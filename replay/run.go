@@ -221,6 +221,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				notSent++
 				break
 			}
+			held := false // the cap made it go later than due
 			if sem != nil {
 				select {
 				case sem <- struct{}{}:
@@ -231,9 +232,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					select {
 					case sem <- struct{}{}:
 						capFreed = time.Now()
-						// Its timeout runs from when it goes, not from when it was due.
-						cl.cancel()
-						cl = c.prepare(runCtx, time.Now(), j.body)
+						held = true
 					case <-runCtx.Done():
 						cl.cancel()
 						notSent++
@@ -243,6 +242,12 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			}
 			if capFreed.After(due) {
 				j.capWait = capFreed.Sub(due)
+				held = true // behind the rows that waited, though a slot was free once its turn came
+			}
+			if held {
+				// Its timeout runs from when it goes, not from when it was due.
+				cl.cancel()
+				cl = c.prepare(runCtx, time.Now(), j.body)
 			}
 			wg.Add(1)
 			go func() {
