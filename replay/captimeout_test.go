@@ -11,14 +11,14 @@ import (
 // A row held back by the concurrency cap goes late, whether it waited for
 // a slot itself or only behind rows that waited and then found one free:
 // either way its timeout runs from when it goes. Here 8 slots serve 24
-// rows due at once, each taking 200 ms, with a 350 ms timeout: the second
-// and third eights go at 200 and 400 ms and must not time out.
+// rows due at once, each taking 400 ms, with a 700 ms timeout: the second
+// and third eights go at 400 and 800 ms and must not time out.
 func TestCapHeldRowTimeoutRunsFromItsSend(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{TTFT: 200 * time.Millisecond})
+	srv := replaytest.New(replaytest.Options{TTFT: 400 * time.Millisecond})
 	defer srv.Close()
 	cfg := testConfig(srv)
 	cfg.Concurrency = 8
-	cfg.Timeout = 350 * time.Millisecond
+	cfg.Timeout = 700 * time.Millisecond
 	_, out := runRows(t, cfg, rows(24, 0, 30, 2))
 	var failed []string
 	for _, r := range out {
