@@ -219,10 +219,16 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		tmp = tp.TempPath()
 		// Give the temporary file a readable .arrows name: a hard link
 		// shares its data, so a crash leaves partial's rows readable.
+		// A caller that repeats runs itself (verify) sends each as run 1
+		// of 1: the file names the run.
+		run := ""
+		if cfg.Repeat > 1 {
+			run = fmt.Sprintf("run %d: ", k)
+		}
 		if err := os.Link(tmp, partial); err == nil {
-			fmt.Fprintf(log, "run %d: rows go to %s as they complete\n", k, partial)
+			fmt.Fprintf(log, "%srows go to %s as they complete\n", run, partial)
 		} else {
-			fmt.Fprintf(log, "run %d: rows go to %s (an Arrow IPC stream) as they complete\n", k, tmp)
+			fmt.Fprintf(log, "%srows go to %s (an Arrow IPC stream) as they complete\n", run, tmp)
 		}
 	}
 	var order []int32
