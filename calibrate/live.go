@@ -190,6 +190,16 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 // written before it was recorded).
 const IgnoreEOSKey = "ignore_eos"
 
+// TensorParallelKey and KVBlockSizeKey are the run traces' metadata keys
+// for the engine's tensor-parallel degree and KV block size in tokens,
+// as calibrate was told them, so that a refit keeps them; absent when
+// unknown, and in traces written before they were recorded. (The
+// traces' own block_size is that of their prefix hashes.)
+const (
+	TensorParallelKey = "tensor_parallel"
+	KVBlockSizeKey    = "kv_block_size"
+)
+
 // EarlyStops counts the run's successful requests and those of them that
 // ended with fewer output tokens than they asked for (max_tokens): an
 // engine that stopped them at EOS. The fit takes the steps as they came,

@@ -182,6 +182,13 @@ func runCalibrate(c *cli.Context) error {
 		Source: "live", Model: info.Model, Precision: info.Precision, Engine: strings.TrimSpace(info.Engine + " " + info.EngineVersion),
 		EngineArgs: strings.Join(info.EngineArgs, " "), Device: info.Device, ToolVersion: version, BlockSize: 0,
 	}
+	// The profile's fields that no other metadata holds, for a refit
+	// (0 = unknown: not recorded).
+	for key, n := range map[string]int{calibrate.TensorParallelKey: info.TensorParallel, calibrate.KVBlockSizeKey: info.BlockSize} {
+		if n > 0 {
+			meta.Set(key, strconv.Itoa(n))
+		}
+	}
 	var runs []*calibrate.RunResult
 	var power *calibrate.PowerFit
 	if dir := c.String("from-traces"); dir != "" {
@@ -309,6 +316,35 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 	}
 	info.Engine, info.EngineVersion, _ = strings.Cut(engine, " ")
 	info.EngineArgs = strings.Fields(args)
+	// The tensor-parallel degree and KV block size were told, not
+	// measured: a flag given wins over the traces, so that a refit can
+	// correct them.
+	counts := []struct {
+		flag, key string
+		v         *int
+	}{
+		{"tensor-parallel", calibrate.TensorParallelKey, &info.TensorParallel},
+		{"block-size", calibrate.KVBlockSizeKey, &info.BlockSize},
+	}
+	for _, f := range counts {
+		var val, from string
+		for _, r := range runs {
+			v := r.Meta.Extra[f.key]
+			if v == "" {
+				continue // unknown, or written before it was recorded
+			}
+			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+				return info, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q, want an integer > 0", r.Trace.Path, f.key, v)
+			}
+			if val != "" && v != val {
+				return info, fmt.Errorf("calibrate: --from-traces: %s was measured with %s %q, %s with %q", from, f.flag, val, r.Trace.Path, v)
+			}
+			val, from = v, r.Trace.Path
+		}
+		if *f.v == 0 && val != "" {
+			*f.v, _ = strconv.Atoi(val)
+		}
+	}
 	return info, nil
 }
 

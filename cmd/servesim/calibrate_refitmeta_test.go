@@ -1,0 +1,85 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
+)
+
+// A refit keeps the tensor-parallel degree and KV block size the live
+// calibration was told: without them simulate neither warns of a plan on
+// other devices nor guards the measured KV capacity by device count.
+func TestCalibrateRefitKeepsParallelismAndBlockSize(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--tensor-parallel", "2", "--block-size", "16"); err != nil {
+		t.Fatal(err)
+	}
+	traceDir := filepath.Join(dir, "p.traces")
+	load := func(name string) *calibrate.Profile {
+		t.Helper()
+		p, err := calibrate.LoadProfile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	live := load("p.json")
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", traceDir); err != nil {
+		t.Fatal(err)
+	}
+	refit := load("q.json")
+	if refit.TensorParallel != 2 || refit.BlockSize != 16 {
+		t.Errorf("refit: tensor_parallel %d, block_size %d; want the live calibration's 2 and 16", refit.TensorParallel, refit.BlockSize)
+	}
+	if (live.KV == nil) != (refit.KV == nil) || live.KV != nil && live.KV.Blocks != refit.KV.Blocks {
+		t.Errorf("refit KV %+v, live %+v", refit.KV, live.KV)
+	}
+	// a flag given wins over the traces
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "r.json"), "--from-traces", traceDir, "--tensor-parallel", "4", "--block-size", "32"); err != nil {
+		t.Fatal(err)
+	}
+	if r := load("r.json"); r.TensorParallel != 4 || r.BlockSize != 32 {
+		t.Errorf("refit with flags: tensor_parallel %d, block_size %d; want the flags' 4 and 32", r.TensorParallel, r.BlockSize)
+	}
+}
+
+// Traces that disagree on the tensor-parallel degree or block size are
+// refused, naming both files; traces written before they were recorded
+// leave them as the flags say (0 = unknown); a value that is not a
+// count is refused naming the file and the key.
+func TestRefitInfoParallelismAndBlockSize(t *testing.T) {
+	withExtra := func(path string, kv ...string) *calibrate.RunResult {
+		var m traces.Meta
+		for i := 0; i+1 < len(kv); i += 2 {
+			m.Set(kv[i], kv[i+1])
+		}
+		return &calibrate.RunResult{Meta: m, Trace: &calibrate.TraceRef{Path: path}}
+	}
+	runs := []*calibrate.RunResult{
+		withExtra("a.parquet", calibrate.TensorParallelKey, "2", calibrate.KVBlockSizeKey, "16"),
+		withExtra("b.parquet"), // older traces say neither
+	}
+	got, err := refitInfo(calibrate.EngineInfo{}, runs)
+	if err != nil || got.TensorParallel != 2 || got.BlockSize != 16 {
+		t.Errorf("refit info %+v, %v; want tensor parallel 2, block size 16", got, err)
+	}
+	if got, err := refitInfo(calibrate.EngineInfo{}, runs[1:]); err != nil || got.TensorParallel != 0 || got.BlockSize != 0 {
+		t.Errorf("older traces: refit info %+v, %v; want both unknown (0)", got, err)
+	}
+	runs[1] = withExtra("b.parquet", calibrate.TensorParallelKey, "4")
+	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), `a.parquet was measured with tensor-parallel "2", b.parquet with "4"`) {
+		t.Errorf("traces of two degrees: err = %v", err)
+	}
+	runs[1] = withExtra("b.parquet", calibrate.KVBlockSizeKey, "sixteen")
+	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), `b.parquet: metadata kv_block_size = "sixteen", want an integer > 0`) {
+		t.Errorf("a block size that is no count: err = %v", err)
+	}
+}
