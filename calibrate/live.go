@@ -200,6 +200,12 @@ const (
 	KVBlockSizeKey    = "kv_block_size"
 )
 
+// EngineArgsKey is the run traces' metadata key for the engine's
+// arguments as a JSON array of strings: the traces' engine_args joins
+// them with spaces, which splits an argument that holds one. Absent in
+// traces written before it was recorded.
+const EngineArgsKey = "engine_args_list"
+
 // EarlyStops counts the run's successful requests and those of them that
 // ended with fewer output tokens than they asked for (max_tokens): an
 // engine that stopped them at EOS. The fit takes the steps as they came,

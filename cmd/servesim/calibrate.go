@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -189,6 +190,10 @@ func runCalibrate(c *cli.Context) error {
 			meta.Set(key, strconv.Itoa(n))
 		}
 	}
+	if len(info.EngineArgs) > 0 {
+		list, _ := json.Marshal(info.EngineArgs)
+		meta.Set(calibrate.EngineArgsKey, string(list))
+	}
 	var runs []*calibrate.RunResult
 	var power *calibrate.PowerFit
 	if dir := c.String("from-traces"); dir != "" {
@@ -283,7 +288,6 @@ func runCalibrate(c *cli.Context) error {
 // disagree, are errors.
 func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrate.EngineInfo, error) {
 	engine := strings.TrimSpace(info.Engine + " " + info.EngineVersion)
-	args := strings.Join(info.EngineArgs, " ")
 	fields := []struct {
 		flag string
 		v    *string
@@ -293,7 +297,6 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 		{"precision", &info.Precision, func(m traces.Meta) string { return m.Precision }},
 		{"device", &info.Device, func(m traces.Meta) string { return m.Device }},
 		{"engine and --engine-version", &engine, func(m traces.Meta) string { return m.Engine }},
-		{"engine-args", &args, func(m traces.Meta) string { return m.EngineArgs }},
 	}
 	for _, f := range fields {
 		var val, from string
@@ -315,7 +318,31 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 		}
 	}
 	info.Engine, info.EngineVersion, _ = strings.Cut(engine, " ")
-	info.EngineArgs = strings.Fields(args)
+	// The arguments as a list, where the traces hold one: an argument
+	// with a space in it stays one.
+	var args []string
+	var argsFrom string
+	for _, r := range runs {
+		v := strings.Fields(r.Meta.EngineArgs) // traces written before the list
+		if list, ok := r.Meta.Extra[calibrate.EngineArgsKey]; ok {
+			if err := json.Unmarshal([]byte(list), &v); err != nil {
+				return info, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q, want a JSON array of strings", r.Trace.Path, calibrate.EngineArgsKey, list)
+			}
+		}
+		if len(v) == 0 {
+			continue
+		}
+		if args != nil && !slices.Equal(v, args) {
+			return info, fmt.Errorf("calibrate: --from-traces: %s was measured with engine-args %q, %s with %q", argsFrom, args, r.Trace.Path, v)
+		}
+		args, argsFrom = v, r.Trace.Path
+	}
+	switch {
+	case len(info.EngineArgs) == 0:
+		info.EngineArgs = args
+	case args != nil && !slices.Equal(info.EngineArgs, args):
+		return info, fmt.Errorf("calibrate: --engine-args %q, but %s was measured with %q", info.EngineArgs, argsFrom, args)
+	}
 	// The tensor-parallel degree and KV block size were told, not
 	// measured: a flag given wins over the traces, so that a refit can
 	// correct them.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,37 @@ func TestRefitInfoParallelismAndBlockSize(t *testing.T) {
 	runs[1] = withExtra("b.parquet", calibrate.KVBlockSizeKey, "sixteen")
 	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), `b.parquet: metadata kv_block_size = "sixteen", want an integer > 0`) {
 		t.Errorf("a block size that is no count: err = %v", err)
+	}
+}
+
+// A refit names the engine arguments as the live calibration did: one
+// that holds a space (a chat template, a JSON setting) stays one.
+func TestCalibrateRefitKeepsEngineArgs(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu",
+		"--engine", "vllm", "--engine-args", `--override-generation-config={"temperature": 0}`, "--engine-args", "--enforce-eager"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
+		t.Fatal(err)
+	}
+	live, err := calibrate.LoadProfile(filepath.Join(dir, "p.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refit, err := calibrate.LoadProfile(filepath.Join(dir, "q.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(refit.EngineArgs, live.EngineArgs) {
+		t.Errorf("refit engine_args %q, live %q", refit.EngineArgs, live.EngineArgs)
+	}
+	// the same arguments given again agree with the traces
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "r.json"), "--from-traces", filepath.Join(dir, "p.traces"),
+		"--engine-args", `--override-generation-config={"temperature": 0}`, "--engine-args", "--enforce-eager"); err != nil {
+		t.Errorf("refit with the live engine arguments: %v", err)
 	}
 }
