@@ -206,6 +206,12 @@ const (
 // traces written before it was recorded.
 const EngineArgsKey = "engine_args_list"
 
+// EngineVersionKey is the run traces' metadata key for the engine's
+// version alone: their engine is name and version joined by a space,
+// which does not say which is which when one is missing. Absent when
+// unknown, and in traces written before it was recorded.
+const EngineVersionKey = "engine_version"
+
 // EarlyStops counts the run's successful requests and those of them that
 // ended with fewer output tokens than they asked for (max_tokens): an
 // engine that stopped them at EOS. The fit takes the steps as they came,

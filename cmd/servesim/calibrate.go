@@ -190,6 +190,9 @@ func runCalibrate(c *cli.Context) error {
 			meta.Set(key, strconv.Itoa(n))
 		}
 	}
+	if info.EngineVersion != "" {
+		meta.Set(calibrate.EngineVersionKey, info.EngineVersion)
+	}
 	if len(info.EngineArgs) > 0 {
 		list, _ := json.Marshal(info.EngineArgs)
 		meta.Set(calibrate.EngineArgsKey, string(list))
@@ -318,6 +321,13 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 		}
 	}
 	info.Engine, info.EngineVersion, _ = strings.Cut(engine, " ")
+	for _, r := range runs {
+		// The version as recorded, where it was: the name may be missing.
+		if v := r.Meta.Extra[calibrate.EngineVersionKey]; v != "" && strings.HasSuffix(engine, v) {
+			info.Engine, info.EngineVersion = strings.TrimSpace(strings.TrimSuffix(engine, v)), v
+			break
+		}
+	}
 	// The arguments as a list, where the traces hold one: an argument
 	// with a space in it stays one.
 	var args []string

@@ -116,3 +116,25 @@ func TestCalibrateRefitKeepsEngineArgs(t *testing.T) {
 		t.Errorf("refit with the live engine arguments: %v", err)
 	}
 }
+
+// A refit names the engine and its version as the live calibration did,
+// also when only the version was given.
+func TestCalibrateRefitKeepsEngineVersionAlone(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine-version", "0.6.5"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
+		t.Fatal(err)
+	}
+	refit, err := calibrate.LoadProfile(filepath.Join(dir, "q.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refit.Engine != "" || refit.EngineVersion != "0.6.5" {
+		t.Errorf("refit engine %q, version %q; want the live calibration's \"\" and \"0.6.5\"", refit.Engine, refit.EngineVersion)
+	}
+}
