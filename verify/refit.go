@@ -273,8 +273,14 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		if err != nil {
 			return nil, err
 		}
+		src := simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256, profile: path}
+		if path != "" {
+			if src.profileSHA256, err = calibrate.FileSHA256(path); err != nil {
+				return nil, err
+			}
+		}
 		name := candidateName(c.Rank)
-		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+"."+suffix+".sim.parquet"), name, c.TimeScale, step, desc, res.Input)
+		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+"."+suffix+".sim.parquet"), name, c.TimeScale, step, desc, src)
 		if err != nil {
 			return nil, err
 		}

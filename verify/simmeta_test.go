@@ -32,7 +32,7 @@ func TestSimulatedCandidateMetaSetsTheInputsRunApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "rank01.sim.parquet")
-	if _, _, err := simulate(t.Context(), res, dir, out, "rank01", 1, nil, "roofline prior (uncalibrated)", in); err != nil {
+	if _, _, err := simulate(t.Context(), res, dir, out, "rank01", 1, nil, "roofline prior (uncalibrated)", simSource{input: in}); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err := traces.ReadAll(out)

@@ -105,7 +105,18 @@ type Options struct {
 	Log    io.Writer // progress; nil = none
 
 	slice           sliceTokens // what the slice's requests hold (set by Run)
+	source          simSource   // what the candidates' simulations ran on (set by Run)
 	noGPUDriverSaid bool        // Run has said that there is no NVIDIA driver
+}
+
+// simSource is what a simulated trace records of what produced it, as
+// simulate's do: the build, the input (the slice) by its sha256, and the
+// profile by path and sha256 (a profile refitted in place keeps its
+// path); no profile is the roofline prior.
+type simSource struct {
+	toolVersion            string
+	input, inputSHA256     string
+	profile, profileSHA256 string
 }
 
 // Result is everything a verification found: verify.json, and the value
@@ -269,6 +280,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
 		return nil, err
 	}
+	opt.source = simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256,
+		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256}
 	cfg := opt.replayConfig(res.Input)
 	if cfg.Salt == 0 {
 		cfg.Salt = rand.Uint64() | 1 // one salt: every candidate gets the same prompts
@@ -421,7 +434,7 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 
 	// Predicted: the same slice, the same time scale, the candidate's plan.
 	simTrace := filepath.Join(opt.Out, name+".sim.parquet")
-	pred, outcome, err := simulate(ctx, r, opt.Out, simTrace, name, cr.TimeScale, step, stepDesc, cfg.Trace)
+	pred, outcome, err := simulate(ctx, r, opt.Out, simTrace, name, cr.TimeScale, step, stepDesc, opt.source)
 	if err != nil {
 		// Nothing written: a file of that name is an earlier run's.
 		if ctx.Err() != nil { // interrupted, not a simulation that failed
@@ -652,10 +665,10 @@ func sec(v float64) *float64 {
 	return &v
 }
 
-// simulate runs the slice at timeScale through r and returns the metrics
-// comparable with a live run's.
-func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name string, timeScale float64, step sim.StepTimer, stepDesc, input string) (*Metrics, string, error) {
-	in, err := traces.Open(input)
+// simulate runs the slice src.input at timeScale through r and returns the
+// metrics comparable with a live run's.
+func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name string, timeScale float64, step sim.StepTimer, stepDesc string, src simSource) (*Metrics, string, error) {
+	in, err := traces.Open(src.input)
 	if err != nil {
 		return nil, "", err
 	}
@@ -689,6 +702,18 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 		meta.Set("plan", string(toml))
 	}
 	meta.Set("step_model", stepDesc)
+	meta.ToolVersion = src.toolVersion
+	// The slice's checksum beside its source's, as the measured trace
+	// records them: the two ran one workload.
+	meta.SetChecksum(filepath.Base(src.input), "sha256:"+src.inputSHA256)
+	delete(meta.Extra, "profile") // a simulated input's, not this run's
+	delete(meta.Extra, "profile_sha256")
+	if src.profile != "" {
+		meta.Set("profile", src.profile)
+		meta.Set("profile_sha256", src.profileSHA256)
+	}
+	delete(meta.Extra, "closed_loop") // the slice runs open, at its arrivals
+	delete(meta.Extra, "closed_loop_gap")
 	w, err := traces.Create(simPath, meta)
 	if err != nil {
 		return nil, "", err

@@ -441,6 +441,18 @@ func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 		}
 		in.Close()
 	}
+	// Each re-simulation names the profile it drew on, by path and sha256.
+	refitSum, _ := calibrate.FileSHA256(refit)
+	for _, f := range []struct{ suffix, profile, sum string }{{"refit", refit, refitSum}, {"speed", parent, sum}} {
+		meta, _, err := traces.ReadAll(filepath.Join(dir, "out", "rank01."+f.suffix+".sim.parquet"))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if meta.Extra["profile"] != f.profile || meta.Extra["profile_sha256"] != f.sum {
+			t.Errorf("rank01.%s.sim.parquet: profile %q, profile_sha256 %q; want %q, %q", f.suffix, meta.Extra["profile"], meta.Extra["profile_sha256"], f.profile, f.sum)
+		}
+	}
 }
 
 func TestDecodeSlowdown(t *testing.T) {
