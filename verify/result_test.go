@@ -21,6 +21,14 @@ func TestLoadResultReadsVerifyJSON(t *testing.T) {
 			t.Errorf("%s: version %d, %d candidates, %d requests", name, res.Version, len(res.Candidates), res.Requests)
 		}
 	}
+	// The build that wrote it reads back; files written before it was
+	// recorded (the testdata) read without it.
+	data := edit(t, func(m map[string]any) { m["tool_version"] = "v9.9.9" })
+	if res, err := ParseResult(data, "verify.json"); err != nil {
+		t.Errorf("with tool_version: %v", err)
+	} else if res.ToolVersion != "v9.9.9" {
+		t.Errorf("tool_version %q, want v9.9.9", res.ToolVersion)
+	}
 	if _, err := LoadResult(filepath.Join("testdata", "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("a missing file: %v", err)
 	}

@@ -15,7 +15,7 @@ import (
 // do: this build, the profile by path and checksum, and the input it ran
 // (the same checksums as the measured trace's, so that the two compare as
 // one workload); a simulated input's own profile and closed loop are not
-// claimed.
+// claimed. verify.json names the build too.
 func TestSimulatedCandidateRecordsItsSources(t *testing.T) {
 	for _, withProfile := range []bool{true, false} {
 		dir := t.TempDir()
@@ -48,6 +48,9 @@ func TestSimulatedCandidateRecordsItsSources(t *testing.T) {
 		res, err := Run(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if res.ToolVersion != "v9.9.9" {
+			t.Errorf("verify.json tool_version %q, want this build's v9.9.9", res.ToolVersion)
 		}
 		c := res.Candidates[0]
 		if c.Status != StatusOK {

@@ -123,6 +123,7 @@ type simSource struct {
 // the report's verification section draws.
 type Result struct {
 	Version     int       `json:"version"`
+	ToolVersion string    `json:"tool_version"` // the build that wrote it; "" in files written before it was recorded
 	CreatedAt   time.Time `json:"created_at"`
 	Trace       string    `json:"trace"`
 	Input       string    `json:"input"` // the sliced trace every candidate replayed
@@ -246,7 +247,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		Version: ResultVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
+		Version: ResultVersion, ToolVersion: opt.Replay.ToolVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
 		SpecSHA256: opt.Candidates.SpecSHA256, SweepTraceSHA256: opt.Candidates.TraceSHA256,
 		Profile: opt.ProfilePath, BaseURL: urlshow.String(opt.Replay.BaseURL), Model: opt.Replay.Model, Tolerances: opt.Tolerances,
 		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -115,6 +116,13 @@ func TestVerifyCLI(t *testing.T) {
 	}
 	if (res.ToleranceFailures > 0) != (ec.ExitCode() == exitToleranceFailed) {
 		t.Errorf("%d tolerance failures, exit status %d", res.ToleranceFailures, ec.ExitCode())
+	}
+	sim, _, err := traces.ReadAll(res.Candidates[0].SimTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ToolVersion != version || sim.ToolVersion != version {
+		t.Errorf("tool_version %q in verify.json, %q in the simulated trace: want this build's %q", res.ToolVersion, sim.ToolVersion, version)
 	}
 	if want := strings.Replace(srv.BaseURL(), "http://", "http://xxxxx@", 1); res.BaseURL != want {
 		t.Errorf("verify.json base_url %q, want %q", res.BaseURL, want)
