@@ -221,7 +221,6 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				notSent++
 				break
 			}
-			held := false // the cap made it go later than due
 			if sem != nil {
 				select {
 				case sem <- struct{}{}:
@@ -232,7 +231,6 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					select {
 					case sem <- struct{}{}:
 						capFreed = time.Now()
-						held = true
 					case <-runCtx.Done():
 						cl.cancel()
 						notSent++
@@ -240,12 +238,11 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					}
 				}
 			}
+			// Held back by the cap, waiting itself or behind the rows that
+			// waited: its timeout runs from when it goes, not from when it
+			// was due.
 			if capFreed.After(due) {
 				j.capWait = capFreed.Sub(due)
-				held = true // behind the rows that waited, though a slot was free once its turn came
-			}
-			if held {
-				// Its timeout runs from when it goes, not from when it was due.
 				cl.cancel()
 				cl = c.prepare(runCtx, time.Now(), j.body)
 			}
