@@ -2,8 +2,6 @@ package replay
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -182,7 +180,7 @@ func stalePartial(path string) string {
 }
 
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {
-	sum, err := fileSHA256(cfg.Trace)
+	sum, err := traces.FileChecksum(cfg.Trace)
 	if err != nil {
 		return nil, err
 	}
@@ -343,20 +341,6 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		m.Extra[k] = v
 	}
 	return m
-}
-
-// fileSHA256 is the "sha256:HEX" checksum of the file at path.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // inputRunKeys are the Extra keys of a simulated input that describe its

@@ -2,8 +2,6 @@ package traces
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -193,12 +191,11 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	if err != nil {
 		return nil, err
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, err := checksum(f, path)
+	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	sum := "sha256:" + hex.EncodeToString(h.Sum(nil))
 	if format == FormatServesim {
 		f.Close()
 		open := Open
