@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
@@ -167,4 +168,50 @@ func compactPools(pools []sim.PoolSummary) []sim.PoolSummary {
 		}
 	}
 	return pools
+}
+
+// ResultMeta is the metadata of a trace simulated from input metadata in
+// under r: the input's, plus every controlled variable of the run — the
+// plan, the step model, this build, and the profile by path and sha256
+// ("" for none). What describes how the input was run (a live input's
+// engine and its recording's replay.* and proxy.* settings; a simulated
+// input's profile and closed loop) is kept under input_ names or dropped:
+// this run ran none of it. A closed loop of its own the caller adds.
+func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256 string) traces.Meta {
+	meta := in.Clone()
+	meta.Set("input_source", in.Source)
+	meta.Engine, meta.EngineArgs = "", ""
+	if in.Engine != "" {
+		meta.Set("input_engine", in.Engine)
+	}
+	if in.EngineArgs != "" {
+		meta.Set("input_engine_args", in.EngineArgs)
+	}
+	for k, v := range in.Extra {
+		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") {
+			delete(meta.Extra, k)
+			meta.Set("input_"+k, v)
+		}
+	}
+	meta.Source = "simulated"
+	meta.Model = r.Arch.Name
+	meta.WeightVersion = r.Plan.Model.WeightVersion
+	meta.Precision = r.Plan.Model.Precision
+	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Devices(), r.Hardware.Name)
+	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
+	meta.ToolVersion = toolVersion
+	if toml, err := r.Plan.Encode(); err == nil {
+		meta.Set("plan", string(toml))
+	}
+	meta.Set("step_model", stepModel)
+	for _, k := range []string{"profile", "profile_sha256", "closed_loop", "closed_loop_gap"} {
+		delete(meta.Extra, k) // a simulated input's run, not this one's
+	}
+	if profile != "" {
+		// By checksum too: a profile refitted in place keeps its path. Not
+		// among the input checksums, which compare tells workloads apart by.
+		meta.Set("profile", profile)
+		meta.Set("profile_sha256", profileSHA256)
+	}
+	return meta
 }

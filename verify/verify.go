@@ -678,43 +678,10 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if err != nil {
 		return nil, "", err
 	}
-	meta := scaled.Meta().Clone()
-	meta.Set("input_source", meta.Source)
-	// As simulate keeps them: the live input's engine and recording
-	// settings describe its run, not this one.
-	if meta.Engine != "" {
-		meta.Set("input_engine", meta.Engine)
-	}
-	if meta.EngineArgs != "" {
-		meta.Set("input_engine_args", meta.EngineArgs)
-	}
-	meta.Engine, meta.EngineArgs = "", ""
-	for k, v := range scaled.Meta().Extra {
-		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") {
-			delete(meta.Extra, k)
-			meta.Set("input_"+k, v)
-		}
-	}
-	meta.Source = "simulated"
-	meta.Model, meta.Precision, meta.WeightVersion = r.Arch.Name, r.Plan.Model.Precision, r.Plan.Model.WeightVersion
-	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Device.Count, r.Hardware.Name)
-	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
-	if toml, err := r.Plan.Encode(); err == nil {
-		meta.Set("plan", string(toml))
-	}
-	meta.Set("step_model", stepDesc)
-	meta.ToolVersion = src.toolVersion
+	meta := r.ResultMeta(scaled.Meta(), stepDesc, src.toolVersion, src.profile, src.profileSHA256)
 	// The slice's checksum beside its source's, as the measured trace
 	// records them: the two ran one workload.
 	meta.SetChecksum(filepath.Base(src.input), "sha256:"+src.inputSHA256)
-	delete(meta.Extra, "profile") // a simulated input's, not this run's
-	delete(meta.Extra, "profile_sha256")
-	if src.profile != "" {
-		meta.Set("profile", src.profile)
-		meta.Set("profile_sha256", src.profileSHA256)
-	}
-	delete(meta.Extra, "closed_loop") // the slice runs open, at its arrivals
-	delete(meta.Extra, "closed_loop_gap")
 	w, err := traces.Create(simPath, meta)
 	if err != nil {
 		return nil, "", err

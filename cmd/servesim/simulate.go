@@ -15,13 +15,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
-	"github.com/urfave/cli/v2"
 )
 
 //go:embed defaults
@@ -297,53 +298,19 @@ func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
 	return out
 }
 
-// resultMeta is the metadata of a simulated trace: the input's, plus every
-// controlled variable of the run — the plan, the step model, the profile it
-// came from (nil: none) and the closed loop (nil: arrivals as the trace
-// gives them). What describes how a live input was recorded (its engine
-// and the recording's replay.* and proxy.* settings) is kept under input_
-// names: the simulated run ran none of it.
+// resultMeta is the metadata of a simulated trace (plan.ResultMeta), with
+// the profile it came from (nil: none) and the closed loop (nil: arrivals
+// as the trace gives them).
 func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profileStep, loop *sim.ClosedLoop) traces.Meta {
-	meta := in.Clone()
-	meta.Set("input_source", in.Source)
-	meta.Engine, meta.EngineArgs = "", ""
-	if in.Engine != "" {
-		meta.Set("input_engine", in.Engine)
-	}
-	if in.EngineArgs != "" {
-		meta.Set("input_engine_args", in.EngineArgs)
-	}
-	for k, v := range in.Extra {
-		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") {
-			delete(meta.Extra, k)
-			meta.Set("input_"+k, v)
-		}
-	}
-	meta.Source = "simulated"
-	meta.Model = r.Arch.Name
-	meta.WeightVersion = r.Plan.Model.WeightVersion
-	meta.Precision = r.Plan.Model.Precision
-	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Devices(), r.Hardware.Name)
-	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
-	meta.ToolVersion = version
-	if toml, err := r.Plan.Encode(); err == nil {
-		meta.Set("plan", string(toml))
-	}
 	stepModel := opt.StepModel
 	if opt.Step == nil {
 		stepModel = "roofline prior (uncalibrated)"
 	}
-	meta.Set("step_model", stepModel)
-	delete(meta.Extra, "profile") // a simulated input's, not this run's
-	delete(meta.Extra, "profile_sha256")
+	var path, sum string
 	if prof != nil {
-		// By checksum too: a profile refitted in place keeps its path. Not
-		// among the input checksums, which compare tells workloads apart by.
-		meta.Set("profile", prof.path)
-		meta.Set("profile_sha256", strings.TrimPrefix(prof.sum, "sha256:"))
+		path, sum = prof.path, strings.TrimPrefix(prof.sum, "sha256:")
 	}
-	delete(meta.Extra, "closed_loop") // a simulated input's run, not this one's
-	delete(meta.Extra, "closed_loop_gap")
+	meta := r.ResultMeta(in, stepModel, version, path, sum)
 	if loop != nil {
 		meta.Set("closed_loop", strconv.Itoa(loop.Clients))
 		meta.Set("closed_loop_gap", loop.IssueGap.String())
