@@ -63,18 +63,23 @@ type VidurShape struct {
 	Vocab        int  // vocab_size; 0 matches any (Vidur pads vocabularies, e.g. 32768 for Llama-2's 32000)
 	GatedMLP     bool // use_gated_mlp
 	TP           int  // num_tensor_parallel_workers
+	// Experts is the MoE expert count; Vidur profiles dense models only,
+	// so every row has 0 and no mixture-of-experts shape matches one.
+	Experts int
 }
 
 // VidurShapeOf is the Vidur shape of a Llama-style (gated-MLP) arch at
 // tensor parallelism tp, with Vocab 0 (any): only the embedding, which the
-// prior does not use, depends on the vocabulary.
+// prior does not use, depends on the vocabulary. An MoE arch keeps its
+// expert count, so a dense profile of the same widths (Mixtral-8x7B's are
+// Llama-3-8B's) does not stand in for its several experts per token.
 func VidurShapeOf(a model.Arch, tp int) VidurShape {
-	return VidurShape{Heads: a.Heads, KVHeads: a.KVHeads, Hidden: a.Hidden, Intermediate: a.Intermediate, GatedMLP: true, TP: tp}
+	return VidurShape{Heads: a.Heads, KVHeads: a.KVHeads, Hidden: a.Hidden, Intermediate: a.Intermediate, GatedMLP: true, TP: tp, Experts: a.Experts}
 }
 
 func (s VidurShape) matches(r VidurShape) bool {
 	return s.Heads == r.Heads && s.KVHeads == r.KVHeads && s.Hidden == r.Hidden &&
-		s.Intermediate == r.Intermediate && s.GatedMLP == r.GatedMLP && s.TP == r.TP &&
+		s.Intermediate == r.Intermediate && s.GatedMLP == r.GatedMLP && s.TP == r.TP && s.Experts == r.Experts &&
 		(s.Vocab == 0 || s.Vocab == r.Vocab)
 }
 
