@@ -15,7 +15,8 @@ type Stats struct {
 	Requests    int64   `json:"requests"`
 	Warmup      int64   `json:"warmup"`
 	SpanSeconds float64 `json:"span_s"` // last minus first arrival
-	// MeanRate (requests / span) and InterArrivalCV (std/mean of the gaps)
+	// MeanRate (gaps / span: n requests arriving 1/r s apart give r, the
+	// rate synth's --rate asks for) and InterArrivalCV (std/mean of the gaps)
 	// are nil (null) where there is no gap to measure them by: one request,
 	// every arrival at one instant, or (CV) a single gap.
 	MeanRate       *float64 `json:"mean_rate_per_s"`
@@ -162,7 +163,7 @@ func (b *StatsBuilder) Stats() Stats {
 		s.SpanSeconds = float64(b.last-b.first) / 1e9
 	}
 	if s.SpanSeconds > 0 {
-		rate := float64(b.n) / s.SpanSeconds
+		rate := float64(b.n-1) / s.SpanSeconds
 		s.MeanRate = &rate
 	}
 	if b.gaps.n > 1 && b.gaps.mean > 0 {

@@ -31,7 +31,7 @@ func TestSimulateSweepTraceCountsWarmupApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "(3 requests, 1.50 req/s at scale 1, and 2 warm-up requests)") {
+	if !strings.Contains(out, "(3 requests, 1.00 req/s at scale 1, and 2 warm-up requests)") {
 		t.Errorf("output:\n%s", out)
 	}
 }

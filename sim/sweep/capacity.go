@@ -24,8 +24,9 @@ type Trace struct {
 	Reqs   []traces.Request // input columns only, in arrival order
 	SHA256 string           // hex sha256 over what the simulator reads: every request's input columns, and Meta.BlockSize
 	// Span is the first-to-last arrival time in seconds of the rows that
-	// are not warm-up; Rate, those rows over Span, is the trace's arrival
-	// rate at scale 1 (NaN when Span is 0), as `trace stats` gives it.
+	// are not warm-up; Rate, the gaps between those rows over Span, is
+	// the trace's arrival rate at scale 1 (NaN when Span is 0), as `trace
+	// stats` gives it.
 	Span, Rate float64
 	// nAll counts the requests of the SLO's population: not warm-up, and
 	// not failed in the source trace (such a row has no lengths to serve:
@@ -102,7 +103,7 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 	t.Span = float64(lastMeasured-first) / 1e9
 	t.Rate = math.NaN()
 	if t.Span > 0 {
-		t.Rate = float64(measured) / t.Span
+		t.Rate = float64(measured-1) / t.Span
 	}
 	return t, nil
 }

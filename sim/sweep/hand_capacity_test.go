@@ -24,7 +24,7 @@ func handTrace(n int, out int32) *Trace {
 	}
 	t.nAll = int64(n)
 	t.Span = float64(n - 1)
-	t.Rate = float64(n) / t.Span
+	t.Rate = float64(n-1) / t.Span
 	return t
 }
 

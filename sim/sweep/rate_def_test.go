@@ -27,7 +27,7 @@ func TestTraceRateIsTraceStatsRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.MeanRate == nil || tr.Rate != *st.MeanRate {
-		t.Errorf("sweep rate %v req/s, trace stats %v req/s; want the same (4 measured requests over 3 s)", tr.Rate, *st.MeanRate)
+	if st.MeanRate == nil || tr.Rate != *st.MeanRate || tr.Rate != 1 {
+		t.Errorf("sweep rate %v req/s, trace stats %v req/s; want the same (4 measured requests, 3 gaps over 3 s)", tr.Rate, *st.MeanRate)
 	}
 }
