@@ -47,6 +47,7 @@ type cachedBlock struct {
 	key        uint64
 	ref        int32
 	anon       int32 // > 0: this many anonymous free blocks, not a cached block
+	dups       int32 // holders that computed it into a private block of their own
 	prev, next int32 // free queue links, -1 = none
 }
 

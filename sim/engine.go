@@ -880,13 +880,44 @@ func (e *engine) releaseBlocks(s *seq) error {
 		return err
 	}
 	s.private = 0
+	for _, slot := range s.dupOf {
+		e.bm.slab[slot].dups--
+	}
+	s.dup, s.dupOf = 0, s.dupOf[:0]
 	for i := len(s.shared) - 1; i >= 0; i-- {
-		if err := e.bm.release(s.shared[i]); err != nil {
+		slot := s.shared[i]
+		if err := e.bm.release(slot); err != nil {
 			return err
+		}
+		if b := e.bm.slab[slot]; b.ref > 0 && b.ref == b.dups {
+			if err := e.keepOwnCopy(slot); err != nil {
+				return err
+			}
 		}
 	}
 	s.shared = s.shared[:0]
 	return nil
+}
+
+// keepOwnCopy handles cached block slot, now held only by requests that
+// computed it into blocks of their own: one of them keeps it in place of
+// its copy, which it frees, as vLLM frees the block of the request that
+// cached it first and the others keep theirs.
+func (e *engine) keepOwnCopy(slot int32) error {
+	for t := e.runHead; t != nil; t = t.next {
+		i := slices.Index(t.dupOf, slot)
+		if i < 0 {
+			continue
+		}
+		t.dupOf = slices.Delete(t.dupOf, i, i+1)
+		t.dup--
+		e.bm.slab[slot].dups--
+		if !t.decoding || t.reserved {
+			t.private--
+		}
+		return e.bm.freePrivate(1)
+	}
+	return fmt.Errorf("sim: internal: cached KV block %d has %d own copies but no request holds one", slot, e.bm.slab[slot].dups)
 }
 
 // ownBlockTag sets the keys of a request's own blocks apart from prompt
@@ -943,6 +974,8 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 			if !s.reserved && e.bm.slab[slot].ref > 1 {
 				priv++
 				s.dup++
+				s.dupOf = append(s.dupOf, slot)
+				e.bm.slab[slot].dups++
 			}
 		} else {
 			priv++
@@ -1139,8 +1172,8 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	} else {
 		s = &seq{}
 	}
-	hb, keys, shared := s.hashBuf, s.keys, s.shared
-	*s = seq{hashBuf: hb, keys: keys[:0], shared: shared[:0], hidx: -1, slot: -1}
+	hb, keys, shared, dupOf := s.hashBuf, s.keys, s.shared, s.dupOf
+	*s = seq{hashBuf: hb, keys: keys[:0], shared: shared[:0], dupOf: dupOf[:0], hidx: -1, slot: -1}
 	s.req = *r
 	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
 	s.req.PrefixHashes = s.hashBuf

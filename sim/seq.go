@@ -39,8 +39,10 @@ type seq struct {
 	shared   []int32
 	// dup counts the private blocks of shared ones this sequence computed
 	// again (in private, included): vLLM computes a block into a new one
-	// even when another request holds a block with its hash.
+	// even when another request holds a block with its hash. dupOf holds
+	// those shared blocks.
 	dup      int32
+	dupOf    []int32
 	reserved bool // static policies: blocks for prompt+max_new taken up front
 
 	// Decode state.
