@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -25,7 +26,9 @@ const (
 
 // engineGauges maps engine metric names to the three gauges. Counts are
 // summed over label sets (several models or data-parallel ranks); KV usage
-// is averaged over them.
+// is averaged over them. Series that differ only in tp_rank are one engine
+// (SGLang reports a scheduler's gauges once per tensor-parallel rank, all
+// sharing one batch) and count once.
 var engineGauges = map[string]struct {
 	engine string
 	kind   gaugeKind
@@ -51,12 +54,18 @@ func EngineStateOf(samples []MetricSample) EngineState {
 	var kvSum float64
 	kvN := 0
 	kvV1 := false
+	seen := map[string]bool{}
 	for i := range samples {
 		s := &samples[i]
 		g, ok := engineGauges[s.Name]
 		if !ok || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 			continue
 		}
+		key := seriesKeyWithoutTPRank(s)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		if st.Engine == "" {
 			st.Engine = g.engine
 		}
@@ -80,6 +89,19 @@ func EngineStateOf(samples []MetricSample) EngineState {
 		st.KVUsage = kvSum / float64(kvN)
 	}
 	return st
+}
+
+// seriesKeyWithoutTPRank names a sample's series by its metric name and
+// its labels other than tp_rank, in a fixed order.
+func seriesKeyWithoutTPRank(s *MetricSample) string {
+	labels := make([]string, 0, len(s.Labels))
+	for _, l := range s.Labels {
+		if l.Name != "tp_rank" {
+			labels = append(labels, l.Name+"\x00"+l.Value)
+		}
+	}
+	sort.Strings(labels)
+	return s.Name + "\x01" + strings.Join(labels, "\x01")
 }
 
 func addNaN(acc, v float64) float64 {

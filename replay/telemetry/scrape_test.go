@@ -260,3 +260,25 @@ func TestScrapeNotImplementedIsNoMetrics(t *testing.T) {
 		t.Errorf("polled %d times after a 501, want 1", n)
 	}
 }
+
+// SGLang exports a scheduler's gauges once per tensor-parallel rank; the
+// ranks share one batch, so they count once. Data-parallel ranks are
+// separate engines and add up.
+func TestEngineStateCountsTPRanksOnce(t *testing.T) {
+	page := `sglang:num_running_reqs{model_name="m",tp_rank="0",dp_rank="0"} 4
+sglang:num_running_reqs{model_name="m",tp_rank="1",dp_rank="0"} 4
+sglang:num_running_reqs{model_name="m",tp_rank="0",dp_rank="1"} 2
+sglang:num_running_reqs{model_name="m",tp_rank="1",dp_rank="1"} 2
+sglang:num_queue_reqs{model_name="m",tp_rank="0",dp_rank="0"} 1
+sglang:num_queue_reqs{model_name="m",tp_rank="1",dp_rank="0"} 1
+sglang:token_usage{model_name="m",tp_rank="0",dp_rank="0"} 0.5
+sglang:token_usage{model_name="m",tp_rank="1",dp_rank="0"} 0.5
+sglang:token_usage{model_name="m",tp_rank="0",dp_rank="1"} 0.25
+`
+	s, _ := ParseMetrics([]byte(page))
+	got := EngineStateOf(s)
+	want := EngineState{"sglang", 6, 1, 0.375}
+	if !stateEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
