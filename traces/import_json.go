@@ -14,7 +14,8 @@ import (
 
 // mooncakeSource reads Mooncake FAST'25 JSONL:
 // {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}.
-// Each hash id names one 512-token block; they become PrefixHashes.
+// Each hash id names one 512-token block, so a row carries
+// ceil(input_length/512) of them; they become PrefixHashes.
 // Timestamps up to 2^32 ms (49 days) are accepted. Unknown fields are
 // ignored, as other Mooncake traces add some.
 type mooncakeSource struct {
@@ -76,6 +77,13 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 			r.PrefixHashes = nil // absent
 		default:
 			r.PrefixHashes = nonNil(*s.row.HashIDs)[:len(*s.row.HashIDs)]
+			// A count off the prompt's blocks means the row is corrupt: the
+			// simulator would drop the extra ids, or cache too few blocks.
+			want := (int64(r.PromptTokens) + MooncakeBlockSize - 1) / MooncakeBlockSize
+			if int64(len(r.PrefixHashes)) != want {
+				return 0, 0, fmt.Errorf("%s:%d (hash_ids): want %d ids (one per %d-token block of input_length %d), got %d",
+					s.name, s.line, want, MooncakeBlockSize, r.PromptTokens, len(r.PrefixHashes))
+			}
 		}
 		r.ID = strconv.Itoa(s.line)
 		return ns / 1000, s.line, nil
