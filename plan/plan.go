@@ -269,10 +269,10 @@ func checkClusterKeys(md toml.MetaData) error {
 // came from.
 type FieldError struct {
 	Key, Problem string
-	// With is the other key of a rule between two values, each fine on its
+	// With are the other keys of a rule between values, each fine on its
 	// own (batch.max_num_seqs for batch.max_num_batched_tokens): a sweep
 	// skips a combination that breaks such a rule instead of failing.
-	With string
+	With []string
 }
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Problem }
@@ -281,8 +281,15 @@ func (e *FieldError) Error() string { return e.Key + ": " + e.Problem }
 // one *FieldError a bad key.
 func (p *Plan) Validate() error {
 	var errs []error
-	badWith := func(key, with, format string, args ...any) {
+	badWithAll := func(key string, with []string, format string, args ...any) {
 		errs = append(errs, &FieldError{Key: key, With: with, Problem: fmt.Sprintf(format, args...)})
+	}
+	badWith := func(key, with, format string, args ...any) {
+		var keys []string
+		if with != "" {
+			keys = []string{with}
+		}
+		badWithAll(key, keys, format, args...)
 	}
 	bad := func(key, format string, args ...any) { badWith(key, "", format, args...) }
 	if _, ok := Strategies[p.Batch.Strategy]; !ok {
@@ -344,6 +351,13 @@ func (p *Plan) Validate() error {
 			}
 			badWith("batch.max_num_batched_tokens", with, "must be ≥ batch.max_num_seqs (%d) so every running sequence can decode, got %d",
 				p.Batch.MaxNumSeqs, p.Batch.MaxNumBatchedTokens)
+		}
+		// vLLM refuses to start so: without chunked prefill a prompt
+		// longer than the budget could never be scheduled.
+		if !p.Batch.ChunkedPrefill && p.Batch.MaxNumBatchedTokens >= 1 && p.Batch.MaxNumBatchedTokens < p.Device.MaxModelLen {
+			badWithAll("batch.max_num_batched_tokens", []string{"device.max_model_len", "batch.chunked_prefill"},
+				"must be ≥ device.max_model_len (%d) when batch.chunked_prefill is false, as a prompt longer than the budget could never be scheduled, got %d",
+				p.Device.MaxModelLen, p.Batch.MaxNumBatchedTokens)
 		}
 	}
 	switch w := p.Batch.MaxWaitMS; {

@@ -296,3 +296,28 @@ func TestResolveNamesThePrecisionTheDeviceCannotRun(t *testing.T) {
 		t.Errorf("err = %v\nwant line 5: model.precision: ... no bf16 compute figure", err)
 	}
 }
+
+// Without chunked prefill vLLM refuses to start with max_num_batched_tokens
+// below max_model_len: a longer prompt could never be scheduled.
+func TestLoadRefusesBatchedTokensBelowModelLenUnchunked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.toml")
+	bad := strings.NewReplacer("chunked_prefill = true", "chunked_prefill = false", "max_num_batched_tokens = 8192", "max_num_batched_tokens = 4096").Replace(valid)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	for _, w := range []string{path + ": line 11: batch.max_num_batched_tokens:", "device.max_model_len (8192)", "chunked_prefill", "got 4096"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want it to name %q", err, w)
+		}
+	}
+	// With chunked prefill, or a budget of max_model_len, it is fine.
+	for _, ok := range []string{
+		strings.Replace(valid, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 4096", 1),
+		strings.Replace(valid, "chunked_prefill = true", "chunked_prefill = false", 1),
+	} {
+		if _, err := Parse([]byte(ok)); err != nil {
+			t.Errorf("Parse: %v", err)
+		}
+	}
+}

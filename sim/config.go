@@ -157,6 +157,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sim: Config.MaxNewTokens = %d: want 0 to %d", c.MaxNewTokens, math.MaxInt32)
 	case c.MaxModelLen < 0:
 		return fmt.Errorf("sim: Config.MaxModelLen = %d: want ≥ 0", c.MaxModelLen)
+	case c.Policy.Name == Continuous && !c.Policy.ChunkedPrefill && c.MaxModelLen > c.Policy.MaxNumBatchedTokens:
+		// vLLM refuses to start so: a longer prompt could never be scheduled.
+		return fmt.Errorf("sim: policy continuous: MaxNumBatchedTokens = %d: want ≥ Config.MaxModelLen (%d) without chunked prefill", c.Policy.MaxNumBatchedTokens, c.MaxModelLen)
 	case c.HashBlockSize < 0:
 		return fmt.Errorf("sim: Config.HashBlockSize = %d: want ≥ 0", c.HashBlockSize)
 	case c.Slots < 0 || c.Slots > math.MaxInt16:

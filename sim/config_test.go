@@ -45,6 +45,7 @@ func TestConfigValidateNamesField(t *testing.T) {
 		{"Roofline.FLOPS", func(c *Config) { c.Step = Roofline{BandwidthBytesPerSec: 1, OverheadSec: 1} }},
 		{"MaxNumSeqs", func(c *Config) { c.Policy.MaxNumSeqs = 0 }},
 		{"MaxNumBatchedTokens", func(c *Config) { c.Policy.MaxNumBatchedTokens = 10 }},
+		{"MaxModelLen (16384)", func(c *Config) { c.Policy.ChunkedPrefill = false; c.MaxModelLen = 16384 }},
 		{"BatchSize", func(c *Config) { c.Policy = PolicyConfig{Name: Fixed} }},
 		{"MaxWaitMs", func(c *Config) { c.Policy = PolicyConfig{Name: Fixed, BatchSize: 2, MaxWaitMs: -1} }},
 		// 1e13 ms is past int64 nanoseconds: the batch would start at once.

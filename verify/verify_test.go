@@ -34,7 +34,7 @@ max_new_tokens = 4096
 [batch]
 strategy = "continuous"
 max_num_seqs = %d
-max_num_batched_tokens = 2048
+max_num_batched_tokens = 4096
 chunked_prefill = false
 prefix_caching = false
 
@@ -153,7 +153,7 @@ func TestRunFailuresAndComparison(t *testing.T) {
 		t.Errorf("requests %d incomplete %d, want 20, 3", res.Requests, res.Incomplete)
 	}
 	knobs, _ := os.ReadFile(filepath.Join(dir, "knobs"))
-	if got := strings.Fields(string(knobs)); len(got) != 15 || got[0] != "1" || got[1] != "4096" || got[2] != "16" || got[3] != "0.9" || got[4] != "2048" || got[5] != "5" || got[10] != "4" {
+	if got := strings.Fields(string(knobs)); len(got) != 15 || got[0] != "1" || got[1] != "4096" || got[2] != "16" || got[3] != "0.9" || got[4] != "4096" || got[5] != "5" || got[10] != "4" {
 		t.Errorf("engine started with knobs %q", knobs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "up")); err == nil {

@@ -99,13 +99,15 @@ func TestCapacitySearch(t *testing.T) {
 }
 
 func TestCapacityInfeasibleByRejections(t *testing.T) {
-	// Without chunked prefill, prompts longer than max_num_batched_tokens can
-	// never run; with goodput_min = 1 one rejection breaks the SLO everywhere.
+	// Requests longer than max_model_len never run; with goodput_min = 1
+	// one rejection breaks the SLO everywhere.
 	ev, _ := evaluatorFor(t, `base = "base.toml"
 [batch]
 chunked_prefill = false
 max_num_batched_tokens = 300
 max_num_seqs = 16
+[device]
+max_model_len = 300
 [slo]
 goodput_min = 1.0
 `)
@@ -381,6 +383,8 @@ func TestHopelessNoteCount(t *testing.T) {
 chunked_prefill = false
 max_num_batched_tokens = 300
 max_num_seqs = 16
+[device]
+max_model_len = 300
 [slo]
 goodput_min = 1.0
 `)

@@ -67,8 +67,9 @@
 // device, a value that is not valid in a plan, constraints that leave
 // nothing to run — is reported by LoadSpec or Expand, naming the file and
 // the key, before any simulation starts. Configs whose weights or KV cache
-// do not fit, whose swept values break a rule between two keys (e.g.
-// max_num_batched_tokens below max_num_seqs), or that the simulator would
+// do not fit, whose swept values break a rule between keys (e.g.
+// max_num_batched_tokens below max_num_seqs, or below max_model_len without
+// chunked prefill), or that the simulator would
 // reject, are skipped and counted by reason.
 //
 // # Capacity, goodput, saturation, knee

@@ -355,7 +355,7 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 func combination(errs []error, set map[string]bool) bool {
 	for _, e := range errs {
 		fe, ok := e.(*plan.FieldError)
-		if !ok || fe.With == "" || !set[fe.Key] && !set[fe.With] {
+		if !ok || len(fe.With) == 0 || !set[fe.Key] && !slices.ContainsFunc(fe.With, func(k string) bool { return set[k] }) {
 			return false
 		}
 	}

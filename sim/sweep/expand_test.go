@@ -221,3 +221,45 @@ func TestExpandSkipsInvalidCombinations(t *testing.T) {
 		}
 	})
 }
+
+// Without chunked prefill no engine starts with max_num_batched_tokens
+// below max_model_len; a combination that has it is skipped, whichever of
+// the three keys is swept.
+func TestExpandSkipsUnchunkedBudgetBelowModelLen(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.chunked_prefill" = [true, false]
+"batch.max_num_batched_tokens" = [4096, 8192]
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range mustExpand(t, s).Configs {
+		b := c.Plan.Batch
+		if !b.ChunkedPrefill && b.MaxNumBatchedTokens < c.Plan.Device.MaxModelLen {
+			if c.Skip != SkipInvalid || !strings.Contains(c.SkipDetail, "batch.max_num_batched_tokens: must be ≥ device.max_model_len (8192)") {
+				t.Errorf("%s: skip %q (%s), want it skipped as invalid", c.Label, c.Skip, c.SkipDetail)
+			}
+		} else if c.Skip != "" {
+			t.Errorf("%s: skip %q (%s), want it run", c.Label, c.Skip, c.SkipDetail)
+		}
+	}
+	// Only chunked_prefill swept: the base's budget is fine on its own.
+	_, s, err = writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.chunked_prefill" = [true, false]
+"device.max_model_len" = [4096, 16384]
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, c := range mustExpand(t, s).Configs {
+		if c.Skip == SkipInvalid {
+			skipped++
+		}
+	}
+	if skipped != 1 {
+		t.Errorf("%d configs skipped as invalid, want 1 (unchunked, max_model_len 16384)", skipped)
+	}
+}
