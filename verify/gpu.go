@@ -90,15 +90,9 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 		return nil
 	}
 	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, WallSeconds: s.WallSeconds, EnergySource: s.EnergySource,
-		MeanPowerW: s.MeanPowerW, PeakMemBytes: s.PeakMemBytes}
-	if !math.IsNaN(s.EnergyJ) {
-		m.EnergyJ = s.EnergyJ
-		if len(sums) > 0 && sums[0].OutputTokens > 0 {
-			m.JPerOutputTok = sec(s.EnergyJ / float64(sums[0].OutputTokens))
-		}
-	}
-	if math.IsNaN(m.MeanPowerW) {
-		m.MeanPowerW = 0
+		EnergyJ: sec(s.EnergyJ), MeanPowerW: sec(s.MeanPowerW), PeakMemBytes: s.PeakMemBytes}
+	if m.EnergyJ != nil && len(sums) > 0 && sums[0].OutputTokens > 0 {
+		m.JPerOutputTok = sec(s.EnergyJ / float64(sums[0].OutputTokens))
 	}
 	if math.IsNaN(m.WallSeconds) { // one sampling round spans no time
 		m.WallSeconds = 0

@@ -61,10 +61,10 @@ func TestRunSamplesGPUEnergy(t *testing.T) {
 		t.Fatalf("status %s (%s), GPU %+v", c.Status, c.Detail, c.GPU)
 	}
 	g := c.GPU
-	if g.Devices != 1 || g.EnergySource != "counter" || math.Abs(g.MeanPowerW-300) > 30 {
-		t.Errorf("GPU %+v: want one device at ~300 W from its energy counter", g)
+	if g.Devices != 1 || g.EnergySource != "counter" || g.MeanPowerW == nil || math.Abs(*g.MeanPowerW-300) > 30 || g.EnergyJ == nil {
+		t.Fatalf("GPU %+v: want one device at ~300 W from its energy counter", g)
 	}
-	if want := g.EnergyJ / float64(c.Measured.OutputTokens); c.Measured.JPerOutTok == nil || *c.Measured.JPerOutTok != want || want <= 0 {
+	if want := *g.EnergyJ / float64(c.Measured.OutputTokens); c.Measured.JPerOutTok == nil || *c.Measured.JPerOutTok != want || want <= 0 {
 		t.Errorf("measured J/token %v, want %v", c.Measured.JPerOutTok, want)
 	}
 	if _, err := os.Stat(g.CSV); err != nil {

@@ -209,13 +209,15 @@ type Repeat struct {
 
 // GPUMeasure is NVML's account of one candidate's replay.
 type GPUMeasure struct {
-	CSV          string  `json:"csv"` // the samples
-	Devices      int     `json:"devices"`
-	WallSeconds  float64 `json:"wall_seconds"`
-	EnergyJ      float64 `json:"energy_j"`
-	EnergySource string  `json:"energy_source"` // "counter", "power", "mixed"
-	MeanPowerW   float64 `json:"mean_power_w"`
-	PeakMemBytes int64   `json:"peak_mem_bytes"` // -1: not reported
+	CSV         string  `json:"csv"` // the samples
+	Devices     int     `json:"devices"`
+	WallSeconds float64 `json:"wall_seconds"`
+	// EnergyJ and MeanPowerW are nil when no device measured energy (no
+	// counter and no power reading, as on a MIG instance).
+	EnergyJ      *float64 `json:"energy_j"`
+	EnergySource string   `json:"energy_source"` // "counter", "power", "mixed"
+	MeanPowerW   *float64 `json:"mean_power_w"`
+	PeakMemBytes int64    `json:"peak_mem_bytes"` // -1: not reported
 	// JPerOutputTok is EnergyJ per output token; nil when energy was not
 	// measured or the replay produced no output tokens.
 	JPerOutputTok *float64 `json:"j_per_output_token"`
