@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -145,5 +146,61 @@ func TestProfileKVOfMoreDevicesLeavesFewer(t *testing.T) {
 	}
 	if r := resolve(2, prof); r.Capacity.KVBlocks != two+100 || r.KVSource != "profile p.json" {
 		t.Errorf("2 devices with a profile of 2: %d KV blocks (source %q), want the profile's %d", r.Capacity.KVBlocks, r.KVSource, two+100)
+	}
+}
+
+// hostGPUs is a host of n devices, each drawing a constant 300 W.
+type hostGPUs struct {
+	n     int
+	mu    sync.Mutex
+	start time.Time
+}
+
+func (g *hostGPUs) Sample() ([]telemetry.DeviceSample, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.start.IsZero() {
+		g.start = time.Now()
+	}
+	var out []telemetry.DeviceSample
+	for i := range g.n {
+		s := telemetry.NewDeviceSample(i)
+		s.PowerW, s.EnergyMJ = 300, 1e9+time.Since(g.start).Milliseconds()*300
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// NVML samples every device of the host. On a host of more devices than
+// the candidate's plan holds, their energy is not the candidate's: the
+// simulator's energy per output token is for the plan's devices, and the
+// measured one is left out of the comparison rather than set against it.
+func TestGPUEnergyOfOtherDevicesIsNotCompared(t *testing.T) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string) (*telemetry.GPURecorder, error) {
+		return telemetry.StartGPU(ctx, &hostGPUs{n: 4}, telemetry.GPUConfig{Interval: interval, Path: path})
+	}
+	defer func() { startNVML = telemetry.StartNVML }()
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	var log strings.Builder
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(4), Trace: writeTrace(t, dir, 4, 50*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 10 * time.Millisecond, Log: &log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Candidates[0]
+	if c.Status != StatusOK || c.GPU == nil || c.GPU.Devices != 4 || c.GPU.JPerOutputTok == nil {
+		t.Fatalf("status %s (%s), GPU %+v: want 4 devices measured", c.Status, c.Detail, c.GPU)
+	}
+	if c.Measured.JPerOutTok != nil {
+		t.Errorf("measured J/output token %v of 4 devices compared with a plan of 1 (predicted %v)", *c.Measured.JPerOutTok, c.Predicted.JPerOutTok)
+	}
+	if !strings.Contains(log.String(), "4 devices") {
+		t.Errorf("log does not say why energy is not compared:\n%s", log.String())
 	}
 }

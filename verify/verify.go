@@ -609,8 +609,14 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	}
 	rep.measured(sums, p)
 	if g := rep.GPU; g != nil && g.JPerOutputTok != nil && *g.JPerOutputTok > 0 {
-		j := *g.JPerOutputTok
-		rep.Measured.JPerOutTok = &j
+		// NVML samples every device of the host; the simulator's energy
+		// is the plan's devices'.
+		if g.Devices == p.Device.Count {
+			j := *g.JPerOutputTok
+			rep.Measured.JPerOutTok = &j
+		} else {
+			fmt.Fprintf(log, "verify: %s: NVML sampled %d devices, the plan holds %d: energy per output token is not compared\n", name, g.Devices, p.Device.Count)
+		}
 	}
 	if s := sums[0]; s.Succeeded == 0 {
 		// Not a death: the engine (when verify started it) still answers
