@@ -389,7 +389,9 @@ func printResults(w io.Writer, results []*plan.Result) {
 	for _, r := range results {
 		s, c := r.Summary, r.Cost
 		fmt.Fprintf(w, "\n%s — step model: %s; outcome: %s\n", r.Name, r.StepModel, r.Outcome)
-		fmt.Fprintf(w, "  hardware:     %s (%.0f device-s)   energy: %s (%.1f kWh × PUE)\n",
+		// kWh to 3 significant digits: a run of a few minutes holds well
+		// under 0.1 kWh, which one decimal would print as 0.0.
+		fmt.Fprintf(w, "  hardware:     %s (%.0f device-s)   energy: %s (%.3g kWh × PUE)\n",
 			report.FormatUSD(c.HardwareUSD), c.DeviceSeconds, report.FormatUSD(c.EnergyUSD), s.EnergyJoules/3.6e6)
 		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %.0f%% / max %.0f%% used, %d preemptions, %d rejected\n",
 			s.KV.TotalBlocks, 100*s.KV.MeanUtil, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
