@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 )
 
 // TestSkipMatchesStepping runs real traces with event skipping and one
-// iteration at a time: every request's TTFT and E2E must agree within 1 µs.
+// iteration at a time: every request's TTFT and E2E must agree within 1 µs,
+// the peak of KV blocks used exactly, and their time-mean within 0.1% (a
+// stretch adds the trapezoid; stepping, each block from its step).
 func TestSkipMatchesStepping(t *testing.T) {
 	azure := loadAzure(t, "azure2023/AzureLLMInferenceTrace_conv.csv")
 	mooncake := loadMooncake(t, "mooncake/conversation_trace.jsonl")
@@ -35,6 +38,7 @@ func TestSkipMatchesStepping(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var outs [2]*memWriter
+			var sums [2]*Summary
 			for i, noSkip := range []bool{false, true} {
 				cfg := tc.cfg
 				cfg.BlockSize, cfg.Devices, cfg.NoSkip = 16, 1, noSkip
@@ -58,9 +62,14 @@ func TestSkipMatchesStepping(t *testing.T) {
 				}
 				t.Logf("noSkip=%v: steps %d, stretches %d, preemptions %d, hit rate %.3f, p99 TTFT %.3fs",
 					noSkip, sum.Steps, sum.Stretches, sum.Preemptions, sum.PrefixHitRate, sum.TTFT.P99)
-				outs[i] = w
+				outs[i], sums[i] = w, sum
 			}
 			compareRuns(t, outs[0], outs[1], 1000)
+			skip, step := sums[0].KV, sums[1].KV
+			if math.Abs(skip.MeanUtil-step.MeanUtil) > 1e-3*step.MeanUtil || skip.MaxUsed != step.MaxUsed {
+				t.Errorf("KV mean utilization %.6f, peak %d blocks skipping; %.6f, %d stepping",
+					skip.MeanUtil, skip.MaxUsed, step.MeanUtil, step.MaxUsed)
+			}
 		})
 	}
 }
