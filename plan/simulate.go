@@ -24,6 +24,22 @@ type Result struct {
 	// KV series left out); nil for one replica. Summary is then the
 	// whole cluster's.
 	Pools []sim.PoolSummary `json:"Pools,omitempty"`
+	// The build, the input files by checksum and the profile (path and
+	// sha256), as the run's simulated trace records them (SetMeta); empty
+	// in results written before they were recorded.
+	ToolVersion    string            `json:"tool_version,omitempty"`
+	InputChecksums map[string]string `json:"input_checksums,omitempty"`
+	Profile        string            `json:"profile,omitempty"`
+	ProfileSHA256  string            `json:"profile_sha256,omitempty"`
+}
+
+// SetMeta records what identifies the run in meta, its simulated trace's
+// metadata (ResultMeta), so that a summary names the same build, inputs
+// and profile as the trace.
+func (res *Result) SetMeta(meta traces.Meta) {
+	res.ToolVersion = meta.ToolVersion
+	res.InputChecksums = meta.Clone().Checksums
+	res.Profile, res.ProfileSHA256 = meta.Extra["profile"], meta.Extra["profile_sha256"]
 }
 
 // Options are the run settings that are not controlled variables.

@@ -349,7 +349,8 @@ func resultRun(res *plan.Result) *Run {
 			m.USDPerMOutBilled = c.BilledPerMOutputUSD
 		}
 	}
-	return &Run{Name: res.Name, Kind: "simulated", Policy: s.Policy, Metrics: m, Result: res}
+	// nil in a summary written before it named its inputs
+	return &Run{Name: res.Name, Kind: "simulated", Policy: s.Policy, Metrics: m, Result: res, InputSums: res.InputChecksums}
 }
 
 // TraceRun computes a run's metrics from a per-request trace (live or

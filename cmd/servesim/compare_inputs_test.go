@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,6 +45,33 @@ func TestCompareWarnsOfDifferentInputs(t *testing.T) {
 		}
 	}
 	if out, _ := compare(t, base, input); !strings.Contains(out, "warning: A and B were fed different input traces") {
+		t.Errorf("want a warning that the inputs differ, got\n%s", out)
+	}
+}
+
+// A summary.json alone names its inputs by checksum: compare warns of
+// summaries of different traces without the plans' traces beside them.
+func TestCompareWarnsOfDifferentInputsInSummaries(t *testing.T) {
+	dir := t.TempDir()
+	plan := basePlan(t, dir, "p.toml")
+	summary := func(name, csv string) string {
+		tr := writeFile(t, dir, name+".csv", csv)
+		out := filepath.Join(dir, name)
+		if _, err := run(t, "simulate", "--trace", tr, "--config", plan, "--out", out); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(out, "p.parquet")); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(out, "summary.json")
+	}
+	base := summary("base", "arrival_ns,prompt_tokens,output_tokens\n0,100,10\n")
+	same := summary("same", "arrival_ns,prompt_tokens,output_tokens\n0,100,10\n")
+	other := summary("other", "arrival_ns,prompt_tokens,output_tokens\n0,100,11\n")
+	if out, _ := compare(t, base, same); strings.Contains(out, "warning") {
+		t.Errorf("same input: want no warning, got\n%s", out)
+	}
+	if out, _ := compare(t, base, other); !strings.Contains(out, "warning: A and B were fed different input traces") {
 		t.Errorf("want a warning that the inputs differ, got\n%s", out)
 	}
 }

@@ -200,17 +200,24 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		// Assigns the named result: a failed run leaves no log.
 		defer func() { err = finishAtomic(f, err) }()
 	}
+	var loop *sim.ClosedLoop
+	if n := c.Int("closed-loop"); n > 0 {
+		loop = &sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}
+	}
+	// The summary identifies the run as its trace does, written or not.
+	meta := resultMeta(in.Meta(), r, opt, prof, loop)
+	defer func() {
+		if res != nil {
+			res.SetMeta(meta)
+		}
+	}()
 	var w traces.Writer
 	if outDir != "" {
 		path, serr := outputs.stage(filepath.Join(outDir, p.name+".parquet"))
 		if serr != nil {
 			return nil, serr
 		}
-		var loop *sim.ClosedLoop
-		if n := c.Int("closed-loop"); n > 0 {
-			loop = &sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}
-		}
-		if w, err = traces.Create(path, resultMeta(in.Meta(), r, opt, prof, loop)); err != nil {
+		if w, err = traces.Create(path, meta); err != nil {
 			return nil, err
 		}
 	}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"maps"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -36,5 +40,45 @@ func TestSimulateRecordsProfileChecksum(t *testing.T) {
 	}
 	if got := meta.Extra["profile"]; got != prof {
 		t.Errorf("profile = %q, want %q", got, prof)
+	}
+}
+
+// summary.json and --json name the build, the input by checksum and the
+// profile as the simulated traces do, so that summaries alone tell runs
+// of other inputs apart.
+func TestSimulateSummaryRecordsInputs(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,10\n")
+	prof := "../../calibrate/testdata/profile_v1.json"
+	out := filepath.Join(dir, "res")
+	stdout, err := run(t, "simulate", "--trace", tr, "--profile", prof, "--config", basePlan(t, dir, "p.toml"), "--out", out, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _, err := traces.ReadAll(filepath.Join(out, "p.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stdout holds the profile's notes before the JSON
+	stdout = stdout[strings.Index(stdout, "[\n  {"):]
+	for name, text := range map[string]string{"summary.json": string(data), "--json": stdout} {
+		results, err := report.ParseSummary([]byte(text), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := results[0]
+		if r.ToolVersion != meta.ToolVersion || r.ToolVersion == "" {
+			t.Errorf("%s: tool_version %q, want the trace's %q", name, r.ToolVersion, meta.ToolVersion)
+		}
+		if !maps.Equal(r.InputChecksums, meta.Checksums) || len(r.InputChecksums) != 1 {
+			t.Errorf("%s: input checksums %v, want the trace's %v", name, r.InputChecksums, meta.Checksums)
+		}
+		if r.Profile != prof || r.ProfileSHA256 != meta.Extra["profile_sha256"] {
+			t.Errorf("%s: profile %q %q, want %q %q", name, r.Profile, r.ProfileSHA256, prof, meta.Extra["profile_sha256"])
+		}
 	}
 }
