@@ -24,13 +24,15 @@ type Result struct {
 	// KV series left out); nil for one replica. Summary is then the
 	// whole cluster's.
 	Pools []sim.PoolSummary `json:"Pools,omitempty"`
-	// The build, the input files by checksum and the profile (path and
-	// sha256), as the run's simulated trace records them (SetMeta); empty
-	// in results written before they were recorded.
+	// The build, the input files by checksum, the profile (path and
+	// sha256) and the catalog (sha256), as the run's simulated trace
+	// records them (SetMeta); empty in results written before they were
+	// recorded.
 	ToolVersion    string            `json:"tool_version,omitempty"`
 	InputChecksums map[string]string `json:"input_checksums,omitempty"`
 	Profile        string            `json:"profile,omitempty"`
 	ProfileSHA256  string            `json:"profile_sha256,omitempty"`
+	CatalogSHA256  string            `json:"catalog_sha256,omitempty"`
 }
 
 // SetMeta records what identifies the run in meta, its simulated trace's
@@ -40,6 +42,7 @@ func (res *Result) SetMeta(meta traces.Meta) {
 	res.ToolVersion = meta.ToolVersion
 	res.InputChecksums = meta.Clone().Checksums
 	res.Profile, res.ProfileSHA256 = meta.Extra["profile"], meta.Extra["profile_sha256"]
+	res.CatalogSHA256 = meta.Extra["catalog_sha256"]
 }
 
 // Options are the run settings that are not controlled variables.
@@ -188,12 +191,12 @@ func compactPools(pools []sim.PoolSummary) []sim.PoolSummary {
 
 // ResultMeta is the metadata of a trace simulated from input metadata in
 // under r: the input's, plus every controlled variable of the run — the
-// plan, the step model, this build, and the profile by path and sha256
-// ("" for none). What describes how the input was run (a live input's
+// plan, the step model, this build, the profile by path and sha256 and
+// the --catalog file by sha256 ("" for none). What describes how the input was run (a live input's
 // engine and its recording's replay.* and proxy.* settings; a simulated
 // input's profile and closed loop) is kept under input_ names or dropped:
 // this run ran none of it. A closed loop of its own the caller adds.
-func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256 string) traces.Meta {
+func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256, catalogSHA256 string) traces.Meta {
 	meta := in.Clone()
 	meta.Set("input_source", in.Source)
 	meta.Engine, meta.EngineArgs = "", ""
@@ -220,7 +223,7 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 		meta.Set("plan", string(toml))
 	}
 	meta.Set("step_model", stepModel)
-	for _, k := range []string{"profile", "profile_sha256", "closed_loop", "closed_loop_gap"} {
+	for _, k := range []string{"profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"} {
 		delete(meta.Extra, k) // a simulated input's run, not this one's
 	}
 	if profile != "" {
@@ -228,6 +231,10 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 		// among the input checksums, which compare tells workloads apart by.
 		meta.Set("profile", profile)
 		meta.Set("profile_sha256", profileSHA256)
+	}
+	if catalogSHA256 != "" {
+		// the plan names its device and model; the catalog says what they are
+		meta.Set("catalog_sha256", catalogSHA256)
 	}
 	return meta
 }

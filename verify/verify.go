@@ -87,6 +87,9 @@ type Options struct {
 	Profile     *calibrate.Profile
 	ProfilePath string
 	Catalog     *model.Catalog // nil = model.DefaultCatalog()
+	// CatalogSHA256 is the hex sha256 of the catalog file Catalog loaded,
+	// recorded in the simulated traces; "" for none.
+	CatalogSHA256 string
 	// Out receives input.parquet (the slice), per candidate rankNN.parquet
 	// (measured), rankNN.sim.parquet (simulated) and rankNN.engine.log.
 	Out        string
@@ -117,6 +120,7 @@ type simSource struct {
 	toolVersion            string
 	input, inputSHA256     string
 	profile, profileSHA256 string
+	catalogSHA256          string
 }
 
 // Result is everything a verification found: verify.json, and the value
@@ -284,7 +288,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	opt.source = simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256,
-		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256}
+		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256, catalogSHA256: opt.CatalogSHA256}
 	cfg := opt.replayConfig(res.Input)
 	if cfg.Salt == 0 {
 		cfg.Salt = rand.Uint64() | 1 // one salt: every candidate gets the same prompts
@@ -686,7 +690,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if err != nil {
 		return nil, "", err
 	}
-	meta := r.ResultMeta(scaled.Meta(), stepDesc, src.toolVersion, src.profile, src.profileSHA256)
+	meta := r.ResultMeta(scaled.Meta(), stepDesc, src.toolVersion, src.profile, src.profileSHA256, src.catalogSHA256)
 	// The slice's checksum beside its source's, as the measured trace
 	// records them: the two ran one workload.
 	meta.SetChecksum(filepath.Base(src.input), "sha256:"+src.inputSHA256)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -89,8 +90,13 @@ func runSimulate(c *cli.Context) error {
 		return usageErrorf("simulate: --closed-loop %d: want ≥ 1 client", n)
 	}
 	cat := model.DefaultCatalog()
+	var catalogSHA256 string
 	if p := c.String("catalog"); p != "" {
 		if err := cat.LoadTOML(p); err != nil {
+			return err
+		}
+		var err error
+		if catalogSHA256, err = calibrate.FileSHA256(p); err != nil {
 			return err
 		}
 	}
@@ -146,7 +152,7 @@ func runSimulate(c *cli.Context) error {
 	)
 	defer outputs.discard()
 	for i, p := range plans {
-		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt, prof, &outputs)
+		res, err := simulateOne(c, p, resolved[i], out, len(plans) > 1, opt, prof, catalogSHA256, &outputs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -180,7 +186,7 @@ func runSimulate(c *cli.Context) error {
 
 // simulateOne runs plan p, writing its outputs under names staged in
 // outputs.
-func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options, prof *profileStep, outputs *outputSet) (res *plan.Result, err error) {
+func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, many bool, opt plan.Options, prof *profileStep, catalogSHA256 string, outputs *outputSet) (res *plan.Result, err error) {
 	in, err := openTrace(c.String("trace"))
 	if err != nil {
 		return nil, err
@@ -205,7 +211,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		loop = &sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}
 	}
 	// The summary identifies the run as its trace does, written or not.
-	meta := resultMeta(in.Meta(), r, opt, prof, loop)
+	meta := resultMeta(in.Meta(), r, opt, prof, catalogSHA256, loop)
 	defer func() {
 		if res != nil {
 			res.SetMeta(meta)
@@ -306,9 +312,9 @@ func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
 }
 
 // resultMeta is the metadata of a simulated trace (plan.ResultMeta), with
-// the profile it came from (nil: none) and the closed loop (nil: arrivals
-// as the trace gives them).
-func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profileStep, loop *sim.ClosedLoop) traces.Meta {
+// the profile it came from (nil: none), the --catalog file's sha256 (""
+// for none) and the closed loop (nil: arrivals as the trace gives them).
+func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profileStep, catalogSHA256 string, loop *sim.ClosedLoop) traces.Meta {
 	stepModel := opt.StepModel
 	if opt.Step == nil {
 		stepModel = "roofline prior (uncalibrated)"
@@ -317,7 +323,7 @@ func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profil
 	if prof != nil {
 		path, sum = prof.path, strings.TrimPrefix(prof.sum, "sha256:")
 	}
-	meta := r.ResultMeta(in, stepModel, version, path, sum)
+	meta := r.ResultMeta(in, stepModel, version, path, sum, catalogSHA256)
 	if loop != nil {
 		meta.Set("closed_loop", strconv.Itoa(loop.Clients))
 		meta.Set("closed_loop_gap", loop.IssueGap.String())

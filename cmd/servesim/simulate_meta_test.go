@@ -82,3 +82,41 @@ func TestSimulateSummaryRecordsInputs(t *testing.T) {
 		}
 	}
 }
+
+// A --catalog changes what a plan runs on (prices, FLOP/s, memory) while
+// the plan stays the same: the trace and summary name it by checksum, as
+// a sweep's settings do.
+func TestSimulateRecordsCatalogChecksum(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,10\n")
+	cat := writeFile(t, dir, "cat.toml", "[[hardware]]\nname = \"H100-SXM-80G\"\nprice_per_hour = 9.5\n")
+	out := filepath.Join(dir, "res")
+	if _, err := run(t, "simulate", "--trace", tr, "--catalog", cat, "--config", basePlan(t, dir, "p.toml"), "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := calibrate.FileSHA256(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _, err := traces.ReadAll(filepath.Join(out, "p.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := meta.Extra["catalog_sha256"]; got != sum {
+		t.Errorf("trace: catalog_sha256 = %q, want %s", got, sum)
+	}
+	if len(meta.Checksums) != 1 {
+		t.Errorf("checksums %v, want the input's only", meta.Checksums)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := report.ParseSummary(data, "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := results[0].CatalogSHA256; got != sum {
+		t.Errorf("summary.json: catalog_sha256 = %q, want %s", got, sum)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/internal/relpath"
@@ -156,6 +157,9 @@ func runVerify(c *cli.Context) error {
 	opt.Candidates = cf
 	if p := c.String("catalog"); p != "" {
 		if err := opt.Catalog.LoadTOML(p); err != nil {
+			return err
+		}
+		if opt.CatalogSHA256, err = calibrate.FileSHA256(p); err != nil {
 			return err
 		}
 	}
