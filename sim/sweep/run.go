@@ -341,11 +341,15 @@ type Candidate struct {
 
 // CandidateFile is the --top output: the best configs for verify.
 type CandidateFile struct {
-	SpecSHA256  string      `json:"spec_sha256"`
-	Spec        string      `json:"spec"`
-	TraceName   string      `json:"trace"`
-	TraceSHA256 string      `json:"trace_sha256"`
-	Candidates  []Candidate `json:"candidates"`
+	SpecSHA256  string `json:"spec_sha256"`
+	Spec        string `json:"spec"`
+	TraceName   string `json:"trace"`
+	TraceSHA256 string `json:"trace_sha256"`
+	// Settings are the results' (Meta.Settings): the build, the catalog
+	// and profile by sha256, the knee thresholds; "" in files written
+	// before they were recorded.
+	Settings   string      `json:"settings,omitempty"`
+	Candidates []Candidate `json:"candidates"`
 }
 
 func opt(v float64) *float64 {
@@ -358,7 +362,7 @@ func opt(v float64) *float64 {
 // Candidates returns the n best ranked rows as candidates, by rank.
 func Candidates(res *Results, n int) *CandidateFile {
 	cf := &CandidateFile{SpecSHA256: res.Meta.SpecSHA256, Spec: res.Meta.Spec, TraceName: res.Meta.TraceName,
-		TraceSHA256: res.Meta.TraceSHA256, Candidates: []Candidate{}}
+		TraceSHA256: res.Meta.TraceSHA256, Settings: res.Meta.Settings, Candidates: []Candidate{}}
 	for _, r := range Top(res.Rows, n) {
 		c := Candidate{Rank: r.Rank, Index: r.Index, Label: r.Label, Plan: r.PlanTOML, RateScale: r.Scale}
 		p := &c.Predicted

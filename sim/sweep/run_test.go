@@ -335,3 +335,21 @@ func TestTopWithRanksMissing(t *testing.T) {
 		t.Fatalf("Top(0) = %v, want 3 rows ending with rank 7", all)
 	}
 }
+
+// candidates.json names the build, catalog and profile the predictions
+// came from, as the results file's settings do.
+func TestCandidatesCarrySettings(t *testing.T) {
+	res := &Results{Meta: Meta{SpecSHA256: "ab", Settings: "tool_version=v1 catalog_sha256=cd profile_sha256=ef"}, Rows: []Row{{Rank: 1, Label: "a"}}}
+	path := filepath.Join(t.TempDir(), "candidates.json")
+	if err := WriteCandidates(path, res, 1); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	var cf CandidateFile
+	if err := json.Unmarshal(b, &cf); err != nil {
+		t.Fatal(err)
+	}
+	if cf.Settings != res.Meta.Settings {
+		t.Errorf("candidates.json settings %q, want the results' %q", cf.Settings, res.Meta.Settings)
+	}
+}
