@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,6 +18,13 @@ func FileChecksum(path string) (string, error) {
 	}
 	defer f.Close()
 	return checksum(f, path)
+}
+
+// DataChecksum is FileChecksum of a file held in memory (an embedded
+// one).
+func DataChecksum(data []byte) string {
+	sum, _ := checksum(bytes.NewReader(data), "") // reading memory cannot fail
+	return sum
 }
 
 // checksum is FileChecksum of what r reads; errors name path.

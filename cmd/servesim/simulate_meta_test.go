@@ -120,3 +120,21 @@ func TestSimulateRecordsCatalogChecksum(t *testing.T) {
 		t.Errorf("summary.json: catalog_sha256 = %q, want %s", got, sum)
 	}
 }
+
+// The embedded default trace is named by checksum as a file given with
+// --trace is: a run of the default and one of another trace are told
+// apart, and one of the same file is not.
+func TestEmbeddedTraceChecksum(t *testing.T) {
+	in, err := openTrace("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	want, err := traces.FileChecksum("../../testdata/azure2023/AzureLLMInferenceTrace_conv.csv") // the same file
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Meta().Checksums; len(got) != 1 || got["AzureLLMInferenceTrace_conv.csv"] != want {
+		t.Errorf("embedded trace checksums %v, want AzureLLMInferenceTrace_conv.csv: %s", got, want)
+	}
+}
