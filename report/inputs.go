@@ -39,7 +39,8 @@ type Run struct {
 	Device     string // e.g. "1× H100"; "" = unknown
 	BlockSize  int    // KV block size in tokens; 0 = unknown
 	// InputSums are the checksums of the input files the run's requests
-	// came from (trace metadata); nil = unknown.
+	// came from (a trace's metadata, summary.json, a sweep's results);
+	// nil = unknown.
 	InputSums map[string]string
 	// SweepTrace is the sha256 of the trace a sweep row was simulated on
 	// (the results' metadata); "" for other runs, or unknown.
@@ -518,7 +519,7 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 		}
 	}
 	return &Run{
-		NoResult: noResult, SweepTrace: sw.Meta.TraceSHA256,
+		NoResult: noResult, SweepTrace: sw.Meta.TraceSHA256, InputSums: sw.Meta.TraceChecksums,
 		Name: row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
 		Device: fmt.Sprintf("%d× %s", devices, row.Device), BlockSize: int(row.BlockSize),
 		Metrics: Metrics{

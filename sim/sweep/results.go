@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -108,12 +111,16 @@ const (
 
 // Meta is the file-level metadata of a results file.
 type Meta struct {
-	SpecName      string // the spec file's base name
-	Spec          string // the spec file's text
-	SpecSHA256    string // Spec.SHA256
-	TraceName     string
-	TraceSHA256   string // Trace.SHA256
-	TraceRequests int
+	SpecName    string // the spec file's base name
+	Spec        string // the spec file's text
+	SpecSHA256  string // Spec.SHA256
+	TraceName   string
+	TraceSHA256 string // Trace.SHA256
+	// TraceChecksums are the trace's input files by checksum (its
+	// traces.Meta.Checksums), as a simulated trace records them; nil in
+	// files written before they were recorded.
+	TraceChecksums map[string]string
+	TraceRequests  int
 	// Settings are the knobs outside the spec that change results, e.g. a
 	// catalog file's checksum or a knee threshold given on the command
 	// line. Shards merge only when they agree.
@@ -130,6 +137,9 @@ type Results struct {
 
 const metaPrefix = "servesim.sweep."
 
+// traceChecksumKey starts the key of each of Meta.TraceChecksums.
+const traceChecksumKey = "trace_checksum."
+
 // FormatVersion is the results schema version in the file metadata.
 const FormatVersion = "1"
 
@@ -138,6 +148,9 @@ func (m Meta) kv() arrow.Metadata {
 		"settings", "shard", "total_configs"}
 	vals := []string{FormatVersion, m.SpecName, m.Spec, m.SpecSHA256, m.TraceName, m.TraceSHA256, strconv.Itoa(m.TraceRequests),
 		m.Settings, m.Shard.String(), strconv.Itoa(m.TotalConfigs)}
+	for _, f := range slices.Sorted(maps.Keys(m.TraceChecksums)) {
+		keys, vals = append(keys, traceChecksumKey+f), append(vals, m.TraceChecksums[f])
+	}
 	for i := range keys {
 		keys[i] = metaPrefix + keys[i]
 	}
@@ -157,6 +170,14 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	}
 	m.SpecName, m.Spec, m.SpecSHA256 = get("spec_name"), get("spec"), get("spec_sha256")
 	m.TraceName, m.TraceSHA256, m.Settings = get("trace_name"), get("trace_sha256"), get("settings")
+	for i, k := range md.Keys() {
+		if f, ok := strings.CutPrefix(k, metaPrefix+traceChecksumKey); ok {
+			if m.TraceChecksums == nil {
+				m.TraceChecksums = map[string]string{}
+			}
+			m.TraceChecksums[f] = md.Values()[i]
+		}
+	}
 	var err error
 	if m.TraceRequests, err = count(get("trace_requests")); err != nil {
 		return m, fmt.Errorf("metadata trace_requests: %w", err)

@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func FuzzReadResults(f *testing.F) {
 		if err != nil {
 			t.Fatalf("reading back what was written: %v", err)
 		}
-		if back.Meta != res.Meta || len(back.Rows) != len(res.Rows) {
+		if !reflect.DeepEqual(back.Meta, res.Meta) || len(back.Rows) != len(res.Rows) {
 			t.Fatalf("written back and read again: %+v, %d rows; read first: %+v, %d rows", back.Meta, len(back.Rows), res.Meta, len(res.Rows))
 		}
 		for i := range res.Rows {

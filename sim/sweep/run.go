@@ -43,7 +43,7 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 	shard := opt.Shard.norm()
 	res := &Results{Meta: Meta{
 		SpecName: filepath.Base(s.Path), Spec: s.Text, SpecSHA256: s.SHA256,
-		TraceName: t.Name, TraceSHA256: t.SHA256, TraceRequests: len(t.Reqs),
+		TraceName: t.Name, TraceSHA256: t.SHA256, TraceChecksums: t.Meta.Clone().Checksums, TraceRequests: len(t.Reqs),
 		Settings: opt.Settings, Shard: shard, TotalConfigs: len(ex.Configs),
 	}}
 	var todo []int // positions in res.Rows to simulate

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -96,7 +98,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Meta != res.Meta {
+	if !reflect.DeepEqual(back.Meta, res.Meta) {
 		t.Errorf("meta %+v, want %+v", back.Meta, res.Meta)
 	}
 	if len(back.Rows) != len(res.Rows) {
@@ -351,5 +353,23 @@ func TestCandidatesCarrySettings(t *testing.T) {
 	}
 	if cf.Settings != res.Meta.Settings {
 		t.Errorf("candidates.json settings %q, want the results' %q", cf.Settings, res.Meta.Settings)
+	}
+}
+
+// A results file names the input trace's files by checksum, as a
+// simulated trace and summary.json do, and reads them back.
+func TestResultsTraceChecksums(t *testing.T) {
+	res := &Results{Meta: Meta{SpecSHA256: "ab", TraceName: "in.csv", TraceChecksums: map[string]string{"in.csv": "sha256:cd"}, Shard: Shard{0, 1}},
+		Rows: []Row{{Rank: 1, Label: "a"}}}
+	path := filepath.Join(t.TempDir(), "sweep.parquet")
+	if err := WriteFile(path, res); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got.Meta.TraceChecksums, res.Meta.TraceChecksums) {
+		t.Errorf("trace checksums %v, want %v", got.Meta.TraceChecksums, res.Meta.TraceChecksums)
 	}
 }
