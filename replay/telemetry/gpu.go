@@ -154,6 +154,16 @@ type deviceAcc struct {
 	prevP     float64
 	pOK       bool // every sample so far had power
 	peakMem   int64
+	// points are the energy readings, kept so that energy over a
+	// sub-interval (a run's measured window) can be computed after Stop.
+	points []energyPoint
+}
+
+// energyPoint is one sample's energy readings: 24 bytes a device a round.
+type energyPoint struct {
+	t      int64
+	energy int64   // mJ; Missing when not reported
+	power  float64 // W; NaN when not reported
 }
 
 func (a *deviceAcc) add(s DeviceSample) {
@@ -172,6 +182,7 @@ func (a *deviceAcc) add(s DeviceSample) {
 		}
 	}
 	a.n++
+	a.points = append(a.points, energyPoint{s.T, s.EnergyMJ, s.PowerW})
 	a.lastT, a.lastE = s.T, s.EnergyMJ
 	a.prevT, a.prevP = s.T, s.PowerW
 	if s.MemUsed != Missing && s.MemUsed > a.peakMem {
@@ -262,6 +273,153 @@ func (g *gpuAcc) summary() GPUSummary {
 		}
 	}
 	return s
+}
+
+// GPUInterval is the GPUs' account of a time interval within a recording
+// (a run's measured window). Unknown values are NaN with Err saying why.
+type GPUInterval struct {
+	Devices       int
+	Seconds       float64 // the interval's length
+	DeviceSeconds float64 // Devices × Seconds
+	EnergyJ       float64 // all devices; NaN when any device's samples do not cover the interval
+	EnergySource  string  // as GPUSummary's: "counter", "power", "mixed", or ""
+	MeanPowerW    float64 // EnergyJ / Seconds
+	Err           error
+}
+
+// JoulesPerToken is EnergyJ / tokens, or NaN when either is unknown.
+func (s GPUInterval) JoulesPerToken(tokens int64) float64 {
+	if tokens <= 0 || math.IsNaN(s.EnergyJ) {
+		return math.NaN()
+	}
+	return s.EnergyJ / float64(tokens)
+}
+
+// between is the device's energy from from to to (ns on the samples' time
+// base): the energy counter interpolated linearly at both ends when every
+// sample from the one at or before from to the one at or after to has it
+// and it never goes back (a driver reload resets it), else the trapezoid
+// integral of power over the interval, likewise. An interval the samples
+// do not reach on both sides is not measured: nothing is extrapolated.
+func (a *deviceAcc) between(from, to int64) (float64, string, error) {
+	p := a.points
+	if len(p) < 2 || from < p[0].t || to > p[len(p)-1].t {
+		return math.NaN(), "", fmt.Errorf("telemetry: device %d: its samples (%s) do not cover the interval %.3f–%.3f s",
+			a.index, a.span(), float64(from)/1e9, float64(to)/1e9)
+	}
+	// lo is the last sample at or before from, hi the first at or after to.
+	lo, hi := 0, len(p)-1
+	for lo+1 < len(p) && p[lo+1].t <= from {
+		lo++
+	}
+	for hi-1 >= 0 && p[hi-1].t >= to {
+		hi--
+	}
+	if hi == lo { // an instant on a sample
+		hi = min(lo+1, len(p)-1)
+		if hi == lo {
+			lo--
+		}
+	}
+	counter, power := true, true
+	for i := lo; i <= hi; i++ {
+		if p[i].energy == Missing || (i > lo && p[i].energy < p[i-1].energy) {
+			counter = false
+		}
+		if math.IsNaN(p[i].power) {
+			power = false
+		}
+	}
+	at := func(i int, t int64, v func(energyPoint) float64) float64 { // v interpolated at t in [p[i].t, p[i+1].t]
+		d := p[i+1].t - p[i].t
+		if d <= 0 {
+			return v(p[i])
+		}
+		f := float64(t-p[i].t) / float64(d)
+		return v(p[i]) + f*(v(p[i+1])-v(p[i]))
+	}
+	seg := func(t int64) int { // the segment [p[i].t, p[i+1].t] holding t, within lo..hi
+		i := lo
+		for i+1 < hi && p[i+1].t <= t {
+			i++
+		}
+		return i
+	}
+	switch {
+	case counter:
+		e := func(q energyPoint) float64 { return float64(q.energy) }
+		return (at(seg(to), to, e) - at(seg(from), from, e)) / 1e3, "counter", nil
+	case power:
+		w := func(q energyPoint) float64 { return q.power }
+		j := 0.0
+		for i := lo; i < hi; i++ {
+			t0, t1 := max(p[i].t, from), min(p[i+1].t, to)
+			if t1 > t0 {
+				j += (at(i, t0, w) + at(i, t1, w)) / 2 * float64(t1-t0) / 1e9
+			}
+		}
+		return j, "power", nil
+	}
+	return math.NaN(), "", fmt.Errorf("telemetry: device %d reported neither an energy counter that never went back nor power over the interval", a.index)
+}
+
+func (a *deviceAcc) span() string {
+	if len(a.points) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%.3f–%.3f s", float64(a.points[0].t)/1e9, float64(a.points[len(a.points)-1].t)/1e9)
+}
+
+// between is every device's account of the interval from from to to.
+func (g *gpuAcc) between(from, to int64) GPUInterval {
+	n := math.NaN()
+	s := GPUInterval{Devices: len(g.devs), Seconds: n, DeviceSeconds: n, EnergyJ: n, MeanPowerW: n}
+	if to < from {
+		s.Err = fmt.Errorf("telemetry: interval ends (%.3f s) before it starts (%.3f s)", float64(to)/1e9, float64(from)/1e9)
+		return s
+	}
+	if len(g.devs) == 0 {
+		s.Err = errors.New("telemetry: no GPU samples")
+		return s
+	}
+	s.Seconds = float64(to-from) / 1e9
+	s.DeviceSeconds = float64(len(g.devs)) * s.Seconds
+	total := 0.0
+	sources := map[string]bool{}
+	for _, a := range g.devs {
+		e, src, err := a.between(from, to)
+		if err != nil {
+			s.Err = err
+			return s
+		}
+		total += e
+		sources[src] = true
+	}
+	s.EnergyJ = total
+	switch {
+	case len(sources) > 1:
+		s.EnergySource = "mixed"
+	case sources["counter"]:
+		s.EnergySource = "counter"
+	default:
+		s.EnergySource = "power"
+	}
+	if s.Seconds > 0 {
+		s.MeanPowerW = total / s.Seconds
+	}
+	return s
+}
+
+// SummarizeGPUBetween is SummarizeGPU over the interval from from to to
+// (ns, on the samples' T) only: what GPURecorder.Between computes.
+func SummarizeGPUBetween(rounds [][]DeviceSample, from, to int64) GPUInterval {
+	var g gpuAcc
+	for _, r := range rounds {
+		if len(r) > 0 {
+			g.addRound(r[0].T, r)
+		}
+	}
+	return g.between(from, to)
 }
 
 // SummarizeGPU summarises rounds of samples, each round stamped with the
@@ -430,6 +588,20 @@ func (r *GPURecorder) Stop() GPUSummary {
 		}
 	})
 	return r.sum
+}
+
+// Between stops the recorder and returns the GPUs' account of the
+// interval from from to to, times on the monotonic clock (time.Now's, as
+// the samples are stamped; not the CSV's unix_ns, which the wall clock
+// can step). An interval the samples do not cover has NaN energy and Err
+// set. On a nil recorder everything is NaN, with ErrNoDriver.
+func (r *GPURecorder) Between(from, to time.Time) GPUInterval {
+	if r == nil {
+		n := math.NaN()
+		return GPUInterval{Seconds: n, DeviceSeconds: n, EnergyJ: n, MeanPowerW: n, Err: ErrNoDriver}
+	}
+	r.Stop()
+	return r.acc.between(int64(from.Sub(r.cfg.Origin)), int64(to.Sub(r.cfg.Origin)))
 }
 
 // Publish stops the recorder and puts its CSV file at its path, replacing
