@@ -163,8 +163,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	}
 	notSent := 0
 	var taken atomic.Int64 // closed loop: rows taken from the queue after the run stopped
+	var origin time.Time   // trace time 0, for the summary
 	if cfg.Arrival == Closed {
 		start := time.Now()
+		origin = start
 		client := func(j *job) {
 			defer wg.Done()
 			for {
@@ -211,6 +213,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		for j := range jobs {
 			if start.IsZero() {
 				start = time.Now() // the first row is prepared: trace time 0 is now
+				origin = start
 			}
 			sched := time.Duration(math.Round(float64(j.req.Arrival) * cfg.TimeScale))
 			j.req.ScheduledSend = int64(sched)
@@ -269,6 +272,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	notSent += dropped // read after jobs closed: the reader has returned
 	close(results)
 	<-written
+	col.origin = origin
 	s := col.summary()
 	s.Text = cfg.Text
 	s.NotSent = notSent

@@ -33,11 +33,15 @@ type Summary struct {
 	NotSent      int            // rows read but never sent (run interrupted)
 	// Wall is the measurement window (traces.Window): the first scheduled
 	// send of a non-warm-up request to the last token of a successful one.
-	Wall               time.Duration
-	RequestsPerSec     float64 // Succeeded / Wall
-	OutputTokens       int64   // usage completion tokens of successes
-	OutputTokensPerSec float64 // OutputTokens / Wall
-	TTFT, TPOT, E2E    Latency // successes only; TTFT and E2E from the scheduled send
+	Wall time.Duration
+	// Origin is the run's trace time 0 on the monotonic clock (zero when
+	// the run sent nothing); WindowFrom and WindowTo are Wall's ends on it.
+	// Telemetry taken beside the run is cut to them.
+	Origin, WindowFrom, WindowTo time.Time
+	RequestsPerSec               float64 // Succeeded / Wall
+	OutputTokens                 int64   // usage completion tokens of successes
+	OutputTokensPerSec           float64 // OutputTokens / Wall
+	TTFT, TPOT, E2E              Latency // successes only; TTFT and E2E from the scheduled send
 	// ITL is every gap between two output tokens of a success (tokens a
 	// chunk carried together share its gap); percentiles within 0.5%.
 	ITL Latency
@@ -67,6 +71,7 @@ type collector struct {
 	metTokens       int64
 	window          traces.Window
 	outTokens       int64
+	origin          time.Time // the run's trace time 0
 }
 
 func newCollector(slo traces.SLO) *collector {
@@ -123,6 +128,10 @@ func (c *collector) summary() *Summary {
 	s.LagFlagged = s.ClientLag.N > 0 && s.ClientLag.P99 > LagLimit
 	s.OutputTokens = c.outTokens
 	s.Wall = c.window.Duration()
+	if first, last, ok := c.window.Bounds(); ok && !c.origin.IsZero() {
+		s.Origin = c.origin
+		s.WindowFrom, s.WindowTo = c.origin.Add(time.Duration(first)), c.origin.Add(time.Duration(last))
+	}
 	s.RequestsPerSec = c.window.PerSec(int64(s.Succeeded))
 	s.OutputTokensPerSec = c.window.PerSec(c.outTokens)
 	s.GoodputPerSec = c.window.PerSec(int64(s.MetSLO))

@@ -35,6 +35,15 @@ func (w Window) Duration() time.Duration {
 	return time.Duration(w.last - w.first)
 }
 
+// Bounds are the window's ends, in the trace's ns; ok is false for an
+// empty window (Duration 0).
+func (w Window) Bounds() (first, last int64, ok bool) {
+	if w.Duration() == 0 {
+		return 0, 0, false
+	}
+	return w.first, w.last, true
+}
+
 // PerSec is n over the window in events a second; 0 for an empty window.
 func (w Window) PerSec(n int64) float64 {
 	d := w.Duration()
