@@ -121,7 +121,7 @@ func recordAction(c *cli.Context) error {
 		outTokens += s.OutputTokens
 	}
 	written, rowsLeft := replay.Outcome(cfg, sums)
-	err = errors.Join(err, tel.stop(w, outTokens), tel.finish(written, rowsLeft))
+	err = errors.Join(err, tel.stopRuns(w, sums, outTokens), tel.finish(written, rowsLeft))
 	for _, s := range sums {
 		s.Print(w)
 	}

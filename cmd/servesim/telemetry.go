@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/internal/urlshow"
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
 )
 
@@ -76,15 +77,41 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 }
 
 // stop ends sampling and prints the summaries, with joules per token from
-// the run's output tokens. The files stay under their temporary names
-// until finish.
+// the recording's output tokens. The files stay under their temporary
+// names until finish.
 func (s *samplers) stop(w io.Writer, outputTokens int64) error {
+	return s.stopRuns(w, nil, outputTokens)
+}
+
+// stopRuns is stop for record's runs: the GPU's whole recording (text
+// probes, warm-ups, failures and every run, as its samples file holds
+// it), then each run's measured window (traces.Window) with its joules
+// per output token, which are the run's figures.
+func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens int64) error {
 	var errs []error
 	g, e := s.gpu.Stop(), s.eng.Stop()
-	if s.gpu != nil {
+	switch {
+	case s.gpu != nil && runs == nil:
 		fmt.Fprintf(w, "GPU: %d devices, %s device-s, %s J (%s), %s J/output token\n",
 			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource, num(g.JoulesPerToken(outputTokens)))
 		errs = append(errs, g.Err)
+	case s.gpu != nil:
+		fmt.Fprintf(w, "GPU, whole recording: %d devices, %s device-s, %s J (%s)\n",
+			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource)
+		errs = append(errs, g.Err)
+		for _, r := range runs {
+			if r.WindowFrom.IsZero() {
+				fmt.Fprintf(w, "GPU, run %d: no measured window (no request succeeded)\n", r.Run)
+				continue
+			}
+			iv := s.gpu.Between(r.WindowFrom, r.WindowTo)
+			fmt.Fprintf(w, "GPU, run %d measured window: %s device-s, %s J (%s), %s J/output token",
+				r.Run, num(iv.DeviceSeconds), num(iv.EnergyJ), iv.EnergySource, num(iv.JoulesPerToken(r.OutputTokens)))
+			if iv.Err != nil && g.Err == nil {
+				fmt.Fprintf(w, " (%v)", iv.Err)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	if s.eng != nil {
 		fmt.Fprintf(w, "engine (%s): running mean %s max %s, waiting mean %s max %s, KV usage max %s\n",
