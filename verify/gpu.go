@@ -89,13 +89,25 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	if s.Samples == 0 {
 		return nil
 	}
-	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, WallSeconds: s.WallSeconds, EnergySource: s.EnergySource,
-		EnergyJ: sec(s.EnergyJ), MeanPowerW: sec(s.MeanPowerW), PeakMemBytes: s.PeakMemBytes}
-	if m.EnergyJ != nil && len(sums) > 0 && sums[0].OutputTokens > 0 {
-		m.JPerOutputTok = sec(s.EnergyJ / float64(sums[0].OutputTokens))
+	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, PeakMemBytes: s.PeakMemBytes, SampledSeconds: s.WallSeconds,
+		SampledEnergyJ: sec(s.EnergyJ)}
+	if math.IsNaN(m.SampledSeconds) { // one sampling round spans no time
+		m.SampledSeconds = 0
 	}
-	if math.IsNaN(m.WallSeconds) { // one sampling round spans no time
-		m.WallSeconds = 0
+	// The run's figures are its measured window's, as the simulator's.
+	if len(sums) == 0 || sums[0].WindowFrom.IsZero() {
+		return m
+	}
+	r := sums[0]
+	w := g.rec.Between(r.WindowFrom, r.WindowTo)
+	m.WallSeconds = r.Wall.Seconds()
+	if w.Err != nil {
+		fmt.Fprintf(g.log, "verify: GPU telemetry over the measured window: %v\n", w.Err)
+		return m
+	}
+	m.EnergyJ, m.EnergySource, m.MeanPowerW = sec(w.EnergyJ), w.EnergySource, sec(w.MeanPowerW)
+	if m.EnergyJ != nil && r.OutputTokens > 0 {
+		m.JPerOutputTok = sec(w.EnergyJ / float64(r.OutputTokens))
 	}
 	return m
 }

@@ -56,9 +56,11 @@ func TestGPUMeasureWithoutTokensHasNoJoulesPerToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	from := time.Now()
 	time.Sleep(50 * time.Millisecond)
+	to := time.Now()
 	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
-	m := g.stop([]*replay.Summary{{OutputTokens: 0}}, true, "")
+	m := g.stop([]*replay.Summary{{OutputTokens: 0, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, true, "")
 	if m == nil || m.EnergyJ == nil || !(*m.EnergyJ > 0) {
 		t.Fatalf("measure %+v: want energy measured", m)
 	}

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -202,5 +203,27 @@ func TestGPUEnergyOfOtherDevicesIsNotCompared(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "4 devices") {
 		t.Errorf("log does not say why energy is not compared:\n%s", log.String())
+	}
+}
+
+// The measured energy covers the replay's measured window, as the
+// simulator's and the measured device-seconds do: not the samples before
+// the first measured send nor after the last token.
+func TestGPUMeasureCoversTheMeasuredWindow(t *testing.T) {
+	rec, err := telemetry.StartGPU(context.Background(), &constGPU{}, telemetry.GPUConfig{Interval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // warm-up rows
+	from := time.Now()
+	time.Sleep(100 * time.Millisecond)
+	to := time.Now()
+	time.Sleep(100 * time.Millisecond) // after the last token
+	g := &gpuSampler{rec: rec, log: io.Discard}
+	m := g.stop([]*replay.Summary{{OutputTokens: 30, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, false, "")
+	want := 300 * to.Sub(from).Seconds() // 300 W over the window
+	if m == nil || m.JPerOutputTok == nil || m.EnergyJ == nil || math.Abs(*m.EnergyJ-want) > want/5 || math.Abs(*m.JPerOutputTok-want/30) > want/150 ||
+		m.WallSeconds != to.Sub(from).Seconds() || m.SampledEnergyJ == nil || *m.SampledEnergyJ < 2.5*want {
+		t.Fatalf("measure %+v: want about %.4g J over the %v window, %.4g J/output token, and the samples' whole energy beside", m, want, to.Sub(from), want/30)
 	}
 }

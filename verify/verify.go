@@ -211,20 +211,27 @@ type Repeat struct {
 	GPU *GPUMeasure `json:"gpu"`
 }
 
-// GPUMeasure is NVML's account of one candidate's replay.
+// GPUMeasure is NVML's account of one candidate's replay. Wall time,
+// energy and mean power cover the replay's measured window
+// (traces.Window), as the measured device-seconds and the simulator's
+// energy do; the Sampled fields cover every sample, as the CSV holds them
+// (warm-up rows and the tail after the window included).
 type GPUMeasure struct {
 	CSV         string  `json:"csv"` // the samples
 	Devices     int     `json:"devices"`
 	WallSeconds float64 `json:"wall_seconds"`
-	// EnergyJ and MeanPowerW are nil when no device measured energy (no
-	// counter and no power reading, as on a MIG instance).
+	// EnergyJ and MeanPowerW (and SampledEnergyJ) are nil when no device
+	// measured energy (no counter and no power reading, as on a MIG
+	// instance) or the samples do not cover the window.
 	EnergyJ      *float64 `json:"energy_j"`
 	EnergySource string   `json:"energy_source"` // "counter", "power", "mixed"
 	MeanPowerW   *float64 `json:"mean_power_w"`
 	PeakMemBytes int64    `json:"peak_mem_bytes"` // -1: not reported
 	// JPerOutputTok is EnergyJ per output token; nil when energy was not
 	// measured or the replay produced no output tokens.
-	JPerOutputTok *float64 `json:"j_per_output_token"`
+	JPerOutputTok  *float64 `json:"j_per_output_token"`
+	SampledSeconds float64  `json:"sampled_seconds"`  // first sample to last
+	SampledEnergyJ *float64 `json:"sampled_energy_j"` // over SampledSeconds
 }
 
 // Run verifies every candidate in turn; a candidate that cannot be
