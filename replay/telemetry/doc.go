@@ -11,7 +11,11 @@
 // last sample), energy in joules (the delta of the hardware energy counter
 // when every sample has it, else the trapezoid integral of power), mean
 // power, and JoulesPerToken. The recorder samples once at Start and once
-// at Stop, so the wall time covers the whole run.
+// at Stop, so the wall time covers the whole recording. Between gives the
+// same over an interval of it (a run's measured window), on the monotonic
+// clock the samples are stamped with: the energy counter interpolated at
+// the interval's ends, else the power integral; an interval the samples
+// do not reach on both sides is not measured.
 //
 // Without an NVIDIA driver StartNVML returns an error wrapping ErrNoDriver
 // and a nil recorder whose Stop is safe: log the error once and carry on.
