@@ -457,16 +457,27 @@ func sweepCostFigure(name, sweepName string, rows []*sweep.Row, pos []int) (*Fig
 	sat, pen := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
 	names := make([]string, len(rows))
 	for i, r := range rows {
-		sat[i] = r.SatUSDPerMOut
-		pen[i] = math.Max(0, r.USDPerMOutEst-r.SatUSDPerMOut)
+		sat[i], pen[i] = sweepCostSegments(r)
 		names[i] = fmt.Sprintf("row %d", pos[i])
 		if r.Rank > 0 {
 			names[i] = fmt.Sprintf("rank %d", r.Rank)
 		}
 	}
 	p := newPlot("Cost at the SLO = saturation cost + tail penalty — "+sweepName, "config (as in the table above)", "$ per 1M output tokens")
-	return stackedBars(p, name, names, []string{"cost at saturation (hardware + energy)", "tail-latency penalty"},
-		[]plotter.Values{sat, pen}, "Estimated $/1M output tokens at "+evaluatedAt(rows)+", split into the cost at saturation and the tail-latency penalty.")
+	return stackedBars(p, name, names, []string{"cost at saturation (hardware + energy), or at the SLO where lower",
+		"tail-latency penalty (cost at the SLO above saturation)"}, []plotter.Values{sat, pen},
+		"Estimated $/1M output tokens at "+evaluatedAt(rows)+": each bar is the cost at the SLO, split into the cost at saturation "+
+			"and the tail-latency penalty. A config cheaper at the SLO than at saturation (a negative penalty, in the table) has no penalty segment.")
+}
+
+// sweepCostSegments splits a config's cost at the SLO into the part
+// up to the saturation cost and the tail penalty over it. A config can
+// cost less per token at the SLO than at its saturation point (the
+// curve's highest throughput, not its cheapest); its penalty is then
+// negative, and its bar is the cost at the SLO alone.
+func sweepCostSegments(r *sweep.Row) (base, penalty float64) {
+	base = math.Min(r.SatUSDPerMOut, r.USDPerMOutEst)
+	return base, r.USDPerMOutEst - base
 }
 
 func stackedBars(p *plot.Plot, name string, names, series []string, vals []plotter.Values, caption string) (*Figure, error) {
