@@ -20,6 +20,7 @@ func (CostSection) Title() string { return "Cost breakdown" }
 func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 	var blocks []Block
 	var priced []*Run
+	var pricedPos []int // each priced run's row in the table, from 1
 	t := &Table{
 		Caption: "Simulated runs. Estimated cost = device-seconds × $/h (hardware amortization) + energy × $/kWh × PUE; " +
 			"billed = the API's per-token prices. Max concurrency ≈ KV tokens ÷ mean tokens per completed request.",
@@ -55,14 +56,14 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			fmt.Sprint(s.KV.TotalBlocks), fmtPct(s.KV.MeanUtil) + " / " + fmtPct(s.KV.MaxUtil), conc,
 			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(busy), "— (needs a sweep)"})
 		if known(m.USDPerMOutEst) {
-			priced = append(priced, r)
+			priced, pricedPos = append(priced, r), append(pricedPos, len(t.Rows))
 		}
 	}
 	if len(t.Rows) > 0 {
 		blocks = append(blocks, t)
 	}
 	if len(priced) > 0 {
-		fig, err := runCostFigure(priced)
+		fig, err := runCostFigure(priced, pricedPos)
 		if err != nil {
 			return nil, err
 		}

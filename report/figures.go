@@ -434,8 +434,10 @@ func kvFigure(runs []*Run) (*Figure, error) {
 	return &Figure{Name: "kv-utilization", Caption: "Peak KV blocks referenced per time bucket, as a share of the blocks that fit; one panel per run, each on its own time axis.", SVG: svg}, nil
 }
 
-// runCostFigure stacks hardware and energy dollars per 1M output tokens.
-func runCostFigure(runs []*Run) (*Figure, error) {
+// runCostFigure stacks hardware and energy dollars per 1M output tokens;
+// a bar is named by its run, or, when two names cut to the bar's width
+// read alike, by pos, its row in the table.
+func runCostFigure(runs []*Run, pos []int) (*Figure, error) {
 	hw, en := make(plotter.Values, len(runs)), make(plotter.Values, len(runs))
 	names := make([]string, len(runs))
 	for i, r := range runs {
@@ -446,7 +448,18 @@ func runCostFigure(runs []*Run) (*Figure, error) {
 		}
 		names[i] = truncate(r.Name, 18)
 	}
-	p := newPlot("Estimated cost per 1M output tokens by factor", "", "$ per 1M output tokens")
+	xLabel, seen := "", map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			for i := range names {
+				names[i] = fmt.Sprintf("row %d", pos[i])
+			}
+			xLabel = "run (row in the table above)"
+			break
+		}
+		seen[n] = true
+	}
+	p := newPlot("Estimated cost per 1M output tokens by factor", xLabel, "$ per 1M output tokens")
 	return stackedBars(p, "cost-runs", names, []string{"hardware amortization", "energy (× PUE)"}, []plotter.Values{hw, en},
 		"Hardware amortization (device-seconds × $/h) and energy ($/kWh × PUE) per million output tokens.")
 }
