@@ -65,3 +65,15 @@ func FitPower(samples []PowerSample) (*PowerFit, error) {
 	}
 	return &PowerFit{Idle: lf.coefs[0], Dynamic: lf.coefs[1], Quality: lf.quality, Notes: lf.noteTexts()}, nil
 }
+
+// PowerWatts is the fitted power of one device at utilization u, clamped
+// to [0, 1] (NaN counts as 0) as model.Hardware.PowerWatts clamps it: the
+// samples are NVML's, one a device, so the fit is watts per device.
+func (p PowerFit) PowerWatts(u float64) float64 {
+	if math.IsNaN(u) || u < 0 {
+		u = 0
+	} else if u > 1 {
+		u = 1
+	}
+	return p.Watts(u)
+}

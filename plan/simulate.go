@@ -14,12 +14,15 @@ import (
 
 // Result is one simulated plan: the simulator's summary and its cost.
 type Result struct {
-	Name      string              // plan label, e.g. the config file name
-	Plan      *Plan               `json:"-"`
-	StepModel string              // "roofline prior" or the profile it came from
-	Summary   *sim.Summary        // latency, throughput, memory, energy
-	Cost      model.CostBreakdown // both cost bases
-	Outcome   string              // "ok", or why the run stopped (OOM)
+	Name      string // plan label, e.g. the config file name
+	Plan      *Plan  `json:"-"`
+	StepModel string // "roofline prior" or the profile it came from
+	// PowerModel says which power model priced the energy: the profile's
+	// fit or the catalog's idle and TDP figures.
+	PowerModel string              `json:"power_model,omitempty"`
+	Summary    *sim.Summary        // latency, throughput, memory, energy
+	Cost       model.CostBreakdown // both cost bases
+	Outcome    string              // "ok", or why the run stopped (OOM)
 	// Pools are a cluster plan's pools with their replicas (each replica's
 	// KV series left out); nil for one replica. Summary is then the
 	// whole cluster's.
@@ -49,9 +52,14 @@ func (res *Result) SetMeta(meta traces.Meta) {
 type Options struct {
 	// Step replaces the roofline prior, e.g. a calibrated profile's model.
 	Step      sim.StepTimer
-	StepModel string    // describes Step
-	NoSkip    bool      // step one iteration at a time
-	Decisions io.Writer // scheduler decision log (JSONL)
+	StepModel string // describes Step
+	// Power replaces the catalog's per-device power model (idle + (TDP −
+	// idle) × utilization), e.g. with a calibrated profile's fit; it is
+	// given utilization in [0, 1] and returns watts per device.
+	Power      func(utilization float64) float64
+	PowerModel string    // describes Power
+	NoSkip     bool      // step one iteration at a time
+	Decisions  io.Writer // scheduler decision log (JSONL)
 }
 
 // SimConfig builds the simulator configuration of a resolved plan.
@@ -66,7 +74,10 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 			AttnFLOPsPerQueryCtx: rf.AttnFLOPsPerQueryCtx, OverheadSec: rf.OverheadSec,
 		}
 	}
-	hw := r.Hardware
+	power := opt.Power
+	if power == nil {
+		power = r.Hardware.PowerWatts
+	}
 	return sim.Config{
 		Policy: sim.PolicyConfig{
 			Name: b.Strategy, BatchSize: b.BatchSize, MaxWaitMs: b.MaxWaitMS, TokenBudget: b.MaxTokenBudget,
@@ -76,7 +87,7 @@ func (r *Resolved) SimConfig(opt Options) sim.Config {
 		TotalBlocks:   r.Capacity.KVBlocks,
 		Step:          step,
 		Devices:       r.Plan.Device.Count,
-		Power:         hw.PowerWatts,
+		Power:         power,
 		MaxNewTokens:  r.Plan.Model.MaxNewTokens,
 		MaxModelLen:   r.Plan.Device.MaxModelLen,
 		Slots:         slots(b),
@@ -161,7 +172,7 @@ func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, 
 	} else {
 		sum, err = sim.Run(ctx, r.SimConfig(opt), in, out)
 	}
-	res := &Result{Name: name, Plan: r.Plan, StepModel: stepModel, Summary: sum, Outcome: "ok", Pools: pools}
+	res := &Result{Name: name, Plan: r.Plan, StepModel: stepModel, PowerModel: r.PowerModel(opt), Summary: sum, Outcome: "ok", Pools: pools}
 	var oom *sim.OOMError
 	switch {
 	case errors.As(err, &oom):
@@ -177,6 +188,16 @@ func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, 
 		OutputTokens: sum.OutputTokens,
 	})
 	return res, nil
+}
+
+// PowerModel describes the power model opt prices energy with: its own,
+// or the catalog's figures for the plan's device.
+func (r *Resolved) PowerModel(opt Options) string {
+	if opt.Power != nil {
+		return opt.PowerModel
+	}
+	h := r.Hardware
+	return fmt.Sprintf("catalog %s: %g W idle + %g W × utilization per device", h.Name, h.IdleWatts, h.TDPWatts-h.IdleWatts)
 }
 
 // compactPools drops the replicas' KV series, keeping the result small.

@@ -120,6 +120,7 @@ type simSource struct {
 	toolVersion            string
 	input, inputSHA256     string
 	profile, profileSHA256 string
+	prof                   *calibrate.Profile // its power fit prices the predicted energy
 	catalogSHA256          string
 }
 
@@ -136,18 +137,21 @@ type Result struct {
 	Requests    int       `json:"requests"`
 	// SpecSHA256 and SweepTraceSHA256 identify the sweep the candidates
 	// came from.
-	SpecSHA256       string            `json:"spec_sha256"`
-	SweepTraceSHA256 string            `json:"sweep_trace_sha256"`
-	Profile          string            `json:"profile"`
-	ProfileSHA256    string            `json:"profile_sha256"`
-	StepModel        string            `json:"step_model"`
-	BaseURL          string            `json:"base_url"` // password masked, query left out
-	Model            string            `json:"model"`
-	EngineCmd        string            `json:"engine_cmd"`
-	StopCmd          string            `json:"stop_cmd"`
-	TextModel        replay.TextModel  `json:"text_model"`
-	Tolerances       Tolerances        `json:"tolerances"`
-	Candidates       []CandidateResult `json:"candidates"`
+	SpecSHA256       string `json:"spec_sha256"`
+	SweepTraceSHA256 string `json:"sweep_trace_sha256"`
+	Profile          string `json:"profile"`
+	ProfileSHA256    string `json:"profile_sha256"`
+	StepModel        string `json:"step_model"`
+	// PowerModel is what priced the predicted energy: the profile's power
+	// fit, or the catalog's idle and TDP figures.
+	PowerModel string            `json:"power_model"`
+	BaseURL    string            `json:"base_url"` // password masked, query left out
+	Model      string            `json:"model"`
+	EngineCmd  string            `json:"engine_cmd"`
+	StopCmd    string            `json:"stop_cmd"`
+	TextModel  replay.TextModel  `json:"text_model"`
+	Tolerances Tolerances        `json:"tolerances"`
+	Candidates []CandidateResult `json:"candidates"`
 	// MedianAbsError is, per metric, the median |relative error| over the
 	// measured candidates.
 	MedianAbsError map[string]float64 `json:"median_abs_error"`
@@ -277,6 +281,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.StepModel = stepDesc
+	if _, res.PowerModel = PowerModel(opt.Profile, opt.ProfilePath); res.PowerModel == "" {
+		res.PowerModel = CatalogPower
+	}
 	if opt.ProfilePath != "" {
 		if res.ProfileSHA256, err = calibrate.FileSHA256(opt.ProfilePath); err != nil {
 			return nil, err
@@ -295,7 +302,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	opt.source = simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256,
-		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256, catalogSHA256: opt.CatalogSHA256}
+		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256, prof: opt.Profile, catalogSHA256: opt.CatalogSHA256}
 	cfg := opt.replayConfig(res.Input)
 	if cfg.Salt == 0 {
 		cfg.Salt = rand.Uint64() | 1 // one salt: every candidate gets the same prompts
@@ -706,6 +713,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 		return nil, "", err
 	}
 	po := plan.Options{StepModel: stepDesc}
+	po.Power, po.PowerModel = PowerModel(src.prof, src.profile)
 	if step != nil {
 		po.Step = step
 	}
@@ -808,6 +816,23 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	}
 	return lin, fmt.Sprintf("profile %s (R² %.3f, held-out MdAPE %s%s)", path, p.Quality.R2, held, admit), nil
 }
+
+// PowerModel is profile p's fitted power model (read from path), watts per
+// device, and its description; nil when p has no power fit, or names no
+// device for it to describe, and the catalog's figures price the energy.
+// A profile of another device than the plan's is refused before this.
+func PowerModel(p *calibrate.Profile, path string) (func(float64) float64, string) {
+	if p == nil || p.Power == nil || p.Device == "" {
+		return nil, ""
+	}
+	pw := *p.Power
+	return pw.PowerWatts, fmt.Sprintf("profile %s fit on %s: %.4g W idle + %.4g W × utilization per device (R² %.3f, n=%d)",
+		path, p.Device, pw.Idle.Value, pw.Dynamic.Value, pw.Quality.R2, pw.Quality.N)
+}
+
+// CatalogPower describes the power model of a prediction without a
+// profile's power fit.
+const CatalogPower = "catalog: idle + (TDP − idle) × utilization of each device"
 
 // ProfileKV is the KV capacity profile p (read from path) measured, for
 // plan.ResolveMeasured, as `simulate --profile` uses it; nil when it

@@ -529,14 +529,18 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 // profileStep is a loaded --profile: the step model and how to name it,
 // and the KV capacity it measured.
 type profileStep struct {
-	path   string
-	sum    string // the file's sha256, as "sha256:HEX"
-	prof   *calibrate.Profile
-	step   sim.StepTimer
-	desc   string
-	kv     *plan.MeasuredKV // nil when the profile measured none
-	raised int              // plans whose KV capacity the profile raised
-	warned map[string]bool  // the differences from the plans already warned of
+	path string
+	sum  string // the file's sha256, as "sha256:HEX"
+	prof *calibrate.Profile
+	step sim.StepTimer
+	desc string
+	// power is the profile's power fit, watts per device; nil when it has
+	// none and the catalog's figures price the energy.
+	power     func(float64) float64
+	powerDesc string
+	kv        *plan.MeasuredKV // nil when the profile measured none
+	raised    int              // plans whose KV capacity the profile raised
+	warned    map[string]bool  // the differences from the plans already warned of
 }
 
 // loadProfileFlag loads --profile, if given (nil if not). Its coefficients
@@ -560,6 +564,10 @@ func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 	ps := &profileStep{path: path, sum: "sha256:" + sum, prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
+	}
+	ps.power, ps.powerDesc = verify.PowerModel(p, path)
+	if p.Power != nil && ps.power == nil {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s has a power fit but names no device it was measured on: the catalog's idle and TDP figures price the energy\n", path)
 	}
 	return ps, nil
 }
@@ -645,7 +653,8 @@ func simulateClosed(ctx context.Context, name string, r *plan.Resolved, loop sim
 		stepModel = "roofline prior (uncalibrated)"
 	}
 	sum, err := sim.RunClosedLoop(ctx, r.SimConfig(opt), loop, in, out)
-	res := &plan.Result{Name: name, Plan: r.Plan, StepModel: stepModel + fmt.Sprintf("; closed loop, %d clients", loop.Clients), Summary: sum, Outcome: "ok"}
+	res := &plan.Result{Name: name, Plan: r.Plan, StepModel: stepModel + fmt.Sprintf("; closed loop, %d clients", loop.Clients),
+		PowerModel: r.PowerModel(opt), Summary: sum, Outcome: "ok"}
 	var oom *sim.OOMError
 	switch {
 	case errors.As(err, &oom):

@@ -121,6 +121,7 @@ func runSimulate(c *cli.Context) error {
 	opt := plan.Options{NoSkip: c.Bool("no-skip")}
 	if prof != nil {
 		opt.Step, opt.StepModel = prof.step, prof.desc
+		opt.Power, opt.PowerModel = prof.power, prof.powerDesc
 	}
 	// Every plan is checked before any runs: a bad one later in the list
 	// must not leave the earlier plans' outputs without a summary.
@@ -424,6 +425,9 @@ func printResults(w io.Writer, results []*plan.Result) {
 		// under 0.1 kWh, which one decimal would print as 0.0.
 		fmt.Fprintf(w, "  hardware:     %s (%.0f device-s)   energy: %s (%.3g kWh × PUE)\n",
 			report.FormatUSD(c.HardwareUSD), c.DeviceSeconds, report.FormatUSD(c.EnergyUSD), s.EnergyJoules/3.6e6)
+		if r.PowerModel != "" {
+			fmt.Fprintf(w, "  power model:  %s\n", r.PowerModel)
+		}
 		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %.0f%% / max %.0f%% used, %d preemptions, %d rejected\n",
 			s.KV.TotalBlocks, 100*s.KV.MeanUtil, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
 		if r.Plan.Batch.PrefixCaching {

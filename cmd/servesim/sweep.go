@@ -158,10 +158,19 @@ func runSweep(c *cli.Context) error {
 		}
 	}
 	var step sim.StepTimer
+	var power func(float64) float64
 	if prof != nil {
 		settings = append(settings, "profile_sha256="+strings.TrimPrefix(prof.sum, "sha256:"))
 		step = prof.step
 		fmt.Fprintf(c.App.ErrWriter, "sweep: step model from %s\n", prof.desc)
+		// Which power model priced the energy: the profile's fit, or the
+		// catalog's figures as without a profile.
+		if power = prof.power; power != nil {
+			settings = append(settings, "power=profile")
+			fmt.Fprintf(c.App.ErrWriter, "sweep: power model from %s\n", prof.powerDesc)
+		} else {
+			settings = append(settings, "power=catalog")
+		}
 		if prof.raised > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "sweep: the profile's measured KV tokens raised the capacity of %d configs\n", prof.raised)
 		}
@@ -184,7 +193,7 @@ func runSweep(c *cli.Context) error {
 			return fmt.Errorf("simulate: --out %s: want a directory: %w", out, err)
 		}
 	}
-	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step}
+	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step, Power: power}
 	errw := c.App.ErrWriter
 	if errw == nil {
 		errw = os.Stderr

@@ -228,6 +228,10 @@ func TestSimulateSweepProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the profile's power fit priced the energy, and the settings say so
+	if !strings.Contains(b.Meta.Settings, "power=profile") || strings.Contains(a.Meta.Settings, "power=") {
+		t.Errorf("settings: prior %q, profile %q: want power=profile with the profile's power fit", a.Meta.Settings, b.Meta.Settings)
+	}
 	if !strings.Contains(b.Meta.Settings, "profile_sha256=") || strings.Contains(a.Meta.Settings, "profile_sha256=") {
 		t.Errorf("settings: prior %q, profile %q", a.Meta.Settings, b.Meta.Settings)
 	}

@@ -311,7 +311,8 @@ type evaluator struct {
 	t      *Trace
 	spec   *Spec
 	cfg    *Config
-	step   sim.StepTimer // nil: each config's roofline prior
+	step   sim.StepTimer         // nil: each config's roofline prior
+	power  func(float64) float64 // nil: each config's catalog power model
 	nTPOT  int64
 	rd     scaledReader
 	cnt    sloCounter
@@ -391,9 +392,9 @@ func (e errHopeless) Error() string {
 func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 	r := ev.cfg.Resolved
 	if !r.Plan.Clustered() {
-		return sim.Run(ctx, r.SimConfig(plan.Options{Step: ev.step}), &ev.rd, &ev.cnt)
+		return sim.Run(ctx, r.SimConfig(plan.Options{Step: ev.step, Power: ev.power}), &ev.rd, &ev.cnt)
 	}
-	cs, err := sim.RunCluster(ctx, r.ClusterConfig(plan.Options{Step: ev.step}), &ev.rd, &ev.cnt)
+	cs, err := sim.RunCluster(ctx, r.ClusterConfig(plan.Options{Step: ev.step, Power: ev.power}), &ev.rd, &ev.cnt)
 	if cs == nil {
 		return nil, err
 	}

@@ -32,6 +32,10 @@ type Options struct {
 	// Step replaces every config's roofline prior, e.g. with a calibrated
 	// profile's model; nil keeps the prior.
 	Step sim.StepTimer
+	// Power replaces every config's catalog power model (watts per device
+	// at a utilization), e.g. with a calibrated profile's fit; nil keeps
+	// the catalog's.
+	Power func(utilization float64) float64
 }
 
 // Run evaluates every config of ex in the shard over the trace t: for each,
@@ -82,7 +86,7 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ev := evaluator{step: opt.Step}
+			ev := evaluator{step: opt.Step, power: opt.Power}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(todo) || ctx.Err() != nil {
