@@ -56,14 +56,14 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
 				rel = "∞" // predicted against a measured 0: measured, and infinitely off
 			}
-			tab.Rows = append(tab.Rows, []string{name, c.Status, r.Metric, optF(r.Predicted), meas, rel, tol, verdict})
+			tab.Rows = append(tab.Rows, []string{name, c.Status, c.MetricLabel(r.Metric), optF(r.Predicted), meas, rel, tol, verdict})
 			tab.Marked = append(tab.Marked, bad)
 		}
 	}
 	blocks = append(blocks, tab)
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
-		t := "Ranking by measured $/1M output tokens: the simulator's order held: " + rk.HeldString()
+		t := fmt.Sprintf("Ranking by measured $/1M output tokens (%s): the simulator's order held: %s", costBasisNote(rk.Basis()), rk.HeldString())
 		if rk.TauSweep != nil {
 			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
 		}
@@ -189,4 +189,12 @@ func optPct(v *float64) string {
 		return "—"
 	}
 	return fmtRel(*v)
+}
+
+// costBasisNote says what a verification's cost holds.
+func costBasisNote(basis string) string {
+	if basis == verify.CostHardwareEnergy {
+		return "hardware + energy, as the sweep's estimate"
+	}
+	return "hardware only: device-seconds × $/h, energy not measured"
 }

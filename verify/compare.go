@@ -32,10 +32,14 @@ type Metrics struct {
 	// DeviceSeconds is devices × the measurement window (first arrival to
 	// last token).
 	DeviceSeconds *float64 `json:"device_seconds"`
-	// USDPerMOut is the estimated cost per million output tokens on the
-	// device-seconds basis (device-seconds × $/h). Energy is left out on
-	// both sides: a live run without NVML does not measure it.
+	// USDPerMOut is the cost per million output tokens on the candidate's
+	// CostBasis: the sweep's estimate (device-seconds × $/h + energy ×
+	// $/kWh × PUE) when energy was measured and predicted, else hardware
+	// alone, so that predicted and measured are priced alike.
 	USDPerMOut *float64 `json:"usd_per_m_out"`
+	// USDPerMOutHardware is device-seconds × $/h per million output
+	// tokens: the basis every candidate has.
+	USDPerMOutHardware *float64 `json:"usd_per_m_out_hardware"`
 	// JPerOutTok is energy per output token: the simulator's power model,
 	// or NVML's energy over the replay (nil when not sampled).
 	JPerOutTok *float64 `json:"j_per_out_tok"`
@@ -139,7 +143,7 @@ func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
 	}
 	mean.OutputTokens = int64(math.Round(float64(tokens) / float64(len(reps))))
 	fields := func(m *Metrics) []**float64 {
-		f := []**float64{&m.ReqPerSec}
+		f := []**float64{&m.ReqPerSec, &m.USDPerMOutHardware}
 		for _, name := range MetricNames {
 			f = append(f, m.field(name))
 		}
@@ -284,9 +288,54 @@ func sign(v float64) int {
 	return 0
 }
 
+// Cost bases of usd_per_m_out.
+const (
+	// CostHardwareEnergy is the sweep's estimate: device-seconds × $/h +
+	// energy × $/kWh × PUE.
+	CostHardwareEnergy = "hardware+energy"
+	// CostHardware is device-seconds × $/h: energy was not measured (no
+	// --gpu) or not predicted.
+	CostHardware = "hardware"
+)
+
+// settleCostBasis prices the candidate's predicted and measured cost
+// alike: the sweep's estimate when energy is known on both sides, else
+// hardware alone on both sides, in the runs' range (lo, hi) and each run
+// too.
+func (cr *CandidateResult) settleCostBasis(lo, hi *Metrics) {
+	cr.CostBasis = CostHardwareEnergy
+	if cr.Predicted.JPerOutTok != nil && cr.Measured.JPerOutTok != nil {
+		return
+	}
+	cr.CostBasis = CostHardware
+	ms := []*Metrics{&cr.Predicted, &cr.Measured, lo, hi}
+	for k := range cr.Repeats {
+		ms = append(ms, &cr.Repeats[k].Measured)
+	}
+	for _, m := range ms {
+		if m != nil {
+			m.USDPerMOut = m.USDPerMOutHardware
+		}
+	}
+}
+
+// rankingCost is c's cost on basis: its own when that is c's basis,
+// else its hardware cost (a result written before the hardware cost was
+// kept has only its own, which was hardware).
+func rankingCost(m *Metrics, cBasis, basis string) *float64 {
+	if basis == CostHardwareEnergy || cBasis != CostHardwareEnergy && m.USDPerMOutHardware == nil {
+		return m.USDPerMOut
+	}
+	return m.USDPerMOutHardware
+}
+
 // Ranking is how the candidates rank by measured cost and whether the
 // simulator's ranking held.
 type Ranking struct {
+	// CostBasis is the basis of the costs ranked: CostHardwareEnergy, as
+	// the sweep ranked them, when every ranked candidate has it, else
+	// CostHardware.
+	CostBasis string `json:"cost_basis"`
 	// Entries are the measured candidates by measured $/1M out, cheapest
 	// first.
 	Entries []RankEntry `json:"by_measured_cost"`
@@ -307,6 +356,18 @@ type Ranking struct {
 	BestGap    *float64 `json:"best_gap"`
 	BestWithin float64  `json:"best_within"`
 	BestRank   int64    `json:"best_sweep_rank"`
+}
+
+// Basis is CostBasis; a result written before the basis was recorded
+// ranked on hardware.
+func (rk Ranking) Basis() string { return cmp.Or(rk.CostBasis, CostHardware) }
+
+// MetricLabel is metric as tables show it: the cost with its basis.
+func (c *CandidateResult) MetricLabel(metric string) string {
+	if metric != MetricCost {
+		return metric
+	}
+	return metric + " (" + cmp.Or(c.CostBasis, CostHardware) + ")"
 }
 
 // HeldString says whether the ranking held: "true", "false", or "n/a"
@@ -334,12 +395,19 @@ const BestWithin = 0.05
 
 // Rank ranks the candidates with a measured cost.
 func Rank(cands []CandidateResult) Ranking {
-	rk := Ranking{BestWithin: BestWithin}
+	rk := Ranking{BestWithin: BestWithin, CostBasis: CostHardwareEnergy}
 	for _, c := range cands {
-		if c.Status != StatusOK || c.Measured.USDPerMOut == nil {
+		if c.Status == StatusOK && c.Measured.USDPerMOut != nil && c.CostBasis != CostHardwareEnergy {
+			rk.CostBasis = CostHardware // one basis for all
+		}
+	}
+	for _, c := range cands {
+		meas := rankingCost(&c.Measured, c.CostBasis, rk.CostBasis)
+		if c.Status != StatusOK || c.Measured.USDPerMOut == nil || meas == nil {
 			continue
 		}
-		rk.Entries = append(rk.Entries, RankEntry{Label: c.Label, SweepRank: c.Rank, PredictedCost: c.Predicted.USDPerMOut, MeasuredCost: *c.Measured.USDPerMOut})
+		rk.Entries = append(rk.Entries, RankEntry{Label: c.Label, SweepRank: c.Rank,
+			PredictedCost: rankingCost(&c.Predicted, c.CostBasis, rk.CostBasis), MeasuredCost: *meas})
 	}
 	if len(rk.Entries) == 0 {
 		return rk
@@ -457,7 +525,7 @@ func (res *Result) WriteTable(w io.Writer) {
 			if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
 				rel = "∞" // predicted against a measured 0
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, r.Metric, fmtVal(r.Predicted), meas, rel, fmtTol(r.Tolerance), verdict)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, c.MetricLabel(r.Metric), fmtVal(r.Predicted), meas, rel, fmtTol(r.Tolerance), verdict)
 		}
 		if n := len(c.Repeats); n > 1 {
 			how := "against the running engine"
@@ -474,7 +542,7 @@ func (res *Result) WriteTable(w io.Writer) {
 	printErrors(w, "median |error| over candidates:", res.MedianAbsError)
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
-		fmt.Fprintf(w, "ranking by measured $/1M out:")
+		fmt.Fprintf(w, "ranking by measured $/1M out (%s):", rk.Basis())
 		for _, e := range rk.Entries {
 			fmt.Fprintf(w, " %d. #%d %s ($%.4g)", e.MeasuredRank, e.SweepRank, e.Label, e.MeasuredCost)
 		}

@@ -284,7 +284,13 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, CandidateResult{Rows: CompareMetrics(pred, &c.Measured, opt.Tolerances)})
+		// Priced as verify priced the candidate: its measured cost keeps
+		// its basis.
+		meas := c.Measured
+		if c.CostBasis != CostHardwareEnergy || pred.JPerOutTok == nil {
+			pred.USDPerMOut, meas.USDPerMOut = pred.USDPerMOutHardware, meas.USDPerMOutHardware
+		}
+		out = append(out, CandidateResult{Rows: CompareMetrics(pred, &meas, opt.Tolerances)})
 	}
 	return out, nil
 }

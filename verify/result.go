@@ -91,6 +91,9 @@ func (res *Result) check() error {
 		if c.Status == "" {
 			bad("%s.status: empty: want %q or why the candidate was not measured", at, StatusOK)
 		}
+		if !knownCostBasis(c.CostBasis) {
+			bad("%s.cost_basis = %q: want %q or %q", at, c.CostBasis, CostHardwareEnergy, CostHardware)
+		}
 		if c.Status == StatusOK {
 			if !(c.RateScale > 0) {
 				bad("%s.rate_scale = %v: want > 0 for a measured candidate", at, c.RateScale)
@@ -138,6 +141,9 @@ func (res *Result) check() error {
 	}
 	if res.Incomplete != incomplete {
 		bad("incomplete = %d: %d candidate(s) have a status other than %q", res.Incomplete, incomplete, StatusOK)
+	}
+	if !knownCostBasis(res.Ranking.CostBasis) {
+		bad("ranking.cost_basis = %q: want %q or %q", res.Ranking.CostBasis, CostHardwareEnergy, CostHardware)
 	}
 	for _, t := range []struct {
 		what string
@@ -238,3 +244,7 @@ func prefixErrors(name string, err error) error {
 	}
 	return errors.Join(out...)
 }
+
+// knownCostBasis: one of the cost bases, or "" (not compared, or a file
+// written before the basis was recorded, which priced hardware alone).
+func knownCostBasis(b string) bool { return b == "" || b == CostHardware || b == CostHardwareEnergy }

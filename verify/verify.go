@@ -172,6 +172,9 @@ type CandidateResult struct {
 	RateScale float64 `json:"rate_scale"`
 	TimeScale float64 `json:"time_scale"` // 1/rate_scale
 	Knobs     Knobs   `json:"knobs"`
+	// CostBasis is what usd_per_m_out holds, predicted and measured alike:
+	// CostHardwareEnergy or CostHardware; "" when not compared.
+	CostBasis string `json:"cost_basis"`
 	// Repeat is the measurement, its fields inline in the JSON. With
 	// Options.Repeat > 1 it sums up Repeats: Measured is their mean,
 	// FailedByKind their sum, LagP99 their worst, and Trace, EngineLog and
@@ -498,6 +501,7 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	}
 	var lo, hi Metrics
 	cr.Repeat, lo, hi = summarize(reps)
+	cr.settleCostBasis(&lo, &hi)
 	cr.Rows = CompareMetrics(&cr.Predicted, &cr.Measured, opt.Tolerances)
 	if runs > 1 {
 		for i := range cr.Rows {
@@ -632,6 +636,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		if g.Devices == p.Device.Count {
 			j := *g.JPerOutputTok
 			rep.Measured.JPerOutTok = &j
+			rep.Measured.USDPerMOut = estCost(p.Prices(), p.Device.Count, sums[0].Wall.Seconds(), *g.EnergyJ, sums[0].OutputTokens)
 		} else {
 			fmt.Fprintf(log, "verify: %s: NVML sampled %d devices, the plan holds %d: energy per output token is not compared\n", name, g.Devices, p.Device.Count)
 		}
@@ -674,7 +679,15 @@ func (rep *Repeat) measured(sums []*replay.Summary, p *plan.Plan) {
 	}
 	ds := float64(p.Device.Count) * s.Wall.Seconds()
 	m.DeviceSeconds = sec(ds)
-	m.USDPerMOut = hwCost(ds, p.Cost.USDPerHour, s.OutputTokens)
+	// Hardware alone until measure adds the energy NVML measured.
+	m.USDPerMOutHardware = hwCost(ds, p.Cost.USDPerHour, s.OutputTokens)
+	m.USDPerMOut = m.USDPerMOutHardware
+}
+
+// estCost is the sweep's estimated cost per million output tokens:
+// device-seconds × $/h + energy × $/kWh × PUE.
+func estCost(prices model.Prices, devices int, wallSeconds, energyJ float64, outTokens int64) *float64 {
+	return sec(prices.Cost(model.Usage{Devices: devices, WallSeconds: wallSeconds, EnergyJoules: energyJ, OutputTokens: outTokens}).PerMOutputUSD)
 }
 
 // hwCost is device-seconds × $/h per million output tokens.
@@ -739,7 +752,8 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	case s.Makespan > 0:
 		m.ReqPerSec, m.OutTokPerSec = sec(s.ReqPerSec), sec(s.OutputTokPerSec)
 		m.DeviceSeconds = sec(s.DeviceSeconds)
-		m.USDPerMOut = hwCost(s.DeviceSeconds, r.Plan.Cost.USDPerHour, s.OutputTokens)
+		m.USDPerMOutHardware = hwCost(s.DeviceSeconds, r.Plan.Cost.USDPerHour, s.OutputTokens)
+		m.USDPerMOut = estCost(r.Prices, r.Plan.Devices(), s.Makespan, s.EnergyJoules, s.OutputTokens)
 	}
 	if s.TTFT.N > 0 {
 		m.TTFTMean, m.TTFTP50, m.TTFTP99 = sec(s.TTFT.Mean), sec(s.TTFT.P50), sec(s.TTFT.P99)
