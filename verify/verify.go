@@ -141,6 +141,7 @@ type Result struct {
 	SweepTraceSHA256 string `json:"sweep_trace_sha256"`
 	Profile          string `json:"profile"`
 	ProfileSHA256    string `json:"profile_sha256"`
+	CatalogSHA256    string `json:"catalog_sha256"` // the --catalog file, as the simulated traces record it; "" for none
 	StepModel        string `json:"step_model"`
 	// PowerModel is what priced the predicted energy: the profile's power
 	// fit, or the catalog's idle and TDP figures.
@@ -269,7 +270,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res := &Result{
 		Version: ResultVersion, ToolVersion: opt.Replay.ToolVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
 		SpecSHA256: opt.Candidates.SpecSHA256, SweepTraceSHA256: opt.Candidates.TraceSHA256,
-		Profile: opt.ProfilePath, BaseURL: urlshow.String(opt.Replay.BaseURL), Model: opt.Replay.Model, Tolerances: opt.Tolerances,
+		Profile: opt.ProfilePath, CatalogSHA256: opt.CatalogSHA256, BaseURL: urlshow.String(opt.Replay.BaseURL), Model: opt.Replay.Model, Tolerances: opt.Tolerances,
 		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},
 	}
 	if opt.Engine != nil {
