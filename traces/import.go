@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -211,7 +213,12 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 			rd = &failedDropper{Reader: rd}
 		}
 		m := rd.Meta().Clone()
-		m.SetChecksum(filepath.Base(path), sum)
+		// A file converted from another format holds its source's rows,
+		// which the source's checksum already names: a run on either fed
+		// one workload. Anything else is identified by its own bytes.
+		if !isConversion(m) {
+			m.SetChecksum(filepath.Base(path), sum)
+		}
 		if opt.DropFailed {
 			m.Set("drop_failed", "true")
 		}
@@ -237,6 +244,25 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		return nil, err
 	}
 	return &fileImport{Reader: r, f: f, sum: sum, base: filepath.Base(path)}, nil
+}
+
+// isConversion says whether m describes the rows of the one file it has
+// a checksum of, imported from another format and neither sliced nor
+// scaled since (a synthetic trace's Source is no import format).
+func isConversion(m Meta) bool {
+	format, name, ok := strings.Cut(m.Source, ":")
+	if !ok || ImportFormat(format) == FormatServesim || !slices.Contains(ImportFormats(), ImportFormat(format)) {
+		return false
+	}
+	if _, ok := m.Checksums[name]; !ok || len(m.Checksums) != 1 {
+		return false
+	}
+	for _, k := range []string{"slice", "time_scale"} {
+		if _, ok := m.Extra[k]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 // fileImport adds the input checksum to Meta and closes the file.

@@ -75,3 +75,34 @@ func TestCompareWarnsOfDifferentInputsInSummaries(t *testing.T) {
 		t.Errorf("want a warning that the inputs differ, got\n%s", out)
 	}
 }
+
+// A public trace and its conversion to servesim's format hold the same
+// requests: runs on the two compare without a warning. A slice of the
+// conversion is another workload and still warns.
+func TestCompareConvertedTraceIsSameInput(t *testing.T) {
+	dir := t.TempDir()
+	plan := basePlan(t, dir, "p.toml")
+	csv := writeFile(t, dir, "in.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,100,10\n2023-11-16 18:15:47.0000000,120,12\n2023-11-16 18:15:48.0000000,90,9\n")
+	conv := filepath.Join(dir, "in.parquet")
+	if _, err := run(t, "trace", "import", "--format", "azure", csv, conv); err != nil {
+		t.Fatal(err)
+	}
+	sliced := filepath.Join(dir, "slice.parquet")
+	if _, err := run(t, "trace", "slice", "--head", "2", conv, sliced); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(name, tr string) string {
+		out := filepath.Join(dir, name)
+		if _, err := run(t, "simulate", "--trace", tr, "--config", plan, "--out", out); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(out, "summary.json")
+	}
+	base, converted, slice := summary("csv", csv), summary("conv", conv), summary("slice", sliced)
+	if out, _ := compare(t, base, converted); strings.Contains(out, "warning") {
+		t.Errorf("a trace and its conversion: want no warning, got\n%s", out)
+	}
+	if out, _ := compare(t, base, slice); !strings.Contains(out, "warning: A and B were fed different input traces") {
+		t.Errorf("a trace and a slice of it: want a warning that the inputs differ, got\n%s", out)
+	}
+}
