@@ -2,12 +2,9 @@ package calibrate
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"reflect"
@@ -20,6 +17,7 @@ import (
 	"github.com/servesim/servesim/internal/jsonfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/traces"
 )
 
 // ProfileVersion is the schema version Save writes and LoadProfile accepts.
@@ -114,18 +112,14 @@ type LineageEntry struct {
 	SHA256   string `json:"sha256"`
 }
 
-// FileSHA256 returns the lower-case hex SHA-256 of the file at path.
+// FileSHA256 returns the lower-case hex SHA-256 of the file at path
+// (traces.FileSHA256: one rule for every file servesim names by content).
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := traces.FileSHA256(path)
 	if err != nil {
-		return "", fmt.Errorf("calibrate: hashing %s: %w", path, err)
+		return "", fmt.Errorf("calibrate: hashing: %w", err) // err names path
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("calibrate: hashing %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 // NewTraceRef hashes the trace file at path.

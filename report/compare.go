@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // Change is one metric of two runs side by side.
@@ -218,9 +219,7 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 // throughput measure another workload. (Another model or device is what a
 // comparison of configs is for.)
 func inputDifferences(a, b *Run) []string {
-	// by content: a file renamed or moved holds the same requests
-	sums := func(r *Run) []string { return slices.Sorted(maps.Values(r.InputSums)) }
-	if len(a.InputSums) > 0 && len(b.InputSums) > 0 && !slices.Equal(sums(a), sums(b)) {
+	if len(a.InputSums) > 0 && len(b.InputSums) > 0 && !traces.SameInputs(a.InputSums, b.InputSums) {
 		return []string{"were fed different input traces (their checksums differ)"}
 	}
 	if a.SweepTrace != "" && b.SweepTrace != "" && a.SweepTrace != b.SweepTrace {

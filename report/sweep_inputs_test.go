@@ -20,3 +20,18 @@ func TestSweepRowInputSums(t *testing.T) {
 		t.Errorf("a sweep row and a run of its input: %v", d)
 	}
 }
+
+// A checksum stored as bare hex (as profiles, sweeps and verification
+// results store a sha256) names the same file as "sha256:HEX": runs whose
+// inputs differ only in that form were fed the same input.
+func TestInputSumsCompareEitherForm(t *testing.T) {
+	a := &Run{Name: "a", InputSums: map[string]string{"in.csv": "sha256:cd"}}
+	b := &Run{Name: "b", InputSums: map[string]string{"in.csv": "cd"}}
+	if d := inputDifferences(a, b); len(d) != 0 {
+		t.Errorf("sha256:cd and cd: %v, want no difference", d)
+	}
+	c := &Run{Name: "c", InputSums: map[string]string{"in.csv": "ef"}}
+	if d := inputDifferences(a, c); len(d) == 0 {
+		t.Error("sha256:cd and ef: no difference, want one")
+	}
+}

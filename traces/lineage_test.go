@@ -62,3 +62,23 @@ func TestConvertedFileKeepsSourceLineage(t *testing.T) {
 		t.Errorf("a scale's checksums %v equal its source's: want them told apart", b)
 	}
 }
+
+// One rule hashes a file: FileSHA256 is FileChecksum's hex, and either
+// form converts to the other.
+func TestChecksumForms(t *testing.T) {
+	path := filepath.Join("testdata", "azure2023_code_head200.csv")
+	sum, err := FileChecksum(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hex, err := FileSHA256(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if "sha256:"+hex != sum || SHA256Checksum(hex) != sum || SHA256Checksum(sum) != sum || SHA256Hex(sum) != hex {
+		t.Errorf("FileChecksum %s, FileSHA256 %s: want the one as sha256: and the other's hex", sum, hex)
+	}
+	if !SameInputs(map[string]string{"a.csv": sum}, map[string]string{"b.csv": hex}) {
+		t.Error("SameInputs: a renamed file, its sha256 as bare hex: want the same input")
+	}
+}

@@ -721,7 +721,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	meta := r.ResultMeta(scaled.Meta(), stepDesc, src.toolVersion, src.profile, src.profileSHA256, src.catalogSHA256)
 	// The slice's checksum beside its source's, as the measured trace
 	// records them: the two ran one workload.
-	meta.SetChecksum(filepath.Base(src.input), "sha256:"+src.inputSHA256)
+	meta.SetChecksum(filepath.Base(src.input), traces.SHA256Checksum(src.inputSHA256))
 	w, err := traces.Create(simPath, meta)
 	if err != nil {
 		return nil, "", err

@@ -561,7 +561,7 @@ func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps := &profileStep{path: path, sum: "sha256:" + sum, prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
+	ps := &profileStep{path: path, sum: traces.SHA256Checksum(sum), prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
 	}

@@ -322,7 +322,7 @@ func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profil
 	}
 	var path, sum string
 	if prof != nil {
-		path, sum = prof.path, strings.TrimPrefix(prof.sum, "sha256:")
+		path, sum = prof.path, traces.SHA256Hex(prof.sum)
 	}
 	meta := r.ResultMeta(in, stepModel, version, path, sum, catalogSHA256)
 	if loop != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
 )
 
@@ -160,7 +161,7 @@ func runSweep(c *cli.Context) error {
 	var step sim.StepTimer
 	var power func(float64) float64
 	if prof != nil {
-		settings = append(settings, "profile_sha256="+strings.TrimPrefix(prof.sum, "sha256:"))
+		settings = append(settings, "profile_sha256="+traces.SHA256Hex(prof.sum))
 		step = prof.step
 		fmt.Fprintf(c.App.ErrWriter, "sweep: step model from %s\n", prof.desc)
 		// Which power model priced the energy: the profile's fit, or the
