@@ -2,9 +2,12 @@ package sweep
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // Shard selects the configs whose Index mod Count is Index: shard i of n.
@@ -68,7 +71,8 @@ func (s Shard) FileName() string {
 }
 
 // Merge combines the results of the shards of one sweep: they must come
-// from the same spec, trace and settings, have the same shard count, and
+// from the same spec, trace (its rows and its input files by checksum)
+// and settings, have the same shard count, and
 // together hold every shard exactly once and every config exactly once.
 // The merged rows are re-ranked (Rank recomputes the Pareto fronts) and
 // the result is the whole sweep (shard 0/1), equal to an unsharded run.
@@ -81,13 +85,21 @@ func Merge(parts []*Results) (*Results, error) {
 	// seen and have hold what the parts give, not what their metadata
 	// counts: a shard count or config total from a file may be any int.
 	seen := map[int]bool{}
+	// The trace's files as the first shard to name them names them (one
+	// written before they were recorded names none).
+	sums, sumsFrom := m0.TraceChecksums, 0
 	for k, p := range parts {
 		m := p.Meta
+		if len(sums) == 0 {
+			sums, sumsFrom = m.TraceChecksums, k
+		}
 		switch {
 		case m.SpecSHA256 != m0.SpecSHA256:
 			return nil, fmt.Errorf("merge: shard %d comes from another spec (sha256 %.12s…, first shard %.12s…)", k, m.SpecSHA256, m0.SpecSHA256)
 		case m.TraceSHA256 != m0.TraceSHA256:
 			return nil, fmt.Errorf("merge: shard %d comes from another trace (sha256 %.12s…, first shard %.12s…)", k, m.TraceSHA256, m0.TraceSHA256)
+		case len(m.TraceChecksums) > 0 && !traces.SameInputs(m.TraceChecksums, sums):
+			return nil, fmt.Errorf("merge: shard %d was fed other input files (%s, shard %d %s)", k, inputFiles(m.TraceChecksums), sumsFrom, inputFiles(sums))
 		case m.Settings != m0.Settings:
 			return nil, fmt.Errorf("merge: shard %d ran with other settings (%q, first shard %q)", k, m.Settings, m0.Settings)
 		case m.TotalConfigs != m0.TotalConfigs:
@@ -113,6 +125,7 @@ func Merge(parts []*Results) (*Results, error) {
 	}
 	out := &Results{Meta: m0}
 	out.Meta.Shard = Shard{0, 1}
+	out.Meta.TraceChecksums = maps.Clone(sums)
 	have := map[int64]bool{}
 	for _, p := range parts {
 		for _, r := range p.Rows {
@@ -152,4 +165,14 @@ func MergeFiles(shards []string) (*Results, error) {
 		parts = append(parts, r)
 	}
 	return Merge(parts)
+}
+
+// inputFiles lists input checksums as an error shows them: "in.csv
+// sha256:0123456789ab…, ...".
+func inputFiles(sums map[string]string) string {
+	var s []string
+	for _, f := range slices.Sorted(maps.Keys(sums)) {
+		s = append(s, fmt.Sprintf("%s sha256:%.12s…", f, traces.SHA256Hex(sums[f])))
+	}
+	return strings.Join(s, ", ")
 }

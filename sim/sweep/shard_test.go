@@ -49,3 +49,26 @@ func TestParseShardDigitsOnly(t *testing.T) {
 		}
 	}
 }
+
+// Shards fed other input files are not one sweep: merge refuses them,
+// naming both; a renamed file, or a shard written before the checksums
+// were recorded, merges, and the merged results keep the checksums.
+func TestMergeChecksInputFiles(t *testing.T) {
+	part := func(i int, sums map[string]string) *Results {
+		return &Results{Meta: Meta{Shard: Shard{i, 2}, TotalConfigs: 2, TraceSHA256: "ab", TraceChecksums: sums}, Rows: []Row{{Index: int64(i)}}}
+	}
+	a := map[string]string{"in.csv": "sha256:cd"}
+	_, err := Merge([]*Results{part(0, a), part(1, map[string]string{"other.csv": "sha256:ef"})})
+	if err == nil || !strings.Contains(err.Error(), "in.csv") || !strings.Contains(err.Error(), "other.csv") {
+		t.Errorf("other input files: err = %v, want an error naming in.csv and other.csv", err)
+	}
+	for _, b := range []map[string]string{{"moved.csv": "sha256:cd"}, {"in.csv": "cd"}} {
+		if _, err := Merge([]*Results{part(0, a), part(1, b)}); err != nil {
+			t.Errorf("%v and %v: %v, want them merged", a, b, err)
+		}
+	}
+	m, err := Merge([]*Results{part(0, nil), part(1, a)})
+	if err != nil || m.Meta.TraceChecksums["in.csv"] != "sha256:cd" {
+		t.Errorf("a shard without checksums: merged %v, %v; want in.csv's kept", m, err)
+	}
+}
