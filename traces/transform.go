@@ -118,7 +118,9 @@ func copyRequest(dst, src *Request) {
 // to the next distinct arrival, whichever is smaller, so order is kept:
 // the i-th of k requests at t arrives at t + i*width/k. It buffers one
 // group of equal arrivals, so memory is bounded by the largest group.
-// Observed columns pass through unchanged.
+// The result is an input trace: observed columns were measured under the
+// arrivals as they were (a moved row would be answered before it
+// arrived) and are cleared, as Scale clears them.
 func Spread(r Reader, quantum int64) Reader {
 	return &spreader{src: r, quantum: quantum}
 }
@@ -181,6 +183,11 @@ func (s *spreader) Next() bool {
 	}
 	for i := int64(1); i < k; i++ {
 		s.buf[i].Arrival = t + width/k*i + (width%k)*i/k
+	}
+	for _, r := range s.buf[:k] {
+		if r.Observed() {
+			r.ClearObserved()
+		}
 	}
 	s.pos = 1
 	return true
