@@ -219,7 +219,9 @@ func compactPools(pools []sim.PoolSummary) []sim.PoolSummary {
 // this run ran none of it. A closed loop of its own the caller adds.
 func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256, catalogSHA256 string) traces.Meta {
 	meta := in.Clone()
-	meta.Set("input_source", in.Source)
+	if in.Source != "" { // else an input trace's own input_source, kept
+		meta.Set("input_source", in.Source)
+	}
 	meta.Engine, meta.EngineArgs = "", ""
 	if in.Engine != "" {
 		meta.Set("input_engine", in.Engine)

@@ -230,6 +230,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 				v = prev + "; " + v
 			}
 			m.Set("spread_ns", v)
+			asInput(&m) // Spread clears the observed columns
 			rd = Spread(rd, opt.Spread)
 		}
 		return &metaReader{Reader: rd, meta: m}, nil

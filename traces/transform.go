@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Copy writes every request of r to w and returns how many it wrote,
@@ -216,6 +218,9 @@ func Slice(r Reader, from, to int64, head int) Reader {
 	// trace, as Scale makes one.
 	tsc := m.Extra["replay.time_scale"]
 	unmoored := m.Extra["replay.arrival"] == "closed" || tsc != "" && tsc != "1"
+	if unmoored {
+		asInput(&m)
+	}
 	return &slicer{Reader: r, meta: m, from: from, to: to, head: head, clearObserved: unmoored}
 }
 
@@ -267,10 +272,43 @@ func shiftTimes(r *Request, d int64) {
 	}
 }
 
+// runKeys are Extra keys that describe the run which measured a trace (a
+// simulated plan and its step model, profile, catalog and closed loop),
+// besides the replay.* and proxy.* settings of a live one.
+var runKeys = []string{"plan", "step_model", "profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"}
+
+// asInput turns m, the metadata of a trace whose observed columns are
+// cleared, into an input trace's: what described the run that measured
+// them (a live or simulated source, the engine, device and batch policy,
+// the run's settings) no longer describes any row and is kept under
+// input_ names, as record and simulate keep their input's run.
+func asInput(m *Meta) {
+	if m.Source == "live" || m.Source == "simulated" {
+		m.Set("input_source", m.Source)
+		m.Source = ""
+	}
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device}, {"batch_policy", &m.BatchPolicy}} {
+		if *f.v != "" {
+			m.Set("input_"+f.key, *f.v)
+			*f.v = ""
+		}
+	}
+	for k, v := range m.Extra {
+		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(runKeys, k) {
+			delete(m.Extra, k)
+			m.Set("input_"+k, v)
+		}
+	}
+}
+
 // Scale multiplies every arrival by factor (> 0): 2 stretches the trace to
 // twice its length, 0.5 doubles the rate. Use 1/rateFactor to scale the
 // rate. The result is an input trace: observed columns no longer describe
-// it and are cleared. Arrivals are rounded to the nearest ns.
+// it and are cleared, and the run that measured them is the input's
+// (asInput). Arrivals are rounded to the nearest ns.
 func Scale(r Reader, factor float64) (Reader, error) {
 	if !(factor > 0) || math.IsInf(factor, 0) {
 		return nil, fmt.Errorf("scale factor must be positive and finite, got %v", factor)
@@ -281,6 +319,7 @@ func Scale(r Reader, factor float64) (Reader, error) {
 		f = prev + "*" + f
 	}
 	m.Set("time_scale", f)
+	asInput(&m)
 	return &scaler{Reader: r, meta: m, factor: factor}, nil
 }
 

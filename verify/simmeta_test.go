@@ -46,4 +46,7 @@ func TestSimulatedCandidateMetaSetsTheInputsRunApart(t *testing.T) {
 	if _, ok := got.Extra["replay.arrival"]; ok || got.Extra["input_replay.arrival"] != "closed" {
 		t.Errorf("the recording's settings are not set apart as the input's: %v", got.Extra)
 	}
+	if got.Extra["input_source"] != "live" || got.Source != "simulated" {
+		t.Errorf("source %q, input_source %q: want simulated from a live input", got.Source, got.Extra["input_source"])
+	}
 }

@@ -1,0 +1,67 @@
+package traces
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func liveMeta() Meta {
+	m := Meta{Source: "live", Model: "m", Engine: "vllm 0.6", Device: "1× H100", BatchPolicy: "continuous max_num_seqs=8"}
+	m.Set("replay.arrival", "closed")
+	m.Set("replay.status", "complete")
+	m.Set("seed", "7")
+	return m
+}
+
+// A scaled, spread or unmoored sliced recording is an input trace: its
+// observed columns are cleared, so the metadata must not go on saying it
+// was measured live on the recording's engine and device, with
+// replay.status=complete, for rows no run answered.
+func TestTransformedInputDropsRunClaims(t *testing.T) {
+	check := func(name string, m Meta) {
+		t.Helper()
+		if m.Source == "live" || m.Engine != "" || m.Device != "" || m.BatchPolicy != "" {
+			t.Errorf("%s: source %q engine %q device %q batch policy %q: claims of a run its rows no longer hold",
+				name, m.Source, m.Engine, m.Device, m.BatchPolicy)
+		}
+		for k := range m.Extra {
+			if strings.HasPrefix(k, "replay.") {
+				t.Errorf("%s: %s=%s kept as this file's", name, k, m.Extra[k])
+			}
+		}
+		for k, want := range map[string]string{"input_source": "live", "input_device": "1× H100", "input_replay.arrival": "closed", "seed": "7"} {
+			if m.Extra[k] != want {
+				t.Errorf("%s: %s = %q, want %q", name, k, m.Extra[k], want)
+			}
+		}
+		if m.Model != "m" {
+			t.Errorf("%s: model %q, want m", name, m.Model)
+		}
+	}
+	s, err := Scale(&sliceReader{meta: liveMeta(), rows: rowsAt(0, 10)}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("scale", s.Meta())
+	check("closed-loop slice", Slice(&sliceReader{meta: liveMeta(), rows: rowsAt(0, 10)}, 5, 0, 0).Meta())
+
+	path := filepath.Join(t.TempDir(), "rec.parquet")
+	if err := WriteAll(path, liveMeta(), rowsAt(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Import(path, FormatServesim, ImportOptions{Spread: 1e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	check("spread", r.Meta())
+
+	// A recording sliced on its own clock keeps its rows' measurements,
+	// and with them the run that made them.
+	m := liveMeta()
+	m.Set("replay.arrival", "open")
+	if got := Slice(&sliceReader{meta: m, rows: rowsAt(0, 10)}, 5, 0, 0).Meta(); got.Source != "live" || got.Device != "1× H100" {
+		t.Errorf("open-loop slice: source %q device %q, want live on 1× H100", got.Source, got.Device)
+	}
+}
