@@ -210,7 +210,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		}
 		var rd Reader = &orderChecker{Reader: r, name: path, maxTokens: opt.maxTokens()}
 		if opt.DropFailed {
-			rd = &failedDropper{Reader: rd}
+			rd = &failedDropper{Reader: rd, arrivalsOnly: offArrivalClock(rd.Meta())}
 		}
 		m := rd.Meta().Clone()
 		// A file converted from another format holds its source's rows,
@@ -346,12 +346,15 @@ func (r *importReader) Next() bool {
 
 // failedDropper skips rows the source marked as failed. As the importers
 // do, the trace starts at the first row kept: dropped leading rows move
-// every later time back to where the first row was.
+// every later time back to where the first row was, but for the observed
+// times of a recording on its own clock (arrivalsOnly), which did not
+// start with the arrivals.
 type failedDropper struct {
 	Reader
-	seen, kept bool
-	start      int64 // the first row's arrival
-	shift      int64
+	arrivalsOnly bool
+	seen, kept   bool
+	start        int64 // the first row's arrival
+	shift        int64
 }
 
 func (d *failedDropper) Next() bool {
@@ -366,7 +369,11 @@ func (d *failedDropper) Next() bool {
 		if !d.kept {
 			d.kept, d.shift = true, d.start-r.Arrival
 		}
-		shiftTimes(r, d.shift)
+		if d.arrivalsOnly {
+			r.Arrival += d.shift
+		} else {
+			shiftTimes(r, d.shift)
+		}
 		return true
 	}
 	return false

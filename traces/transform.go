@@ -212,12 +212,10 @@ func Slice(r Reader, from, to int64, head int) Reader {
 		desc = prev + "; " + desc
 	}
 	m.Set("slice", desc)
-	// A closed-loop or time-scaled recording measured its times on the
-	// run's clock, not the arrivals': re-based by from they would be
-	// wrong (before the trace began, even). The slice is then an input
-	// trace, as Scale makes one.
-	tsc := m.Extra["replay.time_scale"]
-	unmoored := m.Extra["replay.arrival"] == "closed" || tsc != "" && tsc != "1"
+	// Re-based by from, the times of a recording on its own clock would
+	// be wrong (before the trace began, even). The slice is then an
+	// input trace, as Scale makes one.
+	unmoored := offArrivalClock(m)
 	if unmoored {
 		asInput(&m)
 	}
@@ -254,6 +252,14 @@ func (s *slicer) Next() bool {
 	}
 	s.done = true
 	return false
+}
+
+// offArrivalClock says whether m is a recording whose observed times are
+// on the run's clock, not the arrivals': a closed loop's or a
+// time-scaled one's.
+func offArrivalClock(m Meta) bool {
+	tsc := m.Extra["replay.time_scale"]
+	return m.Extra["replay.arrival"] == "closed" || tsc != "" && tsc != "1"
 }
 
 // shiftTimes adds d to every time column of r that was measured.
