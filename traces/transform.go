@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Copy writes every request of r to w and returns how many it wrote,
@@ -212,6 +213,11 @@ func Slice(r Reader, from, to int64, head int) Reader {
 		desc = prev + "; " + desc
 	}
 	m.Set("slice", desc)
+	// A proxy recording's times count from proxy.start: re-based, they
+	// count from the window start.
+	if t, err := time.Parse(time.RFC3339Nano, m.Extra["proxy.start"]); err == nil && from != 0 {
+		m.Set("proxy.start", t.Add(time.Duration(from)).Format(time.RFC3339Nano))
+	}
 	// Re-based by from, the times of a recording on its own clock would
 	// be wrong (before the trace began, even). The slice is then an
 	// input trace, as Scale makes one.

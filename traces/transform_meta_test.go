@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func liveMeta() Meta {
@@ -63,5 +64,17 @@ func TestTransformedInputDropsRunClaims(t *testing.T) {
 	m.Set("replay.arrival", "open")
 	if got := Slice(&sliceReader{meta: m, rows: rowsAt(0, 10)}, 5, 0, 0).Meta(); got.Source != "live" || got.Device != "1× H100" {
 		t.Errorf("open-loop slice: source %q device %q, want live on 1× H100", got.Source, got.Device)
+	}
+}
+
+// A proxy recording's times are ns since proxy.start: re-based to the
+// window start, they are ns since a later instant, which the slice must
+// name, else a row's wall-clock time comes out early by --from.
+func TestSliceMovesProxyStart(t *testing.T) {
+	m := Meta{Source: "proxy"}
+	m.Set("proxy.start", "2026-01-02T03:04:05.5Z")
+	got := Slice(&sliceReader{meta: m, rows: rowsAt(0, 10)}, int64(90*time.Second), 0, 0).Meta()
+	if v, want := got.Extra["proxy.start"], "2026-01-02T03:05:35.5Z"; v != want {
+		t.Errorf("proxy.start = %q, want %q", v, want)
 	}
 }
