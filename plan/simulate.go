@@ -33,9 +33,13 @@ type Result struct {
 	// recorded.
 	ToolVersion    string            `json:"tool_version,omitempty"`
 	InputChecksums map[string]string `json:"input_checksums,omitempty"`
-	Profile        string            `json:"profile,omitempty"`
-	ProfileSHA256  string            `json:"profile_sha256,omitempty"`
-	CatalogSHA256  string            `json:"catalog_sha256,omitempty"`
+	// InputWorkload is what else made the input files' requests arrive
+	// as they did (traces.Workload); written when empty too, since absent
+	// it is unknown (results written before it was recorded).
+	InputWorkload map[string]string `json:"input_workload"`
+	Profile       string            `json:"profile,omitempty"`
+	ProfileSHA256 string            `json:"profile_sha256,omitempty"`
+	CatalogSHA256 string            `json:"catalog_sha256,omitempty"`
 }
 
 // SetMeta records what identifies the run in meta, its simulated trace's
@@ -44,6 +48,7 @@ type Result struct {
 func (res *Result) SetMeta(meta traces.Meta) {
 	res.ToolVersion = meta.ToolVersion
 	res.InputChecksums = meta.Clone().Checksums
+	res.InputWorkload = traces.Workload(meta)
 	res.Profile, res.ProfileSHA256 = meta.Extra["profile"], meta.Extra["profile_sha256"]
 	res.CatalogSHA256 = meta.Extra["catalog_sha256"]
 }

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/servesim/servesim/traces"
@@ -215,17 +217,36 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 }
 
 // inputDifferences says how a and b ran different inputs, as far as their
-// metadata tells: requests from other input files, whose latencies and
+// metadata tells: requests from other input files, or the same files
+// sliced, scaled, spread or imported otherwise, whose latencies and
 // throughput measure another workload. (Another model or device is what a
 // comparison of configs is for.)
 func inputDifferences(a, b *Run) []string {
-	if len(a.InputSums) > 0 && len(b.InputSums) > 0 && !traces.SameInputs(a.InputSums, b.InputSums) {
-		return []string{"were fed different input traces (their checksums differ)"}
+	if len(a.InputSums) > 0 && len(b.InputSums) > 0 {
+		if !traces.SameInputs(a.InputSums, b.InputSums) {
+			return []string{"were fed different input traces (their checksums differ)"}
+		}
+		if a.InputWorkload != nil && b.InputWorkload != nil && !maps.Equal(a.InputWorkload, b.InputWorkload) {
+			return []string{fmt.Sprintf("were fed the same input files made into other workloads (A: %s; B: %s)",
+				workloadString(a.InputWorkload), workloadString(b.InputWorkload))}
+		}
 	}
 	if a.SweepTrace != "" && b.SweepTrace != "" && a.SweepTrace != b.SweepTrace {
 		return []string{"were swept over different traces (their sha256 differ)"}
 	}
 	return nil
+}
+
+// workloadString lists a traces.Workload as key=value, sorted.
+func workloadString(w map[string]string) string {
+	if len(w) == 0 {
+		return "as recorded"
+	}
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		s = append(s, k+"="+w[k])
+	}
+	return strings.Join(s, ", ")
 }
 
 func fmtRel(r float64) string {

@@ -42,6 +42,9 @@ type Run struct {
 	// came from (a trace's metadata, summary.json, a sweep's results);
 	// nil = unknown.
 	InputSums map[string]string
+	// InputWorkload is what else made those files' requests arrive as
+	// they did (traces.Workload); nil = unknown.
+	InputWorkload map[string]string
 	// SweepTrace is the sha256 of the trace a sweep row was simulated on
 	// (the results' metadata); "" for other runs, or unknown.
 	SweepTrace string
@@ -193,7 +196,7 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 				r.Metrics.Goodput = float64(tr.Metrics.MetSLO) / res.Summary.Makespan
 			}
 			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
-			r.InputSums = tr.InputSums
+			r.InputSums, r.InputWorkload = tr.InputSums, tr.InputWorkload
 			if tr.Metrics.Devices > 0 {
 				r.Metrics.Devices = tr.Metrics.Devices
 			}
@@ -351,7 +354,8 @@ func resultRun(res *plan.Result) *Run {
 		}
 	}
 	// nil in a summary written before it named its inputs
-	return &Run{Name: res.Name, Kind: "simulated", Policy: s.Policy, Metrics: m, Result: res, InputSums: res.InputChecksums}
+	return &Run{Name: res.Name, Kind: "simulated", Policy: s.Policy, Metrics: m, Result: res,
+		InputSums: res.InputChecksums, InputWorkload: res.InputWorkload}
 }
 
 // TraceRun computes a run's metrics from a per-request trace (live or
@@ -370,6 +374,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	run := &Run{
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
+		InputWorkload: traces.Workload(meta),
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"

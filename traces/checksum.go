@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -69,4 +70,51 @@ func SameInputs(a, b map[string]string) bool {
 		return slices.Sorted(slices.Values(s))
 	}
 	return slices.Equal(sums(a), sums(b))
+}
+
+// workloadKeys are the Extra keys of the transformations that change which
+// requests of the input files arrive when: a slice, a spread, dropped
+// failures, ShareGPT's Poisson rate and seed. (A time scale is taken with
+// a live run's own, in Workload.) Everything else in Extra describes the
+// run, the format or the history: a conversion to another format, for
+// one, changes no request.
+var workloadKeys = []string{"slice", "spread_ns", "drop_failed", "rate", "seed"}
+
+// Workload is what, besides its input files (Meta.Checksums), makes the
+// requests of a trace with metadata m arrive as they do: each of
+// workloadKeys that m records, and "time_scale", the product of its
+// scales and the live run's replay.time_scale, unless that is 1. Two
+// traces of the same input files ran one workload when their Workload is
+// equal too; a key absent from older files is no transformation.
+func Workload(m Meta) map[string]string {
+	w := map[string]string{}
+	for _, k := range workloadKeys {
+		if v, ok := m.Extra[k]; ok {
+			w[k] = v
+		}
+	}
+	// Scale records "2*0.5"; a replay at time scale s sends the arrivals
+	// s times as far apart. The product is the workload's.
+	scale, exact := 1.0, true
+	var raw []string
+	for _, v := range []string{m.Extra["time_scale"], m.Extra["replay.time_scale"]} {
+		for f := range strings.SplitSeq(v, "*") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			raw = append(raw, f)
+			x, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				exact = false
+			}
+			scale *= x
+		}
+	}
+	switch {
+	case !exact: // unreadable: kept as written, never taken for none
+		w["time_scale"] = strings.Join(raw, "*")
+	case scale != 1:
+		w["time_scale"] = strconv.FormatFloat(scale, 'g', -1, 64)
+	}
+	return w
 }

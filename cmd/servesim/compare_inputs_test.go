@@ -106,3 +106,40 @@ func TestCompareConvertedTraceIsSameInput(t *testing.T) {
 		t.Errorf("a trace and a slice of it: want a warning that the inputs differ, got\n%s", out)
 	}
 }
+
+// One file imported with other options (--spread) is another workload
+// though its checksum is the same: compare warns, from the traces and from
+// the summaries alone. Imported alike, it compares without a warning.
+func TestCompareWarnsOfOneFileImportedDifferently(t *testing.T) {
+	dir := t.TempDir()
+	plan := basePlan(t, dir, "p.toml")
+	csv := writeFile(t, dir, "in.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,100,10\n2023-11-16 18:15:46.6805900,120,12\n2023-11-16 18:15:48.0000000,90,9\n")
+	simulate := func(name string, importArgs ...string) string {
+		tr := filepath.Join(dir, name+".parquet")
+		args := append(append([]string{"trace", "import", "--format", "azure"}, importArgs...), csv, tr)
+		if _, err := run(t, args...); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name)
+		if _, err := run(t, "simulate", "--trace", tr, "--config", plan, "--out", out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	plain, again, spread := simulate("plain"), simulate("again"), simulate("spread", "--spread", "1s")
+	if out, _ := compare(t, plain, again); strings.Contains(out, "warning") {
+		t.Errorf("one file imported alike: want no warning, got\n%s", out)
+	}
+	if out, _ := compare(t, plain, spread); !strings.Contains(out, "warning: A and B were fed") || !strings.Contains(out, "spread_ns") {
+		t.Errorf("one file imported with --spread and without: want a warning naming spread_ns, got\n%s", out)
+	}
+	// the summaries alone
+	for _, d := range []string{plain, spread} {
+		if err := os.Remove(filepath.Join(d, "p.parquet")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _ := compare(t, filepath.Join(plain, "summary.json"), filepath.Join(spread, "summary.json")); !strings.Contains(out, "spread_ns") {
+		t.Errorf("summaries of one file imported with --spread and without: want a warning naming spread_ns, got\n%s", out)
+	}
+}
