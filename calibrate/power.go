@@ -25,6 +25,17 @@ type PowerFit struct {
 	Dynamic Coef       `json:"dynamic_watts"`
 	Quality FitQuality `json:"quality"`
 	Notes   []string   `json:"notes,omitempty"`
+	// Devices are the GPUs whose samples were fitted (all the host's
+	// unless calibrate --gpu-devices chose the engine's); empty in a
+	// profile written before they were recorded.
+	Devices []PowerDevice `json:"devices,omitempty"`
+}
+
+// PowerDevice is one GPU of a power fit, as NVML names it.
+type PowerDevice struct {
+	Index int    `json:"index"`
+	UUID  string `json:"uuid,omitempty"`
+	Name  string `json:"name,omitempty"`
 }
 
 // Watts evaluates the fitted model at utilization u (not clamped).

@@ -351,3 +351,20 @@ func TestLoadProfileRejectsUnknownTraceKind(t *testing.T) {
 		t.Errorf("kind \"warmpu\": error %v, want one naming traces[0].kind", err)
 	}
 }
+
+// A power fit's devices survive a save and load.
+func TestProfilePowerDevicesRoundTrip(t *testing.T) {
+	p := testProfile()
+	p.Power.Devices = []PowerDevice{{Index: 2, UUID: "GPU-aaaa", Name: "NVIDIA H100 80GB HBM3"}}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ParseProfile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Power.Devices) != 1 || q.Power.Devices[0] != p.Power.Devices[0] {
+		t.Errorf("devices %+v, want %+v", q.Power.Devices, p.Power.Devices)
+	}
+}

@@ -59,6 +59,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "precision", Usage: "weight precision for the profile, e.g. bf16, fp8"},
 			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known (0 = unknown)"},
 			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
+			&cli.StringFlag{Name: "gpu-devices", Usage: "the GPUs the engine runs on, as NVML indices or UUIDs (gpu.csv's index and uuid columns), comma-separated, e.g. 0,1: the power fit takes only their samples (default: every GPU of the host)"},
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit"},
 			&cli.IntFlag{Name: "max-prompt", DefaultText: "1024 quick, 2048 full", Usage: "longest prompt of the prefill sweep"},
 			&cli.IntFlag{Name: "repeats", DefaultText: "2 quick, 3 full", Usage: "repeats of each prefill and decode configuration"},
@@ -124,11 +125,17 @@ func runCalibrate(c *cli.Context) error {
 	if _, err := withoutTerms(c); err != nil {
 		return cli.Exit(err, 2) // before any live run
 	}
+	var gpuDevices telemetry.DeviceSelection
+	if c.IsSet("gpu-devices") {
+		if gpuDevices, err = telemetry.ParseDeviceSelection(c.String("gpu-devices")); err != nil {
+			return cli.Exit(fmt.Sprintf("calibrate: --gpu-devices: %v", err), 2)
+		}
+	}
 	live := c.String("from-traces") == ""
 	if !live {
 		// A refit replays recorded runs: a flag that shapes live runs would
 		// be silently ignored.
-		liveOnly := []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots"}
+		liveOnly := []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots", "gpu-devices"}
 		for _, f := range clientFlags(0) {
 			liveOnly = append(liveOnly, f.Names()[0])
 		}
@@ -267,9 +274,10 @@ func runCalibrate(c *cli.Context) error {
 	warnRuns(w, runs, &cfg.IgnoreEOS)
 	if nvmlErr == nil {
 		var samples []calibrate.PowerSample
+		var devs []calibrate.PowerDevice
 		err := published
 		if err == nil {
-			samples, err = readPowerCSV(gpuCSV)
+			samples, devs, err = readPowerCSV(gpuCSV, gpuDevices)
 		}
 		if err == nil {
 			power, err = calibrate.FitPower(samples)
@@ -278,7 +286,12 @@ func runCalibrate(c *cli.Context) error {
 			fmt.Fprintf(w, "power: not fitted (%v)\n", err)
 			power = nil
 		} else {
-			fmt.Fprintf(w, "power: idle %.1f W + %.1f W × utilization (R² %.3f, n=%d)\n", power.Idle.Value, power.Dynamic.Value, power.Quality.R2, power.Quality.N)
+			power.Devices = devs
+			fmt.Fprintf(w, "power: idle %.1f W + %.1f W × utilization (R² %.3f, n=%d) per device, fitted to %s\n",
+				power.Idle.Value, power.Dynamic.Value, power.Quality.R2, power.Quality.N, powerDevicesText(devs))
+			if gpuDevices == nil && len(devs) > 1 {
+				fmt.Fprintf(w, "power: warning: fitted to all %d GPUs of the host; if the engine runs on fewer, the idle ones bias the fit toward idle power: name the engine's with --gpu-devices\n", len(devs))
+			}
 		}
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
@@ -484,17 +497,22 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 }
 
 // readPowerCSV reads the power and SM utilisation columns of a telemetry
-// GPU CSV, skipping rows where either was not measured.
-func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
+// GPU CSV, skipping rows where either was not measured, and keeping only
+// the devices sel selects (all when nil): NVML samples every GPU of the
+// host, and the idle ones beside an engine on fewer would pull the fit
+// toward their idle power. It returns the devices kept, and errors when
+// sel names one the samples lack or the devices differ in model (one fit
+// cannot price both).
+func readPowerCSV(path string, sel telemetry.DeviceSelection) ([]calibrate.PowerSample, []calibrate.PowerDevice, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
 	head, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -503,17 +521,34 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 	ti, okT := col["t_ns"]
 	pi, okP := col["power_w"]
 	ui, okU := col["sm_util_pct"]
-	if !okT || !okP || !okU {
-		return nil, fmt.Errorf("%s: want columns t_ns, power_w, sm_util_pct", path)
+	ii, okI := col["index"]
+	idi, okID := col["uuid"]
+	ni, okN := col["name"]
+	if !okT || !okP || !okU || !okI || !okID || !okN {
+		return nil, nil, fmt.Errorf("%s: want columns t_ns, index, uuid, name, power_w, sm_util_pct", path)
 	}
 	var out []calibrate.PowerSample
+	var devs []calibrate.PowerDevice
+	seen := map[int]bool{}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		idx, err := strconv.Atoi(rec[ii])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: index %q: want an NVML device index", path, line, rec[ii])
+		}
+		if !sel.Has(idx, rec[idi]) {
+			continue
+		}
+		if !seen[idx] {
+			seen[idx] = true
+			devs = append(devs, calibrate.PowerDevice{Index: idx, UUID: rec[idi], Name: rec[ni]})
 		}
 		t, e1 := strconv.ParseInt(rec[ti], 10, 64)
 		pw, e2 := strconv.ParseFloat(rec[pi], 64)
@@ -523,7 +558,35 @@ func readPowerCSV(path string) ([]calibrate.PowerSample, error) {
 		}
 		out = append(out, calibrate.PowerSample{T: t, Watts: pw, Utilization: u / 100})
 	}
-	return out, nil
+	for _, want := range sel {
+		found := false
+		for _, d := range devs {
+			found = found || want == d.UUID || want == strconv.Itoa(d.Index)
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("%s: --gpu-devices %s: the samples have no such device (NVML index or UUID)", path, want)
+		}
+	}
+	for i := 1; i < len(devs); i++ {
+		if d := devs[i]; d.Name != devs[0].Name {
+			return nil, nil, fmt.Errorf("%s: device %d is %q but device %d is %q: one power fit cannot describe both; choose the engine's with --gpu-devices",
+				path, devs[0].Index, devs[0].Name, d.Index, d.Name)
+		}
+	}
+	return out, devs, nil
+}
+
+// powerDevicesText names the devices of a power fit, e.g. "1 × NVIDIA
+// H100 80GB HBM3 (0)".
+func powerDevicesText(devs []calibrate.PowerDevice) string {
+	if len(devs) == 0 {
+		return "no device"
+	}
+	idx := make([]string, len(devs))
+	for i, d := range devs {
+		idx[i] = strconv.Itoa(d.Index)
+	}
+	return fmt.Sprintf("%d × %s (%s)", len(devs), devs[0].Name, strings.Join(idx, ", "))
 }
 
 // profileStep is a loaded --profile: the step model and how to name it,

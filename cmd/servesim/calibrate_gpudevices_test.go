@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/replay/telemetry"
+)
+
+// gpuCSVRows is a gpu.csv of n rounds on a host of two H100s: the engine
+// on device 0 (100 W idle + 500 W × utilization), device 1 idle at 60 W.
+func gpuCSVRows(n int, name1 string) string {
+	var b strings.Builder
+	b.WriteString("t_ns,unix_ns,index,uuid,name,mem_used_bytes,mem_total_bytes,power_w,energy_mj,sm_util_pct,sm_clock_mhz,mem_clock_mhz\n")
+	for i := 0; i < n; i++ {
+		u := float64(i%11) * 10
+		fmt.Fprintf(&b, "%d,0,0,GPU-aaaa,NVIDIA H100 80GB HBM3,,,%g,,%g,,\n", i*1e8, 100+5*u, u)
+		fmt.Fprintf(&b, "%d,0,1,GPU-bbbb,%s,,,60,,0,,\n", i*1e8, name1)
+	}
+	return b.String()
+}
+
+// The power fit takes the samples of the engine's devices only: the idle
+// GPUs of the host, at 0% utilization, would pull the fitted idle power
+// toward theirs.
+func TestCalibratePowerFitsTheSelectedDevices(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "gpu.csv", gpuCSVRows(44, "NVIDIA H100 80GB HBM3"))
+	for _, spec := range []string{"0", "GPU-aaaa"} {
+		sel, err := telemetry.ParseDeviceSelection(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, devs, err := readPowerCSV(path, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fit, err := calibrate.FitPower(samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(fit.Idle.Value-100) > 1e-6 || math.Abs(fit.Dynamic.Value-500) > 1e-6 {
+			t.Errorf("--gpu-devices %s: fit %.1f W + %.1f W × utilization, want 100 W + 500 W", spec, fit.Idle.Value, fit.Dynamic.Value)
+		}
+		if len(devs) != 1 || devs[0].Index != 0 || devs[0].UUID != "GPU-aaaa" || devs[0].Name != "NVIDIA H100 80GB HBM3" {
+			t.Errorf("--gpu-devices %s: devices %+v, want device 0 only", spec, devs)
+		}
+	}
+	// no selection: every device, both recorded
+	_, devs, err := readPowerCSV(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(devs) != 2 {
+		t.Errorf("no selection: devices %+v, want both", devs)
+	}
+	// a selected device the samples lack
+	sel, _ := telemetry.ParseDeviceSelection("0,3")
+	if _, _, err := readPowerCSV(path, sel); err == nil || !strings.Contains(err.Error(), "3") {
+		t.Errorf("device 3 not sampled: err %v, want one naming it", err)
+	}
+	// devices of different models: one fit cannot price both
+	mixed := writeFile(t, dir, "mixed.csv", gpuCSVRows(44, "NVIDIA A100-SXM4-80GB"))
+	if _, _, err := readPowerCSV(mixed, nil); err == nil || !strings.Contains(err.Error(), "A100") {
+		t.Errorf("mixed models: err %v, want one naming them", err)
+	}
+}
+
+func TestParseDeviceSelection(t *testing.T) {
+	for _, bad := range []string{"", "0,", "-1", "x", "0,0", "1.5"} {
+		if _, err := telemetry.ParseDeviceSelection(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	sel, err := telemetry.ParseDeviceSelection(" 2, GPU-1234 ,MIG-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		i    int
+		uuid string
+		want bool
+	}{{2, "GPU-x", true}, {0, "GPU-1234", true}, {1, "MIG-5", true}, {0, "GPU-9", false}} {
+		if got := sel.Has(c.i, c.uuid); got != c.want {
+			t.Errorf("Has(%d, %q) = %v, want %v", c.i, c.uuid, got, c.want)
+		}
+	}
+}
