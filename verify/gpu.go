@@ -31,7 +31,7 @@ func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gp
 	if opt.GPUInterval <= 0 {
 		return nil
 	}
-	rec, err := startNVML(ctx, opt.GPUInterval, path)
+	rec, err := startNVML(ctx, opt.GPUInterval, path, opt.GPUDevices)
 	if err != nil {
 		if errors.Is(err, telemetry.ErrNoDriver) {
 			if !opt.noGPUDriverSaid {

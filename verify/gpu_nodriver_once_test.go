@@ -17,7 +17,7 @@ import (
 // is said once per verification, as record says it once, however many
 // candidates and repeats run.
 func TestNoGPUDriverSaidOnce(t *testing.T) {
-	startNVML = func(context.Context, time.Duration, string) (*telemetry.GPURecorder, error) {
+	startNVML = func(context.Context, time.Duration, string, telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
 		return nil, telemetry.ErrNoDriver
 	}
 	defer func() { startNVML = telemetry.StartNVML }()

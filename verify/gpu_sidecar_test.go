@@ -73,7 +73,7 @@ func TestGPUSamplesFollowTheTrace(t *testing.T) {
 // and a run that wrote none leaves the file as it was.
 func TestGPUSamplesNotTakenRemoveAnEarlierFile(t *testing.T) {
 	saved := startNVML
-	startNVML = func(context.Context, time.Duration, string) (*telemetry.GPURecorder, error) {
+	startNVML = func(context.Context, time.Duration, string, telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
 		return nil, telemetry.ErrNoDriver
 	}
 	defer func() { startNVML = saved }()

@@ -42,7 +42,7 @@ func (g *constGPU) Sample() ([]telemetry.DeviceSample, error) {
 // With --gpu, each replay is sampled: energy per output token is measured
 // from the GPU's energy, compared with the simulator's, and not gated.
 func TestRunSamplesGPUEnergy(t *testing.T) {
-	startNVML = func(ctx context.Context, interval time.Duration, path string) (*telemetry.GPURecorder, error) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
 		return telemetry.StartGPU(ctx, &constGPU{}, telemetry.GPUConfig{Interval: interval, Path: path})
 	}
 	defer func() { startNVML = telemetry.StartNVML }()
@@ -79,7 +79,7 @@ func TestRunSamplesGPUEnergy(t *testing.T) {
 	}
 
 	// Without a driver the run goes on, energy unmeasured.
-	startNVML = func(context.Context, time.Duration, string) (*telemetry.GPURecorder, error) {
+	startNVML = func(context.Context, time.Duration, string, telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
 		return nil, telemetry.ErrNoDriver
 	}
 	res, err = Run(context.Background(), Options{
@@ -177,7 +177,7 @@ func (g *hostGPUs) Sample() ([]telemetry.DeviceSample, error) {
 // simulator's energy per output token is for the plan's devices, and the
 // measured one is left out of the comparison rather than set against it.
 func TestGPUEnergyOfOtherDevicesIsNotCompared(t *testing.T) {
-	startNVML = func(ctx context.Context, interval time.Duration, path string) (*telemetry.GPURecorder, error) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
 		return telemetry.StartGPU(ctx, &hostGPUs{n: 4}, telemetry.GPUConfig{Interval: interval, Path: path})
 	}
 	defer func() { startNVML = telemetry.StartNVML }()

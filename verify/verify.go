@@ -34,6 +34,7 @@ import (
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
@@ -100,6 +101,10 @@ type Options struct {
 	// each measured replay (rankNN.gpu.csv): energy per output token is
 	// then measured. No driver is said once and leaves it unmeasured.
 	GPUInterval time.Duration
+	// GPUDevices, when not nil, are the GPUs the candidates' engine runs
+	// on (NVML indices or UUIDs): only they are sampled, so that their
+	// energy compares with the plan's devices' on a host with more.
+	GPUDevices telemetry.DeviceSelection
 	// Repeat measures each candidate this many times (0 or 1: once), each
 	// on a freshly started engine when Engine is set, and compares the
 	// prediction with the mean; the rows then carry the range the runs

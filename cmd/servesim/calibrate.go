@@ -239,7 +239,7 @@ func runCalibrate(c *cli.Context) error {
 	}
 
 	// Power: NVML when there is a driver; otherwise say so once.
-	rec, nvmlErr := telemetry.StartNVML(c.Context, 100*time.Millisecond, gpuCSV)
+	rec, nvmlErr := telemetry.StartNVML(c.Context, 100*time.Millisecond, gpuCSV, nil)
 	if nvmlErr != nil {
 		fmt.Fprintf(w, "power: not measured (%v); the profile's power is null\n", nvmlErr)
 	}

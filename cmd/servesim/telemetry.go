@@ -22,6 +22,7 @@ func telemetryFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML to OUT-stem.gpu.csv"},
 		&cli.StringFlag{Name: "engine-metrics", Usage: "poll the engine's Prometheus metrics to OUT-stem.engine.csv: its base URL (http://h:8000 or http://h:8000/v1 read /metrics beside /v1) or its metrics URL"},
+		&cli.StringFlag{Name: "gpu-devices", Usage: "with --gpu: the GPUs to sample, as NVML indices or UUIDs, comma-separated (default: every GPU of the host)"},
 		&cli.DurationFlag{Name: "telemetry-interval", Value: time.Second, Usage: "sampling interval for --gpu and --engine-metrics"},
 	}
 }
@@ -52,9 +53,19 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 			return nil, cli.Exit(fmt.Sprintf("%s: --engine-metrics %q: want the engine's base URL or its metrics URL, http(s)://host[:port][/path]", c.Command.FullName(), urlshow.String(u)), 2)
 		}
 	}
+	var devices telemetry.DeviceSelection
+	if c.IsSet("gpu-devices") {
+		if !c.Bool("gpu") {
+			return nil, cli.Exit(fmt.Sprintf("%s: --gpu-devices needs --gpu", c.Command.FullName()), 2)
+		}
+		var err error
+		if devices, err = telemetry.ParseDeviceSelection(c.String("gpu-devices")); err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: --gpu-devices: %v", c.Command.FullName(), err), 2)
+		}
+	}
 	var err error
 	if c.Bool("gpu") {
-		if s.gpu, err = telemetry.StartNVML(c.Context, interval, telemetry.SidecarPath(out, "gpu")); err != nil {
+		if s.gpu, err = telemetry.StartNVML(c.Context, interval, telemetry.SidecarPath(out, "gpu"), devices); err != nil {
 			if !errors.Is(err, telemetry.ErrNoDriver) {
 				return nil, err
 			}

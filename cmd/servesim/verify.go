@@ -23,6 +23,7 @@ import (
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/verify"
 )
@@ -79,6 +80,7 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table (its paths from the current directory)"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
 			&cli.DurationFlag{Name: "gpu-interval", Value: 250 * time.Millisecond, Usage: "NVML sampling interval with --gpu"},
+			&cli.StringFlag{Name: "gpu-devices", Usage: "with --gpu: the GPUs the engine runs on, as NVML indices or UUIDs, comma-separated (default: every GPU of the host; energy is compared only when their count is the plan's)"},
 		}, clientFlags(5*time.Minute)...),
 		Action: runVerify,
 	}
@@ -144,8 +146,15 @@ func runVerify(c *cli.Context) error {
 			return cli.Exit(fmt.Sprintf("verify: --gpu-interval %v: want > 0", c.Duration("gpu-interval")), 2)
 		}
 		opt.GPUInterval = c.Duration("gpu-interval")
-	} else if c.IsSet("gpu-interval") {
-		return cli.Exit("verify: --gpu-interval needs --gpu", 2)
+		if c.IsSet("gpu-devices") {
+			sel, err := telemetry.ParseDeviceSelection(c.String("gpu-devices"))
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("verify: --gpu-devices: %v", err), 2)
+			}
+			opt.GPUDevices = sel
+		}
+	} else if c.IsSet("gpu-interval") || c.IsSet("gpu-devices") {
+		return cli.Exit("verify: --gpu-interval and --gpu-devices need --gpu", 2)
 	}
 	cf, err := readCandidates(c.String("candidates"))
 	if err != nil {

@@ -437,10 +437,11 @@ func SummarizeGPU(rounds [][]DeviceSample) GPUSummary {
 
 // GPUConfig configures StartGPU. Zero fields take the defaults named.
 type GPUConfig struct {
-	Interval time.Duration // default 1s
-	Path     string        // CSV output, put there by Publish; "" writes nothing
-	Origin   time.Time     // T counts from here; default: when sampling starts
-	Logger   *slog.Logger  // default slog.Default()
+	Interval time.Duration   // default 1s
+	Path     string          // CSV output, put there by Publish; "" writes nothing
+	Origin   time.Time       // T counts from here; default: when sampling starts
+	Devices  DeviceSelection // the devices sampled; nil: every one the source reads
+	Logger   *slog.Logger    // default slog.Default()
 }
 
 // GPURecorder samples a Source at an interval, writes each sample to a CSV
@@ -463,19 +464,19 @@ type GPURecorder struct {
 	sum       GPUSummary
 }
 
-// StartNVML samples every NVIDIA GPU through NVML every interval and
-// writes the samples to the CSV file that Publish puts at path ("" for
-// none).
+// StartNVML samples the NVIDIA GPUs devices selects (every one when nil)
+// through NVML every interval and writes the samples to the CSV file that
+// Publish puts at path ("" for none).
 //
 // Without a usable driver it returns a nil *GPURecorder and an error
 // wrapping ErrNoDriver; say so once and carry on: a nil recorder's Stop is
 // safe and returns a summary whose measurements are all NaN.
-func StartNVML(ctx context.Context, interval time.Duration, path string) (*GPURecorder, error) {
+func StartNVML(ctx context.Context, interval time.Duration, path string, devices DeviceSelection) (*GPURecorder, error) {
 	src, closeFn, err := OpenNVML()
 	if err != nil {
 		return nil, err
 	}
-	r, err := StartGPU(ctx, src, GPUConfig{Interval: interval, Path: path})
+	r, err := StartGPU(ctx, src, GPUConfig{Interval: interval, Path: path, Devices: devices})
 	if err != nil {
 		closeFn()
 		return nil, err
@@ -530,6 +531,15 @@ var gpuHeader = []string{"t_ns", "unix_ns", "index", "uuid", "name", "mem_used_b
 func (r *GPURecorder) sample() {
 	now := time.Now()
 	round, err := r.src.Sample()
+	if err == nil && r.cfg.Devices != nil {
+		kept := round[:0:0]
+		for _, s := range round {
+			if r.cfg.Devices.Has(s.Index, s.UUID) {
+				kept = append(kept, s)
+			}
+		}
+		round = kept
+	}
 	if err != nil {
 		r.failed++
 		if !r.loggedErr {

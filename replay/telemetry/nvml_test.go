@@ -16,7 +16,7 @@ import (
 // sample.
 func TestNVMLWithoutDriver(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.gpu.csv")
-	r, err := StartNVML(context.Background(), 10*time.Millisecond, path)
+	r, err := StartNVML(context.Background(), 10*time.Millisecond, path, nil)
 	if err == nil {
 		time.Sleep(30 * time.Millisecond)
 		s := r.Stop()
