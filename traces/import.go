@@ -216,7 +216,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		// A file converted from another format holds its source's rows,
 		// which the source's checksum already names: a run on either fed
 		// one workload. Anything else is identified by its own bytes.
-		if !isConversion(m) {
+		if !IsConversion(m) {
 			m.SetChecksum(filepath.Base(path), sum)
 		}
 		if opt.DropFailed {
@@ -247,10 +247,11 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	return &fileImport{Reader: r, f: f, sum: sum, base: filepath.Base(path)}, nil
 }
 
-// isConversion says whether m describes the rows of the one file it has
+// IsConversion says whether m describes the rows of the one file it has
 // a checksum of, imported from another format and neither sliced nor
-// scaled since (a synthetic trace's Source is no import format).
-func isConversion(m Meta) bool {
+// scaled since (a synthetic trace's Source is no import format): a run
+// on such a file names its source's checksum, not the file's own.
+func IsConversion(m Meta) bool {
 	format, name, ok := strings.Cut(m.Source, ":")
 	if !ok || ImportFormat(format) == FormatServesim || !slices.Contains(ImportFormats(), ImportFormat(format)) {
 		return false
