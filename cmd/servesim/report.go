@@ -58,6 +58,9 @@ func reportCommand() *cli.Command {
 					return err
 				}
 				sections = append(sections, report.VerificationSection{Result: res})
+				// listed with the other inputs: a verify-only report names its source
+				in.Sources = append(in.Sources, fmt.Sprintf("%s: verify result, %d candidates (%d not measured) on %d requests",
+					v, len(res.Candidates), res.Incomplete, res.Requests))
 			}
 			doc, err := report.Build(flags["title"], in, sections...)
 			if err != nil {
