@@ -82,8 +82,7 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},
 		}
 		var bars []*sweep.Row
-		var pos []int // each bar's row in the table, from 1
-		for j, r := range rows {
+		for _, r := range rows {
 			devices := max(r.DeviceCount, 1) * max(r.Replicas, 1)
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
 			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), FormatUSD(r.USDPerMOutEst),
@@ -92,12 +91,12 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 				fmtF(r.SatOutTokPerSec, 0)})
 			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
 			if known(r.USDPerMOutEst) && known(r.SatUSDPerMOut) && len(bars) < 12 {
-				bars, pos = append(bars, r), append(pos, j+1)
+				bars = append(bars, r)
 			}
 		}
 		blocks = append(blocks, st)
 		if len(bars) > 0 {
-			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars, pos)
+			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars)
 			if err != nil {
 				return nil, err
 			}

@@ -30,8 +30,8 @@ func TestSweepCostBarsNameTableRows(t *testing.T) {
 	if strings.Contains(svg, ">#1<") {
 		t.Error(`the bar of the table's second row is labelled "#1"`)
 	}
-	if !strings.Contains(svg, ">row 2<") {
-		t.Error(`no bar labelled "row 2", the table row it shows`)
+	if !strings.Contains(svg, ">index=9<") {
+		t.Error(`no bar labelled "index=9", as the table row it shows`)
 	}
 }
 

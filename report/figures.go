@@ -465,16 +465,13 @@ func runCostFigure(runs []*Run, pos []int) (*Figure, error) {
 }
 
 // sweepCostFigure stacks the cost at saturation and the tail penalty; a
-// bar is named by its config's rank, else by pos, its row in the table.
-func sweepCostFigure(name, sweepName string, rows []*sweep.Row, pos []int) (*Figure, error) {
+// bar is named as its config's row in the table (configName).
+func sweepCostFigure(name, sweepName string, rows []*sweep.Row) (*Figure, error) {
 	sat, pen := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		sat[i], pen[i] = sweepCostSegments(r)
-		names[i] = fmt.Sprintf("row %d", pos[i])
-		if r.Rank > 0 {
-			names[i] = fmt.Sprintf("rank %d", r.Rank)
-		}
+		names[i] = configName(r)
 	}
 	p := newPlot("Cost at the SLO = saturation cost + tail penalty — "+sweepName, "config (as in the table above)", "$ per 1M output tokens")
 	return stackedBars(p, name, names, []string{"cost at saturation (hardware + energy), or at the SLO where lower",

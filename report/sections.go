@@ -73,11 +73,17 @@ func less(a, b float64) bool {
 	return known(a) && a < b
 }
 
-func rowMark(r *sweep.Row) string {
-	s := ""
+// configName is how tables and figures alike name a sweep's config:
+// "#N" by its rank, else "index=N", as compare selects it.
+func configName(r *sweep.Row) string {
 	if r.Rank > 0 {
-		s = fmt.Sprintf("#%d", r.Rank)
+		return fmt.Sprintf("#%d", r.Rank)
 	}
+	return fmt.Sprintf("index=%d", r.Index)
+}
+
+func rowMark(r *sweep.Row) string {
+	s := configName(r)
 	if r.OnPareto || r.ParetoLatency || r.ParetoThroughput {
 		s += " ★"
 	}
@@ -137,7 +143,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			continue
 		}
 		t := &Table{Header: header, Numeric: numeric, Caption: fmt.Sprintf("Sweep %s: %d of %d configs "+
-			"(#N = rank among configs meeting the SLO, ★ = on a Pareto front), each at %s.",
+			"(#N = rank among configs meeting the SLO, else index=N, the config's index; ★ = on a Pareto front), each at %s.",
 			sw.Name, len(rows), len(sw.Rows), evaluatedAt(rows))}
 		for _, r := range rows {
 			rr := RowRun(sw, r)
@@ -242,11 +248,7 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 				perDev = r.OutTokPerSec / float64(max(r.DeviceCount, 1)*max(r.Replicas, 1))
 				thrLabel = "goodput (else all) output tokens/s per device"
 			}
-			label := fmt.Sprintf("index %d", r.Index)
-			if r.Rank > 0 {
-				label = fmt.Sprintf("#%d", r.Rank)
-			}
-			pts = append(pts, paretoPoint{label: label, cost: r.USDPerMOutEst, p99: r.TTFTP99, perDev: perDev})
+			pts = append(pts, paretoPoint{label: configName(r), cost: r.USDPerMOutEst, p99: r.TTFTP99, perDev: perDev})
 			// the fronts are drawn among the configs that meet the SLO (ranked)
 			c := math.NaN()
 			if r.Rank > 0 {
@@ -263,7 +265,7 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 			return nil, err
 		}
 		if len(figs) > 0 {
-			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: points are labelled by rank (#N, as in the comparison table); "+
+			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: points are labelled as the tables name configs, by rank (#N), else by index (index=N; one the tables leave out is shown by compare PATH#index=N); "+
 				"the fronts are drawn among the configs that meet the SLO, on the plotted axes (the table's ★ is the sweep's "+
 				"own flag: cost vs P99 E2E or vs goodput per device).", sw.Name)})
 		}
