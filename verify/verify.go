@@ -440,6 +440,11 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	fail := func(status, format string, a ...any) CandidateResult {
 		cr.Status, cr.Detail = status, fmt.Sprintf(format, a...)
 		fmt.Fprintf(log, "verify: #%d %s: %s: %s\n", cand.Rank, cand.Label, status, cr.Detail)
+		// simulated, not measured: its predicted cost (and the runs'
+		// before a failed repeat) on one basis, and that basis stated
+		if cr.SimTrace != "" {
+			cr.settleCostBasis(nil, nil)
+		}
 		return cr
 	}
 	if !(cand.RateScale > 0) || math.IsInf(cand.RateScale, 0) {
