@@ -86,6 +86,7 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 		sections = DefaultSections()
 	}
 	d := &Doc{Title: title, Inputs: append([]string(nil), in.Sources...)}
+	in = distinctRunNames(in)
 	seen := map[string]bool{}
 	for _, s := range sections {
 		blocks, err := s.Blocks(in)
@@ -108,6 +109,27 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 		return nil, fmt.Errorf("nothing to report: the inputs hold no runs or sweep rows")
 	}
 	return d, nil
+}
+
+// distinctRunNames is in, with each run whose name another run shares
+// (the same plan in two simulate --out folders) named with its path too,
+// so that tables and figures tell them apart; in itself is left as is.
+func distinctRunNames(in *Inputs) *Inputs {
+	count := map[string]int{}
+	for _, r := range in.Runs {
+		count[r.Name]++
+	}
+	out := *in
+	out.Runs = make([]*Run, len(in.Runs))
+	for i, r := range in.Runs {
+		out.Runs[i] = r
+		if count[r.Name] > 1 {
+			named := *r
+			named.Name = fmt.Sprintf("%s (%s)", r.Name, r.Path)
+			out.Runs[i] = &named
+		}
+	}
+	return &out
 }
 
 // slug makes an HTML id / file-name stem of s: lower-case ASCII letters,
