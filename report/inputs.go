@@ -160,7 +160,14 @@ func (in *Inputs) addSummary(path string) error {
 		return err
 	}
 	in.Runs = append(in.Runs, runs...)
-	in.Sources = append(in.Sources, fmt.Sprintf("%s: simulated, %d plans", path, len(runs)))
+	// a plan's trace beside the summary is read too (its latencies)
+	withTrace := 0
+	for _, r := range runs {
+		if r.Path != path {
+			withTrace++
+		}
+	}
+	in.Sources = append(in.Sources, fmt.Sprintf("%s: simulated, %d plans, %d with a trace beside it (<plan>.parquet)", path, len(runs), withTrace))
 	return nil
 }
 
