@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/servesim/servesim/model"
 )
@@ -28,7 +29,9 @@ type Resolved struct {
 // lower bound on the capacity (the engine may have run out of sequence
 // slots first), so they replace a smaller catalog figure but never a
 // larger one, and only for a plan of at least the devices they were
-// measured on: fewer devices have less memory to hold them.
+// measured on (fewer devices have less memory to hold them) whose usable
+// memory could hold them beside its weights (not at a lower
+// gpu_memory_utilization, say).
 type MeasuredKV struct {
 	Source    string // what measured it, for messages: "profile p.json"
 	Tokens    int64  // tokens held at once
@@ -54,8 +57,8 @@ func (p *Plan) Resolve(cat *model.Catalog) (*Resolved, error) {
 }
 
 // ResolveMeasured is Resolve with the KV capacity kv measured (nil: none),
-// which replaces the catalog's where it is larger and the plan has at
-// least kv's devices. The KV cache is checked
+// which replaces the catalog's where it is larger, the plan has at least
+// kv's devices and their memory could hold it. The KV cache is checked
 // as the simulation will use it: it must hold one max_model_len sequence,
 // as vLLM requires to start; an error says which capacity it judged.
 func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, error) {
@@ -102,7 +105,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
 	}
 	r := &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Prices: p.Prices(), CatalogKVBlocks: capa.KVBlocks}
-	if kv != nil && p.Device.Count >= kv.Devices && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) {
+	if kv != nil && p.Device.Count >= kv.Devices && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) && kv.blocks(mem.BlockSize) <= memoryHolds(capa) {
 		r.raiseKV(int(kv.blocks(mem.BlockSize)), kv.Source)
 	}
 	if err := r.checkKV(); err != nil {
@@ -112,6 +115,15 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, p.atLine("model.precision", fmt.Errorf("model.precision: %s weights on %s: %w", prec, hw.Name, err))
 	}
 	return r, nil
+}
+
+// memoryHolds is the most KV blocks c's usable memory could hold beside
+// the weights, with no reserve at all: a measurement past it was taken on
+// more memory (a higher gpu_memory_utilization, smaller weights) and says
+// nothing of this plan's cache.
+func memoryHolds(c model.Capacity) int64 {
+	blockBytes := c.KVBytesPerTokenPerDevice * float64(c.Config.BlockSize)
+	return int64(math.Floor((c.UsableBytesPerDevice - c.WeightBytesPerDevice) / blockBytes))
 }
 
 // raiseKV gives the cache blocks measured by source, and what follows from

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -87,8 +88,10 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 
 	// Measured KV tokens beyond the catalog's capacity raise it.
 	prof = bytes.Replace(prof, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1)
-	prof = bytes.Replace(prof, []byte(`"max_concurrent_tokens": 453000`), []byte(`"max_concurrent_tokens": 4530000`), 1)
-	prof = bytes.Replace(prof, []byte(`"blocks": 28312`), []byte(`"blocks": 283125`), 1)
+	// (the cpu device holds 167,503 blocks of servesim-tiny in the catalog,
+	// and at most 176,087 beside its weights)
+	prof = bytes.Replace(prof, []byte(`"max_concurrent_tokens": 453000`), []byte(`"max_concurrent_tokens": 2800000`), 1)
+	prof = bytes.Replace(prof, []byte(`"blocks": 28312`), []byte(`"blocks": 175000`), 1)
 	profPath := filepath.Join(dir, "p.json")
 	os.WriteFile(profPath, prof, 0o644)
 	out, err := run(t, "simulate", "--trace", src, "--config", cfg, "--profile", profPath, "--closed-loop", "1")
@@ -100,7 +103,7 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	if n := strings.Count(out, mismatch); n != 1 {
 		t.Errorf("%d warnings %q, want 1:\n%s", n, mismatch, out)
 	}
-	for _, want := range []string{"profile " + profPath, "R²", "held-out MdAPE", "closed loop, 1 clients", "3/3", "KV capacity raised to the profile's measured 4530000 tokens → 283125 blocks"} {
+	for _, want := range []string{"profile " + profPath, "R²", "held-out MdAPE", "closed loop, 1 clients", "3/3", "KV capacity raised to the profile's measured 2800000 tokens → 175000 blocks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -192,18 +195,19 @@ func TestCalibrateChecksProfileFlagsFirst(t *testing.T) {
 // The KV capacity a profile measured replaces a smaller catalog figure
 // before the plan's capacity is checked: a plan that fits only the
 // measured cache runs on it, and one that fits neither is refused naming
-// the profile's capacity. The profile (H100-SXM-80G) measured 28,312
+// the profile's capacity. The profile (H100-SXM-80G) measured 8,400
 // blocks of 16; Llama-3.1-8B at utilization 0.4 has fewer in the catalog
-// than one 131,072-token sequence needs (8,192).
+// (7,677) than one 131,072-token sequence needs (8,192), and room for
+// 8,653 beside its weights.
 func TestSimulateProfileKVIsTheCapacityChecked(t *testing.T) {
 	dir := t.TempDir()
 	tr := writeFile(t, dir, "in.csv", smallCSV)
-	const prof = "../../calibrate/testdata/profile_v1.json"
+	prof := profileMeasuring(t, dir, 8400)
 	for _, c := range []struct {
 		name, plan, key string
 		measured        int // blocks the run has with the profile
 	}{
-		{"max_model_len past the catalog's cache", string(mustRead(t, "defaults/4-continuous.toml")), "device.max_model_len", 28312},
+		{"max_model_len past the catalog's cache", string(mustRead(t, "defaults/4-continuous.toml")), "device.max_model_len", 8400},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := c.plan
@@ -241,4 +245,17 @@ func TestCalibrateFromTracesRefusesLiveFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s\n%s", args, code, err, args[0], text)
 		}
 	}
+}
+
+// profileMeasuring writes into dir a copy of the test profile
+// (H100-SXM-80G) that measured blocks KV blocks of 16 tokens.
+func profileMeasuring(t *testing.T, dir string, blocks int) string {
+	t.Helper()
+	data, err := os.ReadFile("../../calibrate/testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"max_concurrent_tokens": 453000`), []byte(fmt.Sprintf(`"max_concurrent_tokens": %d`, blocks*16)), 1)
+	data = bytes.Replace(data, []byte(`"blocks": 28312`), []byte(fmt.Sprintf(`"blocks": %d`, blocks)), 1)
+	return writeFile(t, dir, fmt.Sprintf("measured-%d.json", blocks), string(data))
 }

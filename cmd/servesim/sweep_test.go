@@ -172,7 +172,8 @@ func mustRead(t *testing.T, name string) []byte {
 // profile measured it runs with --profile, on the measured cache, rather
 // than being skipped as kv_too_small: at utilization 0.4, Llama-3.1-8B on
 // an H100 has 7,677 blocks in the catalog, fewer than one 131,072-token
-// sequence needs (8,192); the profile measured 28,312.
+// sequence needs (8,192); the profile measured 8,400, which that
+// utilization has room for beside the weights (8,653).
 func TestSimulateSweepProfileKVDecidesTheSkip(t *testing.T) {
 	dir := t.TempDir()
 	base, err := filepath.Abs("defaults/4-continuous.toml")
@@ -197,9 +198,9 @@ func TestSimulateSweepProfileKVDecidesTheSkip(t *testing.T) {
 	if r := rows()[0]; r.Outcome != sweep.OutcomeSkipped || r.SkipReason != sweep.SkipKVTooSmall {
 		t.Fatalf("utilization 0.4 without the profile: %s %s, want skipped as %s", r.Outcome, r.SkipReason, sweep.SkipKVTooSmall)
 	}
-	r := rows("--profile", "../../calibrate/testdata/profile_v1.json")[0]
-	if r.Outcome == sweep.OutcomeSkipped || r.KVBlocks != 28312 {
-		t.Errorf("utilization 0.4 with the profile: %s %s on %d KV blocks, want it run on the profile's 28312", r.Outcome, r.SkipReason, r.KVBlocks)
+	r := rows("--profile", profileMeasuring(t, dir, 8400))[0]
+	if r.Outcome == sweep.OutcomeSkipped || r.KVBlocks != 8400 {
+		t.Errorf("utilization 0.4 with the profile: %s %s on %d KV blocks, want it run on the profile's 8400", r.Outcome, r.SkipReason, r.KVBlocks)
 	}
 }
 
