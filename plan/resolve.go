@@ -72,7 +72,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, p.atLine("device.max_model_len", fmt.Errorf("device.max_model_len: %d exceeds %s's max context of %d tokens", n, arch.Name, arch.MaxContext))
 	}
 	if tp := p.Device.Count; tp > 0 && !arch.SplitsAcross(tp) {
-		return nil, p.atLine("device.count", fmt.Errorf("device.count: %d devices cannot split %s's %d attention heads and %d KV heads (tensor parallel needs a divisor of the heads)",
+		return nil, p.atLine("device.count", fmt.Errorf("device.count: %d devices cannot split %s's %d attention heads and %d KV heads (tensor parallelism needs a divisor of the attention heads that divides or is a multiple of the KV heads, whose cache vLLM then replicates)",
 			tp, arch.Name, arch.Heads, arch.KVHeads))
 	}
 	hw, err := cat.Hardware(p.Device.Model)
