@@ -27,8 +27,9 @@
 // # Where the numbers come from
 //
 // Architectures come from each model's Hugging Face config.json; hardware
-// from NVIDIA datasheets, except device memory, which is the CUDA-visible
-// total that NVML reports (what a serving engine can actually allocate).
+// from NVIDIA datasheets, except device memory, which is the
+// total that NVML reports (CUDA, and so a serving engine, sees a few
+// hundred MiB less: 79.1–79.3 GiB of an H100's 79.6).
 // Prices are approximate on-demand list prices and drift over time; every
 // entry can be overridden from a TOML file with [Catalog.LoadTOML].
 //
