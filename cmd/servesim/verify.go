@@ -153,8 +153,12 @@ func runVerify(c *cli.Context) error {
 			}
 			opt.GPUDevices = sel
 		}
-	} else if c.IsSet("gpu-interval") || c.IsSet("gpu-devices") {
-		return cli.Exit("verify: --gpu-interval and --gpu-devices need --gpu", 2)
+	} else {
+		for _, f := range []string{"gpu-interval", "gpu-devices"} {
+			if c.IsSet(f) {
+				return cli.Exit(fmt.Sprintf("verify: --%s needs --gpu", f), 2)
+			}
+		}
 	}
 	cf, err := readCandidates(c.String("candidates"))
 	if err != nil {
