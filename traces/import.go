@@ -248,23 +248,18 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 }
 
 // IsConversion says whether m describes the rows of the one file it has
-// a checksum of, imported from another format and neither sliced nor
-// scaled since (a synthetic trace's Source is no import format): a run
-// on such a file names its source's checksum, not the file's own.
+// a checksum of, imported from another format (a synthetic trace's Source
+// is no import format) and at most sliced, scaled, spread or rid of its
+// failed rows since, which Workload records: a run on such a file names
+// its source's checksum, not the file's own, and the workload tells a
+// slice from the whole.
 func IsConversion(m Meta) bool {
 	format, name, ok := strings.Cut(m.Source, ":")
 	if !ok || ImportFormat(format) == FormatServesim || !slices.Contains(ImportFormats(), ImportFormat(format)) {
 		return false
 	}
-	if _, ok := m.Checksums[name]; !ok || len(m.Checksums) != 1 {
-		return false
-	}
-	for _, k := range []string{"slice", "time_scale"} {
-		if _, ok := m.Extra[k]; ok {
-			return false
-		}
-	}
-	return true
+	_, ok = m.Checksums[name]
+	return ok && len(m.Checksums) == 1
 }
 
 // fileImport adds the input checksum to Meta and closes the file.

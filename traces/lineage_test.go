@@ -8,8 +8,8 @@ import (
 )
 
 // A run on a converted file and a run on its source fed the same rows:
-// their input checksums must match. A slice or a scale of it is another
-// workload and must not.
+// their input checksums must match. A slice or a scale of it names the
+// same input files and another workload.
 func TestConvertedFileKeepsSourceLineage(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join("testdata", "azure2023_code_head200.csv")
@@ -21,6 +21,15 @@ func TestConvertedFileKeepsSourceLineage(t *testing.T) {
 		}
 		defer r.Close()
 		return r.Meta().Checksums
+	}
+	workload := func(path string) map[string]string {
+		t.Helper()
+		r, err := Import(path, FormatAuto, ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		return Workload(r.Meta())
 	}
 	write := func(out string, r Reader, err error) {
 		t.Helper()
@@ -48,8 +57,8 @@ func TestConvertedFileKeepsSourceLineage(t *testing.T) {
 	sliced := filepath.Join(dir, "slice.parquet")
 	r, err = Import(conv, FormatServesim, ImportOptions{})
 	write(sliced, Slice(r, 0, 0, 10), err)
-	if a, b := sums(src, FormatAuto), sums(sliced, FormatAuto); maps.Equal(a, b) {
-		t.Errorf("a slice's checksums %v equal its source's: want them told apart", b)
+	if a, b := sums(src, FormatAuto), sums(sliced, FormatAuto); !maps.Equal(a, b) || workload(sliced)["slice"] == "" {
+		t.Errorf("a slice's checksums %v (source's %v), workload %v: want the source's checksums and the slice", b, a, workload(sliced))
 	}
 	scaled := filepath.Join(dir, "scale.parquet")
 	r, err = Import(conv, FormatServesim, ImportOptions{})
@@ -58,8 +67,8 @@ func TestConvertedFileKeepsSourceLineage(t *testing.T) {
 	}
 	s, err := Scale(r, 2)
 	write(scaled, s, err)
-	if a, b := sums(src, FormatAuto), sums(scaled, FormatAuto); maps.Equal(a, b) {
-		t.Errorf("a scale's checksums %v equal its source's: want them told apart", b)
+	if a, b := sums(src, FormatAuto), sums(scaled, FormatAuto); !maps.Equal(a, b) || workload(scaled)["time_scale"] != "2" {
+		t.Errorf("a scale's checksums %v (source's %v), workload %v: want the source's checksums and time_scale 2", b, a, workload(scaled))
 	}
 }
 

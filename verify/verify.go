@@ -729,9 +729,12 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 		return nil, "", err
 	}
 	meta := r.ResultMeta(scaled.Meta(), stepDesc, src.toolVersion, src.profile, src.profileSHA256, src.catalogSHA256)
-	// The slice's checksum beside its source's, as the measured trace
-	// records them: the two ran one workload.
-	meta.SetChecksum(filepath.Base(src.input), traces.SHA256Checksum(src.inputSHA256))
+	// The slice named as the measured trace names it (replay.Record): by
+	// its source's checksums and workload when it records them, else by
+	// its own checksum beside them. The two ran one workload.
+	if !traces.IsConversion(in.Meta()) {
+		meta.SetChecksum(filepath.Base(src.input), traces.SHA256Checksum(src.inputSHA256))
+	}
 	w, err := traces.Create(simPath, meta)
 	if err != nil {
 		return nil, "", err
@@ -782,9 +785,17 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 }
 
 // writeSlice writes the slice of trace, but for rows failed in the source,
-// to out and returns what its requests hold (their count among it).
+// to out and returns what its requests hold (their count among it). The
+// slice is the source's rows as `trace import --drop-failed` (when a row
+// failed) and `trace slice` make them, and its metadata says so: a run
+// on it names the source's checksums and those transformations
+// (traces.Workload), as a run on the source would be named.
 func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, error) {
-	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
+	failed, err := anySourceFailed(trace)
+	if err != nil {
+		return sliceTokens{}, err
+	}
+	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{DropFailed: failed})
 	if err != nil {
 		return sliceTokens{}, err
 	}
@@ -793,24 +804,27 @@ func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, e
 	if s.Head > 0 || s.From > 0 || s.To > 0 {
 		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
 	}
-	z := &sizing{Reader: servable{r}}
+	z := &sizing{Reader: r}
 	_, err = traces.WriteTrace(ctx, out, z)
 	return z.sliceTokens, err
 }
 
-// servable is a traces.Reader that leaves out the rows their source trace
-// marks failed: such a row has no length to serve, so the simulator
-// rejects it under every plan, while a replay would send it and measure
-// its answer.
-type servable struct{ traces.Reader }
-
-func (s servable) Next() bool {
-	for s.Reader.Next() {
-		if !s.At().SourceFailed {
-			return true
+// anySourceFailed says whether trace holds a row its source marks failed:
+// such a row has no length to serve, so the simulator rejects it under
+// every plan, while a replay would send it and measure its answer. The
+// slice leaves them out, and records that it did only when it did.
+func anySourceFailed(trace string) (bool, error) {
+	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	for in.Next() {
+		if in.At().SourceFailed {
+			return true, nil
 		}
 	}
-	return false
+	return false, in.Err()
 }
 
 // StepModel turns a profile into the simulator's step model (nil profile:
