@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -532,7 +533,8 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 	}
 	return &Run{
 		NoResult: noResult, SweepTrace: sw.Meta.TraceSHA256, InputSums: sw.Meta.TraceChecksums,
-		Name: row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
+		InputWorkload: rowWorkload(sw.Meta.TraceWorkload, row.Scale),
+		Name:          row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
 		Device: fmt.Sprintf("%d× %s", devices, row.Device), BlockSize: int(row.BlockSize),
 		Metrics: Metrics{
 			ReqPerSec: row.ReqPerSec, OutTokPerSec: row.OutTokPerSec,
@@ -542,6 +544,18 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 			Goodput: math.NaN(), // the row's goodput is against the sweep's SLO, not Inputs.SLO
 		},
 	}
+}
+
+// rowWorkload is the workload of a sweep row's figures: its trace's
+// (nil: unknown) at the row's arrival-rate scale, which is a time scale
+// of 1/scale as a replay of the candidate at that rate records it.
+func rowWorkload(trace map[string]string, scale float64) map[string]string {
+	if trace == nil || !(scale > 0) || math.IsInf(scale, 0) {
+		return trace
+	}
+	m := traces.Meta{Extra: maps.Clone(trace)}
+	m.Set("replay.time_scale", strconv.FormatFloat(1/scale, 'g', -1, 64))
+	return traces.Workload(m)
 }
 
 // ErrNoRuns is Select's error for inputs that hold no run at all; its

@@ -35,3 +35,33 @@ func TestInputSumsCompareEitherForm(t *testing.T) {
 		t.Error("sha256:cd and ef: no difference, want one")
 	}
 }
+
+// A sweep row names its trace's workload too: compared with a run of the
+// same file spread otherwise, it gets the warning; a sweep written before
+// the workload was recorded leaves it unknown.
+func TestSweepRowInputWorkload(t *testing.T) {
+	sums := map[string]string{"in.csv": "sha256:cd"}
+	sw := &Sweep{Name: "s", Meta: sweep.Meta{TraceSHA256: "ab", TraceChecksums: sums, TraceWorkload: map[string]string{"spread_ns": "1000000000"}}}
+	row := RowRun(sw, &sweep.Row{Label: "a"})
+	plain := &Run{Name: "p", InputSums: sums, InputWorkload: map[string]string{}}
+	if d := inputDifferences(row, plain); len(d) == 0 {
+		t.Errorf("a sweep row of a spread import and a run of the file as recorded: no warning")
+	}
+	older := RowRun(&Sweep{Name: "s", Meta: sweep.Meta{TraceSHA256: "ab", TraceChecksums: sums}}, &sweep.Row{Label: "a"})
+	if d := inputDifferences(older, plain); len(d) != 0 {
+		t.Errorf("a sweep row of unknown workload: %v, want no warning", d)
+	}
+}
+
+// A sweep row's figures are at its Scale, the trace's arrival rate ×
+// Scale: a verify run of that candidate, replayed at time scale 1/Scale,
+// ran its workload and compares without a warning.
+func TestSweepRowWorkloadAtItsScale(t *testing.T) {
+	sums := map[string]string{"in.csv": "sha256:cd"}
+	sw := &Sweep{Name: "s", Meta: sweep.Meta{TraceSHA256: "ab", TraceChecksums: sums, TraceWorkload: map[string]string{}}}
+	row := RowRun(sw, &sweep.Row{Label: "a", Scale: 4})
+	verified := &Run{Name: "rank01", InputSums: sums, InputWorkload: map[string]string{"time_scale": "0.25"}}
+	if d := inputDifferences(row, verified); len(d) != 0 {
+		t.Errorf("a sweep row at scale 4 and a run at time scale 0.25: %v, want no warning", d)
+	}
+}

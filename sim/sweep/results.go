@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,7 +121,11 @@ type Meta struct {
 	// traces.Meta.Checksums), as a simulated trace records them; nil in
 	// files written before they were recorded.
 	TraceChecksums map[string]string
-	TraceRequests  int
+	// TraceWorkload is what else made those files' requests arrive as
+	// they did (traces.Workload of the trace), as summary.json records
+	// it; nil in files written before it was recorded: unknown.
+	TraceWorkload map[string]string
+	TraceRequests int
 	// Settings are the knobs outside the spec that change results, e.g. a
 	// catalog file's checksum or a knee threshold given on the command
 	// line. Shards merge only when they agree.
@@ -140,6 +145,9 @@ const metaPrefix = "servesim.sweep."
 // traceChecksumKey starts the key of each of Meta.TraceChecksums.
 const traceChecksumKey = "trace_checksum."
 
+// traceWorkloadKey holds Meta.TraceWorkload as a JSON object.
+const traceWorkloadKey = "trace_workload"
+
 // FormatVersion is the results schema version in the file metadata.
 const FormatVersion = "1"
 
@@ -150,6 +158,10 @@ func (m Meta) kv() arrow.Metadata {
 		m.Settings, m.Shard.String(), strconv.Itoa(m.TotalConfigs)}
 	for _, f := range slices.Sorted(maps.Keys(m.TraceChecksums)) {
 		keys, vals = append(keys, traceChecksumKey+f), append(vals, m.TraceChecksums[f])
+	}
+	if m.TraceWorkload != nil { // written when empty too: absent is unknown
+		w, _ := json.Marshal(m.TraceWorkload) // a map of strings always encodes
+		keys, vals = append(keys, traceWorkloadKey), append(vals, string(w))
 	}
 	for i := range keys {
 		keys[i] = metaPrefix + keys[i]
@@ -176,6 +188,11 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 				m.TraceChecksums = map[string]string{}
 			}
 			m.TraceChecksums[f] = md.Values()[i]
+		}
+	}
+	if i := md.FindKey(metaPrefix + traceWorkloadKey); i >= 0 {
+		if err := json.Unmarshal([]byte(md.Values()[i]), &m.TraceWorkload); err != nil || m.TraceWorkload == nil {
+			return m, fmt.Errorf("metadata %s%s %q: want a JSON object of strings", metaPrefix, traceWorkloadKey, md.Values()[i])
 		}
 	}
 	var err error

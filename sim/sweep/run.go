@@ -16,6 +16,7 @@ import (
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/traces"
 )
 
 // Options are the run settings of a sweep that are not in the spec.
@@ -47,7 +48,8 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 	shard := opt.Shard.norm()
 	res := &Results{Meta: Meta{
 		SpecName: filepath.Base(s.Path), Spec: s.Text, SpecSHA256: s.SHA256,
-		TraceName: t.Name, TraceSHA256: t.SHA256, TraceChecksums: t.Meta.Clone().Checksums, TraceRequests: len(t.Reqs),
+		TraceName: t.Name, TraceSHA256: t.SHA256, TraceChecksums: t.Meta.Clone().Checksums,
+		TraceWorkload: traces.Workload(t.Meta), TraceRequests: len(t.Reqs),
 		Settings: opt.Settings, Shard: shard, TotalConfigs: len(ex.Configs),
 	}}
 	var todo []int // positions in res.Rows to simulate

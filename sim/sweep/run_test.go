@@ -373,3 +373,24 @@ func TestResultsTraceChecksums(t *testing.T) {
 		t.Errorf("trace checksums %v, want %v", got.Meta.TraceChecksums, res.Meta.TraceChecksums)
 	}
 }
+
+// A results file names what else made its trace's requests arrive as they
+// did (traces.Workload), empty included, and reads it back; a file written
+// before it was recorded reads as unknown (nil).
+func TestResultsTraceWorkload(t *testing.T) {
+	for _, w := range []map[string]string{{"spread_ns": "1000000000", "slice": "from_ns=0 head=2"}, {}, nil} {
+		res := &Results{Meta: Meta{SpecSHA256: "ab", TraceName: "in.csv", TraceChecksums: map[string]string{"in.csv": "sha256:cd"},
+			TraceWorkload: w, Shard: Shard{0, 1}}, Rows: []Row{{Rank: 1, Label: "a"}}}
+		path := filepath.Join(t.TempDir(), "sweep.parquet")
+		if err := WriteFile(path, res); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got.Meta.TraceWorkload, w) || (got.Meta.TraceWorkload == nil) != (w == nil) {
+			t.Errorf("trace workload %#v, want %#v", got.Meta.TraceWorkload, w)
+		}
+	}
+}
