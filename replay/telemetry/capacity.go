@@ -1,0 +1,145 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/servesim/servesim/internal/urlshow"
+)
+
+// EngineCapacity is the KV-cache capacity an engine reports on its
+// /metrics page: exact, unlike what a run sees held at once.
+type EngineCapacity struct {
+	Metric    string // the metric it came from, e.g. "vllm:cache_config_info"
+	Tokens    int64  // > 0
+	Blocks    int64  // 0 when the engine does not count blocks
+	BlockSize int    // tokens per block; 0 when not given
+	// GPUMemoryUtilization is the fraction of device memory the engine
+	// was started with; 0 when not given.
+	GPUMemoryUtilization float64
+}
+
+// EngineCapacityOf reads the KV capacity from a /metrics page: vLLM's
+// info metric vllm:cache_config_info (labels num_gpu_blocks, block_size,
+// gpu_memory_utilization) or SGLang's gauge sglang:max_total_num_tokens.
+// It returns nil when the page has neither (or vLLM has not sized its
+// cache yet: num_gpu_blocks="None"), and an error naming the line when
+// one is malformed. Series that differ only in tp_rank are one engine;
+// several engines (models, data-parallel ranks) on one page report no one
+// capacity, and give nil.
+func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
+	var (
+		found *EngineCapacity
+		seen  = map[string]bool{}
+	)
+	for lineNo, line := range bytes.Split(page, []byte{'\n'}) {
+		s := strings.TrimLeft(strings.TrimSuffix(string(line), "\r"), " \t")
+		if !strings.HasPrefix(s, "vllm:cache_config_info") && !strings.HasPrefix(s, "sglang:max_total_num_tokens") {
+			continue
+		}
+		m, err := parseSampleLine(s)
+		if err != nil {
+			return nil, fmt.Errorf("metrics line %d: %w", lineNo+1, err)
+		}
+		var c *EngineCapacity
+		switch m.Name {
+		case "vllm:cache_config_info":
+			c, err = vllmCapacity(&m)
+		case "sglang:max_total_num_tokens":
+			c, err = sglangCapacity(&m)
+		default:
+			continue // a longer name with the same prefix
+		}
+		if err != nil {
+			return nil, fmt.Errorf("metrics line %d: %s: %w", lineNo+1, m.Name, err)
+		}
+		if c == nil {
+			continue
+		}
+		key := seriesKeyWithoutTPRank(&m)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if found != nil {
+			return nil, nil // several engines: no one capacity
+		}
+		found = c
+	}
+	return found, nil
+}
+
+func vllmCapacity(m *MetricSample) (*EngineCapacity, error) {
+	blocksText := m.Label("num_gpu_blocks")
+	if blocksText == "" || blocksText == "None" {
+		return nil, nil // the cache is not sized yet
+	}
+	blocks, err := strconv.ParseInt(blocksText, 10, 64)
+	if err != nil || blocks <= 0 || blocks > math.MaxInt32 {
+		return nil, fmt.Errorf("label num_gpu_blocks=%q: want a block count from 1 to %d", blocksText, math.MaxInt32)
+	}
+	bsText := m.Label("block_size")
+	bs, err := strconv.Atoi(bsText)
+	if err != nil || bs <= 0 || int64(bs)*blocks > math.MaxInt32 {
+		return nil, fmt.Errorf("label block_size=%q: want tokens per block > 0 (num_gpu_blocks=%d)", bsText, blocks)
+	}
+	c := &EngineCapacity{Metric: m.Name, Tokens: blocks * int64(bs), Blocks: blocks, BlockSize: bs}
+	if u := m.Label("gpu_memory_utilization"); u != "" && u != "None" {
+		f, err := strconv.ParseFloat(u, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return nil, fmt.Errorf("label gpu_memory_utilization=%q: want a fraction in (0, 1]", u)
+		}
+		c.GPUMemoryUtilization = f
+	}
+	return c, nil
+}
+
+func sglangCapacity(m *MetricSample) (*EngineCapacity, error) {
+	v := m.Value
+	if !(v >= 1 && v <= math.MaxInt32) || v != math.Trunc(v) {
+		return nil, fmt.Errorf("value %v: want a whole number of tokens from 1 to %d", v, math.MaxInt32)
+	}
+	return &EngineCapacity{Metric: m.Name, Tokens: int64(v)}, nil
+}
+
+// ReadEngineCapacity fetches the /metrics page of the engine at baseURL
+// (as ScrapeConfig.URL takes it) once and reads its KV capacity:
+// nil without an error when the engine has no /metrics or reports none.
+func ReadEngineCapacity(ctx context.Context, client *http.Client, baseURL string) (*EngineCapacity, error) {
+	u, shown, err := metricsURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot make the request", shown) // err would quote the URL
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, urlshow.Error(err, shown) // it quoted the URL, password and all
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage+1))
+	switch {
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusNotImplemented:
+		return nil, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("%s: HTTP %d", shown, resp.StatusCode)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", shown, err)
+	case len(body) > maxMetricsPage:
+		return nil, fmt.Errorf("%s: metrics page over %d MiB: not read", shown, maxMetricsPage>>20)
+	}
+	c, err := EngineCapacityOf(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", shown, err)
+	}
+	return c, nil
+}
