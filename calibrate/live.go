@@ -1164,7 +1164,8 @@ type EngineInfo struct {
 	Precision             string // model.Precision name, "" = unknown
 	Device                string
 	TensorParallel        int
-	BlockSize             int // KV block size in tokens, 0 = unknown
+	BlockSize             int         // KV block size in tokens, 0 = unknown
+	ReportedKV            *ReportedKV // the capacity the engine reported, nil = none
 }
 
 // Profile builds the calibrated profile: the coefficients fitted on
@@ -1186,6 +1187,10 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 		if info.BlockSize > 0 {
 			p.KV.Blocks = (c.MaxTokens + int64(info.BlockSize) - 1) / int64(info.BlockSize)
 		}
+	}
+	if info.ReportedKV != nil {
+		r := *info.ReportedKV
+		p.KVReported = &r
 	}
 	p.Traces = slices.Clone(a.Traces)
 	if p.Traces == nil {

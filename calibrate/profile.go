@@ -41,7 +41,11 @@ type Profile struct {
 	Step    StepCoefficients `json:"step"`    // seconds per unit of each feature
 	Quality FitQuality       `json:"quality"` // of the step fit
 	KV      *KVCapacity      `json:"kv"`      // nil = not measured
-	Power   *PowerFit        `json:"power"`   // nil = not measured
+	// KVReported is the KV capacity the engine reported on /metrics:
+	// exact where KV is a lower bound; nil when it reported none (and
+	// absent from profiles written before it existed).
+	KVReported *ReportedKV `json:"kv_reported"`
+	Power      *PowerFit   `json:"power"` // nil = not measured
 	// Admission is the engine's admission delay when busy; nil = not
 	// measured (and absent from profiles written before it existed).
 	Admission *Admission `json:"admission"`
@@ -88,6 +92,16 @@ func (m *FitMethod) Options() (AnalyzeOptions, error) {
 type KVCapacity struct {
 	MaxConcurrentTokens int64 `json:"max_concurrent_tokens"`
 	Blocks              int64 `json:"blocks"`
+}
+
+// ReportedKV is the KV-cache capacity an engine reported itself, at the
+// gpu_memory_utilization it was started with (0: not reported).
+type ReportedKV struct {
+	Source               string  `json:"source"` // the metric, e.g. "vllm:cache_config_info"
+	Tokens               int64   `json:"tokens"`
+	Blocks               int64   `json:"blocks"`     // 0 when the engine does not count blocks
+	BlockSize            int     `json:"block_size"` // tokens per block; 0 when not reported
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
 }
 
 // TraceRef names a trace file and its content hash.
@@ -190,6 +204,19 @@ func (p *Profile) Validate() error {
 		lo, hi := kv.MaxConcurrentTokens/bs, (kv.MaxConcurrentTokens+bs-1)/bs
 		if kv.Blocks < lo || kv.Blocks > hi {
 			add("kv.blocks = %d: want %d to %d, kv.max_concurrent_tokens %d in blocks of block_size %d", kv.Blocks, lo, hi, kv.MaxConcurrentTokens, bs)
+		}
+	}
+	if r := p.KVReported; r != nil {
+		switch {
+		case r.Tokens <= 0 || r.Tokens > math.MaxInt32:
+			add("kv_reported.tokens = %d: want 1 to %d", r.Tokens, math.MaxInt32)
+		case r.Blocks < 0 || r.BlockSize < 0 || (r.Blocks > 0) != (r.BlockSize > 0):
+			add("kv_reported.blocks = %d, block_size = %d: want both > 0, or both 0 when the engine counts no blocks", r.Blocks, r.BlockSize)
+		case r.Blocks > 0 && r.Blocks*int64(r.BlockSize) != r.Tokens:
+			add("kv_reported.tokens = %d: want blocks %d × block_size %d", r.Tokens, r.Blocks, r.BlockSize)
+		}
+		if u := r.GPUMemoryUtilization; !(u >= 0 && u <= 1) {
+			add("kv_reported.gpu_memory_utilization = %g: want a fraction in (0, 1], or 0 when not reported", u)
 		}
 	}
 	if pw := p.Power; pw != nil {

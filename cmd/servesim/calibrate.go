@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,6 +246,7 @@ func runCalibrate(c *cli.Context) error {
 	}
 
 	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", urlshow.String(cfg.BaseURL), cfg.Model, traceDir)
+	info.ReportedKV = readReportedKV(c.Context, cfg.BaseURL, w)
 	t0 := time.Now()
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
@@ -295,6 +297,24 @@ func runCalibrate(c *cli.Context) error {
 		}
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
+}
+
+// readReportedKV reads the KV capacity the engine reports on /metrics
+// (exact, where the memory probe sees only a lower bound); nil, said on
+// w, when it reports none.
+func readReportedKV(ctx context.Context, baseURL string, w io.Writer) *calibrate.ReportedKV {
+	ec, err := telemetry.ReadEngineCapacity(ctx, &http.Client{Timeout: 10 * time.Second}, baseURL)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "KV capacity: the engine's report not read (%v); the profile's kv_reported is null\n", err)
+		return nil
+	case ec == nil:
+		fmt.Fprintf(w, "KV capacity: the engine reports none on /metrics; the profile's kv_reported is null\n")
+		return nil
+	}
+	fmt.Fprintf(w, "KV capacity: the engine reports %d tokens (%s)\n", ec.Tokens, ec.Metric)
+	return &calibrate.ReportedKV{Source: ec.Metric, Tokens: ec.Tokens, Blocks: ec.Blocks, BlockSize: ec.BlockSize,
+		GPUMemoryUtilization: ec.GPUMemoryUtilization}
 }
 
 // refitInfo fills what the flags leave unset from the metadata of the
