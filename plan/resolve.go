@@ -38,14 +38,54 @@ type MeasuredKV struct {
 	Blocks    int64  // the same in blocks of BlockSize; 0 when not known
 	BlockSize int
 	Devices   int // the tensor-parallel degree it was measured at; 0 when not known
+	// Reported is the capacity the engine itself reported (a profile's
+	// kv_reported), nil when none. It is exact, but only for the memory it
+	// was sized in: it replaces the catalog's figure, larger or smaller,
+	// for a plan of the same devices at the same gpu_memory_utilization
+	// whose memory could hold it. It is not scaled to another
+	// utilization (the weights and activation reserve do not scale with
+	// it); there, and where the engine did not say its utilization, it is
+	// one more lower bound, as Tokens is.
+	Reported *ReportedKV
+}
+
+// ReportedKV is a KV capacity an engine reported: Tokens, and Blocks of
+// BlockSize where it counts blocks (0 where not), at
+// GPUMemoryUtilization (0: not reported).
+type ReportedKV struct {
+	Tokens               int64
+	Blocks               int64
+	BlockSize            int
+	GPUMemoryUtilization float64
+}
+
+// ReportedKVSuffix ends the KVSource of a capacity the engine reported.
+const ReportedKVSuffix = " (reported by the engine)"
+
+// exactBlocks is the reported capacity in blocks of bs tokens, when it
+// is exact for plan p (see MeasuredKV.Reported); ok false when not.
+func (kv *MeasuredKV) exactBlocks(p *Plan, bs int, gpuMemUtil float64) (int64, bool) {
+	r := kv.Reported
+	if r == nil || r.GPUMemoryUtilization == 0 || kv.Devices == 0 || p.Device.Count != kv.Devices ||
+		math.Abs(r.GPUMemoryUtilization-gpuMemUtil) > 1e-9 {
+		return 0, false
+	}
+	if r.Blocks > 0 && r.BlockSize == bs {
+		return r.Blocks, true
+	}
+	return r.Tokens / int64(bs), true
 }
 
 // blocks is the measured capacity in blocks of bs tokens.
 func (kv *MeasuredKV) blocks(bs int) int64 {
+	n := kv.Tokens / int64(bs)
 	if kv.Blocks > 0 && kv.BlockSize == bs {
-		return kv.Blocks
+		n = kv.Blocks
 	}
-	return kv.Tokens / int64(bs)
+	if r := kv.Reported; r != nil {
+		n = max(n, r.Tokens/int64(bs)) // what the engine has is at least what it said
+	}
+	return n
 }
 
 // Resolve looks the plan's model and device up in cat and computes the KV
@@ -105,8 +145,14 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
 	}
 	r := &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Prices: p.Prices(), CatalogKVBlocks: capa.KVBlocks}
-	if kv != nil && p.Device.Count >= kv.Devices && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) && kv.blocks(mem.BlockSize) <= memoryHolds(capa) {
-		r.raiseKV(int(kv.blocks(mem.BlockSize)), kv.Source)
+	if kv != nil {
+		if n, exact := kv.exactBlocks(p, mem.BlockSize, mem.GPUMemoryUtilization); exact {
+			if n <= memoryHolds(capa) {
+				r.raiseKV(int(n), kv.Source+ReportedKVSuffix)
+			}
+		} else if p.Device.Count >= kv.Devices && kv.blocks(mem.BlockSize) > int64(capa.KVBlocks) && kv.blocks(mem.BlockSize) <= memoryHolds(capa) {
+			r.raiseKV(int(kv.blocks(mem.BlockSize)), kv.Source)
+		}
 	}
 	if err := r.checkKV(); err != nil {
 		return nil, err
@@ -159,8 +205,12 @@ func (r *Resolved) describeKV() string {
 	p, c := r.Plan, r.Capacity
 	cache := fmt.Sprintf("the KV cache of %s on %d× %s", r.Arch.Name, p.Device.Count, r.Hardware.Name)
 	if r.KVSource != "" {
-		return fmt.Sprintf("%s measured by %s holds %d blocks (%d tokens; the catalog's %d blocks are fewer)",
-			cache, r.KVSource, c.KVBlocks, c.MaxTokens, r.CatalogKVBlocks)
+		than := "fewer"
+		if r.CatalogKVBlocks > c.KVBlocks {
+			than = "more"
+		}
+		return fmt.Sprintf("%s measured by %s holds %d blocks (%d tokens; the catalog's %d blocks are %s)",
+			cache, r.KVSource, c.KVBlocks, c.MaxTokens, r.CatalogKVBlocks, than)
 	}
 	memory := fmt.Sprintf("%s's %.1f GiB", r.Hardware.Name, r.Hardware.MemoryBytes/(1<<30))
 	if p.Device.MemoryLimitGiB > 0 {

@@ -873,15 +873,22 @@ func PowerModel(p *calibrate.Profile, path string) (func(float64) float64, strin
 // profile's power fit.
 const CatalogPower = "catalog: idle + (TDP − idle) × utilization of each device"
 
-// ProfileKV is the KV capacity profile p (read from path) measured, for
+// ProfileKV is the KV capacity profile p (read from path) measured or
+// its engine reported, for
 // plan.ResolveMeasured, as `simulate --profile` uses it; nil when it
 // measured none.
 func ProfileKV(p *calibrate.Profile, path string) *plan.MeasuredKV {
-	if p == nil || p.KV == nil || p.KV.MaxConcurrentTokens <= 0 {
+	if p == nil || (p.KV == nil || p.KV.MaxConcurrentTokens <= 0) && p.KVReported == nil {
 		return nil
 	}
-	return &plan.MeasuredKV{Source: "profile " + path, Tokens: p.KV.MaxConcurrentTokens, Blocks: p.KV.Blocks, BlockSize: p.BlockSize,
-		Devices: p.TensorParallel}
+	kv := &plan.MeasuredKV{Source: "profile " + path, BlockSize: p.BlockSize, Devices: p.TensorParallel}
+	if p.KV != nil {
+		kv.Tokens, kv.Blocks = p.KV.MaxConcurrentTokens, p.KV.Blocks
+	}
+	if r := p.KVReported; r != nil {
+		kv.Reported = &plan.ReportedKV{Tokens: r.Tokens, Blocks: r.Blocks, BlockSize: r.BlockSize, GPUMemoryUtilization: r.GPUMemoryUtilization}
+	}
+	return kv
 }
 
 // KnobsOf are the template fields of a candidate's plan.

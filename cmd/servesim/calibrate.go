@@ -684,8 +684,17 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 	ps.warnMismatch("simulate", r.Plan, warn)
 	if r.KVSource != "" {
 		ps.raised++
-		fmt.Fprintf(kv, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
-			ps.kv.Tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
+		switch tokens := ps.kv.Tokens; {
+		case strings.HasSuffix(r.KVSource, plan.ReportedKVSuffix):
+			fmt.Fprintf(kv, "simulate: KV capacity set to the %d blocks of %d the engine reported (catalog: %d blocks)\n",
+				r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
+		default:
+			if rep := ps.kv.Reported; rep != nil {
+				tokens = max(tokens, rep.Tokens)
+			}
+			fmt.Fprintf(kv, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
+				tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
+		}
 	}
 }
 

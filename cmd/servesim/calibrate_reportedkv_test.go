@@ -1,0 +1,53 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/replay/replaytest"
+)
+
+// An engine that reports its KV cache on /metrics gets that capacity into
+// the profile, beside the probe's lower bound.
+func TestCalibrateRecordsTheReportedKVCapacity(t *testing.T) {
+	engine := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer engine.Close()
+	target, err := url.Parse(engine.BaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target.Path = ""
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			w.Write([]byte(`vllm:cache_config_info{block_size="16",gpu_memory_utilization="0.85",num_gpu_blocks="1000"} 1.0` + "\n"))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "p.json")
+	text, err := run(t, "calibrate", "--out", out, "--base-url", srv.URL+"/v1", "--model", "m",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine", "vllm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "the engine reports 16000 tokens (vllm:cache_config_info)") {
+		t.Errorf("output does not say the reported capacity:\n%s", text)
+	}
+	p, err := calibrate.LoadProfile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := calibrate.ReportedKV{Source: "vllm:cache_config_info", Tokens: 16000, Blocks: 1000, BlockSize: 16, GPUMemoryUtilization: 0.85}
+	if p.KVReported == nil || *p.KVReported != want {
+		t.Errorf("kv_reported = %+v, want %+v", p.KVReported, want)
+	}
+}
