@@ -66,6 +66,11 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// main catches the first interrupt: a report that ignored it
+			// would be written and exit 0.
+			if err := c.Context.Err(); err != nil {
+				return fmt.Errorf("report: interrupted, %s not written: %w", out, err)
+			}
 			if err := writeReport(out, doc); err != nil {
 				return err
 			}

@@ -69,6 +69,11 @@ func runSweepMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// main catches the first interrupt: a merge that ignored it would
+	// publish its file and exit 0.
+	if err := c.Context.Err(); err != nil {
+		return fmt.Errorf("sweep merge: interrupted, %s not written: %w", out, err)
+	}
 	if err := writeSweep(c.App.ErrWriter, out, filepath.Join(filepath.Dir(out), "candidates.json"), res, c.Int("top")); err != nil {
 		return err
 	}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// An interrupt (the context main cancels on SIGINT or SIGTERM) stops
+// sweep merge and report as it stops every other verb: an error, not a
+// merged file or report written as if nothing had happened.
+func TestMergeAndReportStopWhenInterrupted(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--shard", s, "-q"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shard0, shard1 := filepath.Join(dir, "sweep-shard-0-of-2.parquet"), filepath.Join(dir, "sweep-shard-1-of-2.parquet")
+	for _, tc := range []struct {
+		out  string
+		args []string
+	}{
+		{filepath.Join(dir, "merged.parquet"), []string{"sweep", "merge", filepath.Join(dir, "merged.parquet"), shard0, shard1}},
+		{filepath.Join(dir, "report.html"), []string{"report", "-o", filepath.Join(dir, "report.html"), shard0}},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		app := newApp()
+		var buf bytes.Buffer
+		app.Writer, app.ErrWriter = &buf, &buf
+		err := app.RunContext(ctx, append([]string{"servesim"}, tc.args...))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: err = %v, want context.Canceled", tc.args[:2], err)
+		}
+		if _, err := os.Stat(tc.out); !os.IsNotExist(err) {
+			t.Errorf("%v: an interrupted run wrote %s", tc.args[:2], tc.out)
+		}
+	}
+}
