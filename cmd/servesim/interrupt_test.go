@@ -42,3 +42,27 @@ func TestMergeAndReportStopWhenInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted simulate, a sweep or not, leaves no --out directory it
+// created for its results.
+func TestSweepInterruptedLeavesNoOut(t *testing.T) {
+	tr := shortTrace(t)
+	out := filepath.Join(t.TempDir(), "res")
+	for _, args := range [][]string{
+		{"simulate", "--trace", tr, "--sweep", smallSweep, "--out", out, "-q"},
+		{"simulate", "--trace", tr, "--out", out},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		app := newApp()
+		var buf bytes.Buffer
+		app.Writer, app.ErrWriter = &buf, &buf
+		err := app.RunContext(ctx, append([]string{"servesim"}, args...))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%v: err = %v, want context.Canceled", args, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: the interrupted run left %s", args, out)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -150,4 +152,20 @@ func flagsFirst(cmd string, args []string) error {
 		}
 	}
 	return nil
+}
+
+// makeOutDir creates the --out directory out, up front so that a path
+// that cannot be one fails before the work. The function it returns
+// removes the directory again when this run created it and left it
+// empty (it failed or was interrupted): no empty --out is left looking
+// like a finished run's.
+func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
+	_, statErr := os.Stat(out)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: --out %s: want a directory: %w", cmd, out, err)
+	}
+	if !errors.Is(statErr, fs.ErrNotExist) {
+		return func() {}, nil
+	}
+	return func() { os.Remove(out) }, nil // fails, as it should, when not empty
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -143,9 +142,11 @@ func runSimulate(c *cli.Context) error {
 	}
 	in.Close()
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("simulate: --out %s: want a directory: %w", out, err)
+		removeIfEmpty, err := makeOutDir("simulate", out)
+		if err != nil {
+			return err
 		}
+		defer removeIfEmpty() // a finished run's --out holds its files
 	}
 	var (
 		results []*plan.Result

@@ -195,9 +195,11 @@ func runSweep(c *cli.Context) error {
 		return err
 	}
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("simulate: --out %s: want a directory: %w", out, err)
+		removeIfEmpty, err := makeOutDir("simulate", out)
+		if err != nil {
+			return err
 		}
+		defer removeIfEmpty() // a finished run's --out holds its files
 	}
 	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step, Power: power}
 	errw := c.App.ErrWriter
