@@ -505,6 +505,11 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	for i := range p.Traces {
 		p.Traces[i].Path = relpath.From(filepath.Dir(out), p.Traces[i].Path)
 	}
+	// main catches the first interrupt: a fit that ignored it would save
+	// the profile and exit 0. The run traces stay for a refit.
+	if err := c.Context.Err(); err != nil {
+		return fmt.Errorf("calibrate: interrupted, %s not written (calibrate --from-traces refits the run traces): %w", out, err)
+	}
 	if err := p.Save(out); err != nil {
 		return err
 	}

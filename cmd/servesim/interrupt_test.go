@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // An interrupt (the context main cancels on SIGINT or SIGTERM) stops
@@ -64,5 +67,30 @@ func TestSweepInterruptedLeavesNoOut(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%v: the interrupted run left %s", args, out)
 		}
+	}
+}
+
+// An interrupted refit writes no profile: it fails as an interrupted live
+// calibration does.
+func TestCalibrateRefitStopsWhenInterrupted(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "q.json")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	app := newApp()
+	var buf bytes.Buffer
+	app.Writer, app.ErrWriter = &buf, &buf
+	err := app.RunContext(ctx, []string{"servesim", "calibrate", "--out", out, "--from-traces", filepath.Join(dir, "p.traces")})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an interrupted refit wrote %s", out)
 	}
 }
