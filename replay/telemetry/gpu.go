@@ -259,20 +259,23 @@ func (g *gpuAcc) summary() GPUSummary {
 		s.PerDevice = append(s.PerDevice, d)
 	}
 	if !math.IsNaN(total) {
-		s.EnergyJ = total
-		switch {
-		case len(sources) > 1:
-			s.EnergySource = "mixed"
-		case sources["counter"]:
-			s.EnergySource = "counter"
-		default:
-			s.EnergySource = "power"
-		}
+		s.EnergyJ, s.EnergySource = total, energySource(sources)
 		if s.WallSeconds > 0 {
 			s.MeanPowerW = total / s.WallSeconds
 		}
 	}
 	return s
+}
+
+// energySource labels energy summed over devices measured by sources.
+func energySource(sources map[string]bool) string {
+	switch {
+	case len(sources) > 1:
+		return "mixed"
+	case sources["counter"]:
+		return "counter"
+	}
+	return "power"
 }
 
 // GPUInterval is the GPUs' account of a time interval within a recording
@@ -395,15 +398,7 @@ func (g *gpuAcc) between(from, to int64) GPUInterval {
 		total += e
 		sources[src] = true
 	}
-	s.EnergyJ = total
-	switch {
-	case len(sources) > 1:
-		s.EnergySource = "mixed"
-	case sources["counter"]:
-		s.EnergySource = "counter"
-	default:
-		s.EnergySource = "power"
-	}
+	s.EnergyJ, s.EnergySource = total, energySource(sources)
 	if s.Seconds > 0 {
 		s.MeanPowerW = total / s.Seconds
 	}
