@@ -195,7 +195,8 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	rr.StepBiasAfter = stepBias(a.Fit.Step, vobs, a.Runs)
 
 	info := calibrate.EngineInfo{Engine: parent.Engine, EngineVersion: parent.EngineVersion, EngineArgs: parent.EngineArgs,
-		Model: parent.Model, Precision: parent.Precision, Device: parent.Device, TensorParallel: parent.TensorParallel, BlockSize: parent.BlockSize}
+		Model: parent.Model, Precision: parent.Precision, Device: parent.Device, TensorParallel: parent.TensorParallel, BlockSize: parent.BlockSize,
+		ReportedKV: parent.KVReported} // read from /metrics before the parent's runs, not again
 	np := a.Profile(info, parent.Power, time.Now())
 	if np.Admission == nil {
 		np.Admission = parent.Admission // verification runs have no admission probes

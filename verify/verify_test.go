@@ -353,9 +353,12 @@ func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 	}
 	if method != nil {
 		prof.Method = method
-		if err := prof.Save(parent); err != nil {
-			t.Fatal(err)
-		}
+	}
+	// What the engine reported before the parent's runs: verification
+	// runs do not read it again.
+	prof.KVReported = &calibrate.ReportedKV{Source: "vllm:cache_config_info", Tokens: 453008, Blocks: 28313, BlockSize: 16, GPUMemoryUtilization: 0.9}
+	if err := prof.Save(parent); err != nil {
+		t.Fatal(err)
 	}
 	refit := filepath.Join(dir, "refit.json")
 	res, err := Run(context.Background(), Options{
@@ -400,6 +403,9 @@ func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 	last := np.Lineage[len(np.Lineage)-1]
 	if last.Relation != "parent" || last.Path != parent || last.SHA256 != sum {
 		t.Errorf("lineage %+v", np.Lineage)
+	}
+	if np.KVReported == nil || *np.KVReported != *prof.KVReported {
+		t.Errorf("refit's kv_reported %+v, want the parent's %+v", np.KVReported, prof.KVReported)
 	}
 	if len(np.Traces) != 2*repeat {
 		t.Errorf("new profile cites %d traces, want the %d verification runs", len(np.Traces), 2*repeat)
