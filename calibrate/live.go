@@ -206,6 +206,12 @@ const (
 // traces written before it was recorded.
 const EngineArgsKey = "engine_args_list"
 
+// ReportedKVKey is the run traces' metadata key for the KV capacity the
+// engine reported on /metrics before the runs (ReportedKV as JSON), so
+// that a refit keeps it; absent when the engine reported none, and in
+// traces written before it was recorded.
+const ReportedKVKey = "kv_reported"
+
 // EngineVersionKey is the run traces' metadata key for the engine's
 // version alone: their engine is name and version joined by a space,
 // which does not say which is which when one is missing. Absent when

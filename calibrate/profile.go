@@ -104,6 +104,38 @@ type ReportedKV struct {
 	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
 }
 
+// check adds a problem for each bad field of r, named after prefix.
+func (r *ReportedKV) check(add func(string, ...any), prefix string) {
+	switch {
+	case r.Tokens <= 0 || r.Tokens > math.MaxInt32:
+		add("%stokens = %d: want 1 to %d", prefix, r.Tokens, math.MaxInt32)
+	case r.Blocks < 0 || r.BlockSize < 0 || (r.Blocks > 0) != (r.BlockSize > 0):
+		add("%sblocks = %d, block_size = %d: want both > 0, or both 0 when the engine counts no blocks", prefix, r.Blocks, r.BlockSize)
+	case r.Blocks > 0 && r.Blocks*int64(r.BlockSize) != r.Tokens:
+		add("%stokens = %d: want blocks %d × block_size %d", prefix, r.Tokens, r.Blocks, r.BlockSize)
+	}
+	if u := r.GPUMemoryUtilization; !(u >= 0 && u <= 1) {
+		add("%sgpu_memory_utilization = %g: want a fraction in (0, 1], or 0 when not reported", prefix, u)
+	}
+}
+
+// ParseReportedKV reads the JSON of a ReportedKV, as a run trace's
+// ReportedKVKey holds it; the error names each bad field.
+func ParseReportedKV(s string) (*ReportedKV, error) {
+	var r ReportedKV
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("want a JSON object of source, tokens, blocks, block_size, gpu_memory_utilization: %w", err)
+	}
+	var bad []string
+	r.check(func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }, "")
+	if len(bad) > 0 {
+		return nil, errors.New(strings.Join(bad, "; "))
+	}
+	return &r, nil
+}
+
 // TraceRef names a trace file and its content hash.
 type TraceRef struct {
 	Path   string `json:"path"`
@@ -207,17 +239,7 @@ func (p *Profile) Validate() error {
 		}
 	}
 	if r := p.KVReported; r != nil {
-		switch {
-		case r.Tokens <= 0 || r.Tokens > math.MaxInt32:
-			add("kv_reported.tokens = %d: want 1 to %d", r.Tokens, math.MaxInt32)
-		case r.Blocks < 0 || r.BlockSize < 0 || (r.Blocks > 0) != (r.BlockSize > 0):
-			add("kv_reported.blocks = %d, block_size = %d: want both > 0, or both 0 when the engine counts no blocks", r.Blocks, r.BlockSize)
-		case r.Blocks > 0 && r.Blocks*int64(r.BlockSize) != r.Tokens:
-			add("kv_reported.tokens = %d: want blocks %d × block_size %d", r.Tokens, r.Blocks, r.BlockSize)
-		}
-		if u := r.GPUMemoryUtilization; !(u >= 0 && u <= 1) {
-			add("kv_reported.gpu_memory_utilization = %g: want a fraction in (0, 1], or 0 when not reported", u)
-		}
+		r.check(add, "kv_reported.")
 	}
 	if pw := p.Power; pw != nil {
 		// FitPower's coefficients, as fitted by NNLS like the step's.

@@ -216,6 +216,9 @@ func runCalibrate(c *cli.Context) error {
 		}
 		// as the plan counts them: not the warm-up and slot resets
 		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
+		if r := info.ReportedKV; r != nil {
+			fmt.Fprintf(w, "KV capacity: the engine reported %d tokens (%s) before the runs, as their traces record\n", r.Tokens, r.Source)
+		}
 		warnRuns(w, runs, refitIgnoreEOS(runs))
 		return analyzeAndSave(c, runs, info, nil, out, 0)
 	}
@@ -247,6 +250,10 @@ func runCalibrate(c *cli.Context) error {
 
 	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", urlshow.String(cfg.BaseURL), cfg.Model, traceDir)
 	info.ReportedKV = readReportedKV(c.Context, cfg.BaseURL, w)
+	if r := info.ReportedKV; r != nil {
+		b, _ := json.Marshal(r)
+		meta.Set(calibrate.ReportedKVKey, string(b))
+	}
 	t0 := time.Now()
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
@@ -414,6 +421,23 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 		if *f.v == 0 && val != "" {
 			*f.v, _ = strconv.Atoi(val)
 		}
+	}
+	// What the engine reported on /metrics before the runs (traces
+	// written since it was recorded): a refit does not read it again.
+	var reportedFrom, reported string
+	for _, r := range runs {
+		v, ok := r.Meta.Extra[calibrate.ReportedKVKey]
+		if !ok {
+			continue
+		}
+		kv, err := calibrate.ParseReportedKV(v)
+		if err != nil {
+			return info, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q: %v", r.Trace.Path, calibrate.ReportedKVKey, v, err)
+		}
+		if info.ReportedKV != nil && *kv != *info.ReportedKV {
+			return info, fmt.Errorf("calibrate: --from-traces: %s was measured with the engine reporting KV capacity %s, %s with %s", reportedFrom, reported, r.Trace.Path, v)
+		}
+		info.ReportedKV, reportedFrom, reported = kv, r.Trace.Path, v
 	}
 	return info, nil
 }

@@ -138,3 +138,37 @@ func TestCalibrateRefitKeepsEngineVersionAlone(t *testing.T) {
 		t.Errorf("refit engine %q, version %q; want the live calibration's \"\" and \"0.6.5\"", refit.Engine, refit.EngineVersion)
 	}
 }
+
+// The KV capacity the engine reported comes back from the traces'
+// metadata; traces that disagree on it, or a value that is no capacity,
+// are refused naming the file and what was wrong.
+func TestRefitInfoReportedKV(t *testing.T) {
+	withKV := func(path, v string) *calibrate.RunResult {
+		var m traces.Meta
+		if v != "" {
+			m.Set(calibrate.ReportedKVKey, v)
+		}
+		return &calibrate.RunResult{Meta: m, Trace: &calibrate.TraceRef{Path: path}}
+	}
+	const kv = `{"source":"vllm:cache_config_info","tokens":16000,"blocks":1000,"block_size":16,"gpu_memory_utilization":0.85}`
+	runs := []*calibrate.RunResult{withKV("a.parquet", kv), withKV("b.parquet", "")}
+	want := calibrate.ReportedKV{Source: "vllm:cache_config_info", Tokens: 16000, Blocks: 1000, BlockSize: 16, GPUMemoryUtilization: 0.85}
+	if got, err := refitInfo(calibrate.EngineInfo{}, runs); err != nil || got.ReportedKV == nil || *got.ReportedKV != want {
+		t.Errorf("refit info %+v, %v; want reported KV %+v", got.ReportedKV, err, want)
+	}
+	if got, err := refitInfo(calibrate.EngineInfo{}, runs[1:]); err != nil || got.ReportedKV != nil {
+		t.Errorf("older traces: reported KV %+v, %v; want none", got.ReportedKV, err)
+	}
+	runs[1] = withKV("b.parquet", `{"source":"sglang:max_total_num_tokens","tokens":9000}`)
+	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), "a.parquet was measured with the engine reporting KV capacity") || !strings.Contains(err.Error(), "b.parquet with") {
+		t.Errorf("traces of two capacities: err = %v", err)
+	}
+	runs[1] = withKV("b.parquet", `{"source":"x","tokens":100,"blocks":7,"block_size":16}`)
+	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), "b.parquet: metadata kv_reported") || !strings.Contains(err.Error(), "tokens = 100: want blocks 7 × block_size 16") {
+		t.Errorf("a capacity that does not add up: err = %v", err)
+	}
+	runs[1] = withKV("b.parquet", `16000`)
+	if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), "b.parquet: metadata kv_reported = \"16000\": want a JSON object") {
+		t.Errorf("a capacity that is no object: err = %v", err)
+	}
+}

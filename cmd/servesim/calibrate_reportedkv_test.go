@@ -50,4 +50,19 @@ func TestCalibrateRecordsTheReportedKVCapacity(t *testing.T) {
 	if p.KVReported == nil || *p.KVReported != want {
 		t.Errorf("kv_reported = %+v, want %+v", p.KVReported, want)
 	}
+	// A refit from the runs' traces keeps it: the traces' metadata holds
+	// what /metrics said before the runs.
+	refit := filepath.Join(filepath.Dir(out), "q.json")
+	if text, err = run(t, "calibrate", "--out", refit, "--from-traces", strings.TrimSuffix(out, ".json")+".traces"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "KV capacity: the engine reported 16000 tokens (vllm:cache_config_info) before the runs") {
+		t.Errorf("refit output does not say the reported capacity:\n%s", text)
+	}
+	if p, err = calibrate.LoadProfile(refit); err != nil {
+		t.Fatal(err)
+	}
+	if p.KVReported == nil || *p.KVReported != want {
+		t.Errorf("refit: kv_reported = %+v, want the live calibration's %+v\n%s", p.KVReported, want, text)
+	}
 }
