@@ -212,6 +212,12 @@ const EngineArgsKey = "engine_args_list"
 // traces written before it was recorded.
 const ReportedKVKey = "kv_reported"
 
+// GPUDevicesKey is the run traces' metadata key for the GPUs the engine
+// ran on (calibrate's --gpu-devices, comma-separated), whose samples in
+// the traces' gpu.csv a refit fits power to; absent when not given (every
+// GPU of the host), and in traces written before it was recorded.
+const GPUDevicesKey = "gpu_devices"
+
 // EngineVersionKey is the run traces' metadata key for the engine's
 // version alone: their engine is name and version joined by a space,
 // which does not say which is which when one is missing. Absent when

@@ -60,7 +60,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "precision", Usage: "weight precision for the profile, e.g. bf16, fp8"},
 			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known (0 = unknown)"},
 			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
-			&cli.StringFlag{Name: "gpu-devices", Usage: "the GPUs the engine runs on, as NVML indices or UUIDs (gpu.csv's index and uuid columns), comma-separated, e.g. 0,1: the power fit takes only their samples (default: every GPU of the host)"},
+			&cli.StringFlag{Name: "gpu-devices", Usage: "the GPUs the engine runs on, as NVML indices or UUIDs (gpu.csv's index and uuid columns), comma-separated, e.g. 0,1: the power fit takes only their samples (default: every GPU of the host; with --from-traces, the calibration's)"},
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit"},
 			&cli.IntFlag{Name: "max-prompt", DefaultText: "1024 quick, 2048 full", Usage: "longest prompt of the prefill sweep"},
 			&cli.IntFlag{Name: "repeats", DefaultText: "2 quick, 3 full", Usage: "repeats of each prefill and decode configuration"},
@@ -136,7 +136,7 @@ func runCalibrate(c *cli.Context) error {
 	if !live {
 		// A refit replays recorded runs: a flag that shapes live runs would
 		// be silently ignored.
-		liveOnly := []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots", "gpu-devices"}
+		liveOnly := []string{"base-url", "plan", "trace-out", "max-concurrency", "max-prompt", "repeats", "dry-run", "reset-slots"}
 		for _, f := range clientFlags(0) {
 			liveOnly = append(liveOnly, f.Names()[0])
 		}
@@ -205,6 +205,9 @@ func runCalibrate(c *cli.Context) error {
 		list, _ := json.Marshal(info.EngineArgs)
 		meta.Set(calibrate.EngineArgsKey, string(list))
 	}
+	if gpuDevices != nil {
+		meta.Set(calibrate.GPUDevicesKey, strings.Join(gpuDevices, ","))
+	}
 	var runs []*calibrate.RunResult
 	var power *calibrate.PowerFit
 	if dir := c.String("from-traces"); dir != "" {
@@ -215,12 +218,25 @@ func runCalibrate(c *cli.Context) error {
 			return err
 		}
 		// as the plan counts them: not the warm-up and slot resets
-		fmt.Fprintf(w, "refitting %d runs from %s (power: not refitted)\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
+		fmt.Fprintf(w, "refitting %d runs from %s\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
+		// Power from the GPU samples taken beside the runs, on the devices
+		// the calibration was told unless --gpu-devices is given again.
+		if gpuDevices == nil {
+			if gpuDevices, err = refitGPUDevices(runs); err != nil {
+				return err
+			}
+		}
+		gpuCSV := filepath.Join(dir, "gpu.csv")
+		if _, err := os.Stat(gpuCSV); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(w, "power: not refitted (no GPU samples, %s); the profile's power is null\n", gpuCSV)
+		} else {
+			power = fitPower(w, gpuCSV, gpuDevices, err)
+		}
 		if r := info.ReportedKV; r != nil {
 			fmt.Fprintf(w, "KV capacity: the engine reported %d tokens (%s) before the runs, as their traces record\n", r.Tokens, r.Source)
 		}
 		warnRuns(w, runs, refitIgnoreEOS(runs))
-		return analyzeAndSave(c, runs, info, nil, out, 0)
+		return analyzeAndSave(c, runs, info, power, out, 0)
 	}
 	_, statErr := os.Stat(traceDir)
 	madeTraceDir := errors.Is(statErr, fs.ErrNotExist)
@@ -282,28 +298,61 @@ func runCalibrate(c *cli.Context) error {
 	fmt.Fprintf(w, "live runs took %v (text model: tokens = %.4g × bytes + %.4g)\n", wall.Round(100*time.Millisecond), tm.TokensPerByte, tm.Overhead)
 	warnRuns(w, runs, &cfg.IgnoreEOS)
 	if nvmlErr == nil {
-		var samples []calibrate.PowerSample
-		var devs []calibrate.PowerDevice
-		err := published
-		if err == nil {
-			samples, devs, err = readPowerCSV(gpuCSV, gpuDevices)
-		}
-		if err == nil {
-			power, err = calibrate.FitPower(samples)
-		}
-		if err != nil {
-			fmt.Fprintf(w, "power: not fitted (%v)\n", err)
-			power = nil
-		} else {
-			power.Devices = devs
-			fmt.Fprintf(w, "power: idle %.1f W + %.1f W × utilization (R² %.3f, n=%d) per device, fitted to %s\n",
-				power.Idle.Value, power.Dynamic.Value, power.Quality.R2, power.Quality.N, powerDevicesText(devs))
-			if gpuDevices == nil && len(devs) > 1 {
-				fmt.Fprintf(w, "power: warning: fitted to all %d GPUs of the host; if the engine runs on fewer, the idle ones bias the fit toward idle power: name the engine's with --gpu-devices\n", len(devs))
-			}
-		}
+		power = fitPower(w, gpuCSV, gpuDevices, published)
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
+}
+
+// fitPower fits power to the GPU samples in gpuCSV, those of the devices
+// sel names (nil: all), saying on w what it fitted; nil, said on w, when
+// it could not (published: the error of writing the samples, if any).
+func fitPower(w io.Writer, gpuCSV string, sel telemetry.DeviceSelection, published error) *calibrate.PowerFit {
+	var samples []calibrate.PowerSample
+	var devs []calibrate.PowerDevice
+	var power *calibrate.PowerFit
+	err := published
+	if err == nil {
+		samples, devs, err = readPowerCSV(gpuCSV, sel)
+	}
+	if err == nil {
+		power, err = calibrate.FitPower(samples)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "power: not fitted (%v)\n", err)
+		return nil
+	}
+	power.Devices = devs
+	fmt.Fprintf(w, "power: idle %.1f W + %.1f W × utilization (R² %.3f, n=%d) per device, fitted to %s\n",
+		power.Idle.Value, power.Dynamic.Value, power.Quality.R2, power.Quality.N, powerDevicesText(devs))
+	if sel == nil && len(devs) > 1 {
+		fmt.Fprintf(w, "power: warning: fitted to all %d GPUs of the host; if the engine runs on fewer, the idle ones bias the fit toward idle power: name the engine's with --gpu-devices\n", len(devs))
+	}
+	return power
+}
+
+// refitGPUDevices is the --gpu-devices the traces' calibration was given
+// (nil: none, or traces written before it was recorded); traces that
+// disagree, or a value that is no selection, are errors naming the file.
+func refitGPUDevices(runs []*calibrate.RunResult) (telemetry.DeviceSelection, error) {
+	var val, from string
+	for _, r := range runs {
+		v := r.Meta.Extra[calibrate.GPUDevicesKey]
+		if v == "" {
+			continue
+		}
+		if val != "" && v != val {
+			return nil, fmt.Errorf("calibrate: --from-traces: %s was measured with gpu-devices %q, %s with %q", from, val, r.Trace.Path, v)
+		}
+		val, from = v, r.Trace.Path
+	}
+	if val == "" {
+		return nil, nil
+	}
+	sel, err := telemetry.ParseDeviceSelection(val)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q: %v", from, calibrate.GPUDevicesKey, val, err)
+	}
+	return sel, nil
 }
 
 // readReportedKV reads the KV capacity the engine reports on /metrics

@@ -3,11 +3,16 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/replay/telemetry"
+	"github.com/servesim/servesim/traces"
 )
 
 // gpuCSVRows is a gpu.csv of n rounds on a host of two H100s: the engine
@@ -87,5 +92,82 @@ func TestParseDeviceSelection(t *testing.T) {
 		if got := sel.Has(c.i, c.uuid); got != c.want {
 			t.Errorf("Has(%d, %q) = %v, want %v", c.i, c.uuid, got, c.want)
 		}
+	}
+}
+
+// A refit from traces refits power from the GPU samples beside them, on
+// the devices the live calibration was told (--gpu-devices, which a
+// refit may also give, and which then wins).
+func TestCalibrateRefitFitsPowerFromTheSamples(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--gpu-devices", "GPU-aaaa"); err != nil {
+		t.Fatal(err)
+	}
+	traceDir := filepath.Join(dir, "p.traces")
+	// the samples NVML would have written beside the runs
+	writeFile(t, traceDir, "gpu.csv", gpuCSVRows(44, "NVIDIA H100 80GB HBM3"))
+	out := filepath.Join(dir, "q.json")
+	text, err := run(t, "calibrate", "--out", out, "--from-traces", traceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := calibrate.LoadProfile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pw := p.Power; pw == nil || math.Abs(pw.Idle.Value-100) > 1e-6 || math.Abs(pw.Dynamic.Value-500) > 1e-6 || len(pw.Devices) != 1 || pw.Devices[0].UUID != "GPU-aaaa" {
+		t.Fatalf("refit's power %+v, want 100 W + 500 W × utilization on GPU-aaaa alone\n%s", pw, text)
+	}
+	if strings.Contains(text, "not refitted") {
+		t.Errorf("refit says power was not refitted:\n%s", text)
+	}
+	// the flag wins over the traces
+	if _, err := run(t, "calibrate", "--out", out, "--from-traces", traceDir, "--gpu-devices", "0,1"); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = calibrate.LoadProfile(out); err != nil {
+		t.Fatal(err)
+	}
+	if pw := p.Power; pw == nil || len(pw.Devices) != 2 {
+		t.Errorf("refit with --gpu-devices 0,1: power %+v, want both devices", pw)
+	}
+	// no samples: no power fit, said so
+	os.Remove(filepath.Join(traceDir, "gpu.csv"))
+	if text, err = run(t, "calibrate", "--out", out, "--from-traces", traceDir); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = calibrate.LoadProfile(out); err != nil || p.Power != nil || !strings.Contains(text, "power: not refitted (no GPU samples") {
+		t.Errorf("refit without gpu.csv: power %+v, %v\n%s", p.Power, err, text)
+	}
+}
+
+// Traces that disagree on the engine's GPUs, or name none sensibly, are
+// refused naming the file.
+func TestRefitGPUDevicesFromTraces(t *testing.T) {
+	with := func(path, v string) *calibrate.RunResult {
+		var m traces.Meta
+		if v != "" {
+			m.Set(calibrate.GPUDevicesKey, v)
+		}
+		return &calibrate.RunResult{Meta: m, Trace: &calibrate.TraceRef{Path: path}}
+	}
+	runs := []*calibrate.RunResult{with("a.parquet", "0,GPU-aaaa"), with("b.parquet", "")}
+	if sel, err := refitGPUDevices(runs); err != nil || strings.Join(sel, ",") != "0,GPU-aaaa" {
+		t.Errorf("selection %q, %v; want 0,GPU-aaaa", sel, err)
+	}
+	if sel, err := refitGPUDevices(runs[1:]); err != nil || sel != nil {
+		t.Errorf("older traces: selection %q, %v; want none", sel, err)
+	}
+	runs[1] = with("b.parquet", "1")
+	if _, err := refitGPUDevices(runs); err == nil || !strings.Contains(err.Error(), `a.parquet was measured with gpu-devices "0,GPU-aaaa", b.parquet with "1"`) {
+		t.Errorf("traces of two selections: err = %v", err)
+	}
+	runs = runs[1:]
+	runs[0] = with("b.parquet", ",")
+	if _, err := refitGPUDevices(runs); err == nil || !strings.Contains(err.Error(), `b.parquet: metadata gpu_devices = ","`) {
+		t.Errorf("no selection: err = %v", err)
 	}
 }
