@@ -83,9 +83,10 @@ var workloadKeys = []string{"slice", "spread_ns", "drop_failed", "rate", "seed"}
 // Workload is what, besides its input files (Meta.Checksums), makes the
 // requests of a trace with metadata m arrive as they do: each of
 // workloadKeys that m records, and "time_scale", the product of its
-// scales and the live run's replay.time_scale, unless that is 1. Two
-// traces of the same input files ran one workload when their Workload is
-// equal too; a key absent from older files is no transformation.
+// scales and the live run's replay.time_scale to 12 significant digits,
+// unless that is 1. Two traces of the same input files ran one workload
+// when their Workload is equal too; a key absent from older files is no
+// transformation.
 func Workload(m Meta) map[string]string {
 	w := map[string]string{}
 	for _, k := range workloadKeys {
@@ -110,11 +111,14 @@ func Workload(m Meta) map[string]string {
 			scale *= x
 		}
 	}
+	// To 12 digits: 0.1*3 replayed at 1/0.3 multiplies to 1.0000000000000002,
+	// and 0.7*3 to 2.0999999999999996, the workloads of 1 and 2.1.
+	rounded := strconv.FormatFloat(scale, 'g', 12, 64)
 	switch {
 	case !exact: // unreadable: kept as written, never taken for none
 		w["time_scale"] = strings.Join(raw, "*")
-	case scale != 1:
-		w["time_scale"] = strconv.FormatFloat(scale, 'g', -1, 64)
+	case rounded != "1":
+		w["time_scale"] = rounded
 	}
 	return w
 }
