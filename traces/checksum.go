@@ -74,11 +74,12 @@ func SameInputs(a, b map[string]string) bool {
 
 // workloadKeys are the Extra keys of the transformations that change which
 // requests of the input files arrive when: a slice, a spread, dropped
-// failures, ShareGPT's Poisson rate and seed. (A time scale is taken with
-// a live run's own, in Workload.) Everything else in Extra describes the
-// run, the format or the history: a conversion to another format, for
-// one, changes no request.
-var workloadKeys = []string{"slice", "spread_ns", "drop_failed", "rate", "seed"}
+// failures, ShareGPT's Poisson rate and seed, and a synthetic trace's
+// arrivals, seed, warm-up and shared prefixes (its lengths resampled from
+// the files). (A time scale is taken with a live run's own, in Workload.)
+// Everything else in Extra describes the run, the format or the history:
+// a conversion to another format, for one, changes no request.
+var workloadKeys = []string{"slice", "spread_ns", "drop_failed", "rate", "seed", "arrival", "warmup", "prefix_groups"}
 
 // Workload is what, besides its input files (Meta.Checksums), makes the
 // requests of a trace with metadata m arrive as they do: each of

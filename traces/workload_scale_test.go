@@ -23,3 +23,30 @@ func TestWorkloadScaleWithinRounding(t *testing.T) {
 		}
 	}
 }
+
+// A trace synthesized with lengths resampled from a file names that file
+// by checksum, but its arrivals, warm-up and prefixes are its own: two at
+// other rates are other workloads of that file.
+func TestWorkloadOfResampledSynth(t *testing.T) {
+	q := &Request{}
+	q.Reset()
+	q.PromptTokens, q.OutputTokens = 10, 1
+	src := &sliceReader{meta: Meta{Source: "azure:in.csv", Checksums: map[string]string{"in.csv": "sha256:ab12"}}, rows: []*Request{q}}
+	e, err := NewEmpirical(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := func(rate float64, warmup int) Meta {
+		c := DefaultSynthConfig()
+		c.Requests, c.Resample, c.Warmup = 2, e, warmup
+		c.Arrival.Rate = rate
+		m, _ := synthAll(t, c)
+		return m
+	}
+	for _, b := range []Meta{meta(8, 0), meta(2, 1)} {
+		a := meta(2, 0)
+		if wa, wb := Workload(a), Workload(b); maps.Equal(wa, wb) {
+			t.Errorf("synth %v and %v: both Workload %v, want them told apart", a.Extra, b.Extra, wa)
+		}
+	}
+}
