@@ -25,9 +25,11 @@ func ParseDeviceSelection(spec string) (DeviceSelection, error) {
 			return nil, fmt.Errorf("device list %q: an empty entry: want NVML indices or UUIDs, comma-separated", spec)
 		case strings.HasPrefix(f, "GPU-") || strings.HasPrefix(f, "MIG-"):
 		default:
-			if n, err := strconv.Atoi(f); err != nil || n < 0 {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 0 {
 				return nil, fmt.Errorf("device list %q: %q is neither an NVML index (0, 1, …) nor a UUID (GPU-…, MIG-…)", spec, f)
 			}
+			f = strconv.Itoa(n) // "01" is device 1, as Has compares it
 		}
 		if seen[f] {
 			return nil, fmt.Errorf("device list %q: %q given twice", spec, f)

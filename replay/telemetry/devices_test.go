@@ -44,3 +44,18 @@ func TestGPURecorderSamplesTheSelectedDevices(t *testing.T) {
 		t.Errorf("%d CSV rows after %d rounds, want a header and 2 a round", len(rows), s.Samples)
 	}
 }
+
+// An index written with a leading zero or sign names the same device:
+// kept as written, it would select none.
+func TestDeviceSelectionIndexAsWritten(t *testing.T) {
+	sel, err := ParseDeviceSelection("01,+2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sel.Has(1, "GPU-b") || !sel.Has(2, "GPU-c") {
+		t.Errorf("selection %q: want devices 1 and 2 selected", sel)
+	}
+	if _, err := ParseDeviceSelection("1,01"); err == nil {
+		t.Error(`"1,01": want an error, the device given twice`)
+	}
+}
