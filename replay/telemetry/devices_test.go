@@ -2,7 +2,9 @@ package telemetry
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,5 +59,29 @@ func TestDeviceSelectionIndexAsWritten(t *testing.T) {
 	}
 	if _, err := ParseDeviceSelection("1,01"); err == nil {
 		t.Error(`"1,01": want an error, the device given twice`)
+	}
+}
+
+// A selected device the host does not have is an error at the start,
+// not a recording of no GPU at all.
+func TestGPURecorderRefusesAMissingSelectedDevice(t *testing.T) {
+	sel, err := ParseDeviceSelection("1,5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.gpu.csv")
+	r, err := StartGPU(context.Background(), hostSource{2}, GPUConfig{Interval: time.Hour, Path: path, Devices: sel})
+	if err == nil {
+		s := r.Stop()
+		t.Fatalf("StartGPU: no error; summary %d devices, err %v", s.Devices, s.Err)
+	}
+	if !strings.Contains(err.Error(), `"5"`) {
+		t.Errorf("error %q: want it to name device 5", err)
+	}
+	if r != nil {
+		t.Error("want a nil recorder with the error")
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 0 {
+		t.Errorf("%d files left beside %s, want none", len(entries), path)
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -457,6 +459,9 @@ type GPURecorder struct {
 	failed    int
 	loggedErr bool
 	sum       GPUSummary
+	// host is the first round sampled before the selection, when there is
+	// one: every GPU of the host, to check the selection against.
+	host []DeviceSample
 }
 
 // StartNVML samples the NVIDIA GPUs devices selects (every one when nil)
@@ -502,8 +507,38 @@ func StartGPU(ctx context.Context, src Source, cfg GPUConfig) (*GPURecorder, err
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
 	r.sample()
+	// A selected device the host lacks (a mistyped index or UUID) would
+	// record nothing of it: refuse it before the run.
+	if missing := r.missingDevice(); missing != "" {
+		r.cancel()
+		r.out.discard()
+		return nil, fmt.Errorf("telemetry: device %q is not one of the host's GPUs (%s): want an NVML index or UUID of one of them", missing, r.hostNames())
+	}
 	go r.loop(ctx)
 	return r, nil
+}
+
+// missingDevice is the first selected device the host's first round of
+// samples lacks; "" when none is, or when no round has been sampled.
+func (r *GPURecorder) missingDevice() string {
+	if r.host == nil {
+		return ""
+	}
+	for _, f := range r.cfg.Devices {
+		if !slices.ContainsFunc(r.host, func(s DeviceSample) bool { return DeviceSelection{f}.Has(s.Index, s.UUID) }) {
+			return f
+		}
+	}
+	return ""
+}
+
+// hostNames lists the host's GPUs as "index uuid".
+func (r *GPURecorder) hostNames() string {
+	names := make([]string, len(r.host))
+	for i, s := range r.host {
+		names[i] = strconv.Itoa(s.Index) + " " + s.UUID
+	}
+	return strings.Join(names, ", ")
 }
 
 func (r *GPURecorder) loop(ctx context.Context) {
@@ -527,6 +562,9 @@ func (r *GPURecorder) sample() {
 	now := time.Now()
 	round, err := r.src.Sample()
 	if err == nil && r.cfg.Devices != nil {
+		if r.host == nil {
+			r.host = slices.Clone(round)
+		}
 		kept := round[:0:0]
 		for _, s := range round {
 			if r.cfg.Devices.Has(s.Index, s.UUID) {
