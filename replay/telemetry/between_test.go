@@ -109,3 +109,16 @@ func TestGPURecorderBetweenTakesMonotonicTimes(t *testing.T) {
 		t.Errorf("nil recorder: %+v", g)
 	}
 }
+
+// Two rounds stamped alike (rounds gathered from elsewhere, a coarse
+// clock) and an instant on them: no energy, not an index out of range.
+func TestSummarizeGPUBetweenAnInstantOnRepeatedStamps(t *testing.T) {
+	rounds := [][]DeviceSample{
+		{dev(0, 0, 100, 0, Missing)},
+		{dev(0, sec, 100, 100_000, Missing)},
+		{dev(0, sec, 100, 100_000, Missing)},
+	}
+	if g := SummarizeGPUBetween(rounds, sec, sec); g.Err != nil || g.EnergyJ != 0 {
+		t.Errorf("got %+v, want 0 J", g)
+	}
+}

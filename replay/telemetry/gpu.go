@@ -320,7 +320,7 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	for hi-1 >= 0 && p[hi-1].t >= to {
 		hi--
 	}
-	if hi == lo { // an instant on a sample
+	if hi <= lo { // an instant on a sample (hi < lo: on several stamped alike)
 		hi = min(lo+1, len(p)-1)
 		if hi == lo {
 			lo--
