@@ -700,7 +700,8 @@ type profileStep struct {
 	power     func(float64) float64
 	powerDesc string
 	kv        *plan.MeasuredKV // nil when the profile measured none
-	raised    int              // plans whose KV capacity the profile raised
+	raised    int              // plans whose KV capacity the profile's measured tokens raised
+	reported  int              // plans whose KV capacity the engine's report set, larger or smaller
 	warned    map[string]bool  // the differences from the plans already warned of
 }
 
@@ -761,12 +762,13 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 	}
 	ps.warnMismatch("simulate", r.Plan, warn)
 	if r.KVSource != "" {
-		ps.raised++
 		switch tokens := ps.kv.Tokens; {
 		case strings.HasSuffix(r.KVSource, plan.ReportedKVSuffix):
+			ps.reported++
 			fmt.Fprintf(kv, "simulate: KV capacity set to the %d blocks of %d the engine reported (catalog: %d blocks)\n",
 				r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
 		default:
+			ps.raised++
 			if rep := ps.kv.Reported; rep != nil {
 				tokens = max(tokens, rep.Tokens)
 			}

@@ -180,6 +180,9 @@ func runSweep(c *cli.Context) error {
 		if prof.raised > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "sweep: the profile's measured KV tokens raised the capacity of %d configs\n", prof.raised)
 		}
+		if prof.reported > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "sweep: the KV capacity the engine reported set the capacity of %d configs\n", prof.reported)
+		}
 	}
 	in, err := openTrace(c.String("trace"))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
@@ -356,5 +357,29 @@ func TestSimulateSweepOutNotADirectory(t *testing.T) {
 	_, err := run(t, "simulate", "--trace", shortTrace(t), "--sweep", smallSweep, "--out", file, "-q")
 	if err == nil || !strings.Contains(err.Error(), "--out "+file+": want a directory") {
 		t.Errorf("err = %v, want one naming --out %s and what it should be", err, file)
+	}
+}
+
+// A capacity the engine reported sets a config's KV cache smaller as
+// well as larger: the sweep says so, and does not call it the probe's
+// tokens raising it.
+func TestSimulateSweepProfileSaysTheReportedKV(t *testing.T) {
+	tr := shortTrace(t)
+	p, err := calibrate.LoadProfile("../../calibrate/testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Below the catalog's H100 capacity, at the configs' utilization.
+	p.KVReported = &calibrate.ReportedKV{Source: "vllm:cache_config_info", Tokens: 2000 * 16, Blocks: 2000, BlockSize: 16, GPUMemoryUtilization: 0.9}
+	prof := filepath.Join(t.TempDir(), "p.json")
+	if err := p.Save(prof); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--profile", prof, "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "raised the capacity of") || !strings.Contains(out, "the engine reported") {
+		t.Errorf("KV capacity lines:\n%s", out)
 	}
 }
