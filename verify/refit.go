@@ -286,10 +286,10 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 			return nil, err
 		}
 		// Priced as verify priced the candidate: its measured cost keeps
-		// its basis.
+		// its basis (an older result's, hardware, is its usd_per_m_out).
 		meas := c.Measured
 		if c.CostBasis != CostHardwareEnergy || pred.JPerOutTok == nil {
-			pred.USDPerMOut, meas.USDPerMOut = pred.USDPerMOutHardware, meas.USDPerMOutHardware
+			pred.USDPerMOut, meas.USDPerMOut = pred.USDPerMOutHardware, rankingCost(&c.Measured, c.CostBasis, CostHardware)
 		}
 		out = append(out, CandidateResult{Rows: CompareMetrics(pred, &meas, opt.Tolerances)})
 	}
