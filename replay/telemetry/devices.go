@@ -23,7 +23,7 @@ func ParseDeviceSelection(spec string) (DeviceSelection, error) {
 		switch {
 		case f == "":
 			return nil, fmt.Errorf("device list %q: an empty entry: want NVML indices or UUIDs, comma-separated", spec)
-		case strings.HasPrefix(f, "GPU-") || strings.HasPrefix(f, "MIG-"):
+		case (strings.HasPrefix(f, "GPU-") || strings.HasPrefix(f, "MIG-")) && len(f) > len("GPU-"):
 		default:
 			n, err := strconv.Atoi(f)
 			if err != nil || n < 0 {
