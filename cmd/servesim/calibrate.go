@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -653,6 +654,14 @@ func readPowerCSV(path string, sel telemetry.DeviceSelection) ([]calibrate.Power
 		u, e3 := strconv.ParseFloat(rec[ui], 64)
 		if e1 != nil || e2 != nil || e3 != nil {
 			continue // not measured
+		}
+		// A reading the fit cannot take is named here, where its line is
+		// known, not later by its position among the kept samples.
+		if !(pw >= 0) || math.IsInf(pw, 0) {
+			return nil, nil, fmt.Errorf("%s:%d: power_w %q: want finite watts >= 0", path, line, rec[pi])
+		}
+		if !(u >= 0 && u <= 100) {
+			return nil, nil, fmt.Errorf("%s:%d: sm_util_pct %q: want a percent in [0, 100]", path, line, rec[ui])
 		}
 		out = append(out, calibrate.PowerSample{T: t, Watts: pw, Utilization: u / 100})
 	}
