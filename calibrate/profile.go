@@ -111,7 +111,9 @@ func (r *ReportedKV) check(add func(string, ...any), prefix string) {
 		add("%stokens = %d: want 1 to %d", prefix, r.Tokens, math.MaxInt32)
 	case r.Blocks < 0 || r.BlockSize < 0 || (r.Blocks > 0) != (r.BlockSize > 0):
 		add("%sblocks = %d, block_size = %d: want both > 0, or both 0 when the engine counts no blocks", prefix, r.Blocks, r.BlockSize)
-	case r.Blocks > 0 && r.Blocks*int64(r.BlockSize) != r.Tokens:
+	// Each factor at most tokens first: a larger product could wrap
+	// around to tokens.
+	case r.Blocks > 0 && (r.Blocks > r.Tokens || int64(r.BlockSize) > r.Tokens || r.Blocks*int64(r.BlockSize) != r.Tokens):
 		add("%stokens = %d: want blocks %d × block_size %d", prefix, r.Tokens, r.Blocks, r.BlockSize)
 	}
 	if u := r.GPUMemoryUtilization; !(u >= 0 && u <= 1) {
@@ -123,9 +125,8 @@ func (r *ReportedKV) check(add func(string, ...any), prefix string) {
 // ReportedKVKey holds it; the error names each bad field.
 func ParseReportedKV(s string) (*ReportedKV, error) {
 	var r ReportedKV
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	// Strict: data after the object is an error, not ignored.
+	if err := jsonfile.DecodeStrict([]byte(s), &r, "a JSON object"); err != nil {
 		return nil, fmt.Errorf("want a JSON object of source, tokens, blocks, block_size, gpu_memory_utilization: %w", err)
 	}
 	var bad []string
