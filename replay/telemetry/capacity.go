@@ -86,7 +86,8 @@ func vllmCapacity(m *MetricSample) (*EngineCapacity, error) {
 	}
 	bsText := m.Label("block_size")
 	bs, err := strconv.Atoi(bsText)
-	if err != nil || bs <= 0 || int64(bs)*blocks > math.MaxInt32 {
+	// block_size past 2^31 first: its product with blocks could wrap.
+	if err != nil || bs <= 0 || bs > math.MaxInt32 || int64(bs)*blocks > math.MaxInt32 {
 		return nil, fmt.Errorf("label block_size=%q: want tokens per block > 0 (num_gpu_blocks=%d)", bsText, blocks)
 	}
 	c := &EngineCapacity{Metric: m.Name, Tokens: blocks * int64(bs), Blocks: blocks, BlockSize: bs}
