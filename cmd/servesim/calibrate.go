@@ -259,10 +259,18 @@ func runCalibrate(c *cli.Context) error {
 		fmt.Fprintf(w, "removed the GPU samples of an earlier calibration, %s\n", gpuCSV)
 	}
 
-	// Power: NVML when there is a driver; otherwise say so once.
-	rec, nvmlErr := telemetry.StartNVML(c.Context, 100*time.Millisecond, gpuCSV, nil)
+	// Power: NVML when there is a driver; otherwise say so once. Every
+	// GPU is sampled (a refit may select others), but a --gpu-devices the
+	// host lacks is refused now, not after the runs at the fit.
+	rec, nvmlErr := startNVML(c.Context, 100*time.Millisecond, gpuCSV, nil)
 	if nvmlErr != nil {
 		fmt.Fprintf(w, "power: not measured (%v); the profile's power is null\n", nvmlErr)
+	} else if err := rec.CheckDevices(gpuDevices); err != nil {
+		rec.Discard()
+		if madeTraceDir {
+			os.Remove(traceDir) // still empty
+		}
+		return cli.Exit(fmt.Sprintf("calibrate: --gpu-devices: %v", err), 2)
 	}
 
 	fmt.Fprintf(w, "running against %s (model %s); traces to %s\n", urlshow.String(cfg.BaseURL), cfg.Model, traceDir)
@@ -303,6 +311,9 @@ func runCalibrate(c *cli.Context) error {
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
 }
+
+// startNVML is telemetry.StartNVML; tests put a fake GPU in its place.
+var startNVML = telemetry.StartNVML
 
 // fitPower fits power to the GPU samples in gpuCSV, those of the devices
 // sel names (nil: all), saying on w what it fitted; nil, said on w, when

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/servesim/servesim/traces"
@@ -169,5 +171,41 @@ func TestRefitGPUDevicesFromTraces(t *testing.T) {
 	runs[0] = with("b.parquet", ",")
 	if _, err := refitGPUDevices(runs); err == nil || !strings.Contains(err.Error(), `b.parquet: metadata gpu_devices = ","`) {
 		t.Errorf("no selection: err = %v", err)
+	}
+}
+
+// twoGPUs is a host of two GPUs at a constant draw.
+type twoGPUs struct{}
+
+func (twoGPUs) Sample() ([]telemetry.DeviceSample, error) {
+	var out []telemetry.DeviceSample
+	for i, uuid := range []string{"GPU-aaaa", "GPU-bbbb"} {
+		s := telemetry.NewDeviceSample(i)
+		s.UUID, s.Name, s.PowerW, s.SMUtil = uuid, "NVIDIA H100 80GB HBM3", 100, 0
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// A --gpu-devices the host lacks is refused before the live runs, which
+// would otherwise take minutes to end in a profile without a power fit.
+func TestCalibrateRefusesAGPUTheHostLacksBeforeTheRuns(t *testing.T) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string, devices telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
+		return telemetry.StartGPU(ctx, twoGPUs{}, telemetry.GPUConfig{Interval: interval, Path: path, Devices: devices})
+	}
+	defer func() { startNVML = telemetry.StartNVML }()
+	srv := replaytest.New(replaytest.Options{Record: true})
+	defer srv.Close()
+	dir := t.TempDir()
+	_, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--gpu-devices", "0,GPU-cccc")
+	if err == nil || !strings.Contains(err.Error(), `"GPU-cccc"`) || !strings.Contains(err.Error(), "GPU-bbbb") {
+		t.Fatalf("err = %v, want the device the host lacks named, with the host's", err)
+	}
+	if n := len(srv.Requests()); n > 0 {
+		t.Errorf("%d requests sent before the refusal, want none", n)
+	}
+	if names := testfs.Names(t, dir); len(names) > 0 {
+		t.Errorf("files left: %v, want none", names)
 	}
 }

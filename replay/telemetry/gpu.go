@@ -509,27 +509,28 @@ func StartGPU(ctx context.Context, src Source, cfg GPUConfig) (*GPURecorder, err
 	r.sample()
 	// A selected device the host lacks (a mistyped index or UUID) would
 	// record nothing of it: refuse it before the run.
-	if missing := r.missingDevice(); missing != "" {
+	if err := r.CheckDevices(r.cfg.Devices); err != nil {
 		r.cancel()
 		r.out.discard()
-		return nil, fmt.Errorf("telemetry: device %q is not one of the host's GPUs (%s): want an NVML index or UUID of one of them", missing, r.hostNames())
+		return nil, err
 	}
 	go r.loop(ctx)
 	return r, nil
 }
 
-// missingDevice is the first selected device the host's first round of
-// samples lacks; "" when none is, or when no round has been sampled.
-func (r *GPURecorder) missingDevice() string {
+// CheckDevices says which device of sel, if any, the host's first round
+// of samples lacks: a mistyped index or UUID would select nothing. It is
+// nil when no round has been sampled.
+func (r *GPURecorder) CheckDevices(sel DeviceSelection) error {
 	if r.host == nil {
-		return ""
+		return nil
 	}
-	for _, f := range r.cfg.Devices {
+	for _, f := range sel {
 		if !slices.ContainsFunc(r.host, func(s DeviceSample) bool { return DeviceSelection{f}.Has(s.Index, s.UUID) }) {
-			return f
+			return fmt.Errorf("telemetry: device %q is not one of the host's GPUs (%s): want an NVML index or UUID of one of them", f, r.hostNames())
 		}
 	}
-	return ""
+	return nil
 }
 
 // hostNames lists the host's GPUs as "index uuid".
@@ -561,10 +562,10 @@ var gpuHeader = []string{"t_ns", "unix_ns", "index", "uuid", "name", "mem_used_b
 func (r *GPURecorder) sample() {
 	now := time.Now()
 	round, err := r.src.Sample()
+	if err == nil && r.host == nil {
+		r.host = slices.Clone(round) // for CheckDevices
+	}
 	if err == nil && r.cfg.Devices != nil {
-		if r.host == nil {
-			r.host = slices.Clone(round)
-		}
 		kept := round[:0:0]
 		for _, s := range round {
 			if r.cfg.Devices.Has(s.Index, s.UUID) {
