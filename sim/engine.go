@@ -856,7 +856,7 @@ func (e *engine) leaveDecode(s *seq) {
 // heldPrivate is the number of private blocks s holds.
 func (e *engine) heldPrivate(s *seq) int64 {
 	if s.decoding && !s.reserved {
-		return blocksFor(int64(s.ctxE)+e.gAlloc-s.ge, e.bs) - int64(len(s.shared)) + int64(s.dup)
+		return blocksFor(int64(s.ctxE)+e.gAlloc-s.ge, e.bs) - int64(len(s.shared)) + int64(len(s.dupOf))
 	}
 	return int64(s.private)
 }
@@ -883,7 +883,7 @@ func (e *engine) releaseBlocks(s *seq) error {
 	for _, slot := range s.dupOf {
 		e.bm.slab[slot].dups--
 	}
-	s.dup, s.dupOf = 0, s.dupOf[:0]
+	s.dupOf = s.dupOf[:0]
 	for i := len(s.shared) - 1; i >= 0; i-- {
 		slot := s.shared[i]
 		if err := e.bm.release(slot); err != nil {
@@ -910,7 +910,6 @@ func (e *engine) keepOwnCopy(slot int32) error {
 			continue
 		}
 		t.dupOf = slices.Delete(t.dupOf, i, i+1)
-		t.dup--
 		e.bm.slab[slot].dups--
 		if !t.decoding || t.reserved {
 			t.private--
@@ -959,7 +958,7 @@ func (e *engine) cacheOwnBlocks(s *seq) error {
 // the prompt's hashed full blocks, private ones for the rest. The caller
 // checked that enough blocks are free.
 func (e *engine) growPrefill(s *seq, tokens int32) error {
-	held := int64(len(s.shared)) + int64(s.private) - int64(s.dup)
+	held := int64(len(s.shared)) + int64(s.private) - int64(len(s.dupOf))
 	want := blocksFor(int64(tokens), e.bs)
 	priv := 0
 	for b := held; b < want; b++ {
@@ -973,7 +972,6 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 			// lookup never hits): s computes it, into a block of its own.
 			if !s.reserved && e.bm.slab[slot].ref > 1 {
 				priv++
-				s.dup++
 				s.dupOf = append(s.dupOf, slot)
 				e.bm.slab[slot].dups++
 			}
@@ -1011,7 +1009,7 @@ func (e *engine) preemptSeq(s *seq) error {
 		return err
 	}
 	e.releaseSlot(s, true)
-	s.computed, s.chunk, s.dup = 0, 0, 0
+	s.computed, s.chunk = 0, 0
 	s.target = s.prompt + s.gen
 	s.peekGen, s.slotGen = 0, 0
 	s.preempts++

@@ -62,7 +62,7 @@ func (p *continuous) schedule(e *engine) (int64, error) {
 			continue
 		}
 		chunk := min(int64(s.target-s.computed), budget)
-		need := blocksFor(int64(s.computed)+chunk, e.bs) - int64(len(s.shared)) - int64(s.private) + int64(s.dup)
+		need := blocksFor(int64(s.computed)+chunk, e.bs) - int64(len(s.shared)) - int64(s.private) + int64(len(s.dupOf))
 		for need > int64(e.bm.free()) {
 			v := e.runTail
 			if err := e.preemptSeq(v); err != nil {

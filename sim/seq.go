@@ -37,11 +37,10 @@ type seq struct {
 	gen      int32 // tokens emitted (while decoding: at decode entry)
 	private  int32 // private blocks held (while decoding and not reserved: see heldPrivate)
 	shared   []int32
-	// dup counts the private blocks of shared ones this sequence computed
-	// again (in private, included): vLLM computes a block into a new one
-	// even when another request holds a block with its hash. dupOf holds
-	// those shared blocks.
-	dup      int32
+	// dupOf holds the shared blocks this sequence computed again into
+	// private blocks of its own (counted in private): vLLM computes a
+	// block into a new one even when another request holds a block with
+	// its hash.
 	dupOf    []int32
 	reserved bool // static policies: blocks for prompt+max_new taken up front
 
