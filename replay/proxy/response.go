@@ -91,9 +91,9 @@ type observation struct {
 func (o *observation) apply(r *apiResponse, at int64) {
 	switch {
 	case len(r.Error) > 0 && !isNull(r.Error):
-		o.errMsg = errorText(r.Error)
+		o.errMsg = reported(errorText(r.Error))
 	case r.Object == "error":
-		o.errMsg = errorText(r.Message)
+		o.errMsg = reported(errorText(r.Message))
 	}
 	if r.Usage != nil {
 		o.usage = r.Usage
@@ -164,7 +164,7 @@ func (p *sseParser) noteDropped() {
 func (p *sseParser) apply(event, data []byte, at int64) {
 	data = bytes.TrimSpace(data)
 	if string(event) == "error" {
-		p.obs.errMsg = errorText(data)
+		p.obs.errMsg = reported(errorText(data))
 		return
 	}
 	if sse.IsDone(data) {
@@ -198,6 +198,15 @@ func decodeBody(body []byte, encoding string, limit int64) ([]byte, error) {
 		return dec, err
 	}
 	return nil, fmt.Errorf("content-encoding %q not decoded", encoding)
+}
+
+// reported is an error's message, or says there was none: an error the
+// server reports without text is still a failure (errMsg "" is none).
+func reported(msg string) string {
+	if strings.TrimSpace(msg) == "" {
+		return "an error with no message"
+	}
+	return msg
 }
 
 // errorMessage pulls a message out of an error body or "error" field:
