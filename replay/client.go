@@ -235,7 +235,10 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 			Error json.RawMessage `json:"error"`
 		}
 		if json.Unmarshal(data, &e) == nil && len(e.Error) > 0 && string(e.Error) != "null" {
-			return KindStreamError + ": " + errorMessage(data)
+			if msg := errorMessage(data); msg != "" {
+				return KindStreamError + ": " + msg
+			}
+			return KindStreamError + ": " + clip(data) // no text: the chunk is all the server said
 		}
 		return KindBadStream + ": undecodable chunk " + strconv.Itoa(n) + ": " + clip(data)
 	}

@@ -15,6 +15,7 @@ func TestStreamErrorWithoutMessageIsShown(t *testing.T) {
 		{`{"error":{}}`, `{"error":{}}`},
 		{`{"error":{"message":"","type":"server_error","code":502}}`, "502"},
 		{`{"object":"error","message":"","code":507}`, "507"},
+		{`{"error":"","code":508}`, "508"}, // TGI's shape: the error a string
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
