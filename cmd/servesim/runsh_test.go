@@ -36,7 +36,11 @@ func stubbedRunScript(t *testing.T, dir string, env ...string) (string, int, []s
 	if err := os.Mkdir(filepath.Join(dir, "path"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write("path/nvidia-smi", "#!/usr/bin/env bash\necho \"${STUB_GPU:-NVIDIA H200}\"\n")
+	// A host of several GPUs: a UUID query answers for the one -i names.
+	write("path/nvidia-smi", `#!/usr/bin/env bash
+if [[ $* == *uuid* ]]; then [[ $* =~ -i\ ([^ ]+) && ${BASH_REMATCH[1]} != 9 ]] || exit 6; echo "GPU-stub-${BASH_REMATCH[1]#GPU-stub-}"; exit; fi
+echo "${STUB_GPU:-NVIDIA H200}"
+`)
 	python := write("python", "#!/usr/bin/env bash\n[[ $1 == -c ]] && exit 0\nexec sleep 60\n")
 	servesim := write("servesim", `#!/usr/bin/env bash
 echo "$*" >> "$STUB_CALLS"
@@ -46,7 +50,7 @@ exit "${!fail:-0}"
 	cmd := exec.Command("bash", filepath.Join(root, "deploy/gpu/run.sh"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ENGINE=gpu", "PYTHON="+python, "SERVESIM="+servesim, "OUT=out",
-		"PORT=1", "STUB_CALLS="+calls, "PATH="+filepath.Join(dir, "path")+":"+os.Getenv("PATH"))
+		"PORT=1", "CUDA_VISIBLE_DEVICES=", "STUB_CALLS="+calls, "PATH="+filepath.Join(dir, "path")+":"+os.Getenv("PATH"))
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	rc := 0
@@ -108,5 +112,32 @@ func TestRunScriptNamesTheGPU(t *testing.T) {
 	out, rc, calls = stubbedRunScript(t, t.TempDir(), "STUB_GPU=NVIDIA A100-SXM4-80GB")
 	if rc != 1 || !strings.Contains(out, `GPU "NVIDIA A100-SXM4-80GB"`) || len(calls) > 1 {
 		t.Errorf("on an A100: exit %d, calls %q:\n%s", rc, calls, out)
+	}
+}
+
+// NVML samples every GPU of the host: on a host of several, calibrate's
+// power fit and verify's energy take only the engine's GPU, which the
+// engine is pinned to (the first CUDA_VISIBLE_DEVICES names, else the
+// first nvidia-smi lists).
+func TestRunScriptSamplesTheEnginesGPU(t *testing.T) {
+	for _, tc := range []struct{ visible, want string }{{"", "GPU-stub-0"}, {"2,3", "GPU-stub-2"}} {
+		out, rc, calls := stubbedRunScript(t, t.TempDir(), "CUDA_VISIBLE_DEVICES="+tc.visible)
+		var calibrate, verify string
+		for _, c := range calls {
+			switch {
+			case strings.HasPrefix(c, "calibrate "):
+				calibrate = c
+			case strings.HasPrefix(c, "verify "):
+				verify = c
+			}
+		}
+		if sel := "--gpu-devices " + tc.want; rc != 0 || !strings.Contains(calibrate, sel) || !strings.Contains(verify, sel) {
+			t.Errorf("CUDA_VISIBLE_DEVICES=%q: exit %d; want %s in calibrate and verify, calls %q:\n%s", tc.visible, rc, sel, calls, out)
+		}
+	}
+	// A GPU the host lacks is refused before anything starts.
+	out, rc, calls := stubbedRunScript(t, t.TempDir(), "CUDA_VISIBLE_DEVICES=9")
+	if rc != 1 || !strings.Contains(out, `GPU "9" (CUDA_VISIBLE_DEVICES): nvidia-smi lists no such GPU`) || len(calls) > 1 {
+		t.Errorf("CUDA_VISIBLE_DEVICES=9 on a host without it: exit %d, calls %q:\n%s", rc, calls, out)
 	}
 }

@@ -7,7 +7,7 @@
 #   OUT=gpu-out deploy/gpu/run.sh
 #
 # ENGINE=gpu (the default when nvidia-smi sees a GPU; an H200 or an H100 SXM, named to the profile and the sweep as
-# the first GPU nvidia-smi lists) serves deploy/gpu/engine.py: a Llama-3.1-8B-shaped model
+# the GPU the engine runs on: the first CUDA_VISIBLE_DEVICES names, else the first nvidia-smi lists) serves deploy/gpu/engine.py: a Llama-3.1-8B-shaped model
 # with random bf16 weights, swept over --max-parallel × --max-batch-tokens, replaying the first minute of the
 # Azure 2023 conversation trace. ENGINE=cpu (the default otherwise) serves the CPU test engine (scripts/engine.sh:
 # Ollama and the generated tiny model), swept over its parallel slots, replaying a synthesized bursty trace; CI
@@ -21,6 +21,8 @@
 #             on Linux with a C compiler (NVML needs cgo: a cross-compiled binary measures no power)
 #   PORT      the engine's port (default 8000 gpu, 11438 cpu); nothing else may listen there
 #   PYTHON    the GPU engine's interpreter (default python3)
+#   CUDA_VISIBLE_DEVICES  the GPU engine's GPU: its first entry, an index or UUID as nvidia-smi lists them
+#             (default: the first GPU nvidia-smi lists)
 #   REPEAT    measure each candidate this many times, each on a fresh engine (default 1; verify --repeat)
 #
 # Exit status: verify's (0 every metric within tolerance, 4 some metric outside it, 5 a candidate could not be
@@ -48,8 +50,16 @@ gpu)
 	PORT=${PORT:-8000}
 	MODEL=llama-3.1-8b-random
 	TEXT=(--tokens-per-byte 1 --prompt-overhead 51) # engine.py: 1 token per byte + 51 for a chat message
-	# the catalog's name for the first GPU, and the sweep over its memory and price
-	GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+	# The engine's GPU: the first CUDA_VISIBLE_DEVICES names, else the first nvidia-smi lists, pinned by UUID.
+	# NVML samples every GPU of the host: calibrate's power fit and verify's energy take this one's samples
+	# (--gpu-devices), or a host's idle GPUs would pull the power fit toward idle power and verify, seeing
+	# more devices than the plan's, would compare no energy.
+	GPU_ID=${CUDA_VISIBLE_DEVICES:-0}
+	GPU_UUID=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i "${GPU_ID%%,*}") ||
+		{ echo "run.sh: GPU \"${GPU_ID%%,*}\" (CUDA_VISIBLE_DEVICES): nvidia-smi lists no such GPU" >&2; exit 1; }
+	export CUDA_VISIBLE_DEVICES=$GPU_UUID
+	# the catalog's name for that GPU, and the sweep over its memory and price
+	GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$GPU_UUID")
 	case $GPU_NAME in
 	*H200*) GPU_MODEL=H200-141G SWEEP=deploy/gpu/h200-sweep.toml ;;
 	*"H100 80GB HBM3"* | *H100*SXM*) GPU_MODEL=H100-SXM-80G SWEEP=deploy/gpu/h100-sweep.toml ;;
@@ -58,14 +68,14 @@ gpu)
 		exit 1
 		;;
 	esac
-	DEVICE=(--engine transformers-cb --device $GPU_MODEL --precision bf16 --block-size 256)
+	DEVICE=(--engine transformers-cb --device $GPU_MODEL --precision bf16 --block-size 256 --gpu-devices "$GPU_UUID")
 	SLICE=0s:60s
 	HEALTH=http://127.0.0.1:$PORT/health
 	HEALTH_TIMEOUT=4m
 	ENGINE_CMD="exec $PYTHON deploy/gpu/engine.py --host {{.Host}} --port {{.Port}} --model-name $MODEL"
 	ENGINE_CMD+=" --max-parallel {{.MaxNumSeqs}} --max-batch-tokens {{.MaxNumBatchedTokens}} --block-size {{.BlockSize}}"
 	ENGINE_CMD+=" --max-model-len {{.MaxModelLen}} --kv-memory-fraction 0.85"
-	GPU=(--gpu)
+	GPU=(--gpu --gpu-devices "$GPU_UUID")
 	start_engine() {
 		$PYTHON deploy/gpu/engine.py --port "$PORT" --model-name $MODEL --max-parallel 64 --max-batch-tokens 2048 \
 			--block-size 256 --max-model-len 8192 --kv-memory-fraction 0.85 >"$OUT/engine-calibrate.log" 2>&1 &
