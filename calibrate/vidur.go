@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -154,6 +155,7 @@ func parseVidurCSV(r io.Reader, name string) ([]VidurRow, error) {
 		return nil, fail("header: %w", err)
 	}
 	headerLine, _ := cr.FieldPos(0)
+	columns := len(header) // header's array is reused by the rows
 	idx := map[string]int{}
 	twice := map[string]bool{} // a column named twice: which one was meant is unknown
 	for i, h := range header {
@@ -202,6 +204,11 @@ func parseVidurCSV(r io.Reader, name string) ([]VidurRow, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
+		}
+		// csv says only "wrong number of fields": say how many, and how
+		// many the header has.
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+			return nil, fail("line %d: %d fields, want %d as the header has", pe.Line, len(rec), columns)
 		}
 		if err != nil {
 			return nil, fail("%w", err)

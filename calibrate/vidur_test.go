@@ -170,7 +170,7 @@ func TestParseVidurCSV(t *testing.T) {
 		{"negative", vidurHeader + ",-0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "line 2: time_stats.attn_pre_proj.median"},
 		{"nan", vidurHeader + ",NaN,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
 		{"empty required", vidurHeader + ",,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1\n", "attn_pre_proj"},
-		{"short row", vidurHeader + "1,2\n", "wrong number of fields"},
+		{"short row", vidurHeader + "1,2\n", "line 2: 2 fields, want 15 as the header has"},
 		{"column twice", strings.Replace(vidurHeader, "num_tokens", "num_tokens,num_tokens", 1) + ",0.1,0.01,0.05,0.2,0.03,0.1,32,32,4096,11008,32768,True,1,1,1\n", "line 1: column num_tokens appears more than once"},
 		{"no time", vidurHeader + ",0,0,0,0,0,0,32,32,4096,11008,32768,True,1,1\n", "line 2: every time_stats median is 0"},
 	}
@@ -271,11 +271,17 @@ func TestLoadVidurCSVRefusesUnusableRows(t *testing.T) {
 			t.Errorf("%s: from a reader: error %v, want %q", tc.name, err, want[i])
 		}
 	}
-	// Every error of a file names it, the CSV reader's own too.
+	// Every error of a file names it, the CSV reader's own too; a row of
+	// another number of fields than the header says how many it wants.
 	path := filepath.Join(dir, "short.csv")
 	os.WriteFile(path, []byte(vidurHeader+"1,2\n"), 0o644)
-	if _, err := LoadVidurCSV(path); err == nil || !strings.Contains(err.Error(), path+": record on line 2") {
-		t.Errorf("short row: error %v, want the file and line", err)
+	if _, err := LoadVidurCSV(path); err == nil || !strings.Contains(err.Error(), path+": line 2: 2 fields, want 15") {
+		t.Errorf("short row: error %v, want the file, line and the header's 15 fields", err)
+	}
+	path = filepath.Join(dir, "quote.csv")
+	os.WriteFile(path, []byte(vidurHeader+"\"1,2\n"), 0o644)
+	if _, err := LoadVidurCSV(path); err == nil || !strings.Contains(err.Error(), path+": parse error on line 2, column 6") {
+		t.Errorf("unterminated quote: error %v, want the file, line and column", err)
 	}
 	if _, err := LoadVidurCSV(filepath.Join(dir, "absent.csv")); err == nil || !strings.Contains(err.Error(), "absent.csv") {
 		t.Errorf("absent file: error %v", err)
