@@ -40,8 +40,8 @@ func loadWithBase(t *testing.T, old, new, body string) (basePath string, err err
 func TestExpandNamesTheBasePlanOfABadValue(t *testing.T) {
 	sweepSeqs := "[sweep]\n\"batch.max_num_seqs\" = [16, 64]\n"
 	for _, c := range []struct{ name, old, new, want string }{
-		{"out of range", "pue = 1.2", "pue = 0.5", ": cost.pue: must be a finite number ≥ 1"},
-		{"unknown device", `model = "H100-SXM-80G"`, `model = "Z100"`, `: device.model: model: unknown hardware "Z100"`},
+		{"out of range", "pue = 1.2", "pue = 0.5", ": line 23: cost.pue: must be a finite number ≥ 1"},
+		{"unknown device", `model = "H100-SXM-80G"`, `model = "Z100"`, `: line 14: device.model: model: unknown hardware "Z100"`},
 		{"unknown key", "name = ", "nam = ", ": line 2: unknown key model.nam"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,8 +62,8 @@ func TestExpandNamesTheBasePlanOfABadValue(t *testing.T) {
 	})
 	t.Run("inline in the spec", func(t *testing.T) {
 		base, err := loadWithBase(t, "pue = 1.2", "pue = 1.2", sweepSeqs+"[cost]\npue = 0.5\n")
-		if err == nil || strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "config 0 (continuous max_num_seqs=16): cost.pue: must be") {
-			t.Errorf("err = %v\nwant the config's, not naming %s", err, base)
+		if err == nil || strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "sweep.toml: line 5: cost.pue: must be") {
+			t.Errorf("err = %v\nwant the spec's line, not naming %s", err, base)
 		}
 	})
 	t.Run("swept", func(t *testing.T) {
@@ -121,6 +121,34 @@ func TestSpecNamesItsLineOfABadInlineValue(t *testing.T) {
 		}
 		if ex := mustExpand(t, s); ex.Configs[0].Plan.Batch.MaxNumSeqs != 32 {
 			t.Errorf("max_num_seqs = %d, want the inline 32", ex.Configs[0].Plan.Batch.MaxNumSeqs)
+		}
+	})
+}
+
+// A value out of range is named at its line, as loading a plan names it:
+// the base plan file's line for a value of the base plan, the spec's own
+// line for one of the spec's plan sections.
+func TestExpandGivesTheLineOfAnOutOfRangeValue(t *testing.T) {
+	lineOf := func(text []byte, key string) int {
+		return 1 + strings.Count(string(text[:strings.Index(string(text), key)]), "\n")
+	}
+	t.Run("base plan", func(t *testing.T) {
+		base, err := loadWithBase(t, "pue = 1.2", "pue = 0.5", "[sweep]\n\"batch.max_num_seqs\" = [16, 64]\n")
+		data, _ := os.ReadFile(base)
+		want := fmt.Sprintf("base %s: line %d: cost.pue: must be", base, lineOf(data, "pue ="))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant it to mention %q", err, want)
+		}
+	})
+	t.Run("inline in the spec", func(t *testing.T) {
+		path, s, err := writeSpec(t, `base = "base.toml"`+"\n[sweep]\n\"batch.max_num_seqs\" = [16, 64]\n[cost]\npue = 0.5\n"+sloTOML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Expand(s, model.DefaultCatalog())
+		want := fmt.Sprintf("%s: line 5: cost.pue: must be", path)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant it to mention %q, the spec's line", err, want)
 		}
 	})
 }

@@ -284,11 +284,15 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 	}
 	c.Plan = p
 	c.Replicas = p.Replicas()
-	// A bad value of the base plan file is named by that file, as loading
-	// the plan would name it; a swept or inline one by the config.
+	// A bad value of the base plan file is named by that file and its
+	// line, as loading the plan would name it; an inline one by the spec's
+	// line (the caller names the spec); a swept one by the config.
 	blame := func(key string, err error) error {
 		if s.fromBase(key, set) {
-			return fmt.Errorf("base %s: %w", s.basePath, err)
+			return fmt.Errorf("base %s: %w", s.basePath, atLine(s.baseText, key, err))
+		}
+		if s.inlineKeys[key] && !set[key] {
+			return atLine(s.Text, key, err)
 		}
 		return fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
 	}

@@ -215,7 +215,7 @@ func TestExpandSkipsInvalidCombinations(t *testing.T) {
 	t.Run("base plan broken, nothing of it swept", func(t *testing.T) {
 		base, err := loadWithBase(t, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 100",
 			"[sweep]\n\"device.gpu_memory_utilization\" = [0.8, 0.9]\n")
-		want := "base " + base + ": batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"
+		want := "base " + base + ": line 10: batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v\nwant %q", err, want)
 		}

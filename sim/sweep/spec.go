@@ -46,7 +46,11 @@ type Spec struct {
 	// keys ("cost.pue") whose value it gives, not an inline section: a bad
 	// value among them is the base plan's, and errors name that file.
 	basePath string
+	baseText string
 	baseKeys map[string]bool
+	// inlineKeys are the keys the spec's own plan sections give: a bad
+	// value among them is named at the spec's line.
+	inlineKeys map[string]bool
 	// replicasAlias: the [sweep] gave the legacy top-level replicas key
 	// (an alias of cluster.replicas whose router defaults to
 	// least_outstanding).
@@ -298,7 +302,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		if _, err := toml.Decode(string(bdata), &s.base); err != nil {
 			return nil, fmt.Errorf("base %s: %w", bp, err)
 		}
-		s.basePath, s.baseKeys = bp, map[string]bool{}
+		s.basePath, s.baseText, s.baseKeys = bp, string(bdata), map[string]bool{}
 		for sec, v := range s.base {
 			m, _ := v.(map[string]any)
 			for k := range m {
@@ -307,6 +311,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 	}
 	s.SHA256 = hex.EncodeToString(h.Sum(nil))
+	s.inlineKeys = map[string]bool{}
 	for i, sec := range []map[string]any{f.Model, f.Batch, f.Device, f.Cost, f.Cluster} {
 		if sec == nil {
 			continue
@@ -319,6 +324,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		for k, v := range sec {
 			dst[k] = v
 			delete(s.baseKeys, planSections[i]+"."+k)
+			s.inlineKeys[planSections[i]+"."+k] = true
 		}
 	}
 	if len(s.base) == 0 {
@@ -392,6 +398,20 @@ func checkPlanKeys(data []byte, mine func(toml.Key) bool) error {
 // (set: the keys its axes and prices wrote) replaced it.
 func (s *Spec) fromBase(key string, set map[string]bool) bool {
 	return s.baseKeys[key] && !set[key]
+}
+
+// atLine puts the line of text that sets key ("cost.pue") before err, as
+// loading a plan gives the line of a value it refuses.
+func atLine(text, key string, err error) error {
+	var v map[string]any
+	md, derr := toml.Decode(text, &v)
+	if derr != nil {
+		return err
+	}
+	if n := tomlkeys.Line(text, md, strings.Split(key, ".")); n > 0 {
+		return fmt.Errorf("line %d: %w", n, err)
+	}
+	return err
 }
 
 func sortedKeys[V any](m map[string]V) []string {
