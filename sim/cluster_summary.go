@@ -10,7 +10,7 @@ import (
 // ClusterSummary is the outcome of RunCluster.
 //
 // Every replica is held from the cluster's first arrival to its last
-// completion or rejection (or to the OOM that ended the run, when a
+// completion (or to the OOM that ended the run, when a
 // replica was still working then), so the cluster, each pool and each
 // replica are measured over that one window: Makespan, DeviceSeconds,
 // EnergyJoules, Utilization, the per-second rates and the KV means all use

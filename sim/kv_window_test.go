@@ -74,11 +74,12 @@ func TestWarmupAfterWindowLeftOut(t *testing.T) {
 }
 
 // TestRejectionAtArrival: a request that can never run is rejected as it
-// arrives, whatever the engine is doing then, and ends the window there
-// when it is the last measured event. One device serves a, then decodes
-// the warm-up row w in one static stretch to 3.3 s; r (over max_model_len)
-// arrives at 1 s, during it. Skipping and stepping report the same
-// summary, with the window ending at r's arrival.
+// arrives, whatever the engine is doing then, and takes no engine time: the
+// window ends at the last completion, as a live run's ends at its last
+// token. One device serves a (done at 31 ms), then decodes the warm-up row
+// w in one static stretch to 3.3 s; r (over max_model_len) arrives at 1 s,
+// during it. Skipping and stepping report the same summary, with the
+// window ending at a's completion.
 func TestRejectionAtArrival(t *testing.T) {
 	w := req("w", 0, 10, 300)
 	w.Warmup = true
@@ -91,8 +92,9 @@ func TestRejectionAtArrival(t *testing.T) {
 		if r, w := rows.byID["r"], rows.byID["w"]; !strings.HasPrefix(r.Error, "rejected: ") || w.Error != "" {
 			t.Fatalf("noSkip=%v: r: error %q, want rejected; w: error %q, want served", noSkip, r.Error, w.Error)
 		}
-		if sum.Makespan != 1 || sum.Rejected != 1 {
-			t.Errorf("noSkip=%v: window %v s, %d rejected; want 1 s, to r's arrival, and r rejected", noSkip, sum.Makespan, sum.Rejected)
+		if end := rows.byID["a"].LastToken; sum.Makespan != float64(end)/1e9 || sum.Rejected != 1 || sum.Completed != 1 {
+			t.Errorf("noSkip=%v: window %v s, %d rejected, %d completed; want %v s, to a's last token, r rejected and a completed",
+				noSkip, sum.Makespan, sum.Rejected, sum.Completed, float64(end)/1e9)
 		}
 		sums[i] = sum
 	}

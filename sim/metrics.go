@@ -13,9 +13,11 @@ import (
 // has BusySeconds, Makespan, DeviceSeconds, EnergyJoules and the token
 // totals. Warm-up rows are simulated (they load the engine) but, as in a
 // live run, left out of every figure: counts, tokens, latencies, and the
-// window, which opens at the first other arrival; busy time and KV
-// occupancy count only inside it, so a warm-up row's steps after the last
-// measured completion or rejection are left out.
+// window, which opens at the first other arrival and closes at the last
+// measured completion, as a live run's closes at its last token (a
+// request refused after it takes no engine time); busy time and KV
+// occupancy count only inside it, so a warm-up row's steps after it are
+// left out.
 type Summary struct {
 	Policy      string
 	Requests    int64 // arrived
@@ -27,7 +29,7 @@ type Summary struct {
 	InputTokens, OutputTokens, CachedTokens int64
 
 	FirstArrival  float64 // s from trace start
-	Makespan      float64 // first arrival → last completion or rejection
+	Makespan      float64 // first arrival → last completion
 	BusySeconds   float64 // Σ step durations inside the window
 	Utilization   float64 // BusySeconds / Makespan
 	DeviceSeconds float64 // Devices × Makespan
@@ -245,7 +247,6 @@ func (m *metrics) rejected(s *seq) {
 		return
 	}
 	m.measured.rejects++
-	m.event(s.arrival)
 }
 
 // finished counts s as no longer outstanding, at once (engine.outstanding).

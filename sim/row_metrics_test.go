@@ -13,12 +13,14 @@ import (
 // run wrote (traces.Request's TTFT, TPOT and E2E, nearest-rank
 // percentiles, traces.Window), so predicted and measured compare like
 // with like. The set holds a 1-token and a 0-token output (no TPOT), a
-// rejection between completions and a warm-up row, under each policy.
+// rejection between completions, one after the last (it takes no engine
+// time, so it does not stretch the window) and a warm-up row, under each
+// policy.
 func TestSummaryMatchesItsRows(t *testing.T) {
 	w := req("w", 0, 10, 30)
 	w.Warmup = true
 	reqs := []*traces.Request{w, req("a", 5, 10, 1), req("b", 6, 50, 0), req("c", 7, 30, 20), req("r", 8, 600, 10),
-		req("d", 30, 5, 7), req("e", 31, 40, 2), req("f", 200, 10, 9)}
+		req("d", 30, 5, 7), req("e", 31, 40, 2), req("f", 200, 10, 9), req("z", 5000, 600, 10)}
 	nearest := func(v []float64, p float64) float64 {
 		s := slices.Sorted(slices.Values(v))
 		return s[max(int(math.Ceil(p*float64(len(s)))), 1)-1]
