@@ -501,6 +501,11 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 				}
 				continue
 			}
+			// "device.count" and a device table's count are one key: the
+			// map walk would keep either list.
+			if _, dup := flat[key]; dup {
+				return fmt.Errorf("sweep.%s: given twice (as a quoted dotted key and in a table): give it once", key)
+			}
 			flat[key] = v
 		}
 		return nil
