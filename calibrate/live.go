@@ -1367,6 +1367,13 @@ func isRunTrace(path string) bool {
 // two digits after 99, then by name), so that they can be analysed again
 // without the engine. Files that are not calibration runs are skipped.
 func LoadRuns(dir string) ([]*RunResult, error) {
+	// The glob matches nothing in a directory that is not there, which
+	// would read as a calibration that wrote no runs.
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("calibrate: %s is not a directory: want the directory of a calibration's traces (its --trace-out)", dir)
+	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	if err != nil {
 		return nil, err

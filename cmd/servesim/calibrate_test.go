@@ -37,7 +37,7 @@ func TestCalibrateNeedsEngineOnlyLive(t *testing.T) {
 	if _, err := run(t, "calibrate", "--out", out); err == nil || !strings.Contains(err.Error(), "--base-url and --model") {
 		t.Errorf("live without --base-url: err = %v, want one naming --base-url and --model", err)
 	}
-	dir := filepath.Join(t.TempDir(), "none")
+	dir := t.TempDir()
 	_, err := run(t, "calibrate", "--out", out, "--from-traces", dir)
 	if err == nil || !strings.Contains(err.Error(), "no calibration runs in "+dir) {
 		t.Errorf("refit from an empty dir: err = %v, want one naming %s", err, dir)
