@@ -77,6 +77,15 @@ func (s Shard) FileName() string {
 // The merged rows are re-ranked (Rank recomputes the Pareto fronts) and
 // the result is the whole sweep (shard 0/1), equal to an unsharded run.
 func Merge(parts []*Results) (*Results, error) {
+	names := make([]string, len(parts))
+	for k := range parts {
+		names[k] = fmt.Sprintf("shard %d", k)
+	}
+	return merge(parts, names)
+}
+
+// merge is Merge, naming parts[k] names[k] in errors.
+func merge(parts []*Results, names []string) (*Results, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no shards")
 	}
@@ -84,7 +93,7 @@ func Merge(parts []*Results) (*Results, error) {
 	n := m0.Shard.norm().Count
 	// seen and have hold what the parts give, not what their metadata
 	// counts: a shard count or config total from a file may be any int.
-	seen := map[int]bool{}
+	seen := map[int]int{} // shard index → the part that holds it
 	// The trace's files as the first shard to name them names them (one
 	// written before they were recorded names none).
 	sums, sumsFrom := m0.TraceChecksums, 0
@@ -95,26 +104,27 @@ func Merge(parts []*Results) (*Results, error) {
 		}
 		switch {
 		case m.SpecSHA256 != m0.SpecSHA256:
-			return nil, fmt.Errorf("merge: shard %d comes from another spec (sha256 %.12s…, first shard %.12s…)", k, m.SpecSHA256, m0.SpecSHA256)
+			return nil, fmt.Errorf("merge: %s comes from another spec (sha256 %.12s…, %s %.12s…)", names[k], m.SpecSHA256, names[0], m0.SpecSHA256)
 		case m.TraceSHA256 != m0.TraceSHA256:
-			return nil, fmt.Errorf("merge: shard %d comes from another trace (sha256 %.12s…, first shard %.12s…)", k, m.TraceSHA256, m0.TraceSHA256)
+			return nil, fmt.Errorf("merge: %s comes from another trace (sha256 %.12s…, %s %.12s…)", names[k], m.TraceSHA256, names[0], m0.TraceSHA256)
 		case len(m.TraceChecksums) > 0 && !traces.SameInputs(m.TraceChecksums, sums):
-			return nil, fmt.Errorf("merge: shard %d was fed other input files (%s, shard %d %s)", k, inputFiles(m.TraceChecksums), sumsFrom, inputFiles(sums))
+			return nil, fmt.Errorf("merge: %s was fed other input files (%s, %s %s)", names[k], inputFiles(m.TraceChecksums), names[sumsFrom], inputFiles(sums))
 		case m.Settings != m0.Settings:
-			return nil, fmt.Errorf("merge: shard %d ran with other settings (%q, first shard %q)", k, m.Settings, m0.Settings)
+			return nil, fmt.Errorf("merge: %s ran with other settings (%q, %s %q)", names[k], m.Settings, names[0], m0.Settings)
 		case m.TotalConfigs != m0.TotalConfigs:
-			return nil, fmt.Errorf("merge: shard %d counts %d configs, the first %d", k, m.TotalConfigs, m0.TotalConfigs)
+			return nil, fmt.Errorf("merge: %s counts %d configs, %s %d", names[k], m.TotalConfigs, names[0], m0.TotalConfigs)
 		case m.Shard.norm().Count != n:
-			return nil, fmt.Errorf("merge: shard %d is %s, but the first is one of %d", k, m.Shard, n)
-		case seen[m.Shard.norm().Index]:
-			return nil, fmt.Errorf("merge: shard %s given twice", m.Shard)
+			return nil, fmt.Errorf("merge: %s is shard %s, but %s is one of %d", names[k], m.Shard, names[0], n)
 		}
-		seen[m.Shard.norm().Index] = true
+		if j, dup := seen[m.Shard.norm().Index]; dup {
+			return nil, fmt.Errorf("merge: shard %s given twice: %s and %s", m.Shard, names[j], names[k])
+		}
+		seen[m.Shard.norm().Index] = k
 	}
 	if len(seen) < n {
 		var missing []string
 		for i := 0; i < n && len(missing) < maxListed; i++ {
-			if !seen[i] {
+			if _, ok := seen[i]; !ok {
 				missing = append(missing, Shard{i, n}.String())
 			}
 		}
@@ -127,13 +137,13 @@ func Merge(parts []*Results) (*Results, error) {
 	out.Meta.Shard = Shard{0, 1}
 	out.Meta.TraceChecksums = maps.Clone(sums)
 	have := map[int64]bool{}
-	for _, p := range parts {
+	for k, p := range parts {
 		for _, r := range p.Rows {
 			switch {
 			case r.Index < 0 || r.Index >= int64(m0.TotalConfigs):
-				return nil, fmt.Errorf("merge: shard %s: config index %d outside [0, %d)", p.Meta.Shard, r.Index, m0.TotalConfigs)
+				return nil, fmt.Errorf("merge: %s (shard %s): config index %d outside [0, %d)", names[k], p.Meta.Shard, r.Index, m0.TotalConfigs)
 			case !p.Meta.Shard.Contains(int(r.Index)):
-				return nil, fmt.Errorf("merge: shard %s holds config %d, which belongs to shard %d/%d", p.Meta.Shard, r.Index, int(r.Index)%n, n)
+				return nil, fmt.Errorf("merge: %s (shard %s) holds config %d, which belongs to shard %d/%d", names[k], p.Meta.Shard, r.Index, int(r.Index)%n, n)
 			case have[r.Index]:
 				return nil, fmt.Errorf("merge: config %d appears twice", r.Index)
 			}
@@ -164,7 +174,7 @@ func MergeFiles(shards []string) (*Results, error) {
 		}
 		parts = append(parts, r)
 	}
-	return Merge(parts)
+	return merge(parts, shards)
 }
 
 // inputFiles lists input checksums as an error shows them: "in.csv
