@@ -19,3 +19,17 @@ func TestParseSpecRefusesAKeyGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// An empty table under [sweep] sweeps nothing: written for a key's range
+// and left empty, it was skipped without a word.
+func TestParseSpecRefusesAnEmptyTable(t *testing.T) {
+	for _, body := range []string{
+		"[sweep]\n\"batch.max_num_seqs\" = {}\n\"device.count\" = [1, 2]\n",
+		"[sweep]\n\"device.count\" = [1, 2]\n[sweep.batch]\n",
+	} {
+		_, _, err := writeSpec(t, `base = "base.toml"`+"\n"+body+sloTOML)
+		if err == nil || !strings.Contains(err.Error(), "empty table") {
+			t.Errorf("spec\n%s\nerr = %v, want the empty table refused", body, err)
+		}
+	}
+}

@@ -496,6 +496,9 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 		for k, v := range m {
 			key := prefix + k
 			if sub, ok := v.(map[string]any); ok && !isRange(sub) {
+				if len(sub) == 0 { // a range left unwritten would sweep nothing, unsaid
+					return fmt.Errorf("sweep.%s: an empty table: want a list, a range {from, to, step|factor} or keys", key)
+				}
 				if err := walk(key+".", sub); err != nil {
 					return err
 				}
