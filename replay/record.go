@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"net/url"
@@ -152,7 +153,12 @@ func (c *Config) ValidateRecord() error {
 		}
 	}
 	if c.SaveRaw != "" {
-		if old := rawBodyIn(c.SaveRaw); old != "" {
+		// Run creates the directory only after probing the engine.
+		if fi, err := os.Stat(c.SaveRaw); err == nil && !fi.IsDir() {
+			errs = append(errs, fieldErr("SaveRaw", fmt.Sprintf("%s is not a directory: name an empty or new directory for the raw bodies", c.SaveRaw)))
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fieldErr("SaveRaw", err.Error()))
+		} else if old := rawBodyIn(c.SaveRaw); old != "" {
 			// This run writes only its own requests' names: an earlier
 			// recording's other bodies would sit among them unmarked.
 			errs = append(errs, fieldErr("SaveRaw", fmt.Sprintf("%s holds raw bodies of an earlier recording (%s); name an empty or new directory", c.SaveRaw, old)))
