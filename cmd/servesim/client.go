@@ -53,7 +53,7 @@ var replayFlags = map[string]string{
 	"Repeat": "--repeat", "Temperature": "--temperature", "BlockSize": "--block-size",
 	"Text": "--tokens-per-byte/--prompt-overhead/--prompt-prefix", "Trace": "--trace", "Out": "--out",
 	"FlushEvery": "flush_every (settings file)", "MaxIdle": "max_idle_conns (settings file)", "SLO": "--slo",
-	"MaxTokens": "max_tokens (settings file)",
+	"MaxTokens": "max_tokens (settings file)", "SaveRaw": "--save-raw",
 }
 
 // flagErrors rewrites the traces.FieldErrors in err (one, or joined) that
