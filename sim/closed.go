@@ -161,20 +161,26 @@ func (e *engine) closedNotRun(err error, in traces.Reader, pending []traces.Requ
 		return werr
 	}
 	var row traces.Request
+	notRun := func(r *traces.Request) error {
+		if !r.Warmup { // never arrived, yet one of the run's requests, as its row is
+			e.m.measured.requests++
+		}
+		err := e.out.putNotRun(idx, &row, r, reason)
+		idx++
+		return err
+	}
 	for i := range pending {
-		if werr := e.out.putNotRun(idx, &row, &pending[i], reason); werr != nil {
+		if werr := notRun(&pending[i]); werr != nil {
 			return werr
 		}
-		idx++
 	}
 	stop := max(e.now, lastArrival)
 	for in.Next() {
 		q := *in.At()
 		q.Arrival = stop
-		if werr := e.out.putNotRun(idx, &row, &q, reason); werr != nil {
+		if werr := notRun(&q); werr != nil {
 			return werr
 		}
-		idx++
 	}
 	if rerr := in.Err(); rerr != nil {
 		return fmt.Errorf("sim: reading requests: %w", rerr)

@@ -152,7 +152,7 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	for i, rp := range c.reps {
 		engines[i] = rp.e
 	}
-	err = endRun(err, rows, engines, a)
+	c.unarrived, err = endRun(err, rows, engines, a)
 	err = firstErr(err, rows.flush())
 	for _, rp := range c.reps {
 		err = rp.e.end(err)
@@ -170,6 +170,9 @@ type cluster struct {
 	// memory, ending the run: the others' stretches stop before that.
 	canOOM []*replica
 	opened bool // a request other than a warm-up row has arrived
+	// unarrived counts the measured requests an OOM stopped the run
+	// before they reached a replica: the cluster's requests, no pool's.
+	unarrived int64
 }
 
 type pool struct {

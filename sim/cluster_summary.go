@@ -91,6 +91,7 @@ func (c *cluster) summary() *ClusterSummary {
 		allSums = append(allSums, sums...)
 	}
 	cs.Summary = aggregate(all, allSums)
+	cs.Requests += c.unarrived
 	return cs
 }
 

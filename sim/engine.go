@@ -32,7 +32,9 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	e := newEngine(&cfg, in.Meta(), rows)
 	a := &arrivals{in: in}
 	err := e.runAll(ctx, a)
-	err = endRun(err, rows, []*engine{e}, a)
+	var unarrived int64
+	unarrived, err = endRun(err, rows, []*engine{e}, a)
+	e.m.measured.requests += unarrived
 	err = firstErr(err, rows.flush())
 	return e.summary(), e.end(err)
 }
@@ -42,45 +44,53 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 // ended when it happened: what the engines finished by then is served,
 // their figures stop there, and every request the run did not serve —
 // those finished later, those the engines hold unfinished and those left
-// in a — gets a row marked not run.
-func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) error {
+// in a — gets a row marked not run. unarrived counts the measured
+// requests among those left in a: no engine counted them as arrived, and
+// the run's requests include them, as its rows do.
+func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) (unarrived int64, _ error) {
 	var oom *OOMError
 	if !errors.As(err, &oom) {
 		for _, e := range engines {
 			if rerr := e.report(math.MaxInt64); rerr != nil {
-				return firstErr(err, rerr)
+				return 0, firstErr(err, rerr)
 			}
 		}
-		return err
+		return 0, err
 	}
 	stop := oom.at
 	for _, e := range engines {
 		if rerr := e.report(stop); rerr != nil {
-			return rerr
+			return 0, rerr
 		}
 		e.m.cut(stop, e.now)
 	}
 	reason := notRunReason(err)
 	if werr := writeInFlight(out, engines, reason); werr != nil {
-		return werr
+		return 0, werr
 	}
 	var row traces.Request
+	notRun := func(r *traces.Request) error {
+		if !r.Warmup {
+			unarrived++
+		}
+		return out.putNotRun(a.n-1, &row, r, reason)
+	}
 	if r := a.inHand; r != nil {
 		a.inHand = nil
-		if werr := out.putNotRun(a.n-1, &row, r, reason); werr != nil {
-			return werr
+		if werr := notRun(r); werr != nil {
+			return 0, werr
 		}
 	}
 	for {
 		r, rerr := a.next()
 		if rerr != nil {
-			return rerr
+			return 0, rerr
 		}
 		if r == nil {
-			return err
+			return unarrived, err
 		}
-		if werr := out.putNotRun(a.n-1, &row, r, reason); werr != nil {
-			return werr
+		if werr := notRun(r); werr != nil {
+			return 0, werr
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 // left out.
 type Summary struct {
 	Policy      string
-	Requests    int64 // arrived
+	Requests    int64 // arrived, or kept from arriving by the OOM that stopped the run (rows marked not run)
 	Completed   int64
 	Rejected    int64 // could never run (too large for memory or budget)
 	Preemptions int64
