@@ -334,28 +334,38 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 	if err := s.parseSweep(f.Sweep); err != nil {
 		return nil, err
 	}
-	if err := checkSLO(f.SLO, md); err != nil {
-		return nil, err
+	// A refused value is named at the line that sets it, as a plan's is.
+	at := func(err error, key ...string) error {
+		if key[len(key)-1] == "" { // the table itself
+			key = key[:len(key)-1]
+		}
+		if n := tomlkeys.Line(string(data), md, key); n > 0 {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		return err
+	}
+	if key, err := checkSLO(f.SLO, md); err != nil {
+		return nil, at(err, "slo", key)
 	}
 	s.SLO = f.SLO
-	if err := checkSearch(f.Search); err != nil {
-		return nil, err
+	if key, err := checkSearch(f.Search); err != nil {
+		return nil, at(err, "search", key)
 	}
 	s.Search = f.Search
 	s.Constraints = f.Constraints
 	if s.Constraints.MaxDevices < 0 {
-		return nil, fmt.Errorf("constraints.max_devices: must be ≥ 0, got %d", s.Constraints.MaxDevices)
+		return nil, at(fmt.Errorf("constraints.max_devices: must be ≥ 0, got %d", s.Constraints.MaxDevices), "constraints", "max_devices")
 	}
 	for i, c := range s.Constraints.SkipIf {
 		cd, err := parseCond(c)
 		if err != nil {
-			return nil, fmt.Errorf("constraints.skip_if[%d] %q: %w", i, c, err)
+			return nil, at(fmt.Errorf("constraints.skip_if[%d] %q: %w", i, c, err), "constraints", "skip_if")
 		}
 		s.Constraints.conds = append(s.Constraints.conds, cd)
 	}
 	for _, dev := range sortedKeys(s.Prices) {
 		if p := s.Prices[dev]; !(p >= 0) || math.IsInf(p, 0) {
-			return nil, fmt.Errorf("prices.%q: must be a finite price ≥ 0, got %g", dev, p)
+			return nil, at(fmt.Errorf("prices.%q: must be a finite price ≥ 0, got %g", dev, p), "prices", dev)
 		}
 	}
 	return s, nil
@@ -423,7 +433,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func checkSLO(slo SLO, md toml.MetaData) error {
+// checkSLO refuses a value of [slo], returning its key ("" for the table).
+func checkSLO(slo SLO, md toml.MetaData) (key string, _ error) {
 	set := 0
 	for _, l := range []struct {
 		key string
@@ -434,57 +445,52 @@ func checkSLO(slo SLO, md toml.MetaData) error {
 		}
 		set++
 		if !(l.v > 0) || math.IsInf(l.v, 0) {
-			return fmt.Errorf("slo.%s: must be a finite number of ms > 0, got %g", l.key, l.v)
+			return l.key, fmt.Errorf("slo.%s: must be a finite number of ms > 0, got %g", l.key, l.v)
 		}
 		if msToNs(l.v) == 0 { // the simulator's clock counts whole ns; 0 would be unset
-			return fmt.Errorf("slo.%s: %g ms is under the simulator's 1 ns resolution: give at least 1e-06", l.key, l.v)
+			return l.key, fmt.Errorf("slo.%s: %g ms is under the simulator's 1 ns resolution: give at least 1e-06", l.key, l.v)
 		}
 	}
 	if md.IsDefined("slo", "goodput_min") {
 		set++
 		if !(slo.GoodputMin > 0 && slo.GoodputMin <= 1) {
-			return fmt.Errorf("slo.goodput_min: must be a fraction in (0, 1], got %g", slo.GoodputMin)
+			return "goodput_min", fmt.Errorf("slo.goodput_min: must be a fraction in (0, 1], got %g", slo.GoodputMin)
 		}
 	}
 	if set == 0 {
-		return errors.New("slo: give at least one of ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, goodput_min")
+		return "", errors.New("slo: give at least one of ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, goodput_min")
 	}
-	return nil
+	return "", nil
 }
 
-func checkSearch(s Search) error {
-	pos := func(key string, v float64) error {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("search.%s: must be a finite number > 0, got %g", key, v)
-		}
-		return nil
-	}
+// checkSearch refuses a value of [search], returning its key.
+func checkSearch(s Search) (key string, _ error) {
 	for _, c := range []struct {
 		key string
 		v   float64
 	}{{"tolerance", s.Tolerance}, {"start_scale", s.StartScale}, {"min_scale", s.MinScale}, {"max_scale", s.MaxScale},
 		{"knee_throughput_pct", s.KneeThroughputPct}, {"knee_p99_pct", s.KneeP99Pct}} {
-		if err := pos(c.key, c.v); err != nil {
-			return err
+		if !(c.v > 0) || math.IsInf(c.v, 0) {
+			return c.key, fmt.Errorf("search.%s: must be a finite number > 0, got %g", c.key, c.v)
 		}
 	}
 	switch {
 	case s.MinScale > s.MaxScale:
-		return fmt.Errorf("search.min_scale: %g is above search.max_scale %g", s.MinScale, s.MaxScale)
+		return "min_scale", fmt.Errorf("search.min_scale: %g is above search.max_scale %g", s.MinScale, s.MaxScale)
 	case s.StartScale < s.MinScale || s.StartScale > s.MaxScale:
-		return fmt.Errorf("search.start_scale: %g is outside [min_scale, max_scale] = [%g, %g]", s.StartScale, s.MinScale, s.MaxScale)
+		return "start_scale", fmt.Errorf("search.start_scale: %g is outside [min_scale, max_scale] = [%g, %g]", s.StartScale, s.MinScale, s.MaxScale)
 	case s.MaxProbes < 2:
-		return fmt.Errorf("search.max_probes: must be ≥ 2, got %d", s.MaxProbes)
+		return "max_probes", fmt.Errorf("search.max_probes: must be ≥ 2, got %d", s.MaxProbes)
 	}
 	for _, c := range []struct {
 		key string
 		v   int
 	}{{"curve_octaves_below", s.CurveBelow}, {"curve_octaves_above", s.CurveAbove}} {
 		if c.v < 0 || c.v > 20 {
-			return fmt.Errorf("search.%s: must be in [0, 20], got %d", c.key, c.v)
+			return c.key, fmt.Errorf("search.%s: must be in [0, 20], got %d", c.key, c.v)
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // parseSweep flattens the [sweep] table (dotted keys or sub-tables) into
