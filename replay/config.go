@@ -17,6 +17,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/servesim/servesim/internal/tomlkeys"
+
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
@@ -257,8 +259,14 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 		if err != nil {
 			return fmt.Errorf("settings %s: %w", path, err)
 		}
+		at := func(k toml.Key) string {
+			if n := tomlkeys.Line(string(data), md, k); n > 0 {
+				return fmt.Sprintf(": line %d", n)
+			}
+			return ""
+		}
 		if und := md.Undecoded(); len(und) > 0 {
-			return fmt.Errorf("settings %s: unknown key %q%s", path, und[0].String(), keyHint(und[0].String()))
+			return fmt.Errorf("settings %s%s: unknown key %q%s", path, at(und[0]), und[0].String(), keyHint(und[0].String()))
 		}
 		// Keys match fields regardless of case: two spellings of one key
 		// are that key given twice, as in JSON.
@@ -266,7 +274,7 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 		for _, k := range md.Keys() {
 			key := k.String()
 			if prev, dup := seen[strings.ToLower(key)]; dup {
-				return fmt.Errorf("settings %s: %q: given twice (also as %q)", path, key, prev)
+				return fmt.Errorf("settings %s%s: %q: given twice (also as %q)", path, at(k), key, prev)
 			}
 			seen[strings.ToLower(key)] = key
 		}

@@ -317,6 +317,9 @@ func TestParseSettingsRejects(t *testing.T) {
 		{"s.json", `{"modle":"a"}`, `unknown field "modle"`},
 		{"s.json", `["model"]`, "want a JSON object, got ["},
 		{"s.json", ``, "want a JSON object, got nothing"},
+		// TOML errors give the key's line, as a plan's do.
+		{"s.toml", "model = \"m\"\n\nmodle = \"a\"\n", `s.toml: line 3: unknown key "modle"`},
+		{"s.toml", "model = \"a\"\nModel = \"b\"\n", `s.toml: line 2: "Model": given twice`},
 	} {
 		cfg := DefaultConfig()
 		err := parseSettings([]byte(tc.data), tc.path, &cfg)
