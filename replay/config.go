@@ -18,7 +18,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servesim/servesim/internal/tomlkeys"
-
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
