@@ -95,11 +95,20 @@ func Workload(m Meta) map[string]string {
 			w[k] = v
 		}
 	}
-	// Scale records "2*0.5"; a replay at time scale s sends the arrivals
-	// s times as far apart. The product is the workload's.
+	if v := scaleProduct(m.Extra["time_scale"], m.Extra["replay.time_scale"]); v != "" {
+		w["time_scale"] = v
+	}
+	return w
+}
+
+// scaleProduct is the product of the "*"-joined scales in vs ("2*0.5", as
+// Scale records them; a replay at time scale s sends the arrivals s times
+// as far apart) to 12 significant digits, "" when that is 1. An
+// unreadable factor keeps them as written, never taken for none.
+func scaleProduct(vs ...string) string {
 	scale, exact := 1.0, true
 	var raw []string
-	for _, v := range []string{m.Extra["time_scale"], m.Extra["replay.time_scale"]} {
+	for _, v := range vs {
 		for f := range strings.SplitSeq(v, "*") {
 			if f = strings.TrimSpace(f); f == "" {
 				continue
@@ -116,10 +125,10 @@ func Workload(m Meta) map[string]string {
 	// and 0.7*3 to 2.0999999999999996, the workloads of 1 and 2.1.
 	rounded := strconv.FormatFloat(scale, 'g', 12, 64)
 	switch {
-	case !exact: // unreadable: kept as written, never taken for none
-		w["time_scale"] = strings.Join(raw, "*")
+	case !exact:
+		return strings.Join(raw, "*")
 	case rounded != "1":
-		w["time_scale"] = rounded
+		return rounded
 	}
-	return w
+	return ""
 }

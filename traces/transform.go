@@ -209,6 +209,11 @@ func Slice(r Reader, from, to int64, head int) Reader {
 	if head > 0 {
 		desc += " head=" + strconv.Itoa(head)
 	}
+	// A window cut in scaled time holds other requests than the same
+	// window cut before the scale: Workload must tell the two apart.
+	if sc := scaleProduct(m.Extra["time_scale"]); sc != "" {
+		desc += " at_time_scale=" + sc
+	}
 	if prev := m.Extra["slice"]; prev != "" {
 		desc = prev + "; " + desc
 	}
