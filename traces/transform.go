@@ -209,14 +209,17 @@ func Slice(r Reader, from, to int64, head int) Reader {
 	if head > 0 {
 		desc += " head=" + strconv.Itoa(head)
 	}
-	// A window cut in scaled or spread time holds other requests than the
-	// same window cut before the scale or spread: Workload must tell the
-	// two apart.
+	// A window cut in scaled, spread or re-based time (dropped leading
+	// failures move the start) holds other requests than the same window
+	// cut before: Workload must tell the two apart.
 	if sc := scaleProduct(m.Extra["time_scale"]); sc != "" {
 		desc += " at_time_scale=" + sc
 	}
 	if sp := m.Extra["spread_ns"]; sp != "" {
 		desc += " after_spread_ns=" + sp
+	}
+	if m.Extra["drop_failed"] == "true" {
+		desc += " after_drop_failed"
 	}
 	if prev := m.Extra["slice"]; prev != "" {
 		desc = prev + "; " + desc
