@@ -449,7 +449,7 @@ func Rank(cands []CandidateResult) Ranking {
 		if cheapest > 0 {
 			gap = best.MeasuredCost/cheapest - 1
 		}
-		held := gap <= BestWithin
+		held := within(gap, BestWithin) // 1.05 against 1.00 is within 5%
 		rk.BestGap, rk.BestHeld = &gap, &held
 	} else {
 		held := false
