@@ -306,6 +306,15 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 		if len(cf.Candidates) == 0 {
 			return nil, fmt.Errorf("%s: no ranked configs (did any config meet the SLO?)", path)
 		}
+		// As in a candidates.json: each rank names its candidate's outputs.
+		if err := checkCandidates(cf, path, func(c sweep.Candidate, _ int, field string) string {
+			if field == "" {
+				return fmt.Sprintf("the config of index %d", c.Index)
+			}
+			return fmt.Sprintf("the config of index %d: its %s", c.Index, field)
+		}); err != nil {
+			return nil, err
+		}
 		return cf, nil
 	}
 	data, err := os.ReadFile(path)
@@ -329,27 +338,37 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	if len(cf.Candidates) == 0 {
 		return nil, fmt.Errorf("%s: no candidates (did any config meet the SLO?)", name)
 	}
-	var errs []error
-	ranks := map[int64]int{}
-	for i, c := range cf.Candidates {
-		if c.Rank < 1 {
-			errs = append(errs, fmt.Errorf("%s: candidates[%d].rank = %d: want ≥ 1", name, i, c.Rank))
-		} else if j, dup := ranks[c.Rank]; dup {
-			errs = append(errs, fmt.Errorf("%s: candidates[%d].rank = %d: candidates[%d] has that rank too: want each rank once", name, i, c.Rank, j))
-		} else {
-			ranks[c.Rank] = i
-		}
-		if c.Index < 0 {
-			errs = append(errs, fmt.Errorf("%s: candidates[%d].index = %d: want ≥ 0", name, i, c.Index))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := checkCandidates(&cf, name, func(_ sweep.Candidate, i int, field string) string {
+		return strings.TrimSuffix(fmt.Sprintf("candidates[%d].%s", i, field), ".")
+	}); err != nil {
 		return nil, err
 	}
 	// By rank, as a sweep's results give them: --top keeps the best, and
 	// the candidates run best first, whatever the file's order.
 	slices.SortStableFunc(cf.Candidates, func(a, b sweep.Candidate) int { return cmp.Compare(a.Rank, b.Rank) })
 	return &cf, nil
+}
+
+// checkCandidates reports, with name (the file) first, each candidate of
+// cf whose rank is below 1 or another's too, or whose index is below 0;
+// at names field of candidate i as its file holds it (field "": the
+// candidate).
+func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candidate, i int, field string) string) error {
+	var errs []error
+	ranks := map[int64]int{}
+	for i, c := range cf.Candidates {
+		if c.Rank < 1 {
+			errs = append(errs, fmt.Errorf("%s: %s = %d: want ≥ 1", name, at(c, i, "rank"), c.Rank))
+		} else if j, dup := ranks[c.Rank]; dup {
+			errs = append(errs, fmt.Errorf("%s: %s = %d: %s has that rank too: want each rank once", name, at(c, i, "rank"), c.Rank, at(cf.Candidates[j], j, "")))
+		} else {
+			ranks[c.Rank] = i
+		}
+		if c.Index < 0 {
+			errs = append(errs, fmt.Errorf("%s: %s = %d: want ≥ 0", name, at(c, i, "index"), c.Index))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // parseSlice reads --slice: "" or all (the whole trace, as
