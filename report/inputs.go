@@ -335,8 +335,9 @@ func resultRun(res *plan.Result) *Run {
 		}
 		return v
 	}
-	// A request that arrived and did not complete failed: it was rejected
-	// or, after an out-of-memory stop, not run (as its trace row says).
+	// A request that did not complete failed: it was rejected or, after
+	// an out-of-memory stop, not run (as its trace row says), arrived or
+	// not: Requests counts both, as the trace has a row for each.
 	m := Metrics{
 		Requests: s.Requests, Completed: s.Completed, Failed: s.Requests - s.Completed,
 		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens,
