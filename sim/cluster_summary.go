@@ -21,7 +21,10 @@ import (
 //
 // Aggregates (the embedded Summary and each pool's) are built from their
 // replicas:
-//   - counts, tokens, BusySeconds, Steps, prefix lookups and hits: sums;
+//   - counts, tokens, BusySeconds, Steps, prefix lookups and hits: sums,
+//     but for the embedded Summary's Requests, which also counts the
+//     requests an OOM kept from reaching any replica (their rows are
+//     marked not run): the cluster's requests, no pool's or replica's;
 //   - latency distributions: over every request (not a mean of replicas);
 //   - Utilization: BusySeconds / (replicas × Makespan), the mean replica;
 //   - DeviceSeconds: Σ replicas' Devices × Makespan;

@@ -28,6 +28,13 @@ func TestOOMSummaryCountsEveryRequest(t *testing.T) {
 				newSliceReader(trace()), out)
 			return &cs.Summary, err
 		},
+		"cluster of two": func(out traces.Writer) (*Summary, error) {
+			cont := testConfig(PolicyConfig{Name: Continuous, MaxNumSeqs: 8, MaxNumBatchedTokens: 4096}, 10, false)
+			cs, err := RunCluster(t.Context(), ClusterConfig{Pools: []PoolConfig{
+				{Name: "short", Replicas: 2, Router: RoundRobin, Replica: cont}, {Name: "long", Replicas: 1, Router: RoundRobin, Replica: cfg}},
+				Threshold: 50}, newSliceReader(trace()), out)
+			return &cs.Summary, err
+		},
 		"closed": func(out traces.Writer) (*Summary, error) {
 			return RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2}, newSliceReader(trace()), out)
 		},
