@@ -97,7 +97,8 @@ type ComparisonSection struct{}
 func (ComparisonSection) Title() string { return "Comparison" }
 
 func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
-	header := []string{"run / config", "source", "policy", "batch limit", "done / failed", "req/s", "output tok/s",
+	// the counts read as their header: completed/requests · failed
+	header := []string{"run / config", "source", "policy", "batch limit", "done/requests · failed", "req/s", "output tok/s",
 		"P50 TTFT", "P99 TTFT", "mean TPOT", "P99 TPOT", "P99 E2E", "device-s", "$/1M out (est.)", "$/1M out (billed)"}
 	numeric := []bool{false, false, false, false, true, true, true, true, true, true, true, true, true, true, true}
 	row := func(name, mark string, r *Run, done string) []string {
