@@ -115,17 +115,25 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 // (the same plan in two simulate --out folders) named with its path too,
 // so that tables and figures tell them apart; in itself is left as is.
 func distinctRunNames(in *Inputs) *Inputs {
-	count := map[string]int{}
+	count, withPath := map[string]int{}, map[string]int{}
 	for _, r := range in.Runs {
 		count[r.Name]++
+		withPath[r.Name+"\x00"+r.Path]++
 	}
 	out := *in
 	out.Runs = make([]*Run, len(in.Runs))
+	nth := map[string]int{}
 	for i, r := range in.Runs {
 		out.Runs[i] = r
 		if count[r.Name] > 1 {
 			named := *r
 			named.Name = fmt.Sprintf("%s (%s)", r.Name, r.Path)
+			// a path can repeat too (a folder and its plan's trace given
+			// beside it, or one file twice): number those in input order
+			if k := r.Name + "\x00" + r.Path; withPath[k] > 1 {
+				nth[k]++
+				named.Name = fmt.Sprintf("%s (%s, %d)", r.Name, r.Path, nth[k])
+			}
 			out.Runs[i] = &named
 		}
 	}
