@@ -111,33 +111,63 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 	return d, nil
 }
 
-// distinctRunNames is in, with each run whose name another run shares
-// (the same plan in two simulate --out folders) named with its path too,
-// so that tables and figures tell them apart; in itself is left as is.
+// distinctRunNames is in, with each run or sweep whose name another
+// shares (the same plan in two simulate --out folders, two sweeps of one
+// spec) named with its path too, so that tables and figures tell them
+// apart; in itself is left as is.
 func distinctRunNames(in *Inputs) *Inputs {
-	count, withPath := map[string]int{}, map[string]int{}
-	for _, r := range in.Runs {
-		count[r.Name]++
-		withPath[r.Name+"\x00"+r.Path]++
-	}
 	out := *in
+	var names, paths []string
+	for _, r := range in.Runs {
+		names, paths = append(names, r.Name), append(paths, r.Path)
+	}
 	out.Runs = make([]*Run, len(in.Runs))
-	nth := map[string]int{}
-	for i, r := range in.Runs {
-		out.Runs[i] = r
-		if count[r.Name] > 1 {
-			named := *r
-			named.Name = fmt.Sprintf("%s (%s)", r.Name, r.Path)
-			// a path can repeat too (a folder and its plan's trace given
-			// beside it, or one file twice): number those in input order
-			if k := r.Name + "\x00" + r.Path; withPath[k] > 1 {
-				nth[k]++
-				named.Name = fmt.Sprintf("%s (%s, %d)", r.Name, r.Path, nth[k])
-			}
+	for i, name := range distinctNames(names, paths) {
+		out.Runs[i] = in.Runs[i]
+		if name != in.Runs[i].Name {
+			named := *in.Runs[i]
+			named.Name = name
 			out.Runs[i] = &named
 		}
 	}
+	names, paths = nil, nil
+	for _, sw := range in.Sweeps {
+		names, paths = append(names, sw.Name), append(paths, sw.Path)
+	}
+	out.Sweeps = make([]*Sweep, len(in.Sweeps))
+	for i, name := range distinctNames(names, paths) {
+		out.Sweeps[i] = in.Sweeps[i]
+		if name != in.Sweeps[i].Name {
+			named := *in.Sweeps[i]
+			named.Name = name
+			out.Sweeps[i] = &named
+		}
+	}
 	return &out
+}
+
+// distinctNames is names with each that repeats followed by its path; a
+// path can repeat too (a folder and its plan's trace given beside it, or
+// one file twice): those are numbered in input order.
+func distinctNames(names, paths []string) []string {
+	count, withPath := map[string]int{}, map[string]int{}
+	for i, n := range names {
+		count[n]++
+		withPath[n+"\x00"+paths[i]]++
+	}
+	out := make([]string, len(names))
+	nth := map[string]int{}
+	for i, n := range names {
+		out[i] = n
+		if count[n] > 1 {
+			out[i] = fmt.Sprintf("%s (%s)", n, paths[i])
+			if k := n + "\x00" + paths[i]; withPath[k] > 1 {
+				nth[k]++
+				out[i] = fmt.Sprintf("%s (%s, %d)", n, paths[i], nth[k])
+			}
+		}
+	}
+	return out
 }
 
 // slug makes an HTML id / file-name stem of s: lower-case ASCII letters,
