@@ -361,14 +361,17 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	if spec.StopTimeout <= 0 {
 		spec.StopTimeout = 20 * time.Second
 	}
-	line, err := Render("engine-cmd", spec.Start, k)
-	if err != nil {
-		return nil, &EngineError{StatusStartFailed, err.Error()}
-	}
 	// Truncated: an earlier verify's log of the candidate is not this
 	// start's, and the results name this file whether or not it starts.
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
+		return nil, &EngineError{StatusStartFailed, err.Error()}
+	}
+	line, err := Render("engine-cmd", spec.Start, k)
+	if err != nil {
+		// A template may fail for one candidate's knobs only: its log says so.
+		fmt.Fprintf(lf, "# verify: %s\n", spec.Masked(err.Error()))
+		lf.Close()
 		return nil, &EngineError{StatusStartFailed, err.Error()}
 	}
 	health := urlshow.String(spec.HealthURL) // as it may be shown

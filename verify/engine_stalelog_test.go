@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,5 +50,28 @@ func TestRefusedStartReplacesAnEarlierRunsLog(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(log); strings.Contains(string(data), "earlier run") || !strings.Contains(string(data), "already answers") {
 		t.Errorf("log: %q: want this start's refusal only", data)
+	}
+}
+
+// A template that fails only for this candidate's knobs (a label too
+// short to cut) is a failed start like any other: the log the results
+// name for it says why, not an earlier run's engine output.
+func TestTemplateFailureReplacesAnEarlierRunsLog(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "rank01.engine.log")
+	if err := os.WriteFile(log, []byte("earlier run: engine ready on port 8000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := EngineSpec{Start: "{{if .Label}}echo {{slice .Label 0 40}}{{end}}", HealthURL: "http://127.0.0.1:1/health"}
+	if _, err := ParseTemplate("engine-cmd", spec.Start); err != nil {
+		t.Fatalf("the template is refused before any candidate runs: %v", err)
+	}
+	_, err := StartEngine(context.Background(), spec, Knobs{Label: "seqs=4"}, log)
+	var ee *EngineError
+	if !errors.As(err, &ee) || ee.Status != StatusStartFailed {
+		t.Fatalf("err = %v, want a failed start", err)
+	}
+	if data, _ := os.ReadFile(log); strings.Contains(string(data), "earlier run") || !strings.Contains(string(data), "out of range") {
+		t.Errorf("log after a template that failed for the candidate:\n%s\nwant the template's error, not the earlier run's log", data)
 	}
 }
