@@ -31,7 +31,7 @@ type RefitOptions struct {
 // RefitResult is what folding the verification runs into the profile
 // did.
 type RefitResult struct {
-	Out          string `json:"out"`
+	Out          string `json:"out"` // the new profile; "" when none was saved
 	Parent       string `json:"parent"`
 	ParentSHA256 string `json:"parent_sha256"`
 	OldRuns      int    `json:"old_runs"` // the parent's fitted calibration runs found and unchanged
@@ -97,7 +97,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	if opt.Catalog == nil {
 		opt.Catalog = model.DefaultCatalog()
 	}
-	rr := &RefitResult{Out: ro.Out, Parent: opt.ProfilePath, ParentSHA256: res.ProfileSHA256, Missing: []string{}, NewTraces: []string{},
+	rr := &RefitResult{Parent: opt.ProfilePath, ParentSHA256: res.ProfileSHA256, Missing: []string{}, NewTraces: []string{},
 		HeldOutBefore: parent.Quality.HeldOutMdAPE, MetricErrorBefore: res.MedianAbsError}
 	var runs []*calibrate.RunResult
 	parentDir, outDir := filepath.Dir(opt.ProfilePath), filepath.Dir(ro.Out)
@@ -221,6 +221,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	if err := np.Save(ro.Out); err != nil {
 		return rr, err
 	}
+	rr.Out = ro.Out // saved: named even if what follows fails
 
 	// Metric error after: re-simulate each measured candidate with the
 	// refitted profile, and with the parent's at the speed its engine
@@ -390,6 +391,9 @@ func stepBias(c calibrate.StepCoefficients, obs []calibrate.Observation, runs []
 func (rr *RefitResult) Print(w io.Writer) {
 	if rr.Error != "" {
 		fmt.Fprintf(w, "refit: failed: %s\n", rr.Error)
+		if rr.Out != "" {
+			fmt.Fprintf(w, "  the refitted profile was saved before that: %s\n", rr.Out)
+		}
 		return
 	}
 	fmt.Fprintf(w, "refit: %d calibration runs + %d verification runs → %s (parent %s)\n", rr.OldRuns, rr.NewRuns, rr.Out, rr.Parent)

@@ -355,7 +355,12 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		rr, err := Refit(ctx, res, opt, *opt.Refit)
 		if err != nil {
 			fmt.Fprintf(log, "verify: refit: %v\n", err)
-			rr = &RefitResult{Error: err.Error()}
+			if rr == nil {
+				rr = &RefitResult{}
+			}
+			// What it did before it failed stands: a profile it saved is
+			// named, not left unmentioned at its path.
+			rr.Error = err.Error()
 		}
 		res.Refit = rr
 	}
