@@ -371,6 +371,10 @@ func ParseProfile(data []byte) (*Profile, error) {
 	// Strictly, and a syntax or type error says on which line.
 	var p Profile
 	if err := jsonfile.DecodeStrict(data, &p, "a JSON object"); err != nil {
+		// time.Time's own errors name neither the key nor the line.
+		if line, v, ok := badCreatedAt(data); ok {
+			return nil, fmt.Errorf("calibrate: profile: line %d: created_at = %s: want an RFC 3339 time, e.g. \"2025-06-01T12:00:00Z\"", line, v)
+		}
 		return nil, fmt.Errorf("calibrate: profile: %w", err)
 	}
 	// encoding/json matches keys case-insensitively: "Model" would fill
@@ -438,6 +442,35 @@ func ParseProfile(data []byte) (*Profile, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// badCreatedAt finds the top-level created_at of the JSON object data
+// when it holds no time that Profile.CreatedAt decodes, and returns its
+// line and its JSON text.
+func badCreatedAt(data []byte) (line int, value string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, "", false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, "", false
+		}
+		off := dec.InputOffset()
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return 0, "", false
+		}
+		if key != "created_at" {
+			continue
+		}
+		var t time.Time
+		if json.Unmarshal(raw, &t) != nil {
+			return 1 + bytes.Count(data[:off], []byte("\n")), string(raw), true
+		}
+	}
+	return 0, "", false
 }
 
 // keyCase appends to dst, for each object key in v (decoded JSON at path)

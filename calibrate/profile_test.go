@@ -320,6 +320,9 @@ func TestLoadProfileSyntaxErrorNamesLine(t *testing.T) {
 	for _, tc := range []struct{ from, to, want string }{
 		{`"engine": "vllm",`, `"engine": "vllm"`, "line 4:"},
 		{`"tensor_parallel": 1,`, `"tensor_parallel": "1",`, "line 12: tensor_parallel"},
+		// time.Time's own errors name neither the key nor the line.
+		{`"created_at": "2025-06-01T12:00:00Z",`, `"created_at": "2025-06-01 12:00",`, `line 215: created_at = "2025-06-01 12:00": want an RFC 3339 time`},
+		{`"created_at": "2025-06-01T12:00:00Z",`, `"created_at": 1748779200,`, `line 215: created_at = 1748779200: want an RFC 3339 time`},
 	} {
 		s := strings.Replace(g, tc.from, tc.to, 1)
 		if s == g {
