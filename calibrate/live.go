@@ -1278,8 +1278,13 @@ func (a *Analysis) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %-22s n=%-4d resident %6.0f  %+6.1f%%\n", r.Run, r.N, r.Resident, 100*r.Median)
 	}
 	h := a.HeldOut
-	fmt.Fprintf(w, "held out (%d-fold cross-validation over whole runs): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
-		h.K, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Method.Window)
+	// One run is split by observation (SplitHeldOut), not by run.
+	over := "whole runs"
+	if !h.ByRun {
+		over = "the observations of one run, not whole runs"
+	}
+	fmt.Fprintf(w, "held out (%d-fold cross-validation over %s): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
+		h.K, over, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Method.Window)
 	if hs := a.HeldOutSteps; hs != nil {
 		fmt.Fprintf(w, "held out, single steps (includes token delivery jitter): n=%d  median abs %% error %.1f%%  mean %.1f%%\n",
 			hs.NHeld, 100*hs.MdAPE, 100*hs.MAPE)
