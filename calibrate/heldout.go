@@ -59,13 +59,15 @@ func splitFold(fitDst, heldDst, obs []Observation, k, j int) (fit, held []Observ
 // weights in settings, they must be given per observation of obs; they
 // are split along.
 func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, error) {
-	return crossCheck(obs, k, settings, false)
+	return crossCheck(obs, k, settings, false, false)
 }
 
 // crossCheck is CrossCheck; with trim each fold is fitted as Analyze fits
 // (fitTrimmed: trimmed by fits to that fold's training part only), and
-// every held-out observation is predicted.
-func crossCheck(obs []Observation, k int, settings *FitSettings, trim bool) (*HeldOut, error) {
+// every held-out observation is predicted. With late, late first tokens
+// (see dropLateFirst) are left out of both parts, by the fastest prefill
+// rate of the training part alone.
+func crossCheck(obs []Observation, k int, settings *FitSettings, trim, late bool) (*HeldOut, error) {
 	var s FitSettings
 	if settings != nil {
 		s = *settings
@@ -97,6 +99,12 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim bool) (*He
 			for i, o := range wFit {
 				fs.Weights[i] = o.Seconds
 			}
+		}
+		if late {
+			rate := lateFirstRate(fitPart)
+			drop := lateFirsts(fitPart, rate)
+			fitPart, fs.Weights = keep(fitPart, drop), keep(fs.Weights, drop)
+			held = keep(held, lateFirsts(held, rate))
 		}
 		f, kept, err := fitTrimmed(fitPart, &fs, trim)
 		if err != nil {

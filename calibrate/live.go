@@ -372,7 +372,10 @@ type AnalyzeOptions struct {
 	// Recover tunes step recovery. nil means a per-run Tolerance (see
 	// LiveToleranceFraction).
 	Recover *RecoverSettings
-	Fit     *FitSettings
+	// Fit replaces the fit settings Analyze chooses; its Weights, if any,
+	// are per observation of the windowed steps, late first tokens
+	// included (see dropLateFirst).
+	Fit *FitSettings
 }
 
 // LiveToleranceFraction sets the step-boundary clustering window Analyze
@@ -687,9 +690,18 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 			a.Recover.Chunked, a.Recover.Requests)
 	}
 	a.Admission = summarizeAdmission(admitNext, admitLock, slotWaits)
-	a.Steps, a.DroppedLateFirst = dropLateFirst(a.Steps)
+	// Late first tokens are dropped after the steps are marked and
+	// windowed (neither changes for it: markAfterPrefill counts dropped
+	// boundaries, and no window holds a prefill step), so that the
+	// held-out check can decide them by each fold's training part.
 	markAfterPrefill(a.Steps)
-	a.Observations, a.StepCounts = WindowSteps(nil, nil, a.Steps, win)
+	all, allCounts := WindowSteps(nil, nil, a.Steps, win)
+	steps := a.Steps
+	rate := lateFirstRate(all)
+	late := lateFirsts(all, rate)
+	a.Observations, a.StepCounts = keep(all, late), keep(allCounts, late)
+	a.Steps = keep(steps, lateFirsts(steps, rate))
+	a.DroppedLateFirst = len(all) - len(a.Observations)
 	// An engine with one cache for all slots attends over every cell in
 	// use, so the resident terms replace the per-sequence attention terms:
 	// with both, the fit can trade one for the other (ca and ck against
@@ -706,38 +718,42 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	for t, off := range opt.Without {
 		fs.Off[t] = fs.Off[t] || off
 	}
+	// Weights are per observation of all, late first tokens included.
 	switch {
 	case fs.Weights != nil:
 	case opt.Relative:
-		fs.Weights = make([]float64, len(a.Observations))
-		for i, o := range a.Observations {
-			fs.Weights[i] = a.StepCounts[i] / math.Max(o.Seconds*o.Seconds, 1e-12)
+		fs.Weights = make([]float64, len(all))
+		for i, o := range all {
+			fs.Weights[i] = allCounts[i] / math.Max(o.Seconds*o.Seconds, 1e-12)
 		}
 		a.Relative = true
 	default:
 		// Absolute error counts every step once: a window, the mean of
 		// k steps, weighs k, as it does in relative error.
-		fs.Weights = slices.Clone(a.StepCounts)
+		fs.Weights = slices.Clone(allCounts)
 	}
-	// The held-out check sees every observation: trimming is part of the
-	// fit, so each fold trims its own training part by its own fits, and
-	// no fit that saw a held-out run decides what is fitted or predicted.
-	all := a.Observations
+	// The held-out check sees every observation: dropping late first
+	// tokens and trimming are part of the fit, so each fold decides them
+	// by its own training part, and no fit that saw a held-out run
+	// decides what is fitted or predicted.
+	fitted := a.Observations
+	main := fs
+	main.Weights = keep(fs.Weights, late)
 	var kept []int
-	if a.Fit, kept, err = fitTrimmed(all, &fs, !opt.NoTrim); err != nil {
+	if a.Fit, kept, err = fitTrimmed(fitted, &main, !opt.NoTrim); err != nil {
 		return nil, err
 	}
-	if a.HeldOut, err = crossCheck(all, k, &fs, !opt.NoTrim); err != nil {
+	if a.HeldOut, err = crossCheck(all, k, &fs, !opt.NoTrim, true); err != nil {
 		return nil, err
 	}
-	if len(kept) < len(all) {
-		in := make([]bool, len(all))
+	if len(kept) < len(fitted) {
+		in := make([]bool, len(fitted))
 		for _, i := range kept {
 			in[i] = true
 		}
 		var counts []float64
 		a.Observations = nil
-		for i, o := range all {
+		for i, o := range fitted {
 			if in[i] {
 				a.Observations, counts = append(a.Observations, o), append(counts, a.StepCounts[i])
 			} else {
@@ -750,12 +766,12 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if win > 1 {
 		fs1 := FitSettings{Off: fs.Off, Curve: fs.Curve, Collinearity: fs.Collinearity, Confidence: fs.Confidence}
 		if a.Relative {
-			fs1.Weights = make([]float64, len(a.Steps))
-			for i, o := range a.Steps {
+			fs1.Weights = make([]float64, len(steps))
+			for i, o := range steps {
 				fs1.Weights[i] = 1 / math.Max(o.Seconds*o.Seconds, 1e-12)
 			}
 		}
-		if h, err := CrossCheck(a.Steps, k, &fs1); err == nil {
+		if h, err := crossCheck(steps, k, &fs1, false, true); err == nil {
 			a.HeldOutSteps = h
 		}
 	}
@@ -858,25 +874,45 @@ func dropResumed(obs []Observation, rows []*traces.Request, tol int64) []Observa
 // RecoverSteps charges a whole prompt to a 10 ms gap. Without from-idle
 // prefill steps nothing is dropped.
 func dropLateFirst(obs []Observation) ([]Observation, int) {
+	kept := keep(obs, lateFirsts(obs, lateFirstRate(obs)))
+	return kept, len(obs) - len(kept)
+}
+
+// lateFirstRate is the fastest per-token prefill rate, seconds per token,
+// of the from-idle steps of obs; +Inf without any.
+func lateFirstRate(obs []Observation) float64 {
 	rate := math.Inf(1)
 	for _, o := range obs {
 		if o.FromIdle && o.PrefillTokens > 0 {
 			rate = math.Min(rate, o.Seconds/o.PrefillTokens)
 		}
 	}
-	if math.IsInf(rate, 1) {
-		return obs, 0
+	return rate
+}
+
+// lateFirsts marks the observations of obs that are late first tokens by
+// rate (see dropLateFirst).
+func lateFirsts(obs []Observation, rate float64) []bool {
+	late := make([]bool, len(obs))
+	for i, o := range obs {
+		late[i] = !o.FromIdle && o.PrefillTokens > 0 && o.Seconds < 0.5*rate*o.PrefillTokens
 	}
-	out := obs[:0]
-	n := 0
-	for _, o := range obs {
-		if !o.FromIdle && o.PrefillTokens > 0 && o.Seconds < 0.5*rate*o.PrefillTokens {
-			n++
-			continue
+	return late
+}
+
+// keep returns the elements of v that drop does not mark, in a new slice
+// (nil for a nil v).
+func keep[T any](v []T, drop []bool) []T {
+	if v == nil {
+		return nil
+	}
+	out := make([]T, 0, len(v))
+	for i, x := range v {
+		if !drop[i] {
+			out = append(out, x)
 		}
-		out = append(out, o)
 	}
-	return out, n
+	return out
 }
 
 func addStats(t *RecoverStats, st RecoverStats) {
