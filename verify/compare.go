@@ -245,8 +245,8 @@ func within(e, tol float64) bool { return math.Abs(e) <= tol*(1+1e-9) }
 // KendallTau is Kendall's rank correlation τ-b of x and y (equal length):
 // 1 when they order every pair alike, −1 when every pair is reversed.
 // Ties count as neither concordant nor discordant and shrink the
-// denominator (τ-b). It is NaN for fewer than two pairs' worth of
-// untied values.
+// denominator (τ-b). It is NaN when x or y has no two values that differ
+// (fewer than two values included).
 func KendallTau(x, y []float64) float64 {
 	if len(x) != len(y) {
 		panic("verify: KendallTau: lengths differ")

@@ -139,7 +139,7 @@ type Result struct {
 	Input       string    `json:"input"` // the sliced trace every candidate replayed
 	InputSHA256 string    `json:"input_sha256"`
 	Slice       string    `json:"slice"`
-	Requests    int       `json:"requests"`
+	Requests    int       `json:"requests"` // measured: the slice's warm-up rows left out
 	// SpecSHA256 and SweepTraceSHA256 identify the sweep the candidates
 	// came from.
 	SpecSHA256       string `json:"spec_sha256"`
@@ -304,7 +304,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if opt.slice.requests == 0 {
-		return nil, fmt.Errorf("verify: the slice %s of %s holds no requests", opt.Slice, opt.Trace)
+		return nil, fmt.Errorf("verify: the slice %s of %s holds no requests (warm-up rows aside)", opt.Slice, opt.Trace)
 	}
 	res.Requests = opt.slice.requests
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {

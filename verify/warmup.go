@@ -45,8 +45,8 @@ func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) err
 
 // sliceTokens is what the slice's requests hold, prompt and output.
 type sliceTokens struct {
-	requests int
-	longest  int // one request's most
+	requests int // measured: warm-up rows left out, as in each candidate's count
+	longest  int // one request's most, warm-up rows included
 	total    int // all of them together
 }
 
@@ -63,6 +63,9 @@ func (z *sizing) Next() bool {
 	}
 	r := z.At()
 	n := int(r.PromptTokens) + int(r.OutputTokens)
-	z.requests, z.longest, z.total = z.requests+1, max(z.longest, n), z.total+n
+	z.longest, z.total = max(z.longest, n), z.total+n
+	if !r.Warmup {
+		z.requests++
+	}
 	return true
 }
