@@ -65,7 +65,7 @@ func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, erro
 // crossCheck is CrossCheck; with trim each fold is fitted as Analyze fits
 // (fitTrimmed: trimmed by fits to that fold's training part only), and
 // every held-out observation is predicted. With late, late first tokens
-// (see dropLateFirst) are left out of both parts, by the fastest prefill
+// (see lateFirsts) are left out of both parts, by the fastest prefill
 // rate of the training part alone.
 func crossCheck(obs []Observation, k int, settings *FitSettings, trim, late bool) (*HeldOut, error) {
 	var s FitSettings

@@ -374,7 +374,7 @@ type AnalyzeOptions struct {
 	Recover *RecoverSettings
 	// Fit replaces the fit settings Analyze chooses; its Weights, if any,
 	// are per observation of the windowed steps, late first tokens
-	// included (see dropLateFirst).
+	// included (see lateFirsts).
 	Fit *FitSettings
 }
 
@@ -523,7 +523,7 @@ type Analysis struct {
 	Slots   int
 	Recover RecoverStats
 	// DroppedLateFirst counts steps left out as late first tokens (see
-	// dropLateFirst).
+	// lateFirsts).
 	DroppedLateFirst int
 	// Trimmed are the observations left out as artefacts (NoTrim).
 	Trimmed []Observation
@@ -865,19 +865,6 @@ func dropResumed(obs []Observation, rows []*traces.Request, tol int64) []Observa
 	return out
 }
 
-// dropLateFirst removes steps whose prefill is implausibly fast: a step
-// with prefill that is not from idle and took less than half the fastest
-// per-token prefill rate seen in from-idle steps (single requests, where
-// nothing else competes) allows for its prefill tokens. Such a step is a
-// first token the server delivered late — after the step that computed
-// it, in a cluster of its own a few ms after the others' tokens — so
-// RecoverSteps charges a whole prompt to a 10 ms gap. Without from-idle
-// prefill steps nothing is dropped.
-func dropLateFirst(obs []Observation) ([]Observation, int) {
-	kept := keep(obs, lateFirsts(obs, lateFirstRate(obs)))
-	return kept, len(obs) - len(kept)
-}
-
 // lateFirstRate is the fastest per-token prefill rate, seconds per token,
 // of the from-idle steps of obs; +Inf without any.
 func lateFirstRate(obs []Observation) float64 {
@@ -890,8 +877,14 @@ func lateFirstRate(obs []Observation) float64 {
 	return rate
 }
 
-// lateFirsts marks the observations of obs that are late first tokens by
-// rate (see dropLateFirst).
+// lateFirsts marks the late first tokens of obs: steps whose prefill is
+// implausibly fast, not from idle and taking less than half of what rate
+// (lateFirstRate: the fastest per-token prefill of from-idle steps, single
+// requests where nothing else competes) allows for their prefill tokens.
+// Such a step is a first token the server delivered late — after the step
+// that computed it, in a cluster of its own a few ms after the others'
+// tokens — so RecoverSteps charges a whole prompt to a 10 ms gap. Without
+// from-idle prefill steps (rate +Inf) none is marked.
 func lateFirsts(obs []Observation, rate float64) []bool {
 	late := make([]bool, len(obs))
 	for i, o := range obs {

@@ -120,7 +120,14 @@ func TestDropResumedAndLateFirst(t *testing.T) {
 		t.Fatalf("kept %d, want 2", len(kept))
 	}
 	// 40 prefill tokens in 5 ms are faster than half of a's 0.5 ms/token.
-	kept, n := dropLateFirst(kept)
+	late := lateFirsts(kept, lateFirstRate(kept))
+	n := 0
+	for _, l := range late {
+		if l {
+			n++
+		}
+	}
+	kept = keep(kept, late)
 	if n != 1 || len(kept) != 1 || !kept[0].FromIdle {
 		t.Errorf("late first: dropped %d, kept %+v", n, kept)
 	}

@@ -154,10 +154,7 @@ func (p *Plan) atLine(key string, err error) error {
 		return err
 	}
 	md, _ := toml.Decode(p.text, &Plan{}) // it decoded before
-	if n := tomlkeys.Line(p.text, md, strings.Split(key, ".")); n > 0 {
-		return fmt.Errorf("line %d: %w", n, err)
-	}
-	return err
+	return tomlkeys.AtLine(p.text, md, strings.Split(key, "."), err)
 }
 
 // Parse decodes and validates a plan.

@@ -93,6 +93,15 @@ func probeType(md toml.MetaData, key toml.Key, i int) (reflect.Type, bool) {
 	return reflect.StructOf(fields), true
 }
 
+// AtLine puts "line N: " before err, N the line of data (decoded as md)
+// that sets key; err alone when the line cannot be told.
+func AtLine(data string, md toml.MetaData, key toml.Key, err error) error {
+	if n := Line(data, md, key); n > 0 {
+		return fmt.Errorf("line %d: %w", n, err)
+	}
+	return err
+}
+
 // EntryLine is Line for key (nil for the table itself) in the i-th table,
 // from 0, of the array of tables named array; 0 when it cannot be told.
 // The decoder keeps one position a key, that of the table it saw last, so

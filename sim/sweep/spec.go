@@ -339,10 +339,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		if key[len(key)-1] == "" { // the table itself
 			key = key[:len(key)-1]
 		}
-		if n := tomlkeys.Line(string(data), md, key); n > 0 {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		return err
+		return tomlkeys.AtLine(string(data), md, key, err)
 	}
 	if key, err := checkSLO(f.SLO, md); err != nil {
 		return nil, at(err, "slo", key)
@@ -418,10 +415,7 @@ func atLine(text, key string, err error) error {
 	if derr != nil {
 		return err
 	}
-	if n := tomlkeys.Line(text, md, strings.Split(key, ".")); n > 0 {
-		return fmt.Errorf("line %d: %w", n, err)
-	}
-	return err
+	return tomlkeys.AtLine(text, md, strings.Split(key, "."), err)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
