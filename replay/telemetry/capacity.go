@@ -3,14 +3,12 @@ package telemetry
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/servesim/servesim/internal/urlshow"
 )
 
 // EngineCapacity is the KV-cache capacity an engine reports on its
@@ -117,26 +115,12 @@ func ReadEngineCapacity(ctx context.Context, client *http.Client, baseURL string
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot make the request", shown) // err would quote the URL
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, urlshow.Error(err, shown) // it quoted the URL, password and all
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage+1))
+	body, err := fetchMetrics(ctx, client, u, shown)
 	switch {
-	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusNotImplemented:
+	case errors.Is(err, ErrNoMetrics):
 		return nil, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("%s: HTTP %d", shown, resp.StatusCode)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", shown, err)
-	case len(body) > maxMetricsPage:
-		return nil, fmt.Errorf("%s: metrics page over %d MiB: not read", shown, maxMetricsPage>>20)
+		return nil, err
 	}
 	c, err := EngineCapacityOf(body)
 	if err != nil {

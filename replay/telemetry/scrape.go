@@ -194,41 +194,15 @@ func (s *Scraper) loop(ctx context.Context) {
 // scrape fetches and records one page. It returns ErrNoMetrics on 404 or 501 and
 // logs other failures once per run.
 func (s *Scraper) scrape(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.URL, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	now := time.Now()
-	resp, err := s.cfg.Client.Do(req)
-	if err != nil {
-		err = urlshow.Error(err, s.shown) // it quoted the query
-		if ctx.Err() == nil {
-			s.fail(err)
-		}
-		return err
-	}
-	// One byte over the cap tells a page cut short, whose last line could
-	// read as another value, from one that fits.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage+1))
-	resp.Body.Close()
-	if err != nil && ctx.Err() != nil {
-		return err // stopped while the page came in: not the engine failing
-	}
+	body, err := fetchMetrics(ctx, s.cfg.Client, s.cfg.URL, s.shown)
 	switch {
-	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusNotImplemented:
-		// 501: llama.cpp's server started without --metrics.
-		return ErrNoMetrics
-	case resp.StatusCode != http.StatusOK:
-		err := fmt.Errorf("HTTP %d", resp.StatusCode)
-		s.fail(err)
+	case errors.Is(err, ErrNoMetrics):
 		return err
 	case err != nil:
-		s.fail(err)
-		return err
-	case len(body) > maxMetricsPage:
-		err := fmt.Errorf("metrics page over %d MiB: not read", maxMetricsPage>>20)
-		s.fail(err)
+		if ctx.Err() == nil { // stopped, not the engine failing
+			s.fail(err)
+		}
 		return err
 	}
 	samples, perr := ParseMetrics(body)
@@ -243,6 +217,38 @@ func (s *Scraper) scrape(ctx context.Context) error {
 	}
 	s.record(now, st)
 	return nil
+}
+
+// fetchMetrics GETs one /metrics page from url, named as shown in every
+// error: ErrNoMetrics on 404 or 501 (llama.cpp's server started without
+// --metrics).
+func fetchMetrics(ctx context.Context, client *http.Client, url, shown string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot make the request", shown) // err would quote the URL
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, urlshow.Error(err, shown) // it quoted the URL, password and all
+	}
+	defer resp.Body.Close()
+	// One byte over the cap tells a page cut short, whose last line could
+	// read as another value, from one that fits.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage+1))
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, err // stopped while the page came in
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusNotImplemented:
+		return nil, ErrNoMetrics
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("%s: HTTP %d", shown, resp.StatusCode)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", shown, err)
+	case len(body) > maxMetricsPage:
+		return nil, fmt.Errorf("%s: metrics page over %d MiB: not read", shown, maxMetricsPage>>20)
+	}
+	return body, nil
 }
 
 func (s *Scraper) fail(err error) {
