@@ -75,7 +75,7 @@ func builtinArchs() []Arch {
 // (AWS, GCP, Azure) are often 1.5–3× higher. They drift: override them in
 // TOML or through Prices.DevicePerHour.
 //
-// Memory is the CUDA-visible total reported by NVML/nvidia-smi, e.g. 81559
+// Memory is the total reported by NVML/nvidia-smi, e.g. 81559
 // MiB on an "80 GB" H100 (Modal, "Why does an NVIDIA H100 80GB card offer
 // 85.52 GB?"). Idle power is a typical nvidia-smi reading of an idle,
 // allocated GPU, not a datasheet figure. FLOPS are dense datasheet figures

@@ -10,8 +10,9 @@ import (
 // Hardware is one accelerator (or host) model.
 type Hardware struct {
 	Name string
-	// MemoryBytes is the device memory a serving engine can see (the CUDA
-	// total reported by NVML, slightly different from the marketing figure).
+	// MemoryBytes is the device's total memory as NVML (nvidia-smi)
+	// reports it, slightly different from the marketing figure; CUDA, and
+	// so a serving engine, sees a few hundred MiB less.
 	MemoryBytes          float64
 	BandwidthBytesPerSec float64 // peak memory bandwidth
 	// FLOPS is the peak dense (no 2:4 sparsity) matmul throughput per
