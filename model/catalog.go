@@ -390,7 +390,7 @@ func (e hardwareEntry) apply(h *Hardware) *flopsKeyError {
 	for _, k := range names {
 		p, err := ParsePrecision(k)
 		if err != nil {
-			return &flopsKeyError{k, fmt.Errorf("flops key %q: %w", k, err)}
+			return &flopsKeyError{k, fmt.Errorf("flops key %q: unknown precision (valid: %s)", k, validPrecisions())}
 		}
 		// Aliases of one precision would otherwise override each other silently.
 		if prev, ok := given[p]; ok {
