@@ -10,8 +10,8 @@ import (
 // ClusterSummary is the outcome of RunCluster.
 //
 // Every replica is held from the cluster's first arrival to its last
-// completion (or to the OOM that ended the run, when a
-// replica was still working then), so the cluster, each pool and each
+// completion (or to the OOM that ended the run, when a replica was still
+// working on a measured request then), so the cluster, each pool and each
 // replica are measured over that one window: Makespan, DeviceSeconds,
 // EnergyJoules, Utilization, the per-second rates and the KV means all use
 // it. Warm-up rows stay out of the window's ends, as in Run, not out of
@@ -69,8 +69,10 @@ func (c *cluster) summary() *ClusterSummary {
 			// until then. The replica whose batch did not fit was not: it
 			// admitted that batch's first members before finding the
 			// one that does not fit, but never ran a step of it (Run
-			// ends its window at the last completion too).
-			if rp.e.oom == nil && (rp.e.nRunning > 0 || rp.e.now > stop) {
+			// ends its window at the last completion too). Nor was one
+			// working on warm-up rows alone, which stay out of the
+			// window's ends.
+			if rp.e.oom == nil && (rp.e.nRunning > 0 || rp.e.now > stop) && rp.e.holdsMeasured(stop) {
 				end = max(end, stop)
 			}
 		}
@@ -96,6 +98,27 @@ func (c *cluster) summary() *ClusterSummary {
 	cs.Summary = aggregate(all, allSums)
 	cs.Requests += c.unarrived
 	return cs
+}
+
+// holdsMeasured reports whether e holds a request other than a warm-up
+// row that it had not finished by stop: running, queued, or done after it.
+func (e *engine) holdsMeasured(stop int64) bool {
+	if e.measuredRunning > 0 {
+		return true
+	}
+	for _, s := range e.done {
+		if s.last > stop && !s.req.Warmup {
+			return true
+		}
+	}
+	for _, q := range []*deque{&e.waiting, &e.arriving} {
+		for i := range q.len() {
+			if !q.at(i).req.Warmup {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stop is when an OOM ended the run, if one did: the clock of the replica
