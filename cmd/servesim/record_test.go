@@ -235,6 +235,22 @@ func TestRecordRefusesTelemetryInterval(t *testing.T) {
 	}
 }
 
+// A sampling interval without --gpu or --engine-metrics samples nothing:
+// refused, as --gpu-devices without --gpu is, not ignored.
+func TestRecordTelemetryIntervalNeedsASampler(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	_, code, err := runCode(t, "record", "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--trace", tr, "--out", filepath.Join(dir, "o.csv"), "--telemetry-interval", "250ms")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--telemetry-interval needs --gpu or --engine-metrics") {
+		t.Errorf("exit %d, err %v; want exit 2 saying --telemetry-interval needs --gpu or --engine-metrics", code, err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
+
 // A run in which every request failed measured nothing: its trace is
 // written, the failures in it, and record exits 1 naming the run, so a
 // script does not take the run for a measurement. A run with one success

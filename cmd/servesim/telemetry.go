@@ -45,7 +45,12 @@ type samplers struct {
 func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, error) {
 	s := &samplers{out: out, log: log}
 	interval := c.Duration("telemetry-interval")
-	if interval <= 0 && (c.Bool("gpu") || c.String("engine-metrics") != "") {
+	sampling := c.Bool("gpu") || c.String("engine-metrics") != ""
+	if c.IsSet("telemetry-interval") && !sampling {
+		// It would sample nothing: said, as --gpu-devices without --gpu is.
+		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval needs --gpu or --engine-metrics", c.Command.FullName()), 2)
+	}
+	if interval <= 0 && sampling {
 		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval %v: want > 0", c.Command.FullName(), interval), 2)
 	}
 	if u := c.String("engine-metrics"); u != "" {
