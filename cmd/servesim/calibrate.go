@@ -283,10 +283,11 @@ func runCalibrate(c *cli.Context) error {
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
 	// The samples go beside the run traces written, and nowhere when none
-	// was.
+	// was. A sampling or write failure stops the power fit: the file holds
+	// only part of the runs' samples.
 	var published error
 	if len(runs) > 0 {
-		published = rec.Publish()
+		published = errors.Join(rec.Stop().Err, rec.Publish())
 	} else {
 		rec.Discard()
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -207,5 +209,32 @@ func TestCalibrateRefusesAGPUTheHostLacksBeforeTheRuns(t *testing.T) {
 	}
 	if names := testfs.Names(t, dir); len(names) > 0 {
 		t.Errorf("files left: %v, want none", names)
+	}
+}
+
+// failingGPU is a driver whose every sample fails.
+type failingGPU struct{}
+
+func (failingGPU) Sample() ([]telemetry.DeviceSample, error) {
+	return nil, errors.New("nvml: GPU is lost")
+}
+
+// The power fit says why the samples could not be used, as record and
+// verify do, rather than fitting to whatever reached the file.
+func TestCalibrateSaysWhyGPUSamplingFailed(t *testing.T) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string, devices telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
+		return telemetry.StartGPU(ctx, failingGPU{}, telemetry.GPUConfig{Interval: interval, Path: path, Devices: devices, Logger: slog.New(slog.DiscardHandler)})
+	}
+	defer func() { startNVML = telemetry.StartNVML }()
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	out, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu")
+	if err != nil {
+		t.Fatalf("calibrate: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "power: not fitted (telemetry: every GPU sample failed)") {
+		t.Errorf("output lacks the sampling failure:\n%s", out)
 	}
 }
