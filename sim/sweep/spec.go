@@ -566,9 +566,16 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 		if d.only != nil && !slices.ContainsFunc(s.Strategies, d.applies) {
 			return fmt.Errorf("sweep.%s: applies only to strategy %s, and the sweep has %s", d.key, strings.Join(d.only, ", "), strings.Join(s.Strategies, ", "))
 		}
-		for _, x := range vals {
+		for i, x := range vals {
 			if err := checkValue(d.key, name, x); err != nil {
 				return err
+			}
+			// The plan and the catalog read "float8" as fp8 and a device in
+			// any case: two spellings would run one config twice.
+			for _, y := range vals[:i] {
+				if same(d.key, x, y) {
+					return fmt.Errorf("sweep.%s: %v and %v are one value, given twice", name, y, x)
+				}
 			}
 		}
 		s.Axes = append(s.Axes, Axis{Key: d.key, Values: vals})
@@ -599,6 +606,20 @@ func checkValue(key, name string, v any) error {
 		}
 	}
 	return nil
+}
+
+// same reports whether two values of key name one setting: precisions by
+// their canonical name, devices as the catalog matches them.
+func same(key string, a, b any) bool {
+	switch key {
+	case "model.precision":
+		pa, _ := model.ParsePrecision(a.(string))
+		pb, _ := model.ParsePrecision(b.(string))
+		return pa == pb
+	case "device.model":
+		return strings.EqualFold(strings.TrimSpace(a.(string)), strings.TrimSpace(b.(string)))
+	}
+	return false
 }
 
 func isRange(m map[string]any) bool {
