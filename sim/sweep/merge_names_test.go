@@ -35,3 +35,20 @@ func TestMergeFilesNamesTheFileItRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A config a shard file holds twice is named with that file.
+func TestMergeFilesNamesTheFileWithADuplicateConfig(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
+	row := func(i int64) Row { return Row{Index: i, Outcome: OutcomeSkipped} }
+	if err := WriteFile(a, &Results{Meta: Meta{SpecSHA256: "s", Shard: Shard{0, 2}, TotalConfigs: 2}, Rows: []Row{row(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(b, &Results{Meta: Meta{SpecSHA256: "s", Shard: Shard{1, 2}, TotalConfigs: 2}, Rows: []Row{row(1), row(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := MergeFiles([]string{a, b})
+	if err == nil || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("err = %v, want config 1 refused as held twice by %s", err, b)
+	}
+}

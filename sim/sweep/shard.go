@@ -144,8 +144,8 @@ func merge(parts []*Results, names []string) (*Results, error) {
 				return nil, fmt.Errorf("merge: %s (shard %s): config index %d outside [0, %d)", names[k], p.Meta.Shard, r.Index, m0.TotalConfigs)
 			case !p.Meta.Shard.Contains(int(r.Index)):
 				return nil, fmt.Errorf("merge: %s (shard %s) holds config %d, which belongs to shard %d/%d", names[k], p.Meta.Shard, r.Index, int(r.Index)%n, n)
-			case have[r.Index]:
-				return nil, fmt.Errorf("merge: config %d appears twice", r.Index)
+			case have[r.Index]: // only within one part: each holds its own shard's configs
+				return nil, fmt.Errorf("merge: %s (shard %s) holds config %d twice", names[k], p.Meta.Shard, r.Index)
 			}
 			have[r.Index] = true
 			out.Rows = append(out.Rows, r)
