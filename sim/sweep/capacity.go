@@ -223,6 +223,9 @@ func (c *sloCounter) Write(r *traces.Request) error {
 				c.rejTPOT++
 			}
 		}
+		if !rejected { // the run ends on its OOM: stopping it here would hide that
+			return nil
+		}
 		return c.check()
 	}
 	ok := true
@@ -406,7 +409,8 @@ func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 // (or halves it until it holds), then bisects the bracket geometrically
 // until hi/lo − 1 ≤ Search.Tolerance (or no number lies between them). It returns the probe at the highest
 // scale that held (nil: none down to MinScale) and a note when the search
-// stopped short of that: at MaxScale, or when MaxProbes ran out. It
+// stopped short of that: at MaxScale, or when MaxProbes ran out; with nil,
+// the note names an OOM at the lowest scale probed. It
 // assumes the SLO, once broken, stays broken at higher scales.
 func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, err error) {
 	s := ev.spec.Search
@@ -445,6 +449,11 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 		for lo == nil {
 			next := hi.scale / 2
 			if hi.scale <= s.MinScale || ev.probes >= s.MaxProbes {
+				// Out of memory, not over a limit: say so, as a fixed
+				// rate_scale's row does.
+				if hi.oom != "" {
+					return nil, fmt.Sprintf("at scale %g: %s", hi.scale, hi.oom), nil
+				}
 				return nil, "", nil
 			}
 			if p, err = probe(max(next, s.MinScale)); err != nil {

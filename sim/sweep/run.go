@@ -212,6 +212,9 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			if ev.probes >= ev.spec.Search.MaxProbes {
 				row.Note = fmt.Sprintf("no scale met the SLO within search.max_probes = %d", ev.spec.Search.MaxProbes)
 			}
+			if note != "" {
+				row.Note = joinNote(row.Note, note)
+			}
 			return nil
 		}
 		row.Outcome, row.Note = OutcomeOK, note

@@ -1,0 +1,35 @@
+package sweep
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A config whose static batches run out of KV memory at every probed scale
+// is infeasible for that reason, as a fixed rate_scale's row says; a note
+// that only said the SLO fails pointed at the latency limits.
+func TestInfeasibleNoteNamesTheOOM(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [256]
+"batch.max_wait_ms" = [100000]
+"device.gpu_memory_utilization" = [0.25]
+[slo]
+ttft_p99_ms = 1500000
+[search]
+min_scale = 0.25
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, "out of KV memory") || !strings.Contains(r.Note, "scale 0.25") {
+		t.Errorf("outcome %s, note %q: want infeasible, naming the OOM at scale 0.25", r.Outcome, r.Note)
+	}
+}
