@@ -689,6 +689,21 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		return nil, fmt.Errorf("calibrate: analyze: no engine step recovered: %d of %d requests streamed chunks that were not one token each (several tokens per chunk, or usage counting fewer tokens than chunks), so their token times mark no step",
 			a.Recover.Chunked, a.Recover.Requests)
 	}
+	if len(a.Steps) == 0 {
+		// Failed requests carry no token times: a fit with nothing to fit
+		// says why, not only that it had no observations.
+		sent, failed, kinds := 0, 0, map[string]int{}
+		for _, r := range a.Runs {
+			s := Summarize(r.Rows)
+			sent, failed = sent+s.Sent, failed+s.Failed
+			for k, n := range s.FailedByKind {
+				kinds[k] += n
+			}
+		}
+		if sent > 0 && failed == sent {
+			return nil, fmt.Errorf("calibrate: analyze: nothing to fit: %d of %d measured requests failed (%v)", failed, sent, kinds)
+		}
+	}
 	a.Admission = summarizeAdmission(admitNext, admitLock, slotWaits)
 	// Late first tokens are dropped after the steps are marked and
 	// windowed (neither changes for it: markAfterPrefill counts dropped
