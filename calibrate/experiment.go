@@ -279,6 +279,16 @@ func (p *Plan) Requests() int {
 	return n
 }
 
+// Slots is the plan's highest concurrency: the one-token requests each
+// slot reset sends at once (LiveOptions.ResetSlots).
+func (p *Plan) Slots() int {
+	n := 0
+	for _, r := range p.Runs {
+		n = max(n, r.Concurrency)
+	}
+	return n
+}
+
 // PromptLengths returns the distinct prompt lengths the plan measures
 // (the warm-up's aside), sorted.
 func (p *Plan) PromptLengths() []int {

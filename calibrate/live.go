@@ -108,10 +108,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 			return nil, cfg.Text, fmt.Errorf("calibrate: trace dir: %w", err)
 		}
 	}
-	slots := 0
-	for _, spec := range plan.Runs {
-		slots = max(slots, spec.Concurrency)
-	}
+	slots := plan.Slots()
 	// A refit's warning of outputs stopped at EOS says whether the
 	// requests asked the engine to ignore it.
 	meta := opt.Meta.Clone()

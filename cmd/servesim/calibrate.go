@@ -151,7 +151,7 @@ func runCalibrate(c *cli.Context) error {
 		return cli.Exit("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)", 2)
 	}
 	if c.Bool("dry-run") {
-		xplan.Print(w)
+		printPlan(w, xplan, c.Bool("reset-slots"))
 		return nil
 	}
 	cfg := replay.DefaultConfig()
@@ -181,7 +181,7 @@ func runCalibrate(c *cli.Context) error {
 		if err := cfg.Validate(); err != nil {
 			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
 		}
-		xplan.Print(w)
+		printPlan(w, xplan, c.Bool("reset-slots"))
 	}
 	info := calibrate.EngineInfo{
 		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: maskKey(c.StringSlice("engine-args"), cfg),
@@ -311,6 +311,18 @@ func runCalibrate(c *cli.Context) error {
 		power = fitPower(w, gpuCSV, gpuDevices, published)
 	}
 	return analyzeAndSave(c, runs, info, power, out, wall)
+}
+
+// printPlan prints the experiment plan and, with slot resets, the
+// requests they send besides: one per slot before every run, more than
+// the plan's own in the quick plan.
+func printPlan(w io.Writer, p *calibrate.Plan, resetSlots bool) {
+	p.Print(w)
+	if resetSlots {
+		n := len(p.Runs) * p.Slots()
+		fmt.Fprintf(w, "  before each of the %d runs (the warm-up included), %d one-token requests at once reset the engine's slots (--reset-slots): %d slot-reset requests, not measured\n",
+			len(p.Runs), p.Slots(), n)
+	}
 }
 
 // startNVML is telemetry.StartNVML; tests put a fake GPU in its place.

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The plan printed before the runs counts the slot-reset requests sent
+// before every run (--reset-slots, on by default): in the quick plan
+// they are more than the plan's own requests.
+func TestCalibratePlanCountsSlotResets(t *testing.T) {
+	args := []string{"calibrate", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--out", filepath.Join(t.TempDir(), "p.json"), "--dry-run"}
+	out, err := run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 24 runs (the warm-up included), each after 8 reset requests.
+	if !strings.Contains(out, "192 slot-reset requests") {
+		t.Errorf("plan does not count the slot resets (24 runs × 8 slots):\n%s", out)
+	}
+	out, err = run(t, append(args, "--reset-slots=false")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "slot-reset") {
+		t.Errorf("--reset-slots=false: plan still counts slot resets:\n%s", out)
+	}
+}
