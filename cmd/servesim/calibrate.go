@@ -63,7 +63,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
 			&cli.StringFlag{Name: "gpu-devices", Usage: "the GPUs the engine runs on, as NVML indices or UUIDs (gpu.csv's index and uuid columns), comma-separated, e.g. 0,1: the power fit takes only their samples (default: every GPU of the host; with --from-traces, the calibration's)"},
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit"},
-			&cli.IntFlag{Name: "max-prompt", DefaultText: "1024 quick, 2048 full", Usage: "longest prompt of the prefill sweep"},
+			&cli.IntFlag{Name: "max-prompt", DefaultText: "1024 quick, 2048 full", Usage: "cap on the plan's prompt lengths (the prefill sweep's longest, the decode and memory runs' prompts)"},
 			&cli.IntFlag{Name: "repeats", DefaultText: "2 quick, 3 full", Usage: "repeats of each prefill and decode configuration"},
 			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "cross-validate with N folds of whole runs: each run predicted by a fit to the others"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and exit"},
@@ -123,6 +123,12 @@ func runCalibrate(c *cli.Context) error {
 	})
 	if err != nil {
 		return cli.Exit(err, 2)
+	}
+	// --max-prompt only caps the plan's lengths: one above them asks for
+	// prompts the plan never sends.
+	if n, longest := c.Int("max-prompt"), slices.Max(xplan.PromptLengths()); n > longest && c.String("from-traces") == "" {
+		fmt.Fprintf(c.App.ErrWriter, "calibrate: warning: --max-prompt %d is above the %s plan's longest prompt (%d tokens): it only caps prompt lengths, and the plan measures none longer than %d\n",
+			n, xplan.Name, longest, longest)
 	}
 	if _, err := withoutTerms(c); err != nil {
 		return cli.Exit(err, 2) // before any live run
