@@ -225,10 +225,11 @@ const EngineVersionKey = "engine_version"
 // ended with fewer output tokens than they asked for (max_tokens): an
 // engine that stopped them at EOS. The fit takes the steps as they came,
 // but the run lost the shape its plan gave it (staggered ends, the
-// admission run's long carrier).
+// admission run's long carrier). Warm-up rows are left out: they are not
+// measured, and have no shape to lose.
 func (r *RunResult) EarlyStops() (short, succeeded int) {
 	for _, row := range r.Rows {
-		if !row.Succeeded() {
+		if !row.Succeeded() || row.Warmup {
 			continue
 		}
 		succeeded++
