@@ -217,8 +217,9 @@ const GPUDevicesKey = "gpu_devices"
 
 // EngineVersionKey is the run traces' metadata key for the engine's
 // version alone: their engine is name and version joined by a space,
-// which does not say which is which when one is missing. Absent when
-// unknown, and in traces written before it was recorded.
+// which does not say which is which when one is missing; empty when only
+// the name is known. Absent when neither is known, and in traces written
+// before it was recorded.
 const EngineVersionKey = "engine_version"
 
 // EarlyStops counts the run's successful requests and those of them that

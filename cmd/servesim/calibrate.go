@@ -205,7 +205,9 @@ func runCalibrate(c *cli.Context) error {
 			meta.Set(key, strconv.Itoa(n))
 		}
 	}
-	if info.EngineVersion != "" {
+	// An empty version is recorded too: it says that the whole engine
+	// string is the name, which may hold a space.
+	if info.Engine != "" || info.EngineVersion != "" {
 		meta.Set(calibrate.EngineVersionKey, info.EngineVersion)
 	}
 	if len(info.EngineArgs) > 0 {
@@ -442,8 +444,9 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 	}
 	info.Engine, info.EngineVersion, _ = strings.Cut(engine, " ")
 	for _, r := range runs {
-		// The version as recorded, where it was: the name may be missing.
-		if v := r.Meta.Extra[calibrate.EngineVersionKey]; v != "" && strings.HasSuffix(engine, v) {
+		// The version as recorded, where it was (empty: none): the name
+		// may be missing, or hold a space.
+		if v, ok := r.Meta.Extra[calibrate.EngineVersionKey]; ok && strings.HasSuffix(engine, v) {
 			info.Engine, info.EngineVersion = strings.TrimSpace(strings.TrimSuffix(engine, v)), v
 			break
 		}

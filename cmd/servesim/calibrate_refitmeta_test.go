@@ -172,3 +172,25 @@ func TestRefitInfoReportedKV(t *testing.T) {
 		t.Errorf("a capacity that is no object: err = %v", err)
 	}
 }
+
+// A refit keeps an engine name with a space in it whole when no version
+// was given, as the live calibration recorded it.
+func TestCalibrateRefitKeepsEngineNameAlone(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine", "llama.cpp server"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
+		t.Fatal(err)
+	}
+	refit, err := calibrate.LoadProfile(filepath.Join(dir, "q.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refit.Engine != "llama.cpp server" || refit.EngineVersion != "" {
+		t.Errorf("refit engine %q, version %q; want the live calibration's \"llama.cpp server\" and \"\"", refit.Engine, refit.EngineVersion)
+	}
+}
