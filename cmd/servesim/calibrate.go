@@ -126,7 +126,8 @@ func runCalibrate(c *cli.Context) error {
 	}
 	// --max-prompt only caps the plan's lengths: one above them asks for
 	// prompts the plan never sends.
-	if n, longest := c.Int("max-prompt"), slices.Max(xplan.PromptLengths()); n > longest && c.String("from-traces") == "" {
+	if n, lens := c.Int("max-prompt"), xplan.PromptLengths(); len(lens) > 0 && n > lens[len(lens)-1] && c.String("from-traces") == "" {
+		longest := lens[len(lens)-1]
 		fmt.Fprintf(c.App.ErrWriter, "calibrate: warning: --max-prompt %d is above the %s plan's longest prompt (%d tokens): it only caps prompt lengths, and the plan measures none longer than %d\n",
 			n, xplan.Name, longest, longest)
 	}
