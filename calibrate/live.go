@@ -1519,6 +1519,11 @@ func ReadRun(path string) (*RunResult, error) {
 	number("tokens_per_byte", &tm.TokensPerByte, true)
 	number("prompt_overhead_tokens", &tm.Overhead, false)
 	number("prompt_prefix_tokens", &tm.Prefix, true)
+	// The kind sets the run's role in a refit, and the profile cites it:
+	// one ParseProfile refuses would be fitted as a measured run.
+	if k := spec.Kind; k != "" && !slices.Contains(traceKinds, k) {
+		bad = append(bad, fmt.Sprintf("calibrate_kind = %q, want one of %s", k, strings.Join(traceKinds, ", ")))
+	}
 	if len(bad) > 0 && spec.Kind != "" { // keys of calibration runs; another trace is skipped
 		return nil, fmt.Errorf("calibrate: %s: metadata %s", path, strings.Join(bad, "; "))
 	}
