@@ -366,7 +366,6 @@ func combination(errs []error, set map[string]bool) bool {
 	return true
 }
 
-// classify names the reason a plan did not resolve.
 // price is the [prices] entry for dev, however its key is spelt.
 func (s *Spec) price(cat *model.Catalog, dev string) (float64, bool) {
 	name := deviceName(cat, dev)
@@ -387,6 +386,7 @@ func deviceName(cat *model.Catalog, dev string) string {
 	return dev
 }
 
+// classify names the reason a plan did not resolve.
 func classify(err error) string {
 	msg := err.Error()
 	switch {

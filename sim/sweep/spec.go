@@ -37,8 +37,9 @@ type Spec struct {
 	SLO         SLO
 	Search      Search
 	Constraints Constraints
-	// Prices maps a device.model to its USD per device-hour; a swept device
-	// other than the base plan's must have one.
+	// Prices maps a device.model to its USD per device-hour, in place of
+	// the base plan's cost.usd_per_hour for every config on that device; a
+	// swept device other than the base plan's must have one.
 	Prices map[string]float64
 
 	base map[string]any // the plan sections: base file overlaid with inline sections
