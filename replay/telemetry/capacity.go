@@ -57,18 +57,17 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 		if err != nil {
 			return nil, fmt.Errorf("metrics line %d: %s: %w", lineNo+1, m.Name, err)
 		}
-		if c == nil {
-			continue
+		// An engine whose cache is not sized yet is an engine all the same:
+		// beside another, neither capacity is the page's.
+		if key := seriesKeyWithoutTPRank(&m); !seen[key] {
+			seen[key] = true
+			if len(seen) > 1 {
+				return nil, nil // several engines: no one capacity
+			}
 		}
-		key := seriesKeyWithoutTPRank(&m)
-		if seen[key] {
-			continue
+		if found == nil {
+			found = c
 		}
-		seen[key] = true
-		if found != nil {
-			return nil, nil // several engines: no one capacity
-		}
-		found = c
 	}
 	return found, nil
 }

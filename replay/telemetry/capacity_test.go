@@ -39,7 +39,9 @@ func TestEngineCapacityMissing(t *testing.T) {
 		"no metric":   "vllm:num_requests_running 1\n",
 		"not sized":   `vllm:cache_config_info{block_size="16",num_gpu_blocks="None"} 1` + "\n",
 		"two engines": "sglang:max_total_num_tokens{dp_rank=\"0\"} 100\nsglang:max_total_num_tokens{dp_rank=\"1\"} 100\n",
-		"empty":       "",
+		"one of two engines sized": `vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="100"} 1` + "\n" +
+			`vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="None"} 1` + "\n",
+		"empty": "",
 	} {
 		if c, err := EngineCapacityOf([]byte(page)); c != nil || err != nil {
 			t.Errorf("%s: got %+v, %v; want nil, nil", name, c, err)
