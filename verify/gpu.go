@@ -89,8 +89,10 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	if s.Samples == 0 {
 		return nil
 	}
-	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, PeakMemBytes: s.PeakMemBytes, SampledSeconds: s.WallSeconds,
-		SampledEnergyJ: sec(s.EnergyJ)}
+	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, SampledSeconds: s.WallSeconds, SampledEnergyJ: sec(s.EnergyJ)}
+	if s.PeakMemBytes != telemetry.Missing {
+		m.PeakMemBytes = &s.PeakMemBytes
+	}
 	if math.IsNaN(m.SampledSeconds) { // one sampling round spans no time
 		m.SampledSeconds = 0
 	}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -225,5 +226,39 @@ func TestGPUMeasureCoversTheMeasuredWindow(t *testing.T) {
 	if m == nil || m.JPerOutputTok == nil || m.EnergyJ == nil || math.Abs(*m.EnergyJ-want) > want/5 || math.Abs(*m.JPerOutputTok-want/30) > want/150 ||
 		m.WallSeconds != to.Sub(from).Seconds() || m.SampledEnergyJ == nil || *m.SampledEnergyJ < 2.5*want {
 		t.Fatalf("measure %+v: want about %.4g J over the %v window, %.4g J/output token, and the samples' whole energy beside", m, want, to.Sub(from), want/30)
+	}
+}
+
+// noMemGPU is a device that reports power but no memory use (as NVML
+// may on a MIG instance).
+type noMemGPU struct{}
+
+func (noMemGPU) Sample() ([]telemetry.DeviceSample, error) {
+	s := telemetry.NewDeviceSample(0)
+	s.Name, s.UUID, s.PowerW = "fake", "GPU-0", 300
+	return []telemetry.DeviceSample{s}, nil
+}
+
+// Peak memory that no sample reported is null in verify.json, as every
+// unmeasured figure is, not a number.
+func TestGPUMeasurePeakMemoryUnreportedIsNull(t *testing.T) {
+	for _, c := range []struct {
+		src  telemetry.Source
+		want string
+	}{{noMemGPU{}, `"peak_mem_bytes":null`}, {&constGPU{}, `"peak_mem_bytes":1073741824`}} {
+		rec, err := telemetry.StartGPU(context.Background(), c.src, telemetry.GPUConfig{Interval: 5 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		g := &gpuSampler{rec: rec, log: io.Discard}
+		m := g.stop(nil, false, "")
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.want) {
+			t.Errorf("%T: %s, want %s", c.src, b, c.want)
+		}
 	}
 }

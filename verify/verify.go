@@ -239,7 +239,7 @@ type GPUMeasure struct {
 	EnergyJ      *float64 `json:"energy_j"`
 	EnergySource string   `json:"energy_source"` // "counter", "power", "mixed"
 	MeanPowerW   *float64 `json:"mean_power_w"`
-	PeakMemBytes int64    `json:"peak_mem_bytes"` // -1: not reported
+	PeakMemBytes *int64   `json:"peak_mem_bytes"` // nil: not reported
 	// JPerOutputTok is EnergyJ per output token; nil when energy was not
 	// measured or the replay produced no output tokens.
 	JPerOutputTok  *float64 `json:"j_per_output_token"`
