@@ -108,7 +108,7 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 	g, e := s.gpu.Stop(), s.eng.Stop()
 	switch {
 	case s.gpu != nil && runs == nil:
-		fmt.Fprintf(w, "GPU: %d devices, %s device-s, %s J (%s), %s J/output token\n",
+		fmt.Fprintf(w, "GPU, whole recording (idle time included): %d devices, %s device-s, %s J (%s), %s J/output token\n",
 			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource, num(g.JoulesPerToken(outputTokens)))
 		errs = append(errs, g.Err)
 	case s.gpu != nil:
