@@ -46,8 +46,8 @@ type PoolSummary struct {
 	Router string
 	Summary
 	// Replicas has each replica's own Summary over the cluster window:
-	// Requests is how many the router sent it, Utilization its busy
-	// fraction, KV its occupancy.
+	// Requests is how many measured requests (not warm-up rows) the router
+	// sent it, Utilization its busy fraction, KV its occupancy.
 	Replicas []Summary
 }
 
