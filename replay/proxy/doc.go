@@ -71,7 +71,9 @@
 // it ends in .arrows, else Out + ".partial.arrows" — in arrival order, and
 // are flushed to disk every FlushInterval, so a crash loses at most that
 // much of the rows written, and the rows waiting behind a request still in
-// flight (the temp file of a crashed run reads with traces.OpenTolerant). Close converts
+// flight (a crashed run's rows read with traces.OpenTolerant: at
+// Out + ".partial.arrows", a hard link to the temporary file, when Out is
+// in another format; else in Out's temporary file). Close converts
 // the stream to Out's format. The prompts go to a temporary file beside
 // PromptsPath(Out), fsynced with the rows, that Close renames into place
 // once the trace is written: a session that fails or crashes leaves an

@@ -182,6 +182,7 @@ type Proxy struct {
 	// streamed one ends only when its handler returns).
 	wmu     sync.Mutex
 	w       traces.Writer
+	wtmp    string // the staging stream's temporary file, hard-linked at the staging path; "" when not linked
 	prompts promptsFile
 	werr    error
 }
@@ -236,12 +237,24 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	p.w = w
+	if path != cfg.Out {
+		// The staging name is a hard link to the temporary file, as
+		// record's partial file is: a killed session leaves its rows
+		// under a name that trace convert reads and that the next
+		// session refuses to start beside.
+		if tp, ok := w.(interface{ TempPath() string }); ok && os.Link(tp.TempPath(), path) == nil {
+			p.wtmp = tp.TempPath()
+		}
+	}
 	if cfg.KeepPrompts {
 		// Staged like the trace: an earlier session's file stays until
 		// this one's trace is written.
 		f, err := atomicfile.Create(PromptsPath(cfg.Out))
 		if err != nil {
 			w.Abort()
+			if p.wtmp != "" {
+				os.Remove(path)
+			}
 			return nil, fmt.Errorf("proxy: %w", err)
 		}
 		p.prompts = f
@@ -757,10 +770,17 @@ func (p *Proxy) Close() error {
 		errs = append(errs, p.werr)
 	}
 	err := p.w.Close()
+	if p.wtmp != "" {
+		os.Remove(p.wtmp) // still there when Close renamed it onto its own hard link
+	}
 	kept := false // the rows are left in the staging file
 	if f, _ := traces.FormatOf(p.cfg.Out); err == nil && f != traces.ArrowStrm {
 		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
 		kept = err != nil
+	} else if err != nil && p.wtmp != "" {
+		// The rows flushed so far stay under the staging link.
+		_, lerr := os.Lstat(stagingPath(p.cfg.Out))
+		kept = lerr == nil
 	}
 	if err != nil {
 		errs = append(errs, err)

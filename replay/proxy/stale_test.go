@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/servesim/servesim/internal/testfs"
+	"github.com/servesim/servesim/traces"
 )
 
 // A staging stream left by a session whose trace was never written (its
@@ -28,5 +32,40 @@ func TestNewRefusesStaleStaging(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(stale); string(b) != "rows of an earlier session" {
 		t.Errorf("the stale staging stream changed: %q", b)
+	}
+}
+
+// A session killed before Close leaves its flushed rows at the staging
+// path, which has a name trace convert reads: the next session on the same
+// --out refuses to start beside them. A session that closes leaves no
+// staging stream, and no temporary file.
+func TestKilledSessionLeavesStaging(t *testing.T) {
+	r := newRig(t, ".parquet", func(c *Config) { c.FlushInterval = time.Millisecond })
+	r.post(t, "/v1/chat/completions", chatBody("m", false, false, "one"))
+	staging := stagingPath(r.out)
+	n := 0
+	for deadline := time.Now().Add(5 * time.Second); n != 1 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		rd, err := traces.OpenTolerant(staging)
+		if err != nil {
+			continue
+		}
+		for n = 0; rd.Next(); n++ {
+		}
+		rd.Close()
+	}
+	if n != 1 {
+		t.Fatalf("%d rows readable at %s before Close, want 1", n, staging)
+	}
+	cfg := r.p.cfg
+	if p, err := New(cfg); err == nil {
+		p.Close()
+		t.Errorf("New started beside the rows of a session that was not closed")
+	}
+	_, rows := r.finish(t)
+	if len(rows) != 1 {
+		t.Errorf("%d rows, want 1", len(rows))
+	}
+	if names := testfs.Names(t, filepath.Dir(r.out)); len(names) != 1 {
+		t.Errorf("folder holds %q, want only the trace", names)
 	}
 }
