@@ -21,7 +21,10 @@
 # SERVESIM_ENGINE_NICE, the server's nice value (default 10, so that the
 # engine does not starve the load generator on a shared host).
 # Everything lives under <repo>/.cache: bin/ollama, engine/{model.gguf,Modelfile,
-# ollama-PORT.log,ollama-PORT.pid,home,models}.
+# ollama-PORT.log,ollama-PORT.pid,ollama-PORT.settings,home,models}. start
+# reuses a server it started earlier only if it was started with the same
+# OLLAMA_NUM_PARALLEL, SERVESIM_ENGINE_CPUS, SERVESIM_ENGINE_NICE and
+# SERVESIM_OLLAMA; otherwise it restarts it.
 set -euo pipefail
 
 OLLAMA_VERSION=0.6.5
@@ -31,6 +34,7 @@ BIN=$ROOT/.cache/bin
 ENGINE=$ROOT/.cache/engine
 PORT=${SERVESIM_ENGINE_PORT:-11435}
 PIDFILE=$ENGINE/ollama-$PORT.pid
+SETTINGSFILE=$ENGINE/ollama-$PORT.settings
 LOG=$ENGINE/ollama-$PORT.log
 
 die() { echo "engine.sh: $*" >&2; exit 1; }
@@ -124,16 +128,23 @@ cmd_start() {
 	"$BIN/servesim-testmodel" -out "$ENGINE"
 	ollama_env
 
-	if running && healthy; then
+	# What the server is started with: a running one is reused only if it
+	# was started the same way (SERVESIM_ENGINE_CPUS=1 after an unpinned
+	# start must not measure the unpinned server).
+	local settings
+	settings="OLLAMA_NUM_PARALLEL=$OLLAMA_NUM_PARALLEL SERVESIM_ENGINE_CPUS=${SERVESIM_ENGINE_CPUS-}"
+	settings+=" SERVESIM_ENGINE_NICE=${SERVESIM_ENGINE_NICE:-10} SERVESIM_OLLAMA=${SERVESIM_OLLAMA:-$BIN/ollama}"
+	if running && healthy && [[ $(cat "$SETTINGSFILE" 2>/dev/null) == "$settings" ]]; then
 		echo "engine.sh: reusing running server (pid $(server_pid))" >&2
 	else
-		healthy && die "port $PORT is already in use by another server"
-		# The server the pid file names no longer answers: stop it, or the new
-		# pid file would hide it from stop while it holds the port.
+		# The server the pid file names no longer answers, or runs with other
+		# settings: stop it, or the new pid file would hide it from stop
+		# while it holds the port.
 		if running; then
-			echo "engine.sh: server (pid $(server_pid)) does not answer; restarting it" >&2
+			echo "engine.sh: server (pid $(server_pid)) does not answer or was started with other settings; restarting it" >&2
 			cmd_stop
 		fi
+		healthy && die "port $PORT is already in use by another server"
 		# setsid: own process group, so stop can end the server and its runner.
 		# nice: on a small shared host the engine under test must not starve
 		# the load generator, or client-side schedule lag measures the engine.
@@ -145,6 +156,7 @@ cmd_start() {
 		trap 'held=143' TERM
 		setsid "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve >>"$LOG" 2>&1 </dev/null &
 		echo "$! $(starttime $! || true)" >"$PIDFILE"
+		printf '%s\n' "$settings" >"$SETTINGSFILE"
 		# From here a failed start stops the server it started: no engine is
 		# left running (and reused by the next start) after an error.
 		trap 'rc=$?; ((rc == 0)) || cmd_stop; exit $rc' EXIT
@@ -180,7 +192,7 @@ cmd_serve() {
 
 cmd_stop() {
 	if ! running; then
-		rm -f "$PIDFILE"
+		rm -f "$PIDFILE" "$SETTINGSFILE"
 		echo "engine.sh: not running" >&2
 		return 0
 	fi
@@ -192,7 +204,7 @@ cmd_stop() {
 		sleep 0.2
 	done
 	kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null || true
-	rm -f "$PIDFILE"
+	rm -f "$PIDFILE" "$SETTINGSFILE"
 	echo "engine.sh: stopped" >&2
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,5 +237,60 @@ func TestEngineVarianceSaysWhyTheEngineDidNotStart(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "engine.sh:") {
 		t.Errorf("stderr %q, want engine.sh's reason", stderr.String())
+	}
+}
+
+// TestHelperEngineServer is not a test: run as `ollama serve` (by
+// SERVESIM_ENGINE_TEST_SERVER), it answers every request with 200 on
+// OLLAMA_HOST, a stand-in for a healthy engine.
+func TestHelperEngineServer(t *testing.T) {
+	if os.Getenv("SERVESIM_ENGINE_TEST_SERVER") != "1" {
+		t.Skip("run by the engine.sh tests as a server")
+	}
+	http.ListenAndServe(os.Getenv("OLLAMA_HOST"), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "{}")
+	}))
+	os.Exit(1)
+}
+
+// A start reuses a running server only when it was started with the same
+// settings: a server started unpinned, say, is restarted for
+// SERVESIM_ENGINE_CPUS instead of serving on unpinned.
+func TestEngineStartRestartsAServerWithOtherSettings(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	serverPid := func() int {
+		var pid int
+		pf, _ := os.ReadFile(r.pidfile())
+		fmt.Sscan(string(pf), &pid)
+		return pid
+	}
+	start := func(env ...string) string {
+		c := r.cmd(ctx, "start")
+		c.Env = append(c.Env, env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("start %q: %v\n%s", env, err, out)
+		}
+		return string(out)
+	}
+	start()
+	first := serverPid()
+	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+	if out := start(); serverPid() != first || !strings.Contains(out, "reusing") {
+		t.Errorf("a second start with the same settings: pid %d, was %d: %s", serverPid(), first, out)
+	}
+	out := start("SERVESIM_ENGINE_CPUS=0")
+	if serverPid() == first || strings.Contains(out, "reusing") {
+		t.Errorf("start with SERVESIM_ENGINE_CPUS=0 kept the unpinned server (pid %d): %s", first, out)
+	}
+	if alive(first) {
+		t.Errorf("the unpinned server (pid %d) still runs", first)
 	}
 }
