@@ -203,9 +203,11 @@ func Decode(data []byte) (*Plan, error) {
 	}
 	// A limit of another strategy would be silently ignored, and the plan
 	// would not say what was measured. (Zero values pass: an encoded plan
-	// writes every field.)
+	// writes every field.) A FieldError, joined, so that Load gives its
+	// line.
 	if own, ok := Strategies[p.Batch.Strategy]; ok {
 		b := p.Batch
+		var foreign []error
 		for _, k := range []struct {
 			name string
 			set  bool
@@ -214,8 +216,11 @@ func Decode(data []byte) (*Plan, error) {
 			{"max_num_seqs", b.MaxNumSeqs != 0}, {"max_num_batched_tokens", b.MaxNumBatchedTokens != 0}, {"chunked_prefill", b.ChunkedPrefill},
 		} {
 			if k.set && !slices.Contains(own, k.name) {
-				return nil, fmt.Errorf("batch.%s does not apply to strategy %q", k.name, p.Batch.Strategy)
+				foreign = append(foreign, &FieldError{Key: "batch." + k.name, Problem: fmt.Sprintf("does not apply to strategy %q", p.Batch.Strategy)})
 			}
+		}
+		if len(foreign) > 0 {
+			return nil, errors.Join(foreign...)
 		}
 	}
 	if err := checkClusterKeys(md); err != nil {

@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 		{"token limit below sequence limit", strings.Replace(valid, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 100", 1),
 			"batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (256)"},
 		{"key of another strategy", strings.Replace(valid, "chunked_prefill = true", "chunked_prefill = true\nbatch_size = 8", 1),
-			`batch.batch_size does not apply to strategy "continuous"`},
+			`batch.batch_size: does not apply to strategy "continuous"`},
 		{"negative price", strings.Replace(valid, "usd_per_hour = 2.99", "usd_per_hour = -1", 1), "cost.usd_per_hour: must be a finite price ≥ 0, got -1"},
 		{"one API price", strings.Replace(valid, "pue = 1.2", "pue = 1.2\napi_output_usd_per_mtok = 0.6", 1),
 			"missing required key cost.api_input_usd_per_mtok"},

@@ -1,0 +1,22 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A limit of another strategy is refused at its line, as an unknown key
+// is: in a long plan the key may be far from [batch]'s strategy.
+func TestLoadNamesTheLineOfAKeyOfAnotherStrategy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.toml")
+	bad := strings.Replace(valid, "chunked_prefill = true", "chunked_prefill = true\nbatch_size = 8", 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + `: line 13: batch.batch_size: does not apply to strategy "continuous"`
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
