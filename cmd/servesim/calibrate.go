@@ -787,9 +787,10 @@ func (ps *profileStep) measuredKV() *plan.MeasuredKV {
 
 // fits checks that plan name ("plan a.toml": several plans may run on
 // several devices) runs on the device the profile was measured on: step
-// times of one device say nothing about another.
+// times of one device say nothing about another. Names compare as the
+// catalog looks them up: case and surrounding spaces aside.
 func (ps *profileStep) fits(p *plan.Plan, name string) error {
-	if ps == nil || ps.prof.Device == "" || strings.EqualFold(ps.prof.Device, p.Device.Model) {
+	if ps == nil || ps.prof.Device == "" || strings.EqualFold(strings.TrimSpace(ps.prof.Device), strings.TrimSpace(p.Device.Model)) {
 		return nil
 	}
 	return fmt.Errorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
