@@ -261,7 +261,8 @@ func checkClusterKeys(md toml.MetaData) error {
 	case long && !split:
 		return errors.New("missing required key cluster.split_tokens (cluster.split_tokens and cluster.long_replicas go together)")
 	case md.IsDefined("cluster", "split_on_prompt") && !split:
-		return errors.New("cluster.split_on_prompt: needs cluster.split_tokens and cluster.long_replicas")
+		// a FieldError, joined, so that Load gives its line
+		return errors.Join(&FieldError{Key: "cluster.split_on_prompt", Problem: "needs cluster.split_tokens and cluster.long_replicas"})
 	}
 	return nil
 }

@@ -20,3 +20,16 @@ func TestLoadNamesTheLineOfAKeyOfAnotherStrategy(t *testing.T) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }
+
+// So is a split_on_prompt without the split it would change.
+func TestLoadNamesTheLineOfASplitOnPromptWithoutASplit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.toml")
+	bad := valid + "\n[cluster]\nreplicas = 2\nrouter = \"round_robin\"\nsplit_on_prompt = true\n"
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ": line 29: cluster.split_on_prompt: needs cluster.split_tokens and cluster.long_replicas"
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
