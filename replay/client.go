@@ -314,9 +314,14 @@ type stream struct {
 	chunks []chunkRec
 	text   strings.Builder
 	raw    bytes.Buffer
+	head   []byte // the body's first bytes, to show a body that held no event
 	scan   chunkScan
 	usage  openai.Usage
 }
+
+// maxHead is how much of a body's start is kept to show one that held no
+// event, as much as a failed status's body shows.
+const maxHead = 4096
 
 // The line cap makes a stream that never ends a line fail as bad_stream
 // instead of growing memory until the timeout.
@@ -368,6 +373,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		s.split.Reset()
 		s.text.Reset()
 		s.raw.Reset()
+		s.head = s.head[:0]
 		s.st = stamper{}
 		streamPool.Put(s)
 	}()
@@ -465,6 +471,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	for !done && problem == "" {
 		n, err := s.st.Read(s.buf)
 		if n > 0 {
+			if events == 0 { // only a body without events shows it
+				s.head = append(s.head, s.buf[:min(n, maxHead-len(s.head))]...)
+			}
 			s.split.Feed(s.buf[:n], emit)
 		}
 		if err == io.EOF && !done && problem == "" {
@@ -486,7 +495,14 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		return
 	}
 	if !done {
-		fail(resp.StatusCode, c.streamEndError(ctx, rctx, readErr, len(s.chunks)))
+		msg := c.streamEndError(ctx, rctx, readErr, len(s.chunks))
+		if readErr == io.EOF && events == 0 && len(s.head) > 0 {
+			// Not a stream at all (a server that ignored stream: true, or
+			// an error sent as 200): show what came instead.
+			msg = fmt.Sprintf("%s: the body held no SSE data event (Content-Type %q): %s",
+				KindNoDone, resp.Header.Get("Content-Type"), errorMessage(s.head))
+		}
+		fail(resp.StatusCode, msg)
 		return
 	}
 	streamed := s.st.n
