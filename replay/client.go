@@ -593,9 +593,9 @@ func clearMeasured(r *traces.Request) {
 // apportioned to chunks by the server's per-chunk cumulative usage when
 // every chunk carried it, else in proportion to chunk text length, with at
 // least one token per chunk when there are at least as many tokens as
-// chunks. A chunk's
-// tokens are spread evenly across the gap since the previous chunk, the
-// last at the chunk's own arrival; the first chunk's tokens all get its
+// chunks, and for the first and the last chunk when there are fewer. A
+// chunk's tokens are spread evenly across the gap since the previous
+// chunk, the last at the chunk's own arrival; the first chunk's tokens all get its
 // arrival time (nothing was seen before it).
 func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
 	if total <= 0 || len(chunks) == 0 {
@@ -627,7 +627,17 @@ func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
 		} else {
 			wcum += int64(max(c.bytes, 1))
 			cum := int((int64(total)*wcum*2 + wsum) / (wsum * 2)) // round(total × wcum / wsum)
-			cum = min(max(cum, prev+lo), total-lo*(len(chunks)-1-i))
+			low, high := prev+lo, total-lo*(len(chunks)-1-i)
+			// With fewer tokens than chunks, the first and the last chunk
+			// still get one each: first_token_ns and last_token_ns are
+			// their arrivals, and the gaps must add up to the time between.
+			if i == 0 {
+				low = max(low, 1)
+			}
+			if i < len(chunks)-1 && total >= 2 {
+				high = min(high, total-1)
+			}
+			cum = min(max(cum, low), high)
 			n, prev = cum-prev, cum
 		}
 		if i == 0 {

@@ -162,7 +162,7 @@ func TestSpreadTokens(t *testing.T) {
 		{"one per chunk", []chunkRec{ch(100, 1), ch(200, 1), ch(300, 1)}, 3, []int64{100, 200, 300}},
 		{"several per chunk, spread over the gap", []chunkRec{ch(100, 1), ch(400, 3)}, 4, []int64{100, 200, 300, 400}},
 		{"first chunk's tokens at its arrival", []chunkRec{ch(100, 2), ch(200, 2)}, 4, []int64{100, 100, 150, 200}},
-		{"fewer tokens than chunks", []chunkRec{ch(100, 1), ch(200, 1), ch(300, 1), ch(400, 1)}, 2, []int64{100, 300}},
+		{"fewer tokens than chunks", []chunkRec{ch(100, 1), ch(200, 1), ch(300, 1), ch(400, 1)}, 2, []int64{100, 400}},
 		{"exact from per-chunk usage", []chunkRec{{100, 9, 1}, {200, 1, 4}, {300, 1, 5}}, 5, []int64{100, 133, 166, 200, 300}},
 		{"inconsistent per-chunk usage falls back", []chunkRec{{100, 1, 1}, {200, 1, 9}}, 2, []int64{100, 200}},
 		{"no tokens", []chunkRec{ch(100, 1)}, 0, nil},
