@@ -603,7 +603,8 @@ func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
 	}
 	exact := chunks[len(chunks)-1].cum == int32(total)
 	for i, c := range chunks {
-		if c.cum < 0 || (i > 0 && c.cum < chunks[i-1].cum) {
+		// Text with no new token is a count that does not match the text.
+		if c.cum < 1 || (i > 0 && c.cum <= chunks[i-1].cum) {
 			exact = false
 			break
 		}

@@ -18,6 +18,9 @@ func TestSpreadTokensEndAtTheLastChunk(t *testing.T) {
 		{[]chunkRec{ch(100, 1), ch(200, 9), ch(300, 9), ch(400, 1)}, 2},
 		{[]chunkRec{ch(100, 9), ch(200, 1), ch(300, 1)}, 2},
 		{[]chunkRec{ch(100, 1), ch(200, 1), ch(300, 1)}, 5},
+		// Per-chunk usage that gives a chunk of text no token.
+		{[]chunkRec{{100, 1, 0}, {200, 1, 2}}, 2},
+		{[]chunkRec{{100, 1, 1}, {200, 1, 2}, {300, 1, 2}}, 2},
 	} {
 		got := spreadTokens(nil, c.chunks, c.total)
 		first, last := c.chunks[0].at, c.chunks[len(c.chunks)-1].at
