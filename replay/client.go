@@ -207,6 +207,7 @@ type wireChunk struct {
 // (or null) from a reported 0: its Details shadows the embedded field.
 type wireUsage struct {
 	openai.Usage
+	Prompt  *int `json:"prompt_tokens"` // shadows the embedded field: absent is not 0
 	Details *struct {
 		Cached *int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
@@ -258,6 +259,11 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	*cs = chunkScan{choices: len(ch.Choices), filtered: len(ch.PromptFilterResults) > 0 && string(ch.PromptFilterResults) != "null"}
 	if u := ch.Usage; u != nil {
 		cs.usage, cs.hasUsage = u.Usage, true
+		if u.Prompt != nil {
+			cs.usage.PromptTokens = *u.Prompt
+		} else {
+			cs.noPrompt = true
+		}
 		if d := u.Details; d != nil && d.Cached != nil {
 			cs.cached = true
 			cs.usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: *d.Cached}
@@ -416,6 +422,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	var (
 		usage    *openai.Usage
 		cached   bool // usage reported cached tokens
+		noPrompt bool // usage had no prompt_tokens
 		keepText *strings.Builder
 		finish   string
 		done     bool
@@ -448,7 +455,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			}
 		}
 		if cs.hasUsage {
-			s.usage, usage, cached = cs.usage, &s.usage, cs.cached // with continuous usage stats every chunk carries it
+			s.usage, usage, cached, noPrompt = cs.usage, &s.usage, cs.cached, cs.noPrompt // with continuous usage stats every chunk carries it
 		}
 		if cs.choices == 0 {
 			if !cs.hasUsage && !cs.filtered {
@@ -541,6 +548,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		return
 	}
 	r.UsagePrompt = int32(usage.PromptTokens)
+	if noPrompt {
+		r.UsagePrompt = traces.Missing // not measured, as no usage at all would be
+	}
 	r.UsageOutput = int32(usage.CompletionTokens)
 	if cached {
 		r.UsageCached = int32(cachedTokens)

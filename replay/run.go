@@ -329,6 +329,9 @@ func calibrate(ctx context.Context, c *client) (TextModel, error) {
 		if r.Error != "" {
 			return TextModel{}, fmt.Errorf("replay: calibrating the text model (probe of %d bytes): %s", n, r.Error)
 		}
+		if r.UsagePrompt == traces.Missing {
+			return TextModel{}, fmt.Errorf("replay: calibrating the text model: probe of %d bytes: the usage block has no prompt_tokens", n)
+		}
 		if r.UsagePrompt <= 0 {
 			return TextModel{}, fmt.Errorf("replay: calibrating the text model: probe of %d bytes: usage.prompt_tokens = %d", n, r.UsagePrompt)
 		}
