@@ -168,8 +168,12 @@ func (c *Config) Validate() error {
 	if c.Model == "" {
 		bad("Model", "required")
 	}
-	if c.APIKeyEnv == "" || strings.ContainsAny(c.APIKeyEnv, "= \t\n") {
-		bad("APIKeyEnv", "%q is not an environment variable name", c.APIKeyEnv)
+	if c.APIKeyEnv == "" {
+		bad("APIKeyEnv", "required: the name of the environment variable holding the API key")
+	} else if strings.ContainsAny(c.APIKeyEnv, "= \t\n") {
+		// A key with base64's '=' padding, or pasted as "Bearer sk-...",
+		// is no name either: not shown, as it may be the key.
+		bad("APIKeyEnv", "not an environment variable name (it holds '=' or whitespace): the key itself? (not shown)")
 	} else if _, set := os.LookupEnv(c.APIKeyEnv); !set && strings.ContainsFunc(c.APIKeyEnv, notNameChar) {
 		// An unset name that no shell would give is most likely the key
 		// itself (--api-key-env sk-...): not shown, as every 401 would.

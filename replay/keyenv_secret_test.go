@@ -22,3 +22,16 @@ func TestAPIKeyEnvThatIsTheKeyIsRefusedUnshown(t *testing.T) {
 		t.Errorf("Validate with a set variable of an odd name: %v", err)
 	}
 }
+
+// A key with '=' (base64 padding) or a space in it, given where the
+// variable's name goes, is refused without being shown.
+func TestAPIKeyEnvWithEqualsOrSpaceIsRefusedUnshown(t *testing.T) {
+	for _, key := range []string{"c2stS0VZQVNOQU1FLTAxMjM0NTY3==", "Bearer sk-KEYASNAME-0123456789", "sk-KEYASNAME-0123456789\n"} {
+		cfg := DefaultConfig()
+		cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = "http://127.0.0.1:8000/v1", "m", key
+		err := cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), "APIKeyEnv") || strings.Contains(err.Error(), "KEYASNAME") || strings.Contains(err.Error(), "c2stS0VZ") {
+			t.Errorf("Validate with the key %q as the variable's name: %v", key, err)
+		}
+	}
+}
