@@ -369,10 +369,12 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	}
 	line, err := Render("engine-cmd", spec.Start, k)
 	if err != nil {
-		// A template may fail for one candidate's knobs only: its log says so.
-		fmt.Fprintf(lf, "# verify: %s\n", spec.Masked(err.Error()))
+		// A template may fail for one candidate's knobs only: its log says
+		// so. The error quotes the action that failed, a key in it too.
+		msg := spec.Masked(err.Error())
+		fmt.Fprintf(lf, "# verify: %s\n", msg)
 		lf.Close()
-		return nil, &EngineError{StatusStartFailed, err.Error()}
+		return nil, &EngineError{StatusStartFailed, msg}
 	}
 	health := urlshow.String(spec.HealthURL) // as it may be shown
 	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
@@ -477,7 +479,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 			cancel()
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("stop command: %w", err))
+			errs = append(errs, fmt.Errorf("stop command: %s", e.spec.Masked(err.Error()))) // a render error quotes the template
 		}
 	}
 	e.kill()

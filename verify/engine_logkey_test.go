@@ -90,3 +90,47 @@ func TestEngineLogOfAnUnrunCommandMasksTheKey(t *testing.T) {
 		t.Errorf("%s holds the key: %q", filepath.Base(log), b)
 	}
 }
+
+// A start command that fails to render for one candidate's knobs is
+// reported (in verify.json's detail) with the key masked, as its log has it.
+func TestEngineRenderErrorMasksTheKey(t *testing.T) {
+	dir := t.TempDir()
+	const key = "sk-servesim-RENDERKEY-0123456789"
+	t.Setenv("SERVESIM_ENGINE_KEY", key)
+	spec := EngineSpec{Start: `vllm serve {{if gt .MaxNumSeqs 300}}{{index "` + key + `" 99}}{{end}}`,
+		HealthURL: "http://127.0.0.1:1/v1/models", KeyEnv: "SERVESIM_ENGINE_KEY"}
+	if _, err := ParseTemplate("engine-cmd", spec.Start); err != nil {
+		t.Fatalf("the template does not parse: %v", err)
+	}
+	log := filepath.Join(dir, "engine.log")
+	_, err := StartEngine(context.Background(), spec, Knobs{MaxNumSeqs: 512}, log)
+	if err == nil {
+		t.Fatal("a template that fails to render started")
+	}
+	if strings.Contains(err.Error(), "RENDERKEY") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("StartEngine: %v: want the key masked", err)
+	}
+	b, _ := os.ReadFile(log)
+	if strings.Contains(string(b), "RENDERKEY") {
+		t.Errorf("engine log holds the key: %s", b)
+	}
+}
+
+// So is a stop command that fails to render.
+func TestEngineStopRenderErrorMasksTheKey(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("D", dir)
+	const key = "sk-servesim-STOPRENDER-0123456789"
+	t.Setenv("SERVESIM_ENGINE_KEY", key)
+	spec := EngineSpec{Start: `trap 'rm -f "$D/up"; exit 0' TERM; touch "$D/up"; sleep 300 & wait`,
+		Stop:      `{{if gt .MaxNumSeqs 300}}{{index "` + key + `" 99}}{{end}}`,
+		HealthURL: fakeEngine(t, dir), HealthTimeout: 5 * time.Second, StopTimeout: 2 * time.Second, KeyEnv: "SERVESIM_ENGINE_KEY"}
+	e, err := StartEngine(context.Background(), spec, Knobs{MaxNumSeqs: 512}, filepath.Join(dir, "engine.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Stop(context.Background())
+	if err == nil || strings.Contains(err.Error(), "STOPRENDER") {
+		t.Errorf("Stop: %v: want the render error with the key masked", err)
+	}
+}
