@@ -191,10 +191,11 @@ func runVerify(c *cli.Context) error {
 			health, keyEnv = modelsURL(cfg.BaseURL), cfg.APIKeyEnv
 		}
 		opt.Engine = &verify.EngineSpec{Start: start, Stop: c.String("stop-cmd"), HealthURL: health, HealthKeyEnv: keyEnv, KeyEnv: cfg.APIKeyEnv,
-			HealthTimeout: c.Duration("health-timeout")}
+			BaseURL: cfg.BaseURL, HealthTimeout: c.Duration("health-timeout")}
 		for name, t := range map[string]string{"engine-cmd": start, "stop-cmd": opt.Engine.Stop} {
 			if _, err := verify.ParseTemplate(name, t); err != nil {
-				return cli.Exit(err, 2)
+				// The error quotes the action that failed, a key in it too.
+				return cli.Exit(opt.Engine.Masked(err.Error()), 2)
 			}
 		}
 	} else if c.IsSet("stop-cmd") || c.IsSet("health-url") || c.IsSet("health-timeout") {
