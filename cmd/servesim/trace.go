@@ -308,10 +308,45 @@ func traceSliceCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = traces.WriteTrace(c.Context, out, traces.Slice(r, int64(from), int64(to), c.Int("head")))
+			window := fmt.Sprintf("[%s, end)", from)
+			if to > 0 {
+				window = fmt.Sprintf("[%s, %s)", from, to)
+			}
+			kept := &notEmpty{Reader: traces.Slice(r, int64(from), int64(to), c.Int("head")),
+				empty: fmt.Errorf("slice %s: no request arrives in %s (`servesim trace stats` gives the trace's span); nothing written", in, window)}
+			_, err = traces.WriteTrace(c.Context, out, kept)
 			return err
 		},
 	}
+}
+
+// notEmpty fails a reader that yields no row with its error empty: a
+// slice whose window lies past the trace's end (or was given in the
+// wrong unit) would otherwise write an empty trace, to fail far from the
+// cause.
+type notEmpty struct {
+	traces.Reader
+	rows  int
+	empty error
+	err   error
+}
+
+func (r *notEmpty) Next() bool {
+	if r.Reader.Next() {
+		r.rows++
+		return true
+	}
+	if r.rows == 0 && r.Reader.Err() == nil {
+		r.err = r.empty
+	}
+	return false
+}
+
+func (r *notEmpty) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.Reader.Err()
 }
 
 func traceScaleCommand() *cli.Command {
