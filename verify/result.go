@@ -131,6 +131,11 @@ func (res *Result) check() error {
 			if err := r.check(); err != nil {
 				bad("%s.rows[%d]: %w", at, j, err)
 			}
+			// The range is the spread of the candidate's runs: the report
+			// counts them from repeats.
+			if (r.MeasuredMin != nil || r.MeasuredMax != nil) && len(c.Repeats) < 2 {
+				bad("%s.rows[%d]: measured_min/measured_max with %d repeats: want a range only for a candidate measured 2 or more times", at, j, len(c.Repeats))
+			}
 			if c.Status == StatusOK && r.Pass != nil && !*r.Pass {
 				failures++
 			}
