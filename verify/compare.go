@@ -535,7 +535,12 @@ func (res *Result) WriteTable(w io.Writer) {
 			fmt.Fprintf(tw, "\truns\t\tmean (range) of %d, %s\t\t\t\n", n, how)
 		}
 		if c.Measured.Requests > 0 {
-			fmt.Fprintf(tw, "\trequests\t%d/%d\t%d/%d\t\t\t%s\n", c.Predicted.Completed, c.Predicted.Requests, c.Measured.Completed, c.Measured.Requests, failedKinds(c.FailedByKind))
+			failed := failedKinds(c.FailedByKind)
+			if n := len(c.Repeats); n > 1 && failed != "" {
+				// Summed over the runs, beside one run's counts.
+				failed = strings.Replace(failed, "failed:", fmt.Sprintf("failed over %d runs:", n), 1)
+			}
+			fmt.Fprintf(tw, "\trequests\t%d/%d\t%d/%d\t\t\t%s\n", c.Predicted.Completed, c.Predicted.Requests, c.Measured.Completed, c.Measured.Requests, failed)
 		}
 	}
 	tw.Flush()
