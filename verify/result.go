@@ -160,8 +160,8 @@ func (res *Result) check() error {
 	}
 	if cs := res.Consistency; cs.Compared < 0 || cs.Differ < 0 || cs.Differ > cs.Compared {
 		bad("consistency: %d of %d requests differ: want 0 ≤ differ ≤ compared", cs.Differ, cs.Compared)
-	} else if !(cs.Fraction >= 0 && cs.Fraction <= 1) {
-		bad("consistency.fraction_differ = %v: want a fraction in [0, 1]", cs.Fraction)
+	} else if want := float64(cs.Differ) / float64(max(cs.Compared, 1)); !(math.Abs(cs.Fraction-want) <= 1e-9) {
+		bad("consistency.fraction_differ = %v: want differ ÷ compared = %d ÷ %d = %v", cs.Fraction, cs.Differ, cs.Compared, want)
 	}
 	return errors.Join(errs...)
 }
