@@ -854,6 +854,11 @@ func StepModel(p *calibrate.Profile, path string) (sim.StepTimer, string, error)
 	if err := lin.Validate(); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
+	// A profile that fitted no step (its coefficients a prior, e.g. from
+	// Vidur's operator profiles) has no R²: 0 would read as a useless fit.
+	if p.Quality.N == 0 {
+		return lin, fmt.Sprintf("profile %s (not fitted: prior coefficients%s)", path, admit), nil
+	}
 	held := "n/a"
 	if h := p.Quality.HeldOutMdAPE; h != nil {
 		held = fmt.Sprintf("%.1f%%", 100**h)
