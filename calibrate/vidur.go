@@ -17,7 +17,7 @@ import (
 )
 
 // VidurOp indexes the per-layer operators of a Vidur compute profile
-// (mlp.csv): github.com/microsoft/vidur, profiling/compute/<device>/<model>/mlp.csv.
+// (mlp.csv): github.com/microsoft/vidur, data/profiling/compute/<device>/<model>/mlp.csv.
 type VidurOp int
 
 // The operators, in the column order of Vidur's mlp.csv.
