@@ -19,6 +19,8 @@ import (
 //   - '#': servesim CSV (metadata comments)
 //   - a CSV header: Azure (TIMESTAMP, ContextTokens), BurstGPT
 //     ("Request tokens"), Vidur (arrived_at) or servesim (arrival_ns)
+//
+// A first line with the fields of two formats is refused, naming both.
 func Sniff(br *bufio.Reader) (ImportFormat, error) {
 	head, err := br.Peek(4096)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -42,13 +44,13 @@ func Sniff(br *bufio.Reader) (ImportFormat, error) {
 	case '[':
 		return FormatShareGPT, nil
 	case '{':
-		switch {
-		case strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`):
-			return FormatMooncake, nil
-		case strings.HasPrefix(line, `{"meta"`) || strings.Contains(line, `"arrival_ns"`):
+		if strings.HasPrefix(line, `{"meta"`) {
 			return FormatServesim, nil
 		}
-		return "", fmt.Errorf("cannot sniff the format: a JSON line with neither Mooncake (hash_ids, input_length) nor servesim (meta, arrival_ns) fields: %.80q", line)
+		return sniffOne(line,
+			sniffCandidate{FormatMooncake, strings.Contains(line, `"hash_ids"`) || strings.Contains(line, `"input_length"`)},
+			sniffCandidate{FormatServesim, strings.Contains(line, `"arrival_ns"`)},
+		)
 	case '#':
 		return FormatServesim, nil
 	}
@@ -56,17 +58,39 @@ func Sniff(br *bufio.Reader) (ImportFormat, error) {
 	for _, c := range strings.Split(line, ",") {
 		cols[strings.ToLower(strings.Trim(strings.TrimSpace(c), `"`))] = true
 	}
-	switch {
-	case cols["timestamp"] && cols["contexttokens"]:
-		return FormatAzure, nil
-	case cols["request tokens"]:
-		return FormatBurstGPT, nil
-	case cols["arrived_at"]:
-		return FormatVidur, nil
-	case cols["arrival_ns"]:
-		return FormatServesim, nil
+	return sniffOne(line,
+		sniffCandidate{FormatAzure, cols["timestamp"] && cols["contexttokens"]},
+		sniffCandidate{FormatBurstGPT, cols["request tokens"]},
+		sniffCandidate{FormatVidur, cols["arrived_at"]},
+		sniffCandidate{FormatServesim, cols["arrival_ns"]},
+	)
+}
+
+type sniffCandidate struct {
+	format ImportFormat
+	fits   bool
+}
+
+// sniffOne returns the one candidate whose columns the first line has. A
+// line that fits two is refused: the formats read arrivals from different
+// columns, so picking either could import wrong times.
+func sniffOne(line string, cands ...sniffCandidate) (ImportFormat, error) {
+	var fits []string
+	for _, c := range cands {
+		if c.fits {
+			fits = append(fits, string(c.format))
+		}
 	}
-	return "", fmt.Errorf("cannot sniff the format from the first line %.80q: name it with --format (%s)", line, formatList())
+	switch len(fits) {
+	case 1:
+		return ImportFormat(fits[0]), nil
+	case 0:
+		if strings.HasPrefix(line, "{") {
+			return "", fmt.Errorf("cannot sniff the format: a JSON line with neither Mooncake (hash_ids, input_length) nor servesim (meta, arrival_ns) fields: %.80q", line)
+		}
+		return "", fmt.Errorf("cannot sniff the format from the first line %.80q: name it with --format (%s)", line, formatList())
+	}
+	return "", fmt.Errorf("cannot sniff the format: the first line %.80q has the columns of %s: name it with --format", line, strings.Join(fits, " and "))
 }
 
 // utf8BOM is the byte-order mark some editors put before UTF-8 text.
