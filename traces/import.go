@@ -67,7 +67,8 @@ type ImportOptions struct {
 	ToolVersion string
 	// DropFailed drops rows the source marks as failed (BurstGPT rows with
 	// 0 response tokens) instead of keeping them with Request.SourceFailed
-	// set; Meta records it as drop_failed=true.
+	// set; Meta records it as drop_failed=true where the format marks
+	// failures (BurstGPT, servesim).
 	DropFailed bool
 	// Spread, when > 0, spreads requests that share one arrival time evenly
 	// over the following Spread nanoseconds (or up to the next distinct
@@ -147,7 +148,10 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	if opt.Spread > 0 {
 		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
 	}
-	if opt.DropFailed { // fewer rows than the source: say why
+	// Fewer rows than the source: say why. Only BurstGPT marks rows failed;
+	// in the other formats the option drops nothing, and recording it would
+	// name another workload for the same requests.
+	if opt.DropFailed && format == FormatBurstGPT {
 		meta.Set("drop_failed", "true")
 	}
 	var r Reader = &importReader{src: s, meta: meta, name: opt.name(), dropFailed: opt.DropFailed}
