@@ -122,7 +122,7 @@ func (s *mooncakeSource) jsonErr(err error) error {
 // [{"id": ..., "conversations": [{"from": "human", "value": ...}, ...]}].
 // The first human (or user) turn is the prompt, the first gpt (or
 // assistant/chatgpt) turn the output; conversations lacking either are
-// skipped. Lengths are ceil(UTF-8 bytes / ShareGPTBytesPerToken). There
+// skipped, and an array where every one lacks them is refused. Lengths are ceil(UTF-8 bytes / ShareGPTBytesPerToken). There
 // are no timestamps: arrivals come from a Poisson process at opt.Rate.
 type shareGPTSource struct {
 	dec     *json.Decoder
@@ -132,6 +132,7 @@ type shareGPTSource struct {
 	rng     *rand.Rand
 	started bool
 	conv    int
+	kept    int // conversations imported
 	t       int64
 	conver  shareGPTConv
 }
@@ -177,6 +178,11 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 			if _, err := s.dec.Token(); err != io.EOF {
 				return 0, 0, fmt.Errorf("%s: offset %d: want the end of input after the array", s.name, s.dec.InputOffset())
 			}
+			// Skipping every conversation means another schema (e.g.
+			// "messages" with role/content), not an empty trace.
+			if s.conv > 0 && s.kept == 0 {
+				return 0, 0, fmt.Errorf("%s: none of the %d conversations has a human (or user) turn followed by a gpt (or assistant) turn, as {\"conversations\": [{\"from\", \"value\"}]}: is it ShareGPT?", s.name, s.conv)
+			}
 			return 0, 0, io.EOF
 		}
 		s.conv++
@@ -212,6 +218,7 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 			return 0, 0, err
 		}
 		r.ID = shareGPTID(s.conver.ID, s.conv)
+		s.kept++
 		if s.t < 0 {
 			s.t = 0
 		} else {
