@@ -283,9 +283,10 @@ func (s *azureSource) next(r *Request) (int64, int, error) {
 
 // burstGPTSource reads BurstGPT: v1 "Timestamp,Model,Request tokens,
 // Response tokens,Total tokens,Log Type" and v1.2/v2, which add "Session
-// ID" and "Elapsed time". Columns are found by name. Rows with 0 response
-// tokens are failed requests, as BurstGPT documents them. Elapsed time (submission to
-// full response, not TTFT) is not imported.
+// ID" (or "SessionID") and "Elapsed time". Columns are found by name.
+// Rows with 0 response tokens are failed requests, as BurstGPT documents
+// them. Elapsed time (submission to full response, not TTFT) is not
+// imported.
 type burstGPTSource struct {
 	*csvSource
 	ts, model, in, out, logType, session int
@@ -302,6 +303,9 @@ func newBurstGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 		return nil, err
 	}
 	s.model, s.logType, s.session = c.optCol("Model"), c.optCol("Log Type"), c.optCol("Session ID")
+	if s.session < 0 { // BurstGPT's README spells the column without the space
+		s.session = c.optCol("SessionID")
+	}
 	return s, nil
 }
 
