@@ -34,7 +34,7 @@ func Env(env string) string {
 // URL is the parts of u a server could echo back that are not shown: its
 // user and password (decoded, and escaped as a URL holds them), the basic
 // credential sent for them (base64 of user:password, which decodes to the
-// password), each query value and the raw query.
+// password), and each query value, decoded and as typed.
 func URL(u *url.URL) []string {
 	if u == nil {
 		return nil
@@ -48,13 +48,19 @@ func URL(u *url.URL) []string {
 		user, epw, _ := strings.Cut(u.User.String(), ":")
 		s = append(s, user, epw)
 	}
-	// Each value before the raw query, so that a masked query keeps its
-	// names ("?key=[redacted]"); the raw query masks what a value's
-	// decoding changed.
 	for _, vs := range u.Query() {
 		s = append(s, vs...)
 	}
-	return append(s, u.RawQuery)
+	// Each value as typed ("sk%2Bab"), not the whole raw query, so that a
+	// masked query keeps its names ("?key=[redacted]"). A part without
+	// "=" may be the key itself.
+	for _, part := range strings.Split(u.RawQuery, "&") {
+		if _, v, ok := strings.Cut(part, "="); ok {
+			part = v
+		}
+		s = append(s, part)
+	}
+	return s
 }
 
 // RawURL is URL for a URL given as text; none when it does not parse.
@@ -66,9 +72,9 @@ func RawURL(raw string) []string {
 	return URL(u)
 }
 
-// Set is the secrets to mask, each of at least MinLen bytes, in the
-// order given: a URL's query value before its raw query keeps the name
-// ("?key=[redacted]").
+// Set is the secrets to mask, each of at least MinLen bytes, longest
+// first: a shorter one inside a longer one (a URL's user inside the key)
+// masked first would leave the rest of the longer one showing.
 type Set []string
 
 // New is the set of vals that are secrets.
@@ -79,6 +85,7 @@ func New(vals ...string) Set {
 			s = append(s, v)
 		}
 	}
+	slices.SortStableFunc(s, func(a, b string) int { return len(b) - len(a) })
 	return s
 }
 

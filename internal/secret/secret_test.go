@@ -24,7 +24,7 @@ func TestURL(t *testing.T) {
 	u, _ := url.Parse("http://userLEAK:pwLEAK@h/v1?api-key=keyLEAK&x=1")
 	got := URL(u)
 	// dXNlckxFQUs6cHdMRUFL is base64 of userLEAK:pwLEAK, the basic credential sent.
-	for _, want := range []string{"userLEAK", "pwLEAK", "dXNlckxFQUs6cHdMRUFL", "api-key=keyLEAK&x=1", "keyLEAK"} {
+	for _, want := range []string{"userLEAK", "pwLEAK", "dXNlckxFQUs6cHdMRUFL", "keyLEAK"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("URL = %q, want %q in it", got, want)
 		}
@@ -36,6 +36,17 @@ func TestURL(t *testing.T) {
 	u, _ = url.Parse("http://us%2Fer:p%40ssLEAK@h/v1")
 	if got := New(URL(u)...).String("--base-url http://us%2Fer:p%40ssLEAK@h/v1 p@ssLEAK"); got != "--base-url http://[redacted]:[redacted]@h/v1 [redacted]" {
 		t.Errorf("masked as %q", got)
+	}
+	// A query keeps its names; a value is masked decoded and as typed.
+	for _, c := range []struct{ url, text, want string }{
+		{"http://h/v1?key=sk-abcdef&x=1", "http://h/v1?key=sk-abcdef&x=1", "http://h/v1?key=[redacted]&x=1"},
+		{"http://h/v1?key=sk%2Babcdef", "http://h/v1?key=sk%2Babcdef sk+abcdef", "http://h/v1?key=[redacted] [redacted]"},
+		{"http://h/v1?sk-abcdef", "http://h/v1?sk-abcdef", "http://h/v1?[redacted]"},
+	} {
+		u, _ = url.Parse(c.url)
+		if got := New(URL(u)...).String(c.text); got != c.want {
+			t.Errorf("%s: %q masked as %q, want %q", c.url, c.text, got, c.want)
+		}
 	}
 	u, _ = url.Parse("http://h/v1")
 	if got := New(URL(u)...); len(got) != 0 {
@@ -58,7 +69,8 @@ func TestSet(t *testing.T) {
 		{"short is not a secret", []string{"abc"}, "abc abcd", "abc abcd"},
 		{"at the minimum", []string{"abcd"}, "abc abcd", "abc [redacted]"},
 		{"empty", []string{""}, "text", "text"},
-		{"in order", []string{"sk-abcdef", "key=sk-abcdef"}, "?key=sk-abcdef", "?key=[redacted]"},
+		// masked before a shorter one inside it, which would leave the rest
+		{"a longer one first", []string{"abcd", "sk-abcdefgh"}, "sk-abcdefgh abcd", "[redacted] [redacted]"},
 		{"twice given", []string{"sk-abcdef", "sk-abcdef"}, "sk-abcdef", "[redacted]"},
 		{"none", nil, "sk-abcdef", "sk-abcdef"},
 	} {

@@ -450,10 +450,7 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	}
 	// A key may come in the query too (?key=..., ?api-key=...), which a
 	// server may echo or a redirect carry on.
-	for _, vs := range r.URL.Query() {
-		creds = append(creds, vs...)
-	}
-	creds = append(creds, r.URL.RawQuery)
+	creds = append(creds, credential.URL(r.URL)...)
 	ex.secrets = creds
 	// Header values may hold any byte above 0x7f; trace strings are UTF-8.
 	if p.cfg.SessionHeader != "" {
