@@ -289,6 +289,7 @@ func vidurColumn(o VidurOp) string { return "time_stats." + o.String() + ".media
 type VidurPrior struct {
 	Shape  VidurShape
 	Layers int
+	Rows   int // the profile's rows that matched Shape
 	// Tokens and Seconds tabulate the step's non-attention time (seconds,
 	// all layers) at each profiled token count, ascending; duplicate rows
 	// for a token count are averaged.
@@ -312,11 +313,13 @@ func NewVidurPrior(rows []VidurRow, shape VidurShape, layers int) (*VidurPrior, 
 	sum := map[int]float64{}
 	cnt := map[int]int{}
 	shapes := map[VidurShape]bool{}
+	matched := 0
 	for _, r := range rows {
 		shapes[r.Shape] = true
 		if !shape.matches(r.Shape) {
 			continue
 		}
+		matched++
 		var ms float64
 		for o := range NumVidurOps {
 			if VidurOp(o) != VidurEmb {
@@ -334,7 +337,7 @@ func NewVidurPrior(rows []VidurRow, shape VidurShape, layers int) (*VidurPrior, 
 		sort.Strings(have)
 		return nil, fmt.Errorf("calibrate: vidur prior: %d token counts for shape %+v (need 2); profile has shapes %s", len(sum), shape, strings.Join(have, ", "))
 	}
-	p := &VidurPrior{Shape: shape, Layers: layers}
+	p := &VidurPrior{Shape: shape, Layers: layers, Rows: matched}
 	for n := range sum {
 		p.Tokens = append(p.Tokens, float64(n))
 	}
@@ -399,17 +402,37 @@ func (p *VidurPrior) StepSeconds(tokens float64) float64 {
 	return p.Seconds[i-1] + f*(p.Seconds[i]-p.Seconds[i-1])
 }
 
-// Coefficients expresses the line as step-time coefficients: C0 = Fixed,
-// Cp = Cd = PerToken (a decoding sequence is one token through the dense
-// layers), all with StatusPrior; Ca and Ck are StatusOff because the
-// prior has no attention part.
-func (p *VidurPrior) Coefficients() StepCoefficients {
+// Coefficients is the step model of the prior, completed by roofline r
+// of the same model, devices and precision for what Vidur's operators do
+// not time:
+//   - the dense curve is the table (StepSeconds) at each of DenseKnots,
+//     not the line, which under-states the weight-bound steps of small
+//     decode batches, where most steps fall (Llama-2-7B's 1-token step
+//     by 15% on H100); Cp and Cd, which would count the dense layers
+//     again, are off;
+//   - Ca, prefill attention per (prompt token × context token), is r's
+//     attention FLOPs at its FLOP/s, and Ck, reading a decoding
+//     sequence's cache per context token, r's KV bytes per token at its
+//     bandwidth (decode attention is memory-bound: 30–250× its
+//     arithmetic for the catalog's 7–8B models on A100 and H100);
+//   - C0 is r's OverheadSec: the operator times carry no host-side
+//     scheduling or sampling, which every step pays.
+//
+// All are StatusPrior; the rest are off. KV-cache writes and
+// tensor-parallel communication are left out, as both priors leave them
+// out of a step's time.
+func (p *VidurPrior) Coefficients(r model.Roofline) StepCoefficients {
 	pr := func(v float64) Coef { return Coef{Value: v, Lo: v, Hi: v, Status: StatusPrior} }
-	return StepCoefficients{
-		C0: pr(p.Fixed), Cp: pr(p.PerToken), Cd: pr(p.PerToken),
-		Ca: Coef{Status: StatusOff}, Ck: Coef{Status: StatusOff},
-		Crp: Coef{Status: StatusOff}, Crd: Coef{Status: StatusOff}, Cr: Coef{Status: StatusOff}, Cq: Coef{Status: StatusOff}, Dense: DenseOff(),
+	off := Coef{Status: StatusOff}
+	c := StepCoefficients{
+		C0: pr(r.OverheadSec), Cp: off, Cd: off,
+		Ca: pr(r.AttnFLOPsPerQueryCtx / r.FLOPS), Ck: pr(r.KVBytesPerToken / r.BandwidthBytesPerSec),
+		Crp: off, Crd: off, Cr: off, Cq: off,
 	}
+	for i, n := range DenseKnots {
+		c.Dense[i] = DensePoint{Tokens: n, Coef: pr(p.StepSeconds(n))}
+	}
+	return c
 }
 
 // PriorPoint compares the non-attention step time of two priors at one

@@ -78,8 +78,11 @@ func TestVidurPriorLlama2H100(t *testing.T) {
 	if p.StepSeconds(8192) <= p.StepSeconds(4096) {
 		t.Error("no extrapolation above the table")
 	}
-	c := p.Coefficients()
-	if c.Cp.Value != c.Cd.Value || c.Cp.Status != StatusPrior || c.Ca.Status != StatusOff {
+	h, _ := model.DefaultCatalog().Hardware("H100-SXM-80G")
+	a, _ := model.DefaultCatalog().Arch("Llama-2-7B")
+	r, _ := model.NewRoofline(a, h, model.MemoryConfig{})
+	c := p.Coefficients(r)
+	if c.Dense[0].Value != p.StepSeconds(1) || c.Cp.Status != StatusOff || c.Cd.Status != StatusOff || c.Ca.Status != StatusPrior || c.Ck.Status != StatusPrior {
 		t.Errorf("coefficients %+v", c)
 	}
 	var buf bytes.Buffer
@@ -95,7 +98,6 @@ func TestVidurPriorLlama2H100(t *testing.T) {
 	}
 
 	// TP 2 rows exist and are faster per step at large batches.
-	a, _ := model.DefaultCatalog().Arch("Llama-2-7B")
 	p2, err := NewVidurPrior(rows, VidurShapeOf(a, 2), a.Layers)
 	if err != nil {
 		t.Fatal(err)

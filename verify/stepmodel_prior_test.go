@@ -18,11 +18,16 @@ func TestStepModelNamesAPriorProfileUnfitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := model.DefaultCatalog().Arch("Llama-2-7B")
+	h, _ := model.DefaultCatalog().Hardware("H100-SXM-80G")
 	vp, err := calibrate.NewVidurPrior(rows, calibrate.VidurShapeOf(a, 1), a.Layers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof := &calibrate.Profile{Version: calibrate.ProfileVersion, Model: "Llama-2-7B", Device: "H100-SXM-80G", TensorParallel: 1, Step: vp.Coefficients(), CreatedAt: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)}
+	roof, err := model.NewRoofline(a, h, model.MemoryConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := &calibrate.Profile{Version: calibrate.ProfileVersion, Model: "Llama-2-7B", Device: "H100-SXM-80G", TensorParallel: 1, Step: vp.Coefficients(roof), CreatedAt: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)}
 	if err := prof.Validate(); err != nil {
 		t.Fatal(err)
 	}
