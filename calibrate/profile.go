@@ -152,9 +152,10 @@ type TraceRef struct {
 	Slots int `json:"slots,omitempty"`
 }
 
-// LineageEntry names a profile this one derives from.
+// LineageEntry names a file this profile derives from: a profile, or
+// the Vidur compute profile of a prior.
 type LineageEntry struct {
-	Relation string `json:"relation"` // "parent" (refined from) or "refit" (same data, new method), or free text
+	Relation string `json:"relation"` // "parent" (refined from), "refit" (same data, new method), RelationVidur (built from), or free text
 	Path     string `json:"path"`
 	SHA256   string `json:"sha256"`
 }

@@ -37,9 +37,10 @@ import (
 // writes a calibrated profile.
 func calibrateCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "calibrate",
-		Usage:     "run short live experiments against an engine and fit the simulator's step-time model (a profile)",
-		UsageText: "servesim calibrate --base-url URL --model NAME --plan quick|full --out profile.json [options]",
+		Name:  "calibrate",
+		Usage: "run short live experiments against an engine and fit the simulator's step-time model (a profile), or build a prior one from Vidur's operator times",
+		UsageText: "servesim calibrate --base-url URL --model NAME --plan quick|full --out profile.json [options]\n" +
+			"servesim calibrate --vidur-profile mlp.csv --model M --device D [--tensor-parallel N] [--precision P] --out prior.json",
 		Description: "Prints the experiment plan, then runs it as closed-loop replays: single requests across prompt\n" +
 			"lengths (prefill cost), decode at several concurrencies and context lengths (decode cost, KV read),\n" +
 			"probes that time how long a busy engine takes to admit a request, a mixed prefill+decode run, and a\n" +
@@ -47,7 +48,10 @@ func calibrateCommand() *cli.Command {
 			"recovered from per-token timestamps and the model is fitted by NNLS; whole\n" +
 			"runs are held out to measure the error on data the fit did not see. The rows of every run go to\n" +
 			"--trace-out as Parquet and the profile cites them by SHA-256. Use the profile with\n" +
-			"`servesim simulate --profile`.",
+			"`servesim simulate --profile`.\n\n" +
+			"With --vidur-profile, runs nothing: writes a prior profile of catalog model M on catalog device D\n" +
+			"from Vidur's published operator times (mlp.csv): the dense layers from its table, attention and the\n" +
+			"per-step overhead from the catalog's roofline figures.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1 (required unless --from-traces)"},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in requests (required unless --from-traces)"},
@@ -73,6 +77,7 @@ func calibrateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-trim", Usage: "keep observations the fit misses by more than 50%"},
 			&cli.BoolFlag{Name: "linear", Usage: "fit the dense cost as c0 + cp·prefill tokens + cd·decode seqs instead of a piecewise-linear curve of the step's tokens"},
 			&cli.StringSliceFlag{Name: "without", Usage: "hold these step-model terms at 0 (names as printed: ca, ck, crp, crd, cr, dense@N, …), to compare models by their held-out error, e.g. with --from-traces"},
+			&cli.StringFlag{Name: "vidur-profile", Usage: "write a prior profile from this Vidur compute profile (mlp.csv) instead of calibrating: --model and --device are catalog names"},
 			&cli.BoolFlag{Name: "reset-slots", Value: true, Usage: fmt.Sprintf("before each run, fill the engine's idle slots with one-token requests of known length (%d tokens or the chat template's, %d before second repeats): llama.cpp/Ollama keep finished requests in idle slots, in the KV cache every step attends over", calibrate.ResetPromptTokens, calibrate.LongResetPromptTokens)},
 		}, clientFlags(5*time.Minute)...),
 		Action: runCalibrate,
@@ -82,6 +87,9 @@ func calibrateCommand() *cli.Command {
 func runCalibrate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("calibrate: unexpected argument %q", c.Args().First()), 2)
+	}
+	if c.IsSet("vidur-profile") {
+		return runVidurProfile(c)
 	}
 	if err := requireFlags(c, "out"); err != nil {
 		return err

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/relpath"
+	"github.com/servesim/servesim/model"
+)
+
+// vidurFlags are the calibrate flags that go with --vidur-profile; the
+// others shape live runs or fits, of which it does neither.
+var vidurFlags = map[string]bool{"vidur-profile": true, "model": true, "device": true, "tensor-parallel": true, "precision": true, "out": true}
+
+// runVidurProfile writes the prior profile of --model on --device from
+// the Vidur compute profile --vidur-profile and prints its dense curve
+// beside the roofline prior's.
+func runVidurProfile(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		if name := f.Names()[0]; c.IsSet(name) && !vidurFlags[name] {
+			return usageErrorf("calibrate: --%s and --vidur-profile do not go together: --vidur-profile builds a prior from Vidur's operator times, with no engine to run or runs to fit", name)
+		}
+	}
+	if err := requireFlags(c, "model", "device", "out"); err != nil {
+		return err
+	}
+	cat := model.DefaultCatalog()
+	a, err := cat.Arch(c.String("model"))
+	if err != nil {
+		return usageErrorf("calibrate: --model: %v", err)
+	}
+	h, err := cat.Hardware(c.String("device"))
+	if err != nil {
+		return usageErrorf("calibrate: --device: %v", err)
+	}
+	var m model.MemoryConfig
+	if p := c.String("precision"); p != "" {
+		if m.WeightPrecision, err = model.ParsePrecision(p); err != nil {
+			return usageErrorf("calibrate: --precision: %v", err)
+		}
+	}
+	if m.TensorParallel = c.Int("tensor-parallel"); m.TensorParallel < 0 {
+		return usageErrorf("calibrate: --tensor-parallel %d: want ≥ 1 (0 = 1)", m.TensorParallel)
+	}
+	out := c.String("out")
+	if err := atomicfile.CheckDir(out); err != nil {
+		return usageErrorf("calibrate: --out %v", err)
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return usageErrorf("calibrate: --out %s is a directory: want the profile's file", out)
+	}
+
+	csvPath := c.String("vidur-profile")
+	p, prior, roof, err := calibrate.NewVidurProfile(csvPath, a, h, m, time.Now())
+	if err != nil {
+		return err
+	}
+	// The profile names its source from its own directory, as it names
+	// traces and parent profiles.
+	p.Lineage[0].Path = relpath.From(filepath.Dir(out), csvPath)
+	w := c.App.Writer
+	fmt.Fprintf(w, "%s: %d rows for %s at tensor parallelism %d (%d token counts, %d layers); per step, ms:\n",
+		csvPath, prior.Rows, a.Name, p.TensorParallel, len(prior.Tokens), prior.Layers)
+	if err := calibrate.WritePriorComparison(w, calibrate.CompareVidurRoofline(prior, roof, []float64{1, 512, 4096})); err != nil {
+		return err
+	}
+	st := p.Step
+	fmt.Fprintf(w, "attention from the catalog (%s, %s): %.4g ns per context token a decoding sequence reads, %.4g ns per prompt token × context token; step overhead %.1f ms\n",
+		h.Name, p.Precision, st.Ck.Value*1e9, st.Ca.Value*1e9, st.C0.Value*1e3)
+	if err := p.Save(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s: a prior (dense from Vidur's table, attention from the catalog), for `servesim simulate --profile`\n", out)
+	return nil
+}
