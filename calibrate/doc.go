@@ -28,7 +28,8 @@
 //   - profile.go: Profile, LoadProfile (strict JSON) and Save (atomic).
 //   - vidur.go: an offline prior for the non-attention part of the step
 //     time from Vidur's published operator profiles, and its comparison
-//     with model.Roofline.
+//     with model.Roofline; vidur_profile.go: NewVidurProfile completes it
+//     with the roofline's attention and overhead as a prior Profile.
 //   - experiment.go: the experiment plans (quick, full): which short
 //     closed-loop runs separate the step-time terms and probe the engine's
 //     concurrency limit.

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/relpath"
 )
 
 const vidurLlama2H100 = "../../calibrate/testdata/vidur/h100/meta-llama/Llama-2-7b-hf/mlp.csv"
@@ -25,6 +28,14 @@ func TestCalibrateVidurProfileThenSimulate(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// It names the file it came from as a path from its own directory.
+	p, err := calibrate.LoadProfile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := p.Lineage; len(l) != 1 || l[0].Relation != calibrate.RelationVidur || relpath.Resolve(dir, l[0].Path) != mustAbs(t, vidurLlama2H100) {
+		t.Errorf("lineage %+v, want the Vidur file from %s", l, dir)
 	}
 
 	tr := filepath.Join(dir, "azure.csv")
@@ -95,4 +106,13 @@ func TestCalibrateVidurProfileRefusesFlags(t *testing.T) {
 			t.Fatalf("%v left %s (stat: %v)", tc.args[5:], prof, err)
 		}
 	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
