@@ -1,10 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,24 +13,11 @@ import (
 // An engine that reports its KV cache on /metrics gets that capacity into
 // the profile, beside the probe's lower bound.
 func TestCalibrateRecordsTheReportedKVCapacity(t *testing.T) {
-	engine := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
-	defer engine.Close()
-	target, err := url.Parse(engine.BaseURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	target.Path = ""
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" {
-			w.Write([]byte(`vllm:cache_config_info{block_size="16",gpu_memory_utilization="0.85",num_gpu_blocks="1000"} 1.0` + "\n"))
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond,
+		Metrics: `vllm:cache_config_info{block_size="16",gpu_memory_utilization="0.85",num_gpu_blocks="1000"} 1.0` + "\n"})
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "p.json")
-	text, err := run(t, "calibrate", "--out", out, "--base-url", srv.URL+"/v1", "--model", "m",
+	text, err := run(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m",
 		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine", "vllm")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -61,6 +62,7 @@ type Options struct {
 	Slots           int               // requests streamed at once; more wait for a free slot before their stream; 0 = no limit
 	EOSAfter        int               // end each request after this many output tokens with finish_reason "stop" (an EOS), unless it sent ignore_eos; 0 = never
 	EOSIgnoresFlag  bool              // stop at EOSAfter even when the request sent ignore_eos, as an engine without it does
+	Metrics         string            // the page GET /metrics serves, as an engine's Prometheus endpoint; "" = 404
 }
 
 // Request is what the server received.
@@ -147,6 +149,11 @@ type wireRequest struct {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/metrics" && s.opts.Metrics != "" {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		io.WriteString(w, s.opts.Metrics)
+		return
+	}
 	chat := r.URL.Path == "/v1/chat/completions"
 	if !chat && r.URL.Path != "/v1/completions" {
 		writeJSON(w, http.StatusNotFound, `{"detail":"Not Found"}`)
