@@ -401,13 +401,28 @@ func addLabels(p *plot.Plot, pts plotter.XYs, labels []string, c color.Color) er
 
 // kvFigure draws KV occupancy (% of blocks) over time: one panel per run,
 // each with its own time axis (runs of one trace can differ in makespan
-// by orders of magnitude).
-func kvFigure(runs []*Run) (*Figure, error) {
+// by orders of magnitude). A panel is titled by its run, or, when two
+// names cut to a panel's width read alike, by pos, its row in the
+// comparison table; its blocks, mean and peak go on a line of their own,
+// which no name cuts short.
+func kvFigure(runs []*Run, pos []int) (*Figure, error) {
+	names := make([]string, len(runs))
+	seen := map[string]bool{}
+	for i, r := range runs {
+		names[i] = truncate(r.Name, 50)
+		if seen[names[i]] {
+			for j := range runs {
+				names[j] = truncate(fmt.Sprintf("row %d: %s", pos[j], runs[j].Name), 50)
+			}
+			break
+		}
+		seen[names[i]] = true
+	}
 	var plots []*plot.Plot
 	for i, r := range runs {
 		kv := r.Result.Summary.KV
-		title := fmt.Sprintf("%s — %d blocks, mean %s, peak %s", r.Name, kv.TotalBlocks, fmtPct(kv.MeanUtil), fmtPct(kv.MaxUtil))
-		p := newPlot(truncate(title, 60), "time since first arrival (s)", "KV blocks in use (%)")
+		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], kv.TotalBlocks, fmtPct(kv.MeanUtil), fmtPct(kv.MaxUtil))
+		p := newPlot(title, "time since first arrival (s)", "KV blocks in use (%)")
 		p.Title.TextStyle.Font = sans(11, true)
 		var pts plotter.XYs
 		for _, s := range kv.Series {
@@ -431,7 +446,11 @@ func kvFigure(runs []*Run) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Figure{Name: "kv-utilization", Caption: "Peak KV blocks referenced per time bucket, as a share of the blocks that fit; one panel per run, each on its own time axis.", SVG: svg}, nil
+	caption := "Peak KV blocks referenced per time bucket, as a share of the blocks that fit; one panel per run, each on its own time axis."
+	if strings.HasPrefix(names[0], "row ") {
+		caption += " Row N is the run's row in the comparison table."
+	}
+	return &Figure{Name: "kv-utilization", Caption: caption, SVG: svg}, nil
 }
 
 // runCostFigure stacks hardware and energy dollars per 1M output tokens;

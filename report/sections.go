@@ -333,15 +333,16 @@ func (KVSection) Title() string { return "KV cache utilization" }
 
 func (KVSection) Blocks(in *Inputs) ([]Block, error) {
 	var runs []*Run
-	for _, r := range in.Runs {
+	var pos []int // each run's row in the comparison table, from 1
+	for i, r := range in.Runs {
 		if r.Result != nil && r.Result.Summary.KV.TotalBlocks > 0 && len(r.Result.Summary.KV.Series) > 0 {
-			runs = append(runs, r)
+			runs, pos = append(runs, r), append(pos, i+1)
 		}
 	}
 	if len(runs) == 0 {
 		return nil, nil
 	}
-	fig, err := kvFigure(runs)
+	fig, err := kvFigure(runs, pos)
 	if err != nil {
 		return nil, err
 	}
