@@ -29,7 +29,7 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 	if res == nil || len(res.Candidates) == 0 {
 		return nil, nil
 	}
-	blocks := []Block{&Text{Text: fmt.Sprintf("%d candidates replayed live on %d requests (%s); predictions by %s. "+
+	blocks := []Block{&Text{Text: fmt.Sprintf("%d candidates replayed live on %d requests (--slice %s); predictions by %s. "+
 		"Error = (predicted − measured) / measured; %d metric(s) outside tolerance, %d candidate(s) not measured.",
 		len(res.Candidates), res.Requests, res.Slice, res.StepModel, res.ToleranceFailures, res.Incomplete)}}
 	tab := &Table{Caption: "Predicted vs measured", Header: []string{"candidate", "status", "metric", "predicted", "measured", "error", "tolerance", "verdict"},
