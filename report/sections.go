@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/servesim/servesim/sim/sweep"
 )
@@ -140,7 +142,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 	for _, sw := range in.Sweeps {
 		rows := shownRows(sw)
 		if len(rows) == 0 {
-			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: none of its %d configs ran to a result.", sw.Name, len(sw.Rows))})
+			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: none of its %d configs has a result (%s).", sw.Name, len(sw.Rows), outcomeCounts(sw.Rows))})
 			continue
 		}
 		t := &Table{Header: header, Numeric: numeric, Caption: fmt.Sprintf("Sweep %s: %d of %d configs "+
@@ -156,6 +158,26 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 		blocks = append(blocks, t)
 	}
 	return blocks, nil
+}
+
+// outcomeCounts counts rows by outcome, in the order the sweep prints
+// them: "infeasible 11, skipped 1".
+func outcomeCounts(rows []sweep.Row) string {
+	n := map[string]int{}
+	for _, r := range rows {
+		n[r.Outcome]++
+	}
+	var parts []string
+	for _, o := range []string{sweep.OutcomeOK, sweep.OutcomeInfeasible, sweep.OutcomeSLOViolated, sweep.OutcomeError, sweep.OutcomeSkipped} {
+		if n[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o, n[o]))
+		}
+		delete(n, o)
+	}
+	for _, o := range slices.Sorted(maps.Keys(n)) { // a file's own
+		parts = append(parts, fmt.Sprintf("%s %d", o, n[o]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // LatencyCDFSection draws the TTFT and E2E distributions, one line per
