@@ -197,6 +197,11 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	info := calibrate.EngineInfo{Engine: parent.Engine, EngineVersion: parent.EngineVersion, EngineArgs: parent.EngineArgs,
 		Model: parent.Model, Precision: parent.Precision, Device: parent.Device, TensorParallel: parent.TensorParallel, BlockSize: parent.BlockSize,
 		ReportedKV: parent.KVReported} // read from /metrics before the parent's runs, not again
+	if parent.Engine == calibrate.VidurEngine {
+		// A prior's engine is Vidur's profiler; these steps were timed on
+		// an engine verify does not know the name of.
+		info.Engine = ""
+	}
 	np := a.Profile(info, parent.Power, time.Now())
 	if np.Admission == nil {
 		np.Admission = parent.Admission // verification runs have no admission probes
