@@ -33,7 +33,7 @@ func TestValidateRefusesBadHeaderNames(t *testing.T) {
 // The session and class are written to the trace, which never holds a
 // credential: a header that carries one cannot name them.
 func TestValidateRefusesCredentialHeaders(t *testing.T) {
-	for _, name := range []string{"Authorization", "authorization", "Api-Key", "X-API-Key", "Cookie", "Proxy-Authorization"} {
+	for _, name := range []string{"Authorization", "authorization", "Api-Key", "X-API-Key", "Cookie", "Proxy-Authorization", "X-Goog-Api-Key", "Ocp-Apim-Subscription-Key"} {
 		for _, field := range []string{"SessionHeader", "ClassHeader"} {
 			cfg := DefaultConfig()
 			cfg.Upstream, cfg.Out = "http://127.0.0.1:8000", "t.parquet"

@@ -113,10 +113,16 @@ func validHeaderName(s string) bool {
 	return s != ""
 }
 
+// keyHeaders are the request headers that carry an API key: OpenAI's and
+// most servers' Authorization, Azure OpenAI's api-key, Anthropic's and
+// others' x-api-key, Google's x-goog-api-key and Azure API Management's
+// subscription key.
+var keyHeaders = []string{"Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key", "Ocp-Apim-Subscription-Key"}
+
 // credentialHeader reports whether a request header named name carries
 // credentials.
 func credentialHeader(name string) bool {
-	for _, h := range []string{"Authorization", "Proxy-Authorization", "Api-Key", "X-Api-Key", "Cookie"} {
+	for _, h := range append([]string{"Proxy-Authorization", "Cookie"}, keyHeaders...) {
 		if strings.EqualFold(name, h) {
 			return true
 		}
@@ -432,7 +438,7 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 		ex.row.PrefixHashes = PrefixHashes(ex.prompt.text, blockBytes(p.cfg.BlockSize, p.cfg.TokensPerByte))
 	}
 	var creds []string
-	for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
+	for _, h := range keyHeaders {
 		v := strings.TrimSpace(r.Header.Get(h))
 		if scheme, cred, ok := strings.Cut(v, " "); ok {
 			// The credential after its scheme (Bearer, Basic, …), which

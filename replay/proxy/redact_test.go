@@ -103,3 +103,24 @@ func TestUpstreamBasicCredentialEchoedIsMasked(t *testing.T) {
 		t.Errorf("%d rows, error %q: want the echoed credential masked", len(rows), rows[0].Error)
 	}
 }
+
+// Google's and Azure API Management's key headers carry keys too: one a
+// server echoes is masked in the trace.
+func TestVendorKeyHeadersEchoedAreMasked(t *testing.T) {
+	for _, h := range []string{"X-Goog-Api-Key", "Ocp-Apim-Subscription-Key"} {
+		const key = "vendorKEY0123456789"
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"bad key `+r.Header.Get(h)+`"}}`)
+		}))
+		r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+		r.post(t, "/v1/chat/completions", chatBody("m", false, false, "hi"), h, key)
+		_, rows := r.finish(t)
+		up.Close()
+		if len(rows) != 1 || rows[0].Error != "HTTP 401: bad key [redacted]" {
+			t.Errorf("%s: %d rows, error %q: want the echoed key masked", h, len(rows), rows[0].Error)
+		}
+	}
+}
