@@ -313,27 +313,30 @@ func traceSliceCommand() *cli.Command {
 				window = fmt.Sprintf("[%s, %s)", from, to)
 			}
 			kept := &notEmpty{Reader: traces.Slice(r, int64(from), int64(to), c.Int("head")),
-				empty: fmt.Errorf("slice %s: no request arrives in %s (`servesim trace stats` gives the trace's span); nothing written", in, window)}
+				empty: fmt.Errorf("slice %s: no request arrives in %s, warm-up rows aside (`servesim trace stats` gives the trace's span); nothing written", in, window)}
 			_, err = traces.WriteTrace(c.Context, out, kept)
 			return err
 		},
 	}
 }
 
-// notEmpty fails a reader that yields no row with its error empty: a
-// slice whose window lies past the trace's end (or was given in the
-// wrong unit) would otherwise write an empty trace, to fail far from the
-// cause.
+// notEmpty fails a reader that yields no measured row (warm-up rows
+// aside) with its error empty: a slice whose window lies past the
+// trace's end (or was given in the wrong unit) would otherwise write a
+// trace with nothing to measure, to fail far from the cause, as verify's
+// --slice refuses it.
 type notEmpty struct {
 	traces.Reader
-	rows  int
+	rows  int // measured rows
 	empty error
 	err   error
 }
 
 func (r *notEmpty) Next() bool {
 	if r.Reader.Next() {
-		r.rows++
+		if !r.At().Warmup {
+			r.rows++
+		}
 		return true
 	}
 	if r.rows == 0 && r.Reader.Err() == nil {
