@@ -862,8 +862,9 @@ func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
 	if p.TensorParallel > 0 && p.TensorParallel != pl.Device.Count {
 		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %d devices", p.TensorParallel, pl.Device.Count))
 	}
-	served := strings.ToLower(p.Model)
-	if served != "" && !strings.Contains(served, strings.ToLower(pl.Model.Name)) && !strings.EqualFold(p.Model, pl.Model.WeightVersion) {
+	// Names as the catalog reads them: without case or surrounding spaces.
+	served, name := strings.ToLower(strings.TrimSpace(p.Model)), strings.ToLower(strings.TrimSpace(pl.Model.Name))
+	if served != "" && !strings.Contains(served, name) && !strings.EqualFold(served, strings.TrimSpace(pl.Model.WeightVersion)) {
 		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, pl.Model.Name))
 	}
 	return diff
