@@ -2,7 +2,7 @@ package traces
 
 import "testing"
 
-// BurstGPT's README names the new column `SessionID`, SOURCES.md's layout
+// BurstGPT's README names the new column `SessionID`, its published layout
 // "Session ID": either spelling carries the session.
 func TestBurstGPTSessionIDSpellings(t *testing.T) {
 	for _, col := range []string{"Session ID", "SessionID"} {
