@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -64,12 +62,7 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		// as verify prints it: the latencies above are of the completed
 		// requests only, so how many completed, and how the rest failed
 		if c.Measured.Requests > 0 {
-			failed := failedKinds(c.FailedByKind)
-			if n := len(c.Repeats); n > 1 && failed != "" { // summed over the runs, beside one run's counts
-				failed = fmt.Sprintf("failed over %d runs: %s", n, failed)
-			} else if failed != "" {
-				failed = "failed: " + failed
-			}
+			failed := c.Failures()
 			tab.Rows = append(tab.Rows, []string{name, c.Status, "requests (completed)",
 				fmt.Sprintf("%d/%d", c.Predicted.Completed, c.Predicted.Requests),
 				fmt.Sprintf("%d/%d", c.Measured.Completed, c.Measured.Requests), "", "", failed})
@@ -205,18 +198,6 @@ func optPct(v *float64) string {
 		return "—"
 	}
 	return fmtRel(*v)
-}
-
-// failedKinds is "KIND×N, ..." of m, sorted; "" when none failed.
-func failedKinds(m map[string]int) string {
-	var ks []string
-	for k, v := range m {
-		if v > 0 {
-			ks = append(ks, fmt.Sprintf("%s×%d", k, v))
-		}
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, ", ")
 }
 
 // costBasisNote says what a verification's cost holds.

@@ -535,12 +535,7 @@ func (res *Result) WriteTable(w io.Writer) {
 			fmt.Fprintf(tw, "\truns\t\tmean (range) of %d, %s\t\t\t\n", n, how)
 		}
 		if c.Measured.Requests > 0 {
-			failed := failedKinds(c.FailedByKind)
-			if n := len(c.Repeats); n > 1 && failed != "" {
-				// Summed over the runs, beside one run's counts.
-				failed = strings.Replace(failed, "failed:", fmt.Sprintf("failed over %d runs:", n), 1)
-			}
-			fmt.Fprintf(tw, "\trequests\t%d/%d\t%d/%d\t\t\t%s\n", c.Predicted.Completed, c.Predicted.Requests, c.Measured.Completed, c.Measured.Requests, failed)
+			fmt.Fprintf(tw, "\trequests\t%d/%d\t%d/%d\t\t\t%s\n", c.Predicted.Completed, c.Predicted.Requests, c.Measured.Completed, c.Measured.Requests, c.Failures())
 		}
 	}
 	tw.Flush()
@@ -629,16 +624,37 @@ func fmtBest(rk Ranking) string {
 	return fmt.Sprintf("%s was measured %.1f%% dearer than the cheapest (within %.0f%%: %v)", best, 100**rk.BestGap, 100*rk.BestWithin, *rk.BestHeld)
 }
 
-func failedKinds(m map[string]int) string {
-	if len(m) == 0 {
+// Failures is how the candidate's measured requests failed, as its
+// table line gives it beside the completed count: "failed: KIND×N, …",
+// or with repeats "failed over N runs: …" (the kinds are summed over the
+// runs, the count is one run's); "" when none failed.
+func (c *CandidateResult) Failures() string {
+	kinds := kindCounts(c.FailedByKind)
+	switch {
+	case kinds == "":
 		return ""
+	case len(c.Repeats) > 1:
+		return fmt.Sprintf("failed over %d runs: %s", len(c.Repeats), kinds)
 	}
+	return "failed: " + kinds
+}
+
+// failedKinds is "failed: KIND×N, …" of m; "" when none failed.
+func failedKinds(m map[string]int) string {
+	if kinds := kindCounts(m); kinds != "" {
+		return "failed: " + kinds
+	}
+	return ""
+}
+
+// kindCounts is "KIND×N, …" of m, sorted.
+func kindCounts(m map[string]int) string {
 	var ks []string
 	for k, v := range m {
 		ks = append(ks, fmt.Sprintf("%s×%d", k, v))
 	}
 	sort.Strings(ks)
-	return "failed: " + strings.Join(ks, ", ")
+	return strings.Join(ks, ", ")
 }
 
 func oneLine(s string, n int) string {
