@@ -117,33 +117,30 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 // apart; in itself is left as is.
 func distinctRunNames(in *Inputs) *Inputs {
 	out := *in
-	var names, paths []string
-	for _, r := range in.Runs {
-		names, paths = append(names, r.Name), append(paths, r.Path)
-	}
-	out.Runs = make([]*Run, len(in.Runs))
-	for i, name := range distinctNames(names, paths) {
-		out.Runs[i] = in.Runs[i]
-		if name != in.Runs[i].Name {
-			named := *in.Runs[i]
-			named.Name = name
-			out.Runs[i] = &named
-		}
-	}
-	names, paths = nil, nil
-	for _, sw := range in.Sweeps {
-		names, paths = append(names, sw.Name), append(paths, sw.Path)
-	}
-	out.Sweeps = make([]*Sweep, len(in.Sweeps))
-	for i, name := range distinctNames(names, paths) {
-		out.Sweeps[i] = in.Sweeps[i]
-		if name != in.Sweeps[i].Name {
-			named := *in.Sweeps[i]
-			named.Name = name
-			out.Sweeps[i] = &named
-		}
-	}
+	out.Runs = renamed(in.Runs, func(r *Run) (*string, string) { return &r.Name, r.Path })
+	out.Sweeps = renamed(in.Sweeps, func(sw *Sweep) (*string, string) { return &sw.Name, sw.Path })
 	return &out
+}
+
+// renamed is items with each whose name (of field: its name and path)
+// distinctNames changes replaced by a renamed copy.
+func renamed[T any](items []*T, field func(*T) (*string, string)) []*T {
+	names, paths := make([]string, len(items)), make([]string, len(items))
+	for i, it := range items {
+		name, path := field(it)
+		names[i], paths[i] = *name, path
+	}
+	out := make([]*T, len(items))
+	for i, name := range distinctNames(names, paths) {
+		out[i] = items[i]
+		if name != names[i] {
+			c := *items[i]
+			n, _ := field(&c)
+			*n = name
+			out[i] = &c
+		}
+	}
+	return out
 }
 
 // distinctNames is names with each that repeats followed by its path; a
