@@ -478,10 +478,12 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	for !done && problem == "" {
 		n, err := s.st.Read(s.buf)
 		if n > 0 {
-			if events == 0 { // only a body without events shows it
+			s.split.Feed(s.buf[:n], emit)
+			// Only a body without events shows its start: a stream's
+			// first read usually holds one, and copies nothing.
+			if events == 0 {
 				s.head = append(s.head, s.buf[:min(n, maxHead-len(s.head))]...)
 			}
-			s.split.Feed(s.buf[:n], emit)
 		}
 		if err == io.EOF && !done && problem == "" {
 			// Lenient on a clean end only: a last event without its
