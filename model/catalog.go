@@ -41,6 +41,10 @@ func DefaultCatalog() *Catalog {
 
 func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
+// SameName reports whether the catalog reads a and b as one name: it
+// looks names up without case or surrounding spaces.
+func SameName(a, b string) bool { return key(a) == key(b) }
+
 // Clone returns a deep copy of c.
 func (c *Catalog) Clone() *Catalog {
 	n := NewCatalog()

@@ -798,7 +798,7 @@ func (ps *profileStep) measuredKV() *plan.MeasuredKV {
 // times of one device say nothing about another. Names compare as the
 // catalog looks them up: case and surrounding spaces aside.
 func (ps *profileStep) fits(p *plan.Plan, name string) error {
-	if ps == nil || ps.prof.Device == "" || strings.EqualFold(strings.TrimSpace(ps.prof.Device), strings.TrimSpace(p.Device.Model)) {
+	if ps == nil || ps.prof.Device == "" || model.SameName(ps.prof.Device, p.Device.Model) {
 		return nil
 	}
 	return fmt.Errorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
@@ -864,7 +864,7 @@ func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
 	}
 	// Names as the catalog reads them: without case or surrounding spaces.
 	served, name := strings.ToLower(strings.TrimSpace(p.Model)), strings.ToLower(strings.TrimSpace(pl.Model.Name))
-	if served != "" && !strings.Contains(served, name) && !strings.EqualFold(served, strings.TrimSpace(pl.Model.WeightVersion)) {
+	if served != "" && !strings.Contains(served, name) && !model.SameName(served, pl.Model.WeightVersion) {
 		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, pl.Model.Name))
 	}
 	return diff

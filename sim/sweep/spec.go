@@ -618,7 +618,7 @@ func same(key string, a, b any) bool {
 		pb, _ := model.ParsePrecision(b.(string))
 		return pa == pb
 	case "device.model":
-		return strings.EqualFold(strings.TrimSpace(a.(string)), strings.TrimSpace(b.(string)))
+		return model.SameName(a.(string), b.(string))
 	}
 	return false
 }
