@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
-	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // checkProfilePaths: every trace and lineage path of the profile at path
@@ -53,11 +51,7 @@ func checkProfilePaths(t *testing.T, path string) *calibrate.Profile {
 // them from where it lies.
 func TestRefitProfilePathsResolveFromItsDirectory(t *testing.T) {
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 16 * time.Millisecond, ITL: 8 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	cfg := refitStub(t)
 	data, err := os.ReadFile("../calibrate/testdata/profile_v1.json")
 	if err != nil {
 		t.Fatal(err)

@@ -7,19 +7,13 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
-	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // A refit of a Vidur prior is fitted on the engine verify ran, not timed
 // by Vidur's profiler: it does not name the prior's engine as its own.
 func TestRefitOfAVidurPriorDoesNotNameVidurAsItsEngine(t *testing.T) {
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 16 * time.Millisecond, ITL: 8 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	cfg := refitStub(t)
 	prior, err := calibrate.LoadProfile("../calibrate/testdata/profile_v1.json")
 	if err != nil {
 		t.Fatal(err)

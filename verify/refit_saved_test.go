@@ -7,10 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/servesim/servesim/calibrate"
-	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // A refit that saved its profile and then failed to re-simulate with it
@@ -18,21 +14,9 @@ import (
 // none while the file stands at --refit-out.
 func TestRefitFailedAfterSavingNamesTheProfile(t *testing.T) {
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 16 * time.Millisecond, ITL: 8 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	cfg := refitStub(t)
 	parent := filepath.Join(dir, "parent.json")
-	data, err := os.ReadFile("../calibrate/testdata/profile_v1.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(parent, data, 0o644)
-	prof, err := calibrate.LoadProfile(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := parentProfile(t, parent)
 	out := filepath.Join(dir, "out")
 	// The re-simulation at the engine's speed cannot write its trace.
 	if err := os.MkdirAll(filepath.Join(out, "rank01.speed.sim.parquet", "x"), 0o755); err != nil {

@@ -117,6 +117,38 @@ func stubReplay(t *testing.T) replay.Config {
 	return cfg
 }
 
+// refitStub is the replay configuration of a stub server for refits,
+// with the text model given: tokens 8 ms apart (16 ms to the first),
+// twice the H100 profile's decode step, so that the refit has something
+// to correct (at 4 ms the profile was as close as the stub's timer jitter
+// lets a fit get). Its requests go one at a time: the stub does not
+// batch, so overlapping streams make no steps.
+func refitStub(t *testing.T) replay.Config {
+	srv := replaytest.New(replaytest.Options{TTFT: 16 * time.Millisecond, ITL: 8 * time.Millisecond})
+	t.Cleanup(srv.Close)
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	return cfg
+}
+
+// parentProfile copies the H100 test profile to path, the parent of a
+// refit, and loads it from there.
+func parentProfile(t *testing.T, path string) *calibrate.Profile {
+	data, err := os.ReadFile("../calibrate/testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof, err := calibrate.LoadProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prof
+}
+
 func TestRunFailuresAndComparison(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("D", dir)
@@ -332,25 +364,9 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 
 func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 	dir := t.TempDir()
-	// One request at a time (the stub does not batch, so overlapping
-	// streams make no steps), tokens 8 ms apart: twice the H100 profile's
-	// decode step, so that the refit has something to correct (at 4 ms the
-	// profile was as close as the stub's timer jitter lets a fit get).
-	srv := replaytest.New(replaytest.Options{TTFT: 16 * time.Millisecond, ITL: 8 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20}
+	cfg := refitStub(t)
 	parent := filepath.Join(dir, "parent.json")
-	data, err := os.ReadFile("../calibrate/testdata/profile_v1.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(parent, data, 0o644)
-	prof, err := calibrate.LoadProfile(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := parentProfile(t, parent)
 	if method != nil {
 		prof.Method = method
 	}
