@@ -52,6 +52,13 @@ func (m TextModel) Bytes(tokens int) int {
 	return max(n, 1)
 }
 
+// tooShort reports whether tokens is below what the overhead and one byte
+// of text cost: Bytes then gives that byte, and the prompt costs more
+// tokens than asked.
+func (m TextModel) tooShort(tokens int) bool {
+	return math.Round((float64(tokens)-m.Overhead)/m.TokensPerByte) < 1
+}
+
 // Tokens is the model's token count for a text of n bytes.
 func (m TextModel) Tokens(n int) float64 { return m.TokensPerByte*float64(n) + m.Overhead }
 

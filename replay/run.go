@@ -23,6 +23,9 @@ type job struct {
 	// capWait is how late the concurrency cap made the send (open loop):
 	// part of its schedule lag, but not the client's lateness.
 	capWait time.Duration
+	// shortPrompt: the row's prompt_tokens are below the overhead and one
+	// byte of text, so its prompt was sent longer than the trace says.
+	shortPrompt bool
 }
 
 // Run replays the rows of in against cfg.BaseURL once and writes each sent
@@ -97,7 +100,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				hashWarn = true
 			}
 			prompt = pb.Build(prompt[:0], i, r)
-			j := &job{idx: i, req: r, body: c.body(prompt, int(r.OutputTokens))}
+			j := &job{idx: i, req: r, body: c.body(prompt, int(r.OutputTokens)), shortPrompt: cfg.Text.tooShort(int(r.PromptTokens))}
 			select {
 			case jobs <- j:
 			case <-runCtx.Done():
@@ -145,6 +148,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				}
 				dirty = true
 				col.addWaited(j.req, j.capWait)
+				if j.shortPrompt && !j.req.Warmup {
+					col.s.ShortPrompt++
+				}
 				if onWrite != nil {
 					onWrite(j.idx)
 				}

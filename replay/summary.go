@@ -53,6 +53,10 @@ type Summary struct {
 	LagFlagged bool // ClientLag.P99 > LagLimit
 	CapWaits   int  // open loop with a cap: sends that waited for a free slot (warm-up excluded)
 	ZeroOutput int  // rows of output_tokens 0, sent with max_tokens 1 (warm-up excluded)
+	// ShortPrompt counts rows whose prompt_tokens are below the text
+	// model's overhead plus one byte of text: sent longer than the trace
+	// says (warm-up excluded).
+	ShortPrompt int
 	// Goodput: the successes within every limit of SLO (Config.SLO; zero:
 	// not counted), and their requests and output tokens per second of Wall.
 	SLO                          traces.SLO
@@ -235,6 +239,14 @@ func (s *Summary) Print(w io.Writer) {
 			rows = "row has"
 		}
 		fmt.Fprintf(w, "  %d %s output_tokens 0: sent with max_tokens 1 (servers refuse 0), each measures at least 1 output token\n", n, rows)
+	}
+	if n := s.ShortPrompt; n > 0 {
+		rows := "rows have"
+		if n == 1 {
+			rows = "row has"
+		}
+		fmt.Fprintf(w, "  %d %s fewer prompt tokens than the request's overhead and one byte of text (%.4g): sent with that many\n",
+			n, rows, s.Text.Tokens(1))
 	}
 	for _, m := range s.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", m)
