@@ -436,11 +436,12 @@ func notRun(cand sweep.Candidate, err error, log io.Writer) CandidateResult {
 
 // verifyOne runs one candidate: plan, engine, replay, engine check and
 // stop, re-simulation, comparison.
-func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep.Candidate, step sim.StepTimer, stepDesc, host, port string, log io.Writer) CandidateResult {
+func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep.Candidate, step sim.StepTimer, stepDesc, host, port string, log io.Writer) (cr CandidateResult) {
 	t0 := time.Now()
 	name := candidateName(cand.Rank)
-	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
+	cr = CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
 		SweepPredicted: cand.Predicted, Repeat: Repeat{FailedByKind: map[string]int{}}, Rows: []MetricRow{}}
+	// Named result: the deferred time reaches what is returned.
 	defer func() { cr.WallSeconds = time.Since(t0).Seconds() }()
 	fail := func(status, format string, a ...any) CandidateResult {
 		cr.Status, cr.Detail = status, fmt.Sprintf(format, a...)
