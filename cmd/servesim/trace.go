@@ -314,6 +314,16 @@ func traceSliceCommand() *cli.Command {
 			}
 			kept := &notEmpty{Reader: traces.Slice(r, int64(from), int64(to), c.Int("head")),
 				empty: fmt.Errorf("slice %s: no request arrives in %s, warm-up rows aside (`servesim trace stats` gives the trace's span); nothing written", in, window)}
+			if head := c.Int("head"); head > 0 {
+				// A head filled with warm-up rows cut the requests that
+				// arrived after them; fewer rows than it are the window's.
+				kept.warmupOnly = func(n int) error {
+					if n < head {
+						return kept.empty
+					}
+					return fmt.Errorf("slice %s: --head %d keeps %d warm-up rows of %s and no measured request; nothing written", in, head, n, window)
+				}
+			}
 			_, err = traces.WriteTrace(c.Context, out, kept)
 			return err
 		},
@@ -327,20 +337,26 @@ func traceSliceCommand() *cli.Command {
 // --slice refuses it.
 type notEmpty struct {
 	traces.Reader
-	rows  int // measured rows
-	empty error
-	err   error
+	rows, warmups int // measured rows, warm-up rows
+	empty         error
+	warmupOnly    func(warmups int) error // when set, the error of warm-up rows alone
+	err           error
 }
 
 func (r *notEmpty) Next() bool {
 	if r.Reader.Next() {
-		if !r.At().Warmup {
+		if r.At().Warmup {
+			r.warmups++
+		} else {
 			r.rows++
 		}
 		return true
 	}
 	if r.rows == 0 && r.Reader.Err() == nil {
 		r.err = r.empty
+		if r.warmups > 0 && r.warmupOnly != nil {
+			r.err = r.warmupOnly(r.warmups)
+		}
 	}
 	return false
 }
