@@ -407,13 +407,14 @@ func addLabels(p *plot.Plot, pts plotter.XYs, labels []string, c color.Color) er
 // which no name cuts short.
 func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 	names := make([]string, len(runs))
-	seen := map[string]bool{}
+	seen, byRow := map[string]bool{}, false
 	for i, r := range runs {
 		names[i] = truncate(r.Name, 50)
 		if seen[names[i]] {
 			for j := range runs {
 				names[j] = truncate(fmt.Sprintf("row %d: %s", pos[j], runs[j].Name), 50)
 			}
+			byRow = true
 			break
 		}
 		seen[names[i]] = true
@@ -447,7 +448,7 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 		return nil, err
 	}
 	caption := "Peak KV blocks referenced per time bucket, as a share of the blocks that fit; one panel per run, each on its own time axis."
-	if strings.HasPrefix(names[0], "row ") {
+	if byRow { // not by a name's prefix: a run may be named "row …" itself
 		caption += " Row N is the run's row in the comparison table."
 	}
 	return &Figure{Name: "kv-utilization", Caption: caption, SVG: svg}, nil
