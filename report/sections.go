@@ -141,6 +141,10 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 	}
 	for _, sw := range in.Sweeps {
 		rows := shownRows(sw)
+		if len(sw.Rows) == 0 { // a shard of more shards than configs
+			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s holds no config.", sw.Name)})
+			continue
+		}
 		if len(rows) == 0 {
 			blocks = append(blocks, &Text{fmt.Sprintf("Sweep %s: none of its %d configs has a result (%s).", sw.Name, len(sw.Rows), outcomeCounts(sw.Rows))})
 			continue
