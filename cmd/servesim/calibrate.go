@@ -422,15 +422,18 @@ func readReportedKV(ctx context.Context, baseURL string, w io.Writer) *calibrate
 // disagree, are errors.
 func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrate.EngineInfo, error) {
 	engine := strings.TrimSpace(info.Engine + " " + info.EngineVersion)
+	exact := func(a, b string) bool { return a == b }
 	fields := []struct {
 		flag string
 		v    *string
 		meta func(traces.Meta) string
+		same func(a, b string) bool
 	}{
-		{"model", &info.Model, func(m traces.Meta) string { return m.Model }},
-		{"precision", &info.Precision, func(m traces.Meta) string { return m.Precision }},
-		{"device", &info.Device, func(m traces.Meta) string { return m.Device }},
-		{"engine and --engine-version", &engine, func(m traces.Meta) string { return m.Engine }},
+		{"model", &info.Model, func(m traces.Meta) string { return m.Model }, exact},
+		{"precision", &info.Precision, func(m traces.Meta) string { return m.Precision }, exact},
+		// as simulate matches a profile's device to a plan's: the catalog's way
+		{"device", &info.Device, func(m traces.Meta) string { return m.Device }, model.SameName},
+		{"engine and --engine-version", &engine, func(m traces.Meta) string { return m.Engine }, exact},
 	}
 	for _, f := range fields {
 		var val, from string
@@ -439,7 +442,7 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 			if v == "" {
 				continue
 			}
-			if val != "" && v != val {
+			if val != "" && !f.same(v, val) {
 				return info, fmt.Errorf("calibrate: --from-traces: %s was measured with %s %q, %s with %q", from, f.flag, val, r.Trace.Path, v)
 			}
 			val, from = v, r.Trace.Path
@@ -447,7 +450,7 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 		switch {
 		case *f.v == "":
 			*f.v = val
-		case val != "" && *f.v != val:
+		case val != "" && !f.same(*f.v, val):
 			return info, fmt.Errorf("calibrate: --%s %q, but %s was measured with %q", f.flag, *f.v, from, val)
 		}
 	}
