@@ -332,15 +332,15 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		return nil, errors.New("no base plan: give base = \"plan.toml\" or the [model] [batch] [device] [cost] (and optional [cluster]) sections")
 	}
 
-	if err := s.parseSweep(f.Sweep); err != nil {
-		return nil, err
-	}
 	// A refused value is named at the line that sets it, as a plan's is.
 	at := func(err error, key ...string) error {
 		if key[len(key)-1] == "" { // the table itself
 			key = key[:len(key)-1]
 		}
 		return tomlkeys.AtLine(string(data), md, key, err)
+	}
+	if err := s.parseSweep(f.Sweep, func(key toml.Key, err error) error { return at(err, append(toml.Key{"sweep"}, key...)...) }); err != nil {
+		return nil, err
 	}
 	if key, err := checkSLO(f.SLO, md); err != nil {
 		return nil, at(err, "slo", key)
@@ -489,18 +489,23 @@ func checkSearch(s Search) (key string, _ error) {
 }
 
 // parseSweep flattens the [sweep] table (dotted keys or sub-tables) into
-// axes and checks every value.
-func (s *Spec) parseSweep(sw map[string]any) error {
+// axes and checks every value; at puts the line of a key of the table
+// before an error about it.
+func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) error {
 	flat := map[string]any{}
-	var walk func(prefix string, m map[string]any) error
-	walk = func(prefix string, m map[string]any) error {
+	// The key as the spec writes it, within [sweep]: "batch.max_num_seqs"
+	// quoted is one key, a sub-table's max_num_seqs two.
+	written := map[string]toml.Key{}
+	var walk func(prefix string, path toml.Key, m map[string]any) error
+	walk = func(prefix string, path toml.Key, m map[string]any) error {
 		for k, v := range m {
 			key := prefix + k
+			kpath := append(slices.Clone(path), k)
 			if sub, ok := v.(map[string]any); ok && !isRange(sub) {
 				if len(sub) == 0 { // a range left unwritten would sweep nothing, unsaid
-					return fmt.Errorf("sweep.%s: an empty table: want a list, a range {from, to, step|factor} or keys", key)
+					return at(kpath, fmt.Errorf("sweep.%s: an empty table: want a list, a range {from, to, step|factor} or keys", key))
 				}
-				if err := walk(key+".", sub); err != nil {
+				if err := walk(key+".", kpath, sub); err != nil {
 					return err
 				}
 				continue
@@ -510,36 +515,37 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 			if _, dup := flat[key]; dup {
 				return fmt.Errorf("sweep.%s: given twice (as a quoted dotted key and in a table): give it once", key)
 			}
-			flat[key] = v
+			flat[key], written[key] = v, kpath
 		}
 		return nil
 	}
-	if err := walk("", sw); err != nil {
+	if err := walk("", nil, sw); err != nil {
 		return err
 	}
+	atKey := func(key string, err error) error { return at(written[key], err) }
 	for _, key := range sortedKeys(flat) {
 		if _, ok := lookupKey(key); !ok {
-			return fmt.Errorf("sweep.%s: unknown key (sweepable: %s)", key, strings.Join(Keys(), ", "))
+			return atKey(key, fmt.Errorf("sweep.%s: unknown key (sweepable: %s)", key, strings.Join(Keys(), ", ")))
 		}
 	}
 	if v, ok := flat[replicasAlias]; ok {
 		if _, both := flat["cluster.replicas"]; both {
-			return fmt.Errorf("sweep.%s: an alias of sweep.cluster.replicas; give one of them", replicasAlias)
+			return atKey(replicasAlias, fmt.Errorf("sweep.%s: an alias of sweep.cluster.replicas; give one of them", replicasAlias))
 		}
 		delete(flat, replicasAlias)
-		flat["cluster.replicas"] = v
+		flat["cluster.replicas"], written["cluster.replicas"] = v, written[replicasAlias]
 		s.replicasAlias = true
 	}
 	// batch.strategy: the outermost axis.
 	if v, ok := flat[strategyKey]; ok {
 		vals, err := axisValues(strategyKey, kString, v)
 		if err != nil {
-			return err
+			return atKey(strategyKey, err)
 		}
 		for _, x := range vals {
 			st := x.(string)
 			if _, ok := plan.Strategies[st]; !ok {
-				return fmt.Errorf("sweep.%s: unknown strategy %q (want one of %s)", strategyKey, st, strings.Join(sortedKeys(plan.Strategies), ", "))
+				return atKey(strategyKey, fmt.Errorf("sweep.%s: unknown strategy %q (want one of %s)", strategyKey, st, strings.Join(sortedKeys(plan.Strategies), ", ")))
 			}
 			s.Strategies = append(s.Strategies, st)
 		}
@@ -562,20 +568,20 @@ func (s *Spec) parseSweep(sw map[string]any) error {
 		}
 		vals, err := axisValues(name, d.kind, v)
 		if err != nil {
-			return err
+			return atKey(d.key, err)
 		}
 		if d.only != nil && !slices.ContainsFunc(s.Strategies, d.applies) {
-			return fmt.Errorf("sweep.%s: applies only to strategy %s, and the sweep has %s", d.key, strings.Join(d.only, ", "), strings.Join(s.Strategies, ", "))
+			return atKey(d.key, fmt.Errorf("sweep.%s: applies only to strategy %s, and the sweep has %s", d.key, strings.Join(d.only, ", "), strings.Join(s.Strategies, ", ")))
 		}
 		for i, x := range vals {
 			if err := checkValue(d.key, name, x); err != nil {
-				return err
+				return atKey(d.key, err)
 			}
 			// The plan and the catalog read "float8" as fp8 and a device in
 			// any case: two spellings would run one config twice.
 			for _, y := range vals[:i] {
 				if same(d.key, x, y) {
-					return fmt.Errorf("sweep.%s: %v and %v are one value, given twice", name, y, x)
+					return atKey(d.key, fmt.Errorf("sweep.%s: %v and %v are one value, given twice", name, y, x))
 				}
 			}
 		}
