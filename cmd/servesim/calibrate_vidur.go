@@ -49,6 +49,10 @@ func runVidurProfile(c *cli.Context) error {
 		return usageErrorf("calibrate: --tensor-parallel %d: want ≥ 1 (0 = 1)", m.TensorParallel)
 	}
 	out := c.String("out")
+	csvPath := c.String("vidur-profile")
+	if err := checkOutputs("calibrate", []namedPath{{"--out", out}}, []namedPath{{"--vidur-profile", csvPath}}); err != nil {
+		return err
+	}
 	if err := atomicfile.CheckDir(out); err != nil {
 		return usageErrorf("calibrate: --out %v", err)
 	}
@@ -56,7 +60,6 @@ func runVidurProfile(c *cli.Context) error {
 		return usageErrorf("calibrate: --out %s is a directory: want the profile's file", out)
 	}
 
-	csvPath := c.String("vidur-profile")
 	p, prior, roof, err := calibrate.NewVidurProfile(csvPath, a, h, m, time.Now())
 	if err != nil {
 		return err

@@ -116,3 +116,24 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return abs
 }
+
+// An --out that names the Vidur file would replace the operator times
+// with the prior built from them: it is refused before anything is read,
+// as every command refuses an output that is its input.
+func TestCalibrateVidurProfileRefusesOutOverItsInput(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "mlp.csv")
+	data, err := os.ReadFile(vidurLlama2H100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(csv, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := runCode(t, "calibrate", "--vidur-profile", csv, "--model", "Llama-2-7B", "--device", "H100-SXM-80G", "--out", csv)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--out") || !strings.Contains(err.Error(), "--vidur-profile") {
+		t.Errorf("exit %d, %v; want 2 and an error naming --out and --vidur-profile", code, err)
+	}
+	if after, _ := os.ReadFile(csv); string(after) != string(data) {
+		t.Errorf("the Vidur file was overwritten: it now starts %q", after[:min(len(after), 40)])
+	}
+}
