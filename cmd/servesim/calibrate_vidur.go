@@ -44,6 +44,11 @@ func runVidurProfile(c *cli.Context) error {
 		if m.WeightPrecision, err = model.ParsePrecision(p); err != nil {
 			return usageErrorf("calibrate: --precision: %v", err)
 		}
+		// Vidur times fp16 weights: another precision is a usage error,
+		// as an unknown one is, not a failed build.
+		if wp := m.WeightPrecision; wp != model.FP16 && wp != model.BF16 {
+			return usageErrorf("calibrate: --precision %s: Vidur times fp16 weights, want fp16 or bf16", wp)
+		}
 	}
 	if m.TensorParallel = c.Int("tensor-parallel"); m.TensorParallel < 0 {
 		return usageErrorf("calibrate: --tensor-parallel %d: want ≥ 1 (0 = 1)", m.TensorParallel)

@@ -72,7 +72,7 @@ func TestCalibrateVidurProfileModelNotInFile(t *testing.T) {
 
 // Flags of live runs and refits make no sense with --vidur-profile: each
 // is refused naming both, with exit 2 and no output file; so are missing
-// and unknown model and device names.
+// and unknown model and device names, and a precision Vidur did not time.
 func TestCalibrateVidurProfileRefusesFlags(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "prior.json")
@@ -91,6 +91,7 @@ func TestCalibrateVidurProfileRefusesFlags(t *testing.T) {
 		{with(base, "--model", "Llama-2-7B", "--device", "H100"), []string{"--device", "H100"}},
 		{with(base, "--model", "Llama-7B", "--device", "H100-SXM-80G"), []string{"--model", "Llama-7B"}},
 		{with(named, "--precision", "fp9"), []string{"--precision"}},
+		{with(named, "--precision", "fp8"), []string{"--precision", "fp16 or bf16"}},
 	} {
 		_, code, err := runCode(t, tc.args...)
 		if code != 2 || err == nil {
