@@ -190,6 +190,10 @@ func runCalibrate(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("calibrate: --out %s is a directory: want the profile's file", out), 2)
 	}
 	if live {
+		// The runs' directory at the profile's path leaves no room to save it.
+		if err := checkOutputs("calibrate", []namedPath{{"--out", out}, {"--trace-out", traceDir}}, nil); err != nil {
+			return err
+		}
 		if err := atomicfile.CheckDir(traceDir); err != nil {
 			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %v", err), 2)
 		}

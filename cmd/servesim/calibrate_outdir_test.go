@@ -27,3 +27,20 @@ func TestCalibrateRefusesOutDirectory(t *testing.T) {
 		}
 	}
 }
+
+// --trace-out naming --out's own path would make the profile's path the
+// runs' directory: the calibration ran to the end and failed to save. It
+// is refused before any live run.
+func TestCalibrateRefusesTraceOutAtOut(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "profile.json")
+	_, code, err := runCode(t, "calibrate", "--out", out, "--trace-out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--tokens-per-byte", "1", "--prompt-overhead", "20")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--out") || !strings.Contains(err.Error(), "--trace-out") {
+		t.Errorf("exit %d, err %v; want exit 2 naming --out and --trace-out", code, err)
+	}
+	if n := srv.Count(); n > 0 {
+		t.Errorf("%d requests reached the engine before --trace-out was refused", n)
+	}
+}
