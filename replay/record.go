@@ -150,6 +150,12 @@ func (c *Config) ValidateRecord() error {
 				errs = append(errs, fieldErr("Out", stalePartial(PartialPath(out))))
 				break
 			}
+			// The raw bodies' directory there would leave the trace no room,
+			// found only once the run is over.
+			if c.SaveRaw != "" && traces.SamePath(out, c.SaveRaw) {
+				errs = append(errs, fieldErr("SaveRaw", fmt.Sprintf("%s is the output trace's path: name another directory for the raw bodies", c.SaveRaw)))
+				break
+			}
 		}
 	}
 	if c.SaveRaw != "" {

@@ -32,3 +32,28 @@ func TestRecordSaveRawErrorNamesTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// A --save-raw at the path of --out (of any --repeat run's trace) would
+// become a directory there, and the trace could not be written once the
+// run was over: it is refused before any request.
+func TestRecordSaveRawAtOutIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	r := &traces.Request{}
+	r.Reset()
+	r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = "q", int64(time.Millisecond), 50, 3
+	trace := filepath.Join(dir, "in.csv")
+	if err := traces.WriteAll(trace, traces.Meta{}, []*traces.Request{r}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	for _, args := range [][]string{
+		{"--save-raw", out},
+		{"--save-raw", filepath.Join(dir, "out.run2.csv"), "--repeat", "2"},
+	} {
+		_, code, err := runCode(t, append([]string{"record", "--trace", trace, "--out", out, "--base-url", "http://127.0.0.1:1/v1",
+			"--model", "m", "--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1"}, args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--save-raw") {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming --save-raw", args, code, err)
+		}
+	}
+}
