@@ -228,7 +228,9 @@ func runVerify(c *cli.Context) error {
 		outs = append(outs, namedPath{"--out", p})
 	}
 	if opt.Refit != nil {
-		outs = append(outs, namedPath{"--refit-out", opt.Refit.Out})
+		// The --out directory too: verify makes it before any run, so a
+		// refit saved at its path would fail only after every candidate.
+		outs = append(outs, namedPath{"--out", opt.Out}, namedPath{"--refit-out", opt.Refit.Out})
 	}
 	ins := []namedPath{{"--trace", opt.Trace}, {"--candidates", c.String("candidates")}, {"--profile", opt.ProfilePath}, {"--catalog", c.String("catalog")}}
 	if opt.Profile != nil {

@@ -335,3 +335,27 @@ func TestVerifyRefusesUnusableSettings(t *testing.T) {
 		t.Errorf("%d requests reached the engine", n)
 	}
 }
+
+// --refit-out naming the --out directory itself (not yet made) would be
+// refused only when the refit is saved, after every candidate ran: verify
+// makes that directory first. It is a usage error found before any run.
+func TestVerifyRefitOutAtOutDirectoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// on the candidate's device, so that nothing else refuses the run
+	prof := writeFile(t, dir, "p.json", strings.ReplaceAll(string(data), `"H100-SXM-80G"`, `"cpu"`))
+	out := filepath.Join(dir, "out")
+	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--tokens-per-byte", "1", "--profile", prof, "--out", out, "--refit", "--refit-out", out)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--refit-out") {
+		t.Errorf("exit %d, err %v; want exit 2 naming --refit-out\n%s", code, err, text)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
