@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -64,9 +65,12 @@ type Fit struct {
 //
 // Before fitting, a term is reported as unexcited (StatusUnexcited, value
 // 0) when its column is all zero or lies within Collinearity of the span of
-// the enabled columns before it in term order (c0, cp, ca, cd, ck): e.g. a
-// run where every step decodes the same number of sequences cannot
-// separate cd from c0, and cd is reported unexcited.
+// the enabled columns before it in term order (c0, cp, ca, cd, ck; with
+// the curve, its points come first): e.g. a run where every step decodes
+// the same number of sequences cannot separate cd from c0, and cd is
+// reported unexcited. A curve point so reported is left out of the curve,
+// which interpolates across it (Curve), and the fit is repeated on the
+// hats of the curve through the remaining points.
 //
 // Confidence intervals are analytic, not bootstrapped: on the free set F
 // (terms strictly positive at the NNLS solution), cov = σ²·(X_Fᵀ W X_F)⁻¹
@@ -115,14 +119,65 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 			off[t] = true
 		}
 	}
-	lf, err := fitLinear(x, y, names, off[:], s.Weights, s.Collinearity, s.Confidence, n)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: fit steps: %w", err)
+	// A dense point whose hat is a combination of the others' is left out
+	// of the curve (Curve), which interpolates across it: refit with the
+	// hats of the curve through the remaining points, or the fit is to a
+	// curve that a profile never evaluates.
+	var knots []int // dense points in the curve, by index into DenseKnots
+	for i := range NumDense {
+		if !off[int(TermDense0)+i] {
+			knots = append(knots, i)
+		}
+	}
+	// The curve's points are selected before the other terms: a point
+	// found a combination of the others is left out of the curve, and one
+	// of a term (cr, say) that NNLS then holds at 0 would leave the curve
+	// short of points where steps were measured.
+	var order []int
+	if s.Curve {
+		for t := range NumTerms {
+			order = append(order, (t+int(TermDense0))%NumTerms)
+		}
+	}
+	var combined []termNote // notes of the points left out so
+	var lf *linearFit
+	for {
+		var err error
+		if lf, err = fitLinear(x, y, names, off[:], s.Weights, s.Collinearity, s.Confidence, n, order); err != nil {
+			return nil, fmt.Errorf("calibrate: fit steps: %w", err)
+		}
+		var out []termNote
+		for _, nt := range lf.notes {
+			if Term(nt.term) >= TermDense0 && !nt.zero && lf.coefs[nt.term].Status == StatusUnexcited {
+				out = append(out, nt)
+			}
+		}
+		if len(out) == 0 {
+			break
+		}
+		combined = append(combined, out...)
+		knots = slices.DeleteFunc(knots, func(i int) bool {
+			return slices.ContainsFunc(out, func(nt termNote) bool { return nt.term == int(TermDense0)+i })
+		})
+		at := make([]float64, len(knots))
+		for k, i := range knots {
+			at[k] = DenseKnots[i]
+		}
+		for r, o := range obs {
+			for i := range NumDense {
+				x.Set(r, int(TermDense0)+i, 0)
+			}
+			for k, i := range knots {
+				x.Set(r, int(TermDense0)+i, curveHat(at, k, o.PrefillTokens+o.DecodeSeqs))
+			}
+		}
 	}
 	f := &Fit{Sigma: lf.sigma, DOF: lf.dof}
 	// Keep the notes the caller can act on: not the terms the model choice
 	// switches off, nor curve points no step reached.
-	for _, n := range lf.notes {
+	notes := append(combined, lf.notes...)
+	slices.SortStableFunc(notes, func(a, b termNote) int { return a.term - b.term })
+	for _, n := range notes {
 		if (off[n.term] && !s.Off[n.term]) || (Term(n.term) >= TermDense0 && n.zero) {
 			continue
 		}
@@ -168,8 +223,14 @@ type termNote struct {
 
 // fitLinear fits y ≈ X·β with β ≥ 0. n is the number of rows of x in use
 // (x has at least one row even when n is 0).
-func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []float64, collTol, conf float64, n int) (*linearFit, error) {
+func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []float64, collTol, conf float64, n int, order []int) (*linearFit, error) {
 	_, p := x.Dims()
+	if order == nil {
+		order = make([]int, p)
+		for j := range order {
+			order[j] = j
+		}
+	}
 	if n == 0 {
 		return nil, errors.New("no observations")
 	}
@@ -203,7 +264,7 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 	// unit-norm columns.
 	var basis [][]float64
 	var cols []int
-	for j := range p {
+	for _, j := range order {
 		if off[j] {
 			lf.coefs[j].Status = StatusOff
 			lf.notes = append(lf.notes, termNote{term: j, text: names[j] + ": switched off by the caller"})

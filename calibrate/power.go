@@ -70,7 +70,7 @@ func FitPower(samples []PowerSample) (*PowerFit, error) {
 	if floats.Max(y) == 0 {
 		return nil, fmt.Errorf("calibrate: fit power: all %d samples read 0 W: the sampler measured no power", n)
 	}
-	lf, err := fitLinear(x, y, []string{"idle_watts", "dynamic_watts"}, []bool{false, false}, nil, 0, 0, n)
+	lf, err := fitLinear(x, y, []string{"idle_watts", "dynamic_watts"}, []bool{false, false}, nil, 0, 0, n, nil)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: fit power: %w", err)
 	}

@@ -98,21 +98,25 @@ func termFeature(t Term) string {
 // the knot, falling linearly to 0 at its neighbours (the first rises from
 // 0 at 0 tokens), and proportional beyond the last knot, as
 // sim.TokenCurve extrapolates when that knot costs anything.
-func denseHat(i int, n float64) float64 {
-	x := DenseKnots[i]
+func denseHat(i int, n float64) float64 { return curveHat(DenseKnots[:], i, n) }
+
+// curveHat is denseHat for a curve through the points at knots only
+// (increasing), as Curve leaves out the points that were not fitted.
+func curveHat(knots []float64, i int, n float64) float64 {
+	x := knots[i]
 	switch {
 	case n <= 0:
 		return 0
 	case n <= x:
 		lo := 0.0
 		if i > 0 {
-			lo = DenseKnots[i-1]
+			lo = knots[i-1]
 		}
 		return math.Max(0, (n-lo)/(x-lo))
-	case i == NumDense-1:
+	case i == len(knots)-1:
 		return n / x
 	}
-	return math.Max(0, (DenseKnots[i+1]-n)/(DenseKnots[i+1]-x))
+	return math.Max(0, (knots[i+1]-n)/(knots[i+1]-x))
 }
 
 // Observation is one engine step: its batch features and how long it took.

@@ -1,0 +1,42 @@
+package calibrate
+
+import (
+	"math"
+	"testing"
+)
+
+// A dense point whose hat is a combination of the others' (steps at 3
+// tokens only, between the points at 2 and 4) is left out of the curve,
+// which then interpolates across it: the fit must be to that curve, so
+// that a linear cost is recovered at every width that was measured.
+func TestFitStepsCurveBetweenKnots(t *testing.T) {
+	cost := func(n float64) float64 { return 4e-3 + 6e-5*n }
+	var obs []Observation
+	for i := range 60 {
+		var o Observation
+		switch i % 4 {
+		case 0:
+			o.DecodeSeqs = 1
+		case 1:
+			o.DecodeSeqs = 3
+		case 2:
+			o.PrefillTokens = 100
+		case 3:
+			o.PrefillTokens = 16
+		}
+		o.Seconds = cost(o.PrefillTokens+o.DecodeSeqs) * (1 + 0.01*math.Sin(float64(i)))
+		obs = append(obs, o)
+	}
+	f, err := FitSteps(obs, &FitSettings{Curve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []float64{1, 3, 16, 100} {
+		if got := f.Step.StepSeconds(Observation{DecodeSeqs: n}); math.Abs(got-cost(n)) > 0.05*cost(n) {
+			t.Errorf("%g tokens: predicted %.3f ms, want %.3f ms within 5%%", n, got*1e3, cost(n)*1e3)
+		}
+	}
+	if f.Quality.R2 < 0.9 {
+		t.Errorf("R² %.3f, want ≥ 0.9 for a linear cost at four widths", f.Quality.R2)
+	}
+}
