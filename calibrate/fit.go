@@ -119,15 +119,33 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 			off[t] = true
 		}
 	}
-	// A dense point whose hat is a combination of the others' is left out
-	// of the curve (Curve), which interpolates across it: refit with the
-	// hats of the curve through the remaining points, or the fit is to a
-	// curve that a profile never evaluates.
+	// The curve (Curve) leaves out the points that are off or unexcited
+	// and interpolates across them: the dense features are the hats of the
+	// curve through the others, or the fit is to a curve that a profile
+	// never evaluates. A point whose hat is a combination of the others'
+	// is left out so, and the fit repeated.
 	var knots []int // dense points in the curve, by index into DenseKnots
 	for i := range NumDense {
 		if !off[int(TermDense0)+i] {
 			knots = append(knots, i)
 		}
+	}
+	curveHats := func() {
+		at := make([]float64, len(knots))
+		for k, i := range knots {
+			at[k] = DenseKnots[i]
+		}
+		for r, o := range obs {
+			for i := range NumDense {
+				x.Set(r, int(TermDense0)+i, 0)
+			}
+			for k, i := range knots {
+				x.Set(r, int(TermDense0)+i, curveHat(at, k, o.PrefillTokens+o.DecodeSeqs))
+			}
+		}
+	}
+	if s.Curve {
+		curveHats()
 	}
 	// The curve's points are selected before the other terms: a point
 	// found a combination of the others is left out of the curve, and one
@@ -159,18 +177,7 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 		knots = slices.DeleteFunc(knots, func(i int) bool {
 			return slices.ContainsFunc(out, func(nt termNote) bool { return nt.term == int(TermDense0)+i })
 		})
-		at := make([]float64, len(knots))
-		for k, i := range knots {
-			at[k] = DenseKnots[i]
-		}
-		for r, o := range obs {
-			for i := range NumDense {
-				x.Set(r, int(TermDense0)+i, 0)
-			}
-			for k, i := range knots {
-				x.Set(r, int(TermDense0)+i, curveHat(at, k, o.PrefillTokens+o.DecodeSeqs))
-			}
-		}
+		curveHats()
 	}
 	f := &Fit{Sigma: lf.sigma, DOF: lf.dof}
 	// Keep the notes the caller can act on: not the terms the model choice

@@ -40,3 +40,27 @@ func TestFitStepsCurveBetweenKnots(t *testing.T) {
 		t.Errorf("R² %.3f, want ≥ 0.9 for a linear cost at four widths", f.Quality.R2)
 	}
 }
+
+// A curve point switched off (--without dense@4) is left out of the curve
+// too: the fit is to the curve through the others.
+func TestFitStepsCurveWithoutAPoint(t *testing.T) {
+	cost := func(n float64) float64 { return 4e-3 + 6e-5*n }
+	widths := []float64{1, 2, 3, 5, 8, 16}
+	var obs []Observation
+	for i := range 60 {
+		o := Observation{DecodeSeqs: widths[i%len(widths)]}
+		o.Seconds = cost(o.DecodeSeqs) * (1 + 0.01*math.Sin(float64(i)))
+		obs = append(obs, o)
+	}
+	fs := FitSettings{Curve: true}
+	fs.Off[TermDense0+2] = true // dense@4
+	f, err := FitSteps(obs, &fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range widths {
+		if got := f.Step.StepSeconds(Observation{DecodeSeqs: n}); math.Abs(got-cost(n)) > 0.05*cost(n) {
+			t.Errorf("%g tokens: predicted %.3f ms, want %.3f ms within 5%%", n, got*1e3, cost(n)*1e3)
+		}
+	}
+}
