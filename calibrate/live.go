@@ -354,7 +354,9 @@ type AnalyzeOptions struct {
 	Relative bool
 	// NoTrim keeps every observation. By default Analyze fits, drops the
 	// observations the fit misses by more than 100%, refits, drops those
-	// missed by more than 50%, and refits (the count is reported). What it
+	// missed by more than 50%, and refits (the count is reported; a miss
+	// is relative to the smaller of the observed and predicted times, see
+	// fitTrimmed). What it
 	// drops on a live client are measurement artefacts: a first token the
 	// server delivered a step late looks like a whole prompt prefilled in
 	// one 10 ms step, and a stall of the client or the host looks like a
@@ -801,39 +803,39 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 }
 
 // fitTrimmed fits obs (FitSteps with settings, whose Weights, if any,
-// are per observation of obs). With trim it then drops the observations
-// the fit misses by more than 100% and refits, then those missed by more
-// than 50% and refits (AnalyzeOptions.NoTrim). It returns the last fit and
-// the indices into obs of the observations it was fitted to, ascending.
+// are per observation of obs). With trim it then keeps the observations
+// the fit misses by at most 100% and refits, then those the refit misses
+// by at most 50% and refits (AnalyzeOptions.NoTrim). A miss is relative
+// to the smaller of the observed and predicted times, so that a stall is
+// missed as much as a step as much faster; and each pass chooses among
+// all of obs, so that steps a stall pulled the first fit away from come
+// back once it is gone. It returns the last fit and the indices into obs
+// of the observations it was fitted to, ascending.
 func fitTrimmed(obs []Observation, settings *FitSettings, trim bool) (*Fit, []int, error) {
 	fs := *settings
 	idx := make([]int, len(obs))
 	for i := range idx {
 		idx[i] = i
 	}
-	cur := obs
-	f, err := FitSteps(cur, &fs)
+	f, err := FitSteps(obs, &fs)
 	if err != nil || !trim {
 		return f, idx, err
 	}
 	for _, lim := range []float64{1, 0.5} {
-		pred := f.Step.Predict(nil, cur)
+		pred := f.Step.Predict(nil, obs)
 		var keep []Observation
 		var ki []int
 		var kw []float64
-		for i, o := range cur {
-			if math.Abs(pred[i]-o.Seconds) <= lim*o.Seconds {
-				keep, ki = append(keep, o), append(ki, idx[i])
-				if fs.Weights != nil {
-					kw = append(kw, fs.Weights[i])
+		for i, o := range obs {
+			if math.Abs(pred[i]-o.Seconds) <= lim*math.Min(pred[i], o.Seconds) {
+				keep, ki = append(keep, o), append(ki, i)
+				if settings.Weights != nil {
+					kw = append(kw, settings.Weights[i])
 				}
 			}
 		}
-		cur, idx = keep, ki
-		if fs.Weights != nil {
-			fs.Weights = kw
-		}
-		if f, err = FitSteps(cur, &fs); err != nil {
+		idx, fs.Weights = ki, kw
+		if f, err = FitSteps(keep, &fs); err != nil {
 			return nil, nil, err
 		}
 	}
