@@ -89,9 +89,10 @@ type Cluster struct {
 	Replicas int    `toml:"replicas"` // replicas (of the short pool, with a split)
 	Router   string `toml:"router"`   // round_robin | least_outstanding | prefix_affinity
 	// SplitTokens and LongReplicas come together: requests of at most
-	// SplitTokens tokens (prompt + output, or the prompt alone with
-	// SplitOnPrompt) go to the Replicas pool, longer ones to a pool of
-	// LongReplicas replicas of the same plan. 0 = no split.
+	// SplitTokens tokens (prompt + output, the output capped by
+	// model.max_new_tokens, or the prompt alone with SplitOnPrompt) go to
+	// the Replicas pool, longer ones to a pool of LongReplicas replicas of
+	// the same plan. 0 = no split.
 	SplitTokens   int  `toml:"split_tokens,omitempty"`
 	LongReplicas  int  `toml:"long_replicas,omitempty"`
 	SplitOnPrompt bool `toml:"split_on_prompt,omitempty"`
