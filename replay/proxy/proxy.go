@@ -224,6 +224,10 @@ func New(cfg Config) (*Proxy, error) {
 		// Else Go asks for gzip on the client's behalf and unpacks it: the
 		// engine would compress what the client gets uncompressed.
 		ownUp.DisableCompression = true
+		// Else only 2 idle connections are kept (100 in all): under
+		// concurrent traffic most requests would open a new one and
+		// wait for its handshake (record's client keeps as many).
+		ownUp.MaxIdleConns, ownUp.MaxIdleConnsPerHost = 0, 1024
 		cfg.Transport = ownUp
 	}
 	u, _ := url.Parse(cfg.Upstream)
