@@ -228,6 +228,10 @@ func New(cfg Config) (*Proxy, error) {
 		// concurrent traffic most requests would open a new one and
 		// wait for its handshake (record's client keeps as many).
 		ownUp.MaxIdleConns, ownUp.MaxIdleConnsPerHost = 0, 1024
+		// Under common engine keep-alives (uvicorn: 5 s), as record's
+		// client: a connection the engine is closing is not reused for a
+		// POST, which cannot be retried and would reach the client as 502.
+		ownUp.IdleConnTimeout = 4 * time.Second
 		cfg.Transport = ownUp
 	}
 	u, _ := url.Parse(cfg.Upstream)
