@@ -698,11 +698,22 @@ func readPowerCSV(path string, sel telemetry.DeviceSelection) ([]calibrate.Power
 			seen[idx] = true
 			devs = append(devs, calibrate.PowerDevice{Index: idx, UUID: rec[idi], Name: rec[ni]})
 		}
-		t, e1 := strconv.ParseInt(rec[ti], 10, 64)
-		pw, e2 := strconv.ParseFloat(rec[pi], 64)
-		u, e3 := strconv.ParseFloat(rec[ui], 64)
-		if e1 != nil || e2 != nil || e3 != nil {
+		t, err := strconv.ParseInt(rec[ti], 10, 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: t_ns %q: want whole nanoseconds", path, line, rec[ti])
+		}
+		// An empty cell is a reading the device did not report; anything
+		// else that is no number is a damaged file, not a row to drop.
+		if rec[pi] == "" || rec[ui] == "" {
 			continue // not measured
+		}
+		pw, err := strconv.ParseFloat(rec[pi], 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: power_w %q: want watts, or an empty cell when not measured", path, line, rec[pi])
+		}
+		u, err := strconv.ParseFloat(rec[ui], 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: sm_util_pct %q: want a percent, or an empty cell when not measured", path, line, rec[ui])
 		}
 		// A reading the fit cannot take is named here, where its line is
 		// known, not later by its position among the kept samples.

@@ -238,3 +238,27 @@ func TestCalibrateSaysWhyGPUSamplingFailed(t *testing.T) {
 		t.Errorf("output lacks the sampling failure:\n%s", out)
 	}
 }
+
+// An empty cell is a reading the device did not report, and its row is
+// left out of the fit; a cell that holds something else than a number is
+// a damaged file, named with its line and column, not a row quietly lost.
+func TestReadPowerCSVNamesAMalformedCell(t *testing.T) {
+	dir := t.TempDir()
+	head := "t_ns,unix_ns,index,uuid,name,mem_used_bytes,mem_total_bytes,power_w,energy_mj,sm_util_pct,sm_clock_mhz,mem_clock_mhz\n"
+	good := "0,0,0,GPU-aaaa,H100,,,100,,10,,\n"
+	unmeasured := writeFile(t, dir, "unmeasured.csv", head+good+"1,0,0,GPU-aaaa,H100,,,,,20,,\n")
+	if samples, _, err := readPowerCSV(unmeasured, nil); err != nil || len(samples) != 1 {
+		t.Errorf("an empty power cell: %d samples, err %v; want the row left out, no error", len(samples), err)
+	}
+	for _, c := range []struct{ row, col string }{
+		{"1,0,0,GPU-aaaa,H100,,,1OO,,20,,\n", "power_w"},
+		{"1,0,0,GPU-aaaa,H100,,,100,,2O,,\n", "sm_util_pct"},
+		{"1x,0,0,GPU-aaaa,H100,,,100,,20,,\n", "t_ns"},
+	} {
+		path := writeFile(t, dir, c.col+".csv", head+good+c.row)
+		_, _, err := readPowerCSV(path, nil)
+		if err == nil || !strings.Contains(err.Error(), path+":3") || !strings.Contains(err.Error(), c.col) {
+			t.Errorf("a malformed %s cell: err %v, want one naming %s:3 and the column", c.col, err, path)
+		}
+	}
+}
