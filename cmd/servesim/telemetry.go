@@ -130,11 +130,29 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 		}
 	}
 	if s.eng != nil {
-		fmt.Fprintf(w, "engine (%s): running mean %s max %s, waiting mean %s max %s, KV usage max %s\n",
-			e.Engine, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
+		fmt.Fprintln(w, engineLine(e))
 		errs = append(errs, e.Err)
 	}
 	return errors.Join(errs...)
+}
+
+// engineLine is the summary line of an engine's /metrics scrapes: which
+// engine's gauges they carried and how many pages were read, so that a
+// page never read or never recognised is not shown as empty figures.
+func engineLine(e telemetry.ScrapeSummary) string {
+	name := e.Engine
+	switch {
+	case e.Scrapes == 0:
+		name = "no page read"
+	case name == "":
+		name = "no known engine gauges"
+	}
+	counts := fmt.Sprintf("%d scrapes", e.Scrapes)
+	if e.Failed > 0 {
+		counts += fmt.Sprintf(", %d failed", e.Failed)
+	}
+	return fmt.Sprintf("engine (%s; %s): running mean %s max %s, waiting mean %s max %s, KV usage max %s",
+		name, counts, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
 }
 
 // finish gives the sample files the fate of the traces they were taken
