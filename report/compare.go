@@ -104,6 +104,12 @@ func Compare(a, b *Run, threshold float64) []Change {
 			continue
 		}
 		worse := c.Rel * float64(-c.Better) // > 0: got worse
+		if c.Metric == "has a result" {
+			// losing every figure is no change of some size: no threshold
+			// lets it pass
+			c.Regressed = c.B < c.A
+			continue
+		}
 		if c.Metric == "failed requests (share)" {
 			// A share going from 0 to 0.05% is not a 100% regression:
 			// flag an absolute rise of more than a tenth of a point too
