@@ -56,6 +56,9 @@ func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (
 		if err != nil {
 			return nil, err
 		}
+		// the share of requests within x holds until the next request's
+		// latency: a step, not a slope between two requests
+		l.StepStyle = plotter.PostStep
 		v := get(r.Lat)
 		legend = append(legend, legendEntry{
 			label:  fmt.Sprintf("%s — P50 %s, P99 %s (n=%d)", r.Name, fmtSecs(Quantile(v, .5)), fmtSecs(Quantile(v, .99)), len(v)),
