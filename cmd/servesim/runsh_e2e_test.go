@@ -32,10 +32,10 @@ func TestE2EGPURunScriptOnCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".cache/bin/ollama")); err != nil {
-		t.Skipf("no Ollama binary (scripts/engine.sh install): %v", err)
+		liveUnavailable(t, "no Ollama binary (scripts/engine.sh install): %v", err)
 	}
 	if ln, err := net.Listen("tcp", "127.0.0.1:"+runPort); err != nil {
-		t.Skipf("port %s is busy: %v", runPort, err)
+		liveUnavailable(t, "port %s is busy: %v", runPort, err)
 	} else {
 		ln.Close()
 	}

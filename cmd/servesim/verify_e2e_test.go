@@ -57,10 +57,10 @@ func TestE2EWalkthrough(t *testing.T) {
 	}
 	ollama := filepath.Join(root, ".cache/bin/ollama")
 	if _, err := os.Stat(ollama); err != nil {
-		t.Skipf("no Ollama binary at %s (scripts/engine.sh install)", ollama)
+		liveUnavailable(t, "no Ollama binary at %s (scripts/engine.sh install)", ollama)
 	}
 	if ln, err := net.Listen("tcp", "127.0.0.1:"+verifyPort); err != nil {
-		t.Skipf("port %s is busy: %v", verifyPort, err)
+		liveUnavailable(t, "port %s is busy: %v", verifyPort, err)
 	} else {
 		ln.Close()
 	}
