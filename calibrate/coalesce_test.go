@@ -3,6 +3,8 @@ package calibrate
 import (
 	"slices"
 	"testing"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // A request that receives two tokens together was in the batch of the
@@ -33,10 +35,10 @@ func testCoalesced(t *testing.T, first bool) {
 		}
 		return n > 1
 	}
-	found := false
+	var changed *traces.Request
 	for _, x := range rows {
 		if len(x.TokenTimes) > 10 && shared(x.TokenTimes[0]) {
-			found = true
+			changed = x
 			if first {
 				// One first chunk of two tokens: both at its arrival.
 				x.TokenTimes[0] = x.TokenTimes[1]
@@ -47,7 +49,7 @@ func testCoalesced(t *testing.T, first bool) {
 			break
 		}
 	}
-	if !found {
+	if changed == nil {
 		t.Fatal("no long request sharing its first step")
 	}
 	got, st, err := RecoverSteps(nil, rows, nil)
@@ -57,6 +59,7 @@ func testCoalesced(t *testing.T, first bool) {
 	if st.Coalesced == 0 || st.Skipped != 0 {
 		t.Fatalf("want a coalesced boundary and no request skipped: %+v", st)
 	}
+	checkKeptAway(t, got, want, changed)
 	for _, g := range got {
 		w, ok := byEnd[g.End]
 		if !ok {
@@ -85,22 +88,22 @@ func TestRecoverStepsSpreadChunkTokens(t *testing.T) {
 	}
 	// A token whose step was much shorter or longer than the next one's
 	// (a prefill in the batch), so that halfway is far from its boundary.
-	found := false
+	var spread *traces.Request
 	for _, x := range rows {
 		tt := x.TokenTimes
-		for k := 1; k+1 < len(tt) && !found; k++ {
+		for k := 1; k+1 < len(tt) && spread == nil; k++ {
 			a, b := tt[k]-tt[k-1], tt[k+1]-tt[k]
 			if a > 3*b || b > 3*a {
 				tt[k] = tt[k-1] + (tt[k+1]-tt[k-1])/2
 				x.Chunks--
-				found = true
+				spread = x
 			}
 		}
-		if found {
+		if spread != nil {
 			break
 		}
 	}
-	if !found {
+	if spread == nil {
 		t.Fatal("no token between steps of different lengths")
 	}
 	got, st, err := RecoverSteps(nil, rows, nil)
@@ -110,6 +113,7 @@ func TestRecoverStepsSpreadChunkTokens(t *testing.T) {
 	if st.Skipped != 1 {
 		t.Errorf("skipped %d requests, want the one with a spread chunk", st.Skipped)
 	}
+	checkKeptAway(t, got, want, spread)
 	for _, g := range got {
 		w, ok := byEnd[g.End]
 		if !ok {
@@ -120,5 +124,31 @@ func TestRecoverStepsSpreadChunkTokens(t *testing.T) {
 			t.Errorf("step ending at %d: got prefill %g decode %g context %g start %d, engine ran prefill %g decode %g context %g start %d",
 				g.End, g.PrefillTokens, g.DecodeSeqs, g.DecodeContext, g.Start, w.PrefillTokens, w.DecodeSeqs, w.DecodeContext, w.Start)
 		}
+	}
+}
+
+// checkKeptAway checks that every step the engine ran before x arrived or
+// after its last token was recovered: only the steps of x's lifetime may
+// be dropped for its tokens, so a recovery that keeps nothing does not
+// pass for one that keeps nothing wrong.
+func checkKeptAway(t *testing.T, got, want []Observation, x *traces.Request) {
+	t.Helper()
+	kept := map[int64]bool{}
+	for _, g := range got {
+		kept[g.End] = true
+	}
+	last := x.TokenTimes[len(x.TokenTimes)-1]
+	away, lost := 0, 0
+	for _, w := range want {
+		if w.End < x.Arrival || w.Start > last {
+			away++
+			if !kept[w.End] {
+				lost++
+			}
+		}
+	}
+	if away == 0 || lost > 0 {
+		t.Errorf("%d of the engine's %d steps away from request %s (%d..%d ns) were not recovered (%d recovered in all)",
+			lost, away, x.ID, x.Arrival, last, len(got))
 	}
 }
