@@ -539,3 +539,20 @@ func TestValidateNamesTheLargestVocab(t *testing.T) {
 		t.Errorf("Vocab(%d): %d tokens, last %q", maxVocab, len(tokens), tokens[len(tokens)-1])
 	}
 }
+
+// An infinite init std, norm eps or rope theta is refused like a zero one:
+// it would write Inf and NaN weights or metadata no engine can run.
+func TestValidateRefusesInfinities(t *testing.T) {
+	inf := float32(math.Inf(1))
+	for name, mod := range map[string]func(*LlamaConfig){
+		"init std":   func(c *LlamaConfig) { c.InitStd = inf },
+		"norm eps":   func(c *LlamaConfig) { c.NormEps = inf },
+		"rope theta": func(c *LlamaConfig) { c.RopeTheta = inf },
+	} {
+		c := DefaultLlamaConfig()
+		mod(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s +Inf accepted", name)
+		}
+	}
+}

@@ -109,11 +109,15 @@ func (c LlamaConfig) Validate() error {
 		return fmt.Errorf("gguf: vocab %d must exceed %d", c.Vocab, firstFiller)
 	case c.Vocab > maxVocab:
 		return fmt.Errorf("gguf: vocab %d too large for the filler words: want at most %d", c.Vocab, maxVocab)
-	case !(c.InitStd > 0) || !(c.NormEps > 0) || !(c.RopeTheta > 0):
-		return errors.New("gguf: init std, norm eps and rope theta must be positive")
+	case !positiveFinite(c.InitStd) || !positiveFinite(c.NormEps) || !positiveFinite(c.RopeTheta):
+		return errors.New("gguf: init std, norm eps and rope theta must be positive and finite")
 	}
 	return nil
 }
+
+// positiveFinite is false for zero, negative, NaN and infinite values, none
+// of which gives weights or metadata an engine can run.
+func positiveFinite(x float32) bool { return x > 0 && x <= math.MaxFloat32 }
 
 // Token types (llama.cpp's llama_token_type).
 const (
