@@ -40,6 +40,8 @@ echo "  fill  engine  a (fresh)  b (4 × fill cells held)  b/a"
 for fill in "${FILLS[@]}"; do
 	"$S" trace synth --requests 4 --arrival constant --rate 100 --prompt "fixed:$fill" --output fixed:1 --seed 2 "$DIR/fill.parquet" >/dev/null
 	for i in $(seq 1 "$N"); do
+		# start would reuse a server an earlier, killed run left on the port.
+		SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
 		SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" start >/dev/null # its errors say why it failed
 		a=$(tpot "$DIR/a.parquet" 1)
 		again=""

@@ -294,3 +294,30 @@ func TestEngineStartRestartsAServerWithOtherSettings(t *testing.T) {
 		t.Errorf("the unpinned server (pid %d) still runs", first)
 	}
 }
+
+// engine-variance.sh measures freshly started engines: a server left
+// running on its port by an earlier run is stopped, not reused as the
+// first engine.
+func TestEngineVarianceDoesNotReuseAnEarlierServer(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r.port = "11439" // engine-variance.sh's own port
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if out, err := r.cmd(ctx, "start").CombinedOutput(); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+	var stdout, stderr strings.Builder
+	c := r.script(ctx, "engine-variance.sh", "1")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("engine-variance.sh: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	if strings.Contains(stderr.String(), "reusing") {
+		t.Errorf("engine-variance.sh measured the server an earlier run left: %s", stderr.String())
+	}
+}
