@@ -321,3 +321,44 @@ func TestEngineVarianceDoesNotReuseAnEarlierServer(t *testing.T) {
 		t.Errorf("engine-variance.sh measured the server an earlier run left: %s", stderr.String())
 	}
 }
+
+// kv-trace.sh traces an engine it starts itself: a server left running on
+// its port by an earlier run is stopped, not reused (its log, which the
+// trace is read from, was already removed).
+func TestKVTraceDoesNotReuseAnEarlierServer(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := "SERVESIM_ENGINE_TEST_SERVER=1 exec " + exe + " -test.run '^TestHelperEngineServer$'"
+	r := newFakeRepo(t, serve)
+	r.port = "11441" // kv-trace.sh's own port
+	traced := filepath.Join(r.root, ".cache/kvtrace/ollama")
+	script, err := os.ReadFile("kv-trace.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{traced: "#!/bin/sh\n" + serve + "\n", filepath.Join(r.root, "scripts/kv-trace.sh"): string(script)} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	start := r.cmd(ctx, "start")
+	start.Env = append(start.Env, "SERVESIM_OLLAMA="+traced)
+	if out, err := start.CombinedOutput(); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+	var out strings.Builder
+	c := r.script(ctx, "kv-trace.sh", t.TempDir())
+	c.Stdout, c.Stderr = &out, &out
+	c.Run() // the stand-in engine writes no trace for the report to read
+	if strings.Contains(out.String(), "reusing") {
+		t.Errorf("kv-trace.sh traced the server an earlier run left: %s", out.String())
+	}
+}

@@ -50,8 +50,11 @@ if [[ ! -x $DIR/ollama ]]; then
 fi
 
 LOG=$ROOT/.cache/engine/ollama-$PORT.log
-rm -f "$LOG"
 export SERVESIM_ENGINE_PORT=$PORT SERVESIM_OLLAMA=$DIR/ollama
+# A server an earlier, killed run left would be reused by start, writing
+# to the log removed here and serving from a warm cache.
+"$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
+rm -f "$LOG"
 trap '"$ROOT/scripts/engine.sh" stop >/dev/null 2>&1 || true' EXIT
 "$ROOT/scripts/engine.sh" start >/dev/null
 "$S" calibrate --base-url "http://127.0.0.1:$PORT/v1" --model servesim-tiny --api-key-env SERVESIM_NO_KEY \
