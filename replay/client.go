@@ -743,7 +743,7 @@ func baseURLHint(base string) string {
 	switch {
 	case strings.Contains(p+"/", "/v1/v1/"):
 		return fmt.Sprintf("; the base URL %s has a doubled /v1; try %s", base, fix(strings.Replace(p, "/v1/v1", "/v1", 1)))
-	case strings.HasSuffix(p, "/completions"):
+	case strings.HasSuffix(p, "/completions"), strings.HasSuffix(p, "/chat"): // /chat: then /chat/chat/completions
 		return fmt.Sprintf("; the base URL %s already ends in an endpoint path; give only the API root, e.g. %s", base,
 			fix(strings.TrimSuffix(strings.TrimSuffix(p, "/completions"), "/chat")))
 	case !strings.Contains(p+"/", "/v1/"):

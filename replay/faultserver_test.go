@@ -41,6 +41,8 @@ func TestFaults(t *testing.T) {
 			want: []string{"/v1/v1/chat/completions", "doubled /v1"}},
 		{name: "404 endpoint in base URL", base: func(s *replaytest.Server) string { return s.URL + "/v1/chat/completions" }, kind: KindNotFound, status: 404,
 			want: []string{"already ends in an endpoint path"}},
+		{name: "404 half an endpoint in base URL", base: func(s *replaytest.Server) string { return s.URL + "/v1/chat" }, kind: KindNotFound, status: 404,
+			want: []string{"/v1/chat/chat/completions", "already ends in an endpoint path", "e.g. http://"}},
 		{name: "429", opts: replaytest.Options{Fault: always(replaytest.Status), Status: 429}, kind: KindRateLimited, status: 429,
 			want: []string{"HTTP 429", "injected status 429"}},
 		{name: "500", opts: replaytest.Options{Fault: always(replaytest.Status)}, kind: KindServer, status: 500, want: []string{"HTTP 500"}},
