@@ -100,7 +100,7 @@ func BenchmarkMooncake(b *testing.B) {
 }
 
 // BenchmarkLongDecode: 2,000 requests with 1,000–4,000 output tokens at
-// 0.5 req/s, where stretches are long: skipping should be ≥ 20× faster.
+// 0.5 req/s, where stretches are long: where skipping gains most (BENCHMARKS.md).
 func BenchmarkLongDecode(b *testing.B) {
 	bothModes(b, func(b *testing.B, noSkip bool) {
 		cfg := DefaultConfig()
