@@ -53,6 +53,10 @@ func runVidurProfile(c *cli.Context) error {
 	if m.TensorParallel = c.Int("tensor-parallel"); m.TensorParallel < 0 {
 		return usageErrorf("calibrate: --tensor-parallel %d: want ≥ 1 (0 = 1)", m.TensorParallel)
 	}
+	if tp := m.TensorParallel; tp > 1 && !a.SplitsAcross(tp) {
+		return usageErrorf("calibrate: --tensor-parallel %d cannot split %s's %d heads and %d KV heads (it must divide the heads, and divide or be a multiple of the KV heads)",
+			tp, a.Name, a.Heads, a.KVHeads)
+	}
 	out := c.String("out")
 	csvPath := c.String("vidur-profile")
 	if err := checkOutputs("calibrate", []namedPath{{"--out", out}}, []namedPath{{"--vidur-profile", csvPath}}); err != nil {

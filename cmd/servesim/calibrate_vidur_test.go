@@ -92,6 +92,7 @@ func TestCalibrateVidurProfileRefusesFlags(t *testing.T) {
 		{with(base, "--model", "Llama-7B", "--device", "H100-SXM-80G"), []string{"--model", "Llama-7B"}},
 		{with(named, "--precision", "fp9"), []string{"--precision"}},
 		{with(named, "--precision", "fp8"), []string{"--precision", "fp16 or bf16"}},
+		{with(named, "--tensor-parallel", "3"), []string{"--tensor-parallel 3", "32 heads"}},
 	} {
 		_, code, err := runCode(t, tc.args...)
 		if code != 2 || err == nil {
