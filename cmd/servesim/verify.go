@@ -76,7 +76,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
 			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times, each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
-			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate"},
+			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate; 0 draws one at random, as no flag does"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table (its paths from the current directory)"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
 			&cli.DurationFlag{Name: "gpu-interval", Value: 250 * time.Millisecond, Usage: "NVML sampling interval with --gpu"},
