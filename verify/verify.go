@@ -76,7 +76,8 @@ type Options struct {
 	Trace string
 	Slice Slice
 	// Replay holds the connection settings (BaseURL, Model, APIKeyEnv,
-	// Endpoint, Timeout, IgnoreEOS, Text, Concurrency). Run sets Arrival
+	// Endpoint, Timeout, IgnoreEOS, Text; no Concurrency cap, which the
+	// re-simulation does not have). Run sets Arrival
 	// open, TimeScale 1/rate_scale, Temperature 0, KeepText, one repeat,
 	// and one prompt salt for every candidate (the same prompts).
 	Replay replay.Config
@@ -394,6 +395,11 @@ func (opt *Options) Validate() error {
 	}
 	if opt.Repeat < 0 {
 		errs = append(errs, fmt.Errorf("verify: repeat %d: want ≥ 1 (0 = once)", opt.Repeat))
+	}
+	if n := opt.Replay.Concurrency; n != 0 {
+		// Requests held at the client would be compared with a prediction
+		// that queues them in the engine.
+		errs = append(errs, fmt.Errorf("verify: Replay.Concurrency %d: the re-simulation caps no requests in flight; replay without a cap", n))
 	}
 	return errors.Join(errs...)
 }

@@ -510,6 +510,7 @@ func TestRunChecksOptionsFirst(t *testing.T) {
 	}{
 		{"url", func(o *Options) { o.Replay.BaseURL = "ftp://x" }, "BaseURL"},
 		{"concurrency", func(o *Options) { o.Replay.Concurrency = -3 }, "Concurrency"},
+		{"capped", func(o *Options) { o.Replay.Concurrency = 4 }, "re-simulation caps no requests in flight"},
 		{"nan", func(o *Options) { o.Tolerances = nan }, "Tolerances.P99: NaN"},
 		{"negative", func(o *Options) { o.Tolerances = neg }, "Tolerances.Cost: -0.1"},
 		{"health", func(o *Options) { o.Engine = &EngineSpec{Start: "true", HealthTimeout: -time.Second} }, "health timeout"},

@@ -74,7 +74,6 @@ func verifyCommand() *cli.Command {
 			&cli.Float64Flag{Name: "tol-cost", Value: tol.Cost, Usage: "tolerance on device-seconds and $/1M output tokens (0 = reported, not gated)"},
 			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile); also report each run's step bias and the errors re-simulated with the refit (OUT/rankNN.refit.sim.parquet) and at each engine's measured decode speed (rankNN.speed.sim.parquet)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
-			&cli.IntFlag{Name: "concurrency", Usage: "cap on requests in flight (0 = none)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times, each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
 			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate; 0 draws one at random, as no flag does"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table (its paths from the current directory)"},
@@ -122,7 +121,7 @@ func runVerify(c *cli.Context) error {
 	cfg := replay.DefaultConfig()
 	cfg.ToolVersion = c.App.Version
 	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
-	cfg.Timeout, cfg.Concurrency = c.Duration("timeout"), c.Int("concurrency")
+	cfg.Timeout = c.Duration("timeout")
 	cfg.Salt = c.Uint64("prompt-salt")
 	if err := applyClientFlags(c, &cfg); err != nil {
 		return err

@@ -146,7 +146,6 @@ func TestVerifyChecksSettingsFirst(t *testing.T) {
 		want string
 	}{
 		{[]string{"--base-url", "ftp://x"}, "--base-url"},
-		{[]string{"--concurrency", "-3"}, "--concurrency"},
 		{[]string{"--tol-p99", "NaN"}, "verify: --tol-p99: NaN: want a finite fraction ≥ 0"},
 		{[]string{"--tol-ttft", "-0.1"}, "verify: --tol-ttft: -0.1: want a finite fraction ≥ 0"},
 		{[]string{"--tol-cost", "Inf"}, "verify: --tol-cost: +Inf: want a finite fraction ≥ 0"},
