@@ -391,6 +391,12 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 	if reason := e.rejectReason(s); reason != "" {
 		return e.reject(s, reason)
 	}
+	if !e.lock {
+		// A stretch a static batch held skips the step boundaries where
+		// the requests that reached the scheduler since went to wait:
+		// they are waiting by now, not still arriving.
+		e.handOver()
+	}
 	if (e.admitDelay > 0 || e.lock) && (e.nRunning > 0 || e.now > r.Arrival || e.arriving.len() > 0) {
 		// A busy engine takes a while to hand a new request to its
 		// scheduler; an idle one's first step includes that time.
