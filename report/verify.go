@@ -167,7 +167,7 @@ func scatterFigure(res *verify.Result) (*Figure, error) {
 		}
 	}
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = ratioTicks{}
 	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
 	ticks := make([]plot.Tick, len(verify.MetricNames))
 	for j := range ticks {
@@ -184,6 +184,26 @@ func scatterFigure(res *verify.Result) (*Figure, error) {
 		caption += fmt.Sprintf(" %d %s", j+1, m)
 	}
 	return &Figure{Name: "verify-scatter", Caption: caption + ".", SVG: svg}, nil
+}
+
+// ratioTicks mark a log axis of ratios at its powers of ten when it spans
+// two or more of them, else at readableTicks' steps: predictions within
+// a decade of the measured values, good ones above all, would otherwise
+// get one label (1) or none.
+type ratioTicks struct{}
+
+func (ratioTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" && t.Value >= min && t.Value <= max {
+			labelled++
+		}
+	}
+	if labelled >= 2 {
+		return ticks
+	}
+	return readableTicks{}.Ticks(min, max)
 }
 
 func optF(v *float64) string {
