@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -92,10 +93,12 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 	for _, u := range res.Consistency.Unread {
 		blocks = append(blocks, &Text{Text: "Output consistency leaves out " + u + "."})
 	}
-	if fig, err := scatterFigure(res); err != nil {
+	if fig, leftOff, err := scatterFigure(res); err != nil {
 		return nil, err
 	} else if fig != nil {
 		blocks = append(blocks, fig)
+	} else if leftOff != "" {
+		blocks = append(blocks, &Text{Text: "Predicted ÷ measured not drawn: " + leftOff + "."})
 	}
 	for _, c := range res.Candidates {
 		if c.Status != verify.StatusOK {
@@ -131,39 +134,47 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 
 // scatterFigure plots predicted against measured, every metric of every
 // measured candidate normalised by its measured value (so 1 is exact),
-// on a log y axis with the ±10% band.
-func scatterFigure(res *verify.Result) (*Figure, error) {
+// on a log y axis with the ±10% band. leftOff names the compared values
+// the log axis cannot take (a 0, a ratio that under- or overflows), which
+// the caption lists too: a prediction that nothing completes is the
+// worst miss, not one to drop without a word.
+func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) {
 	p := newPlot("Predicted / measured", "metric", "predicted ÷ measured (log)")
 	var legend []legendEntry
+	var off []string
 	lo, hi := 0.9, 1.1
 	for i, c := range res.Candidates {
 		var pts plotter.XYs
 		for j, r := range c.Rows {
-			if r.Predicted == nil || r.Measured == nil || !(*r.Measured > 0) || !(*r.Predicted > 0) {
+			if r.Predicted == nil || r.Measured == nil {
 				continue
 			}
-			// A ratio that under- or overflows has no place on a log axis.
-			if v := *r.Predicted / *r.Measured; v > 0 && !math.IsInf(v, 1) {
+			if v := *r.Predicted / *r.Measured; *r.Measured > 0 && *r.Predicted > 0 && v > 0 && !math.IsInf(v, 1) {
 				pts = append(pts, plotter.XY{X: float64(j), Y: v})
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
+				continue
 			}
+			off = append(off, fmt.Sprintf("#%d %s %s (predicted %s, measured %s)", c.Rank, c.Label, r.Metric, optF(r.Predicted), optF(r.Measured)))
 		}
 		if len(pts) == 0 {
 			continue
 		}
 		sc, err := scatter(p, pts, colorOf(i), draw.CircleGlyph{}, vg.Points(4))
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		legend = append(legend, legendEntry{label: fmt.Sprintf("#%d %s", c.Rank, c.Label), thumbs: []plot.Thumbnailer{sc}})
 	}
+	if len(off) > 0 {
+		leftOff = "left off the log axis: " + strings.Join(off, "; ")
+	}
 	if len(legend) == 0 {
-		return nil, nil
+		return nil, leftOff, nil
 	}
 	n := float64(len(verify.MetricNames))
 	for k, y := range []float64{1, 0.9, 1.1} {
 		if _, err := xyLine(p, plotter.XYs{{X: -0.5, Y: y}, {X: n - 0.5, Y: y}}, len(res.Candidates)+k, k > 0); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	p.Y.Scale = plot.LogScale{}
@@ -177,13 +188,17 @@ func scatterFigure(res *verify.Result) (*Figure, error) {
 	p.X.Min, p.X.Max = -0.5, n-0.5
 	svg, err := render(p, legend)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	caption := "Predicted ÷ measured per metric (1 = exact; dashed: ±10%). Metrics:"
 	for j, m := range verify.MetricNames {
 		caption += fmt.Sprintf(" %d %s", j+1, m)
 	}
-	return &Figure{Name: "verify-scatter", Caption: caption + ".", SVG: svg}, nil
+	caption += "."
+	if leftOff != "" {
+		caption += " " + strings.ToUpper(leftOff[:1]) + leftOff[1:] + "."
+	}
+	return &Figure{Name: "verify-scatter", Caption: caption, SVG: svg}, leftOff, nil
 }
 
 // ratioTicks mark a log axis of ratios at its powers of ten when it spans

@@ -15,7 +15,7 @@ func TestScatterLabelsANarrowRatioAxis(t *testing.T) {
 	p1, p2, m := 1.05, 0.93, 1.0
 	res := &verify.Result{Candidates: []verify.CandidateResult{{Rank: 1, Label: "a",
 		Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &p1, TTFTMean: &p2}, &verify.Metrics{OutTokPerSec: &m, TTFTMean: &m}, verify.DefaultTolerances())}}}
-	fig, err := scatterFigure(res)
+	fig, _, err := scatterFigure(res)
 	if err != nil || fig == nil {
 		t.Fatalf("figure %v, err %v", fig, err)
 	}

@@ -65,7 +65,7 @@ func TestScatterSkipsRatiosOutOfRange(t *testing.T) {
 		{Rank: 1, Label: "under", Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &tiny, TTFTMean: &one}, &verify.Metrics{OutTokPerSec: &huge, TTFTMean: &one}, tol)},
 		{Rank: 2, Label: "over", Rows: verify.CompareMetrics(&verify.Metrics{OutTokPerSec: &huge}, &verify.Metrics{OutTokPerSec: &tiny}, tol)},
 	}}
-	fig, err := scatterFigure(res)
+	fig, _, err := scatterFigure(res)
 	if err != nil || fig == nil {
 		t.Fatalf("figure %v, err %v: want the in-range point drawn", fig, err)
 	}
