@@ -126,6 +126,14 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 				continue
 			}
 			fig.Caption = fmt.Sprintf("#%d %s: %s", c.Rank, c.Label, fig.Caption)
+			// an overlay with one line would read as agreement, or as
+			// one run: say which is missing (a simulation that completed
+			// nothing is the worst prediction, not a figure to hide)
+			for _, r := range []*Run{meas, simd} {
+				if len(m.get(r.Lat)) == 0 {
+					fig.Caption += fmt.Sprintf(" No %s line: none of its %d requests completed with a %s.", r.Name, r.Metrics.Requests, m.what)
+				}
+			}
 			blocks = append(blocks, fig)
 		}
 	}
