@@ -28,9 +28,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 	if res == nil || len(res.Candidates) == 0 {
 		return nil, nil
 	}
-	blocks := []Block{&Text{Text: fmt.Sprintf("%d candidates replayed live on %d requests (--slice %s); predictions by %s. "+
+	// not "replayed": a candidate whose engine never started was not
+	blocks := []Block{&Text{Text: fmt.Sprintf("%d of %d candidates measured live on %d requests (--slice %s); predictions by %s. "+
 		"Error = (predicted − measured) / measured; %d metric(s) outside tolerance, %d candidate(s) not measured.",
-		len(res.Candidates), res.Requests, res.Slice, res.StepModel, res.ToleranceFailures, res.Incomplete)}}
+		len(res.Candidates)-res.Incomplete, len(res.Candidates), res.Requests, res.Slice, res.StepModel, res.ToleranceFailures, res.Incomplete)}}
 	tab := &Table{Caption: "Predicted vs measured", Header: []string{"candidate", "status", "metric", "predicted", "measured", "error", "tolerance", "verdict"},
 		Numeric: []bool{false, false, false, true, true, true, true, false}}
 	for _, c := range res.Candidates {
