@@ -10,10 +10,9 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
-// A --save-raw the run cannot use is a usage error naming the flag, not
-// the Go field behind it.
-func TestRecordSaveRawErrorNamesTheFlag(t *testing.T) {
-	dir := t.TempDir()
+// oneRowTrace writes a trace of one request into dir and returns its path.
+func oneRowTrace(t *testing.T, dir string) string {
+	t.Helper()
 	r := &traces.Request{}
 	r.Reset()
 	r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = "q", int64(time.Millisecond), 50, 3
@@ -21,6 +20,14 @@ func TestRecordSaveRawErrorNamesTheFlag(t *testing.T) {
 	if err := traces.WriteAll(trace, traces.Meta{}, []*traces.Request{r}); err != nil {
 		t.Fatal(err)
 	}
+	return trace
+}
+
+// A --save-raw the run cannot use is a usage error naming the flag, not
+// the Go field behind it.
+func TestRecordSaveRawErrorNamesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	trace := oneRowTrace(t, dir)
 	withBodies := filepath.Join(dir, "raw")
 	os.MkdirAll(withBodies, 0o755)
 	os.WriteFile(filepath.Join(withBodies, "000001_q.sse"), []byte("data: [DONE]\n\n"), 0o644)
@@ -38,13 +45,7 @@ func TestRecordSaveRawErrorNamesTheFlag(t *testing.T) {
 // run was over: it is refused before any request.
 func TestRecordSaveRawAtOutIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	r := &traces.Request{}
-	r.Reset()
-	r.ID, r.Arrival, r.PromptTokens, r.OutputTokens = "q", int64(time.Millisecond), 50, 3
-	trace := filepath.Join(dir, "in.csv")
-	if err := traces.WriteAll(trace, traces.Meta{}, []*traces.Request{r}); err != nil {
-		t.Fatal(err)
-	}
+	trace := oneRowTrace(t, dir)
 	out := filepath.Join(dir, "out.csv")
 	for _, args := range [][]string{
 		{"--save-raw", out},
