@@ -388,7 +388,8 @@ type metaReader struct {
 func (r *metaReader) Meta() Meta { return r.meta }
 
 // CheckOrder wraps r so that an arrival earlier than the previous row's is
-// an error naming the row; name prefixes the message.
+// an error naming the row (by its line in a CSV or JSONL file); name
+// prefixes the message.
 func CheckOrder(r Reader, name string) Reader { return &orderChecker{Reader: r, name: name} }
 
 type orderChecker struct {
@@ -407,7 +408,7 @@ func (c *orderChecker) Next() bool {
 	c.row++
 	a := c.Reader.At().Arrival
 	if c.row > 1 && a < c.prev {
-		c.err = fmt.Errorf("%s: row %d: arrival goes back in time (%s before the previous row)", c.name, c.row, time.Duration(c.prev-a))
+		c.err = fmt.Errorf("%s: %s: arrival goes back in time (%s before the previous row)", c.name, c.where(), time.Duration(c.prev-a))
 		return false
 	}
 	c.prev = a
@@ -420,11 +421,21 @@ func (c *orderChecker) Next() bool {
 		n    int32
 	}{{ColPromptTokens, q.PromptTokens}, {ColOutputTokens, q.OutputTokens}} {
 		if int64(col.n) > c.maxTokens {
-			c.err = fmt.Errorf("%s: row %d: %s: want a token count of at most %d (larger is absurd), got %d", c.name, c.row, col.name, c.maxTokens, col.n)
+			c.err = fmt.Errorf("%s: %s: %s: want a token count of at most %d (larger is absurd), got %d", c.name, c.where(), col.name, c.maxTokens, col.n)
 			return false
 		}
 	}
 	return true
+}
+
+// where names the current row as the file's other errors do: by its line
+// in a text file, where metadata lines put row N below line N; else by
+// its position.
+func (c *orderChecker) where() string {
+	if line := rowLine(c.Reader); line > 0 {
+		return fmt.Sprintf("line %d", line)
+	}
+	return fmt.Sprintf("row %d", c.row)
 }
 
 func (c *orderChecker) Err() error {

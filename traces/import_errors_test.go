@@ -159,7 +159,7 @@ func TestImportServesimAbsurdTokensNamesColumn(t *testing.T) {
 	}
 	r.Close()
 	err = r.Err()
-	for _, w := range []string{"own.csv: row 2", "output_tokens", "at most 100", "got 200"} {
+	for _, w := range []string{"own.csv: line 3", "output_tokens", "at most 100", "got 200"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("err = %v, want it to contain %q", err, w)
 		}

@@ -228,6 +228,21 @@ type namedReader struct {
 	path string
 }
 
+func (r *namedReader) rowLine() int { return rowLine(r.Reader) }
+
+// rowLiner is a Reader of a text file, which knows the line its current
+// row starts on.
+type rowLiner interface{ rowLine() int }
+
+// rowLine returns the line r's current row starts on, or 0 when r does
+// not read lines.
+func rowLine(r Reader) int {
+	if l, ok := r.(rowLiner); ok {
+		return l.rowLine()
+	}
+	return 0
+}
+
 func (r *namedReader) Err() error {
 	if err := r.Reader.Err(); err != nil {
 		return fmt.Errorf("%s: %w", r.path, err)

@@ -160,6 +160,7 @@ type csvReader struct {
 	cols []int // schema field index -> CSV column, -1 if absent
 	nf   int   // fields in the header; every row must have as many
 	base int   // metadata lines before the header: csv.Reader counts from the header
+	line int   // the current row's first line
 	cur  Request
 	err  error
 }
@@ -283,6 +284,7 @@ func (r *csvReader) Meta() Meta   { return r.meta }
 func (r *csvReader) At() *Request { return &r.cur }
 func (r *csvReader) Err() error   { return r.err }
 func (r *csvReader) Close() error { return r.f.Close() }
+func (r *csvReader) rowLine() int { return r.line }
 
 func (r *csvReader) Next() bool {
 	if r.err != nil {
@@ -303,6 +305,7 @@ func (r *csvReader) Next() bool {
 	}
 	line, _ := r.cr.FieldPos(0)
 	line += r.base
+	r.line = line
 	// A short row is most often a truncated file: never read it as one
 	// with empty cells.
 	if len(rec) != r.nf {
@@ -614,6 +617,7 @@ func (r *jsonlReader) Meta() Meta   { return r.meta }
 func (r *jsonlReader) At() *Request { return &r.cur }
 func (r *jsonlReader) Err() error   { return r.err }
 func (r *jsonlReader) Close() error { return r.f.Close() }
+func (r *jsonlReader) rowLine() int { return r.line }
 
 func (r *jsonlReader) Next() bool {
 	for r.err == nil && (r.pending || r.sc.Scan()) {
