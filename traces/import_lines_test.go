@@ -50,3 +50,12 @@ func TestImportServesimRowErrorsNameTheLine(t *testing.T) {
 		}
 	}
 }
+
+// A bad metadata value in a CSV is named by its line, as in JSONL.
+func TestImportCSVBadMetadataNamesTheLine(t *testing.T) {
+	body := "# servesim.model=m\n# servesim.block_size=sixteen\narrival_ns,prompt_tokens,output_tokens\n0,1,1\n"
+	err := importErr(t, "t.csv", body, ImportOptions{})
+	if want := `t.csv: line 2: metadata servesim.block_size: want a non-negative integer, got "sixteen"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to contain %q", err, want)
+	}
+}

@@ -198,6 +198,11 @@ func openCSV(path string) (Reader, error) {
 			f.Close()
 			return nil, fmt.Errorf("line %d: metadata %s is given twice (first on line %d)", line, k, first)
 		}
+		// Each value is checked here, where its line is known.
+		if _, err := metaFromKV([]string{k}, []string{v}); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
 		lineOf[k] = line
 		keys, values = append(keys, k), append(values, v)
 	}
