@@ -78,12 +78,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if rk.TauSweep != nil {
 			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
 		}
-		best := rk.BestName()
-		switch {
-		case rk.BestGap != nil:
-			t += fmt.Sprintf("; %s measured %+.1f%% against the cheapest", best, 100**rk.BestGap)
-		case rk.BestHeld != nil: // a free cheapest: no ratio to take
-			t += fmt.Sprintf("; %s measured dearer than the free cheapest", best)
+		if rk.BestHeld != nil { // verify's words and verdict
+			t += "; " + rk.BestString()
 		}
 		blocks = append(blocks, &Text{Text: t + "."})
 	}

@@ -39,15 +39,15 @@ func TestVerificationRankingNamesTheBestMeasuredRank(t *testing.T) {
 		t.Fatalf("best_sweep_rank %d, want 2", res.Ranking.BestRank)
 	}
 	line := rankingLine(t, res)
-	if !strings.Contains(line, "(rank 2)") || !strings.Contains(line, "+20.0%") {
-		t.Errorf("%q: want the gap of +20.0%% said of rank 2, the best measured", line)
+	if !strings.Contains(line, "(rank 2) was measured 20.0% dearer") {
+		t.Errorf("%q: want the gap of 20.0%% said of rank 2, the best measured", line)
 	}
 
 	// Rank 1 measured: it is the sweep's best, named as before.
 	res.Candidates[0].Repeat = verify.Repeat{Status: verify.StatusOK, Measured: verify.Metrics{USDPerMOut: &c2}}
 	res.Ranking = verify.Rank(res.Candidates)
-	if line := rankingLine(t, res); strings.Contains(line, "(rank") || !strings.Contains(line, "the sweep's best measured +20.0%") {
-		t.Errorf("%q: want the sweep's best (rank 1) +20.0%% without a rank", line)
+	if line := rankingLine(t, res); strings.Contains(line, "(rank") || !strings.Contains(line, "the sweep's best was measured 20.0% dearer") {
+		t.Errorf("%q: want the sweep's best (rank 1) 20.0%% dearer without a rank", line)
 	}
 
 	// A free cheapest: no gap, and the sweep's best is not within it.

@@ -548,7 +548,7 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "simulator's ranking held: %s (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
-			rk.HeldString(), fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), fmtBest(rk))
+			rk.HeldString(), fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), rk.BestString())
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
 		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across candidates (%.1f%%)\n",
@@ -610,7 +610,9 @@ func (rk Ranking) BestName() string {
 	return "the sweep's best"
 }
 
-func fmtBest(rk Ranking) string {
+// BestString says how the sweep's best was measured against the
+// cheapest, with the within-BestWithin verdict; "n/a" with nothing ranked.
+func (rk Ranking) BestString() string {
 	if rk.BestHeld == nil {
 		return "n/a"
 	}

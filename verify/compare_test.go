@@ -140,12 +140,12 @@ func TestRankNamesTheBestMeasuredWhenTheFirstFailed(t *testing.T) {
 		{Rank: 3, Label: "c", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: f(2)}}, Predicted: Metrics{USDPerMOut: f(2)}},
 	}
 	rk := Rank(cands)
-	if got, want := fmtBest(rk), "the sweep's best measured candidate (rank 2) was measured cheapest"; rk.BestRank != 2 || got != want {
+	if got, want := rk.BestString(), "the sweep's best measured candidate (rank 2) was measured cheapest"; rk.BestRank != 2 || got != want {
 		t.Errorf("best rank %d, %q; want 2, %q", rk.BestRank, got, want)
 	}
 	cands[0].Status = StatusOK
 	cands[0].Measured.USDPerMOut, cands[0].Predicted.USDPerMOut = f(1.5), f(1)
-	if got, want := fmtBest(Rank(cands)), "the sweep's best was measured 50.0% dearer than the cheapest (within 5%: false)"; got != want {
+	if got, want := Rank(cands).BestString(), "the sweep's best was measured 50.0% dearer than the cheapest (within 5%: false)"; got != want {
 		t.Errorf("%q; want %q", got, want)
 	}
 }
