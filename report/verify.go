@@ -74,7 +74,7 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 	blocks = append(blocks, tab)
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
-		t := fmt.Sprintf("Ranking by measured $/1M output tokens (%s): the simulator's order held: %s", costBasisNote(rk.Basis()), rk.HeldString())
+		t := fmt.Sprintf("Ranking by measured $/1M output tokens (%s): the simulator's order held: %s", costBasisNote(res), rk.HeldString())
 		if rk.TauSweep != nil {
 			t += fmt.Sprintf(" (Kendall τ %.2f)", *rk.TauSweep)
 		}
@@ -240,10 +240,37 @@ func optPct(v *float64) string {
 	return fmtRel(*v)
 }
 
-// costBasisNote says what a verification's cost holds.
-func costBasisNote(basis string) string {
-	if basis == verify.CostHardwareEnergy {
+// costBasisNote says what a verification's ranked cost holds, and when
+// it is hardware alone, whose energy was missing: --gpu may have measured
+// some candidates and not others, or a candidate's energy was measured but
+// not predicted (either leaves its cost, and so the ranking, on hardware).
+func costBasisNote(res *verify.Result) string {
+	if res.Ranking.Basis() == verify.CostHardwareEnergy {
 		return "hardware + energy, as the sweep's estimate"
 	}
-	return "hardware only: device-seconds × $/h, energy not measured"
+	var ranked, unmeasured, unpredicted []string
+	for _, c := range res.Candidates {
+		if c.Status != verify.StatusOK || c.Measured.USDPerMOut == nil { // not ranked
+			continue
+		}
+		name := fmt.Sprintf("#%d %s", c.Rank, c.Label)
+		ranked = append(ranked, name)
+		switch {
+		case c.Measured.JPerOutTok == nil:
+			unmeasured = append(unmeasured, name)
+		case c.Predicted.JPerOutTok == nil:
+			unpredicted = append(unpredicted, name)
+		}
+	}
+	note := "hardware only: device-seconds × $/h"
+	if len(unmeasured) == len(ranked) || len(unmeasured)+len(unpredicted) == 0 { // the latter: a file without the basis
+		return note + ", energy not measured"
+	}
+	if len(unmeasured) > 0 {
+		note += ", energy not measured for " + strings.Join(unmeasured, ", ")
+	}
+	if len(unpredicted) > 0 {
+		note += ", energy not predicted for " + strings.Join(unpredicted, ", ")
+	}
+	return note
 }

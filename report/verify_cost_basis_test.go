@@ -37,7 +37,7 @@ func TestVerificationSaysTheCostBasis(t *testing.T) {
 		if !strings.Contains(rows, "|usd_per_m_out ("+basis+")|") {
 			t.Errorf("%s: table rows do not label the cost's basis:\n%s", basis, rows)
 		}
-		if want := costBasisNote(basis); !strings.Contains(text, "Ranking by measured $/1M output tokens ("+want+")") {
+		if want := costBasisNote(res); !strings.Contains(text, "Ranking by measured $/1M output tokens ("+want+")") {
 			t.Errorf("%s: ranking does not say its basis:\n%s", basis, text)
 		}
 	}
