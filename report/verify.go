@@ -139,15 +139,35 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 
 // scatterFigure plots predicted against measured, every metric of every
 // measured candidate normalised by its measured value (so 1 is exact),
-// on a log y axis with the ±10% band. leftOff names the compared values
-// the log axis cannot take (a 0, a ratio that under- or overflows), which
-// the caption lists too: a prediction that nothing completes is the
-// worst miss, not one to drop without a word.
+// on a log y axis with each metric's own tolerance dashed about 1 (the
+// one its rows were gated on: P99s default to 20%, --tol-* change any),
+// so a point the table passes is inside its band. leftOff names the
+// compared values the log axis cannot take (a 0, a ratio that under- or
+// overflows), which the caption lists too: a prediction that nothing
+// completes is the worst miss, not one to drop without a word.
 func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) {
 	p := newPlot("Predicted / measured", "metric", "predicted ÷ measured (log)")
 	var legend []legendEntry
 	var off []string
-	lo, hi := 0.9, 1.1
+	n := len(verify.MetricNames)
+	tols := make([]float64, n) // per metric; 0: not gated, no band
+	for j, name := range verify.MetricNames {
+		tols[j] = res.Tolerances.Tolerance(name)
+		for _, c := range res.Candidates {
+			if j < len(c.Rows) && c.Rows[j].Tolerance > 0 {
+				tols[j] = c.Rows[j].Tolerance
+			}
+		}
+	}
+	lo, hi := 1.0, 1.0
+	for _, t := range tols {
+		if t > 0 {
+			hi = math.Max(hi, 1+t)
+			if t < 1 { // a tolerance of 100% or more has no lower edge on a log axis
+				lo = math.Min(lo, 1-t)
+			}
+		}
+	}
 	for i, c := range res.Candidates {
 		var pts plotter.XYs
 		for j, r := range c.Rows {
@@ -176,10 +196,17 @@ func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) 
 	if len(legend) == 0 {
 		return nil, leftOff, nil
 	}
-	n := float64(len(verify.MetricNames))
-	for k, y := range []float64{1, 0.9, 1.1} {
-		if _, err := xyLine(p, plotter.XYs{{X: -0.5, Y: y}, {X: n - 0.5, Y: y}}, len(res.Candidates)+k, k > 0); err != nil {
-			return nil, "", err
+	if _, err := xyLine(p, plotter.XYs{{X: -0.5, Y: 1}, {X: float64(n) - 0.5, Y: 1}}, len(res.Candidates), false); err != nil {
+		return nil, "", err
+	}
+	for j, t := range tols {
+		for _, y := range []float64{1 - t, 1 + t} {
+			if t == 0 || y <= 0 {
+				continue
+			}
+			if _, err := xyLine(p, plotter.XYs{{X: float64(j) - 0.4, Y: y}, {X: float64(j) + 0.4, Y: y}}, len(res.Candidates)+1, true); err != nil {
+				return nil, "", err
+			}
 		}
 	}
 	p.Y.Scale = plot.LogScale{}
@@ -190,14 +217,21 @@ func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) 
 		ticks[j] = plot.Tick{Value: float64(j), Label: fmt.Sprint(j + 1)}
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = -0.5, n-0.5
+	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 	svg, err := render(p, legend)
 	if err != nil {
 		return nil, "", err
 	}
-	caption := "Predicted ÷ measured per metric (1 = exact; dashed: ±10%). Metrics:"
+	caption := "Predicted ÷ measured per metric (1 = exact; dashed: the metric's tolerance). Metrics:"
 	for j, m := range verify.MetricNames {
-		caption += fmt.Sprintf(" %d %s", j+1, m)
+		tol := "not gated"
+		if tols[j] > 0 {
+			tol = fmt.Sprintf("±%.4g%%", 100*tols[j]) // as the table gives it
+		}
+		caption += fmt.Sprintf(" %d %s %s", j+1, m, tol)
+		if j < n-1 {
+			caption += ","
+		}
 	}
 	caption += "."
 	if leftOff != "" {
