@@ -53,3 +53,35 @@ func TestKVSeriesOnlyWarmup(t *testing.T) {
 			sum.Requests, sum.KV.Series, sum.KV.MaxUsed, sum.KV.MaxUtil)
 	}
 }
+
+// TestKVSeriesWarmupAfterWindow: a warm-up row whose batch starts as the
+// window closes adds nothing to the series. Token budget, no wait: a
+// (10 + 10 tokens, 2 blocks) runs alone and completes at 20 + 9·11 =
+// 119 ms, the window's end; w (300 + 20 tokens, a warm-up row arriving
+// at 1 ms) waits for a's batch and starts at 119 ms holding 20 blocks,
+// within the bucket that holds the end.
+func TestKVSeriesWarmupAfterWindow(t *testing.T) {
+	reqs := func() []*traces.Request {
+		w := req("w", 1, 300, 20)
+		w.Warmup = true
+		return []*traces.Request{req("a", 0, 10, 10), w}
+	}
+	p := policy(t, TokenBudget)
+	p.TokenBudget, p.MaxWaitMs = 1000, 0
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(p, 100, noSkip)
+		check := func(name string, s Summary) {
+			t.Helper()
+			end := s.FirstArrival + s.Makespan
+			for _, pt := range s.KV.Series {
+				if pt.T > end+1e-12 || pt.Used > s.KV.MaxUsed {
+					t.Errorf("%s: KV point %+v after the window's end %v s or above its peak %d blocks", name, pt, end, s.KV.MaxUsed)
+				}
+			}
+		}
+		sum, _ := mustRun(t, cfg, reqs())
+		check("Run", *sum)
+		cs, _ := mustRunCluster(t, onePool(1, RoundRobin, cfg), newSliceReader(reqs()))
+		check("cluster", cs.Pools[0].Replicas[0])
+	})
+}

@@ -118,7 +118,11 @@ type metrics struct {
 	kvIntegral float64 // block·ns
 	kvMax      int
 	series     kvSeries
-	checkErr   error
+	// seriesAfter holds the usage set from lastEvent on, in time order:
+	// the window may end before it, and the bucket holding the end must
+	// not take what a warm-up row's batch holds after it.
+	seriesAfter []kvPt
+	checkErr    error
 
 	// tail holds the iterations since the last one that ran a measured
 	// request: warm-up rows' work, which counts only as far as the
@@ -161,7 +165,7 @@ func (m *metrics) open(t, now int64) {
 	m.kvLastT, m.kvIntegral, m.kvMax = t, 0, m.kvLastUsed
 	// The series starts with the window too: what warm-up rows held
 	// before it is no figure of the run.
-	m.series = newKVSeries()
+	m.series, m.seriesAfter = newKVSeries(), m.seriesAfter[:0]
 	m.series.add(t, m.kvLastUsed)
 	m.tail = m.tail[:0]
 	if now > t {
@@ -236,7 +240,32 @@ func (m *metrics) addBusy(end int64, dt float64) {
 	m.busy += dt
 }
 
-func (m *metrics) event(t int64) { m.lastEvent = max(m.lastEvent, t) }
+func (m *metrics) event(t int64) {
+	m.lastEvent = max(m.lastEvent, t)
+	m.seriesUpTo(m.lastEvent)
+}
+
+// seriesAt records used blocks from t on in the series, once the window is
+// known to go on after t (every window reaches lastEvent).
+func (m *metrics) seriesAt(t int64, used int) {
+	if t < m.lastEvent {
+		m.seriesUpTo(t)
+		m.series.add(t, used)
+		return
+	}
+	m.seriesAfter = append(m.seriesAfter, kvPt{t, used})
+}
+
+// seriesUpTo moves the usage set before end into the series.
+func (m *metrics) seriesUpTo(end int64) {
+	i := 0
+	for ; i < len(m.seriesAfter) && m.seriesAfter[i].t < end; i++ {
+		m.series.add(m.seriesAfter[i].t, m.seriesAfter[i].used)
+	}
+	if i > 0 {
+		m.seriesAfter = m.seriesAfter[:copy(m.seriesAfter, m.seriesAfter[i:])]
+	}
+}
 
 // rejected counts s, refused as it arrived (as vLLM answers at once),
 // whatever the engine was doing then: an engine that jumped a stretch
@@ -299,7 +328,7 @@ func (m *metrics) kvAt(t int64, used int) {
 	}
 	m.kvLastUsed = used
 	m.kvMax = max(m.kvMax, used)
-	m.series.add(m.kvLastT, used) // from t, or from the window's opening after t
+	m.seriesAt(m.kvLastT, used) // from t, or from the window's opening after t
 }
 
 // kvRamp records a pure-decode stretch from t0 to t1 during which usage grew
@@ -309,7 +338,8 @@ func (m *metrics) kvRamp(t0, t1 int64, u0, u1 int) {
 	m.kvIntegral += float64(u0+u1) / 2 * float64(t1-t0)
 	m.kvLastT, m.kvLastUsed = t1, u1
 	m.kvMax = max(m.kvMax, u1)
-	m.series.add(t1, u1)
+	// u1 is reached within the stretch, before a window that ends with it.
+	m.seriesAt(t1-1, u1)
 }
 
 func (e *engine) summary() *Summary {
@@ -360,13 +390,22 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 	s.KV.MeanUtil = s.KV.MeanUsed / float64(e.cfg.TotalBlocks)
 	s.KV.MaxUtil = float64(peak) / float64(e.cfg.TotalBlocks)
 	// The series covers the window only: a warm-up row's iterations after
-	// its end are left out.
-	s.KV.Series = make([]KVPoint, 0, len(m.series.pts))
-	for _, p := range m.series.pts {
-		if first < 0 || p.t > end {
-			break
+	// its end are left out, even within the bucket that holds the end.
+	if first >= 0 {
+		series := m.series
+		series.pts = slices.Clone(series.pts)
+		for _, p := range m.seriesAfter {
+			// At the end itself, the blocks the window's last requests
+			// free count; those a batch starting then takes do not.
+			if p.t > end || p.t == end && p.used > series.last {
+				break
+			}
+			series.add(p.t, p.used)
 		}
-		s.KV.Series = append(s.KV.Series, KVPoint{T: float64(p.t) / 1e9, Used: p.used})
+		s.KV.Series = make([]KVPoint, 0, len(series.pts))
+		for _, p := range series.pts {
+			s.KV.Series = append(s.KV.Series, KVPoint{T: float64(p.t) / 1e9, Used: p.used})
+		}
 	}
 	return s
 }
@@ -375,6 +414,7 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 type kvSeries struct {
 	width int64 // ns
 	pts   []kvPt
+	last  int // the usage set last
 }
 
 // newKVSeries starts a series of 1 ms buckets, which widen as it grows.
@@ -388,6 +428,7 @@ type kvPt struct {
 const maxKVPoints = 1000
 
 func (k *kvSeries) add(t int64, used int) {
+	k.last = used
 	b := t - t%k.width
 	if n := len(k.pts); n > 0 && k.pts[n-1].t == b {
 		k.pts[n-1].used = max(k.pts[n-1].used, used)
