@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -83,5 +84,35 @@ func TestKVSeriesWarmupAfterWindow(t *testing.T) {
 		check("Run", *sum)
 		cs, _ := mustRunCluster(t, onePool(1, RoundRobin, cfg), newSliceReader(reqs()))
 		check("cluster", cs.Pools[0].Replicas[0])
+	})
+}
+
+// TestKVSeriesCarriesUsageIntoBucket: a point is the most blocks referenced
+// at once within its bucket, so usage carried into it counts, not only
+// what was set inside it. Steps take 10.25 ms plus 1 ms per token: a
+// (100 + 2 tokens) and b (10 + 5 tokens) prefill together until
+// 120.25 ms, referencing 8 blocks; a completes after one decode step at
+// 132.5 ms, leaving b's 1 block. The 8 blocks are still referenced at the
+// start of the bucket at 132 ms.
+func TestKVSeriesCarriesUsageIntoBucket(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(policy(t, Continuous), 100, noSkip)
+		cfg.Step = Linear{C0: 10.25e-3, Cp: 1e-3, Cd: 1e-3}
+		sum, w := mustRun(t, cfg, []*traces.Request{req("a", 0, 100, 2), req("b", 0, 10, 5)})
+		if got := w.byID["a"].LastToken; got != 132500*1000 {
+			t.Fatalf("a completed at %d ns, want 132.5 ms", got)
+		}
+		found := false
+		for _, pt := range sum.KV.Series {
+			if math.Abs(pt.T-0.132) < 1e-9 {
+				found = true
+				if pt.Used != sum.KV.MaxUsed {
+					t.Errorf("KV point %+v: want the %d blocks referenced when its bucket starts; series %v", pt, sum.KV.MaxUsed, sum.KV.Series)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no KV point at 0.132 s: %v", sum.KV.Series)
+		}
 	})
 }

@@ -410,7 +410,8 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 	return s
 }
 
-// kvSeries keeps at most maxKVPoints buckets of the maximum usage.
+// kvSeries keeps at most maxKVPoints buckets of the maximum usage, that
+// carried into a bucket included.
 type kvSeries struct {
 	width int64 // ns
 	pts   []kvPt
@@ -428,11 +429,15 @@ type kvPt struct {
 const maxKVPoints = 1000
 
 func (k *kvSeries) add(t int64, used int) {
+	carried := k.last
 	k.last = used
 	b := t - t%k.width
 	if n := len(k.pts); n > 0 && k.pts[n-1].t == b {
 		k.pts[n-1].used = max(k.pts[n-1].used, used)
 		return
+	}
+	if t > b { // what was referenced when the bucket started still was
+		used = max(used, carried)
 	}
 	k.pts = append(k.pts, kvPt{b, used})
 	for len(k.pts) > maxKVPoints {
