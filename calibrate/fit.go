@@ -26,7 +26,8 @@ type FitSettings struct {
 	Weights []float64
 	// Collinearity is the relative residual norm below which a column is
 	// treated as lying in the span of the columns before it (in term
-	// order) and reported as StatusUnexcited. 0 means 1e-6.
+	// order, the curve's points first when Curve is set) and reported as
+	// StatusUnexcited. 0 means 1e-6.
 	Collinearity float64
 	// Confidence is the two-sided confidence level of the intervals.
 	// 0 means 0.95.
