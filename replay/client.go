@@ -459,7 +459,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		}
 		if cs.choices == 0 {
 			if !cs.hasUsage && !cs.filtered {
-				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(events) + " has empty choices and no usage"
+				// The chunk itself is shown: it may be the server's message
+				// in a shape of its own ({"detail": ...}).
+				problem = KindEmptyChoices + ": chunk " + strconv.Itoa(events) + " has empty choices and no usage: " + clip(data)
 			}
 			return problem == ""
 		}

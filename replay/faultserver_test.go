@@ -58,7 +58,7 @@ func TestFaults(t *testing.T) {
 		{name: "error object in stream", opts: replaytest.Options{Fault: always(replaytest.StreamError)}, kind: KindStreamError, status: 200,
 			want: []string{"injected engine failure"}},
 		{name: "empty choices", opts: replaytest.Options{Fault: always(replaytest.EmptyChoices)}, kind: KindEmptyChoices, status: 200,
-			want: []string{"has empty choices"}}, // which chunk: TestChunkNumbers
+			want: []string{"has empty choices", `"choices":[]`}}, // which chunk: TestChunkNumbers
 		{name: "missing usage", opts: replaytest.Options{Fault: always(replaytest.NoUsage)}, kind: KindNoUsage, status: 200,
 			want: []string{"no chunk carried usage"}},
 		{name: "timeout", opts: replaytest.Options{Fault: always(replaytest.Hang)}, timeout: 150 * time.Millisecond, kind: KindTimeout, status: 200,
