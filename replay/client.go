@@ -408,9 +408,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		defer func() { c.saveRaw(idx, r, s.raw.Bytes()) }()
 	}
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		msg, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		s.raw.Write(msg)
-		fail(resp.StatusCode, c.statusError(resp.StatusCode, msg, resp.Header.Get("Location")))
+		fail(resp.StatusCode, c.statusError(resp.StatusCode, msg, resp.Header.Get("Location"), c.bodyCut(ctx, rctx, err)))
 		return
 	}
 	r.HTTPStatus = http.StatusOK
@@ -711,9 +711,24 @@ func (c *client) streamEndError(ctx, rctx context.Context, err error, chunks int
 	return KindConnection + ": reading the stream: " + oneLine(err.Error()) + after
 }
 
+// bodyCut says why reading a non-200 response's body stopped before its
+// end (err), or returns "" if it did not: what arrived of it is then not
+// all the server said.
+func (c *client) bodyCut(ctx, rctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case ctx.Err() != nil:
+		return " (body cut short: run interrupted)"
+	case rctx.Err() == context.DeadlineExceeded:
+		return fmt.Sprintf(" (body cut short by the %v timeout)", c.cfg.Timeout)
+	}
+	return " (body cut short: " + oneLine(err.Error()) + ")"
+}
+
 // statusError describes a non-200 response, with hints for 401 and 404
-// and a redirect's Location.
-func (c *client) statusError(code int, body []byte, location string) string {
+// and a redirect's Location; cut is bodyCut's note, added after the body.
+func (c *client) statusError(code int, body []byte, location, cut string) string {
 	msg := errorMessage(body)
 	head := fmt.Sprintf("HTTP %d from POST %s", code, c.shown)
 	if code >= 300 && code < 400 && location != "" {
@@ -721,6 +736,7 @@ func (c *client) statusError(code int, body []byte, location string) string {
 	} else if msg != "" {
 		head += ": " + msg
 	}
+	head += cut
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Sprintf("%s: %s; API key read from $%s: %s", KindAuth, head, c.cfg.APIKeyEnv, c.keyState)

@@ -40,6 +40,7 @@ const (
 	Hang                        // send 200 headers, then nothing until the client leaves
 	Unterminated                // stream FaultAfter chunks, then 9 MiB of data that never ends its line
 	BadChunk                    // stream FaultAfter chunks, then a chunk that is not JSON, then the rest
+	StatusHang                  // reply Options.Status with the start of an error body, then nothing until the client leaves
 )
 
 // Options configure a Server. The zero value is a fast well-behaved server.
@@ -205,6 +206,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case Status:
 		code := s.opts.Status
 		writeJSON(w, code, fmt.Sprintf(`{"error":{"message":"injected status %d","type":"server_error","code":%d}}`, code, code))
+		return
+	case StatusHang:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(s.opts.Status)
+		w.Write([]byte(`{"error":`))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		<-r.Context().Done()
 		return
 	case Reset:
 		if conn := hijack(w); conn != nil {
