@@ -737,11 +737,16 @@ func (c *client) statusError(code int, body []byte, location, cut string) string
 		head += ": " + msg
 	}
 	head += cut
+	// A hint follows after "; ": a message's own full stop would read ".;".
+	hinted := strings.TrimSuffix(head, ".")
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return fmt.Sprintf("%s: %s; API key read from $%s: %s", KindAuth, head, c.cfg.APIKeyEnv, c.keyState)
+		return fmt.Sprintf("%s: %s; API key read from $%s: %s", KindAuth, hinted, c.cfg.APIKeyEnv, c.keyState)
 	case code == http.StatusNotFound:
-		return KindNotFound + ": " + head + baseURLHint(c.cfg.BaseURL)
+		if hint := baseURLHint(c.cfg.BaseURL); hint != "" {
+			return KindNotFound + ": " + hinted + hint
+		}
+		return KindNotFound + ": " + head
 	case code == http.StatusTooManyRequests:
 		return KindRateLimited + ": " + head
 	case code >= 500:
