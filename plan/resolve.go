@@ -141,6 +141,15 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		mem.ProfileTokens = p.Batch.MaxNumBatchedTokens // vLLM profiles its largest step
 	}
 	capa, err := model.LayOutKV(arch, hw, mem)
+	if err != nil && capa.UsableBytesPerDevice > 0 && capa.KVBudgetBytes <= 0 {
+		// The weights and reserve fill the usable memory: a bad value of
+		// the plan, said by its keys, as checkKV says a cache too small.
+		raise := "device.gpu_memory_utilization or device.count"
+		if p.Device.MemoryLimitGiB > 0 {
+			raise = "device.gpu_memory_utilization, device.memory_limit_gib or device.count"
+		}
+		return nil, p.atLine("device.gpu_memory_utilization", fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower model.precision", err, raise))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
 	}

@@ -1,0 +1,31 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/model"
+)
+
+// Weights that do not fit the usable memory are a bad value of the plan
+// file like a max_model_len the cache cannot hold: the error names the
+// key and its line, and the keys that change the fit. It named neither
+// ("Llama-3.1-8B on 1× H100-SXM-80G: model: ... does not fit").
+func TestResolveNamesTheKeyOfWeightsThatDoNotFit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.toml")
+	text := strings.Replace(valid, "gpu_memory_utilization = 0.9", "gpu_memory_utilization = 0.2", 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Resolve(model.DefaultCatalog())
+	if err == nil || !strings.HasPrefix(err.Error(), "line 17: device.gpu_memory_utilization: ") ||
+		!strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "device.count") {
+		t.Errorf("err = %v\nwant line 17: device.gpu_memory_utilization: ... does not fit ... device.count", err)
+	}
+}
