@@ -1064,6 +1064,10 @@ type ProbePoint struct {
 	// sequences than clients for that reason too, so it does not show a
 	// limit (Saturated).
 	Failed int
+	// Stopped is the point's requests that stopped at EOS before their
+	// max_tokens (RunResult.EarlyStops): they ended early, so a point with
+	// any may have had fewer generating than clients without a limit.
+	Stopped int
 }
 
 // ConcurrencyProbe is the measured concurrency limit of the engine.
@@ -1071,8 +1075,9 @@ type ConcurrencyProbe struct {
 	Points []ProbePoint
 	// MaxSeqs is the most sequences the engine ran at once (the largest
 	// PeakRunning). Saturated says whether the ramp found the limit: some
-	// point without failed requests had more clients than the engine ran
-	// (added clients waited); otherwise MaxSeqs is only a lower bound.
+	// point without failed or early-stopped requests had more clients than
+	// the engine ran (added clients waited); otherwise MaxSeqs is only a
+	// lower bound.
 	MaxSeqs   int
 	Saturated bool
 	// Knee is the first ramp point past which more clients stop raising
@@ -1098,6 +1103,7 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		}
 		pt := ProbePoint{Clients: r.Spec.Concurrency, OutputTokPerSec: r.Summary.OutputTokensPerSec, MeanTTFT: r.Summary.TTFT.Mean.Seconds(),
 			Failed: r.Summary.Failed}
+		pt.Stopped, _ = r.EarlyStops()
 		pt.PeakRunning, pt.PeakTokens = peakRunning(r.Rows)
 		p.Points = append(p.Points, pt)
 	}
@@ -1108,7 +1114,7 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 	for i, pt := range p.Points {
 		p.MaxSeqs = max(p.MaxSeqs, pt.PeakRunning)
 		p.MaxTokens = max(p.MaxTokens, pt.PeakTokens)
-		if pt.PeakRunning < pt.Clients && pt.Failed == 0 {
+		if pt.PeakRunning < pt.Clients && pt.Failed == 0 && pt.Stopped == 0 {
 			p.Saturated = true
 		}
 		if i > 0 && p.Knee == 0 {
@@ -1359,6 +1365,8 @@ func (a *Analysis) Print(w io.Writer) {
 			failed := ""
 			if pt.Failed > 0 {
 				failed = fmt.Sprintf(" (%d requests failed: not a limit)", pt.Failed)
+			} else if pt.Stopped > 0 {
+				failed = fmt.Sprintf(" (%d requests stopped at EOS: not a limit)", pt.Stopped)
 			}
 			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d%s\n",
 				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens, failed)
