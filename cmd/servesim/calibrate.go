@@ -197,6 +197,11 @@ func runCalibrate(c *cli.Context) error {
 		if err := atomicfile.CheckDir(traceDir); err != nil {
 			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %v", err), 2)
 		}
+		// The default is derived from --out: a file of that name is no
+		// place for the runs, and mkdir would say only "not a directory".
+		if fi, err := os.Stat(traceDir); err == nil && !fi.IsDir() {
+			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %s is a file: want a directory for the runs' traces", traceDir), 2)
+		}
 		if err := cfg.Validate(); err != nil {
 			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
 		}

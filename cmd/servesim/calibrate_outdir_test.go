@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,6 +40,28 @@ func TestCalibrateRefusesTraceOutAtOut(t *testing.T) {
 		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--tokens-per-byte", "1", "--prompt-overhead", "20")
 	if code != 2 || err == nil || !strings.Contains(err.Error(), "--out") || !strings.Contains(err.Error(), "--trace-out") {
 		t.Errorf("exit %d, err %v; want exit 2 naming --out and --trace-out", code, err)
+	}
+	if n := srv.Count(); n > 0 {
+		t.Errorf("%d requests reached the engine before --trace-out was refused", n)
+	}
+}
+
+// --trace-out (by default --out without .json, plus .traces) names a
+// directory: a file there is refused before any live run, naming the flag
+// and what it wants, not with mkdir's bare error.
+func TestCalibrateRefusesTraceOutFile(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "profile.json")
+	traceOut := filepath.Join(dir, "profile.traces")
+	if err := os.WriteFile(traceOut, []byte("not a directory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := runCode(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--tokens-per-byte", "1", "--prompt-overhead", "20")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--trace-out "+traceOut) || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("exit %d, err %v; want exit 2 naming --trace-out %s and that it wants a directory", code, err, traceOut)
 	}
 	if n := srv.Count(); n > 0 {
 		t.Errorf("%d requests reached the engine before --trace-out was refused", n)
