@@ -77,12 +77,19 @@ func RawURL(raw string) []string {
 // masked first would leave the rest of the longer one showing.
 type Set []string
 
-// New is the set of vals that are secrets.
+// New is the set of vals that are secrets, each also as a URL's query and
+// path escape it: a server may carry one on in a URL (a redirect's
+// Location), where a key holding '+', '/' or '=' is escaped.
 func New(vals ...string) Set {
 	var s Set
 	for _, v := range vals {
-		if len(v) >= MinLen && !slices.Contains(s, v) {
-			s = append(s, v)
+		if len(v) < MinLen {
+			continue
+		}
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+			if !slices.Contains(s, form) {
+				s = append(s, form)
+			}
 		}
 	}
 	slices.SortStableFunc(s, func(a, b string) int { return len(b) - len(a) })

@@ -3,6 +3,7 @@ package secret
 import (
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,20 @@ func TestCutEnd(t *testing.T) {
 	} {
 		if got := string(s.CutEnd([]byte(text))); got != want {
 			t.Errorf("CutEnd(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// A server may carry a secret on URL-encoded (a redirect's query): the
+// encoded form is the secret too.
+func TestSetMasksURLEncodedForms(t *testing.T) {
+	s := New("sk-LE+AK/5f3a=9b&x")
+	for _, text := range []string{
+		"redirects to http://x/?k=sk-LE%2BAK%2F5f3a%3D9b%26x", // query escaping
+		"redirects to http://x/sk-LE+AK%2F5f3a=9b&x",          // path escaping
+	} {
+		if got := s.String(text); strings.Contains(got, "LE") {
+			t.Errorf("String(%q) = %q: the encoded secret shows", text, got)
 		}
 	}
 }
