@@ -9,6 +9,7 @@ package secret
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"net/url"
 	"os"
 	"slices"
@@ -78,15 +79,18 @@ func RawURL(raw string) []string {
 type Set []string
 
 // New is the set of vals that are secrets, each also as a URL's query and
-// path escape it: a server may carry one on in a URL (a redirect's
-// Location), where a key holding '+', '/' or '=' is escaped.
+// path escape it and as a JSON string holds it: a server may carry one on
+// in a URL (a redirect's Location), where a key holding '+', '/' or '=' is
+// escaped, or echo it in a JSON body (a raw body is saved as sent), where
+// Go's encoder escapes '<', '>' and '&', and others '/' as "\/".
 func New(vals ...string) Set {
 	var s Set
 	for _, v := range vals {
 		if len(v) < MinLen {
 			continue
 		}
-		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+		js := jsonEscape(v, false)
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v), js, jsonEscape(v, true), strings.ReplaceAll(js, "/", `\/`)} {
 			if !slices.Contains(s, form) {
 				s = append(s, form)
 			}
@@ -94,6 +98,17 @@ func New(vals ...string) Set {
 	}
 	slices.SortStableFunc(s, func(a, b string) int { return len(b) - len(a) })
 	return s
+}
+
+// jsonEscape is v as it stands between the quotes of a JSON string that
+// Go's encoder writes, with '<', '>' and '&' escaped when html.
+func jsonEscape(v string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	enc.Encode(v)                                  // a string always encodes
+	quoted := strings.TrimSuffix(b.String(), "\n") // Encode ends it with a newline
+	return quoted[1 : len(quoted)-1]
 }
 
 // String is text with every secret masked.

@@ -113,3 +113,17 @@ func TestSetMasksURLEncodedForms(t *testing.T) {
 		}
 	}
 }
+
+// A raw body is JSON, whose strings may escape a secret's characters: Go's
+// encoder escapes '<', '>' and '&', others '/' as "\/".
+func TestSetMasksJSONEscapedForms(t *testing.T) {
+	s := New("sk-LE&AK<5f>/x")
+	for _, text := range []string{
+		`{"error":"bad Bearer sk-LE\u0026AK\u003c5f\u003e/x"}`,
+		`{"error":"bad Bearer sk-LE&AK<5f>\/x"}`,
+	} {
+		if got := s.String(text); strings.Contains(got, "LE") {
+			t.Errorf("String(%q) = %q: the escaped secret shows", text, got)
+		}
+	}
+}
