@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -151,6 +152,17 @@ func notNameChar(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
 }
 
+// keyLike reports whether name, made of letters, digits and _, reads as a
+// key rather than a variable's name: it starts with a digit (no shell sets
+// such a name), or holds 20 or more bytes with lower-case letters and
+// digits mixed, as generated keys do and names (OPENAI_API_KEY) do not.
+func keyLike(name string) bool {
+	if name[0] >= '0' && name[0] <= '9' {
+		return true
+	}
+	return len(name) >= 20 && strings.ContainsFunc(name, unicode.IsLower) && strings.ContainsFunc(name, unicode.IsDigit)
+}
+
 // Validate checks every field and returns all problems joined, each a
 // *FieldError naming its field. Record-only fields (Trace, Out) are
 // checked by Record.
@@ -178,6 +190,10 @@ func (c *Config) Validate() error {
 		// An unset name that no shell would give is most likely the key
 		// itself (--api-key-env sk-...): not shown, as every 401 would.
 		bad("APIKeyEnv", "not an environment variable name (want letters, digits and _): the key itself? (not shown)")
+	} else if !set && keyLike(c.APIKeyEnv) {
+		// Keys of letters, digits and _ (hf_..., gsk_..., hex) are names
+		// a shell would give, but not ones anyone would type.
+		bad("APIKeyEnv", "unset, and not like an environment variable name (it starts with a digit, or is long with lower-case letters and digits mixed): the key itself? (not shown)")
 	}
 	if c.Endpoint != Chat && c.Endpoint != Completions {
 		bad("Endpoint", "%q: want %q or %q", c.Endpoint, Chat, Completions)
