@@ -420,7 +420,7 @@ func traceStatsCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input format, as for import"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
 			&cli.DurationFlag{Name: "spread", Usage: "as for import"},
-			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "as for import (sharegpt)"},
+			&cli.Float64Flag{Name: "rate", Usage: "as for import: required for sharegpt, which has no timestamps"},
 			&cli.StringFlag{Name: "slo", Usage: "measured traces: goodput within per-request limits, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
 		Action: func(c *cli.Context) error {

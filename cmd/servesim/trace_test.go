@@ -235,7 +235,8 @@ func TestImportSeedOnlyForShareGPT(t *testing.T) {
 }
 
 // ShareGPT's arrivals need --rate: without it (or with 0) the error names
-// the flag, not only "an arrival rate".
+// the flag, not only "an arrival rate". trace stats needs it as import
+// does: a default rate would print a mean rate the file never had.
 func TestImportShareGPTNeedsRate(t *testing.T) {
 	dir := t.TempDir()
 	share := writeFile(t, dir, "share.json", `[{"id":"a","conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"hello"}]}]`)
@@ -244,6 +245,7 @@ func TestImportShareGPTNeedsRate(t *testing.T) {
 		{"trace", "import", share, out},
 		{"trace", "import", "--rate", "0", share, out},
 		{"trace", "stats", "--rate", "0", share},
+		{"trace", "stats", share},
 	} {
 		_, code, err := runCode(t, args...)
 		if code != 2 || err == nil || !strings.Contains(err.Error(), "--rate: "+share+" is sharegpt") {
@@ -252,6 +254,9 @@ func TestImportShareGPTNeedsRate(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("wrote %s", out)
+	}
+	if got, code, err := runCode(t, "trace", "stats", "--rate", "5", share); code != 0 || !strings.Contains(got, "requests") {
+		t.Errorf("stats --rate 5 on sharegpt: exit %d, %v:\n%s", code, err, got)
 	}
 }
 
