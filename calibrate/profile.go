@@ -264,6 +264,10 @@ func (p *Profile) Validate() error {
 				add("admission.%s = %g: want ≤ %g s", d.key, d.v, sim.MaxAdmissionDelay)
 			}
 		}
+		// The delay is the probes' median, so their p10 and p90 bracket it.
+		if ad.P10 <= ad.P90 && (ad.Delay < ad.P10 || ad.Delay > ad.P90) {
+			add("admission.delay_s = %g: want within p10_s %g to p90_s %g, the probes' median", ad.Delay, ad.P10, ad.P90)
+		}
 	}
 	if p.CreatedAt.IsZero() {
 		add("created_at is missing")

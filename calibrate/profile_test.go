@@ -114,6 +114,7 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"negative admission delay", `"delay_s": 0.004`, `"delay_s": -0.004`, `admission: delay_s`},
 		{"admission without probes", `"n": 14`, `"n": 0`, `admission: delay_s`},
 		{"admission delay past the simulator's", `"delay_s": 0.004`, `"delay_s": 5000`, `admission.delay_s = 5000: want ≤ 3600`},
+		{"admission delay outside its spread", `"delay_s": 0.004`, `"delay_s": 5`, `admission.delay_s = 5: want within p10_s 0.002 to p90_s 0.009`},
 		{"admission latency past the simulator's", `"latency_s": 0.0015`, `"latency_s": 5000`, `admission.latency_s = 5000: want ≤ 3600`},
 		{"trailing data", "}\n", "}\n{}", `more data after the JSON value`},
 		{"method window", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 0, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4},`, `method.window = 0`},
