@@ -46,7 +46,9 @@ func WriteTrace(ctx context.Context, path string, r Reader) (int, error) {
 
 // Convert rewrites the trace at in to out, choosing both formats by
 // extension and keeping the metadata. A recording's partial stream
-// (PartialSuffix) gives the rows it holds whole, in arrival order.
+// (PartialSuffix) gives the rows it holds whole, in arrival order. Rows
+// are checked as Import checks a servesim file's: in arrival order, token
+// counts at most DefaultMaxTokens.
 func Convert(ctx context.Context, in, out string) (int, error) {
 	open := Open
 	if isPartial(in) {
@@ -56,7 +58,7 @@ func Convert(ctx context.Context, in, out string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return WriteTrace(ctx, out, r)
+	return WriteTrace(ctx, out, &orderChecker{Reader: r, name: in, maxTokens: DefaultMaxTokens})
 }
 
 // ctxCheckRows is how often WithContext looks at its context: rarely
