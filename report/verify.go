@@ -72,6 +72,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		}
 	}
 	blocks = append(blocks, tab)
+	// what the verification targets are judged on, as verify prints it
+	if errs := verify.FormatErrors(res.MedianAbsError); errs != "" {
+		blocks = append(blocks, &Text{Text: "Median |error| over candidates: " + errs + "."})
+	}
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
 		t := fmt.Sprintf("Ranking by measured $/1M output tokens (%s): the simulator's order held: %s", costBasisNote(res), rk.HeldString())

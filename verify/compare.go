@@ -571,13 +571,20 @@ func printErrors(w io.Writer, title string, errs map[string]float64) {
 	if len(errs) == 0 {
 		return
 	}
-	fmt.Fprint(w, title)
+	fmt.Fprintln(w, title, FormatErrors(errs))
+}
+
+// FormatErrors is each metric's error in errs, in MetricNames order, as
+// "name 12.3%" separated by spaces ("" for none): one format for verify's
+// table and the report's verification section.
+func FormatErrors(errs map[string]float64) string {
+	var parts []string
 	for _, m := range MetricNames {
 		if v, ok := errs[m]; ok {
-			fmt.Fprintf(w, " %s %.1f%%", m, 100*v)
+			parts = append(parts, fmt.Sprintf("%s %.1f%%", m, 100*v))
 		}
 	}
-	fmt.Fprintln(w)
+	return strings.Join(parts, " ")
 }
 
 func fmtVal(v *float64) string {
