@@ -148,15 +148,16 @@ func TestScrapeNoMetricsSaysSoOnce(t *testing.T) {
 }
 
 func TestScrapeKeepsTryingWhenEngineIsDown(t *testing.T) {
-	var up atomic.Bool
-	var hits atomic.Int32
+	// Down for the first three scrapes, then up: decided by the scrape's
+	// number, not by a flag the test flips while scrapes are in flight.
+	var hits, served atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		if !up.Load() {
+		if hits.Add(1) <= 3 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		io.WriteString(w, "tgi_batch_current_size 2\ntgi_queue_size 1\n")
+		served.Add(1)
 	}))
 	defer srv.Close()
 	var logs bytes.Buffer
@@ -164,12 +165,13 @@ func TestScrapeKeepsTryingWhenEngineIsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for hits.Load() < 3 {
-		time.Sleep(time.Millisecond)
-	}
-	up.Store(true)
-	for hits.Load() < 6 {
-		time.Sleep(time.Millisecond)
+	// Scrapes go one at a time: once a second page is served, the first
+	// was read and counted, whatever Stop cuts short.
+	for deadline := time.Now().Add(10 * time.Second); served.Load() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			s.Stop()
+			t.Fatalf("no page served 10 s after the engine came up (%d scrapes tried): the scraper stopped trying", hits.Load())
+		}
 	}
 	sum := s.Stop()
 	if sum.Failed < 3 || sum.Scrapes < 1 || sum.Engine != "tgi" || !math.IsNaN(sum.MaxKVUsage) {
