@@ -1082,7 +1082,8 @@ type ConcurrencyProbe struct {
 	Saturated bool
 	// Knee is the first ramp point past which more clients stop raising
 	// throughput (< 10% more) and start waiting (mean TTFT +50% or more);
-	// 0 when no such point was seen.
+	// 0 when no such point was seen. Points with failed requests are
+	// left out of it.
 	Knee int
 	// MaxTokens is the most KV tokens the engine held at once in the
 	// probe (PeakTokens' maximum, from the prompt and output lengths). It
@@ -1111,18 +1112,22 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		return nil
 	}
 	sort.SliceStable(p.Points, func(i, j int) bool { return p.Points[i].Clients < p.Points[j].Clients })
+	// A point with failed requests lost their tokens and TTFTs: the knee
+	// compares each point without failures with the one before it.
+	var prev *ProbePoint
 	for i, pt := range p.Points {
 		p.MaxSeqs = max(p.MaxSeqs, pt.PeakRunning)
 		p.MaxTokens = max(p.MaxTokens, pt.PeakTokens)
 		if pt.PeakRunning < pt.Clients && pt.Failed == 0 && pt.Stopped == 0 {
 			p.Saturated = true
 		}
-		if i > 0 && p.Knee == 0 {
-			prev := p.Points[i-1]
-			if pt.OutputTokPerSec < 1.1*prev.OutputTokPerSec && pt.MeanTTFT > 1.5*prev.MeanTTFT {
-				p.Knee = prev.Clients
-			}
+		if pt.Failed > 0 {
+			continue
 		}
+		if prev != nil && p.Knee == 0 && pt.OutputTokPerSec < 1.1*prev.OutputTokPerSec && pt.MeanTTFT > 1.5*prev.MeanTTFT {
+			p.Knee = prev.Clients
+		}
+		prev = &p.Points[i]
 	}
 	return &p
 }

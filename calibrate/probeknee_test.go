@@ -1,0 +1,34 @@
+package calibrate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay"
+)
+
+// A ramp point with failed requests lost their tokens and their TTFTs: its
+// throughput and TTFT are no evidence of a knee, and the knee is read off
+// the points without failures.
+func TestProbeConcurrencyKneeSkipsFailedPoint(t *testing.T) {
+	mk := func(c int, tokPerSec float64, ttft time.Duration, failed int) *RunResult {
+		s := &replay.Summary{OutputTokensPerSec: tokPerSec, Failed: failed}
+		s.TTFT.Mean = ttft
+		return &RunResult{Spec: RunSpec{Kind: KindMemory, Concurrency: c}, Summary: s}
+	}
+	runs := []*RunResult{
+		mk(1, 100, 10*time.Millisecond, 0),
+		mk(2, 200, 10*time.Millisecond, 0),
+		mk(4, 150, 40*time.Millisecond, 3), // 3 requests timed out
+		mk(8, 400, 12*time.Millisecond, 0),
+	}
+	if p := ProbeConcurrency(runs); p.Knee != 0 {
+		t.Errorf("knee at %d clients, want none: only the point with failures looked like one", p.Knee)
+	}
+	// A clean point that stops gaining after a failed one is compared with
+	// the clean point before it.
+	runs[3] = mk(8, 210, 30*time.Millisecond, 0)
+	if p := ProbeConcurrency(runs); p.Knee != 2 {
+		t.Errorf("knee at %d clients, want 2", p.Knee)
+	}
+}
