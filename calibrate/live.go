@@ -113,6 +113,14 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 	// requests asked the engine to ignore it.
 	meta := opt.Meta.Clone()
 	meta.Set(IgnoreEOSKey, strconv.FormatBool(cfg.IgnoreEOS))
+	// Progress counts the measured runs, as the plan's header does; the
+	// warm-up is told apart.
+	measured, done := 0, 0
+	for _, spec := range plan.Runs {
+		if spec.Kind != KindWarmup {
+			measured++
+		}
+	}
 	var out []*RunResult
 	save := func(res *RunResult) error {
 		if opt.TraceDir != "" {
@@ -129,7 +137,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		out = append(out, res)
 		return nil
 	}
-	for i, spec := range plan.Runs {
+	for _, spec := range plan.Runs {
 		var reset int64
 		if opt.ResetSlots {
 			prompt := ResetPromptTokens
@@ -174,8 +182,13 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 					warmOK++
 				}
 			}
-			fmt.Fprintf(opt.Log, "  [%2d/%d] %-22s %5.1fs  ok %d/%d  TTFT mean %s  TPOT mean %s  %.1f tok/s\n",
-				i+1, len(plan.Runs), spec.Name, res.Wall.Seconds(), s.Succeeded+warmOK, s.Sent+s.Warmup,
+			n := " -"
+			if spec.Kind != KindWarmup {
+				done++
+				n = fmt.Sprintf("%2d", done)
+			}
+			fmt.Fprintf(opt.Log, "  [%s/%d] %-22s %5.1fs  ok %d/%d  TTFT mean %s  TPOT mean %s  %.1f tok/s\n",
+				n, measured, spec.Name, res.Wall.Seconds(), s.Succeeded+warmOK, s.Sent+s.Warmup,
 				ms(s.TTFT.Mean), ms(s.TPOT.Mean), s.OutputTokensPerSec)
 		}
 	}
