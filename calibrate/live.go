@@ -74,7 +74,7 @@ type RunResult struct {
 	// requests. Salt 0: unknown (traces written before it was recorded).
 	Salt    uint64
 	Text    replay.TextModel
-	Rows    []*traces.Request // in completion order, observed columns filled
+	Rows    []*traces.Request // observed columns filled; in completion order live, in input order read back
 	Summary *replay.Summary
 	Wall    time.Duration // wall-clock time of the run, set-up included
 	Trace   *TraceRef     // the Parquet file written, nil without TraceDir
