@@ -392,9 +392,11 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 		return e.reject(s, reason)
 	}
 	if !e.lock {
-		// A stretch a static batch held skips the step boundaries where
-		// the requests that reached the scheduler since went to wait:
-		// they are waiting by now, not still arriving.
+		// The requests that reached the scheduler by now are waiting, so
+		// one arriving at an engine idle now joins them in its next step:
+		// those that got there in the step that just ended, as the idle
+		// engine woke for them, or at step boundaries that a static
+		// batch's stretch skipped.
 		e.handOver()
 	}
 	if (e.admitDelay > 0 || e.lock) && (e.nRunning > 0 || e.now > r.Arrival || e.arriving.len() > 0) {
