@@ -117,7 +117,11 @@ type metrics struct {
 	kvLastUsed int
 	kvIntegral float64 // block·ns
 	kvMax      int
-	series     kvSeries
+	// rampT0 and rampU0 start the last stretch recorded (kvRamp), which
+	// ended at kvLastT with kvLastUsed blocks.
+	rampT0 int64
+	rampU0 int
+	series kvSeries
 	// seriesAfter holds the usage set from lastEvent on, in time order:
 	// the window may end before it, and the bucket holding the end must
 	// not take what a warm-up row's batch holds after it.
@@ -162,17 +166,31 @@ func (m *metrics) arrived(s *seq, now int64) {
 // now > t: its part inside the window counts.
 func (m *metrics) open(t, now int64) {
 	m.firstArrival = t
-	m.kvLastT, m.kvIntegral, m.kvMax = t, 0, m.kvLastUsed
+	// A stretch that ran past t grew its blocks evenly up to kvLastUsed:
+	// the window opens with what it held at t.
+	u, u1 := m.kvLastUsed, m.kvLastUsed
+	m.kvIntegral = 0
+	if m.kvLastT > t {
+		f := float64(t-m.rampT0) / float64(m.kvLastT-m.rampT0)
+		ut := float64(m.rampU0) + f*float64(u1-m.rampU0)
+		m.kvIntegral = (ut + float64(u1)) / 2 * float64(m.kvLastT-t)
+		u = int(math.Round(ut))
+	} else {
+		m.kvLastT = t
+	}
+	m.kvMax = u1
 	// The series starts with the window too: what warm-up rows held
 	// before it is no figure of the run.
 	m.series, m.seriesAfter = newKVSeries(), m.seriesAfter[:0]
-	m.series.add(t, m.kvLastUsed)
+	m.series.add(t, u)
+	if m.kvLastT > t {
+		m.seriesAt(m.kvLastT-1, u1)
+	}
 	m.tail = m.tail[:0]
 	if now > t {
 		m.busy += float64(now-t) / 1e9
 		// Only warm-up rows ran before: the step under way is one of them.
-		u := m.kvLastUsed
-		m.tail = append(m.tail, span{t0: t, t1: now, busy1: m.busy, u0: u, u1: u, max0: u})
+		m.tail = append(m.tail, span{t0: t, t1: now, busy1: m.busy, u0: u, u1: u1, max0: u})
 	}
 }
 
@@ -337,6 +355,7 @@ func (m *metrics) kvAt(t int64, used int) {
 func (m *metrics) kvRamp(t0, t1 int64, u0, u1 int) {
 	m.kvIntegral += float64(u0+u1) / 2 * float64(t1-t0)
 	m.kvLastT, m.kvLastUsed = t1, u1
+	m.rampT0, m.rampU0 = t0, u0
 	m.kvMax = max(m.kvMax, u1)
 	// u1 is reached within the stretch, before a window that ends with it.
 	m.seriesAt(t1-1, u1)
