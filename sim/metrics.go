@@ -145,7 +145,7 @@ type span struct {
 }
 
 func newMetrics(cfg *Config) *metrics {
-	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, lastDoneT: -1, series: newKVSeries()}
+	return &metrics{cfg: cfg, firstArrival: -1, kvLastT: -1, lastDoneT: -1, series: newKVSeries(0)}
 }
 
 // arrived counts s, which reached an engine whose clock reads now.
@@ -181,7 +181,7 @@ func (m *metrics) open(t, now int64) {
 	m.kvMax = u1
 	// The series starts with the window too: what warm-up rows held
 	// before it is no figure of the run.
-	m.series, m.seriesAfter = newKVSeries(), m.seriesAfter[:0]
+	m.series, m.seriesAfter = newKVSeries(t), m.seriesAfter[:0]
 	m.series.add(t, u)
 	if m.kvLastT > t {
 		m.seriesAt(m.kvLastT-1, u1)
@@ -433,12 +433,14 @@ func (e *engine) summaryOver(first, end int64) *Summary {
 // carried into a bucket included.
 type kvSeries struct {
 	width int64 // ns
+	start int64 // ns; buckets count from it, the window's opening
 	pts   []kvPt
 	last  int // the usage set last
 }
 
-// newKVSeries starts a series of 1 ms buckets, which widen as it grows.
-func newKVSeries() kvSeries { return kvSeries{width: 1e6} }
+// newKVSeries starts a series of 1 ms buckets from start, which widen as
+// it grows.
+func newKVSeries(start int64) kvSeries { return kvSeries{width: 1e6, start: start} }
 
 type kvPt struct {
 	t    int64
@@ -450,7 +452,7 @@ const maxKVPoints = 1000
 func (k *kvSeries) add(t int64, used int) {
 	carried := k.last
 	k.last = used
-	b := t - t%k.width
+	b := t - (t-k.start)%k.width
 	if n := len(k.pts); n > 0 && k.pts[n-1].t == b {
 		k.pts[n-1].used = max(k.pts[n-1].used, used)
 		return
@@ -463,7 +465,7 @@ func (k *kvSeries) add(t int64, used int) {
 		k.width *= 2
 		j := 0
 		for _, p := range k.pts {
-			p.t -= p.t % k.width
+			p.t -= (p.t - k.start) % k.width
 			if j > 0 && k.pts[j-1].t == p.t {
 				k.pts[j-1].used = max(k.pts[j-1].used, p.used)
 				continue
