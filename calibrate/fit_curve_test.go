@@ -11,23 +11,7 @@ import (
 // that a linear cost is recovered at every width that was measured.
 func TestFitStepsCurveBetweenKnots(t *testing.T) {
 	cost := func(n float64) float64 { return 4e-3 + 6e-5*n }
-	var obs []Observation
-	for i := range 60 {
-		var o Observation
-		switch i % 4 {
-		case 0:
-			o.DecodeSeqs = 1
-		case 1:
-			o.DecodeSeqs = 3
-		case 2:
-			o.PrefillTokens = 100
-		case 3:
-			o.PrefillTokens = 16
-		}
-		o.Seconds = cost(o.PrefillTokens+o.DecodeSeqs) * (1 + 0.01*math.Sin(float64(i)))
-		obs = append(obs, o)
-	}
-	f, err := FitSteps(obs, &FitSettings{Curve: true})
+	f, err := FitSteps(betweenKnotsObs(cost, 0.01), &FitSettings{Curve: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,4 +47,28 @@ func TestFitStepsCurveWithoutAPoint(t *testing.T) {
 			t.Errorf("%g tokens: predicted %.3f ms, want %.3f ms within 5%%", n, got*1e3, cost(n)*1e3)
 		}
 	}
+}
+
+// betweenKnotsObs returns 60 steps of a cost at four widths, two of them
+// between dense knots (3 decode tokens between the knots at 2 and 4; 100
+// prefill tokens between 64 and 128), each off by up to noise (a
+// fraction) so that the fit is not exact.
+func betweenKnotsObs(cost func(tokens float64) float64, noise float64) []Observation {
+	var obs []Observation
+	for i := range 60 {
+		var o Observation
+		switch i % 4 {
+		case 0:
+			o.DecodeSeqs = 1
+		case 1:
+			o.DecodeSeqs = 3
+		case 2:
+			o.PrefillTokens = 100
+		case 3:
+			o.PrefillTokens = 16
+		}
+		o.Seconds = cost(o.PrefillTokens+o.DecodeSeqs) * (1 + noise*math.Sin(float64(i)))
+		obs = append(obs, o)
+	}
+	return obs
 }

@@ -13,23 +13,7 @@ import (
 // returns, not of the model it optimised.
 func TestFitQualityIsThatOfTheReturnedCurve(t *testing.T) {
 	cost := func(n float64) float64 { return 4e-3 + 6e-5*n }
-	var obs []Observation
-	for i := range 60 {
-		var o Observation
-		switch i % 4 {
-		case 0:
-			o.DecodeSeqs = 1
-		case 1:
-			o.DecodeSeqs = 3 // between knots 2 and 4
-		case 2:
-			o.PrefillTokens = 100 // between knots 64 and 128
-		case 3:
-			o.PrefillTokens = 16
-		}
-		n := o.PrefillTokens + o.DecodeSeqs
-		o.Seconds = cost(n) * (1 + 0.001*math.Sin(float64(i)))
-		obs = append(obs, o)
-	}
+	obs := betweenKnotsObs(cost, 0.001)
 	f, err := FitSteps(obs, &FitSettings{Curve: true})
 	if err != nil {
 		t.Fatal(err)
