@@ -41,6 +41,16 @@ func writeFile(t *testing.T, dir, name, data string) string {
 	return p
 }
 
+// testProfile returns calibrate's test profile (H100-SXM-80G).
+func testProfile(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // basePlan writes the embedded continuous plan, edited by the old/new
 // pairs, to dir/name.
 func basePlan(t *testing.T, dir, name string, edits ...string) string {

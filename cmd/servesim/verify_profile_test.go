@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ func TestVerifyChecksTheProfileAgainstTheCandidates(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
 	cands, tr := oneCandidate(t, dir) // device "cpu", precision f16, servesim-tiny
-	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h100 := writeFile(t, dir, "h100.json", string(data))
+	h100 := writeFile(t, dir, "h100.json", testProfile(t))
 	cpu := cpuProfile(t, dir)
 	base := []string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(dir, "out")}

@@ -86,9 +86,5 @@ func TestVerifyRefusesRefitOutDirectory(t *testing.T) {
 // oneCandidate's plan, to dir/cpu.json.
 func cpuProfile(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return writeFile(t, dir, "cpu.json", strings.Replace(string(data), `"device": "H100-SXM-80G"`, `"device": "cpu"`, 1))
+	return writeFile(t, dir, "cpu.json", strings.Replace(testProfile(t), `"device": "H100-SXM-80G"`, `"device": "cpu"`, 1))
 }

@@ -263,11 +263,8 @@ func TestVerifyOutputsMustNotOverwriteInputs(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
 	cands, tr := oneCandidate(t, dir)
-	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof := writeFile(t, dir, "p.json", string(data))
+	data := testProfile(t)
+	prof := writeFile(t, dir, "p.json", data)
 	out := filepath.Join(dir, "out")
 	base := []string{"verify", "--candidates", cands, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
 		"--tokens-per-byte", "1", "--profile", prof}
@@ -290,7 +287,7 @@ func TestVerifyOutputsMustNotOverwriteInputs(t *testing.T) {
 			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s and the input\n%s", tc.args, code, err, tc.flag, text)
 		}
 	}
-	if got, _ := os.ReadFile(prof); string(got) != string(data) {
+	if got, _ := os.ReadFile(prof); string(got) != data {
 		t.Error("the profile was changed")
 	}
 	if got, _ := os.ReadFile(trInOut); string(got) != string(trData) {
@@ -342,12 +339,7 @@ func TestVerifyRefitOutAtOutDirectoryIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
 	cands, tr := oneCandidate(t, dir)
-	data, err := os.ReadFile(filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// on the candidate's device, so that nothing else refuses the run
-	prof := writeFile(t, dir, "p.json", strings.ReplaceAll(string(data), `"H100-SXM-80G"`, `"cpu"`))
+	prof := cpuProfile(t, dir) // on the candidate's device, so that nothing else refuses the run
 	out := filepath.Join(dir, "out")
 	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
 		"--tokens-per-byte", "1", "--profile", prof, "--out", out, "--refit", "--refit-out", out)
