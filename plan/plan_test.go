@@ -176,15 +176,22 @@ func TestParseEmptyRequiredString(t *testing.T) {
 	}
 }
 
+// writePlan writes text to a.toml in a new temporary directory and
+// returns the path.
+func writePlan(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "a.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // A plan with several bad values is refused with one line a key, and each
 // line names the file: with several --config files, the second line
 // alone did not say which plan it was about.
 func TestLoadNamesTheFileOnEveryLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.toml")
-	bad := strings.NewReplacer("max_num_seqs = 256", "max_num_seqs = 0", "pue = 1.2", "pue = 0.5").Replace(valid)
-	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writePlan(t, strings.NewReplacer("max_num_seqs = 256", "max_num_seqs = 0", "pue = 1.2", "pue = 0.5").Replace(valid))
 	_, err := Load(path)
 	if err == nil {
 		t.Fatal("a plan with max_num_seqs = 0 and pue = 0.5 was accepted")
@@ -223,18 +230,11 @@ func TestParseRefusesAKeyInAnotherCase(t *testing.T) {
 // An unknown key and a bad value are reported at their line in the file,
 // beside the file and the key.
 func TestLoadNamesTheLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.toml")
-	bad := strings.NewReplacer("max_num_seqs = 256", "max_num_seqs = 0", "pue = 1.2", "pue = 1.2\npeu = 1").Replace(valid)
-	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writePlan(t, strings.NewReplacer("max_num_seqs = 256", "max_num_seqs = 0", "pue = 1.2", "pue = 1.2\npeu = 1").Replace(valid))
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+": line 25: unknown key cost.peu") {
 		t.Errorf("err = %v, want %s: line 25: unknown key cost.peu", err, path)
 	}
-	bad = strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 0", 1)
-	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path = writePlan(t, strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 0", 1))
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+": line 10: batch.max_num_seqs: must be ≥ 1") {
 		t.Errorf("err = %v, want %s: line 10: batch.max_num_seqs: must be ≥ 1", err, path)
 	}
@@ -252,10 +252,7 @@ func TestResolveNamesTheLine(t *testing.T) {
 		{`name = "Llama-3.1-8B"`, `name = "Llama-9"`, `line 3: model.name: model: unknown architecture "Llama-9"`},
 		{"max_model_len = 8192", "max_model_len = 131072\nmemory_limit_gib = 20", "line 19: device.max_model_len: one sequence of 131072 tokens"},
 	} {
-		path := filepath.Join(t.TempDir(), "a.toml")
-		if err := os.WriteFile(path, []byte(strings.Replace(valid, c.from, c.to, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writePlan(t, strings.Replace(valid, c.from, c.to, 1))
 		p, err := Load(path)
 		if err != nil {
 			t.Fatal(err)
@@ -283,11 +280,7 @@ func TestResolveNamesThePrecisionTheDeviceCannotRun(t *testing.T) {
 	if err := cat.LoadTOMLData([]byte(npu), "npu.toml"); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "a.toml")
-	text := strings.NewReplacer(`model = "H100-SXM-80G"`, `model = "npu"`).Replace(valid)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writePlan(t, strings.NewReplacer(`model = "H100-SXM-80G"`, `model = "npu"`).Replace(valid))
 	p, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -300,11 +293,7 @@ func TestResolveNamesThePrecisionTheDeviceCannotRun(t *testing.T) {
 // Without chunked prefill vLLM refuses to start with max_num_batched_tokens
 // below max_model_len: a longer prompt could never be scheduled.
 func TestLoadRefusesBatchedTokensBelowModelLenUnchunked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.toml")
-	bad := strings.NewReplacer("chunked_prefill = true", "chunked_prefill = false", "max_num_batched_tokens = 8192", "max_num_batched_tokens = 4096").Replace(valid)
-	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writePlan(t, strings.NewReplacer("chunked_prefill = true", "chunked_prefill = false", "max_num_batched_tokens = 8192", "max_num_batched_tokens = 4096").Replace(valid))
 	_, err := Load(path)
 	for _, w := range []string{path + ": line 11: batch.max_num_batched_tokens:", "device.max_model_len (8192)", "chunked_prefill", "got 4096"} {
 		if err == nil || !strings.Contains(err.Error(), w) {

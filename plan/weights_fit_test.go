@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,11 +12,7 @@ import (
 // key and its line, and the keys that change the fit. It named neither
 // ("Llama-3.1-8B on 1× H100-SXM-80G: model: ... does not fit").
 func TestResolveNamesTheKeyOfWeightsThatDoNotFit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.toml")
-	text := strings.Replace(valid, "gpu_memory_utilization = 0.9", "gpu_memory_utilization = 0.2", 1)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writePlan(t, strings.Replace(valid, "gpu_memory_utilization = 0.9", "gpu_memory_utilization = 0.2", 1))
 	p, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
