@@ -16,27 +16,8 @@ import (
 // calibration was told: without them simulate neither warns of a plan on
 // other devices nor guards the measured KV capacity by device count.
 func TestCalibrateRefitKeepsParallelismAndBlockSize(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
-	defer srv.Close()
 	dir := t.TempDir()
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
-		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--tensor-parallel", "2", "--block-size", "16"); err != nil {
-		t.Fatal(err)
-	}
-	traceDir := filepath.Join(dir, "p.traces")
-	load := func(name string) *calibrate.Profile {
-		t.Helper()
-		p, err := calibrate.LoadProfile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	live := load("p.json")
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", traceDir); err != nil {
-		t.Fatal(err)
-	}
-	refit := load("q.json")
+	live, refit := calibrateAndRefit(t, dir, "--tensor-parallel", "2", "--block-size", "16")
 	if refit.TensorParallel != 2 || refit.BlockSize != 16 {
 		t.Errorf("refit: tensor_parallel %d, block_size %d; want the live calibration's 2 and 16", refit.TensorParallel, refit.BlockSize)
 	}
@@ -44,10 +25,10 @@ func TestCalibrateRefitKeepsParallelismAndBlockSize(t *testing.T) {
 		t.Errorf("refit KV %+v, live %+v", refit.KV, live.KV)
 	}
 	// a flag given wins over the traces
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "r.json"), "--from-traces", traceDir, "--tensor-parallel", "4", "--block-size", "32"); err != nil {
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "r.json"), "--from-traces", filepath.Join(dir, "p.traces"), "--tensor-parallel", "4", "--block-size", "32"); err != nil {
 		t.Fatal(err)
 	}
-	if r := load("r.json"); r.TensorParallel != 4 || r.BlockSize != 32 {
+	if r := loadProfile(t, filepath.Join(dir, "r.json")); r.TensorParallel != 4 || r.BlockSize != 32 {
 		t.Errorf("refit with flags: tensor_parallel %d, block_size %d; want the flags' 4 and 32", r.TensorParallel, r.BlockSize)
 	}
 }
@@ -88,25 +69,9 @@ func TestRefitInfoParallelismAndBlockSize(t *testing.T) {
 // A refit names the engine arguments as the live calibration did: one
 // that holds a space (a chat template, a JSON setting) stays one.
 func TestCalibrateRefitKeepsEngineArgs(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
-	defer srv.Close()
 	dir := t.TempDir()
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
-		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu",
-		"--engine", "vllm", "--engine-args", `--override-generation-config={"temperature": 0}`, "--engine-args", "--enforce-eager"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
-		t.Fatal(err)
-	}
-	live, err := calibrate.LoadProfile(filepath.Join(dir, "p.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	refit, err := calibrate.LoadProfile(filepath.Join(dir, "q.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	live, refit := calibrateAndRefit(t, dir,
+		"--engine", "vllm", "--engine-args", `--override-generation-config={"temperature": 0}`, "--engine-args", "--enforce-eager")
 	if !slices.Equal(refit.EngineArgs, live.EngineArgs) {
 		t.Errorf("refit engine_args %q, live %q", refit.EngineArgs, live.EngineArgs)
 	}
@@ -120,20 +85,7 @@ func TestCalibrateRefitKeepsEngineArgs(t *testing.T) {
 // A refit names the engine and its version as the live calibration did,
 // also when only the version was given.
 func TestCalibrateRefitKeepsEngineVersionAlone(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
-	defer srv.Close()
-	dir := t.TempDir()
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
-		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine-version", "0.6.5"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
-		t.Fatal(err)
-	}
-	refit, err := calibrate.LoadProfile(filepath.Join(dir, "q.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, refit := calibrateAndRefit(t, t.TempDir(), "--engine-version", "0.6.5")
 	if refit.Engine != "" || refit.EngineVersion != "0.6.5" {
 		t.Errorf("refit engine %q, version %q; want the live calibration's \"\" and \"0.6.5\"", refit.Engine, refit.EngineVersion)
 	}
@@ -176,21 +128,37 @@ func TestRefitInfoReportedKV(t *testing.T) {
 // A refit keeps an engine name with a space in it whole when no version
 // was given, as the live calibration recorded it.
 func TestCalibrateRefitKeepsEngineNameAlone(t *testing.T) {
+	_, refit := calibrateAndRefit(t, t.TempDir(), "--engine", "llama.cpp server")
+	if refit.Engine != "llama.cpp server" || refit.EngineVersion != "" {
+		t.Errorf("refit engine %q, version %q; want the live calibration's \"llama.cpp server\" and \"\"", refit.Engine, refit.EngineVersion)
+	}
+}
+
+// calibrateAndRefit calibrates against a replayed engine, with the flags
+// given after the usual small ones, into dir/p.json (its traces in
+// dir/p.traces), refits from those traces into dir/q.json, and returns
+// both profiles.
+func calibrateAndRefit(t *testing.T, dir string, flags ...string) (live, refit *calibrate.Profile) {
+	t.Helper()
 	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
 	defer srv.Close()
-	dir := t.TempDir()
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
-		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu", "--engine", "llama.cpp server"); err != nil {
+	args := append([]string{"calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"}, flags...)
+	if _, err := run(t, args...); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", filepath.Join(dir, "p.traces")); err != nil {
 		t.Fatal(err)
 	}
-	refit, err := calibrate.LoadProfile(filepath.Join(dir, "q.json"))
+	return loadProfile(t, filepath.Join(dir, "p.json")), loadProfile(t, filepath.Join(dir, "q.json"))
+}
+
+// loadProfile loads the profile at path.
+func loadProfile(t *testing.T, path string) *calibrate.Profile {
+	t.Helper()
+	p, err := calibrate.LoadProfile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refit.Engine != "llama.cpp server" || refit.EngineVersion != "" {
-		t.Errorf("refit engine %q, version %q; want the live calibration's \"llama.cpp server\" and \"\"", refit.Engine, refit.EngineVersion)
-	}
+	return p
 }
