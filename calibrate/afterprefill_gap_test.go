@@ -18,17 +18,9 @@ func TestMarkAfterPrefillCountsDroppedSteps(t *testing.T) {
 	// 60 and 70 ms; those ending at 80 and 90 ms are steady decode steps.
 	a := row("run/0", 100, 0, 10, 20, 30, 40, 60, 60, 70, 80, 90)
 	b := row("run/1", 50, 25, 40, 50, 60, 70, 80, 90)
-	steps, st, err := RecoverSteps(nil, rows2(a, b), &RecoverSettings{Tolerance: 2e6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	markAfterPrefill(steps)
-	after := map[int64]float64{}
-	for _, o := range steps {
-		after[o.End/1e6] = o.AfterPrefill
-	}
-	if _, ok := after[50]; ok || st.Coalesced != 2 {
-		t.Fatalf("steps %v, %d coalesced: want the boundaries at 50 and 60 ms dropped", after, st.Coalesced)
+	after, coalesced := afterPrefillByEnd(t, a, b)
+	if _, ok := after[50]; ok || coalesced != 2 {
+		t.Fatalf("steps %v, %d coalesced: want the boundaries at 50 and 60 ms dropped", after, coalesced)
 	}
 	for end, want := range map[int64]float64{20: 1, 30: 1, 40: 0, 70: 1, 80: 0, 90: 0} {
 		if got, ok := after[end]; !ok || got != want {
@@ -37,7 +29,22 @@ func TestMarkAfterPrefillCountsDroppedSteps(t *testing.T) {
 	}
 }
 
-func rows2(rs ...*traces.Request) []*traces.Request { return rs }
+// afterPrefillByEnd recovers the steps of the requests (within 2 ms),
+// marks those after a prompt, and returns their AfterPrefill by the
+// millisecond each ends at, and how many boundaries were dropped.
+func afterPrefillByEnd(t *testing.T, reqs ...*traces.Request) (after map[int64]float64, coalesced int) {
+	t.Helper()
+	steps, st, err := RecoverSteps(nil, reqs, &RecoverSettings{Tolerance: 2e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	markAfterPrefill(steps)
+	after = map[int64]float64{}
+	for _, o := range steps {
+		after[o.End/1e6] = o.AfterPrefill
+	}
+	return after, st.Coalesced
+}
 
 // A prompt's step is an engine step with prompt tokens even when recovery
 // drops its boundary: the three steps after it are the ones after a
@@ -50,17 +57,9 @@ func TestMarkAfterPrefillCountsFromADroppedPromptStep(t *testing.T) {
 	// end at 50, 60 and 70 ms; those ending at 80 and 90 ms are steady.
 	a := row("run/0", 100, 0, 10, 20, 30, 50, 50, 60, 70, 80, 90)
 	b := row("run/1", 50, 25, 40, 50, 60, 70, 80, 90)
-	steps, st, err := RecoverSteps(nil, rows2(a, b), &RecoverSettings{Tolerance: 2e6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	markAfterPrefill(steps)
-	after := map[int64]float64{}
-	for _, o := range steps {
-		after[o.End/1e6] = o.AfterPrefill
-	}
-	if _, ok := after[40]; ok || st.Coalesced != 2 {
-		t.Fatalf("steps %v, %d coalesced: want the boundaries at 40 and 50 ms dropped", after, st.Coalesced)
+	after, coalesced := afterPrefillByEnd(t, a, b)
+	if _, ok := after[40]; ok || coalesced != 2 {
+		t.Fatalf("steps %v, %d coalesced: want the boundaries at 40 and 50 ms dropped", after, coalesced)
 	}
 	for end, want := range map[int64]float64{20: 1, 30: 1, 60: 1, 70: 1, 80: 0, 90: 0} {
 		if got, ok := after[end]; !ok || got != want {
