@@ -2,13 +2,9 @@ package verify
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // A candidate simulated but not measured still says what its predicted
@@ -17,17 +13,7 @@ import (
 // energy with no cost_basis to tell.
 func TestFailedCandidateStatesItsCostBasis(t *testing.T) {
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: time.Millisecond, ITL: time.Millisecond, Status: http.StatusBadRequest,
-		Fault: func(n int) replaytest.Fault {
-			if n < len(replay.ProbeBytes) {
-				return replaytest.OK
-			}
-			return replaytest.Status
-		}})
-	t.Cleanup(srv.Close)
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-	cfg.Timeout = 10 * time.Second
+	cfg := refusingReplay(t)
 	opt := Options{Candidates: candidates(1), Trace: writeTrace(t, dir, 4, 10*time.Millisecond), Replay: cfg,
 		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances()}
 	res, err := Run(context.Background(), opt)

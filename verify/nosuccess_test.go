@@ -22,17 +22,7 @@ func TestNoRequestSucceededIsNotAnEngineDeath(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			t.Setenv("D", dir)
-			srv := replaytest.New(replaytest.Options{TTFT: time.Millisecond, ITL: time.Millisecond, Status: http.StatusBadRequest,
-				Fault: func(n int) replaytest.Fault {
-					if n < len(replay.ProbeBytes) {
-						return replaytest.OK
-					}
-					return replaytest.Status
-				}})
-			t.Cleanup(srv.Close)
-			cfg := replay.DefaultConfig()
-			cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
-			cfg.Timeout = 10 * time.Second
+			cfg := refusingReplay(t)
 			opt := Options{Candidates: candidates(1), Trace: writeTrace(t, dir, 4, 10*time.Millisecond), Replay: cfg,
 				Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances()}
 			if withEngine {
@@ -52,4 +42,22 @@ func TestNoRequestSucceededIsNotAnEngineDeath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusingReplay is the replay configuration of a stub server that
+// answers the text-model probes and refuses every request after them
+// with a 400; it lives as long as the test.
+func refusingReplay(t *testing.T) replay.Config {
+	srv := replaytest.New(replaytest.Options{TTFT: time.Millisecond, ITL: time.Millisecond, Status: http.StatusBadRequest,
+		Fault: func(n int) replaytest.Fault {
+			if n < len(replay.ProbeBytes) {
+				return replaytest.OK
+			}
+			return replaytest.Status
+		}})
+	t.Cleanup(srv.Close)
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	cfg.Timeout = 10 * time.Second
+	return cfg
 }
