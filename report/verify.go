@@ -88,8 +88,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		blocks = append(blocks, &Text{Text: t + "."})
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
-		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across candidates (%.1f%%).",
-			cs.Differ, cs.Compared, 100*cs.Fraction)})
+		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across %s (%.1f%%).",
+			cs.Differ, cs.Compared, res.ConsistencyAcross(), 100*cs.Fraction)})
 	}
 	for _, u := range res.Consistency.Unread {
 		blocks = append(blocks, &Text{Text: "Output consistency leaves out " + u + "."})

@@ -551,8 +551,8 @@ func (res *Result) WriteTable(w io.Writer) {
 			rk.HeldString(), fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), rk.BestString())
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
-		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across candidates (%.1f%%)\n",
-			cs.Differ, cs.Compared, 100*cs.Fraction)
+		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across %s (%.1f%%)\n",
+			cs.Differ, cs.Compared, res.ConsistencyAcross(), 100*cs.Fraction)
 	}
 	for _, u := range res.Consistency.Unread {
 		fmt.Fprintf(w, "output consistency leaves out %s\n", u)
@@ -563,6 +563,17 @@ func (res *Result) WriteTable(w io.Writer) {
 	if res.ToleranceFailures > 0 {
 		fmt.Fprintf(w, "verify: %d metric(s) outside tolerance\n", res.ToleranceFailures)
 	}
+}
+
+// ConsistencyAcross names what the output consistency compared: the
+// candidates, and each one's runs when it was measured more than once.
+func (res *Result) ConsistencyAcross() string {
+	for _, c := range res.Candidates {
+		if c.Status == StatusOK && len(c.Repeats) > 1 {
+			return "candidates and their runs"
+		}
+	}
+	return "candidates"
 }
 
 // printErrors writes a line of title and each metric's error in errs,

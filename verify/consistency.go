@@ -9,7 +9,8 @@ import (
 )
 
 // Consistency compares the generated text of the same requests (by id)
-// across candidates. With temperature 0 an engine that is batch-invariant
+// across candidates (and across each candidate's runs with --repeat;
+// a run is then one of the compared, labelled "LABEL (run K)"). With temperature 0 an engine that is batch-invariant
 // gives every request the same text whatever the batch it ran in; a
 // fraction that differs is a finding to record (kernels that reduce in a
 // batch-size-dependent order), not something verify forces away.

@@ -321,9 +321,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Engine == nil {
 		fmt.Fprintf(log, "verify: no engine command: every candidate runs against the engine at %s as it is (its knobs are not applied)\n", urlshow.String(cfg.BaseURL))
 	}
-	texts := map[int]map[RequestKey]string{}
-	var unread []string
-	for i, cand := range opt.Candidates.Candidates {
+	var labels, unread []string
+	var runs []map[RequestKey]string
+	for _, cand := range opt.Candidates.Candidates {
 		if err := ctx.Err(); err != nil {
 			// Interrupted: the candidates left never run, and say so.
 			res.Candidates = append(res.Candidates, notRun(cand, err, log))
@@ -332,23 +332,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		cr := verifyOne(ctx, &opt, &cfg, cand, step, stepDesc, host, port, log)
 		res.Candidates = append(res.Candidates, cr)
 		if cr.Status == StatusOK {
-			if _, rows, err := traces.ReadAll(cr.Trace); err != nil {
-				// Its metrics stand; only its texts are missing.
-				fmt.Fprintf(log, "verify: output consistency leaves out %s: %v\n", cr.Label, err)
-				unread = append(unread, fmt.Sprintf("%s: %v", cr.Label, err))
-			} else {
-				texts[i] = outputTexts(rows)
-			}
+			l, r, u := runTexts(&cr, log)
+			labels, runs, unread = append(labels, l...), append(runs, r...), append(unread, u...)
 		}
 	}
 	res.TextModel = cfg.Text
-	var labels []string
-	var runs []map[RequestKey]string
-	for i, c := range res.Candidates {
-		if t, ok := texts[i]; ok {
-			labels, runs = append(labels, c.Label), append(runs, t)
-		}
-	}
 	res.Consistency = CompareOutputs(labels, runs)
 	res.Consistency.Unread = unread
 	res.finish()
@@ -366,6 +354,33 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		res.Refit = rr
 	}
 	return res, ctx.Err()
+}
+
+// runTexts are the generated texts of each of the measured candidate's
+// runs, labelled by candidate (and run, when it ran more than once): at
+// temperature 0 a request's text differs from one start of the same
+// engine to the next for the same reasons it does across candidates.
+// unread says each run whose trace could not be read back.
+func runTexts(cr *CandidateResult, log io.Writer) (labels []string, runs []map[RequestKey]string, unread []string) {
+	type run struct{ label, trace string }
+	all := []run{{cr.Label, cr.Trace}}
+	if len(cr.Repeats) > 1 {
+		all = all[:0]
+		for k, rp := range cr.Repeats {
+			all = append(all, run{fmt.Sprintf("%s (run %d)", cr.Label, k+1), rp.Trace})
+		}
+	}
+	for _, r := range all {
+		_, rows, err := traces.ReadAll(r.trace)
+		if err != nil {
+			// Its metrics stand; only its texts are missing.
+			fmt.Fprintf(log, "verify: output consistency leaves out %s: %v\n", r.label, err)
+			unread = append(unread, fmt.Sprintf("%s: %v", r.label, err))
+			continue
+		}
+		labels, runs = append(labels, r.label), append(runs, outputTexts(rows))
+	}
+	return labels, runs, unread
 }
 
 // replayConfig is Replay as every candidate replays it; each candidate
