@@ -2,6 +2,7 @@ package verify
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -458,11 +459,56 @@ func Rank(cands []CandidateResult) Ranking {
 	return rk
 }
 
+// Errors are |relative errors| by metric name. One may be +Inf (a
+// prediction against a measured 0): JSON holds no infinity, so it is
+// written as the string "inf".
+type Errors map[string]float64
+
+// infError is how JSON holds an infinite error.
+const infError = "inf"
+
+func (e Errors) MarshalJSON() ([]byte, error) {
+	if e == nil {
+		return []byte("null"), nil
+	}
+	m := make(map[string]any, len(e))
+	for k, v := range e {
+		m[k] = v
+		if math.IsInf(v, 1) {
+			m[k] = infError
+		}
+	}
+	return json.Marshal(m)
+}
+
+func (e *Errors) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		*e = nil
+		return nil
+	}
+	out := make(Errors, len(m))
+	for k, raw := range m {
+		var v float64
+		if string(raw) == `"`+infError+`"` {
+			v = math.Inf(1)
+		} else if err := json.Unmarshal(raw, &v); err != nil || !(v >= 0) {
+			return fmt.Errorf("median |error| %s = %s: want a number ≥ 0 or %q (infinite)", k, raw, infError)
+		}
+		out[k] = v
+	}
+	*e = out
+	return nil
+}
+
 // MedianAbsErrors is, per metric, the median |relative error| over the
 // candidates that were measured. A prediction against a measured 0 is an
-// infinite error and counts as the largest; a median that is itself
-// infinite is left out (JSON cannot hold it).
-func MedianAbsErrors(cands []CandidateResult) map[string]float64 {
+// infinite error and counts as the largest; a median that falls on one is
+// +Inf.
+func MedianAbsErrors(cands []CandidateResult) Errors {
 	by := map[string][]float64{}
 	for _, c := range cands {
 		for _, r := range c.Rows {
@@ -474,11 +520,9 @@ func MedianAbsErrors(cands []CandidateResult) map[string]float64 {
 			}
 		}
 	}
-	out := map[string]float64{}
+	out := Errors{}
 	for k, v := range by {
-		if m := median(v); !math.IsInf(m, 0) {
-			out[k] = m
-		}
+		out[k] = median(v)
 	}
 	return out
 }
@@ -586,16 +630,26 @@ func printErrors(w io.Writer, title string, errs map[string]float64) {
 }
 
 // FormatErrors is each metric's error in errs, in MetricNames order, as
-// "name 12.3%" separated by spaces ("" for none): one format for verify's
-// table and the report's verification section.
+// "name 12.3%" (an infinite one "name ∞") separated by spaces ("" for
+// none): one format for verify's table and the report's verification
+// section.
 func FormatErrors(errs map[string]float64) string {
 	var parts []string
 	for _, m := range MetricNames {
 		if v, ok := errs[m]; ok {
-			parts = append(parts, fmt.Sprintf("%s %.1f%%", m, 100*v))
+			parts = append(parts, m+" "+fmtAbsError(v))
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// fmtAbsError is an |error| as a percentage; ∞ for a prediction
+// against a measured 0.
+func fmtAbsError(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
 func fmtVal(v *float64) string {

@@ -2,7 +2,9 @@ package verify
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -22,15 +24,31 @@ func TestMedianAbsErrorsCountsInfiniteMisses(t *testing.T) {
 	if v, ok := m[MetricTPOTMean]; !ok || math.Abs(v-0.06) > 1e-9 {
 		t.Errorf("median |error| of ∞, 5%%, 6%%: %v (%v), want 0.06", v, ok)
 	}
-	// Errors ∞, ∞, 5%: the median is infinite.
+	// Errors ∞, ∞, 5%: the median is infinite, and said so.
 	m = MedianAbsErrors([]CandidateResult{cand(0.02, 0), cand(0.03, 0), cand(1.05, 1)})
-	if v, ok := m[MetricTPOTMean]; ok {
-		t.Errorf("median |error| of ∞, ∞, 5%%: %v, want none (infinite)", v)
+	if v, ok := m[MetricTPOTMean]; !ok || !math.IsInf(v, 1) {
+		t.Errorf("median |error| of ∞, ∞, 5%%: %v (%v), want +Inf", v, ok)
 	}
 	if v := m[MetricThroughput]; v != 0 {
 		t.Errorf("throughput median %v, want 0", v)
 	}
-	if _, err := json.Marshal(m); err != nil {
-		t.Error(err)
+	if got := FormatErrors(m); !strings.Contains(got, "tpot_mean_s ∞") {
+		t.Errorf("FormatErrors: %q, want the infinite median shown as ∞", got)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"tpot_mean_s":"inf"`) {
+		t.Errorf("JSON %s: want the infinite median written \"inf\"", data)
+	}
+	var back Errors
+	if err := json.Unmarshal(data, &back); err != nil || !maps.Equal(back, m) {
+		t.Errorf("read back: %v, %v: want %v", back, err, m)
+	}
+	for _, bad := range []string{`{"tpot_mean_s":"big"}`, `{"tpot_mean_s":-0.1}`} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil || !strings.Contains(err.Error(), "tpot_mean_s") {
+			t.Errorf("%s: err = %v, want one that names the metric", bad, err)
+		}
 	}
 }

@@ -59,14 +59,14 @@ type RefitResult struct {
 	// predictions against the measurements, simulated with the parent
 	// and with the refitted profile. The refit has seen these runs, so
 	// "after" is an in-sample error.
-	MetricErrorBefore map[string]float64 `json:"metric_error_before"`
-	MetricErrorAfter  map[string]float64 `json:"metric_error_after"`
+	MetricErrorBefore Errors `json:"metric_error_before"`
+	MetricErrorAfter  Errors `json:"metric_error_after"`
 	// MetricErrorAtSpeed is the same with the parent's coefficients
 	// scaled, per candidate, to the decode speed measured on its engine
 	// (StepBiasBefore): what is left once the engine's speed is taken as
 	// measured is the scheduling and batching model's error.
-	MetricErrorAtSpeed map[string]float64 `json:"metric_error_at_speed"`
-	Error              string             `json:"error,omitempty"`
+	MetricErrorAtSpeed Errors `json:"metric_error_at_speed"`
+	Error              string `json:"error,omitempty"`
 }
 
 // StepBias is the median (predicted − observed)/observed of a run's step
@@ -418,18 +418,20 @@ func (rr *RefitResult) Print(w io.Writer) {
 	for _, m := range MetricNames {
 		b, okB := rr.MetricErrorBefore[m]
 		a, okA := rr.MetricErrorAfter[m]
-		if !okB {
-			b = math.NaN()
-		}
-		if !okA {
-			a = math.NaN()
-		}
 		if okB || okA {
-			fmt.Fprintf(w, " %s %s→%s", m, fmtPct(sec(b)), fmtPct(sec(a)))
+			fmt.Fprintf(w, " %s %s→%s", m, fmtMedian(b, okB), fmtMedian(a, okA))
 		}
 	}
 	fmt.Fprintln(w)
 	printErrors(w, "  median |error| at each engine's decode speed (the parent's steps scaled to what each candidate's measured):", rr.MetricErrorAtSpeed)
+}
+
+// fmtMedian is a median |error| (ok: there is one), ∞ included.
+func fmtMedian(v float64, ok bool) string {
+	if !ok {
+		return "n/a"
+	}
+	return fmtAbsError(v)
 }
 
 func fmtPct(v *float64) string {

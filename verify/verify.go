@@ -161,10 +161,10 @@ type Result struct {
 	Candidates []CandidateResult `json:"candidates"`
 	// MedianAbsError is, per metric, the median |relative error| over the
 	// measured candidates.
-	MedianAbsError map[string]float64 `json:"median_abs_error"`
-	Ranking        Ranking            `json:"ranking"`
-	Consistency    Consistency        `json:"consistency"`
-	Refit          *RefitResult       `json:"refit"`
+	MedianAbsError Errors       `json:"median_abs_error"`
+	Ranking        Ranking      `json:"ranking"`
+	Consistency    Consistency  `json:"consistency"`
+	Refit          *RefitResult `json:"refit"`
 	// ToleranceFailures counts metric rows outside tolerance; Incomplete
 	// counts candidates that could not be measured (Status not ok).
 	ToleranceFailures int `json:"tolerance_failures"`
@@ -277,7 +277,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		Version: ResultVersion, ToolVersion: opt.Replay.ToolVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
 		SpecSHA256: opt.Candidates.SpecSHA256, SweepTraceSHA256: opt.Candidates.TraceSHA256,
 		Profile: opt.ProfilePath, CatalogSHA256: opt.CatalogSHA256, BaseURL: urlshow.String(opt.Replay.BaseURL), Model: opt.Replay.Model, Tolerances: opt.Tolerances,
-		Candidates: []CandidateResult{}, MedianAbsError: map[string]float64{},
+		Candidates: []CandidateResult{}, MedianAbsError: Errors{},
 	}
 	if opt.Engine != nil {
 		// A copy: the caller's spec is left as given.
