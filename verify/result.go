@@ -158,12 +158,35 @@ func (res *Result) check() error {
 			bad("%s = %v: want a rank correlation in [-1, 1]", t.what, *t.v)
 		}
 	}
-	if cs := res.Consistency; cs.Compared < 0 || cs.Differ < 0 || cs.Differ > cs.Compared {
-		bad("consistency: %d of %d requests differ: want 0 ≤ differ ≤ compared", cs.Differ, cs.Compared)
-	} else if want := float64(cs.Differ) / float64(max(cs.Compared, 1)); !(math.Abs(cs.Fraction-want) <= 1e-9) {
-		bad("consistency.fraction_differ = %v: want differ ÷ compared = %d ÷ %d = %v", cs.Fraction, cs.Differ, cs.Compared, want)
+	cs := res.Consistency
+	if err := checkDiffer("consistency", cs.Compared, cs.Differ, cs.Fraction); err != nil {
+		errs = append(errs, err)
+	}
+	for i, r := range cs.PerCandidate {
+		at := fmt.Sprintf("consistency.per_candidate[%d]", i)
+		if r.Label == "" {
+			bad("%s.label: empty: want the candidate compared with the reference", at)
+		}
+		if err := checkDiffer(at, r.Compared, r.Differ, r.Fraction); err != nil {
+			errs = append(errs, err)
+		} else if r.Compared > cs.Compared {
+			// Each request it compares is one the totals compare.
+			bad("%s.compared = %d: want ≤ consistency.compared (%d)", at, r.Compared, cs.Compared)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkDiffer: 0 ≤ differ ≤ compared, and fraction is differ ÷ compared
+// (0 with none compared); at names the counts' object.
+func checkDiffer(at string, compared, differ int, fraction float64) error {
+	if compared < 0 || differ < 0 || differ > compared {
+		return fmt.Errorf("%s: %d of %d requests differ: want 0 ≤ differ ≤ compared", at, differ, compared)
+	}
+	if want := float64(differ) / float64(max(compared, 1)); !(math.Abs(fraction-want) <= 1e-9) {
+		return fmt.Errorf("%s.fraction_differ = %v: want differ ÷ compared = %d ÷ %d = %v", at, fraction, differ, compared, want)
+	}
+	return nil
 }
 
 // check: counts are ≥ 0 and completed ≤ requests.
