@@ -39,6 +39,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if c.Status != verify.StatusOK {
 			tab.Rows = append(tab.Rows, []string{name, c.Status, "", "", "", "", "", c.Detail})
 			tab.Marked = append(tab.Marked, true)
+			if kept := c.KeptRuns(); kept != "" { // as verify prints it
+				tab.Rows = append(tab.Rows, []string{name, c.Status, "runs", "", "", "", "", kept})
+				tab.Marked = append(tab.Marked, true)
+			}
 			continue
 		}
 		for _, r := range c.Rows {

@@ -550,6 +550,9 @@ func (res *Result) WriteTable(w io.Writer) {
 		head := fmt.Sprintf("#%d %s", c.Rank, c.Label)
 		if c.Status != StatusOK {
 			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t%s\n", head, "status", strings.ToUpper(c.Status)+": "+oneLine(c.Detail, 160))
+			if kept := c.KeptRuns(); kept != "" {
+				fmt.Fprintf(tw, "\truns\t\t\t\t\t%s\n", kept)
+			}
 			continue
 		}
 		for i, r := range c.Rows {
@@ -696,6 +699,25 @@ func (rk Ranking) BestString() string {
 		return best + " was measured cheapest"
 	}
 	return fmt.Sprintf("%s was measured %.1f%% dearer than the cheapest (within %.0f%%: %v)", best, 100**rk.BestGap, 100*rk.BestWithin, *rk.BestHeld)
+}
+
+// KeptRuns says, for a candidate that failed in a later run, which runs
+// succeeded before it: their figures are kept (verify.json's measured),
+// not compared. "" for any other candidate.
+func (c *CandidateResult) KeptRuns() string {
+	ok := 0
+	for _, r := range c.Repeats {
+		if r.Status == StatusOK {
+			ok++
+		}
+	}
+	if c.Status == StatusOK || ok == 0 {
+		return ""
+	}
+	if ok == 1 {
+		return fmt.Sprintf("run 1 succeeded before run %d failed: its figures are kept in verify.json, not compared", len(c.Repeats))
+	}
+	return fmt.Sprintf("runs 1–%d succeeded before run %d failed: their mean is kept in verify.json, not compared", ok, len(c.Repeats))
 }
 
 // Failures is how the candidate's measured requests failed, as its
