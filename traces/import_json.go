@@ -27,10 +27,10 @@ type mooncakeSource struct {
 }
 
 type mooncakeRow struct {
-	Timestamp    json.Number `json:"timestamp"`
-	InputLength  int64       `json:"input_length"`
-	OutputLength int64       `json:"output_length"`
-	HashIDs      *[]uint64   `json:"hash_ids"`
+	Timestamp    json.RawMessage `json:"timestamp"` // a number; json.Number would take "123" too
+	InputLength  int64           `json:"input_length"`
+	OutputLength int64           `json:"output_length"`
+	HashIDs      *[]uint64       `json:"hash_ids"`
 }
 
 const absent = math.MinInt64
@@ -56,10 +56,13 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 		if _, elem := nullListElement(b, "hash_ids"); elem > 0 {
 			return 0, 0, fmt.Errorf("%s:%d (hash_ids): want unsigned integers, got null (element %d)", s.name, s.line, elem)
 		}
-		if s.row.Timestamp == "" {
+		if len(s.row.Timestamp) == 0 || string(s.row.Timestamp) == "null" {
 			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a timestamp in ms, got none", s.name, s.line)
 		}
-		ns, ok := parseSeconds(s.row.Timestamp.String())
+		if s.row.Timestamp[0] == '"' {
+			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a JSON number of ms, got the string %s", s.name, s.line, s.row.Timestamp)
+		}
+		ns, ok := parseSeconds(string(s.row.Timestamp))
 		if !ok {
 			return 0, 0, fmt.Errorf("%s:%d (timestamp): want non-negative ms below 2^32, got %s", s.name, s.line, s.row.Timestamp)
 		}
