@@ -2,6 +2,8 @@ package traces
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,6 +30,27 @@ func TestImportDropFailedWithoutFailuresKeepsWorkload(t *testing.T) {
 		}
 		if with, without := Workload(meta(true)), Workload(meta(false)); !maps.Equal(with, without) {
 			t.Errorf("%s: workload with --drop-failed %v, without %v: want the same", c.format, with, without)
+		}
+	}
+}
+
+// A servesim or BurstGPT file without a failed row loses nothing to
+// --drop-failed: its import must not be marked as having dropped rows,
+// which would name another workload for the same requests.
+func TestImportFileDropFailedWithoutFailuresKeepsWorkload(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"own.csv":   "arrival_ns,prompt_tokens,output_tokens,source_failed\n0,2,2,false\n5,2,2,false\n",
+		"burst.csv": "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n0,ChatGPT,3,4,7,Conversation log\n1,ChatGPT,3,4,7,Conversation log\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		with, _ := importAll(t, path, FormatAuto, ImportOptions{DropFailed: true})
+		without, _ := importAll(t, path, FormatAuto, ImportOptions{})
+		if w, wo := Workload(with), Workload(without); !maps.Equal(w, wo) {
+			t.Errorf("%s: workload with --drop-failed %v, without %v: want the same", name, w, wo)
 		}
 	}
 }

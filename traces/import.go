@@ -68,7 +68,7 @@ type ImportOptions struct {
 	// DropFailed drops rows the source marks as failed (BurstGPT rows with
 	// 0 response tokens) instead of keeping them with Request.SourceFailed
 	// set; Meta records it as drop_failed=true where the format marks
-	// failures (BurstGPT, servesim).
+	// failures (BurstGPT, servesim) and, for Import, a row was dropped.
 	DropFailed bool
 	// Spread, when > 0, spreads requests that share one arrival time evenly
 	// over the following Spread nanoseconds (or up to the next distinct
@@ -193,6 +193,14 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	if err != nil {
 		return nil, err
 	}
+	// The metadata precedes the rows: a file whose format marks failures
+	// is read once to know whether any row is dropped. Dropping none is
+	// no transformation, and recording it would name another workload.
+	if opt.DropFailed && (format == FormatServesim || format == FormatBurstGPT) {
+		if opt.DropFailed, err = anyFailed(path, format, opt); err != nil {
+			return nil, err
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -249,6 +257,23 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		return nil, err
 	}
 	return &fileImport{Reader: r, f: f, sum: sum, base: filepath.Base(path)}, nil
+}
+
+// anyFailed says whether path, in format, holds a row its source marks
+// failed.
+func anyFailed(path string, format ImportFormat, opt ImportOptions) (bool, error) {
+	opt.DropFailed, opt.Spread = false, 0
+	r, err := Import(path, format, opt)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	for r.Next() {
+		if r.At().SourceFailed {
+			return true, nil
+		}
+	}
+	return false, r.Err()
 }
 
 // IsConversion says whether m describes the rows of the one file it has
