@@ -310,6 +310,8 @@ func Synthesize(c SynthConfig) (Reader, error) {
 			ls[i] = strconv.Itoa(int(l))
 		}
 		m.Set("prompt_matrix", strings.Join(ls, ",")+" x"+strconv.Itoa(c.Repeats))
+	} else {
+		m.Set("requests", strconv.Itoa(c.Requests))
 	}
 	if c.Resample != nil {
 		m.Set("lengths", "resample("+c.Resample.Source+")")
