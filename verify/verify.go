@@ -304,9 +304,6 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.slice, err = writeSlice(ctx, opt.Trace, res.Input, opt.Slice); err != nil {
 		return nil, err
 	}
-	if opt.slice.requests == 0 {
-		return nil, fmt.Errorf("verify: the slice %s of %s holds no requests (warm-up rows aside)", opt.Slice, opt.Trace)
-	}
 	res.Requests = opt.slice.requests
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
 		return nil, err
@@ -831,7 +828,9 @@ func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, e
 	if s.Head > 0 || s.From > 0 || s.To > 0 {
 		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
 	}
-	z := &sizing{Reader: r}
+	// An empty slice is refused before it is written: left in the
+	// output directory, it would pass for the input of a run.
+	z := &sizing{Reader: r, empty: fmt.Errorf("verify: the slice %s of %s holds no requests (warm-up rows aside)", s, trace)}
 	_, err = traces.WriteTrace(ctx, out, z)
 	return z.sliceTokens, err
 }

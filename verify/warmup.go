@@ -51,14 +51,20 @@ type sliceTokens struct {
 }
 
 // sizing is a traces.Reader that adds up the sliceTokens of what is read
-// through it.
+// through it; a read that ends without a measured request fails with
+// empty, so that nothing is written.
 type sizing struct {
 	traces.Reader
 	sliceTokens
+	empty error
+	err   error
 }
 
 func (z *sizing) Next() bool {
 	if !z.Reader.Next() {
+		if z.requests == 0 && z.Reader.Err() == nil {
+			z.err = z.empty
+		}
 		return false
 	}
 	r := z.At()
@@ -68,4 +74,11 @@ func (z *sizing) Next() bool {
 		z.requests++
 	}
 	return true
+}
+
+func (z *sizing) Err() error {
+	if z.err != nil {
+		return z.err
+	}
+	return z.Reader.Err()
 }
