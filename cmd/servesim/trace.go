@@ -421,6 +421,7 @@ func traceStatsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
 			&cli.DurationFlag{Name: "spread", Usage: "as for import"},
 			&cli.Float64Flag{Name: "rate", Usage: "as for import: required for sharegpt, which has no timestamps"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "as for import: seed of the arrival process for sharegpt"},
 			&cli.StringFlag{Name: "slo", Usage: "measured traces: goodput within per-request limits, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
 		Action: func(c *cli.Context) error {
@@ -446,7 +447,7 @@ func traceStatsCommand() *cli.Command {
 				return err
 			}
 			r, err := traces.Import(c.Args().Get(0), format, traces.ImportOptions{
-				Spread: int64(c.Duration("spread")), Rate: c.Float64("rate"), Seed: 1,
+				Spread: int64(c.Duration("spread")), Rate: c.Float64("rate"), Seed: c.Uint64("seed"),
 			})
 			if err != nil {
 				return err
