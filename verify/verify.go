@@ -815,11 +815,11 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 // on it names the source's checksums and those transformations
 // (traces.Workload), as a run on the source would be named.
 func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, error) {
-	failed, err := anySourceFailed(trace)
-	if err != nil {
-		return sliceTokens{}, err
-	}
-	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{DropFailed: failed})
+	// A row failed in the source has no length to serve, so the simulator
+	// rejects it under every plan, while a replay would send it and
+	// measure its answer: the slice leaves such rows out, and Import
+	// records that it did only when it did.
+	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{DropFailed: true})
 	if err != nil {
 		return sliceTokens{}, err
 	}
@@ -833,24 +833,6 @@ func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, e
 	z := &sizing{Reader: r, empty: fmt.Errorf("verify: the slice %s of %s holds no requests (warm-up rows aside)", s, trace)}
 	_, err = traces.WriteTrace(ctx, out, z)
 	return z.sliceTokens, err
-}
-
-// anySourceFailed says whether trace holds a row its source marks failed:
-// such a row has no length to serve, so the simulator rejects it under
-// every plan, while a replay would send it and measure its answer. The
-// slice leaves them out, and records that it did only when it did.
-func anySourceFailed(trace string) (bool, error) {
-	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{})
-	if err != nil {
-		return false, err
-	}
-	defer in.Close()
-	for in.Next() {
-		if in.At().SourceFailed {
-			return true, nil
-		}
-	}
-	return false, in.Err()
 }
 
 // StepModel turns a profile into the simulator's step model (nil profile:
