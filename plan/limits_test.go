@@ -67,3 +67,18 @@ func TestParseRefusesATokenBudgetNoRequestFits(t *testing.T) {
 		t.Errorf("budget 8192 holds a max_model_len reservation: %v", err)
 	}
 }
+
+// A price no deployment charges is refused at its key: 1e308 $/h was
+// accepted, and a run's cost overflowed to +Inf, which summary.json
+// cannot hold.
+func TestParseRefusesAnAbsurdPrice(t *testing.T) {
+	for _, c := range []struct{ from, to, want string }{
+		{"usd_per_hour = 2.99", "usd_per_hour = 1e308", "cost.usd_per_hour: must be a price ≤ 1000000, got 1e+308"},
+		{"usd_per_kwh = 0.10", "usd_per_kwh = 1e300", "cost.usd_per_kwh: must be a price ≤ 1000000, got 1e+300"},
+	} {
+		_, err := Parse([]byte(strings.Replace(valid, c.from, c.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", c.to, err, c.want)
+		}
+	}
+}

@@ -106,6 +106,11 @@ var Strategies = map[string][]string{
 	"continuous":   {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill"},
 }
 
+// MaxPrice bounds every price (USD per device-hour, per kWh, per 1M
+// tokens): far above any real one, and low enough that a run's cost
+// stays finite (one past it overflowed to +Inf, which JSON cannot hold).
+const MaxPrice = 1e6
+
 // maxReplicas bounds cluster.replicas and cluster.long_replicas.
 const maxReplicas = math.MaxInt16
 
@@ -401,6 +406,8 @@ func (p *Plan) Validate() error {
 	} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			bad("cost."+f.key, "must be a finite price ≥ 0, got %g", f.v)
+		} else if f.v > MaxPrice {
+			bad("cost."+f.key, "must be a price ≤ %.0f, got %g", MaxPrice, f.v)
 		}
 	}
 	if c := p.Cluster; c != nil {

@@ -364,6 +364,8 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 	for _, dev := range sortedKeys(s.Prices) {
 		if p := s.Prices[dev]; !(p >= 0) || math.IsInf(p, 0) {
 			return nil, at(fmt.Errorf("prices.%q: must be a finite price ≥ 0, got %g", dev, p), "prices", dev)
+		} else if p > plan.MaxPrice {
+			return nil, at(fmt.Errorf("prices.%q: must be a price ≤ %.0f, got %g", dev, plan.MaxPrice, p), "prices", dev)
 		}
 	}
 	return s, nil

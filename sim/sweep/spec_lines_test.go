@@ -17,6 +17,7 @@ func TestParseSpecNamesTheLineOfABadValue(t *testing.T) {
 		{sloTOML + "[constraints]\nmax_devices = -1\n", "line 10: constraints.max_devices"},
 		{sloTOML + "[constraints]\nskip_if = [\"nonsense\"]\n", "line 10: constraints.skip_if[0]"},
 		{sloTOML + "[prices]\n\"H100-SXM-80G\" = -2\n", "line 10: prices.\"H100-SXM-80G\""},
+		{sloTOML + "[prices]\n\"H100-SXM-80G\" = 1e308\n", "line 10: prices.\"H100-SXM-80G\": must be a price ≤ 1000000"},
 	} {
 		_, _, err := writeSpec(t, head+"\n"+c.body)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
