@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -49,6 +50,46 @@ type PoolSummary struct {
 	// Requests is how many measured requests (not warm-up rows) the router
 	// sent it, Utilization its busy fraction, KV its occupancy.
 	Replicas []Summary
+}
+
+// MarshalJSON writes the pool as its fields, its Summary's inline as
+// for an embedded struct: Summary's own MarshalJSON, promoted, would
+// otherwise write the Summary alone.
+func (p PoolSummary) MarshalJSON() ([]byte, error) {
+	head, err := json.Marshal(struct{ Name, Router string }{p.Name, p.Router})
+	if err != nil {
+		return nil, err
+	}
+	return joinObjects(head, p.Summary, struct{ Replicas []Summary }{p.Replicas})
+}
+
+// MarshalJSON writes the cluster's Summary inline, then its pools (see
+// PoolSummary.MarshalJSON).
+func (c ClusterSummary) MarshalJSON() ([]byte, error) {
+	return joinObjects(nil, c.Summary, struct{ Pools []PoolSummary }{c.Pools})
+}
+
+// joinObjects writes head's members (a JSON object, or nil), then those of
+// the JSON objects of vs, as one object.
+func joinObjects(head []byte, vs ...any) ([]byte, error) {
+	out := []byte{'{'}
+	if len(head) > 2 {
+		out = append(out, head[1:len(head)-1]...)
+	}
+	for _, v := range vs {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) <= 2 { // {}
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, b[1:len(b)-1]...)
+	}
+	return append(out, '}'), nil
 }
 
 func (c *cluster) summary() *ClusterSummary {

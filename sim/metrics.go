@@ -72,6 +72,21 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(d))
 }
 
+// MarshalJSON writes the rates of a run without a window (nothing arrived,
+// or every request was refused on arrival) as null: over no time nothing
+// was measured, and a 0 would read as a measured zero throughput (the
+// table prints "—"). Decoding a null leaves 0; read Makespan beside it.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary // without this method
+	if s.Makespan > 0 {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		plain
+		Utilization, ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
+	}{plain: plain(s)})
+}
+
 // KVStats is KV block occupancy (blocks referenced by some request; cached
 // blocks nobody references count as free).
 type KVStats struct {
