@@ -46,7 +46,7 @@
 // in the order above with the last varying fastest. rate_scale evaluates
 // a config at fixed arrival-rate scales instead of searching for its
 // capacity. A swept device.model other than the base plan's needs a price
-// in [prices].
+// in [prices], and a price for a device no config runs on is refused.
 //
 // The cluster keys are the plan's optional [cluster] section (see package
 // plan): a config with more than one replica or a length split runs

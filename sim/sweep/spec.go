@@ -368,7 +368,37 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 			return nil, at(fmt.Errorf("prices.%q: must be a price ≤ %.0f, got %g", dev, plan.MaxPrice, p), "prices", dev)
 		}
 	}
+	// A price no config takes is likely a misspelt device, whose configs
+	// then silently keep the base plan's price.
+	runOn := s.devices()
+	for _, dev := range sortedKeys(s.Prices) {
+		if !slices.ContainsFunc(runOn, func(d string) bool { return model.SameName(d, dev) }) {
+			return nil, at(fmt.Errorf("prices.%q: no config runs on it (device.model: %s): a misspelt device?", dev, strings.Join(runOn, ", ")), "prices", dev)
+		}
+	}
 	return s, nil
+}
+
+// devices lists the device.model values the configs run on: the swept
+// ones, or the base plan's.
+func (s *Spec) devices() []string {
+	for _, a := range s.Axes {
+		if a.Key == "device.model" {
+			var devs []string
+			for _, v := range a.Values {
+				if d, ok := v.(string); ok {
+					devs = append(devs, d)
+				}
+			}
+			return devs
+		}
+	}
+	if d, ok := s.base["device"].(map[string]any); ok {
+		if dev, ok := d["model"].(string); ok {
+			return []string{dev}
+		}
+	}
+	return nil
 }
 
 // checkBaseKeys decodes a base plan file as a plan, so that a key it does

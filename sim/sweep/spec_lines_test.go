@@ -17,6 +17,7 @@ func TestParseSpecNamesTheLineOfABadValue(t *testing.T) {
 		{sloTOML + "[constraints]\nmax_devices = -1\n", "line 10: constraints.max_devices"},
 		{sloTOML + "[constraints]\nskip_if = [\"nonsense\"]\n", "line 10: constraints.skip_if[0]"},
 		{sloTOML + "[prices]\n\"H100-SXM-80G\" = -2\n", "line 10: prices.\"H100-SXM-80G\""},
+		{sloTOML + "[prices]\n\"H100-SXM-80G\" = 2\n\"A100-40G\" = 1\n", "line 11: prices.\"A100-40G\": no config runs on it"},
 		{sloTOML + "[prices]\n\"H100-SXM-80G\" = 1e308\n", "line 10: prices.\"H100-SXM-80G\": must be a price ≤ 1000000"},
 	} {
 		_, _, err := writeSpec(t, head+"\n"+c.body)
