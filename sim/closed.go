@@ -41,10 +41,11 @@ const MaxIssueGap = time.Minute
 // apart, the first of an instant one gap after it; no think time is added.
 //
 // Output rows (one per request, in input order, to out when it is not
-// nil) carry in Arrival and ScheduledSend the time the request reaches
-// the engine (its issue time plus its share of IssueGap), so TTFT and E2E
-// are measured from it, as the live closed loop measures them from a
-// client's send. Everything else is as in Run: the
+// nil) carry in ScheduledSend the time the request was issued (its
+// client's previous request ended) and in Arrival the time it reaches the
+// engine (plus its share of IssueGap); queue time, TTFT and E2E are
+// measured from the issue, as the live closed loop measures them from a
+// client's pick-up (its ScheduledSend). Everything else is as in Run: the
 // Summary is returned even when err is not nil, a static policy that runs
 // out of KV memory ends the run with an *OOMError (the requests it did not
 // serve get rows marked not run; those never issued carry the time the run
@@ -104,6 +105,9 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			// their way.
 			req.Arrival = max(freedAt, lastArrival) + int64(loop.IssueGap)
 			lastArrival = req.Arrival
+			// Latencies start here, when the client picks the request
+			// up, as a live closed loop's do (its ScheduledSend).
+			req.ScheduledSend = freedAt
 			req.PrefixHashes = slices.Clone(req.PrefixHashes)
 			free--
 			pending = append(pending, req)

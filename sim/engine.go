@@ -1106,7 +1106,7 @@ func (e *engine) complete(s *seq) error {
 	s.state = stDone
 	s.last = e.now
 	r := &s.req
-	r.ScheduledSend, r.ActualSend = r.Arrival, traces.Missing
+	r.ScheduledSend, r.ActualSend = s.origin, traces.Missing
 	r.StartTime, r.FirstToken, r.LastToken = s.start, s.first, s.last
 	r.TokenTimes = nil
 	r.UsagePrompt, r.UsageOutput, r.UsageCached = s.prompt, s.out, s.cached
@@ -1141,7 +1141,7 @@ func (e *engine) report(t int64) error {
 func (e *engine) reject(s *seq, reason string) error {
 	s.state = stDone
 	r := &s.req
-	r.ScheduledSend, r.ActualSend = r.Arrival, traces.Missing
+	r.ScheduledSend, r.ActualSend = s.origin, traces.Missing
 	r.StartTime, r.FirstToken, r.LastToken = traces.Missing, traces.Missing, traces.Missing
 	r.TokenTimes = nil
 	r.UsagePrompt, r.UsageOutput, r.UsageCached = traces.Missing, traces.Missing, traces.Missing
@@ -1194,7 +1194,10 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
 	s.req.PrefixHashes = s.hashBuf
 	s.idx = idx
-	s.arrival = r.Arrival
+	s.arrival, s.origin = r.Arrival, r.Arrival
+	if e.closedLoop {
+		s.origin = r.ScheduledSend // runClosed sets it to the issue
+	}
 	s.prompt, s.out = max(r.PromptTokens, 1), max(r.OutputTokens, 1)
 	s.maxNew = s.out
 	if m := int32(e.cfg.MaxNewTokens); m > 0 {

@@ -330,9 +330,9 @@ func (m *metrics) completed(s *seq) {
 	m.in += int64(s.prompt)
 	m.outTok += int64(s.out)
 	m.cached += int64(s.cached)
-	m.queue.add(float64(s.start-s.arrival) / 1e9)
-	m.ttft.add(float64(s.first-s.arrival) / 1e9)
-	m.e2e.add(float64(s.last-s.arrival) / 1e9)
+	m.queue.add(float64(s.start-s.origin) / 1e9)
+	m.ttft.add(float64(s.first-s.origin) / 1e9)
+	m.e2e.add(float64(s.last-s.origin) / 1e9)
 	if s.out >= 2 {
 		m.tpot.add(float64(s.last-s.first) / 1e9 / float64(s.out-1))
 	}

@@ -25,6 +25,9 @@ type seq struct {
 	prompt, out int32 // clamped to ≥ 1; out is capped by Config.MaxNewTokens
 	maxNew      int32 // tokens a static policy reserves for output: Config.MaxNewTokens (or out when unset), within Config.MaxModelLen
 	arrival     int64
+	// origin is where the latencies start: the arrival, or in a closed
+	// loop the issue, IssueGap and more before it (ClosedLoop).
+	origin int64
 	// With Admission.Lock, while arriving: where the request is, and since
 	// when it has waited for the step loop's lock.
 	gate     uint8
