@@ -357,6 +357,11 @@ func (ev *evaluator) run(ctx context.Context, scale float64, abort bool) (*probe
 	var oom *sim.OOMError
 	switch {
 	case errors.Is(err, errAbort):
+		// The rows an OOM ended the run with may be what broke the SLO:
+		// the run stopped on the OOM all the same.
+		if sum != nil && sum.OOM != nil {
+			p.oom = (&sim.OOMError{Report: *sum.OOM}).Error()
+		}
 		return p, nil
 	case errors.As(err, &oom):
 		p.oom = oom.Error()

@@ -33,3 +33,34 @@ min_scale = 0.25
 		t.Errorf("outcome %s, note %q: want infeasible, naming the OOM at scale 0.25", r.Outcome, r.Note)
 	}
 }
+
+// The note names the OOM too when the rows the OOM ended the run with
+// (finished on other replicas, released behind a not-run one) are what
+// broke the SLO: the probe stopped on the SLO, after the OOM.
+func TestInfeasibleNoteNamesTheOOMTheSLOBrokeAfter(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [32]
+"batch.max_wait_ms" = [1000]
+"device.gpu_memory_utilization" = [0.24]
+"cluster.replicas" = [3]
+[cluster]
+router = "round_robin"
+[slo]
+ttft_p99_ms = 3300
+[search]
+min_scale = 1
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, "out of KV memory on replica") || !strings.Contains(r.Note, "scale 1") {
+		t.Errorf("outcome %s, note %q: want infeasible, naming the OOM at scale 1", r.Outcome, r.Note)
+	}
+}
