@@ -28,8 +28,9 @@ func proxyCommand() *cli.Command {
 			"prefix hashes of the prompt, session and class, and the observed send, first/last token, status and\n" +
 			"error. Bodies and streams pass through byte for byte; headers (Authorization too) are forwarded and\n" +
 			"never stored. Prompt text is stored only with --keep-prompts (NAME.prompts.jsonl for --out\n" +
-			"NAME.parquet). Stop with Ctrl-C: in-flight requests finish (up to --shutdown-grace) and the trace is\n" +
-			"closed.",
+			"NAME.parquet). Rows go to OUT.partial.arrows, flushed every --flush-interval, where a crash leaves\n" +
+			"them (trace convert reads them). Stop with Ctrl-C: in-flight requests finish (up to --shutdown-grace)\n" +
+			"and the trace is written to --out.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
 			&cli.StringFlag{Name: "upstream", Usage: "server base URL, e.g. http://127.0.0.1:8000"},

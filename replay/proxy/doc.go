@@ -67,13 +67,13 @@
 //
 // # Files and shutdown
 //
-// Rows go to an Arrow IPC stream while the proxy runs — Out itself when
-// it ends in .arrows, else Out + ".partial.arrows" — in arrival order, and
-// are flushed to disk every FlushInterval, so a crash loses at most that
-// much of the rows written, and the rows waiting behind a request still in
-// flight (a crashed run's rows read with traces.OpenTolerant: at
-// Out + ".partial.arrows", a hard link to the temporary file, when Out is
-// in another format; else in Out's temporary file). Close converts
+// Rows go to an Arrow IPC stream while the proxy runs, Out +
+// ".partial.arrows" (a hard link to its temporary file) whatever Out's
+// format, .arrows included, in arrival order, and are flushed to disk
+// every FlushInterval, so a crash loses at most that much of the rows
+// written, and the rows waiting behind a request still in flight (a
+// crashed run's rows read with traces.OpenTolerant, or trace convert, at
+// that name, beside which a new session refuses to start). Close converts
 // the stream to Out's format. The prompts go to a temporary file beside
 // PromptsPath(Out), fsynced with the rows, that Close renames into place
 // once the trace is written: a session that fails or crashes leaves an

@@ -57,36 +57,18 @@ func TestPromptsReplacedWhenTraceWritten(t *testing.T) {
 	}
 }
 
-// A session whose trace cannot be written (here a directory is in the
-// way of the .arrows stream's rename) leaves the earlier prompts file as
-// it was, and no file of its own.
-func TestPromptsKeptWhenTraceFails(t *testing.T) {
-	r := newRig(t, ".arrows", keepPromptsOver(t))
-	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
-	if err := os.MkdirAll(filepath.Join(r.out, "in-the-way"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.srv.Close()
-	if err := r.p.Close(); err == nil {
-		t.Fatal("Close succeeded with a directory at the trace's path")
-	}
-	if st := r.p.Stats(); st.Written || st.RowsLeft != "" {
-		t.Errorf("Stats say written %v, rows left in %q: want neither", st.Written, st.RowsLeft)
-	}
-	if got := readFile(t, PromptsPath(r.out)); got != earlierPrompts {
-		t.Errorf("after a failed session the prompts file holds %q, want the earlier session's", got)
-	}
-	want := []string{"run.arrows", "run.prompts.jsonl"}
-	if names := testfs.Names(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
-		t.Errorf("folder holds %q, want %q", names, want)
+// When the trace cannot be written at Out (here a directory is in the
+// way), the rows stay in the staging stream, .arrows or not, and their
+// prompts in the temporary file, which the error names; the earlier
+// prompts file is left as it was.
+func TestPromptsLeftWithRowsWhenConversionFails(t *testing.T) {
+	for _, ext := range []string{".parquet", ".arrows"} {
+		t.Run(ext, func(t *testing.T) { testPromptsLeftWithRows(t, ext) })
 	}
 }
 
-// When the trace cannot be converted to Out's format, the rows stay in the
-// staging stream and their prompts in the temporary file, which the error
-// names; the earlier prompts file is left as it was.
-func TestPromptsLeftWithRowsWhenConversionFails(t *testing.T) {
-	r := newRig(t, ".parquet", keepPromptsOver(t))
+func testPromptsLeftWithRows(t *testing.T, ext string) {
+	r := newRig(t, ext, keepPromptsOver(t))
 	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
 	if err := os.MkdirAll(filepath.Join(r.out, "in-the-way"), 0o755); err != nil {
 		t.Fatal(err)

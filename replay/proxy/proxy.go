@@ -238,27 +238,24 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), ownUp: ownUp, start: time.Now(), pending: map[int64]*exchange{},
 		stop: make(chan struct{}), wake: make(chan struct{}, 1), flusherDone: make(chan struct{})}
 	meta := p.meta()
-	path := cfg.Out
-	if f, _ := traces.FormatOf(cfg.Out); f != traces.ArrowStrm {
-		path = stagingPath(cfg.Out)
-		// Left by a session whose trace was never written: its rows.
-		if _, err := os.Lstat(path); err == nil {
-			return nil, fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first", path)
-		}
+	// Staged for .arrows too: Out's own temporary file is a hidden name
+	// that a killed session's rows would be lost under.
+	path := stagingPath(cfg.Out)
+	// Left by a session whose trace was never written: its rows.
+	if _, err := os.Lstat(path); err == nil {
+		return nil, fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first", path)
 	}
 	w, err := traces.Create(path, meta)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	p.w = w
-	if path != cfg.Out {
-		// The staging name is a hard link to the temporary file, as
-		// record's partial file is: a killed session leaves its rows
-		// under a name that trace convert reads and that the next
-		// session refuses to start beside.
-		if tp, ok := w.(interface{ TempPath() string }); ok && os.Link(tp.TempPath(), path) == nil {
-			p.wtmp = tp.TempPath()
-		}
+	// The staging name is a hard link to the temporary file, as record's
+	// partial file is: a killed session leaves its rows under a name that
+	// trace convert reads and that the next session refuses to start
+	// beside.
+	if tp, ok := w.(interface{ TempPath() string }); ok && os.Link(tp.TempPath(), path) == nil {
+		p.wtmp = tp.TempPath()
 	}
 	if cfg.KeepPrompts {
 		// Staged like the trace: an earlier session's file stays until
@@ -785,10 +782,10 @@ func (p *Proxy) Close() error {
 		os.Remove(p.wtmp) // still there when Close renamed it onto its own hard link
 	}
 	kept := false // the rows are left in the staging file
-	if f, _ := traces.FormatOf(p.cfg.Out); err == nil && f != traces.ArrowStrm {
+	if err == nil {
 		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
 		kept = err != nil
-	} else if err != nil && p.wtmp != "" {
+	} else if p.wtmp != "" {
 		// The rows flushed so far stay under the staging link.
 		_, lerr := os.Lstat(stagingPath(p.cfg.Out))
 		kept = lerr == nil

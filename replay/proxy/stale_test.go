@@ -36,36 +36,41 @@ func TestNewRefusesStaleStaging(t *testing.T) {
 }
 
 // A session killed before Close leaves its flushed rows at the staging
-// path, which has a name trace convert reads: the next session on the same
-// --out refuses to start beside them. A session that closes leaves no
-// staging stream, and no temporary file.
+// path, whatever Out's format (an .arrows Out's own temporary file is a
+// hidden name no one would look for), which trace convert reads: the next
+// session on the same --out refuses to start beside them. A session that
+// closes leaves no staging stream, and no temporary file.
 func TestKilledSessionLeavesStaging(t *testing.T) {
-	r := newRig(t, ".parquet", func(c *Config) { c.FlushInterval = time.Millisecond })
-	r.post(t, "/v1/chat/completions", chatBody("m", false, false, "one"))
-	staging := stagingPath(r.out)
-	n := 0
-	for deadline := time.Now().Add(5 * time.Second); n != 1 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		rd, err := traces.OpenTolerant(staging)
-		if err != nil {
-			continue
-		}
-		for n = 0; rd.Next(); n++ {
-		}
-		rd.Close()
-	}
-	if n != 1 {
-		t.Fatalf("%d rows readable at %s before Close, want 1", n, staging)
-	}
-	cfg := r.p.cfg
-	if p, err := New(cfg); err == nil {
-		p.Close()
-		t.Errorf("New started beside the rows of a session that was not closed")
-	}
-	_, rows := r.finish(t)
-	if len(rows) != 1 {
-		t.Errorf("%d rows, want 1", len(rows))
-	}
-	if names := testfs.Names(t, filepath.Dir(r.out)); len(names) != 1 {
-		t.Errorf("folder holds %q, want only the trace", names)
+	for _, ext := range []string{".parquet", ".arrows", ".arrow", ".csv", ".jsonl"} {
+		t.Run(ext, func(t *testing.T) {
+			r := newRig(t, ext, func(c *Config) { c.FlushInterval = time.Millisecond })
+			r.post(t, "/v1/chat/completions", chatBody("m", false, false, "one"))
+			staging := stagingPath(r.out)
+			n := 0
+			for deadline := time.Now().Add(5 * time.Second); n != 1 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+				rd, err := traces.OpenTolerant(staging)
+				if err != nil {
+					continue
+				}
+				for n = 0; rd.Next(); n++ {
+				}
+				rd.Close()
+			}
+			if n != 1 {
+				t.Fatalf("%d rows readable at %s before Close, want 1", n, staging)
+			}
+			cfg := r.p.cfg
+			if p, err := New(cfg); err == nil {
+				p.Close()
+				t.Errorf("New started beside the rows of a session that was not closed")
+			}
+			_, rows := r.finish(t)
+			if len(rows) != 1 {
+				t.Errorf("%d rows, want 1", len(rows))
+			}
+			if names := testfs.Names(t, filepath.Dir(r.out)); len(names) != 1 {
+				t.Errorf("folder holds %q, want only the trace", names)
+			}
+		})
 	}
 }
