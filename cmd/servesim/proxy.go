@@ -108,6 +108,10 @@ func proxyAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens in the successes %s\n",
 		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, where)
+	if st.Estimated > 0 {
+		// Else the sums, and joules per output token, read as the server's counts.
+		fmt.Fprintf(c.App.Writer, "%d succeeded without the server's usage: their token counts, in those sums, are estimates (--tokens-per-byte %g)\n", st.Estimated, cfg.TokensPerByte)
+	}
 	if st.Unparsed > 0 {
 		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates\n", st.Unparsed)
 	}

@@ -637,6 +637,9 @@ func (p *Proxy) writeLocked(ex *exchange) {
 		if ex.obs.parseFailed || ex.badReq && ex.row.UsagePrompt == traces.Missing {
 			p.stats.Unparsed++
 		}
+		if ex.row.UsagePrompt == traces.Missing || ex.row.UsageOutput == traces.Missing {
+			p.stats.Estimated++
+		}
 	}
 	p.dirty = true
 	p.mu.Unlock()
@@ -735,6 +738,7 @@ type Stats struct {
 	Rows         int   // requests recorded
 	Failed       int   // of which had an Error
 	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates
+	Estimated    int   // succeeded without the server's usage (prompt or output): their token counts, in the sums below, are estimates
 	PromptTokens int64 // Σ PromptTokens of the successes (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens of the successes (usage, or the estimate)
 	// What Close did with the trace: Written when it is at Out; else

@@ -19,3 +19,15 @@ func TestStatsCountTokensOfSuccessesOnly(t *testing.T) {
 			st.PromptTokens, st.OutputTokens, rows[1].PromptTokens, rows[1].OutputTokens)
 	}
 }
+
+// The successes whose token counts are estimates (no usage block) are
+// counted, so that the totals that include them can say so.
+func TestStatsCountEstimatedSuccesses(t *testing.T) {
+	r := newRig(t, ".jsonl", nil)
+	r.post(t, "/v1/chat/completions", chatBody("m", true, false, "no usage"))
+	r.post(t, "/v1/chat/completions", chatBody("m", true, true, "usage"))
+	r.finish(t)
+	if st := r.p.Stats(); st.Estimated != 1 {
+		t.Errorf("Stats: %d successes with estimated tokens, want 1 (the stream without usage)", st.Estimated)
+	}
+}
