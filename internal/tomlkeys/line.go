@@ -67,7 +67,9 @@ func probeType(md toml.MetaData, key toml.Key, i int) (reflect.Type, bool) {
 	if !ok {
 		return nil, false
 	}
-	if md.Type(key[:i+1]...) == "ArrayHash" {
+	// An array with keys below it holds tables, whether [[headed]] or
+	// inline ("Array" to md.Type).
+	if typ := md.Type(key[:i+1]...); typ == "ArrayHash" || typ == "Array" && i+1 < len(key) {
 		inner = reflect.SliceOf(inner)
 	}
 	var names []string

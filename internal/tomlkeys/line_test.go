@@ -96,3 +96,19 @@ func TestEntryLine(t *testing.T) {
 		t.Errorf("EntryLine of a table that is no array = %d, want 0", got)
 	}
 }
+
+// The keys of an array of inline tables have lines, as those of an array
+// of tables do.
+func TestLineArrayOfInlineTables(t *testing.T) {
+	data := "top = 1\nentry = [\n  { name = \"one\" },\n  { name = \"two\", bogus = 3 },\n]\n"
+	var v any
+	md, err := toml.Decode(data, &v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"entry": 2, "entry.bogus": 4} {
+		if got := Line(data, md, toml.Key(strings.Split(key, "."))); got != want {
+			t.Errorf("Line(%s) = %d, want %d", key, got, want)
+		}
+	}
+}
