@@ -44,8 +44,8 @@ func URL(u *url.URL) []string {
 	if u.User != nil {
 		pw, _ := u.User.Password()
 		s = append(s, u.User.Username(), pw, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
-		// And each as typed in a URL ("p%40ss"), as a command holding the
-		// URL shows it.
+		// And each escaped as a URL holds them ("p%40ss"); RawURL adds
+		// them as typed.
 		user, epw, _ := strings.Cut(u.User.String(), ":")
 		s = append(s, user, epw)
 	}
@@ -64,13 +64,38 @@ func URL(u *url.URL) []string {
 	return s
 }
 
-// RawURL is URL for a URL given as text; none when it does not parse.
+// RawURL is URL for a URL given as text, with its user and password as
+// typed there, as a command holding the URL shows them: u.User escapes
+// them afresh, which is not how they were typed when the text escapes
+// otherwise ("p%2fss", an escaped letter). None when it does not parse.
 func RawURL(raw string) []string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil
 	}
-	return URL(u)
+	s := URL(u)
+	if u.User != nil {
+		user, pw, _ := strings.Cut(typedUserinfo(raw), ":")
+		s = append(s, user, pw)
+	}
+	return s
+}
+
+// typedUserinfo is the user info of raw, a URL that parses, as typed:
+// what comes before the last '@' of its authority, as url.Parse finds it.
+func typedUserinfo(raw string) string {
+	raw, _, _ = strings.Cut(raw, "#")
+	raw, _, _ = strings.Cut(raw, "?")
+	_, rest, ok := strings.Cut(raw, "//")
+	if !ok {
+		return ""
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	i := strings.LastIndex(authority, "@")
+	if i < 0 {
+		return ""
+	}
+	return authority[:i]
 }
 
 // Set is the secrets to mask, each of at least MinLen bytes, longest

@@ -49,6 +49,12 @@ func TestURL(t *testing.T) {
 			t.Errorf("%s: %q masked as %q, want %q", c.url, c.text, got, c.want)
 		}
 	}
+	// Escaped otherwise than Go escapes it ("%2f", an escaped letter), the
+	// user info as typed is masked too.
+	typed := "--base-url http://us%65rLEAK:p%2fss%41LEAK@h/v1"
+	if got := New(RawURL("http://us%65rLEAK:p%2fss%41LEAK@h/v1")...).String(typed); strings.Contains(got, "LEAK") {
+		t.Errorf("%q masked as %q", typed, got)
+	}
 	u, _ = url.Parse("http://h/v1")
 	if got := New(URL(u)...); len(got) != 0 {
 		t.Errorf("the secrets of a plain URL = %q", got)
