@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 )
 
 // ErrDirNotSynced marks the error of a Commit that renamed the file into
@@ -28,23 +30,32 @@ type File struct {
 	done bool
 }
 
-// Create starts the file that Commit publishes at path. It is 0644 like
-// any output (CreateTemp makes 0600). Its error names path, not the
-// temporary name.
+// Create starts the file that Commit publishes at path. It is made 0644
+// under the umask, as os.WriteFile makes any output (CreateTemp makes
+// 0600, and a chmod would ignore the umask). Its error names path, not
+// the temporary name.
 func Create(path string) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		if derr := CheckDir(path); derr != nil {
 			return nil, derr
 		}
 		return nil, named(path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, named(path, err)
-	}
 	return &File{File: f, path: path}, nil
+}
+
+// createTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the
+// umask restricts.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // Path is where Commit publishes the file.

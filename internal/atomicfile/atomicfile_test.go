@@ -65,7 +65,8 @@ func TestContentAppearsOnlyOnCommit(t *testing.T) {
 	}
 }
 
-// Outputs are 0644 like any other, not CreateTemp's 0600.
+// Outputs are 0644 like any other (under the usual umask), not
+// CreateTemp's 0600.
 func TestMode(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no Unix permissions")
