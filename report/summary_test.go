@@ -69,7 +69,7 @@ func TestParseSummaryRejects(t *testing.T) {
 		{"empty file", nil, "s.json: not a simulate summary.json: empty"},
 		{"an object", []byte(`{"version": 1}`), "s.json: not a simulate summary.json: line 1: want a JSON array, got JSON object"},
 		{"no results", []byte(`[]`), "s.json: no results"},
-		{"null", []byte(`null`), "s.json: no results"},
+		{"null", []byte(`null`), "s.json: not a simulate summary.json: line 1: want a JSON array, got JSON null"},
 		{"a null result", []byte(`[null]`), "s.json: [0]: a result without a Summary"},
 		{"no summary", []byte(`[{"Name": "a"}]`), "s.json: [0]: a result without a Summary"},
 		{"unknown field", []byte(`[{"Name": "a", "Nmae": "b"}]`), `s.json: not a simulate summary.json: json: unknown field "Nmae"`},

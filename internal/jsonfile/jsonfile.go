@@ -22,6 +22,11 @@ func DecodeStrict(data []byte, v any, want string) error {
 		if _, err := dec.Token(); err != io.EOF {
 			return fmt.Errorf("line %d: more data after the JSON value", lineAt(data, dec.InputOffset()))
 		}
+		// null decodes into anything, leaving it as it was: a file of
+		// null is not the value wanted, though it decodes.
+		if rest := bytes.TrimLeft(data, " \t\r\n"); string(bytes.TrimRight(rest, " \t\r\n")) == "null" {
+			return fmt.Errorf("line %d: want %s, got JSON null", lineAt(data, int64(len(data)-len(rest))), want)
+		}
 		return nil
 	}
 	var se *json.SyntaxError

@@ -22,6 +22,7 @@ func TestDecodeStrict(t *testing.T) {
 		{"{\"n\": 3}\n{\"n\": 4}", "line 2: more data after the JSON value"},
 		{"{\n\"n\": \"three\"}", `line 2: n: want int, got JSON string`},
 		{"[1]", "line 1: want a JSON object, got JSON array"},
+		{"\n null \n", "line 2: want a JSON object, got JSON null"},
 		{"{\n\n\"m\": 1}", `unknown field "m"`},
 		{"{\n\"n\": 3,,}", "line 2: invalid character ','"},
 	} {
