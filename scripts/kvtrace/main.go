@@ -130,10 +130,16 @@ func lines(path string, f func(string)) error {
 	defer file.Close()
 	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
 	for sc.Scan() {
+		n++
 		f(sc.Text())
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		// The scanner's error ("token too long") names neither.
+		return fmt.Errorf("%s: line %d: %w", path, n+1, err)
+	}
+	return nil
 }
 
 func fail(err error) {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,5 +23,18 @@ func TestRunDecodeStepsFirstStepInWindow(t *testing.T) {
 	}
 	if want := []int64{10_000}; !slices.Equal(gaps, want) {
 		t.Errorf("gaps %v, want %v", gaps, want)
+	}
+}
+
+// A line too long to read fails naming the file and the line.
+func TestLinesNamesTheFileOfALongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "engine.log")
+	data := "SSKV t=1 n=2 used=0 head=0 ntok=1 0:1-1\n" + strings.Repeat("x", 2<<20) + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := lines(path, func(string) {})
+	if err == nil || !strings.Contains(err.Error(), path+": line 2:") {
+		t.Errorf("err = %v, want it to name %s: line 2", err, path)
 	}
 }
