@@ -23,6 +23,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/internal/urlshow"
@@ -856,14 +857,11 @@ func writeWhole(path string, data []byte) error {
 		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		return named(err)
 	}
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644) // as os.WriteFile made it; CreateTemp makes 0600
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -35,7 +35,7 @@ type File struct {
 // 0600, and a chmod would ignore the umask). Its error names path, not
 // the temporary name.
 func Create(path string) (*File, error) {
-	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	f, err := CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		if derr := CheckDir(path); derr != nil {
 			return nil, derr
@@ -45,9 +45,9 @@ func Create(path string) (*File, error) {
 	return &File{File: f, path: path}, nil
 }
 
-// createTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the
-// umask restricts.
-func createTemp(dir, prefix string) (*os.File, error) {
+// CreateTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the
+// umask restricts, as os.WriteFile makes a file.
+func CreateTemp(dir, prefix string) (*os.File, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
