@@ -9,6 +9,7 @@ import (
 // HeldOut is the result of CrossCheck.
 type HeldOut struct {
 	K     int     // folds: run r (or observation i) is in fold r % K
+	Folds int     // folds that held something out and were fitted: fewer than K with fewer runs
 	ByRun bool    // split on Observation.Run (false: on observation index)
 	NFit  int     // observations fitted for the last fold
 	NHeld int     // observations predicted by a fit that did not see them: all of them
@@ -118,6 +119,7 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim, late bool
 			}
 		}
 		h.ByRun, h.NFit, h.Fit = byRun, len(kept), f
+		h.Folds++
 	}
 	if k < 2 {
 		return nil, fmt.Errorf("calibrate: held-out split: k = %d, must be >= 2", k)

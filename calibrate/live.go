@@ -1352,8 +1352,16 @@ func (a *Analysis) Print(w io.Writer) {
 	if !h.ByRun {
 		over = "the observations of one run, not whole runs"
 	}
+	// With fewer runs than folds the empty ones fit nothing: say how
+	// many were fitted.
+	if h.Folds < h.K {
+		over += fmt.Sprintf(", one per run: %d folds asked, %d runs", h.K, h.Folds)
+		if !h.ByRun {
+			over = fmt.Sprintf("the observations of one run, not whole runs: %d folds asked, %d observations", h.K, h.Folds)
+		}
+	}
 	fmt.Fprintf(w, "held out (%d-fold cross-validation over %s): n=%d  median abs %% error %.1f%%  mean %.1f%%  (decode steps averaged in windows of ≤ %d)\n",
-		h.K, over, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Method.Window)
+		h.Folds, over, h.NHeld, 100*h.MdAPE, 100*h.MAPE, a.Method.Window)
 	if hs := a.HeldOutSteps; hs != nil {
 		fmt.Fprintf(w, "held out, single steps (includes token delivery jitter): n=%d  median abs %% error %.1f%%  mean %.1f%%\n",
 			hs.NHeld, 100*hs.MdAPE, 100*hs.MAPE)
