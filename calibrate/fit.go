@@ -27,7 +27,7 @@ type FitSettings struct {
 	// Collinearity is the relative residual norm below which a column is
 	// treated as lying in the span of the columns before it (in term
 	// order, the curve's points first when Curve is set) and reported as
-	// StatusUnexcited. 0 means 1e-6.
+	// StatusUnexcited, in [0, 1). 0 means 1e-6.
 	Collinearity float64
 	// Confidence is the two-sided confidence level of the intervals.
 	// 0 means 0.95.
@@ -249,6 +249,11 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 		if !(w > 0) || math.IsInf(w, 0) {
 			return nil, fmt.Errorf("weight %d = %g, must be > 0 and finite", i, w)
 		}
+	}
+	// Below 0 (or NaN) no column would count as collinear; at 1 or more
+	// every one after the first would.
+	if !(collTol >= 0 && collTol < 1) {
+		return nil, fmt.Errorf("collinearity = %g, must be in [0, 1)", collTol)
 	}
 	if collTol == 0 {
 		collTol = 1e-6

@@ -290,6 +290,9 @@ func TestFitStepsDegenerate(t *testing.T) {
 		{"weights length", base, &FitSettings{Weights: []float64{1}}, "1 weights for 500"},
 		{"bad weight", base[:4], &FitSettings{Weights: []float64{1, 0, 1, 1}}, "weight 1 = 0"},
 		{"bad confidence", base, &FitSettings{Confidence: 1.5}, "confidence"},
+		// Below 0 no column would ever count as collinear, silently.
+		{"negative collinearity", base, &FitSettings{Collinearity: -1e-6}, "collinearity = -1e-06, must be in [0, 1)"},
+		{"nan collinearity", base, &FitSettings{Collinearity: math.NaN()}, "collinearity = NaN, must be in [0, 1)"},
 	}
 	for _, tc := range errCases {
 		t.Run(tc.name, func(t *testing.T) {
