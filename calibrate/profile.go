@@ -249,13 +249,26 @@ func (p *Profile) Validate() error {
 		checkCoef(add, "power.dynamic_watts", pw.Dynamic)
 		checkQuality(add, "power.quality", pw.Quality)
 	}
-	if ad := p.Admission; ad != nil && (!(ad.Delay >= 0) || !finite(ad.Delay) || !(ad.P10 >= 0) || !(ad.P90 >= ad.P10) || !finite(ad.P90) || ad.N < 1 ||
-		!(ad.Latency >= 0) || !finite(ad.Latency) || !(ad.SlotSteps >= 0) || !finite(ad.SlotSteps) || ad.NSlot < 0) {
-		add("admission: delay_s, latency_s, slot_steps and p10_s ≤ p90_s must be finite and ≥ 0, n ≥ 1, n_slot ≥ 0 (got %+v)", *ad)
-	}
-	// The simulator takes no longer delay; it would refuse the profile
-	// naming its own fields, not these.
 	if ad := p.Admission; ad != nil {
+		for _, d := range []struct {
+			key string
+			v   float64
+		}{{"delay_s", ad.Delay}, {"p10_s", ad.P10}, {"p90_s", ad.P90}, {"slot_steps", ad.SlotSteps}, {"latency_s", ad.Latency}} {
+			if !finite(d.v) || !(d.v >= 0) {
+				add("admission.%s = %g: want a finite number ≥ 0", d.key, d.v)
+			}
+		}
+		if ad.P90 < ad.P10 {
+			add("admission.p90_s = %g: want ≥ p10_s %g", ad.P90, ad.P10)
+		}
+		if ad.N < 1 {
+			add("admission.n = %d: want ≥ 1 (the probes measured)", ad.N)
+		}
+		if ad.NSlot < 0 {
+			add("admission.n_slot = %d: want ≥ 0", ad.NSlot)
+		}
+		// The simulator takes no longer delay; it would refuse the profile
+		// naming its own fields, not these.
 		for _, d := range []struct {
 			key string
 			v   float64
