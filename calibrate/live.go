@@ -1560,15 +1560,20 @@ func ReadRun(path string) (*RunResult, error) {
 	if k := spec.Kind; k != "" && !slices.Contains(traceKinds, k) {
 		bad = append(bad, fmt.Sprintf("calibrate_kind = %q, want one of %s", k, strings.Join(traceKinds, ", ")))
 	}
+	// The repeat is the name's -rN suffix as RunPlan writes it (none: 1);
+	// the spread over repeats groups runs by the name without it.
+	if i := strings.LastIndex(name, "-r"); i >= 0 {
+		n, err := strconv.Atoi(name[i+2:])
+		if err != nil || n < 1 || strconv.Itoa(n) != name[i+2:] {
+			bad = append(bad, fmt.Sprintf("calibrate_run = %q, want a name ending in -r and its repeat number ≥ 1 (e.g. decode-c4-p64-r2), or without -r", name))
+		} else {
+			spec.Repeat = n
+		}
+	}
 	if len(bad) > 0 && spec.Kind != "" { // keys of calibration runs; another trace is skipped
 		return nil, fmt.Errorf("calibrate: %s: metadata %s", path, strings.Join(bad, "; "))
 	}
 	spec.Concurrency = int(conc)
-	if i := strings.LastIndex(name, "-r"); i >= 0 {
-		if _, err := fmt.Sscanf(name[i+2:], "%d", &spec.Repeat); err != nil {
-			spec.Repeat = 1
-		}
-	}
 	for _, r := range rows {
 		if !slices.Contains(spec.Prompts, int(r.PromptTokens)) {
 			spec.Prompts = append(spec.Prompts, int(r.PromptTokens))

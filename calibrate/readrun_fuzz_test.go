@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,4 +72,35 @@ func FuzzReadRunMeta(f *testing.F) {
 			t.Fatalf("read %d rows, summary %v, trace %v: want the row written", len(r.Rows), r.Summary, r.Trace)
 		}
 	})
+}
+
+// The repeat number is the run name's -rN suffix, as RunPlan writes it:
+// a name whose suffix holds no such number is an error naming the file,
+// not a run read as repeat 1 (or 2 of "r2x") and grouped apart from its
+// repeats.
+func TestReadRunRepeatFromName(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		repeat int // 0: an error
+	}{
+		{"decode-c4-p64-r2", 2}, {"warmup", 1}, {"reset", 1}, {"mixed-c4-r1", 1},
+		{"decode-c4-r2x", 0}, {"decode-c4-r", 0}, {"decode-c4-r0", 0}, {"decode-c4-r-1", 0}, {"decode-c4-r+2", 0}, {"decode-c4-r02", 0}, {"decode-c4-r1-x", 0},
+	} {
+		m := traces.Meta{Model: "m"}
+		m.Set("calibrate_run", tc.name)
+		m.Set("calibrate_kind", KindDecode)
+		path := filepath.Join(t.TempDir(), "03-run.parquet")
+		if err := traces.WriteAll(path, m, []*traces.Request{row(tc.name+"/0", 64, 0, 40, 60)}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadRun(path)
+		switch {
+		case tc.repeat == 0 && (err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "calibrate_run = "+strconv.Quote(tc.name))):
+			t.Errorf("run %q: read %+v, error %v; want an error naming the file and the key", tc.name, r, err)
+		case tc.repeat > 0 && err != nil:
+			t.Errorf("run %q: %v", tc.name, err)
+		case tc.repeat > 0 && r.Spec.Repeat != tc.repeat:
+			t.Errorf("run %q: repeat %d, want %d", tc.name, r.Spec.Repeat, tc.repeat)
+		}
+	}
 }
