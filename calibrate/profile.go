@@ -248,6 +248,11 @@ func (p *Profile) Validate() error {
 		checkCoef(add, "power.idle_watts", pw.Idle)
 		checkCoef(add, "power.dynamic_watts", pw.Dynamic)
 		checkQuality(add, "power.quality", pw.Quality)
+		for i, d := range pw.Devices {
+			if d.Index < 0 {
+				add("power.devices[%d].index = %d: want an NVML index ≥ 0", i, d.Index)
+			}
+		}
 	}
 	if ad := p.Admission; ad != nil {
 		for _, d := range []struct {

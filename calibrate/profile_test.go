@@ -378,3 +378,17 @@ func TestProfilePowerDevicesRoundTrip(t *testing.T) {
 		t.Errorf("devices %+v, want %+v", q.Power.Devices, p.Power.Devices)
 	}
 }
+
+// A power device's NVML index is ≥ 0, as gpu.csv records it: a negative
+// one is refused, named.
+func TestProfileRefusesNegativePowerDevice(t *testing.T) {
+	p := testProfile()
+	p.Power.Devices = []PowerDevice{{Index: 0}, {Index: -1}}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseProfile(data); err == nil || !strings.Contains(err.Error(), "power.devices[1].index = -1: want an NVML index ≥ 0") {
+		t.Errorf("error %v, want one naming power.devices[1].index", err)
+	}
+}
