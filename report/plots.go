@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -67,10 +68,11 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// readableTicks are gonum/plot's default ticks labelled with the digits
-// their values need: its own labels can round the ticks of a narrow range
-// alike (over 1.45–1.50, the ticks at 1.46, 1.48 and 1.5 all read "1.5"),
-// and a sweep's P99s gather in such a range just under the SLO.
+// readableTicks are gonum/plot's default ticks labelled as a person
+// writes their values (tickLabel) with the digits they need: its own
+// labels can round the ticks of a narrow range alike (over 1.45–1.50, the
+// ticks at 1.46, 1.48 and 1.5 all read "1.5"), and a sweep's P99s gather
+// in such a range just under the SLO.
 type readableTicks struct{}
 
 func (readableTicks) Ticks(min, max float64) []plot.Tick {
@@ -84,19 +86,8 @@ func (readableTicks) Ticks(min, max float64) []plot.Tick {
 	// a label reads as its tick when it is within a millionth of the
 	// ticks' spacing of it
 	reads := func(label string, v float64) bool {
-		x, err := strconv.ParseFloat(label, 64)
-		return err == nil && math.Abs(x-v) <= 1e-6*step
-	}
-	wrong := false
-	for _, t := range ticks {
-		wrong = wrong || t.Label != "" && !reads(t.Label, t.Value)
-	}
-	if !wrong {
-		return ticks
-	}
-	format := func(v float64, d int) string { return strconv.FormatFloat(v, 'f', d, 64) }
-	if top >= hugeCell { // fixed-point labels would run to dozens of digits
-		format = func(v float64, d int) string { return strconv.FormatFloat(v, 'g', d+1, 64) }
+		x, ok := parseTickLabel(label)
+		return ok && math.Abs(x-v) <= 1e-6*step
 	}
 	for d := 0; d <= 16; d++ {
 		labels := make([]string, len(ticks))
@@ -106,10 +97,10 @@ func (readableTicks) Ticks(min, max float64) []plot.Tick {
 				continue
 			}
 			v := t.Value
-			if math.Abs(v) < 1e-9*step { // rounding's -2.8e-17 is 0, not "-0.00"
+			if math.Abs(v) < 1e-9*step { // rounding's -2.8e-17 is 0, not "-0"
 				v = 0
 			}
-			labels[i] = format(v, d)
+			labels[i] = tickLabel(v, top, d)
 			ok = ok && reads(labels[i], t.Value)
 		}
 		if ok {
@@ -122,6 +113,67 @@ func (readableTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
+// tickSuffixes name millions and more on an axis, as "2.5M" rather than
+// "2500000" or "2.5e+06".
+var tickSuffixes = []struct {
+	scale  float64
+	suffix string
+}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}}
+
+// tickLabel writes v with up to d decimals and no trailing zeros, in the
+// unit (M, G, T) that top, the largest value on its axis, reads best in;
+// from hugeCell on in exponent form, as the tables write such figures.
+func tickLabel(v, top float64, d int) string {
+	if top >= hugeCell {
+		return strconv.FormatFloat(v, 'g', d+1, 64)
+	}
+	suffix := ""
+	for _, s := range tickSuffixes {
+		if top >= s.scale {
+			v, suffix = v/s.scale, s.suffix
+			break
+		}
+	}
+	t := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.Contains(t, ".") {
+		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+	}
+	if t == "-0" {
+		t = "0"
+	}
+	if t != "0" {
+		t += suffix
+	}
+	return t
+}
+
+// parseTickLabel reads a tickLabel back.
+func parseTickLabel(label string) (float64, bool) {
+	scale := 1.0
+	for _, s := range tickSuffixes {
+		if l, ok := strings.CutSuffix(label, s.suffix); ok {
+			label, scale = l, s.scale
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(label, 64)
+	return v * scale, err == nil
+}
+
+// readableLogTicks are gonum/plot's ticks of a log axis labelled as
+// tickLabel writes each value: "1M", not "1e+06" after "100000".
+type readableLogTicks struct{}
+
+func (readableLogTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = tickLabel(t.Value, math.Abs(t.Value), -1)
+		}
+	}
+	return ticks
+}
+
 // logAxis switches a to a log scale with readable ticks when the positive
 // values span more than two decades; it reports whether it did.
 func logAxis(a *plot.Axis, lo, hi float64) bool {
@@ -129,7 +181,7 @@ func logAxis(a *plot.Axis, lo, hi float64) bool {
 		return false
 	}
 	a.Scale = plot.LogScale{}
-	a.Tick.Marker = plot.LogTicks{Prec: -1}
+	a.Tick.Marker = readableLogTicks{}
 	return true
 }
 
@@ -331,7 +383,7 @@ func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
 		v := math.Pow(2, e)
 		t := plot.Tick{Value: v}
 		if math.Mod(e, every) == 0 {
-			t.Label = strconv.FormatFloat(v, 'g', 6, 64)
+			t.Label = tickLabel(v, v, -1) // 2^20 is "1.048576M", not "1.04858e+06"
 			if e < 0 {
 				t.Label = "1/" + strconv.FormatFloat(1/v, 'g', 6, 64)
 			}

@@ -255,7 +255,7 @@ func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) 
 type ratioTicks struct{}
 
 func (ratioTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	ticks := readableLogTicks{}.Ticks(min, max)
 	labelled := 0
 	for _, t := range ticks {
 		if t.Label != "" && t.Value >= min && t.Value <= max {
