@@ -61,7 +61,7 @@ func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (
 		l.StepStyle = plotter.PostStep
 		v := get(r.Lat)
 		legend = append(legend, legendEntry{
-			label:  fmt.Sprintf("%s — P50 %s, P99 %s (n=%d)", r.Name, fmtSecs(Quantile(v, .5)), fmtSecs(Quantile(v, .99)), len(v)),
+			label:  fmt.Sprintf("%s — P50 %s, P99 %s (n=%d)", r.Name, FormatSecs(Quantile(v, .5)), FormatSecs(Quantile(v, .99)), len(v)),
 			thumbs: []plot.Thumbnailer{l},
 		})
 	}

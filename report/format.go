@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"time"
 )
 
 // Cell formatting: unknown values are an em dash, never 0. Past hugeCell
@@ -31,20 +32,25 @@ func fixedOrExp(v float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, v)
 }
 
-// fmtSecs picks the unit by the value as rounded to its digits (0.99996 s
-// is "1.00 s", not "1000.0 ms"), and by its size whatever its sign.
-func fmtSecs(s float64) string {
+// FormatSecs formats seconds as the report, compare and simulate's table
+// show them, so that one latency reads the same in all: "850µs",
+// "42.1ms", "3.21s", "8m27s". It picks the unit by the value as rounded
+// to its digits (0.99996 s is "1.00s", not "1000.0ms"), and by its size
+// whatever its sign.
+func FormatSecs(s float64) string {
 	switch a := math.Abs(s); {
 	case !known(s):
 		return "—"
 	case a < 999.5e-6:
-		return fixedOrExp(s*1e6, 0) + " µs"
+		return fixedOrExp(s*1e6, 0) + "µs"
 	case a < 0.99995:
-		return fmt.Sprintf("%.1f ms", s*1e3)
-	case a < 99.995:
-		return fmt.Sprintf("%.2f s", s)
+		return fmt.Sprintf("%.1fms", s*1e3)
+	case a < 59.995:
+		return fmt.Sprintf("%.2fs", s)
+	case a < 1e9: // within a time.Duration
+		return (time.Duration(math.Round(s)) * time.Second).String()
 	}
-	return fixedOrExp(s, 0) + " s"
+	return fixedOrExp(s, 0) + "s"
 }
 
 func fmtF(v float64, prec int) string {
@@ -56,7 +62,7 @@ func fmtF(v float64, prec int) string {
 
 // FormatUSD formats dollars as the report and the CLI's summary show them,
 // so that one figure reads the same in both. It picks the decimals by the
-// value as rounded to them, as fmtSecs picks its unit: $99.996 is "$100",
+// value as rounded to them, as FormatSecs picks its unit: $99.996 is "$100",
 // not "$100.00", and $0.99996 is "$1.00", not "$1.0000".
 func FormatUSD(v float64) string {
 	if !known(v) {

@@ -109,7 +109,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			name = mark + " " + name
 		}
 		cells := []string{name, r.Kind, dash(r.Policy), dash(r.BatchLimit), done, fmtF(m.ReqPerSec, 2), fmtF(m.OutTokPerSec, 0),
-			fmtSecs(m.TTFTP50), fmtSecs(m.TTFTP99), fmtSecs(m.TPOTMean), fmtSecs(m.TPOTP99), fmtSecs(m.E2EP99),
+			FormatSecs(m.TTFTP50), FormatSecs(m.TTFTP99), FormatSecs(m.TPOTMean), FormatSecs(m.TPOTP99), FormatSecs(m.E2EP99),
 			fmtF(m.DeviceSeconds, 0), FormatUSD(m.USDPerMOutEst), FormatUSD(m.USDPerMOutBilled)}
 		if !in.SLO.IsZero() {
 			cells = slices.Insert(cells, 7, fmtF(m.Goodput, 2))

@@ -238,7 +238,7 @@ func TestCompareGoodput(t *testing.T) {
 	}
 	// A limit both meet: goodput is each run's successes a second.
 	out, code = compare(t, base, slowOK, "--threshold", "25%", "--slo", "ttft=300ms,e2e=2s")
-	if line := lineWith(out, "goodput (req/s)"); code != 0 || !strings.Contains(line, "1.00      1.00") {
+	if line := lineWith(out, "goodput (req/s)"); code != 0 || !strings.Contains(strings.Join(strings.Fields(line), " "), "goodput (req/s) 1.00 1.00 ") {
 		t.Errorf("ttft=300ms: exit %d, want goodput 1.00 req/s in both\n%s", code, out)
 	}
 	for _, bad := range []string{"--slo=", "--slo=ttft=fast"} {

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -29,20 +28,9 @@ func newTable(w io.Writer, header ...string) *table {
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
 func (t *table) flush()              { t.tw.Flush() }
 
-// secs formats seconds for people: "850µs", "42.1ms", "3.21s", "4h2m21s".
-func secs(s float64) string {
-	switch {
-	case math.IsNaN(s) || math.IsInf(s, 0):
-		return "—"
-	case s < 1e-3:
-		return fmt.Sprintf("%.0fµs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.1fms", s*1e3)
-	case s < 60:
-		return fmt.Sprintf("%.2fs", s)
-	}
-	return time.Duration(s * 1e9).Round(time.Second).String()
-}
+// secs formats seconds for people: "850µs", "42.1ms", "3.21s", "4h2m21s",
+// as the report and compare do.
+func secs(s float64) string { return report.FormatSecs(s) }
 
 // finishAtomic publishes f when err is nil, else removes it; it returns
 // err or the error of publishing.
