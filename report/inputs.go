@@ -518,7 +518,8 @@ func orDash(s string) string {
 	return s
 }
 
-// RowRun is a sweep row as a run, for tables and comparisons.
+// RowRun is a sweep row as a run, for tables and comparisons; it is named
+// as the report's tables name the config ("#3 label", "index=7 label").
 func RowRun(sw *Sweep, row *sweep.Row) *Run {
 	limit := ""
 	if pl, err := plan.Parse([]byte(row.PlanTOML)); err == nil {
@@ -535,7 +536,7 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 	return &Run{
 		NoResult: noResult, SweepTrace: sw.Meta.TraceSHA256, InputSums: sw.Meta.TraceChecksums,
 		InputWorkload: rowWorkload(sw.Meta.TraceWorkload, row.Scale),
-		Name:          row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
+		Name:          configName(row) + " " + row.Label, Path: sw.Path, Kind: "sweep " + sw.Name, Policy: row.Strategy, BatchLimit: limit,
 		Device: fmt.Sprintf("%d× %s", devices, row.Device), BlockSize: int(row.BlockSize),
 		Metrics: Metrics{
 			ReqPerSec: row.ReqPerSec, OutTokPerSec: row.OutTokPerSec,
@@ -565,7 +566,7 @@ var ErrNoRuns = errors.New("no runs in the input")
 
 // Select finds one run in the inputs of a single path: the only run, or
 // the one named by sel (a plan name or trace name, a sweep row's label,
-// "index=N" or "rank=N").
+// "index=N", or its rank as "#N", as the report names it, or "rank=N").
 func (in *Inputs) Select(sel string) (*Run, error) {
 	var cands []*Run
 	for _, r := range in.Runs {
@@ -589,7 +590,7 @@ func (in *Inputs) Select(sel string) (*Run, error) {
 	case len(cands) == 0:
 		return nil, fmt.Errorf("no run or config matches %q", sel)
 	case sel == "":
-		return nil, fmt.Errorf("%d runs or configs in the input: name one (plan name, sweep label, index=N or rank=N)", len(cands))
+		return nil, fmt.Errorf("%d runs or configs in the input: name one (plan name, sweep label, #N for the rank the report shows, or index=N)", len(cands))
 	}
 	return nil, fmt.Errorf("%d runs or configs match %q", len(cands), sel)
 }
@@ -605,6 +606,12 @@ func matchRow(row *sweep.Row, sel string) bool {
 	if v, ok := strings.CutPrefix(sel, "rank="); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		return err == nil && n > 0 && row.Rank == n
+	}
+	// the report's name of a ranked config; "#x" may be a label
+	if v, ok := strings.CutPrefix(sel, "#"); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n > 0 && row.Rank == n
+		}
 	}
 	return row.Label == sel
 }

@@ -23,7 +23,8 @@ func compareCommand() *cli.Command {
 		ArgsUsage: "A B",
 		Description: "A is the baseline, B the new run. Each is a simulate --out directory or summary.json, a per-request\n" +
 			"trace (simulated or live), or a sweep results file. When the input holds several runs or configs, name one\n" +
-			"with PATH#NAME (a plan name, a sweep row's label, index=N or rank=N) or --a / --b.\n" +
+			"with PATH#NAME (a plan name, a sweep row's label, #N or rank=N for the rank the report shows as #N, or\n" +
+			"index=N) or --a / --b.\n" +
 			"Metrics from traces are computed from successful, non-warm-up rows; failures are counted separately.\n" +
 			"A regression is a P99 latency, a cost, device-seconds or the failure share rising, or throughput falling,\n" +
 			"by more than --threshold, or a sweep config that had a result having none; any regression makes the exit status 3. When either run is live, each latency's change\n" +
@@ -33,7 +34,7 @@ func compareCommand() *cli.Command {
 			"it is gated like throughput. With no such trace on either side it counts nothing, and a note says so.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "relative change that counts as a regression, e.g. 10% or 2.5%"},
-			&cli.StringFlag{Name: "a", Usage: "which run or config of A (plan name, sweep label, index=N, rank=N)"},
+			&cli.StringFlag{Name: "a", Usage: "which run or config of A (plan name, sweep label, #N or rank=N, index=N)"},
 			&cli.StringFlag{Name: "b", Usage: "which run or config of B"},
 			&cli.StringFlag{Name: "slo", Usage: "per-request limits for goodput, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
