@@ -32,8 +32,11 @@ type Inputs struct {
 
 // Run is one measured or simulated run of a trace under one config.
 type Run struct {
-	Name       string
-	Path       string // where it came from
+	Name string
+	Path string // where it came from
+	// Source is the input file it was read from when that is not Path: a
+	// simulated plan's summary.json (Path is then its trace beside it).
+	Source     string
 	Kind       string // "simulated", "live", or the trace's source
 	Policy     string // scheduler policy; "" = unknown
 	BatchLimit string // the policy's limits; "" = unknown
@@ -188,7 +191,7 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 	var runs []*Run
 	for _, res := range results {
 		r := resultRun(res)
-		r.Path = path
+		r.Path, r.Source = path, path
 		tp := filepath.Join(dir, res.Name+".parquet")
 		if _, err := os.Stat(tp); err == nil {
 			tr, err := TraceRun(tp, slo)

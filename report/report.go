@@ -11,6 +11,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -113,11 +114,12 @@ func Build(title string, in *Inputs, sections ...Section) (*Doc, error) {
 
 // distinctRunNames is in, with each run or sweep whose name another
 // shares (the same plan in two simulate --out folders, two sweeps of one
-// spec) named with its path too, so that tables and figures tell them
+// spec, a summary's plan and its trace) named with the file it was read
+// from too, so that tables and figures tell them
 // apart; in itself is left as is.
 func distinctRunNames(in *Inputs) *Inputs {
 	out := *in
-	out.Runs = renamed(in.Runs, func(r *Run) (*string, string) { return &r.Name, r.Path })
+	out.Runs = renamed(in.Runs, func(r *Run) (*string, string) { return &r.Name, cmp.Or(r.Source, r.Path) })
 	out.Sweeps = renamed(in.Sweeps, func(sw *Sweep) (*string, string) { return &sw.Name, sw.Path })
 	return &out
 }
