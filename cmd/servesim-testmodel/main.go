@@ -10,6 +10,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -62,6 +64,21 @@ func main() {
 	}
 }
 
+// pathWriter writes to an output's temporary file, its errors naming the
+// output's path rather than the temporary file, which is removed on failure.
+type pathWriter struct {
+	w    io.Writer
+	path string
+}
+
+func (p pathWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if pe, ok := err.(*fs.PathError); ok {
+		err = fmt.Errorf("%s: %w", p.path, pe.Err)
+	}
+	return n, err
+}
+
 func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	if dir == "" {
 		return fmt.Errorf("-out is required")
@@ -86,10 +103,9 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	if err != nil {
 		return err
 	}
-	if err := gguf.WriteLlama(f, cfg, seed); err != nil {
+	if err := gguf.WriteLlama(pathWriter{f, path}, cfg, seed); err != nil {
 		f.Abort()
-		// The write error names the temporary file, which Abort removed.
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	if err := f.Commit(); err != nil {
 		return err

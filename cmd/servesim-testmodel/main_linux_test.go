@@ -20,6 +20,8 @@ func TestRunFailedWriteNamesTheModel(t *testing.T) {
 	testfs.WithFileSizeLimit(t, 1000, func() { err = run(dir, cfg, 1, 1) })
 	if path := filepath.Join(dir, "model.gguf"); err == nil || !strings.Contains(err.Error(), path+":") {
 		t.Errorf("run: %v, want an error naming %s", err, path)
+	} else if strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("run: %v names the temporary file, which is gone", err)
 	}
 	if names := testfs.Names(t, dir); len(names) != 0 {
 		t.Errorf("folder holds %q, want nothing written", names)
