@@ -60,7 +60,7 @@ func main() {
 	}
 	var runs []run
 	model := map[string]string{}
-	err := lines(os.Args[1], func(l string) {
+	err := lines(os.Args[1], func(l string) error {
 		if m := progress.FindStringSubmatch(l); m != nil {
 			end, _ := strconv.ParseInt(m[1], 10, 64)
 			dur, _ := strconv.ParseFloat(m[3], 64)
@@ -68,6 +68,7 @@ func main() {
 		} else if m := byRun.FindStringSubmatch(l); m != nil {
 			model[m[1]] = m[2]
 		}
+		return nil
 	})
 	if err != nil {
 		fail(err)
@@ -122,7 +123,9 @@ func quantile(v []int64, q float64) int64 {
 	return v[min(len(v)-1, int(q*float64(len(v))))]
 }
 
-func lines(path string, f func(string)) error {
+// lines calls f on each line of path in turn; an error of f stops it and
+// is returned naming the file and the line.
+func lines(path string, f func(string) error) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
@@ -133,7 +136,9 @@ func lines(path string, f func(string)) error {
 	n := 0
 	for sc.Scan() {
 		n++
-		f(sc.Text())
+		if err := f(sc.Text()); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, n, err)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		// The scanner's error ("token too long") names neither.

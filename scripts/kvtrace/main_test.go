@@ -33,7 +33,20 @@ func TestLinesNamesTheFileOfALongLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := lines(path, func(string) {})
+	err := lines(path, func(string) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), path+": line 2:") {
+		t.Errorf("err = %v, want it to name %s: line 2", err, path)
+	}
+}
+
+// A decision line that is not JSON fails naming the file and the line.
+func TestReadDecisionWidthsNamesTheBadLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	data := `{"steps": 2, "decode_seqs": 1}` + "\n" + `{"steps": 1, "decode_seqs": x}` + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := readDecisionWidths(path)
 	if err == nil || !strings.Contains(err.Error(), path+": line 2:") {
 		t.Errorf("err = %v, want it to name %s: line 2", err, path)
 	}

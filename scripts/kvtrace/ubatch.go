@@ -33,10 +33,10 @@ func (u ubatchLine) pureDecode() bool { return u.prefill == 0 && u.decode == u.t
 // readUbatches returns the SSKV lines of an engine log in order.
 func readUbatches(path string) ([]ubatchLine, error) {
 	var ubs []ubatchLine
-	err := lines(path, func(l string) {
+	err := lines(path, func(l string) error {
 		m := ubatch.FindStringSubmatch(l)
 		if m == nil {
-			return
+			return nil
 		}
 		var u ubatchLine
 		u.t, _ = strconv.ParseInt(m[1], 10, 64)
@@ -54,6 +54,7 @@ func readUbatches(path string) ([]ubatchLine, error) {
 			}
 		}
 		ubs = append(ubs, u)
+		return nil
 	})
 	return ubs, err
 }

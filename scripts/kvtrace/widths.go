@@ -14,8 +14,7 @@ import (
 // engine ran two sequences' worth says that a slot stood empty; that is
 // how the engine's admission shows (README.md, calibration, Admission).
 func widths(enginePath, decisionsPath string) {
-	eng, sim := map[int]int{}, map[int]int{}
-	engPrefill, simPrefill := 0, 0
+	eng, engPrefill := map[int]int{}, 0
 	ubs, err := readUbatches(enginePath)
 	if err != nil {
 		fail(err)
@@ -27,22 +26,7 @@ func widths(enginePath, decisionsPath string) {
 			engPrefill++
 		}
 	}
-	err = lines(decisionsPath, func(l string) {
-		var d struct {
-			Steps         int     `json:"steps"`
-			PrefillTokens float64 `json:"prefill_tokens"`
-			DecodeSeqs    int     `json:"decode_seqs"`
-		}
-		if err := json.Unmarshal([]byte(l), &d); err != nil {
-			fail(fmt.Errorf("%s: %w", decisionsPath, err))
-		}
-		switch {
-		case d.PrefillTokens > 0:
-			simPrefill += d.Steps
-		case d.DecodeSeqs > 0:
-			sim[d.DecodeSeqs] += d.Steps
-		}
-	})
+	sim, simPrefill, err := readDecisionWidths(decisionsPath)
 	if err != nil {
 		fail(err)
 	}
@@ -53,4 +37,28 @@ func widths(enginePath, decisionsPath string) {
 	for _, w := range slices.Sorted(maps.Keys(ws)) {
 		fmt.Printf("%-24s %8d %8d\n", fmt.Sprintf("decoding %d sequences", w), eng[w], sim[w])
 	}
+}
+
+// readDecisionWidths counts a decision log's steps: those with prompt
+// tokens, and the pure decode steps by how many sequences they decode.
+func readDecisionWidths(path string) (decode map[int]int, prefill int, err error) {
+	decode = map[int]int{}
+	err = lines(path, func(l string) error {
+		var d struct {
+			Steps         int     `json:"steps"`
+			PrefillTokens float64 `json:"prefill_tokens"`
+			DecodeSeqs    int     `json:"decode_seqs"`
+		}
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			return err
+		}
+		switch {
+		case d.PrefillTokens > 0:
+			prefill += d.Steps
+		case d.DecodeSeqs > 0:
+			decode[d.DecodeSeqs] += d.Steps
+		}
+		return nil
+	})
+	return decode, prefill, err
 }
