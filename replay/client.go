@@ -896,7 +896,8 @@ func hostOf(u string) string {
 }
 
 // clip makes b valid UTF-8, as trace strings must be (an error page in
-// another charset is not), and shortens it to 200 bytes on a rune boundary.
+// another charset is not), and cuts it to its first 200 bytes on a rune
+// boundary, marked with "…" (so at most 203 bytes in all).
 func clip(b []byte) string {
 	const limit = 200
 	s := strings.ToValidUTF8(string(b), "\uFFFD")

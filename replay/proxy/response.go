@@ -277,8 +277,8 @@ func withoutInput(s string) string {
 }
 
 // clip makes s valid UTF-8, as trace strings must be (an error page in
-// another charset is not), and shortens it to at most 300 bytes on a rune
-// boundary.
+// another charset is not), and cuts it to its first 300 bytes on a rune
+// boundary, marked with "…" (so at most 303 bytes in all).
 func clip(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	const n = 300
