@@ -1449,7 +1449,8 @@ func isRunTrace(path string) bool {
 // LoadRuns reads back the runs RunPlan wrote to dir (its NN-<run>.parquet
 // files, in the order RunPlan wrote them: by the number NN, which passes
 // two digits after 99, then by name), so that they can be analysed again
-// without the engine. Files that are not calibration runs are skipped.
+// without the engine. Files that are not calibration runs are skipped; a
+// calibration run's file without requests is an error.
 func LoadRuns(dir string) ([]*RunResult, error) {
 	// The glob matches nothing in a directory that is not there, which
 	// would read as a calibration that wrote no runs.
@@ -1479,8 +1480,13 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.Spec.Kind == "" || len(r.Rows) == 0 {
+		if r.Spec.Kind == "" {
 			continue // not a calibration run
+		}
+		// Every run sends a request: a run's trace without one is damaged,
+		// and skipping it would fit one run fewer unseen.
+		if len(r.Rows) == 0 {
+			return nil, fmt.Errorf("calibrate: %s: calibration run %s holds no requests: want the rows of its trace (is the file cut short?)", path, r.Spec.Name)
 		}
 		// A plan's run names are unique (every slot reset is "reset"):
 		// one found twice is from another calibration in the same place.

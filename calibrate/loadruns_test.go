@@ -70,3 +70,25 @@ func TestLoadRunsRefusesRunTwice(t *testing.T) {
 		t.Errorf("err = %v, want one naming both files of run decode-c1-p64-r1", err)
 	}
 }
+
+// A calibration run's trace that holds no requests (every run sends at
+// least one) is refused naming the file, not skipped as a foreign trace
+// so that a refit fits one run fewer unseen.
+func TestLoadRunsRefusesRunWithoutRequests(t *testing.T) {
+	tm := replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 7}
+	dir := t.TempDir()
+	for i, name := range []string{"decode-c1-p64-r1", "decode-c1-p128-r1"} {
+		s := RunSpec{Name: name, Kind: KindDecode, Concurrency: 1, Prompts: []int{64}, Outputs: []int{2}, Requests: 1, Repeat: 1}
+		in := &RunResult{Spec: s, Salt: 1, Text: tm, Rows: []*traces.Request{row(name+"/0", 64, 0, 40, 60)}}
+		if i == 1 {
+			in.Rows = nil
+		}
+		if err := writeRun(filepath.Join(dir, fmt.Sprintf("%02d-%s.parquet", i, name)), traces.Meta{Model: "m"}, in, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := LoadRuns(dir)
+	if err == nil || !strings.Contains(err.Error(), "01-decode-c1-p128-r1.parquet") {
+		t.Errorf("LoadRuns = %d runs, %v, want an error naming 01-decode-c1-p128-r1.parquet", len(runs), err)
+	}
+}
