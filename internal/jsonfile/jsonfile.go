@@ -1,6 +1,7 @@
 // Package jsonfile decodes the JSON files servesim writes and reads back
 // (summary.json, verify.json, candidates.json) strictly, with errors that
-// say on which line.
+// say on which line, except an unknown field's, which names the field
+// (encoding/json does not tell where it is).
 package jsonfile
 
 import (
@@ -13,7 +14,7 @@ import (
 
 // DecodeStrict decodes data, one JSON value, into v: unknown fields and
 // anything after the value are errors, and syntax and type errors say on
-// which line. want names the value expected ("a JSON array") in errors.
+// which line (an unknown field's error names only the field). want names the value expected ("a JSON array") in errors.
 func DecodeStrict(data []byte, v any, want string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
