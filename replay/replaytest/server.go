@@ -46,7 +46,7 @@ const (
 // Options configure a Server. The zero value is a fast well-behaved server.
 type Options struct {
 	TTFT            time.Duration     // before the first content chunk
-	ITL             time.Duration     // between content chunks
+	ITL             time.Duration     // between content chunks, paced by deadlines: a late chunk does not delay the next
 	TokensPerChunk  int               // output tokens per content chunk; 0 = 1
 	ChatOverhead    int               // prompt tokens a chat request costs beyond its text; 0 = 20, -1 = none
 	APIKey          string            // if set, a request without "Bearer APIKey" gets 401
@@ -289,13 +289,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 		buf = append(buf, `","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`...)
 		send(buf)
 	}
-	if s.opts.TTFT > 0 {
-		time.Sleep(s.opts.TTFT)
-	}
+	// Chunks are due at deadlines from here, TTFT then ITL apart, rather
+	// than a sleep after each: on a loaded machine a late wake-up delays
+	// one chunk, not every chunk after it, so the stream keeps its speed.
+	due := time.Now().Add(s.opts.TTFT)
+	time.Sleep(time.Until(due))
 	emitted, chunks := 0, 0
 	for emitted < maxTokens {
 		if chunks > 0 && s.opts.ITL > 0 {
-			time.Sleep(s.opts.ITL)
+			due = due.Add(s.opts.ITL)
+			time.Sleep(time.Until(due))
 		}
 		if chunks == s.opts.FaultAfter {
 			switch fault {
