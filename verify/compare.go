@@ -495,7 +495,7 @@ func (e *Errors) UnmarshalJSON(data []byte) error {
 		var v float64
 		if string(raw) == `"`+infError+`"` {
 			v = math.Inf(1)
-		} else if err := json.Unmarshal(raw, &v); err != nil || !(v >= 0) {
+		} else if err := json.Unmarshal(raw, &v); err != nil || !(v >= 0) || string(raw) == "null" { // null leaves v at 0
 			return fmt.Errorf("median |error| %s = %s: want a number ≥ 0 or %q (infinite)", k, raw, infError)
 		}
 		out[k] = v

@@ -1,0 +1,17 @@
+package verify
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A median |error| of null is neither a number nor "inf": read back, it
+// would pass for an error of 0 (json leaves the float as it was).
+func TestMedianAbsErrorNullRefused(t *testing.T) {
+	var back Errors
+	err := json.Unmarshal([]byte(`{"tpot_mean_s":null}`), &back)
+	if err == nil || !strings.Contains(err.Error(), "tpot_mean_s") {
+		t.Errorf("null median: got %v (err %v), want an error naming the metric", back, err)
+	}
+}
