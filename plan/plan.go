@@ -111,6 +111,10 @@ var Strategies = map[string][]string{
 // stays finite (one past it overflowed to +Inf, which JSON cannot hold).
 const MaxPrice = 1e6
 
+// MaxPUE bounds cost.pue: far above any facility's, and low enough that
+// the energy cost at MaxPrice per kWh stays finite (it multiplies it).
+const MaxPUE = 100.0
+
 // maxReplicas bounds cluster.replicas and cluster.long_replicas.
 const maxReplicas = math.MaxInt16
 
@@ -381,8 +385,8 @@ func (p *Plan) Validate() error {
 	if !(p.Device.MemoryLimitGiB >= 0) || math.IsInf(p.Device.MemoryLimitGiB, 0) {
 		bad("device.memory_limit_gib", "must be a finite number ≥ 0, got %g", p.Device.MemoryLimitGiB)
 	}
-	if !(p.Cost.PUE >= 1) || math.IsInf(p.Cost.PUE, 0) {
-		bad("cost.pue", "must be a finite number ≥ 1 (facility energy / device energy), got %g", p.Cost.PUE)
+	if !(p.Cost.PUE >= 1 && p.Cost.PUE <= MaxPUE) {
+		bad("cost.pue", "must be a finite number in [1, %g] (facility energy / device energy), got %g", MaxPUE, p.Cost.PUE)
 	}
 	if !(p.Device.GPUMemoryUtilization > 0 && p.Device.GPUMemoryUtilization <= 1) {
 		bad("device.gpu_memory_utilization", "must be in (0, 1], got %g", p.Device.GPUMemoryUtilization)

@@ -72,7 +72,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative price", strings.Replace(valid, "usd_per_hour = 2.99", "usd_per_hour = -1", 1), "cost.usd_per_hour: must be a finite price ≥ 0, got -1"},
 		{"one API price", strings.Replace(valid, "pue = 1.2", "pue = 1.2\napi_output_usd_per_mtok = 0.6", 1),
 			"missing required key cost.api_input_usd_per_mtok"},
-		{"pue below 1", strings.Replace(valid, "pue = 1.2", "pue = 0", 1), "cost.pue: must be a finite number ≥ 1"},
+		{"pue below 1", strings.Replace(valid, "pue = 1.2", "pue = 0", 1), "cost.pue: must be a finite number in [1, 100]"},
 		{"memory limit nan", strings.Replace(valid, "max_model_len = 8192", "max_model_len = 8192\nmemory_limit_gib = nan", 1), "device.memory_limit_gib: must be a finite number ≥ 0"},
 		{"too many sequences", strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = 40000", 1), "batch.max_num_seqs: must be ≤ 32767"},
 		{"wait nan", strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
