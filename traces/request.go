@@ -23,7 +23,7 @@ type Request struct {
 	SourceFailed bool     // the source trace recorded this request as failed
 
 	// Observed columns. Missing (-1) or "" means not measured.
-	ScheduledSend int64   // open loop: when the request was due; sim: arrival
+	ScheduledSend int64   // open loop: when the request was due; sim: arrival (closed loop: the issue)
 	ActualSend    int64   // when the client sent it
 	StartTime     int64   // sim: first scheduled by the engine
 	FirstToken    int64   // first content token
