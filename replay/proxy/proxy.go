@@ -361,12 +361,12 @@ func endpointOf(r *http.Request) string {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep := endpointOf(r)
 	if ep == "" {
-		p.rp.ServeHTTP(w, r)
+		p.forward(w, r)
 		return
 	}
 	ex := p.arrive()
 	if ex == nil { // closed: still forward, no longer record
-		p.rp.ServeHTTP(w, r)
+		p.forward(w, r)
 		return
 	}
 	defer p.inflight.Done()
@@ -395,6 +395,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.finish(ex)
 	}()
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ex)))
+}
+
+// forward passes r upstream unrecorded, its body streamed as it comes.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
+	// Else writing the response headers makes the server drain and close
+	// the request body while the upstream transport may still read it once
+	// more for its end (an engine answers once it has the JSON); that read
+	// fails, and the transport closes the upstream connection, cutting the
+	// response under way (golang.org/issue/40747).
+	http.NewResponseController(w).EnableFullDuplex()
+	p.rp.ServeHTTP(w, r)
 }
 
 // arrive numbers a new recorded request, or returns nil once closed.
