@@ -9,7 +9,9 @@
 // and writes one CSV row per device per round. GPURecorder.Stop returns a
 // GPUSummary: device-seconds (devices × wall time from the first to the
 // last sample), energy in joules (the delta of the hardware energy counter
-// when every sample has it, else the trapezoid integral of power), mean
+// when the first and last samples have it and it never goes back — a
+// read missed in between does not matter — else the trapezoid integral of
+// power), mean
 // power, and JoulesPerToken. The recorder samples once at Start and once
 // at Stop, so the wall time covers the whole recording. Between gives the
 // same over an interval of it (a run's measured window), on the monotonic

@@ -147,9 +147,11 @@ type deviceAcc struct {
 	firstT     int64
 	lastT      int64
 	n          int
-	// energy counter
-	firstE, lastE int64
-	eOK           bool // every sample so far had the counter, and it never went back
+	// energy counter: the difference of its reads at the recording's
+	// ends, so a read missed in between does not matter
+	firstE, lastE int64 // the first sample's and the last read's
+	eOK           bool  // the first sample had the counter, and no read went back
+	lastHasE      bool  // the last sample had the counter
 	// power integral (trapezoid over consecutive samples with power)
 	integralJ float64
 	prevT     int64
@@ -174,7 +176,7 @@ func (a *deviceAcc) add(s DeviceSample) {
 		a.firstT, a.firstE = s.T, s.EnergyMJ
 		a.eOK, a.pOK, a.peakMem = s.EnergyMJ != Missing, !math.IsNaN(s.PowerW), Missing
 	} else {
-		if s.EnergyMJ == Missing || s.EnergyMJ < a.lastE {
+		if s.EnergyMJ != Missing && s.EnergyMJ < a.lastE {
 			a.eOK = false
 		}
 		if math.IsNaN(s.PowerW) {
@@ -185,7 +187,10 @@ func (a *deviceAcc) add(s DeviceSample) {
 	}
 	a.n++
 	a.points = append(a.points, energyPoint{s.T, s.EnergyMJ, s.PowerW})
-	a.lastT, a.lastE = s.T, s.EnergyMJ
+	a.lastT, a.lastHasE = s.T, s.EnergyMJ != Missing
+	if a.lastHasE {
+		a.lastE = s.EnergyMJ
+	}
 	a.prevT, a.prevP = s.T, s.PowerW
 	if s.MemUsed != Missing && s.MemUsed > a.peakMem {
 		a.peakMem = s.MemUsed
@@ -196,7 +201,7 @@ func (a *deviceAcc) add(s DeviceSample) {
 // measured, preferring the hardware counter.
 func (a *deviceAcc) energy() (float64, string) {
 	switch {
-	case a.n >= 2 && a.eOK:
+	case a.n >= 2 && a.eOK && a.lastHasE:
 		return float64(a.lastE-a.firstE) / 1e3, "counter"
 	case a.n >= 2 && a.pOK:
 		return a.integralJ, "power"
@@ -301,10 +306,11 @@ func (s GPUInterval) JoulesPerToken(tokens int64) float64 {
 }
 
 // between is the device's energy from from to to (ns on the samples' time
-// base): the energy counter interpolated linearly at both ends when every
-// sample from the one at or before from to the one at or after to has it
-// and it never goes back (a driver reload resets it), else the trapezoid
-// integral of power over the interval, likewise. An interval the samples
+// base): the energy counter interpolated linearly at both ends between
+// its nearest reads when there are reads at or before from and at or
+// after to and none goes back (a driver reload resets it; a read missed
+// in between does not matter), else the trapezoid integral of power over
+// the interval when every sample covering it has power. An interval the samples
 // do not reach on both sides is not measured: nothing is extrapolated.
 func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	p := a.points
@@ -326,11 +332,25 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 			lo--
 		}
 	}
-	counter, power := true, true
-	for i := lo; i <= hi; i++ {
-		if p[i].energy == Missing || (i > lo && p[i].energy < p[i-1].energy) {
-			counter = false
+	// The counter's reads nearest the interval's ends, ga at or before
+	// from and gb at or after to, measure it: a read missed in between
+	// does not matter, one that goes back (a driver reload) does.
+	ga, gb := lo, hi
+	for ga >= 0 && p[ga].energy == Missing {
+		ga--
+	}
+	for gb < len(p) && p[gb].energy == Missing {
+		gb++
+	}
+	counter, power := ga >= 0 && gb < len(p), true
+	for i, last := max(ga, 0), int64(Missing); counter && i <= gb; i++ {
+		if p[i].energy == Missing {
+			continue
 		}
+		counter = p[i].energy >= last
+		last = p[i].energy
+	}
+	for i := lo; i <= hi; i++ {
 		if math.IsNaN(p[i].power) {
 			power = false
 		}
@@ -343,17 +363,27 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 		f := float64(t-p[i].t) / float64(d)
 		return v(p[i]) + f*(v(p[i+1])-v(p[i]))
 	}
-	seg := func(t int64) int { // the segment [p[i].t, p[i+1].t] holding t, within lo..hi
-		i := lo
-		for i+1 < hi && p[i+1].t <= t {
-			i++
+	// counterAt is the counter interpolated at t between the reads around it.
+	counterAt := func(t int64) float64 {
+		i := ga
+		for j := i + 1; j <= gb && p[j].t <= t; j++ {
+			if p[j].energy != Missing {
+				i = j
+			}
 		}
-		return i
+		k := i + 1
+		for k < gb && p[k].energy == Missing {
+			k++
+		}
+		if k > gb || p[k].t <= p[i].t {
+			return float64(p[i].energy)
+		}
+		f := float64(t-p[i].t) / float64(p[k].t-p[i].t)
+		return float64(p[i].energy) + f*float64(p[k].energy-p[i].energy)
 	}
 	switch {
 	case counter:
-		e := func(q energyPoint) float64 { return float64(q.energy) }
-		return (at(seg(to), to, e) - at(seg(from), from, e)) / 1e3, "counter", nil
+		return (counterAt(to) - counterAt(from)) / 1e3, "counter", nil
 	case power:
 		w := func(q energyPoint) float64 { return q.power }
 		j := 0.0
