@@ -192,7 +192,7 @@ func (r *batchReader) Next() (ok bool) {
 			return false
 		}
 	}
-	if err := r.cur.validate(); err != nil {
+	if err := r.cur.validateRead(); err != nil {
 		r.err = fmt.Errorf("row %d: %w", r.n, err)
 		return false
 	}

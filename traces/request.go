@@ -38,6 +38,10 @@ type Request struct {
 	Error         string // "" = succeeded (when observed)
 	FinishReason  string
 	OutputText    string // generated text, only when asked to keep it
+	// FailTime is when a failed request's failure was seen (a failed row
+	// keeps no latency times, but it may have run in the engine until
+	// then). Missing on success and in traces written before it existed.
+	FailTime int64
 }
 
 // Reset clears r to an input-only request with every observed field Missing,
@@ -58,6 +62,7 @@ func (r *Request) Reset() {
 		Chunks:        Missing,
 		Preemptions:   Missing,
 		HTTPStatus:    Missing,
+		FailTime:      Missing,
 	}
 	r.TokenTimes = r.TokenTimes[:0]
 }
@@ -70,6 +75,15 @@ func (r *Request) ClearObserved() {
 	r.PrefixHashes = append(r.PrefixHashes, in.PrefixHashes...)
 	r.SessionID, r.Class, r.Warmup, r.SourceFailed = in.SessionID, in.Class, in.Warmup, in.SourceFailed
 	r.TokenTimes = nil // not measured, not "zero tokens"
+}
+
+// failedAt is FailTime on a failed row, else Missing: a success has no
+// failure time, whatever a Request literal left there.
+func (r *Request) failedAt() int64 {
+	if r.Error == "" {
+		return Missing
+	}
+	return r.FailTime
 }
 
 // Observed reports whether a live run or the simulator attempted r.

@@ -37,6 +37,7 @@ const (
 	ColError         = "error"
 	ColFinishReason  = "finish_reason"
 	ColOutputText    = "output_text"
+	ColFailTime      = "failed_ns"
 )
 
 // fields is the trace schema. Input columns come first; observed columns
@@ -66,6 +67,7 @@ var fields = []arrow.Field{
 	{Name: ColError, Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: ColFinishReason, Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: ColOutputText, Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: ColFailTime, Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 }
 
 // Schema returns the Arrow schema of a trace carrying meta.
@@ -94,6 +96,7 @@ type batchBuilder struct {
 
 	id, session, class, errText, finish, output strCol
 	arrival, sched, actual, start, first, last  numCol[int64]
+	failTime                                    numCol[int64]
 	prompt, outTok                              numCol[int32]
 	uPrompt, uOut, uCached, chunks, preempt     numCol[int32]
 	status                                      numCol[int32]
@@ -132,6 +135,7 @@ func (b *batchBuilder) append(r *Request) {
 	b.errText.add(r.Error, r.Error != "")
 	b.finish.add(r.FinishReason, r.FinishReason != "")
 	b.output.add(r.OutputText, r.OutputText != "")
+	b.failTime.add(r.FailTime, r.failedAt() != Missing)
 	b.rows++
 }
 
@@ -169,6 +173,7 @@ func (b *batchBuilder) batch() arrow.RecordBatch {
 		b.uCached.array(arrow.PrimitiveTypes.Int32, n), b.chunks.array(arrow.PrimitiveTypes.Int32, n),
 		b.preempt.array(arrow.PrimitiveTypes.Int32, n), b.status.array(arrow.PrimitiveTypes.Int32, n),
 		b.errText.array(n), b.finish.array(n), b.output.array(n),
+		b.failTime.array(arrow.PrimitiveTypes.Int64, n),
 	}
 	rec := array.NewRecordBatch(b.schema, cols, int64(n))
 	for _, c := range cols {
@@ -314,6 +319,7 @@ func (c *listCol[T]) array(dt, elem arrow.DataType, n int) arrow.Array {
 type batchDecoder struct {
 	id, session, class, errText, finish, output *array.String
 	arrival, sched, actual, start, first, last  *array.Int64
+	failTime                                    *array.Int64
 	prompt, outTok                              *array.Int32
 	uPrompt, uOut, uCached, chunks, preempt     *array.Int32
 	status                                      *array.Int32
@@ -415,6 +421,8 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 			d.finish = col.(*array.String)
 		case ColOutputText:
 			d.output = col.(*array.String)
+		case ColFailTime:
+			d.failTime = col.(*array.Int64)
 		}
 	}
 	return d, nil
@@ -467,6 +475,7 @@ func (d *batchDecoder) decode(i int, r *Request) {
 	setStr(&r.Error, d.errText, i)
 	setStr(&r.FinishReason, d.finish, i)
 	setStr(&r.OutputText, d.output, i)
+	r.FailTime = i64(d.failTime, i)
 }
 
 // nullElement reports a null inside row i's prefix_hashes or

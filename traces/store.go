@@ -305,6 +305,15 @@ func firstInvalid(s string) int {
 	return off
 }
 
+// validateRead is validate for a row read from a file, which also holds
+// no failed_ns on a success (writers leave it out there).
+func (r *Request) validateRead() error {
+	if r.FailTime != Missing && r.Error == "" {
+		return fmt.Errorf("%s %d on a row without %s: only a failed request has one", ColFailTime, r.FailTime, ColError)
+	}
+	return r.validate()
+}
+
 // validateObserved rejects observed times that would make a latency
 // negative, token_times_ns out of order included. They are ns from the
 // trace start, like arrival_ns, and latencies run from the scheduled send
@@ -318,7 +327,7 @@ func (r *Request) validateObserved() error {
 	for _, c := range []struct {
 		name string
 		v    int64
-	}{{ColActualSend, r.ActualSend}, {ColStart, r.StartTime}, {ColFirstToken, r.FirstToken}, {ColLastToken, r.LastToken}} {
+	}{{ColActualSend, r.ActualSend}, {ColStart, r.StartTime}, {ColFirstToken, r.FirstToken}, {ColLastToken, r.LastToken}, {ColFailTime, r.failedAt()}} {
 		if c.v != Missing && c.v < origin {
 			return fmt.Errorf("%s %d is before %s %d", c.name, c.v, name, origin)
 		}

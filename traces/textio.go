@@ -105,7 +105,7 @@ func textRow(r *Request) []string {
 		itoa64(r.FirstToken), itoa64(r.LastToken), joinI64(r.TokenTimes),
 		itoa32(r.UsagePrompt), itoa32(r.UsageOutput), itoa32(r.UsageCached),
 		itoa32(r.Chunks), itoa32(r.Preemptions), itoa32(r.HTTPStatus),
-		r.Error, r.FinishReason, r.OutputText,
+		r.Error, r.FinishReason, r.OutputText, itoa64(r.failedAt()),
 	}
 }
 
@@ -393,10 +393,11 @@ func parseRow(r *Request, cell func(field int) (value, name string)) error {
 		*dst = int32(v)
 	}
 	r.Error, r.FinishReason, r.OutputText = str(21), str(22), str(23)
+	num(24, &r.FailTime, 64, false)
 	if err != nil {
 		return err
 	}
-	return r.validate()
+	return r.validateRead()
 }
 
 func parseBool(s, name string) (bool, error) {
@@ -472,6 +473,7 @@ type jsonRow struct {
 	Error         string   `json:"error,omitempty"`
 	FinishReason  string   `json:"finish_reason,omitempty"`
 	OutputText    string   `json:"output_text,omitempty"`
+	FailTime      *int64   `json:"failed_ns,omitempty"`
 }
 
 func p64(v int64) *int64 {
@@ -531,7 +533,7 @@ func (e *jsonlEncoder) write(r *Request) error {
 		FirstToken: p64(r.FirstToken), LastToken: p64(r.LastToken), TokenTimes: r.TokenTimes,
 		UsagePrompt: p32(r.UsagePrompt), UsageOutput: p32(r.UsageOutput), UsageCached: p32(r.UsageCached),
 		Chunks: p32(r.Chunks), Preemptions: p32(r.Preemptions), HTTPStatus: p32(r.HTTPStatus),
-		Error: r.Error, FinishReason: r.FinishReason, OutputText: r.OutputText,
+		Error: r.Error, FinishReason: r.FinishReason, OutputText: r.OutputText, FailTime: p64(r.failedAt()),
 	})
 }
 
@@ -669,14 +671,14 @@ func (r *jsonlReader) Next() bool {
 			FirstToken: v64(row.FirstToken), LastToken: v64(row.LastToken), TokenTimes: row.TokenTimes,
 			UsagePrompt: v32(row.UsagePrompt), UsageOutput: v32(row.UsageOutput), UsageCached: v32(row.UsageCached),
 			Chunks: v32(row.Chunks), Preemptions: v32(row.Preemptions), HTTPStatus: v32(row.HTTPStatus),
-			Error: row.Error, FinishReason: row.FinishReason, OutputText: row.OutputText,
+			Error: row.Error, FinishReason: row.FinishReason, OutputText: row.OutputText, FailTime: v64(row.FailTime),
 		}
 		if row.ID != nil {
 			c.ID = *row.ID
 		} else {
 			c.ID = strconv.Itoa(r.line)
 		}
-		if err := c.validate(); err != nil {
+		if err := c.validateRead(); err != nil {
 			r.err = fmt.Errorf("line %d: %w", r.line, err)
 			return false
 		}

@@ -288,7 +288,7 @@ func shiftTimes(r *Request, d int64) {
 		return
 	}
 	r.Arrival += d
-	for _, p := range []*int64{&r.ScheduledSend, &r.ActualSend, &r.StartTime, &r.FirstToken, &r.LastToken} {
+	for _, p := range []*int64{&r.ScheduledSend, &r.ActualSend, &r.StartTime, &r.FirstToken, &r.LastToken, &r.FailTime} {
 		if *p != Missing {
 			*p += d
 		}
