@@ -1191,6 +1191,7 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	hb, keys, shared, dupOf := s.hashBuf, s.keys, s.shared, s.dupOf
 	*s = seq{hashBuf: hb, keys: keys[:0], shared: shared[:0], dupOf: dupOf[:0], hidx: -1, slot: -1}
 	s.req = *r
+	s.req.FailTime = traces.Missing // a live run's: finish and reject set every other observation
 	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
 	s.req.PrefixHashes = s.hashBuf
 	s.idx = idx
