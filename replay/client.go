@@ -386,6 +386,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}()
 	fail := func(status int, msg string) {
 		clearMeasured(r)
+		if r.ActualSend != traces.Missing {
+			// Not a latency: until when it may have run in the engine.
+			r.FailTime = int64(time.Since(start))
+		}
 		if status > 0 {
 			r.HTTPStatus = int32(status)
 		}

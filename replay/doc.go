@@ -72,8 +72,9 @@
 // keep-alive connection is disabled too). Each failure is recorded in the
 // row, as Error "<kind>: <detail>" (ErrorKind) plus HTTPStatus when a
 // response arrived, with every metric left Missing so failures never reach
-// latency statistics; the run goes on and the Summary counts failures by
-// kind. Kinds: auth (401/403: names the key's environment variable and
+// latency statistics, and FailTime, when the failure was seen, for one
+// that was sent (it may have run in the engine until then); the run goes
+// on and the Summary counts failures by kind. Kinds: auth (401/403: names the key's environment variable and
 // whether it was unset, empty or had whitespace, never its value),
 // not_found (404: the URL called, plus a missing, doubled or over-long /v1
 // base path), rate_limited (429), server_error (5xx), http_error (any

@@ -25,8 +25,10 @@
 // in, ActualSend when the request went upstream, FirstToken and LastToken
 // when the first and last SSE chunk carrying output (content, reasoning or
 // a tool call) passed through. A non-streamed response has no FirstToken;
-// its LastToken is its last byte. Rows are written in arrival order: a
-// finished request waits for the earlier arrivals still in flight.
+// its LastToken is its last byte. A failure sent upstream has none of
+// these but FailTime, when the exchange ended. Rows are written in
+// arrival order: a finished request waits for the earlier arrivals still
+// in flight.
 //
 // Tokens come from the server's usage block (UsagePrompt, UsageOutput,
 // UsageCached; PromptTokens and OutputTokens copy them). When there is no

@@ -342,6 +342,9 @@ func timeless(r *traces.Request) traces.Request {
 	if c.LastToken != traces.Missing {
 		c.LastToken = 0
 	}
+	if c.FailTime != traces.Missing {
+		c.FailTime = 0
+	}
 	if c.TokenTimes != nil {
 		c.TokenTimes = make([]int64, len(c.TokenTimes))
 	}

@@ -574,6 +574,10 @@ func (p *Proxy) finish(ex *exchange) {
 		// size, taken from them where it was reported, stays.
 		row.FirstToken, row.LastToken, row.TokenTimes, row.Chunks = traces.Missing, traces.Missing, nil, traces.Missing
 		row.UsagePrompt, row.UsageOutput, row.UsageCached, row.FinishReason = traces.Missing, traces.Missing, traces.Missing, ""
+		if row.ActualSend != traces.Missing {
+			// Not a latency: until when it may have run in the engine.
+			row.FailTime = p.now()
+		}
 	}
 	// The row may wait long for an earlier arrival: keep only what writing
 	// it needs, the raw prompt only for the prompts file.
