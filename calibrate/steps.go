@@ -108,8 +108,9 @@ type recReq struct {
 // request's token before, or after its send for its first token), when a
 // request without TokenTimes was running (its ActualSend..LastToken span
 // covers the boundary, so the batch is under-counted; a failed one from
-// its send on, unless it got no response and did not time out: refused or
-// closed, it never reached the engine), or when the start is unknown.
+// its send to its FailTime, or to the end when that is Missing, unless it
+// got no response and did not time out: refused or closed, it never
+// reached the engine), or when the start is unknown.
 // Requests without TokenTimes are otherwise skipped. So are, and they
 // taint the boundaries from their send to their last token alike,
 // requests whose Chunks show that a chunk after the first carried several
@@ -172,10 +173,15 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 				(r.HTTPStatus == http.StatusOK || r.HTTPStatus == traces.Missing && replay.ErrorKind(r.Error) == replay.KindTimeout):
 				// Failed after its stream began (a timeout, a reset), or
 				// timed out waiting for it (an engine may answer only with
-				// the first token): it may have run for a while, and when it
-				// stopped is not recorded. One that got no response
-				// otherwise (refused, closed) never reached the engine.
-				taints = append(taints, [2]int64{r.ActualSend, math.MaxInt64})
+				// the first token): it may have run until the failure was
+				// seen, or to the end of the run in a trace that does not
+				// record when. One that got no response otherwise
+				// (refused, closed) never reached the engine.
+				end := int64(math.MaxInt64)
+				if r.FailTime != traces.Missing && r.FailTime >= r.ActualSend {
+					end = r.FailTime
+				}
+				taints = append(taints, [2]int64{r.ActualSend, end})
 			}
 			continue
 		}
