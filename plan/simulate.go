@@ -23,9 +23,10 @@ type Result struct {
 	Summary    *sim.Summary        // latency, throughput, memory, energy
 	Cost       model.CostBreakdown // both cost bases
 	Outcome    string              // "ok", or why the run stopped (OOM)
-	// Pools are a cluster plan's pools with their replicas (each replica's
-	// KV series left out); nil for one replica. Summary is then the
-	// whole cluster's.
+	// Pools are a cluster plan's pools with their replicas, each with
+	// its KV series (the report draws the cluster's KV use from them: the
+	// cluster's Summary has none); nil for one replica. Summary is then
+	// the whole cluster's.
 	Pools []sim.PoolSummary `json:"Pools,omitempty"`
 	// The build, the input files by checksum, the profile (path and
 	// sha256) and the catalog (sha256), as the run's simulated trace
@@ -172,7 +173,7 @@ func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, 
 		var cs *sim.ClusterSummary
 		cs, err = sim.RunCluster(ctx, r.ClusterConfig(opt), in, out)
 		if cs != nil {
-			sum, pools = &cs.Summary, compactPools(cs.Pools)
+			sum, pools = &cs.Summary, cs.Pools
 		}
 	} else {
 		sum, err = sim.Run(ctx, r.SimConfig(opt), in, out)
@@ -203,16 +204,6 @@ func (r *Resolved) PowerModel(opt Options) string {
 	}
 	h := r.Hardware
 	return fmt.Sprintf("catalog %s: %g W idle + %g W × utilization per device", h.Name, h.IdleWatts, h.TDPWatts-h.IdleWatts)
-}
-
-// compactPools drops the replicas' KV series, keeping the result small.
-func compactPools(pools []sim.PoolSummary) []sim.PoolSummary {
-	for i := range pools {
-		for j := range pools[i].Replicas {
-			pools[i].Replicas[j].KV.Series = nil
-		}
-	}
-	return pools
 }
 
 // ResultMeta is the metadata of a trace simulated from input metadata in

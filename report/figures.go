@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 )
 
@@ -428,15 +429,18 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], kv.TotalBlocks, fmtPct(kv.MeanUtil), fmtPct(kv.MaxUtil))
 		p := newPlot(title, "time since first arrival (s)", "KV blocks in use (%)")
 		p.Title.TextStyle.Font = sans(11, true)
-		var pts plotter.XYs
-		for _, s := range kv.Series {
-			pts = append(pts, plotter.XY{X: s.T - r.Result.Summary.FirstArrival, Y: 100 * float64(s.Used) / float64(kv.TotalBlocks)})
+		lines := kvLines(r)
+		for j, l := range lines {
+			ln, err := xyLine(p, l.pts, i+j, false)
+			if err != nil {
+				return nil, err
+			}
+			ln.Width = vg.Points(1.2)
+			if len(lines) > 1 {
+				p.Legend.Add(l.label, ln)
+			}
 		}
-		ln, err := xyLine(p, pts, i, false)
-		if err != nil {
-			return nil, err
-		}
-		ln.Width = vg.Points(1.2)
+		p.Legend.Top = true
 		p.Y.Min, p.Y.Max = 0, 105
 		p.X.Min = 0
 		plots = append(plots, p)
@@ -451,10 +455,95 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 		return nil, err
 	}
 	caption := "Peak KV blocks referenced per time bucket, as a share of the blocks that fit; one panel per run, each on its own time axis."
+	for _, r := range runs {
+		if len(r.Result.Pools) > 0 {
+			caption += fmt.Sprintf(" A cluster run has a line per replica, or, past %d replicas, the mean and the max across them of each replica's peak in each of %d equal buckets (a replica with no sample in one counts its last).", maxKVLines, kvBuckets)
+			break
+		}
+	}
 	if byRow { // not by a name's prefix: a run may be named "row …" itself
 		caption += " Row N is the run's row in the comparison table."
 	}
 	return &Figure{Name: "kv-utilization", Caption: caption, SVG: svg}, nil
+}
+
+// maxKVLines is the most replicas a cluster run's KV panel draws a line
+// for each; more would not be told apart, so they are drawn as their mean
+// and their max.
+const maxKVLines = 8
+
+// kvBuckets is how many time buckets the mean and max of a cluster's
+// replicas are taken over: replicas' series have buckets of their own
+// widths.
+const kvBuckets = 500
+
+type kvLine struct {
+	label string
+	pts   plotter.XYs // s since the first arrival, % of the blocks in use
+}
+
+// kvLines is what r's KV panel draws: its series, or a cluster run's
+// replicas' (its own Series is empty), one line each up to maxKVLines
+// replicas, else their mean and max.
+func kvLines(r *Run) []kvLine {
+	first := r.Result.Summary.FirstArrival
+	line := func(kv sim.KVStats) plotter.XYs {
+		var pts plotter.XYs
+		for _, s := range kv.Series {
+			pts = append(pts, plotter.XY{X: s.T - first, Y: 100 * float64(s.Used) / float64(kv.TotalBlocks)})
+		}
+		return pts
+	}
+	if len(r.Result.Pools) == 0 {
+		if kv := r.Result.Summary.KV; kv.TotalBlocks > 0 && len(kv.Series) > 0 {
+			return []kvLine{{pts: line(kv)}}
+		}
+		return nil
+	}
+	var reps []kvLine
+	for _, p := range r.Result.Pools {
+		for j, s := range p.Replicas {
+			if s.KV.TotalBlocks > 0 && len(s.KV.Series) > 0 {
+				label := fmt.Sprintf("replica %d", j+1)
+				if len(r.Result.Pools) > 1 {
+					label = fmt.Sprintf("%s replica %d", p.Name, j+1)
+				}
+				reps = append(reps, kvLine{label, line(s.KV)})
+			}
+		}
+	}
+	if len(reps) <= maxKVLines {
+		return reps
+	}
+	span := r.Result.Summary.Makespan
+	for _, l := range reps {
+		span = max(span, l.pts[len(l.pts)-1].X)
+	}
+	width := span / kvBuckets
+	if !(width > 0) {
+		width = 1
+	}
+	mean := make(plotter.XYs, kvBuckets)
+	peak := make(plotter.XYs, kvBuckets)
+	for _, l := range reps {
+		k, last := 0, 0.0
+		for b := range kvBuckets {
+			v, end := last, float64(b+1)*width
+			if k < len(l.pts) && (l.pts[k].X < end || b == kvBuckets-1) {
+				v = 0 // a sample in the bucket: its peak, not the last
+			}
+			for ; k < len(l.pts) && (l.pts[k].X < end || b == kvBuckets-1); k++ {
+				v, last = max(v, l.pts[k].Y), l.pts[k].Y
+			}
+			mean[b].Y += v / float64(len(reps))
+			peak[b].Y = max(peak[b].Y, v)
+		}
+	}
+	for b := range kvBuckets {
+		mean[b].X, peak[b].X = float64(b)*width, float64(b)*width
+	}
+	n := len(reps)
+	return []kvLine{{fmt.Sprintf("mean of %d replicas", n), mean}, {fmt.Sprintf("max of %d replicas", n), peak}}
 }
 
 // runCostFigure stacks hardware and energy dollars per 1M output tokens;

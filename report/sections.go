@@ -361,7 +361,7 @@ func (KVSection) Blocks(in *Inputs) ([]Block, error) {
 	var runs []*Run
 	var pos []int // each run's row in the comparison table, from 1
 	for i, r := range in.Runs {
-		if r.Result != nil && r.Result.Summary.KV.TotalBlocks > 0 && len(r.Result.Summary.KV.Series) > 0 {
+		if r.Result != nil && len(kvLines(r)) > 0 {
 			runs, pos = append(runs, r), append(pos, i+1)
 		}
 	}
