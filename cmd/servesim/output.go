@@ -157,3 +157,9 @@ func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
 	}
 	return func() { os.Remove(out) }, nil // fails, as it should, when not empty
 }
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}

@@ -78,6 +78,10 @@ func proxyAction(c *cli.Context) error {
 	if err := cfg.Validate(); err != nil {
 		return cli.Exit(flagErrors("record proxy", proxyFlags, err), 2)
 	}
+	// A directory there would fail the session only when it ends.
+	if isDir(cfg.Out) {
+		return usageErrorf("record proxy: --out: %s is a directory: want a file", cfg.Out)
+	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
 		return fmt.Errorf("record proxy: --listen %s: %w", c.String("listen"), err)

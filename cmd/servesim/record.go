@@ -109,6 +109,13 @@ func recordAction(c *cli.Context) error {
 	if err := cfg.ValidateRecord(); err != nil {
 		return cli.Exit(flagErrors("record", settingsOrFlags(c, fromFile), err), 2)
 	}
+	// A directory where a run's trace goes would fail that run only once
+	// its requests were sent.
+	for k := 1; k <= cfg.Repeat; k++ {
+		if out := replay.RunPath(cfg.Out, k, cfg.Repeat); isDir(out) {
+			return usageErrorf("record: %s: %s is a directory: want a file", settingsOrFlags(c, fromFile)["Out"], out)
+		}
+	}
 
 	tel, err := startSamplers(c, cfg.Out, slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)))
 	if err != nil {

@@ -339,10 +339,20 @@ func TestRecordRepeatPublishesSamplesOfWrittenRuns(t *testing.T) {
 			return []string{"--save-raw", raw}
 		}, false},
 		{"rows kept", func(t *testing.T, dir string) []string {
-			// A directory where run 2's trace would go.
-			if err := os.MkdirAll(filepath.Join(dir, "o.run2.csv", "in-the-way"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			// A directory where run 2's trace would go, made once run 1's
+			// trace is written: one there before the start is refused.
+			ctx := t.Context()
+			go func() {
+				for ctx.Err() == nil {
+					if _, err := os.Stat(filepath.Join(dir, "o.run1.csv")); err == nil {
+						if err := os.MkdirAll(filepath.Join(dir, "o.run2.csv", "in-the-way"), 0o755); err != nil {
+							t.Error(err)
+						}
+						return
+					}
+					time.Sleep(100 * time.Microsecond)
+				}
+			}()
 			return nil
 		}, true},
 	} {

@@ -136,6 +136,14 @@ func runSimulate(c *cli.Context) error {
 	if err := checkOutputs("simulate", simulateOutputs(c, plans), simulateInputs(c)); err != nil {
 		return err
 	}
+	// A log that cannot be written would fail only once every plan has run.
+	for _, p := range plans {
+		if d := c.String("decisions"); d != "" {
+			if err := atomicfile.CheckFile(decisionsPath(d, p.name, len(plans) > 1)); err != nil {
+				return usageErrorf("simulate: --decisions %v", err)
+			}
+		}
+	}
 	in, err := openTrace(c.String("trace")) // fails now, not after the first plan's outputs
 	if err != nil {
 		return err

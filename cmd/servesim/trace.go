@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -51,10 +52,14 @@ func twoArgs(c *cli.Context) (string, string, error) {
 	return in, out, nil
 }
 
-// checkTraceOut refuses an OUT whose extension names no trace format, a
+// checkTraceOut refuses an OUT whose extension names no trace format, or
+// that cannot be written (a directory, or in one that does not exist), a
 // usage error found before any work, as record's --out.
 func checkTraceOut(cmd, out string) error {
 	if _, err := traces.FormatOf(out); err != nil {
+		return usageErrorf("%s: OUT %v", cmd, err)
+	}
+	if err := atomicfile.CheckFile(out); err != nil {
 		return usageErrorf("%s: OUT %v", cmd, err)
 	}
 	return nil

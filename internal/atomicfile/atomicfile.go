@@ -135,6 +135,19 @@ func CheckDir(path string) error {
 	return nil
 }
 
+// CheckFile is CheckDir, and also reports a path that is a directory:
+// the rename that publishes the file cannot replace one, which would
+// otherwise show only once the work is done.
+func CheckFile(path string) error {
+	if err := CheckDir(path); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: want a file", path)
+	}
+	return nil
+}
+
 // named returns err as "path: what went wrong", leaving out the temporary
 // name that the error of a file operation on it holds.
 func named(path string, err error) error {
