@@ -26,7 +26,7 @@ func reportCommand() *cli.Command {
 			"breakdown. -o FILE.html writes one self-contained file (inline SVG and CSS, no external references);\n" +
 			"-o FILE.md writes Markdown tables with the figures as SVG files in FILE_files/ beside it.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "report file: .html or .md"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o", "out"}, Value: "report.html", Usage: "report file: .html or .md"},
 			&cli.StringFlag{Name: "title", Value: "servesim report", Usage: "report title"},
 			&cli.StringFlag{Name: "verify", Usage: "verify.json from servesim verify: adds the predicted-vs-measured pages"},
 			&cli.StringFlag{Name: "slo", Usage: "per-request limits, e.g. ttft=2s,tpot=50ms: adds each trace's goodput to the comparison"},
