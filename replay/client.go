@@ -610,7 +610,8 @@ func clearMeasured(r *traces.Request) {
 
 // spreadTokens appends one time per usage token to dst. Tokens are
 // apportioned to chunks by the server's per-chunk cumulative usage when
-// every chunk carried it, else in proportion to chunk text length, with at
+// every chunk carried it (the tokens after the last chunk's count, which
+// had no text, are the last chunk's), else in proportion to chunk text length, with at
 // least one token per chunk when there are at least as many tokens as
 // chunks, and for the first and the last chunk when there are fewer. A
 // chunk's tokens are spread evenly across the gap since the previous
@@ -620,7 +621,10 @@ func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
 	if total <= 0 || len(chunks) == 0 {
 		return dst
 	}
-	exact := chunks[len(chunks)-1].cum == int32(total)
+	// The last content chunk's count may fall short of the total: tokens
+	// with no text came after it (the EOS, in vLLM's last chunk with empty
+	// content). They are the last chunk's, and the counts stay exact.
+	exact := chunks[len(chunks)-1].cum <= int32(total)
 	for i, c := range chunks {
 		// Text with no new token is a count that does not match the text.
 		if c.cum < 1 || (i > 0 && c.cum <= chunks[i-1].cum) {
@@ -642,8 +646,11 @@ func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
 	for i, c := range chunks {
 		var n int
 		if exact {
-			n = int(c.cum - prevCum)
-			prevCum = c.cum
+			cum := c.cum
+			if i == len(chunks)-1 {
+				cum = int32(total)
+			}
+			n, prevCum = int(cum-prevCum), cum
 		} else {
 			wcum += int64(max(c.bytes, 1))
 			cum := int((int64(total)*wcum*2 + wsum) / (wsum * 2)) // round(total × wcum / wsum)

@@ -59,7 +59,9 @@
 // carried: such tokens were not all streamed (hidden reasoning, or a false
 // count), so their times were never seen. If every chunk carried
 // cumulative usage (continuous usage stats) the per-chunk counts are
-// exact; otherwise usage tokens are apportioned to chunks in
+// exact, the last chunk's count falling short of the total only by tokens
+// that came without text (vLLM's EOS, in a last chunk of empty content),
+// which are the last chunk's; otherwise usage tokens are apportioned to chunks in
 // proportion to their text bytes, at least one per chunk when there are at
 // least as many tokens as chunks. A chunk carrying k tokens spreads them
 // evenly across the gap since the previous chunk, the last at the chunk's

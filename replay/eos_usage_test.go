@@ -1,0 +1,52 @@
+package replay
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// vLLM with continuous usage stats puts the cumulative completion tokens
+// on every chunk; the EOS token comes in a last chunk with empty content,
+// so the content chunks' counts end one below the final usage. They are
+// still exact: the first chunk's three tokens (text held back until it
+// decoded) stay at its arrival instead of being spread by text length.
+func TestContinuousUsageWithContentlessEOSIsExact(t *testing.T) {
+	events := []string{
+		`{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":{"prompt_tokens":7,"total_tokens":7,"completion_tokens":0}}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":7,"total_tokens":10,"completion_tokens":3}}`,
+		`{"choices":[{"index":0,"delta":{"content":"bbbbbbbbbb"}}],"usage":{"prompt_tokens":7,"total_tokens":11,"completion_tokens":4}}`,
+		`{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"total_tokens":12,"completion_tokens":5}}`,
+		`{"choices":[],"usage":{"prompt_tokens":7,"total_tokens":12,"completion_tokens":5}}`,
+		`[DONE]`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i, e := range events {
+			if i == 2 {
+				time.Sleep(30 * time.Millisecond) // the second content chunk comes later
+			}
+			w.Write([]byte("data: " + e + "\n\n"))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	_, out := runRows(t, cfg, rows(1, 0, 40, 8))
+	r := out[0]
+	if r.Error != "" || r.UsageOutput != 5 || len(r.TokenTimes) != 5 || r.Chunks != 2 {
+		t.Fatalf("error %q, usage %d, %d token times, %d chunks: want 5 tokens over 2 chunks", r.Error, r.UsageOutput, len(r.TokenTimes), r.Chunks)
+	}
+	atFirst := 0
+	for _, at := range r.TokenTimes {
+		if at == r.FirstToken {
+			atFirst++
+		}
+	}
+	if atFirst != 3 || r.TokenTimes[4] != r.LastToken {
+		t.Errorf("token times %v (first chunk at %d, last at %d): want 3 at the first chunk, as its usage said, and the last at the last chunk",
+			r.TokenTimes, r.FirstToken, r.LastToken)
+	}
+}
