@@ -16,6 +16,7 @@ type chunkScan struct {
 	hasUsage bool
 	cached   bool // usage reported prompt_tokens_details.cached_tokens (only go-json reads details)
 	noPrompt bool // usage had no prompt_tokens (only go-json reads such usage)
+	noOutput bool // usage had no completion_tokens (only go-json reads such usage)
 	filtered bool // Azure's content-filter preamble: no choices, by design
 }
 
@@ -127,7 +128,8 @@ func (s *scanner) text(c *chunkScan) bool {
 }
 
 // usage reads a usage object; its counts must be plain integers. One
-// without prompt_tokens is left to go-json, which tells it from a 0.
+// without prompt_tokens or completion_tokens is left to go-json, which
+// tells it from a 0.
 func (s *scanner) usage(u *openai.Usage) bool {
 	var seen uint8
 	return s.object(func(key []byte) bool {
@@ -151,7 +153,7 @@ func (s *scanner) usage(u *openai.Usage) bool {
 		v, ok := s.num()
 		*p = v
 		return ok && v >= 0
-	}) && seen&1 != 0
+	}) && seen&3 == 3
 }
 
 // scanner reads JSON from b at i. Its methods skip leading white space and

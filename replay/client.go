@@ -208,7 +208,8 @@ type wireChunk struct {
 // (or null) from a reported 0: its Details shadows the embedded field.
 type wireUsage struct {
 	openai.Usage
-	Prompt  *int `json:"prompt_tokens"` // shadows the embedded field: absent is not 0
+	Prompt  *int `json:"prompt_tokens"`     // shadows the embedded field: absent is not 0
+	Output  *int `json:"completion_tokens"` // as Prompt
 	Details *struct {
 		Cached *int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
@@ -264,6 +265,11 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 			cs.usage.PromptTokens = *u.Prompt
 		} else {
 			cs.noPrompt = true
+		}
+		if u.Output != nil {
+			cs.usage.CompletionTokens = *u.Output
+		} else {
+			cs.noOutput = true
 		}
 		if d := u.Details; d != nil && d.Cached != nil {
 			cs.cached = true
@@ -428,6 +434,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		usage    *openai.Usage
 		cached   bool // usage reported cached tokens
 		noPrompt bool // usage had no prompt_tokens
+		noOutput bool // usage had no completion_tokens
 		keepText *strings.Builder
 		finish   string
 		done     bool
@@ -460,7 +467,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			}
 		}
 		if cs.hasUsage {
-			s.usage, usage, cached, noPrompt = cs.usage, &s.usage, cs.cached, cs.noPrompt // with continuous usage stats every chunk carries it
+			s.usage, usage, cached, noPrompt, noOutput = cs.usage, &s.usage, cs.cached, cs.noPrompt, cs.noOutput // with continuous usage stats every chunk carries it
 		}
 		if cs.choices == 0 {
 			if !cs.hasUsage && !cs.filtered {
@@ -535,6 +542,11 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	stop.Stop()
 	if usage == nil {
 		fail(resp.StatusCode, KindNoUsage+": [DONE] after "+strconv.Itoa(len(s.chunks))+" content chunks but no chunk carried usage (stream_options.include_usage unsupported?)")
+		return
+	}
+	// Absent or null is no count, not a count of 0.
+	if noOutput {
+		fail(resp.StatusCode, fmt.Sprintf("%s: usage has no completion_tokens after %d content chunks", KindBadStream, len(s.chunks)))
 		return
 	}
 	if len(s.chunks) == 0 {

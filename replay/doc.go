@@ -86,8 +86,8 @@
 // stream_error (an error object or event: error in the stream),
 // empty_choices (a chunk with empty choices that was not the usage chunk),
 // no_usage, bad_stream (undecodable chunk; usage without content; a usage
-// count that is negative, past int32, zero completion tokens for a stream
-// that carried content, or completion tokens above the max_tokens sent; an
+// count that is negative, past int32, absent (no completion_tokens), zero
+// completion tokens for a stream that carried content, or completion tokens above the max_tokens sent; an
 // SSE line over 8 MiB, as from a server
 // that never ends one),
 // canceled (the run was interrupted).

@@ -3,6 +3,7 @@ package replay
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,5 +49,25 @@ func TestContinuousUsageWithContentlessEOSIsExact(t *testing.T) {
 	if atFirst != 3 || r.TokenTimes[4] != r.LastToken {
 		t.Errorf("token times %v (first chunk at %d, last at %d): want 3 at the first chunk, as its usage said, and the last at the last chunk",
 			r.TokenTimes, r.FirstToken, r.LastToken)
+	}
+}
+
+// A usage block without completion_tokens (absent or null) is a bad
+// stream that says so: "completion_tokens = 0" would claim the server
+// counted none.
+func TestUsageWithoutCompletionTokensSaysSo(t *testing.T) {
+	for _, usage := range []string{
+		`{"prompt_tokens":5,"total_tokens":7}`,
+		`{"prompt_tokens":5,"total_tokens":7,"completion_tokens":null}`,
+	} {
+		srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+			`data: {"choices":[],"usage":` + usage + `}` + "\n\ndata: [DONE]\n\n")
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		_, out := runRows(t, cfg, rows(1, 0, 40, 5))
+		srv.Close()
+		if r := out[0]; ErrorKind(r.Error) != KindBadStream || !strings.Contains(r.Error, "no completion_tokens") {
+			t.Errorf("usage %s: error %q, want %s saying usage has no completion_tokens", usage, r.Error, KindBadStream)
+		}
 	}
 }
