@@ -243,6 +243,9 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 			}
 			return KindStreamError + ": " + clip(data) // no text: the chunk is all the server said
 		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return KindBadStream + ": chunk " + strconv.Itoa(n) + " is a data event with empty data"
+		}
 		return KindBadStream + ": undecodable chunk " + strconv.Itoa(n) + ": " + clip(data)
 	}
 	switch {

@@ -71,3 +71,17 @@ func TestUsageWithoutCompletionTokensSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// An event with empty data is no chunk: the failure says the data was
+// empty, rather than show nothing after "undecodable chunk 2:".
+func TestEmptyDataEventIsNamed(t *testing.T) {
+	srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\ndata:\n\n" +
+		`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}` + "\n\ndata: [DONE]\n\n")
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	_, out := runRows(t, cfg, rows(1, 0, 40, 5))
+	if r := out[0]; ErrorKind(r.Error) != KindBadStream || !strings.Contains(r.Error, "chunk 2") || !strings.Contains(r.Error, "empty") {
+		t.Errorf("error %q, want %s naming chunk 2 as empty", r.Error, KindBadStream)
+	}
+}
