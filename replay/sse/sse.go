@@ -8,8 +8,11 @@
 //   - one space after a field's colon is dropped, as is a byte-order mark
 //     at the start of the stream.
 //
-// One departure: End delivers an event the stream left open, so a server
-// that closes the connection right after its last data line loses nothing.
+// Two departures: End delivers an event the stream left open, so a server
+// that closes the connection right after its last data line loses nothing;
+// and an "error" line is read as "event: error" plus a data line of its
+// value, since llama.cpp's server sends a streaming error so (a field the
+// standard skips, which would lose the error).
 package sse
 
 import "bytes"
@@ -156,6 +159,12 @@ func (s *Splitter) takeLine(tail []byte, emit Emit) bool {
 		s.data, s.hasData = append(s.data, value...), true
 	case "event":
 		s.event = append(s.event[:0], value...)
+	case "error": // llama.cpp's streaming error
+		s.event = append(s.event[:0], "error"...)
+		if s.hasData {
+			s.data = append(s.data, '\n')
+		}
+		s.data, s.hasData = append(s.data, value...), true
 	}
 	return true
 }

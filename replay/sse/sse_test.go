@@ -60,6 +60,8 @@ func reference(stream []byte, max int) []event {
 				data += value + "\n"
 			case "event":
 				typ = value
+			case "error":
+				typ, data = "error", data+value+"\n"
 			}
 		}
 	}
@@ -105,6 +107,7 @@ func TestSplitter(t *testing.T) {
 		{"a mark after the start is part of the line", "\n\xEF\xBB\xBFdata: a\n\n", 0, nil},
 		{"open event at the end", "data: a\n\ndata: [DONE]", 0, []event{{"", "a"}, {"", "[DONE]"}}},
 		{"empty data is an event", "data\n\n", 0, []event{{"", ""}}},
+		{"an error line is an error event (llama.cpp)", "data: a\n\nerror: {\"message\":\"m\"}\n\ndata: [DONE]\n\n", 0, []event{{"", "a"}, {"error", `{"message":"m"}`}, {"", "[DONE]"}}},
 		{"overlong line dropped", "data: 0123456789\n\ndata: ok\n\n", 8, []event{{"", "ok"}}},
 	} {
 		got, _ := split([]byte(c.stream), nil, c.max)
