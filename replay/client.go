@@ -455,7 +455,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	emit := func(event, data []byte) bool {
 		at := int64(s.st.last.Sub(start))
 		if string(event) == "error" {
-			problem = KindStreamError + ": event: error: " + clip(data)
+			problem = KindStreamError + ": event: error: " + errorMessage(data)
+			if len(bytes.TrimSpace(data)) == 0 {
+				problem = KindStreamError + ": event: error with empty data"
+			}
 			return false
 		}
 		if sse.IsDone(data) {
