@@ -791,7 +791,12 @@ func (e *engine) stretchLen(anon bool, t int64) int64 {
 		// Step j starts at now+frac+T(j) ns; it runs before an arrival at t
 		// when that rounds below t.
 		d := (float64(t-e.now) - 0.5 - e.frac) / 1e9
-		k = min(k, e.stretch.DecodeSteps(n, c0, d)+1)
+		// The arrival cuts the stretch only when its first k−1 steps do
+		// not all start before it: one closed-form sum decides, where
+		// sizing the stretch by the arrival takes three or more.
+		if e.stretch.DecodeSeconds(n, c0, k-1) > d {
+			k = min(k, e.stretch.DecodeSteps(n, c0, d)+1)
+		}
 	}
 	return k
 }
