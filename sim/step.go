@@ -172,7 +172,18 @@ func (l Linear) DecodeSteps(n, c0, budget float64) int64 {
 	if h < 0 {
 		k = (r - h) / b
 	}
-	return refineSteps(l, n, c0, budget, k)
+	return refineSteps(affineDecode{a, b}, n, c0, budget, k)
+}
+
+// affineDecode is Linear.DecodeSeconds with its terms worked out once for
+// the sums refineSteps evaluates (the same sums, bit for bit).
+type affineDecode struct{ a, b float64 }
+
+func (s affineDecode) DecodeSeconds(_, _ float64, k int64) float64 {
+	if k <= 0 {
+		return 0
+	}
+	return affineSum(s.a, s.b, 0, float64(k))
 }
 
 // Validate reports a negative or non-finite coefficient, an admission
@@ -360,11 +371,16 @@ func affineSum(a, b, lo, hi float64) float64 {
 
 func clampF(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
 
+// decodeSummer is what stepsWithin and refineSteps need of a timer.
+type decodeSummer interface {
+	DecodeSeconds(n, c0 float64, k int64) float64
+}
+
 // stepsWithin (generic so the timer is not boxed) finds the largest k with
 // d.DecodeSeconds(n, c0, k) ≤ budget by doubling then bisection:
 // O(log k) closed-form evaluations. Step times never decrease along a
 // decode stretch (non-negative coefficients), so the sum is increasing in k.
-func stepsWithin[D DecodeStretcher](d D, n, c0, budget float64) int64 {
+func stepsWithin[D decodeSummer](d D, n, c0, budget float64) int64 {
 	if !(budget >= 0) || d.DecodeSeconds(n, c0, 1) > budget {
 		return 0
 	}
@@ -389,7 +405,7 @@ func stepsWithin[D DecodeStretcher](d D, n, c0, budget float64) int64 {
 // refineSteps is stepsWithin started from a guess: it moves the guess a
 // step at a time, and falls back to bisection when four steps do not reach
 // the largest k with d.DecodeSeconds(n, c0, k) ≤ budget.
-func refineSteps[D DecodeStretcher](d D, n, c0, budget, guess float64) int64 {
+func refineSteps[D decodeSummer](d D, n, c0, budget, guess float64) int64 {
 	if !(budget >= 0) || d.DecodeSeconds(n, c0, 1) > budget {
 		return 0
 	}
