@@ -809,8 +809,12 @@ func (e *engine) phaseNeed(k int64) int64 {
 	}
 	bs := int64(e.bs)
 	need := k / bs * e.nPhase
-	for j := int64(0); j < k%bs; j++ {
-		need += int64(e.phase[(e.g+j)%bs])
+	i := e.g % bs // one division, not one a step
+	for range k % bs {
+		need += int64(e.phase[i])
+		if i++; i == bs {
+			i = 0
+		}
 	}
 	return need
 }
@@ -822,12 +826,16 @@ func (e *engine) blockSteps(f int64) int64 {
 	q := f / e.nPhase
 	r := f - q*e.nPhase
 	acc := int64(0)
+	i := e.g % bs // one division, not one a step
 	for j := int64(0); j < bs; j++ {
-		c := int64(e.phase[(e.g+j)%bs])
+		c := int64(e.phase[i])
 		if acc+c > r {
 			return q*bs + j
 		}
 		acc += c
+		if i++; i == bs {
+			i = 0
+		}
 	}
 	return q*bs + bs // unreachable: the phases sum to nPhase > r
 }
