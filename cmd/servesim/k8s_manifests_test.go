@@ -145,3 +145,21 @@ func TestK8sManifestsRunASweep(t *testing.T) {
 		}
 	}
 }
+
+// TestK8sSweepJobRetriesOnlyItsOwnFailures checks the sweep Job's failure
+// handling: a shard is retried on its own, and a pod evicted or preempted
+// (the DisruptionTarget condition) is replaced without using up one of its
+// shard's retries.
+func TestK8sSweepJobRetriesOnlyItsOwnFailures(t *testing.T) {
+	job := manifestYAML(t, "sweep-job.yaml")
+	for _, want := range []string{
+		`(?m)^  completionMode: Indexed$`,
+		`(?m)^  backoffLimitPerIndex: \d+`,
+		`(?m)^      restartPolicy: Never$`, // podFailurePolicy and backoffLimitPerIndex need it
+		`(?m)^  podFailurePolicy:\n    rules:\n      - action: Ignore\n        onPodConditions:\n          - type: DisruptionTarget$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(job) {
+			t.Errorf("sweep-job.yaml: no %s", want)
+		}
+	}
+}
