@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 const k8sDir = "../../deploy/k8s"
@@ -160,6 +162,40 @@ func TestK8sSweepJobRetriesOnlyItsOwnFailures(t *testing.T) {
 	} {
 		if !regexp.MustCompile(want).MatchString(job) {
 			t.Errorf("sweep-job.yaml: no %s", want)
+		}
+	}
+}
+
+// TestK8sReadmeWaitStopsOnAFailedJob runs the README's job_wait against a
+// stand-in kubectl: it must return as soon as the Job has a Complete or a
+// Failed condition, not wait out its timeout on a failed Job; and no step
+// may wait with kubectl wait, which knows only one of the two.
+func TestK8sReadmeWaitStopsOnAFailedJob(t *testing.T) {
+	readme := manifestYAML(t, "README.md")
+	for _, name := range []string{"README.md", "sweep-job.yaml", "sweep-merge-job.yaml", "sweep-storage.yaml"} {
+		if m := regexp.MustCompile(`kubectl wait [^\n]*job/`).FindString(manifestYAML(t, name)); m != "" {
+			t.Errorf("%s: %q waits out its timeout when the Job fails", name, m)
+		}
+	}
+	fn := regexp.MustCompile(`(?ms)^   job_wait\(\) \{.*?^   \}$`).FindString(readme)
+	if fn == "" {
+		t.Fatal("README.md: no job_wait function")
+	}
+	bin := t.TempDir()
+	writeFile(t, bin, "kubectl", "#!/bin/sh\ncase $1 in get) echo \"$CONDITIONS\" ;; esac\n")
+	if err := os.Chmod(filepath.Join(bin, "kubectl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		conditions string
+		rc         int
+	}{{"SuccessCriteriaMet Complete", 0}, {"FailureTarget Failed", 1}} {
+		cmd := exec.Command("bash", "-c", fn+"\njob_wait servesim-sweep 60")
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "CONDITIONS="+c.conditions)
+		start := time.Now()
+		out, _ := cmd.CombinedOutput()
+		if rc := cmd.ProcessState.ExitCode(); rc != c.rc || time.Since(start) > 5*time.Second {
+			t.Errorf("job_wait on a Job with conditions %q: exit %d after %v, want %d at once\n%s", c.conditions, rc, time.Since(start).Round(time.Second), c.rc, out)
 		}
 	}
 }
