@@ -64,7 +64,7 @@ func writeMarkdownFile(path string, d *Doc) error {
 	}
 	defer f.Abort() // nothing to do once committed
 	if _, err := f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err // names path
 	}
 	old := tmpDir + ".old"
 	hadOld := true

@@ -69,7 +69,7 @@ func (e *arrowEncoder) close() error {
 	return errors.Join(e.writeBatch(), e.w.Close())
 }
 
-func newParquetEncoder(f *os.File, meta Meta) (encoder, error) {
+func newParquetEncoder(f io.Writer, meta Meta) (encoder, error) {
 	schema := Schema(meta)
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Zstd),
@@ -102,7 +102,7 @@ func newParquetEncoder(f *os.File, meta Meta) (encoder, error) {
 	return &arrowEncoder{b: newBatchBuilder(schema), w: w}, nil
 }
 
-func newIPCEncoder(f *os.File, meta Meta, stream bool) (encoder, error) {
+func newIPCEncoder(f io.Writer, meta Meta, stream bool) (encoder, error) {
 	schema := Schema(meta)
 	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem), ipc.WithZstd()}
 	if stream {

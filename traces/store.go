@@ -137,15 +137,15 @@ func Create(path string, meta Meta) (Writer, error) {
 	var enc encoder
 	switch f {
 	case Parquet:
-		enc, err = newParquetEncoder(tmp.File, meta)
+		enc, err = newParquetEncoder(tmp, meta)
 	case ArrowFile:
-		enc, err = newIPCEncoder(tmp.File, meta, false)
+		enc, err = newIPCEncoder(tmp, meta, false)
 	case ArrowStrm:
-		enc, err = newIPCEncoder(tmp.File, meta, true)
+		enc, err = newIPCEncoder(tmp, meta, true)
 	case CSV:
-		enc, err = newCSVEncoder(tmp.File, meta)
+		enc, err = newCSVEncoder(tmp, meta)
 	case JSONL:
-		enc, err = newJSONLEncoder(tmp.File, meta)
+		enc, err = newJSONLEncoder(tmp, meta)
 	}
 	if err != nil {
 		tmp.Abort()

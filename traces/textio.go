@@ -33,7 +33,7 @@ type csvEncoder struct {
 	row []string
 }
 
-func newCSVEncoder(f *os.File, meta Meta) (encoder, error) {
+func newCSVEncoder(f io.Writer, meta Meta) (encoder, error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	keys, values := meta.toKV()
 	for i, k := range keys {
@@ -509,7 +509,7 @@ type jsonlEncoder struct {
 	enc *json.Encoder
 }
 
-func newJSONLEncoder(f *os.File, meta Meta) (encoder, error) {
+func newJSONLEncoder(f io.Writer, meta Meta) (encoder, error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

@@ -49,7 +49,12 @@ func writeJSONAtomic(path string, v any) error {
 	}
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
-	return finishAtomic(f, enc.Encode(v))
+	err = enc.Encode(v)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) { // a write error names the path already
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return finishAtomic(f, err)
 }
 
 // outputSet publishes the files of one run together: each is written

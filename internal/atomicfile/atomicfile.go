@@ -61,6 +61,31 @@ func CreateTemp(dir, prefix string) (*os.File, error) {
 // Path is where Commit publishes the file.
 func (f *File) Path() string { return f.path }
 
+// Write, WriteString, Sync and Close are the temporary file's, their
+// errors naming the path: the temporary name means nothing to a user, and
+// is gone once the caller aborts.
+func (f *File) Write(b []byte) (int, error) {
+	n, err := f.File.Write(b)
+	return n, f.pathError(err)
+}
+
+func (f *File) WriteString(s string) (int, error) {
+	n, err := f.File.WriteString(s)
+	return n, f.pathError(err)
+}
+
+func (f *File) Sync() error  { return f.pathError(f.File.Sync()) }
+func (f *File) Close() error { return f.pathError(f.File.Close()) }
+
+// pathError puts the path in place of the temporary name in the error of
+// an operation on the file.
+func (f *File) pathError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: pe.Op, Path: f.path, Err: pe.Err}
+	}
+	return err
+}
+
 // Commit syncs and closes the file, renames it over its path and syncs the
 // directory, so that the rename too survives a crash. On failure the
 // temporary file is removed and a file already at the path is left as it

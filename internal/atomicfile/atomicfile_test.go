@@ -180,3 +180,34 @@ func TestSyncDir(t *testing.T) {
 		t.Errorf("err %v: want it to name %s", err, missing)
 	}
 }
+
+// A failed write (here: past a file-size limit, as on a full disk) names
+// the path the caller asked for, not the temporary file, which the
+// caller's Abort removes; so do the file's other errors.
+func TestWriteErrorNamesPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	checkNamed := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: no error", what)
+		}
+		if !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), ".tmp") {
+			t.Errorf("%s: error %q: want it to name %s and not the temporary file", what, err, path)
+		}
+	}
+	testfs.WithFileSizeLimit(t, 4, func() {
+		_, err := f.Write([]byte("too long"))
+		checkNamed("Write", err)
+		_, err = f.WriteString("too long")
+		checkNamed("WriteString", err)
+	})
+	f.File.Close()
+	checkNamed("Sync", f.Sync())
+	checkNamed("Close", f.Close())
+}

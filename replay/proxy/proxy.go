@@ -836,10 +836,10 @@ func (p *Proxy) closePrompts(traceWritten, rowsKept bool) error {
 	case traceWritten:
 		return p.prompts.Commit()
 	case rowsKept:
-		if err := errors.Join(p.prompts.Sync(), p.prompts.Close()); err != nil {
-			return err
-		}
-		return fmt.Errorf("the prompts of the rows left in %s are in %s", stagingPath(p.cfg.Out), p.prompts.Name())
+		// A failure to sync names the prompts' path; where they are left
+		// is said either way.
+		err := errors.Join(p.prompts.Sync(), p.prompts.Close())
+		return errors.Join(err, fmt.Errorf("the prompts of the rows left in %s are in %s", stagingPath(p.cfg.Out), p.prompts.Name()))
 	}
 	p.prompts.Abort()
 	return nil
