@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -490,18 +491,37 @@ func (e *Errors) UnmarshalJSON(data []byte) error {
 		*e = nil
 		return nil
 	}
+	// What is not a number is kept as NaN and refused by Result.check,
+	// which knows the map it is in and names it.
 	out := make(Errors, len(m))
 	for k, raw := range m {
 		var v float64
 		if string(raw) == `"`+infError+`"` {
 			v = math.Inf(1)
-		} else if err := json.Unmarshal(raw, &v); err != nil || !(v >= 0) || string(raw) == "null" { // null leaves v at 0
-			return fmt.Errorf("median |error| %s = %s: want a number ≥ 0 or %q (infinite)", k, raw, infError)
+		} else if err := json.Unmarshal(raw, &v); err != nil || string(raw) == "null" { // null leaves v at 0
+			v = math.NaN()
 		}
 		out[k] = v
 	}
 	*e = out
 	return nil
+}
+
+// check: each key is one of MetricNames and each error a number ≥ 0 or
+// +Inf; at names the map.
+func (e Errors) check(at string) []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(e)) {
+		switch v := e[k]; {
+		case !slices.Contains(MetricNames, k):
+			errs = append(errs, fmt.Errorf("%s: %q: not a metric verify compares: want one of %s", at, k, strings.Join(MetricNames, ", ")))
+		case math.IsNaN(v):
+			errs = append(errs, fmt.Errorf("%s: %s: not a number: want a number ≥ 0 or %q (infinite)", at, k, infError))
+		case !(v >= 0):
+			errs = append(errs, fmt.Errorf("%s: %s = %v: want a number ≥ 0 or %q (infinite)", at, k, v, infError))
+		}
+	}
+	return errs
 }
 
 // MedianAbsErrors is, per metric, the median |relative error| over the

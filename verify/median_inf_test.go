@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"math"
 	"strings"
@@ -47,7 +48,11 @@ func TestMedianAbsErrorsCountsInfiniteMisses(t *testing.T) {
 		t.Errorf("read back: %v, %v: want %v", back, err, m)
 	}
 	for _, bad := range []string{`{"tpot_mean_s":"big"}`, `{"tpot_mean_s":-0.1}`} {
-		if err := json.Unmarshal([]byte(bad), &back); err == nil || !strings.Contains(err.Error(), "tpot_mean_s") {
+		err := json.Unmarshal([]byte(bad), &back)
+		if err == nil {
+			err = errors.Join(back.check("median_abs_error")...)
+		}
+		if err == nil || !strings.Contains(err.Error(), "tpot_mean_s") {
 			t.Errorf("%s: err = %v, want one that names the metric", bad, err)
 		}
 	}

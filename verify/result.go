@@ -158,6 +158,12 @@ func (res *Result) check() error {
 			bad("%s = %v: want a rank correlation in [-1, 1]", t.what, *t.v)
 		}
 	}
+	errs = append(errs, res.MedianAbsError.check("median_abs_error")...)
+	if rr := res.Refit; rr != nil {
+		errs = append(errs, rr.MetricErrorBefore.check("refit.metric_error_before")...)
+		errs = append(errs, rr.MetricErrorAfter.check("refit.metric_error_after")...)
+		errs = append(errs, rr.MetricErrorAtSpeed.check("refit.metric_error_at_speed")...)
+	}
 	cs := res.Consistency
 	if err := checkDiffer("consistency", cs.Compared, cs.Differ, cs.Fraction); err != nil {
 		errs = append(errs, err)
