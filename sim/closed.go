@@ -165,16 +165,16 @@ func (e *engine) closedNotRun(err error, in traces.Reader, pending []traces.Requ
 		return werr
 	}
 	var row traces.Request
-	notRun := func(r *traces.Request) error {
+	notRun := func(r *traces.Request, issued int64) error {
 		if !r.Warmup { // never arrived, yet one of the run's requests, as its row is
 			e.m.measured.requests++
 		}
-		err := e.out.putNotRun(idx, &row, r, reason)
+		err := e.out.putNotRun(idx, &row, r, issued, reason)
 		idx++
 		return err
 	}
 	for i := range pending {
-		if werr := notRun(&pending[i]); werr != nil {
+		if werr := notRun(&pending[i], pending[i].ScheduledSend); werr != nil { // runClosed set it to the issue
 			return werr
 		}
 	}
@@ -182,7 +182,7 @@ func (e *engine) closedNotRun(err error, in traces.Reader, pending []traces.Requ
 	for in.Next() {
 		q := *in.At()
 		q.Arrival = stop
-		if werr := notRun(&q); werr != nil {
+		if werr := notRun(&q, stop); werr != nil {
 			return werr
 		}
 	}

@@ -73,7 +73,7 @@ func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) (unarrived
 		if !r.Warmup {
 			unarrived++
 		}
-		return out.putNotRun(a.n-1, &row, r, reason)
+		return out.putNotRun(a.n-1, &row, r, r.Arrival, reason)
 	}
 	if r := a.inHand; r != nil {
 		a.inHand = nil
@@ -127,7 +127,7 @@ func writeInFlight(out *rowOrder, engines []*engine, reason string) error {
 	}
 	slices.SortFunc(held, func(x, y *seq) int { return cmp.Compare(x.idx, y.idx) })
 	for _, s := range held {
-		markNotRun(&s.req, reason)
+		markNotRun(&s.req, s.origin, reason)
 		if err := out.put(s.idx, &s.req); err != nil {
 			return err
 		}
@@ -135,11 +135,12 @@ func writeInFlight(out *rowOrder, engines []*engine, reason string) error {
 	return nil
 }
 
-// markNotRun clears r's observations and marks it not run: it was due at
-// its arrival and has no measurement.
-func markNotRun(r *traces.Request, reason string) {
+// markNotRun clears r's observations and marks it not run: it has no
+// measurement, and was due at issued, where a served row's latencies
+// start (its arrival, or a closed loop's issue).
+func markNotRun(r *traces.Request, issued int64, reason string) {
 	r.ClearObserved()
-	r.ScheduledSend = r.Arrival
+	r.ScheduledSend = issued
 	r.Error = reason
 }
 

@@ -88,9 +88,10 @@ func (o *rowOrder) write(idx int64, r *traces.Request) error {
 	return nil
 }
 
-// putNotRun writes request idx, read as r, marked not run with reason,
-// using row as scratch (r is left alone). Without a writer it does nothing.
-func (o *rowOrder) putNotRun(idx int64, row, r *traces.Request, reason string) error {
+// putNotRun writes request idx, read as r and due at issued, marked not
+// run with reason, using row as scratch (r is left alone). Without a
+// writer it does nothing.
+func (o *rowOrder) putNotRun(idx int64, row, r *traces.Request, issued int64, reason string) error {
 	if o == nil {
 		return nil
 	}
@@ -98,6 +99,6 @@ func (o *rowOrder) putNotRun(idx int64, row, r *traces.Request, reason string) e
 	*row = *r
 	row.PrefixHashes = append(hashes, r.PrefixHashes...)
 	row.TokenTimes = nil
-	markNotRun(row, reason)
+	markNotRun(row, issued, reason)
 	return o.put(idx, row)
 }
