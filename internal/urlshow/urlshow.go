@@ -20,14 +20,17 @@ const Hidden = "(the URL given, not shown: it may hold a password)"
 // alike (a token is often given as the user), masked as "xxxxx", and its
 // query and fragment, which may hold a key, left out; host, port and path
 // are kept. A URL with no host whose opaque part holds an '@'
-// ("http:user:pw@host") is Hidden.
+// ("http:user:pw@host") is Hidden, and so is one whose path holds an '@':
+// user info with a '/' in it (https://TOKEN/PART@host/v1) parses as host
+// TOKEN and path /PART@host/v1, and no OpenAI-compatible base URL has an
+// '@' in its path (an escaped one, %40, is shown).
 func URL(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
 	c := *u
 	c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = "", false, "", ""
-	if strings.Contains(c.Opaque, "@") {
+	if strings.Contains(c.Opaque, "@") || strings.Contains(c.EscapedPath(), "@") {
 		return Hidden
 	}
 	if c.User.String() != "" {

@@ -11,25 +11,27 @@ import (
 
 func TestString(t *testing.T) {
 	for raw, want := range map[string]string{
-		"http://127.0.0.1:8000/v1":                  "http://127.0.0.1:8000/v1",
-		"http://meLEAK:PWLEAK@h:8000/v1":            "http://xxxxx@h:8000/v1",
-		"http://meLEAK@h:8000/v1":                   "http://xxxxx@h:8000/v1",
-		"https://TOKENLEAK@h/v1":                    "https://xxxxx@h/v1",
-		"http://:PWLEAK@h/v1":                       "http://xxxxx@h/v1",
-		"http://@h/v1":                              "http://@h/v1",
-		"https://h/v1?api-key=QLEAK":                "https://h/v1",
-		"https://h/v1?":                             "https://h/v1",
-		"https://h/v1#QLEAK":                        "https://h/v1",
-		"http://me:PWLEAK@h/v1?api-key=QLEAK#QLEAK": "http://xxxxx@h/v1",
-		"ftp://me:PWLEAK@h/x":                       "ftp://xxxxx@h/x",
-		"h:8000/v1?key=QLEAK":                       "h:8000/v1", // does not parse (a colon in the first segment)
-		"http://h:port/v1?key=QLEAK":                "http://h:port/v1",
-		"http://me:PWLEAK@h:port/v1":                Hidden,
-		"http://me:PW%zzLEAK@h/v1":                  Hidden,
-		"http:me:PWLEAK@h/v1":                       Hidden, // opaque
-		"me:PWLEAK@h:8000":                          Hidden, // scheme "me", opaque
-		"http://h/v1/a@b":                           "http://h/v1/a@b",
-		"":                                          "",
+		"http://127.0.0.1:8000/v1":                       "http://127.0.0.1:8000/v1",
+		"http://meLEAK:PWLEAK@h:8000/v1":                 "http://xxxxx@h:8000/v1",
+		"http://meLEAK@h:8000/v1":                        "http://xxxxx@h:8000/v1",
+		"https://TOKENLEAK@h/v1":                         "https://xxxxx@h/v1",
+		"http://:PWLEAK@h/v1":                            "http://xxxxx@h/v1",
+		"http://@h/v1":                                   "http://@h/v1",
+		"https://h/v1?api-key=QLEAK":                     "https://h/v1",
+		"https://h/v1?":                                  "https://h/v1",
+		"https://h/v1#QLEAK":                             "https://h/v1",
+		"http://me:PWLEAK@h/v1?api-key=QLEAK#QLEAK":      "http://xxxxx@h/v1",
+		"ftp://me:PWLEAK@h/x":                            "ftp://xxxxx@h/x",
+		"h:8000/v1?key=QLEAK":                            "h:8000/v1", // does not parse (a colon in the first segment)
+		"http://h:port/v1?key=QLEAK":                     "http://h:port/v1",
+		"http://me:PWLEAK@h:port/v1":                     Hidden,
+		"http://me:PW%zzLEAK@h/v1":                       Hidden,
+		"http:me:PWLEAK@h/v1":                            Hidden, // opaque
+		"me:PWLEAK@h:8000":                               Hidden, // scheme "me", opaque
+		"https://TOKLEAK/DEF+ghiLEAK@api.example.com/v1": Hidden, // a '/' in the token ends the host
+		"http://h/v1/a@b":                                Hidden, // as if the user info were cut
+		"http://h/v1/a%40b":                              "http://h/v1/a%40b",
+		"":                                               "",
 	} {
 		got := String(raw)
 		if got != want {
