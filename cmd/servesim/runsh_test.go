@@ -141,3 +141,40 @@ func TestRunScriptSamplesTheEnginesGPU(t *testing.T) {
 		t.Errorf("CUDA_VISIBLE_DEVICES=9 on a host without it: exit %d, calls %q:\n%s", rc, calls, out)
 	}
 }
+
+// The calibration's concurrency ramp climbs to the engine's --max-parallel:
+// the fit then sees decode batches as wide as the engine runs (the sweep's
+// are 16–128), not only the quick plan's default top of 8 clients. It stops
+// there: more clients than slots would make calibrate take the paged engine
+// for a slot engine (llama.cpp's idle slots keeping their tokens).
+func TestRunScriptRampReachesTheEnginesSlots(t *testing.T) {
+	dir := t.TempDir()
+	engineArgs := filepath.Join(dir, "engine-args")
+	python := filepath.Join(dir, "python-args")
+	stub := "#!/usr/bin/env bash\n[[ $1 == -c ]] && exit 0\necho \"$*\" >> " + engineArgs + "\nexec sleep 60\n"
+	if err := os.WriteFile(python, []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, rc, calls := stubbedRunScript(t, dir, "PYTHON="+python)
+	started, _ := os.ReadFile(engineArgs)
+	flag := func(args, name, def string) string {
+		f := strings.Fields(args)
+		for i := range f[:max(len(f)-1, 0)] {
+			if f[i] == name {
+				return f[i+1]
+			}
+		}
+		return def
+	}
+	slots := flag(string(started), "--max-parallel", "")
+	ramp := "8 (the quick plan's)"
+	for _, c := range calls {
+		if strings.HasPrefix(c, "calibrate ") {
+			ramp = flag(c, "--max-concurrency", ramp)
+		}
+	}
+	if rc != 0 || slots == "" || ramp != slots {
+		t.Errorf("exit %d: the engine runs --max-parallel %q, calibrate's ramp tops at %s; want them equal\nengine: %s\ncalls %q:\n%s",
+			rc, slots, ramp, started, calls, out)
+	}
+}

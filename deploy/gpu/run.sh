@@ -76,8 +76,14 @@ gpu)
 	ENGINE_CMD+=" --max-parallel {{.MaxNumSeqs}} --max-batch-tokens {{.MaxNumBatchedTokens}} --block-size {{.BlockSize}}"
 	ENGINE_CMD+=" --max-model-len {{.MaxModelLen}} --kv-memory-fraction 0.85"
 	GPU=(--gpu --gpu-devices "$GPU_UUID")
+	# The calibration's concurrency ramp climbs to the engine's slots: the quick plan's default top of 8 clients
+	# would leave every decode batch wider than 8 (the sweep runs 16–128) extrapolated. Not past them: a ramp
+	# that finds a hard slot limit makes calibrate fit a slot engine's cache (llama.cpp's idle slots keep their
+	# tokens), which this paged engine does not have.
+	SLOTS=64
+	RAMP=(--max-concurrency $SLOTS)
 	start_engine() {
-		$PYTHON deploy/gpu/engine.py --port "$PORT" --model-name $MODEL --max-parallel 64 --max-batch-tokens 2048 \
+		$PYTHON deploy/gpu/engine.py --port "$PORT" --model-name $MODEL --max-parallel $SLOTS --max-batch-tokens 2048 \
 			--block-size 256 --max-model-len 8192 --kv-memory-fraction 0.85 >"$OUT/engine-calibrate.log" 2>&1 &
 		ENGINE_PID=$!
 		for _ in $(seq 1 240); do
@@ -102,6 +108,7 @@ cpu)
 	HEALTH_TIMEOUT=1m
 	ENGINE_CMD="SERVESIM_ENGINE_PORT={{.Port}} OLLAMA_NUM_PARALLEL={{.MaxNumSeqs}} exec scripts/engine.sh serve"
 	GPU=()
+	RAMP=() # the quick plan's ramp to 8 clients passes the engine's 4 slots: calibrate finds them
 	start_engine() { SERVESIM_ENGINE_PORT=$PORT OLLAMA_NUM_PARALLEL=4 scripts/engine.sh start >/dev/null; }
 	stop_engine() { SERVESIM_ENGINE_PORT=$PORT scripts/engine.sh stop; }
 	make_trace() {
@@ -125,7 +132,7 @@ trap stop_engine EXIT
 start_engine
 
 step "calibrate (quick plan)"
-"$SERVESIM" calibrate --base-url "$BASE" --model $MODEL "${NOKEY[@]}" "${TEXT[@]}" --plan quick \
+"$SERVESIM" calibrate --base-url "$BASE" --model $MODEL "${NOKEY[@]}" "${TEXT[@]}" --plan quick "${RAMP[@]}" \
 	--out "$OUT/profile.json" "${DEVICE[@]}"
 stop_engine
 trap - EXIT
