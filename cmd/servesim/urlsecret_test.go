@@ -160,3 +160,26 @@ func TestProxyWarnsOfAnUpstreamEndingInV1(t *testing.T) {
 		}
 	}
 }
+
+// A token with a '/' typed into the URL (https://TOK/EN@host/v1) parses as
+// host TOK and a path holding the rest: it is refused before any request,
+// as a failed lookup of host TOK would print the token's start.
+func TestTokenWithSlashInURLIsRefusedUnshown(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "in.csv", "arrival_ns,prompt_tokens,output_tokens\n0,30,2\n")
+	bad := "http://" + urlUser + "/" + urlPassword + "@127.0.0.1:1/v1"
+	for name, args := range map[string][]string{
+		"record": {"record", "--trace", trace, "--out", filepath.Join(dir, "out.csv"), "--base-url", bad, "--model", "m"},
+		"proxy":  {"record", "proxy", "--listen", "127.0.0.1:0", "--upstream", bad, "--out", filepath.Join(dir, "p.csv")},
+	} {
+		out, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "'@' in its path") {
+			t.Errorf("%s: exit %d, err %v: want 2 and the '@' named", name, code, err)
+		}
+		msg := out
+		if err != nil {
+			msg += err.Error()
+		}
+		checkNoURLSecret(t, name, msg, dir)
+	}
+}
