@@ -125,7 +125,7 @@ const (
 // NewPlan returns the named experiment design:
 //
 //   - quick: under 3 minutes of live runs on servesim's CPU test engine
-//     (a tiny model on one thread: 1m40s–2m15s on two cores where prefill
+//     (a tiny model on one thread: 1m37s–2m15s on two cores where prefill
 //     takes ≈ 0.5 ms a token and one-sequence decode ≈ 3 ms a step).
 //     Prefill sweep 32..1024 tokens (4 output tokens);
 //     decode at concurrency 1, 2, 4 with 64- and 512-token prompts

@@ -55,7 +55,7 @@ func calibrateCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1 (required unless --from-traces)"},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in requests (required unless --from-traces)"},
-			&cli.StringFlag{Name: "plan", Value: calibrate.PlanQuick, Usage: "experiment design: quick (under 3 min of live runs on the CPU test engine: 1m40s–2m15s on 2 cores in CI) or full (sized for GPUs: 1h16m on the CPU test engine)"},
+			&cli.StringFlag{Name: "plan", Value: calibrate.PlanQuick, Usage: "experiment design: quick (under 3 min of live runs on the CPU test engine: 1m37s–2m15s on 2 cores in CI) or full (sized for GPUs: 1h16m on the CPU test engine)"},
 			&cli.StringFlag{Name: "out", Usage: "profile JSON to write (required, also with --dry-run)"},
 			&cli.StringFlag{Name: "trace-out", Usage: "directory for the runs' Parquet traces (default: OUT without .json, plus .traces)"},
 			&cli.StringFlag{Name: "engine", Usage: "engine name for the profile, e.g. vllm, ollama"},
