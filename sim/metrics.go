@@ -467,6 +467,13 @@ const maxKVPoints = 1000
 func (k *kvSeries) add(t int64, used int) {
 	carried := k.last
 	k.last = used
+	// Most points fall in the last bucket: that needs no division.
+	if n := len(k.pts); n > 0 {
+		if b := k.pts[n-1].t; b >= k.start && t >= b && t-b < k.width {
+			k.pts[n-1].used = max(k.pts[n-1].used, used)
+			return
+		}
+	}
 	b := t - (t-k.start)%k.width
 	if n := len(k.pts); n > 0 && k.pts[n-1].t == b {
 		k.pts[n-1].used = max(k.pts[n-1].used, used)
