@@ -13,17 +13,36 @@ import (
 // finishes before an earlier request waits here: memory grows with the
 // rows finished behind the oldest unfinished request, not with the trace.
 type rowOrder struct {
-	out   traces.Writer
-	next  int64                     // input index of the next row to write
-	held  map[int64]*traces.Request // finished, waiting for an earlier row
-	spare []*traces.Request         // recycled copies
+	out  traces.Writer
+	next int64 // input index of the next row to write
+	// held is a ring of the rows finished behind next: row i waits at
+	// held[i%len(held)] (next ≤ i < next+len(held)), nil until it comes.
+	// Its length is a power of two that grows to the span waited over.
+	held  []*traces.Request
+	spare []*traces.Request // recycled copies
 }
 
 func newRowOrder(out traces.Writer) *rowOrder {
 	if out == nil {
 		return nil
 	}
-	return &rowOrder{out: out, held: make(map[int64]*traces.Request)}
+	return &rowOrder{out: out, held: make([]*traces.Request, 64)}
+}
+
+// slot is where row idx ≥ next waits, the ring grown to reach it.
+func (o *rowOrder) slot(idx int64) **traces.Request {
+	n := int64(len(o.held))
+	for idx-o.next >= n {
+		n *= 2
+	}
+	if n > int64(len(o.held)) {
+		grown := make([]*traces.Request, n)
+		for i := o.next; i < o.next+int64(len(o.held)); i++ {
+			grown[i&(n-1)] = o.held[i&int64(len(o.held)-1)]
+		}
+		o.held = grown
+	}
+	return &o.held[idx&(n-1)]
 }
 
 // put takes request idx's finished row. r is the caller's and is reused
@@ -40,18 +59,19 @@ func (o *rowOrder) put(idx int64, r *traces.Request) error {
 		*c = *r
 		c.PrefixHashes = append(hashes, r.PrefixHashes...)
 		c.TokenTimes = slices.Clone(r.TokenTimes)
-		o.held[idx] = c
+		*o.slot(idx) = c
 		return nil
 	}
 	if err := o.write(idx, r); err != nil {
 		return err
 	}
 	for {
-		c, ok := o.held[o.next]
-		if !ok {
+		h := &o.held[o.next&int64(len(o.held)-1)]
+		c := *h
+		if c == nil {
 			return nil
 		}
-		delete(o.held, o.next)
+		*h = nil
 		if err := o.write(o.next, c); err != nil {
 			return err
 		}
@@ -66,16 +86,16 @@ func (o *rowOrder) flush() error {
 	if o == nil {
 		return nil
 	}
-	idx := make([]int64, 0, len(o.held))
-	for i := range o.held {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	for _, i := range idx {
-		if err := o.write(i, o.held[i]); err != nil {
+	mask := int64(len(o.held) - 1)
+	for i, end := o.next, o.next+int64(len(o.held)); i < end; i++ {
+		h := &o.held[i&mask]
+		if *h == nil {
+			continue
+		}
+		if err := o.write(i, *h); err != nil {
 			return err
 		}
-		delete(o.held, i)
+		*h = nil
 	}
 	return nil
 }

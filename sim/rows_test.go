@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -92,4 +93,35 @@ func TestRowOrderFlush(t *testing.T) {
 	if newRowOrder(nil).flush() != nil {
 		t.Error("flush without a writer failed")
 	}
+}
+
+// TestRowOrderLongWait: rows that finish far behind an unfinished one,
+// more than the waiting room starts with, still come out in input order,
+// through put and through flush.
+func TestRowOrderLongWait(t *testing.T) {
+	w := &memWriter{}
+	o := newRowOrder(w)
+	var ids []string
+	for i := range 300 {
+		ids = append(ids, fmt.Sprint(i))
+	}
+	for i := 299; i >= 1; i-- {
+		if i == 150 {
+			continue // never finishes: flush writes past it
+		}
+		if err := o.put(int64(i), req(ids[i], 0, 1, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(w.rows) != 0 {
+		t.Fatalf("%d rows written before row 0 came", len(w.rows))
+	}
+	if err := o.put(0, req(ids[0], 0, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	inputOrder(t, w, ids[:150])
+	if err := o.flush(); err != nil {
+		t.Fatal(err)
+	}
+	inputOrder(t, w, slices.Concat(ids[:150], ids[151:]))
 }
