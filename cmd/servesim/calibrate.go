@@ -162,6 +162,9 @@ func runCalibrate(c *cli.Context) error {
 			}
 		}
 	}
+	if err := checkInputs("calibrate", true, namedPath{"--from-traces", c.String("from-traces")}); err != nil {
+		return err
+	}
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
 		return cli.Exit("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)", 2)
 	}

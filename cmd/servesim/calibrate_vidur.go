@@ -30,6 +30,9 @@ func runVidurProfile(c *cli.Context) error {
 	if err := requireFlags(c, "model", "device", "out"); err != nil {
 		return err
 	}
+	if err := checkInputs("calibrate", false, namedPath{"--vidur-profile", c.String("vidur-profile")}); err != nil {
+		return err
+	}
 	cat := model.DefaultCatalog()
 	a, err := cat.Arch(c.String("model"))
 	if err != nil {

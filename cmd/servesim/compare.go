@@ -58,11 +58,20 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := selectRun(args[0], flags["a"], slo)
+	// Both paths are checked before either is loaded.
+	pathA, selA, err := runArg("A", args[0], flags["a"])
 	if err != nil {
 		return err
 	}
-	b, err := selectRun(args[1], flags["b"], slo)
+	pathB, selB, err := runArg("B", args[1], flags["b"])
+	if err != nil {
+		return err
+	}
+	a, err := selectRun(pathA, selA, slo)
+	if err != nil {
+		return err
+	}
+	b, err := selectRun(pathB, selB, slo)
 	if err != nil {
 		return err
 	}
@@ -82,10 +91,11 @@ func runCompare(c *cli.Context) error {
 	return nil
 }
 
-// selectRun loads PATH or PATH#NAME and picks one run, with its goodput
-// against slo unless that is zero.
-func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
-	path := arg
+// runArg splits the argument name, PATH or PATH#NAME, into the path and
+// the run it selects (sel, from --a/--b, unless the argument names one);
+// a path that does not exist is a usage error.
+func runArg(name, arg, sel string) (path, run string, err error) {
+	path = arg
 	if _, err := os.Stat(arg); err != nil {
 		// split at the '#' that ends an existing path (a folder's name may
 		// hold one), else at the first
@@ -99,11 +109,20 @@ func selectRun(arg, sel string, slo traces.SLO) (*report.Run, error) {
 		if cut >= 0 {
 			p, s := arg[:cut], arg[cut+1:]
 			if sel != "" && sel != s {
-				return nil, usageErrorf("compare: %s names %q, and --a/--b %q: want one", arg, s, sel)
+				return "", "", usageErrorf("compare: %s names %q, and --a/--b %q: want one", arg, s, sel)
 			}
 			path, sel = p, s
 		}
 	}
+	if err := checkInputs("compare", true, namedPath{name, path}); err != nil {
+		return "", "", err
+	}
+	return path, sel, nil
+}
+
+// selectRun loads path and picks its run sel, with its goodput against
+// slo unless that is zero.
+func selectRun(path, sel string, slo traces.SLO) (*report.Run, error) {
 	in, err := report.Load(slo, path)
 	if err != nil {
 		return nil, err

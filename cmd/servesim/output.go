@@ -135,6 +135,27 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	return nil
 }
 
+// checkInputs refuses an input path that does not exist, or that is a
+// directory where a file is wanted (unless dirOK): a usage error found
+// before any work, naming the flag or argument, as record's --trace. An
+// input that exists but cannot be read or parsed fails as the work does
+// (exit status 1). Empty paths are skipped.
+func checkInputs(cmd string, dirOK bool, inputs ...namedPath) error {
+	for _, in := range inputs {
+		if in.path == "" {
+			continue
+		}
+		fi, err := os.Stat(in.path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return usageErrorf("%s: %s %s: no such file or directory", cmd, in.name, in.path)
+		case err == nil && fi.IsDir() && !dirOK:
+			return usageErrorf("%s: %s %s is a directory: want a file", cmd, in.name, in.path)
+		}
+	}
+	return nil
+}
+
 // flagsFirst refuses an argument that looks like a flag: urfave/cli stops
 // reading flags at the first positional argument, so a flag after it
 // would be taken as a file name. It is a usage error.

@@ -47,6 +47,14 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			for _, p := range paths {
+				if err := checkInputs("report", true, namedPath{"RESULTS", p}); err != nil {
+					return err
+				}
+			}
+			if err := checkInputs("report", false, namedPath{"--verify", flags["verify"]}); err != nil {
+				return err
+			}
 			in, err := report.Load(slo, paths...)
 			if err != nil {
 				return err

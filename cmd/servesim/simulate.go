@@ -59,6 +59,16 @@ func simulateCommand() *cli.Command {
 	}
 }
 
+// checkSimulateInputs refuses a missing input file of simulate, with or
+// without --sweep, once the flags' values are checked.
+func checkSimulateInputs(c *cli.Context) error {
+	inputs := []namedPath{{"--trace", c.String("trace")}, {"--catalog", c.String("catalog")}, {"--profile", c.String("profile")}, {"--sweep", c.String("sweep")}}
+	for _, p := range c.StringSlice("config") {
+		inputs = append(inputs, namedPath{"--config", p})
+	}
+	return checkInputs("simulate", false, inputs...)
+}
+
 // namedPlan is a plan, the label it goes by in tables and file names, and
 // where it came from (its file), which errors about its keys name.
 type namedPlan struct {
@@ -87,6 +97,9 @@ func runSimulate(c *cli.Context) error {
 	}
 	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
 		return usageErrorf("simulate: --closed-loop %d: want ≥ 1 client", n)
+	}
+	if err := checkSimulateInputs(c); err != nil {
+		return err
 	}
 	cat := model.DefaultCatalog()
 	var catalogSHA256 string

@@ -65,6 +65,9 @@ func runSweepMerge(c *cli.Context) error {
 	if err := checkOutputs("sweep merge", []namedPath{{"OUT", out}}, shards); err != nil {
 		return err
 	}
+	if err := checkInputs("sweep merge", false, shards...); err != nil {
+		return err
+	}
 	res, err := sweep.MergeFiles(c.Args().Tail())
 	if err != nil {
 		return err
@@ -120,6 +123,9 @@ func runSweep(c *cli.Context) error {
 		if v := c.Float64(f); c.IsSet(f) && (!(v > 0) || math.IsInf(v, 0)) {
 			return usageErrorf("simulate: --%s %g: want a finite number > 0", f, v)
 		}
+	}
+	if err := checkSimulateInputs(c); err != nil {
+		return err
 	}
 	cat := model.DefaultCatalog()
 	// The build too: another one may simulate the same config otherwise.

@@ -49,7 +49,20 @@ func twoArgs(c *cli.Context) (string, string, error) {
 	if err := checkTraceOut(c.Command.Name, out); err != nil {
 		return "", "", err
 	}
+	if err := checkInputs(c.Command.Name, false, namedPath{"IN", in}); err != nil {
+		return "", "", err
+	}
 	return in, out, nil
+}
+
+// servesimIn refuses an IN whose extension names no servesim trace
+// format (convert, slice and scale read servesim files only, by
+// extension), a usage error found before any work, as OUT's.
+func servesimIn(cmd, in string) error {
+	if _, err := traces.FormatOf(in); err != nil {
+		return usageErrorf("%s: IN %v", cmd, err)
+	}
+	return nil
 }
 
 // checkTraceOut refuses an OUT whose extension names no trace format, or
@@ -157,6 +170,9 @@ func traceConvertCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if err := servesimIn("convert", in); err != nil {
+				return err
+			}
 			_, err = traces.Convert(c.Context, in, out)
 			return err
 		},
@@ -195,6 +211,9 @@ func traceSynthCommand() *cli.Command {
 				return err
 			}
 			if err := checkTraceOut("synth", c.Args().Get(0)); err != nil {
+				return err
+			}
+			if err := checkInputs("synth", false, namedPath{"--resample", c.String("resample")}); err != nil {
 				return err
 			}
 			// A flag the chosen mode ignores would leave the trace other
@@ -309,6 +328,9 @@ func traceSliceCommand() *cli.Command {
 			if from < 0 || to < 0 || (to > 0 && to <= from) || c.Int("head") < 0 {
 				return usageErrorf("slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
 			}
+			if err := servesimIn("slice", in); err != nil {
+				return err
+			}
 			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
 			if err != nil {
 				return err
@@ -400,6 +422,9 @@ func traceScaleCommand() *cli.Command {
 			if v := c.Float64(flag); !(v > 0) || math.IsInf(v, 0) {
 				return usageErrorf("scale: --%s %v: want a finite factor > 0", flag, v)
 			}
+			if err := servesimIn("scale", in); err != nil {
+				return err
+			}
 			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
 			if err != nil {
 				return err
@@ -435,6 +460,9 @@ func traceStatsCommand() *cli.Command {
 			}
 			if c.NArg() != 1 {
 				return usageErrorf("stats: want IN, got %d arguments", c.NArg())
+			}
+			if err := checkInputs("stats", false, namedPath{"IN", c.Args().Get(0)}); err != nil {
+				return err
 			}
 			var slo traces.SLO
 			if c.IsSet("slo") {

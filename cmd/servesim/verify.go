@@ -159,6 +159,10 @@ func runVerify(c *cli.Context) error {
 			}
 		}
 	}
+	if err := checkInputs("verify", false, namedPath{"--candidates", c.String("candidates")}, namedPath{"--trace", c.String("trace")},
+		namedPath{"--profile", c.String("profile")}, namedPath{"--catalog", c.String("catalog")}); err != nil {
+		return err
+	}
 	cf, err := readCandidates(c.String("candidates"))
 	if err != nil {
 		return err

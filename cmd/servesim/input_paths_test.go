@@ -1,0 +1,65 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An input path that does not exist, or is a directory where a file is
+// wanted, or a servesim trace with an unknown extension, is a usage error
+// in every command, as record's --trace: exit status 2, found before any
+// work, naming the flag or argument and the path.
+func TestMissingInputIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.csv", smallCSV)
+	odd := writeFile(t, dir, "t.xyz", smallCSV)
+	spec := writeFile(t, dir, "spec.toml", "")
+	cands := writeFile(t, dir, "c.json", "{}")
+	nope := func(name string) string { return filepath.Join(dir, name) }
+	out := filepath.Join(dir, "o.csv")
+	live := []string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m"}
+	cases := []struct {
+		flag, path string
+		args       []string
+	}{
+		{"--trace", nope("n.csv"), []string{"simulate", "--trace", nope("n.csv")}},
+		{"--trace", dir, []string{"simulate", "--trace", dir}},
+		{"--config", nope("n.toml"), []string{"simulate", "--trace", trace, "--config", nope("n.toml")}},
+		{"--catalog", nope("n.toml"), []string{"simulate", "--trace", trace, "--catalog", nope("n.toml")}},
+		{"--profile", nope("n.json"), []string{"simulate", "--trace", trace, "--profile", nope("n.json")}},
+		{"--sweep", nope("n.toml"), []string{"simulate", "--sweep", nope("n.toml")}},
+		{"--trace", nope("n.csv"), []string{"simulate", "--sweep", spec, "--trace", nope("n.csv")}},
+		{"--profile", nope("n.json"), []string{"simulate", "--sweep", spec, "--profile", nope("n.json")}},
+		{"--candidates", nope("n.json"), append([]string{"verify", "--candidates", nope("n.json"), "--trace", trace}, live...)},
+		{"--trace", nope("n.csv"), append([]string{"verify", "--candidates", cands, "--trace", nope("n.csv")}, live...)},
+		{"--profile", nope("n.json"), append([]string{"verify", "--candidates", cands, "--trace", trace, "--profile", nope("n.json")}, live...)},
+		{"--catalog", nope("n.toml"), append([]string{"verify", "--candidates", cands, "--trace", trace, "--catalog", nope("n.toml")}, live...)},
+		{"A", nope("n.csv"), []string{"compare", nope("n.csv"), trace}},
+		{"B", nope("n.csv"), []string{"compare", trace, nope("n.csv") + "#x"}},
+		{"RESULTS", nope("n.csv"), []string{"report", nope("n.csv")}},
+		{"--verify", nope("n.json"), []string{"report", "--verify", nope("n.json")}},
+		{"IN", nope("n.csv"), []string{"trace", "convert", nope("n.csv"), out}},
+		{"IN", odd, []string{"trace", "convert", odd, out}},
+		{"IN", dir, []string{"trace", "convert", dir, out}},
+		{"IN", nope("n.csv"), []string{"trace", "slice", "--to", "1s", nope("n.csv"), out}},
+		{"IN", odd, []string{"trace", "slice", "--to", "1s", odd, out}},
+		{"IN", nope("n.csv"), []string{"trace", "scale", "--time-factor", "2", nope("n.csv"), out}},
+		{"IN", nope("n.json"), []string{"trace", "import", nope("n.json"), out}},
+		{"IN", nope("n.csv"), []string{"trace", "stats", nope("n.csv")}},
+		{"--resample", nope("n.csv"), []string{"trace", "synth", "--resample", nope("n.csv"), out}},
+		{"shard", nope("n.parquet"), []string{"sweep", "merge", filepath.Join(dir, "m.parquet"), nope("n.parquet")}},
+		{"--from-traces", nope("runs"), []string{"calibrate", "--from-traces", nope("runs"), "--out", filepath.Join(dir, "p.json")}},
+		{"--vidur-profile", nope("mlp.csv"), []string{"calibrate", "--vidur-profile", nope("mlp.csv"), "--model", "llama-3.1-8b", "--device", "H100-SXM-80G", "--out", filepath.Join(dir, "p.json")}},
+	}
+	for _, tc := range cases {
+		_, code, err := runCode(t, tc.args...)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if code != 2 || !strings.Contains(msg, tc.flag+" "+tc.path) || strings.Contains(msg, "calibrate: loading") {
+			t.Errorf("%s: exit %d, %q; want 2 naming %s %s", strings.Join(tc.args[:2], " "), code, msg, tc.flag, tc.path)
+		}
+	}
+}
