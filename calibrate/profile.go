@@ -380,7 +380,7 @@ func checkQuality(add func(string, ...any), name string, q FitQuality) {
 func LoadProfile(path string) (*Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("calibrate: loading profile: %w", err)
+		return nil, err // names the path; the caller names what read it
 	}
 	p, err := ParseProfile(data)
 	if err != nil {

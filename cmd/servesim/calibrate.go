@@ -794,7 +794,8 @@ func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 	}
 	p, err := calibrate.LoadProfile(path)
 	if err != nil {
-		return nil, err
+		// simulate and verify read it: the error is theirs, not calibrate's
+		return nil, fmt.Errorf("%s: --profile: %w", c.Command.Name, err)
 	}
 	sum, err := calibrate.FileSHA256(path)
 	if err != nil {

@@ -63,3 +63,15 @@ func TestMissingInputIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// A --profile that exists but does not parse is failed work (exit 1),
+// named by the command and flag that read it, not by calibrate.
+func TestMalformedProfileNamesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.csv", smallCSV)
+	prof := writeFile(t, dir, "p.json", "{")
+	_, code, err := runCode(t, "simulate", "--trace", trace, "--profile", prof)
+	if code != 1 || err == nil || !strings.HasPrefix(err.Error(), "simulate: --profile: "+prof+": ") {
+		t.Errorf("exit %d, %v; want 1 and an error starting \"simulate: --profile: %s: \"", code, err, prof)
+	}
+}
