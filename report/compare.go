@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -255,17 +256,5 @@ func workloadString(w map[string]string) string {
 	return strings.Join(s, ", ")
 }
 
-func fmtRel(r float64) string {
-	switch {
-	case math.IsNaN(r):
-		return "—"
-	case math.IsInf(r, 0):
-		return "new"
-	case math.Abs(100*r) >= hugeCell:
-		if r > 0 {
-			return "+" + hundredfold(r) + "%"
-		}
-		return hundredfold(r) + "%"
-	}
-	return fmt.Sprintf("%+.1f%%", 100*r)
-}
+// fmtRel is a change as a signed percentage; "new" from 0.
+func fmtRel(r float64) string { return numfmt.Change(r, "new") }

@@ -50,19 +50,12 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			if r.Pass != nil {
 				verdict, bad = map[bool]string{true: "pass", false: "FAIL"}[*r.Pass], !*r.Pass
 			}
-			tol := "—" // reported, not gated
-			if r.Tolerance > 0 {
-				tol = fmt.Sprintf("%.4g%%", 100*r.Tolerance) // as given: 2.5%, not a rounded 2%
-			}
-			meas := optF(r.Measured)
+			meas := verify.FormatValue(r.Metric, r.Measured)  // as verify prints it
 			if r.MeasuredMin != nil && r.MeasuredMax != nil { // the mean of several runs, and their range
-				meas += fmt.Sprintf(" (%s–%s, %d runs)", optF(r.MeasuredMin), optF(r.MeasuredMax), len(c.Repeats))
+				meas += fmt.Sprintf(" (%s–%s, %d runs)", verify.FormatValue(r.Metric, r.MeasuredMin), verify.FormatValue(r.Metric, r.MeasuredMax), len(c.Repeats))
 			}
-			rel := optPct(r.RelError)
-			if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
-				rel = "∞" // predicted against a measured 0: measured, and infinitely off
-			}
-			tab.Rows = append(tab.Rows, []string{name, c.Status, c.MetricLabel(r.Metric), optF(r.Predicted), meas, rel, tol, verdict})
+			tab.Rows = append(tab.Rows, []string{name, c.Status, c.MetricLabel(r.Metric), verify.FormatValue(r.Metric, r.Predicted), meas,
+				r.ErrorString(), verify.FormatTolerance(r.Tolerance), verdict})
 			tab.Marked = append(tab.Marked, bad)
 		}
 		// as verify prints it: the latencies above are of the completed
@@ -187,7 +180,8 @@ func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) 
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 				continue
 			}
-			off = append(off, fmt.Sprintf("#%d %s %s (predicted %s, measured %s)", c.Rank, c.Label, r.Metric, optF(r.Predicted), optF(r.Measured)))
+			off = append(off, fmt.Sprintf("#%d %s %s (predicted %s, measured %s)", c.Rank, c.Label, r.Metric,
+				verify.FormatValue(r.Metric, r.Predicted), verify.FormatValue(r.Metric, r.Measured)))
 		}
 		if len(pts) == 0 {
 			continue
@@ -234,7 +228,7 @@ func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) 
 	for j, m := range verify.MetricNames {
 		tol := "not gated"
 		if tols[j] > 0 {
-			tol = fmt.Sprintf("±%.4g%%", 100*tols[j]) // as the table gives it
+			tol = "±" + verify.FormatTolerance(tols[j]) // as the table gives it
 		}
 		caption += fmt.Sprintf(" %d %s %s", j+1, m, tol)
 		if j < n-1 {
@@ -266,20 +260,6 @@ func (ratioTicks) Ticks(min, max float64) []plot.Tick {
 		return ticks
 	}
 	return readableTicks{}.Ticks(min, max)
-}
-
-func optF(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%.4g", *v)
-}
-
-func optPct(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmtRel(*v)
 }
 
 // costBasisNote says what a verification's ranked cost holds, and when

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/traces"
 )
@@ -584,15 +585,11 @@ func (res *Result) WriteTable(w io.Writer) {
 			if r.Pass != nil {
 				verdict = map[bool]string{true: "pass", false: "FAIL"}[*r.Pass]
 			}
-			meas := fmtVal(r.Measured)
+			meas := FormatValue(r.Metric, r.Measured)
 			if r.MeasuredMin != nil && r.MeasuredMax != nil {
-				meas += " (" + fmtVal(r.MeasuredMin) + "–" + fmtVal(r.MeasuredMax) + ")"
+				meas += " (" + FormatValue(r.Metric, r.MeasuredMin) + "–" + FormatValue(r.Metric, r.MeasuredMax) + ")"
 			}
-			rel := fmtRel(r.RelError)
-			if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
-				rel = "∞" // predicted against a measured 0
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, c.MetricLabel(r.Metric), fmtVal(r.Predicted), meas, rel, fmtTol(r.Tolerance), verdict)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, c.MetricLabel(r.Metric), FormatValue(r.Metric, r.Predicted), meas, r.ErrorString(), FormatTolerance(r.Tolerance), verdict)
 		}
 		if n := len(c.Repeats); n > 1 {
 			how := "against the running engine"
@@ -611,7 +608,7 @@ func (res *Result) WriteTable(w io.Writer) {
 	if len(rk.Entries) > 0 {
 		fmt.Fprintf(w, "ranking by measured $/1M out (%s):", rk.Basis())
 		for _, e := range rk.Entries {
-			fmt.Fprintf(w, " %d. #%d %s ($%.4g)", e.MeasuredRank, e.SweepRank, e.Label, e.MeasuredCost)
+			fmt.Fprintf(w, " %d. #%d %s (%s)", e.MeasuredRank, e.SweepRank, e.Label, numfmt.USD(e.MeasuredCost))
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "simulator's ranking held: %s (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
@@ -666,27 +663,46 @@ func FormatErrors(errs map[string]float64) string {
 	return strings.Join(parts, " ")
 }
 
-// fmtAbsError is an |error| as a percentage; ∞ for a prediction
-// against a measured 0.
+// fmtAbsError is an |error| as a percentage, as the table's error
+// column writes it less the sign; ∞ for a prediction against a measured 0.
 func fmtAbsError(v float64) string {
-	if math.IsInf(v, 1) {
-		return "∞"
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
+	return strings.TrimPrefix(numfmt.Change(v, "∞"), "+")
 }
 
-func fmtVal(v *float64) string {
+// FormatValue is a metric's value as verify's table and the report's
+// verification section write it, and as the rest of the report writes the
+// same quantity: a latency as numfmt.Secs ("42.1ms"), a cost as numfmt.USD,
+// throughput and device-seconds in whole units; "—" when nil.
+func FormatValue(metric string, v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%.4g", *v)
+	switch metric {
+	case MetricTTFTMean, MetricTTFTP50, MetricTTFTP99, MetricTPOTMean, MetricTPOTP99, MetricE2EP99:
+		return numfmt.Secs(*v)
+	case MetricCost:
+		return numfmt.USD(*v)
+	case MetricThroughput, MetricDeviceSeconds:
+		return numfmt.Fixed(*v, 0)
+	}
+	return fmt.Sprintf("%.4g", *v) // joules per output token, as record prints them
+}
+
+// ErrorString is the row's error as verify's table and the report write
+// it: a signed percentage ("+12.3%", "+1e+16%" when huge), ∞ for a
+// prediction against a measured 0, "—" when either side is unknown.
+func (r MetricRow) ErrorString() string {
+	if r.RelError == nil && r.Predicted != nil && r.Measured != nil {
+		return "∞" // predicted against a measured 0: measured, and infinitely off
+	}
+	return fmtRel(r.RelError)
 }
 
 func fmtRel(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%+.1f%%", 100**v)
+	return numfmt.Change(*v, "∞")
 }
 
 func fmtTau(v *float64) string {
@@ -781,8 +797,9 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// fmtTol prints a tolerance; 0 is a metric that is not gated.
-func fmtTol(t float64) string {
+// FormatTolerance is a tolerance as verify's table and the report write
+// it; "—" for 0, a metric that is not gated.
+func FormatTolerance(t float64) string {
 	if t <= 0 {
 		return "—"
 	}

@@ -281,7 +281,7 @@ sleep 300 & wait`
 		*d.Measured.TTFTMean != *ok.Measured.TTFTMean || !maps.Equal(d.FailedByKind, ok.FailedByKind) ||
 		!strings.Contains(d.Detail, "measured: run 1, which succeeded") {
 		t.Errorf("second candidate: trace %s, %d completed, TTFT %v, failed %v, detail %q: want run 1's (%s, %d, %v, %v), said so",
-			d.Trace, d.Measured.Completed, fmtVal(d.Measured.TTFTMean), d.FailedByKind, d.Detail, ok.Trace, ok.Measured.Completed, fmtVal(ok.Measured.TTFTMean), ok.FailedByKind)
+			d.Trace, d.Measured.Completed, FormatValue(MetricTTFTMean, d.Measured.TTFTMean), d.FailedByKind, d.Detail, ok.Trace, ok.Measured.Completed, FormatValue(MetricTTFTMean, ok.Measured.TTFTMean), ok.FailedByKind)
 	}
 	var b strings.Builder
 	res.WriteTable(&b)

@@ -1,0 +1,97 @@
+// Package numfmt formats the figures servesim shows people (latencies,
+// dollars, counts, relative errors), so that one quantity reads the same
+// in every table: simulate's, verify's, compare's and the report's.
+// Machine outputs (JSON, CSV) never go through it.
+package numfmt
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+)
+
+// Cell formatting: unknown values are an em dash, never 0. Past Huge
+// in magnitude a figure is shown in exponent form (1e+20), not as dozens
+// of digits; a value that is not 0 but rounds to 0 at the cell's decimals
+// keeps two significant digits (3e-07), so that it does not read as none;
+// and 0 is never signed.
+
+// Huge is the magnitude from which fixed-point output stops being
+// readable (16 digits and more).
+const Huge = 1e15
+
+func known(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Fixed is v with prec decimals, in exponent form when huge, or with
+// two significant digits where the decimals would show 0.
+func Fixed(v float64, prec int) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return fmt.Sprintf("%.*f", prec, 0.0)
+	case a >= Huge:
+		return fmt.Sprintf("%.3g", v)
+	case a <= 0.5*math.Pow10(-prec): // %f rounds an exact half to even: 0.5 is "0"
+		return fmt.Sprintf("%.2g", v)
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+// Secs formats seconds: "850µs", "42.1ms", "3.21s", "8m27s". It picks
+// the unit by the value as rounded to its digits (0.99996 s is "1.00s",
+// not "1000.0ms"), and by its size whatever its sign.
+func Secs(s float64) string {
+	switch a := math.Abs(s); {
+	case !known(s):
+		return "—"
+	case a < 999.5e-6:
+		return Fixed(s*1e6, 0) + "µs"
+	case a < 0.99995:
+		return fmt.Sprintf("%.1fms", s*1e3)
+	case a < 59.995:
+		return fmt.Sprintf("%.2fs", s)
+	case a < 1e9: // within a time.Duration
+		return (time.Duration(math.Round(s)) * time.Second).String()
+	}
+	return Fixed(s, 0) + "s"
+}
+
+// USD formats dollars. It picks the decimals by the value as rounded to
+// them, as Secs picks its unit: $99.996 is "$100", not "$100.00", and
+// $0.99996 is "$1.00", not "$1.0000".
+func USD(v float64) string {
+	if !known(v) {
+		return "—"
+	}
+	switch a := math.Abs(v); {
+	case a < 0.99995:
+		return "$" + Fixed(v, 4)
+	case a < 99.995:
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return "$" + Fixed(v, 0)
+}
+
+// Change is a relative change or error r as a signed percentage with one
+// decimal ("+12.3%", "-4.0%"), in exponent form from Huge percent on
+// ("+1e+16%"); inf is what an infinite r reads as, "—" an unknown one.
+func Change(r float64, inf string) string {
+	switch {
+	case math.IsNaN(r):
+		return "—"
+	case math.IsInf(r, 0):
+		return inf
+	case math.Abs(100*r) >= Huge:
+		if r > 0 {
+			return "+" + Hundredfold(r) + "%"
+		}
+		return Hundredfold(r) + "%"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*r)
+}
+
+// Hundredfold is 100 × v in exponent form, exact where 100 × v would
+// overflow to Inf.
+func Hundredfold(v float64) string {
+	return new(big.Float).Mul(big.NewFloat(v), big.NewFloat(100)).Text('g', 3)
+}
