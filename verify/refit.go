@@ -434,11 +434,12 @@ func fmtMedian(v float64, ok bool) string {
 	return fmtAbsError(v)
 }
 
+// fmtPct is an MdAPE as the table's median |error| line writes an error.
 func fmtPct(v *float64) string {
 	if v == nil {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.1f%%", 100**v)
+	return fmtAbsError(*v)
 }
 
 // countMeasured counts the runs Analyze fits (warm-up and slot resets
