@@ -734,7 +734,7 @@ func (rk Ranking) BestString() string {
 	if *rk.BestGap <= 0 {
 		return best + " was measured cheapest"
 	}
-	return fmt.Sprintf("%s was measured %.1f%% dearer than the cheapest (within %.0f%%: %v)", best, 100**rk.BestGap, 100*rk.BestWithin, *rk.BestHeld)
+	return fmt.Sprintf("%s was measured %s dearer than the cheapest (within %.0f%%: %v)", best, fmtAbsError(*rk.BestGap), 100*rk.BestWithin, *rk.BestHeld)
 }
 
 // KeptRuns says, for a candidate that failed in a later run, which runs
