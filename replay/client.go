@@ -238,7 +238,7 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 			Error json.RawMessage `json:"error"`
 		}
 		if json.Unmarshal(data, &e) == nil && len(e.Error) > 0 && string(e.Error) != "null" {
-			if msg := errorMessage(data); msg != "" {
+			if msg := streamErrorMessage(data); msg != "" {
 				return KindStreamError + ": " + msg
 			}
 			return KindStreamError + ": " + clip(data) // no text: the chunk is all the server said
@@ -250,13 +250,13 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	}
 	switch {
 	case ch.Error != nil && ch.Error.Message != "":
-		problem = KindStreamError + ": " + oneLine(ch.Error.Message)
+		problem = KindStreamError + ": " + clip([]byte(ch.Error.Message))
 		if ch.Error.Type != "" {
 			problem += " (" + ch.Error.Type + ")"
 		}
 		return problem
 	case ch.Object == "error" && ch.Message != "":
-		return KindStreamError + ": " + oneLine(ch.Message)
+		return KindStreamError + ": " + clip([]byte(ch.Message))
 	case ch.Error != nil || ch.Object == "error":
 		// No message: the object itself is all the server said.
 		return KindStreamError + ": " + clip(data)
@@ -455,7 +455,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	emit := func(event, data []byte) bool {
 		at := int64(s.st.last.Sub(start))
 		if string(event) == "error" {
-			problem = KindStreamError + ": event: error: " + errorMessage(data)
+			problem = KindStreamError + ": event: error: " + streamErrorMessage(data)
 			if len(bytes.TrimSpace(data)) == 0 {
 				problem = KindStreamError + ": event: error with empty data"
 			}
@@ -828,6 +828,13 @@ func errorMessage(body []byte) string {
 		}
 	}
 	return clip(body)
+}
+
+// streamErrorMessage is errorMessage for an error a stream carried, cut
+// as clip cuts: unlike a response body, read only to 4 KiB, a stream's
+// data may run to the 8 MiB of an SSE line.
+func streamErrorMessage(data []byte) string {
+	return clip([]byte(errorMessage(data)))
 }
 
 // redact masks every secret in s, and the start of one that a cut (clip's
