@@ -78,7 +78,7 @@ type RunResult struct {
 	Summary *replay.Summary
 	Wall    time.Duration // wall-clock time of the run, set-up included
 	Trace   *TraceRef     // the Parquet file written, nil without TraceDir
-	Meta    traces.Meta   // the trace's metadata when read back (ReadRun)
+	Meta    traces.Meta   // the trace's metadata: as RunPlan writes it, or as read back (ReadRun)
 }
 
 // RunPlan runs every run of plan against the live engine with
@@ -123,6 +123,8 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 	}
 	var out []*RunResult
 	save := func(res *RunResult) error {
+		// What a refit reads back: Analyze takes the engine's kind from it.
+		res.Meta = runMeta(meta, res, cfg.Text)
 		if opt.TraceDir != "" {
 			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", len(out), res.Spec.Name))
 			if err := writeRun(path, meta, res, cfg.Text); err != nil {
@@ -309,9 +311,22 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%6.1fms", float64(d)/1e6)
 }
 
-// writeRun writes one run's rows, in input order, to a Parquet file.
+// writeRun writes one run's rows, in input order, to a Parquet file,
+// with meta and the run's own keys (runMeta).
 func writeRun(path string, meta traces.Meta, res *RunResult, tm replay.TextModel) error {
-	spec, rows := res.Spec, res.Rows
+	rows := res.Rows
+	m := runMeta(meta, res, tm)
+	sorted := slices.Clone(rows)
+	sort.SliceStable(sorted, func(i, j int) bool { return rowIndex(sorted[i].ID) < rowIndex(sorted[j].ID) })
+	if err := traces.WriteAll(path, m, sorted); err != nil {
+		return fmt.Errorf("calibrate: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// runMeta is meta with the keys that describe one run of tm's text model.
+func runMeta(meta traces.Meta, res *RunResult, tm replay.TextModel) traces.Meta {
+	spec := res.Spec
 	m := meta.Clone()
 	if m.Source == "" {
 		m.Source = "live"
@@ -328,12 +343,7 @@ func writeRun(path string, meta traces.Meta, res *RunResult, tm replay.TextModel
 	m.Set("prompt_overhead_tokens", strconv.FormatFloat(tm.Overhead, 'g', -1, 64))
 	m.Set("prompt_prefix_tokens", strconv.FormatFloat(tm.Prefix, 'g', -1, 64))
 	m.Set("prompt_salt", strconv.FormatUint(res.Salt, 10))
-	sorted := slices.Clone(rows)
-	sort.SliceStable(sorted, func(i, j int) bool { return rowIndex(sorted[i].ID) < rowIndex(sorted[j].ID) })
-	if err := traces.WriteAll(path, m, sorted); err != nil {
-		return fmt.Errorf("calibrate: writing %s: %w", path, err)
-	}
-	return nil
+	return m
 }
 
 // rowIndex parses the "<run>/<i>" IDs of RunSpec.Rows (-1 if malformed).
@@ -533,8 +543,12 @@ type Analysis struct {
 	Traces []TraceRef
 	// Slots is the engine's fixed number of sequence slots, from the
 	// concurrency ramp; 0 when it found no hard limit (a paged engine, or
-	// a ramp that stayed under it): then the resident-token terms are off.
-	Slots   int
+	// a ramp that stayed under it) or the runs name a paged engine
+	// (PagedBy): then the resident-token terms are off.
+	Slots int
+	// PagedBy says what in the runs' metadata named the engine a paged
+	// one (see pagedEngine); "" when nothing did.
+	PagedBy string
 	Recover RecoverStats
 	// DroppedLateFirst counts steps left out as late first tokens (see
 	// lateFirsts).
@@ -632,10 +646,14 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	// which the concurrency ramp finds as a hard limit, keep finished
 	// requests' tokens in idle slots, in one cache whose layout sets what
 	// each step attends over; the engine is taken as freshly started. See
-	// annotateResident. Others (paged engines) get no resident terms.
+	// annotateResident. Others (paged engines) get no resident terms: a
+	// paged engine's limit (vLLM's max_num_seqs) stops the ramp too, so
+	// one the runs name as paged keeps its limit out of Slots.
 	resets := 0
 	var cache *sim.SlotCache
-	if c := ProbeConcurrency(a.Runs); c != nil && c.Saturated && c.MaxSeqs > 0 {
+	a.Concurrency = ProbeConcurrency(a.Runs)
+	a.PagedBy = pagedEngine(runs)
+	if c := a.Concurrency; c != nil && c.Saturated && c.MaxSeqs > 0 && a.PagedBy == "" {
 		a.Slots = c.MaxSeqs
 		cache = newSlotCache(a.Slots)
 	}
@@ -810,7 +828,6 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	pred := a.Fit.Step.Predict(nil, a.Observations)
 	a.Residuals = residualSpread(pred, a.Observations, a.Runs)
 	a.ByRun = runResiduals(pred, a.Observations, a.Runs)
-	a.Concurrency = ProbeConcurrency(a.Runs)
 	a.Spread = configSpread(a.Runs)
 	return a, nil
 }
@@ -1305,6 +1322,8 @@ func (a *Analysis) Print(w io.Writer) {
 	}
 	if a.Slots > 0 {
 		fmt.Fprintf(w, "engine slots: %d (the ramp's limit): steps attend over the cells of one KV cache, replayed from a fresh engine\n", a.Slots)
+	} else if c := a.Concurrency; a.PagedBy != "" && c != nil && c.Saturated {
+		fmt.Fprintf(w, "engine slots: none, a paged KV cache (%s): resident-token terms off; the ramp's limit of %d sequences is its own\n", a.PagedBy, c.MaxSeqs)
 	} else {
 		fmt.Fprintf(w, "engine slots: no hard limit found by the ramp: resident-token terms off (paged KV cache)\n")
 	}

@@ -2,10 +2,12 @@ package calibrate
 
 import (
 	"cmp"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim"
@@ -26,6 +28,44 @@ const (
 	ResetPromptTokens     = 16
 	LongResetPromptTokens = 256
 )
+
+// Engines by the name calibrate records (--engine, the traces' engine),
+// matched at its start, whatever the case: those with a fixed number of
+// sequence slots sharing one KV cache, and paged ones, whose sequence
+// limit (max_num_seqs) the concurrency ramp finds as a hard limit too.
+var (
+	slotEngines  = []string{"llama.cpp", "llamacpp", "llama-server", "llamafile", "ollama"}
+	pagedEngines = []string{"vllm", "sglang", "tgi", "text-generation-inference", "tensorrt-llm", "trtllm", "lmdeploy", "transformers-cb"}
+)
+
+// pagedEngine says what in the metadata of the calibration's runs (not
+// those on an engine of their own, RunResult.Slots) names a paged engine:
+// its name, unless it names an engine of slots, else a KV capacity it
+// reported on /metrics (only vLLM and SGLang report one). "" when nothing
+// does: an engine of slots, or one not known, whose hard limit the ramp
+// takes for its slots.
+func pagedEngine(runs []*RunResult) string {
+	for _, r := range runs {
+		name := strings.ToLower(strings.TrimSpace(r.Meta.Engine))
+		switch {
+		case r.Slots > 0 || name == "":
+		case slices.ContainsFunc(slotEngines, func(e string) bool { return strings.HasPrefix(name, e) }):
+			return ""
+		case slices.ContainsFunc(pagedEngines, func(e string) bool { return strings.HasPrefix(name, e) }):
+			return fmt.Sprintf("engine %q", r.Meta.Engine)
+		}
+	}
+	for _, r := range runs {
+		v, ok := r.Meta.Extra[ReportedKVKey]
+		if r.Slots > 0 || !ok {
+			continue
+		}
+		if kv, err := ParseReportedKV(v); err == nil && (strings.HasPrefix(kv.Source, "vllm:") || strings.HasPrefix(kv.Source, "sglang:")) {
+			return fmt.Sprintf("KV capacity reported on /metrics (%s)", kv.Source)
+		}
+	}
+	return ""
+}
 
 // slotCells is the cells per slot of the slot cache calibration replays:
 // more than any calibration run fills, so that placement never wraps.

@@ -66,7 +66,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known (0 = unknown)"},
 			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
 			&cli.StringFlag{Name: "gpu-devices", Usage: "the GPUs the engine runs on, as NVML indices or UUIDs (gpu.csv's index and uuid columns), comma-separated, e.g. 0,1: the power fit takes only their samples (default: every GPU of the host; with --from-traces, the calibration's)"},
-			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit"},
+			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit. A limit the ramp finds is taken for the slots of one shared KV cache (llama.cpp, Ollama) unless --engine names a paged engine (vllm, sglang, tgi, …) or the engine reports its KV capacity on /metrics (vLLM, SGLang): those keep crp = crd = cr = 0"},
 			&cli.IntFlag{Name: "max-prompt", DefaultText: "1024 quick, 2048 full", Usage: "cap on the plan's prompt lengths (the prefill sweep's longest, the decode and memory runs' prompts)"},
 			&cli.IntFlag{Name: "repeats", DefaultText: "2 quick, 3 full", Usage: "repeats of each prefill and decode configuration"},
 			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "cross-validate with N folds of whole runs: each run predicted by a fit to the others"},
