@@ -77,9 +77,9 @@ gpu)
 	ENGINE_CMD+=" --max-model-len {{.MaxModelLen}} --kv-memory-fraction 0.85"
 	GPU=(--gpu --gpu-devices "$GPU_UUID")
 	# The calibration's concurrency ramp climbs to the engine's slots: the quick plan's default top of 8 clients
-	# would leave every decode batch wider than 8 (the sweep runs 16–128) extrapolated. Not past them: a ramp
-	# that finds a hard slot limit makes calibrate fit a slot engine's cache (llama.cpp's idle slots keep their
-	# tokens), which this paged engine does not have.
+	# would leave every decode batch wider than 8 (the sweep runs 16–128) extrapolated. Not past them: the
+	# ramp's clients beyond 64 would only queue (calibrate takes --engine transformers-cb for a paged engine, so
+	# a hard limit found is no slot cache).
 	SLOTS=64
 	RAMP=(--max-concurrency $SLOTS)
 	start_engine() {
