@@ -28,6 +28,7 @@ import (
 	"github.com/servesim/servesim/internal/textcut"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/sse"
+	"github.com/servesim/servesim/replay/tokentime"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -295,14 +296,6 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	return ""
 }
 
-// chunkRec is one content chunk: when it was read, its text length, and
-// the cumulative completion tokens if the chunk carried usage (else -1).
-type chunkRec struct {
-	at    int64
-	bytes int32
-	cum   int32
-}
-
 // stamper timestamps every read of the response body: each event is
 // stamped with the read that completed it.
 type stamper struct {
@@ -327,7 +320,7 @@ type stream struct {
 	st     stamper
 	buf    []byte // what one read of the body gets
 	split  sse.Splitter
-	chunks []chunkRec
+	chunks []tokentime.Chunk
 	text   strings.Builder
 	raw    bytes.Buffer
 	head   []byte // the body's first bytes, to show a body that held no event
@@ -491,7 +484,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			if cs.hasUsage {
 				cum = int32(cs.usage.CompletionTokens)
 			}
-			s.chunks = append(s.chunks, chunkRec{at: at, bytes: int32(cs.text), cum: cum})
+			s.chunks = append(s.chunks, tokentime.Chunk{At: at, Bytes: int32(cs.text), Cum: cum})
 		}
 		return true
 	}
@@ -583,13 +576,13 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		r.UsageCached = int32(cachedTokens)
 	}
 	r.Chunks = int32(len(s.chunks))
-	r.FirstToken = s.chunks[0].at
-	r.LastToken = s.chunks[len(s.chunks)-1].at
+	r.FirstToken = s.chunks[0].At
+	r.LastToken = s.chunks[len(s.chunks)-1].At
 	// More tokens than the stream had bytes were not all streamed (hidden
 	// reasoning, or a false count): their times were never seen, and the
 	// count alone must not size memory.
 	if usage.CompletionTokens <= streamed {
-		r.TokenTimes = spreadTokens(make([]int64, 0, usage.CompletionTokens), s.chunks, usage.CompletionTokens)
+		r.TokenTimes = tokentime.Spread(make([]int64, 0, usage.CompletionTokens), s.chunks, usage.CompletionTokens)
 	}
 	// Valid UTF-8, as a trace's strings must be: go-json keeps invalid
 	// bytes (a tokenizer's half rune) as they came. The text is fixed
@@ -624,79 +617,6 @@ func clearMeasured(r *traces.Request) {
 	r.UsagePrompt, r.UsageOutput, r.UsageCached = traces.Missing, traces.Missing, traces.Missing
 	r.Chunks, r.Preemptions = traces.Missing, traces.Missing
 	r.FinishReason, r.OutputText = "", ""
-}
-
-// spreadTokens appends one time per usage token to dst. Tokens are
-// apportioned to chunks by the server's per-chunk cumulative usage when
-// every chunk carried it (the tokens after the last chunk's count, which
-// had no text, are the last chunk's), else in proportion to chunk text length, with at
-// least one token per chunk when there are at least as many tokens as
-// chunks, and for the first and the last chunk when there are fewer. A
-// chunk's tokens are spread evenly across the gap since the previous
-// chunk, the last at the chunk's own arrival; the first chunk's tokens all get its
-// arrival time (nothing was seen before it).
-func spreadTokens(dst []int64, chunks []chunkRec, total int) []int64 {
-	if total <= 0 || len(chunks) == 0 {
-		return dst
-	}
-	// The last content chunk's count may fall short of the total: tokens
-	// with no text came after it (the EOS, in vLLM's last chunk with empty
-	// content). They are the last chunk's, and the counts stay exact.
-	exact := chunks[len(chunks)-1].cum <= int32(total)
-	for i, c := range chunks {
-		// Text with no new token is a count that does not match the text.
-		if c.cum < 1 || (i > 0 && c.cum <= chunks[i-1].cum) {
-			exact = false
-			break
-		}
-	}
-	var wsum, wcum int64
-	for _, c := range chunks {
-		wsum += int64(max(c.bytes, 1))
-	}
-	// Proportional apportionment by cumulative rounding, clamped so that
-	// every chunk gets a token while there are enough to go round.
-	lo := 0
-	if total >= len(chunks) {
-		lo = 1
-	}
-	prev, prevCum := 0, int32(0)
-	for i, c := range chunks {
-		var n int
-		if exact {
-			cum := c.cum
-			if i == len(chunks)-1 {
-				cum = int32(total)
-			}
-			n, prevCum = int(cum-prevCum), cum
-		} else {
-			wcum += int64(max(c.bytes, 1))
-			cum := int((int64(total)*wcum*2 + wsum) / (wsum * 2)) // round(total × wcum / wsum)
-			low, high := prev+lo, total-lo*(len(chunks)-1-i)
-			// With fewer tokens than chunks, the first and the last chunk
-			// still get one each: first_token_ns and last_token_ns are
-			// their arrivals, and the gaps must add up to the time between.
-			if i == 0 {
-				low = max(low, 1)
-			}
-			if i < len(chunks)-1 && total >= 2 {
-				high = min(high, total-1)
-			}
-			cum = min(max(cum, low), high)
-			n, prev = cum-prev, cum
-		}
-		if i == 0 {
-			for j := 0; j < n; j++ {
-				dst = append(dst, c.at)
-			}
-			continue
-		}
-		from, gap := chunks[i-1].at, c.at-chunks[i-1].at
-		for j := 1; j <= n; j++ {
-			dst = append(dst, from+gap*int64(j)/int64(n))
-		}
-	}
-	return dst
 }
 
 // sendError describes a failure before any response arrived.

@@ -151,33 +151,6 @@ func commonPrefix(a, b []byte) int {
 	return n
 }
 
-func TestSpreadTokens(t *testing.T) {
-	ch := func(at int64, bytes int32) chunkRec { return chunkRec{at: at, bytes: bytes, cum: -1} }
-	cases := []struct {
-		name   string
-		chunks []chunkRec
-		total  int
-		want   []int64
-	}{
-		{"one per chunk", []chunkRec{ch(100, 1), ch(200, 1), ch(300, 1)}, 3, []int64{100, 200, 300}},
-		{"several per chunk, spread over the gap", []chunkRec{ch(100, 1), ch(400, 3)}, 4, []int64{100, 200, 300, 400}},
-		{"first chunk's tokens at its arrival", []chunkRec{ch(100, 2), ch(200, 2)}, 4, []int64{100, 100, 150, 200}},
-		{"fewer tokens than chunks", []chunkRec{ch(100, 1), ch(200, 1), ch(300, 1), ch(400, 1)}, 2, []int64{100, 400}},
-		{"exact from per-chunk usage", []chunkRec{{100, 9, 1}, {200, 1, 4}, {300, 1, 5}}, 5, []int64{100, 133, 166, 200, 300}},
-		{"inconsistent per-chunk usage falls back", []chunkRec{{100, 1, 1}, {200, 1, 9}}, 2, []int64{100, 200}},
-		{"no tokens", []chunkRec{ch(100, 1)}, 0, nil},
-	}
-	for _, c := range cases {
-		got := spreadTokens(nil, c.chunks, c.total)
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s: got %v want %v", c.name, got, c.want)
-		}
-		if len(got) != c.total && c.total > 0 {
-			t.Errorf("%s: %d times for %d tokens", c.name, len(got), c.total)
-		}
-	}
-}
-
 func TestHappyPath(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
