@@ -42,9 +42,14 @@
 // decode, malformed JSON) is estimated the same way and counted in
 // Stats.Unparsed; so is a success without usage whose request body is not
 // the JSON expected, its prompt estimated (and hashed) from the raw body
-// when no prompt could be read from it. When usage says
-// there were as many tokens as output chunks, the chunk times are the
-// TokenTimes; otherwise TokenTimes is nil (not measured).
+// when no prompt could be read from it. A stream with usage, not
+// compressed (a compressed one is read only at its end), has TokenTimes:
+// its usage tokens over the output chunks that carried them, as record
+// times them (tokentime.Spread: by per-chunk usage where every chunk
+// carried it, else by text length; the tokens of a last chunk without
+// text, as vLLM's EOS, are the last output chunk's). Without usage, or
+// with more tokens than the stream had bytes, TokenTimes is nil (not
+// measured).
 //
 // PrefixHashes: the prompt is rendered to one canonical byte string (see
 // renderPrompt: tools, then "<|role|>\ncontent\n" per message), cut into

@@ -286,13 +286,19 @@ func FuzzSSEResponse(f *testing.F) {
 		// Piece i arrives at 100+i: an event's time is that of the piece
 		// that ended it.
 		timed := sseObserve(body, sizes, func(i int) int64 { return 100 + int64(i) })
-		ct := timed.chunkTimes
+		var ct []int64
+		for _, c := range timed.timed {
+			ct = append(ct, c.At)
+		}
 		if len(ct) != timed.chunks || !slices.IsSorted(ct) ||
 			(len(ct) > 0 && (ct[0] != timed.firstOut || ct[len(ct)-1] != timed.lastOut || ct[0] < 100 || ct[len(ct)-1] > 100+int64(len(sizes)))) ||
 			(len(ct) == 0 && (timed.firstOut != -1 || timed.lastOut != -1)) {
 			t.Fatalf("chunk times %v: %d chunks, first %d, last %d, %d pieces", ct, timed.chunks, timed.firstOut, timed.lastOut, len(sizes))
 		}
-		timed.chunkTimes, timed.firstOut, timed.lastOut = whole.chunkTimes, whole.firstOut, whole.lastOut
+		for i := range timed.timed {
+			timed.timed[i].At = at
+		}
+		timed.firstOut, timed.lastOut = whole.firstOut, whole.lastOut
 		if !reflect.DeepEqual(timed, whole) {
 			t.Fatalf("times changed more than the times:\n%+v\n%+v", timed, whole)
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/servesim/servesim/internal/atomicfile"
 	credential "github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/urlshow"
+	"github.com/servesim/servesim/replay/tokentime"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -570,8 +571,12 @@ func (p *Proxy) finish(ex *exchange) {
 	default:
 		row.OutputTokens = 0
 	}
-	if row.UsageOutput != traces.Missing && int(row.UsageOutput) == len(o.chunkTimes) && len(o.chunkTimes) > 0 {
-		row.TokenTimes = o.chunkTimes // one token per chunk: the chunk times are the token times
+	// The usage tokens are timed over the chunks that carried them, as
+	// record times them. More tokens than the stream had bytes were not all
+	// streamed (hidden reasoning, or a false count): their times were never
+	// seen, and the count alone must not size memory.
+	if row.UsageOutput != traces.Missing && len(o.timed) > 0 && int64(row.UsageOutput) <= o.streamBytes {
+		row.TokenTimes = tokentime.Spread(make([]int64, 0, row.UsageOutput), o.timed, int(row.UsageOutput))
 	}
 	if row.Error != "" {
 		// A failure has empty metrics, as record writes one; the request's
@@ -585,7 +590,7 @@ func (p *Proxy) finish(ex *exchange) {
 	}
 	// The row may wait long for an earlier arrival: keep only what writing
 	// it needs, the raw prompt only for the prompts file.
-	ex.prompt, ex.secrets, o.chunkTimes = promptText{}, nil, nil
+	ex.prompt, ex.secrets, o.timed = promptText{}, nil, nil
 	if !p.cfg.KeepPrompts {
 		ex.req.Messages, ex.req.Tools, ex.req.Prompt = nil, nil, nil
 	}
