@@ -110,9 +110,11 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 	}
 	slots := plan.Slots()
 	// A refit's warning of outputs stopped at EOS says whether the
-	// requests asked the engine to ignore it.
+	// requests asked the engine to ignore it; how chunks' tokens were
+	// counted is kept with them.
 	meta := opt.Meta.Clone()
 	meta.Set(IgnoreEOSKey, strconv.FormatBool(cfg.IgnoreEOS))
+	meta.Set(ContinuousUsageKey, strconv.FormatBool(cfg.ContinuousUsage))
 	// Progress counts the measured runs, as the plan's header does; the
 	// warm-up is told apart.
 	measured, done := 0, 0
@@ -201,6 +203,12 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 // requests were sent with ignore_eos ("true", "false"; absent in traces
 // written before it was recorded).
 const IgnoreEOSKey = "ignore_eos"
+
+// ContinuousUsageKey is the run traces' metadata key that says whether the
+// requests asked for usage on every chunk (replay.Config.ContinuousUsage),
+// which decides how a chunk's tokens were timed ("true", "false"; absent
+// in traces written before it was recorded).
+const ContinuousUsageKey = "continuous_usage"
 
 // TensorParallelKey and KVBlockSizeKey are the run traces' metadata keys
 // for the engine's tensor-parallel degree and KV block size in tokens,

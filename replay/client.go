@@ -66,10 +66,10 @@ func ErrorKind(msg string) string {
 // client sends one streaming request and fills a row's observed columns.
 // Why not go-openai's stream client: its Recv returns io.EOF both after
 // [DONE] and when the body simply ends (so a missing [DONE] is invisible),
-// its request structs cannot carry ignore_eos and drop temperature 0
-// (omitempty), and it gives no hook to timestamp reads. So requests and
-// SSE parsing are ours (net/http), and go-openai supplies the wire types
-// it has (StreamOptions, Usage, APIError, ChatCompletionMessage).
+// its request structs cannot carry ignore_eos or continuous_usage_stats
+// and drop temperature 0 (omitempty), and it gives no hook to timestamp
+// reads. So requests and SSE parsing are ours (net/http), and go-openai
+// supplies the wire types it has (Usage, APIError, ChatCompletionMessage).
 type client struct {
 	hc       *http.Client
 	url      string // the endpoint: the base URL's path + endpointPath, its query kept
@@ -156,8 +156,15 @@ type requestBody struct {
 	MaxTokens     int                            `json:"max_tokens"`
 	Temperature   float64                        `json:"temperature"`
 	Stream        bool                           `json:"stream"`
-	StreamOptions *openai.StreamOptions          `json:"stream_options"`
+	StreamOptions streamOptions                  `json:"stream_options"`
 	IgnoreEOS     bool                           `json:"ignore_eos,omitempty"`
+}
+
+// streamOptions is openai.StreamOptions with vLLM's and SGLang's
+// continuous_usage_stats, sent only when asked for.
+type streamOptions struct {
+	IncludeUsage    bool `json:"include_usage"`
+	ContinuousUsage bool `json:"continuous_usage_stats,omitempty"`
 }
 
 // sentMaxTokens is the max_tokens sent for a row of outputTokens: at
@@ -178,7 +185,7 @@ func (c *client) body(prompt []byte, outputTokens int) []byte {
 		MaxTokens:     c.sentMaxTokens(outputTokens),
 		Temperature:   c.cfg.Temperature,
 		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		StreamOptions: streamOptions{IncludeUsage: true, ContinuousUsage: c.cfg.ContinuousUsage},
 		IgnoreEOS:     c.cfg.IgnoreEOS,
 	}
 	if c.cfg.Endpoint == Completions {

@@ -87,6 +87,11 @@ type Config struct {
 	MaxIdle     int           `json:"max_idle_conns" toml:"max_idle_conns"` // idle keep-alive connections kept; 0 = automatic
 	SLO         traces.SLO    `json:"slo" toml:"slo"`                       // per-request limits for goodput; zero = none
 	MaxTokens   int           `json:"max_tokens" toml:"max_tokens"`         // caps the max_tokens sent (a plan's max_new_tokens); 0 = no cap
+	// ContinuousUsage sends stream_options.continuous_usage_stats (vLLM,
+	// SGLang): usage on every chunk, so a chunk of several tokens gets the
+	// server's count instead of a share by text length. Off by default:
+	// OpenAI's own API may refuse the field.
+	ContinuousUsage bool `json:"continuous_usage" toml:"continuous_usage"`
 	// ToolVersion is the servesim version, for the output's metadata; not
 	// a setting.
 	ToolVersion string `json:"-" toml:"-"`
@@ -500,12 +505,13 @@ type fileSettings struct {
 	MaxIdle     int        `json:"max_idle_conns" toml:"max_idle_conns"`
 	SLO         traces.SLO `json:"slo" toml:"slo"`
 	MaxTokens   int        `json:"max_tokens" toml:"max_tokens"`
+	Continuous  bool       `json:"continuous_usage" toml:"continuous_usage"`
 }
 
 func (f *fileSettings) from(c *Config) {
 	*f = fileSettings{c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint, duration(c.Timeout), c.Arrival, c.Concurrency,
 		c.TimeScale, c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText, c.SaveRaw, c.Trace, c.Out, c.BlockSize,
-		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO, c.MaxTokens}
+		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO, c.MaxTokens, c.ContinuousUsage}
 }
 
 func (f *fileSettings) to(c *Config) {
@@ -514,4 +520,5 @@ func (f *fileSettings) to(c *Config) {
 	c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText = f.Repeat, f.Temperature, f.IgnoreEOS, f.KeepText
 	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, uint64(f.Salt)
 	c.FlushEvery, c.MaxIdle, c.SLO, c.MaxTokens = time.Duration(f.FlushEvery), f.MaxIdle, f.SLO, f.MaxTokens
+	c.ContinuousUsage = f.Continuous
 }

@@ -58,7 +58,8 @@
 // (nil, not measured) when UsageOutput is above the bytes the stream
 // carried: such tokens were not all streamed (hidden reasoning, or a false
 // count), so their times were never seen. If every chunk carried
-// cumulative usage (continuous usage stats) the per-chunk counts are
+// cumulative usage (continuous usage stats, which Config.ContinuousUsage
+// asks vLLM and SGLang for) the per-chunk counts are
 // exact, the last chunk's count falling short of the total only by tokens
 // that came without text (vLLM's EOS, in a last chunk of empty content),
 // which are the last chunk's; otherwise usage tokens are apportioned to chunks in
@@ -95,11 +96,11 @@
 // # Client
 //
 // The design names go-openai, and its wire types are used
-// (ChatCompletionMessage, StreamOptions, Usage, APIError), but requests and
+// (ChatCompletionMessage, Usage, APIError), but requests and
 // the SSE stream are handled with net/http directly: go-openai's Recv
 // returns io.EOF both after [DONE] and when the body simply ends, so a
 // missing [DONE] cannot be detected; its request structs cannot carry
-// ignore_eos, and they drop temperature 0 (omitempty) so the server's
+// ignore_eos or continuous_usage_stats, and they drop temperature 0 (omitempty) so the server's
 // default temperature would apply; and reads cannot be timestamped.
 //
 // # Prompts

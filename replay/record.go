@@ -334,19 +334,20 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	}
 	f := strconv.FormatFloat
 	set := map[string]string{
-		"replay.base_url":        base,
-		"replay.endpoint":        string(cfg.Endpoint),
-		"replay.arrival":         string(cfg.Arrival),
-		"replay.concurrency":     strconv.Itoa(cfg.Concurrency),
-		"replay.time_scale":      f(cfg.TimeScale, 'g', -1, 64),
-		"replay.temperature":     f(cfg.Temperature, 'g', -1, 64),
-		"replay.ignore_eos":      strconv.FormatBool(cfg.IgnoreEOS),
-		"replay.max_tokens":      maxTokensNote(cfg.MaxTokens),
-		"replay.tokens_per_byte": f(cfg.Text.TokensPerByte, 'g', 6, 64),
-		"replay.prompt_overhead": f(cfg.Text.Overhead, 'g', 6, 64),
-		"replay.prompt_prefix":   f(cfg.Text.Prefix, 'g', 6, 64),
-		"replay.run":             strconv.Itoa(run) + "/" + strconv.Itoa(cfg.Repeat),
-		"replay.status":          "complete",
+		"replay.base_url":         base,
+		"replay.endpoint":         string(cfg.Endpoint),
+		"replay.arrival":          string(cfg.Arrival),
+		"replay.concurrency":      strconv.Itoa(cfg.Concurrency),
+		"replay.time_scale":       f(cfg.TimeScale, 'g', -1, 64),
+		"replay.temperature":      f(cfg.Temperature, 'g', -1, 64),
+		"replay.ignore_eos":       strconv.FormatBool(cfg.IgnoreEOS),
+		"replay.continuous_usage": strconv.FormatBool(cfg.ContinuousUsage),
+		"replay.max_tokens":       maxTokensNote(cfg.MaxTokens),
+		"replay.tokens_per_byte":  f(cfg.Text.TokensPerByte, 'g', 6, 64),
+		"replay.prompt_overhead":  f(cfg.Text.Overhead, 'g', 6, 64),
+		"replay.prompt_prefix":    f(cfg.Text.Prefix, 'g', 6, 64),
+		"replay.run":              strconv.Itoa(run) + "/" + strconv.Itoa(cfg.Repeat),
+		"replay.status":           "complete",
 	}
 	if cfg.Salt != 0 { // 0: each run draws its own
 		set["replay.prompt_salt"] = strconv.FormatUint(cfg.Salt, 10)

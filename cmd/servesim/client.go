@@ -19,6 +19,7 @@ func clientFlags(timeout time.Duration) []cli.Flag {
 		&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
 		&cli.DurationFlag{Name: "timeout", Value: timeout, Usage: "per-request timeout, send to last byte"},
 		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
+		&cli.BoolFlag{Name: "continuous-usage", Usage: `send stream_options "continuous_usage_stats": true (vLLM, SGLang): usage on every chunk, so a chunk of several tokens gets the server's count instead of a share by text length (OpenAI's API may refuse it)`},
 		&cli.Float64Flag{Name: "tokens-per-byte", DefaultText: "calibrate with 3 probes", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead)"},
 		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
 		&cli.Float64Flag{Name: "prompt-prefix", Usage: "text model: the tokens of --prompt-overhead before the text (BOS and the chat template's header), which an engine's prompt cache shares between any two requests", DefaultText: "unknown: the whole overhead is counted before the text"},
@@ -37,6 +38,7 @@ func applyClientFlags(c *cli.Context, cfg *replay.Config) error {
 	set("endpoint", func() { cfg.Endpoint = replay.Endpoint(c.String("endpoint")) })
 	set("timeout", func() { cfg.Timeout = c.Duration("timeout") })
 	set("ignore-eos", func() { cfg.IgnoreEOS = c.Bool("ignore-eos") })
+	set("continuous-usage", func() { cfg.ContinuousUsage = c.Bool("continuous-usage") })
 	set("tokens-per-byte", func() { cfg.Text.TokensPerByte = c.Float64("tokens-per-byte") })
 	set("prompt-overhead", func() { cfg.Text.Overhead = c.Float64("prompt-overhead") })
 	set("prompt-prefix", func() { cfg.Text.Prefix = c.Float64("prompt-prefix") })

@@ -28,8 +28,8 @@ func recordCommand() *cli.Command {
 			"to OUT.partial.arrows, flushed every 0.5 s, so a crash loses at most the last second. Settings can come\n" +
 			"from --settings FILE (.json or .toml); flags override the file. Its keys: trace, out, base_url, model,\n" +
 			"arrival, concurrency, time_scale, repeat, save_raw, temperature, keep_text, block_size, prompt_salt,\n" +
-			"api_key_env, endpoint, timeout (a duration string, \"30s\"), ignore_eos, flush_every, max_idle_conns,\n" +
-			"max_tokens (a cap on the max_tokens sent; 0 = none), slo\n" +
+			"api_key_env, endpoint, timeout (a duration string, \"30s\"), ignore_eos, continuous_usage, flush_every,\n" +
+			"max_idle_conns, max_tokens (a cap on the max_tokens sent; 0 = none), slo\n" +
 			"(as --slo: \"ttft=2s,tpot=50ms\"; the summary then gives goodput, the requests within every limit), and a\n" +
 			"[text_model] table (a JSON object) with tokens_per_byte, overhead and prefix for --tokens-per-byte,\n" +
 			"--prompt-overhead and --prompt-prefix. --gpu, --engine-metrics and --telemetry-interval are flags only;\n" +

@@ -53,6 +53,7 @@ type Options struct {
 	Status          int               // status for the Status fault; 0 = 500
 	FaultAfter      int               // content chunks before a mid-stream fault; 0 = 2
 	ContinuousUsage bool              // put cumulative usage on every content chunk, too
+	UsageIfAsked    bool              // put it there when the request sent stream_options.continuous_usage_stats, as vLLM and SGLang do
 	Fault           func(n int) Fault // fault for the n-th request (0-based, arrival order); nil = OK
 	Record          bool              // keep every request (Requests)
 	Cached          func(n int) int   // cached prompt tokens to report for request n; nil = none
@@ -75,6 +76,7 @@ type Request struct {
 	Temperature   *float64
 	IgnoreEOS     bool
 	IncludeUsage  bool
+	Continuous    bool // stream_options.continuous_usage_stats
 	Stream        bool
 	Prompt        string // chat: the concatenated message contents
 }
@@ -142,6 +144,7 @@ type wireRequest struct {
 	IgnoreEOS     bool     `json:"ignore_eos"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
+		Continuous   bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
 	Messages []struct {
 		Role    string `json:"role"`
@@ -176,7 +179,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	got := Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Model: req.Model,
 		MaxTokens: req.MaxTokens, Temperature: req.Temperature, IgnoreEOS: req.IgnoreEOS, Stream: req.Stream,
-		IncludeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, Prompt: prompt}
+		IncludeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		Continuous:   req.StreamOptions != nil && req.StreamOptions.Continuous, Prompt: prompt}
 	if s.opts.Record {
 		s.mu.Lock()
 		s.reqs = append(s.reqs, got)
@@ -234,12 +238,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if eos := s.opts.EOSAfter; eos > 0 && eos < maxTokens && (!req.IgnoreEOS || s.opts.EOSIgnoresFlag) {
 		maxTokens, stop = eos, `"stop"`
 	}
-	s.stream(w, r, chat, n, fault, maxTokens, stop, promptTokens, cached)
+	continuous := s.opts.ContinuousUsage || s.opts.UsageIfAsked && got.Continuous
+	s.stream(w, r, chat, n, fault, maxTokens, stop, promptTokens, cached, continuous)
 }
 
 // stream writes the SSE response of maxTokens output tokens, the last with
-// finish_reason stop, injecting fault.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int, fault Fault, maxTokens int, stop string, promptTokens, cached int) {
+// finish_reason stop, injecting fault; continuous puts the running usage on
+// every content chunk.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int, fault Fault, maxTokens int, stop string, promptTokens, cached int, continuous bool) {
 	var out *bufio.Writer
 	var flush func()
 	var conn net.Conn
@@ -352,7 +358,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 		}
 		buf = append(buf, finish...)
 		buf = append(buf, '}', ']')
-		if s.opts.ContinuousUsage {
+		if continuous {
 			buf = appendUsage(buf, promptTokens, emitted, cached)
 		}
 		buf = append(buf, '}')
