@@ -15,7 +15,7 @@ import (
 // in magnitude a figure is shown in exponent form (1e+20), not as dozens
 // of digits; a value that is not 0 but rounds to 0 at the cell's decimals
 // keeps two significant digits (3e-07), so that it does not read as none;
-// and 0 is never signed.
+// and 0 is never negative ("0.0", and "+0.0%" as Change signs every figure).
 
 // Huge is the magnitude from which fixed-point output stops being
 // readable (16 digits and more).
@@ -27,6 +27,8 @@ func known(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // two significant digits where the decimals would show 0.
 func Fixed(v float64, prec int) string {
 	switch a := math.Abs(v); {
+	case !known(v):
+		return "—"
 	case a == 0:
 		return fmt.Sprintf("%.*f", prec, 0.0)
 	case a >= Huge:
@@ -73,25 +75,32 @@ func USD(v float64) string {
 }
 
 // Change is a relative change or error r as a signed percentage with one
-// decimal ("+12.3%", "-4.0%"), in exponent form from Huge percent on
-// ("+1e+16%"); inf is what an infinite r reads as, "—" an unknown one.
+// decimal ("+12.3%", "-4.0%", "+0.0%"), as Fixed writes the figure
+// ("-0.04%", never "-0.0%"; "+1e+16%" from Huge percent on); inf is
+// what an infinite r reads as, "—" an unknown one.
 func Change(r float64, inf string) string {
+	var s string
 	switch {
 	case math.IsNaN(r):
 		return "—"
 	case math.IsInf(r, 0):
 		return inf
 	case math.Abs(100*r) >= Huge:
-		if r > 0 {
-			return "+" + Hundredfold(r) + "%"
-		}
-		return Hundredfold(r) + "%"
+		s = Hundredfold(r)
+	default:
+		s = Fixed(100*r, 1)
 	}
-	return fmt.Sprintf("%+.1f%%", 100*r)
+	if s[0] != '-' {
+		s = "+" + s
+	}
+	return s + "%"
 }
 
 // Hundredfold is 100 × v in exponent form, exact where 100 × v would
-// overflow to Inf.
+// overflow to Inf; "—" for NaN.
 func Hundredfold(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
 	return new(big.Float).Mul(big.NewFloat(v), big.NewFloat(100)).Text('g', 3)
 }
