@@ -199,8 +199,9 @@ type MetricRow struct {
 	Predicted *float64 `json:"predicted"`
 	Measured  *float64 `json:"measured"`
 	// RelError is (predicted − measured) / measured; nil when either is
-	// missing, and when measured is 0 but predicted is not (an infinite
-	// error, which fails any tolerance). Both 0 is an error of 0.
+	// missing, and when measured is 0 but predicted is not, or the error
+	// is past what a float holds (an infinite error, which fails any
+	// tolerance). Both 0 is an error of 0.
 	RelError  *float64 `json:"rel_error"`
 	Tolerance float64  `json:"tolerance"`
 	Pass      *bool    `json:"pass"` // nil: nothing to compare, or not gated
@@ -232,12 +233,14 @@ func CompareMetrics(pred, meas *Metrics, tol Tolerances) []MetricRow {
 
 // relError is (predicted − measured) / measured. A measured 0 still has
 // a verdict: predicted 0 is exact, anything else is infinitely off, which
-// is reported as not finite (JSON cannot hold ±Inf).
+// is reported as not finite (JSON cannot hold ±Inf); so is an error past
+// what a float holds (1e308 predicted against 1e-10 measured).
 func relError(predicted, measured float64) (e float64, finite bool) {
 	if measured == 0 {
 		return 0, predicted == 0
 	}
-	return (predicted - measured) / measured, true
+	e = (predicted - measured) / measured
+	return e, !math.IsInf(e, 0) && !math.IsNaN(e)
 }
 
 // within reports whether |e| is at most tol, allowing for the rounding

@@ -232,7 +232,7 @@ func (r *MetricRow) check() error {
 			return fmt.Errorf("rel_error = %s: want (predicted − measured) / measured = %v", fmtOpt(r.RelError), e)
 		}
 	case r.RelError != nil && p != nil && m != nil:
-		return fmt.Errorf("rel_error = %v for predicted %v against measured 0: want null (an infinite error)", *r.RelError, *p)
+		return fmt.Errorf("rel_error = %v for predicted %v against measured %v: want null (an infinite error)", *r.RelError, *p, *m)
 	case r.RelError != nil:
 		return fmt.Errorf("rel_error = %v without a predicted and a measured value: want null", *r.RelError)
 	}
