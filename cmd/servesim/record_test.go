@@ -110,6 +110,7 @@ func TestProxyFlagErrorsNameTheFlags(t *testing.T) {
 	}{
 		{[]string{"--upstream", "localhost:8000", "--out", out}, "--upstream: ", "Upstream"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", filepath.Join(dir, "cap.txt")}, "--out: ", "Out"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", filepath.Join(dir, "none", "cap.parquet")}, "--out: " + filepath.Join(dir, "none", "cap.parquet") + ": directory " + filepath.Join(dir, "none") + " does not exist", "partial"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--block-size", "0"}, "--block-size: must be > 0, got 0", "BlockSize"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--tokens-per-byte", "9"}, "--tokens-per-byte: must be in (0, 4], got 9", "TokensPerByte"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--flush-interval", "0s"}, "--flush-interval: must be > 0, got 0s", "FlushInterval"},

@@ -104,6 +104,10 @@ func (c *Config) Validate() error {
 	if _, err := traces.FormatOf(c.Out); err != nil {
 		return bad("Out", "%v", err)
 	}
+	// Else the session fails only once it starts, naming its staging file.
+	if err := atomicfile.CheckDir(c.Out); err != nil {
+		return bad("Out", "%v", err)
+	}
 	return nil
 }
 

@@ -688,6 +688,7 @@ func TestValidate(t *testing.T) {
 		"Upstream ":      func(c *Config) { c.Upstream = "localhost:8000" },
 		"Out":            func(c *Config) { c.Out = "" },
 		"Out ":           func(c *Config) { c.Out = "t.txt" },
+		"Out  ":          func(c *Config) { c.Out = filepath.Join(t.TempDir(), "none", "t.parquet") },
 		"BlockSize":      func(c *Config) { c.BlockSize = 0 },
 		"TokensPerByte":  func(c *Config) { c.TokensPerByte = 0 },
 		"FlushInterval":  func(c *Config) { c.FlushInterval = 0 },
