@@ -9,7 +9,8 @@ import (
 // An input path that does not exist, or is a directory where a file is
 // wanted, or a servesim trace with an unknown extension, is a usage error
 // in every command, as record's --trace: exit status 2, found before any
-// work, naming the flag or argument and the path.
+// work, naming the flag or argument and the path in one form ("--trace:
+// PATH", as the error of a file that does not parse names them).
 func TestMissingInputIsAUsageError(t *testing.T) {
 	dir := t.TempDir()
 	trace := writeFile(t, dir, "t.csv", smallCSV)
@@ -51,6 +52,7 @@ func TestMissingInputIsAUsageError(t *testing.T) {
 		{"shard", nope("n.parquet"), []string{"sweep", "merge", filepath.Join(dir, "m.parquet"), nope("n.parquet")}},
 		{"--from-traces", nope("runs"), []string{"calibrate", "--from-traces", nope("runs"), "--out", filepath.Join(dir, "p.json")}},
 		{"--vidur-profile", nope("mlp.csv"), []string{"calibrate", "--vidur-profile", nope("mlp.csv"), "--model", "llama-3.1-8b", "--device", "H100-SXM-80G", "--out", filepath.Join(dir, "p.json")}},
+		{"--trace", nope("n.csv"), append([]string{"record", "--trace", nope("n.csv"), "--out", filepath.Join(dir, "r.csv")}, live...)},
 	}
 	for _, tc := range cases {
 		_, code, err := runCode(t, tc.args...)
@@ -58,8 +60,8 @@ func TestMissingInputIsAUsageError(t *testing.T) {
 		if err != nil {
 			msg = err.Error()
 		}
-		if code != 2 || !strings.Contains(msg, tc.flag+" "+tc.path) || strings.Contains(msg, "calibrate: loading") {
-			t.Errorf("%s: exit %d, %q; want 2 naming %s %s", strings.Join(tc.args[:2], " "), code, msg, tc.flag, tc.path)
+		if code != 2 || !strings.Contains(msg, ": "+tc.flag+": "+tc.path) || strings.Contains(msg, "calibrate: loading") {
+			t.Errorf("%s: exit %d, %q; want 2 naming %s: %s", strings.Join(tc.args[:2], " "), code, msg, tc.flag, tc.path)
 		}
 	}
 }

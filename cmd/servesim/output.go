@@ -137,7 +137,8 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 
 // checkInputs refuses an input path that does not exist, or that is a
 // directory where a file is wanted (unless dirOK): a usage error found
-// before any work, naming the flag or argument, as record's --trace. An
+// before any work, naming the flag or argument as record's --trace does
+// ("record: --trace: PATH: …", the form of every input's error). An
 // input that exists but cannot be read or parsed fails as the work does
 // (exit status 1). Empty paths are skipped.
 func checkInputs(cmd string, dirOK bool, inputs ...namedPath) error {
@@ -148,9 +149,9 @@ func checkInputs(cmd string, dirOK bool, inputs ...namedPath) error {
 		fi, err := os.Stat(in.path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return usageErrorf("%s: %s %s: no such file or directory", cmd, in.name, in.path)
+			return usageErrorf("%s: %s: %s: no such file or directory", cmd, in.name, in.path)
 		case err == nil && fi.IsDir() && !dirOK:
-			return usageErrorf("%s: %s %s is a directory: want a file", cmd, in.name, in.path)
+			return usageErrorf("%s: %s: %s is a directory: want a file", cmd, in.name, in.path)
 		}
 	}
 	return nil

@@ -60,7 +60,7 @@ func twoArgs(c *cli.Context) (string, string, error) {
 // extension), a usage error found before any work, as OUT's.
 func servesimIn(cmd, in string) error {
 	if _, err := traces.FormatOf(in); err != nil {
-		return usageErrorf("%s: IN %v", cmd, err)
+		return usageErrorf("%s: IN: %v", cmd, err)
 	}
 	return nil
 }
