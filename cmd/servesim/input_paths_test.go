@@ -77,3 +77,14 @@ func TestMalformedProfileNamesTheFlag(t *testing.T) {
 		t.Errorf("exit %d, %v; want 1 and an error starting \"simulate: --profile: %s: \"", code, err, prof)
 	}
 }
+
+// --from-traces names a calibration's trace directory: a file there is a
+// usage error naming the flag, as a path that does not exist is.
+func TestFromTracesFileIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "t.parquet", "")
+	_, code, err := runCode(t, "calibrate", "--from-traces", file, "--out", filepath.Join(dir, "p.json"))
+	if want := "calibrate: --from-traces: " + file + " is not a directory"; code != 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("exit %d, %v; want 2 and %q", code, err, want)
+	}
+}
