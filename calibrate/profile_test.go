@@ -3,9 +3,11 @@ package calibrate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,9 +103,9 @@ func TestLoadProfileRejects(t *testing.T) {
 	cases := []struct {
 		name, from, to, want string
 	}{
-		{"unknown top-level field", `"engine": "vllm",`, `"engine": "vllm", "engin": "x",`, `unknown field "engin"`},
-		{"unknown nested field", `"c0": {`, `"c0": {"valu": 1,`, `unknown field "valu"`},
-		{"missing coefficient", `"ca": {`, `"ca_old": {`, `unknown field "ca_old"`},
+		{"unknown top-level field", `"engine": "vllm",`, `"engine": "vllm", "engin": "x",`, `line 3: unknown field "engin"`},
+		{"unknown nested field", `"c0": {`, `"c0": {"valu": 1,`, `line 15: unknown field "valu"`},
+		{"missing coefficient", `"ca": {`, `"ca_old": {`, `line 27: unknown field "ca_old"`},
 		{"missing value", `"value": 0.004,`, ``, `step.c0.value`},
 		{"bad status", `"status": "fit"`, `"status": "guess"`, `status = "guess"`},
 		{"negative coefficient", `"value": 0.004,`, `"value": -0.004,`, `step.c0.value = -0.004`},
@@ -338,6 +340,35 @@ func TestLoadProfileSyntaxErrorNamesLine(t *testing.T) {
 		if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tc.to, err, tc.want)
 		}
+	}
+}
+
+// A mistyped key in a hand-edited profile is named with its line, in
+// every object of the profile.
+func TestLoadProfileUnknownKeyNamesLine(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(golden), "\n")
+	tried := 0
+	for i, line := range lines {
+		if !strings.HasSuffix(line, "{") {
+			continue
+		}
+		edited := slices.Clone(lines)
+		edited[i] += ` "zz_typo": 1,`
+		_, err := ParseProfile([]byte(strings.Join(edited, "\n")))
+		if err == nil || !strings.Contains(err.Error(), `unknown field "zz_typo"`) {
+			continue // a map's key, not a field
+		}
+		tried++
+		if want := fmt.Sprintf(`line %d: unknown field "zz_typo"`, i+1); !strings.Contains(err.Error(), want) {
+			t.Errorf("key added on line %d: error %v, want it to contain %q", i+1, err, want)
+		}
+	}
+	if tried < 10 {
+		t.Errorf("only %d objects took the key as a field", tried)
 	}
 }
 

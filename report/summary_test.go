@@ -72,7 +72,7 @@ func TestParseSummaryRejects(t *testing.T) {
 		{"null", []byte(`null`), "s.json: not a simulate summary.json: line 1: want a JSON array, got JSON null"},
 		{"a null result", []byte(`[null]`), "s.json: [0]: a result without a Summary"},
 		{"no summary", []byte(`[{"Name": "a"}]`), "s.json: [0]: a result without a Summary"},
-		{"unknown field", []byte(`[{"Name": "a", "Nmae": "b"}]`), `s.json: not a simulate summary.json: json: unknown field "Nmae"`},
+		{"unknown field", []byte(`[{"Name": "a", "Nmae": "b"}]`), `s.json: not a simulate summary.json: line 1: unknown field "Nmae"`},
 		{"truncated", real[:len(real)/2], "s.json: not a simulate summary.json: truncated"},
 		{"trailing data", append(append([]byte{}, real...), "[]"...), "more data after the JSON value"},
 		{"syntax", []byte("[\n{\"Name\": a}]"), "s.json: not a simulate summary.json: line 2: invalid character 'a'"},

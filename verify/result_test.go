@@ -2,8 +2,10 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,5 +123,34 @@ func TestParseResultRejects(t *testing.T) {
 	data := edit(t, func(m map[string]any) { cand(m, 0)["rank"], cand(m, 1)["status"] = -1, "" })
 	if _, err := ParseResult(data, "v.json"); err == nil || strings.Count(err.Error(), "\n") < 2 {
 		t.Errorf("two problems (and the incomplete count): %v", err)
+	}
+}
+
+// A mistyped key in verify.json is named with its line, in every object
+// that is a struct's.
+func TestParseResultUnknownKeyNamesLine(t *testing.T) {
+	data, err := os.ReadFile("testdata/verify.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	tried := 0
+	for i, line := range lines {
+		if !strings.HasSuffix(line, "{") {
+			continue
+		}
+		edited := slices.Clone(lines)
+		edited[i] += ` "zz_typo": 1,`
+		_, err := ParseResult([]byte(strings.Join(edited, "\n")), "v.json")
+		if err == nil || !strings.Contains(err.Error(), `unknown field "zz_typo"`) {
+			continue // a map's key, not a field
+		}
+		tried++
+		if want := fmt.Sprintf(`line %d: unknown field "zz_typo"`, i+1); !strings.Contains(err.Error(), want) {
+			t.Errorf("key added on line %d: error %v, want it to contain %q", i+1, err, want)
+		}
+	}
+	if tried < 10 {
+		t.Errorf("only %d objects took the key as a field", tried)
 	}
 }

@@ -184,7 +184,7 @@ func TestParseCandidates(t *testing.T) {
 		{`{}`, "c.json: no candidates (did any config meet the SLO?)"},
 		{`{"candidates": []}`, "c.json: no candidates"},
 		{`[]`, "c.json: not a candidates.json (simulate --sweep --top N): line 1: want a JSON object, got JSON array"},
-		{`{"candidates": [{"rank": 1, "rnak": 2}]}`, `c.json: not a candidates.json (simulate --sweep --top N): json: unknown field "rnak"`},
+		{`{"candidates": [{"rank": 1, "rnak": 2}]}`, `c.json: not a candidates.json (simulate --sweep --top N): line 1: unknown field "rnak"`},
 		{"{\n\"candidates\": [{\"rank\": \"1\"}]}", "c.json: not a candidates.json (simulate --sweep --top N): line 2: candidates.rank: want int64, got JSON string"},
 		{string(real[:len(real)/2]), "c.json: not a candidates.json (simulate --sweep --top N): truncated"},
 		{string(real) + "{}", "c.json: not a candidates.json (simulate --sweep --top N): line 84: more data after the JSON value"},

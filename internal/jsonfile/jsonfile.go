@@ -1,7 +1,6 @@
 // Package jsonfile decodes the JSON files servesim writes and reads back
 // (summary.json, verify.json, candidates.json) strictly, with errors that
-// say on which line, except an unknown field's, which names the field
-// (encoding/json does not tell where it is).
+// say on which line.
 package jsonfile
 
 import (
@@ -10,11 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // DecodeStrict decodes data, one JSON value, into v: unknown fields and
-// anything after the value are errors, and syntax and type errors say on
-// which line (an unknown field's error names only the field). want names the value expected ("a JSON array") in errors.
+// anything after the value are errors, and syntax and type errors and
+// unknown fields say on which line (an unknown field inside a value that
+// decodes itself, with its own UnmarshalJSON, is named without one). want
+// names the value expected ("a JSON array") in errors.
 func DecodeStrict(data []byte, v any, want string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -43,6 +46,10 @@ func DecodeStrict(data []byte, v any, want string) error {
 		return fmt.Errorf("line %d: %s: want %s, got JSON %s", lineAt(data, te.Offset), te.Field, te.Type, te.Value)
 	case errors.As(err, &te):
 		return fmt.Errorf("line %d: want %s, got JSON %s", lineAt(data, te.Offset), want, te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		if line, ok := unknownFieldLine(data, reflect.TypeOf(v), err.Error()); ok {
+			return fmt.Errorf("line %d: %s", line, strings.TrimPrefix(err.Error(), "json: "))
+		}
 	}
 	return err
 }
