@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,43 +24,52 @@ import (
 
 // metricsAt serves a vLLM /metrics page and keeps, for every scrape, what
 // was at path then ("" for no file): what a reader saw while the run went.
+// Each scrape answers its own number as the waiting count, so the samples
+// published tell which scrapes the run used: a handler that ran late, after
+// the publishing, is not one of them.
 type metricsAt struct {
 	path string
 	mu   sync.Mutex
-	seen []string
+	seen []string // by scrape number
 }
 
 func newMetricsAt(t *testing.T, path string) (*metricsAt, string) {
 	m := &metricsAt{path: path}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := os.ReadFile(m.path)
-		if r.Context().Err() != nil {
-			// The scraper gave this request up when the run stopped: a
-			// handler scheduled late reads the file after its publishing.
-			return
-		}
 		m.mu.Lock()
+		n := len(m.seen)
 		m.seen = append(m.seen, string(b))
 		m.mu.Unlock()
-		io.WriteString(w, "vllm:num_requests_running 1\nvllm:num_requests_waiting 0\n")
+		fmt.Fprintf(w, "vllm:num_requests_running 1\nvllm:num_requests_waiting %d\n", n)
 	}))
 	t.Cleanup(srv.Close)
 	return m, srv.URL
 }
 
-// checkSaw reports the scrapes that found anything but want at the path.
+// checkSaw reports the scrapes whose samples were published at the path
+// and that found anything but want there.
 func (m *metricsAt) checkSaw(t *testing.T, want, what string) {
 	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(readText(t, m.path))).ReadAll()
+	if err != nil || len(rows) == 0 || rows[0][4] != "waiting" {
+		t.Fatalf("%s: %v, rows %q: want the engine samples' CSV", m.path, err, rows)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	other := 0
-	for _, s := range m.seen {
-		if s != want {
+	used, other := 0, 0
+	for _, r := range rows[1:] {
+		n, err := strconv.Atoi(r[4])
+		if err != nil || n < 0 || n >= len(m.seen) {
+			t.Fatalf("%s: a sample of scrape %d, of %d served", m.path, n, len(m.seen))
+		}
+		used++
+		if m.seen[n] != want {
 			other++
 		}
 	}
-	if len(m.seen) == 0 || other > 0 {
-		t.Errorf("%d of %d scrapes while the run went found another file at %s than %s", other, len(m.seen), m.path, what)
+	if used == 0 || other > 0 {
+		t.Errorf("%d of %d scrapes while the run went found another file at %s than %s", other, used, m.path, what)
 	}
 }
 
