@@ -44,3 +44,35 @@ func TestCalibrateSaturatedPagedEngineGetsNoSlotCache(t *testing.T) {
 		}
 	}
 }
+
+// A refit's --engine names the engine where the traces name none: a
+// paged one keeps the ramp's limit out of the slots, as it does live.
+func TestCalibrateRefitEngineFlagNamesAPagedEngine(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{Slots: 1, TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "p.json")
+	if _, err := run(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	refit := filepath.Join(filepath.Dir(out), "q.json")
+	text, err := run(t, "calibrate", "--out", refit, "--engine", "vllm", "--from-traces", strings.TrimSuffix(out, ".json")+".traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, `engine slots: none, a paged KV cache (engine "vllm")`) {
+		t.Errorf("refit with --engine vllm does not say the engine is paged:\n%s", text)
+	}
+	p, err := calibrate.LoadProfile(refit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Engine != "vllm" {
+		t.Errorf("profile engine %q, want vllm", p.Engine)
+	}
+	for _, term := range []calibrate.Term{calibrate.TermPrefillResident, calibrate.TermDecodeResident, calibrate.TermResident} {
+		if s := p.Step.At(term).Status; s != calibrate.StatusOff {
+			t.Errorf("%s status %s, want off for a paged engine", term, s)
+		}
+	}
+}
