@@ -260,7 +260,7 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	case ch.Error != nil && ch.Error.Message != "":
 		problem = KindStreamError + ": " + clip([]byte(ch.Error.Message))
 		if ch.Error.Type != "" {
-			problem += " (" + ch.Error.Type + ")"
+			problem += " (" + clip([]byte(ch.Error.Type)) + ")" // the server's text too
 		}
 		return problem
 	case ch.Object == "error" && ch.Message != "":
