@@ -67,6 +67,21 @@ func pagedEngine(runs []*RunResult) string {
 	return ""
 }
 
+// NameEngine names engine (name and version) the engine of the runs
+// whose traces name none: a refit told it (by --engine, or by the profile
+// it refits) decides a paged engine from it as the calibration that knew
+// it did (pagedEngine).
+func NameEngine(runs []*RunResult, engine string) {
+	if engine = strings.TrimSpace(engine); engine == "" {
+		return
+	}
+	for _, r := range runs {
+		if r.Meta.Engine == "" {
+			r.Meta.Engine = engine
+		}
+	}
+}
+
 // slotCells is the cells per slot of the slot cache calibration replays:
 // more than any calibration run fills, so that placement never wraps.
 const slotCells = 1 << 14

@@ -121,6 +121,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 			rr.OldRuns++ // as the plan counts runs: the warm-up and slot resets are replayed, not fitted
 		}
 	}
+	calibrate.NameEngine(runs, parent.Engine+" "+parent.EngineVersion)
 	verifying := map[*calibrate.RunResult]bool{} // this verification's runs, not the parent's
 	for _, c := range res.Candidates {
 		if c.Status != StatusOK {

@@ -252,15 +252,7 @@ func runCalibrate(c *cli.Context) error {
 		if info, err = refitInfo(info, runs); err != nil {
 			return err
 		}
-		// An --engine the traces do not contradict names their engine,
-		// as it would have live: Analyze takes its kind from the runs.
-		if engine := strings.TrimSpace(info.Engine + " " + info.EngineVersion); engine != "" {
-			for _, r := range runs {
-				if r.Meta.Engine == "" {
-					r.Meta.Engine = engine
-				}
-			}
-		}
+		calibrate.NameEngine(runs, info.Engine+" "+info.EngineVersion)
 		// as the plan counts them: not the warm-up and slot resets
 		fmt.Fprintf(w, "refitting %d runs from %s\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
 		// Power from the GPU samples taken beside the runs, on the devices

@@ -75,4 +75,22 @@ func TestCalibrateRefitEngineFlagNamesAPagedEngine(t *testing.T) {
 			t.Errorf("%s status %s, want off for a paged engine", term, s)
 		}
 	}
+	// verify's --refit of that profile replays the same traces: the
+	// profile's engine names theirs.
+	cands, tr := oneCandidate(t, filepath.Dir(out))
+	again := filepath.Join(filepath.Dir(out), "r.json")
+	text, err = run(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", srv.BaseURL(), "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(filepath.Dir(out), "v"),
+		"--profile", refit, "--refit", "--refit-out", again, "--tol-throughput", "0", "--tol-ttft", "0", "--tol-tpot", "0", "--tol-p99", "0", "--tol-cost", "0")
+	if err != nil {
+		t.Fatalf("verify --refit: %v\n%s", err, text)
+	}
+	if p, err = calibrate.LoadProfile(again); err != nil {
+		t.Fatal(err)
+	}
+	for _, term := range []calibrate.Term{calibrate.TermPrefillResident, calibrate.TermDecodeResident, calibrate.TermResident} {
+		if s := p.Step.At(term).Status; s != calibrate.StatusOff {
+			t.Errorf("verify --refit: %s status %s, want off for a paged engine", term, s)
+		}
+	}
 }
