@@ -192,10 +192,10 @@ func runCalibrate(c *cli.Context) error {
 	// measured: a bad --out would otherwise fail only when the profile is
 	// saved, minutes on.
 	if err := atomicfile.CheckDir(out); err != nil {
-		return cli.Exit(fmt.Sprintf("calibrate: --out %v", err), 2)
+		return cli.Exit(fmt.Sprintf("calibrate: --out: %v", err), 2)
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return cli.Exit(fmt.Sprintf("calibrate: --out %s is a directory: want the profile's file", out), 2)
+		return cli.Exit(fmt.Sprintf("calibrate: --out: %s is a directory: want the profile's file", out), 2)
 	}
 	if live {
 		// The runs' directory at the profile's path leaves no room to save it.
@@ -203,12 +203,12 @@ func runCalibrate(c *cli.Context) error {
 			return err
 		}
 		if err := atomicfile.CheckDir(traceDir); err != nil {
-			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %v", err), 2)
+			return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %v", err), 2)
 		}
 		// The default is derived from --out: a file of that name is no
 		// place for the runs, and mkdir would say only "not a directory".
 		if fi, err := os.Stat(traceDir); err == nil && !fi.IsDir() {
-			return cli.Exit(fmt.Sprintf("calibrate: --trace-out %s is a file: want a directory for the runs' traces", traceDir), 2)
+			return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %s is a file: want a directory for the runs' traces", traceDir), 2)
 		}
 		if err := cfg.Validate(); err != nil {
 			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
@@ -280,7 +280,7 @@ func runCalibrate(c *cli.Context) error {
 		return err
 	}
 	if n, err := calibrate.ClearRuns(traceDir); err != nil {
-		return fmt.Errorf("calibrate: --trace-out %s: %w", traceDir, err)
+		return fmt.Errorf("calibrate: --trace-out: %s: %w", traceDir, err)
 	} else if n > 0 {
 		fmt.Fprintf(w, "removed the %d run traces of an earlier calibration from %s\n", n, traceDir)
 	}
@@ -289,7 +289,7 @@ func runCalibrate(c *cli.Context) error {
 	// leave them beside traces they do not describe.
 	gpuCSV := filepath.Join(traceDir, "gpu.csv")
 	if removed, err := telemetry.RemoveStale(gpuCSV); err != nil {
-		return fmt.Errorf("calibrate: --trace-out %s: %w", traceDir, err)
+		return fmt.Errorf("calibrate: --trace-out: %s: %w", traceDir, err)
 	} else if removed {
 		fmt.Fprintf(w, "removed the GPU samples of an earlier calibration, %s\n", gpuCSV)
 	}

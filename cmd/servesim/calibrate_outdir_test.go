@@ -20,7 +20,7 @@ func TestCalibrateRefusesOutDirectory(t *testing.T) {
 	for _, out := range []string{dir, dir + string(filepath.Separator)} {
 		text, code, err := runCode(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
 			"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--tokens-per-byte", "1", "--prompt-overhead", "20")
-		if code != 2 || err == nil || !strings.Contains(err.Error(), "--out "+out+" is a directory") {
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--out: "+out+" is a directory") {
 			t.Errorf("--out %s: exit %d, err %v; want exit 2 naming --out as a directory", out, code, err)
 		}
 		if n := srv.Count(); n > 0 {
@@ -60,7 +60,7 @@ func TestCalibrateRefusesTraceOutFile(t *testing.T) {
 	}
 	_, code, err := runCode(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
 		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--tokens-per-byte", "1", "--prompt-overhead", "20")
-	if code != 2 || err == nil || !strings.Contains(err.Error(), "--trace-out "+traceOut) || !strings.Contains(err.Error(), "directory") {
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--trace-out: "+traceOut) || !strings.Contains(err.Error(), "directory") {
 		t.Errorf("exit %d, err %v; want exit 2 naming --trace-out %s and that it wants a directory", code, err, traceOut)
 	}
 	if n := srv.Count(); n > 0 {

@@ -66,10 +66,10 @@ func runVidurProfile(c *cli.Context) error {
 		return err
 	}
 	if err := atomicfile.CheckDir(out); err != nil {
-		return usageErrorf("calibrate: --out %v", err)
+		return usageErrorf("calibrate: --out: %v", err)
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return usageErrorf("calibrate: --out %s is a directory: want the profile's file", out)
+		return usageErrorf("calibrate: --out: %s is a directory: want the profile's file", out)
 	}
 
 	p, prior, roof, err := calibrate.NewVidurProfile(csvPath, a, h, m, time.Now())

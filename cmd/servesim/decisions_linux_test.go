@@ -32,7 +32,7 @@ func TestSimulateDecisionsWriteErrorNamesTheFile(t *testing.T) {
 		fi, _ := os.Stat(d)
 		t.Fatalf("the run wrote its log past the file size limit: %d bytes", fi.Size())
 	}
-	if !strings.Contains(err.Error(), "--decisions "+d+": ") || strings.Contains(err.Error(), ".tmp") || strings.Contains(err.Error(), ".staged") {
-		t.Errorf("err = %v, want one naming --decisions %s and no temporary file", err, d)
+	if !strings.Contains(err.Error(), "--decisions: "+d+": ") || strings.Contains(err.Error(), ".tmp") || strings.Contains(err.Error(), ".staged") {
+		t.Errorf("err = %v, want one naming --decisions: %s and no temporary file", err, d)
 	}
 }

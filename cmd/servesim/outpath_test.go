@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,18 +27,71 @@ func TestOutputFileIsNotADirectory(t *testing.T) {
 	plan := basePlan(t, dir, "p.toml")
 	url, n := countingServer(t)
 	wantUsageErrors(t, []usageCase{
-		{[]string{"trace", "convert", in, taken}, "OUT " + taken},
-		{[]string{"trace", "convert", in, missing}, "OUT " + missing},
-		{[]string{"trace", "synth", "--requests", "3", taken}, "OUT " + taken},
-		{[]string{"trace", "slice", in, taken}, "OUT " + taken},
-		{[]string{"trace", "scale", "--time-factor", "2", in, taken}, "OUT " + taken},
-		{[]string{"trace", "import", in, taken}, "OUT " + taken},
-		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", taken}, "--decisions " + taken},
-		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", missing}, "--decisions " + missing},
-		{[]string{"record", "--trace", in, "--out", taken, "--base-url", url, "--model", "m", "--tokens-per-byte", "0.25"}, taken},
-		{[]string{"record", "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--out", taken2}, taken2},
+		{[]string{"trace", "convert", in, taken}, "OUT: " + taken + " is a directory"},
+		{[]string{"trace", "convert", in, missing}, "OUT: " + missing + ": directory"},
+		{[]string{"trace", "synth", "--requests", "3", taken}, "OUT: " + taken + " is a directory"},
+		{[]string{"trace", "slice", in, taken}, "OUT: " + taken + " is a directory"},
+		{[]string{"trace", "scale", "--time-factor", "2", in, taken}, "OUT: " + taken + " is a directory"},
+		{[]string{"trace", "import", in, taken}, "OUT: " + taken + " is a directory"},
+		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", taken}, "simulate: --decisions: " + taken + " is a directory"},
+		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", missing}, "simulate: --decisions: " + missing + ": directory"},
+		{[]string{"record", "--trace", in, "--out", taken, "--base-url", url, "--model", "m", "--tokens-per-byte", "0.25"}, "record: --out: " + taken + " is a directory"},
+		{[]string{"record", "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--out", taken2}, "record proxy: --out: " + taken2 + " is a directory"},
 	})
 	if n.Load() != 0 {
 		t.Errorf("record sent %d requests before refusing its --out", n.Load())
+	}
+}
+
+// An output path that is refused reads "CMD: --flag: PATH …" in every
+// command, as a missing input's and record's --out do: calibrate,
+// simulate, sweep, report and verify wrote "--flag PATH …".
+func TestOutputPathErrorsNameTheFlagOneWay(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	plan := basePlan(t, dir, "p.toml")
+	file := writeFile(t, dir, "file", "")
+	taken := filepath.Join(dir, "taken.json")
+	if err := os.Mkdir(taken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no", "such.json")
+	url, n := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	prof := filepath.Join("..", "..", "calibrate", "testdata", "profile_v1.json")
+	live := []string{"--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1"}
+	calibrate := func(args ...string) []string {
+		return append(append([]string{"calibrate"}, args...), append(live, "--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--prompt-overhead", "20")...)
+	}
+	verify := func(refitOut string) []string {
+		return append(append([]string{"verify", "--candidates", cands, "--trace", tr, "--out", filepath.Join(dir, "v")}, live...), "--profile", prof, "--refit", "--refit-out", refitOut)
+	}
+	profJSON := filepath.Join(dir, "p.json")
+	wantUsageErrors(t, []usageCase{
+		{calibrate("--out", taken), "calibrate: --out: " + taken + " is a directory"},
+		{calibrate("--out", missing), "calibrate: --out: " + missing + ": directory"},
+		{calibrate("--out", profJSON, "--trace-out", file), "calibrate: --trace-out: " + file + " is a file"},
+		{calibrate("--out", profJSON, "--trace-out", filepath.Join(dir, "no", "runs")), "calibrate: --trace-out: " + filepath.Join(dir, "no", "runs") + ": directory"},
+		{calibrate("--out", profJSON, "--trace-out", profJSON), "calibrate: --out: " + profJSON + " and --trace-out: " + profJSON + " are the same file"},
+		{[]string{"calibrate", "--vidur-profile", vidurLlama2H100, "--model", "Llama-2-7B", "--device", "H100-SXM-80G", "--out", taken}, "calibrate: --out: " + taken + " is a directory"},
+		{[]string{"calibrate", "--vidur-profile", vidurLlama2H100, "--model", "Llama-2-7B", "--device", "H100-SXM-80G", "--out", missing}, "calibrate: --out: " + missing + ": directory"},
+		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", in}, "simulate: --decisions: " + in + " would overwrite the input --trace: " + in},
+		{[]string{"sweep", "merge", filepath.Join(dir, "m.csv"), in}, "sweep merge: OUT: " + filepath.Join(dir, "m.csv") + ": want a .parquet file"},
+		{[]string{"report", "-o", filepath.Join(dir, "r.txt"), in}, "report: -o: " + filepath.Join(dir, "r.txt") + ": unknown report extension"},
+		{[]string{"report", "-o", dir, in}, "report: -o: " + dir + ": unknown report extension"},
+		{[]string{"report", "-o", filepath.Join(dir, "no", "r.html"), in}, "report: -o: " + filepath.Join(dir, "no", "r.html") + ": directory"},
+		{verify(taken), "verify: --refit-out: " + taken + " is a directory"},
+		{verify(missing), "verify: --refit-out: " + missing + ": directory"},
+	})
+	if n.Load() != 0 {
+		t.Errorf("%d requests reached the engine before an output was refused", n.Load())
+	}
+	for _, args := range [][]string{
+		{"simulate", "--trace", in, "--config", plan, "--out", file},
+		{"simulate", "--trace", in, "--sweep", smallSweep, "--out", file, "-q"},
+	} {
+		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), "simulate: --out: "+file+": want a directory") {
+			t.Errorf("%v: err %v; want one naming --out: %s", args, err, file)
+		}
 	}
 }

@@ -123,12 +123,12 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	for i, out := range outputs {
 		for _, o := range outputs[:i] {
 			if out.path != "" && o.path != "" && traces.SamePath(out.path, o.path) {
-				return usageErrorf("%s: %s %s and %s %s are the same file: write them apart", cmd, o.name, o.path, out.name, out.path)
+				return usageErrorf("%s: %s: %s and %s: %s are the same file: write them apart", cmd, o.name, o.path, out.name, out.path)
 			}
 		}
 		for _, in := range inputs {
 			if out.path != "" && in.path != "" && traces.SamePath(out.path, in.path) {
-				return usageErrorf("%s: %s %s would overwrite the input %s %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)
+				return usageErrorf("%s: %s: %s would overwrite the input %s: %s: write it elsewhere", cmd, out.name, out.path, in.name, in.path)
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func flagsFirst(cmd string, args []string) error {
 func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
 	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: --out %s: want a directory: %w", cmd, out, err)
+		return nil, fmt.Errorf("%s: --out: %s: want a directory: %w", cmd, out, err)
 	}
 	if !errors.Is(statErr, fs.ErrNotExist) {
 		return func() {}, nil

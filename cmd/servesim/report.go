@@ -95,13 +95,13 @@ func checkReportOut(out string) error {
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".html", ".htm", ".md", ".markdown":
 	default:
-		return usageErrorf("report: -o %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
+		return usageErrorf("report: -o: %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return usageErrorf("report: -o %s is a directory: want a .html or .md file", out)
+		return usageErrorf("report: -o: %s is a directory: want a .html or .md file", out)
 	}
 	if err := atomicfile.CheckDir(out); err != nil {
-		return usageErrorf("report: -o %v", err)
+		return usageErrorf("report: -o: %v", err)
 	}
 	return nil
 }

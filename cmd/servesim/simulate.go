@@ -153,7 +153,7 @@ func runSimulate(c *cli.Context) error {
 	for _, p := range plans {
 		if d := c.String("decisions"); d != "" {
 			if err := atomicfile.CheckFile(decisionsPath(d, p.name, len(plans) > 1)); err != nil {
-				return usageErrorf("simulate: --decisions %v", err)
+				return usageErrorf("simulate: --decisions: %v", err)
 			}
 		}
 	}
@@ -282,7 +282,7 @@ func (w decisionsWriter) Write(p []byte) (int, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		err = fmt.Errorf("--decisions %s: %w", w.path, err)
+		err = fmt.Errorf("--decisions: %s: %w", w.path, err)
 	}
 	return n, err
 }

@@ -474,7 +474,7 @@ func TestSimulateOutNotADirectoryNamesTheFlag(t *testing.T) {
 	cfg := basePlan(t, dir, "p.toml")
 	file := writeFile(t, dir, "res", "")
 	_, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--out", file)
-	if err == nil || !strings.Contains(err.Error(), "--out "+file) {
-		t.Errorf("err = %v, want one naming --out %s", err, file)
+	if err == nil || !strings.Contains(err.Error(), "--out: "+file) {
+		t.Errorf("err = %v, want one naming --out: %s", err, file)
 	}
 }

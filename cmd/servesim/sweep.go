@@ -56,7 +56,7 @@ func runSweepMerge(c *cli.Context) error {
 	}
 	out := c.Args().First()
 	if ext := filepath.Ext(out); !strings.EqualFold(ext, ".parquet") {
-		return usageErrorf("sweep merge: OUT %s: want a .parquet file (sweep results are Parquet), got extension %q", out, ext)
+		return usageErrorf("sweep merge: OUT: %s: want a .parquet file (sweep results are Parquet), got extension %q", out, ext)
 	}
 	var shards []namedPath
 	for _, s := range c.Args().Tail() {

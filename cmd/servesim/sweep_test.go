@@ -355,8 +355,8 @@ func TestSimulateSweepProfileWarnsOfMismatch(t *testing.T) {
 func TestSimulateSweepOutNotADirectory(t *testing.T) {
 	file := writeFile(t, t.TempDir(), "out", "")
 	_, err := run(t, "simulate", "--trace", shortTrace(t), "--sweep", smallSweep, "--out", file, "-q")
-	if err == nil || !strings.Contains(err.Error(), "--out "+file+": want a directory") {
-		t.Errorf("err = %v, want one naming --out %s and what it should be", err, file)
+	if err == nil || !strings.Contains(err.Error(), "--out: "+file+": want a directory") {
+		t.Errorf("err = %v, want one naming --out: %s and what it should be", err, file)
 	}
 }
 

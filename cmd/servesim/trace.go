@@ -70,10 +70,10 @@ func servesimIn(cmd, in string) error {
 // usage error found before any work, as record's --out.
 func checkTraceOut(cmd, out string) error {
 	if _, err := traces.FormatOf(out); err != nil {
-		return usageErrorf("%s: OUT %v", cmd, err)
+		return usageErrorf("%s: OUT: %v", cmd, err)
 	}
 	if err := atomicfile.CheckFile(out); err != nil {
-		return usageErrorf("%s: OUT %v", cmd, err)
+		return usageErrorf("%s: OUT: %v", cmd, err)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func TestVerifyRefusesToOverwriteTheProfilesTraces(t *testing.T) {
 		args := append([]string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
 			"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out, "--profile", pp}, refit...)
 		text, code, err := runCode(t, args...)
-		if code != 2 || err == nil || !strings.Contains(err.Error(), "would overwrite the input --profile's trace "+cited) {
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "would overwrite the input --profile's trace: "+cited) {
 			t.Errorf("%v: exit %d, err %v; want exit 2 naming the profile's trace %s\n%s", refit, code, err, cited, text)
 		}
 	}
