@@ -149,7 +149,7 @@ func Create(path string, meta Meta) (Writer, error) {
 	}
 	if err != nil {
 		tmp.Abort()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, atomicfile.Named(path, err) // a write error names path already
 	}
 	return &atomicWriter{enc: enc, tmp: tmp, path: path}, nil
 }
@@ -208,7 +208,7 @@ func (w *atomicWriter) Close() error {
 	w.done = true
 	if err := w.enc.close(); err != nil {
 		w.tmp.Abort()
-		return fmt.Errorf("%s: %w", w.path, err)
+		return atomicfile.Named(w.path, err) // a write error names path already
 	}
 	return w.tmp.Commit()
 }

@@ -50,9 +50,8 @@ func writeJSONAtomic(path string, v any) error {
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
 	err = enc.Encode(v)
-	var pe *fs.PathError
-	if err != nil && !errors.As(err, &pe) { // a write error names the path already
-		err = fmt.Errorf("%s: %w", path, err)
+	if err != nil {
+		err = atomicfile.Named(path, err)
 	}
 	return finishAtomic(f, err)
 }

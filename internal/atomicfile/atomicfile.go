@@ -184,3 +184,14 @@ func named(path string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
+
+// Named returns err naming path once: as it is when it is already an
+// operation's error on path (a File's write errors are), else as
+// "path: err".
+func Named(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}

@@ -66,7 +66,7 @@ func (s *sidecar) write(rows ...[]string) error {
 	}
 	s.csv.Flush()
 	if err := s.csv.Error(); err != nil {
-		return fmt.Errorf("telemetry: %s: %w", s.f.Path(), err)
+		return fmt.Errorf("telemetry: %w", atomicfile.Named(s.f.Path(), err))
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func (s *sidecar) sync() error {
 		return nil
 	}
 	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("telemetry: %s: %w", s.f.Path(), err)
+		return fmt.Errorf("telemetry: %w", atomicfile.Named(s.f.Path(), err))
 	}
 	return nil
 }

@@ -477,14 +477,14 @@ func WriteFile(path string, res *Results) error {
 	sink := struct{ io.Writer }{f}
 	w, err := pqarrow.NewFileWriter(sc, sink, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return atomicfile.Named(path, err) // a write error names path already
 	}
 	if err = w.Write(rec); err != nil {
 		w.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return atomicfile.Named(path, err) // a write error names path already
 	}
 	if err = w.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return atomicfile.Named(path, err) // a write error names path already
 	}
 	return f.Commit()
 }
