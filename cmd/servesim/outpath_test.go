@@ -90,8 +90,9 @@ func TestOutputPathErrorsNameTheFlagOneWay(t *testing.T) {
 		{"simulate", "--trace", in, "--config", plan, "--out", file},
 		{"simulate", "--trace", in, "--sweep", smallSweep, "--out", file, "-q"},
 	} {
-		if _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), "simulate: --out: "+file+": want a directory") {
-			t.Errorf("%v: err %v; want one naming --out: %s", args, err, file)
+		// A file at --out is a usage error, found before any plan runs.
+		if _, code, err := runCode(t, args...); code != 2 || !strings.Contains(err.Error(), "simulate: --out: "+file+": want a directory") {
+			t.Errorf("%v: exit %d, err %v; want 2 and one naming --out: %s", args, code, err, file)
 		}
 	}
 }

@@ -174,7 +174,10 @@ func flagsFirst(cmd string, args []string) error {
 // empty (it failed or was interrupted): no empty --out is left looking
 // like a finished run's.
 func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
-	_, statErr := os.Stat(out)
+	fi, statErr := os.Stat(out)
+	if statErr == nil && !fi.IsDir() {
+		return nil, usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: --out: %s: want a directory: %w", cmd, out, err)
 	}
