@@ -109,11 +109,11 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 	switch {
 	case s.gpu != nil && runs == nil:
 		fmt.Fprintf(w, "GPU, whole recording (idle time included): %d devices, %s device-s, %s J (%s), %s J/output token\n",
-			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource, num(g.JoulesPerToken(outputTokens)))
+			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), gpuEnergySource(g), num(g.JoulesPerToken(outputTokens)))
 		errs = append(errs, g.Err)
 	case s.gpu != nil:
 		fmt.Fprintf(w, "GPU, whole recording: %d devices, %s device-s, %s J (%s)\n",
-			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), g.EnergySource)
+			g.Devices, num(g.DeviceSeconds), num(g.EnergyJ), gpuEnergySource(g))
 		errs = append(errs, g.Err)
 		for _, r := range runs {
 			if r.WindowFrom.IsZero() {
@@ -134,6 +134,15 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 		errs = append(errs, e.Err)
 	}
 	return errors.Join(errs...)
+}
+
+// gpuEnergySource is how a recording's energy was measured or, when it is
+// unknown, which devices left it so and why: "— J ()" alone says neither.
+func gpuEnergySource(g telemetry.GPUSummary) string {
+	if why := g.UnknownEnergy(); g.EnergySource == "" && why != "" {
+		return "unknown: " + why
+	}
+	return g.EnergySource
 }
 
 // engineLine is the summary line of an engine's /metrics scrapes: which

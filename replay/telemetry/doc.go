@@ -12,7 +12,10 @@
 // when the first and last samples have it and it never goes back — a
 // read missed in between does not matter — else the trapezoid integral of
 // power), mean
-// power, and JoulesPerToken. The recorder samples once at Start and once
+// power, and JoulesPerToken. A device with neither leaves the energy
+// unknown, and UnknownEnergy says which devices and why (no counter and
+// no power reads; its reads stopped at a time, as when a GPU falls off
+// the bus). The recorder samples once at Start and once
 // at Stop, so the wall time covers the whole recording. Between gives the
 // same over an interval of it (a run's measured window), on the monotonic
 // clock the samples are stamped with: the energy counter interpolated at

@@ -59,7 +59,7 @@ type GPUSummary struct {
 	Samples       int     // sampling rounds that succeeded
 	WallSeconds   float64 // first to last sample
 	DeviceSeconds float64 // Devices × WallSeconds
-	EnergyJ       float64 // all devices; NaN when any device had neither energy counter nor power
+	EnergyJ       float64 // all devices; NaN when any device had neither energy counter nor power (UnknownEnergy says which)
 	EnergySource  string  // "counter", "power" (∫ power dt, trapezoid), "mixed", or ""
 	MeanPowerW    float64 // EnergyJ / WallSeconds, all devices together
 	PeakMemBytes  int64   // largest MemUsed seen on any device; Missing when never reported
@@ -75,6 +75,28 @@ type DeviceSummary struct {
 	EnergySource string
 	MeanPowerW   float64
 	PeakMemBytes int64
+	// EnergyUnknown says why EnergyJ is NaN ("no energy counter and no
+	// power reads", "its reads stopped at 3.000 s into the recording");
+	// "" when it was measured.
+	EnergyUnknown string
+}
+
+// UnknownEnergy names the devices whose energy is unknown and why, joined
+// by "; " ("" when every device's was measured): NaN energy alone does not
+// say which device left the recording's total unknown.
+func (s GPUSummary) UnknownEnergy() string {
+	var why []string
+	for _, d := range s.PerDevice {
+		if d.EnergyUnknown == "" {
+			continue
+		}
+		name := "device " + strconv.Itoa(d.Index)
+		if d.UUID != "" {
+			name += " (" + d.UUID + ")"
+		}
+		why = append(why, name+": "+d.EnergyUnknown)
+	}
+	return strings.Join(why, "; ")
 }
 
 // JoulesPerToken is EnergyJ / tokens, or NaN when either is unknown.
@@ -95,6 +117,8 @@ func (s GPUSummary) MarshalJSON() ([]byte, error) {
 		EnergySource string   `json:"energy_source,omitempty"`
 		MeanPowerW   *float64 `json:"mean_power_w"`
 		PeakMemBytes *int64   `json:"peak_mem_bytes"`
+		// EnergyUnknown: why energy_j is null
+		EnergyUnknown string `json:"energy_unknown,omitempty"`
 	}
 	out := struct {
 		Devices       int      `json:"devices"`
@@ -113,7 +137,7 @@ func (s GPUSummary) MarshalJSON() ([]byte, error) {
 		MeanPowerW: nullNaN(s.MeanPowerW), PeakMemBytes: nullMissing(s.PeakMemBytes),
 	}
 	for _, d := range s.PerDevice {
-		out.PerDevice = append(out.PerDevice, dev{d.Index, d.UUID, d.Name, nullNaN(d.EnergyJ), d.EnergySource, nullNaN(d.MeanPowerW), nullMissing(d.PeakMemBytes)})
+		out.PerDevice = append(out.PerDevice, dev{d.Index, d.UUID, d.Name, nullNaN(d.EnergyJ), d.EnergySource, nullNaN(d.MeanPowerW), nullMissing(d.PeakMemBytes), d.EnergyUnknown})
 	}
 	if s.Err != nil {
 		out.Err = s.Err.Error()
@@ -158,6 +182,10 @@ type deviceAcc struct {
 	prevP     float64
 	pOK       bool // every sample so far had power
 	peakMem   int64
+	// readT is the last sample with a counter or power read; read says
+	// there was one, lastRead that the last sample was one.
+	readT          int64
+	read, lastRead bool
 	// points are the energy readings, kept so that energy over a
 	// sub-interval (a run's measured window) can be computed after Stop.
 	points []energyPoint
@@ -192,6 +220,9 @@ func (a *deviceAcc) add(s DeviceSample) {
 		a.lastE = s.EnergyMJ
 	}
 	a.prevT, a.prevP = s.T, s.PowerW
+	if a.lastRead = s.EnergyMJ != Missing || !math.IsNaN(s.PowerW); a.lastRead {
+		a.read, a.readT = true, s.T
+	}
 	if s.MemUsed != Missing && s.MemUsed > a.peakMem {
 		a.peakMem = s.MemUsed
 	}
@@ -207,6 +238,22 @@ func (a *deviceAcc) energy() (float64, string) {
 		return a.integralJ, "power"
 	}
 	return math.NaN(), ""
+}
+
+// energyUnknown says why energy has none to give: "" when it has one.
+func (a *deviceAcc) energyUnknown() string {
+	if e, _ := a.energy(); !math.IsNaN(e) {
+		return ""
+	}
+	switch {
+	case !a.read:
+		return "no energy counter and no power reads"
+	case a.n < 2:
+		return "a single sample"
+	case !a.lastRead: // the device stopped answering (it fell off the bus)
+		return fmt.Sprintf("its reads stopped at %.3f s into the recording", float64(a.readT)/1e9)
+	}
+	return "neither an energy counter read at both ends that never went back nor power in every sample"
 }
 
 // gpuAcc accumulates rounds of samples over all devices.
@@ -254,7 +301,7 @@ func (g *gpuAcc) summary() GPUSummary {
 	for _, a := range g.devs {
 		e, src := a.energy()
 		d := DeviceSummary{Index: a.index, UUID: a.uuid, Name: a.name, EnergyJ: e, EnergySource: src,
-			MeanPowerW: math.NaN(), PeakMemBytes: a.peakMem}
+			MeanPowerW: math.NaN(), PeakMemBytes: a.peakMem, EnergyUnknown: a.energyUnknown()}
 		if span := float64(a.lastT-a.firstT) / 1e9; span > 0 && !math.IsNaN(e) {
 			d.MeanPowerW = e / span
 		}
