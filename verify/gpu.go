@@ -89,6 +89,9 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	if s.Samples == 0 {
 		return nil
 	}
+	if why := s.UnknownEnergy(); why != "" {
+		fmt.Fprintf(g.log, "verify: GPU telemetry: the recording's energy is unknown: %s\n", why)
+	}
 	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, SampledSeconds: s.WallSeconds, SampledEnergyJ: sec(s.EnergyJ)}
 	if s.PeakMemBytes != telemetry.Missing {
 		m.PeakMemBytes = &s.PeakMemBytes

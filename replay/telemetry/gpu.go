@@ -442,6 +442,13 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 		}
 		return j, "power", nil
 	}
+	switch {
+	case !a.read:
+		return math.NaN(), "", fmt.Errorf("telemetry: device %d: no energy counter and no power reads", a.index)
+	case a.readT < to: // the device stopped answering before the interval ended
+		return math.NaN(), "", fmt.Errorf("telemetry: device %d: its reads stopped at %.3f s, before the interval's end (%.3f s)",
+			a.index, float64(a.readT)/1e9, float64(to)/1e9)
+	}
 	return math.NaN(), "", fmt.Errorf("telemetry: device %d reported neither an energy counter that never went back nor power over the interval", a.index)
 }
 
