@@ -96,3 +96,26 @@ func TestOutputPathErrorsNameTheFlagOneWay(t *testing.T) {
 		}
 	}
 }
+
+// sweep merge's OUT is checked as a trace verb's is: a directory, or a
+// file in a directory that does not exist, is refused before the shards
+// are read and merged, not at the rename that publishes the merge.
+func TestSweepMergeOutIsNotADirectory(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--shard", s, "-q"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "sweep-shard-0-of-2.parquet"), filepath.Join(dir, "sweep-shard-1-of-2.parquet")
+	taken := filepath.Join(dir, "taken.parquet")
+	if err := os.Mkdir(taken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no", "m.parquet")
+	wantUsageErrors(t, []usageCase{
+		{[]string{"sweep", "merge", taken, a, b}, "sweep merge: OUT: " + taken},
+		{[]string{"sweep", "merge", missing, a, b}, "sweep merge: OUT: " + missing},
+	})
+}

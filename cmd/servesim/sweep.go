@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
@@ -64,6 +65,10 @@ func runSweepMerge(c *cli.Context) error {
 	}
 	if err := checkOutputs("sweep merge", []namedPath{{"OUT", out}}, shards); err != nil {
 		return err
+	}
+	// A directory, or a missing one, would fail only the rename after the merge.
+	if err := atomicfile.CheckFile(out); err != nil {
+		return usageErrorf("sweep merge: OUT: %v", err)
 	}
 	if err := checkInputs("sweep merge", false, shards...); err != nil {
 		return err
