@@ -53,6 +53,8 @@ func TestMissingInputIsAUsageError(t *testing.T) {
 		{"--from-traces", nope("runs"), []string{"calibrate", "--from-traces", nope("runs"), "--out", filepath.Join(dir, "p.json")}},
 		{"--vidur-profile", nope("mlp.csv"), []string{"calibrate", "--vidur-profile", nope("mlp.csv"), "--model", "llama-3.1-8b", "--device", "H100-SXM-80G", "--out", filepath.Join(dir, "p.json")}},
 		{"--trace", nope("n.csv"), append([]string{"record", "--trace", nope("n.csv"), "--out", filepath.Join(dir, "r.csv")}, live...)},
+		{"--settings", nope("s.toml"), []string{"record", "--settings", nope("s.toml")}},
+		{"--settings", dir, []string{"record", "--settings", dir}},
 	}
 	for _, tc := range cases {
 		_, code, err := runCode(t, tc.args...)

@@ -71,6 +71,9 @@ func recordAction(c *cli.Context) error {
 	cfg.ToolVersion = c.App.Version
 	var fromFile map[string]string // Go field → its key in the settings file, for the fields the file set
 	if p := c.String("settings"); p != "" {
+		if err := checkInputs("record", false, namedPath{"--settings", p}); err != nil {
+			return err
+		}
 		before := cfg
 		if err := replay.LoadSettings(p, &cfg); err != nil {
 			return cli.Exit(err, 2)
