@@ -332,44 +332,18 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 			return syntaxError(data, err)
 		}
 		key, _ := t.(string) // the decoder only gives string keys inside an object
+		at := dec.InputOffset()
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return fmt.Errorf("%q: %w", key, syntaxError(data, err))
 		}
-		if prev, dup := seen[strings.ToLower(key)]; dup {
-			return fmt.Errorf("%q: given twice (also as %q)", key, prev)
-		}
-		seen[strings.ToLower(key)] = key
-		if inner, prev, dup := duplicateKey(raw); dup { // text_model's keys
-			return fmt.Errorf("%q: given twice (also as %q)", key+"."+inner, prev)
-		}
-		one, err := json.Marshal(map[string]json.RawMessage{key: raw})
-		if err != nil {
-			return fmt.Errorf("%q: %w", key, err)
-		}
-		d := json.NewDecoder(bytes.NewReader(one))
-		d.DisallowUnknownFields()
-		if err := d.Decode(f); err != nil {
-			var te *json.UnmarshalTypeError
-			switch {
-			case strings.HasPrefix(err.Error(), "json: unknown field"):
-				// One inside text_model is named with its parent, as TOML
-				// names it. The hint looks at the key alone: the message
-				// holds "key" whatever the key is.
-				name := key
-				if inner, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); uerr == nil && inner != key {
-					name = key + "." + inner
-					err = fmt.Errorf("unknown key %q", name)
-				}
-				return fmt.Errorf("%w%s", err, keyHint(name))
-			case errors.As(err, &te):
-				field := key
-				if te.Field != "" { // the path to a key inside text_model
-					field = te.Field
-				}
-				return fmt.Errorf("%q: want %s, got JSON %s", field, settingType(te.Type), te.Value)
+		// The key's line, as TOML's errors give it: text_model's own key's
+		// where the error is about one of them.
+		if inner, err := decodeSettingsKey(key, raw, seen, f); err != nil {
+			if inner != "" {
+				at = dec.InputOffset() - int64(len(raw)) + keyOffset(raw, inner)
 			}
-			return fmt.Errorf("%q: %w", key, err)
+			return fmt.Errorf("line %d: %w", 1+bytes.Count(data[:at], []byte("\n")), err)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
@@ -381,6 +355,71 @@ func decodeSettingsJSON(data []byte, f *fileSettings) error {
 		return fmt.Errorf("unexpected data after the settings object, which ends at byte %d", end)
 	}
 	return nil
+}
+
+// decodeSettingsKey decodes one key of a JSON settings file, and its
+// value raw, into f; seen holds the keys before it. inner is the key
+// inside text_model that an error is about, if it is about one.
+func decodeSettingsKey(key string, raw json.RawMessage, seen map[string]string, f *fileSettings) (inner string, err error) {
+	if prev, dup := seen[strings.ToLower(key)]; dup {
+		return "", fmt.Errorf("%q: given twice (also as %q)", key, prev)
+	}
+	seen[strings.ToLower(key)] = key
+	if inner, prev, dup := duplicateKey(raw); dup { // text_model's keys
+		return inner, fmt.Errorf("%q: given twice (also as %q)", key+"."+inner, prev)
+	}
+	one, err := json.Marshal(map[string]json.RawMessage{key: raw})
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", key, err)
+	}
+	d := json.NewDecoder(bytes.NewReader(one))
+	d.DisallowUnknownFields()
+	if err := d.Decode(f); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case strings.HasPrefix(err.Error(), "json: unknown field"):
+			// One inside text_model is named with its parent, as TOML
+			// names it. The hint looks at the key alone: the message
+			// holds "key" whatever the key is.
+			name, inner := key, ""
+			if k, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); uerr == nil && k != key {
+				name, inner = key+"."+k, k
+				err = fmt.Errorf("unknown key %q", name)
+			}
+			return inner, fmt.Errorf("%w%s", err, keyHint(name))
+		case errors.As(err, &te):
+			field := key
+			if te.Field != "" { // the path to a key inside text_model
+				field = te.Field
+			}
+			return "", fmt.Errorf("%q: want %s, got JSON %s", field, settingType(te.Type), te.Value)
+		}
+		return "", fmt.Errorf("%q: %w", key, err)
+	}
+	return "", nil
+}
+
+// keyOffset is where key ends in the JSON object raw (0 if it is not
+// there).
+func keyOffset(raw json.RawMessage, key string) int64 {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return 0
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if t == key {
+			return dec.InputOffset()
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0
+		}
+	}
+	return 0
 }
 
 // settingType says what a setting of type t must be, in words where t is
