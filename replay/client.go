@@ -797,45 +797,10 @@ func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
 	// Best effort: raw bodies are diagnostics, so a failure is counted
 	// for the summary and the run goes on.
-	if err := writeWhole(filepath.Join(c.rawDir, name), raw); err != nil {
+	if err := atomicfile.WriteFileUnsynced(filepath.Join(c.rawDir, name), raw); err != nil {
 		c.rawFailed.Add(1)
 		c.rawFirstErr.CompareAndSwap(nil, &err)
 	}
-}
-
-// writeWhole puts data at path through a hidden temporary file renamed
-// into place, so that a failed write or a crash never leaves part of a
-// body under its name. It does not sync: a sync per request would hold the
-// request's concurrency slot, and a kill leaves the page cache intact.
-func writeWhole(path string, data []byte) error {
-	// Errors name path, not the temporary name.
-	named := func(err error) error {
-		var pe *os.PathError
-		var le *os.LinkError
-		switch {
-		case errors.As(err, &pe):
-			err = pe.Err
-		case errors.As(err, &le):
-			err = le.Err
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	f, err := atomicfile.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err != nil {
-		return named(err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return named(err)
-	}
-	return nil
 }
 
 func safeName(s string) string {

@@ -35,7 +35,7 @@ type File struct {
 // 0600, and a chmod would ignore the umask). Its error names path, not
 // the temporary name.
 func Create(path string) (*File, error) {
-	f, err := CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		if derr := CheckDir(path); derr != nil {
 			return nil, derr
@@ -45,9 +45,9 @@ func Create(path string) (*File, error) {
 	return &File{File: f, path: path}, nil
 }
 
-// CreateTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the
+// createTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the
 // umask restricts, as os.WriteFile makes a file.
-func CreateTemp(dir, prefix string) (*os.File, error) {
+func createTemp(dir, prefix string) (*os.File, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
@@ -90,12 +90,19 @@ func (f *File) pathError(err error) error {
 // directory, so that the rename too survives a crash. On failure the
 // temporary file is removed and a file already at the path is left as it
 // was, unless the error is ErrDirNotSynced. Its error names the path.
-func (f *File) Commit() error {
+func (f *File) Commit() error { return f.publish(true) }
+
+// publish closes the file and renames it over its path, with Commit's
+// syncs when synced.
+func (f *File) publish(synced bool) error {
 	if f.done {
 		return fmt.Errorf("%s: already committed or aborted", f.path)
 	}
 	f.done = true
-	err := f.Sync()
+	var err error
+	if synced {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -105,6 +112,9 @@ func (f *File) Commit() error {
 	if err != nil {
 		os.Remove(f.Name())
 		return named(f.path, err)
+	}
+	if !synced {
+		return nil
 	}
 	if err := SyncDir(filepath.Dir(f.path)); err != nil {
 		return fmt.Errorf("%s: %w: %w", f.path, ErrDirNotSynced, err)
@@ -124,7 +134,15 @@ func (f *File) Abort() {
 }
 
 // WriteFile publishes data at path, as Create, Write and Commit do.
-func WriteFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error { return writeFile(path, data, true) }
+
+// WriteFileUnsynced is WriteFile without its syncs, for a file written per
+// request, where a sync would hold the request's slot: a killed process
+// never leaves part of the file under its name (the page cache keeps what
+// was written), though a crash of the machine may lose it.
+func WriteFileUnsynced(path string, data []byte) error { return writeFile(path, data, false) }
+
+func writeFile(path string, data []byte, synced bool) error {
 	f, err := Create(path)
 	if err != nil {
 		return err
@@ -133,7 +151,7 @@ func WriteFile(path string, data []byte) error {
 		f.Abort()
 		return named(path, err)
 	}
-	return f.Commit()
+	return f.publish(synced)
 }
 
 // SyncDir makes the entries of dir durable: the files renamed into it or

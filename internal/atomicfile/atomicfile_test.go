@@ -65,25 +65,6 @@ func TestContentAppearsOnlyOnCommit(t *testing.T) {
 	}
 }
 
-// Outputs are 0644 like any other (under the usual umask), not
-// CreateTemp's 0600.
-func TestMode(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no Unix permissions")
-	}
-	path := filepath.Join(t.TempDir(), "out.json")
-	if err := WriteFile(path, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
-	}
-}
-
 func TestAbortKeepsOldFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.json")
