@@ -47,7 +47,7 @@ type Change struct {
 // (an interval needs minTail requests beyond its quantile: 1,000 for a P99).
 func Compare(a, b *Run, threshold float64) []Change {
 	ma, mb := a.Metrics, b.Metrics
-	secs, usd := FormatSecs, FormatUSD
+	secs, usd := numfmt.Secs, numfmt.USD
 	f2 := func(v float64) string { return fmtF(v, 2) }
 	f0 := func(v float64) string { return fmtF(v, 0) }
 	pct := func(v float64) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/sim/sweep"
 )
 
@@ -34,7 +35,7 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			continue
 		}
 		s, c := r.Result.Summary, r.Result.Cost
-		energy := FormatUSD(c.EnergyUSD)
+		energy := numfmt.USD(c.EnergyUSD)
 		if s.EnergyJoules < 0 {
 			energy = "—"
 		}
@@ -51,8 +52,8 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		if s.Makespan > 0 {
 			busy = s.Utilization
 		}
-		t.Rows = append(t.Rows, []string{r.Name, FormatUSD(c.HardwareUSD), energy, FormatUSD(c.TotalUSD),
-			FormatUSD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens), FormatUSD(m.USDPerMOutBilled),
+		t.Rows = append(t.Rows, []string{r.Name, numfmt.USD(c.HardwareUSD), energy, numfmt.USD(c.TotalUSD),
+			numfmt.USD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens), numfmt.USD(m.USDPerMOutBilled),
 			fmt.Sprint(s.KV.TotalBlocks), fmtPct(s.KV.MeanUtil) + " / " + fmtPct(s.KV.MaxUtil), conc,
 			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(busy), "— (needs a sweep)"})
 		if known(m.USDPerMOutEst) {
@@ -85,8 +86,8 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		for _, r := range rows {
 			devices := max(r.DeviceCount, 1) * max(r.Replicas, 1)
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
-			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), FormatUSD(r.USDPerMOutEst),
-				FormatUSD(r.SatUSDPerMOut), fmtPct(r.TailPenalty), FormatUSD(pen), FormatUSD(r.USDPerMOutBilled),
+			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), numfmt.USD(r.USDPerMOutEst),
+				numfmt.USD(r.SatUSDPerMOut), fmtPct(r.TailPenalty), numfmt.USD(pen), numfmt.USD(r.USDPerMOutBilled),
 				fmt.Sprintf("%d × %d", r.KVBlocks, r.BlockSize), fmtF(r.GoodputOutTokPerSecPerDevice, 0),
 				fmtF(r.SatOutTokPerSec, 0)})
 			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
@@ -110,7 +111,7 @@ func perMTotal(v float64, tokens int64) string {
 	if tokens <= 0 {
 		return "—"
 	}
-	return FormatUSD(v)
+	return numfmt.USD(v)
 }
 
 // devicesOf is a run's device count, from the plan's trace metadata.

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/numfmt"
 )
 
 // The report and compare write a latency as simulate's table does
@@ -12,8 +14,8 @@ func TestLatenciesReadAsSimulatePrintsThem(t *testing.T) {
 		s    float64
 		want string
 	}{{507, "8m27s"}, {3.21, "3.21s"}, {0.0421, "42.1ms"}, {0.00085, "850µs"}, {3600, "1h0m0s"}, {-2, "-2.00s"}} {
-		if got := FormatSecs(c.s); got != c.want {
-			t.Errorf("FormatSecs(%v) = %q, want %q", c.s, got, c.want)
+		if got := numfmt.Secs(c.s); got != c.want {
+			t.Errorf("numfmt.Secs(%v) = %q, want %q", c.s, got, c.want)
 		}
 	}
 	a, b := handRun("a", 253.5), handRun("b", 253.5) // P99 E2E 507 s

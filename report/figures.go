@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 )
@@ -62,7 +63,7 @@ func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (
 		l.StepStyle = plotter.PostStep
 		v := get(r.Lat)
 		legend = append(legend, legendEntry{
-			label:  fmt.Sprintf("%s — P50 %s, P99 %s (n=%d)", r.Name, FormatSecs(Quantile(v, .5)), FormatSecs(Quantile(v, .99)), len(v)),
+			label:  fmt.Sprintf("%s — P50 %s, P99 %s (n=%d)", r.Name, numfmt.Secs(Quantile(v, .5)), numfmt.Secs(Quantile(v, .99)), len(v)),
 			thumbs: []plot.Thumbnailer{l},
 		})
 	}

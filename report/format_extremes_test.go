@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/numfmt"
 )
 
 // Cells stay readable at the extremes a results file can hold: a huge
@@ -19,16 +21,16 @@ func TestCellsAtExtremes(t *testing.T) {
 		{fmtF(0.5, 0), "0.5"},
 		{fmtF(math.Copysign(0, -1), 2), "0.00"},
 		{fmtF(12.345, 2), "12.35"}, // ordinary values as before
-		{FormatUSD(1e29), "$1e+29"},
-		{FormatUSD(2e-6), "$2e-06"},
-		{FormatUSD(math.Copysign(0, -1)), "$0.0000"},
-		{FormatUSD(0.1234), "$0.1234"},
-		{FormatUSD(12.78), "$12.78"},
-		{FormatUSD(1234), "$1234"},
-		{FormatSecs(1e300), "1e+300s"},
-		{FormatSecs(3e-7), "0.3µs"},
-		{FormatSecs(math.Copysign(0, -1)), "0µs"},
-		{FormatSecs(250), "4m10s"},
+		{numfmt.USD(1e29), "$1e+29"},
+		{numfmt.USD(2e-6), "$2e-06"},
+		{numfmt.USD(math.Copysign(0, -1)), "$0.0000"},
+		{numfmt.USD(0.1234), "$0.1234"},
+		{numfmt.USD(12.78), "$12.78"},
+		{numfmt.USD(1234), "$1234"},
+		{numfmt.Secs(1e300), "1e+300s"},
+		{numfmt.Secs(3e-7), "0.3µs"},
+		{numfmt.Secs(math.Copysign(0, -1)), "0µs"},
+		{numfmt.Secs(250), "4m10s"},
 		{fmtPct(1e20), "1e+22%"},
 		{fmtPct(math.MaxFloat64), "1.8e+310%"},
 		{fmtPct(-0.001), "0%"},

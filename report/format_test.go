@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servesim/servesim/internal/numfmt"
 )
 
 // A latency is shown in the unit it reads best in: never "1000.0ms" for
@@ -14,19 +16,19 @@ import (
 // of the value, negative ones included.
 func TestFmtSecsUnitAfterRounding(t *testing.T) {
 	for _, s := range []float64{0.00099996, 0.0009994, 0.99996, 0.99994, 59.996, 59.994, 99.996, 99.994, 0.5, 3e-5, 250, -0.99996, -2} {
-		got := FormatSecs(s)
+		got := numfmt.Secs(s)
 		d, err := time.ParseDuration(got)
 		if err != nil {
-			t.Fatalf("FormatSecs(%v) = %q: %v", s, got, err)
+			t.Fatalf("numfmt.Secs(%v) = %q: %v", s, got, err)
 		}
 		if num := strings.TrimRight(got, "µms"); !strings.ContainsAny(num, "hm") && math.Abs(mustFloat(t, num)) >= 1000 {
-			t.Errorf("FormatSecs(%v) = %q: want the next unit up", s, got)
+			t.Errorf("numfmt.Secs(%v) = %q: want the next unit up", s, got)
 		}
 		if math.Abs(s) >= 59.995 && got != (time.Duration(math.Round(s))*time.Second).String() {
-			t.Errorf("FormatSecs(%v) = %q: want whole seconds as a duration from 60 s", s, got)
+			t.Errorf("numfmt.Secs(%v) = %q: want whole seconds as a duration from 60 s", s, got)
 		}
 		if w := d.Seconds(); math.Abs(w-s) > 0.001*math.Abs(s) {
-			t.Errorf("FormatSecs(%v) = %q: reads as %v", s, got, w)
+			t.Errorf("numfmt.Secs(%v) = %q: reads as %v", s, got, w)
 		}
 	}
 }

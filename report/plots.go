@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -122,9 +123,9 @@ var tickSuffixes = []struct {
 
 // tickLabel writes v with up to d decimals and no trailing zeros, in the
 // unit (M, G, T) that top, the largest value on its axis, reads best in;
-// from hugeCell on in exponent form, as the tables write such figures.
+// from numfmt.Huge on in exponent form, as the tables write such figures.
 func tickLabel(v, top float64, d int) string {
-	if top >= hugeCell {
+	if top >= numfmt.Huge {
 		return strconv.FormatFloat(v, 'g', d+1, 64)
 	}
 	suffix := ""

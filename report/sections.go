@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/sim/sweep"
 )
 
@@ -109,8 +110,8 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			name = mark + " " + name
 		}
 		cells := []string{name, r.Kind, dash(r.Policy), dash(r.BatchLimit), done, fmtF(m.ReqPerSec, 2), fmtF(m.OutTokPerSec, 0),
-			FormatSecs(m.TTFTP50), FormatSecs(m.TTFTP99), FormatSecs(m.TPOTMean), FormatSecs(m.TPOTP99), FormatSecs(m.E2EP99),
-			fmtF(m.DeviceSeconds, 0), FormatUSD(m.USDPerMOutEst), FormatUSD(m.USDPerMOutBilled)}
+			numfmt.Secs(m.TTFTP50), numfmt.Secs(m.TTFTP99), numfmt.Secs(m.TPOTMean), numfmt.Secs(m.TPOTP99), numfmt.Secs(m.E2EP99),
+			fmtF(m.DeviceSeconds, 0), numfmt.USD(m.USDPerMOutEst), numfmt.USD(m.USDPerMOutBilled)}
 		if !in.SLO.IsZero() {
 			cells = slices.Insert(cells, 7, fmtF(m.Goodput, 2))
 		}

@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/internal/numfmt"
 )
 
-// FormatUSD shows dollars ≥ 100 whole, dollars ≥ 1 in cents and less with four
+// numfmt.USD shows dollars ≥ 100 whole, dollars ≥ 1 in cents and less with four
 // decimals, judged by the figure it shows: a value just under a boundary
 // that rounds up across it takes the wider range's decimals.
 func TestUSDDecimalsFollowTheShownValue(t *testing.T) {
@@ -24,19 +26,19 @@ func TestUSDDecimalsFollowTheShownValue(t *testing.T) {
 		{100, "$100"},
 		{1, "$1.00"},
 	} {
-		if got := FormatUSD(c.v); got != c.want {
-			t.Errorf("FormatUSD(%v) = %q, want %q", c.v, got, c.want)
+		if got := numfmt.USD(c.v); got != c.want {
+			t.Errorf("numfmt.USD(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
 	// Every value near a boundary: the decimals fit the figure shown.
 	for _, edge := range []float64{1, 100} {
 		for _, d := range []float64{-1e-3, -1e-4, -5.1e-5, -5e-5, -4.9e-5, -5e-6, -5e-7, -1e-9, 0, 1e-9, 5e-5, 1e-3} {
 			for _, v := range []float64{edge + d*edge, math.Nextafter(edge*(1+d), 0), -(edge + d*edge)} {
-				got := FormatUSD(v)
+				got := numfmt.USD(v)
 				num := strings.TrimPrefix(got, "$")
 				shown, err := strconv.ParseFloat(num, 64)
 				if err != nil {
-					t.Fatalf("FormatUSD(%v) = %q: %v", v, got, err)
+					t.Fatalf("numfmt.USD(%v) = %q: %v", v, got, err)
 				}
 				decimals := 0
 				if i := strings.IndexByte(num, '.'); i >= 0 {
@@ -50,7 +52,7 @@ func TestUSDDecimalsFollowTheShownValue(t *testing.T) {
 					want = 2
 				}
 				if decimals != want {
-					t.Errorf("FormatUSD(%v) = %q: %d decimals, want %d for a figure of %v", v, got, decimals, want, shown)
+					t.Errorf("numfmt.USD(%v) = %q: %d decimals, want %d for a figure of %v", v, got, decimals, want, shown)
 				}
 			}
 		}

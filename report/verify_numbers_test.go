@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/verify"
 )
 
 // verify's table and the report's verification table write each value
-// as the rest of the report does: a latency as FormatSecs, a cost as
-// FormatUSD, and an error too large for digits in exponent form; the
+// as the rest of the report does: a latency as numfmt.Secs, a cost as
+// numfmt.USD, and an error too large for digits in exponent form; the
 // same cell reads the same in both.
 func TestVerificationNumbersReadAsVerifyPrintsThem(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
@@ -32,7 +33,7 @@ func TestVerificationNumbersReadAsVerifyPrintsThem(t *testing.T) {
 		verify.MetricTTFTMean: {"42.1ms", "50.0ms"},
 		verify.MetricTTFTP50:  {"850µs", "1.0ms"},
 		verify.MetricE2EP99:   {"8m27s", "8m0s"},
-		verify.MetricCost:     {FormatUSD(0.4567), FormatUSD(0.5)},
+		verify.MetricCost:     {numfmt.USD(0.4567), numfmt.USD(0.5)},
 	}
 	rows := 0
 	for _, bl := range blocks {

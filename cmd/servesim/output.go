@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/servesim/servesim/internal/atomicfile"
-	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -27,10 +26,6 @@ func newTable(w io.Writer, header ...string) *table {
 
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
 func (t *table) flush()              { t.tw.Flush() }
-
-// secs formats seconds for people: "850µs", "42.1ms", "3.21s", "4h2m21s",
-// as the report and compare do.
-func secs(s float64) string { return report.FormatSecs(s) }
 
 // finishAtomic publishes f when err is nil, else removes it; it returns
 // err or the error of publishing.

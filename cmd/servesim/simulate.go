@@ -18,9 +18,9 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
-	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
@@ -446,7 +446,7 @@ func printResults(w io.Writer, results []*plan.Result) {
 		// kWh to 3 significant digits: a run of a few minutes holds well
 		// under 0.1 kWh, which one decimal would print as 0.0.
 		fmt.Fprintf(w, "  hardware:     %s (%.0f device-s)   energy: %s (%.3g kWh × PUE)\n",
-			report.FormatUSD(c.HardwareUSD), c.DeviceSeconds, report.FormatUSD(c.EnergyUSD), s.EnergyJoules/3.6e6)
+			numfmt.USD(c.HardwareUSD), c.DeviceSeconds, numfmt.USD(c.EnergyUSD), s.EnergyJoules/3.6e6)
 		if r.PowerModel != "" {
 			fmt.Fprintf(w, "  power model:  %s\n", r.PowerModel)
 		}
@@ -479,7 +479,7 @@ func dist(d sim.Dist, v float64) string {
 	if d.N == 0 {
 		return "—"
 	}
-	return secs(v)
+	return numfmt.Secs(v)
 }
 
 // perM formats a per-million-token price as the report does, or "—"
@@ -488,5 +488,5 @@ func perM(v float64, tokens int64) string {
 	if tokens == 0 {
 		return "—"
 	}
-	return report.FormatUSD(v)
+	return numfmt.USD(v)
 }

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/internal/testfs"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
-	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
@@ -419,7 +419,7 @@ func TestSimulateSummaryFormatsDollarsAsTheReport(t *testing.T) {
 	} {
 		var out strings.Builder
 		printResults(&out, []*plan.Result{{Name: "p", Plan: p, Summary: &sim.Summary{InputTokens: 10, OutputTokens: 10}, Cost: c}})
-		usd := report.FormatUSD
+		usd := numfmt.USD
 		for _, want := range []string{
 			"  " + usd(c.PerMOutputUSD) + "\n",
 			"hardware:     " + usd(c.HardwareUSD) + " (",

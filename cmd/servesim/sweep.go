@@ -15,8 +15,8 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/model"
-	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
@@ -405,9 +405,9 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 		}
 		cells := []string{strconv.FormatInt(r.Rank, 10), r.Label, device,
 			fmtF(r.Scale, "%.3g"), fmtF(r.ReqPerSec, "%.2f"), fmtF(r.GoodputOutTokPerSec, "%.0f"),
-			secs(r.TTFTP99), secs(r.TPOTP99), secs(r.E2EP99), report.FormatUSD(r.USDPerMOutEst)}
+			numfmt.Secs(r.TTFTP99), numfmt.Secs(r.TPOTP99), numfmt.Secs(r.E2EP99), numfmt.USD(r.USDPerMOutEst)}
 		if billed {
-			cells = append(cells, report.FormatUSD(r.USDPerMOutBilled))
+			cells = append(cells, numfmt.USD(r.USDPerMOutBilled))
 		}
 		cells = append(cells, fmtF(100*r.TailPenalty, "%+.0f%%"), fmtF(r.KneeScale, "%.3g"), pareto)
 		tw.row(cells...)

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/internal/testfs"
-	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
 )
@@ -321,7 +321,7 @@ func TestSweepTableFormatsDollarsAsTheReport(t *testing.T) {
 	printSweep(&out, &sweep.Results{Rows: rows}, 0)
 	for _, r := range rows {
 		for _, v := range []float64{r.USDPerMOutEst, r.USDPerMOutBilled} {
-			if want := report.FormatUSD(v); !strings.Contains(out.String(), " "+want+" ") {
+			if want := numfmt.USD(v); !strings.Contains(out.String(), " "+want+" ") {
 				t.Errorf("the table lacks %q for %g, as the report writes it:\n%s", want, v, out.String())
 			}
 		}
