@@ -191,11 +191,8 @@ func runCalibrate(c *cli.Context) error {
 	// The settings and files are checked before anything is created or
 	// measured: a bad --out would otherwise fail only when the profile is
 	// saved, minutes on.
-	if err := atomicfile.CheckDir(out); err != nil {
-		return cli.Exit(fmt.Sprintf("calibrate: --out: %v", err), 2)
-	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return cli.Exit(fmt.Sprintf("calibrate: --out: %s is a directory: want the profile's file", out), 2)
+	if err := atomicfile.CheckFile(out); err != nil {
+		return usageErrorf("calibrate: --out: %v", err)
 	}
 	if live {
 		// The runs' directory at the profile's path leaves no room to save it.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -65,11 +64,8 @@ func runVidurProfile(c *cli.Context) error {
 	if err := checkOutputs("calibrate", []namedPath{{"--out", out}}, []namedPath{{"--vidur-profile", csvPath}}); err != nil {
 		return err
 	}
-	if err := atomicfile.CheckDir(out); err != nil {
+	if err := atomicfile.CheckFile(out); err != nil {
 		return usageErrorf("calibrate: --out: %v", err)
-	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return usageErrorf("calibrate: --out: %s is a directory: want the profile's file", out)
 	}
 
 	p, prior, roof, err := calibrate.NewVidurProfile(csvPath, a, h, m, time.Now())

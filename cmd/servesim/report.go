@@ -97,10 +97,7 @@ func checkReportOut(out string) error {
 	default:
 		return usageErrorf("report: -o: %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
 	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return usageErrorf("report: -o: %s is a directory: want a .html or .md file", out)
-	}
-	if err := atomicfile.CheckDir(out); err != nil {
+	if err := atomicfile.CheckFile(out); err != nil {
 		return usageErrorf("report: -o: %v", err)
 	}
 	return nil

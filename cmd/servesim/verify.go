@@ -212,11 +212,8 @@ func runVerify(c *cli.Context) error {
 		if out == "" {
 			out = strings.TrimSuffix(opt.ProfilePath, filepath.Ext(opt.ProfilePath)) + ".refit.json"
 		}
-		if err := atomicfile.CheckDir(out); err != nil { // not only once every candidate has run
-			return cli.Exit(fmt.Sprintf("verify: --refit-out: %v", err), 2)
-		}
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return cli.Exit(fmt.Sprintf("verify: --refit-out: %s is a directory: want the new profile's file", out), 2)
+		if err := atomicfile.CheckFile(out); err != nil { // not only once every candidate has run
+			return usageErrorf("verify: --refit-out: %v", err)
 		}
 		opt.Refit = &verify.RefitOptions{Out: out}
 	} else if c.IsSet("refit-out") {
