@@ -19,10 +19,10 @@ func TestUSDDecimalsFollowTheShownValue(t *testing.T) {
 	}{
 		{99.995, "$100"},
 		{99.994999, "$99.99"},
-		{-99.996, "$-100"},
+		{-99.996, "-$100"},
 		{0.99995, "$1.00"},
 		{0.99994999, "$0.9999"},
-		{-0.99996, "$-1.00"},
+		{-0.99996, "-$1.00"},
 		{100, "$100"},
 		{1, "$1.00"},
 	} {
@@ -35,7 +35,7 @@ func TestUSDDecimalsFollowTheShownValue(t *testing.T) {
 		for _, d := range []float64{-1e-3, -1e-4, -5.1e-5, -5e-5, -4.9e-5, -5e-6, -5e-7, -1e-9, 0, 1e-9, 5e-5, 1e-3} {
 			for _, v := range []float64{edge + d*edge, math.Nextafter(edge*(1+d), 0), -(edge + d*edge)} {
 				got := numfmt.USD(v)
-				num := strings.TrimPrefix(got, "$")
+				num := strings.Replace(got, "$", "", 1) // "-$1.00" reads as -1.00
 				shown, err := strconv.ParseFloat(num, 64)
 				if err != nil {
 					t.Fatalf("numfmt.USD(%v) = %q: %v", v, got, err)

@@ -60,18 +60,24 @@ func Secs(s float64) string {
 
 // USD formats dollars. It picks the decimals by the value as rounded to
 // them, as Secs picks its unit: $99.996 is "$100", not "$100.00", and
-// $0.99996 is "$1.00", not "$1.0000".
+// $0.99996 is "$1.00", not "$1.0000". A negative amount (a cost that
+// fell) is signed before the dollar sign: "-$5.00".
 func USD(v float64) string {
 	if !known(v) {
 		return "—"
 	}
+	sign := ""
+	if v < 0 {
+		sign = "-"
+	}
 	switch a := math.Abs(v); {
 	case a < 0.99995:
-		return "$" + Fixed(v, 4)
+		return sign + "$" + Fixed(a, 4)
 	case a < 99.995:
-		return fmt.Sprintf("$%.2f", v)
+		return fmt.Sprintf("%s$%.2f", sign, a)
+	default:
+		return sign + "$" + Fixed(a, 0)
 	}
-	return "$" + Fixed(v, 0)
 }
 
 // Change is a relative change or error r as a signed percentage with one
