@@ -162,13 +162,8 @@ func runCalibrate(c *cli.Context) error {
 			}
 		}
 	}
-	if err := checkInputs("calibrate", true, namedPath{"--from-traces", c.String("from-traces")}); err != nil {
+	if err := checkInputs("calibrate", wantDir, namedPath{"--from-traces", c.String("from-traces")}); err != nil {
 		return err
-	}
-	if p := c.String("from-traces"); p != "" {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return usageErrorf("calibrate: --from-traces: %s is not a directory: want the directory of a calibration's traces (its --trace-out)", p)
-		}
 	}
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
 		return cli.Exit("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)", 2)

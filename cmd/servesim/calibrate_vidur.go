@@ -29,7 +29,7 @@ func runVidurProfile(c *cli.Context) error {
 	if err := requireFlags(c, "model", "device", "out"); err != nil {
 		return err
 	}
-	if err := checkInputs("calibrate", false, namedPath{"--vidur-profile", c.String("vidur-profile")}); err != nil {
+	if err := checkInputs("calibrate", wantFile, namedPath{"--vidur-profile", c.String("vidur-profile")}); err != nil {
 		return err
 	}
 	cat := model.DefaultCatalog()

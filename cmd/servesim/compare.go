@@ -114,7 +114,7 @@ func runArg(name, arg, sel string) (path, run string, err error) {
 			path, sel = p, s
 		}
 	}
-	if err := checkInputs("compare", true, namedPath{name, path}); err != nil {
+	if err := checkInputs("compare", wantFileOrDir, namedPath{name, path}); err != nil {
 		return "", "", err
 	}
 	return path, sel, nil

@@ -90,3 +90,35 @@ func TestFromTracesFileIsAUsageError(t *testing.T) {
 		t.Errorf("exit %d, %v; want 2 and %q", code, err, want)
 	}
 }
+
+// checkInputs refuses a path of the wrong kind with a message that says
+// which kind was wanted, and takes either where either is.
+func TestCheckInputsWantsTheKindAsked(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "f.csv", smallCSV)
+	for _, c := range []struct {
+		want inputKind
+		path string
+		msg  string // "" for no error
+	}{
+		{wantFile, file, ""},
+		{wantFile, dir, "x: --in: " + dir + " is a directory: want a file"},
+		{wantDir, dir, ""},
+		{wantDir, file, "x: --in: " + file + " is not a directory: want a directory"},
+		{wantFileOrDir, file, ""},
+		{wantFileOrDir, dir, ""},
+		{wantFileOrDir, filepath.Join(dir, "nope"), "x: --in: " + filepath.Join(dir, "nope") + ": no such file or directory"},
+	} {
+		err := checkInputs("x", c.want, namedPath{"--in", c.path})
+		if got := errString(err); got != c.msg {
+			t.Errorf("checkInputs(%d, %s) = %q, want %q", c.want, c.path, got, c.msg)
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

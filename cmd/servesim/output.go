@@ -129,13 +129,22 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	return nil
 }
 
-// checkInputs refuses an input path that does not exist, or that is a
-// directory where a file is wanted (unless dirOK): a usage error found
-// before any work, naming the flag or argument as record's --trace does
-// ("record: --trace: PATH: …", the form of every input's error). An
-// input that exists but cannot be read or parsed fails as the work does
-// (exit status 1). Empty paths are skipped.
-func checkInputs(cmd string, dirOK bool, inputs ...namedPath) error {
+// inputKind is what an input path must be.
+type inputKind int
+
+const (
+	wantFile      inputKind = iota
+	wantDir                 // a directory of inputs, such as calibrate's --from-traces
+	wantFileOrDir           // either: a results file or the directory that holds them
+)
+
+// checkInputs refuses an input path that does not exist, or that is not
+// of the kind wanted: a usage error found before any work, naming the
+// flag or argument as record's --trace does ("record: --trace: PATH: …",
+// the form of every input's error). An input that exists but cannot be
+// read or parsed fails as the work does (exit status 1). Empty paths are
+// skipped.
+func checkInputs(cmd string, want inputKind, inputs ...namedPath) error {
 	for _, in := range inputs {
 		if in.path == "" {
 			continue
@@ -144,8 +153,12 @@ func checkInputs(cmd string, dirOK bool, inputs ...namedPath) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return usageErrorf("%s: %s: %s: no such file or directory", cmd, in.name, in.path)
-		case err == nil && fi.IsDir() && !dirOK:
+		case err != nil:
+			continue // unreadable: the work that reads it says why
+		case fi.IsDir() && want == wantFile:
 			return usageErrorf("%s: %s: %s is a directory: want a file", cmd, in.name, in.path)
+		case !fi.IsDir() && want == wantDir:
+			return usageErrorf("%s: %s: %s is not a directory: want a directory", cmd, in.name, in.path)
 		}
 	}
 	return nil

@@ -71,7 +71,7 @@ func recordAction(c *cli.Context) error {
 	cfg.ToolVersion = c.App.Version
 	var fromFile map[string]string // Go field → its key in the settings file, for the fields the file set
 	if p := c.String("settings"); p != "" {
-		if err := checkInputs("record", false, namedPath{"--settings", p}); err != nil {
+		if err := checkInputs("record", wantFile, namedPath{"--settings", p}); err != nil {
 			return err
 		}
 		before := cfg

@@ -48,11 +48,11 @@ func reportCommand() *cli.Command {
 				return err
 			}
 			for _, p := range paths {
-				if err := checkInputs("report", true, namedPath{"RESULTS", p}); err != nil {
+				if err := checkInputs("report", wantFileOrDir, namedPath{"RESULTS", p}); err != nil {
 					return err
 				}
 			}
-			if err := checkInputs("report", false, namedPath{"--verify", flags["verify"]}); err != nil {
+			if err := checkInputs("report", wantFile, namedPath{"--verify", flags["verify"]}); err != nil {
 				return err
 			}
 			in, err := report.Load(slo, paths...)

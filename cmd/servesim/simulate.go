@@ -66,7 +66,7 @@ func checkSimulateInputs(c *cli.Context) error {
 	for _, p := range c.StringSlice("config") {
 		inputs = append(inputs, namedPath{"--config", p})
 	}
-	return checkInputs("simulate", false, inputs...)
+	return checkInputs("simulate", wantFile, inputs...)
 }
 
 // namedPlan is a plan, the label it goes by in tables and file names, and

@@ -70,7 +70,7 @@ func runSweepMerge(c *cli.Context) error {
 	if err := atomicfile.CheckFile(out); err != nil {
 		return usageErrorf("sweep merge: OUT: %v", err)
 	}
-	if err := checkInputs("sweep merge", false, shards...); err != nil {
+	if err := checkInputs("sweep merge", wantFile, shards...); err != nil {
 		return err
 	}
 	res, err := sweep.MergeFiles(c.Args().Tail())

@@ -49,7 +49,7 @@ func twoArgs(c *cli.Context) (string, string, error) {
 	if err := checkTraceOut(c.Command.Name, out); err != nil {
 		return "", "", err
 	}
-	if err := checkInputs(c.Command.Name, false, namedPath{"IN", in}); err != nil {
+	if err := checkInputs(c.Command.Name, wantFile, namedPath{"IN", in}); err != nil {
 		return "", "", err
 	}
 	return in, out, nil
@@ -213,7 +213,7 @@ func traceSynthCommand() *cli.Command {
 			if err := checkTraceOut("synth", c.Args().Get(0)); err != nil {
 				return err
 			}
-			if err := checkInputs("synth", false, namedPath{"--resample", c.String("resample")}); err != nil {
+			if err := checkInputs("synth", wantFile, namedPath{"--resample", c.String("resample")}); err != nil {
 				return err
 			}
 			// A flag the chosen mode ignores would leave the trace other
@@ -461,7 +461,7 @@ func traceStatsCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrorf("stats: want IN, got %d arguments", c.NArg())
 			}
-			if err := checkInputs("stats", false, namedPath{"IN", c.Args().Get(0)}); err != nil {
+			if err := checkInputs("stats", wantFile, namedPath{"IN", c.Args().Get(0)}); err != nil {
 				return err
 			}
 			var slo traces.SLO

@@ -159,7 +159,7 @@ func runVerify(c *cli.Context) error {
 			}
 		}
 	}
-	if err := checkInputs("verify", false, namedPath{"--candidates", c.String("candidates")}, namedPath{"--trace", c.String("trace")},
+	if err := checkInputs("verify", wantFile, namedPath{"--candidates", c.String("candidates")}, namedPath{"--trace", c.String("trace")},
 		namedPath{"--profile", c.String("profile")}, namedPath{"--catalog", c.String("catalog")}); err != nil {
 		return err
 	}
