@@ -120,13 +120,7 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 				fmt.Fprintf(w, "GPU, run %d: no measured window (no request succeeded)\n", r.Run)
 				continue
 			}
-			iv := s.gpu.Between(r.WindowFrom, r.WindowTo)
-			fmt.Fprintf(w, "GPU, run %d measured window: %s device-s, %s J (%s), %s J/output token",
-				r.Run, num(iv.DeviceSeconds), num(iv.EnergyJ), iv.EnergySource, num(iv.JoulesPerToken(r.OutputTokens)))
-			if iv.Err != nil && g.Err == nil {
-				fmt.Fprintf(w, " (%v)", iv.Err)
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintln(w, gpuRunLine(s.gpu.Between(r.WindowFrom, r.WindowTo), r))
 		}
 	}
 	if s.eng != nil {
@@ -134,6 +128,21 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 		errs = append(errs, e.Err)
 	}
 	return errors.Join(errs...)
+}
+
+// gpuRunLine is a run's line over its measured window. Energy the window's
+// samples could not give is said not measured, with why, whatever the
+// whole recording's error: dashes alone would read as the run's figures.
+func gpuRunLine(iv telemetry.GPUInterval, r *replay.Summary) string {
+	head := fmt.Sprintf("GPU, run %d measured window: %s device-s, ", r.Run, num(iv.DeviceSeconds))
+	if iv.Err != nil || math.IsNaN(iv.EnergyJ) {
+		why := "no energy reading covers it"
+		if iv.Err != nil {
+			why = iv.Err.Error()
+		}
+		return head + "energy not measured: " + why
+	}
+	return head + fmt.Sprintf("%s J (%s), %s J/output token", num(iv.EnergyJ), iv.EnergySource, num(iv.JoulesPerToken(r.OutputTokens)))
 }
 
 // gpuEnergySource is how a recording's energy was measured or, when it is
