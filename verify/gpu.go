@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ type gpuSampler struct {
 	rec  *telemetry.GPURecorder
 	path string
 	log  io.Writer
+	why  string // why there is no recorder
 }
 
 // startGPU starts NVML sampling to path when opt asks for it. A missing
@@ -41,19 +43,21 @@ func startGPU(ctx context.Context, opt *Options, path string, log io.Writer) *gp
 		} else {
 			fmt.Fprintf(log, "verify: GPU telemetry: %v\n", err)
 		}
-		return &gpuSampler{path: path, log: log}
+		return &gpuSampler{path: path, log: log, why: err.Error()}
 	}
 	return &gpuSampler{rec: rec, path: path, log: log}
 }
 
-// stop ends sampling and sums it up against the replay's output tokens.
+// stop ends sampling and sums it up against the replay's output tokens;
+// why says why energy per output token is unknown ("" when measured or
+// not asked for).
 // The samples file goes where the replay's trace went (replay.Outcome):
 // beside a written trace; kept under its temporary name, which the
 // measure names, beside rows the replay left in a partial file; else
 // nowhere.
-func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string) *GPUMeasure {
+func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string) (m *GPUMeasure, why string) {
 	if g == nil {
-		return nil
+		return nil, ""
 	}
 	if g.rec == nil {
 		// Samples were asked for and none taken: an earlier run's file at
@@ -66,7 +70,7 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 				fmt.Fprintf(g.log, "verify: removed an earlier run's GPU samples, %s: this run took none to go with its trace\n", g.path)
 			}
 		}
-		return nil
+		return nil, g.why
 	}
 	s := g.rec.Stop()
 	if s.Err != nil && !errors.Is(s.Err, telemetry.ErrNoDriver) {
@@ -87,12 +91,12 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 		g.rec.Discard()
 	}
 	if s.Samples == 0 {
-		return nil
+		return nil, cmp.Or(errString(s.Err), "no GPU samples")
 	}
 	if why := s.UnknownEnergy(); why != "" {
 		fmt.Fprintf(g.log, "verify: GPU telemetry: the recording's energy is unknown: %s\n", why)
 	}
-	m := &GPUMeasure{CSV: csvPath, Devices: s.Devices, SampledSeconds: s.WallSeconds, SampledEnergyJ: sec(s.EnergyJ)}
+	m = &GPUMeasure{CSV: csvPath, Devices: s.Devices, SampledSeconds: s.WallSeconds, SampledEnergyJ: sec(s.EnergyJ)}
 	if s.PeakMemBytes != telemetry.Missing {
 		m.PeakMemBytes = &s.PeakMemBytes
 	}
@@ -101,18 +105,30 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	}
 	// The run's figures are its measured window's, as the simulator's.
 	if len(sums) == 0 || sums[0].WindowFrom.IsZero() {
-		return m
+		return m, "no measured window (no request succeeded)"
 	}
 	r := sums[0]
 	w := g.rec.Between(r.WindowFrom, r.WindowTo)
 	m.WallSeconds = r.Wall.Seconds()
 	if w.Err != nil {
 		fmt.Fprintf(g.log, "verify: GPU telemetry over the measured window: %v\n", w.Err)
-		return m
+		return m, "over the measured window: " + w.Err.Error()
 	}
 	m.EnergyJ, m.EnergySource, m.MeanPowerW = sec(w.EnergyJ), w.EnergySource, sec(w.MeanPowerW)
-	if m.EnergyJ != nil && r.OutputTokens > 0 {
-		m.JPerOutputTok = sec(w.EnergyJ / float64(r.OutputTokens))
+	switch {
+	case m.EnergyJ == nil:
+		return m, "no energy reading covers the measured window"
+	case r.OutputTokens <= 0:
+		return m, "no output tokens"
 	}
-	return m
+	m.JPerOutputTok = sec(w.EnergyJ / float64(r.OutputTokens))
+	return m, ""
+}
+
+// errString is err's message; "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

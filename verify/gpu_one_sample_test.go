@@ -37,7 +37,7 @@ func TestGPUMeasureOfOneSampleIsWritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
-	m := g.stop([]*replay.Summary{{OutputTokens: 10}}, true, "")
+	m, _ := g.stop([]*replay.Summary{{OutputTokens: 10}}, true, "")
 	if m == nil {
 		t.Fatal("no measure for one sampling round")
 	}
@@ -60,7 +60,7 @@ func TestGPUMeasureWithoutTokensHasNoJoulesPerToken(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	to := time.Now()
 	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
-	m := g.stop([]*replay.Summary{{OutputTokens: 0, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, true, "")
+	m, _ := g.stop([]*replay.Summary{{OutputTokens: 0, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, true, "")
 	if m == nil || m.EnergyJ == nil || !(*m.EnergyJ > 0) {
 		t.Fatalf("measure %+v: want energy measured", m)
 	}
@@ -93,7 +93,7 @@ func TestGPUMeasureWithoutEnergyIsNull(t *testing.T) {
 	}
 	time.Sleep(30 * time.Millisecond)
 	g := &gpuSampler{rec: rec, path: "g.csv", log: io.Discard}
-	m := g.stop([]*replay.Summary{{OutputTokens: 10}}, true, "")
+	m, _ := g.stop([]*replay.Summary{{OutputTokens: 10}}, true, "")
 	if m == nil {
 		t.Fatal("no measure")
 	}

@@ -39,7 +39,7 @@ func TestGPUSamplesFollowTheTrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := &gpuSampler{rec: rec, path: path, log: io.Discard}
-			m := g.stop([]*replay.Summary{{OutputTokens: 10}}, tc.written, tc.rowsLeft)
+			m, _ := g.stop([]*replay.Summary{{OutputTokens: 10}}, tc.written, tc.rowsLeft)
 			earlier, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -84,7 +84,7 @@ func TestGPUSamplesNotTakenRemoveAnEarlierFile(t *testing.T) {
 		}
 		var log strings.Builder
 		g := startGPU(context.Background(), &Options{GPUInterval: time.Second}, path, &log)
-		if m := g.stop([]*replay.Summary{{OutputTokens: 10}}, written, ""); m != nil {
+		if m, _ := g.stop([]*replay.Summary{{OutputTokens: 10}}, written, ""); m != nil {
 			t.Errorf("written %v: a measure %+v from no samples", written, m)
 		}
 		_, err := os.Stat(path)

@@ -221,7 +221,10 @@ func TestGPUMeasureCoversTheMeasuredWindow(t *testing.T) {
 	to := time.Now()
 	time.Sleep(100 * time.Millisecond) // after the last token
 	g := &gpuSampler{rec: rec, log: io.Discard}
-	m := g.stop([]*replay.Summary{{OutputTokens: 30, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, false, "")
+	m, why := g.stop([]*replay.Summary{{OutputTokens: 30, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, false, "")
+	if why != "" {
+		t.Errorf("why = %q for a measured window: want none", why)
+	}
 	want := 300 * to.Sub(from).Seconds() // 300 W over the window
 	if m == nil || m.JPerOutputTok == nil || m.EnergyJ == nil || math.Abs(*m.EnergyJ-want) > want/5 || math.Abs(*m.JPerOutputTok-want/30) > want/150 ||
 		m.WallSeconds != to.Sub(from).Seconds() || m.SampledEnergyJ == nil || *m.SampledEnergyJ < 2.5*want {
@@ -252,7 +255,7 @@ func TestGPUMeasurePeakMemoryUnreportedIsNull(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 		g := &gpuSampler{rec: rec, log: io.Discard}
-		m := g.stop(nil, false, "")
+		m, _ := g.stop(nil, false, "")
 		b, err := json.Marshal(m)
 		if err != nil {
 			t.Fatal(err)

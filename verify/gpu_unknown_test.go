@@ -45,7 +45,10 @@ func TestGPUMeasureSaysWhichDeviceHasNoEnergy(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	var log bytes.Buffer
 	g := &gpuSampler{rec: rec, path: "g.csv", log: &log}
-	m := g.stop([]*replay.Summary{{OutputTokens: 10, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, false, "")
+	m, why := g.stop([]*replay.Summary{{OutputTokens: 10, WindowFrom: from, WindowTo: to, Wall: to.Sub(from)}}, false, "")
+	if why == "" {
+		t.Error("why: empty for an unknown window energy: want the reason")
+	}
 	if m == nil || m.SampledEnergyJ != nil || m.EnergyJ != nil {
 		t.Fatalf("measure %+v: want unknown energy", m)
 	}

@@ -223,6 +223,10 @@ type Repeat struct {
 	LagFlagged   bool           `json:"schedule_lag_flagged"`
 	// GPU is what NVML measured over the replay; nil when not sampled.
 	GPU *GPUMeasure `json:"gpu"`
+	// EnergyUnknown says why measured.j_per_out_tok is null though GPU
+	// sampling was asked for (no driver, no samples, a window the samples
+	// do not cover, other devices than the plan's); "" otherwise.
+	EnergyUnknown string `json:"energy_unknown,omitempty"`
 }
 
 // GPUMeasure is NVML's account of one candidate's replay. Wall time,
@@ -566,6 +570,14 @@ func summarize(reps []Repeat) (sum Repeat, lo, hi Metrics) {
 		}
 	}
 	sum.Detail = strings.Join(details, "; ")
+	for k, r := range reps {
+		if r.EnergyUnknown != "" && sum.EnergyUnknown == "" { // the mean is unmeasured when one run is
+			sum.EnergyUnknown = r.EnergyUnknown
+			if len(reps) > 1 {
+				sum.EnergyUnknown = fmt.Sprintf("run %d: %s", k+1, r.EnergyUnknown)
+			}
+		}
+	}
 	for _, r := range reps {
 		for k, n := range r.FailedByKind {
 			sum.FailedByKind[k] += n
@@ -642,7 +654,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
 	sums, err := replayRecord(ctx, rc, log)
 	written, rowsLeft := replay.Outcome(rc, sums)
-	rep.GPU = gpu.stop(sums, written, rowsLeft)
+	rep.GPU, rep.EnergyUnknown = gpu.stop(sums, written, rowsLeft)
 	// A replay that never ran wrote no trace, nor did one that failed (it
 	// keeps its rows under the partial name): name only a trace it wrote,
 	// not an earlier run's file of that name.
@@ -665,6 +677,9 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		return fail(StatusReplay, "the replay returned no run")
 	}
 	rep.measured(sums, p)
+	if g := rep.GPU; g != nil && g.JPerOutputTok != nil && *g.JPerOutputTok <= 0 {
+		rep.EnergyUnknown = "NVML measured no energy over the window"
+	}
 	if g := rep.GPU; g != nil && g.JPerOutputTok != nil && *g.JPerOutputTok > 0 {
 		// NVML samples every device of the host; the simulator's energy
 		// is the plan's devices'.
@@ -673,7 +688,8 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 			rep.Measured.JPerOutTok = &j
 			rep.Measured.USDPerMOut = estCost(p.Prices(), p.Device.Count, sums[0].Wall.Seconds(), *g.EnergyJ, sums[0].OutputTokens)
 		} else {
-			fmt.Fprintf(log, "verify: %s: NVML sampled %d devices, the plan holds %d: energy per output token is not compared\n", name, g.Devices, p.Device.Count)
+			rep.EnergyUnknown = fmt.Sprintf("NVML sampled %d devices, the plan holds %d", g.Devices, p.Device.Count)
+			fmt.Fprintf(log, "verify: %s: %s: energy per output token is not compared\n", name, rep.EnergyUnknown)
 		}
 	}
 	if s := sums[0]; s.Succeeded == 0 {
