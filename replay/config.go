@@ -181,9 +181,10 @@ func (c *Config) Validate() error {
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		// Errors reach logs: a password or query in the URL is not shown.
 		bad("BaseURL", "%q is not an http(s) URL with a host", urlshow.String(c.BaseURL))
-	} else if strings.Contains(u.Path, "@") {
+	} else if strings.Contains(u.EscapedPath(), "@") {
 		// user:token@host with a '/' in the token: the host read is the
-		// token's start, which a failed lookup would print.
+		// token's start, which a failed lookup would print. An
+		// escaped '@' (%40) is a path character, as urlshow shows it.
 		bad("BaseURL", "has an '@' in its path: credentials typed in the URL? (not shown; pass the key through APIKeyEnv)")
 	}
 	if c.Model == "" {

@@ -18,3 +18,20 @@ func TestValidateBaseURLHidesPassword(t *testing.T) {
 		}
 	}
 }
+
+// An '@' typed in the path is refused (a token with a '/' would be read as
+// the host), but an escaped one, %40, is a path character like any other.
+func TestValidateBaseURLAtInPath(t *testing.T) {
+	for raw, refused := range map[string]bool{
+		"http://tok/en@host/v1":                 true,
+		"http://host:8000/deployments/a%40b/v1": false,
+		"http://host:8000/a%40b/v1%2Fx@y":       true,
+	} {
+		c := Config{BaseURL: raw, Model: "m", APIKeyEnv: "K"}
+		err := c.Validate()
+		got := err != nil && strings.Contains(err.Error(), "'@' in its path")
+		if got != refused {
+			t.Errorf("%s: error %v, want the '@' refused: %v", raw, err, refused)
+		}
+	}
+}

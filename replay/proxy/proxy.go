@@ -74,9 +74,10 @@ func (c *Config) Validate() error {
 		return bad("Upstream", "does not parse: want http(s)://host[:port][/path]")
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return bad("Upstream", "%q: want http(s)://host[:port][/path]", urlshow.URL(u))
-	case strings.Contains(u.Path, "@"):
+	case strings.Contains(u.EscapedPath(), "@"):
 		// user:token@host with a '/' in the token: the host read is the
-		// token's start, which a failed lookup would print.
+		// token's start, which a failed lookup would print. An
+		// escaped '@' (%40) is a path character, as urlshow shows it.
 		return bad("Upstream", "has an '@' in its path: credentials typed in the URL? (not shown)")
 	case c.Out == "":
 		return bad("Out", "required")
