@@ -62,9 +62,40 @@ func (m *apiMessage) outputBytes() (int, bool) {
 	}
 	tools := len(m.ToolCalls) > 0 && !isNull(m.ToolCalls) && string(m.ToolCalls) != "[]"
 	if tools {
-		n += len(m.ToolCalls)
+		n += toolCallBytes(m.ToolCalls)
 	}
 	return n, n > 0 || tools
+}
+
+// toolCallBytes is how much text the model generated in tool calls: their
+// names and arguments, decoded. Ids, types and the JSON around them are the
+// server's framing, no tokens of the model's; weighed as text they would
+// draw a stream's tokens to the chunk that opens a call. Tool calls of
+// another shape count whole, as before.
+func toolCallBytes(raw json.RawMessage) int {
+	var calls []struct {
+		Function *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &calls) != nil {
+		return len(raw)
+	}
+	n := 0
+	for _, c := range calls {
+		if c.Function == nil {
+			continue
+		}
+		n += len(c.Function.Name)
+		var args string
+		if json.Unmarshal(c.Function.Arguments, &args) == nil {
+			n += len(args)
+		} else if !isNull(c.Function.Arguments) {
+			n += len(c.Function.Arguments) // an object, as some servers send
+		}
+	}
+	return n
 }
 
 // observation is what the proxy saw of one response.
