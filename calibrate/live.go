@@ -557,6 +557,12 @@ type Analysis struct {
 	// PagedBy says what in the runs' metadata named the engine a paged
 	// one (see pagedEngine); "" when nothing did.
 	PagedBy string
+	// SlotsBy is the engine name that made Slots those of an engine of
+	// slots (llama.cpp, Ollama); "" when Slots is the ramp's limit taken
+	// by assumption (an engine unnamed or not known) or 0.
+	SlotsBy string
+	// Engine is the engine the runs name, for saying what was assumed.
+	Engine  string
 	Recover RecoverStats
 	// DroppedLateFirst counts steps left out as late first tokens (see
 	// lateFirsts).
@@ -663,6 +669,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	a.PagedBy = pagedEngine(runs)
 	if c := a.Concurrency; c != nil && c.Saturated && c.MaxSeqs > 0 && a.PagedBy == "" {
 		a.Slots = c.MaxSeqs
+		a.SlotsBy, a.Engine = slotEngineName(runs), unknownEngine(runs)
 		cache = newSlotCache(a.Slots)
 	}
 	for _, r := range runs {
@@ -1309,6 +1316,24 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 	return p
 }
 
+// printSlots writes the slots of an engine of slots, and whether its name
+// decided them or they are assumed: an engine calibrate does not know may
+// page its KV cache (TGI behind a proxy), which --engine says.
+func (a *Analysis) printSlots(w io.Writer) {
+	const replayed = "steps attend over the cells of one KV cache, replayed from a fresh engine"
+	switch {
+	case a.SlotsBy != "":
+		fmt.Fprintf(w, "engine slots: %d (the ramp's limit; engine %q): %s\n", a.Slots, a.SlotsBy, replayed)
+		return
+	case a.Engine != "":
+		fmt.Fprintf(w, "engine slots: %d (the ramp's limit), assumed: engine %q is not one calibrate knows, taken as one of slots (llama.cpp's); %s\n",
+			a.Slots, a.Engine, replayed)
+	default:
+		fmt.Fprintf(w, "engine slots: %d (the ramp's limit), assumed: the runs name no engine, taken as one of slots (llama.cpp's); %s\n", a.Slots, replayed)
+	}
+	fmt.Fprintf(w, "  a paged engine's limit is its max_num_seqs: --engine %s turns the resident-token terms off\n", strings.Join(pagedEngines[:3], ", --engine "))
+}
+
 // Print writes the analysis for people: recovery counts, coefficients
 // with intervals, R², residual spread, held-out error, repeat spread and
 // the concurrency probe.
@@ -1329,7 +1354,7 @@ func (a *Analysis) Print(w io.Writer) {
 			len(a.Trimmed), len(a.Trimmed)+len(a.Observations))
 	}
 	if a.Slots > 0 {
-		fmt.Fprintf(w, "engine slots: %d (the ramp's limit): steps attend over the cells of one KV cache, replayed from a fresh engine\n", a.Slots)
+		a.printSlots(w)
 	} else if c := a.Concurrency; a.PagedBy != "" && c != nil && c.Saturated {
 		fmt.Fprintf(w, "engine slots: none, a paged KV cache (%s): resident-token terms off; the ramp's limit of %d sequences is its own\n", a.PagedBy, c.MaxSeqs)
 	} else {

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -56,6 +57,51 @@ func TestAnalyzeSaturatedPagedEngineGetsNoSlotCache(t *testing.T) {
 				if off := a.Fit.Step.At(term).Status == StatusOff; off != (tc.wantSlots == 0) {
 					t.Errorf("%s: status %s, want off only for a paged engine", term, a.Fit.Step.At(term).Status)
 				}
+			}
+		})
+	}
+}
+
+// An engine the runs do not name as one of slots (no name, or one
+// calibrate does not know, such as a TGI behind a proxy) gets the ramp's
+// limit as its slots by assumption: the analysis says so, and how to name
+// a paged engine, where a named slot engine's says which name decided.
+func TestAnalyzeSaysWhenSlotsAreAssumed(t *testing.T) {
+	for _, tc := range []struct {
+		name, engine, want string
+	}{
+		{"unknown", "mistral.rs 0.5", `assumed: engine "mistral.rs 0.5" is not one calibrate knows`},
+		{"unnamed", "", "assumed: the runs name no engine"},
+		{"llama.cpp", "llama.cpp server", `engine slots: 1 (the ramp's limit; engine "llama.cpp server")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prompts := []int{32, 64, 128, 256, 32, 64, 128, 256}
+			var runs []*RunResult
+			t0 := int64(0)
+			for _, kind := range []string{KindPrefill, KindDecode} {
+				var r *RunResult
+				r, t0 = serialRun(kind, 1, prompts, 24, t0)
+				runs = append(runs, r)
+			}
+			for _, c := range []int{1, 2} {
+				var r *RunResult
+				r, t0 = serialRun(KindMemory, c, prompts[:2*c], 16, t0)
+				runs = append(runs, r)
+			}
+			for _, r := range runs {
+				r.Meta = traces.Meta{Engine: tc.engine}
+			}
+			a, err := Analyze(runs, AnalyzeOptions{Relative: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			a.Print(&b)
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("analysis does not say %q:\n%s", tc.want, b.String())
+			}
+			if tc.engine == "llama.cpp server" && strings.Contains(b.String(), "assumed") {
+				t.Errorf("a named slot engine is said to be assumed:\n%s", b.String())
 			}
 		})
 	}

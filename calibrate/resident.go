@@ -67,6 +67,30 @@ func pagedEngine(runs []*RunResult) string {
 	return ""
 }
 
+// slotEngineName is the engine name in the runs' metadata (not those on
+// an engine of their own) that names an engine of slots, "" when none
+// does: then the ramp's limit is taken for slots by assumption.
+func slotEngineName(runs []*RunResult) string {
+	for _, r := range runs {
+		name := strings.ToLower(strings.TrimSpace(r.Meta.Engine))
+		if r.Slots == 0 && slices.ContainsFunc(slotEngines, func(e string) bool { return strings.HasPrefix(name, e) }) {
+			return r.Meta.Engine
+		}
+	}
+	return ""
+}
+
+// unknownEngine is the first engine name in the runs' metadata, "" when
+// they name none.
+func unknownEngine(runs []*RunResult) string {
+	for _, r := range runs {
+		if e := strings.TrimSpace(r.Meta.Engine); r.Slots == 0 && e != "" {
+			return e
+		}
+	}
+	return ""
+}
+
 // NameEngine names engine (name and version) the engine of the runs
 // whose traces name none: a refit told it (by --engine, or by the profile
 // it refits) decides a paged engine from it as the calibration that knew
