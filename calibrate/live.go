@@ -1295,6 +1295,9 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 	if p.EngineArgs == nil {
 		p.EngineArgs = []string{}
 	}
+	if c := a.Concurrency; c != nil {
+		p.MaxSeqs = c.MaxSeqs
+	}
 	if c := a.Concurrency; c != nil && c.MaxTokens > 0 {
 		p.KV = &KVCapacity{MaxConcurrentTokens: c.MaxTokens}
 		if info.BlockSize > 0 {

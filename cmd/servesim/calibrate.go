@@ -873,8 +873,8 @@ func (ps *profileStep) warnMismatch(cmd string, p *plan.Plan, warn io.Writer) {
 }
 
 // profileMismatch says how a plan differs from its profile's measured
-// configuration other than by device: precision, tensor parallelism, or
-// the model (compared loosely: a profile names the model as served, which
+// configuration other than by device: precision, tensor parallelism,
+// sequences at once past the most its ramp ran, or the model (compared loosely: a profile names the model as served, which
 // need not be the catalog's name), one entry per difference; none when
 // nothing differs or the profile does not say.
 func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
@@ -886,6 +886,13 @@ func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
 	}
 	if p.TensorParallel > 0 && p.TensorParallel != pl.Device.Count {
 		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %d devices", p.TensorParallel, pl.Device.Count))
+	}
+	key, seqs := "max_num_seqs", pl.Batch.MaxNumSeqs
+	if seqs == 0 {
+		key, seqs = "batch_size", pl.Batch.BatchSize
+	}
+	if p.MaxSeqs > 0 && seqs > p.MaxSeqs {
+		diff = append(diff, fmt.Sprintf("up to %d sequences at once, the plan %s %d (decode terms extrapolated)", p.MaxSeqs, key, seqs))
 	}
 	// Names as the catalog reads them: without case or surrounding spaces.
 	served, name := strings.ToLower(strings.TrimSpace(p.Model)), strings.ToLower(strings.TrimSpace(pl.Model.Name))
