@@ -204,7 +204,10 @@ func NewPlan(name string, opt PlanOptions) (*Plan, error) {
 
 	p := &Plan{Name: name}
 	// The longest prompt at every decode client at once: more cells than
-	// any run of the plan attends over. The longest the plan sends, not
+	// any prefill, decode or mixed run attends over, and the largest single
+	// step of the plan, which is what sets a first touch's slowdown (the
+	// memory ramp, meant to pass the engine's limit, holds more cells in
+	// all, in smaller steps). The longest the plan sends, not
 	// MaxPrompt, which only caps the lengths: a MaxPrompt above them would
 	// make a warm-up longer than anything measured, which an engine's
 	// context may refuse (and then nothing is warmed).
