@@ -45,7 +45,8 @@ const MaxIssueGap = time.Minute
 // client's previous request ended) and in Arrival the time it reaches the
 // engine (plus its share of IssueGap); queue time, TTFT and E2E are
 // measured from the issue, as the live closed loop measures them from a
-// client's pick-up (its ScheduledSend). Everything else is as in Run: the
+// client's pick-up (its ScheduledSend), and the window opens at the first
+// issue, as the live one opens at the first ScheduledSend. Everything else is as in Run: the
 // Summary is returned even when err is not nil, a static policy that runs
 // out of KV memory ends the run with an *OOMError (the requests it did not
 // serve get rows marked not run; those never issued carry the time the run
@@ -108,6 +109,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			// Latencies start here, when the client picks the request
 			// up, as a live closed loop's do (its ScheduledSend).
 			req.ScheduledSend = freedAt
+			e.m.issued(&req, freedAt, e.now)
 			req.PrefixHashes = slices.Clone(req.PrefixHashes)
 			free--
 			pending = append(pending, req)

@@ -13,8 +13,9 @@ import (
 // has BusySeconds, Makespan, DeviceSeconds, EnergyJoules and the token
 // totals. Warm-up rows are simulated (they load the engine) but, as in a
 // live run, left out of every figure: counts, tokens, latencies, and the
-// window, which opens at the first other arrival and closes at the last
-// measured completion, as a live run's closes at its last token (a
+// window, which opens at the first other arrival (in a closed loop, its
+// issue, as a live one's opens at the first scheduled send) and closes at
+// the last measured completion, as a live run's closes at its last token (a
 // request refused after it takes no engine time); busy time and KV
 // occupancy count only inside it, so a warm-up row's steps after it are
 // left out.
@@ -28,7 +29,7 @@ type Summary struct {
 	// Token totals of completed requests.
 	InputTokens, OutputTokens, CachedTokens int64
 
-	FirstArrival  float64 // s from trace start
+	FirstArrival  float64 // s from trace start; a closed loop's first issue
 	Makespan      float64 // first arrival → last completion
 	BusySeconds   float64 // Σ step durations inside the window
 	Utilization   float64 // BusySeconds / Makespan
@@ -172,6 +173,16 @@ func (m *metrics) arrived(s *seq, now int64) {
 	m.measured.requests++
 	if m.firstArrival < 0 {
 		m.open(s.arrival, now)
+	}
+}
+
+// issued opens the window at origin, when a closed loop's client picks
+// up r, on an engine whose clock reads now ≥ origin: a live closed loop's
+// window opens at the first scheduled send, where the latencies start,
+// not when the request reaches the engine.
+func (m *metrics) issued(r *traces.Request, origin, now int64) {
+	if !r.Warmup && m.firstArrival < 0 {
+		m.open(origin, now)
 	}
 }
 
