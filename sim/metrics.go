@@ -73,10 +73,11 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(d))
 }
 
-// MarshalJSON writes the rates of a run without a window (nothing arrived,
-// or every request was refused on arrival) as null: over no time nothing
-// was measured, and a 0 would read as a measured zero throughput (the
-// table prints "—"). Decoding a null leaves 0; read Makespan beside it.
+// MarshalJSON writes the rates and the KV mean of a run without a window
+// (nothing arrived, or every request was refused on arrival) as null: over
+// no time nothing was measured, and a 0 would read as a measured zero
+// throughput or an empty cache (the table prints "—"). Decoding a null
+// leaves 0; read Makespan beside it.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary // without this method
 	if s.Makespan > 0 {
@@ -85,14 +86,23 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		Utilization, ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
-	}{plain: plain(s)})
+		KV                                                      kvWithoutWindow
+	}{plain: plain(s), KV: kvWithoutWindow{plainKV: plainKV(s.KV)}})
 }
+
+// kvWithoutWindow is KVStats with its means written as null.
+type kvWithoutWindow struct {
+	plainKV
+	MeanUsed, MeanUtil *float64
+}
+
+type plainKV KVStats
 
 // KVStats is KV block occupancy (blocks referenced by some request; cached
 // blocks nobody references count as free).
 type KVStats struct {
 	TotalBlocks int
-	MeanUsed    float64 // time-weighted over the makespan
+	MeanUsed    float64 // time-weighted over the makespan; 0 (null in JSON) without one
 	MaxUsed     int
 	MeanUtil    float64 // MeanUsed / TotalBlocks
 	MaxUtil     float64
