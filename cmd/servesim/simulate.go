@@ -450,8 +450,12 @@ func printResults(w io.Writer, results []*plan.Result) {
 		if r.PowerModel != "" {
 			fmt.Fprintf(w, "  power model:  %s\n", r.PowerModel)
 		}
-		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %.0f%% / max %.0f%% used, %d preemptions, %d rejected\n",
-			s.KV.TotalBlocks, 100*s.KV.MeanUtil, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
+		kvMean := "—" // a time mean over no time is no figure
+		if s.Makespan > 0 {
+			kvMean = fmt.Sprintf("%.0f%%", 100*s.KV.MeanUtil)
+		}
+		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %s / max %.0f%% used, %d preemptions, %d rejected\n",
+			s.KV.TotalBlocks, kvMean, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
 		if r.Plan.Batch.PrefixCaching {
 			hit := "—" // nothing looked up
 			if s.PrefixLookups > 0 {

@@ -449,6 +449,20 @@ func TestSimulateNothingRanPrintsNoRates(t *testing.T) {
 	}
 }
 
+// The KV mean of a run over no time was not measured either: the memory
+// line prints it as "—", not as a mean of 0% in use.
+func TestSimulateNothingRanPrintsNoKVMean(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "rej.csv", "id,arrival_ns,prompt_tokens,output_tokens\nr,0,9000,10\n")
+	out, err := run(t, "simulate", "--trace", tr, "--config", filepath.Join("defaults", "1-serial.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "KV blocks, mean — / max 0% used,") {
+		t.Errorf("want the KV mean unmeasured:\n%s", out)
+	}
+}
+
 // Two outputs of one run naming the same file are refused: the one
 // renamed into place last replaced the other, which was lost unsaid.
 func TestSimulateOutputsMustNotOverwriteEachOther(t *testing.T) {
