@@ -48,7 +48,7 @@ type LengthSpec struct {
 // start from DefaultSynthConfig.
 type SynthConfig struct {
 	Seed uint64
-	// Requests is the number of measured rows in process mode.
+	// Requests is the number of measured rows in process mode, at least 1.
 	Requests int
 	// PromptLengths, when set, selects the fixed-input matrix: each length
 	// in order, Repeats times (length-major), and Requests is ignored.
@@ -111,8 +111,9 @@ func fieldErr(field, format string, args ...any) error {
 // Validate reports every invalid field, each as a *FieldError (joined).
 func (c *SynthConfig) Validate() error {
 	var errs []error
-	if c.PromptLengths == nil && c.Requests < 0 {
-		errs = append(errs, fieldErr("Requests", "must be >= 0, got %d", c.Requests))
+	// A trace of no measured rows leaves every later verb nothing to do.
+	if c.PromptLengths == nil && c.Requests < 1 {
+		errs = append(errs, fieldErr("Requests", "want at least 1, got %d", c.Requests))
 	}
 	if c.PromptLengths != nil {
 		if c.Repeats < 1 {

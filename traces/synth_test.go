@@ -185,6 +185,7 @@ func TestSynthValidate(t *testing.T) {
 		{func(c *SynthConfig) { c.PrefixGroups, c.PrefixTokens = 2, 64 }, "BlockSize"},
 		{func(c *SynthConfig) { c.PromptLengths, c.Repeats = []int32{1}, 0 }, "Repeats"},
 		{func(c *SynthConfig) { c.Requests = -1 }, "Requests"},
+		{func(c *SynthConfig) { c.Requests = 0 }, "Requests"},
 	} {
 		c := DefaultSynthConfig()
 		tc.mod(&c)
