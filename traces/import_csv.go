@@ -285,12 +285,13 @@ func (s *azureSource) next(r *Request) (int64, int, error) {
 // Response tokens,Total tokens,Log Type" and v1.2/v2, which add "Session
 // ID" (or "SessionID") and "Elapsed time". Columns are found by name.
 // Rows with 0 response tokens are failed requests, as BurstGPT documents
-// them. Elapsed time (submission to full response, not TTFT) is not
-// imported.
+// them. Total tokens, where present, must be the sum of the two counts (it
+// is on every row of the data, failed ones included). Elapsed time
+// (submission to full response, not TTFT) is not imported.
 type burstGPTSource struct {
 	*csvSource
-	ts, model, in, out, logType, session int
-	classes                              map[[2]string]string
+	ts, model, in, out, total, logType, session int
+	classes                                     map[[2]string]string
 }
 
 func newBurstGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
@@ -302,7 +303,7 @@ func newBurstGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "Timestamp", "Request tokens", "Response tokens"); err != nil {
 		return nil, err
 	}
-	s.model, s.logType, s.session = c.optCol("Model"), c.optCol("Log Type"), c.optCol("Session ID")
+	s.model, s.total, s.logType, s.session = c.optCol("Model"), c.optCol("Total tokens"), c.optCol("Log Type"), c.optCol("Session ID")
 	if s.session < 0 { // BurstGPT's README spells the column without the space
 		s.session = c.optCol("SessionID")
 	}
@@ -323,6 +324,9 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	if r.OutputTokens, err = s.tokens(s.out); err != nil {
 		return 0, 0, err
 	}
+	if err := s.checkTotal(r.PromptTokens, r.OutputTokens); err != nil {
+		return 0, 0, err
+	}
 	r.SourceFailed = r.OutputTokens == 0
 	var model, logType string
 	if s.model >= 0 {
@@ -337,6 +341,20 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	}
 	r.ID = s.ids.itoa(s.line)
 	return ts, s.line, nil
+}
+
+// checkTotal refuses a row whose Total tokens is not Request tokens +
+// Response tokens: one of the three is corrupt, and the importer cannot
+// tell which.
+func (s *burstGPTSource) checkTotal(in, out int32) error {
+	if s.total < 0 {
+		return nil
+	}
+	want := int64(in) + int64(out)
+	if n, ok := parseCount(s.cell(s.total)); !ok || n != want {
+		return s.bad(s.total, fmt.Sprintf("%d (%s %d + %s %d)", want, s.header[s.in], in, s.header[s.out], out))
+	}
+	return nil
 }
 
 // class names a row's model and log type, e.g. "ChatGPT/conversation",
