@@ -152,11 +152,7 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	for i, rp := range c.reps {
 		engines[i] = rp.e
 	}
-	c.unarrived, err = endRun(err, rows, engines, a)
-	err = firstErr(err, rows.flush())
-	for _, rp := range c.reps {
-		err = rp.e.end(err)
-	}
+	c.unarrived, err = finishRun(err, rows, engines, a)
 	return c.summary(), err
 }
 

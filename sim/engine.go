@@ -31,12 +31,21 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	a := &arrivals{in: in}
-	err := e.runAll(ctx, a)
-	var unarrived int64
-	unarrived, err = endRun(err, rows, []*engine{e}, a)
+	unarrived, err := finishRun(e.runAll(ctx, a), rows, []*engine{e}, a)
 	e.m.measured.requests += unarrived
+	return e.summary(), err
+}
+
+// finishRun closes a run over arrivals whose loop returned err: it reports
+// what the engines finished (endRun), flushes the rows and ends every
+// engine, returning endRun's unarrived and the first error of all these.
+func finishRun(err error, rows *rowOrder, engines []*engine, a *arrivals) (unarrived int64, _ error) {
+	unarrived, err = endRun(err, rows, engines, a)
 	err = firstErr(err, rows.flush())
-	return e.summary(), e.end(err)
+	for _, e := range engines {
+		err = e.end(err)
+	}
+	return unarrived, err
 }
 
 // endRun reports what the engines finished and returns err, or the error
