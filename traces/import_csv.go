@@ -136,6 +136,26 @@ func (c *csvSource) seconds(i int) (int64, error) {
 	return ns, nil
 }
 
+// dateTime parses field i as a datetime, returning unix ns.
+func (c *csvSource) dateTime(i int) (int64, error) {
+	ns, ok := parseDateTime(c.cell(i))
+	if !ok {
+		return 0, c.bad(i, "a timestamp like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00")
+	}
+	return ns, nil
+}
+
+// tokenCounts parses fields in and out as r's prompt and output token
+// counts.
+func (c *csvSource) tokenCounts(r *Request, in, out int) error {
+	var err error
+	if r.PromptTokens, err = c.tokens(in); err != nil {
+		return err
+	}
+	r.OutputTokens, err = c.tokens(out)
+	return err
+}
+
 // parseCount parses an integer, also accepting an integral float such as
 // "374.0"; a negative value is returned as is for the caller to reject.
 func parseCount(s string) (int64, bool) {
@@ -243,42 +263,52 @@ func parseDateTime(s string) (int64, bool) {
 	return t.UnixNano() - off, true
 }
 
-// azureSource reads Azure LLM inference traces:
-// TIMESTAMP,ContextTokens,GeneratedTokens with datetime timestamps.
-type azureSource struct {
+// timedTokenSource reads a CSV of one timestamp column and two token-count
+// columns (prompt, output), the shape Azure's and Vidur's traces share;
+// stamp parses the timestamp field into ns.
+type timedTokenSource struct {
 	*csvSource
 	ts, in, out int
+	stamp       func(c *csvSource, i int) (int64, error)
 }
 
-func newAzureSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+func newTimedTokenSource(src io.Reader, opt *ImportOptions, stamp func(*csvSource, int) (int64, error), tsCol, inCol, outCol string) (rowSource, error) {
 	c, err := newCSVSource(src, opt)
 	if err != nil {
 		return nil, err
 	}
-	s := &azureSource{csvSource: c}
-	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "TIMESTAMP", "ContextTokens", "GeneratedTokens"); err != nil {
+	s := &timedTokenSource{csvSource: c, stamp: stamp}
+	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, tsCol, inCol, outCol); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *azureSource) next(r *Request) (int64, int, error) {
+func (s *timedTokenSource) next(r *Request) (int64, int, error) {
 	if err := s.read(); err != nil {
 		return 0, 0, err
 	}
-	ts, ok := parseDateTime(s.cell(s.ts))
-	if !ok {
-		return 0, 0, s.bad(s.ts, "a timestamp like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00")
-	}
-	var err error
-	if r.PromptTokens, err = s.tokens(s.in); err != nil {
+	ts, err := s.stamp(s.csvSource, s.ts)
+	if err != nil {
 		return 0, 0, err
 	}
-	if r.OutputTokens, err = s.tokens(s.out); err != nil {
+	if err := s.tokenCounts(r, s.in, s.out); err != nil {
 		return 0, 0, err
 	}
 	r.ID = s.ids.itoa(s.line)
 	return ts, s.line, nil
+}
+
+// newAzureSource reads Azure LLM inference traces:
+// TIMESTAMP,ContextTokens,GeneratedTokens with datetime timestamps.
+func newAzureSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	return newTimedTokenSource(src, opt, (*csvSource).dateTime, "TIMESTAMP", "ContextTokens", "GeneratedTokens")
+}
+
+// newVidurSource reads Vidur processed traces:
+// arrived_at (seconds),num_prefill_tokens,num_decode_tokens.
+func newVidurSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
+	return newTimedTokenSource(src, opt, (*csvSource).seconds, "arrived_at", "num_prefill_tokens", "num_decode_tokens")
 }
 
 // burstGPTSource reads BurstGPT: v1 "Timestamp,Model,Request tokens,
@@ -318,10 +348,7 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if r.PromptTokens, err = s.tokens(s.in); err != nil {
-		return 0, 0, err
-	}
-	if r.OutputTokens, err = s.tokens(s.out); err != nil {
+	if err := s.tokenCounts(r, s.in, s.out); err != nil {
 		return 0, 0, err
 	}
 	if err := s.checkTotal(r.PromptTokens, r.OutputTokens); err != nil {
@@ -373,41 +400,4 @@ func (s *burstGPTSource) class(model, logType string) string {
 		s.classes[[2]string{strings.Clone(model), strings.Clone(logType)}] = c
 	}
 	return c
-}
-
-// vidurSource reads Vidur processed traces:
-// arrived_at (seconds),num_prefill_tokens,num_decode_tokens.
-type vidurSource struct {
-	*csvSource
-	ts, in, out int
-}
-
-func newVidurSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
-	c, err := newCSVSource(src, opt)
-	if err != nil {
-		return nil, err
-	}
-	s := &vidurSource{csvSource: c}
-	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "arrived_at", "num_prefill_tokens", "num_decode_tokens"); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *vidurSource) next(r *Request) (int64, int, error) {
-	if err := s.read(); err != nil {
-		return 0, 0, err
-	}
-	ts, err := s.seconds(s.ts)
-	if err != nil {
-		return 0, 0, err
-	}
-	if r.PromptTokens, err = s.tokens(s.in); err != nil {
-		return 0, 0, err
-	}
-	if r.OutputTokens, err = s.tokens(s.out); err != nil {
-		return 0, 0, err
-	}
-	r.ID = s.ids.itoa(s.line)
-	return ts, s.line, nil
 }
