@@ -412,24 +412,16 @@ func parseBool(s, name string) (bool, error) {
 }
 
 func splitU64(s, name string, dst []uint64) ([]uint64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	dst = nonNil(dst)
-	if s == "[]" {
-		return dst, nil
-	}
-	for _, f := range strings.Fields(s) {
-		n, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: want space-separated unsigned integers, got %q", name, f)
-		}
-		dst = append(dst, n)
-	}
-	return dst, nil
+	return splitInts(s, name, dst, "unsigned integers", func(f string) (uint64, error) { return strconv.ParseUint(f, 10, 64) })
 }
 
 func splitI64(s, name string, dst []int64) ([]int64, error) {
+	return splitInts(s, name, dst, "integers", func(f string) (int64, error) { return strconv.ParseInt(f, 10, 64) })
+}
+
+// splitInts parses a space-separated list into dst: "" is no list (nil),
+// "[]" an empty one; want names the numbers in the error.
+func splitInts[T any](s, name string, dst []T, want string, parse func(string) (T, error)) ([]T, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -438,9 +430,9 @@ func splitI64(s, name string, dst []int64) ([]int64, error) {
 		return dst, nil
 	}
 	for _, f := range strings.Fields(s) {
-		n, err := strconv.ParseInt(f, 10, 64)
+		n, err := parse(f)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: want space-separated integers, got %q", name, f)
+			return nil, fmt.Errorf("column %s: want space-separated %s, got %q", name, want, f)
 		}
 		dst = append(dst, n)
 	}
