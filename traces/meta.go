@@ -30,6 +30,33 @@ type Meta struct {
 
 const metaPrefix = "servesim."
 
+// metaString is one of Meta's plain string fields and its key.
+type metaString struct {
+	key string
+	val *string
+}
+
+// stringFields lists m's plain string fields with their keys, in the
+// order they are written: toKV and metaFromKV both go by it, so a field
+// is read under the key it is written with.
+func (m *Meta) stringFields() []metaString {
+	return []metaString{
+		{"source", &m.Source}, {"model", &m.Model}, {"weight_version", &m.WeightVersion},
+		{"precision", &m.Precision}, {"engine", &m.Engine}, {"engine_args", &m.EngineArgs},
+		{"device", &m.Device}, {"batch_policy", &m.BatchPolicy}, {"tool_version", &m.ToolVersion},
+	}
+}
+
+// stringField returns the plain string field named key, or nil.
+func (m *Meta) stringField(key string) *string {
+	for _, f := range m.stringFields() {
+		if f.key == key {
+			return f.val
+		}
+	}
+	return nil
+}
+
 // toKV flattens m into Arrow schema metadata keys.
 func (m *Meta) toKV() (keys, values []string) {
 	put := func(k, v string) {
@@ -43,15 +70,9 @@ func (m *Meta) toKV() (keys, values []string) {
 			put(k, v)
 		}
 	}
-	add("source", m.Source)
-	add("model", m.Model)
-	add("weight_version", m.WeightVersion)
-	add("precision", m.Precision)
-	add("engine", m.Engine)
-	add("engine_args", m.EngineArgs)
-	add("device", m.Device)
-	add("batch_policy", m.BatchPolicy)
-	add("tool_version", m.ToolVersion)
+	for _, f := range m.stringFields() {
+		add(f.key, *f.val)
+	}
 	if m.BlockSize > 0 {
 		add("block_size", strconv.Itoa(m.BlockSize))
 	}
@@ -84,25 +105,11 @@ func metaFromKV(keys, values []string) (Meta, error) {
 		if !ok {
 			continue
 		}
+		if f := m.stringField(name); f != nil {
+			*f = v
+			continue
+		}
 		switch {
-		case name == "source":
-			m.Source = v
-		case name == "model":
-			m.Model = v
-		case name == "weight_version":
-			m.WeightVersion = v
-		case name == "precision":
-			m.Precision = v
-		case name == "engine":
-			m.Engine = v
-		case name == "engine_args":
-			m.EngineArgs = v
-		case name == "device":
-			m.Device = v
-		case name == "batch_policy":
-			m.BatchPolicy = v
-		case name == "tool_version":
-			m.ToolVersion = v
 		case name == "block_size":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
