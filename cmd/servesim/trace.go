@@ -65,6 +65,15 @@ func servesimIn(cmd, in string) error {
 	return nil
 }
 
+// openServesimIn opens IN, a servesim trace by its extension, for a
+// command that rewrites one.
+func openServesimIn(cmd, in string) (traces.Reader, error) {
+	if err := servesimIn(cmd, in); err != nil {
+		return nil, err
+	}
+	return traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+}
+
 // checkTraceOut refuses an OUT whose extension names no trace format, or
 // that cannot be written (a directory, or in one that does not exist), a
 // usage error found before any work, as record's --out.
@@ -328,10 +337,7 @@ func traceSliceCommand() *cli.Command {
 			if from < 0 || to < 0 || (to > 0 && to <= from) || c.Int("head") < 0 {
 				return usageErrorf("slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
 			}
-			if err := servesimIn("slice", in); err != nil {
-				return err
-			}
-			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+			r, err := openServesimIn("slice", in)
 			if err != nil {
 				return err
 			}
@@ -422,10 +428,7 @@ func traceScaleCommand() *cli.Command {
 			if v := c.Float64(flag); !(v > 0) || math.IsInf(v, 0) {
 				return usageErrorf("scale: --%s %v: want a finite factor > 0", flag, v)
 			}
-			if err := servesimIn("scale", in); err != nil {
-				return err
-			}
-			r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+			r, err := openServesimIn("scale", in)
 			if err != nil {
 				return err
 			}
