@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/servesim/servesim/internal/numfmt"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 )
 
@@ -54,7 +55,7 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		}
 		t.Rows = append(t.Rows, []string{r.Name, numfmt.USD(c.HardwareUSD), energy, numfmt.USD(c.TotalUSD),
 			numfmt.USD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens), numfmt.USD(m.USDPerMOutBilled),
-			fmt.Sprint(s.KV.TotalBlocks), fmtPct(s.KV.MeanUtil) + " / " + fmtPct(s.KV.MaxUtil), conc,
+			fmt.Sprint(s.KV.TotalBlocks), kvMeanPct(s) + " / " + fmtPct(s.KV.MaxUtil), conc,
 			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(busy), "— (needs a sweep)"})
 		if known(m.USDPerMOutEst) {
 			priced, pricedPos = append(priced, r), append(pricedPos, len(t.Rows))
@@ -112,6 +113,16 @@ func perMTotal(v float64, tokens int64) string {
 		return "—"
 	}
 	return numfmt.USD(v)
+}
+
+// kvMeanPct is a run's time-mean KV use as a share of its blocks: "—"
+// for a run over no time, whose mean summary.json writes as null (read
+// back as 0), as its busy fraction.
+func kvMeanPct(s *sim.Summary) string {
+	if !(s.Makespan > 0) {
+		return "—"
+	}
+	return fmtPct(s.KV.MeanUtil)
 }
 
 // devicesOf is a run's device count, from the plan's trace metadata.

@@ -426,8 +426,8 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 	}
 	var plots []*plot.Plot
 	for i, r := range runs {
-		kv := r.Result.Summary.KV
-		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], kv.TotalBlocks, fmtPct(kv.MeanUtil), fmtPct(kv.MaxUtil))
+		s := r.Result.Summary
+		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], s.KV.TotalBlocks, kvMeanPct(s), fmtPct(s.KV.MaxUtil))
 		p := newPlot(title, "time since first arrival (s)", "KV blocks in use (%)")
 		p.Title.TextStyle.Font = sans(11, true)
 		lines := kvLines(r)
