@@ -45,7 +45,7 @@ type Summary struct {
 	KV KVStats
 
 	PrefixLookups, PrefixHits int64   // KV blocks looked up in / found in the prefix cache
-	PrefixHitRate             float64 // PrefixHits / PrefixLookups; 0 when nothing was looked up
+	PrefixHitRate             float64 // PrefixHits / PrefixLookups; 0 (null in JSON) when nothing was looked up
 
 	Steps        int64 // engine iterations simulated
 	Stretches    int64 // pure-decode stretches jumped over
@@ -76,18 +76,32 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the rates and the KV mean of a run without a window
 // (nothing arrived, or every request was refused on arrival) as null: over
 // no time nothing was measured, and a 0 would read as a measured zero
-// throughput or an empty cache (the table prints "—"). Decoding a null
-// leaves 0; read Makespan beside it.
+// throughput or an empty cache (the table prints "—"). The prefix hit rate
+// of a run that looked nothing up is null too: a 0 would read as a cache
+// that missed. Decoding a null leaves 0; read Makespan or PrefixLookups
+// beside it.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary // without this method
-	if s.Makespan > 0 {
+	looked := s.PrefixLookups > 0
+	switch {
+	case s.Makespan > 0 && looked:
 		return json.Marshal(plain(s))
+	case s.Makespan > 0:
+		return json.Marshal(struct {
+			plain
+			PrefixHitRate *float64
+		}{plain: plain(s)})
+	}
+	var hitRate *float64
+	if looked {
+		hitRate = &s.PrefixHitRate
 	}
 	return json.Marshal(struct {
 		plain
 		Utilization, ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
 		KV                                                      kvWithoutWindow
-	}{plain: plain(s), KV: kvWithoutWindow{plainKV: plainKV(s.KV)}})
+		PrefixHitRate                                           *float64
+	}{plain: plain(s), KV: kvWithoutWindow{plainKV: plainKV(s.KV)}, PrefixHitRate: hitRate})
 }
 
 // kvWithoutWindow is KVStats with its means written as null.
