@@ -168,6 +168,18 @@ func runCalibrate(c *cli.Context) error {
 	if live && !c.Bool("dry-run") && (c.String("base-url") == "" || c.String("model") == "") {
 		return cli.Exit("calibrate: --base-url and --model are required to run live (or refit with --from-traces DIR)", 2)
 	}
+	out := c.String("out")
+	traceDir := c.String("trace-out")
+	if traceDir == "" {
+		traceDir = strings.TrimSuffix(out, filepath.Ext(out)) + ".traces"
+	}
+	// The files are checked before anything is created or measured (a bad
+	// --out would otherwise fail only when the profile is saved, minutes
+	// on), and before a dry run, which would otherwise pass a command the
+	// live run refuses at once.
+	if err := checkCalibrateOutputs(out, traceDir, live); err != nil {
+		return err
+	}
 	if c.Bool("dry-run") {
 		printPlan(w, xplan, c.Bool("reset-slots"))
 		return nil
@@ -178,30 +190,7 @@ func runCalibrate(c *cli.Context) error {
 	if err := applyClientFlags(c, &cfg); err != nil {
 		return err
 	}
-	out := c.String("out")
-	traceDir := c.String("trace-out")
-	if traceDir == "" {
-		traceDir = strings.TrimSuffix(out, filepath.Ext(out)) + ".traces"
-	}
-	// The settings and files are checked before anything is created or
-	// measured: a bad --out would otherwise fail only when the profile is
-	// saved, minutes on.
-	if err := atomicfile.CheckFile(out); err != nil {
-		return usageErrorf("calibrate: --out: %v", err)
-	}
 	if live {
-		// The runs' directory at the profile's path leaves no room to save it.
-		if err := checkOutputs("calibrate", []namedPath{{"--out", out}, {"--trace-out", traceDir}}, nil); err != nil {
-			return err
-		}
-		if err := atomicfile.CheckDir(traceDir); err != nil {
-			return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %v", err), 2)
-		}
-		// The default is derived from --out: a file of that name is no
-		// place for the runs, and mkdir would say only "not a directory".
-		if fi, err := os.Stat(traceDir); err == nil && !fi.IsDir() {
-			return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %s is a file: want a directory for the runs' traces", traceDir), 2)
-		}
 		if err := cfg.Validate(); err != nil {
 			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
 		}
@@ -937,4 +926,28 @@ func maskKey(args []string, cfg replay.Config) []string {
 		out[i] = keys.String(a)
 	}
 	return out
+}
+
+// checkCalibrateOutputs refuses an --out the profile cannot be saved to
+// and, for a live run, a --trace-out its runs cannot be written to.
+func checkCalibrateOutputs(out, traceDir string, live bool) error {
+	if err := atomicfile.CheckFile(out); err != nil {
+		return usageErrorf("calibrate: --out: %v", err)
+	}
+	if !live {
+		return nil
+	}
+	// The runs' directory at the profile's path leaves no room to save it.
+	if err := checkOutputs("calibrate", []namedPath{{"--out", out}, {"--trace-out", traceDir}}, nil); err != nil {
+		return err
+	}
+	if err := atomicfile.CheckDir(traceDir); err != nil {
+		return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %v", err), 2)
+	}
+	// The default is derived from --out: a file of that name is no
+	// place for the runs, and mkdir would say only "not a directory".
+	if fi, err := os.Stat(traceDir); err == nil && !fi.IsDir() {
+		return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %s is a file: want a directory for the runs' traces", traceDir), 2)
+	}
+	return nil
 }

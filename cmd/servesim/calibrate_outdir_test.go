@@ -67,3 +67,27 @@ func TestCalibrateRefusesTraceOutFile(t *testing.T) {
 		t.Errorf("%d requests reached the engine before --trace-out was refused", n)
 	}
 }
+
+// A dry run stands for the real one: an --out or --trace-out the live run
+// would refuse at once is refused by the dry run too, not passed as fine.
+func TestCalibrateDryRunChecksOutputs(t *testing.T) {
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "p.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", dir}, "--out: " + dir + " is a directory"},
+		{[]string{"--out", filepath.Join(dir, "missing", "p.json")}, "--out: "},
+		{[]string{"--out", profile, "--trace-out", profile}, "--trace-out"},
+	} {
+		args := append([]string{"calibrate", "--dry-run"}, tc.args...)
+		text, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming %q", tc.args, code, err, tc.want)
+		}
+		if strings.Contains(text, "plan quick") {
+			t.Errorf("%v: printed the plan before refusing its outputs:\n%s", tc.args, text)
+		}
+	}
+}
