@@ -1251,6 +1251,20 @@ func peakRunning(rows []*traces.Request) (int, int64) {
 	return peak, peakTok
 }
 
+// longestContext is the most tokens (prompt + output) one measured request
+// of runs held: the longest context the fit's steps saw.
+func longestContext(runs []*RunResult) int64 {
+	var longest int64
+	for _, run := range runs {
+		for _, r := range run.Rows {
+			if r.Succeeded() && !r.Warmup {
+				longest = max(longest, int64(promptOf(r))+int64(max(r.UsageOutput, 0)))
+			}
+		}
+	}
+	return longest
+}
+
 func promptOf(r *traces.Request) int32 {
 	if r.UsagePrompt != traces.Missing {
 		return r.UsagePrompt
@@ -1298,6 +1312,7 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 	if c := a.Concurrency; c != nil {
 		p.MaxSeqs = c.MaxSeqs
 	}
+	p.MaxContext = longestContext(a.Runs)
 	if c := a.Concurrency; c != nil && c.MaxTokens > 0 {
 		p.KV = &KVCapacity{MaxConcurrentTokens: c.MaxTokens}
 		if info.BlockSize > 0 {

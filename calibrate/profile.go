@@ -41,6 +41,10 @@ type Profile struct {
 	// the decode terms are measured up to it and extrapolated past it.
 	// 0 = not recorded (profiles written before it).
 	MaxSeqs int `json:"max_seqs,omitempty"`
+	// MaxContext is the longest context (prompt + output tokens) of a
+	// request the fit saw: the attention terms are measured up to it and
+	// extrapolated past it. 0 = not recorded (profiles written before it).
+	MaxContext int64 `json:"max_context,omitempty"`
 
 	Step    StepCoefficients `json:"step"`    // seconds per unit of each feature
 	Quality FitQuality       `json:"quality"` // of the step fit
@@ -207,6 +211,9 @@ func (p *Profile) Validate() error {
 	}
 	if p.BlockSize < 0 {
 		add("block_size = %d, must be >= 0", p.BlockSize)
+	}
+	if p.MaxContext < 0 {
+		add("max_context = %d, must be >= 0 (0: not recorded)", p.MaxContext)
 	}
 	for i, d := range p.Step.Dense {
 		if d.Tokens != DenseKnots[i] {
