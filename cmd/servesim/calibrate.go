@@ -847,10 +847,28 @@ func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
 // warnMismatch says on warn, as command cmd, how plan p differs from what
 // the profile measured, each difference once.
 func (ps *profileStep) warnMismatch(cmd string, p *plan.Plan, warn io.Writer) {
+	ps.warnOnce(cmd, profileMismatch(ps.prof, p), warn)
+}
+
+// warnContext says on warn, as command cmd, when the longest request
+// simulated (prompt + output tokens) goes past the longest context the
+// profile's fit saw, once.
+func (ps *profileStep) warnContext(cmd string, longest int64, warn io.Writer) {
+	if ps == nil {
+		return
+	}
+	if d := contextMismatch(ps.prof, longest); d != "" {
+		ps.warnOnce(cmd, []string{d}, warn)
+	}
+}
+
+// warnOnce says on warn, as command cmd, the differences diff from what
+// the profile measured that it has not said yet.
+func (ps *profileStep) warnOnce(cmd string, diff []string, warn io.Writer) {
 	// By difference, not by plan: a precision all plans differ in is one
 	// warning, however their other keys differ.
 	var fresh []string
-	for _, d := range profileMismatch(ps.prof, p) {
+	for _, d := range diff {
 		if !ps.warned[d] {
 			ps.warned[d] = true
 			fresh = append(fresh, d)
@@ -889,6 +907,38 @@ func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
 		diff = append(diff, fmt.Sprintf("model %q, the plan %s", p.Model, pl.Model.Name))
 	}
 	return diff
+}
+
+// contextMismatch says how a trace whose longest request holds longest
+// tokens (prompt + output) goes past the longest context profile p was
+// fitted on; "" when it does not, or the profile does not say.
+func contextMismatch(p *calibrate.Profile, longest int64) string {
+	if p.MaxContext <= 0 || longest <= p.MaxContext {
+		return ""
+	}
+	return fmt.Sprintf("contexts up to %d tokens, the trace's longest prompt + output %d (attention terms extrapolated)", p.MaxContext, longest)
+}
+
+// requestContext is the tokens request r holds at its end (prompt +
+// output), and whether it is simulated at all: the simulator rejects a
+// row the source trace recorded as failed.
+func requestContext(r *traces.Request) (int64, bool) {
+	if r.SourceFailed {
+		return 0, false
+	}
+	return int64(max(r.PromptTokens, 0)) + int64(max(r.OutputTokens, 0)), true
+}
+
+// longestContext is the most tokens (prompt + output) one simulated
+// request of in holds.
+func longestContext(in traces.Reader) (int64, error) {
+	var longest int64
+	for in.Next() {
+		if n, ok := requestContext(in.At()); ok {
+			longest = max(longest, n)
+		}
+	}
+	return longest, in.Err()
 }
 
 // simulateClosed is plan.Resolved.Simulate with a closed loop of clients

@@ -161,6 +161,14 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if prof != nil {
+		longest, err := longestContext(in)
+		if err != nil {
+			in.Close()
+			return err
+		}
+		prof.warnContext("simulate", longest, c.App.ErrWriter)
+	}
 	in.Close()
 	if out != "" {
 		removeIfEmpty, err := makeOutDir("simulate", out)

@@ -208,6 +208,15 @@ func runSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if prof != nil {
+		var longest int64
+		for i := range tr.Reqs {
+			if n, ok := requestContext(&tr.Reqs[i]); ok {
+				longest = max(longest, n)
+			}
+		}
+		prof.warnContext("simulate", longest, c.App.ErrWriter)
+	}
 	if out != "" {
 		removeIfEmpty, err := makeOutDir("simulate", out)
 		if err != nil {

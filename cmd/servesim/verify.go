@@ -25,6 +25,7 @@ import (
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/servesim/servesim/sim/sweep"
+	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -257,6 +258,13 @@ func runVerify(c *cli.Context) error {
 			prof.warnMismatch("verify", p, c.App.ErrWriter)
 		}
 	}
+	if prof != nil {
+		longest, err := sliceLongestContext(opt.Trace, opt.Slice)
+		if err != nil {
+			return fmt.Errorf("verify: --trace: %w", err)
+		}
+		prof.warnContext("verify", longest, c.App.ErrWriter)
+	}
 
 	res, runErr := verify.Run(c.Context, opt)
 	if res == nil {
@@ -372,6 +380,22 @@ func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candi
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sliceLongestContext is the most tokens (prompt + output) one request
+// of slice s of trace holds, the rows failed in the source left out as
+// the slice verify writes leaves them.
+func sliceLongestContext(trace string, s verify.Slice) (int64, error) {
+	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{DropFailed: true})
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	var r traces.Reader = in
+	if s.Head > 0 || s.From > 0 || s.To > 0 {
+		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
+	}
+	return longestContext(r)
 }
 
 // parseSlice reads --slice: "" or all (the whole trace, as
