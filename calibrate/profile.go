@@ -212,6 +212,9 @@ func (p *Profile) Validate() error {
 	if p.BlockSize < 0 {
 		add("block_size = %d, must be >= 0", p.BlockSize)
 	}
+	if p.MaxSeqs < 0 {
+		add("max_seqs = %d, must be >= 0 (0: not recorded)", p.MaxSeqs)
+	}
 	if p.MaxContext < 0 {
 		add("max_context = %d, must be >= 0 (0: not recorded)", p.MaxContext)
 	}

@@ -76,3 +76,23 @@ func TestLoadProfileRejectsKVBlocksThatAreNotItsTokens(t *testing.T) {
 		}
 	}
 }
+
+// The measured ranges name what the fit saw; a negative one is no range.
+func TestLoadProfileRejectsNegativeMeasuredRanges(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for field, want := range map[string]string{
+		"max_seqs":    "max_seqs = -4, must be >= 0 (0: not recorded)",
+		"max_context": "max_context = -4, must be >= 0 (0: not recorded)",
+	} {
+		s := strings.Replace(string(golden), `"version": 1,`, `"version": 1, "`+field+`": -4,`, 1)
+		if s == string(golden) {
+			t.Fatal(`"version": 1, not found`)
+		}
+		if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want it to contain %q", field, err, want)
+		}
+	}
+}
