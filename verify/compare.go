@@ -133,7 +133,10 @@ func (m *Metrics) field(name string) **float64 {
 }
 
 // meanMetrics is the mean of the runs' metrics, with the lowest and
-// highest value of each. A metric some run did not measure is left out
+// highest value of each. A figure per output token (energy, cost) is the
+// runs' total over their total output tokens, as the simulator's is over
+// its run: a plain mean of the runs' ratios would weigh a short run as
+// much as a long one. A metric some run did not measure is left out
 // (nil). Of the counts, the mean keeps one run's requests (every run
 // replays the same slice), the fewest completed, and the mean output
 // tokens.
@@ -158,20 +161,31 @@ func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
 		fr[k] = fields(&reps[k].Measured)
 	}
 	for i := range fm {
-		sum, l, h, all := 0.0, math.Inf(1), math.Inf(-1), true
+		perToken := isPerOutputToken(&mean, fm[i])
+		sum, weights, l, h, all := 0.0, 0.0, math.Inf(1), math.Inf(-1), true
 		for k := range reps {
 			v := *fr[k][i]
 			if v == nil {
 				all = false
 				break
 			}
-			sum, l, h = sum+*v, min(l, *v), max(h, *v)
+			w := 1.0
+			if perToken {
+				w = float64(reps[k].Measured.OutputTokens)
+			}
+			sum, weights, l, h = sum+w**v, weights+w, min(l, *v), max(h, *v)
 		}
 		if all {
-			*fm[i], *fl[i], *fh[i] = sec(sum/float64(len(reps))), sec(l), sec(h)
+			*fm[i], *fl[i], *fh[i] = sec(sum/weights), sec(l), sec(h)
 		}
 	}
 	return mean, lo, hi
+}
+
+// isPerOutputToken reports whether f is the address of one of m's
+// figures per output token.
+func isPerOutputToken(m *Metrics, f **float64) bool {
+	return f == &m.JPerOutTok || f == &m.USDPerMOut || f == &m.USDPerMOutHardware
 }
 
 // Tolerance is the tolerance of metric name; 0 for a metric that is
@@ -206,7 +220,8 @@ type MetricRow struct {
 	Tolerance float64  `json:"tolerance"`
 	Pass      *bool    `json:"pass"` // nil: nothing to compare, or not gated
 	// MeasuredMin and MeasuredMax are the range of the measured runs when
-	// a candidate was measured more than once (Measured is their mean).
+	// a candidate was measured more than once (Measured is their mean;
+	// per output token, their total over their total tokens).
 	MeasuredMin *float64 `json:"measured_min,omitempty"`
 	MeasuredMax *float64 `json:"measured_max,omitempty"`
 }
