@@ -580,8 +580,9 @@ func median(v []float64) float64 {
 }
 
 // WriteTable prints the comparison for people: per candidate its status
-// and each metric predicted, measured, error and verdict; then the
-// ranking, the median errors, output consistency and the refit.
+// and each metric predicted, measured, error and verdict; then why energy
+// was not measured, the ranking, the median errors, output consistency
+// and the refit.
 func (res *Result) WriteTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cand\tmetric\tpredicted\tmeasured\terror\ttol\tverdict")
@@ -621,6 +622,9 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 	}
 	tw.Flush()
+	for _, line := range res.energyUnknownLines() {
+		fmt.Fprintln(w, line)
+	}
 	printErrors(w, "median |error| over candidates:", res.MedianAbsError)
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
@@ -645,6 +649,30 @@ func (res *Result) WriteTable(w io.Writer) {
 	if res.ToleranceFailures > 0 {
 		fmt.Fprintf(w, "verify: %d metric(s) outside tolerance\n", res.ToleranceFailures)
 	}
+}
+
+// energyUnknownLines say why energy per output token was not measured,
+// one line per reason naming the compared candidates it holds for (the
+// host's missing driver is one reason for every candidate): the table's
+// cell is "—", and verify.json's energy_unknown is not in front of a
+// reader of the table.
+func (res *Result) energyUnknownLines() []string {
+	var reasons []string
+	who := map[string][]string{}
+	for _, c := range res.Candidates {
+		if c.Status != StatusOK || c.EnergyUnknown == "" {
+			continue
+		}
+		if who[c.EnergyUnknown] == nil {
+			reasons = append(reasons, c.EnergyUnknown)
+		}
+		who[c.EnergyUnknown] = append(who[c.EnergyUnknown], fmt.Sprintf("#%d %s", c.Rank, c.Label))
+	}
+	lines := make([]string, len(reasons))
+	for i, why := range reasons {
+		lines[i] = fmt.Sprintf("%s not measured for %s: %s", MetricEnergy, strings.Join(who[why], ", "), oneLine(why, 160))
+	}
+	return lines
 }
 
 // ConsistencyAcross names what the output consistency compared: the
