@@ -510,12 +510,15 @@ type Empirical struct {
 }
 
 // NewEmpirical reads r to the end (without closing it) and keeps the
-// length pairs of its measured, non-failed rows.
+// length pairs of its non-warm-up, non-failed rows. A row that failed,
+// in the source trace or in the run that recorded it, is left out: its
+// lengths are not those of traffic that was served (a proxy's failed
+// row often has 0 output tokens).
 func NewEmpirical(r Reader) (*Empirical, error) {
 	counts := map[[2]int32]uint64{}
 	for r.Next() {
 		q := r.At()
-		if q.Warmup || q.SourceFailed {
+		if q.Warmup || q.SourceFailed || q.Error != "" {
 			continue
 		}
 		counts[[2]int32{q.PromptTokens, q.OutputTokens}]++

@@ -203,3 +203,34 @@ func TestSynthEmptyMatrixRefused(t *testing.T) {
 		t.Errorf("Validate = %v, want a FieldError for PromptLengths", err)
 	}
 }
+
+// A live run's failed row (error set, metrics empty) keeps lengths no
+// request completed with (a proxy capture's is often 0 output tokens): a
+// resampled trace draws only the rows that succeeded or were not run.
+func TestSynthResampleSkipsFailedRows(t *testing.T) {
+	src := &sliceReader{meta: Meta{Source: "live"}}
+	for _, l := range []struct {
+		prompt, output int32
+		err            string
+	}{{10, 1, ""}, {30, 0, "HTTP 500: internal error"}, {20, 2, ""}} {
+		q := &Request{}
+		q.Reset()
+		q.PromptTokens, q.OutputTokens, q.Error = l.prompt, l.output, l.err
+		if l.err == "" {
+			q.ActualSend, q.FirstToken, q.LastToken = 0, 1, 2
+		}
+		src.rows = append(src.rows, q)
+	}
+	e, err := NewEmpirical(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultSynthConfig()
+	c.Requests, c.Resample = 500, e
+	_, rows := synthAll(t, c)
+	for _, r := range rows {
+		if r.PromptTokens == 30 {
+			t.Fatalf("drew %d/%d, the failed row's lengths", r.PromptTokens, r.OutputTokens)
+		}
+	}
+}
