@@ -317,7 +317,7 @@ func newVidurSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 // Rows with 0 response tokens are failed requests, as BurstGPT documents
 // them. Total tokens, where present, must be the sum of the two counts (it
 // is on every row of the data, failed ones included). Elapsed time
-// (submission to full response, not TTFT) is not imported.
+// (submission to full response, not TTFT) is neither imported nor checked.
 type burstGPTSource struct {
 	*csvSource
 	ts, model, in, out, total, logType, session int
