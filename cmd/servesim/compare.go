@@ -27,7 +27,9 @@ func compareCommand() *cli.Command {
 			"index=N) or --a / --b.\n" +
 			"Metrics from traces are computed from successful, non-warm-up rows; failures are counted separately.\n" +
 			"A regression is a P99 latency, a cost, device-seconds or the failure share rising, or throughput falling,\n" +
-			"by more than --threshold, or a sweep config that had a result having none; any regression makes the exit status 3. When either run is live, each latency's change\n" +
+			"by more than --threshold, or a sweep config that had a result having none; any regression makes the exit status 3.\n" +
+			"A metric unknown on either side is not gated: a trace carries no prices, so between two traces the\n" +
+			"$/1M output costs show as not measured and device-seconds is the cost figure gated. When either run is live, each latency's change\n" +
 			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20), and a\n" +
 			"change whose interval holds no change is shown as within noise and never flagged.\n" +
 			"--slo adds goodput, the successes within every limit a second, for each run with a per-request trace;\n" +
