@@ -146,9 +146,14 @@ func (h *finHeap) remove(i int) {
 	(*h)[n].hidx = -1
 	*h = (*h)[:n]
 	if i < n {
-		if !h.down(i) {
-			h.up(i)
-		}
+		h.fix(i)
+	}
+}
+
+// fix restores the order after the sequence at i changed place or fin.
+func (h finHeap) fix(i int) {
+	if !h.down(i) {
+		h.up(i)
 	}
 }
 
