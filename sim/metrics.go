@@ -18,7 +18,9 @@ import (
 // the last measured completion, as a live run's closes at its last token (a
 // request refused after it takes no engine time); busy time and KV
 // occupancy count only inside it, so a warm-up row's steps after it are
-// left out.
+// left out. A run that a static OOM stopped before any measured request
+// completed has no window (Makespan 0), though its steps took engine time
+// and KV, as a live run has none until a request succeeds.
 type Summary struct {
 	Policy      string
 	Requests    int64 // arrived, or kept from arriving by the OOM that stopped the run (rows marked not run)
@@ -74,7 +76,8 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the rates and the KV mean of a run without a window
-// (nothing arrived, or every request was refused on arrival) as null: over
+// (nothing arrived, every request was refused on arrival, or an OOM stopped
+// the run before a measured request completed) as null: over
 // no time nothing was measured, and a 0 would read as a measured zero
 // throughput or an empty cache (the table prints "—"). The prefix hit rate
 // of a run that looked nothing up is null too: a 0 would read as a cache
