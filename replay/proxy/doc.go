@@ -42,8 +42,10 @@
 // decode, malformed JSON) is estimated the same way and counted in
 // Stats.Unparsed; so is a success without usage whose request body is not
 // the JSON expected, its prompt estimated (and hashed) from the raw body
-// when no prompt could be read from it. A stream with usage, not
-// compressed (a compressed one is read only at its end), has TokenTimes:
+// when no prompt could be read from it. A stream with usage has TokenTimes
+// (one compressed with gzip or br is decoded as its bytes arrive, so
+// timed as a plain one; in another encoding it is read only at its end,
+// with no FirstToken or TokenTimes, and counted in Stats.Unparsed):
 // its usage tokens over the output chunks that carried them, as record
 // times them (tokentime.Spread: by per-chunk usage where every chunk
 // carried it, else by text length; the tokens of a last chunk without

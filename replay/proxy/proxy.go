@@ -917,8 +917,9 @@ type tap struct {
 	rc   io.ReadCloser
 	p    *Proxy
 	ex   *exchange
-	sse  *sseParser // streamed, identity-encoded 2xx responses
-	buf  []byte     // everything else, parsed at the end
+	sse  *sseParser      // streamed 2xx responses, identity or in an encoding decoded as it arrives
+	dec  *decodingParser // feeds sse from an encoded stream
+	buf  []byte          // everything else, parsed at the end
 	keep bool
 	enc  string
 	done bool
@@ -928,9 +929,14 @@ func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
 	t := &tap{rc: resp.Body, p: p, ex: ex, enc: resp.Header.Get("Content-Encoding")}
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	identity := t.enc == "" || strings.EqualFold(t.enc, "identity")
-	if strings.HasPrefix(ct, "text/event-stream") && identity && resp.StatusCode < 400 {
+	stream := strings.HasPrefix(ct, "text/event-stream") && resp.StatusCode < 400
+	switch open := streamDecoder(t.enc); {
+	case stream && identity:
 		t.sse = newSSEParser(&ex.obs)
-	} else {
+	case stream && open != nil:
+		t.sse = newSSEParser(&ex.obs)
+		t.dec = newDecodingParser(t.sse, open)
+	default:
 		t.keep = true
 	}
 	return t
@@ -941,9 +947,14 @@ func (t *tap) Read(b []byte) (int, error) {
 	if n > 0 {
 		at := t.p.now()
 		t.ex.obs.lastByte = at
-		if t.sse != nil {
+		switch {
+		case t.dec != nil:
+			if !t.done { // after end, nothing takes it
+				t.dec.feed(b[:n], at)
+			}
+		case t.sse != nil:
 			t.sse.feed(b[:n], at)
-		} else if t.keep {
+		case t.keep:
 			if len(t.buf)+n > maxBody {
 				t.keep, t.buf = false, nil
 				t.ex.obs.parseFailed = true
@@ -979,6 +990,9 @@ func (t *tap) end() {
 		at = o.lastByte
 	}
 	if t.sse != nil {
+		if t.dec != nil {
+			t.dec.end()
+		}
 		t.sse.end(at)
 		return
 	}

@@ -1,0 +1,99 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+)
+
+// flushWriter is a compressor that can push out what it holds.
+type flushWriter interface {
+	io.WriteCloser
+	Flush() error
+}
+
+// A compressed stream, flushed after every event as an engine (or a
+// gateway before it) does, is timed as a plain one: each event when it
+// arrived, not all at the stream's end. The client gets the compressed
+// bytes unchanged.
+func TestEncodedStreamIsTimed(t *testing.T) {
+	const gap = 150 * time.Millisecond
+	encoders := map[string]func(io.Writer) flushWriter{
+		"gzip": func(w io.Writer) flushWriter { return gzip.NewWriter(w) },
+		"br":   func(w io.Writer) flushWriter { return brotli.NewWriter(w) },
+	}
+	for enc, newEncoder := range encoders {
+		t.Run(enc, func(t *testing.T) {
+			var (
+				mu   sync.Mutex
+				sent []int64
+				raw  bytes.Buffer
+				p    *Proxy
+			)
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("Content-Encoding", enc)
+				mu.Lock()
+				defer mu.Unlock()
+				zw := newEncoder(io.MultiWriter(w, &raw))
+				event := func(s string) {
+					io.WriteString(zw, "data: "+s+"\n\n")
+					zw.Flush()
+					w.(http.Flusher).Flush()
+				}
+				for i := range 4 {
+					sent = append(sent, p.now())
+					event(fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":"t%d "},"finish_reason":null}]}`, i))
+					time.Sleep(gap)
+				}
+				event(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}`)
+				event("[DONE]")
+				zw.Close()
+				w.(http.Flusher).Flush()
+			}))
+			t.Cleanup(up.Close)
+			r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+			p = r.p
+			status, got := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"), "Accept-Encoding", enc)
+			_, rows := r.finish(t)
+			mu.Lock()
+			defer mu.Unlock()
+			if status != 200 || !bytes.Equal(got, raw.Bytes()) {
+				t.Fatalf("status %d: the client did not get the %s bytes the engine sent", status, enc)
+			}
+			if len(rows) != 1 || !rows[0].Succeeded() {
+				t.Fatalf("rows %+v: want one success", rows)
+			}
+			row := rows[0]
+			if row.FirstToken < sent[0] || row.FirstToken >= sent[1] {
+				t.Errorf("first token at %v, want between the first event's send (%v) and the second's (%v)",
+					time.Duration(row.FirstToken), time.Duration(sent[0]), time.Duration(sent[1]))
+			}
+			if len(row.TokenTimes) != 4 {
+				t.Fatalf("token times %v: want one per event", row.TokenTimes)
+			}
+			for i, at := range row.TokenTimes {
+				next := sent[i] + int64(gap)
+				if i+1 < len(sent) {
+					next = sent[i+1]
+				}
+				if at < sent[i] || at >= next {
+					t.Errorf("token %d at %v, want between its event's send (%v) and the next (%v)",
+						i, time.Duration(at), time.Duration(sent[i]), time.Duration(next))
+				}
+			}
+			if st := r.p.Stats(); st.Unparsed != 0 {
+				t.Errorf("stats %+v: the %s stream counted as unparsed", st, enc)
+			}
+		})
+	}
+}
