@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,5 +96,34 @@ func TestEncodedStreamIsTimed(t *testing.T) {
 				t.Errorf("stats %+v: the %s stream counted as unparsed", st, enc)
 			}
 		})
+	}
+}
+
+// A stream in an encoding the proxy does not decode as it arrives has no
+// times to record; Stats counts it, and the trace's metadata says why, so
+// the missing times do not pass for a stream that sent no tokens.
+func TestUndecodedStreamIsCounted(t *testing.T) {
+	const junk = "\x28\xb5\x2f\xfd not a body the proxy decodes"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "zstd")
+		io.WriteString(w, junk)
+	}))
+	t.Cleanup(up.Close)
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	status, got := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"), "Accept-Encoding", "zstd")
+	if status != 200 || string(got) != junk {
+		t.Fatalf("response not passed through: %d %q", status, got)
+	}
+	meta, rows := r.finish(t)
+	if len(rows) != 1 || !rows[0].Succeeded() || rows[0].TokenTimes != nil {
+		t.Fatalf("rows %+v: want one success without token times", rows)
+	}
+	if st := r.p.Stats(); st.Untimed != 1 {
+		t.Errorf("stats %+v: want the zstd stream counted as untimed", st)
+	}
+	if note := meta.Extra["proxy.encodings"]; !strings.Contains(note, "gzip") || !strings.Contains(note, "TokenTimes") {
+		t.Errorf("metadata proxy.encodings = %q: want which encodings are timed and what the others lack", note)
 	}
 }

@@ -165,17 +165,18 @@ func stagingPath(out string) string { return out + ".partial.arrows" }
 // unchanged and records each /v1/chat/completions and /v1/completions
 // request as a trace row. Close it once the server has stopped.
 type Proxy struct {
-	cfg         Config
-	upstream    *url.URL
-	upSecrets   []string // the upstream URL's user, password, query and basic credential: masked in a row's Error
-	rp          *httputil.ReverseProxy
-	ownUp       *http.Transport // the upstream transport New made (nil when Config gave one): Close closes its idle connections
-	start       time.Time
-	inflight    sync.WaitGroup
-	cut         atomic.Bool // Serve's grace ran out and it is closing the connections
-	stop        chan struct{}
-	wake        chan struct{} // rows are ready: the flush loop writes them
-	flusherDone chan struct{}
+	cfg           Config
+	upstream      *url.URL
+	upSecrets     []string // the upstream URL's user, password, query and basic credential: masked in a row's Error
+	rp            *httputil.ReverseProxy
+	ownUp         *http.Transport // the upstream transport New made (nil when Config gave one): Close closes its idle connections
+	start         time.Time
+	inflight      sync.WaitGroup
+	cut           atomic.Bool // Serve's grace ran out and it is closing the connections
+	warnedUntimed atomic.Bool // a stream in an encoding not decoded as it arrives was logged
+	stop          chan struct{}
+	wake          chan struct{} // rows are ready: the flush loop writes them
+	flusherDone   chan struct{}
 
 	// amu guards closed and seq. It is never held across I/O, so that a
 	// request is stamped and forwarded the moment it comes in, even while
@@ -300,6 +301,8 @@ func (p *Proxy) meta() traces.Meta {
 	m.Set("proxy.upstream", urlshow.URL(p.upstream))
 	m.Set("proxy.start", p.start.UTC().Format(time.RFC3339Nano))
 	m.Set("proxy.clock", "arrival_ns and every other time: ns since proxy.start (monotonic); arrival = request headers received, actual_send = forwarded upstream")
+	m.Set("proxy.encodings", "a stream compressed with gzip or br is decoded as it arrives and timed as a plain one; "+
+		"in another Content-Encoding it is read only at its end: its row has no FirstToken or TokenTimes")
 	m.Set("proxy.tokens_per_byte", strconv.FormatFloat(p.cfg.TokensPerByte, 'g', -1, 64))
 	m.Set("proxy.token_estimate", fmt.Sprintf(
 		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
@@ -666,6 +669,9 @@ func (p *Proxy) writeLocked(ex *exchange) {
 		if ex.obs.parseFailed || ex.badReq && ex.row.UsagePrompt == traces.Missing {
 			p.stats.Unparsed++
 		}
+		if ex.obs.untimed {
+			p.stats.Untimed++
+		}
 		if ex.row.UsagePrompt == traces.Missing || ex.row.UsageOutput == traces.Missing {
 			p.stats.Estimated++
 		}
@@ -767,6 +773,7 @@ type Stats struct {
 	Rows         int   // requests recorded
 	Failed       int   // of which had an Error
 	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates
+	Untimed      int   // succeeded streams in a Content-Encoding not decoded as they arrive (not gzip or br): no FirstToken or TokenTimes
 	Estimated    int   // succeeded without the server's usage (prompt or output): their token counts, in the sums below, are estimates
 	PromptTokens int64 // Σ PromptTokens of the successes (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens of the successes (usage, or the estimate)
@@ -938,6 +945,10 @@ func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
 		t.dec = newDecodingParser(t.sse, open)
 	default:
 		t.keep = true
+		ex.obs.untimed = stream
+		if stream && !p.warnedUntimed.Swap(true) {
+			p.cfg.Logger.Warn("proxy: a stream's Content-Encoding is not decoded as it arrives: such rows have no FirstToken or TokenTimes (Stats.Untimed)", "encoding", t.enc)
+		}
 	}
 	return t
 }

@@ -113,6 +113,7 @@ type observation struct {
 	lastOut     int64
 	lastByte    int64
 	streamed    bool // the body was parsed as an event stream
+	untimed     bool // a stream in an encoding not decoded as it arrived: its times are unknown
 	sawDone     bool
 	eof         bool
 	readErr     error
