@@ -819,26 +819,26 @@ func (ps *profileStep) fits(p *plan.Plan, name string) error {
 		ps.path, ps.prof.Device, name, p.Device.Model)
 }
 
-// announce says on warn how a resolved plan differs from what the
-// profile measured (each difference once), and on kv that the profile
-// raised its KV capacity (a sweep counts those instead).
-func (ps *profileStep) announce(r *plan.Resolved, warn, kv io.Writer) {
+// announce says on warn, as command cmd, how a resolved plan differs
+// from what the profile measured (each difference once), and on kv that
+// the profile raised its KV capacity (a sweep counts those instead).
+func (ps *profileStep) announce(cmd string, r *plan.Resolved, warn, kv io.Writer) {
 	if ps == nil {
 		return
 	}
-	ps.warnMismatch("simulate", r.Plan, warn)
+	ps.warnMismatch(cmd, r.Plan, warn)
 	if r.KVSource != "" {
 		switch tokens := ps.kv.Tokens; {
 		case strings.HasSuffix(r.KVSource, plan.ReportedKVSuffix):
 			ps.reported++
-			fmt.Fprintf(kv, "simulate: KV capacity set to the %d blocks of %d the engine reported (catalog: %d blocks)\n",
+			fmt.Fprintf(kv, "%s: KV capacity set to the %d blocks of %d the engine reported (catalog: %d blocks)\n", cmd,
 				r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
 		default:
 			ps.raised++
 			if rep := ps.kv.Reported; rep != nil {
 				tokens = max(tokens, rep.Tokens)
 			}
-			fmt.Fprintf(kv, "simulate: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n",
+			fmt.Fprintf(kv, "%s: KV capacity raised to the profile's measured %d tokens → %d blocks of %d (catalog: %d blocks)\n", cmd,
 				tokens, r.Capacity.KVBlocks, r.Memory.BlockSize, r.CatalogKVBlocks)
 		}
 	}

@@ -48,7 +48,7 @@ func TestSimulateWarnsOfContextsPastTheProfiles(t *testing.T) {
 }
 
 // A sweep warns of the same, as simulate its plans' differences, once
-// however many configs it runs.
+// however many configs it runs, prefixed as its other lines.
 func TestSweepWarnsOfContextsPastTheProfiles(t *testing.T) {
 	dir := t.TempDir()
 	base, err := os.ReadFile("../../calibrate/testdata/profile_v1.json")
@@ -61,7 +61,7 @@ func TestSweepWarnsOfContextsPastTheProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "simulate: warning: " + prof + " was measured at contexts up to 150 tokens, the trace's longest prompt + output 220"
+	want := "sweep: warning: " + prof + " was measured at contexts up to 150 tokens, the trace's longest prompt + output 220"
 	if n := strings.Count(out, "contexts up to"); n != 1 || !strings.Contains(out, want) {
 		t.Errorf("%d context warnings, want %q once:\n%s", n, want, out)
 	}

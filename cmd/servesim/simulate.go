@@ -128,7 +128,7 @@ func runSimulate(c *cli.Context) error {
 		if resolved[i], err = p.plan.ResolveMeasured(cat, prof.measuredKV()); err != nil {
 			return fmt.Errorf("%s: %w", p.src, err)
 		}
-		prof.announce(resolved[i], c.App.ErrWriter, c.App.ErrWriter)
+		prof.announce("simulate", resolved[i], c.App.ErrWriter, c.App.ErrWriter)
 	}
 	opt := plan.Options{NoSkip: c.Bool("no-skip")}
 	if prof != nil {

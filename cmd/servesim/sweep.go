@@ -171,7 +171,7 @@ func runSweep(c *cli.Context) error {
 			if err := prof.fits(cfg.Plan, fmt.Sprintf("config %d (%s) of %s", cfg.Index, cfg.Label, spec.Path)); err != nil {
 				return err
 			}
-			prof.announce(cfg.Resolved, c.App.ErrWriter, io.Discard) // the KV raises are counted below
+			prof.announce("sweep", cfg.Resolved, c.App.ErrWriter, io.Discard) // the KV raises are counted below
 		}
 	}
 	var step sim.StepTimer
@@ -215,7 +215,7 @@ func runSweep(c *cli.Context) error {
 				longest = max(longest, n)
 			}
 		}
-		prof.warnContext("simulate", longest, c.App.ErrWriter)
+		prof.warnContext("sweep", longest, c.App.ErrWriter)
 	}
 	if out != "" {
 		removeIfEmpty, err := makeOutDir("simulate", out)

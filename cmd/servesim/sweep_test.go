@@ -340,8 +340,9 @@ func TestSimulateSweepProfileWarnsOfMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "was measured at tensor parallelism 1, the plan 2 devices"
-	if n := strings.Count(out, want); n != 1 {
+	// Prefixed as every other line a sweep prints.
+	want := "sweep: warning: " + prof + " was measured at tensor parallelism 1, the plan 2 devices"
+	if n := strings.Count(out, "was measured at tensor parallelism"); n != 1 || !strings.Contains(out, want) {
 		t.Errorf("%d warnings %q, want 1:\n%s", n, want, out)
 	}
 	// The per-config KV lines stay summed up in one.
