@@ -195,7 +195,7 @@ func traceSynthCommand() *cli.Command {
 		ArgsUsage: "OUT",
 		Flags: []cli.Flag{
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random draw (arrivals, lengths, prefix groups)"},
-			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests (--prompt-lengths sets them instead)"},
+			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests, at least 1 (--prompt-lengths sets them instead)"},
 			&cli.StringFlag{Name: "prompt-lengths", Usage: "fixed-input matrix: comma-separated prompt lengths, each --repeats times"},
 			&cli.IntFlag{Name: "repeats", Value: 1, Usage: "with --prompt-lengths: requests per length"},
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
