@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/sim"
@@ -22,7 +23,8 @@ func (CostSection) Title() string { return "Cost breakdown" }
 func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 	var blocks []Block
 	var priced []*Run
-	var pricedPos []int // each priced run's row in the table, from 1
+	var pricedPos []int     // each priced run's row in the table, from 1
+	var unmeasured []string // runs whose estimates leave energy out
 	t := &Table{
 		Caption: "Simulated runs. Estimated cost = device-seconds × $/h (hardware amortization) + energy × $/kWh × PUE; " +
 			"billed = the API's per-token prices. Max concurrency ≈ KV tokens ÷ mean tokens per completed request.",
@@ -46,6 +48,11 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			conc = fmt.Sprintf("%.0f", math.Floor(float64(s.KV.TotalBlocks*r.BlockSize)/perReq))
 		}
 		m := r.Metrics
+		total, perMOut, perMTot := numfmt.USD(c.TotalUSD), numfmt.USD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens)
+		if energyUnmeasured(r) {
+			total, perMOut, perMTot = markHardwareOnly(total), markHardwareOnly(perMOut), markHardwareOnly(perMTot)
+			unmeasured = append(unmeasured, r.Name)
+		}
 		perDev, busy := math.NaN(), math.NaN()
 		if d := devicesOf(r); d > 0 {
 			perDev = m.OutTokPerSec / float64(d)
@@ -53,8 +60,8 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		if s.Makespan > 0 {
 			busy = s.Utilization
 		}
-		t.Rows = append(t.Rows, []string{r.Name, numfmt.USD(c.HardwareUSD), energy, numfmt.USD(c.TotalUSD),
-			numfmt.USD(m.USDPerMOutEst), perMTotal(c.PerMTotalUSD, s.InputTokens+s.OutputTokens), numfmt.USD(m.USDPerMOutBilled),
+		t.Rows = append(t.Rows, []string{r.Name, numfmt.USD(c.HardwareUSD), energy, total,
+			perMOut, perMTot, numfmt.USD(m.USDPerMOutBilled),
 			fmt.Sprint(s.KV.TotalBlocks), kvMeanPct(s) + " / " + fmtPct(s.KV.MaxUtil), conc,
 			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(busy), "— (needs a sweep)"})
 		if known(m.USDPerMOutEst) {
@@ -63,6 +70,10 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 	}
 	if len(t.Rows) > 0 {
 		blocks = append(blocks, t)
+	}
+	if len(unmeasured) > 0 {
+		blocks = append(blocks, &Text{fmt.Sprintf("%s Energy not measured for %s: the marked estimates are hardware amortization alone.",
+			strings.TrimSpace(hardwareOnlyMark), strings.Join(unmeasured, ", "))})
 	}
 	if len(priced) > 0 {
 		fig, err := runCostFigure(priced, pricedPos)
@@ -106,6 +117,23 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		}
 	}
 	return blocks, nil
+}
+
+// hardwareOnlyMark follows an estimate that leaves energy out, as the
+// note under the table says: the caption prices hardware plus energy.
+const hardwareOnlyMark = " †"
+
+// energyUnmeasured says a run's energy was not measured (no power
+// model): its estimated cost is hardware amortization alone.
+func energyUnmeasured(r *Run) bool { return r.Result.Summary.EnergyJoules < 0 }
+
+// markHardwareOnly marks an estimate as hardware only; "—" is no
+// estimate to mark.
+func markHardwareOnly(cell string) string {
+	if cell == "—" {
+		return cell
+	}
+	return cell + hardwareOnlyMark
 }
 
 func perMTotal(v float64, tokens int64) string {

@@ -549,11 +549,16 @@ func kvLines(r *Run) []kvLine {
 
 // runCostFigure stacks hardware and energy dollars per 1M output tokens;
 // a bar is named by its run, or, when two names cut to the bar's width
-// read alike, by pos, its row in the table.
+// read alike, by pos, its row in the table. The caption names the runs
+// whose energy was not measured: their bars are hardware alone.
 func runCostFigure(runs []*Run, pos []int) (*Figure, error) {
 	hw, en := make(plotter.Values, len(runs)), make(plotter.Values, len(runs))
 	names := make([]string, len(runs))
+	var unmeasured []string
 	for i, r := range runs {
+		if energyUnmeasured(r) {
+			unmeasured = append(unmeasured, r.Name)
+		}
 		c, out := r.Result.Cost, float64(r.Result.Summary.OutputTokens)
 		hw[i] = c.HardwareUSD / out * 1e6
 		if c.EnergyUSD > 0 {
@@ -572,9 +577,12 @@ func runCostFigure(runs []*Run, pos []int) (*Figure, error) {
 		}
 		seen[n] = true
 	}
+	caption := "Hardware amortization (device-seconds × $/h) and energy ($/kWh × PUE) per million output tokens."
+	if len(unmeasured) > 0 {
+		caption += " Energy not measured for " + strings.Join(unmeasured, ", ") + ": their bars are hardware amortization alone."
+	}
 	p := newPlot("Estimated cost per 1M output tokens by factor", xLabel, "$ per 1M output tokens")
-	return stackedBars(p, "cost-runs", names, []string{"hardware amortization", "energy (× PUE)"}, []plotter.Values{hw, en},
-		"Hardware amortization (device-seconds × $/h) and energy ($/kWh × PUE) per million output tokens.")
+	return stackedBars(p, "cost-runs", names, []string{"hardware amortization", "energy (× PUE)"}, []plotter.Values{hw, en}, caption)
 }
 
 // sweepCostFigure stacks the cost at saturation and the tail penalty; a
