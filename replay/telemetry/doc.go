@@ -20,7 +20,10 @@
 // same over an interval of it (a run's measured window), on the monotonic
 // clock the samples are stamped with: the energy counter interpolated at
 // the interval's ends, else the power integral; an interval the samples
-// do not reach on both sides is not measured.
+// do not reach on both sides is not measured. Its Idle names a device
+// whose SM utilization read 0% and whose memory used did not change over
+// the interval: in a window where requests completed, a GPU the engine
+// did not run on, whose idle power would pass for the run's energy.
 //
 // Without an NVIDIA driver StartNVML returns an error wrapping ErrNoDriver
 // and a nil recorder whose Stop is safe: log the error once and carry on.

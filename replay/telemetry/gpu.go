@@ -191,11 +191,14 @@ type deviceAcc struct {
 	points []energyPoint
 }
 
-// energyPoint is one sample's energy readings: 24 bytes a device a round.
+// energyPoint is one sample's energy readings, with the activity that
+// tells an idle device over a sub-interval: 40 bytes a device a round.
 type energyPoint struct {
 	t      int64
 	energy int64   // mJ; Missing when not reported
 	power  float64 // W; NaN when not reported
+	mem    int64   // memory used, bytes; Missing when not reported
+	smUtil int32   // %; Missing when not reported
 }
 
 func (a *deviceAcc) add(s DeviceSample) {
@@ -214,7 +217,7 @@ func (a *deviceAcc) add(s DeviceSample) {
 		}
 	}
 	a.n++
-	a.points = append(a.points, energyPoint{s.T, s.EnergyMJ, s.PowerW})
+	a.points = append(a.points, energyPoint{s.T, s.EnergyMJ, s.PowerW, s.MemUsed, s.SMUtil})
 	a.lastT, a.lastHasE = s.T, s.EnergyMJ != Missing
 	if a.lastHasE {
 		a.lastE = s.EnergyMJ
@@ -341,7 +344,13 @@ type GPUInterval struct {
 	EnergyJ       float64 // all devices; NaN when any device's samples do not cover the interval
 	EnergySource  string  // as GPUSummary's: "counter", "power", "mixed", or ""
 	MeanPowerW    float64 // EnergyJ / Seconds
-	Err           error
+	// Idle names the devices that did no work over the interval, and the
+	// interval: over a run's measured window, in which requests completed,
+	// such a device is almost surely not one the engine ran on, and its
+	// idle power is counted as the run's energy. "" when every device
+	// worked or did not report its SM utilization.
+	Idle string
+	Err  error
 }
 
 // JoulesPerToken is EnergyJ / tokens, or NaN when either is unknown.
@@ -361,24 +370,11 @@ func (s GPUInterval) JoulesPerToken(tokens int64) float64 {
 // do not reach on both sides is not measured: nothing is extrapolated.
 func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	p := a.points
-	if len(p) < 2 || from < p[0].t || to > p[len(p)-1].t {
+	if !a.covers(from, to) {
 		return math.NaN(), "", fmt.Errorf("telemetry: device %d: its samples (%s) do not cover the interval %.3f–%.3f s",
 			a.index, a.span(), float64(from)/1e9, float64(to)/1e9)
 	}
-	// lo is the last sample at or before from, hi the first at or after to.
-	lo, hi := 0, len(p)-1
-	for lo+1 < len(p) && p[lo+1].t <= from {
-		lo++
-	}
-	for hi-1 >= 0 && p[hi-1].t >= to {
-		hi--
-	}
-	if hi <= lo { // an instant on a sample (hi < lo: on several stamped alike)
-		hi = min(lo+1, len(p)-1)
-		if hi == lo {
-			lo--
-		}
-	}
+	lo, hi := a.around(from, to)
 	// The counter's reads nearest the interval's ends, ga at or before
 	// from and gb at or after to, measure it: a read missed in between
 	// does not matter, one that goes back (a driver reload) does.
@@ -452,6 +448,80 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	return math.NaN(), "", fmt.Errorf("telemetry: device %d reported neither an energy counter that never went back nor power over the interval", a.index)
 }
 
+// covers says whether the device's samples reach from from to to.
+func (a *deviceAcc) covers(from, to int64) bool {
+	p := a.points
+	return len(p) >= 2 && from >= p[0].t && to <= p[len(p)-1].t
+}
+
+// around returns lo, the last sample at or before from, and hi > lo, the
+// first at or after to, for an interval the samples cover.
+func (a *deviceAcc) around(from, to int64) (lo, hi int) {
+	p := a.points
+	lo, hi = 0, len(p)-1
+	for lo+1 < len(p) && p[lo+1].t <= from {
+		lo++
+	}
+	for hi-1 >= 0 && p[hi-1].t >= to {
+		hi--
+	}
+	if hi <= lo { // an instant on a sample (hi < lo: on several stamped alike)
+		hi = min(lo+1, len(p)-1)
+		if hi == lo {
+			lo--
+		}
+	}
+	return lo, hi
+}
+
+// idle says whether the device did no work from from to to: each sample
+// whose utilization period falls in the interval (those after from, up
+// to the first at or after to) read 0% SM utilization, and the memory
+// used read from the last sample before it on did not change. A device
+// that left utilization unreported in any of them is not judged.
+func (a *deviceAcc) idle(from, to int64) bool {
+	if !a.covers(from, to) {
+		return false
+	}
+	p := a.points
+	lo, hi := a.around(from, to)
+	mem := int64(Missing)
+	for i := lo; i <= hi; i++ {
+		if i > lo && p[i].smUtil != 0 { // Missing included: unknown is not idle
+			return false
+		}
+		switch {
+		case p[i].mem == Missing:
+		case mem == Missing:
+			mem = p[i].mem
+		case p[i].mem != mem:
+			return false
+		}
+	}
+	return true
+}
+
+// idleNote names the devices idle from from to to ("" when none was).
+func (g *gpuAcc) idleNote(from, to int64) string {
+	var idle []string
+	for _, a := range g.devs {
+		if !a.idle(from, to) {
+			continue
+		}
+		name := "device " + strconv.Itoa(a.index)
+		if a.uuid != "" {
+			name += " (" + a.uuid + ")"
+		}
+		idle = append(idle, name)
+	}
+	if len(idle) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s read 0%% SM utilization and unchanged memory used over %.3f–%.3f s into the recording, while requests completed: "+
+		"probably not a GPU the engine ran on, its idle power counted as the run's energy (select the engine's GPUs by NVML index or UUID)",
+		strings.Join(idle, ", "), float64(from)/1e9, float64(to)/1e9)
+}
+
 func (a *deviceAcc) span() string {
 	if len(a.points) == 0 {
 		return "none"
@@ -473,6 +543,7 @@ func (g *gpuAcc) between(from, to int64) GPUInterval {
 	}
 	s.Seconds = float64(to-from) / 1e9
 	s.DeviceSeconds = float64(len(g.devs)) * s.Seconds
+	s.Idle = g.idleNote(from, to)
 	total := 0.0
 	sources := map[string]bool{}
 	for _, a := range g.devs {
@@ -722,7 +793,9 @@ func (r *GPURecorder) Stop() GPUSummary {
 // interval from from to to, times on the monotonic clock (time.Now's, as
 // the samples are stamped; not the CSV's unix_ns, which the wall clock
 // can step). An interval the samples do not cover has NaN energy and Err
-// set. On a nil recorder everything is NaN, with ErrNoDriver.
+// set. Idle names a device that did no work over it: call it on an
+// interval in which requests completed. On a nil recorder everything is
+// NaN, with ErrNoDriver.
 func (r *GPURecorder) Between(from, to time.Time) GPUInterval {
 	if r == nil {
 		n := math.NaN()
