@@ -120,7 +120,11 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 				fmt.Fprintf(w, "GPU, run %d: no measured window (no request succeeded)\n", r.Run)
 				continue
 			}
-			fmt.Fprintln(w, gpuRunLine(s.gpu.Between(r.WindowFrom, r.WindowTo), r))
+			iv := s.gpu.Between(r.WindowFrom, r.WindowTo)
+			fmt.Fprintln(w, gpuRunLine(iv, r))
+			if iv.Idle != "" { // requests completed in the window: those GPUs were not the engine's
+				fmt.Fprintf(w, "GPU, run %d warning: %s\n", r.Run, iv.Idle)
+			}
 		}
 	}
 	if s.eng != nil {
