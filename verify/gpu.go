@@ -110,6 +110,9 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	r := sums[0]
 	w := g.rec.Between(r.WindowFrom, r.WindowTo)
 	m.WallSeconds = r.Wall.Seconds()
+	if m.IdleGPUs = w.Idle; w.Idle != "" { // requests completed in the window: those GPUs were not the engine's
+		fmt.Fprintf(g.log, "verify: warning: GPU telemetry over the measured window: %s\n", w.Idle)
+	}
 	if w.Err != nil {
 		fmt.Fprintf(g.log, "verify: GPU telemetry over the measured window: %v\n", w.Err)
 		return m, "over the measured window: " + w.Err.Error()

@@ -250,6 +250,11 @@ type GPUMeasure struct {
 	JPerOutputTok  *float64 `json:"j_per_output_token"`
 	SampledSeconds float64  `json:"sampled_seconds"`  // first sample to last
 	SampledEnergyJ *float64 `json:"sampled_energy_j"` // over SampledSeconds
+	// IdleGPUs names the sampled GPUs that read 0% SM utilization and
+	// unchanged memory used through the measured window, and the window:
+	// almost surely not the engine's, their idle power counted in EnergyJ.
+	// "" when none did or they did not report utilization.
+	IdleGPUs string `json:"idle_gpus,omitempty"`
 }
 
 // Run verifies every candidate in turn; a candidate that cannot be
