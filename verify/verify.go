@@ -253,7 +253,8 @@ type GPUMeasure struct {
 	// IdleGPUs names the sampled GPUs that read 0% SM utilization and
 	// unchanged memory used through the measured window, and the window:
 	// almost surely not the engine's, their idle power counted in EnergyJ.
-	// "" when none did or they did not report utilization.
+	// "" when none did, they did not report utilization, or no sample fell
+	// inside the window.
 	IdleGPUs string `json:"idle_gpus,omitempty"`
 }
 

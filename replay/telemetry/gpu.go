@@ -348,7 +348,8 @@ type GPUInterval struct {
 	// interval: over a run's measured window, in which requests completed,
 	// such a device is almost surely not one the engine ran on, and its
 	// idle power is counted as the run's energy. "" when every device
-	// worked or did not report its SM utilization.
+	// worked or did not report its SM utilization, or no sample fell inside
+	// the interval.
 	Idle string
 	Err  error
 }
@@ -478,13 +479,18 @@ func (a *deviceAcc) around(from, to int64) (lo, hi int) {
 // whose utilization period falls in the interval (those after from, up
 // to the first at or after to) read 0% SM utilization, and the memory
 // used read from the last sample before it on did not change. A device
-// that left utilization unreported in any of them is not judged.
+// that left utilization unreported in any of them is not judged, nor is
+// an interval with no sample inside it: the next sample's reading covers
+// the driver's last sample period, which can lie wholly after the end.
 func (a *deviceAcc) idle(from, to int64) bool {
 	if !a.covers(from, to) {
 		return false
 	}
 	p := a.points
 	lo, hi := a.around(from, to)
+	if p[lo+1].t > to {
+		return false
+	}
 	mem := int64(Missing)
 	for i := lo; i <= hi; i++ {
 		if i > lo && p[i].smUtil != 0 { // Missing included: unknown is not idle

@@ -64,3 +64,22 @@ func TestSummarizeGPUBetweenDoesNotJudgeAWorkingOrSilentDevice(t *testing.T) {
 		t.Errorf("unreported utilization: Idle = %q, want none", g.Idle)
 	}
 }
+
+// A window between two samples holds no utilization reading of its own:
+// the next sample's covers the driver's last sample period, which can lie
+// wholly after the window's end, when the engine's GPU had gone quiet.
+func TestSummarizeGPUBetweenDoesNotJudgeAWindowBetweenTwoSamples(t *testing.T) {
+	var rounds [][]DeviceSample
+	for i := int64(0); i <= 3; i++ {
+		d := dev(0, i*sec, 300, i*300_000, 40<<30)
+		d.UUID, d.SMUtil = "GPU-engine", 0
+		rounds = append(rounds, []DeviceSample{d})
+	}
+	if g := SummarizeGPUBetween(rounds, 12*sec/10, 17*sec/10); g.Idle != "" {
+		t.Errorf("a window with no sample inside: Idle = %q, want none", g.Idle)
+	}
+	// A sample inside the window that read 0% still tells.
+	if g := SummarizeGPUBetween(rounds, 12*sec/10, 5*sec/2); !strings.Contains(g.Idle, "device 0 (GPU-engine)") {
+		t.Errorf("a window with a sample inside: Idle = %q, want device 0 named", g.Idle)
+	}
+}
