@@ -164,7 +164,8 @@ func emptyGPUSummary(err error) GPUSummary {
 	return GPUSummary{WallSeconds: n, DeviceSeconds: n, EnergyJ: n, MeanPowerW: n, PeakMemBytes: Missing, Err: err}
 }
 
-// deviceAcc accumulates one device's samples in O(1) memory.
+// deviceAcc accumulates one device's samples: running sums for the
+// recording, and each sample's point for the windows asked of it later.
 type deviceAcc struct {
 	index      int
 	uuid, name string
@@ -524,7 +525,7 @@ func (g *gpuAcc) idleNote(from, to int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%s read 0%% SM utilization and unchanged memory used over %.3f–%.3f s into the recording, while requests completed: "+
-		"probably not a GPU the engine ran on, its idle power counted as the run's energy (select the engine's GPUs by NVML index or UUID)",
+		"probably not a GPU the engine ran on, so any energy measured over the window is its idle power (select the engine's GPUs by NVML index or UUID)",
 		strings.Join(idle, ", "), float64(from)/1e9, float64(to)/1e9)
 }
 
