@@ -69,6 +69,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		}
 	}
 	blocks = append(blocks, tab)
+	// why a measured energy cell is "—", as verify prints it
+	for _, line := range res.EnergyUnknownLines() {
+		blocks = append(blocks, &Text{Text: line + "."})
+	}
 	// what the verification targets are judged on, as verify prints it
 	if errs := verify.FormatErrors(res.MedianAbsError); errs != "" {
 		blocks = append(blocks, &Text{Text: "Median |error| over candidates: " + errs + "."})

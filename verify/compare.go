@@ -622,7 +622,7 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 	}
 	tw.Flush()
-	for _, line := range res.energyUnknownLines() {
+	for _, line := range res.EnergyUnknownLines() {
 		fmt.Fprintln(w, line)
 	}
 	printErrors(w, "median |error| over candidates:", res.MedianAbsError)
@@ -651,12 +651,12 @@ func (res *Result) WriteTable(w io.Writer) {
 	}
 }
 
-// energyUnknownLines say why energy per output token was not measured,
+// EnergyUnknownLines say why energy per output token was not measured,
 // one line per reason naming the compared candidates it holds for (the
 // host's missing driver is one reason for every candidate): the table's
 // cell is "—", and verify.json's energy_unknown is not in front of a
-// reader of the table.
-func (res *Result) energyUnknownLines() []string {
+// reader of the table (verify's or the report's).
+func (res *Result) EnergyUnknownLines() []string {
 	var reasons []string
 	who := map[string][]string{}
 	for _, c := range res.Candidates {
