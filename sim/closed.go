@@ -39,6 +39,8 @@ const MaxIssueGap = time.Minute
 // input is issued, so request i+Clients goes out when some client's
 // previous request completes. Requests reach the engine loop.IssueGap
 // apart, the first of an instant one gap after it; no think time is added.
+// Issues follow the clock: a request rejected on arrival during a step
+// frees its client then, before the step's completions free theirs.
 //
 // Output rows (one per request, in input order, to out when it is not
 // nil) carry in ScheduledSend the time the request was issued (its
@@ -46,11 +48,12 @@ const MaxIssueGap = time.Minute
 // engine (plus its share of IssueGap); queue time, TTFT and E2E are
 // measured from the issue, as the live closed loop measures them from a
 // client's pick-up (its ScheduledSend), and the window opens at the first
-// issue, as the live one opens at the first ScheduledSend. Everything else is as in Run: the
-// Summary is returned even when err is not nil, a static policy that runs
-// out of KV memory ends the run with an *OOMError (the requests it did not
-// serve get rows marked not run; those never issued carry the time the run
-// stopped as their arrival), and in and out are not closed.
+// issue, as the live one opens at the first ScheduledSend. Everything else
+// is as in Run: the Summary is returned even when err is not nil, a static
+// policy that runs out of KV memory ends the run with an *OOMError (the
+// requests it did not serve get rows marked not run; those never issued
+// carry the time the run stopped as their arrival), and in and out are not
+// closed.
 //
 // RunClosedLoop drives the same engine as Run through its advance-to-time
 // API, one iteration (a step, a pure-decode stretch, or an idle wait) at a
@@ -90,29 +93,53 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 	var pending []traces.Request // issued, not yet arrived, in arrival order
 	lastArrival := int64(-1)     // of the request issued last
 	var freedAt int64            // when the free clients were freed
+	// issue has a client pick up the next request at the time at.
+	issue := func(at int64) error {
+		if !in.Next() {
+			if err := in.Err(); err != nil {
+				return fmt.Errorf("sim: reading requests: %w", err)
+			}
+			exhausted = true
+			return nil
+		}
+		req := *in.At() // add copies it; the reader's row is left alone
+		// After the requests issued before it, which may still be on
+		// their way.
+		req.Arrival = max(at, lastArrival) + int64(loop.IssueGap)
+		lastArrival = req.Arrival
+		// Latencies start here, when the client picks the request
+		// up, as a live closed loop's do (its ScheduledSend).
+		req.ScheduledSend = at
+		e.m.issued(&req, at, e.now)
+		req.PrefixHashes = slices.Clone(req.PrefixHashes)
+		pending = append(pending, req)
+		return nil
+	}
 	for loops := 0; ; loops++ {
+		// Requests that reached the engine during the step that just
+		// ended go first: one refused there freed its client at its
+		// arrival, before the step freed the others, and that client's
+		// next request is issued then, in time order.
+		for len(pending) > 0 && pending[0].Arrival < freedAt && e.next >= pending[0].Arrival {
+			arrival := pending[0].Arrival
+			if err := e.add(&pending[0], idx); err != nil {
+				return err
+			}
+			idx++
+			pending = pending[1:]
+			for ; freed < e.finished && !exhausted; freed++ {
+				if err := issue(arrival); err != nil {
+					return err
+				}
+			}
+			freed = e.finished
+		}
 		// Issue a request for every free client, spaced from the others
 		// issued at this instant.
-		for free > 0 && !exhausted {
-			if !in.Next() {
-				if err := in.Err(); err != nil {
-					return fmt.Errorf("sim: reading requests: %w", err)
-				}
-				exhausted = true
-				break
+		for ; free > 0 && !exhausted; free-- {
+			if err := issue(freedAt); err != nil {
+				return err
 			}
-			req := *in.At() // add copies it; the reader's row is left alone
-			// After the requests issued before it, which may still be on
-			// their way.
-			req.Arrival = max(freedAt, lastArrival) + int64(loop.IssueGap)
-			lastArrival = req.Arrival
-			// Latencies start here, when the client picks the request
-			// up, as a live closed loop's do (its ScheduledSend).
-			req.ScheduledSend = freedAt
-			e.m.issued(&req, freedAt, e.now)
-			req.PrefixHashes = slices.Clone(req.PrefixHashes)
-			free--
-			pending = append(pending, req)
 		}
 		if loops&255 == 0 {
 			if err := ctx.Err(); err != nil {
