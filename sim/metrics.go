@@ -20,7 +20,9 @@ import (
 // occupancy count only inside it, so a warm-up row's steps after it are
 // left out. A run that a static OOM stopped before any measured request
 // completed has no window (Makespan 0), though its steps took engine time
-// and KV, as a live run has none until a request succeeds.
+// and KV, as a live run has none until a request succeeds; but a cluster
+// whose other replica was still working on a measured request holds it
+// to the OOM (see ClusterSummary), a window with no completion in it.
 type Summary struct {
 	Policy      string
 	Requests    int64 // arrived, or kept from arriving by the OOM that stopped the run (rows marked not run)
