@@ -39,7 +39,9 @@
 // token per output chunk; with no output at all, the request's max_tokens.
 // Meta.Extra["proxy.token_estimate"] says so in the file. A successful
 // response whose body the proxy cannot read (an encoding it does not
-// decode, malformed JSON) is estimated the same way and counted in
+// decode, a gzip or br stream whose bytes do not decode, so that whether
+// it ended with data: [DONE] is unknown, malformed JSON) is estimated the
+// same way and counted in
 // Stats.Unparsed; so is a success without usage whose request body is not
 // the JSON expected, its prompt estimated (and hashed) from the raw body
 // when no prompt could be read from it. A stream with usage has TokenTimes

@@ -127,3 +127,37 @@ func TestUndecodedStreamIsCounted(t *testing.T) {
 		t.Errorf("metadata proxy.encodings = %q: want which encodings are timed and what the others lack", note)
 	}
 }
+
+// A stream labelled gzip or br whose bytes do not decode is a body the
+// proxy cannot read, not a stream cut before its end: whether it sent
+// data: [DONE] is unknown, so it stays a success, counted in Unparsed, as
+// a body in an encoding the proxy does not decode is.
+func TestUndecodableStreamIsUnparsed(t *testing.T) {
+	const body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"
+	for _, enc := range []string{"gzip", "br"} {
+		t.Run(enc, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("Content-Encoding", enc) // mislabelled: the body is plain
+				io.WriteString(w, body)
+			}))
+			t.Cleanup(up.Close)
+			r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+			status, got := r.post(t, "/v1/chat/completions", chatBody("m", true, false, "hi"), "Accept-Encoding", enc)
+			if status != 200 || string(got) != body {
+				t.Fatalf("response not passed through: %d %q", status, got)
+			}
+			_, rows := r.finish(t)
+			if len(rows) != 1 {
+				t.Fatalf("%d rows, want 1", len(rows))
+			}
+			if !rows[0].Succeeded() {
+				t.Fatalf("row failed (%q): want a success", rows[0].Error)
+			}
+			if st := r.p.Stats(); st.Unparsed != 1 {
+				t.Errorf("stats %+v: want the %s body that does not decode counted as unparsed", st, enc)
+			}
+		})
+	}
+}

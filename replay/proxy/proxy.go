@@ -528,7 +528,7 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "upstream body: " + o.readErr.Error()
 	case !o.eof:
 		row.Error = "response not read to the end"
-	case o.streamed && !o.sawDone:
+	case o.streamed && !o.sawDone && !o.undecoded:
 		row.Error = "stream ended without data: [DONE]"
 	}
 	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back

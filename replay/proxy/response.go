@@ -114,6 +114,7 @@ type observation struct {
 	lastByte    int64
 	streamed    bool // the body was parsed as an event stream
 	untimed     bool // a stream in an encoding not decoded as it arrived: its times are unknown
+	undecoded   bool // an encoded stream's bytes did not decode: whether it ended with [DONE] is unknown
 	sawDone     bool
 	eof         bool
 	readErr     error

@@ -36,8 +36,8 @@ type timedChunk struct {
 }
 
 // chunkSource is the encoded body as the decoder reads it. at is when the
-// last byte it gave arrived: what is decoded from that byte was not there
-// to see before. It is an io.ByteReader so that gzip reads no further
+// last byte it gave arrived (-1 before any): what is decoded from that
+// byte was not there to see before. It is an io.ByteReader so that gzip reads no further
 // than it decodes (a buffered read ahead would wait on the next event).
 type chunkSource struct {
 	ch  <-chan timedChunk
@@ -109,9 +109,12 @@ func (d *decodingParser) end() {
 
 func (d *decodingParser) run(open openDecoder) {
 	defer close(d.done)
-	src := &chunkSource{ch: d.ch}
-	if err := d.decode(src, open); err != nil {
-		d.parser.obs.parseFailed = true
+	src := &chunkSource{ch: d.ch, at: -1}
+	if err := d.decode(src, open); err != nil && src.at >= 0 {
+		// Bytes came that did not decode: what the stream held from
+		// there on, [DONE] included, is unknown. A body with no bytes
+		// is an empty stream, judged as a plain one.
+		d.parser.obs.parseFailed, d.parser.obs.undecoded = true, true
 	}
 	for range d.ch { // a body that does not decode still passes through
 	}
