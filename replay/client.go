@@ -129,7 +129,10 @@ func newClient(cfg *Config, rawDir string) (*client, error) {
 	c := &client{hc: &http.Client{Transport: tr, CheckRedirect: noRedirect}, cfg: cfg, key: key, keyState: state, rawDir: rawDir}
 	c.url, c.shown = cfg.BaseURL+endpointPath(cfg.Endpoint), urlshow.String(cfg.BaseURL)
 	if u, err := url.Parse(cfg.BaseURL); err == nil { // Validate has parsed it
-		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+endpointPath(cfg.Endpoint), ""
+		// The escaped path too: an escape in it (%40, %2F) is the
+		// server's to read, and Path alone would be sent unescaped.
+		ep := endpointPath(cfg.Endpoint)
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+ep, strings.TrimRight(u.EscapedPath(), "/")+ep
 		c.url, c.shown = u.String(), urlshow.URL(u)
 		c.secrets = secret.New(append(secret.URL(u), secret.Env(cfg.APIKeyEnv))...)
 	} else {

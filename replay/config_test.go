@@ -35,3 +35,14 @@ func TestValidateBaseURLAtInPath(t *testing.T) {
 		}
 	}
 }
+
+// A base URL with an escaped '@' (%40) is posted to as given, the escape
+// kept, and shown in errors rather than hidden as if it held credentials.
+func TestClientKeepsEscapedAtInBaseURL(t *testing.T) {
+	cfg := Config{BaseURL: "http://host:8000/deployments/a%40b/v1/", Model: "m", APIKeyEnv: "SERVESIM_TEST_KEY_UNSET", Endpoint: Chat}
+	c := mustClient(t, &cfg)
+	const want = "http://host:8000/deployments/a%40b/v1/chat/completions"
+	if c.url != want || c.shown != want {
+		t.Errorf("posts to %q, shown as %q: want both %q", c.url, c.shown, want)
+	}
+}
