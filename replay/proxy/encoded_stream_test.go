@@ -1,12 +1,15 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -159,5 +162,42 @@ func TestUndecodableStreamIsUnparsed(t *testing.T) {
 				t.Errorf("stats %+v: want the %s body that does not decode counted as unparsed", st, enc)
 			}
 		})
+	}
+}
+
+// A client gone in the middle of a compressed stream ends its decoder
+// with the exchange: the row is written as a disconnect, and no decoding
+// goroutine is left waiting on a body that will not come.
+func TestEncodedStreamClientGone(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, `data: {"choices":[{"index":0,"delta":{"content":"a"}}]}`+"\n\n")
+		zw.Flush()
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the rest never comes
+	}))
+	t.Cleanup(up.Close)
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.srv.URL+"/v1/chat/completions", strings.NewReader(chatBody("m", true, true, "hi")))
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(resp.Body).ReadByte() // the first event is under way
+	cancel()
+	resp.Body.Close()
+	_, rows := r.finish(t)
+	if len(rows) != 1 || rows[0].Error != "client disconnected" {
+		t.Fatalf("rows %+v: want one, its client disconnected", rows)
+	}
+	stacks := make([]byte, 1<<20)
+	stacks = stacks[:runtime.Stack(stacks, true)]
+	if bytes.Contains(stacks, []byte("decodingParser")) {
+		t.Errorf("a stream decoder outlived its exchange:\n%s", stacks)
 	}
 }
