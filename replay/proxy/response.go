@@ -68,34 +68,46 @@ func (m *apiMessage) outputBytes() (int, bool) {
 }
 
 // toolCallBytes is how much text the model generated in tool calls: their
-// names and arguments, decoded. Ids, types and the JSON around them are the
-// server's framing, no tokens of the model's; weighed as text they would
-// draw a stream's tokens to the chunk that opens a call. Tool calls of
-// another shape count whole, as before.
+// names and arguments (a custom tool's input), decoded. Ids, types and the
+// JSON around them are the server's framing, no tokens of the model's;
+// weighed as text they would draw a stream's tokens to the chunk that
+// opens a call. A tool_calls value that is not a list of calls counts
+// whole, as before.
 func toolCallBytes(raw json.RawMessage) int {
+	type generated struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Input     json.RawMessage `json:"input"`
+	}
 	var calls []struct {
-		Function *struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
+		Function *generated `json:"function"`
+		Custom   *generated `json:"custom"`
 	}
 	if json.Unmarshal(raw, &calls) != nil {
 		return len(raw)
 	}
 	n := 0
 	for _, c := range calls {
-		if c.Function == nil {
-			continue
-		}
-		n += len(c.Function.Name)
-		var args string
-		if json.Unmarshal(c.Function.Arguments, &args) == nil {
-			n += len(args)
-		} else if !isNull(c.Function.Arguments) {
-			n += len(c.Function.Arguments) // an object, as some servers send
+		for _, g := range []*generated{c.Function, c.Custom} {
+			if g != nil {
+				n += len(g.Name) + textBytes(g.Arguments) + textBytes(g.Input)
+			}
 		}
 	}
 	return n
+}
+
+// textBytes is the length of a JSON string decoded, or of any other value
+// as sent (arguments as an object, as some servers send them); 0 for none.
+func textBytes(raw json.RawMessage) int {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return len(s)
+	}
+	if len(raw) == 0 || isNull(raw) {
+		return 0
+	}
+	return len(raw)
 }
 
 // observation is what the proxy saw of one response.

@@ -29,3 +29,13 @@ func TestToolCallChunksWeighByArguments(t *testing.T) {
 		t.Errorf("%d tokens at the first chunk (its name \"f\" alone), want 1: %v", n, row.TokenTimes)
 	}
 }
+
+// A custom tool call (OpenAI's free-form tools) carries its generated text
+// in custom.input, not function.arguments: it weighs its name and input,
+// not nothing.
+func TestCustomToolCallWeighsItsInput(t *testing.T) {
+	m := apiMessage{ToolCalls: []byte(`[{"index":0,"id":"call_0123456789","type":"custom","custom":{"name":"sql","input":"SELECT 1;"}}]`)}
+	if n, carried := m.outputBytes(); n != len("sql")+len("SELECT 1;") || !carried {
+		t.Errorf("%d bytes (carried %v): want the name and input, %d", n, carried, len("sql")+len("SELECT 1;"))
+	}
+}
