@@ -27,6 +27,17 @@ func TestMetricsURLFromAPIBase(t *testing.T) {
 	}
 }
 
+// A base URL's escapes (%40, accepted in --base-url) are kept in the
+// metrics URL polled, and it is shown, not hidden as if it held
+// credentials.
+func TestMetricsURLKeepsEscapes(t *testing.T) {
+	const in, want = "http://h:8000/deployments/a%40b/v1", "http://h:8000/deployments/a%40b/metrics"
+	got, shown, err := metricsURL(in)
+	if err != nil || got != want || shown != want {
+		t.Errorf("%s: got %q shown as %q, %v; want both %q", in, got, shown, err, want)
+	}
+}
+
 func TestScrapeAPIBaseURL(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" {

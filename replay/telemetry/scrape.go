@@ -161,14 +161,20 @@ func metricsURL(raw string) (string, string, error) {
 	}
 	// An API root as record's --base-url takes it (http://h:8000/v1): the
 	// engines serve /metrics beside /v1, not under it.
+	// The escaped path too: an escape in it (%40) is the server's to read.
 	if p := strings.TrimSuffix(u.Path, "/"); p == "" || strings.HasSuffix(p, "/v1") {
-		u.Path = strings.TrimSuffix(p, "v1") + "metrics"
-		if !strings.HasPrefix(u.Path, "/") {
-			u.Path = "/" + u.Path
-		}
-		u.RawPath = ""
+		u.Path, u.RawPath = besideV1(p), besideV1(strings.TrimSuffix(u.EscapedPath(), "/"))
 	}
 	return u.String(), urlshow.URL(u), nil
+}
+
+// besideV1 is the metrics path beside an API root's path p (/v1 or "").
+func besideV1(p string) string {
+	m := strings.TrimSuffix(p, "v1") + "metrics"
+	if !strings.HasPrefix(m, "/") {
+		m = "/" + m
+	}
+	return m
 }
 
 func (s *Scraper) loop(ctx context.Context) {
