@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"strings"
 
@@ -120,7 +121,14 @@ func (d *decodingParser) run(open openDecoder) {
 	}
 }
 
-func (d *decodingParser) decode(src *chunkSource, open openDecoder) error {
+func (d *decodingParser) decode(src *chunkSource, open openDecoder) (err error) {
+	// A decoder library that panics on a corrupt body costs this
+	// stream its parse, not the proxy every request in flight.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoding the stream: %v", r)
+		}
+	}()
 	zr, err := open(src)
 	if err != nil {
 		return err
