@@ -210,6 +210,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	if np.KV == nil {
 		np.KV = parent.KV // the memory runs were not found: keep what was measured
 	}
+	if a.Concurrency == nil {
+		np.MaxSeqs = parent.MaxSeqs // the ramp, likewise
+	}
 	// The new profile names its files from its own directory, as the
 	// parent named its own from the parent's.
 	for i := range np.Traces {
