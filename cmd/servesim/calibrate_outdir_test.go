@@ -91,3 +91,19 @@ func TestCalibrateDryRunChecksOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A dry run that passes its checks measures nothing and so writes
+// nothing: no runs' directory is left beside the profile's path.
+func TestCalibrateDryRunLeavesNoTraceDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if _, code, err := runCode(t, "calibrate", "--dry-run", "--out", filepath.Join(dir, "p.json")); code != 0 || err != nil {
+		t.Fatalf("exit %d, err %v", code, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("the dry run left %s in --out's directory", e.Name())
+	}
+}
