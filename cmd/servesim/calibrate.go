@@ -919,24 +919,59 @@ func contextMismatch(p *calibrate.Profile, longest int64) string {
 	return fmt.Sprintf("contexts up to %d tokens, the trace's longest prompt + output %d (attention terms extrapolated)", p.MaxContext, longest)
 }
 
-// requestContext is the tokens request r holds at its end (prompt +
-// output), and whether it is simulated at all: the simulator rejects a
-// row the source trace recorded as failed.
-func requestContext(r *traces.Request) (int64, bool) {
+// contextLimits is what a plan lets a request hold, as the simulator
+// serves it: its output capped at max_new_tokens (0: no cap), and refused
+// past max_model_len (0: no limit).
+type contextLimits struct{ maxNew, maxModelLen int64 }
+
+// planContextLimits is the distinct limits of plans, so that a trace is
+// measured once per kind of plan, not once per plan.
+func planContextLimits(plans []*plan.Plan) []contextLimits {
+	var out []contextLimits
+	for _, p := range plans {
+		l := contextLimits{int64(p.Model.MaxNewTokens), int64(p.Device.MaxModelLen)}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// served is the tokens request r holds at its end (prompt + output) as a
+// plan of limits l serves it, and whether it is served at all: the
+// simulator rejects a row the source trace recorded as failed, and one
+// past max_model_len.
+func (l contextLimits) served(r *traces.Request) (int64, bool) {
 	if r.SourceFailed {
 		return 0, false
 	}
-	return int64(max(r.PromptTokens, 0)) + int64(max(r.OutputTokens, 0)), true
+	prompt, out := int64(max(r.PromptTokens, 1)), int64(max(r.OutputTokens, 1))
+	if l.maxNew > 0 {
+		out = min(out, l.maxNew)
+	}
+	if l.maxModelLen > 0 && prompt+out > l.maxModelLen {
+		return 0, false
+	}
+	return prompt + out, true
 }
 
-// longestContext is the most tokens (prompt + output) one simulated
-// request of in holds.
-func longestContext(in traces.Reader) (int64, error) {
-	var longest int64
-	for in.Next() {
-		if n, ok := requestContext(in.At()); ok {
+// longestServed is the most tokens (prompt + output) request r holds
+// under any of limits, at least longest.
+func longestServed(longest int64, r *traces.Request, limits []contextLimits) int64 {
+	for _, l := range limits {
+		if n, ok := l.served(r); ok {
 			longest = max(longest, n)
 		}
+	}
+	return longest
+}
+
+// longestContext is the most tokens (prompt + output) one request of in
+// holds as a plan of any of limits serves it.
+func longestContext(in traces.Reader, limits []contextLimits) (int64, error) {
+	var longest int64
+	for in.Next() {
+		longest = longestServed(longest, in.At(), limits)
 	}
 	return longest, in.Err()
 }

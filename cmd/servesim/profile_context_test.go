@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,9 +76,42 @@ func TestVerifySliceLongestContext(t *testing.T) {
 		slice verify.Slice
 		want  int64
 	}{{verify.Slice{Head: 2}, 220}, {verify.Slice{}, 5005}, {verify.Slice{From: 1500, To: 2500}, 220}} {
-		got, err := sliceLongestContext(src, c.slice)
+		got, err := sliceLongestContext(src, c.slice, []contextLimits{{maxNew: 1024, maxModelLen: 8192}})
 		if err != nil || got != c.want {
 			t.Errorf("slice %+v: longest context %d, %v; want %d", c.slice, got, err, c.want)
+		}
+	}
+}
+
+// The context warned of is the one the plans serve: an output capped at
+// max_new_tokens, and no request refused past max_model_len (the 9,000-
+// token prompt below), which is never priced.
+func TestSimulateWarnsOfContextsAsThePlansServeThem(t *testing.T) {
+	dir := t.TempDir()
+	base, err := os.ReadFile("../../calibrate/testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := basePlan(t, dir, "short.toml", "max_new_tokens = 1024", "max_new_tokens = 10")
+	src := writeFile(t, dir, "in.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,10\n5000000000,200,20\n6000000000,9000,10\n")
+	for _, c := range []struct {
+		measured int
+		want     string
+	}{
+		{215, ""},
+		{205, "contexts up to 205 tokens, the trace's longest prompt + output 210 (attention terms extrapolated)"},
+	} {
+		prof := bytes.Replace(base, []byte(`"block_size": 16,`), []byte(fmt.Sprintf(`"block_size": 16, "max_context": %d,`, c.measured)), 1)
+		path := filepath.Join(dir, "p.json")
+		if err := os.WriteFile(path, prof, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := run(t, "simulate", "--trace", src, "--config", short, "--profile", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out, "contexts up to"); c.want == "" && n != 0 || c.want != "" && (n != 1 || !strings.Contains(out, c.want)) {
+			t.Errorf("max_context %d: %d context warnings, want %q once (or none):\n%s", c.measured, n, c.want, out)
 		}
 	}
 }

@@ -162,7 +162,11 @@ func runSimulate(c *cli.Context) error {
 		return err
 	}
 	if prof != nil {
-		longest, err := longestContext(in)
+		served := make([]*plan.Plan, len(resolved))
+		for i, r := range resolved {
+			served[i] = r.Plan
+		}
+		longest, err := longestContext(in, planContextLimits(served))
 		if err != nil {
 			in.Close()
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
@@ -209,11 +210,16 @@ func runSweep(c *cli.Context) error {
 		return err
 	}
 	if prof != nil {
+		var served []*plan.Plan
+		for _, cfg := range ex.Configs {
+			if cfg.Resolved != nil {
+				served = append(served, cfg.Resolved.Plan)
+			}
+		}
+		limits := planContextLimits(served)
 		var longest int64
 		for i := range tr.Reqs {
-			if n, ok := requestContext(&tr.Reqs[i]); ok {
-				longest = max(longest, n)
-			}
+			longest = longestServed(longest, &tr.Reqs[i], limits)
 		}
 		prof.warnContext("sweep", longest, c.App.ErrWriter)
 	}

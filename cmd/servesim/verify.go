@@ -246,11 +246,13 @@ func runVerify(c *cli.Context) error {
 	// As simulate --profile: step times of one device say nothing about
 	// another's, and a precision or model the profile was not measured
 	// at is warned of. A plan that does not parse, Run records.
+	var plans []*plan.Plan
 	for _, cand := range cf.Candidates {
 		p, err := plan.Parse([]byte(cand.Plan))
 		if err != nil {
 			continue
 		}
+		plans = append(plans, p)
 		if err := prof.fits(p, fmt.Sprintf("candidate #%d (%s) of %s", cand.Rank, cand.Label, c.String("candidates"))); err != nil {
 			return err
 		}
@@ -259,7 +261,7 @@ func runVerify(c *cli.Context) error {
 		}
 	}
 	if prof != nil {
-		longest, err := sliceLongestContext(opt.Trace, opt.Slice)
+		longest, err := sliceLongestContext(opt.Trace, opt.Slice, planContextLimits(plans))
 		if err != nil {
 			return fmt.Errorf("verify: --trace: %w", err)
 		}
@@ -383,9 +385,10 @@ func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candi
 }
 
 // sliceLongestContext is the most tokens (prompt + output) one request
-// of slice s of trace holds, the rows failed in the source left out as
-// the slice verify writes leaves them.
-func sliceLongestContext(trace string, s verify.Slice) (int64, error) {
+// of slice s of trace holds as a plan of any of limits serves it, the
+// rows failed in the source left out as the slice verify writes leaves
+// them.
+func sliceLongestContext(trace string, s verify.Slice, limits []contextLimits) (int64, error) {
 	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{DropFailed: true})
 	if err != nil {
 		return 0, err
@@ -395,7 +398,7 @@ func sliceLongestContext(trace string, s verify.Slice) (int64, error) {
 	if s.Head > 0 || s.From > 0 || s.To > 0 {
 		r = traces.Slice(in, int64(s.From), int64(s.To), s.Head)
 	}
-	return longestContext(r)
+	return longestContext(r, limits)
 }
 
 // parseSlice reads --slice: "" or all (the whole trace, as
