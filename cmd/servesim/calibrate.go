@@ -850,6 +850,13 @@ func (ps *profileStep) warnMismatch(cmd string, p *plan.Plan, warn io.Writer) {
 	ps.warnOnce(cmd, profileMismatch(ps.prof, p), warn)
 }
 
+// measuresContext is whether the profile records the longest context
+// its fit saw: without it there is nothing to warn of, and the trace
+// need not be read for its longest request.
+func (ps *profileStep) measuresContext() bool {
+	return ps != nil && ps.prof.MaxContext > 0
+}
+
 // warnContext says on warn, as command cmd, when the longest request
 // simulated (prompt + output tokens) goes past the longest context the
 // profile's fit saw, once.

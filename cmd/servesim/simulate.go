@@ -161,7 +161,7 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if prof != nil {
+	if prof.measuresContext() {
 		served := make([]*plan.Plan, len(resolved))
 		for i, r := range resolved {
 			served[i] = r.Plan

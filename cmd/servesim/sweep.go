@@ -209,7 +209,7 @@ func runSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if prof != nil {
+	if prof.measuresContext() {
 		var served []*plan.Plan
 		for _, cfg := range ex.Configs {
 			if cfg.Resolved != nil {

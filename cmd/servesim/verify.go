@@ -260,7 +260,7 @@ func runVerify(c *cli.Context) error {
 			prof.warnMismatch("verify", p, c.App.ErrWriter)
 		}
 	}
-	if prof != nil {
+	if prof.measuresContext() {
 		longest, err := sliceLongestContext(opt.Trace, opt.Slice, planContextLimits(plans))
 		if err != nil {
 			return fmt.Errorf("verify: --trace: %w", err)
