@@ -577,14 +577,7 @@ func summarize(reps []Repeat) (sum Repeat, lo, hi Metrics) {
 		}
 	}
 	sum.Detail = strings.Join(details, "; ")
-	for k, r := range reps {
-		if r.EnergyUnknown != "" && sum.EnergyUnknown == "" { // the mean is unmeasured when one run is
-			sum.EnergyUnknown = r.EnergyUnknown
-			if len(reps) > 1 {
-				sum.EnergyUnknown = fmt.Sprintf("run %d: %s", k+1, r.EnergyUnknown)
-			}
-		}
-	}
+	sum.EnergyUnknown = energyUnknown(reps)
 	for _, r := range reps {
 		for k, n := range r.FailedByKind {
 			sum.FailedByKind[k] += n
@@ -595,6 +588,33 @@ func summarize(reps []Repeat) (sum Repeat, lo, hi Metrics) {
 		sum.LagFlagged = sum.LagFlagged || r.LagFlagged
 	}
 	return sum, lo, hi
+}
+
+// energyUnknown says why the runs' mean energy is unmeasured (it is when
+// one run's is): the first such run's reason, named by its run unless
+// every run gives that reason, so that candidates whose runs all met the
+// same host (no driver) share one line under the table.
+func energyUnknown(reps []Repeat) string {
+	for k, r := range reps {
+		if r.EnergyUnknown == "" {
+			continue
+		}
+		if len(reps) == 1 || allEnergyUnknown(reps, r.EnergyUnknown) {
+			return r.EnergyUnknown
+		}
+		return fmt.Sprintf("run %d: %s", k+1, r.EnergyUnknown)
+	}
+	return ""
+}
+
+// allEnergyUnknown says whether every run gives why as its reason.
+func allEnergyUnknown(reps []Repeat, why string) bool {
+	for _, r := range reps {
+		if r.EnergyUnknown != why {
+			return false
+		}
+	}
+	return true
 }
 
 // replayRecord is replay.Record; tests put a replay that never ran in its
