@@ -78,6 +78,21 @@ func (c *csvSource) optCol(name string) int {
 	return -1
 }
 
+// optColSpelled returns the index of the column named name or its other
+// spelling alt, or -1; a header with both names the field twice, which is
+// as ambiguous as a repeated column.
+func (c *csvSource) optColSpelled(name, alt string) (int, error) {
+	i, j := c.optCol(name), c.optCol(alt)
+	switch {
+	case j < 0:
+		return i, nil
+	case i < 0:
+		return j, nil
+	}
+	return -1, fmt.Errorf("%s:1: column %q appears twice, as %q and %q (fields %d and %d)",
+		c.name, name, c.header[min(i, j)], c.header[max(i, j)], min(i, j)+1, max(i, j)+1)
+}
+
 // read moves to the next record; io.EOF at the end.
 func (c *csvSource) read() error {
 	rec, err := c.cr.Read()
@@ -313,7 +328,7 @@ func newVidurSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 
 // burstGPTSource reads BurstGPT: v1 "Timestamp,Model,Request tokens,
 // Response tokens,Total tokens,Log Type" and v1.2/v2, which add "Session
-// ID" (or "SessionID") and "Elapsed time". Columns are found by name.
+// ID" (or "SessionID", not both) and "Elapsed time". Columns are found by name.
 // Rows with 0 response tokens are failed requests, as BurstGPT documents
 // them. Total tokens, where present, must be the sum of the two counts (it
 // is on every row of the data, failed ones included). Elapsed time
@@ -333,9 +348,10 @@ func newBurstGPTSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 	if err := c.cols([]*int{&s.ts, &s.in, &s.out}, "Timestamp", "Request tokens", "Response tokens"); err != nil {
 		return nil, err
 	}
-	s.model, s.total, s.logType, s.session = c.optCol("Model"), c.optCol("Total tokens"), c.optCol("Log Type"), c.optCol("Session ID")
-	if s.session < 0 { // BurstGPT's README spells the column without the space
-		s.session = c.optCol("SessionID")
+	s.model, s.total, s.logType = c.optCol("Model"), c.optCol("Total tokens"), c.optCol("Log Type")
+	// BurstGPT's README spells the column without the space.
+	if s.session, err = c.optColSpelled("Session ID", "SessionID"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

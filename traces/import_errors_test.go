@@ -60,6 +60,8 @@ func TestBadInput(t *testing.T) {
 			[]string{"in.csv:2:18 (Total tokens)", "want 490"}},
 		{"azure empty", FormatAzure, "", []string{"empty input"}},
 		{"azure bad quote", FormatAzure, azureHeader + "\"2023,1,1\n", []string{"in.csv:2:"}},
+		{"burstgpt both session columns", FormatBurstGPT, "Timestamp,Session ID,Request tokens,Response tokens,SessionID\n5,a,472,18,b\n",
+			[]string{"in.csv:1: column \"Session ID\" appears twice, as \"Session ID\" and \"SessionID\" (fields 2 and 5)"}},
 		{"burstgpt missing column", FormatBurstGPT, "Timestamp,Model,Response tokens\n1,x,2\n",
 			[]string{"missing column \"Request tokens\""}},
 		{"burstgpt negative time", FormatBurstGPT, "Timestamp,Request tokens,Response tokens\n-1,2,3\n",
