@@ -154,3 +154,15 @@ func TestSynthOutputSpecLeavesPrompts(t *testing.T) {
 		}
 	}
 }
+
+// A CSV syntax error names the file's line (metadata counted), the column
+// by position and by header name, as a malformed value does.
+func TestCSVSyntaxErrorNamesTheColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("# servesim.source=x\narrival_ns,prompt_tokens,output_tokens\n0,10,5\n5,1\"0,5\n"), 0o644)
+	_, _, err := ReadAll(path)
+	want := path + `: line 4, column 4 (prompt_tokens): bare " in non-quoted-field`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+}

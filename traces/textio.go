@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -154,15 +155,15 @@ func joinI64(v []int64) string {
 
 // csvReader reads servesim CSV written by csvEncoder (or by hand).
 type csvReader struct {
-	f    *os.File
-	cr   *csv.Reader
-	meta Meta
-	cols []int // schema field index -> CSV column, -1 if absent
-	nf   int   // fields in the header; every row must have as many
-	base int   // metadata lines before the header: csv.Reader counts from the header
-	line int   // the current row's first line
-	cur  Request
-	err  error
+	f      *os.File
+	cr     *csv.Reader
+	meta   Meta
+	cols   []int    // schema field index -> CSV column, -1 if absent
+	header []string // every row must have as many fields
+	base   int      // metadata lines before the header: csv.Reader counts from the header
+	line   int      // the current row's first line
+	cur    Request
+	err    error
 }
 
 func openCSV(path string) (Reader, error) {
@@ -224,7 +225,7 @@ func openCSV(path string) (Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
-	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols, nf: len(header), base: line}
+	r := &csvReader{f: f, cr: cr, meta: meta, cols: cols, header: slices.Clone(header), base: line}
 	r.cur.Reset()
 	return r, nil
 }
@@ -291,6 +292,14 @@ func (r *csvReader) Err() error   { return r.err }
 func (r *csvReader) Close() error { return r.f.Close() }
 func (r *csvReader) rowLine() int { return r.line }
 
+// headerName is " (name)" for the header's column i, "" past its end.
+func (r *csvReader) headerName(i int) string {
+	if i < len(r.header) {
+		return " (" + strings.TrimSpace(r.header[i]) + ")"
+	}
+	return ""
+}
+
 func (r *csvReader) Next() bool {
 	if r.err != nil {
 		return false
@@ -302,8 +311,9 @@ func (r *csvReader) Next() bool {
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			pe.StartLine += r.base
-			pe.Line += r.base
+			// The partial record holds the fields before the bad one.
+			r.err = fmt.Errorf("line %d, column %d%s: %w", pe.Line+r.base, pe.Column, r.headerName(len(rec)), pe.Err)
+			return false
 		}
 		r.err = err
 		return false
@@ -313,8 +323,8 @@ func (r *csvReader) Next() bool {
 	r.line = line
 	// A short row is most often a truncated file: never read it as one
 	// with empty cells.
-	if len(rec) != r.nf {
-		r.err = fmt.Errorf("line %d: want %d fields as in the header, got %d", line, r.nf, len(rec))
+	if len(rec) != len(r.header) {
+		r.err = fmt.Errorf("line %d: want %d fields as in the header, got %d", line, len(r.header), len(rec))
 		return false
 	}
 	r.err = parseRow(&r.cur, func(field int) (string, string) {
