@@ -93,6 +93,14 @@ func (c *csvSource) optColSpelled(name, alt string) (int, error) {
 		c.name, name, c.header[min(i, j)], c.header[max(i, j)], min(i, j)+1, max(i, j)+1)
 }
 
+// headerName is " (name)" for the header's column i, "" past its end.
+func (c *csvSource) headerName(i int) string {
+	if i < len(c.header) {
+		return " (" + c.header[i] + ")"
+	}
+	return ""
+}
+
 // read moves to the next record; io.EOF at the end.
 func (c *csvSource) read() error {
 	rec, err := c.cr.Read()
@@ -101,8 +109,8 @@ func (c *csvSource) read() error {
 	}
 	if err != nil {
 		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("%s:%d:%d: %v", c.name, pe.Line, pe.Column, pe.Err)
+		if errors.As(err, &pe) { // the partial record holds the fields before the bad one
+			return fmt.Errorf("%s:%d:%d%s: %v", c.name, pe.Line, pe.Column, c.headerName(len(rec)), pe.Err)
 		}
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
