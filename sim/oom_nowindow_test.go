@@ -10,9 +10,9 @@ import (
 
 // A run that a static OOM stops before any measured request completes
 // has no window, as a live run in which nothing succeeded has none: the
-// warm-up batch's engine time and KV count nowhere, and the rates are
-// null in JSON rather than a measured zero. It holds for a closed loop as
-// for Run and RunCluster.
+// warm-up batch's engine time and KV count nowhere, and the rates and the
+// KV mean are null in JSON rather than a measured zero. It holds for a
+// closed loop as for Run and RunCluster.
 func TestOOMBeforeACompletionHasNoWindow(t *testing.T) {
 	trace := func() traces.Reader {
 		rows := oomTrace()
@@ -49,8 +49,10 @@ func TestOOMBeforeACompletionHasNoWindow(t *testing.T) {
 		if jerr != nil {
 			t.Fatal(jerr)
 		}
-		if !strings.Contains(string(b), `"ReqPerSec":null`) || !strings.Contains(string(b), `"Utilization":null`) {
-			t.Errorf("%s: JSON %s: want ReqPerSec and Utilization null", name, b)
+		for _, want := range []string{`"ReqPerSec":null`, `"Utilization":null`, `"MeanUsed":null`, `"MeanUtil":null`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: JSON %s: want it to hold %s", name, b, want)
+			}
 		}
 	}
 }
