@@ -22,7 +22,8 @@ import (
 // completed has no window (Makespan 0), though its steps took engine time
 // and KV, as a live run has none until a request succeeds; but a cluster
 // whose other replica was still working on a measured request holds it
-// to the OOM (see ClusterSummary), a window with no completion in it.
+// to the OOM (see ClusterSummary), a window with no completion in it,
+// whose rates are null in JSON (see MarshalJSON).
 type Summary struct {
 	Policy      string
 	Requests    int64 // arrived, or kept from arriving by the OOM that stopped the run (rows marked not run)
@@ -81,25 +82,33 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 // (nothing arrived, every request was refused on arrival, or an OOM stopped
 // the run before a measured request completed) as null: over
 // no time nothing was measured, and a 0 would read as a measured zero
-// throughput or an empty cache (the table prints "—"). The prefix hit rate
+// throughput or an empty cache (the table prints "—"). The rates of a
+// window with no completion in it (a cluster held to an OOM) are null
+// too, as a live run with no success has none; its utilisation and KV
+// mean were measured and stand. The prefix hit rate
 // of a run that looked nothing up is null too: a 0 would read as a cache
 // that missed. Decoding a null leaves 0; read Makespan or PrefixLookups
 // beside it.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary // without this method
-	looked := s.PrefixLookups > 0
+	var hitRate *float64
+	if s.PrefixLookups > 0 {
+		hitRate = &s.PrefixHitRate
+	}
 	switch {
-	case s.Makespan > 0 && looked:
+	case s.Makespan > 0 && s.Completed > 0 && hitRate != nil:
 		return json.Marshal(plain(s))
-	case s.Makespan > 0:
+	case s.Makespan > 0 && s.Completed > 0:
 		return json.Marshal(struct {
 			plain
 			PrefixHitRate *float64
 		}{plain: plain(s)})
-	}
-	var hitRate *float64
-	if looked {
-		hitRate = &s.PrefixHitRate
+	case s.Makespan > 0: // a cluster held to an OOM: the window stands, nothing completed in it
+		return json.Marshal(struct {
+			plain
+			ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
+			PrefixHitRate                              *float64
+		}{plain: plain(s), PrefixHitRate: hitRate})
 	}
 	return json.Marshal(struct {
 		plain
