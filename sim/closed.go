@@ -73,18 +73,18 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	}
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
-	err := e.runClosed(ctx, loop, in)
-	if rerr := e.report(math.MaxInt64); rerr != nil {
-		err = firstErr(err, rerr)
-	}
-	err = firstErr(err, rows.flush())
-	return e.summary(), e.end(err)
+	left, err := e.runClosed(ctx, loop, in)
+	unarrived, err := finishRun(err, rows, []*engine{e}, left)
+	e.m.measured.requests += unarrived
+	return e.summary(), err
 }
 
-// runClosed is RunClosedLoop's event loop.
-func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reader) error {
+// runClosed is RunClosedLoop's event loop. When an engine error stops it,
+// it also returns what writes the rows of the requests it had not handed
+// the engine; otherwise that is nil.
+func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reader) (leftover, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	e.closedLoop = true
 	free, freed := loop.Clients, e.finished
@@ -123,13 +123,13 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 		for len(pending) > 0 && pending[0].Arrival < freedAt && e.next >= pending[0].Arrival {
 			arrival := pending[0].Arrival
 			if err := e.add(&pending[0], idx); err != nil {
-				return err
+				return nil, err
 			}
 			idx++
 			pending = pending[1:]
 			for ; freed < e.finished && !exhausted; freed++ {
 				if err := issue(arrival); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			freed = e.finished
@@ -138,18 +138,18 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 		// issued at this instant.
 		for ; free > 0 && !exhausted; free-- {
 			if err := issue(freedAt); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if loops&255 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if len(pending) > 0 && e.next >= pending[0].Arrival {
 			arrival := pending[0].Arrival
 			if err := e.add(&pending[0], idx); err != nil {
-				return err
+				return nil, err
 			}
 			idx++
 			pending = pending[1:]
@@ -162,7 +162,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			continue
 		}
 		if len(pending) == 0 && e.next == math.MaxInt64 { // idle with nothing waiting: done
-			return nil
+			return nil, nil
 		}
 		// One iteration, cut before the next issue; with none due, a
 		// decode stretch may run up to the next completion.
@@ -171,52 +171,44 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			t = pending[0].Arrival
 		}
 		if err := e.iterate(t, math.MaxInt64); err != nil {
-			return e.closedNotRun(err, in, pending, idx, lastArrival)
+			return closedLeftover(in, pending, idx, max(e.now, lastArrival)), err
 		}
 		free += e.finished - freed
 		freed, freedAt = e.finished, e.now
 	}
 }
 
-// closedNotRun, when err is a static OOM that stopped the closed loop,
-// writes a row for every request it did not serve: those e holds
-// unfinished, those issued and on their way (pending, the first of input
-// index idx), and those never issued, which carry the time the run
-// stopped as their arrival. It returns err, or the error that kept it
-// from writing them.
-func (e *engine) closedNotRun(err error, in traces.Reader, pending []traces.Request, idx, lastArrival int64) error {
-	var oom *OOMError
-	if !errors.As(err, &oom) {
-		return err
-	}
-	reason := notRunReason(err)
-	if werr := writeInFlight(e.out, []*engine{e}, reason); werr != nil {
-		return werr
-	}
-	var row traces.Request
-	notRun := func(r *traces.Request, issued int64) error {
-		if !r.Warmup { // never arrived, yet one of the run's requests, as its row is
-			e.m.measured.requests++
+// closedLeftover writes a row marked not run for every request of a
+// closed loop stopped at stop that it had not handed the engine: those
+// issued and on their way (pending, the first of input index idx), and
+// those never issued, which carry stop as their arrival. It returns the
+// measured ones among them.
+func closedLeftover(in traces.Reader, pending []traces.Request, idx, stop int64) leftover {
+	return func(out *rowOrder, reason string) (unarrived int64, _ error) {
+		var row traces.Request
+		notRun := func(r *traces.Request, issued int64) error {
+			if !r.Warmup { // never arrived, yet one of the run's requests, as its row is
+				unarrived++
+			}
+			err := out.putNotRun(idx, &row, r, issued, reason)
+			idx++
+			return err
 		}
-		err := e.out.putNotRun(idx, &row, r, issued, reason)
-		idx++
-		return err
-	}
-	for i := range pending {
-		if werr := notRun(&pending[i], pending[i].ScheduledSend); werr != nil { // runClosed set it to the issue
-			return werr
+		for i := range pending {
+			if err := notRun(&pending[i], pending[i].ScheduledSend); err != nil { // runClosed set it to the issue
+				return 0, err
+			}
 		}
-	}
-	stop := max(e.now, lastArrival)
-	for in.Next() {
-		q := *in.At()
-		q.Arrival = stop
-		if werr := notRun(&q, stop); werr != nil {
-			return werr
+		for in.Next() {
+			q := *in.At()
+			q.Arrival = stop
+			if err := notRun(&q, stop); err != nil {
+				return 0, err
+			}
 		}
+		if err := in.Err(); err != nil {
+			return 0, fmt.Errorf("sim: reading requests: %w", err)
+		}
+		return unarrived, nil
 	}
-	if rerr := in.Err(); rerr != nil {
-		return fmt.Errorf("sim: reading requests: %w", rerr)
-	}
-	return err
 }

@@ -152,7 +152,7 @@ func RunCluster(ctx context.Context, cc ClusterConfig, in traces.Reader, out tra
 	for i, rp := range c.reps {
 		engines[i] = rp.e
 	}
-	c.unarrived, err = finishRun(err, rows, engines, a)
+	c.unarrived, err = finishRun(err, rows, engines, a.leftover)
 	return c.summary(), err
 }
 

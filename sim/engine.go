@@ -31,16 +31,22 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	a := &arrivals{in: in}
-	unarrived, err := finishRun(e.runAll(ctx, a), rows, []*engine{e}, a)
+	unarrived, err := finishRun(e.runAll(ctx, a), rows, []*engine{e}, a.leftover)
 	e.m.measured.requests += unarrived
 	return e.summary(), err
 }
 
-// finishRun closes a run over arrivals whose loop returned err: it reports
-// what the engines finished (endRun), flushes the rows and ends every
-// engine, returning endRun's unarrived and the first error of all these.
-func finishRun(err error, rows *rowOrder, engines []*engine, a *arrivals) (unarrived int64, _ error) {
-	unarrived, err = endRun(err, rows, engines, a)
+// leftover writes a row marked not run, with reason, for every request a
+// run stopped by an OOM had not handed an engine, and returns the measured
+// ones among them.
+type leftover func(out *rowOrder, reason string) (unarrived int64, _ error)
+
+// finishRun closes a run whose loop returned err, with left the requests
+// it had not handed an engine: it reports what the engines finished
+// (endRun), flushes the rows and ends every engine, returning endRun's
+// unarrived and the first error of all these.
+func finishRun(err error, rows *rowOrder, engines []*engine, left leftover) (unarrived int64, _ error) {
+	unarrived, err = endRun(err, rows, engines, left)
 	err = firstErr(err, rows.flush())
 	for _, e := range engines {
 		err = e.end(err)
@@ -53,10 +59,10 @@ func finishRun(err error, rows *rowOrder, engines []*engine, a *arrivals) (unarr
 // ended when it happened: what the engines finished by then is served,
 // their figures stop there, and every request the run did not serve —
 // those finished later, those the engines hold unfinished and those left
-// in a — gets a row marked not run. unarrived counts the measured
-// requests among those left in a: no engine counted them as arrived, and
-// the run's requests include them, as its rows do.
-func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) (unarrived int64, _ error) {
+// (left writes them; nil: none) — gets a row marked not run. unarrived
+// counts the measured requests among those left: no engine counted them
+// as arrived, and the run's requests include them, as its rows do.
+func endRun(err error, out *rowOrder, engines []*engine, left leftover) (unarrived int64, _ error) {
 	var oom *OOMError
 	if !errors.As(err, &oom) {
 		for _, e := range engines {
@@ -77,6 +83,19 @@ func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) (unarrived
 	if werr := writeInFlight(out, engines, reason); werr != nil {
 		return 0, werr
 	}
+	if left == nil {
+		return 0, err
+	}
+	unarrived, werr := left(out, reason)
+	if werr != nil {
+		return 0, werr
+	}
+	return unarrived, err
+}
+
+// leftover writes a row marked not run for the request a holds and every
+// one left in its input, each with its arrival.
+func (a *arrivals) leftover(out *rowOrder, reason string) (unarrived int64, _ error) {
 	var row traces.Request
 	notRun := func(r *traces.Request) error {
 		if !r.Warmup {
@@ -86,20 +105,20 @@ func endRun(err error, out *rowOrder, engines []*engine, a *arrivals) (unarrived
 	}
 	if r := a.inHand; r != nil {
 		a.inHand = nil
-		if werr := notRun(r); werr != nil {
-			return 0, werr
+		if err := notRun(r); err != nil {
+			return 0, err
 		}
 	}
 	for {
-		r, rerr := a.next()
-		if rerr != nil {
-			return 0, rerr
+		r, err := a.next()
+		if err != nil {
+			return 0, err
 		}
 		if r == nil {
-			return unarrived, err
+			return unarrived, nil
 		}
-		if werr := notRun(r); werr != nil {
-			return 0, werr
+		if err := notRun(r); err != nil {
+			return 0, err
 		}
 	}
 }
