@@ -475,11 +475,7 @@ func printResults(w io.Writer, results []*plan.Result) {
 			}
 			fmt.Fprintf(w, "  prefix cache: %s of prompt blocks hit (%d of %d looked up)\n", hit, s.PrefixHits, s.PrefixLookups)
 		}
-		batching := "— (no time elapsed: nothing ran)" // rates over a window of length 0 are no figures
-		if s.Makespan > 0 {
-			batching = fmt.Sprintf("%.0f output tok/s, %.1f req/s, device busy %.0f%%", s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
-		}
-		fmt.Fprintf(w, "  batching:     %s\n", batching)
+		fmt.Fprintf(w, "  batching:     %s\n", batchingLine(s))
 		fmt.Fprintf(w, "  latency:      TTFT p50/p99 %s/%s, TPOT p50/p99 %s/%s, E2E p99 %s\n",
 			dist(s.TTFT, s.TTFT.P50), dist(s.TTFT, s.TTFT.P99), dist(s.TPOT, s.TPOT.P50), dist(s.TPOT, s.TPOT.P99), dist(s.E2E, s.E2E.P99))
 		fmt.Fprintf(w, "  cost (estimated: device-seconds × $/h + energy): %s per 1M output tokens, %s per 1M total tokens\n",
@@ -505,4 +501,17 @@ func perM(v float64, tokens int64) string {
 		return "—"
 	}
 	return numfmt.USD(v)
+}
+
+// batchingLine is a run's rates and busy time. Rates over a window of no
+// length, or one in which nothing completed (a cluster held to an OOM),
+// are no figures, as summary.json writes them null.
+func batchingLine(s *sim.Summary) string {
+	switch {
+	case s.Makespan <= 0:
+		return "— (no time elapsed: nothing ran)"
+	case s.Completed == 0:
+		return fmt.Sprintf("— output tok/s, — req/s (nothing completed), device busy %.0f%%", 100*s.Utilization)
+	}
+	return fmt.Sprintf("%.0f output tok/s, %.1f req/s, device busy %.0f%%", s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
 }
