@@ -69,11 +69,27 @@ func (a Arch) EmbeddingParams() float64 {
 // WeightBytes is the size of all weights at precision p. Quantized
 // checkpoints (fp8, int8, int4, as vLLM loads them) keep the embedding and
 // LM head at 16 bits, a large share of a small model: Llama-3.1-8B in int4
-// is 5.6 GB (as its AWQ checkpoints are), not the 4.0 GB of every
-// parameter at half a byte.
+// is 5.73 GB (as its AWQ checkpoints are), not the 4.0 GB of every
+// parameter at half a byte. int4 weights also carry their group scales
+// (see quantizedWeightBytes).
 func (a Arch) WeightBytes(p Precision) float64 {
 	emb := a.EmbeddingParams()
-	return (a.Params-emb)*p.Bytes() + emb*max(p.Bytes(), BF16.Bytes())
+	return (a.Params-emb)*quantizedWeightBytes(p) + emb*max(p.Bytes(), BF16.Bytes())
+}
+
+// int4GroupSize is the weights per quantization group of int4 checkpoints
+// (AWQ's and GPTQ's default, q_group_size / group_size = 128).
+const int4GroupSize = 128
+
+// quantizedWeightBytes is the storage of one weight at p with its share of
+// the quantization metadata. Group-wise int4 adds one fp16 scale and one
+// 4-bit zero point per group, 2.5/128 bytes (4% of the weight itself);
+// fp8 and int8 scales are per tensor or per output channel, negligible.
+func quantizedWeightBytes(p Precision) float64 {
+	if p == INT4 {
+		return p.Bytes() + (FP16.Bytes()+INT4.Bytes())/int4GroupSize
+	}
+	return p.Bytes()
 }
 
 // WeightBytesPerDevice is the size of the weights each device of a
@@ -90,7 +106,7 @@ func (a Arch) WeightBytesPerDevice(p Precision, tp int) float64 {
 	// The group holds heads × tp KV heads' projections, WeightBytes only
 	// KVHeads of them: 0 extra unless heads are replicated.
 	replicas := float64(heads*tp - a.KVHeads)
-	headProj := 2 * float64(a.Layers) * float64(a.Hidden) * float64(a.HeadDim) * p.Bytes() // K and V of one head
+	headProj := 2 * float64(a.Layers) * float64(a.Hidden) * float64(a.HeadDim) * quantizedWeightBytes(p) // K and V of one head
 	return (a.WeightBytes(p) + replicas*headProj) / float64(tp)
 }
 

@@ -33,10 +33,10 @@ func TestLlama31_8B(t *testing.T) {
 		t.Errorf("weights fp16 = %g, want 16060522496 (≈16.06 GB)", got)
 	}
 	// int4 keeps the embedding and LM head (2 × 128,256 × 4,096) at 16
-	// bits: 1.05e9 × 2 + 6.98e9 × 0.5 ≈ 5.59 GB, the size of the
-	// published AWQ checkpoint (5.7 GB with its scales).
+	// bits: 1.05e9 × 2 + 6.98e9 × (0.5 + 2.5/128) ≈ 5.73 GB, the size of
+	// the published AWQ checkpoint with its group scales and zero points.
 	emb := 2.0 * 128_256 * 4_096
-	if got, want := a.WeightBytes(INT4), emb*2+(8_030_261_248-emb)/2; got != want || got < 5.5e9 || got > 5.7e9 {
+	if got, want := a.WeightBytes(INT4), emb*2+(8_030_261_248-emb)*(0.5+2.5/128); got != want || got < 5.7e9 || got > 5.75e9 {
 		t.Errorf("weights int4 = %g, want %g", got, want)
 	}
 	tied := a
@@ -168,5 +168,23 @@ func TestEstimateParamsDoesNotWrap(t *testing.T) {
 	attn := 4 * math.Pow(2, 64) // Q, K, V, O of hidden 1 × 2^64 each
 	if !(total >= attn) || !(active >= attn) {
 		t.Errorf("EstimateParams = %g, %g; want at least the attention weights, %g", total, active, attn)
+	}
+}
+
+// Group-wise int4 checkpoints (AWQ, and GPTQ as stored) carry one fp16
+// scale and one 4-bit zero point per 128 weights: 2.5/128 bytes on top of
+// each half-byte weight. The published sizes
+// (hugging-quants/Meta-Llama-3.1-{8B,70B}-Instruct-AWQ-INT4 safetensors:
+// 5.73 GB and 39.77 GB) include them; half a byte alone falls 0.14 GB and
+// 1.34 GB short, memory the KV layout would wrongly hand out as cache.
+func TestWeightBytesInt4CountsGroupScales(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		wantGB float64
+	}{{"Llama-3.1-8B", 5.73}, {"Llama-3.1-70B", 39.77}} {
+		a := mustArch(t, c.name)
+		if got := a.WeightBytes(INT4) / 1e9; math.Abs(got-c.wantGB) > 0.01 {
+			t.Errorf("%s int4 weights = %.3f GB, want %.2f GB (the AWQ checkpoint)", c.name, got, c.wantGB)
+		}
 	}
 }

@@ -200,7 +200,7 @@ max_context = 512
 	}
 	for _, a := range []Arch{untied, tied} {
 		emb := a.EmbeddingParams()
-		if got, want := a.WeightBytes(INT4), emb*2+(a.Params-emb)*0.5; got != want {
+		if got, want := a.WeightBytes(INT4), emb*2+(a.Params-emb)*(0.5+2.5/128); got != want {
 			t.Errorf("%s int4 weights = %g, want %g", a.Name, got, want)
 		}
 		if got := a.WeightBytes(FP16); got != a.Params*2 {

@@ -55,8 +55,8 @@ func (p Precision) Valid() bool { return p.Bytes() > 0 }
 
 // Bytes is the storage size of one value: 4, 2, 2, 1, 1 and 0.5 for fp32,
 // fp16, bf16, fp8, int8 and int4. It is 0 for an unknown precision.
-// Quantization scales and zero points are not counted (for group-wise int4
-// they add about 1–3%).
+// Quantization scales and zero points are not counted here; weight sizes
+// add them (Arch.WeightBytes).
 func (p Precision) Bytes() float64 {
 	switch p {
 	case FP32:
