@@ -139,7 +139,7 @@ func (a Arch) IsMoE() bool { return a.Experts > 0 }
 // a gated (SwiGLU) FFN of three matrices per expert, a router of Hidden ×
 // Experts for MoE, two RMSNorm vectors per layer plus a final one, and an
 // input embedding and LM head (one matrix when tied). It is exact for
-// Llama, Mistral and Mixtral; Qwen2.5 adds Q/K/V biases (about 0.01% more).
+// Llama, Mistral and Mixtral; Qwen2.5 adds Q/K/V biases (about 0.002% more).
 func (a Arch) EstimateParams() (total, active float64) {
 	h, headDim := float64(a.Hidden), float64(a.HeadDim) // float: int products wrap on extreme shapes
 	attn := h*float64(a.Heads)*headDim*2 + h*float64(a.KVHeads)*headDim*2
