@@ -43,7 +43,7 @@ const (
 	KindConnection   = "connection"    // refused, reset, closed before or during the response
 	KindTimeout      = "timeout"       // Config.Timeout passed
 	KindNoDone       = "no_done"       // the stream ended without data: [DONE]
-	KindStreamError  = "stream_error"  // an error object (or event: error) inside the stream
+	KindStreamError  = "stream_error"  // an error object (or event: error) inside the stream, or finish_reason abort/error
 	KindEmptyChoices = "empty_choices" // a chunk with empty choices that was neither the usage chunk nor Azure's filter preamble
 	KindNoUsage      = "no_usage"      // [DONE] came but no chunk carried usage
 	KindBadStream    = "bad_stream"    // undecodable chunk, or usage and content disagree
@@ -549,6 +549,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		n += m
 	}
 	stop.Stop()
+	if engineAborted(finish) {
+		fail(resp.StatusCode, fmt.Sprintf("%s: finish_reason %q: the engine ended the request early after %d content chunks", KindStreamError, clip([]byte(finish)), len(s.chunks)))
+		return
+	}
 	if usage == nil {
 		fail(resp.StatusCode, KindNoUsage+": [DONE] after "+strconv.Itoa(len(s.chunks))+" content chunks but no chunk carried usage (stream_options.include_usage unsupported?)")
 		return
@@ -601,6 +605,15 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if c.cfg.KeepText {
 		r.OutputText = strings.ToValidUTF8(s.text.String(), "\uFFFD")
 	}
+}
+
+// engineAborted reports whether finish is a finish_reason by which the
+// engine, not the model or max_tokens, ended the stream: vLLM ends an
+// aborted request ("abort": shutdown, pause, an abort request) or a failed
+// one ("error") with usage and [DONE] like a finished one, so without this
+// its cut-short times would count as a success's.
+func engineAborted(finish string) bool {
+	return finish == "abort" || finish == "error"
 }
 
 // badUsage describes a usage count no request that streamed content can

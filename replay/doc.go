@@ -84,7 +84,8 @@
 // other status; a redirect is not followed and names its Location),
 // connection (refused, reset, cut mid-stream), timeout (Config.Timeout,
 // send to last byte), no_done (the body ended without data: [DONE]),
-// stream_error (an error object or event: error in the stream),
+// stream_error (an error object or event: error in the stream, or a
+// finish_reason of "abort" or "error": the engine ended it early),
 // empty_choices (a chunk with empty choices that was not the usage chunk),
 // no_usage, bad_stream (undecodable chunk; usage without content; a usage
 // count that is negative, past int32, absent (no completion_tokens), zero

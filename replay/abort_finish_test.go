@@ -1,0 +1,41 @@
+package replay
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// A stream the engine aborted still ends with usage and [DONE] (vLLM:
+// finish_reason "abort" on engine shutdown, a pause or an abort request;
+// "error" for a request-level failure). Its tokens stopped early: it is a
+// failure, and none of its times reach the latency statistics.
+func TestEngineAbortIsAFailure(t *testing.T) {
+	for _, reason := range []string{"abort", "error"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"))
+			w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"))
+			w.Write([]byte("data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"" + reason + "\"}]}\n\n"))
+			w.Write([]byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":60,\"completion_tokens\":2}}\n\n"))
+			w.Write([]byte("data: [DONE]\n\n"))
+		}))
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		s, out := runRows(t, cfg, rows(1, 0, 40, 5))
+		srv.Close()
+		r := out[0]
+		if ErrorKind(r.Error) != KindStreamError || !strings.Contains(r.Error, `finish_reason "`+reason+`"`) || !strings.Contains(r.Error, "after 2 content chunks") {
+			t.Errorf("finish_reason %q: error %q, want a %s naming it and the chunks before it", reason, r.Error, KindStreamError)
+		}
+		if r.FirstToken != traces.Missing || r.LastToken != traces.Missing || r.TokenTimes != nil || r.UsageOutput != traces.Missing || r.Succeeded() {
+			t.Errorf("finish_reason %q: the aborted request kept metrics: %+v", reason, r)
+		}
+		if s.Failed != 1 || s.FailedByKind[KindStreamError] != 1 || s.TTFT.N != 0 || s.E2E.N != 0 {
+			t.Errorf("finish_reason %q: summary failed %d by kind %v, TTFT n %d", reason, s.Failed, s.FailedByKind, s.TTFT.N)
+		}
+	}
+}
