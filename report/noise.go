@@ -15,8 +15,15 @@ import (
 const bootstrapRounds = 2000
 
 // clt is the sample size above which a resample's mean is drawn from its
-// normal limit, which it then follows closely, instead of by n draws.
+// normal limit, which it then follows closely, instead of by n draws,
+// unless the sample is too skewed for its size (normalLimitHolds).
 const clt = 5000
+
+// maxSkewPerRootN bounds a sample's skewness over √n for the normal limit:
+// the limit's error in the tails grows as that ratio (the first Edgeworth
+// term); at 0.1 it moves the 2.5% tail by about a quarter of a point, and
+// an exponential sample (skewness 2) passes at any size above clt.
+const maxSkewPerRootN = 0.1
 
 // statistic is a latency figure of one run's per-request sample: the
 // nearest-rank quantile q (as Quantile), or the mean when q is 0.
@@ -57,12 +64,27 @@ func (s statistic) enough(n int) bool {
 	return float64(n)*(1-s.q) >= minTail
 }
 
+// normalLimitHolds reports whether a resample's mean of sorted follows its
+// normal limit: above clt requests, and not so skewed that a few slow ones
+// make it a count of how often they were drawn (one request stalled for
+// minutes among thousands: the normal limit then draws means below the
+// fastest request).
+func normalLimitHolds(sorted []float64) bool {
+	if len(sorted) <= clt {
+		return false
+	}
+	if sorted[0] == sorted[len(sorted)-1] {
+		return true // no spread: every resample's mean is the sample's
+	}
+	return math.Abs(stat.Skew(sorted, nil)) <= maxSkewPerRootN*math.Sqrt(float64(len(sorted)))
+}
+
 // resampler returns a function that draws the statistic of one bootstrap
 // resample of sorted.
 func (s statistic) resampler(sorted []float64) func(*rand.Rand) float64 {
 	n := len(sorted)
 	switch {
-	case s.q == 0 && n > clt:
+	case s.q == 0 && normalLimitHolds(sorted):
 		m, sd := stat.MeanStdDev(sorted, nil)
 		se := sd / math.Sqrt(float64(n))
 		return func(rng *rand.Rand) float64 { return m + se*rng.NormFloat64() }

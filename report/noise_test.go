@@ -132,3 +132,36 @@ func BenchmarkChangeInterval(b *testing.B) {
 		}
 	})
 }
+
+// One slow outlier among thousands of requests makes a resample's mean a
+// Poisson count of it, far from normal: the resampled means are drawn as
+// resampling gives them, never below the fastest request.
+func TestResampleMeanSkewedSample(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	sorted := make([]float64, clt+1)
+	for i := range sorted {
+		sorted[i] = 0.02
+	}
+	sorted[clt] = 1000 // one request stalled for a quarter of an hour
+	draw := meanOf.resampler(sorted)
+	const draws = 2000
+	fast, slow := make([]float64, draws), make([]float64, draws)
+	for i := range draws {
+		fast[i] = draw(rng)
+		sum := 0.0
+		for range sorted {
+			sum += sorted[rng.IntN(len(sorted))]
+		}
+		slow[i] = sum / float64(len(sorted))
+	}
+	slices.Sort(fast)
+	slices.Sort(slow)
+	if fast[0] < sorted[0]*(1-1e-9) { // the sum of n equal values rounds
+		t.Errorf("a resampled mean of %.4f, below the fastest request (%.2f)", fast[0], sorted[0])
+	}
+	for _, p := range []float64{0.025, 0.5, 0.975} {
+		if f, b := Quantile(fast, p), Quantile(slow, p); math.Abs(f-b) > 0.05+0.1*b {
+			t.Errorf("the %v-quantile of resampled means is %.4f as drawn, %.4f by resampling", p, f, b)
+		}
+	}
+}
