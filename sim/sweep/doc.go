@@ -93,7 +93,10 @@
 // start_scale·2^j within [c/2^curve_octaves_below, c·2^curve_octaves_above]
 // (the grid the search brackets on, so its runs are reused). A curve run
 // that fails (or a static batch's OOM) leaves its point off the curve; a
-// failure is named in the row's note, and the row's results at c stand. Raw
+// failure is named in the row's note, and the row's results at c stand.
+// A curve run below c that breaks the SLO (a batch waiting max_wait_ms to
+// fill serves a trickle late) is named in the note too: the capacity is
+// then no guarantee for every lighter load. Raw
 // saturation is the curve point with the highest output tok/s; the tail
 // penalty is model.TailPenalty($/1M out at c, $/1M out at saturation).
 // The knee is the first curve point after which more load adds less than

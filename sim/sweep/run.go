@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -181,6 +182,7 @@ func (ev *evaluator) evaluate(ctx context.Context, row *Row) error {
 
 func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	var at *probe
+	searched := ev.cfg.RateScale <= 0 // the capacity, not a fixed rate_scale
 	if rs := ev.cfg.RateScale; rs > 0 {
 		p, err := ev.run(ctx, rs, false)
 		if err != nil {
@@ -226,6 +228,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	// finding about its load point, not about the config: the metrics at
 	// the evaluated scale stand, and the note names the point.
 	var curve []CurvePoint
+	var failBelow []string // complete runs below the capacity that broke the SLO
 	for _, scale := range ev.curveScales(at.scale) {
 		p, err := ev.run(ctx, scale, false)
 		if err != nil {
@@ -238,6 +241,9 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		if !p.complete() {
 			continue
 		}
+		if searched && !p.ok && scale < at.scale {
+			failBelow = append(failBelow, formatValue(scale))
+		}
 		s := p.sum
 		curve = append(curve, CurvePoint{
 			Scale: p.scale, ReqPerSec: s.ReqPerSec, OutTokPerSec: s.OutputTokPerSec,
@@ -246,6 +252,12 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		})
 	}
 	row.Curve = curve
+	if len(failBelow) > 0 {
+		// The search assumes the SLO, once broken, stays broken at higher
+		// scales: a lighter load that breaks it (a batch waiting to fill)
+		// makes the capacity no guarantee below it.
+		row.Note = joinNote(row.Note, fmt.Sprintf("the SLO fails at scale %s below the capacity: it does not hold at every lighter load", strings.Join(failBelow, ", ")))
+	}
 	if i := Saturation(curve); i >= 0 {
 		sp := curve[i]
 		row.SatScale, row.SatOutTokPerSec, row.SatUSDPerMOut = sp.Scale, sp.OutTokPerSec, sp.USDPerMOut
