@@ -326,6 +326,11 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 			key := ""
 			if fe, ok := e.(*plan.FieldError); ok {
 				key = fe.Key
+				// a rule broken by a swept value is the config's, however
+				// sound the other value is where the spec gives it
+				if slices.ContainsFunc(fe.With, func(k string) bool { return set[k] }) {
+					key = ""
+				}
 			}
 			errs[i] = blame(key, e)
 		}
