@@ -33,3 +33,24 @@ func TestParseSpecRefusesAnEmptyTable(t *testing.T) {
 		}
 	}
 }
+
+// The key given twice is named at the line of its quoted dotted
+// spelling, whichever of the two the map walk meets first.
+func TestParseSpecNamesTheLineOfAKeyGivenTwice(t *testing.T) {
+	head := `base = "base.toml"` + sloTOML // lines 1–5
+	for _, body := range []string{
+		"[sweep]\n\"device.count\" = [1]\ndevice = { count = [2] }\n",
+		"[sweep.device]\ncount = [2]\n[sweep]\n\"device.count\" = [1]\n",
+	} {
+		want := "line 7: sweep.device.count: given twice"
+		if strings.HasPrefix(body, "[sweep.device]") {
+			want = "line 9: sweep.device.count: given twice"
+		}
+		for range 20 { // the walk's order varies from run to run
+			_, _, err := writeSpec(t, head+"\n"+body)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("spec\n%s\nerr = %v, want %q", body, err, want)
+			}
+		}
+	}
+}

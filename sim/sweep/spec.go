@@ -545,7 +545,11 @@ func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) err
 			// "device.count" and a device table's count are one key: the
 			// map walk would keep either list.
 			if _, dup := flat[key]; dup {
-				return fmt.Errorf("sweep.%s: given twice (as a quoted dotted key and in a table): give it once", key)
+				quoted := kpath // named at the quoted spelling's line, whichever came first
+				if len(written[key]) == 1 {
+					quoted = written[key]
+				}
+				return at(quoted, fmt.Errorf("sweep.%s: given twice (as a quoted dotted key and in a table): give it once", key))
 			}
 			flat[key], written[key] = v, kpath
 		}
