@@ -148,7 +148,12 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		if p.Device.MemoryLimitGiB > 0 {
 			raise = "device.gpu_memory_utilization, device.memory_limit_gib or device.count"
 		}
-		return nil, p.atLine("device.gpu_memory_utilization", fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower model.precision", err, raise))
+		lower := "model.precision"
+		if p.Batch.MaxNumBatchedTokens > model.ReserveProfileTokens && capa.WeightBytesPerDevice < capa.UsableBytesPerDevice {
+			// the weights fit: the reserve for the largest step does not
+			lower = "batch.max_num_batched_tokens (vLLM reserves activation memory for its largest step) or model.precision"
+		}
+		return nil, p.atLine("device.gpu_memory_utilization", fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower %s", err, raise, lower))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)

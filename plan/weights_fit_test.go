@@ -23,3 +23,27 @@ func TestResolveNamesTheKeyOfWeightsThatDoNotFit(t *testing.T) {
 		t.Errorf("err = %v\nwant line 17: device.gpu_memory_utilization: ... does not fit ... device.count", err)
 	}
 }
+
+// vLLM reserves activation memory for its largest step, which
+// max_num_batched_tokens sizes: a budget whose reserve fills the memory
+// beside weights that fit is named among the keys to change. Only
+// utilization, device count and precision were.
+func TestResolveNamesTheTokenBudgetWhoseReserveDoesNotFit(t *testing.T) {
+	path := writePlan(t, strings.Replace(valid, "max_num_batched_tokens = 8192", "max_num_batched_tokens = 10000000", 1))
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Resolve(model.DefaultCatalog())
+	if err == nil || !strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "lower batch.max_num_batched_tokens") {
+		t.Errorf("err = %v\nwant ... does not fit ... lower batch.max_num_batched_tokens", err)
+	}
+	// weights that do not fit at all are not the budget's doing
+	path = writePlan(t, strings.Replace(valid, "gpu_memory_utilization = 0.9", "gpu_memory_utilization = 0.1", 1))
+	if p, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = p.Resolve(model.DefaultCatalog()); err == nil || strings.Contains(err.Error(), "max_num_batched_tokens") {
+		t.Errorf("err = %v\nwant weights that do not fit, without naming max_num_batched_tokens", err)
+	}
+}
