@@ -7,17 +7,32 @@ import (
 )
 
 // FuzzParseSpec: ParseSpec never panics on any input, and rejects or
-// accepts it with a spec whose axes are non-empty. Seeds:
-// testdata/fuzz/FuzzParseSpec.
+// accepts it with a spec that has a strategy and whose axes are sweepable
+// keys with values, none given twice. Seeds: testdata/fuzz/FuzzParseSpec
+// (lists, ranges, sub-tables, single values, the replicas alias, cluster
+// keys, rate_scale, prices and skip_if).
 func FuzzParseSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSpec(data, "")
 		if err != nil || s == nil {
 			return
 		}
+		if len(s.Strategies) == 0 {
+			t.Fatal("accepted a spec with no strategy")
+		}
 		for _, a := range s.Axes {
+			if _, ok := lookupKey(a.Key); !ok {
+				t.Fatalf("accepted an unknown key %q", a.Key)
+			}
 			if len(a.Values) == 0 {
 				t.Fatalf("accepted an empty axis %+v", a)
+			}
+			for i, v := range a.Values {
+				for _, w := range a.Values[:i] {
+					if v == w || same(a.Key, v, w) {
+						t.Fatalf("accepted %s with %v and %v, one value given twice", a.Key, w, v)
+					}
+				}
 			}
 		}
 	})
