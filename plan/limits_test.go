@@ -82,3 +82,16 @@ func TestParseRefusesAnAbsurdPrice(t *testing.T) {
 		}
 	}
 }
+
+// A max_model_len below one token is refused on its own: the block size
+// it is no bound for is not refused beside it ("device.block_size: must
+// be in [1, device.max_model_len (0)], got 16").
+func TestParseRefusesAZeroModelLenAlone(t *testing.T) {
+	_, err := Parse([]byte(strings.Replace(valid, "max_model_len = 8192", "max_model_len = 0", 1)))
+	if err == nil || !strings.Contains(err.Error(), "device.max_model_len: must be ≥ 1, got 0") {
+		t.Fatalf("err = %v, want device.max_model_len refused", err)
+	}
+	if strings.Contains(err.Error(), "device.block_size") {
+		t.Errorf("err = %v\nnames device.block_size, which is fine on its own", err)
+	}
+}

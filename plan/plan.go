@@ -391,7 +391,8 @@ func (p *Plan) Validate() error {
 	if !(p.Device.GPUMemoryUtilization > 0 && p.Device.GPUMemoryUtilization <= 1) {
 		bad("device.gpu_memory_utilization", "must be in (0, 1], got %g", p.Device.GPUMemoryUtilization)
 	}
-	if p.Device.BlockSize < 1 || p.Device.BlockSize > max(p.Device.MaxModelLen, 1) {
+	// (a max_model_len below one token is refused below, and bounds nothing)
+	if p.Device.BlockSize < 1 || p.Device.MaxModelLen >= 1 && p.Device.BlockSize > p.Device.MaxModelLen {
 		with := "device.max_model_len"
 		if p.Device.BlockSize < 1 {
 			with = ""
