@@ -64,8 +64,9 @@
 //
 // Everything that can be wrong with a spec — an unknown key, an empty list
 // or range, step ≤ 0, factor ≤ 1, from > to, an unknown strategy, model or
-// device, a value that is not valid in a plan, constraints that leave
-// nothing to run — is reported by LoadSpec or Expand, naming the file and
+// device, a value that is not valid in a plan, a batch limit of a
+// strategy the spec never names (batch_size in a continuous-only sweep),
+// constraints that leave nothing to run — is reported by LoadSpec or Expand, naming the file and
 // the key, before any simulation starts. Configs whose weights or KV cache
 // do not fit, whose swept values break a rule between keys (e.g.
 // max_num_batched_tokens below max_num_seqs, or below max_model_len without

@@ -312,6 +312,10 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 	}
 	s.SHA256 = hex.EncodeToString(h.Sum(nil))
+	// The strategies the base plan file and the overlay name: their batch
+	// limits belong to a plan of that strategy, which a strategy sweep
+	// drops where they do not apply.
+	named := []string{baseStrategy(s.base)}
 	s.inlineKeys = map[string]bool{}
 	for i, sec := range []map[string]any{f.Model, f.Batch, f.Device, f.Cost, f.Cluster} {
 		if sec == nil {
@@ -328,6 +332,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 			s.inlineKeys[planSections[i]+"."+k] = true
 		}
 	}
+	named = append(named, baseStrategy(s.base))
 	if len(s.base) == 0 {
 		return nil, errors.New("no base plan: give base = \"plan.toml\" or the [model] [batch] [device] [cost] (and optional [cluster]) sections")
 	}
@@ -341,6 +346,12 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 	}
 	if err := s.parseSweep(f.Sweep, func(key toml.Key, err error) error { return at(err, append(toml.Key{"sweep"}, key...)...) }); err != nil {
 		return nil, err
+	}
+	if key, err := s.foreignBatchKey(append(named, s.Strategies...)); err != nil {
+		if s.inlineKeys[key] {
+			return nil, at(err, strings.Split(key, ".")...)
+		}
+		return nil, fmt.Errorf("base %s: %w", s.basePath, atLine(s.baseText, key, err))
 	}
 	if key, err := checkSLO(f.SLO, md); err != nil {
 		return nil, at(err, "slo", key)
@@ -624,6 +635,33 @@ func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) err
 		s.Axes = append(s.Axes, Axis{Key: d.key, Values: vals})
 	}
 	return nil
+}
+
+// foreignBatchKey refuses a batch limit the base plan or an inline
+// section gives that applies to none of the strategies the spec names
+// (the base plan's, the inline one, the swept ones): every config would
+// drop it unsaid, where loading the plan refuses it. (A zero passes, as
+// in a plan: an encoded plan writes every field.) It returns the key.
+func (s *Spec) foreignBatchKey(named []string) (key string, _ error) {
+	batch, _ := s.base["batch"].(map[string]any)
+	for _, k := range sortedKeys(batchOnly) {
+		v, ok := batch[k]
+		if !ok || v == any(int64(0)) || v == any(0.0) || v == any(false) {
+			continue
+		}
+		if !slices.ContainsFunc(named, func(st string) bool { return slices.Contains(batchOnly[k], st) }) {
+			return "batch." + k, fmt.Errorf("batch.%s: does not apply to strategy %s: no config would use it (it applies to %s)",
+				k, strings.Join(s.Strategies, " or "), strings.Join(batchOnly[k], " and "))
+		}
+	}
+	return "", nil
+}
+
+// baseStrategy is the batch.strategy of plan sections ("" when none).
+func baseStrategy(sections map[string]any) string {
+	batch, _ := sections["batch"].(map[string]any)
+	st, _ := batch["strategy"].(string)
+	return st
 }
 
 // checkValue checks what can be checked of one value without the catalog
