@@ -549,7 +549,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		n += m
 	}
 	stop.Stop()
-	if engineAborted(finish) {
+	if sse.EngineAborted(finish) {
 		fail(resp.StatusCode, fmt.Sprintf("%s: finish_reason %q: the engine ended the request early after %d content chunks", KindStreamError, clip([]byte(finish)), len(s.chunks)))
 		return
 	}
@@ -605,15 +605,6 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if c.cfg.KeepText {
 		r.OutputText = strings.ToValidUTF8(s.text.String(), "\uFFFD")
 	}
-}
-
-// engineAborted reports whether finish is a finish_reason by which the
-// engine, not the model or max_tokens, ended the stream: vLLM ends an
-// aborted request ("abort": shutdown, pause, an abort request) or a failed
-// one ("error") with usage and [DONE] like a finished one, so without this
-// its cut-short times would count as a success's.
-func engineAborted(finish string) bool {
-	return finish == "abort" || finish == "error"
 }
 
 // badUsage describes a usage count no request that streamed content can

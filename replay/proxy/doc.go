@@ -73,7 +73,9 @@
 // short, though its HTTP response ended cleanly),
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named
-// error), and so on; a failed row's observed times, chunks and usage are
+// error), "finish_reason \"abort\": the engine ended the request early …"
+// (vLLM's end of an aborted or failed request, "abort" or "error", which
+// still brings usage and [DONE]), and so on; a failed row's observed times, chunks and usage are
 // empty, as record writes them. Prompt text is not stored unless KeepPrompts, which
 // writes the messages or prompt of each row, by ID, to PromptsPath(Out).
 //

@@ -25,6 +25,7 @@ import (
 	"github.com/servesim/servesim/internal/atomicfile"
 	credential "github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/urlshow"
+	"github.com/servesim/servesim/replay/sse"
 	"github.com/servesim/servesim/replay/tokentime"
 	"github.com/servesim/servesim/traces"
 )
@@ -530,6 +531,8 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "response not read to the end"
 	case o.streamed && !o.sawDone && !o.undecoded:
 		row.Error = "stream ended without data: [DONE]"
+	case sse.EngineAborted(o.finish):
+		row.Error = engineAbortError(o)
 	}
 	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back
 	row.Error = clip(row.Error)                                                             // after the masking, which a key cut short would escape
@@ -603,6 +606,17 @@ func (p *Proxy) finish(ex *exchange) {
 		ex.req.Messages, ex.req.Tools, ex.req.Prompt = nil, nil, nil
 	}
 	p.emit(ex)
+}
+
+// engineAbortError describes a response the engine ended early, in the
+// terms record's client uses: the finish_reason and, for a stream, the
+// content chunks before it.
+func engineAbortError(o *observation) string {
+	msg := fmt.Sprintf("finish_reason %q: the engine ended the request early", o.finish)
+	if o.streamed {
+		msg += fmt.Sprintf(" after %d content chunks", o.chunks)
+	}
+	return msg
 }
 
 func clamp32(v int64) int32 {

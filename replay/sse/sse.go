@@ -49,6 +49,16 @@ func IsDone(data []byte) bool {
 	return string(bytes.TrimSpace(data)) == "[DONE]"
 }
 
+// EngineAborted reports whether finish, a choice's finish_reason, says the
+// engine rather than the model or max_tokens ended the request: vLLM ends
+// an aborted request ("abort": shutdown, a pause, an abort request) or a
+// failed one ("error") with usage and [DONE] as a finished one ends, so
+// without this its cut-short times would count as a success's. The client
+// and the proxy must agree on which requests failed.
+func EngineAborted(finish string) bool {
+	return finish == "abort" || finish == "error"
+}
+
 // DefaultMaxLine is the cap the client and the proxy set: far above any
 // chunk an engine sends.
 const DefaultMaxLine = 8 << 20

@@ -1,0 +1,48 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// vLLM ends a request it aborted (finish_reason "abort") or failed
+// ("error") with usage and [DONE], as a finished stream ends. Its tokens
+// stopped early: the row is a failure with empty metrics, as record
+// writes one, and the client still gets the stream unchanged.
+func TestEngineAbortIsAFailure(t *testing.T) {
+	for _, reason := range []string{"abort", "error"} {
+		stream := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"" + reason + "\"}]}\n\n" +
+			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":60,\"completion_tokens\":2}}\n\n" +
+			"data: [DONE]\n\n"
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, stream)
+		}))
+		r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+		status, body := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+		_, rows := r.finish(t)
+		up.Close()
+		if status != http.StatusOK || string(body) != stream {
+			t.Errorf("finish_reason %q: the client got %d %q, want the stream unchanged", reason, status, body)
+		}
+		if len(rows) != 1 {
+			t.Fatalf("finish_reason %q: %d rows, want 1", reason, len(rows))
+		}
+		row := rows[0]
+		if !strings.Contains(row.Error, `finish_reason "`+reason+`"`) || !strings.Contains(row.Error, "after 2 content chunks") {
+			t.Errorf("finish_reason %q: error %q, want one naming it and the chunks before it", reason, row.Error)
+		}
+		if row.FirstToken != traces.Missing || row.LastToken != traces.Missing || row.TokenTimes != nil ||
+			row.UsageOutput != traces.Missing || row.FinishReason != "" || row.Succeeded() {
+			t.Errorf("finish_reason %q: the aborted request kept metrics: %+v", reason, row)
+		}
+	}
+}
