@@ -358,10 +358,14 @@ type call struct {
 	err    error // why the request could not be built
 }
 
-// prepare builds the call for body, to be sent at due: the timeout runs
-// from there.
+// prepare builds the call for body, to be sent at due, or at once when due
+// has passed (a run behind schedule): the timeout runs from then, the send.
 func (c *client) prepare(ctx context.Context, due time.Time, body []byte) *call {
-	rctx, cancel := context.WithDeadline(ctx, due.Add(c.cfg.Timeout))
+	from := due
+	if now := time.Now(); now.After(due) {
+		from = now
+	}
+	rctx, cancel := context.WithDeadline(ctx, from.Add(c.cfg.Timeout))
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return &call{ctx: rctx, cancel: cancel, err: err}

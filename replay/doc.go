@@ -32,7 +32,8 @@
 // since each due time is absolute. The request is built before its due
 // time; ActualSend is read just before it is handed to net/http, so
 // schedule lag (ActualSend − ScheduledSend) includes goroutine start-up.
-// A request's timeout runs from its due time.
+// A request's timeout runs from its send: its due time, or when it goes
+// if later (a run behind schedule, a wait for the concurrency cap).
 // Its p99 is reported and the run flagged when it exceeds LagLimit (1 ms).
 // With a concurrency cap in open loop, a send that waits for a slot is
 // late by the wait, and the lag shows it; but the flag judges the lag
