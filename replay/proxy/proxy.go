@@ -673,9 +673,10 @@ func (p *Proxy) writeLocked(ex *exchange) {
 	p.mu.Lock()
 	p.stats.Rows++
 	if ex.row.Error != "" {
-		// Its OutputTokens is the request's max_tokens, never generated:
-		// the token counts, which joules per token divide by, are of
-		// successes, as record's are.
+		// Its OutputTokens is how far it got (usage, or its partial
+		// output) or, with no output, the request's max_tokens: not a
+		// completed count. The token counts, which joules per token
+		// divide by, are of successes, as record's are.
 		p.stats.Failed++
 	} else {
 		p.stats.PromptTokens += int64(ex.row.PromptTokens)
