@@ -113,3 +113,19 @@ func TestChunkPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeChunkRefusesMalformedJSON: go-json skips an unknown key's
+// value without checking it, so a chunk with a malformed number there
+// must still be an undecodable chunk, not a content chunk.
+func TestDecodeChunkRefusesMalformedJSON(t *testing.T) {
+	for _, data := range []string{
+		`{"id":01,"choices":[{"delta":{"content":"a"}}]}`,
+		`{"id":01}`,
+	} {
+		var cs chunkScan
+		got := decodeChunk([]byte(data), &cs, 3, nil)
+		if want := KindBadStream + ": undecodable chunk 3: " + data; got != want {
+			t.Errorf("decodeChunk(%s) = %q, want %q", data, got, want)
+		}
+	}
+}
