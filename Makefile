@@ -29,12 +29,14 @@ test-unit:
 
 ## test-e2e: starts the CPU engine with a generated model, runs the live tests, stops it
 ## (-p 1: no other package builds or runs beside the live tests, which time the engine on the same cores;
-## SERVESIM_ENGINE_CPUS and SERVESIM_CLIENT_CPUS, taskset CPU lists, pin the engine and the tests apart)
+## SERVESIM_ENGINE_CPUS and SERVESIM_CLIENT_CPUS, taskset CPU lists, pin the engine and the tests apart;
+## the traps stop the engine, in its own session, also when the run is interrupted: sh runs no EXIT trap on a signal)
 test-e2e: build
 	scripts/engine.sh install
 	scripts/engine.sh start > .cache/engine.env
-	set -a; . ./.cache/engine.env; set +a; \
-	  $(if $(SERVESIM_CLIENT_CPUS),taskset -c $(SERVESIM_CLIENT_CPUS)) $(GO) test -p 1 -count=1 -timeout 60m -run 'E2E' -v ./... ; rc=$$?; scripts/engine.sh stop; exit $$rc
+	trap 'scripts/engine.sh stop' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; \
+	  set -a; . ./.cache/engine.env; set +a; \
+	  $(if $(SERVESIM_CLIENT_CPUS),taskset -c $(SERVESIM_CLIENT_CPUS)) $(GO) test -p 1 -count=1 -timeout 60m -run 'E2E' -v ./...
 
 ## engine-start, engine-stop: the CPU test engine alone, for running E2E tests by hand
 ## (`set -a; . ./.cache/engine.env; set +a; go test -run E2E ./cmd/servesim`)

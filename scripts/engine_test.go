@@ -362,3 +362,67 @@ func TestKVTraceDoesNotReuseAnEarlierServer(t *testing.T) {
 		t.Errorf("kv-trace.sh traced the server an earlier run left: %s", out.String())
 	}
 }
+
+// `make test-e2e` stopped while the live tests run (Ctrl-C, a cancelled CI
+// job) stops the engine it started, as a finished run does: the server, in
+// its own session, would otherwise keep its cores and port.
+func TestMakeTestE2EInterruptedStopsTheEngine(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	makefile, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(r.root, ".cache/go-test-running")
+	// A go whose build succeeds and whose test runs until stopped.
+	fakeGo := "#!/bin/sh\n[ \"$1\" = test ] || exit 0\ntouch " + marker + "\nexec sleep 60\n"
+	for path, data := range map[string]string{"Makefile": string(makefile), ".cache/fake-go": fakeGo} {
+		if err := os.WriteFile(filepath.Join(r.root, path), []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			os.Remove(marker)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c := exec.CommandContext(ctx, "make", "-C", r.root, "test-e2e", "GO="+filepath.Join(r.root, ".cache/fake-go"))
+			c.Env = append(os.Environ(), "SERVESIM_ENGINE_PORT="+r.port, "SERVESIM_OLLAMA="+filepath.Join(r.root, ".cache/fake-serve"))
+			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+			var out strings.Builder
+			c.Stdout, c.Stderr = &out, &out
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				if _, err := os.Stat(marker); err == nil {
+					break
+				}
+			}
+			var server int
+			pf, err := os.ReadFile(r.pidfile())
+			if _, serr := fmt.Sscan(string(pf), &server); err != nil || serr != nil {
+				c.Process.Kill()
+				c.Wait()
+				t.Fatalf("no engine started: %s", out.String())
+			}
+			syscall.Kill(-c.Process.Pid, sig) // to the process group, as a terminal or a CI runner does
+			c.Wait()
+			deadline := time.Now().Add(15 * time.Second)
+			for alive(server) && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if alive(server) {
+				t.Errorf("engine (pid %d) still runs after make test-e2e ended on %v: %s", server, sig, out.String())
+			}
+		})
+	}
+}
