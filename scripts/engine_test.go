@@ -426,3 +426,38 @@ func TestMakeTestE2EInterruptedStopsTheEngine(t *testing.T) {
 		})
 	}
 }
+
+// make lint outside a git checkout (a source tarball) cannot list the Go
+// files: it fails, rather than running gofmt on no file at all and passing.
+func TestMakeLintFailsWithoutItsFileList(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	root := t.TempDir()
+	makefile, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		"Makefile":   string(makefile),
+		"bad.go":     "package bad\nfunc  f() {}\n", // not gofmt'd
+		"fake-go.sh": "#!/bin/sh\nexit 0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, path), []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "make", "-C", root, "lint", "GO="+filepath.Join(root, "fake-go.sh"))
+	// No git repository around root, nor one named by the environment.
+	c.Env = []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			c.Env = append(c.Env, kv)
+		}
+	}
+	if out, err := c.CombinedOutput(); err == nil {
+		t.Errorf("make lint passed with bad.go unformatted and no git file list: %s", out)
+	}
+}
