@@ -29,11 +29,14 @@ trap 'SERVESIM_ENGINE_PORT=$PORT "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1 
 
 "$S" trace synth --requests 3 --arrival constant --rate 100 --prompt fixed:64 --output fixed:64 --seed 1 "$DIR/a.parquet" >/dev/null
 
-# tpot TRACE CLIENTS: replay TRACE and print its TPOT p50.
+# tpot TRACE CLIENTS: replay TRACE and print its TPOT p50; a failed replay
+# prints record's output on stderr (stdout is only the TPOT).
 tpot() {
-	"$S" record --trace "$1" --out "$DIR/out.parquet" --concurrency "$2" --arrival closed \
+	local out
+	out=$("$S" record --trace "$1" --out "$DIR/out.parquet" --concurrency "$2" --arrival closed \
 		--base-url "http://127.0.0.1:$PORT/v1" --model servesim-tiny --api-key-env SERVESIM_NO_KEY \
-		--tokens-per-byte 1 --prompt-overhead 20 2>&1 | awk '$1 == "TPOT" { print $3 }'
+		--tokens-per-byte 1 --prompt-overhead 20 2>&1) || { printf '%s\n' "$out" >&2; return 1; }
+	awk '$1 == "TPOT" { print $3 }' <<<"$out"
 }
 
 echo "  fill  engine  a (fresh)  b (4 × fill cells held)  b/a"

@@ -461,3 +461,30 @@ func TestMakeLintFailsWithoutItsFileList(t *testing.T) {
 		t.Errorf("make lint passed with bad.go unformatted and no git file list: %s", out)
 	}
 }
+
+// engine-variance.sh shows why a replay failed: record's error is not
+// swallowed by the filter that picks TPOT from its report.
+func TestEngineVarianceSaysWhyAReplayFailed(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r.port = "11439" // engine-variance.sh's own port
+	servesim := "#!/bin/sh\n[ \"$1\" = record ] || exit 0\necho 'record: engine answered 500' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(r.root, ".cache/bin/servesim"), []byte(servesim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+	var stdout, stderr strings.Builder
+	c := r.script(ctx, "engine-variance.sh", "1")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err == nil {
+		t.Fatalf("engine-variance.sh succeeded with every replay failing: %s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "engine answered 500") {
+		t.Errorf("stderr %q, want record's error", stderr.String())
+	}
+}
