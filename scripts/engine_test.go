@@ -488,3 +488,45 @@ func TestEngineVarianceSaysWhyAReplayFailed(t *testing.T) {
 		t.Errorf("stderr %q, want record's error", stderr.String())
 	}
 }
+
+// kv-trace.sh that fails says so and where its logs are: calibrate's
+// output goes to a log, not the terminal.
+func TestKVTraceSaysWhereItsLogsAreWhenItFails(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := "SERVESIM_ENGINE_TEST_SERVER=1 exec " + exe + " -test.run '^TestHelperEngineServer$'"
+	r := newFakeRepo(t, serve)
+	r.port = "11441" // kv-trace.sh's own port
+	script, err := os.ReadFile("kv-trace.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		".cache/kvtrace/ollama": "#!/bin/sh\n" + serve + "\n",
+		"scripts/kv-trace.sh":   string(script),
+		".cache/bin/servesim":   "#!/bin/sh\necho 'calibrate: engine answered 500' >&2\nexit 1\n",
+	} {
+		p := filepath.Join(r.root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+	out := t.TempDir()
+	var stdout, stderr strings.Builder
+	c := r.script(ctx, "kv-trace.sh", out)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err == nil {
+		t.Fatalf("kv-trace.sh succeeded with calibrate failing: %s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), out) {
+		t.Errorf("stderr %q, want the logs' directory %s", stderr.String(), out)
+	}
+}

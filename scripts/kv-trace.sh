@@ -55,7 +55,9 @@ export SERVESIM_ENGINE_PORT=$PORT SERVESIM_OLLAMA=$DIR/ollama
 # to the log removed here and serving from a warm cache.
 "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1
 rm -f "$LOG"
-trap '"$ROOT/scripts/engine.sh" stop >/dev/null 2>&1 || true' EXIT
+# calibrate's output goes to its log, not here: a failure says where to look.
+trap 'rc=$?; "$ROOT/scripts/engine.sh" stop >/dev/null 2>&1 || true
+	((rc == 0)) || echo "kv-trace.sh: failed (exit status $rc); logs in $OUT" >&2' EXIT
 "$ROOT/scripts/engine.sh" start >/dev/null
 "$S" calibrate --base-url "http://127.0.0.1:$PORT/v1" --model servesim-tiny --api-key-env SERVESIM_NO_KEY \
 	--tokens-per-byte 1 --prompt-overhead 20 --prompt-prefix 7 --plan quick --out "$OUT/profile.json" 2>&1 |
