@@ -10,6 +10,8 @@ LDFLAGS     := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
 .PHONY: run build test test-unit test-e2e bench lint fuzz engine-start engine-stop clean
+# The live tests time the engine on these cores: nothing may build or run beside them, even under make -j.
+.NOTPARALLEL:
 
 ## run: simulate the embedded default (a real public trace, four policies)
 run: build
