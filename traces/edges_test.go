@@ -166,3 +166,15 @@ func TestCSVSyntaxErrorNamesTheColumn(t *testing.T) {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }
+
+// A header row with a CSV syntax error names the file's line (metadata
+// counted) and column once, not csv.Reader's line counted from the header.
+func TestCSVHeaderSyntaxErrorNamesTheFileLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("# servesim.source=x\n# servesim.seed=1\narrival_ns,prompt\"_tokens,output_tokens\n0,10,5\n"), 0o644)
+	_, _, err := ReadAll(path)
+	want := path + `: line 3, column 18: want a header row: bare " in non-quoted-field`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+}

@@ -218,6 +218,10 @@ func openCSV(path string) (Reader, error) {
 	header, err := cr.Read()
 	if err != nil {
 		f.Close()
+		var pe *csv.ParseError
+		if errors.As(err, &pe) { // csv.Reader counts lines from the header
+			return nil, fmt.Errorf("line %d, column %d: want a header row: %w", pe.Line+line, pe.Column, pe.Err)
+		}
 		return nil, fmt.Errorf("line %d: want a header row: %w", line+1, err)
 	}
 	cols, err := mapColumns(header)
