@@ -46,3 +46,31 @@ func TestEngineAbortIsAFailure(t *testing.T) {
 		}
 	}
 }
+
+// A whole (non-streamed) response the engine ended early is a failure
+// too, named by its finish_reason alone: it has no chunks to count.
+func TestEngineAbortOfAWholeResponseIsAFailure(t *testing.T) {
+	body := `{"choices":[{"index":0,"message":{"role":"assistant","content":"ab"},"finish_reason":"abort"}],"usage":{"prompt_tokens":60,"completion_tokens":2}}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	status, got := r.post(t, "/v1/chat/completions", chatBody("m", false, false, "hi"))
+	_, rows := r.finish(t)
+	if status != http.StatusOK || string(got) != body {
+		t.Errorf("the client got %d %q, want the response unchanged", status, got)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	row := rows[0]
+	if want := `finish_reason "abort": the engine ended the request early`; row.Error != want {
+		t.Errorf("error %q, want %q", row.Error, want)
+	}
+	if row.LastToken != traces.Missing || row.UsageOutput != traces.Missing || row.Succeeded() {
+		t.Errorf("the aborted response kept metrics: %+v", row)
+	}
+}
