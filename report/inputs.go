@@ -354,9 +354,11 @@ func resultRun(res *plan.Result) *Run {
 	if s.Makespan > 0 && s.DeviceSeconds > 0 {
 		m.Devices = int(math.Round(s.DeviceSeconds / s.Makespan))
 	}
-	// No time elapsed (nothing arrived, or all was refused on arrival):
-	// the simulator's 0 per second is no measured rate.
-	if !(s.Makespan > 0) {
+	// No time elapsed (nothing arrived, or all was refused on arrival), or
+	// nothing completed in the window (a cluster held to an OOM, whose
+	// summary.json writes its rates null): the simulator's 0 per second is
+	// no measured rate, as a live run with no success has none.
+	if !(s.Makespan > 0) || s.Completed == 0 {
 		m.ReqPerSec, m.OutTokPerSec = math.NaN(), math.NaN()
 	}
 	if s.OutputTokens > 0 {
