@@ -325,12 +325,7 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 		for i, e := range errs {
 			key := ""
 			if fe, ok := e.(*plan.FieldError); ok {
-				key = fe.Key
-				// a rule broken by a swept value is the config's, however
-				// sound the other value is where the spec gives it
-				if slices.ContainsFunc(fe.With, func(k string) bool { return set[k] }) {
-					key = ""
-				}
+				key = s.ruleKey(fe, set)
 			}
 			errs[i] = blame(key, e)
 		}
@@ -355,6 +350,22 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 	}
 	c.Resolved = r
 	return c, nil
+}
+
+// ruleKey is the key a plan error is blamed on. A rule between values is
+// broken by whichever value the spec gives, however sound the other is
+// where the base plan gives it: a swept one makes it the config's (""),
+// an inline one the line of that value.
+func (s *Spec) ruleKey(fe *plan.FieldError, set map[string]bool) string {
+	if slices.ContainsFunc(fe.With, func(k string) bool { return set[k] }) {
+		return ""
+	}
+	if s.fromBase(fe.Key, set) {
+		if i := slices.IndexFunc(fe.With, func(k string) bool { return s.inlineKeys[k] }); i >= 0 {
+			return fe.With[i]
+		}
+	}
+	return fe.Key
 }
 
 // combination reports whether every error breaks a rule between two

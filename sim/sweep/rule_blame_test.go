@@ -28,3 +28,19 @@ func TestExpandBlamesTheConfigForARuleItsSweptValueBreaks(t *testing.T) {
 		})
 	}
 }
+
+// A rule that a value the spec gives inline breaks is the spec's, at the
+// line of that value: the base plan's max_num_batched_tokens = 8192 is
+// sound on its own, and an inline max_num_seqs = 40000 breaks the rule
+// between them.
+func TestExpandBlamesTheSpecForARuleItsInlineValueBreaks(t *testing.T) {
+	base, err := loadWithBase(t, "pue = 1.2", "pue = 1.2",
+		"[batch]\nmax_num_seqs = 40000\n[sweep]\n\"device.gpu_memory_utilization\" = [0.8, 0.9]\n")
+	want := "line 3: batch.max_num_batched_tokens: must be ≥ batch.max_num_seqs (40000)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant it to mention %q", err, want)
+	}
+	if strings.Contains(err.Error(), "base "+base) {
+		t.Errorf("err = %v\nnames the base plan's batch.max_num_batched_tokens, which is fine on its own", err)
+	}
+}
