@@ -61,8 +61,8 @@ func TestRooflineTensorParallelAndPrecision(t *testing.T) {
 		t.Errorf("weights %g, KV/token %g", r.WeightBytes, r.KVBytesPerToken)
 	}
 
-	// int4 weights (W4A16): compute at bf16, weights at half a byte but
-	// the embedding and LM head's at two.
+	// int4 weights (W4A16): compute at bf16, weights at half a byte and
+	// their group scales, but the embedding and LM head's at two.
 	r, err = NewRoofline(mustArch(t, "Llama-3.1-8B"), mustHW(t, "A100-80G"), MemoryConfig{WeightPrecision: INT4})
 	if err != nil {
 		t.Fatal(err)
