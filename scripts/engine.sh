@@ -177,7 +177,9 @@ cmd_start() {
 
 	# The client waits on the server without a limit of its own: a server that
 	# stops answering must not hold start (and CI) past the limit here.
-	(cd "$ENGINE" && timeout 300 "$BIN/ollama" create "$MODEL" -f Modelfile) >>"$LOG" 2>&1 ||
+	# --foreground: create stays in start's process group, so an interrupt
+	# (to the group, from a terminal or CI) ends it instead of waiting on it.
+	(cd "$ENGINE" && timeout --foreground 300 "$BIN/ollama" create "$MODEL" -f Modelfile) >>"$LOG" 2>&1 ||
 		die "ollama create failed or took over 300s; see $LOG"
 	# Load the model and run one token so the first real request is warm.
 	http 300 POST /api/generate "{\"model\":\"$MODEL\",\"prompt\":\"warm up\",\"stream\":false,\"keep_alive\":-1,\"options\":{\"num_predict\":1}}" >/dev/null ||

@@ -530,3 +530,54 @@ func TestKVTraceSaysWhereItsLogsAreWhenItFails(t *testing.T) {
 		t.Errorf("stderr %q, want the logs' directory %s", stderr.String(), out)
 	}
 }
+
+// start interrupted while ollama create runs ends at once and stops its
+// server: the limit on create must not put create out of reach of the
+// terminal's (or a CI runner's) signal to the process group.
+func TestEngineStartInterruptedDuringCreateEndsAtOnce(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	marker := filepath.Join(r.root, ".cache/creating")
+	ollama := "#!/bin/sh\n[ \"$1\" = create ] || exit 0\ntouch " + marker + "\nexec sleep 60\n"
+	if err := os.WriteFile(filepath.Join(r.root, ".cache/bin/ollama"), []byte(ollama), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
+	c := r.cmd(ctx, "start")
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+	}
+	var server int
+	pf, err := os.ReadFile(r.pidfile())
+	if _, serr := fmt.Sscan(string(pf), &server); err != nil || serr != nil {
+		c.Process.Kill()
+		c.Wait()
+		t.Fatalf("no engine started: %s", out.String())
+	}
+	t.Cleanup(func() { syscall.Kill(-server, syscall.SIGKILL) })
+	sent := time.Now()
+	syscall.Kill(-c.Process.Pid, syscall.SIGINT) // to its process group, as a terminal does
+	c.Wait()
+	if waited := time.Since(sent); waited > 10*time.Second {
+		t.Errorf("start ended %v after the interrupt: create went on running: %s", waited.Round(time.Second), out.String())
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for alive(server) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if alive(server) {
+		t.Errorf("server (pid %d) still runs after start ended on an interrupt: %s", server, out.String())
+	}
+}
