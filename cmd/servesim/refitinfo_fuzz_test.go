@@ -13,7 +13,8 @@ import (
 // (engine arguments, tensor-parallel degree, block size, reported KV
 // capacity) beside a first trace that says it well. It never panics; an
 // error names the second trace; and on success the engine is told what
-// the first trace says, which the second agreed with or left unsaid.
+// the first trace says, which the second agreed with or left unsaid,
+// and the KV capacity the second reported.
 // Seeds: testdata/fuzz/FuzzRefitInfo.
 func FuzzRefitInfo(f *testing.F) {
 	const args = `["--max-model-len","4096","--chat-template","{{ a b }}"]`
@@ -48,6 +49,14 @@ func FuzzRefitInfo(f *testing.F) {
 		}
 		if want := []string{"--max-model-len", "4096", "--chat-template", "{{ a b }}"}; !slices.Equal(info.EngineArgs, want) {
 			t.Fatalf("refitInfo: engine args %q, want the first trace's %q", info.EngineArgs, want)
+		}
+		// Only the second trace says what the engine reported: refitInfo
+		// keeps it as read, or nothing where it is unsaid.
+		switch want, _ := calibrate.ParseReportedKV(reportedKV); {
+		case reportedKV == "" && info.ReportedKV != nil:
+			t.Fatalf("refitInfo: reported KV %+v, but no trace says one", *info.ReportedKV)
+		case reportedKV != "" && (info.ReportedKV == nil || want == nil || *info.ReportedKV != *want):
+			t.Fatalf("refitInfo: reported KV %v, want %s as the second trace says", info.ReportedKV, reportedKV)
 		}
 	})
 }
