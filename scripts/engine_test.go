@@ -457,8 +457,12 @@ func TestMakeLintFailsWithoutItsFileList(t *testing.T) {
 			c.Env = append(c.Env, kv)
 		}
 	}
-	if out, err := c.CombinedOutput(); err == nil {
+	out, err := c.CombinedOutput()
+	if err == nil {
 		t.Errorf("make lint passed with bad.go unformatted and no git file list: %s", out)
+	}
+	if !strings.Contains(string(out), "git ls-files listed no Go file") {
+		t.Errorf("make lint's output %q does not say it found no file list", out)
 	}
 }
 
@@ -579,5 +583,53 @@ func TestEngineStartInterruptedDuringCreateEndsAtOnce(t *testing.T) {
 	}
 	if alive(server) {
 		t.Errorf("server (pid %d) still runs after start ended on an interrupt: %s", server, out.String())
+	}
+}
+
+// make lint on a tracked file gofmt cannot parse fails, naming gofmt:
+// gofmt -l lists nothing on stdout for such a file.
+func TestMakeLintFailsOnAFileGofmtCannotParse(t *testing.T) {
+	for _, tool := range []string{"make", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip("no " + tool)
+		}
+	}
+	root := t.TempDir()
+	makefile, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		"Makefile":   string(makefile),
+		"bad.go":     "package bad\nfunc f( {}\n", // a syntax error
+		"fake-go.sh": "#!/bin/sh\nexit 0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, path), []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "bad.go"}} {
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Dir, c.Env = root, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	c := exec.CommandContext(ctx, "make", "-C", root, "lint", "GO="+filepath.Join(root, "fake-go.sh"))
+	c.Env = env
+	out, err := c.CombinedOutput()
+	if err == nil {
+		t.Errorf("make lint passed with bad.go unparsable: %s", out)
+	}
+	if !strings.Contains(string(out), "gofmt failed") {
+		t.Errorf("make lint's output %q does not say gofmt failed", out)
 	}
 }
