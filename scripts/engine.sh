@@ -73,7 +73,9 @@ http() (
 	printf '%s %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
 		"$method" "$path" "$PORT" "$(printf %s "$body" | wc -c)" "$body" >&3
 	# A timeout fails; an error reading past the response (a reset) does not.
-	resp=$(timeout "$secs" cat <&3) || (($? != 124)) || exit 1
+	# --foreground: cat stays in the caller's process group, which an
+	# interrupt ends (start's 300s warm-up must not outlast a Ctrl-C).
+	resp=$(timeout --foreground "$secs" cat <&3) || (($? != 124)) || exit 1
 	exec 3<&-
 	status=${resp#* }
 	printf '%s\n' "${resp#*$'\r\n\r\n'}"

@@ -242,12 +242,19 @@ func TestEngineVarianceSaysWhyTheEngineDidNotStart(t *testing.T) {
 
 // TestHelperEngineServer is not a test: run as `ollama serve` (by
 // SERVESIM_ENGINE_TEST_SERVER), it answers every request with 200 on
-// OLLAMA_HOST, a stand-in for a healthy engine.
+// OLLAMA_HOST, a stand-in for a healthy engine; a request for the path
+// SERVESIM_ENGINE_TEST_HANG it never answers (a model that never loads),
+// creating the file SERVESIM_ENGINE_TEST_HUNG once it holds one.
 func TestHelperEngineServer(t *testing.T) {
 	if os.Getenv("SERVESIM_ENGINE_TEST_SERVER") != "1" {
 		t.Skip("run by the engine.sh tests as a server")
 	}
+	hang := os.Getenv("SERVESIM_ENGINE_TEST_HANG")
 	http.ListenAndServe(os.Getenv("OLLAMA_HOST"), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang != "" && r.URL.Path == hang {
+			os.WriteFile(os.Getenv("SERVESIM_ENGINE_TEST_HUNG"), nil, 0o644)
+			select {}
+		}
 		io.Copy(io.Discard, r.Body)
 		io.WriteString(w, "{}")
 	}))
@@ -535,17 +542,30 @@ func TestKVTraceSaysWhereItsLogsAreWhenItFails(t *testing.T) {
 	}
 }
 
-// start interrupted while ollama create runs ends at once and stops its
-// server: the limit on create must not put create out of reach of the
-// terminal's (or a CI runner's) signal to the process group.
-func TestEngineStartInterruptedDuringCreateEndsAtOnce(t *testing.T) {
+// start interrupted while ollama create or the warm-up request runs ends
+// at once and stops its server: the limits on them must not put them out
+// of reach of the terminal's (or a CI runner's) signal to the process group.
+func TestEngineStartInterruptedWhileWaitingEndsAtOnce(t *testing.T) {
+	t.Run("create", func(t *testing.T) {
+		testEngineStartInterruptedWhile(t, "touch \"$MARKER\"; exec sleep 60", "")
+	})
+	t.Run("warm-up", func(t *testing.T) {
+		testEngineStartInterruptedWhile(t, "exit 0", "/api/generate")
+	})
+}
+
+// testEngineStartInterruptedWhile interrupts start once the file $MARKER
+// exists: ollama create runs the shell commands create, and the server
+// never answers a request for hang (none when empty), creating $MARKER.
+func testEngineStartInterruptedWhile(t *testing.T, create, hang string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
-	marker := filepath.Join(r.root, ".cache/creating")
-	ollama := "#!/bin/sh\n[ \"$1\" = create ] || exit 0\ntouch " + marker + "\nexec sleep 60\n"
+	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 SERVESIM_ENGINE_TEST_HANG="+hang+" SERVESIM_ENGINE_TEST_HUNG=\"$MARKER\" exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	marker := filepath.Join(r.root, ".cache/interrupt-now")
+	t.Setenv("MARKER", marker)
+	ollama := "#!/bin/sh\n[ \"$1\" = create ] || exit 0\n" + create + "\n"
 	if err := os.WriteFile(filepath.Join(r.root, ".cache/bin/ollama"), []byte(ollama), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -575,7 +595,7 @@ func TestEngineStartInterruptedDuringCreateEndsAtOnce(t *testing.T) {
 	syscall.Kill(-c.Process.Pid, syscall.SIGINT) // to its process group, as a terminal does
 	c.Wait()
 	if waited := time.Since(sent); waited > 10*time.Second {
-		t.Errorf("start ended %v after the interrupt: create went on running: %s", waited.Round(time.Second), out.String())
+		t.Errorf("start ended %v after the interrupt: what it waited on went on running: %s", waited.Round(time.Second), out.String())
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for alive(server) && time.Now().Before(deadline) {
