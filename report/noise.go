@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -16,7 +15,8 @@ const bootstrapRounds = 2000
 
 // clt is the sample size above which a resample's mean is drawn from its
 // normal limit, which it then follows closely, instead of by n draws,
-// unless the sample is too skewed for its size (normalLimitHolds).
+// unless the sample is too skewed for its size (normalLimitHolds,
+// meanResampler).
 const clt = 5000
 
 // maxSkewPerRootN bounds a sample's skewness over √n for the normal limit:
@@ -64,38 +64,103 @@ func (s statistic) enough(n int) bool {
 	return float64(n)*(1-s.q) >= minTail
 }
 
-// normalLimitHolds reports whether a resample's mean of sorted follows its
-// normal limit: above clt requests, and not so skewed that a few slow ones
-// make it a count of how often they were drawn (one request stalled for
-// minutes among thousands: the normal limit then draws means below the
-// fastest request).
-func normalLimitHolds(sorted []float64) bool {
-	if len(sorted) <= clt {
+// maxPeeled is how many of a skewed sample's most extreme requests a
+// resampled mean draws one by one before it resamples every request.
+const maxPeeled = 64
+
+// normalLimitHolds reports whether the mean of n resampled requests whose
+// standard deviation is sd and skewness skew follows its normal limit:
+// above clt requests, and not so skewed that a few slow ones make it a
+// count of how often they were drawn (one request stalled for minutes
+// among thousands: the normal limit then draws means below the fastest
+// request). An overflowed spread is no limit.
+func normalLimitHolds(n int, sd, skew float64) bool {
+	switch {
+	case n <= clt || math.IsInf(sd, 0) || math.IsNaN(sd):
 		return false
-	}
-	if sorted[0] == sorted[len(sorted)-1] {
+	case sd == 0:
 		return true // no spread: every resample's mean is the sample's
 	}
-	return math.Abs(stat.Skew(sorted, nil)) <= maxSkewPerRootN*math.Sqrt(float64(len(sorted)))
+	return math.Abs(skew) <= maxSkewPerRootN*math.Sqrt(float64(n))
+}
+
+// moments are the mean, the standard deviation and the skewness of x as
+// gonum's stat package gives them, in two passes instead of five.
+func moments(x []float64) (mean, sd, skew float64) {
+	n := float64(len(x))
+	for _, v := range x {
+		mean += v
+	}
+	mean /= n
+	var ss, s3 float64
+	for _, v := range x {
+		d := v - mean
+		ss += d * d
+		s3 += d * d * d
+	}
+	sd = math.Sqrt(ss / (n - 1))
+	return mean, sd, s3 / (sd * sd * sd) * n / ((n - 1) * (n - 2))
+}
+
+// meanResampler returns a function that draws the mean of one bootstrap
+// resample of sorted. Above clt requests the mean of a resample is drawn
+// from its normal limit; when the sample is too skewed for that, its few
+// most extreme requests are drawn one by one (how often each is picked:
+// a binomial count) and the rest from the normal limit of their own sum.
+// Only a sample that stays skewed past maxPeeled such requests is
+// resampled request by request.
+func meanResampler(sorted []float64) func(*rand.Rand) float64 {
+	n := len(sorted)
+	if n > clt {
+		m, sd, skew := moments(sorted)
+		if normalLimitHolds(n, sd, skew) {
+			se := sd / math.Sqrt(float64(n))
+			return func(rng *rand.Rand) float64 { return m + se*rng.NormFloat64() }
+		}
+		for k := 1; k <= maxPeeled && !math.IsNaN(skew); k *= 2 {
+			peeled, rest := sorted[n-k:], sorted[:n-k] // the slow tail
+			if skew < 0 {
+				peeled, rest = sorted[:k], sorted[k:]
+			}
+			rm, rsd, rskew := moments(rest)
+			if normalLimitHolds(len(rest), rsd, rskew) {
+				return peeledMean(n, peeled, rm, rsd)
+			}
+		}
+	}
+	return func(rng *rand.Rand) float64 {
+		sum := 0.0
+		for range n {
+			sum += sorted[rng.IntN(n)]
+		}
+		return sum / float64(n)
+	}
+}
+
+// peeledMean draws the mean of a resample of n requests: peeled are drawn
+// one by one, the others' sum from its normal limit (their mean m,
+// standard deviation sd). Of n draws over n requests, the i-th peeled one
+// (from 0) is picked Binomial(draws left, 1/(n−i)) times, which is the
+// multinomial count, exactly.
+func peeledMean(n int, peeled []float64, m, sd float64) func(*rand.Rand) float64 {
+	return func(rng *rand.Rand) float64 {
+		left, sum := n, 0.0
+		for i, v := range peeled {
+			c := distuv.Binomial{N: float64(left), P: 1 / float64(n-i), Src: rng}.Rand()
+			sum += c * v
+			left -= int(c)
+		}
+		sum += float64(left)*m + math.Sqrt(float64(left))*sd*rng.NormFloat64()
+		return sum / float64(n)
+	}
 }
 
 // resampler returns a function that draws the statistic of one bootstrap
 // resample of sorted.
 func (s statistic) resampler(sorted []float64) func(*rand.Rand) float64 {
 	n := len(sorted)
-	switch {
-	case s.q == 0 && normalLimitHolds(sorted):
-		m, sd := stat.MeanStdDev(sorted, nil)
-		se := sd / math.Sqrt(float64(n))
-		return func(rng *rand.Rand) float64 { return m + se*rng.NormFloat64() }
-	case s.q == 0:
-		return func(rng *rand.Rand) float64 {
-			sum := 0.0
-			for range n {
-				sum += sorted[rng.IntN(n)]
-			}
-			return sum / float64(n)
-		}
+	if s.q == 0 {
+		return meanResampler(sorted)
 	}
 	// The quantile of a resample is its k-th smallest draw. Drawing an
 	// index is flooring n × a uniform number, which keeps order, so the

@@ -1,0 +1,68 @@
+package report
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// moments gives what gonum's stat package gives, in fewer passes.
+func TestMomentsAsStat(t *testing.T) {
+	x := expSample(rand.New(rand.NewPCG(7, 7)), 9000, 0.3)
+	m, sd, skew := moments(x)
+	wm, wsd := stat.MeanStdDev(x, nil)
+	wskew := stat.Skew(x, nil)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"mean", m, wm}, {"sd", sd, wsd}, {"skew", skew, wskew}} {
+		if math.Abs(c.got-c.want) > 1e-9*math.Abs(c.want) {
+			t.Errorf("%s %.12g, stat gives %.12g", c.name, c.got, c.want)
+		}
+	}
+}
+
+// A few requests stalled among thousands are drawn one by one and the
+// rest from their normal limit: the resampled means are distributed as
+// resampling every request gives them.
+func TestResampleMeanPeelsTheStalledRequests(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	sorted := expSample(rng, 20000, 1)
+	sorted = append(sorted, 2000, 2500, 3000) // three requests stalled for most of an hour
+	slices.Sort(sorted)
+	draw := meanOf.resampler(sorted)
+	const draws = 2000
+	fast, slow := make([]float64, draws), make([]float64, draws)
+	for i := range draws {
+		fast[i] = draw(rng)
+		sum := 0.0
+		for range sorted {
+			sum += sorted[rng.IntN(len(sorted))]
+		}
+		slow[i] = sum / float64(len(sorted))
+	}
+	slices.Sort(fast)
+	slices.Sort(slow)
+	for _, p := range []float64{0.025, 0.25, 0.5, 0.75, 0.975} {
+		if f, b := Quantile(fast, p), Quantile(slow, p); math.Abs(f-b) > 0.03+0.05*b {
+			t.Errorf("the %v-quantile of resampled means is %.4f as drawn, %.4f by resampling", p, f, b)
+		}
+	}
+	if fast[0] < sorted[0] {
+		t.Errorf("a resampled mean of %.4f, below the fastest request", fast[0])
+	}
+}
+
+// Peeling keeps a skewed sample's interval cheap: one stalled request
+// among 100,000 costs a few binomial draws a resample, not 100,000.
+func BenchmarkChangeIntervalStalled(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, y := expSample(rng, 100_000, 1), expSample(rng, 100_000, 1.1)
+	x[len(x)-1], y[len(y)-1] = 3000, 3000
+	for b.Loop() {
+		changeInterval(x, y, meanOf, rng)
+	}
+}
