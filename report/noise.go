@@ -117,15 +117,10 @@ func meanResampler(sorted []float64) func(*rand.Rand) float64 {
 			se := sd / math.Sqrt(float64(n))
 			return func(rng *rand.Rand) float64 { return m + se*rng.NormFloat64() }
 		}
-		for k := 1; k <= maxPeeled && !math.IsNaN(skew); k *= 2 {
-			peeled, rest := sorted[n-k:], sorted[:n-k] // the slow tail
-			if skew < 0 {
-				peeled, rest = sorted[:k], sorted[k:]
-			}
-			rm, rsd, rskew := moments(rest)
-			if normalLimitHolds(len(rest), rsd, rskew) {
-				return peeledMean(n, peeled, rm, rsd)
-			}
+		if lo, hi, ok := peelBounds(sorted, skew); ok {
+			rm, rsd, _ := moments(sorted[lo:hi])
+			peeled := append(slices.Clone(sorted[:lo]), sorted[hi:]...)
+			return peeledMean(n, peeled, rm, rsd)
 		}
 	}
 	return func(rng *rand.Rand) float64 {
@@ -135,6 +130,32 @@ func meanResampler(sorted []float64) func(*rand.Rand) float64 {
 		}
 		return sum / float64(n)
 	}
+}
+
+// peelBounds finds the rest, sorted[lo:hi], whose mean follows its normal
+// limit once at most maxPeeled extreme requests are taken from its ends.
+// Each step doubles the requests taken from the end the rest is skewed
+// towards (skew is the whole sample's), so a sample with both a stalled
+// and a failed request loses both. ok is false when none is found.
+func peelBounds(sorted []float64, skew float64) (lo, hi int, ok bool) {
+	n := len(sorted)
+	lo, hi = 0, n
+	for !math.IsNaN(skew) {
+		if skew > 0 {
+			hi = n - max(1, 2*(n-hi)) // the slow end
+		} else {
+			lo = max(1, 2*lo) // the fast end
+		}
+		if lo+n-hi > maxPeeled {
+			return 0, n, false
+		}
+		var sd float64
+		_, sd, skew = moments(sorted[lo:hi])
+		if normalLimitHolds(hi-lo, sd, skew) {
+			return lo, hi, true
+		}
+	}
+	return 0, n, false
 }
 
 // peeledMean draws the mean of a resample of n requests: peeled are drawn
