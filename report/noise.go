@@ -85,7 +85,10 @@ func normalLimitHolds(n int, sd, skew float64) bool {
 }
 
 // moments are the mean, the standard deviation and the skewness of x as
-// gonum's stat package gives them, in two passes instead of five.
+// gonum's stat package gives them, in two passes instead of five (for
+// deviations under about 1e100, whose cubes do not overflow; past that
+// the skewness is not finite and the sample is resampled request by
+// request).
 func moments(x []float64) (mean, sd, skew float64) {
 	n := float64(len(x))
 	for _, v := range x {
