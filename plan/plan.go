@@ -478,8 +478,36 @@ func (p *Plan) Replicas() int {
 }
 
 // Devices is the number of devices the plan holds: device.count × every
-// replica of every pool.
-func (p *Plan) Devices() int { return p.Device.Count * p.Replicas() }
+// replica of every pool. A total past int (a plan Validate refuses, but a
+// sweep compares with max_devices first) is math.MaxInt, not a wrapped
+// count below any limit.
+func (p *Plan) Devices() int {
+	c := p.Cluster
+	if c == nil {
+		return p.Device.Count
+	}
+	replicas := c.Replicas
+	if c.SplitTokens > 0 {
+		replicas = saturatingAdd(replicas, c.LongReplicas)
+	}
+	return saturatingMul(p.Device.Count, replicas)
+}
+
+// saturatingAdd is a + b, or math.MaxInt where two positive ints pass it.
+func saturatingAdd(a, b int) int {
+	if a > 0 && b > 0 && a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// saturatingMul is a × b, or math.MaxInt where two positive ints pass it.
+func saturatingMul(a, b int) int {
+	if a > 0 && b > 0 && a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
+}
 
 // ClusterLabel describes the [cluster] section for tables, e.g.
 // "4× least_outstanding", or "short 4 + long 2 @2048 least_outstanding"
