@@ -95,3 +95,16 @@ func TestParseRefusesAZeroModelLenAlone(t *testing.T) {
 		t.Errorf("err = %v\nnames device.block_size, which is fine on its own", err)
 	}
 }
+
+// A tensor-parallel degree no deployment reaches is refused at its line:
+// 2^62 devices passed, and device.count × replicas wrapped around int.
+func TestLoadRefusesAnImpossibleDeviceCount(t *testing.T) {
+	path := writePlan(t, strings.Replace(valid, "count = 1", "count = 4611686018427387904", 1))
+	want := path + ": line 16: device.count: must be ≤ 1048576, got 4611686018427387904"
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if _, err := Parse([]byte(strings.Replace(valid, "count = 1", "count = 1048576", 1))); err != nil {
+		t.Errorf("count 2^20: %v", err)
+	}
+}

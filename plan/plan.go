@@ -118,6 +118,10 @@ const MaxPUE = 100.0
 // maxReplicas bounds cluster.replicas and cluster.long_replicas.
 const maxReplicas = math.MaxInt16
 
+// maxDeviceCount bounds device.count: far past any tensor-parallel
+// degree, and low enough that device.count × every replica fits an int.
+const maxDeviceCount = 1 << 20
+
 // always-required keys, by section.
 var required = []string{
 	"model.name", "model.weight_version", "model.precision", "model.max_new_tokens",
@@ -381,6 +385,9 @@ func (p *Plan) Validate() error {
 	}
 	if p.Device.Count < 1 {
 		bad("device.count", "must be ≥ 1, got %d", p.Device.Count)
+	}
+	if p.Device.Count > maxDeviceCount {
+		bad("device.count", "must be ≤ %d, got %d", maxDeviceCount, p.Device.Count)
 	}
 	if !(p.Device.MemoryLimitGiB >= 0) || math.IsInf(p.Device.MemoryLimitGiB, 0) {
 		bad("device.memory_limit_gib", "must be a finite number ≥ 0, got %g", p.Device.MemoryLimitGiB)
