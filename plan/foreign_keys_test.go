@@ -23,3 +23,18 @@ func TestLoadNamesTheLineOfASplitOnPromptWithoutASplit(t *testing.T) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }
+
+// A split key without its partner is refused at the line of the one the
+// plan gives: the missing one has no line, and a long plan may hold
+// [cluster] far from where the reader looks.
+func TestLoadNamesTheLineOfASplitKeyWithoutItsPartner(t *testing.T) {
+	for _, c := range []struct{ key, want string }{
+		{"split_tokens = 2048", ": line 29: cluster.split_tokens: missing required key cluster.long_replicas"},
+		{"long_replicas = 1", ": line 29: cluster.long_replicas: missing required key cluster.split_tokens"},
+	} {
+		path := writePlan(t, valid+"\n[cluster]\nreplicas = 2\nrouter = \"round_robin\"\n"+c.key+"\n")
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%s: err = %v, want %s%s", c.key, err, path, c.want)
+		}
+	}
+}

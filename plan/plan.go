@@ -268,17 +268,23 @@ func checkClusterKeys(md toml.MetaData) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("missing required key %s ([cluster] needs replicas and router)", strings.Join(missing, ", "))
 	}
+	// FieldErrors, joined, so that Load gives the line of the key the
+	// plan has: the missing one has none.
 	split, long := md.IsDefined("cluster", "split_tokens"), md.IsDefined("cluster", "long_replicas")
 	switch {
 	case split && !long:
-		return errors.New("missing required key cluster.long_replicas (cluster.split_tokens and cluster.long_replicas go together)")
+		return errors.Join(missingPartner("cluster.split_tokens", "cluster.long_replicas"))
 	case long && !split:
-		return errors.New("missing required key cluster.split_tokens (cluster.split_tokens and cluster.long_replicas go together)")
+		return errors.Join(missingPartner("cluster.long_replicas", "cluster.split_tokens"))
 	case md.IsDefined("cluster", "split_on_prompt") && !split:
-		// a FieldError, joined, so that Load gives its line
 		return errors.Join(&FieldError{Key: "cluster.split_on_prompt", Problem: "needs cluster.split_tokens and cluster.long_replicas"})
 	}
 	return nil
+}
+
+// missingPartner refuses key, given without partner, its other half.
+func missingPartner(key, partner string) *FieldError {
+	return &FieldError{Key: key, Problem: "missing required key " + partner + " (cluster.split_tokens and cluster.long_replicas go together)"}
 }
 
 // FieldError is a value Validate refuses: the plan key, e.g. "cost.pue",
