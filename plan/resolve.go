@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -23,6 +24,24 @@ type Resolved struct {
 	CatalogKVBlocks int
 	KVSource        string
 }
+
+// Why ResolveMeasured refuses a plan's memory, for errors.Is: a sweep
+// files each under its own skip reason.
+var (
+	// ErrWeightsDoNotFit: the weights, with the least activation reserve
+	// the plan asks for, fill the usable memory.
+	ErrWeightsDoNotFit = errors.New("weights do not fit")
+	// ErrKVTooSmall: the KV cache cannot hold one max_model_len sequence,
+	// or has no room at all beside weights that fit and the reserve of the
+	// plan's largest step.
+	ErrKVTooSmall = errors.New("KV cache too small")
+)
+
+// reasonError is err, which it reads as, filed under reason.
+type reasonError struct{ err, reason error }
+
+func (e *reasonError) Error() string   { return e.err.Error() }
+func (e *reasonError) Unwrap() []error { return []error{e.err, e.reason} }
 
 // MeasuredKV is a KV-cache capacity measured on the serving engine (a
 // calibration profile's kv section). The tokens it saw held at once are a
@@ -148,12 +167,13 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		if p.Device.MemoryLimitGiB > 0 {
 			raise = "device.gpu_memory_utilization, device.memory_limit_gib or device.count"
 		}
-		lower := "model.precision"
+		lower, reason := "model.precision", ErrWeightsDoNotFit
 		if p.Batch.MaxNumBatchedTokens > model.ReserveProfileTokens && capa.WeightBytesPerDevice < capa.UsableBytesPerDevice {
 			// the weights fit: the reserve for the largest step does not
-			lower = "batch.max_num_batched_tokens (vLLM reserves activation memory for its largest step) or model.precision"
+			lower, reason = "batch.max_num_batched_tokens (vLLM reserves activation memory for its largest step) or model.precision", ErrKVTooSmall
 		}
-		return nil, p.atLine("device.gpu_memory_utilization", fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower %s", err, raise, lower))
+		err = fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower %s", err, raise, lower)
+		return nil, p.atLine("device.gpu_memory_utilization", &reasonError{err, reason})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
@@ -206,9 +226,10 @@ func (r *Resolved) checkKV() error {
 	p, c := r.Plan, r.Capacity
 	bs := int64(r.Memory.BlockSize)
 	if c.KVBlocks < c.BlocksPerMaxLenSeq {
-		return p.atLine("device.max_model_len", fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
+		err := fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
 			"lower device.max_model_len, or raise device.gpu_memory_utilization or device.count",
-			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV()))
+			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV())
+		return p.atLine("device.max_model_len", &reasonError{err, ErrKVTooSmall})
 	}
 	return nil
 }

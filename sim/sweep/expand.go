@@ -404,11 +404,10 @@ func deviceName(cat *model.Catalog, dev string) string {
 
 // classify names the reason a plan did not resolve.
 func classify(err error) string {
-	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "does not fit"):
+	case errors.Is(err, plan.ErrWeightsDoNotFit):
 		return SkipWeights
-	case strings.Contains(msg, "KV cache of"):
+	case errors.Is(err, plan.ErrKVTooSmall):
 		return SkipKVTooSmall
 	}
 	return SkipInvalid
