@@ -6,7 +6,7 @@
 // # What passes through
 //
 // Request bodies are forwarded byte for byte (the proxy reads the body to
-// describe it, a gzip Content-Encoding undone, then replays the same
+// describe it, a gzip or br Content-Encoding undone, then replays the same
 // bytes); it never adds
 // stream_options.include_usage or anything else. Headers pass through,
 // Authorization included, Forwarded and X-Forwarded-* as the client sent

@@ -410,9 +410,9 @@ func FuzzResponse(f *testing.F) {
 	})
 }
 
-// FuzzDecodeBody: identity gives the body back, gzip undoes gzip whatever
-// the case and spacing of its name, any other encoding is an error, and
-// arbitrary bytes never give more than maxBody.
+// FuzzDecodeBody: identity gives the body back, gzip and br undo
+// themselves whatever the case and spacing of their names, any other
+// encoding is an error, and arbitrary bytes never give more than maxBody.
 func FuzzDecodeBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, enc string) {
 		got, err := decodeBody(body, enc, maxBody)
@@ -426,6 +426,10 @@ func FuzzDecodeBody(f *testing.F) {
 		case isGzip(enc):
 			if back, err := decodeBody(gzipped(body), enc, maxBody); err != nil || !bytes.Equal(back, body) {
 				t.Fatalf("gzip round trip: %v, %q", err, back)
+			}
+		case encodingName(enc) == "br":
+			if back, err := decodeBody(brotlied(body), enc, maxBody); err != nil || !bytes.Equal(back, body) {
+				t.Fatalf("br round trip: %v, %q", err, back)
 			}
 		case encodingName(enc) == "" || encodingName(enc) == "identity":
 			if err != nil || !bytes.Equal(got, body) {

@@ -278,8 +278,8 @@ func TestGzipResponseIsParsed(t *testing.T) {
 	if err := json.Unmarshal(got, &r); err != nil || *r.Usage.PromptTokens != 3 {
 		t.Fatalf("%v %s", err, got)
 	}
-	if _, err := decodeBody([]byte("x"), "br", maxBody); err == nil {
-		t.Error("br decoded")
+	if _, err := decodeBody([]byte("x"), "zstd", maxBody); err == nil {
+		t.Error("zstd decoded")
 	}
 	// A body that decodes past the limit is an error, never read cut short
 	// as a shorter body; one that decodes to the limit is read whole.

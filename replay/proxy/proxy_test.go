@@ -463,17 +463,17 @@ func TestErrorInsideStreamIsRecorded(t *testing.T) {
 // not decode) stays a success, passed through unchanged, with lengths
 // estimated; Stats counts it, so the estimate does not pass unnoticed.
 func TestUnreadableBodyIsCounted(t *testing.T) {
-	const junk = "\x1b\x03\x00\xf8 not a body the proxy decodes"
-	br := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	const junk = "\x28\xb5\x2f\xfd not a body the proxy decodes"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Encoding", "br")
+		w.Header().Set("Content-Encoding", "zstd")
 		io.WriteString(w, junk)
 	}))
-	t.Cleanup(br.Close)
-	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = br.URL })
+	t.Cleanup(up.Close)
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
 	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","max_tokens":7,"messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("Accept-Encoding", "br") // the client asked for it: no transparent decoding
+	req.Header.Set("Accept-Encoding", "zstd") // the client asked for it: no transparent decoding
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -234,25 +233,28 @@ func (p *sseParser) apply(event, data []byte, at int64) {
 	p.obs.apply(&r, at)
 }
 
-// decodeBody undoes a gzip Content-Encoding, up to limit bytes decoded;
-// other encodings, and a body that decodes to more, give an error (a cut
-// body would be read as a shorter one).
+// decodeBody undoes a Content-Encoding the proxy decodes (gzip, br: those
+// of streamDecoder), up to limit bytes decoded; other encodings, and a
+// body that decodes to more, give an error (a cut body would be read as a
+// shorter one).
 func decodeBody(body []byte, encoding string, limit int64) ([]byte, error) {
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "", "identity":
+	enc := strings.ToLower(strings.TrimSpace(encoding))
+	if enc == "" || enc == "identity" {
 		return body, nil
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		dec, err := io.ReadAll(io.LimitReader(zr, limit+1))
-		if err == nil && int64(len(dec)) > limit {
-			err = fmt.Errorf("gzip body decodes to over %d bytes", limit)
-		}
-		return dec, err
 	}
-	return nil, fmt.Errorf("content-encoding %q not decoded", encoding)
+	open := streamDecoder(enc)
+	if open == nil {
+		return nil, fmt.Errorf("content-encoding %q not decoded", encoding)
+	}
+	zr, err := open(bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	dec, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	if err == nil && int64(len(dec)) > limit {
+		err = fmt.Errorf("%s body decodes to over %d bytes", enc, limit)
+	}
+	return dec, err
 }
 
 // reported is an error's message, or says there was none: an error the
