@@ -117,10 +117,7 @@ func proxyAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "%d succeeded without the server's usage: their token counts, in those sums, are estimates (--tokens-per-byte %g)\n", st.Estimated, cfg.TokensPerByte)
 	}
 	if st.Unparsed > 0 {
-		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates\n", st.Unparsed)
-	}
-	if st.Untimed > 0 {
-		fmt.Fprintf(c.App.Writer, "%d succeeded as streams in a Content-Encoding the proxy does not decode as they arrive (not gzip or br): they have no first-token or token times\n", st.Untimed)
+		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates (a stream in an encoding other than gzip or br: no first-token or token times either)\n", st.Unparsed)
 	}
 	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens), tel.finish(st.Written, st.RowsLeft))
 }

@@ -46,9 +46,9 @@
 // the JSON expected, its prompt estimated (and hashed) from the raw body
 // when no prompt could be read from it. A stream with usage has TokenTimes
 // (one compressed with gzip or br is decoded as its bytes arrive, so
-// timed as a plain one; in another encoding it is read only at its end,
-// with no FirstToken or TokenTimes, counted in Stats.Untimed and said in
-// Meta.Extra["proxy.encodings"]):
+// timed as a plain one; in another encoding it is not read at all, so
+// has no FirstToken or TokenTimes, is counted in Stats.Unparsed only and
+// is said in Meta.Extra["proxy.encodings"]):
 // its usage tokens over the output chunks that carried them, as record
 // times them (tokentime.Spread: by per-chunk usage where every chunk
 // carried it, else by text length; the tokens of a last chunk without

@@ -102,9 +102,11 @@ func TestEncodedStreamIsTimed(t *testing.T) {
 	}
 }
 
-// A stream in an encoding the proxy does not decode as it arrives has no
-// times to record; Stats counts it, and the trace's metadata says why, so
-// the missing times do not pass for a stream that sent no tokens.
+// A stream in an encoding the proxy does not decode (not gzip or br) is
+// not read at all, as it arrives or at its end: it is counted once, as a
+// body the proxy could not read, and the trace's metadata says such a row
+// has no times, so the missing times do not pass for a stream that sent
+// no tokens.
 func TestUndecodedStreamIsCounted(t *testing.T) {
 	const junk = "\x28\xb5\x2f\xfd not a body the proxy decodes"
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,11 +125,12 @@ func TestUndecodedStreamIsCounted(t *testing.T) {
 	if len(rows) != 1 || !rows[0].Succeeded() || rows[0].TokenTimes != nil {
 		t.Fatalf("rows %+v: want one success without token times", rows)
 	}
-	if st := r.p.Stats(); st.Untimed != 1 {
-		t.Errorf("stats %+v: want the zstd stream counted as untimed", st)
+	if st := r.p.Stats(); st.Unparsed != 1 {
+		t.Errorf("stats %+v: want the zstd stream counted as unparsed", st)
 	}
-	if note := meta.Extra["proxy.encodings"]; !strings.Contains(note, "gzip") || !strings.Contains(note, "TokenTimes") {
-		t.Errorf("metadata proxy.encodings = %q: want which encodings are timed and what the others lack", note)
+	note := meta.Extra["proxy.encodings"]
+	if !strings.Contains(note, "gzip") || !strings.Contains(note, "TokenTimes") || strings.Contains(note, "read only at its end") {
+		t.Errorf("metadata proxy.encodings = %q: want which encodings are read and that the others are not, so lack times", note)
 	}
 }
 

@@ -174,7 +174,7 @@ type Proxy struct {
 	start         time.Time
 	inflight      sync.WaitGroup
 	cut           atomic.Bool // Serve's grace ran out and it is closing the connections
-	warnedUntimed atomic.Bool // a stream in an encoding not decoded as it arrives was logged
+	warnedUntimed atomic.Bool // a stream in an encoding not decoded was logged
 	stop          chan struct{}
 	wake          chan struct{} // rows are ready: the flush loop writes them
 	flusherDone   chan struct{}
@@ -303,7 +303,7 @@ func (p *Proxy) meta() traces.Meta {
 	m.Set("proxy.start", p.start.UTC().Format(time.RFC3339Nano))
 	m.Set("proxy.clock", "arrival_ns and every other time: ns since proxy.start (monotonic); arrival = request headers received, actual_send = forwarded upstream")
 	m.Set("proxy.encodings", "a stream compressed with gzip or br is decoded as it arrives and timed as a plain one; "+
-		"in another Content-Encoding it is read only at its end: its row has no FirstToken or TokenTimes")
+		"one in another Content-Encoding is not read: its row has no FirstToken or TokenTimes and estimated token counts")
 	m.Set("proxy.tokens_per_byte", strconv.FormatFloat(p.cfg.TokensPerByte, 'g', -1, 64))
 	m.Set("proxy.token_estimate", fmt.Sprintf(
 		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
@@ -684,9 +684,6 @@ func (p *Proxy) writeLocked(ex *exchange) {
 		if ex.obs.parseFailed || ex.badReq && ex.row.UsagePrompt == traces.Missing {
 			p.stats.Unparsed++
 		}
-		if ex.obs.untimed {
-			p.stats.Untimed++
-		}
 		if ex.row.UsagePrompt == traces.Missing || ex.row.UsageOutput == traces.Missing {
 			p.stats.Estimated++
 		}
@@ -787,8 +784,7 @@ func (p *Proxy) flushLoop() {
 type Stats struct {
 	Rows         int   // requests recorded
 	Failed       int   // of which had an Error
-	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates
-	Untimed      int   // succeeded streams in a Content-Encoding not decoded as they arrive (not gzip or br): no FirstToken or TokenTimes
+	Unparsed     int   // succeeded, but their bodies could not be read (an encoding not decoded, bad JSON; a request's, when there was no usage): lengths are estimates, and a stream in an encoding not decoded (not gzip or br) has no FirstToken or TokenTimes
 	Estimated    int   // succeeded without the server's usage (prompt or output): their token counts, in the sums below, are estimates
 	PromptTokens int64 // Σ PromptTokens of the successes (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens of the successes (usage, or the estimate)
@@ -960,9 +956,10 @@ func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
 		t.dec = newDecodingParser(t.sse, open)
 	default:
 		t.keep = true
-		ex.obs.untimed = stream
+		// decodeBody reads no encoding that streamDecoder does not:
+		// such a stream is not read at its end either.
 		if stream && !p.warnedUntimed.Swap(true) {
-			p.cfg.Logger.Warn("proxy: a stream's Content-Encoding is not decoded as it arrives: such rows have no FirstToken or TokenTimes (Stats.Untimed)", "encoding", t.enc)
+			p.cfg.Logger.Warn("proxy: a stream's Content-Encoding is not decoded: such rows have no FirstToken or TokenTimes and estimated token counts (Stats.Unparsed)", "encoding", t.enc)
 		}
 	}
 	return t
@@ -1036,7 +1033,8 @@ func (t *tap) end() {
 		return
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("data:")) || bytes.HasPrefix(bytes.TrimSpace(body), []byte(":")) {
-		// An encoded stream: parsed only now, so its token times are unknown.
+		// A stream not labelled text/event-stream: parsed only now, so
+		// its token times are unknown.
 		p := newSSEParser(o)
 		p.feed(body, -1)
 		p.end(-1)

@@ -124,7 +124,6 @@ type observation struct {
 	lastOut     int64
 	lastByte    int64
 	streamed    bool // the body was parsed as an event stream
-	untimed     bool // a stream in an encoding not decoded as it arrived: its times are unknown
 	undecoded   bool // an encoded stream's bytes did not decode: whether it ended with [DONE] is unknown
 	sawDone     bool
 	eof         bool
