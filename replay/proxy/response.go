@@ -245,13 +245,29 @@ func decodeBody(body []byte, encoding string, limit int64) ([]byte, error) {
 	if open == nil {
 		return nil, fmt.Errorf("content-encoding %q not decoded", encoding)
 	}
+	dec, err := readDecoded(body, open, limit)
+	if err != nil {
+		return nil, fmt.Errorf("content-encoding %s: %w", enc, err)
+	}
+	return dec, nil
+}
+
+// readDecoded decodes body with open, up to limit bytes. A decoder
+// library that panics on a corrupt body costs this response its parse, as
+// it costs a stream (decodingParser.decode), not the proxy its request.
+func readDecoded(body []byte, open openDecoder, limit int64) (dec []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			dec, err = nil, fmt.Errorf("decoding the body: %v", r)
+		}
+	}()
 	zr, err := open(bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	dec, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	dec, err = io.ReadAll(io.LimitReader(zr, limit+1))
 	if err == nil && int64(len(dec)) > limit {
-		err = fmt.Errorf("%s body decodes to over %d bytes", enc, limit)
+		err = fmt.Errorf("body decodes to over %d bytes", limit)
 	}
 	return dec, err
 }

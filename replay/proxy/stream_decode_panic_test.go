@@ -23,3 +23,12 @@ func TestDecoderPanicMarksTheStreamUnparsed(t *testing.T) {
 		t.Errorf("parseFailed %v, undecoded %v: want a panicking decoder's stream marked unparsed", obs.parseFailed, obs.undecoded)
 	}
 }
+
+// A whole body whose decoder panics is an error, as one that does not
+// decode is: the response is counted unparsed, and the proxy goes on.
+func TestDecoderPanicIsABodyError(t *testing.T) {
+	panicking := func(io.Reader) (io.Reader, error) { panic("corrupt window") }
+	if got, err := readDecoded([]byte("\x1f\x8b junk"), panicking, maxBody); err == nil {
+		t.Errorf("decoded to %q: want an error", got)
+	}
+}
