@@ -499,21 +499,25 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 	}
 	for _, f := range counts {
 		var val, from string
+		var n int
 		for _, r := range runs {
-			v := r.Meta.Extra[f.key]
-			if v == "" {
+			v, ok := r.Meta.Extra[f.key]
+			if !ok {
 				continue // unknown, or written before it was recorded
 			}
-			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+			// Present, it must be a count (calibrate leaves an unknown
+			// one out), and is compared as one: "02" is "2".
+			m, err := strconv.Atoi(v)
+			if err != nil || m <= 0 {
 				return info, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q, want an integer > 0", r.Trace.Path, f.key, v)
 			}
-			if val != "" && v != val {
+			if val != "" && m != n {
 				return info, fmt.Errorf("calibrate: --from-traces: %s was measured with %s %q, %s with %q", from, f.flag, val, r.Trace.Path, v)
 			}
-			val, from = v, r.Trace.Path
+			val, from, n = v, r.Trace.Path, m
 		}
-		if *f.v == 0 && val != "" {
-			*f.v, _ = strconv.Atoi(val)
+		if *f.v == 0 {
+			*f.v = n
 		}
 	}
 	// What the engine reported on /metrics before the runs (traces

@@ -66,6 +66,35 @@ func TestRefitInfoParallelismAndBlockSize(t *testing.T) {
 	}
 }
 
+// The tensor-parallel degree and block size are counts: traces that
+// write the same count two ways agree; a key present but empty says
+// nothing calibrate writes (it leaves the key out when unknown) and is
+// refused naming the file and the key, as an empty reported KV is.
+func TestRefitInfoCountsComparedAsNumbers(t *testing.T) {
+	withExtra := func(path string, kv ...string) *calibrate.RunResult {
+		var m traces.Meta
+		for i := 0; i+1 < len(kv); i += 2 {
+			m.Set(kv[i], kv[i+1])
+		}
+		return &calibrate.RunResult{Meta: m, Trace: &calibrate.TraceRef{Path: path}}
+	}
+	for _, other := range []string{"02", "+2"} {
+		runs := []*calibrate.RunResult{
+			withExtra("a.parquet", calibrate.TensorParallelKey, "2", calibrate.KVBlockSizeKey, "16"),
+			withExtra("b.parquet", calibrate.TensorParallelKey, other, calibrate.KVBlockSizeKey, "016"),
+		}
+		if got, err := refitInfo(calibrate.EngineInfo{}, runs); err != nil || got.TensorParallel != 2 || got.BlockSize != 16 {
+			t.Errorf("traces of tensor parallel \"2\" and %q: refit info %+v, %v; want 2 and 16", other, got, err)
+		}
+	}
+	for _, key := range []string{calibrate.TensorParallelKey, calibrate.KVBlockSizeKey, calibrate.ReportedKVKey} {
+		runs := []*calibrate.RunResult{withExtra("a.parquet"), withExtra("b.parquet", key, "")}
+		if _, err := refitInfo(calibrate.EngineInfo{}, runs); err == nil || !strings.Contains(err.Error(), "b.parquet: metadata "+key+` = ""`) {
+			t.Errorf("%s present but empty: err = %v; want it refused naming the file and key", key, err)
+		}
+	}
+}
+
 // A refit names the engine arguments as the live calibration did: one
 // that holds a space (a chat template, a JSON setting) stays one.
 func TestCalibrateRefitKeepsEngineArgs(t *testing.T) {
