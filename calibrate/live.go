@@ -1336,20 +1336,23 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 
 // printSlots writes the slots of an engine of slots, and whether its name
 // decided them or they are assumed: an engine calibrate does not know may
-// page its KV cache (TGI behind a proxy), which --engine says.
+// page its KV cache (TGI behind a proxy), which --engine says. A refit
+// names the traces' engine and refuses an --engine that contradicts it,
+// so runs that name one take another only from a new live calibration.
 func (a *Analysis) printSlots(w io.Writer) {
 	const replayed = "steps attend over the cells of one KV cache, replayed from a fresh engine"
+	paged := "--engine " + strings.Join(pagedEngines[:3], ", --engine ")
 	switch {
 	case a.SlotsBy != "":
 		fmt.Fprintf(w, "engine slots: %d (the ramp's limit; engine %q): %s\n", a.Slots, a.SlotsBy, replayed)
-		return
 	case a.Engine != "":
 		fmt.Fprintf(w, "engine slots: %d (the ramp's limit), assumed: engine %q is not one calibrate knows, taken as one of slots (llama.cpp's); %s\n",
 			a.Slots, a.Engine, replayed)
+		fmt.Fprintf(w, "  a paged engine's limit is its max_num_seqs: calibrating it live again with %s turns the resident-token terms off (a refit keeps the traces' engine)\n", paged)
 	default:
 		fmt.Fprintf(w, "engine slots: %d (the ramp's limit), assumed: the runs name no engine, taken as one of slots (llama.cpp's); %s\n", a.Slots, replayed)
+		fmt.Fprintf(w, "  a paged engine's limit is its max_num_seqs: %s, live or with --from-traces, turns the resident-token terms off\n", paged)
 	}
-	fmt.Fprintf(w, "  a paged engine's limit is its max_num_seqs: --engine %s turns the resident-token terms off\n", strings.Join(pagedEngines[:3], ", --engine "))
 }
 
 // Print writes the analysis for people: recovery counts, coefficients

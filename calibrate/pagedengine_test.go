@@ -66,13 +66,18 @@ func TestAnalyzeSaturatedPagedEngineGetsNoSlotCache(t *testing.T) {
 // calibrate does not know, such as a TGI behind a proxy) gets the ramp's
 // limit as its slots by assumption: the analysis says so, and how to name
 // a paged engine, where a named slot engine's says which name decided.
+// Runs that name an engine take another only from a new live calibration
+// (a refit refuses an --engine that contradicts its traces); unnamed ones
+// take it from a refit too.
 func TestAnalyzeSaysWhenSlotsAreAssumed(t *testing.T) {
 	for _, tc := range []struct {
-		name, engine, want string
+		name, engine, want, hint string
 	}{
-		{"unknown", "mistral.rs 0.5", `assumed: engine "mistral.rs 0.5" is not one calibrate knows`},
-		{"unnamed", "", "assumed: the runs name no engine"},
-		{"llama.cpp", "llama.cpp server", `engine slots: 1 (the ramp's limit; engine "llama.cpp server")`},
+		{"unknown", "mistral.rs 0.5", `assumed: engine "mistral.rs 0.5" is not one calibrate knows`,
+			"calibrating it live again with --engine vllm, --engine sglang, --engine tgi turns the resident-token terms off (a refit keeps the traces' engine)"},
+		{"unnamed", "", "assumed: the runs name no engine",
+			"--engine vllm, --engine sglang, --engine tgi, live or with --from-traces, turns the resident-token terms off"},
+		{"llama.cpp", "llama.cpp server", `engine slots: 1 (the ramp's limit; engine "llama.cpp server")`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prompts := []int{32, 64, 128, 256, 32, 64, 128, 256}
@@ -99,6 +104,9 @@ func TestAnalyzeSaysWhenSlotsAreAssumed(t *testing.T) {
 			a.Print(&b)
 			if !strings.Contains(b.String(), tc.want) {
 				t.Errorf("analysis does not say %q:\n%s", tc.want, b.String())
+			}
+			if tc.hint != "" && !strings.Contains(b.String(), tc.hint) {
+				t.Errorf("analysis does not advise %q:\n%s", tc.hint, b.String())
 			}
 			if tc.engine == "llama.cpp server" && strings.Contains(b.String(), "assumed") {
 				t.Errorf("a named slot engine is said to be assumed:\n%s", b.String())
