@@ -374,26 +374,36 @@ func fitPower(w io.Writer, gpuCSV string, sel telemetry.DeviceSelection, publish
 // refitGPUDevices is the --gpu-devices the traces' calibration was given
 // (nil: none, or traces written before it was recorded); traces that
 // disagree, or a value that is no selection, are errors naming the file.
+// Selections are compared as the devices they select: "01" is device 1,
+// and order does not matter.
 func refitGPUDevices(runs []*calibrate.RunResult) (telemetry.DeviceSelection, error) {
+	var sel telemetry.DeviceSelection
 	var val, from string
 	for _, r := range runs {
-		v := r.Meta.Extra[calibrate.GPUDevicesKey]
-		if v == "" {
-			continue
+		v, ok := r.Meta.Extra[calibrate.GPUDevicesKey]
+		if !ok {
+			continue // every GPU, or written before it was recorded
 		}
-		if val != "" && v != val {
+		s, err := telemetry.ParseDeviceSelection(v)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q: %v", r.Trace.Path, calibrate.GPUDevicesKey, v, err)
+		}
+		switch {
+		case sel == nil:
+			sel, val, from = s, v, r.Trace.Path // the first trace's, in its order
+		case !sameDevices(sel, s):
 			return nil, fmt.Errorf("calibrate: --from-traces: %s was measured with gpu-devices %q, %s with %q", from, val, r.Trace.Path, v)
 		}
-		val, from = v, r.Trace.Path
-	}
-	if val == "" {
-		return nil, nil
-	}
-	sel, err := telemetry.ParseDeviceSelection(val)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: --from-traces: %s: metadata %s = %q: %v", from, calibrate.GPUDevicesKey, val, err)
 	}
 	return sel, nil
+}
+
+// sameDevices says whether two parsed selections select the same devices.
+func sameDevices(a, b telemetry.DeviceSelection) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 // readReportedKV reads the KV capacity the engine reports on /metrics

@@ -176,6 +176,27 @@ func TestRefitGPUDevicesFromTraces(t *testing.T) {
 	}
 }
 
+// Traces that name the same GPUs written two ways ("01" for 1, another
+// order, spaces) agree; a key present but empty is refused naming the
+// file, as a list with an empty entry is.
+func TestRefitGPUDevicesComparedAsSelections(t *testing.T) {
+	with := func(path, v string) *calibrate.RunResult {
+		var m traces.Meta
+		m.Set(calibrate.GPUDevicesKey, v)
+		return &calibrate.RunResult{Meta: m, Trace: &calibrate.TraceRef{Path: path}}
+	}
+	for _, other := range []string{"01,GPU-aaaa", "GPU-aaaa,1", "1, GPU-aaaa"} {
+		runs := []*calibrate.RunResult{with("a.parquet", "1,GPU-aaaa"), with("b.parquet", other)}
+		if sel, err := refitGPUDevices(runs); err != nil || strings.Join(sel, ",") != "1,GPU-aaaa" {
+			t.Errorf("traces of %q and %q: selection %q, %v; want 1,GPU-aaaa", "1,GPU-aaaa", other, sel, err)
+		}
+	}
+	runs := []*calibrate.RunResult{with("a.parquet", "1"), with("b.parquet", "")}
+	if _, err := refitGPUDevices(runs); err == nil || !strings.Contains(err.Error(), `b.parquet: metadata gpu_devices = ""`) {
+		t.Errorf("gpu_devices present but empty: err = %v", err)
+	}
+}
+
 // twoGPUs is a host of two GPUs at a constant draw.
 type twoGPUs struct{}
 
