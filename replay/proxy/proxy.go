@@ -166,18 +166,18 @@ func stagingPath(out string) string { return out + ".partial.arrows" }
 // unchanged and records each /v1/chat/completions and /v1/completions
 // request as a trace row. Close it once the server has stopped.
 type Proxy struct {
-	cfg           Config
-	upstream      *url.URL
-	upSecrets     []string // the upstream URL's user, password, query and basic credential: masked in a row's Error
-	rp            *httputil.ReverseProxy
-	ownUp         *http.Transport // the upstream transport New made (nil when Config gave one): Close closes its idle connections
-	start         time.Time
-	inflight      sync.WaitGroup
-	cut           atomic.Bool // Serve's grace ran out and it is closing the connections
-	warnedUntimed atomic.Bool // a stream in an encoding not decoded was logged
-	stop          chan struct{}
-	wake          chan struct{} // rows are ready: the flush loop writes them
-	flusherDone   chan struct{}
+	cfg             Config
+	upstream        *url.URL
+	upSecrets       []string // the upstream URL's user, password, query and basic credential: masked in a row's Error
+	rp              *httputil.ReverseProxy
+	ownUp           *http.Transport // the upstream transport New made (nil when Config gave one): Close closes its idle connections
+	start           time.Time
+	inflight        sync.WaitGroup
+	cut             atomic.Bool // Serve's grace ran out and it is closing the connections
+	warnedUndecoded atomic.Bool // a stream in an encoding not decoded was logged
+	stop            chan struct{}
+	wake            chan struct{} // rows are ready: the flush loop writes them
+	flusherDone     chan struct{}
 
 	// amu guards closed and seq. It is never held across I/O, so that a
 	// request is stamped and forwarded the moment it comes in, even while
@@ -958,7 +958,7 @@ func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
 		t.keep = true
 		// decodeBody reads no encoding that streamDecoder does not:
 		// such a stream is not read at its end either.
-		if stream && !p.warnedUntimed.Swap(true) {
+		if stream && !p.warnedUndecoded.Swap(true) {
 			p.cfg.Logger.Warn("proxy: a stream's Content-Encoding is not decoded: such rows have no FirstToken or TokenTimes and estimated token counts (Stats.Unparsed)", "encoding", t.enc)
 		}
 	}
