@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -358,23 +359,25 @@ func timeless(r *traces.Request) traces.Request {
 }
 
 // FuzzResponse passes an upstream response (any status, content type,
-// encoding and body; the body is compressed when the encoding says gzip)
-// through the proxy's tap to a finished row. The row must be one the trace
-// accepts, with sane counts, UTF-8 strings and the status's error, and the
-// same, times aside, whether the body came whole or in pieces.
+// encoding and body; unless asSent, the body is compressed when the
+// encoding names gzip, br or deflate) through the proxy's tap to a finished row. The row must
+// be one the trace accepts, with sane counts, UTF-8 strings and the
+// status's error, and the same, times aside, whether the body came whole
+// or in pieces. An encoding the proxy decodes (gzip, br, identity) must
+// record what the plain body records; one it does not (deflate, any
+// other) leaves the row unread: no FirstToken, TokenTimes or usage.
 func FuzzResponse(f *testing.F) {
 	fp := newFuzzProxy(f)
 	reqs := map[bool][]byte{
 		false: []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":5}`),
 		true:  []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":5,"stream":true}`),
 	}
-	f.Fuzz(func(t *testing.T, stream bool, status uint16, ctype, enc string, body []byte, seed uint64) {
+	f.Fuzz(func(t *testing.T, stream bool, status uint16, ctype, enc string, plain []byte, seed uint64, asSent bool) {
 		fp.reset(t)
 		code := 200 + int(status)%400
-		if isGzip(enc) {
-			body = gzipped(body)
-		}
-		respond := func(sizes []int) *traces.Request {
+		// net/http trims a header value's spaces before the proxy sees it.
+		enc = strings.TrimSpace(enc)
+		respondAs := func(enc string, body []byte, sizes []int) *traces.Request {
 			ex := fp.request(reqs[stream])
 			ex.obs.status = code
 			h := http.Header{}
@@ -392,6 +395,11 @@ func FuzzResponse(f *testing.F) {
 			tp.Close()
 			return fp.record(t, ex)
 		}
+		body := plain // asSent: bytes that may not decode, as a corrupt body's
+		if !asSent {
+			body = encoded(plain, enc)
+		}
+		respond := func(sizes []int) *traces.Request { return respondAs(enc, body, sizes) }
 		whole := respond(nil)
 		sizes := pieces(seed, len(body))
 		split := respond(sizes)
@@ -407,7 +415,32 @@ func FuzzResponse(f *testing.F) {
 		if !stream && whole.Chunks != traces.Missing {
 			t.Fatalf("%d chunks for a request that did not stream", whole.Chunks)
 		}
+		switch name := encodingName(enc); {
+		case name == "" || name == "identity" || streamDecoder(name) != nil && !asSent:
+			if a, b := timeless(whole), timeless(respondAs("", plain, nil)); !reflect.DeepEqual(a, b) {
+				t.Fatalf("content-encoding %q recorded otherwise than the plain body:\n%+v\nplain:\n%+v", enc, a, b)
+			}
+		case whole.FirstToken != traces.Missing || whole.TokenTimes != nil || whole.UsageOutput != traces.Missing:
+			t.Fatalf("content-encoding %q is not decoded, yet the row has times or usage: %+v", enc, whole)
+		}
 	})
+}
+
+// encoded is body compressed as enc names (gzip, br, deflate), else body.
+func encoded(body []byte, enc string) []byte {
+	switch name := encodingName(enc); {
+	case isGzip(name):
+		return gzipped(body)
+	case name == "br":
+		return brotlied(body)
+	case name == "deflate":
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z) // HTTP's deflate is the zlib format
+		zw.Write(body)
+		zw.Close()
+		return z.Bytes()
+	}
+	return body
 }
 
 // FuzzDecodeBody: identity gives the body back, gzip and br undo
