@@ -252,20 +252,10 @@ func decodeBody(body []byte, encoding string, limit int64) ([]byte, error) {
 	return dec, nil
 }
 
-// readDecoded decodes body with open, up to limit bytes. A decoder
-// library that panics on a corrupt body costs this response its parse, as
-// it costs a stream (decodingParser.decode), not the proxy its request.
-func readDecoded(body []byte, open openDecoder, limit int64) (dec []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			dec, err = nil, fmt.Errorf("decoding the body: %v", r)
-		}
-	}()
-	zr, err := open(bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	dec, err = io.ReadAll(io.LimitReader(zr, limit+1))
+// readDecoded decodes body with open, up to limit bytes; a decoder that
+// panics is an error (safeDecoder), as it is in a stream.
+func readDecoded(body []byte, open openDecoder, limit int64) ([]byte, error) {
+	dec, err := io.ReadAll(io.LimitReader(&safeDecoder{open: open, src: bytes.NewReader(body)}, limit+1))
 	if err == nil && int64(len(dec)) > limit {
 		err = fmt.Errorf("body decodes to over %d bytes", limit)
 	}

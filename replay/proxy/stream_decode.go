@@ -121,18 +121,8 @@ func (d *decodingParser) run(open openDecoder) {
 	}
 }
 
-func (d *decodingParser) decode(src *chunkSource, open openDecoder) (err error) {
-	// A decoder library that panics on a corrupt body costs this
-	// stream its parse, not the proxy every request in flight.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("decoding the stream: %v", r)
-		}
-	}()
-	zr, err := open(src)
-	if err != nil {
-		return err
-	}
+func (d *decodingParser) decode(src *chunkSource, open openDecoder) error {
+	zr := &safeDecoder{open: open, src: src}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := zr.Read(buf)
@@ -146,4 +136,33 @@ func (d *decodingParser) decode(src *chunkSource, open openDecoder) (err error) 
 			return err
 		}
 	}
+}
+
+// safeDecoder reads what open decodes from src, opening it on the first
+// read. A decoder library that panics on a corrupt body costs that body
+// its parse (a read error, then every read), not the proxy every request
+// in flight.
+type safeDecoder struct {
+	open openDecoder
+	src  io.Reader
+	zr   io.Reader
+	err  error
+}
+
+func (d *safeDecoder) Read(p []byte) (n int, err error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			n, d.err = 0, fmt.Errorf("decoding: %v", r)
+			err = d.err
+		}
+	}()
+	if d.zr == nil {
+		if d.zr, d.err = d.open(d.src); d.err != nil {
+			return 0, d.err
+		}
+	}
+	return d.zr.Read(p)
 }
