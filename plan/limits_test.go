@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,18 @@ func TestLoadRefusesAnImpossibleDeviceCount(t *testing.T) {
 	}
 	if _, err := Parse([]byte(strings.Replace(valid, "count = 1", "count = 1048576", 1))); err != nil {
 		t.Errorf("count 2^20: %v", err)
+	}
+}
+
+// A sweep reads Replicas from a decoded plan before Validate refuses it:
+// a short and a long pool past int together is math.MaxInt, as Devices
+// saturates, not a wrapped negative count that passes every limit.
+func TestReplicasSaturatesPastInt(t *testing.T) {
+	p := &Plan{Device: Device{Count: 1}, Cluster: &Cluster{Replicas: math.MaxInt, LongReplicas: 2, SplitTokens: 100, Router: "round_robin"}}
+	if got := p.Replicas(); got != math.MaxInt {
+		t.Errorf("Replicas() = %d, want math.MaxInt", got)
+	}
+	if got := p.Devices(); got != math.MaxInt {
+		t.Errorf("Devices() = %d, want math.MaxInt", got)
 	}
 }

@@ -478,14 +478,16 @@ func (p *Plan) Clustered() bool {
 func (p *Plan) Split() bool { return p.Cluster != nil && p.Cluster.SplitTokens > 0 }
 
 // Replicas is the number of replicas over every pool: 1 without [cluster],
-// replicas + long_replicas with a split.
+// replicas + long_replicas with a split. A total past int (a plan
+// Validate refuses, but a sweep reads it from a decoded plan first) is
+// math.MaxInt, not a wrapped negative count.
 func (p *Plan) Replicas() int {
 	c := p.Cluster
 	if c == nil {
 		return 1
 	}
 	if c.SplitTokens > 0 {
-		return c.Replicas + c.LongReplicas
+		return saturatingAdd(c.Replicas, c.LongReplicas)
 	}
 	return c.Replicas
 }
@@ -495,15 +497,10 @@ func (p *Plan) Replicas() int {
 // sweep compares with max_devices first) is math.MaxInt, not a wrapped
 // count below any limit.
 func (p *Plan) Devices() int {
-	c := p.Cluster
-	if c == nil {
+	if p.Cluster == nil {
 		return p.Device.Count
 	}
-	replicas := c.Replicas
-	if c.SplitTokens > 0 {
-		replicas = saturatingAdd(replicas, c.LongReplicas)
-	}
-	return saturatingMul(p.Device.Count, replicas)
+	return saturatingMul(p.Device.Count, p.Replicas())
 }
 
 // saturatingAdd is a + b, or math.MaxInt where two positive ints pass it.
