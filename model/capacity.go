@@ -23,6 +23,9 @@ const (
 	// estimate: vLLM's profiling forward pass runs max_num_batched_tokens
 	// tokens, 8192 by default for online serving with chunked prefill.
 	ReserveProfileTokens = 8192
+	// LogitBytes is one logit as vLLM's sampler holds it: fp32, whatever
+	// the model's precision.
+	LogitBytes = 4
 )
 
 // MemoryConfig is how a serving engine lays out device memory.
@@ -37,7 +40,11 @@ type MemoryConfig struct {
 	ActivationReserveBytes float64
 	// ProfileTokens is the tokens of vLLM's profiling pass, its
 	// max_num_batched_tokens; 0 means ReserveProfileTokens.
-	ProfileTokens                int
+	ProfileTokens int
+	// ProfileSeqs is the sequences whose logits the profiling pass
+	// samples, vLLM's max_num_seqs; 0 leaves the sampler out (an engine
+	// with no sequence limit to size it by, as the static policies have).
+	ProfileSeqs                  int
 	WeightPrecision, KVPrecision Precision
 }
 
@@ -109,6 +116,7 @@ func (m MemoryConfig) Validate(a Arch) error {
 // keeps outside weights and KV cache:
 //
 //	ReserveFixedBytes + ProfileTokens × (4·Hidden + k·3·Intermediate/TP) × activation bytes
+//	  + ProfileSeqs × Vocab × LogitBytes
 //
 // The second term is the activation peak of vLLM's profiling pass: a few
 // live hidden-state buffers (residual, normed input, attention output;
@@ -116,9 +124,13 @@ func (m MemoryConfig) Validate(a Arch) error {
 // split across TP ranks. k is 1, or ExpertsPerToken for a mixture-of-experts
 // model: vLLM's fused-MoE kernels hold the gate/up and activated outputs of
 // each of a token's top-k experts at once.
-// Activations are 16-bit (4 bytes for fp32 weights). For Llama-3.1-8B at
-// TP=1 this gives 1 GiB + 0.97 GB ≈ 2.05 GB, in line with what vLLM logs
-// on an H100; for Mixtral-8x7B (top 2) 1 GiB + 1.68 GB ≈ 2.75 GB.
+// Activations are 16-bit (4 bytes for fp32 weights). The last term is the
+// sampler's logits, one row of the whole vocabulary for each sequence,
+// which vLLM samples in fp32 on every TP rank (the LM head's shards are
+// gathered). For Llama-3.1-8B at TP=1 without the sampler this gives
+// 1 GiB + 0.97 GB ≈ 2.05 GB, and 256 sequences add 0.13 GB, in line with
+// what vLLM logs on an H100; for Mixtral-8x7B (top 2) 1 GiB + 1.68 GB ≈
+// 2.75 GB without the sampler.
 func DefaultActivationReserve(a Arch, m MemoryConfig) float64 {
 	tp := m.TensorParallel
 	if tp < 1 {
@@ -137,7 +149,8 @@ func DefaultActivationReserve(a Arch, m MemoryConfig) float64 {
 		ffn *= float64(a.ExpertsPerToken)
 	}
 	perToken := 4*float64(a.Hidden) + ffn
-	return ReserveFixedBytes + tokens*perToken*act
+	logits := float64(max(m.ProfileSeqs, 0)) * float64(a.Vocab) * LogitBytes
+	return ReserveFixedBytes + tokens*perToken*act + logits
 }
 
 // Capacity is the memory layout of one tensor-parallel group.

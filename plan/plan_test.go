@@ -310,3 +310,26 @@ func TestLoadRefusesBatchedTokensBelowModelLenUnchunked(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's profiling pass ends in the sampler, which holds fp32 logits of
+// the whole vocabulary for each of max_num_seqs sequences: more sequence
+// slots leave less KV cache, by max_num_seqs × vocab × 4 bytes.
+func TestMaxNumSeqsReservesSamplerLogits(t *testing.T) {
+	reserve := func(seqs string) float64 {
+		p, err := Parse([]byte(strings.Replace(valid, "max_num_seqs = 256", "max_num_seqs = "+seqs, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Resolve(model.DefaultCatalog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Capacity.ActivationReserveBytes
+	}
+	// Llama-3.1-8B's vocabulary is 128,256 tokens: 2,048 sequences hold
+	// 1 GB of logits, 1 sequence half a megabyte.
+	got, want := reserve("2048")-reserve("1"), 2047*128256*4.0
+	if got != want {
+		t.Errorf("reserve at 2,048 sequences less at 1: %.0f bytes, want %.0f (2,047 × vocab 128,256 × 4)", got, want)
+	}
+}

@@ -158,6 +158,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 	}.WithDefaults(arch)
 	if p.Batch.Strategy == "continuous" {
 		mem.ProfileTokens = p.Batch.MaxNumBatchedTokens // vLLM profiles its largest step
+		mem.ProfileSeqs = p.Batch.MaxNumSeqs            // and samples every sequence slot
 	}
 	capa, err := model.LayOutKV(arch, hw, mem)
 	if err != nil && capa.UsableBytesPerDevice > 0 && capa.KVBudgetBytes <= 0 {
