@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/model"
 )
@@ -169,9 +170,9 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 			raise = "device.gpu_memory_utilization, device.memory_limit_gib or device.count"
 		}
 		lower, reason := "model.precision", ErrWeightsDoNotFit
-		if p.Batch.MaxNumBatchedTokens > model.ReserveProfileTokens && capa.WeightBytesPerDevice < capa.UsableBytesPerDevice {
-			// the weights fit: the reserve for the largest step does not
-			lower, reason = "batch.max_num_batched_tokens (vLLM reserves activation memory for its largest step) or model.precision", ErrKVTooSmall
+		if keys := reserveKeys(p, arch, mem, capa); keys != "" {
+			// the weights fit: the reserve for the plan's step does not
+			lower, reason = keys+" or model.precision", ErrKVTooSmall
 		}
 		err = fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower %s", err, raise, lower)
 		return nil, p.atLine("device.gpu_memory_utilization", &reasonError{err, reason})
@@ -196,6 +197,27 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, p.atLine("model.precision", fmt.Errorf("model.precision: %s weights on %s: %w", prec, hw.Name, err))
 	}
 	return r, nil
+}
+
+// reserveKeys names the batch keys whose part of the activation reserve
+// fills the usable memory of capa beside weights that fit with the least
+// reserve (a step of model.ReserveProfileTokens, no sampler); "" when the
+// weights do not fit even so, or the plan asks for no more.
+func reserveKeys(p *Plan, arch model.Arch, mem model.MemoryConfig, capa model.Capacity) string {
+	least := mem
+	least.ProfileTokens = min(p.Batch.MaxNumBatchedTokens, model.ReserveProfileTokens)
+	least.ProfileSeqs = 0
+	if capa.WeightBytesPerDevice+model.DefaultActivationReserve(arch, least) >= capa.UsableBytesPerDevice {
+		return ""
+	}
+	var keys []string
+	if mem.ProfileTokens > model.ReserveProfileTokens {
+		keys = append(keys, "batch.max_num_batched_tokens (vLLM reserves activation memory for its largest step)")
+	}
+	if mem.ProfileSeqs > 0 {
+		keys = append(keys, "batch.max_num_seqs (its sampler holds fp32 logits of the vocabulary for each sequence)")
+	}
+	return strings.Join(keys, ", ")
 }
 
 // memoryHolds is the most KV blocks c's usable memory could hold beside

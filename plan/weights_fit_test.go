@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -45,5 +46,29 @@ func TestResolveNamesTheTokenBudgetWhoseReserveDoesNotFit(t *testing.T) {
 	}
 	if _, err = p.Resolve(model.DefaultCatalog()); err == nil || strings.Contains(err.Error(), "max_num_batched_tokens") {
 		t.Errorf("err = %v\nwant weights that do not fit, without naming max_num_batched_tokens", err)
+	}
+}
+
+// The sampler's logits (max_num_seqs × vocab × 4 bytes) are part of the
+// reserve too: weights that fit beside the least reserve, with too many
+// sequence slots to sample, are a KV cache too small, naming
+// batch.max_num_seqs, not weights that do not fit.
+func TestResolveNamesTheSequencesWhoseLogitsDoNotFit(t *testing.T) {
+	text := strings.NewReplacer("gpu_memory_utilization = 0.9", "gpu_memory_utilization = 0.25", "max_num_seqs = 256", "max_num_seqs = 8192").Replace(valid)
+	p, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Resolve(model.DefaultCatalog())
+	if !errors.Is(err, ErrKVTooSmall) || errors.Is(err, ErrWeightsDoNotFit) || !strings.Contains(err.Error(), "lower batch.max_num_seqs") {
+		t.Errorf("err = %v\nwant a KV cache too small, naming lower batch.max_num_seqs", err)
+	}
+	// 256 sequences' logits fit there
+	p, err = Parse([]byte(strings.Replace(text, "max_num_seqs = 8192", "max_num_seqs = 256", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(model.DefaultCatalog()); err != nil {
+		t.Errorf("256 sequences at utilization 0.25: %v", err)
 	}
 }
