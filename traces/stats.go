@@ -10,7 +10,10 @@ import (
 
 // Stats summarises a trace. Warm-up rows are counted in Warmup and left
 // out of everything else; source-failed rows are counted and included in
-// the length percentiles (as the published dataset summaries do).
+// the length percentiles (as the published dataset summaries do). A row
+// that failed in the run that recorded it keeps its prompt in Input but
+// is left out of Output: it served no output, and its output tokens are
+// not a served length (a proxy's is how far it got, often 0).
 type Stats struct {
 	Requests    int64   `json:"requests"`
 	Warmup      int64   `json:"warmup"`
@@ -21,7 +24,8 @@ type Stats struct {
 	// every arrival at one instant, or (CV) a single gap.
 	MeanRate       *float64 `json:"mean_rate_per_s"`
 	InterArrivalCV *float64 `json:"interarrival_cv"`
-	// Input and Output are nil (null) when no row was counted.
+	// Input and Output are nil (null) when no row was counted (Output:
+	// when every row failed live).
 	Input        *LenDist `json:"input_tokens"`
 	Output       *LenDist `json:"output_tokens"`
 	PrefixBlocks int64    `json:"prefix_blocks"`
@@ -113,7 +117,9 @@ func (b *StatsBuilder) Add(r *Request) {
 	b.last = r.Arrival
 	b.n++
 	b.in.add(r.PromptTokens)
-	b.out.add(r.OutputTokens)
+	if r.Error == "" {
+		b.out.add(r.OutputTokens)
+	}
 	for _, h := range r.PrefixHashes {
 		b.blocks++
 		if _, ok := b.seen[h]; ok {
@@ -221,7 +227,11 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		k string
 		d *LenDist
 	}{{"input tokens", s.Input}, {"output tokens", s.Output}} {
-		if d.d == nil {
+		switch {
+		case d.d == nil && s.Input != nil:
+			p(d.k, "— (every row failed)")
+			continue
+		case d.d == nil:
 			p(d.k, "— (no rows)")
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,49 @@ func TestStatsNoRowsHaveNoLengths(t *testing.T) {
 	s.WriteTable(&tab)
 	if !strings.Contains(tab.String(), "input tokens        — (no rows)\n") {
 		t.Errorf("table:\n%s\nwant input tokens — (no rows)", tab.String())
+	}
+}
+
+// A row that failed in the run that recorded it served no output: its
+// output tokens (a proxy's partial count, often 0) are left out of the
+// output lengths, its prompt kept in the input lengths.
+func TestStatsOutputLengthsLeaveOutLiveFailures(t *testing.T) {
+	var rows []*Request
+	for i, out := range []int32{100, 100, 0, 0, 0} {
+		r := &Request{}
+		r.Reset()
+		r.Arrival, r.PromptTokens, r.OutputTokens = int64(i)*1e9, 50, out
+		r.ScheduledSend, r.ActualSend, r.HTTPStatus = r.Arrival, r.Arrival, 200
+		if out == 0 {
+			r.HTTPStatus, r.Error = 500, "HTTP 500"
+		} else {
+			r.FirstToken, r.LastToken = r.Arrival+1e8, r.Arrival+2e8
+		}
+		rows = append(rows, r)
+	}
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Output == nil || s.Output.P50 != 100 || s.Output.Mean != 100 {
+		t.Errorf("output tokens %+v, want every percentile 100 (the three failures left out)", s.Output)
+	}
+	if s.Input == nil || s.Input.Mean != 50 || s.Failed != 3 {
+		t.Errorf("input tokens %+v, failed %d: want the prompts of all five, three failed", s.Input, s.Failed)
+	}
+}
+
+func TestStatsTableSaysWhyNoOutputLengths(t *testing.T) {
+	r := &Request{}
+	r.Reset()
+	r.PromptTokens, r.OutputTokens, r.HTTPStatus, r.Error = 10, 0, 500, "HTTP 500"
+	s, err := ComputeStats(&sliceReader{rows: []*Request{r}}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tab bytes.Buffer
+	s.WriteTable(&tab)
+	if !regexp.MustCompile(`output tokens +— \(every row failed\)\n`).MatchString(tab.String()) {
+		t.Errorf("table:\n%s\nwant output tokens — (every row failed)", tab.String())
 	}
 }
