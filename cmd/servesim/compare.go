@@ -35,7 +35,7 @@ func compareCommand() *cli.Command {
 			"--slo adds goodput, the successes within every limit a second, for each run with a per-request trace;\n" +
 			"it is gated like throughput. With no such trace on either side it counts nothing, and a note says so.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "relative change that counts as a regression, e.g. 10% or 2.5%"},
+			&cli.StringFlag{Name: "threshold", Value: "10%", Usage: "relative change that counts as a regression, a percentage: 10% (or 10), 2.5%; a bare number under 1, such as 0.1, is refused as ambiguous"},
 			&cli.StringFlag{Name: "a", Usage: "which run or config of A (plan name, sweep label, #N or rank=N, index=N)"},
 			&cli.StringFlag{Name: "b", Usage: "which run or config of B"},
 			&cli.StringFlag{Name: "slo", Usage: "per-request limits for goodput, e.g. ttft=2s,tpot=50ms,e2e=30s"},
@@ -141,10 +141,18 @@ func selectRun(path, sel string, slo traces.SLO) (*report.Run, error) {
 
 // parseThreshold reads "10%" or "10" as 0.10.
 func parseThreshold(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	trimmed := strings.TrimSpace(s)
+	num := strings.TrimSpace(strings.TrimSuffix(trimmed, "%"))
+	v, err := strconv.ParseFloat(num, 64)
 	// NaN or Inf would flag nothing and silently turn the gate off.
 	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 		return 0, usageErrorf("compare: --threshold %q: want a finite percentage ≥ 0, such as 10%%", s)
+	}
+	// "0.1" is more likely meant as the fraction 10% than as 0.1%, which
+	// would flag a hundred times more: without a % sign it is refused.
+	if v > 0 && v < 1 && num == trimmed {
+		return 0, usageErrorf("compare: --threshold %q: a bare number is a percentage, and one under 1 reads as a fraction: "+
+			"write %s%% if that is meant, or %.4g%% for the fraction %s", s, num, 100*v, num)
 	}
 	return v / 100, nil
 }

@@ -9,7 +9,8 @@ import (
 
 // FuzzParseThreshold: any --threshold either fails with an error that
 // names the flag and quotes the input, or is a finite fraction ≥ 0, the
-// number given (with or without a % sign) over 100. Crashers found are
+// number given (with or without a % sign) over 100; a bare number in
+// (0, 1), without the sign, is refused as a likely fraction. Crashers found are
 // kept in testdata/fuzz/FuzzParseThreshold.
 func FuzzParseThreshold(f *testing.F) {
 	for _, s := range []string{
@@ -33,10 +34,13 @@ func FuzzParseThreshold(f *testing.F) {
 		if n, err := strconv.ParseFloat(num, 64); err != nil || n/100 != v {
 			t.Fatalf("parseThreshold(%q) = %v, but the number %q is %v, %v", in, v, num, n, err)
 		}
-		for _, again := range []string{num, num + "%"} {
-			if w, err := parseThreshold(again); err != nil || w != v {
-				t.Fatalf("parseThreshold(%q) = %v, but parseThreshold(%q) = %v, %v", in, v, again, w, err)
-			}
+		if w, err := parseThreshold(num + "%"); err != nil || w != v {
+			t.Fatalf("parseThreshold(%q) = %v, but parseThreshold(%q%%) = %v, %v", in, v, num, w, err)
+		}
+		// a bare number under 1 reads as a fraction and is refused
+		n, _ := strconv.ParseFloat(num, 64)
+		if w, err := parseThreshold(num); (n > 0 && n < 1) != (err != nil) || (err == nil && w != v) {
+			t.Fatalf("parseThreshold(%q) = %v, but parseThreshold(%q) = %v, %v", in, v, num, w, err)
 		}
 	})
 }
