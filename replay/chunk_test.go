@@ -2,6 +2,8 @@ package replay
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,5 +129,28 @@ func TestDecodeChunkRefusesMalformedJSON(t *testing.T) {
 		if want := KindBadStream + ": undecodable chunk 3: " + data; got != want {
 			t.Errorf("decodeChunk(%s) = %q, want %q", data, got, want)
 		}
+	}
+}
+
+// BenchmarkReadChunk reads the usual content chunk, with its text kept
+// (KeepText) and without.
+func BenchmarkReadChunk(b *testing.B) {
+	data := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"servesim-tiny","choices":[{"index":0,"delta":{"content":" the"},"logprobs":null,"finish_reason":null}]}`)
+	for _, keep := range []bool{false, true} {
+		b.Run("keep="+strconv.FormatBool(keep), func(b *testing.B) {
+			var cs chunkScan
+			var text strings.Builder
+			var kept *strings.Builder
+			if keep {
+				kept = &text
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				text.Reset()
+				if p := readChunk(data, &cs, 1, kept); p != "" || cs.text != 4 {
+					b.Fatalf("problem %q, %d bytes of text", p, cs.text)
+				}
+			}
+		})
 	}
 }

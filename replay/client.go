@@ -308,6 +308,15 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 	return ""
 }
 
+// readChunk reads data, the stream's n-th data event, into cs and returns
+// the problem with it ("" if none); keep, if not nil, gets its text.
+func readChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) string {
+	if keep == nil && scanChunk(data, cs) {
+		return ""
+	}
+	return decodeChunk(data, cs, n, keep)
+}
+
 // stamper timestamps every read of the response body: each event is
 // stamped with the read that completed it.
 type stamper struct {
@@ -476,10 +485,8 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		}
 		events++
 		cs := &s.scan
-		if c.cfg.KeepText || !scanChunk(data, cs) {
-			if problem = decodeChunk(data, cs, events, keepText); problem != "" {
-				return false
-			}
+		if problem = readChunk(data, cs, events, keepText); problem != "" {
+			return false
 		}
 		if cs.hasUsage {
 			s.usage, usage, cached, noPrompt, noOutput = cs.usage, &s.usage, cs.cached, cs.noPrompt, cs.noOutput // with continuous usage stats every chunk carries it
