@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +75,9 @@ func checkScan(t *testing.T, data string) {
 	var got, want chunkScan
 	if !scanChunk([]byte(data), &got) {
 		return
+	}
+	if !json.Valid([]byte(data)) { // readChunk then skips json.Valid
+		t.Fatalf("scanChunk took %q, which is not valid JSON", data)
 	}
 	if p := decodeChunk([]byte(data), &want, 0, nil); p != "" {
 		t.Fatalf("scanChunk took %q; go-json: %s", data, p)

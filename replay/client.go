@@ -240,11 +240,17 @@ type wireChoice struct {
 // up on: it returns the problem with a chunk that is not a content or
 // usage chunk, and writes the text to keep (if keep is not nil). n is the
 // chunk's place among the stream's data events (from 1), as in the raw body.
-func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (problem string) {
+func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) string {
+	return decodeJSON(data, cs, n, keep, false)
+}
+
+// decodeJSON is decodeChunk; valid says data is already known to be
+// strictly valid JSON (scanChunk took it).
+func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid bool) (problem string) {
 	var ch wireChunk
 	// goccy/go-json: ~3× less CPU per chunk, but it skips an unknown key's
 	// value unchecked ({"id":01}); json.Valid keeps such a chunk undecodable.
-	if err := gojson.Unmarshal(data, &ch); err != nil || !json.Valid(data) {
+	if err := gojson.Unmarshal(data, &ch); err != nil || !valid && !json.Valid(data) {
 		// An error the APIError type cannot hold is still the server's
 		// error: TGI sends {"error": "...", "error_type": "..."}.
 		var e struct {
@@ -310,11 +316,15 @@ func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) (prob
 
 // readChunk reads data, the stream's n-th data event, into cs and returns
 // the problem with it ("" if none); keep, if not nil, gets its text.
+// The scanner runs first even when the text is kept: a chunk it takes is
+// strictly valid JSON, so go-json decodes the text without json.Valid's
+// second pass over the chunk.
 func readChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) string {
-	if keep == nil && scanChunk(data, cs) {
+	scanned := scanChunk(data, cs)
+	if scanned && keep == nil {
 		return ""
 	}
-	return decodeChunk(data, cs, n, keep)
+	return decodeJSON(data, cs, n, keep, scanned)
 }
 
 // stamper timestamps every read of the response body: each event is
