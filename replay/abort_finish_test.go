@@ -39,3 +39,34 @@ func TestEngineAbortIsAFailure(t *testing.T) {
 		}
 	}
 }
+
+// An engine abort stays a failure when a later finish_reason (another
+// choice's, or a later chunk's) is an ordinary one: the proxy keeps the
+// abort too, and the two must agree on which requests failed.
+func TestEngineAbortNotHiddenByLaterFinish(t *testing.T) {
+	streams := map[string]string{
+		"later chunk": "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"abort\"}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+		"same chunk": "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"abort\"},{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+	}
+	for name, finish := range streams {
+		for _, keep := range []bool{false, true} {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"))
+				w.Write([]byte(finish))
+				w.Write([]byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":60,\"completion_tokens\":1}}\n\n"))
+				w.Write([]byte("data: [DONE]\n\n"))
+			}))
+			cfg := testConfig(nil)
+			cfg.BaseURL = srv.URL + "/v1"
+			cfg.KeepText = keep
+			s, out := runRows(t, cfg, rows(1, 0, 40, 5))
+			srv.Close()
+			if r := out[0]; ErrorKind(r.Error) != KindStreamError || !strings.Contains(r.Error, `finish_reason "abort"`) || r.Succeeded() || s.TTFT.N != 0 {
+				t.Errorf("%s, keep text %v: error %q, finish reason %q, TTFT n %d: want the abort recorded as a %s",
+					name, keep, r.Error, r.FinishReason, s.TTFT.N, KindStreamError)
+			}
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/servesim/servesim/replay/sse"
 )
 
 // chunkScan is what the fast path takes from one streamed chunk: as much
@@ -11,7 +13,7 @@ import (
 type chunkScan struct {
 	choices  int    // len(choices)
 	text     int    // decoded bytes of content, reasoning and text, all choices
-	finish   []byte // the last non-empty finish_reason; aliases the input
+	finish   []byte // the last non-empty finish_reason, or an engine abort; aliases the input
 	usage    openai.Usage
 	hasUsage bool
 	cached   bool // usage reported prompt_tokens_details.cached_tokens (only go-json reads details)
@@ -108,13 +110,22 @@ func (s *scanner) choice(c *chunkScan) bool {
 				return s.lit("null")
 			}
 			v, _, esc, ok := s.str()
-			if len(v) > 0 {
-				c.finish = v
-			}
+			c.finish = laterFinish(c.finish, v)
 			return ok && !esc
 		}
 		return s.skip(0)
 	})
+}
+
+// laterFinish is the finish_reason to keep when next follows cur: next
+// unless it is empty or cur says the engine ended the request early (one
+// choice cut short cut the request short; another's later stop must not
+// hide it).
+func laterFinish[T string | []byte](cur, next T) T {
+	if len(next) == 0 || sse.EngineAborted(string(cur)) {
+		return cur
+	}
+	return next
 }
 
 // text adds a string field's decoded length (null adds nothing).

@@ -307,8 +307,8 @@ func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid 
 			keep.WriteString(cp.Delta.Content)
 			keep.WriteString(cp.Text)
 		}
-		if cp.FinishReason != "" {
-			cs.finish = []byte(cp.FinishReason)
+		if f := laterFinish(string(cs.finish), cp.FinishReason); f != string(cs.finish) {
+			cs.finish = []byte(f)
 		}
 	}
 	return ""
@@ -509,8 +509,8 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			}
 			return problem == ""
 		}
-		if len(cs.finish) > 0 && string(cs.finish) != finish {
-			finish = string(cs.finish)
+		if f := laterFinish(finish, string(cs.finish)); f != finish {
+			finish = f
 		}
 		if cs.text > 0 {
 			cum := int32(-1)

@@ -86,7 +86,8 @@
 // connection (refused, reset, cut mid-stream), timeout (Config.Timeout,
 // send to last byte), no_done (the body ended without data: [DONE]),
 // stream_error (an error object or event: error in the stream, or a
-// finish_reason of "abort" or "error": the engine ended it early),
+// finish_reason of "abort" or "error" in any chunk, even one followed by
+// another reason: the engine ended it early),
 // empty_choices (a chunk with empty choices that was not the usage chunk),
 // no_usage, bad_stream (undecodable chunk; usage without content; a usage
 // count that is negative, past int32, absent (no completion_tokens), zero
