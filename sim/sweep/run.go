@@ -229,6 +229,8 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	// the evaluated scale stand, and the note names the point.
 	var curve []CurvePoint
 	var failBelow []string // complete runs below the capacity that broke the SLO
+	var oomAt []string     // runs a static batch ended out of KV memory
+	var oomFirst string    // the first of those runs' OOM report
 	for _, scale := range ev.curveScales(at.scale) {
 		p, err := ev.run(ctx, scale, false)
 		if err != nil {
@@ -239,6 +241,10 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			continue
 		}
 		if !p.complete() {
+			if oomFirst == "" {
+				oomFirst = p.oom
+			}
+			oomAt = append(oomAt, formatValue(scale))
 			continue
 		}
 		if searched && !p.ok && scale < at.scale {
@@ -252,6 +258,11 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		})
 	}
 	row.Curve = curve
+	if len(oomAt) > 0 {
+		// Left off the curve like a failed run, and named as one is: a
+		// curve that stops short would otherwise read as complete.
+		row.Note = joinNote(row.Note, fmt.Sprintf("load curve at scale %s left off: out of KV memory (at scale %s: %s)", strings.Join(oomAt, ", "), oomAt[0], oomFirst))
+	}
 	if len(failBelow) > 0 {
 		// The search assumes the SLO, once broken, stays broken at higher
 		// scales: a lighter load that breaks it (a batch waiting to fill)
