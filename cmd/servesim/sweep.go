@@ -419,7 +419,7 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 			device += fmt.Sprintf(", %d replicas", r.Replicas)
 		}
 		cells := []string{strconv.FormatInt(r.Rank, 10), r.Label, device,
-			fmtF(r.Scale, "%.3g"), fmtF(r.ReqPerSec, "%.2f"), fmtF(r.GoodputOutTokPerSec, "%.0f"),
+			sweepScale(r), fmtF(r.ReqPerSec, "%.2f"), fmtF(r.GoodputOutTokPerSec, "%.0f"),
 			numfmt.Secs(r.TTFTP99), numfmt.Secs(r.TPOTP99), numfmt.Secs(r.E2EP99), numfmt.USD(r.USDPerMOutEst)}
 		if billed {
 			cells = append(cells, numfmt.USD(r.USDPerMOutBilled))
@@ -428,6 +428,16 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 		tw.row(cells...)
 	}
 	tw.flush()
+}
+
+// sweepScale is a row's scale, marked ≥ where it is a lower bound on the
+// capacity (the SLO never broke within the search).
+func sweepScale(r *sweep.Row) string {
+	s := fmtF(r.Scale, "%.3g")
+	if r.CapacityLowerBound() && finiteF(r.Scale) {
+		s = "≥" + s
+	}
+	return s
 }
 
 func finiteF(v float64) bool { return v == v && v-v == 0 }

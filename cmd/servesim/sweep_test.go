@@ -384,3 +384,26 @@ func TestSimulateSweepProfileSaysTheReportedKV(t *testing.T) {
 		t.Errorf("KV capacity lines:\n%s", out)
 	}
 }
+
+// A capacity the search never saw the SLO break at (capped at
+// search.max_scale, or max_probes ran out while doubling) is a lower
+// bound: the table marks its scale so, where a measured capacity stands
+// bare.
+func TestPrintSweepMarksCappedCapacity(t *testing.T) {
+	nan := math.NaN()
+	rows := []sweep.Row{
+		{Label: "capped", Outcome: sweep.OutcomeOK, Rank: 1, RateScale: nan, Note: "capacity ≥ search.max_scale 8", USDPerMOutEst: 1, DeviceCount: 1, Scale: 8, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+		{Label: "probes", Outcome: sweep.OutcomeOK, Rank: 2, RateScale: nan, Note: "capacity ≥ scale 4: search.max_probes = 3 ran out before the SLO broke", USDPerMOutEst: 2, DeviceCount: 1, Scale: 4, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+		{Label: "measured", Outcome: sweep.OutcomeOK, Rank: 3, RateScale: nan, USDPerMOutEst: 3, DeviceCount: 1, Scale: 2, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+	}
+	var out strings.Builder
+	printSweep(&out, &sweep.Results{Rows: rows}, 0)
+	for _, want := range []string{" ≥8 ", " ≥4 ", " 2 "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks scale %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "≥2") {
+		t.Errorf("a measured capacity is marked as a lower bound:\n%s", out.String())
+	}
+}

@@ -409,6 +409,10 @@ func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 	return &cs.Summary, err
 }
 
+// capacityAtLeast opens the note of a capacity the search never saw the
+// SLO break above: the scale is a lower bound (see Row.CapacityLowerBound).
+const capacityAtLeast = "capacity ≥ "
+
 // capacity finds the highest arrival-rate scale at which every SLO holds:
 // starting at Search.StartScale it doubles the scale until the SLO fails
 // (or halves it until it holds), then bisects the bracket geometrically
@@ -435,10 +439,10 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 		lo = p
 		for hi == nil {
 			if lo.scale >= s.MaxScale {
-				return lo, fmt.Sprintf("capacity ≥ search.max_scale %g", s.MaxScale), nil
+				return lo, fmt.Sprintf("%ssearch.max_scale %g", capacityAtLeast, s.MaxScale), nil
 			}
 			if ev.probes >= s.MaxProbes {
-				return lo, fmt.Sprintf("capacity ≥ scale %.4g: search.max_probes = %d ran out before the SLO broke", lo.scale, s.MaxProbes), nil
+				return lo, fmt.Sprintf("%sscale %.4g: search.max_probes = %d ran out before the SLO broke", capacityAtLeast, lo.scale, s.MaxProbes), nil
 			}
 			if p, err = probe(min(lo.scale*2, s.MaxScale)); err != nil {
 				return nil, "", err

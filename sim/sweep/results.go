@@ -101,6 +101,14 @@ type Row struct {
 	OnPareto, ParetoLatency, ParetoThroughput bool
 }
 
+// CapacityLowerBound reports whether the row's Scale is a searched
+// capacity the SLO never broke above (capped at search.max_scale, or
+// search.max_probes ran out while doubling): the true capacity is at
+// least Scale. Its note says so first.
+func (r *Row) CapacityLowerBound() bool {
+	return r.Outcome == OutcomeOK && !(r.RateScale > 0) && strings.HasPrefix(r.Note, capacityAtLeast)
+}
+
 // Outcomes.
 const (
 	OutcomeOK          = "ok"
