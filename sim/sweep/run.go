@@ -216,6 +216,8 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			}
 			if note != "" {
 				row.Note = joinNote(row.Note, note)
+			} else if wait := ev.batchWaitNote(); wait != "" {
+				row.Note = joinNote(row.Note, wait)
 			}
 			return nil
 		}
@@ -276,6 +278,27 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	}
 	row.KneeScale = Knee(curve, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
 	return nil
+}
+
+// batchWaitNote explains an infeasible static config whose max_wait_ms
+// alone can break a latency limit: its batches wait to fill at light load,
+// so a heavier load than the search tried (it only halves from the start
+// scale, assuming a lighter load never breaks an SLO a heavier one meets)
+// may meet the SLO. "" when the wait cannot break a limit.
+func (ev *evaluator) batchWaitNote() string {
+	b, slo := ev.cfg.Plan.Batch, ev.spec.SLO
+	if b.Strategy != "fixed" && b.Strategy != "token_budget" {
+		return ""
+	}
+	limit, name := slo.TTFTP99Ms, "TTFT"
+	if !(limit > 0 && b.MaxWaitMS >= limit) {
+		limit, name = slo.E2EP99Ms, "E2E"
+	}
+	if !(limit > 0 && b.MaxWaitMS >= limit) {
+		return ""
+	}
+	return fmt.Sprintf("batch.max_wait_ms %g ≥ the %s limit of %g ms: a batch waiting to fill breaks it at light load, and loads above the start scale %g were not tried",
+		b.MaxWaitMS, name, limit, ev.spec.Search.StartScale)
 }
 
 // joinNote appends more to a row's note.
