@@ -89,12 +89,18 @@
 // requests already finished break the SLO whatever the rest do, so probes
 // far above capacity cost little. When rejected requests alone break the
 // SLO, no scale can meet it and the config is infeasible at once.
+// A config infeasible down to min_scale was tried at no scale above
+// start_scale; when a static batch's max_wait_ms alone reaches a latency
+// limit (its batches wait to fill at light load), the note says so. A
+// capacity the SLO never broke above (max_scale, or max_probes ran out
+// while doubling) is a lower bound: its note opens "capacity ≥"
+// (Row.CapacityLowerBound).
 //
 // The load curve is the run at the capacity c plus runs at the grid scales
 // start_scale·2^j within [c/2^curve_octaves_below, c·2^curve_octaves_above]
 // (the grid the search brackets on, so its runs are reused). A curve run
-// that fails (or a static batch's OOM) leaves its point off the curve; a
-// failure is named in the row's note, and the row's results at c stand.
+// that fails (or a static batch's OOM) leaves its point off the curve and
+// is named in the row's note; the row's results at c stand.
 // A curve run below c that breaks the SLO (a batch waiting max_wait_ms to
 // fill serves a trickle late) is named in the note too: the capacity is
 // then no guarantee for every lighter load. Raw
