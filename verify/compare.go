@@ -134,12 +134,14 @@ func (m *Metrics) field(name string) **float64 {
 
 // meanMetrics is the mean of the runs' metrics, with the lowest and
 // highest value of each. A figure per output token (energy, cost) is the
-// runs' total over their total output tokens, as the simulator's is over
-// its run: a plain mean of the runs' ratios would weigh a short run as
-// much as a long one. A metric some run did not measure is left out
-// (nil). Of the counts, the mean keeps one run's requests (every run
-// replays the same slice), the fewest completed, and the mean output
-// tokens.
+// runs' total over their total output tokens, and a rate (throughput,
+// requests/s) their total over their total measured window, as the
+// simulator's are over its run: a plain mean of the runs' ratios would
+// weigh a short run as much as a long one (and the mean throughput would
+// not be the mean output tokens over the mean window). A metric some run
+// did not measure is left out (nil). Of the counts, the mean keeps one
+// run's requests (every run replays the same slice), the fewest
+// completed, and the mean output tokens.
 func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
 	mean.Requests, mean.Completed = reps[0].Measured.Requests, reps[0].Measured.Completed
 	var tokens int64
@@ -161,17 +163,21 @@ func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
 		fr[k] = fields(&reps[k].Measured)
 	}
 	for i := range fm {
-		perToken := isPerOutputToken(&mean, fm[i])
+		perToken, rate := isPerOutputToken(&mean, fm[i]), isRate(&mean, fm[i])
 		sum, weights, l, h, all := 0.0, 0.0, math.Inf(1), math.Inf(-1), true
 		for k := range reps {
+			m := &reps[k].Measured
 			v := *fr[k][i]
-			if v == nil {
+			if v == nil || rate && m.DeviceSeconds == nil {
 				all = false
 				break
 			}
 			w := 1.0
-			if perToken {
-				w = float64(reps[k].Measured.OutputTokens)
+			switch {
+			case perToken:
+				w = float64(m.OutputTokens)
+			case rate:
+				w = *m.DeviceSeconds // the devices × the window: every run has the same devices
 			}
 			sum, weights, l, h = sum+w**v, weights+w, min(l, *v), max(h, *v)
 		}
@@ -187,6 +193,10 @@ func meanMetrics(reps []Repeat) (mean, lo, hi Metrics) {
 func isPerOutputToken(m *Metrics, f **float64) bool {
 	return f == &m.JPerOutTok || f == &m.USDPerMOut || f == &m.USDPerMOutHardware
 }
+
+// isRate reports whether f is the address of one of m's figures per
+// second of the measured window.
+func isRate(m *Metrics, f **float64) bool { return f == &m.OutTokPerSec || f == &m.ReqPerSec }
 
 // Tolerance is the tolerance of metric name; 0 for a metric that is
 // reported but not gated (energy: the power model is the catalog's, not

@@ -184,7 +184,8 @@ type CandidateResult struct {
 	CostBasis string `json:"cost_basis"`
 	// Repeat is the measurement, its fields inline in the JSON. With
 	// Options.Repeat > 1 it sums up Repeats: Measured is their mean (per
-	// output token, their total over their total tokens), FailedByKind
+	// output token, their total over their total tokens; per second, over
+	// their total window), FailedByKind
 	// their sum, LagP99 their worst, and Trace, EngineLog and
 	// GPU the first run's; for a candidate failed in a later run, it sums
 	// up the runs that succeeded before it, and Status and Detail say the
