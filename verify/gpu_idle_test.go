@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/replay/telemetry"
 )
 
@@ -62,5 +63,42 @@ func TestGPUMeasureNamesAGPUIdleThroughTheWindow(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"idle_gpus":"device 3 (GPU-idle)`) {
 		t.Errorf("JSON lacks idle_gpus: %s", b)
+	}
+}
+
+// A GPU idle through the window is not the engine's: the energy over it
+// is that GPU's idle power, not the candidate's, so energy per output
+// token is left out of the comparison (and out of the cost), and
+// energy_unknown names the idle GPU.
+func TestRunDoesNotCompareTheEnergyOfAnIdleGPU(t *testing.T) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
+		return telemetry.StartGPU(ctx, &idleGPU{}, telemetry.GPUConfig{Interval: interval, Path: path})
+	}
+	defer func() { startNVML = telemetry.StartNVML }()
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cfg := replay.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	var log strings.Builder
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(4), Trace: writeTrace(t, dir, 6, 50*time.Millisecond), Replay: cfg,
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 5 * time.Millisecond, Log: &log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Candidates[0]
+	if c.Status != StatusOK || c.GPU == nil || c.GPU.IdleGPUs == "" || c.GPU.JPerOutputTok == nil {
+		t.Fatalf("status %s (%s), GPU %+v: want the idle GPU named and its energy kept in the measure", c.Status, c.Detail, c.GPU)
+	}
+	if c.Measured.JPerOutTok != nil {
+		t.Errorf("measured J/output token %v of an idle GPU compared with the prediction %s", *c.Measured.JPerOutTok, fmtOpt(c.Predicted.JPerOutTok))
+	}
+	if !strings.Contains(c.EnergyUnknown, "device 3 (GPU-idle)") {
+		t.Errorf("energy_unknown %q: want the idle GPU named", c.EnergyUnknown)
+	}
+	if c.CostBasis != CostHardware {
+		t.Errorf("cost basis %q: want %q, the energy unmeasured", c.CostBasis, CostHardware)
 	}
 }

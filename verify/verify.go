@@ -227,7 +227,8 @@ type Repeat struct {
 	GPU *GPUMeasure `json:"gpu"`
 	// EnergyUnknown says why measured.j_per_out_tok is null though GPU
 	// sampling was asked for (no driver, no samples, a window the samples
-	// do not cover, other devices than the plan's); "" otherwise.
+	// do not cover, other devices than the plan's, a GPU idle through the
+	// window); "" otherwise.
 	EnergyUnknown string `json:"energy_unknown,omitempty"`
 }
 
@@ -254,7 +255,8 @@ type GPUMeasure struct {
 	SampledEnergyJ *float64 `json:"sampled_energy_j"` // over SampledSeconds
 	// IdleGPUs names the sampled GPUs that read 0% SM utilization and
 	// unchanged memory used through the measured window, and the window:
-	// almost surely not the engine's, their idle power counted in EnergyJ.
+	// almost surely not the engine's, their idle power counted in EnergyJ
+	// (which is then not compared with the prediction).
 	// "" when none did, they did not report utilization, or no sample fell
 	// inside the window.
 	IdleGPUs string `json:"idle_gpus,omitempty"`
@@ -710,12 +712,17 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	}
 	if g := rep.GPU; g != nil && g.JPerOutputTok != nil && *g.JPerOutputTok > 0 {
 		// NVML samples every device of the host; the simulator's energy
-		// is the plan's devices'.
-		if g.Devices == p.Device.Count {
+		// is the plan's devices'. A GPU idle through the window is not
+		// the engine's: its idle power would pass for the candidate's.
+		switch {
+		case g.IdleGPUs != "":
+			rep.EnergyUnknown = "a sampled GPU sat idle through the window (" + g.IdleGPUs + ")"
+			fmt.Fprintf(log, "verify: %s: %s: energy per output token is not compared\n", name, rep.EnergyUnknown)
+		case g.Devices == p.Device.Count:
 			j := *g.JPerOutputTok
 			rep.Measured.JPerOutTok = &j
 			rep.Measured.USDPerMOut = estCost(p.Prices(), p.Device.Count, sums[0].Wall.Seconds(), *g.EnergyJ, sums[0].OutputTokens)
-		} else {
+		default:
 			rep.EnergyUnknown = fmt.Sprintf("NVML sampled %d devices, the plan holds %d", g.Devices, p.Device.Count)
 			fmt.Fprintf(log, "verify: %s: %s: energy per output token is not compared\n", name, rep.EnergyUnknown)
 		}
