@@ -80,6 +80,21 @@ type StepBias struct {
 	Prompt *float64 `json:"prompt"`
 }
 
+// checkReportedKV: the KV capacity the engine reported, which run's trace
+// at path records under calibrate.ReportedKVKey, parses where it is there.
+// The fit reads it to tell a paged engine from one of slots, and skips one
+// that does not parse: the refit would change unseen.
+func checkReportedKV(path string, run *calibrate.RunResult) error {
+	v, ok := run.Meta.Extra[calibrate.ReportedKVKey]
+	if !ok {
+		return nil
+	}
+	if _, err := calibrate.ParseReportedKV(v); err != nil {
+		return fmt.Errorf("%s: metadata %s = %q: %w", path, calibrate.ReportedKVKey, v, err)
+	}
+	return nil
+}
+
 // Refit folds the measured verification runs of res into the profile of
 // opt: it loads the parent's calibration traces (checked by sha256),
 // adds every measured candidate's trace as a run, refits with
@@ -111,6 +126,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 		// an engine of its own (an earlier refit's verification run).
 		run, err := calibrate.ReadCitedRun(path, ref)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkReportedKV(path, run); err != nil {
 			return nil, err
 		}
 		r := ref
