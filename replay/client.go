@@ -593,7 +593,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if cached {
 		cachedTokens = usage.PromptTokensDetails.CachedTokens
 	}
-	if bad := badUsage(usage.PromptTokens, usage.CompletionTokens, cachedTokens); bad != "" {
+	if bad := badUsage(usage.PromptTokens, usage.CompletionTokens, cachedTokens, !noPrompt); bad != "" {
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports %s after %d content chunks", KindBadStream, bad, len(s.chunks)))
 		return
 	}
@@ -631,8 +631,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 }
 
 // badUsage describes a usage count no request that streamed content can
-// have (negative, past int32, or no completion tokens), or returns "".
-func badUsage(prompt, completion, cached int) string {
+// have (negative, past int32, no completion tokens, or more cached tokens
+// than prompt tokens when the prompt was counted), or returns "".
+func badUsage(prompt, completion, cached int, promptCounted bool) string {
 	for _, f := range []struct {
 		name string
 		v    int
@@ -643,6 +644,11 @@ func badUsage(prompt, completion, cached int) string {
 	}
 	if completion == 0 {
 		return "completion_tokens = 0"
+	}
+	// Cached tokens are a part of the prompt: more would make a prefix-hit
+	// rate above 1.
+	if promptCounted && cached > prompt {
+		return fmt.Sprintf("cached_tokens = %d, above prompt_tokens = %d", cached, prompt)
 	}
 	return ""
 }

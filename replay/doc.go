@@ -91,7 +91,8 @@
 // empty_choices (a chunk with empty choices that was not the usage chunk),
 // no_usage, bad_stream (undecodable chunk; usage without content; a usage
 // count that is negative, past int32, absent (no completion_tokens), zero
-// completion tokens for a stream that carried content, or completion tokens above the max_tokens sent; an
+// completion tokens for a stream that carried content, cached tokens above
+// prompt_tokens, or completion tokens above the max_tokens sent; an
 // SSE line over 8 MiB, as from a server
 // that never ends one),
 // canceled (the run was interrupted).

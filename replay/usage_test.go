@@ -49,6 +49,42 @@ func TestImpossibleUsageIsABadStream(t *testing.T) {
 	}
 }
 
+// Cached tokens are part of the prompt: a usage block reporting more
+// cached tokens than prompt tokens is a bad stream, not a row whose
+// prefix-hit rate is above 1. Without prompt_tokens there is nothing to
+// compare, and the cached count stands.
+func TestCachedAbovePromptIsABadStream(t *testing.T) {
+	for _, c := range []struct {
+		usage   string
+		wantBad bool
+	}{
+		{`"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":6}`, true},
+		{`"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":5}`, false},
+		{`"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":6}`, false},
+	} {
+		srv := sseServer(`data: {"choices":[{"delta":{"content":"ab"}}]}` + "\n\n" +
+			`data: {"choices":[],"usage":{` + c.usage + `}}` + "\n\ndata: [DONE]\n\n")
+		cfg := testConfig(nil)
+		cfg.BaseURL = srv.URL + "/v1"
+		s, out := runRows(t, cfg, rows(1, 0, 40, 5))
+		srv.Close()
+		r := out[0]
+		if !c.wantBad {
+			if r.Error != "" || r.UsageCached <= 0 {
+				t.Errorf("usage {%s}: error %q, cached %d: want a success keeping the cached count", c.usage, r.Error, r.UsageCached)
+			}
+			continue
+		}
+		if ErrorKind(r.Error) != KindBadStream || !strings.Contains(r.Error, "cached_tokens = 6") || !strings.Contains(r.Error, "prompt_tokens = 5") {
+			t.Errorf("usage {%s}: error %q (cached %d), want %s naming both counts", c.usage, r.Error, r.UsageCached, KindBadStream)
+			continue
+		}
+		if r.UsageCached != traces.Missing || r.UsagePrompt != traces.Missing || s.Failed != 1 {
+			t.Errorf("usage {%s}: failure kept metrics: %+v", c.usage, r)
+		}
+	}
+}
+
 // An SSE line over the cap fails the request even when [DONE] follows it
 // within the same read: the chunk it held is lost, so the measurements
 // would miss its content.
