@@ -533,6 +533,9 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "stream ended without data: [DONE]"
 	case sse.EngineAborted(o.finish):
 		row.Error = engineAbortError(o)
+	case o.usage != nil && o.usage.impossible() != "":
+		row.Error = badUsageError(o)
+		o.usage = nil // the size is the estimate, not a count the server got wrong
 	}
 	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back
 	row.Error = clip(row.Error)                                                             // after the masking, which a key cut short would escape
@@ -613,6 +616,17 @@ func (p *Proxy) finish(ex *exchange) {
 // content chunks before it.
 func engineAbortError(o *observation) string {
 	msg := fmt.Sprintf("finish_reason %q: the engine ended the request early", o.finish)
+	if o.streamed {
+		msg += fmt.Sprintf(" after %d content chunks", o.chunks)
+	}
+	return msg
+}
+
+// badUsageError describes a usage block no request can have, in the terms
+// record's client uses: the count and, for a stream, the content chunks
+// before it.
+func badUsageError(o *observation) string {
+	msg := "usage reports " + o.usage.impossible()
 	if o.streamed {
 		msg += fmt.Sprintf(" after %d content chunks", o.chunks)
 	}

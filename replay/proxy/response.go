@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/servesim/servesim/internal/textcut"
@@ -22,6 +23,30 @@ type apiUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens *int64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+}
+
+// impossible describes a count no request can have (negative, past int32,
+// or more cached tokens than prompt tokens), as record's client rejects
+// them, or returns "". An absent count is no count and passes.
+func (u *apiUsage) impossible() string {
+	var cached *int64
+	if u.PromptTokensDetails != nil {
+		cached = u.PromptTokensDetails.CachedTokens
+	}
+	for _, f := range []struct {
+		name string
+		v    *int64
+	}{{"prompt_tokens", u.PromptTokens}, {"completion_tokens", u.CompletionTokens}, {"cached_tokens", cached}} {
+		if f.v != nil && (*f.v < 0 || *f.v > math.MaxInt32) {
+			return fmt.Sprintf("%s = %d", f.name, *f.v)
+		}
+	}
+	// Cached tokens are a part of the prompt: more would make a prefix-hit
+	// rate above 1.
+	if cached != nil && u.PromptTokens != nil && *cached > *u.PromptTokens {
+		return fmt.Sprintf("cached_tokens = %d, above prompt_tokens = %d", *cached, *u.PromptTokens)
+	}
+	return ""
 }
 
 // apiResponse covers a streamed chunk and a whole response of both APIs.

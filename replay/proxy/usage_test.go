@@ -1,0 +1,76 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// A usage block no request can have (cached tokens above prompt tokens, a
+// negative count, one past int32) is a failure naming it, as record
+// writes one: not a success whose prefix-hit rate is above 1 or whose
+// count was clamped to a number the server never sent. The request's size
+// is then the estimate, not the untrusted count, and the client still gets
+// the stream unchanged.
+func TestImpossibleUsageIsAFailure(t *testing.T) {
+	for usage, want := range map[string]string{
+		`"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":6}`:  "cached_tokens = 6, above prompt_tokens = 5",
+		`"prompt_tokens":-5,"completion_tokens":2`:                                             "prompt_tokens = -5",
+		`"prompt_tokens":5,"completion_tokens":-2`:                                             "completion_tokens = -2",
+		`"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":-1}`: "cached_tokens = -1",
+		`"prompt_tokens":4294967301,"completion_tokens":2`:                                     "prompt_tokens = 4294967301",
+	} {
+		stream := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n" +
+			"data: {\"choices\":[],\"usage\":{" + usage + "}}\n\n" +
+			"data: [DONE]\n\n"
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, stream)
+		}))
+		r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+		status, body := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+		_, rows := r.finish(t)
+		up.Close()
+		if status != http.StatusOK || string(body) != stream {
+			t.Errorf("usage {%s}: the client got %d %q, want the stream unchanged", usage, status, body)
+		}
+		if len(rows) != 1 {
+			t.Fatalf("usage {%s}: %d rows, want 1", usage, len(rows))
+		}
+		row := rows[0]
+		if !strings.Contains(row.Error, "usage reports "+want) || !strings.Contains(row.Error, "after 1 content chunks") {
+			t.Errorf("usage {%s}: error %q, want one naming %q and the chunks before it", usage, row.Error, want)
+		}
+		if row.UsagePrompt != traces.Missing || row.UsageOutput != traces.Missing || row.UsageCached != traces.Missing ||
+			row.TokenTimes != nil || row.Succeeded() {
+			t.Errorf("usage {%s}: the failure kept metrics: %+v", usage, row)
+		}
+		if row.PromptTokens <= 0 || row.PromptTokens > 100 || row.OutputTokens != 1 {
+			t.Errorf("usage {%s}: size prompt %d output %d, want the estimates (output 1 for one short chunk)", usage, row.PromptTokens, row.OutputTokens)
+		}
+	}
+}
+
+// Cached tokens up to the prompt are a success keeping the count.
+func TestCachedTokensUpToThePromptAreKept(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":5}}}\n\n" +
+		"data: [DONE]\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, stream)
+	}))
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+	_, rows := r.finish(t)
+	if len(rows) != 1 || rows[0].Error != "" || rows[0].UsageCached != 5 || rows[0].UsagePrompt != 5 {
+		t.Fatalf("rows %+v, want one success with 5 cached of 5 prompt tokens", rows)
+	}
+}
