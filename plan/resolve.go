@@ -178,7 +178,9 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 		return nil, p.atLine("device.gpu_memory_utilization", &reasonError{err, reason})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err)
+		// What is left is the hardware entry's (no memory size, or more
+		// memory than KV blocks can count): name the key that chose it.
+		return nil, p.atLine("device.model", fmt.Errorf("device.model: %s on %d× %s: %w", arch.Name, p.Device.Count, hw.Name, err))
 	}
 	r := &Resolved{Plan: p, Arch: arch, Hardware: hw, Memory: mem, Capacity: capa, Prices: p.Prices(), CatalogKVBlocks: capa.KVBlocks}
 	if kv != nil {
