@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -27,5 +28,41 @@ func TestResolveNamesTheDeviceWhoseMemoryCannotBeLaidOut(t *testing.T) {
 	_, err = p.Resolve(cat)
 	if err == nil || !strings.Contains(err.Error(), "line 15: device.model: ") || !strings.Contains(err.Error(), "more than can be counted") {
 		t.Errorf("err = %v\nwant line 15: device.model: ... more than can be counted", err)
+	}
+}
+
+// A measured KV capacity past what the simulator counts in blocks (int32)
+// is no device's, however much memory the catalog gives: it raises
+// nothing. It replaced the catalog's count whenever the memory could
+// hold it, past the bound the catalog's own layout keeps.
+func TestMeasuredKVPastTheBlockBoundRaisesNothing(t *testing.T) {
+	cat := model.DefaultCatalog()
+	h100 := mustResolve(t, valid)
+	hw := h100.Hardware
+	hw.Name = "vast"
+	// memory whose weights leave just over MaxInt32 blocks, less the
+	// activation reserve just under
+	blockBytes := h100.Capacity.KVBytesPerTokenPerDevice * float64(h100.Memory.BlockSize)
+	hw.MemoryBytes = ((math.MaxInt32+100.5)*blockBytes + h100.Capacity.WeightBytesPerDevice) / 0.9
+	if err := cat.AddHardware(hw); err != nil {
+		t.Fatal(err)
+	}
+	p := mustParse(t, strings.Replace(valid, `model = "H100-SXM-80G"`, `model = "vast"`, 1))
+	base, err := p.Resolve(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := int64(math.MaxInt32) + 50
+	for name, kv := range map[string]*MeasuredKV{
+		"reported": {Source: "profile p.json", Devices: 1, Reported: &ReportedKV{Tokens: past * 16, Blocks: past, BlockSize: 16, GPUMemoryUtilization: 0.9}},
+		"measured": {Source: "profile p.json", Devices: 1, Tokens: past * 16, Blocks: past, BlockSize: 16},
+	} {
+		r, err := p.ResolveMeasured(cat, kv)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.Capacity.KVBlocks > math.MaxInt32 || r.KVSource != "" || r.Capacity.KVBlocks != base.CatalogKVBlocks {
+			t.Errorf("%s %d blocks: got %d blocks (source %q, catalog %d); want the catalog's", name, past, r.Capacity.KVBlocks, r.KVSource, base.CatalogKVBlocks)
+		}
 	}
 }

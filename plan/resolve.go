@@ -225,10 +225,11 @@ func reserveKeys(p *Plan, arch model.Arch, mem model.MemoryConfig, capa model.Ca
 // memoryHolds is the most KV blocks c's usable memory could hold beside
 // the weights, with no reserve at all: a measurement past it was taken on
 // more memory (a higher gpu_memory_utilization, smaller weights) and says
-// nothing of this plan's cache.
+// nothing of this plan's cache. It is at most math.MaxInt32, the most the
+// simulator's block index counts, as the catalog's layout is.
 func memoryHolds(c model.Capacity) int64 {
 	blockBytes := c.KVBytesPerTokenPerDevice * float64(c.Config.BlockSize)
-	return int64(math.Floor((c.UsableBytesPerDevice - c.WeightBytesPerDevice) / blockBytes))
+	return int64(min(math.Floor((c.UsableBytesPerDevice-c.WeightBytesPerDevice)/blockBytes), math.MaxInt32))
 }
 
 // raiseKV gives the cache blocks measured by source, and what follows from
