@@ -352,6 +352,8 @@ func (ev *evaluator) fill(row *Row, p *probe) {
 	if s.Makespan > 0 {
 		row.GoodputReqPerSec = float64(p.good) / s.Makespan
 		row.GoodputOutTokPerSec = float64(p.goodOut) / s.Makespan
+		// A config that ran passed plan.Validate (device.count ≤ 2^20,
+		// each pool's replicas ≤ 2^15): the product cannot wrap.
 		row.GoodputOutTokPerSecPerDevice = row.GoodputOutTokPerSec / float64(row.DeviceCount*row.Replicas)
 		row.ReqPerSec, row.OutTokPerSec = s.ReqPerSec, s.OutputTokPerSec
 	}
