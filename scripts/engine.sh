@@ -196,6 +196,10 @@ cmd_serve() {
 	exec "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve
 }
 
+# group_alive PID: whether the process group PID (or, outside a group of its
+# own, process PID) still has a member.
+group_alive() { kill -0 -- "-$1" 2>/dev/null || kill -0 "$1" 2>/dev/null; }
+
 cmd_stop() {
 	if ! running; then
 		rm -f "$PIDFILE" "$SETTINGSFILE"
@@ -205,11 +209,16 @@ cmd_stop() {
 	local pid
 	pid=$(server_pid)
 	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+	# Wait for the whole group, not the server alone: a runner that outlives
+	# the server would be left with no pid file to find it by. The group's id
+	# is not reused while any member of it lives, so it is still the server's.
 	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
+		group_alive "$pid" || break
 		sleep 0.2
 	done
-	kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null || true
+	if group_alive "$pid"; then
+		kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+	fi
 	rm -f "$PIDFILE" "$SETTINGSFILE"
 	echo "engine.sh: stopped" >&2
 }

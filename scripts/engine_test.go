@@ -110,14 +110,21 @@ func (r *fakeRepo) ownServer(t *testing.T) *os.Process {
 	}
 	go c.Wait()
 	t.Cleanup(func() { c.Process.Kill() })
-	f, err := statFields(c.Process.Pid)
+	r.writePidfile(t, c.Process.Pid)
+	return c.Process
+}
+
+// writePidfile names process pid, with its start time, as the server that
+// engine.sh started.
+func (r *fakeRepo) writePidfile(t *testing.T, pid int) {
+	t.Helper()
+	f, err := statFields(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(r.pidfile(), fmt.Appendf(nil, "%d %s\n", c.Process.Pid, f[19]), 0o644); err != nil {
+	if err := os.WriteFile(r.pidfile(), fmt.Appendf(nil, "%d %s\n", pid, f[19]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return c.Process
 }
 
 // A server that accepts connections but never answers is not healthy: the
@@ -651,5 +658,44 @@ func TestMakeLintFailsOnAFileGofmtCannotParse(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "gofmt failed") {
 		t.Errorf("make lint's output %q does not say gofmt failed", out)
+	}
+}
+
+// stop ends the server's whole process group: a runner still running after
+// the server itself has exited on TERM is killed, not left holding the cores
+// with no pid file left to find it by.
+func TestEngineStopKillsARunnerThatOutlivesTheServer(t *testing.T) {
+	r := newFakeRepo(t, "exit 1")
+	runnerFile := filepath.Join(r.root, ".cache/runner.pid")
+	// The server exits on TERM; its runner ignores TERM and runs on.
+	server := exec.Command("bash", "-c", `(trap "" TERM; exec sleep 60) & echo $! >"$0"; trap "exit 0" TERM; wait`, runnerFile)
+	server.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go server.Wait()
+	t.Cleanup(func() { syscall.Kill(-server.Process.Pid, syscall.SIGKILL) })
+	var runner int
+	for deadline := time.Now().Add(10 * time.Second); runner == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(runnerFile); err == nil {
+			fmt.Sscan(string(b), &runner)
+		}
+	}
+	if runner == 0 {
+		t.Fatal("the stand-in server started no runner")
+	}
+	r.writePidfile(t, server.Process.Pid)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := r.cmd(ctx, "stop").CombinedOutput(); err != nil {
+		t.Fatalf("stop: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(runner) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if alive(runner) {
+		t.Errorf("the runner (pid %d) still runs after stop", runner)
 	}
 }
