@@ -699,3 +699,60 @@ func TestEngineStopKillsARunnerThatOutlivesTheServer(t *testing.T) {
 		t.Errorf("the runner (pid %d) still runs after stop", runner)
 	}
 }
+
+// .ci/run ends a run that outlasts its limit, saying so, and ends what the
+// run started with it: a hung step must not hold CI until the job's own limit
+// kills it without a word.
+func TestCIRunStopsAtItsTimeLimit(t *testing.T) {
+	root := t.TempDir()
+	ciRun, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	makePid := filepath.Join(root, "make.pid")
+	for path, data := range map[string]string{
+		".ci/run":     string(ciRun),
+		"go.mod":      "module fake\n\ngo 1.26\n",
+		"bin/make":    "#!/bin/sh\necho $$ >" + makePid + "\nexec sleep 60\n", // a step that hangs
+		"bin/g++":     "#!/bin/sh\nexit 0\n",
+		"bin/apt-get": "#!/bin/sh\nexit 0\n",
+	} {
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, filepath.Join(root, ".ci/run"))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SERVESIM_CI_") && !strings.HasPrefix(kv, "PATH=") {
+			c.Env = append(c.Env, kv)
+		}
+	}
+	c.Env = append(c.Env, "PATH="+filepath.Join(root, "bin")+":"+os.Getenv("PATH"), "SERVESIM_CI_LIMIT=3s")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	c.WaitDelay = 5 * time.Second
+	out, err := c.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf(".ci/run still running after 30s with a 3s limit: %s", out)
+	}
+	if err == nil || !strings.Contains(string(out), "stopped after 3s") {
+		t.Errorf(".ci/run: %v, %q: want a failure that names its 3s limit", err, out)
+	}
+	var pid int
+	if b, err := os.ReadFile(makePid); err == nil {
+		fmt.Sscan(string(b), &pid)
+	}
+	if pid == 0 {
+		t.Fatalf(".ci/run never reached make: %s", out)
+	}
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("make (pid %d) still runs after .ci/run stopped", pid)
+	}
+}
