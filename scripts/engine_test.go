@@ -43,15 +43,7 @@ func newFakeRepo(t *testing.T, serve string) *fakeRepo {
 		}
 		files["scripts/"+name] = string(script)
 	}
-	for path, data := range files {
-		p := filepath.Join(root, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +88,39 @@ func statFields(pid int) ([]string, error) {
 func alive(pid int) bool {
 	f, err := statFields(pid)
 	return err == nil && f[0] != "Z"
+}
+
+// exitedWithin waits up to d for process pid to exit and reports whether it did.
+func exitedWithin(pid int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); alive(pid) && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return !alive(pid)
+}
+
+// helperServe is the shell command that runs TestHelperEngineServer as
+// `ollama serve`, with these VAR=value settings in its environment.
+func helperServe(t *testing.T, env ...string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(append(env, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'"), " ")
+}
+
+// writeFiles writes each file, executable, under root, making its directories.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for path, data := range files {
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // ownServer starts a process standing in for a server that engine.sh
@@ -176,11 +201,7 @@ func TestEngineStartStopsItsServerThatDoesNotAnswer(t *testing.T) {
 	if err == nil {
 		t.Fatalf("start succeeded with a server that cannot listen: %s", out)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for alive(old.Pid) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if alive(old.Pid) {
+	if !exitedWithin(old.Pid, 15*time.Second) {
 		pf, _ := os.ReadFile(r.pidfile())
 		t.Errorf("the earlier server (pid %d) still runs, pid file %q: start said\n%s", old.Pid, pf, out)
 	}
@@ -219,11 +240,7 @@ func TestEngineStartInterruptedStopsItsServer(t *testing.T) {
 			t.Cleanup(func() { syscall.Kill(-server, syscall.SIGKILL) })
 			syscall.Kill(-c.Process.Pid, sig) // to its process group, as a terminal does
 			c.Wait()
-			deadline := time.Now().Add(15 * time.Second)
-			for alive(server) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			if alive(server) {
+			if !exitedWithin(server, 15*time.Second) {
 				t.Errorf("server (pid %d) still runs after start ended on %v: %s", server, sig, out.String())
 			}
 		})
@@ -272,11 +289,7 @@ func TestHelperEngineServer(t *testing.T) {
 // settings: a server started unpinned, say, is restarted for
 // SERVESIM_ENGINE_CPUS instead of serving on unpinned.
 func TestEngineStartRestartsAServerWithOtherSettings(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r := newFakeRepo(t, helperServe(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	serverPid := func() int {
@@ -313,11 +326,7 @@ func TestEngineStartRestartsAServerWithOtherSettings(t *testing.T) {
 // running on its port by an earlier run is stopped, not reused as the
 // first engine.
 func TestEngineVarianceDoesNotReuseAnEarlierServer(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r := newFakeRepo(t, helperServe(t))
 	r.port = "11439" // engine-variance.sh's own port
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -340,11 +349,7 @@ func TestEngineVarianceDoesNotReuseAnEarlierServer(t *testing.T) {
 // its port by an earlier run is stopped, not reused (its log, which the
 // trace is read from, was already removed).
 func TestKVTraceDoesNotReuseAnEarlierServer(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve := "SERVESIM_ENGINE_TEST_SERVER=1 exec " + exe + " -test.run '^TestHelperEngineServer$'"
+	serve := helperServe(t)
 	r := newFakeRepo(t, serve)
 	r.port = "11441" // kv-trace.sh's own port
 	traced := filepath.Join(r.root, ".cache/kvtrace/ollama")
@@ -352,14 +357,7 @@ func TestKVTraceDoesNotReuseAnEarlierServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, data := range map[string]string{traced: "#!/bin/sh\n" + serve + "\n", filepath.Join(r.root, "scripts/kv-trace.sh"): string(script)} {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, r.root, map[string]string{".cache/kvtrace/ollama": "#!/bin/sh\n" + serve + "\n", "scripts/kv-trace.sh": string(script)})
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	start := r.cmd(ctx, "start")
@@ -384,11 +382,7 @@ func TestMakeTestE2EInterruptedStopsTheEngine(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r := newFakeRepo(t, helperServe(t))
 	makefile, err := os.ReadFile("../Makefile")
 	if err != nil {
 		t.Fatal(err)
@@ -396,11 +390,7 @@ func TestMakeTestE2EInterruptedStopsTheEngine(t *testing.T) {
 	marker := filepath.Join(r.root, ".cache/go-test-running")
 	// A go whose build succeeds and whose test runs until stopped.
 	fakeGo := "#!/bin/sh\n[ \"$1\" = test ] || exit 0\ntouch " + marker + "\nexec sleep 60\n"
-	for path, data := range map[string]string{"Makefile": string(makefile), ".cache/fake-go": fakeGo} {
-		if err := os.WriteFile(filepath.Join(r.root, path), []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, r.root, map[string]string{"Makefile": string(makefile), ".cache/fake-go": fakeGo})
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			os.Remove(marker)
@@ -430,11 +420,7 @@ func TestMakeTestE2EInterruptedStopsTheEngine(t *testing.T) {
 			}
 			syscall.Kill(-c.Process.Pid, sig) // to the process group, as a terminal or a CI runner does
 			c.Wait()
-			deadline := time.Now().Add(15 * time.Second)
-			for alive(server) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			if alive(server) {
+			if !exitedWithin(server, 15*time.Second) {
 				t.Errorf("engine (pid %d) still runs after make test-e2e ended on %v: %s", server, sig, out.String())
 			}
 		})
@@ -452,15 +438,11 @@ func TestMakeLintFailsWithoutItsFileList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, data := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		"Makefile":   string(makefile),
 		"bad.go":     "package bad\nfunc  f() {}\n", // not gofmt'd
 		"fake-go.sh": "#!/bin/sh\nexit 0\n",
-	} {
-		if err := os.WriteFile(filepath.Join(root, path), []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, "make", "-C", root, "lint", "GO="+filepath.Join(root, "fake-go.sh"))
@@ -483,16 +465,10 @@ func TestMakeLintFailsWithoutItsFileList(t *testing.T) {
 // engine-variance.sh shows why a replay failed: record's error is not
 // swallowed by the filter that picks TPOT from its report.
 func TestEngineVarianceSaysWhyAReplayFailed(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r := newFakeRepo(t, helperServe(t))
 	r.port = "11439" // engine-variance.sh's own port
 	servesim := "#!/bin/sh\n[ \"$1\" = record ] || exit 0\necho 'record: engine answered 500' >&2\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(r.root, ".cache/bin/servesim"), []byte(servesim), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, r.root, map[string]string{".cache/bin/servesim": servesim})
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
@@ -510,30 +486,18 @@ func TestEngineVarianceSaysWhyAReplayFailed(t *testing.T) {
 // kv-trace.sh that fails says so and where its logs are: calibrate's
 // output goes to a log, not the terminal.
 func TestKVTraceSaysWhereItsLogsAreWhenItFails(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve := "SERVESIM_ENGINE_TEST_SERVER=1 exec " + exe + " -test.run '^TestHelperEngineServer$'"
+	serve := helperServe(t)
 	r := newFakeRepo(t, serve)
 	r.port = "11441" // kv-trace.sh's own port
 	script, err := os.ReadFile("kv-trace.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, data := range map[string]string{
+	writeFiles(t, r.root, map[string]string{
 		".cache/kvtrace/ollama": "#!/bin/sh\n" + serve + "\n",
 		"scripts/kv-trace.sh":   string(script),
 		".cache/bin/servesim":   "#!/bin/sh\necho 'calibrate: engine answered 500' >&2\nexit 1\n",
-	} {
-		p := filepath.Join(r.root, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
@@ -565,17 +529,11 @@ func TestEngineStartInterruptedWhileWaitingEndsAtOnce(t *testing.T) {
 // exists: ollama create runs the shell commands create, and the server
 // never answers a request for hang (none when empty), creating $MARKER.
 func testEngineStartInterruptedWhile(t *testing.T, create, hang string) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newFakeRepo(t, "SERVESIM_ENGINE_TEST_SERVER=1 SERVESIM_ENGINE_TEST_HANG="+hang+" SERVESIM_ENGINE_TEST_HUNG=\"$MARKER\" exec "+exe+" -test.run '^TestHelperEngineServer$'")
+	r := newFakeRepo(t, helperServe(t, "SERVESIM_ENGINE_TEST_HANG="+hang, `SERVESIM_ENGINE_TEST_HUNG="$MARKER"`))
 	marker := filepath.Join(r.root, ".cache/interrupt-now")
 	t.Setenv("MARKER", marker)
 	ollama := "#!/bin/sh\n[ \"$1\" = create ] || exit 0\n" + create + "\n"
-	if err := os.WriteFile(filepath.Join(r.root, ".cache/bin/ollama"), []byte(ollama), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, r.root, map[string]string{".cache/bin/ollama": ollama})
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	t.Cleanup(func() { r.cmd(context.Background(), "stop").Run() })
@@ -604,11 +562,7 @@ func testEngineStartInterruptedWhile(t *testing.T, create, hang string) {
 	if waited := time.Since(sent); waited > 10*time.Second {
 		t.Errorf("start ended %v after the interrupt: what it waited on went on running: %s", waited.Round(time.Second), out.String())
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for alive(server) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if alive(server) {
+	if !exitedWithin(server, 15*time.Second) {
 		t.Errorf("server (pid %d) still runs after start ended on an interrupt: %s", server, out.String())
 	}
 }
@@ -626,15 +580,11 @@ func TestMakeLintFailsOnAFileGofmtCannotParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, data := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		"Makefile":   string(makefile),
 		"bad.go":     "package bad\nfunc f( {}\n", // a syntax error
 		"fake-go.sh": "#!/bin/sh\nexit 0\n",
-	} {
-		if err := os.WriteFile(filepath.Join(root, path), []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
@@ -691,11 +641,7 @@ func TestEngineStopKillsARunnerThatOutlivesTheServer(t *testing.T) {
 	if out, err := r.cmd(ctx, "stop").CombinedOutput(); err != nil {
 		t.Fatalf("stop: %v\n%s", err, out)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(runner) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if alive(runner) {
+	if !exitedWithin(runner, 5*time.Second) {
 		t.Errorf("the runner (pid %d) still runs after stop", runner)
 	}
 }
@@ -710,21 +656,13 @@ func TestCIRunStopsAtItsTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	makePid := filepath.Join(root, "make.pid")
-	for path, data := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		".ci/run":     string(ciRun),
 		"go.mod":      "module fake\n\ngo 1.26\n",
 		"bin/make":    "#!/bin/sh\necho $$ >" + makePid + "\nexec sleep 60\n", // a step that hangs
 		"bin/g++":     "#!/bin/sh\nexit 0\n",
 		"bin/apt-get": "#!/bin/sh\nexit 0\n",
-	} {
-		p := filepath.Join(root, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, filepath.Join(root, ".ci/run"))
