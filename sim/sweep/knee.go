@@ -17,8 +17,9 @@ type CurvePoint struct {
 // adds less than thrPct % output throughput while P99 TTFT or P99 E2E
 // grows by more than p99Pct %: for consecutive points a, b (by scale), the
 // knee is a when OutTokPerSec(b)/OutTokPerSec(a) − 1 < thrPct/100 and
-// P99(b)/P99(a) − 1 > p99Pct/100 for TTFT or E2E. It is NaN when no pair
-// qualifies. The curve must be sorted by scale.
+// P99(b)/P99(a) − 1 > p99Pct/100 for TTFT or E2E; a NaN P99 (no sample at
+// that point) grows by nothing. It is NaN when no pair qualifies. The curve
+// must be sorted by scale.
 func Knee(curve []CurvePoint, thrPct, p99Pct float64) float64 {
 	for i := 0; i+1 < len(curve); i++ {
 		a, b := curve[i], curve[i+1]
@@ -36,7 +37,12 @@ func Knee(curve []CurvePoint, thrPct, p99Pct float64) float64 {
 	return math.NaN()
 }
 
+// growth is b's relative growth over a; NaN (no jump) when either is
+// unknown (a point with no sample), else +Inf from zero to a positive b.
 func growth(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
 	if !(a > 0) {
 		if b > 0 {
 			return math.Inf(1)

@@ -32,3 +32,20 @@ func TestKnee(t *testing.T) {
 		t.Error("saturation of nothing")
 	}
 }
+
+// A load-curve point whose runs gave no TTFT sample has a NaN P99: its
+// growth to the next point is unknown, no jump, so it makes no knee (it
+// once counted as an infinite growth and set a false knee).
+func TestKneeSkipsUnknownP99(t *testing.T) {
+	curve := []CurvePoint{
+		{Scale: 1, OutTokPerSec: 100, TTFTP99: math.NaN(), E2EP99: 10},
+		{Scale: 2, OutTokPerSec: 101, TTFTP99: 1, E2EP99: 10.5},
+	}
+	if got := Knee(curve, 5, 50); !math.IsNaN(got) {
+		t.Errorf("knee %v from a point with no TTFT sample, want none (NaN)", got)
+	}
+	curve[0].TTFTP99, curve[0].E2EP99 = 1, math.NaN()
+	if got := Knee(curve, 5, 50); !math.IsNaN(got) {
+		t.Errorf("knee %v from a point with no E2E sample, want none (NaN)", got)
+	}
+}
