@@ -85,7 +85,7 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 	thr := newPlot("Throughput vs offered load — "+sweepName, "arrival-rate scale (× the trace's rate)", "output tokens/s")
 	lat := newPlot("P99 TTFT vs offered load — "+sweepName, "arrival-rate scale (× the trace's rate)", "P99 TTFT (s)")
 	var legThr, legLat []legendEntry
-	var knees, caps, kneesLat, capsLat plotter.XYs
+	var knees, caps, bounds, kneesLat, capsLat, boundsLat plotter.XYs
 	var unmarked []string // marks whose point has no finite throughput (a hand-edited file)
 	hiLat, loLat := 0.0, math.Inf(1)
 	loS, hiS := math.Inf(1), 0.0
@@ -132,7 +132,11 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 			}
 			// a swept rate_scale is where the row was run, not its capacity
 			if r.Outcome == sweep.OutcomeOK && c.Scale == r.Scale && !(r.RateScale > 0) {
-				mark(&capDone, "SLO capacity", c, &caps, &capsLat)
+				if r.CapacityLowerBound() {
+					mark(&capDone, "SLO capacity (a lower bound)", c, &bounds, &boundsLat)
+				} else {
+					mark(&capDone, "SLO capacity", c, &caps, &capsLat)
+				}
 			}
 		}
 		if len(t) > 0 {
@@ -150,7 +154,7 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 			legLat = append(legLat, legendEntry{label, []plot.Thumbnailer{ln}})
 		}
 	}
-	marks := func(p *plot.Plot, leg *[]legendEntry, knees, caps plotter.XYs) error {
+	marks := func(p *plot.Plot, leg *[]legendEntry, knees, caps, bounds plotter.XYs) error {
 		if len(knees) > 0 {
 			s, err := scatter(p, knees, color.Black, draw.RingGlyph{}, vg.Points(7))
 			if err != nil {
@@ -159,18 +163,27 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 			*leg = append(*leg, legendEntry{"knee (more load adds little throughput, P99 jumps)", []plot.Thumbnailer{s}})
 		}
 		if len(caps) > 0 {
-			s, err := scatter(p, caps, color.Gray{0x40}, draw.TriangleGlyph{}, vg.Points(5))
+			s, err := scatter(p, caps, color.Gray{0x40}, draw.PyramidGlyph{}, vg.Points(5))
 			if err != nil {
 				return err
 			}
 			*leg = append(*leg, legendEntry{"SLO capacity (highest load meeting the SLO)", []plot.Thumbnailer{s}})
 		}
+		// an open triangle: the capacity is at least there, the search
+		// stopped before the SLO broke
+		if len(bounds) > 0 {
+			s, err := scatter(p, bounds, color.Gray{0x40}, draw.TriangleGlyph{}, vg.Points(5))
+			if err != nil {
+				return err
+			}
+			*leg = append(*leg, legendEntry{"SLO capacity ≥ (the SLO held up to the search's limit)", []plot.Thumbnailer{s}})
+		}
 		return nil
 	}
-	if err := marks(thr, &legThr, knees, caps); err != nil {
+	if err := marks(thr, &legThr, knees, caps, bounds); err != nil {
 		return nil, err
 	}
-	if err := marks(lat, &legLat, kneesLat, capsLat); err != nil {
+	if err := marks(lat, &legLat, kneesLat, capsLat, boundsLat); err != nil {
 		return nil, err
 	}
 	thr.Y.Min = 0

@@ -246,7 +246,8 @@ func (LoadCurveSection) Blocks(in *Inputs) ([]Block, error) {
 	}
 	if len(blocks) > 0 {
 		blocks = append([]Block{&Text{"The knee is the first load beyond which extra load adds little throughput " +
-			"while P99 latency grows sharply; the SLO capacity is the highest load at which the SLO still holds."}}, blocks...)
+			"while P99 latency grows sharply; the SLO capacity is the highest load at which the SLO still holds " +
+			"(≥: it held up to the search's limit, so the capacity is at least there)."}}, blocks...)
 	}
 	return blocks, nil
 }

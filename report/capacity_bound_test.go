@@ -1,0 +1,61 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// A capacity the SLO never broke above (the search's cap) is a lower bound:
+// the load figures must mark it apart from a capacity the search closed in
+// on, as the sweep's ranking table prints it "≥".
+func TestLoadCurveMarksCapacityLowerBound(t *testing.T) {
+	curve := []sweep.CurvePoint{{Scale: 1, OutTokPerSec: 10, TTFTP99: 1}, {Scale: 2, OutTokPerSec: 19, TTFTP99: 1.1},
+		{Scale: 4, OutTokPerSec: 30, TTFTP99: 1.3}}
+	rows := []sweep.Row{
+		{Index: 0, Rank: 1, Label: "capped", Outcome: sweep.OutcomeOK, Scale: 4, Note: "capacity ≥ search.max_scale 4",
+			USDPerMOutEst: 1, SatUSDPerMOut: 1, TTFTP99: 1.3, OutTokPerSec: 30, Curve: curve},
+	}
+	if !rows[0].CapacityLowerBound() {
+		t.Fatal("the row's note no longer makes a lower bound")
+	}
+	figs := loadFigs(t, rows)
+	for _, name := range []string{"load-0-throughput", "load-0-p99"} {
+		svg := string(figs[name].SVG)
+		if !strings.Contains(svg, "≥") {
+			t.Errorf("%s: the capped capacity is not marked as a lower bound (≥)", name)
+		}
+		if strings.Contains(svg, "highest load meeting the SLO") {
+			t.Errorf("%s: the capped capacity is marked as a searched one", name)
+		}
+	}
+
+	rows[0].Note = ""
+	figs = loadFigs(t, rows)
+	if svg := string(figs["load-0-throughput"].SVG); strings.Contains(svg, "≥") || !strings.Contains(svg, "highest load meeting the SLO") {
+		t.Error("a searched capacity is not marked as one")
+	}
+}
+
+func loadFigs(t *testing.T, rows []sweep.Row) map[string]*Figure {
+	t.Helper()
+	d, err := Build("t", &Inputs{Sweeps: []*Sweep{{Name: "s", Path: "s.parquet", Rows: rows}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := map[string]*Figure{}
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			if f, ok := b.(*Figure); ok && strings.HasPrefix(f.Name, "load-") {
+				figs[f.Name] = f
+			}
+		}
+	}
+	for _, name := range []string{"load-0-throughput", "load-0-p99"} {
+		if figs[name] == nil {
+			t.Fatalf("no figure %s", name)
+		}
+	}
+	return figs
+}
