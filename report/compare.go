@@ -216,11 +216,18 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		return err
 	}
 	if n := Regressions(cs); n > 0 {
-		_, err := fmt.Fprintf(w, "\n%d regression(s) beyond %.3g%% (higher latency or cost, lower throughput)\n", n, 100*threshold)
+		_, err := fmt.Fprintf(w, "\n%d regression(s) beyond %s (higher latency or cost, lower throughput)\n", n, ThresholdPct(threshold))
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nno regression beyond %.3g%%\n", 100*threshold)
+	_, err := fmt.Fprintf(w, "\nno regression beyond %s\n", ThresholdPct(threshold))
 	return err
+}
+
+// ThresholdPct is a regression threshold (a fraction) as the percentage it
+// was given: 12 significant digits keep what was typed (12.345%) and drop
+// the parse's rounding (12.345000000000002).
+func ThresholdPct(threshold float64) string {
+	return fmt.Sprintf("%.12g%%", 100*threshold)
 }
 
 // inputDifferences says how a and b ran different inputs, as far as their

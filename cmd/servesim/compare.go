@@ -88,7 +88,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	if n := report.Regressions(cs); n > 0 {
-		return cli.Exit(fmt.Sprintf("compare: %d regression(s) beyond %.3g%%", n, 100*thr), exitRegression)
+		return cli.Exit(fmt.Sprintf("compare: %d regression(s) beyond %s", n, report.ThresholdPct(thr)), exitRegression)
 	}
 	return nil
 }
