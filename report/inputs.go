@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -221,11 +222,14 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 // one JSON array, no unknown fields, at least one result, each with a
 // summary and a name unique in the file that is no path (the plan's trace
 // is <name>.parquet beside it); counts and times ≥ 0, completed +
-// rejected ≤ requests, and dollar figures the report can draw. name (the
-// file) starts every error.
+// rejected ≤ requests, energy ≥ 0 or unknown, and dollar figures the
+// report can draw. name (the file) starts every error.
 func ParseSummary(data []byte, name string) ([]*plan.Result, error) {
 	var results []*plan.Result
 	if err := jsonfile.DecodeStrict(data, &results, "a JSON array"); err != nil {
+		return nil, fmt.Errorf("%s: not a simulate summary.json: %w", name, err)
+	}
+	if err := markUnknownEnergy(data, results); err != nil {
 		return nil, fmt.Errorf("%s: not a simulate summary.json: %w", name, err)
 	}
 	if len(results) == 0 {
@@ -271,9 +275,54 @@ func ParseSummary(data []byte, name string) ([]*plan.Result, error) {
 	return results, nil
 }
 
+// energyJSON is where a summary.json holds a summary's energy, raw.
+type energyJSON struct{ EnergyJoules json.RawMessage }
+
+// markUnknownEnergy sets each summary's EnergyJoules that data holds as
+// null to traces.Missing, as the simulator leaves an energy it has no
+// power model for: decoding a null leaves 0, which would read as a
+// measured 0 J. Files written when unknown energy was -1 need nothing:
+// -1 decodes as traces.Missing. data has decoded into results strictly,
+// so this second, lenient pass sees the same arrays.
+func markUnknownEnergy(data []byte, results []*plan.Result) error {
+	var raw []struct {
+		Summary energyJSON
+		Pools   []struct {
+			energyJSON
+			Replicas []energyJSON
+		}
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	mark := func(s *sim.Summary, e energyJSON) {
+		if string(e.EnergyJoules) == "null" {
+			s.EnergyJoules = traces.Missing
+		}
+	}
+	for i, res := range results {
+		if res == nil || res.Summary == nil {
+			continue // refused by ParseSummary
+		}
+		mark(res.Summary, raw[i].Summary)
+		for k := range res.Pools {
+			p := &res.Pools[k]
+			mark(&p.Summary, raw[i].Pools[k].energyJSON)
+			for r := range p.Replicas {
+				mark(&p.Replicas[r], raw[i].Pools[k].Replicas[r])
+			}
+		}
+	}
+	return nil
+}
+
 // checkSummary: what the simulator counts is ≥ 0, completed + rejected ≤
-// requests, and times are ≥ 0 (the KV figure's time axis starts at 0).
+// requests, times are ≥ 0 (the KV figure's time axis starts at 0), and
+// energy is ≥ 0 or unknown (traces.Missing, read from null or -1).
 func checkSummary(s *sim.Summary) error {
+	if !(s.EnergyJoules >= 0) && s.EnergyJoules != traces.Missing {
+		return fmt.Errorf("EnergyJoules = %v: want ≥ 0 J, or null when not measured", s.EnergyJoules)
+	}
 	counts := []struct {
 		name string
 		v    int64
