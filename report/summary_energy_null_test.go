@@ -1,11 +1,15 @@
 package report
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/plan"
+	"github.com/servesim/servesim/traces"
 )
 
 var replicaEnergy = regexp.MustCompile(`(?m)^( {12}"EnergyJoules": )[0-9.]+`)
@@ -44,5 +48,25 @@ func TestParseSummaryReadsNullEnergyAsUnknown(t *testing.T) {
 	bad := editSummary(t, func(_, s map[string]any) { s["EnergyJoules"] = -5 })
 	if _, err := ParseSummary(bad, "s.json"); err == nil || !strings.Contains(err.Error(), "s.json: [0].Summary: EnergyJoules = -5") {
 		t.Errorf("a negative energy: err = %v", err)
+	}
+}
+
+// An unknown energy survives simulate's writing and the report's reading.
+func TestSummaryEnergyUnknownRoundTrips(t *testing.T) {
+	res := handRun("unpowered", 0.1).Result
+	res.Summary.EnergyJoules = traces.Missing
+	data, err := json.Marshal([]*plan.Result{res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"EnergyJoules":null`) {
+		t.Fatalf("%s: want the unknown energy written as null", data)
+	}
+	back, err := ParseSummary(data, "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := back[0].Summary.EnergyJoules; e != traces.Missing {
+		t.Errorf("read back energy %v J, want unknown (%v)", e, traces.Missing)
 	}
 }

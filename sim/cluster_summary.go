@@ -29,8 +29,8 @@ import (
 //   - latency distributions: over every request (not a mean of replicas);
 //   - Utilization: BusySeconds / (replicas × Makespan), the mean replica;
 //   - DeviceSeconds: Σ replicas' Devices × Makespan;
-//   - EnergyJoules: the replicas' sum, traces.Missing when any replica has
-//     no Config.Power;
+//   - EnergyJoules: the replicas' sum, traces.Missing (null in JSON) when
+//     any replica has no Config.Power;
 //   - KV: TotalBlocks and MeanUsed are sums and MeanUtil their ratio (the
 //     capacity-weighted mean replica); MaxUsed and MaxUtil are the largest
 //     single-replica peaks; Series is empty (see the replicas');

@@ -39,7 +39,7 @@ type Summary struct {
 	BusySeconds   float64 // Σ step durations inside the window
 	Utilization   float64 // BusySeconds / Makespan
 	DeviceSeconds float64 // Devices × Makespan
-	EnergyJoules  float64 // Devices × Power(Utilization) × Makespan; traces.Missing (-1) without Config.Power
+	EnergyJoules  float64 // Devices × Power(Utilization) × Makespan; traces.Missing (-1, null in JSON) without Config.Power
 
 	ReqPerSec, InputTokPerSec, OutputTokPerSec float64 // completed, over Makespan
 
@@ -87,35 +87,41 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 // too, as a live run with no success has none; its utilisation and KV
 // mean were measured and stand. The prefix hit rate
 // of a run that looked nothing up is null too: a 0 would read as a cache
-// that missed. Decoding a null leaves 0; read Makespan or PrefixLookups
-// beside it.
+// that missed. The energy of a run without a power model (traces.Missing
+// in memory) is null too: -1 J would read as a figure. Decoding a null
+// leaves 0; read Makespan or PrefixLookups beside it (report.ParseSummary
+// reads a null energy back as traces.Missing).
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary // without this method
-	var hitRate *float64
+	var hitRate, energy *float64
 	if s.PrefixLookups > 0 {
 		hitRate = &s.PrefixHitRate
 	}
+	if s.EnergyJoules >= 0 {
+		energy = &s.EnergyJoules
+	}
 	switch {
-	case s.Makespan > 0 && s.Completed > 0 && hitRate != nil:
+	case s.Makespan > 0 && s.Completed > 0 && hitRate != nil && energy != nil:
 		return json.Marshal(plain(s))
 	case s.Makespan > 0 && s.Completed > 0:
 		return json.Marshal(struct {
 			plain
-			PrefixHitRate *float64
-		}{plain: plain(s)})
+			EnergyJoules, PrefixHitRate *float64
+		}{plain: plain(s), EnergyJoules: energy, PrefixHitRate: hitRate})
 	case s.Makespan > 0: // a cluster held to an OOM: the window stands, nothing completed in it
 		return json.Marshal(struct {
 			plain
+			EnergyJoules                               *float64
 			ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
 			PrefixHitRate                              *float64
-		}{plain: plain(s), PrefixHitRate: hitRate})
+		}{plain: plain(s), EnergyJoules: energy, PrefixHitRate: hitRate})
 	}
 	return json.Marshal(struct {
 		plain
-		Utilization, ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
-		KV                                                      kvWithoutWindow
-		PrefixHitRate                                           *float64
-	}{plain: plain(s), KV: kvWithoutWindow{plainKV: plainKV(s.KV)}, PrefixHitRate: hitRate})
+		Utilization, EnergyJoules, ReqPerSec, InputTokPerSec, OutputTokPerSec *float64
+		KV                                                                    kvWithoutWindow
+		PrefixHitRate                                                         *float64
+	}{plain: plain(s), EnergyJoules: energy, KV: kvWithoutWindow{plainKV: plainKV(s.KV)}, PrefixHitRate: hitRate})
 }
 
 // kvWithoutWindow is KVStats with its means written as null.
