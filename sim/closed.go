@@ -115,18 +115,33 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 		pending = append(pending, req)
 		return nil
 	}
+	// arrive hands the engine the first request on its way, in input
+	// order, and returns when it arrived.
+	arrive := func() (int64, error) {
+		arrival := pending[0].Arrival
+		if err := e.add(&pending[0], idx); err != nil {
+			return 0, err
+		}
+		idx++
+		pending = pending[1:]
+		return arrival, nil
+	}
+	// release frees, at the time at, the clients of the requests the
+	// engine finished or rejected since the last release.
+	release := func(at int64) {
+		free += e.finished - freed
+		freed, freedAt = e.finished, at
+	}
 	for loops := 0; ; loops++ {
 		// Requests that reached the engine during the step that just
 		// ended go first: one refused there freed its client at its
 		// arrival, before the step freed the others, and that client's
 		// next request is issued then, in time order.
 		for len(pending) > 0 && pending[0].Arrival < freedAt && e.next >= pending[0].Arrival {
-			arrival := pending[0].Arrival
-			if err := e.add(&pending[0], idx); err != nil {
+			arrival, err := arrive()
+			if err != nil {
 				return nil, err
 			}
-			idx++
-			pending = pending[1:]
 			for ; freed < e.finished && !exhausted; freed++ {
 				if err := issue(arrival); err != nil {
 					return nil, err
@@ -147,17 +162,14 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 			}
 		}
 		if len(pending) > 0 && e.next >= pending[0].Arrival {
-			arrival := pending[0].Arrival
-			if err := e.add(&pending[0], idx); err != nil {
+			arrival, err := arrive()
+			if err != nil {
 				return nil, err
 			}
-			idx++
-			pending = pending[1:]
 			if e.finished > freed {
 				// Rejected as it arrived, as a live engine answers at
 				// once, not when the step under way ends.
-				free += e.finished - freed
-				freed, freedAt = e.finished, arrival
+				release(arrival)
 			}
 			continue
 		}
@@ -173,8 +185,7 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 		if err := e.iterate(t, math.MaxInt64); err != nil {
 			return closedLeftover(in, pending, idx, max(e.now, lastArrival)), err
 		}
-		free += e.finished - freed
-		freed, freedAt = e.finished, e.now
+		release(e.now)
 	}
 }
 
