@@ -20,10 +20,7 @@ func TestClosedLoopRejectionKeepsArrivalOrder(t *testing.T) {
 	}
 	bothModes(t, func(t *testing.T, noSkip bool) {
 		cfg := testConfig(policy(t, Continuous), 64, noSkip)
-		w := &memWriter{}
-		if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 3, IssueGap: time.Millisecond}, newSliceReader(reqs), w); err != nil {
-			t.Fatal(err)
-		}
+		_, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 3, IssueGap: time.Millisecond}, reqs)
 		for i := 1; i < len(w.rows); i++ {
 			if w.rows[i].Arrival < w.rows[i-1].Arrival {
 				t.Errorf("row %s arrives at %d ns, before row %s at %d ns", w.rows[i].ID, w.rows[i].Arrival, w.rows[i-1].ID, w.rows[i-1].Arrival)

@@ -12,16 +12,9 @@ import (
 // ended; the request reaches the engine IssueGap later. The simulated
 // latencies start at the same instant, not at the engine.
 func TestClosedLoopLatenciesStartAtTheIssue(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Policy = policy(t, Serial)
-	cfg.TotalBlocks = 100
-	cfg.Step = testTimer
+	cfg := serialTestConfig(t)
 	reqs := []*traces.Request{req("a", 0, 10, 3), req("b", 0, 10, 3)}
-	w := &memWriter{}
-	sum, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 1, IssueGap: time.Millisecond}, newSliceReader(reqs), w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 1, IssueGap: time.Millisecond}, reqs)
 	// 42 ms a request (TestClosedLoopOneClientHandComputed): a is issued
 	// at 0 and reaches the engine at 1 ms, first token 21 ms, last 43 ms;
 	// b is issued at 43 ms, reaches it at 44 ms, tokens at 64 and 86 ms.

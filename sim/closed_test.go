@@ -10,22 +10,9 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
-func runClosed(t testing.TB, cfg Config, clients int, reqs []*traces.Request) (*Summary, *memWriter) {
-	t.Helper()
-	w := &memWriter{}
-	sum, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: clients}, newSliceReader(reqs), w)
-	if err != nil {
-		t.Fatalf("RunClosedLoop: %v", err)
-	}
-	return sum, w
-}
-
 // One client: each request goes out when the previous one completes.
 func TestClosedLoopOneClientHandComputed(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Policy = policy(t, Serial)
-	cfg.TotalBlocks = 100
-	cfg.Step = testTimer
+	cfg := serialTestConfig(t)
 	// Arrivals out of order and far apart: ignored.
 	reqs := []*traces.Request{req("a", 500, 10, 3), req("b", 0, 10, 3), req("c", 9000, 10, 3)}
 	sum, w := runClosed(t, cfg, 1, reqs)
@@ -120,10 +107,7 @@ func TestClosedLoopRejectionSkipMatchesNoSkip(t *testing.T) {
 	for _, noSkip := range []bool{true, false} {
 		cfg := Config{Policy: PolicyConfig{Name: Continuous, MaxNumSeqs: 1, MaxNumBatchedTokens: 64, ChunkedPrefill: true},
 			BlockSize: 16, TotalBlocks: 64, Step: Linear{C0: 10e-3, Cp: 1e-4, Cd: 1e-3}, Devices: 1, NoSkip: noSkip}
-		w := &memWriter{}
-		if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 3, IssueGap: 50 * time.Millisecond}, newSliceReader(reqs), w); err != nil {
-			t.Fatal(err)
-		}
+		_, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 3, IssueGap: 50 * time.Millisecond}, reqs)
 		if w.byID["r2"].Error == "" {
 			t.Fatal("r2 was not rejected")
 		}
@@ -171,10 +155,7 @@ func TestClosedLoopIssueGapDesynchronises(t *testing.T) {
 	cfg.TotalBlocks = 1000
 	cfg.Step = testTimer // 10 ms + 1 ms per prefill token + 1 ms per decode seq
 	reqs := []*traces.Request{req("a", 0, 10, 3), req("b", 0, 10, 3), req("c", 0, 10, 3), req("d", 0, 10, 3)}
-	w := &memWriter{}
-	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, newSliceReader(reqs), w); err != nil {
-		t.Fatal(err)
-	}
+	_, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, reqs)
 	a, b := w.byID["a"], w.byID["b"]
 	// a: prefill alone, 1–21 ms. b arrives at 2 ms and prefills with a's
 	// first decode: 21–42 ms (10 + 10 + 1).
@@ -187,10 +168,7 @@ func TestClosedLoopIssueGapDesynchronises(t *testing.T) {
 		t.Errorf("c arrives %d first %d (ns), want 55 and 85 ms", c.Arrival, c.FirstToken)
 	}
 	// Together, both would have had their first token at 30 ms.
-	w = &memWriter{}
-	if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2}, newSliceReader(reqs), w); err != nil {
-		t.Fatal(err)
-	}
+	_, w = runClosedLoop(t, cfg, ClosedLoop{Clients: 2}, reqs)
 	if r := w.rows[0]; r.FirstToken != 30e6 {
 		t.Errorf("no gap: first token at %d ns, want 30 ms", r.FirstToken)
 	}
@@ -212,10 +190,7 @@ func TestClosedLoopRejectionFreesClientAtArrival(t *testing.T) {
 	reqs := []*traces.Request{req("a", 0, 10, 3), req("big", 0, 1000, 10), req("c", 0, 10, 3)}
 	for _, noSkip := range []bool{true, false} {
 		cfg.NoSkip = noSkip
-		w := &memWriter{}
-		if _, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, newSliceReader(reqs), w); err != nil {
-			t.Fatal(err)
-		}
+		_, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, reqs)
 		// a prefills 1–21 ms; big arrives at 2 ms and is refused then, so
 		// c is issued at 2 ms and arrives at 3 ms (not 1 ms after a's
 		// prefill step ends), to join a's first decode step at 21 ms.

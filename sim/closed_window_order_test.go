@@ -13,28 +13,19 @@ import (
 // request first: the measured request that follows the refusal is issued
 // earlier, and the window, like the rows' live window, opens at it.
 func TestClosedLoopWindowOpensAtTheEarliestIssue(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Policy = policy(t, Serial)
-	cfg.TotalBlocks = 100
-	cfg.Step = testTimer
+	cfg := serialTestConfig(t)
 	warm := req("w", 0, 10, 1) // one 20 ms prefill step from 1 ms
 	warm.Warmup = true
 	big := req("big", 0, 10_000, 1) // arrives at 2 ms, in w's step: refused
 	big.Warmup = true
 	reqs := []*traces.Request{warm, big, req("a", 0, 10, 3), req("b", 0, 10, 3)}
-	w := &memWriter{}
-	sum, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, newSliceReader(reqs), w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live traces.Window
+	sum, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 2, IssueGap: time.Millisecond}, reqs)
 	for _, r := range w.rows {
-		live.Add(r)
 		if !r.Warmup && r.ScheduledSend < int64(sum.FirstArrival*1e9) {
 			t.Errorf("%s issued at %d ns, before the window opens at %v s", r.ID, r.ScheduledSend, sum.FirstArrival)
 		}
 	}
-	first, last, ok := live.Bounds()
+	first, last, ok := liveWindow(w.rows).Bounds()
 	if !ok || sum.FirstArrival != float64(first)/1e9 || sum.Makespan != float64(last-first)/1e9 {
 		t.Errorf("window from %v s, %v s long; the rows' live window is [%d, %d] ns (ok %v)",
 			sum.FirstArrival, sum.Makespan, first, last, ok)

@@ -12,20 +12,10 @@ import (
 // the simulated one opens there, not one IssueGap later at the engine,
 // so its rates and KV mean cover the span a live run's do.
 func TestClosedLoopWindowOpensAtTheFirstIssue(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Policy = policy(t, Serial)
-	cfg.TotalBlocks = 100
-	cfg.Step = testTimer
+	cfg := serialTestConfig(t)
 	reqs := []*traces.Request{req("a", 0, 10, 3), req("b", 0, 10, 3)}
-	w := &memWriter{}
-	sum, err := RunClosedLoop(t.Context(), cfg, ClosedLoop{Clients: 1, IssueGap: time.Millisecond}, newSliceReader(reqs), w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live traces.Window
-	for _, r := range w.rows {
-		live.Add(r)
-	}
+	sum, w := runClosedLoop(t, cfg, ClosedLoop{Clients: 1, IssueGap: time.Millisecond}, reqs)
+	live := liveWindow(w.rows)
 	first, last, ok := live.Bounds()
 	// a is issued at 0 and b's last token comes at 86 ms
 	// (TestClosedLoopLatenciesStartAtTheIssue).
