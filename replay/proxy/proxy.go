@@ -533,7 +533,7 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "stream ended without data: [DONE]"
 	case sse.EngineAborted(o.finish):
 		row.Error = engineAbortError(o)
-	case o.usage != nil && o.usage.impossible() != "":
+	case usageProblem(o) != "":
 		row.Error = badUsageError(o)
 		o.usage = nil // the size is the estimate, not a count the server got wrong
 	}
@@ -622,11 +622,20 @@ func engineAbortError(o *observation) string {
 	return msg
 }
 
+// usageProblem describes what is impossible in o's usage block, or returns
+// "" (also when there is none).
+func usageProblem(o *observation) string {
+	if o.usage == nil {
+		return ""
+	}
+	return o.usage.impossible(o.chunks > 0)
+}
+
 // badUsageError describes a usage block no request can have, in the terms
 // record's client uses: the count and, for a stream, the content chunks
 // before it.
 func badUsageError(o *observation) string {
-	msg := "usage reports " + o.usage.impossible()
+	msg := "usage reports " + usageProblem(o)
 	if o.streamed {
 		msg += fmt.Sprintf(" after %d content chunks", o.chunks)
 	}

@@ -26,9 +26,10 @@ type apiUsage struct {
 }
 
 // impossible describes a count no request can have (negative, past int32,
-// or more cached tokens than prompt tokens), as record's client rejects
-// them, or returns "". An absent count is no count and passes.
-func (u *apiUsage) impossible() string {
+// none for a response that carried output, or more cached tokens than
+// prompt tokens), as record's client rejects them, or returns "". An
+// absent count is no count and passes.
+func (u *apiUsage) impossible(carriedOutput bool) string {
 	var cached *int64
 	if u.PromptTokensDetails != nil {
 		cached = u.PromptTokensDetails.CachedTokens
@@ -40,6 +41,10 @@ func (u *apiUsage) impossible() string {
 		if f.v != nil && (*f.v < 0 || *f.v > math.MaxInt32) {
 			return fmt.Sprintf("%s = %d", f.name, *f.v)
 		}
+	}
+	// Text or a tool call is at least one token generated.
+	if carriedOutput && u.CompletionTokens != nil && *u.CompletionTokens == 0 {
+		return "completion_tokens = 0"
 	}
 	// Cached tokens are a part of the prompt: more would make a prefix-hit
 	// rate above 1.

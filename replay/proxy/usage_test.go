@@ -74,3 +74,48 @@ func TestCachedTokensUpToThePromptAreKept(t *testing.T) {
 		t.Fatalf("rows %+v, want one success with 5 cached of 5 prompt tokens", rows)
 	}
 }
+
+// recordUsage sends reqBody through the proxy to an upstream answering
+// with body (a stream, or else a JSON response) and returns the row.
+func recordUsage(t *testing.T, reqBody, body string, stream bool) *traces.Request {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if stream {
+			w.Header().Set("Content-Type", "text/event-stream")
+		}
+		io.WriteString(w, body)
+	}))
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	r.post(t, "/v1/chat/completions", reqBody)
+	_, rows := r.finish(t)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	return rows[0]
+}
+
+// Output with completion_tokens = 0 is a count that does not match what
+// was generated: a failure, as record writes one, not a success of 0
+// output tokens with no token times.
+func TestZeroCompletionTokensWithOutputIsAFailure(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":0}}\n\n" +
+		"data: [DONE]\n\n"
+	row := recordUsage(t, chatBody("m", true, true, "hi"), stream, true)
+	if row.Error != "usage reports completion_tokens = 0 after 1 content chunks" || row.UsageOutput != traces.Missing || row.OutputTokens != 1 {
+		t.Errorf("stream: error %q, usage output %d, output %d: want the failure, sized by the estimate (1)", row.Error, row.UsageOutput, row.OutputTokens)
+	}
+	whole := `{"choices":[{"message":{"content":"ab"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`
+	row = recordUsage(t, chatBody("m", false, false, "hi"), whole, false)
+	if row.Error != "usage reports completion_tokens = 0" || row.UsageOutput != traces.Missing {
+		t.Errorf("response: error %q, usage output %d: want the failure", row.Error, row.UsageOutput)
+	}
+	// No output at all: 0 tokens is what was generated.
+	empty := `{"choices":[{"message":{"content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`
+	if row = recordUsage(t, chatBody("m", false, false, "hi"), empty, false); row.Error != "" || row.UsageOutput != 0 {
+		t.Errorf("empty response: error %q, usage output %d: want a success of 0 tokens", row.Error, row.UsageOutput)
+	}
+}
