@@ -23,6 +23,8 @@ type apiRequest struct {
 	} `json:"stream_options"`
 	MaxTokens           *int64 `json:"max_tokens"`
 	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+	N                   *int64 `json:"n"`       // choices, each capped by maxTokens
+	BestOf              *int64 `json:"best_of"` // candidates generated (completions), each capped too
 }
 
 // maxTokens is the request's output cap, or -1.
@@ -34,6 +36,25 @@ func (r *apiRequest) maxTokens() int64 {
 		return *r.MaxTokens
 	}
 	return -1
+}
+
+// outputCap is the most completion tokens the request allows over all the
+// sequences it generates (n choices, or best_of candidates, which a server
+// may count too), or -1 for no cap.
+func (r *apiRequest) outputCap() int64 {
+	limit, seqs := r.maxTokens(), int64(1)
+	for _, v := range []*int64{r.N, r.BestOf} {
+		if v != nil {
+			seqs = max(seqs, *v)
+		}
+	}
+	if limit < 0 || seqs == 1 {
+		return limit
+	}
+	if limit > math.MaxInt64/seqs {
+		return math.MaxInt64
+	}
+	return limit * seqs
 }
 
 // promptText is a prompt rendered for hashing: either canonical text

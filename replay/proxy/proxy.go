@@ -533,8 +533,8 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "stream ended without data: [DONE]"
 	case sse.EngineAborted(o.finish):
 		row.Error = engineAbortError(o)
-	case usageProblem(o) != "":
-		row.Error = badUsageError(o)
+	case usageProblem(o, ex.req.outputCap()) != "":
+		row.Error = badUsageError(o, ex.req.outputCap())
 		o.usage = nil // the size is the estimate, not a count the server got wrong
 	}
 	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back
@@ -622,20 +622,21 @@ func engineAbortError(o *observation) string {
 	return msg
 }
 
-// usageProblem describes what is impossible in o's usage block, or returns
-// "" (also when there is none).
-func usageProblem(o *observation) string {
+// usageProblem describes what is impossible in o's usage block for a
+// request of outputCap (apiRequest.outputCap), or returns "" (also when
+// there is none).
+func usageProblem(o *observation, outputCap int64) string {
 	if o.usage == nil {
 		return ""
 	}
-	return o.usage.impossible(o.chunks > 0)
+	return o.usage.impossible(o.chunks > 0, outputCap)
 }
 
 // badUsageError describes a usage block no request can have, in the terms
 // record's client uses: the count and, for a stream, the content chunks
 // before it.
-func badUsageError(o *observation) string {
-	msg := "usage reports " + usageProblem(o)
+func badUsageError(o *observation, outputCap int64) string {
+	msg := "usage reports " + usageProblem(o, outputCap)
 	if o.streamed {
 		msg += fmt.Sprintf(" after %d content chunks", o.chunks)
 	}

@@ -26,10 +26,11 @@ type apiUsage struct {
 }
 
 // impossible describes a count no request can have (negative, past int32,
-// none for a response that carried output, or more cached tokens than
-// prompt tokens), as record's client rejects them, or returns "". An
-// absent count is no count and passes.
-func (u *apiUsage) impossible(carriedOutput bool) string {
+// none for a response that carried output, more cached tokens than prompt
+// tokens, or more completion tokens than outputCap, the request's cap or
+// -1 for none), as record's client rejects them, or returns "". An absent
+// count is no count and passes.
+func (u *apiUsage) impossible(carriedOutput bool, outputCap int64) string {
 	var cached *int64
 	if u.PromptTokensDetails != nil {
 		cached = u.PromptTokensDetails.CachedTokens
@@ -50,6 +51,10 @@ func (u *apiUsage) impossible(carriedOutput bool) string {
 	// rate above 1.
 	if cached != nil && u.PromptTokens != nil && *cached > *u.PromptTokens {
 		return fmt.Sprintf("cached_tokens = %d, above prompt_tokens = %d", *cached, *u.PromptTokens)
+	}
+	// A server never generates past the cap: a count above it is false.
+	if outputCap >= 0 && u.CompletionTokens != nil && *u.CompletionTokens > outputCap {
+		return fmt.Sprintf("completion_tokens = %d, above the cap of %d requested", *u.CompletionTokens, outputCap)
 	}
 	return ""
 }

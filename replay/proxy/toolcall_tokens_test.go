@@ -18,7 +18,7 @@ func TestToolCallChunksWeighByArguments(t *testing.T) {
 		`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":7,"total_tokens":28,"completion_tokens":21}}`,
 		`[DONE]`,
 	})
-	r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+	r.post(t, "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":32,"stream":true,"stream_options":{"include_usage":true}}`)
 	_, rows := r.finish(t)
 	row := rows[0]
 	if row.Error != "" || row.UsageOutput != 21 || row.Chunks != 3 || len(row.TokenTimes) != 21 {

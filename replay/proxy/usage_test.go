@@ -75,9 +75,10 @@ func TestCachedTokensUpToThePromptAreKept(t *testing.T) {
 	}
 }
 
-// recordUsage sends reqBody through the proxy to an upstream answering
-// with body (a stream, or else a JSON response) and returns the row.
-func recordUsage(t *testing.T, reqBody, body string, stream bool) *traces.Request {
+// recordUsage sends reqBody to path through the proxy, to an upstream
+// answering with body (a stream, or else a JSON response), and returns the
+// row.
+func recordUsage(t *testing.T, path, reqBody, body string, stream bool) *traces.Request {
 	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -89,7 +90,7 @@ func recordUsage(t *testing.T, reqBody, body string, stream bool) *traces.Reques
 	}))
 	defer up.Close()
 	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
-	r.post(t, "/v1/chat/completions", reqBody)
+	r.post(t, path, reqBody)
 	_, rows := r.finish(t)
 	if len(rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(rows))
@@ -104,18 +105,59 @@ func TestZeroCompletionTokensWithOutputIsAFailure(t *testing.T) {
 	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n" +
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":0}}\n\n" +
 		"data: [DONE]\n\n"
-	row := recordUsage(t, chatBody("m", true, true, "hi"), stream, true)
+	row := recordUsage(t, "/v1/chat/completions", chatBody("m", true, true, "hi"), stream, true)
 	if row.Error != "usage reports completion_tokens = 0 after 1 content chunks" || row.UsageOutput != traces.Missing || row.OutputTokens != 1 {
 		t.Errorf("stream: error %q, usage output %d, output %d: want the failure, sized by the estimate (1)", row.Error, row.UsageOutput, row.OutputTokens)
 	}
 	whole := `{"choices":[{"message":{"content":"ab"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`
-	row = recordUsage(t, chatBody("m", false, false, "hi"), whole, false)
+	row = recordUsage(t, "/v1/chat/completions", chatBody("m", false, false, "hi"), whole, false)
 	if row.Error != "usage reports completion_tokens = 0" || row.UsageOutput != traces.Missing {
 		t.Errorf("response: error %q, usage output %d: want the failure", row.Error, row.UsageOutput)
 	}
 	// No output at all: 0 tokens is what was generated.
 	empty := `{"choices":[{"message":{"content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`
-	if row = recordUsage(t, chatBody("m", false, false, "hi"), empty, false); row.Error != "" || row.UsageOutput != 0 {
+	if row = recordUsage(t, "/v1/chat/completions", chatBody("m", false, false, "hi"), empty, false); row.Error != "" || row.UsageOutput != 0 {
 		t.Errorf("empty response: error %q, usage output %d: want a success of 0 tokens", row.Error, row.UsageOutput)
+	}
+}
+
+// A server never generates past the request's cap (max_completion_tokens,
+// else max_tokens, per choice): a count above it is false, a failure as
+// record writes one, not an inflated output.
+func TestCompletionTokensAboveTheCapAreAFailure(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"abcdefghijklmnop\"}}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9}}\n\n" +
+		"data: [DONE]\n\n"
+	const msgs = `"messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}`
+	for req, want := range map[string]string{
+		`{"model":"m","max_tokens":5,` + msgs + `}`:                            "usage reports completion_tokens = 9, above the cap of 5 requested after 1 content chunks",
+		`{"model":"m","max_tokens":50,"max_completion_tokens":8,` + msgs + `}`: "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+		`{"model":"m","max_tokens":4,"n":2,` + msgs + `}`:                      "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+		`{"model":"m","max_tokens":5,"n":2,` + msgs + `}`:                      "",
+		`{"model":"m",` + msgs + `}`:                                           "",
+		`{"model":"m","max_tokens":9,` + msgs + `}`:                            "",
+	} {
+		row := recordUsage(t, "/v1/chat/completions", req, stream, true)
+		if row.Error != want {
+			t.Errorf("request %s: error %q, want %q", req, row.Error, want)
+		}
+		if want != "" && (row.UsageOutput != traces.Missing || row.OutputTokens >= 9) {
+			t.Errorf("request %s: usage output %d, output %d: want the estimate, not the false count", req, row.UsageOutput, row.OutputTokens)
+		}
+		if want == "" && row.UsageOutput != 9 {
+			t.Errorf("request %s: usage output %d, want 9", req, row.UsageOutput)
+		}
+	}
+}
+
+// best_of generates that many candidates per returned choice, and a
+// server may count them all (OpenAI bills them): the cap is per candidate.
+func TestCompletionTokensCapCountsBestOf(t *testing.T) {
+	stream := "data: {\"choices\":[{\"text\":\"abcdefghijklmnop\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9}}\n\n" +
+		"data: [DONE]\n\n"
+	req := `{"model":"m","prompt":"hi","max_tokens":4,"n":1,"best_of":3,"stream":true,"stream_options":{"include_usage":true}}`
+	if row := recordUsage(t, "/v1/completions", req, stream, true); row.Error != "" || row.UsageOutput != 9 {
+		t.Errorf("error %q, usage output %d: want a success of 9 tokens (3 candidates of up to 4)", row.Error, row.UsageOutput)
 	}
 }

@@ -77,13 +77,14 @@ func TestContinuousUsageTokenTimesAreExact(t *testing.T) {
 
 // A usage count above the bytes streamed was not all streamed (or is
 // false): its tokens get no times, and the count does not size memory.
+// The request sets no max_tokens, which would bound the count.
 func TestUsageAboveStreamHasNoTokenTimes(t *testing.T) {
 	r := vllmRig(t, []string{
 		`{"choices":[{"index":0,"delta":{"content":"a"}}]}`,
 		`{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2000000000}}`,
 		`[DONE]`,
 	})
-	r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+	r.post(t, "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`)
 	_, rows := r.finish(t)
 	if row := rows[0]; row.UsageOutput != 2000000000 || row.TokenTimes != nil {
 		t.Errorf("usage %d, %d token times: want the count kept and no times", row.UsageOutput, len(row.TokenTimes))
