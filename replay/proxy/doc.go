@@ -51,7 +51,9 @@
 // is said in Meta.Extra["proxy.encodings"]):
 // its usage tokens over the output chunks that carried them, as record
 // times them (tokentime.Spread: by per-chunk usage where every chunk
-// carried it, else by text length; the tokens of a last chunk without
+// carried a count in range, else by text length, a negative running count
+// failing nothing, as in record, where only the final usage can; the
+// tokens of a last chunk without
 // text, as vLLM's EOS, are the last output chunk's). Without usage, or
 // with more tokens than the stream had bytes, TokenTimes is nil (not
 // measured).

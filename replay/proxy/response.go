@@ -202,9 +202,13 @@ func (o *observation) apply(r *apiResponse, at int64) {
 	}
 	o.chunks++
 	if at >= 0 {
-		cum := int32(-1) // per-chunk usage (vLLM's continuous_usage_stats)
-		if r.Usage != nil && r.Usage.CompletionTokens != nil {
-			cum = clamp32(*r.Usage.CompletionTokens)
+		// Per-chunk usage (vLLM's continuous_usage_stats). A running count
+		// out of range is none, not a clamped one: the chunks are then
+		// timed by text, as record times them. Only the final usage
+		// judges the row, as record judges it.
+		cum := int32(-1)
+		if u := r.Usage; u != nil && u.CompletionTokens != nil && *u.CompletionTokens >= 0 && *u.CompletionTokens <= math.MaxInt32 {
+			cum = int32(*u.CompletionTokens)
 		}
 		o.timed = append(o.timed, tokentime.Chunk{At: at, Bytes: clamp32(int64(chunkBytes)), Cum: cum})
 		if o.firstOut < 0 {

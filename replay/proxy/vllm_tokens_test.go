@@ -90,3 +90,31 @@ func TestUsageAboveStreamHasNoTokenTimes(t *testing.T) {
 		t.Errorf("usage %d, %d token times: want the count kept and no times", row.UsageOutput, len(row.TokenTimes))
 	}
 }
+
+// A running count no request can have (negative) is no count: the chunks
+// are timed by text length, as record times them, and the row, judged by
+// its final usage as record judges it, stays a success.
+func TestNegativeRunningUsageTimesByText(t *testing.T) {
+	r := vllmRig(t, []string{
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":7,"completion_tokens":-3}}`,
+		`{"choices":[{"index":0,"delta":{"content":"bbbbbbbbbb"}}],"usage":{"prompt_tokens":7,"completion_tokens":4}}`,
+		`{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5}}`,
+		`[DONE]`,
+	})
+	r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+	_, rows := r.finish(t)
+	row := rows[0]
+	if row.Error != "" || row.UsageOutput != 5 || row.Chunks != 2 {
+		t.Fatalf("error %q, usage %d, chunks %d: want a success of 5 tokens over 2 chunks", row.Error, row.UsageOutput, row.Chunks)
+	}
+	// By text (1 and 10 bytes): the first chunk gets its one token, the
+	// rest go over the gap to the second.
+	gap := row.LastToken - row.FirstToken
+	want := []int64{row.FirstToken}
+	for j := int64(1); j <= 4; j++ {
+		want = append(want, row.FirstToken+gap*j/4)
+	}
+	if !slices.Equal(row.TokenTimes, want) {
+		t.Errorf("token times %v, want %v: timed by text, the negative count ignored", row.TokenTimes, want)
+	}
+}
