@@ -1,6 +1,9 @@
 package sweep
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // CurvePoint is the outcome of one complete run on the load curve.
 // Latencies are seconds; rates are per second over the run's makespan.
@@ -18,12 +21,14 @@ type CurvePoint struct {
 // grows by more than p99Pct %: for consecutive points a, b (by scale), the
 // knee is a when OutTokPerSec(b)/OutTokPerSec(a) − 1 < thrPct/100 and
 // P99(b)/P99(a) − 1 > p99Pct/100 for TTFT or E2E; a NaN P99 (no sample at
-// that point) grows by nothing. It is NaN when no pair qualifies. The curve
-// must be sorted by scale.
-func Knee(curve []CurvePoint, thrPct, p99Pct float64) float64 {
+// that point) grows by nothing. Probed is every scale the curve's runs
+// were made at: a pair with a probed scale left off between them is not
+// judged, since the thresholds are for one step of load, not two. It is
+// NaN when no pair qualifies. The curve must be sorted by scale.
+func Knee(curve []CurvePoint, probed []float64, thrPct, p99Pct float64) float64 {
 	for i := 0; i+1 < len(curve); i++ {
 		a, b := curve[i], curve[i+1]
-		if !(a.OutTokPerSec > 0) {
+		if !(a.OutTokPerSec > 0) || len(missingBetween(a.Scale, b.Scale, probed)) > 0 {
 			continue
 		}
 		gain := b.OutTokPerSec/a.OutTokPerSec - 1
@@ -35,6 +40,32 @@ func Knee(curve []CurvePoint, thrPct, p99Pct float64) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// kneeGapNote names the probed scales left off between the curve's points,
+// across which Knee judged nothing; "" when there are none.
+func kneeGapNote(curve []CurvePoint, probed []float64) string {
+	var gaps []string
+	for i := 0; i+1 < len(curve); i++ {
+		for _, s := range missingBetween(curve[i].Scale, curve[i+1].Scale, probed) {
+			gaps = append(gaps, formatValue(s))
+		}
+	}
+	if len(gaps) == 0 {
+		return ""
+	}
+	return "no knee judged across the load curve's missing scale " + strings.Join(gaps, ", ")
+}
+
+// missingBetween returns the probed scales strictly between lo and hi.
+func missingBetween(lo, hi float64, probed []float64) []float64 {
+	var out []float64
+	for _, s := range probed {
+		if s > lo && s < hi {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // growth is b's relative growth over a; NaN (no jump) when either is

@@ -20,7 +20,7 @@ func TestKnee(t *testing.T) {
 		{"e2e grows", []CurvePoint{pt(1, 100, 1, 10), pt(2, 102, 1.1, 30)}, 1},
 		{"empty", nil, math.NaN()},
 	} {
-		got := Knee(tc.curve, 5, 50)
+		got := Knee(tc.curve, scalesOf(tc.curve), 5, 50)
 		if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
 			t.Errorf("%s: knee %v, want %v", tc.name, got, tc.want)
 		}
@@ -41,11 +41,51 @@ func TestKneeSkipsUnknownP99(t *testing.T) {
 		{Scale: 1, OutTokPerSec: 100, TTFTP99: math.NaN(), E2EP99: 10},
 		{Scale: 2, OutTokPerSec: 101, TTFTP99: 1, E2EP99: 10.5},
 	}
-	if got := Knee(curve, 5, 50); !math.IsNaN(got) {
+	if got := Knee(curve, scalesOf(curve), 5, 50); !math.IsNaN(got) {
 		t.Errorf("knee %v from a point with no TTFT sample, want none (NaN)", got)
 	}
 	curve[0].TTFTP99, curve[0].E2EP99 = 1, math.NaN()
-	if got := Knee(curve, 5, 50); !math.IsNaN(got) {
+	if got := Knee(curve, scalesOf(curve), 5, 50); !math.IsNaN(got) {
 		t.Errorf("knee %v from a point with no E2E sample, want none (NaN)", got)
 	}
+}
+
+// A load-curve point left off (a failed run, out of KV memory) leaves a
+// gap: the points either side are no consecutive step of the curve, and a
+// quadrupled load judged by the doubled step's thresholds set a knee that
+// no probed step showed.
+func TestKneeNotJudgedAcrossGap(t *testing.T) {
+	pt := func(s, tput, ttft float64) CurvePoint {
+		return CurvePoint{Scale: s, OutTokPerSec: tput, TTFTP99: ttft, E2EP99: 1}
+	}
+	probed := []float64{1, 2, 4, 8}
+	gapped := []CurvePoint{pt(1, 100, 1), pt(4, 104, 5), pt(8, 300, 6)}
+	if got := Knee(gapped, probed, 5, 50); !math.IsNaN(got) {
+		t.Errorf("knee %v across the missing scale 2, want none (NaN)", got)
+	}
+	after := []CurvePoint{pt(1, 100, 1), pt(4, 104, 5), pt(8, 105, 9)}
+	if got := Knee(after, probed, 5, 50); got != 4 {
+		t.Errorf("knee %v, want 4 (the step past the gap)", got)
+	}
+	whole := []CurvePoint{pt(1, 100, 1), pt(2, 102, 5), pt(4, 300, 6)}
+	if got := Knee(whole, probed[:3], 5, 50); got != 1 {
+		t.Errorf("knee %v on a curve with no gap, want 1", got)
+	}
+	if got := kneeGapNote(gapped, probed); got != "no knee judged across the load curve's missing scale 2" {
+		t.Errorf("gap note %q", got)
+	}
+	if got := kneeGapNote(whole, probed[:3]); got != "" {
+		t.Errorf("gap note %q on a curve with no gap, want none", got)
+	}
+	if got := kneeGapNote(gapped[:1], probed); got != "" {
+		t.Errorf("gap note %q for points missing above the curve, want none (no pair spans them)", got)
+	}
+}
+
+func scalesOf(curve []CurvePoint) []float64 {
+	var s []float64
+	for _, p := range curve {
+		s = append(s, p.Scale)
+	}
+	return s
 }

@@ -233,7 +233,8 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	var failBelow []string // complete runs below the capacity that broke the SLO
 	var oomAt []string     // runs a static batch ended out of KV memory
 	var oomFirst string    // the first of those runs' OOM report
-	for _, scale := range ev.curveScales(at.scale) {
+	probed := ev.curveScales(at.scale)
+	for _, scale := range probed {
 		p, err := ev.run(ctx, scale, false)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -276,7 +277,10 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		row.SatScale, row.SatOutTokPerSec, row.SatUSDPerMOut = sp.Scale, sp.OutTokPerSec, sp.USDPerMOut
 		row.TailPenalty = model.TailPenalty(row.USDPerMOutEst, sp.USDPerMOut)
 	}
-	row.KneeScale = Knee(curve, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
+	row.KneeScale = Knee(curve, probed, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
+	if gap := kneeGapNote(curve, probed); gap != "" {
+		row.Note = joinNote(row.Note, gap)
+	}
 	return nil
 }
 
