@@ -38,6 +38,37 @@ func TestLoadCurveMarksCapacityLowerBound(t *testing.T) {
 	}
 }
 
+// The load section's intro explains "≥" only where a shown row's capacity
+// is a lower bound: with none, the explanation named a mark no figure has.
+func TestLoadCurveIntroExplainsLowerBoundOnlyWhenShown(t *testing.T) {
+	curve := []sweep.CurvePoint{{Scale: 1, OutTokPerSec: 10, TTFTP99: 1}, {Scale: 2, OutTokPerSec: 19, TTFTP99: 1.1}}
+	rows := []sweep.Row{{Index: 0, Rank: 1, Label: "a", Outcome: sweep.OutcomeOK, Scale: 2, Note: "capacity ≥ search.max_scale 2",
+		USDPerMOutEst: 1, SatUSDPerMOut: 1, TTFTP99: 1.1, OutTokPerSec: 19, Curve: curve}}
+	if intro := loadIntro(t, rows); !strings.Contains(intro, "≥:") {
+		t.Errorf("intro %q: a capped capacity is shown, want \"≥\" explained", intro)
+	}
+	rows[0].Note = ""
+	if intro := loadIntro(t, rows); strings.Contains(intro, "≥") {
+		t.Errorf("intro %q: no capped capacity is shown, want no \"≥\"", intro)
+	}
+}
+
+func loadIntro(t *testing.T, rows []sweep.Row) string {
+	t.Helper()
+	blocks, err := LoadCurveSection{}.Blocks(&Inputs{Sweeps: []*Sweep{{Name: "s", Path: "s.parquet", Rows: rows}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) == 0 {
+		t.Fatal("no load-curve blocks")
+	}
+	intro, ok := blocks[0].(*Text)
+	if !ok {
+		t.Fatalf("first block %T, want the intro text", blocks[0])
+	}
+	return intro.Text
+}
+
 func loadFigs(t *testing.T, rows []sweep.Row) map[string]*Figure {
 	t.Helper()
 	d, err := Build("t", &Inputs{Sweeps: []*Sweep{{Name: "s", Path: "s.parquet", Rows: rows}}})

@@ -228,11 +228,13 @@ func (LoadCurveSection) Title() string { return "Throughput vs load" }
 
 func (LoadCurveSection) Blocks(in *Inputs) ([]Block, error) {
 	var blocks []Block
+	lowerBound := false // a drawn capacity is marked "≥"
 	for i, sw := range in.Sweeps {
 		var rows []*sweep.Row
 		for _, r := range shownRows(sw) {
 			if len(r.Curve) > 1 && len(rows) < maxCurves {
 				rows = append(rows, r)
+				lowerBound = lowerBound || r.CapacityLowerBound()
 			}
 		}
 		if len(rows) == 0 {
@@ -245,11 +247,20 @@ func (LoadCurveSection) Blocks(in *Inputs) ([]Block, error) {
 		blocks = append(blocks, figs...)
 	}
 	if len(blocks) > 0 {
-		blocks = append([]Block{&Text{"The knee is the first load beyond which extra load adds little throughput " +
-			"while P99 latency grows sharply; the SLO capacity is the highest load at which the SLO still holds " +
-			"(≥: it held up to the search's limit, so the capacity is at least there)."}}, blocks...)
+		blocks = append([]Block{&Text{loadCurveIntro(lowerBound)}}, blocks...)
 	}
 	return blocks, nil
+}
+
+// loadCurveIntro explains the load figures' marks; "≥" only where one is
+// drawn, as an explanation of a mark no figure has misleads.
+func loadCurveIntro(lowerBound bool) string {
+	intro := "The knee is the first load beyond which extra load adds little throughput " +
+		"while P99 latency grows sharply; the SLO capacity is the highest load at which the SLO still holds"
+	if lowerBound {
+		return intro + " (≥: it held up to the search's limit, so the capacity is at least there)."
+	}
+	return intro + "."
 }
 
 // ParetoSection draws cost against P99 TTFT and against throughput per
