@@ -115,12 +115,12 @@ const MaxPrice = 1e6
 // the energy cost at MaxPrice per kWh stays finite (it multiplies it).
 const MaxPUE = 100.0
 
-// maxReplicas bounds cluster.replicas and cluster.long_replicas.
-const maxReplicas = math.MaxInt16
+// MaxReplicas bounds cluster.replicas and cluster.long_replicas.
+const MaxReplicas = math.MaxInt16
 
-// maxDeviceCount bounds device.count: far past any tensor-parallel
+// MaxDeviceCount bounds device.count: far past any tensor-parallel
 // degree, and low enough that device.count × every replica fits an int.
-const maxDeviceCount = 1 << 20
+const MaxDeviceCount = 1 << 20
 
 // always-required keys, by section.
 var required = []string{
@@ -392,8 +392,8 @@ func (p *Plan) Validate() error {
 	if p.Device.Count < 1 {
 		bad("device.count", "must be ≥ 1, got %d", p.Device.Count)
 	}
-	if p.Device.Count > maxDeviceCount {
-		bad("device.count", "must be ≤ %d, got %d", maxDeviceCount, p.Device.Count)
+	if p.Device.Count > MaxDeviceCount {
+		bad("device.count", "must be ≤ %d, got %d", MaxDeviceCount, p.Device.Count)
 	}
 	if !(p.Device.MemoryLimitGiB >= 0) || math.IsInf(p.Device.MemoryLimitGiB, 0) {
 		bad("device.memory_limit_gib", "must be a finite number ≥ 0, got %g", p.Device.MemoryLimitGiB)
@@ -434,8 +434,8 @@ func (p *Plan) Validate() error {
 		}
 		// each replica is a simulated engine: a count past this is no
 		// cluster the simulator can lay out (and device totals overflow)
-		if c.Replicas > maxReplicas {
-			bad("cluster.replicas", "must be ≤ %d, got %d", maxReplicas, c.Replicas)
+		if c.Replicas > MaxReplicas {
+			bad("cluster.replicas", "must be ≤ %d, got %d", MaxReplicas, c.Replicas)
 		}
 		if !slices.Contains(sim.Routers, c.Router) {
 			bad("cluster.router", "unknown router %q (want one of %s)", c.Router, strings.Join(sim.Routers, ", "))
@@ -447,8 +447,8 @@ func (p *Plan) Validate() error {
 			if c.LongReplicas < 1 {
 				bad("cluster.long_replicas", "must be ≥ 1, got %d", c.LongReplicas)
 			}
-			if c.LongReplicas > maxReplicas {
-				bad("cluster.long_replicas", "must be ≤ %d, got %d", maxReplicas, c.LongReplicas)
+			if c.LongReplicas > MaxReplicas {
+				bad("cluster.long_replicas", "must be ≤ %d, got %d", MaxReplicas, c.LongReplicas)
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -259,6 +260,22 @@ func i64Col(name string, f func(*Row) *int64, zeroNull bool) column {
 	}
 }
 
+// inRange refuses a value of c's column outside [lo, hi] where the file
+// is read: a column the report multiplies must hold what a plan allows.
+func inRange(c column, f func(*Row) *int64, lo, hi int64) column {
+	get := c.get
+	c.get = func(a arrow.Array, i int, r *Row) error {
+		if err := get(a, i, r); err != nil {
+			return err
+		}
+		if v := *f(r); v < lo || v > hi {
+			return fmt.Errorf("column %q = %d: want %d to %d", c.field.Name, v, lo, hi)
+		}
+		return nil
+	}
+	return c
+}
+
 func f64Col(name string, f func(*Row) *float64) column {
 	return column{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
@@ -363,6 +380,10 @@ func notContinuous(r *Row) bool { return r.Strategy != "continuous" }
 
 func noSplit(r *Row) bool { return r.SplitTokens == 0 }
 
+func deviceCount(r *Row) *int64  { return &r.DeviceCount }
+func replicas(r *Row) *int64     { return &r.Replicas }
+func longReplicas(r *Row) *int64 { return &r.LongReplicas }
+
 // columns is the results schema, in order.
 var columns = []column{
 	i64Col("index", func(r *Row) *int64 { return &r.Index }, false),
@@ -387,11 +408,13 @@ var columns = []column{
 	boolCol("chunked_prefill", func(r *Row) *bool { return &r.ChunkedPrefill }, notContinuous),
 	boolCol("prefix_caching", func(r *Row) *bool { return &r.PrefixCaching }, nil),
 	strCol("device", func(r *Row) *string { return &r.Device }, false),
-	i64Col("device_count", func(r *Row) *int64 { return &r.DeviceCount }, true),
-	i64Col("replicas", func(r *Row) *int64 { return &r.Replicas }, true),
+	// bounded as plan.Validate bounds them, so DeviceCount × Replicas
+	// fits an int64; replicas holds both pools of a split. 0 is null.
+	inRange(i64Col("device_count", deviceCount, true), deviceCount, 0, plan.MaxDeviceCount),
+	inRange(i64Col("replicas", replicas, true), replicas, 0, 2*plan.MaxReplicas),
 	optional(strCol("router", func(r *Row) *string { return &r.Router }, true)),
 	optional(i64Col("split_tokens", func(r *Row) *int64 { return &r.SplitTokens }, true)),
-	optional(i64Col("long_replicas", func(r *Row) *int64 { return &r.LongReplicas }, true)),
+	optional(inRange(i64Col("long_replicas", longReplicas, true), longReplicas, 0, plan.MaxReplicas)),
 	optional(boolCol("split_on_prompt", func(r *Row) *bool { return &r.SplitOnPrompt }, noSplit)),
 	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }),
 	i64Col("max_model_len", func(r *Row) *int64 { return &r.MaxModelLen }, true),

@@ -1,0 +1,59 @@
+package sweep
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeOneRow writes a results file of one row that edit changed from a
+// plain valid one, as a hand-edited or corrupt file would hold it.
+func writeOneRow(t *testing.T, edit func(*Row)) string {
+	t.Helper()
+	r := Row{Index: 0, Label: "x", Outcome: OutcomeOK, Model: "m", Precision: "bf16", Strategy: "continuous",
+		Device: "H100", DeviceCount: 1, Replicas: 1, MaxWaitMs: math.NaN(), GPUMemoryUtilization: 0.9,
+		RateScale: math.NaN(), Scale: 1, ArrivalRate: 2, GoodputFraction: 1, GoodputReqPerSec: 2,
+		GoodputOutTokPerSec: 100, GoodputOutTokPerSecPerDevice: 100, ReqPerSec: 2, OutTokPerSec: 100,
+		TTFTP50: 0.1, TTFTP99: 0.2, TPOTMean: 0.01, TPOTP99: 0.02, E2EP99: 1, DeviceSeconds: 10,
+		USDPerMOutEst: 3, USDPerMTotalEst: 1, USDPerMOutBilled: math.NaN(), SatScale: 2,
+		SatOutTokPerSec: 150, SatUSDPerMOut: 2, TailPenalty: 0.5, KneeScale: math.NaN()}
+	edit(&r)
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	if err := WriteResults(path, []Row{r}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A device_count or replicas past what a plan allows is refused where the
+// file is read: report multiplies them as int64, and 2^62 × 4 wrapped to
+// 0 devices, so cost and per-device figures came out of a product that
+// was no count at all. A split's replicas hold both pools.
+func TestReadFileRefusesDeviceCountsNoPlanHolds(t *testing.T) {
+	for _, tc := range []struct {
+		name, column string
+		edit         func(*Row)
+	}{
+		{"huge device_count", "device_count", func(r *Row) { r.DeviceCount = 1 << 62; r.Replicas = 4 }},
+		{"negative device_count", "device_count", func(r *Row) { r.DeviceCount = -2 }},
+		{"huge replicas", "replicas", func(r *Row) { r.Replicas = 1 << 62; r.DeviceCount = 4 }},
+		{"negative replicas", "replicas", func(r *Row) { r.Replicas = -1 }},
+		{"huge long_replicas", "long_replicas", func(r *Row) { r.SplitTokens, r.LongReplicas = 100, 1<<40 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeOneRow(t, tc.edit)
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), path+": row 1: column \""+tc.column+"\"") {
+				t.Fatalf("ReadFile = %v, want an error naming %s, row 1 and column %q", err, path, tc.column)
+			}
+		})
+	}
+	// the most a valid plan holds: both pools of a split at the bound
+	path := writeOneRow(t, func(r *Row) {
+		r.DeviceCount, r.Replicas, r.SplitTokens, r.LongReplicas = 1<<20, 2*math.MaxInt16, 100, math.MaxInt16
+	})
+	if _, err := ReadFile(path); err != nil {
+		t.Fatalf("the largest deployment a plan holds: %v", err)
+	}
+}
