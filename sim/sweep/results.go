@@ -276,7 +276,21 @@ func inRange(c column, f func(*Row) *int64, lo, hi int64) column {
 	return c
 }
 
-func f64Col(name string, f func(*Row) *float64) column {
+// want is the values a float column holds besides null, as a simulation
+// writes them: a file holding others is corrupt or hand-edited, and its
+// costs would rank and its scales would read as what they are not.
+type want struct {
+	ok   func(float64) bool
+	desc string
+}
+
+var (
+	anyValue    = want{func(float64) bool { return true }, "any number"}
+	nonNegative = want{func(v float64) bool { return v >= 0 }, "≥ 0"}
+	fraction    = want{func(v float64) bool { return v >= 0 && v <= 1 }, "in [0, 1]"}
+)
+
+func f64Col(name string, f func(*Row) *float64, w want) column {
 	return column{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		put: func(b array.Builder, r *Row) {
@@ -289,9 +303,13 @@ func f64Col(name string, f func(*Row) *float64) column {
 		get: func(a arrow.Array, i int, r *Row) error {
 			if a.IsNull(i) {
 				*f(r) = math.NaN()
-			} else {
-				*f(r) = a.(*array.Float64).Value(i)
+				return nil
 			}
+			v := a.(*array.Float64).Value(i)
+			if !w.ok(v) {
+				return fmt.Errorf("column %q = %g: want %s or null", name, v, w.desc)
+			}
+			*f(r) = v
 			return nil
 		},
 	}
@@ -339,7 +357,7 @@ func boolCol(name string, f func(*Row) *bool, null func(*Row) bool) column {
 // curve's points are the rows of all curve columns together, so every
 // curve column of a row holds as many values as curve_scale, which is read
 // first and sizes the curve.
-func curveCol(name string, f func(*CurvePoint) *float64) column {
+func curveCol(name string, f func(*CurvePoint) *float64, w want) column {
 	return column{
 		field: arrow.Field{Name: name, Type: arrow.ListOf(arrow.PrimitiveTypes.Float64), Nullable: false},
 		put: func(b array.Builder, r *Row) {
@@ -367,8 +385,10 @@ func curveCol(name string, f func(*CurvePoint) *float64) column {
 			for j := start; j < end; j++ {
 				if vals.IsNull(int(j)) {
 					*f(&r.Curve[j-start]) = math.NaN()
+				} else if v := vals.Value(int(j)); w.ok(v) {
+					*f(&r.Curve[j-start]) = v
 				} else {
-					*f(&r.Curve[j-start]) = vals.Value(int(j))
+					return fmt.Errorf("column %q point %d = %g: want %s or null", name, j-start+1, v, w.desc)
 				}
 			}
 			return nil
@@ -401,7 +421,7 @@ var columns = []column{
 	i64Col("max_new_tokens", func(r *Row) *int64 { return &r.MaxNewTokens }, true),
 	strCol("strategy", func(r *Row) *string { return &r.Strategy }, false),
 	i64Col("batch_size", func(r *Row) *int64 { return &r.BatchSize }, true),
-	f64Col("max_wait_ms", func(r *Row) *float64 { return &r.MaxWaitMs }),
+	f64Col("max_wait_ms", func(r *Row) *float64 { return &r.MaxWaitMs }, nonNegative),
 	i64Col("max_token_budget", func(r *Row) *int64 { return &r.MaxTokenBudget }, true),
 	i64Col("max_num_seqs", func(r *Row) *int64 { return &r.MaxNumSeqs }, true),
 	i64Col("max_num_batched_tokens", func(r *Row) *int64 { return &r.MaxNumBatchedTokens }, true),
@@ -416,42 +436,42 @@ var columns = []column{
 	optional(i64Col("split_tokens", func(r *Row) *int64 { return &r.SplitTokens }, true)),
 	optional(inRange(i64Col("long_replicas", longReplicas, true), longReplicas, 0, plan.MaxReplicas)),
 	optional(boolCol("split_on_prompt", func(r *Row) *bool { return &r.SplitOnPrompt }, noSplit)),
-	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }),
+	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }, fraction),
 	i64Col("max_model_len", func(r *Row) *int64 { return &r.MaxModelLen }, true),
 	i64Col("block_size", func(r *Row) *int64 { return &r.BlockSize }, true),
-	f64Col("rate_scale", func(r *Row) *float64 { return &r.RateScale }),
+	f64Col("rate_scale", func(r *Row) *float64 { return &r.RateScale }, nonNegative),
 	i64Col("kv_blocks", func(r *Row) *int64 { return &r.KVBlocks }, true),
 	i64Col("probes", func(r *Row) *int64 { return &r.Probes }, false),
 
-	f64Col("scale", func(r *Row) *float64 { return &r.Scale }),
-	f64Col("arrival_rate", func(r *Row) *float64 { return &r.ArrivalRate }),
+	f64Col("scale", func(r *Row) *float64 { return &r.Scale }, nonNegative),
+	f64Col("arrival_rate", func(r *Row) *float64 { return &r.ArrivalRate }, nonNegative),
 	boolCol("slo_met", func(r *Row) *bool { return &r.SLOMet }, nil),
-	f64Col("goodput_fraction", func(r *Row) *float64 { return &r.GoodputFraction }),
-	f64Col("goodput_req_per_s", func(r *Row) *float64 { return &r.GoodputReqPerSec }),
-	f64Col("goodput_out_tok_per_s", func(r *Row) *float64 { return &r.GoodputOutTokPerSec }),
-	f64Col("goodput_out_tok_per_s_per_device", func(r *Row) *float64 { return &r.GoodputOutTokPerSecPerDevice }),
-	f64Col("req_per_s", func(r *Row) *float64 { return &r.ReqPerSec }),
-	f64Col("out_tok_per_s", func(r *Row) *float64 { return &r.OutTokPerSec }),
-	f64Col("ttft_p50_s", func(r *Row) *float64 { return &r.TTFTP50 }),
-	f64Col("ttft_p99_s", func(r *Row) *float64 { return &r.TTFTP99 }),
-	f64Col("tpot_mean_s", func(r *Row) *float64 { return &r.TPOTMean }),
-	f64Col("tpot_p99_s", func(r *Row) *float64 { return &r.TPOTP99 }),
-	f64Col("e2e_p99_s", func(r *Row) *float64 { return &r.E2EP99 }),
-	f64Col("device_seconds", func(r *Row) *float64 { return &r.DeviceSeconds }),
-	f64Col("usd_per_m_out_est", func(r *Row) *float64 { return &r.USDPerMOutEst }),
-	f64Col("usd_per_m_total_est", func(r *Row) *float64 { return &r.USDPerMTotalEst }),
-	f64Col("usd_per_m_out_billed", func(r *Row) *float64 { return &r.USDPerMOutBilled }),
-	f64Col("sat_scale", func(r *Row) *float64 { return &r.SatScale }),
-	f64Col("sat_out_tok_per_s", func(r *Row) *float64 { return &r.SatOutTokPerSec }),
-	f64Col("sat_usd_per_m_out", func(r *Row) *float64 { return &r.SatUSDPerMOut }),
-	f64Col("tail_penalty", func(r *Row) *float64 { return &r.TailPenalty }),
-	f64Col("knee_scale", func(r *Row) *float64 { return &r.KneeScale }),
-	curveCol("curve_scale", func(p *CurvePoint) *float64 { return &p.Scale }),
-	curveCol("curve_req_per_s", func(p *CurvePoint) *float64 { return &p.ReqPerSec }),
-	curveCol("curve_out_tok_per_s", func(p *CurvePoint) *float64 { return &p.OutTokPerSec }),
-	curveCol("curve_ttft_p99_s", func(p *CurvePoint) *float64 { return &p.TTFTP99 }),
-	curveCol("curve_e2e_p99_s", func(p *CurvePoint) *float64 { return &p.E2EP99 }),
-	curveCol("curve_usd_per_m_out", func(p *CurvePoint) *float64 { return &p.USDPerMOut }),
+	f64Col("goodput_fraction", func(r *Row) *float64 { return &r.GoodputFraction }, fraction),
+	f64Col("goodput_req_per_s", func(r *Row) *float64 { return &r.GoodputReqPerSec }, nonNegative),
+	f64Col("goodput_out_tok_per_s", func(r *Row) *float64 { return &r.GoodputOutTokPerSec }, nonNegative),
+	f64Col("goodput_out_tok_per_s_per_device", func(r *Row) *float64 { return &r.GoodputOutTokPerSecPerDevice }, nonNegative),
+	f64Col("req_per_s", func(r *Row) *float64 { return &r.ReqPerSec }, nonNegative),
+	f64Col("out_tok_per_s", func(r *Row) *float64 { return &r.OutTokPerSec }, nonNegative),
+	f64Col("ttft_p50_s", func(r *Row) *float64 { return &r.TTFTP50 }, nonNegative),
+	f64Col("ttft_p99_s", func(r *Row) *float64 { return &r.TTFTP99 }, nonNegative),
+	f64Col("tpot_mean_s", func(r *Row) *float64 { return &r.TPOTMean }, nonNegative),
+	f64Col("tpot_p99_s", func(r *Row) *float64 { return &r.TPOTP99 }, nonNegative),
+	f64Col("e2e_p99_s", func(r *Row) *float64 { return &r.E2EP99 }, nonNegative),
+	f64Col("device_seconds", func(r *Row) *float64 { return &r.DeviceSeconds }, nonNegative),
+	f64Col("usd_per_m_out_est", func(r *Row) *float64 { return &r.USDPerMOutEst }, nonNegative),
+	f64Col("usd_per_m_total_est", func(r *Row) *float64 { return &r.USDPerMTotalEst }, nonNegative),
+	f64Col("usd_per_m_out_billed", func(r *Row) *float64 { return &r.USDPerMOutBilled }, nonNegative),
+	f64Col("sat_scale", func(r *Row) *float64 { return &r.SatScale }, nonNegative),
+	f64Col("sat_out_tok_per_s", func(r *Row) *float64 { return &r.SatOutTokPerSec }, nonNegative),
+	f64Col("sat_usd_per_m_out", func(r *Row) *float64 { return &r.SatUSDPerMOut }, nonNegative),
+	f64Col("tail_penalty", func(r *Row) *float64 { return &r.TailPenalty }, anyValue),
+	f64Col("knee_scale", func(r *Row) *float64 { return &r.KneeScale }, nonNegative),
+	curveCol("curve_scale", func(p *CurvePoint) *float64 { return &p.Scale }, nonNegative),
+	curveCol("curve_req_per_s", func(p *CurvePoint) *float64 { return &p.ReqPerSec }, nonNegative),
+	curveCol("curve_out_tok_per_s", func(p *CurvePoint) *float64 { return &p.OutTokPerSec }, nonNegative),
+	curveCol("curve_ttft_p99_s", func(p *CurvePoint) *float64 { return &p.TTFTP99 }, nonNegative),
+	curveCol("curve_e2e_p99_s", func(p *CurvePoint) *float64 { return &p.E2EP99 }, nonNegative),
+	curveCol("curve_usd_per_m_out", func(p *CurvePoint) *float64 { return &p.USDPerMOut }, nonNegative),
 	strCol("plan_toml", func(r *Row) *string { return &r.PlanTOML }, false),
 }
 

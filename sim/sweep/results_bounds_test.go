@@ -3,6 +3,7 @@ package sweep
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,44 @@ func TestReadFileRefusesDeviceCountsNoPlanHolds(t *testing.T) {
 	})
 	if _, err := ReadFile(path); err != nil {
 		t.Fatalf("the largest deployment a plan holds: %v", err)
+	}
+}
+
+// A metric no simulation gives (a negative cost, rate, latency or
+// scale, a fraction past 1) is refused where the file is
+// read: sweep merge ranked a shard's row of negative $/1M first, and
+// verify and the report took it as the cheapest config; a negative
+// rate_scale read as a searched capacity. A tail penalty may be negative
+// (the SLO point can be cheaper than saturation).
+func TestReadFileRefusesMetricsNoRunGives(t *testing.T) {
+	curve := []CurvePoint{{Scale: 1, ReqPerSec: 2, OutTokPerSec: 100, TTFTP99: 0.2, E2EP99: 1, USDPerMOut: 3}}
+	for _, tc := range []struct {
+		column string
+		edit   func(*Row)
+	}{
+		{"usd_per_m_out_est", func(r *Row) { r.USDPerMOutEst, r.SLOMet, r.Rank = -3, true, 1 }},
+		{"req_per_s", func(r *Row) { r.ReqPerSec = -2 }},
+		{"ttft_p99_s", func(r *Row) { r.TTFTP99 = -0.2 }},
+		{"device_seconds", func(r *Row) { r.DeviceSeconds = -10 }},
+		{"rate_scale", func(r *Row) { r.RateScale = -1 }},
+		{"scale", func(r *Row) { r.Scale = -1 }},
+		{"knee_scale", func(r *Row) { r.KneeScale = -2 }},
+		{"goodput_fraction", func(r *Row) { r.GoodputFraction = 1.5 }},
+		{"max_wait_ms", func(r *Row) { r.MaxWaitMs = -1 }},
+		{"gpu_memory_utilization", func(r *Row) { r.GPUMemoryUtilization = 1.5 }},
+		{"curve_usd_per_m_out", func(r *Row) { r.Curve = slices.Clone(curve); r.Curve[0].USDPerMOut = -3 }},
+		{"curve_scale", func(r *Row) { r.Curve = slices.Clone(curve); r.Curve[0].Scale = -1 }},
+	} {
+		t.Run(tc.column, func(t *testing.T) {
+			path := writeOneRow(t, tc.edit)
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), path+": row 1: column \""+tc.column+"\"") {
+				t.Fatalf("ReadFile = %v, want an error naming %s, row 1 and column %q", err, path, tc.column)
+			}
+		})
+	}
+	path := writeOneRow(t, func(r *Row) { r.TailPenalty, r.RateScale, r.Curve = -0.2, 2, slices.Clone(curve) })
+	if _, err := ReadFile(path); err != nil {
+		t.Fatalf("a valid row with a negative tail penalty: %v", err)
 	}
 }
