@@ -314,6 +314,18 @@ func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid 
 	return ""
 }
 
+// runningCount is the chunk's cumulative completion tokens for timing
+// them, -1 where it carried none. A count out of range (negative or past
+// int32) is none too, not one wrapped into range: the chunks are then
+// timed by text, as the recording proxy times them. Only the final usage
+// judges the row.
+func runningCount(cs *chunkScan) int32 {
+	if !cs.hasUsage || cs.noOutput || cs.usage.CompletionTokens < 0 || cs.usage.CompletionTokens > math.MaxInt32 {
+		return -1
+	}
+	return int32(cs.usage.CompletionTokens)
+}
+
 // readChunk reads data, the stream's n-th data event, into cs and returns
 // the problem with it ("" if none); keep, if not nil, gets its text.
 // The scanner runs first even when the text is kept: a chunk it takes is
@@ -513,11 +525,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			finish = f
 		}
 		if cs.text > 0 {
-			cum := int32(-1)
-			if cs.hasUsage {
-				cum = int32(cs.usage.CompletionTokens)
-			}
-			s.chunks = append(s.chunks, tokentime.Chunk{At: at, Bytes: int32(cs.text), Cum: cum})
+			s.chunks = append(s.chunks, tokentime.Chunk{At: at, Bytes: int32(cs.text), Cum: runningCount(cs)})
 		}
 		return true
 	}

@@ -85,3 +85,44 @@ func TestEmptyDataEventIsNamed(t *testing.T) {
 		t.Errorf("error %q, want %s naming chunk 2 as empty", r.Error, KindBadStream)
 	}
 }
+
+// A running count past int32 is no count, not one wrapped into range
+// (4294967297 is not 1): the chunks are timed by text length, as the
+// recording proxy times them, and the row is judged by its final usage.
+func TestRunningUsagePastInt32TimesByText(t *testing.T) {
+	events := []string{
+		`{"choices":[{"index":0,"delta":{"content":"aaaaaaaaaa"}}],"usage":{"prompt_tokens":7,"completion_tokens":4294967297}}`,
+		`{"choices":[{"index":0,"delta":{"content":"b"}}],"usage":{"prompt_tokens":7,"completion_tokens":5}}`,
+		`{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5}}`,
+		`[DONE]`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i, e := range events {
+			if i == 1 {
+				time.Sleep(30 * time.Millisecond) // the second content chunk comes later
+			}
+			w.Write([]byte("data: " + e + "\n\n"))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	_, out := runRows(t, cfg, rows(1, 0, 40, 8))
+	r := out[0]
+	if r.Error != "" || r.UsageOutput != 5 || len(r.TokenTimes) != 5 || r.Chunks != 2 {
+		t.Fatalf("error %q, usage %d, %d token times, %d chunks: want 5 tokens over 2 chunks", r.Error, r.UsageOutput, len(r.TokenTimes), r.Chunks)
+	}
+	// By text (10 bytes, then 1): four tokens at the first chunk, one at
+	// the second. The wrapped count (1) would put one at the first.
+	atFirst := 0
+	for _, at := range r.TokenTimes {
+		if at == r.FirstToken {
+			atFirst++
+		}
+	}
+	if atFirst != 4 {
+		t.Errorf("token times %v (first chunk at %d): want 4 at the first chunk, timed by text", r.TokenTimes, r.FirstToken)
+	}
+}
