@@ -3,6 +3,8 @@
 // give the same token times for the same stream.
 package tokentime
 
+import "math"
+
 // Chunk is one content chunk: when it arrived, its text length, and the
 // cumulative completion tokens if the chunk carried usage (else -1).
 type Chunk struct {
@@ -19,9 +21,11 @@ type Chunk struct {
 // chunks, and for the first and the last chunk when there are fewer. A
 // chunk's tokens are spread evenly across the gap since the previous
 // chunk, the last at the chunk's own arrival; the first chunk's tokens all get its
-// arrival time (nothing was seen before it).
+// arrival time (nothing was seen before it). A total past int32, which no
+// trace row holds, gets no times.
 func Spread(dst []int64, chunks []Chunk, total int) []int64 {
-	if total <= 0 || len(chunks) == 0 {
+	// int32(total) below must not wrap a total into range.
+	if total <= 0 || total > math.MaxInt32 || len(chunks) == 0 {
 		return dst
 	}
 	// The last content chunk's count may fall short of the total: tokens

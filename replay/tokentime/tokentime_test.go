@@ -2,6 +2,7 @@ package tokentime
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -57,5 +58,19 @@ func TestSpreadEndAtTheLastChunk(t *testing.T) {
 		if len(got) != c.total || got[0] != first || got[len(got)-1] != last {
 			t.Errorf("%d tokens over chunks %v: times %v, want %d from %d to %d", c.total, c.chunks, got, c.total, first, last)
 		}
+	}
+}
+
+// A total past int32 is no count a trace row holds: no times, rather than
+// the total wrapped into range (2^32+1 is not 1) and the chunks' counts
+// taken as exact for it.
+func TestSpreadTotalPastInt32HasNoTimes(t *testing.T) {
+	if strconv.IntSize < 64 {
+		t.Skip("int holds no total past int32")
+	}
+	wide := int64(1<<32 + 1)
+	total := int(wide)
+	if got := Spread(nil, []Chunk{{At: 100, Bytes: 1, Cum: 1}}, total); got != nil {
+		t.Errorf("%d tokens: %d times, want none", total, len(got))
 	}
 }
