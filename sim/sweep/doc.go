@@ -106,9 +106,11 @@
 // then no guarantee for every lighter load. Raw
 // saturation is the curve point with the highest output tok/s; the tail
 // penalty is model.TailPenalty($/1M out at c, $/1M out at saturation).
-// The knee is the first curve point after which more load adds less than
-// knee_throughput_pct % throughput while P99 TTFT or E2E grows by more
-// than knee_p99_pct %.
+// The knee is the first curve point after which doubling the load adds
+// less than knee_throughput_pct % throughput while P99 TTFT or E2E grows
+// by more than knee_p99_pct %. Only grid points, a doubling apart, are
+// judged: c between two of them is drawn but not judged, as a shorter
+// step would pass the throughput test more easily and the P99 test less.
 //
 // # Results
 //

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -18,17 +19,21 @@ type CurvePoint struct {
 
 // Knee returns the scale of the first curve point beyond which more load
 // adds less than thrPct % output throughput while P99 TTFT or P99 E2E
-// grows by more than p99Pct %: for consecutive points a, b (by scale), the
-// knee is a when OutTokPerSec(b)/OutTokPerSec(a) − 1 < thrPct/100 and
+// grows by more than p99Pct %: for points a, b with b at twice a's scale,
+// the knee is a when OutTokPerSec(b)/OutTokPerSec(a) − 1 < thrPct/100 and
 // P99(b)/P99(a) − 1 > p99Pct/100 for TTFT or E2E; a NaN P99 (no sample at
-// that point) grows by nothing. Probed is every scale the curve's runs
-// were made at: a pair with a probed scale left off between them is not
-// judged, since the thresholds are for one step of load, not two. It is
-// NaN when no pair qualifies. The curve must be sorted by scale.
-func Knee(curve []CurvePoint, probed []float64, thrPct, p99Pct float64) float64 {
-	for i := 0; i+1 < len(curve); i++ {
-		a, b := curve[i], curve[i+1]
-		if !(a.OutTokPerSec > 0) || len(missingBetween(a.Scale, b.Scale, probed)) > 0 {
+// that point) grows by nothing. The thresholds are for one doubling of
+// load, the step of the search's grid, so only doublings are judged: a
+// point off the grid (the capacity between two grid scales) is shown on
+// the curve but judged in no pair, since a shorter step gains less
+// throughput and less P99 alike and would move the knee onto it; and a
+// pair across a grid scale left off (a failed run) is two doublings, not
+// judged either. It is NaN when no pair qualifies. The curve must be
+// sorted by scale.
+func Knee(curve []CurvePoint, thrPct, p99Pct float64) float64 {
+	for i, a := range curve {
+		b, ok := doubled(curve[i+1:], a.Scale)
+		if !ok || !(a.OutTokPerSec > 0) {
 			continue
 		}
 		gain := b.OutTokPerSec/a.OutTokPerSec - 1
@@ -42,13 +47,28 @@ func Knee(curve []CurvePoint, probed []float64, thrPct, p99Pct float64) float64 
 	return math.NaN()
 }
 
-// kneeGapNote names the probed scales left off between the curve's points,
-// across which Knee judged nothing; "" when there are none.
+// doubled returns the point of above at twice scale. Grid scales are
+// StartScale·2^j, exact in float64, so equality finds them.
+func doubled(above []CurvePoint, scale float64) (CurvePoint, bool) {
+	for _, p := range above {
+		if p.Scale == 2*scale {
+			return p, true
+		}
+	}
+	return CurvePoint{}, false
+}
+
+// kneeGapNote names the grid scales left off between the curve's points,
+// across which Knee judged nothing; "" when there are none. A scale off
+// the grid (the capacity) is judged in no pair, so leaving it off loses
+// no judgement and is not named.
 func kneeGapNote(curve []CurvePoint, probed []float64) string {
 	var gaps []string
 	for i := 0; i+1 < len(curve); i++ {
 		for _, s := range missingBetween(curve[i].Scale, curve[i+1].Scale, probed) {
-			gaps = append(gaps, formatValue(s))
+			if slices.Contains(probed, 2*s) || slices.Contains(probed, s/2) {
+				gaps = append(gaps, formatValue(s))
+			}
 		}
 	}
 	if len(gaps) == 0 {

@@ -277,7 +277,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		row.SatScale, row.SatOutTokPerSec, row.SatUSDPerMOut = sp.Scale, sp.OutTokPerSec, sp.USDPerMOut
 		row.TailPenalty = model.TailPenalty(row.USDPerMOutEst, sp.USDPerMOut)
 	}
-	row.KneeScale = Knee(curve, probed, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
+	row.KneeScale = Knee(curve, ev.spec.Search.KneeThroughputPct, ev.spec.Search.KneeP99Pct)
 	if gap := kneeGapNote(curve, probed); gap != "" {
 		row.Note = joinNote(row.Note, gap)
 	}
