@@ -1159,6 +1159,14 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 	sort.SliceStable(p.Points, func(i, j int) bool { return p.Points[i].Clients < p.Points[j].Clients })
 	// A point with failed requests lost their tokens and TTFTs: the knee
 	// compares each point without failures with the one before it.
+	// This knee is not the sweep's (sweep.Knee, --knee-*-pct), a trade of
+	// throughput against tail latency on an open-loop load curve: it marks
+	// where a closed-loop ramp runs out of engine slots, past which an
+	// added client waits for a whole request to end, so mean TTFT jumps
+	// by far more than 50% while throughput stays flat. Fixed thresholds
+	// fit that jump on any ramp step (2× down to one added client): below
+	// the limit a step adds no wait, only batch interference, far short
+	// of half.
 	var prev *ProbePoint
 	for i, pt := range p.Points {
 		p.MaxSeqs = max(p.MaxSeqs, pt.PeakRunning)
