@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -62,3 +63,36 @@ func mustExpand(t *testing.T, s *Spec) *Expansion {
 }
 
 const sloTOML = "\n[slo]\nttft_p99_ms = 1500\ntpot_p99_ms = 40\n"
+
+// plainRow is a valid row of a searched capacity met at scale 1, as a
+// run writes it.
+func plainRow(index int64) Row {
+	return Row{Index: index, Label: "x", Outcome: OutcomeOK, Model: "m", Precision: "bf16", Strategy: "continuous",
+		Device: "H100", DeviceCount: 1, Replicas: 1, MaxWaitMs: math.NaN(), GPUMemoryUtilization: 0.9,
+		RateScale: math.NaN(), Scale: 1, ArrivalRate: 2, GoodputFraction: 1, GoodputReqPerSec: 2,
+		GoodputOutTokPerSec: 100, GoodputOutTokPerSecPerDevice: 100, ReqPerSec: 2, OutTokPerSec: 100,
+		TTFTP50: 0.1, TTFTP99: 0.2, TPOTMean: 0.01, TPOTP99: 0.02, E2EP99: 1, DeviceSeconds: 10,
+		USDPerMOutEst: 3, USDPerMTotalEst: 1, USDPerMOutBilled: math.NaN(), SatScale: 2,
+		SatOutTokPerSec: 150, SatUSDPerMOut: 2, TailPenalty: 0.5, KneeScale: math.NaN()}
+}
+
+// skippedRow is a valid row of a config skipped before it ran: its
+// metrics are unknown (null on disk), as a run writes them.
+func skippedRow(index int64) Row {
+	r := plainRow(index)
+	r.Outcome, r.SkipReason, r.Note = OutcomeSkipped, SkipMaxDevices, "2 devices > max_devices 1"
+	for _, f := range []*float64{&r.Scale, &r.ArrivalRate, &r.GoodputFraction, &r.GoodputReqPerSec, &r.GoodputOutTokPerSec,
+		&r.GoodputOutTokPerSecPerDevice, &r.ReqPerSec, &r.OutTokPerSec, &r.TTFTP50, &r.TTFTP99, &r.TPOTMean, &r.TPOTP99,
+		&r.E2EP99, &r.DeviceSeconds, &r.USDPerMOutEst, &r.USDPerMTotalEst, &r.USDPerMOutBilled,
+		&r.SatScale, &r.SatOutTokPerSec, &r.SatUSDPerMOut, &r.TailPenalty, &r.KneeScale} {
+		*f = math.NaN()
+	}
+	return r
+}
+
+// rankedRow is plainRow ranked first, the SLO met.
+func rankedRow() Row {
+	r := plainRow(0)
+	r.Rank, r.SLOMet = 1, true
+	return r
+}

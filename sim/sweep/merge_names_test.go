@@ -40,11 +40,10 @@ func TestMergeFilesNamesTheFileItRefuses(t *testing.T) {
 func TestMergeFilesNamesTheFileWithADuplicateConfig(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
-	row := func(i int64) Row { return Row{Index: i, Outcome: OutcomeSkipped} }
-	if err := WriteFile(a, &Results{Meta: Meta{SpecSHA256: "s", Shard: Shard{0, 2}, TotalConfigs: 2}, Rows: []Row{row(0)}}); err != nil {
+	if err := WriteFile(a, &Results{Meta: Meta{SpecSHA256: "s", Shard: Shard{0, 2}, TotalConfigs: 2}, Rows: []Row{skippedRow(0)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(b, &Results{Meta: Meta{SpecSHA256: "s", Shard: Shard{1, 2}, TotalConfigs: 2}, Rows: []Row{row(1), row(1)}}); err != nil {
+	if err := WriteFile(b, &Results{Meta: Meta{SpecSHA256: "s", Shard: Shard{1, 2}, TotalConfigs: 2}, Rows: []Row{skippedRow(1), skippedRow(1)}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := MergeFiles([]string{a, b})

@@ -12,13 +12,7 @@ import (
 // plain valid one, as a hand-edited or corrupt file would hold it.
 func writeOneRow(t *testing.T, edit func(*Row)) string {
 	t.Helper()
-	r := Row{Index: 0, Label: "x", Outcome: OutcomeOK, Model: "m", Precision: "bf16", Strategy: "continuous",
-		Device: "H100", DeviceCount: 1, Replicas: 1, MaxWaitMs: math.NaN(), GPUMemoryUtilization: 0.9,
-		RateScale: math.NaN(), Scale: 1, ArrivalRate: 2, GoodputFraction: 1, GoodputReqPerSec: 2,
-		GoodputOutTokPerSec: 100, GoodputOutTokPerSecPerDevice: 100, ReqPerSec: 2, OutTokPerSec: 100,
-		TTFTP50: 0.1, TTFTP99: 0.2, TPOTMean: 0.01, TPOTP99: 0.02, E2EP99: 1, DeviceSeconds: 10,
-		USDPerMOutEst: 3, USDPerMTotalEst: 1, USDPerMOutBilled: math.NaN(), SatScale: 2,
-		SatOutTokPerSec: 150, SatUSDPerMOut: 2, TailPenalty: 0.5, KneeScale: math.NaN()}
+	r := plainRow(0)
 	edit(&r)
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	if err := WriteResults(path, []Row{r}); err != nil {

@@ -360,7 +360,7 @@ func TestCandidatesCarrySettings(t *testing.T) {
 // simulated trace and summary.json do, and reads them back.
 func TestResultsTraceChecksums(t *testing.T) {
 	res := &Results{Meta: Meta{SpecSHA256: "ab", TraceName: "in.csv", TraceChecksums: map[string]string{"in.csv": "sha256:cd"}, Shard: Shard{0, 1}},
-		Rows: []Row{{Rank: 1, Label: "a"}}}
+		Rows: []Row{rankedRow()}}
 	path := filepath.Join(t.TempDir(), "sweep.parquet")
 	if err := WriteFile(path, res); err != nil {
 		t.Fatal(err)
@@ -380,7 +380,7 @@ func TestResultsTraceChecksums(t *testing.T) {
 func TestResultsTraceWorkload(t *testing.T) {
 	for _, w := range []map[string]string{{"spread_ns": "1000000000", "slice": "from_ns=0 head=2"}, {}, nil} {
 		res := &Results{Meta: Meta{SpecSHA256: "ab", TraceName: "in.csv", TraceChecksums: map[string]string{"in.csv": "sha256:cd"},
-			TraceWorkload: w, Shard: Shard{0, 1}}, Rows: []Row{{Rank: 1, Label: "a"}}}
+			TraceWorkload: w, Shard: Shard{0, 1}}, Rows: []Row{rankedRow()}}
 		path := filepath.Join(t.TempDir(), "sweep.parquet")
 		if err := WriteFile(path, res); err != nil {
 			t.Fatal(err)
