@@ -65,7 +65,7 @@ func fakeSweep(t *testing.T, path string) {
 			r := sweep.Row{
 				Index: int64(len(rows)), Label: fmt.Sprintf("continuous max_num_seqs=%d device=%s", seqs, dev),
 				Model: "Llama-3.1-8B", Strategy: "continuous", MaxNumSeqs: seqs, MaxNumBatchedTokens: 8192,
-				Device: dev, DeviceCount: 1, Replicas: 1, BlockSize: 16, KVBlocks: 20000 + int64(j)*5000,
+				Device: dev, DeviceCount: 1, Replicas: 1, GPUMemoryUtilization: 0.9, BlockSize: 16, KVBlocks: 20000 + int64(j)*5000,
 				RateScale: math.NaN(), Outcome: sweep.OutcomeOK, Scale: sc, ArrivalRate: sc * 4, SLOMet: true,
 				GoodputFraction: 0.99, GoodputReqPerSec: sc * 4, GoodputOutTokPerSec: sc * 1000,
 				GoodputOutTokPerSecPerDevice: sc * 1000, ReqPerSec: sc * 4, OutTokPerSec: sc * 1000,

@@ -17,7 +17,8 @@ func TestVerifyRefusesResultsWithARepeatedRank(t *testing.T) {
 	dir := t.TempDir()
 	row := func(index int64) sweep.Row {
 		return sweep.Row{Index: index, Label: "continuous", Outcome: sweep.OutcomeOK, SLOMet: true, Rank: 1, Scale: 1, USDPerMOutEst: 1,
-			MaxWaitMs: math.NaN(), RateScale: math.NaN()}
+			MaxWaitMs: math.NaN(), RateScale: math.NaN(),
+			GPUMemoryUtilization: 0.9, SatScale: math.NaN(), KneeScale: math.NaN()}
 	}
 	path := filepath.Join(dir, "sweep.parquet")
 	if err := sweep.WriteFile(path, &sweep.Results{Rows: []sweep.Row{row(0), row(1)}}); err != nil {

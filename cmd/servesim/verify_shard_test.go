@@ -14,7 +14,8 @@ import (
 func TestVerifyRefusesAShardsResults(t *testing.T) {
 	dir := t.TempDir()
 	row := sweep.Row{Index: 0, Label: "continuous", Outcome: sweep.OutcomeOK, SLOMet: true, Rank: 1, Scale: 1, USDPerMOutEst: 1,
-		MaxWaitMs: math.NaN(), RateScale: math.NaN()}
+		MaxWaitMs: math.NaN(), RateScale: math.NaN(),
+		GPUMemoryUtilization: 0.9, SatScale: math.NaN(), KneeScale: math.NaN()}
 	for _, tc := range []struct {
 		shard sweep.Shard
 		ok    bool
