@@ -288,6 +288,11 @@ var (
 	anyValue    = want{func(float64) bool { return true }, "any number"}
 	nonNegative = want{func(v float64) bool { return v >= 0 }, "≥ 0"}
 	fraction    = want{func(v float64) bool { return v >= 0 && v <= 1 }, "in [0, 1]"}
+	// Every scale a run probes is > 0 (search.min_scale and rate_scale
+	// are): a rate_scale of 0 would read as a searched capacity.
+	scale = want{func(v float64) bool { return v > 0 }, "> 0"}
+	// plan.Validate holds gpu_memory_utilization to (0, 1].
+	utilization = want{func(v float64) bool { return v > 0 && v <= 1 }, "in (0, 1]"}
 )
 
 func f64Col(name string, f func(*Row) *float64, w want) column {
@@ -436,14 +441,14 @@ var columns = []column{
 	optional(i64Col("split_tokens", func(r *Row) *int64 { return &r.SplitTokens }, true)),
 	optional(inRange(i64Col("long_replicas", longReplicas, true), longReplicas, 0, plan.MaxReplicas)),
 	optional(boolCol("split_on_prompt", func(r *Row) *bool { return &r.SplitOnPrompt }, noSplit)),
-	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }, fraction),
+	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }, utilization),
 	i64Col("max_model_len", func(r *Row) *int64 { return &r.MaxModelLen }, true),
 	i64Col("block_size", func(r *Row) *int64 { return &r.BlockSize }, true),
-	f64Col("rate_scale", func(r *Row) *float64 { return &r.RateScale }, nonNegative),
+	f64Col("rate_scale", func(r *Row) *float64 { return &r.RateScale }, scale),
 	i64Col("kv_blocks", func(r *Row) *int64 { return &r.KVBlocks }, true),
 	i64Col("probes", func(r *Row) *int64 { return &r.Probes }, false),
 
-	f64Col("scale", func(r *Row) *float64 { return &r.Scale }, nonNegative),
+	f64Col("scale", func(r *Row) *float64 { return &r.Scale }, scale),
 	f64Col("arrival_rate", func(r *Row) *float64 { return &r.ArrivalRate }, nonNegative),
 	boolCol("slo_met", func(r *Row) *bool { return &r.SLOMet }, nil),
 	f64Col("goodput_fraction", func(r *Row) *float64 { return &r.GoodputFraction }, fraction),
@@ -461,12 +466,12 @@ var columns = []column{
 	f64Col("usd_per_m_out_est", func(r *Row) *float64 { return &r.USDPerMOutEst }, nonNegative),
 	f64Col("usd_per_m_total_est", func(r *Row) *float64 { return &r.USDPerMTotalEst }, nonNegative),
 	f64Col("usd_per_m_out_billed", func(r *Row) *float64 { return &r.USDPerMOutBilled }, nonNegative),
-	f64Col("sat_scale", func(r *Row) *float64 { return &r.SatScale }, nonNegative),
+	f64Col("sat_scale", func(r *Row) *float64 { return &r.SatScale }, scale),
 	f64Col("sat_out_tok_per_s", func(r *Row) *float64 { return &r.SatOutTokPerSec }, nonNegative),
 	f64Col("sat_usd_per_m_out", func(r *Row) *float64 { return &r.SatUSDPerMOut }, nonNegative),
 	f64Col("tail_penalty", func(r *Row) *float64 { return &r.TailPenalty }, anyValue),
-	f64Col("knee_scale", func(r *Row) *float64 { return &r.KneeScale }, nonNegative),
-	curveCol("curve_scale", func(p *CurvePoint) *float64 { return &p.Scale }, nonNegative),
+	f64Col("knee_scale", func(r *Row) *float64 { return &r.KneeScale }, scale),
+	curveCol("curve_scale", func(p *CurvePoint) *float64 { return &p.Scale }, scale),
 	curveCol("curve_req_per_s", func(p *CurvePoint) *float64 { return &p.ReqPerSec }, nonNegative),
 	curveCol("curve_out_tok_per_s", func(p *CurvePoint) *float64 { return &p.OutTokPerSec }, nonNegative),
 	curveCol("curve_ttft_p99_s", func(p *CurvePoint) *float64 { return &p.TTFTP99 }, nonNegative),

@@ -91,3 +91,40 @@ func TestReadFileRefusesMetricsNoRunGives(t *testing.T) {
 		t.Fatalf("a valid row with a negative tail penalty: %v", err)
 	}
 }
+
+// A scale of 0 is refused where the file is read: a run writes every
+// scale > 0 (search.min_scale and rate_scale are > 0, and
+// gpu_memory_utilization is in (0, 1]) or null, and a rate_scale of 0
+// read as a searched capacity, so a capped note made a fixed-rate row a
+// capacity lower bound.
+func TestReadFileRefusesZeroScales(t *testing.T) {
+	curve := []CurvePoint{{Scale: 1, ReqPerSec: 2, OutTokPerSec: 100, TTFTP99: 0.2, E2EP99: 1, USDPerMOut: 3}}
+	for _, tc := range []struct {
+		column string
+		edit   func(*Row)
+	}{
+		{"rate_scale", func(r *Row) { r.RateScale, r.Note = 0, capacityAtLeast+"search.max_scale 1024" }},
+		{"scale", func(r *Row) { r.Scale = 0 }},
+		{"sat_scale", func(r *Row) { r.SatScale = 0 }},
+		{"knee_scale", func(r *Row) { r.KneeScale = 0 }},
+		{"gpu_memory_utilization", func(r *Row) { r.GPUMemoryUtilization = 0 }},
+		{"curve_scale", func(r *Row) { r.Curve = slices.Clone(curve); r.Curve[0].Scale = 0 }},
+	} {
+		t.Run(tc.column, func(t *testing.T) {
+			path := writeOneRow(t, tc.edit)
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), path+": row 1: column \""+tc.column+"\"") {
+				t.Fatalf("ReadFile = %v, want an error naming %s, row 1 and column %q", err, path, tc.column)
+			}
+		})
+	}
+	// a fixed rate_scale and a curve, every scale > 0, read as written
+	path := writeOneRow(t, func(r *Row) { r.RateScale, r.KneeScale, r.Curve = 0.5, 1, slices.Clone(curve) })
+	res, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Rows[0]; r.RateScale != 0.5 || r.KneeScale != 1 || r.Curve[0].Scale != 1 || r.GPUMemoryUtilization != 0.9 {
+		t.Errorf("read back %+v", r)
+	}
+}
