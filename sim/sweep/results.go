@@ -284,13 +284,20 @@ type want struct {
 	desc string
 }
 
+// holds reports whether v is one of w's values. A run writes an unknown
+// value as null and every value it knows finite: a stored NaN or ±Inf is
+// none of them.
+func (w want) holds(v float64) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && w.ok(v)
+}
+
 var (
-	anyValue    = want{func(float64) bool { return true }, "any number"}
-	nonNegative = want{func(v float64) bool { return v >= 0 }, "≥ 0"}
+	anyValue    = want{func(float64) bool { return true }, "a finite number"}
+	nonNegative = want{func(v float64) bool { return v >= 0 }, "finite and ≥ 0"}
 	fraction    = want{func(v float64) bool { return v >= 0 && v <= 1 }, "in [0, 1]"}
 	// Every scale a run probes is > 0 (search.min_scale and rate_scale
 	// are): a rate_scale of 0 would read as a searched capacity.
-	scale = want{func(v float64) bool { return v > 0 }, "> 0"}
+	scale = want{func(v float64) bool { return v > 0 }, "finite and > 0"}
 	// plan.Validate holds gpu_memory_utilization to (0, 1].
 	utilization = want{func(v float64) bool { return v > 0 && v <= 1 }, "in (0, 1]"}
 )
@@ -311,7 +318,7 @@ func f64Col(name string, f func(*Row) *float64, w want) column {
 				return nil
 			}
 			v := a.(*array.Float64).Value(i)
-			if !w.ok(v) {
+			if !w.holds(v) {
 				return fmt.Errorf("column %q = %g: want %s or null", name, v, w.desc)
 			}
 			*f(r) = v
@@ -390,7 +397,7 @@ func curveCol(name string, f func(*CurvePoint) *float64, w want) column {
 			for j := start; j < end; j++ {
 				if vals.IsNull(int(j)) {
 					*f(&r.Curve[j-start]) = math.NaN()
-				} else if v := vals.Value(int(j)); w.ok(v) {
+				} else if v := vals.Value(int(j)); w.holds(v) {
 					*f(&r.Curve[j-start]) = v
 				} else {
 					return fmt.Errorf("column %q point %d = %g: want %s or null", name, j-start+1, v, w.desc)

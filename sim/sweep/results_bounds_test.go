@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // writeOneRow writes a results file of one row that edit changed from a
@@ -127,4 +129,48 @@ func TestReadFileRefusesZeroScales(t *testing.T) {
 	if r := res.Rows[0]; r.RateScale != 0.5 || r.KneeScale != 1 || r.Curve[0].Scale != 1 || r.GPUMemoryUtilization != 0.9 {
 		t.Errorf("read back %+v", r)
 	}
+}
+
+// A float column holding ±Inf, or NaN that is not null, is refused where
+// the file is read: a run writes an unknown value as null and every value
+// it knows finite. An infinite scale read back made candidates.json fail
+// to encode, and an infinite cost ranked a config that met the SLO last
+// as though it were priced.
+func TestReadFileRefusesNonFiniteFloats(t *testing.T) {
+	curve := []CurvePoint{{Scale: 1, ReqPerSec: 2, OutTokPerSec: 100, TTFTP99: 0.2, E2EP99: 1, USDPerMOut: 3}}
+	for _, tc := range []struct {
+		name, column string
+		edit         func(*Row)
+	}{
+		{"infinite cost", "usd_per_m_out_est", func(r *Row) { r.USDPerMOutEst = math.Inf(1) }},
+		{"infinite rate", "req_per_s", func(r *Row) { r.ReqPerSec = math.Inf(1) }},
+		{"infinite scale", "scale", func(r *Row) { r.Scale = math.Inf(1) }},
+		{"infinite rate_scale", "rate_scale", func(r *Row) { r.RateScale = math.Inf(1) }},
+		{"infinite tail penalty", "tail_penalty", func(r *Row) { r.TailPenalty = math.Inf(1) }},
+		{"negative infinite tail penalty", "tail_penalty", func(r *Row) { r.TailPenalty = math.Inf(-1) }},
+		{"infinite curve point", "curve_out_tok_per_s", func(r *Row) { r.Curve = slices.Clone(curve); r.Curve[0].OutTokPerSec = math.Inf(1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeOneRow(t, tc.edit)
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), path+": row 1: column \""+tc.column+"\"") {
+				t.Fatalf("ReadFile = %v, want an error naming %s, row 1 and column %q", err, path, tc.column)
+			}
+		})
+	}
+	t.Run("NaN tail penalty not null", func(t *testing.T) {
+		saved := slices.Clone(columns)
+		defer func() { columns = saved }()
+		for i, c := range columns {
+			if c.field.Name == "tail_penalty" {
+				columns[i].put = func(b array.Builder, _ *Row) { b.(*array.Float64Builder).Append(math.NaN()) }
+			}
+		}
+		path := writeOneRow(t, func(*Row) {})
+		columns = saved
+		_, err := ReadFile(path)
+		if err == nil || !strings.Contains(err.Error(), path+": row 1: column \"tail_penalty\"") {
+			t.Fatalf("ReadFile = %v, want an error naming %s, row 1 and column \"tail_penalty\"", err, path)
+		}
+	})
 }
