@@ -456,7 +456,15 @@ func Top(rows []Row, n int) []*Row {
 
 // WriteCandidates writes the n best configs as JSON at path, atomically.
 func WriteCandidates(path string, res *Results, n int) error {
-	data, err := json.MarshalIndent(Candidates(res, n), "", "  ")
+	cf := Candidates(res, n)
+	for _, c := range cf.Candidates {
+		// verify replays each at its scale: JSON has no number for one
+		// that is not finite, and encoding/json's error names no row.
+		if !finite(c.RateScale) {
+			return fmt.Errorf("%s: candidate rank %d, index %d (%q): scale %g: want a finite arrival-rate scale to replay it at", path, c.Rank, c.Index, c.Label, c.RateScale)
+		}
+	}
+	data, err := json.MarshalIndent(cf, "", "  ")
 	if err != nil {
 		return err
 	}
