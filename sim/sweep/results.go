@@ -107,7 +107,7 @@ type Row struct {
 // search.max_probes ran out while doubling): the true capacity is at
 // least Scale. Its note says so first.
 func (r *Row) CapacityLowerBound() bool {
-	return r.Outcome == OutcomeOK && !(r.RateScale > 0) && strings.HasPrefix(r.Note, capacityAtLeast)
+	return r.Outcome == OutcomeOK && math.IsNaN(r.RateScale) && strings.HasPrefix(r.Note, capacityAtLeast)
 }
 
 // Outcomes.
