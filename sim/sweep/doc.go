@@ -91,7 +91,9 @@
 // SLO, no scale can meet it and the config is infeasible at once.
 // A config infeasible down to min_scale was tried at no scale above
 // start_scale; when a static batch's max_wait_ms alone reaches a latency
-// limit (its batches wait to fill at light load), the note says so. A
+// limit (its batches wait to fill at light load), the note says so, or,
+// when a fixed batch's last one (never filled, at any load) holds more
+// requests than the P99 lets break the limit, that no load meets it. A
 // capacity the SLO never broke above (max_scale, or max_probes ran out
 // while doubling) is a lower bound: its note opens "capacity ≥"
 // (Row.CapacityLowerBound).

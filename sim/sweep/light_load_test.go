@@ -52,3 +52,41 @@ min_scale = 0.25
 		t.Errorf("outcome %s, note %q: want infeasible, with %q", r.Outcome, r.Note, want)
 	}
 }
+
+// The trace's last batch never fills: 1000 requests in batches of 24
+// leave 16 that wait the full 5 s at any load, more than the 10 a P99 over
+// 1000 lets break the 2 s limit. No load meets the SLO, and the note must
+// not send the planner to heavier loads.
+func TestInfeasibleNoteNamesTheUnfilledLastBatch(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [24]
+"batch.max_wait_ms" = [5000]
+[slo]
+ttft_p99_ms = 2000
+[search]
+min_scale = 0.25
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := steadyTrace(1000)
+	ex := mustExpand(t, s)
+	ev := &evaluator{}
+	ev.reset(tr, s, &ex.Configs[0])
+	for _, scale := range []float64{8, 32, 128} { // batches fill within the limit: only the last one waits
+		if p, err := ev.run(context.Background(), scale, false); err != nil || p.ok {
+			t.Fatalf("scale %g: err %v, SLO met %v; want it broken by the last batch", scale, err, p != nil && p.ok)
+		}
+	}
+	res, err := Run(context.Background(), s, ex, tr, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	want := "the trace's last 16 requests (1000 mod batch.batch_size 24) never fill a batch: they wait batch.max_wait_ms 5000 ≥ the TTFT limit of 2000 ms at every load, more than the 10 requests a P99 lets break it, so no load meets the SLO"
+	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, want) || strings.Contains(r.Note, "not tried") {
+		t.Errorf("outcome %s, note %q: want infeasible, with %q and no untried loads", r.Outcome, r.Note, want)
+	}
+}

@@ -288,7 +288,8 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 // alone can break a latency limit: its batches wait to fill at light load,
 // so a heavier load than the search tried (it only halves from the start
 // scale, assuming a lighter load never breaks an SLO a heavier one meets)
-// may meet the SLO. "" when the wait cannot break a limit.
+// may meet the SLO, unless the trace's last batch alone breaks it (see
+// lastBatchNote). "" when the wait cannot break a limit.
 func (ev *evaluator) batchWaitNote() string {
 	b, slo := ev.cfg.Plan.Batch, ev.spec.SLO
 	if b.Strategy != "fixed" && b.Strategy != "token_budget" {
@@ -301,8 +302,36 @@ func (ev *evaluator) batchWaitNote() string {
 	if !(limit > 0 && b.MaxWaitMS >= limit) {
 		return ""
 	}
+	if last := ev.lastBatchNote(name, limit); last != "" {
+		return last
+	}
 	return fmt.Sprintf("batch.max_wait_ms %g ≥ the %s limit of %g ms: a batch waiting to fill breaks it at light load, and loads above the start scale %g were not tried",
 		b.MaxWaitMS, name, limit, ev.spec.Search.StartScale)
+}
+
+// lastBatchNote says when a fixed batch's wait breaks the named limit at
+// every load: the trace's last batch never fills, so its requests (those
+// sent, less whole batches) wait max_wait_ms however heavy the load, and
+// when they outnumber the requests a P99 lets break the limit no load
+// meets the SLO. "" when they do not, or for a cluster, whose replicas'
+// last batches depend on the router.
+func (ev *evaluator) lastBatchNote(name string, limit float64) string {
+	b := ev.cfg.Plan.Batch
+	if b.Strategy != "fixed" || b.BatchSize <= 0 || ev.cfg.Plan.Clustered() {
+		return ""
+	}
+	var sent int64 // a row failed in the source trace is rejected on arrival, never batched
+	for i := range ev.t.Reqs {
+		if !ev.t.Reqs[i].SourceFailed {
+			sent++
+		}
+	}
+	left, ok := sent%int64(b.BatchSize), allowed(ev.t.nAll)
+	if left <= ok {
+		return ""
+	}
+	return fmt.Sprintf("the trace's last %d requests (%d mod batch.batch_size %d) never fill a batch: they wait batch.max_wait_ms %g ≥ the %s limit of %g ms at every load, more than the %d requests a P99 lets break it, so no load meets the SLO",
+		left, sent, b.BatchSize, b.MaxWaitMS, name, limit, ok)
 }
 
 // joinNote appends more to a row's note.
