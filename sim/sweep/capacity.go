@@ -416,11 +416,13 @@ const capacityAtLeast = "capacity ≥ "
 // capacity finds the highest arrival-rate scale at which every SLO holds:
 // starting at Search.StartScale it doubles the scale until the SLO fails
 // (or halves it until it holds), then bisects the bracket geometrically
-// until hi/lo − 1 ≤ Search.Tolerance (or no number lies between them). It returns the probe at the highest
-// scale that held (nil: none down to MinScale) and a note when the search
-// stopped short of that: at MaxScale, or when MaxProbes ran out; with nil,
-// the note names an OOM at the lowest scale probed. It
-// assumes the SLO, once broken, stays broken at higher scales.
+// until hi/lo − 1 ≤ Search.Tolerance (or no number lies between them). It
+// returns the probe at the highest scale that held (nil: none) and a note
+// when the search stopped short of that: at MaxScale, or when MaxProbes
+// ran out; with nil, the note names an OOM at the lowest scale probed. It
+// assumes the SLO, once broken, stays broken at higher scales, save where
+// a static batch's wait reaches a limit (batchWaitLimit): a config failing
+// down to MinScale is then tried above the start scale too (climb).
 func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, err error) {
 	s := ev.spec.Search
 	var lo, hi *probe
@@ -437,14 +439,18 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 	}
 	if p.ok {
 		lo = p
-		for hi == nil {
-			if lo.scale >= s.MaxScale {
-				return lo, fmt.Sprintf("%ssearch.max_scale %g", capacityAtLeast, s.MaxScale), nil
+	} else {
+		hi = p
+		for lo == nil {
+			if hi.scale <= s.MinScale || ev.probes >= s.MaxProbes {
+				// Out of memory, not over a limit: say so, as a fixed
+				// rate_scale's row does.
+				if hi.oom != "" {
+					return nil, fmt.Sprintf("at scale %g: %s", hi.scale, hi.oom), nil
+				}
+				break
 			}
-			if ev.probes >= s.MaxProbes {
-				return lo, fmt.Sprintf("%sscale %.4g: search.max_probes = %d ran out before the SLO broke", capacityAtLeast, lo.scale, s.MaxProbes), nil
-			}
-			if p, err = probe(min(lo.scale*2, s.MaxScale)); err != nil {
+			if p, err = probe(max(hi.scale/2, s.MinScale)); err != nil {
 				return nil, "", err
 			}
 			if p.ok {
@@ -453,26 +459,27 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 				hi = p
 			}
 		}
-	} else {
-		hi = p
-		for lo == nil {
-			next := hi.scale / 2
-			if hi.scale <= s.MinScale || ev.probes >= s.MaxProbes {
-				// Out of memory, not over a limit: say so, as a fixed
-				// rate_scale's row does.
-				if hi.oom != "" {
-					return nil, fmt.Sprintf("at scale %g: %s", hi.scale, hi.oom), nil
-				}
-				return nil, "", nil
+		if lo == nil {
+			if lo, note, err = ev.climb(probe); lo == nil || err != nil {
+				return nil, note, err
 			}
-			if p, err = probe(max(next, s.MinScale)); err != nil {
-				return nil, "", err
-			}
-			if p.ok {
-				lo = p
-			} else {
-				hi = p
-			}
+			hi = nil
+		}
+	}
+	for hi == nil {
+		if lo.scale >= s.MaxScale {
+			return lo, joinNote(fmt.Sprintf("%ssearch.max_scale %g", capacityAtLeast, s.MaxScale), note), nil
+		}
+		if ev.probes >= s.MaxProbes {
+			return lo, joinNote(fmt.Sprintf("%sscale %.4g: search.max_probes = %d ran out before the SLO broke", capacityAtLeast, lo.scale, s.MaxProbes), note), nil
+		}
+		if p, err = probe(min(lo.scale*2, s.MaxScale)); err != nil {
+			return nil, "", err
+		}
+		if p.ok {
+			lo = p
+		} else {
+			hi = p
 		}
 	}
 	for hi.scale/lo.scale-1 > s.Tolerance && ev.probes < s.MaxProbes {
@@ -490,7 +497,29 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 		}
 	}
 	if hi.scale/lo.scale-1 > s.Tolerance && ev.probes >= s.MaxProbes {
-		return lo, fmt.Sprintf("capacity between scales %.4g and %.4g: search.max_probes = %d ran out before search.tolerance", lo.scale, hi.scale, s.MaxProbes), nil
+		return lo, joinNote(fmt.Sprintf("capacity between scales %.4g and %.4g: search.max_probes = %d ran out before search.tolerance", lo.scale, hi.scale, s.MaxProbes), note), nil
 	}
-	return lo, "", nil
+	return lo, note, nil
+}
+
+// climb doubles the scale from above the start scale while the SLO fails,
+// for a config whose static batches wait to fill at light load: the
+// capacity is the highest scale at which the SLO holds, whichever lighter
+// loads break it. It returns the first probe that held, with a note naming
+// the scale below it that failed; nil when the wait cannot explain the
+// failures (or the trace's last batch alone breaks the SLO), or no scale
+// up to MaxScale held within MaxProbes.
+func (ev *evaluator) climb(probe func(float64) (*probe, error)) (*probe, string, error) {
+	s := ev.spec.Search
+	if name, limit := ev.batchWaitLimit(); limit == 0 || ev.lastBatchNote(name, limit) != "" {
+		return nil, "", nil
+	}
+	for failed := s.StartScale; failed < s.MaxScale && ev.probes < s.MaxProbes; {
+		p, err := probe(min(failed*2, s.MaxScale))
+		if err != nil || p.ok {
+			return p, fmt.Sprintf("the SLO fails at scale %s below the capacity: it does not hold at every lighter load", formatValue(failed)), err
+		}
+		failed = p.scale
+	}
+	return nil, "", nil
 }

@@ -89,11 +89,14 @@
 // requests already finished break the SLO whatever the rest do, so probes
 // far above capacity cost little. When rejected requests alone break the
 // SLO, no scale can meet it and the config is infeasible at once.
-// A config infeasible down to min_scale was tried at no scale above
-// start_scale; when a static batch's max_wait_ms alone reaches a latency
-// limit (its batches wait to fill at light load), the note says so, or,
-// when a fixed batch's last one (never filled, at any load) holds more
-// requests than the P99 lets break the limit, that no load meets it. A
+// A config infeasible down to min_scale is tried at no scale above
+// start_scale, save when a static batch's max_wait_ms alone reaches a
+// latency limit (its batches wait to fill at light load): it is then
+// tried at doublings above start_scale, so its capacity does not hang on
+// start_scale, and its note, ok or infeasible, names the wait; when a
+// fixed batch's last one (never filled, at any load) holds more requests
+// than the P99 lets break the limit, it is not, and the note says that no
+// load meets the SLO. A
 // capacity the SLO never broke above (max_scale, or max_probes ran out
 // while doubling) is a lower bound: its note opens "capacity ≥"
 // (Row.CapacityLowerBound).

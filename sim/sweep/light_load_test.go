@@ -25,11 +25,14 @@ func steadyTrace(n int) *Trace {
 
 // A fixed batch that may wait 5 s to fill breaks a 2 s TTFT limit at the
 // trace's rate and every lighter one, and meets it from 4× on, where
-// batches fill in 2 s. The search halves from the start scale only, so the
-// row is infeasible; its note says why the loads above were not tried,
-// where it read as though the SLO failed at every load.
-func TestInfeasibleNoteNamesTheBatchWait(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+// batches fill in 2 s. Its capacity, the highest scale at which the SLO
+// holds, is above the start scale, as it is when the search starts above
+// the failing loads: the row is ok either way, with the same note on the
+// wait (and the failed probe below, where the search saw one), where the
+// outcome once hung on start_scale.
+func TestLightLoadFailureDoesNotHideTheCapacity(t *testing.T) {
+	for _, start := range []string{"1", "8"} {
+		_, s, err := writeSpec(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [8]
@@ -38,18 +41,23 @@ func TestInfeasibleNoteNamesTheBatchWait(t *testing.T) {
 ttft_p99_ms = 2000
 [search]
 min_scale = 0.25
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1000), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res.Rows[0]
-	want := "batch.max_wait_ms 5000 ≥ the TTFT limit of 2000 ms: a batch waiting to fill breaks it at light load, and loads above the start scale 1 were not tried"
-	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, want) {
-		t.Errorf("outcome %s, note %q: want infeasible, with %q", r.Outcome, r.Note, want)
+curve_octaves_below = 0
+start_scale = `+start+"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1000), Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Rows[0]
+		wait := "batch.max_wait_ms 5000 ≥ the TTFT limit of 2000 ms: a batch waiting to fill breaks it at light load"
+		if r.Outcome != OutcomeOK || r.Scale < 4 || !strings.Contains(r.Note, wait) {
+			t.Errorf("start_scale %s: outcome %s at scale %g, note %q: want ok at 4 or above, the note with %q", start, r.Outcome, r.Scale, r.Note, wait)
+		}
+		if below := "the SLO fails at scale 2 below the capacity"; start == "1" && !strings.Contains(r.Note, below) {
+			t.Errorf("start_scale 1: note %q; want it to name the failed probe with %q", r.Note, below)
+		}
 	}
 }
 

@@ -211,6 +211,9 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		if p == nil {
 			row.Outcome = OutcomeInfeasible
 			row.Note = fmt.Sprintf("the SLO fails at every probed scale down to %g", ev.spec.Search.MinScale)
+			if name, limit := ev.batchWaitLimit(); limit > 0 && ev.lastBatchNote(name, limit) == "" { // climb tried the heavier loads
+				row.Note = fmt.Sprintf("the SLO fails at every probed scale from search.max_scale %g down to %g", ev.spec.Search.MaxScale, ev.spec.Search.MinScale)
+			}
 			if ev.probes >= ev.spec.Search.MaxProbes {
 				row.Note = fmt.Sprintf("no scale met the SLO within search.max_probes = %d", ev.spec.Search.MaxProbes)
 			}
@@ -222,6 +225,9 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			return nil
 		}
 		row.Outcome, row.Note = OutcomeOK, note
+		if wait := ev.batchWaitNote(); wait != "" {
+			row.Note = joinNote(row.Note, wait)
+		}
 		at = p
 	}
 	ev.fill(row, at)
@@ -284,29 +290,38 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	return nil
 }
 
-// batchWaitNote explains an infeasible static config whose max_wait_ms
-// alone can break a latency limit: its batches wait to fill at light load,
-// so a heavier load than the search tried (it only halves from the start
-// scale, assuming a lighter load never breaks an SLO a heavier one meets)
-// may meet the SLO, unless the trace's last batch alone breaks it (see
-// lastBatchNote). "" when the wait cannot break a limit.
-func (ev *evaluator) batchWaitNote() string {
+// batchWaitLimit names the latency limit a static batch's max_wait_ms
+// alone reaches (limit 0: none): its batches wait to fill at light load,
+// so a lighter load may break an SLO that a heavier one meets.
+func (ev *evaluator) batchWaitLimit() (name string, limit float64) {
 	b, slo := ev.cfg.Plan.Batch, ev.spec.SLO
 	if b.Strategy != "fixed" && b.Strategy != "token_budget" {
-		return ""
+		return "", 0
 	}
-	limit, name := slo.TTFTP99Ms, "TTFT"
-	if !(limit > 0 && b.MaxWaitMS >= limit) {
-		limit, name = slo.E2EP99Ms, "E2E"
+	if slo.TTFTP99Ms > 0 && b.MaxWaitMS >= slo.TTFTP99Ms {
+		return "TTFT", slo.TTFTP99Ms
 	}
-	if !(limit > 0 && b.MaxWaitMS >= limit) {
+	if slo.E2EP99Ms > 0 && b.MaxWaitMS >= slo.E2EP99Ms {
+		return "E2E", slo.E2EP99Ms
+	}
+	return "", 0
+}
+
+// batchWaitNote says why a static config's SLO may fail at loads lighter
+// than where it holds, in the same words for an ok row and an infeasible
+// one: its max_wait_ms alone reaches a latency limit (or, where the
+// trace's last batch alone breaks it, that no load meets the SLO; see
+// lastBatchNote). "" when the wait cannot break a limit.
+func (ev *evaluator) batchWaitNote() string {
+	name, limit := ev.batchWaitLimit()
+	if limit == 0 {
 		return ""
 	}
 	if last := ev.lastBatchNote(name, limit); last != "" {
 		return last
 	}
-	return fmt.Sprintf("batch.max_wait_ms %g ≥ the %s limit of %g ms: a batch waiting to fill breaks it at light load, and loads above the start scale %g were not tried",
-		b.MaxWaitMS, name, limit, ev.spec.Search.StartScale)
+	return fmt.Sprintf("batch.max_wait_ms %g ≥ the %s limit of %g ms: a batch waiting to fill breaks it at light load",
+		ev.cfg.Plan.Batch.MaxWaitMS, name, limit)
 }
 
 // lastBatchNote says when a fixed batch's wait breaks the named limit at
