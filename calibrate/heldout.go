@@ -8,7 +8,7 @@ import (
 
 // HeldOut is the result of CrossCheck.
 type HeldOut struct {
-	K     int     // folds: run r (or observation i) is in fold r % K
+	K     int     // folds: the r-th distinct run, ascending (or observation r), is in fold r % K
 	Folds int     // folds that held something out and were fitted: fewer than K with fewer runs
 	ByRun bool    // split on Observation.Run (false: on observation index)
 	NFit  int     // observations fitted for the last fold
@@ -20,9 +20,11 @@ type HeldOut struct {
 
 // SplitHeldOut splits obs deterministically into a fit part and a
 // held-out part, appending to fitDst and heldDst. When obs come from two
-// or more runs (distinct Observation.Run), whole runs are held out: those
-// whose Run % k == k−1. Otherwise every k-th observation (index % k ==
-// k−1) is held out. k must be >= 2.
+// or more runs (distinct Observation.Run), whole runs are held out: the
+// r-th run in ascending order of Run (from 0) where r % k == k−1, so that
+// runs numbered with gaps (a run that yielded no step) still fill the
+// folds in turn. Otherwise every k-th observation (index % k == k−1) is
+// held out. k must be >= 2.
 func SplitHeldOut(fitDst, heldDst, obs []Observation, k int) (fit, held []Observation, byRun bool, err error) {
 	return splitFold(fitDst, heldDst, obs, k, k-1)
 }
@@ -33,17 +35,9 @@ func splitFold(fitDst, heldDst, obs []Observation, k, j int) (fit, held []Observ
 	if k < 2 {
 		return fitDst, heldDst, false, fmt.Errorf("calibrate: held-out split: k = %d, must be >= 2", k)
 	}
-	runs := map[int]bool{}
-	for _, o := range obs {
-		runs[o.Run] = true
-	}
-	byRun = len(runs) >= 2
+	keys, byRun := foldKeys(obs)
 	for i, o := range obs {
-		key := i
-		if byRun {
-			key = o.Run
-		}
-		if ((key%k)+k)%k == j {
+		if keys[i]%k == j {
 			heldDst = append(heldDst, o)
 		} else {
 			fitDst = append(fitDst, o)
@@ -141,22 +135,43 @@ func occupiedFolds(obs []Observation, k int) []int {
 	if k < 2 {
 		return []int{0} // splitFold refuses it
 	}
-	runs := map[int]bool{}
-	for _, o := range obs {
-		runs[o.Run] = true
-	}
+	keys, _ := foldKeys(obs)
 	seen := map[int]bool{}
 	var out []int
-	for i, o := range obs {
-		key := i
-		if len(runs) >= 2 {
-			key = o.Run
-		}
-		if j := ((key % k) + k) % k; !seen[j] {
+	for _, key := range keys {
+		if j := key % k; !seen[j] {
 			seen[j] = true
 			out = append(out, j)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// foldKeys returns the key of each observation that decides its fold:
+// its run's rank among the distinct runs, ascending, when there are two
+// or more (byRun), else its index. Ranks, not run numbers: runs 0 and 2
+// would both fall in fold 0 of 2.
+func foldKeys(obs []Observation) (keys []int, byRun bool) {
+	rank := map[int]int{}
+	for _, o := range obs {
+		rank[o.Run] = 0
+	}
+	runs := make([]int, 0, len(rank))
+	for r := range rank {
+		runs = append(runs, r)
+	}
+	slices.Sort(runs)
+	for i, r := range runs {
+		rank[r] = i
+	}
+	byRun = len(runs) >= 2
+	keys = make([]int, len(obs))
+	for i, o := range obs {
+		keys[i] = i
+		if byRun {
+			keys[i] = rank[o.Run]
+		}
+	}
+	return keys, byRun
 }
