@@ -28,7 +28,8 @@ var ErrNNLSNoConvergence = errors.New("calibrate: nnls did not converge")
 // to the columns of a) or have that length. Columns of very different
 // scale should be scaled first; FitSteps does.
 //
-// It returns the passive set: passive[j] is true when x[j] is free
+// A or b holding a NaN or infinity, or settings out of range, is an
+// error. It returns the passive set: passive[j] is true when x[j] is free
 // (strictly positive) at the solution and false when held at 0.
 func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings) (passive []bool, err error) {
 	m, n := a.Dims()
@@ -46,6 +47,17 @@ func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings)
 	var s NNLSSettings
 	if settings != nil {
 		s = *settings
+	}
+	// A NaN tolerance or datum would fail every comparison with the
+	// gradient and stop at x = 0, returned as if solved.
+	if !(s.Tolerance >= 0) || math.IsInf(s.Tolerance, 0) {
+		return nil, fmt.Errorf("calibrate: nnls: tolerance = %g, want a finite number >= 0 (0: the default)", s.Tolerance)
+	}
+	if s.MaxIterations < 0 {
+		return nil, fmt.Errorf("calibrate: nnls: max iterations = %d, want >= 0 (0: the default)", s.MaxIterations)
+	}
+	if err := checkFinite(a, b); err != nil {
+		return nil, err
 	}
 	if s.Tolerance == 0 {
 		s.Tolerance = 1e-10
@@ -126,6 +138,23 @@ func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings)
 	}
 	dst.CopyVec(mat.NewVecDense(n, x))
 	return passive, nil
+}
+
+// checkFinite returns an error naming the first entry of a or b that is
+// NaN or infinite.
+func checkFinite(a mat.Matrix, b mat.Vector) error {
+	m, n := a.Dims()
+	for i := range m {
+		for j := range n {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("calibrate: nnls: A[%d][%d] = %g, want a finite number", i, j, v)
+			}
+		}
+		if v := b.AtVec(i); math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("calibrate: nnls: b[%d] = %g, want a finite number", i, v)
+		}
+	}
+	return nil
 }
 
 // solvePassive stores in z the unconstrained least-squares solution over
