@@ -128,8 +128,8 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 	if s.Tolerance < 0 {
 		return dst, st, fmt.Errorf("calibrate: recover steps: tolerance = %d ns, must be >= 0", s.Tolerance)
 	}
-	if s.ToleranceFraction < 0 {
-		return dst, st, fmt.Errorf("calibrate: recover steps: tolerance fraction = %g, must be >= 0", s.ToleranceFraction)
+	if f := s.ToleranceFraction; !(f >= 0) || math.IsInf(f, 0) {
+		return dst, st, fmt.Errorf("calibrate: recover steps: tolerance fraction = %g, must be finite and >= 0", f)
 	}
 	if s.ToleranceFraction == 0 {
 		s.ToleranceFraction = 0.5
