@@ -16,3 +16,16 @@ func TestRecoverStepsRefusesNonFiniteToleranceFraction(t *testing.T) {
 		}
 	}
 }
+
+// A finite fraction can still make a window past int64: it is the widest
+// window, not a wrapped (negative) one.
+func TestRecoverStepsHugeToleranceFractionSaturates(t *testing.T) {
+	rows, _ := tinyEngine(workload(20, 5, 4), genConfig{coef: trueCoef, maxSeqs: 8, seed: 4})
+	_, st, err := RecoverSteps(nil, rows, &RecoverSettings{ToleranceFraction: 1e300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Tolerance != math.MaxInt64 {
+		t.Errorf("tolerance fraction 1e300: window %d ns, want %d (the widest)", st.Tolerance, int64(math.MaxInt64))
+	}
+}

@@ -225,7 +225,11 @@ func RecoverSteps(dst []Observation, reqs []*traces.Request, settings *RecoverSe
 
 	st.Tolerance = s.Tolerance
 	if st.Tolerance == 0 {
-		st.Tolerance = int64(s.ToleranceFraction * float64(minGap))
+		st.Tolerance = math.MaxInt64
+		// A window past int64 is the widest one: converted, it would wrap.
+		if w := s.ToleranceFraction * float64(minGap); w < math.MaxInt64 {
+			st.Tolerance = int64(w)
+		}
 	}
 
 	sort.Slice(events, func(i, j int) bool {
