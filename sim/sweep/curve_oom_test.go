@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -10,7 +9,7 @@ import (
 // the curve, as a failed run is, and the row's note names it: a curve that
 // silently stopped short read as one the config served.
 func TestCurveOOMNamedInNote(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpec(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [256]
@@ -18,14 +17,7 @@ func TestCurveOOMNamedInNote(t *testing.T) {
 "device.gpu_memory_utilization" = [0.25]
 [slo]
 ttft_p99_ms = 1500000
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, Options{Workers: 1})
 	r := res.Rows[0]
 	for _, p := range r.Curve {
 		if p.Scale >= 0.5 {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -51,6 +52,20 @@ func writeSpec(t *testing.T, body string) (string, *Spec, error) {
 	os.WriteFile(path, []byte(body), 0o644)
 	s, err := LoadSpec(path)
 	return path, s, err
+}
+
+// runSpec loads the spec body and runs it over the short trace.
+func runSpec(t *testing.T, body string, opt Options) *Results {
+	t.Helper()
+	_, s, err := writeSpec(t, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func mustExpand(t *testing.T, s *Spec) *Expansion {

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -10,7 +9,7 @@ import (
 // is infeasible for that reason, as a fixed rate_scale's row says; a note
 // that only said the SLO fails pointed at the latency limits.
 func TestInfeasibleNoteNamesTheOOM(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpec(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [256]
@@ -20,14 +19,7 @@ func TestInfeasibleNoteNamesTheOOM(t *testing.T) {
 ttft_p99_ms = 1500000
 [search]
 min_scale = 0.25
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, Options{Workers: 1})
 	r := res.Rows[0]
 	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, "out of KV memory") || !strings.Contains(r.Note, "scale 0.25") {
 		t.Errorf("outcome %s, note %q: want infeasible, naming the OOM at scale 0.25", r.Outcome, r.Note)
@@ -38,7 +30,7 @@ min_scale = 0.25
 // (finished on other replicas, released behind a not-run one) are what
 // broke the SLO: the probe stopped on the SLO, after the OOM.
 func TestInfeasibleNoteNamesTheOOMTheSLOBrokeAfter(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpec(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [32]
@@ -51,14 +43,7 @@ router = "round_robin"
 ttft_p99_ms = 3300
 [search]
 min_scale = 1
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, Options{Workers: 1})
 	r := res.Rows[0]
 	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, "out of KV memory on replica") || !strings.Contains(r.Note, "scale 1") {
 		t.Errorf("outcome %s, note %q: want infeasible, naming the OOM at scale 1", r.Outcome, r.Note)

@@ -257,17 +257,10 @@ func TestCandidates(t *testing.T) {
 }
 
 func TestFixedRateScale(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpec(t, `base = "base.toml"
 [sweep]
 rate_scale = [0.5, 1000]
-`+sloTOML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`+sloTOML, Options{})
 	lo, hi := res.Rows[0], res.Rows[1]
 	if lo.RateScale != 0.5 || lo.Scale != 0.5 || lo.Outcome != OutcomeOK || lo.Rank != 1 {
 		t.Errorf("low rate: %+v", lo)
@@ -278,17 +271,10 @@ rate_scale = [0.5, 1000]
 }
 
 func TestReplicasRunAsCluster(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpec(t, `base = "base.toml"
 [sweep]
 replicas = [1, 2]
-`+sloTOML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`+sloTOML, Options{})
 	one, two := res.Rows[0], res.Rows[1]
 	if one.Replicas != 1 || two.Replicas != 2 || one.Outcome != OutcomeOK || two.Outcome != OutcomeOK {
 		t.Fatalf("rows: %+v\n%+v", one, two)
