@@ -72,12 +72,7 @@ func TestContinuousUsageAttributesChunkTokensExactly(t *testing.T) {
 		if r.Error != "" || r.UsageOutput != 4 || len(r.TokenTimes) != 4 {
 			t.Fatalf("ContinuousUsage %v: error %q, usage %d, token times %v: want 4 tokens", cont, r.Error, r.UsageOutput, r.TokenTimes)
 		}
-		atFirst := 0
-		for _, at := range r.TokenTimes {
-			if at == r.FirstToken {
-				atFirst++
-			}
-		}
+		atFirst := tokensAtFirstChunk(r)
 		if want := map[bool]int{false: 1, true: 3}[cont]; atFirst != want {
 			t.Errorf("ContinuousUsage %v: %d tokens at the first chunk (token times %v), want %d", cont, atFirst, r.TokenTimes, want)
 		}

@@ -1,11 +1,8 @@
 package replay
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // vLLM with continuous usage stats puts the cumulative completion tokens
@@ -22,30 +19,11 @@ func TestContinuousUsageWithContentlessEOSIsExact(t *testing.T) {
 		`{"choices":[],"usage":{"prompt_tokens":7,"total_tokens":12,"completion_tokens":5}}`,
 		`[DONE]`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i, e := range events {
-			if i == 2 {
-				time.Sleep(30 * time.Millisecond) // the second content chunk comes later
-			}
-			w.Write([]byte("data: " + e + "\n\n"))
-			w.(http.Flusher).Flush()
-		}
-	}))
-	defer srv.Close()
-	cfg := testConfig(nil)
-	cfg.BaseURL = srv.URL + "/v1"
-	_, out := runRows(t, cfg, rows(1, 0, 40, 8))
-	r := out[0]
+	r := replayPacedStream(t, events, 2, 8) // the second content chunk comes later
 	if r.Error != "" || r.UsageOutput != 5 || len(r.TokenTimes) != 5 || r.Chunks != 2 {
 		t.Fatalf("error %q, usage %d, %d token times, %d chunks: want 5 tokens over 2 chunks", r.Error, r.UsageOutput, len(r.TokenTimes), r.Chunks)
 	}
-	atFirst := 0
-	for _, at := range r.TokenTimes {
-		if at == r.FirstToken {
-			atFirst++
-		}
-	}
+	atFirst := tokensAtFirstChunk(r)
 	if atFirst != 3 || r.TokenTimes[4] != r.LastToken {
 		t.Errorf("token times %v (first chunk at %d, last at %d): want 3 at the first chunk, as its usage said, and the last at the last chunk",
 			r.TokenTimes, r.FirstToken, r.LastToken)
@@ -96,32 +74,13 @@ func TestRunningUsagePastInt32TimesByText(t *testing.T) {
 		`{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5}}`,
 		`[DONE]`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i, e := range events {
-			if i == 1 {
-				time.Sleep(30 * time.Millisecond) // the second content chunk comes later
-			}
-			w.Write([]byte("data: " + e + "\n\n"))
-			w.(http.Flusher).Flush()
-		}
-	}))
-	defer srv.Close()
-	cfg := testConfig(nil)
-	cfg.BaseURL = srv.URL + "/v1"
-	_, out := runRows(t, cfg, rows(1, 0, 40, 8))
-	r := out[0]
+	r := replayPacedStream(t, events, 1, 8) // the second content chunk comes later
 	if r.Error != "" || r.UsageOutput != 5 || len(r.TokenTimes) != 5 || r.Chunks != 2 {
 		t.Fatalf("error %q, usage %d, %d token times, %d chunks: want 5 tokens over 2 chunks", r.Error, r.UsageOutput, len(r.TokenTimes), r.Chunks)
 	}
 	// By text (10 bytes, then 1): four tokens at the first chunk, one at
 	// the second. The wrapped count (1) would put one at the first.
-	atFirst := 0
-	for _, at := range r.TokenTimes {
-		if at == r.FirstToken {
-			atFirst++
-		}
-	}
+	atFirst := tokensAtFirstChunk(r)
 	if atFirst != 4 {
 		t.Errorf("token times %v (first chunk at %d): want 4 at the first chunk, timed by text", r.TokenTimes, r.FirstToken)
 	}

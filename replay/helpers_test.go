@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -107,4 +109,37 @@ func runRows(t *testing.T, cfg Config, in []*traces.Request) (*Summary, []*trace
 		}
 	}
 	return s, out
+}
+
+// replayPacedStream replays one row of the given output length against a
+// server that streams events as SSE data lines, those from index late on
+// 30ms after the ones before, so the two groups arrive at distinct times.
+func replayPacedStream(t *testing.T, events []string, late int, output int32) *traces.Request {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i, e := range events {
+			if i == late {
+				time.Sleep(30 * time.Millisecond)
+			}
+			w.Write([]byte("data: " + e + "\n\n"))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	_, out := runRows(t, cfg, rows(1, 0, 40, output))
+	return out[0]
+}
+
+// tokensAtFirstChunk counts the row's token times that fall on its first token.
+func tokensAtFirstChunk(r *traces.Request) int {
+	n := 0
+	for _, at := range r.TokenTimes {
+		if at == r.FirstToken {
+			n++
+		}
+	}
+	return n
 }
