@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,22 +22,7 @@ func TestEngineAbortIsAFailure(t *testing.T) {
 			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"" + reason + "\"}]}\n\n" +
 			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":60,\"completion_tokens\":2}}\n\n" +
 			"data: [DONE]\n\n"
-		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, stream)
-		}))
-		r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
-		status, body := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
-		_, rows := r.finish(t)
-		up.Close()
-		if status != http.StatusOK || string(body) != stream {
-			t.Errorf("finish_reason %q: the client got %d %q, want the stream unchanged", reason, status, body)
-		}
-		if len(rows) != 1 {
-			t.Fatalf("finish_reason %q: %d rows, want 1", reason, len(rows))
-		}
-		row := rows[0]
+		row := recordPassedStream(t, "finish_reason "+strconv.Quote(reason), stream)
 		if !strings.Contains(row.Error, `finish_reason "`+reason+`"`) || !strings.Contains(row.Error, "after 2 content chunks") {
 			t.Errorf("finish_reason %q: error %q, want one naming it and the chunks before it", reason, row.Error)
 		}

@@ -57,28 +57,15 @@ func TestRedirectIsAFailure(t *testing.T) {
 func TestStreamWithoutDoneIsAFailure(t *testing.T) {
 	const stream = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":21,\"completion_tokens\":1}}\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, stream)
-	}))
-	t.Cleanup(up.Close)
-	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
-	if status, got := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi")); status != 200 || string(got) != stream {
-		t.Errorf("stream not passed through: %d %q", status, got)
-	}
-	_, rows := r.finish(t)
-	if len(rows) != 1 {
-		t.Fatalf("%d rows, want 1", len(rows))
-	}
-	if r := rows[0]; r.Succeeded() || !strings.Contains(r.Error, "[DONE]") {
+	r := recordPassedStream(t, "stream without [DONE]", stream)
+	if r.Succeeded() || !strings.Contains(r.Error, "[DONE]") {
 		t.Fatalf("succeeded %v, error %q: want a failure naming the missing [DONE]", r.Succeeded(), r.Error)
 	}
 	// A failure has empty metrics, as record writes one.
-	if r := rows[0]; r.FirstToken != traces.Missing || r.Chunks != traces.Missing || r.UsageOutput != traces.Missing || r.TokenTimes != nil {
+	if r.FirstToken != traces.Missing || r.Chunks != traces.Missing || r.UsageOutput != traces.Missing || r.TokenTimes != nil {
 		t.Errorf("failed row keeps metrics: first token %d, chunks %d, usage output %d, token times %v", r.FirstToken, r.Chunks, r.UsageOutput, r.TokenTimes)
 	}
-	if r := rows[0]; r.PromptTokens != 21 {
+	if r.PromptTokens != 21 {
 		t.Errorf("prompt tokens %d, want the usage's 21: the request's size stays", r.PromptTokens)
 	}
 }

@@ -27,22 +27,7 @@ func TestImpossibleUsageIsAFailure(t *testing.T) {
 		stream := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n" +
 			"data: {\"choices\":[],\"usage\":{" + usage + "}}\n\n" +
 			"data: [DONE]\n\n"
-		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, stream)
-		}))
-		r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
-		status, body := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
-		_, rows := r.finish(t)
-		up.Close()
-		if status != http.StatusOK || string(body) != stream {
-			t.Errorf("usage {%s}: the client got %d %q, want the stream unchanged", usage, status, body)
-		}
-		if len(rows) != 1 {
-			t.Fatalf("usage {%s}: %d rows, want 1", usage, len(rows))
-		}
-		row := rows[0]
+		row := recordPassedStream(t, "usage {"+usage+"}", stream)
 		if !strings.Contains(row.Error, "usage reports "+want) || !strings.Contains(row.Error, "after 1 content chunks") {
 			t.Errorf("usage {%s}: error %q, want one naming %q and the chunks before it", usage, row.Error, want)
 		}
@@ -61,26 +46,16 @@ func TestCachedTokensUpToThePromptAreKept(t *testing.T) {
 	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n" +
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":5}}}\n\n" +
 		"data: [DONE]\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, stream)
-	}))
-	defer up.Close()
-	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
-	r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
-	_, rows := r.finish(t)
-	if len(rows) != 1 || rows[0].Error != "" || rows[0].UsageCached != 5 || rows[0].UsagePrompt != 5 {
-		t.Fatalf("rows %+v, want one success with 5 cached of 5 prompt tokens", rows)
+	row := recordPassedStream(t, "cached tokens", stream)
+	if row.Error != "" || row.UsageCached != 5 || row.UsagePrompt != 5 {
+		t.Fatalf("row %+v, want a success with 5 cached of 5 prompt tokens", row)
 	}
 }
 
-// recordUsage sends reqBody to path through the proxy, to an upstream
-// answering with body (a stream, or else a JSON response), and returns the
-// row.
-func recordUsage(t *testing.T, path, reqBody, body string, stream bool) *traces.Request {
-	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// fixedUpstream answers every request with body, as an event stream when
+// stream is set and as JSON otherwise.
+func fixedUpstream(body string, stream bool) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		if stream {
@@ -88,6 +63,33 @@ func recordUsage(t *testing.T, path, reqBody, body string, stream bool) *traces.
 		}
 		io.WriteString(w, body)
 	}))
+}
+
+// recordPassedStream sends a streamed chat request through the proxy to an
+// upstream answering with stream, checks the client got the stream
+// unchanged, and returns the one row; what names the case in failures.
+func recordPassedStream(t *testing.T, what, stream string) *traces.Request {
+	t.Helper()
+	up := fixedUpstream(stream, true)
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	status, body := r.post(t, "/v1/chat/completions", chatBody("m", true, true, "hi"))
+	_, rows := r.finish(t)
+	if status != http.StatusOK || string(body) != stream {
+		t.Errorf("%s: the client got %d %q, want the stream unchanged", what, status, body)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%s: %d rows, want 1", what, len(rows))
+	}
+	return rows[0]
+}
+
+// recordUsage sends reqBody to path through the proxy, to an upstream
+// answering with body (a stream, or else a JSON response), and returns the
+// row.
+func recordUsage(t *testing.T, path, reqBody, body string, stream bool) *traces.Request {
+	t.Helper()
+	up := fixedUpstream(body, stream)
 	defer up.Close()
 	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
 	r.post(t, path, reqBody)
