@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/replay/telemetry"
 )
 
@@ -71,24 +70,9 @@ func TestGPUMeasureNamesAGPUIdleThroughTheWindow(t *testing.T) {
 // token is left out of the comparison (and out of the cost), and
 // energy_unknown names the idle GPU.
 func TestRunDoesNotCompareTheEnergyOfAnIdleGPU(t *testing.T) {
-	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
-		return telemetry.StartGPU(ctx, &idleGPU{}, telemetry.GPUConfig{Interval: interval, Path: path})
-	}
-	defer func() { startNVML = telemetry.StartNVML }()
-	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	sampleGPUs(t, &idleGPU{})
 	var log strings.Builder
-	res, err := Run(context.Background(), Options{
-		Candidates: candidates(4), Trace: writeTrace(t, dir, 6, 50*time.Millisecond), Replay: cfg,
-		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 5 * time.Millisecond, Log: &log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := res.Candidates[0]
+	c := runSampled(t, 6, 5*time.Millisecond, &log)
 	if c.Status != StatusOK || c.GPU == nil || c.GPU.IdleGPUs == "" || c.GPU.JPerOutputTok == nil {
 		t.Fatalf("status %s (%s), GPU %+v: want the idle GPU named and its energy kept in the measure", c.Status, c.Detail, c.GPU)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/replay/telemetry"
 )
 
@@ -40,26 +39,34 @@ func (g *constGPU) Sample() ([]telemetry.DeviceSample, error) {
 	return []telemetry.DeviceSample{s}, nil
 }
 
-// With --gpu, each replay is sampled: energy per output token is measured
-// from the GPU's energy, compared with the simulator's, and not gated.
-func TestRunSamplesGPUEnergy(t *testing.T) {
+// sampleGPUs has Run sample src in place of NVML until the test ends.
+func sampleGPUs(t *testing.T, src telemetry.Source) {
 	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
-		return telemetry.StartGPU(ctx, &constGPU{}, telemetry.GPUConfig{Interval: interval, Path: path})
+		return telemetry.StartGPU(ctx, src, telemetry.GPUConfig{Interval: interval, Path: path})
 	}
-	defer func() { startNVML = telemetry.StartNVML }()
+	t.Cleanup(func() { startNVML = telemetry.StartNVML })
+}
+
+// runSampled verifies the first of four candidates on a stub server over
+// a trace of n requests 50ms apart, sampling the GPUs every interval.
+func runSampled(t *testing.T, n int, interval time.Duration, log io.Writer) CandidateResult {
+	t.Helper()
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
 	res, err := Run(context.Background(), Options{
-		Candidates: candidates(4), Trace: writeTrace(t, dir, 10, 50*time.Millisecond), Replay: cfg,
-		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 10 * time.Millisecond,
+		Candidates: candidates(4), Trace: writeTrace(t, dir, n, 50*time.Millisecond), Replay: stubReplay(t),
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: interval, Log: log,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := res.Candidates[0]
+	return res.Candidates[0]
+}
+
+// With --gpu, each replay is sampled: energy per output token is measured
+// from the GPU's energy, compared with the simulator's, and not gated.
+func TestRunSamplesGPUEnergy(t *testing.T) {
+	sampleGPUs(t, &constGPU{})
+	c := runSampled(t, 10, 10*time.Millisecond, nil)
 	if c.Status != StatusOK || c.GPU == nil {
 		t.Fatalf("status %s (%s), GPU %+v", c.Status, c.Detail, c.GPU)
 	}
@@ -83,12 +90,8 @@ func TestRunSamplesGPUEnergy(t *testing.T) {
 	startNVML = func(context.Context, time.Duration, string, telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
 		return nil, telemetry.ErrNoDriver
 	}
-	res, err = Run(context.Background(), Options{
-		Candidates: candidates(4), Trace: writeTrace(t, dir, 4, 50*time.Millisecond), Replay: cfg,
-		Out: filepath.Join(dir, "out2"), Tolerances: DefaultTolerances(), GPUInterval: 10 * time.Millisecond,
-	})
-	if err != nil || res.Candidates[0].Status != StatusOK || res.Candidates[0].GPU != nil || res.Candidates[0].Measured.JPerOutTok != nil {
-		t.Errorf("no driver: %v %+v", err, res.Candidates[0])
+	if c := runSampled(t, 4, 10*time.Millisecond, nil); c.Status != StatusOK || c.GPU != nil || c.Measured.JPerOutTok != nil {
+		t.Errorf("no driver: %+v", c)
 	}
 }
 
@@ -178,24 +181,9 @@ func (g *hostGPUs) Sample() ([]telemetry.DeviceSample, error) {
 // simulator's energy per output token is for the plan's devices, and the
 // measured one is left out of the comparison rather than set against it.
 func TestGPUEnergyOfOtherDevicesIsNotCompared(t *testing.T) {
-	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
-		return telemetry.StartGPU(ctx, &hostGPUs{n: 4}, telemetry.GPUConfig{Interval: interval, Path: path})
-	}
-	defer func() { startNVML = telemetry.StartNVML }()
-	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
-	defer srv.Close()
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "stub", "SERVESIM_NO_KEY"
+	sampleGPUs(t, &hostGPUs{n: 4})
 	var log strings.Builder
-	res, err := Run(context.Background(), Options{
-		Candidates: candidates(4), Trace: writeTrace(t, dir, 4, 50*time.Millisecond), Replay: cfg,
-		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 10 * time.Millisecond, Log: &log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := res.Candidates[0]
+	c := runSampled(t, 4, 10*time.Millisecond, &log)
 	if c.Status != StatusOK || c.GPU == nil || c.GPU.Devices != 4 || c.GPU.JPerOutputTok == nil {
 		t.Fatalf("status %s (%s), GPU %+v: want 4 devices measured", c.Status, c.Detail, c.GPU)
 	}

@@ -17,23 +17,11 @@ func TestMeanMetricsRateIsRatioOfSums(t *testing.T) {
 	// 1,000 tokens in 10 s, then 1,000 in 40 s: 2,000 tokens in 50 s is
 	// 40 tok/s (the mean of 100 and 25 would be 62.5).
 	mean, lo, hi := meanMetrics([]Repeat{run(10, 1000, 10), run(10, 1000, 40)})
-	for _, c := range []struct {
-		name         string
-		got          *float64
-		want, lo, hi float64
-		gotLo, gotHi *float64
-	}{
+	checkMeans(t, "total over the total window", []meanCase{
 		{MetricThroughput, mean.OutTokPerSec, 40, 25, 100, lo.OutTokPerSec, hi.OutTokPerSec},
 		{"req_per_s", mean.ReqPerSec, 0.4, 0.25, 1, lo.ReqPerSec, hi.ReqPerSec},
 		{MetricDeviceSeconds, mean.DeviceSeconds, 50, 20, 80, lo.DeviceSeconds, hi.DeviceSeconds},
-	} {
-		if c.got == nil || math.Abs(*c.got-c.want) > 1e-9*c.want {
-			t.Errorf("%s: mean %s, want %g (total over the total window)", c.name, fmtOpt(c.got), c.want)
-		}
-		if c.gotLo == nil || c.gotHi == nil || math.Abs(*c.gotLo-c.lo) > 1e-9*c.lo || math.Abs(*c.gotHi-c.hi) > 1e-9*c.hi {
-			t.Errorf("%s: range %s–%s, want the runs' own %g–%g", c.name, fmtOpt(c.gotLo), fmtOpt(c.gotHi), c.lo, c.hi)
-		}
-	}
+	})
 	if got := *mean.OutTokPerSec * *mean.DeviceSeconds / 2; math.Abs(got-float64(mean.OutputTokens)) > 1e-9 {
 		t.Errorf("mean throughput × mean window = %g tokens, want the mean output tokens %d", got, mean.OutputTokens)
 	}

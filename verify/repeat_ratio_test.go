@@ -19,18 +19,29 @@ func TestMeanMetricsPerTokenIsRatioOfSums(t *testing.T) {
 	// 1,000 J over 100 tokens, then 600 J over 300: 1,600 J over 400
 	// tokens is 4 J/token (the mean of 10 and 2 would be 6).
 	mean, lo, hi := meanMetrics([]Repeat{run(100, 1000, 0.01), run(300, 600, 0.006)})
-	for _, c := range []struct {
-		name         string
-		got          *float64
-		want, lo, hi float64
-		gotLo, gotHi *float64
-	}{
+	checkMeans(t, "total over total tokens", []meanCase{
 		{MetricEnergy, mean.JPerOutTok, 4, 2, 10, lo.JPerOutTok, hi.JPerOutTok},
 		{MetricCost, mean.USDPerMOut, 40, 20, 100, lo.USDPerMOut, hi.USDPerMOut},
 		{"usd_per_m_out_hardware", mean.USDPerMOutHardware, 20, 10, 50, lo.USDPerMOutHardware, hi.USDPerMOutHardware},
-	} {
+	})
+}
+
+// meanCase is one metric's mean over repeats and its range, beside the
+// values wanted.
+type meanCase struct {
+	name         string
+	got          *float64
+	want, lo, hi float64
+	gotLo, gotHi *float64
+}
+
+// checkMeans checks each case's mean, computed as why says, and its
+// range, which stays the runs' own.
+func checkMeans(t *testing.T, why string, cases []meanCase) {
+	t.Helper()
+	for _, c := range cases {
 		if c.got == nil || math.Abs(*c.got-c.want) > 1e-9*c.want {
-			t.Errorf("%s: mean %s, want %g (total over total tokens)", c.name, fmtOpt(c.got), c.want)
+			t.Errorf("%s: mean %s, want %g (%s)", c.name, fmtOpt(c.got), c.want, why)
 		}
 		if c.gotLo == nil || c.gotHi == nil || math.Abs(*c.gotLo-c.lo) > 1e-9*c.lo || math.Abs(*c.gotHi-c.hi) > 1e-9*c.hi {
 			t.Errorf("%s: range %s–%s, want the runs' own %g–%g", c.name, fmtOpt(c.gotLo), fmtOpt(c.gotHi), c.lo, c.hi)
