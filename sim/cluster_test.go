@@ -402,16 +402,7 @@ func TestClusterInvariantsAndDeterminism(t *testing.T) {
 }
 
 func TestClusterEnergyAndDevices(t *testing.T) {
-	reqs := synthWorkload(3, 200, 5)
-	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 300, Step: realTimer, Devices: 2,
-		Power: func(u float64) float64 { return 100 + 500*u }}
-	noPower := cfg
-	noPower.Power = nil
-	cc := ClusterConfig{Threshold: 400, Pools: []PoolConfig{
-		{Name: "a", Replicas: 2, Router: RoundRobin, Replica: cfg},
-		{Name: "b", Replicas: 3, Router: RoundRobin, Replica: noPower},
-	}}
-	sum, _ := mustRunCluster(t, cc, newSliceReader(reqs))
+	sum := runHalfPoweredCluster(t)
 	if got, want := sum.DeviceSeconds, 2*5*sum.Makespan; math.Abs(got-want) > 1e-9*want {
 		t.Errorf("device-seconds %v, want %v", got, want)
 	}

@@ -13,16 +13,7 @@ import (
 // without a window, a hit rate or completions, and in a cluster for the
 // pool and replicas that lack one; a measured energy is written as it is.
 func TestSummaryJSONEnergyNullWithoutPowerModel(t *testing.T) {
-	reqs := synthWorkload(3, 200, 5)
-	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 300, Step: realTimer, Devices: 2,
-		Power: func(u float64) float64 { return 100 + 500*u }}
-	noPower := cfg
-	noPower.Power = nil
-	cc := ClusterConfig{Threshold: 400, Pools: []PoolConfig{
-		{Name: "a", Replicas: 2, Router: RoundRobin, Replica: cfg},
-		{Name: "b", Replicas: 3, Router: RoundRobin, Replica: noPower},
-	}}
-	sum, _ := mustRunCluster(t, cc, newSliceReader(reqs))
+	sum := runHalfPoweredCluster(t)
 	b, err := json.Marshal(sum)
 	if err != nil {
 		t.Fatal(err)

@@ -207,3 +207,20 @@ func mooncakeReader(reqs []*traces.Request) *sliceReader {
 	r.meta.BlockSize = 512
 	return r
 }
+
+// runHalfPoweredCluster runs a small workload over two pools of
+// 2-device replicas: pool a's two draw 100 W + 500 W × utilization per
+// device, pool b's three have no power model.
+func runHalfPoweredCluster(t *testing.T) *ClusterSummary {
+	t.Helper()
+	cfg := Config{Policy: policy(t, Continuous), BlockSize: 16, TotalBlocks: 300, Step: realTimer, Devices: 2,
+		Power: func(u float64) float64 { return 100 + 500*u }}
+	noPower := cfg
+	noPower.Power = nil
+	cc := ClusterConfig{Threshold: 400, Pools: []PoolConfig{
+		{Name: "a", Replicas: 2, Router: RoundRobin, Replica: cfg},
+		{Name: "b", Replicas: 3, Router: RoundRobin, Replica: noPower},
+	}}
+	sum, _ := mustRunCluster(t, cc, newSliceReader(synthWorkload(3, 200, 5)))
+	return sum
+}
