@@ -68,6 +68,7 @@ func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (
 		})
 	}
 	p.Y.Min, p.Y.Max = 0, 1.02
+	drawableRange(&p.X)
 	caption := fmt.Sprintf("%s of successful, non-warm-up requests", what)
 	if isLog {
 		caption += " (log x axis)"
