@@ -654,6 +654,7 @@ func stackedBars(p *plot.Plot, name string, names, series []string, vals []plott
 		top = math.Max(top, sum)
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.08
+	drawableRange(&p.Y)
 	svg, err := render(p, leg)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim/sweep"
 )
 
@@ -46,6 +47,29 @@ func TestFlatAxisHasNoNegativeLatencies(t *testing.T) {
 		}
 		if neg := negativeLabels(svg); len(neg) > 0 {
 			t.Errorf("%s: axis labels %q below 0, want the axis from 0", name, neg)
+		}
+	}
+}
+
+// Runs priced at nothing (no device or energy price) put every cost at
+// $0: the cost axes start at 0 rather than at gonum/plot's -1.
+func TestZeroCostAxisHasNoNegativeDollars(t *testing.T) {
+	a, b := handRun("a", 1), handRun("b", 2)
+	for _, r := range []*Run{a, b} {
+		r.Result.Cost = model.Prices{}.Cost(model.Usage{Devices: 1, WallSeconds: 100, InputTokens: 1e4, OutputTokens: 1e4})
+		r.Metrics.USDPerMOutEst = 0
+	}
+	d, err := Build("t", &Inputs{Runs: []*Run{a, b}}, ParetoSection{}, CostSection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"pareto-runs-latency", "pareto-runs-throughput", "cost-runs"} {
+		svg := figureSVG(d, name)
+		if svg == "" {
+			t.Errorf("no figure %s", name)
+		}
+		if neg := negativeLabels(svg); len(neg) > 0 {
+			t.Errorf("%s: axis labels %q below 0, want the cost axis from $0", name, neg)
 		}
 	}
 }

@@ -189,12 +189,17 @@ func logAxis(a *plot.Axis, lo, hi float64) bool {
 // drawableRange keeps an axis range gonum/plot can draw and read: finite
 // ends (a margin added to a value near the float64 maximum overflows, and
 // an infinite end is drawn as 0, which a log axis cannot take), and equal
-// ends v (one request, a P99 alike at every load) spread from 0 to 2v:
-// gonum/plot's own ±1 is lost to rounding from 1e16 on, and below 1 puts
-// the axis mostly under 0 (latencies from -0.8 s for a 0.2 s P99).
+// ends v (one request, a P99 alike at every load) spread from 0 to 2v, or
+// to 1 at 0 (every cost $0): gonum/plot's own ±1 is lost to rounding from
+// 1e16 on, and below 1 puts the axis mostly under 0 (latencies from
+// -0.8 s for a 0.2 s P99, costs from -$1).
 func drawableRange(a *plot.Axis) {
 	a.Min, a.Max = math.Max(a.Min, -math.MaxFloat64), math.Min(a.Max, math.MaxFloat64)
-	if v := a.Min; a.Max == v && v != 0 {
+	if v := a.Min; a.Max == v {
+		if v == 0 {
+			a.Max = 1
+			return
+		}
 		a.Min, a.Max = math.Max(math.Min(0, 2*v), -math.MaxFloat64), math.Min(math.Max(0, 2*v), math.MaxFloat64)
 	}
 }
