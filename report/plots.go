@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -25,6 +26,7 @@ const (
 	figH       = 3.8 * vg.Inch
 	legendLine = 15 // pt per legend entry
 	maxLegend  = 48 // characters of a legend label
+	titleInset = 8  // pt kept free either side of a title
 )
 
 // palette is Tableau 10: distinct, colour-blind tolerant, readable on white.
@@ -217,6 +219,7 @@ func render(p *plot.Plot, legend []legendEntry) ([]byte, error) {
 	if len(legend) > 0 {
 		h += vg.Length(legendLine*len(legend) + 10)
 	}
+	p.Title.Text = fitWidth(p.Title.Text, p.Title.TextStyle, figW-2*titleInset)
 	c := vgsvg.New(figW, h)
 	dc := draw.New(c)
 	top := draw.Crop(dc, 0, 0, vg.Length(h-figH), 0) // the plot: the top figH
@@ -238,6 +241,22 @@ func render(p *plot.Plot, legend []legendEntry) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// fitWidth shortens each line of s in its middle, "…" in place of what
+// is cut, until sty draws it within width: a centred title wider than its
+// figure loses both ends, its start (what the figure shows) and its end
+// (a sweep's path, where two of one spec differ).
+func fitWidth(s string, sty text.Style, width vg.Length) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		r := []rune(l)
+		for cut := 1; sty.Width(lines[i]) > width && cut < len(r); cut++ {
+			head := (len(r) - cut + 1) / 2
+			lines[i] = string(r[:head]) + "…" + string(r[head+cut:])
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func truncate(s string, n int) string {
