@@ -86,8 +86,10 @@ func writeMDTable(b *strings.Builder, t *Table) {
 		b.WriteString("|")
 		for j, c := range r {
 			c = mdCell(c)
-			if j == 0 && i < len(t.Marked) && t.Marked[i] {
-				c = "**" + c + "**"
+			// "**" does not open before a space or close after one (an
+			// unlabelled config's "#1 ★ ")
+			if s := strings.TrimSpace(c); j == 0 && i < len(t.Marked) && t.Marked[i] && s != "" {
+				c = "**" + s + "**"
 			}
 			fmt.Fprintf(b, " %s |", c)
 		}
