@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -51,6 +52,25 @@ func proxyCommand() *cli.Command {
 	}
 }
 
+// noRecordFlags refuses a flag given before "proxy": record parses it as
+// its own and the proxy never reads it, so --model or --gpu there would be
+// dropped without a word.
+func noRecordFlags(c *cli.Context) error {
+	lineage := c.Lineage()
+	if len(lineage) < 2 {
+		return nil
+	}
+	names := lineage[1].LocalFlagNames()
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	for i := range names {
+		names[i] = "--" + names[i]
+	}
+	return usageErrorf("record proxy: %s: given before 'proxy', a flag is record's, which the proxy does not read: give it after 'proxy'", strings.Join(names, ", "))
+}
+
 // proxyFlags names the flag of each proxy.Config field.
 var proxyFlags = map[string]string{
 	"Upstream": "--upstream", "Out": "--out", "BlockSize": "--block-size", "TokensPerByte": "--tokens-per-byte",
@@ -61,6 +81,9 @@ var proxyFlags = map[string]string{
 func proxyAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("record proxy: unexpected argument %q: it takes only flags, and reads none after an argument", c.Args().First()), 2)
+	}
+	if err := noRecordFlags(c); err != nil {
+		return err
 	}
 	if err := requireFlags(c, "upstream", "out"); err != nil {
 		return err
