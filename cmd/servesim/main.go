@@ -100,7 +100,13 @@ func requireFlags(c *cli.Context, names ...string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return cli.Exit(fmt.Sprintf("%s: %s: required", strings.TrimPrefix(c.Command.HelpName, "servesim "), strings.Join(missing, ", ")), 2)
+	return cli.Exit(fmt.Sprintf("%s: %s: required", commandName(c), strings.Join(missing, ", ")), 2)
+}
+
+// commandName is the running command as errors name it: "record proxy"
+// for a subcommand, where Command.FullName gives "proxy" alone.
+func commandName(c *cli.Context) string {
+	return strings.TrimPrefix(c.Command.HelpName, c.App.Name+" ")
 }
 
 // appHelpOrUnknown is servesim's action when no command matched: the help,

@@ -48,24 +48,24 @@ func startSamplers(c *cli.Context, out string, log *slog.Logger) (*samplers, err
 	sampling := c.Bool("gpu") || c.String("engine-metrics") != ""
 	if c.IsSet("telemetry-interval") && !sampling {
 		// It would sample nothing: said, as --gpu-devices without --gpu is.
-		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval needs --gpu or --engine-metrics", c.Command.FullName()), 2)
+		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval needs --gpu or --engine-metrics", commandName(c)), 2)
 	}
 	if interval <= 0 && sampling {
-		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval %v: want > 0", c.Command.FullName(), interval), 2)
+		return nil, cli.Exit(fmt.Sprintf("%s: --telemetry-interval %v: want > 0", commandName(c), interval), 2)
 	}
 	if u := c.String("engine-metrics"); u != "" {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, cli.Exit(fmt.Sprintf("%s: --engine-metrics %q: want the engine's base URL or its metrics URL, http(s)://host[:port][/path]", c.Command.FullName(), urlshow.String(u)), 2)
+			return nil, cli.Exit(fmt.Sprintf("%s: --engine-metrics %q: want the engine's base URL or its metrics URL, http(s)://host[:port][/path]", commandName(c), urlshow.String(u)), 2)
 		}
 	}
 	var devices telemetry.DeviceSelection
 	if c.IsSet("gpu-devices") {
 		if !c.Bool("gpu") {
-			return nil, cli.Exit(fmt.Sprintf("%s: --gpu-devices needs --gpu", c.Command.FullName()), 2)
+			return nil, cli.Exit(fmt.Sprintf("%s: --gpu-devices needs --gpu", commandName(c)), 2)
 		}
 		var err error
 		if devices, err = telemetry.ParseDeviceSelection(c.String("gpu-devices")); err != nil {
-			return nil, cli.Exit(fmt.Sprintf("%s: --gpu-devices: %v", c.Command.FullName(), err), 2)
+			return nil, cli.Exit(fmt.Sprintf("%s: --gpu-devices: %v", commandName(c), err), 2)
 		}
 	}
 	var err error
