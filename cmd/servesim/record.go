@@ -32,8 +32,8 @@ func recordCommand() *cli.Command {
 			"max_idle_conns, max_tokens (a cap on the max_tokens sent; 0 = none), slo\n" +
 			"(as --slo: \"ttft=2s,tpot=50ms\"; the summary then gives goodput, the requests within every limit), and a\n" +
 			"[text_model] table (a JSON object) with tokens_per_byte, overhead and prefix for --tokens-per-byte,\n" +
-			"--prompt-overhead and --prompt-prefix. --gpu, --engine-metrics and --telemetry-interval are flags only;\n" +
-			"unknown keys are errors. A run in which no request succeeded is written all the same, and record then\n" +
+			"--prompt-overhead and --prompt-prefix. --gpu, --gpu-devices, --engine-metrics and --telemetry-interval\n" +
+			"are flags only; unknown keys are errors. A run in which no request succeeded is written all the same, and record then\n" +
 			"exits 1.\n" +
 			"The API key is read only from the environment variable named by --api-key-env.",
 		Flags:       recordFlags(),
