@@ -59,6 +59,7 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			noteUnusedSLO(c, slo, in)
 			sections := report.DefaultSections()
 			if v := flags["verify"]; v != "" {
 				res, err := verify.LoadResult(v)
@@ -86,6 +87,22 @@ func reportCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// noteUnusedSLO says when --slo counts nothing: goodput needs a
+// per-request trace, and the flag is noted, not refused, so that the rest
+// of the report is still written (as compare does).
+func noteUnusedSLO(c *cli.Context, slo traces.SLO, in *report.Inputs) {
+	if slo.IsZero() {
+		return
+	}
+	for _, r := range in.Runs {
+		if !r.SLO.IsZero() {
+			return
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "report: note: --slo %s counts nothing: no input is a per-request trace "+
+		"(a sweep row's goodput is against its sweep's SLO; a summary.json needs its plans' traces beside it)\n", slo)
 }
 
 // checkReportOut checks, before any work, that the report can go to out:
