@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ func TestLoadCurveMarksCapacityLowerBound(t *testing.T) {
 	curve := []sweep.CurvePoint{{Scale: 1, OutTokPerSec: 10, TTFTP99: 1}, {Scale: 2, OutTokPerSec: 19, TTFTP99: 1.1},
 		{Scale: 4, OutTokPerSec: 30, TTFTP99: 1.3}}
 	rows := []sweep.Row{
-		{Index: 0, Rank: 1, Label: "capped", Outcome: sweep.OutcomeOK, Scale: 4, Note: "capacity ≥ search.max_scale 4",
+		{Index: 0, Rank: 1, Label: "capped", Outcome: sweep.OutcomeOK, Scale: 4, RateScale: math.NaN(), Note: "capacity ≥ search.max_scale 4",
 			USDPerMOutEst: 1, SatUSDPerMOut: 1, TTFTP99: 1.3, OutTokPerSec: 30, Curve: curve},
 	}
 	if !rows[0].CapacityLowerBound() {
@@ -42,7 +43,7 @@ func TestLoadCurveMarksCapacityLowerBound(t *testing.T) {
 // is a lower bound: with none, the explanation named a mark no figure has.
 func TestLoadCurveIntroExplainsLowerBoundOnlyWhenShown(t *testing.T) {
 	curve := []sweep.CurvePoint{{Scale: 1, OutTokPerSec: 10, TTFTP99: 1}, {Scale: 2, OutTokPerSec: 19, TTFTP99: 1.1}}
-	rows := []sweep.Row{{Index: 0, Rank: 1, Label: "a", Outcome: sweep.OutcomeOK, Scale: 2, Note: "capacity ≥ search.max_scale 2",
+	rows := []sweep.Row{{Index: 0, Rank: 1, Label: "a", Outcome: sweep.OutcomeOK, Scale: 2, RateScale: math.NaN(), Note: "capacity ≥ search.max_scale 2",
 		USDPerMOutEst: 1, SatUSDPerMOut: 1, TTFTP99: 1.1, OutTokPerSec: 19, Curve: curve}}
 	if intro := loadIntro(t, rows); !strings.Contains(intro, "≥:") {
 		t.Errorf("intro %q: a capped capacity is shown, want \"≥\" explained", intro)
