@@ -319,6 +319,9 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		for f, sum := range c.Resample.Checksums {
 			m.SetChecksum(f, sum)
 		}
+		if c.Resample.Slice != "" {
+			m.Set("resample_slice", c.Resample.Slice)
+		}
 	} else {
 		if c.PromptLengths == nil {
 			m.Set("prompt", c.Prompt.String())
@@ -505,8 +508,11 @@ func gammaDraw(rng *rand.Rand, k float64) float64 {
 type Empirical struct {
 	Source    string
 	Checksums map[string]string // the source's input files, recorded in the synthetic trace's Meta
-	pairs     [][2]int32
-	cum       []uint64 // cumulative counts, parallel to pairs
+	// Slice is the source's window (its Meta "slice"), "" for a whole
+	// trace: a window's lengths are not the files', so it is recorded too.
+	Slice string
+	pairs [][2]int32
+	cum   []uint64 // cumulative counts, parallel to pairs
 }
 
 // NewEmpirical reads r to the end (without closing it) and keeps the
@@ -527,7 +533,7 @@ func NewEmpirical(r Reader) (*Empirical, error) {
 		return nil, err
 	}
 	src := r.Meta()
-	e := &Empirical{Source: src.Source, Checksums: src.Clone().Checksums}
+	e := &Empirical{Source: src.Source, Checksums: src.Clone().Checksums, Slice: src.Extra["slice"]}
 	for p := range counts {
 		e.pairs = append(e.pairs, p)
 	}
