@@ -236,8 +236,13 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		}
 		if opt.Spread > 0 {
 			// An earlier spread still shapes the arrivals: keep it, as
-			// Slice and Scale keep theirs.
+			// Slice and Scale keep theirs. A spread on a scaled clock is
+			// not the same spread scaled afterwards: say which it was, as
+			// Slice does.
 			v := strconv.FormatInt(opt.Spread, 10)
+			if sc := scaleProduct(m.Extra["time_scale"]); sc != "" {
+				v += " at_time_scale=" + sc
+			}
 			if prev := m.Extra["spread_ns"]; prev != "" {
 				v = prev + "; " + v
 			}
