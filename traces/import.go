@@ -68,7 +68,8 @@ type ImportOptions struct {
 	// DropFailed drops rows the source marks as failed (BurstGPT rows with
 	// 0 response tokens) instead of keeping them with Request.SourceFailed
 	// set; Meta records it as drop_failed=true where the format marks
-	// failures (BurstGPT, servesim) and, for Import, a row was dropped.
+	// failures (BurstGPT, servesim) and, for Import, a row was dropped
+	// ("true after_spread_ns=N" from a servesim file spread before).
 	DropFailed bool
 	// Spread, when > 0, spreads requests that share one arrival time evenly
 	// over the following Spread nanoseconds (or up to the next distinct
@@ -232,7 +233,14 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 			m.SetChecksum(filepath.Base(path), sum)
 		}
 		if opt.DropFailed {
-			m.Set("drop_failed", "true")
+			// Dropped after an earlier spread, the failed rows leave the
+			// gaps they were spread into: not the rows a spread of the
+			// kept ones makes. Say which it was, as Slice does.
+			v := "true"
+			if sp := m.Extra["spread_ns"]; sp != "" {
+				v += " after_spread_ns=" + sp
+			}
+			m.Set("drop_failed", v)
 		}
 		if opt.Spread > 0 {
 			// An earlier spread still shapes the arrivals: keep it, as

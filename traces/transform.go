@@ -220,7 +220,7 @@ func Slice(r Reader, from, to int64, head int) Reader {
 	if sp := m.Extra["spread_ns"]; sp != "" {
 		desc += " after_spread_ns=" + sp
 	}
-	if m.Extra["drop_failed"] == "true" {
+	if strings.HasPrefix(m.Extra["drop_failed"], "true") {
 		desc += " after_drop_failed"
 	}
 	if prev := m.Extra["slice"]; prev != "" {
