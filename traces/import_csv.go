@@ -198,22 +198,31 @@ const maxSeconds = 1 << 32
 
 // parseSeconds parses non-negative decimal seconds ("12", "3.25", "1e3")
 // into ns exactly for plain decimals (digits past the 9th are truncated).
-func parseSeconds(s string) (int64, bool) {
+func parseSeconds(s string) (int64, bool) { return parseDecimal(s, 1e9) }
+
+// parseMillis parses non-negative decimal ms into ns as parseSeconds
+// parses seconds: up to the same 2^32 s, digits past the 6th truncated.
+func parseMillis(s string) (int64, bool) { return parseDecimal(s, 1e6) }
+
+// parseDecimal parses a non-negative decimal count of a unit of unitNs ns
+// (a power of ten) below maxSeconds s, into ns.
+func parseDecimal(s string, unitNs int64) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	var sec, frac int64
+	limit := maxSeconds * 1e9 / unitNs // in units
+	var whole, frac int64
 	i := 0
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		sec = sec*10 + int64(s[i]-'0')
-		if sec >= maxSeconds {
+		whole = whole*10 + int64(s[i]-'0')
+		if whole >= limit {
 			return 0, false
 		}
 	}
 	digits := i
 	if i < len(s) && s[i] == '.' {
 		i++
-		scale := int64(100_000_000)
+		scale := unitNs / 10
 		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 			frac += int64(s[i]-'0') * scale
 			scale /= 10
@@ -221,13 +230,13 @@ func parseSeconds(s string) (int64, bool) {
 		}
 	}
 	if i == len(s) && digits > 0 {
-		return sec*1e9 + frac, true
+		return whole*unitNs + frac, true
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f >= 0 && f < maxSeconds) {
+	if err != nil || !(f >= 0 && f < float64(limit)) {
 		return 0, false
 	}
-	return int64(math.Round(f * 1e9)), true
+	return int64(math.Round(f * float64(unitNs))), true
 }
 
 // parseDateTime parses "YYYY-MM-DD HH:MM:SS[.fraction][Z|±HH:MM]" (a 'T'

@@ -16,8 +16,9 @@ import (
 // {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}.
 // Each hash id names one 512-token block, so a row carries
 // ceil(input_length/512) of them; they become PrefixHashes.
-// Timestamps up to 2^32 ms (49 days) are accepted. Unknown fields are
-// ignored, as other Mooncake traces add some.
+// Timestamps below 2^32 s (in ms, Unix ms included) are accepted, as the
+// other formats accept them. Unknown fields are ignored, as other Mooncake
+// traces add some.
 type mooncakeSource struct {
 	sc     *bufio.Scanner
 	name   string
@@ -62,9 +63,9 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 		if s.row.Timestamp[0] == '"' {
 			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a JSON number of ms, got the string %s", s.name, s.line, s.row.Timestamp)
 		}
-		ns, ok := parseSeconds(string(s.row.Timestamp))
+		ns, ok := parseMillis(string(s.row.Timestamp))
 		if !ok {
-			return 0, 0, fmt.Errorf("%s:%d (timestamp): want non-negative ms below 2^32, got %s", s.name, s.line, s.row.Timestamp)
+			return 0, 0, fmt.Errorf("%s:%d (timestamp): want non-negative ms below 2^32 s, got %s", s.name, s.line, s.row.Timestamp)
 		}
 		var err error
 		if r.PromptTokens, err = s.tokens("input_length", s.row.InputLength); err != nil {
@@ -89,7 +90,7 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 			}
 		}
 		r.ID = strconv.Itoa(s.line)
-		return ns / 1000, s.line, nil
+		return ns, s.line, nil
 	}
 	if err := s.sc.Err(); err != nil {
 		return 0, 0, fmt.Errorf("%s:%d: %w", s.name, s.line+1, scanErr(err))
