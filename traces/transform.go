@@ -365,9 +365,11 @@ func (s *scaler) Next() bool {
 	}
 	s.row++
 	r := s.Reader.At()
+	// Bounded as every trace's arrivals are, so that times derived from
+	// them (by the simulator, say) cannot overflow an int64.
 	a := math.Round(float64(r.Arrival) * s.factor)
-	if a >= math.MaxInt64 {
-		s.err = fmt.Errorf("row %d: scaled arrival overflows int64 ns", s.row)
+	if a > maxArrival {
+		s.err = fmt.Errorf("row %d: scaled arrival %.0f ns is past 2^32 s (%d ns), the latest a trace holds", s.row, a, int64(maxArrival))
 		return false
 	}
 	r.ClearObserved()
