@@ -185,11 +185,22 @@ func parseCount(s string) (int64, bool) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, true
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	f, ok := parseDecimalFloat(s)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// parseDecimalFloat is strconv.ParseFloat of decimal text ("374.0",
+// "1e3") only: ParseFloat also reads hexadecimal floats ("0x1p4") and
+// "inf", which are corrupt cells in a trace, not numbers.
+func parseDecimalFloat(s string) (float64, bool) {
+	if strings.Trim(s, "0123456789.eE+-") != "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 // maxSeconds bounds timestamps in seconds so that ns fit an int64 with room
@@ -232,8 +243,8 @@ func parseDecimal(s string, unitNs int64) (int64, bool) {
 	if i == len(s) && digits > 0 {
 		return whole*unitNs + frac, true
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f >= 0 && f < float64(limit)) {
+	f, ok := parseDecimalFloat(s)
+	if !ok || !(f >= 0 && f < float64(limit)) {
 		return 0, false
 	}
 	return int64(math.Round(f * float64(unitNs))), true
