@@ -230,7 +230,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		// which the source's checksum already names: a run on either fed
 		// one workload. Anything else is identified by its own bytes.
 		if !IsConversion(m) {
-			m.SetChecksum(filepath.Base(path), sum)
+			addChecksum(&m, filepath.Base(path), sum)
 		}
 		if opt.DropFailed {
 			// Dropped after an earlier spread, the failed rows leave the
@@ -270,6 +270,20 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		return nil, err
 	}
 	return &fileImport{Reader: r, f: f, sum: sum, base: filepath.Base(path)}, nil
+}
+
+// addChecksum records sum under file in m or, where file already names
+// another's checksum (an input of the same name), under file#2 (#3, ...):
+// neither replaces the other.
+func addChecksum(m *Meta, file, sum string) {
+	name := file
+	for i := 2; ; i++ {
+		if prev, ok := m.Checksums[name]; !ok || SHA256Hex(prev) == SHA256Hex(sum) {
+			break
+		}
+		name = file + "#" + strconv.Itoa(i)
+	}
+	m.SetChecksum(name, sum)
 }
 
 // anyFailed says whether path, in format, holds a row its source marks
