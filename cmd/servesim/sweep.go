@@ -117,6 +117,9 @@ func runSweep(c *cli.Context) error {
 	}
 	if out != "" {
 		outs := []namedPath{{"--out", filepath.Join(out, shard.FileName())}, {"--out", filepath.Join(out, "candidates.json")}}
+		if shard.Count > 1 { // a shard removes the whole sweep's results from OUT
+			outs = append(outs, namedPath{"--out", filepath.Join(out, sweep.Shard{}.FileName())})
+		}
 		ins := []namedPath{{"--trace", c.String("trace")}, {"--sweep", c.String("sweep")}, {"--catalog", c.String("catalog")}, {"--profile", c.String("profile")}}
 		if err := checkOutputs("simulate", outs, ins); err != nil {
 			return err
@@ -257,6 +260,11 @@ func runSweep(c *cli.Context) error {
 		if err := writeSweep(errw, filepath.Join(out, shard.FileName()), candidates, res, c.Int("top")); err != nil {
 			return err
 		}
+		if shard.Count > 1 {
+			if err := removeWholeSweep(errw, out); err != nil {
+				return err
+			}
+		}
 	}
 	if !c.Bool("quiet") {
 		var probes int64
@@ -365,12 +373,30 @@ func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, t
 		return err
 	}
 	if top == 0 && candidates != "" {
-		switch err := os.Remove(candidates); {
-		case err == nil:
-			fmt.Fprintf(log, "removed %s, an earlier sweep's candidates (--top N writes this one's)\n", candidates)
-		case !errors.Is(err, fs.ErrNotExist):
-			return err
-		}
+		return removeStale(log, candidates, "an earlier sweep's candidates (--top N writes this one's)")
+	}
+	return nil
+}
+
+// removeWholeSweep removes from a shard's out the results and candidates
+// an earlier unsharded sweep left there: they rank other results, and
+// verify or report would take them for this sweep's. 'sweep merge'
+// writes the whole sweep's.
+func removeWholeSweep(log io.Writer, out string) error {
+	if err := removeStale(log, filepath.Join(out, sweep.Shard{}.FileName()), "an earlier sweep's results ('sweep merge' writes this one's)"); err != nil {
+		return err
+	}
+	return removeStale(log, filepath.Join(out, "candidates.json"), "an earlier sweep's candidates ('sweep merge --top N' writes this one's)")
+}
+
+// removeStale removes path, an earlier run's output that would be taken
+// for this one's, and says so; a path already gone is not an error.
+func removeStale(log io.Writer, path, what string) error {
+	switch err := os.Remove(path); {
+	case err == nil:
+		fmt.Fprintf(log, "removed %s, %s\n", path, what)
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
 	}
 	return nil
 }
