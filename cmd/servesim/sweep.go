@@ -266,24 +266,8 @@ func runSweep(c *cli.Context) error {
 			}
 		}
 	}
-	if !c.Bool("quiet") {
-		var probes int64
-		ran := 0
-		for _, r := range res.Rows {
-			probes += r.Probes
-			if r.Outcome != sweep.OutcomeSkipped {
-				ran++
-			}
-		}
-		// sweep.Run starts at most one worker per config it runs
-		workers := max(1, min(opt.EffectiveWorkers(), ran))
-		per := "—"
-		if probes > 0 {
-			per = (elapsed * time.Duration(workers) / time.Duration(probes)).Round(10 * time.Microsecond).String()
-		}
-		fmt.Fprintf(errw, "sweep: %d configs, %d simulations in %s on %d workers (%s of a worker per simulation)\n",
-			len(res.Rows), probes, elapsed.Round(time.Millisecond), workers, per)
-	}
+	// --quiet leaves this line: one line, not the redrawn progress bar.
+	printSweepRun(errw, res, elapsed, opt.EffectiveWorkers())
 	// The rate is not measured (NaN) when every request arrives at once.
 	// It leaves warm-up rows out, and so does the count beside it.
 	warmup := 0
@@ -299,6 +283,27 @@ func runSweep(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1%s)\n", name, len(tr.Reqs)-warmup, fmtF(tr.Rate, "%.2f"), apart)
 	printSweep(c.App.Writer, res, 20)
 	return nil
+}
+
+// printSweepRun writes how long the sweep's simulations took and on how
+// many workers.
+func printSweepRun(w io.Writer, res *sweep.Results, elapsed time.Duration, maxWorkers int) {
+	var probes int64
+	ran := 0
+	for _, r := range res.Rows {
+		probes += r.Probes
+		if r.Outcome != sweep.OutcomeSkipped {
+			ran++
+		}
+	}
+	// sweep.Run starts at most one worker per config it runs
+	workers := max(1, min(maxWorkers, ran))
+	per := "—"
+	if probes > 0 {
+		per = (elapsed * time.Duration(workers) / time.Duration(probes)).Round(10 * time.Microsecond).String()
+	}
+	fmt.Fprintf(w, "sweep: %d configs, %d simulations in %s on %d workers (%s of a worker per simulation)\n",
+		len(res.Rows), probes, elapsed.Round(time.Millisecond), workers, per)
 }
 
 // isTerminal reports whether w is a character device (a terminal).
