@@ -10,9 +10,12 @@ import (
 )
 
 // An engine that streams two requests at once and queues the rest: the
-// concurrency ramp finds its limit.
+// concurrency ramp finds its limit. The ramp sees the slots as the client
+// reads the streams, so a queued request's first token comes a TTFT after
+// the slot's last: 20 ms, more than a busy machine delays a read by, where
+// 1 ms let a late-read last token overlap the next request's first.
 func TestProbeConcurrencyFindsSlotLimit(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{Slots: 2, TTFT: time.Millisecond, ITL: time.Millisecond})
+	srv := replaytest.New(replaytest.Options{Slots: 2, TTFT: 20 * time.Millisecond, ITL: time.Millisecond})
 	defer srv.Close()
 	var plan Plan
 	for _, c := range []int{1, 2, 4} {
