@@ -365,7 +365,8 @@ func checkCoef(add func(string, ...any), name string, c Coef) {
 }
 
 // checkQuality adds to add what is wrong with fit quality q, named name:
-// figures no fit gives (R² above 1, a negative error or count).
+// figures no fit gives (R² above 1, a negative error or count, a held-out
+// error without its count or a count without its error).
 func checkQuality(add func(string, ...any), name string, q FitQuality) {
 	if q.N < 0 {
 		add("%s.n = %d, want ≥ 0", name, q.N)
@@ -384,6 +385,14 @@ func checkQuality(add func(string, ...any), name string, q FitQuality) {
 		if v, ok := errs[key]; ok && (!finite(v) || v < 0) {
 			add("%s.%s = %g, want a finite number ≥ 0", name, key, v)
 		}
+	}
+	// The held-out error is over n_held_out observations: verify reports
+	// it as the step model's accuracy, so one without the other is no check.
+	switch h := q.HeldOutMdAPE; {
+	case h == nil && q.NHeldOut > 0:
+		add("%s.held_out_mdape = null with n_held_out = %d: want both set (a held-out check) or null and 0 (none)", name, q.NHeldOut)
+	case h != nil && q.NHeldOut == 0:
+		add("%s.held_out_mdape = %g with n_held_out = 0: want both set (a held-out check) or null and 0 (none)", name, *h)
 	}
 }
 

@@ -96,3 +96,35 @@ func TestLoadProfileRejectsNegativeMeasuredRanges(t *testing.T) {
 		}
 	}
 }
+
+// held_out_mdape is the error over n_held_out observations: a figure over
+// none, or a count with no figure, is a profile no held-out check writes,
+// and verify would report the figure as the step model's accuracy.
+func TestLoadProfileRejectsHeldOutErrorWithoutItsCount(t *testing.T) {
+	golden, err := os.ReadFile("testdata/profile_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(golden)
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"count without error", `"held_out_mdape": 0.031`, `"held_out_mdape": null`,
+			`quality.held_out_mdape = null with n_held_out = 900: want both set (a held-out check) or null and 0 (none)`},
+		{"error without count", `"n_held_out": 900`, `"n_held_out": 0`,
+			`quality.held_out_mdape = 0.031 with n_held_out = 0: want both set (a held-out check) or null and 0 (none)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := strings.Replace(g, tc.from, tc.to, 1)
+			if s == g {
+				t.Fatalf("replacement %q not found", tc.from)
+			}
+			if _, err := ParseProfile([]byte(s)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	// Neither, as a fit with no held-out check writes, loads.
+	s := strings.Replace(strings.Replace(g, `"held_out_mdape": 0.031`, `"held_out_mdape": null`, 1), `"n_held_out": 900`, `"n_held_out": 0`, 1)
+	if _, err := ParseProfile([]byte(s)); err != nil {
+		t.Errorf("no held-out check: %v", err)
+	}
+}

@@ -72,10 +72,11 @@ func TestProfileRoundTripAndGolden(t *testing.T) {
 		t.Errorf("profile without the lock model: admission %+v", a)
 	}
 
-	// A profile without optional measurements stores nulls.
-	p.KV, p.Power, p.Admission, p.Quality.HeldOutMdAPE = nil, nil, nil, nil
+	// A profile without optional measurements stores nulls; with no
+	// held-out check there is no held-out error and nothing held out.
+	p.KV, p.Power, p.Admission, p.Quality.HeldOutMdAPE, p.Quality.NHeldOut = nil, nil, nil, nil, 0
 	b, _ = p.Marshal()
-	for _, s := range []string{`"kv": null`, `"power": null`, `"admission": null`, `"held_out_mdape": null`} {
+	for _, s := range []string{`"kv": null`, `"power": null`, `"admission": null`, `"held_out_mdape": null`, `"n_held_out": 0`} {
 		if !bytes.Contains(b, []byte(s)) {
 			t.Errorf("marshal lacks %s", s)
 		}
