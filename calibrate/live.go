@@ -1307,7 +1307,14 @@ type EngineInfo struct {
 // every run, their quality (with the held-out error), the measured KV
 // capacity (the memory probe's most concurrent tokens; nil without
 // memory runs), the traces, and power when given (nil: not measured).
+// The engine's reported block size, when it reports one, replaces
+// info.BlockSize.
 func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Profile {
+	// The block size the engine reports is the one it ran with; a told
+	// one that differs is a mistake the profile would refuse.
+	if r := info.ReportedKV; r != nil && r.BlockSize > 0 {
+		info.BlockSize = r.BlockSize
+	}
 	p := &Profile{
 		Version: ProfileVersion, Engine: info.Engine, EngineVersion: info.EngineVersion,
 		EngineArgs: slices.Clone(info.EngineArgs), Model: info.Model, Precision: info.Precision,

@@ -256,6 +256,10 @@ func (p *Profile) Validate() error {
 	}
 	if r := p.KVReported; r != nil {
 		r.check(add, "kv_reported.")
+		// Both reach the simulator's cache; the engine's is the one it ran.
+		if r.BlockSize > 0 && p.BlockSize > 0 && r.BlockSize != p.BlockSize {
+			add("block_size = %d, but kv_reported.block_size = %d, the engine's own: want block_size %d (or 0, unknown)", p.BlockSize, r.BlockSize, r.BlockSize)
+		}
 	}
 	if pw := p.Power; pw != nil {
 		// FitPower's coefficients, as fitted by NNLS like the step's.
