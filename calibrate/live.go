@@ -879,6 +879,10 @@ func fitTrimmed(obs []Observation, settings *FitSettings, trim bool) (*Fit, []in
 				}
 			}
 		}
+		if len(keep) == 0 {
+			// FitSteps would say only "no observations".
+			return nil, nil, fmt.Errorf("calibrate: fit steps: trim removed all %d observations: each missed the fit by more than %g%% of the smaller of its observed and predicted time (--no-trim keeps them)", len(obs), 100*lim)
+		}
 		idx, fs.Weights = ki, kw
 		if f, err = FitSteps(keep, &fs); err != nil {
 			return nil, nil, err

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,24 @@ func TestTrimDropsAStallNotItsWidth(t *testing.T) {
 	four := Observation{DecodeSeqs: 4}
 	if got := f.Step.StepSeconds(four); math.Abs(got-cost(four)) > 0.05*cost(four) {
 		t.Errorf("four sequences: predicted %.3f ms, want %.3f ms within 5%%", got*1e3, cost(four)*1e3)
+	}
+}
+
+// Steps in two clusters far apart leave a fit that misses every one by
+// more than the trim allows: the error says that the trim removed them,
+// how many and by what rule, not only that the fit had no observations.
+func TestTrimThatDropsEveryObservationSaysSo(t *testing.T) {
+	var obs []Observation
+	for i := range 10 {
+		o := Observation{DecodeSeqs: 1, Seconds: 0.01}
+		if i == 0 {
+			o.Seconds = 1
+		}
+		obs = append(obs, o)
+	}
+	_, _, err := fitTrimmed(obs, &FitSettings{}, true)
+	want := "trim removed all 10 observations: each missed the fit by more than 100% of the smaller of its observed and predicted time (--no-trim keeps them)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %q", err, want)
 	}
 }
