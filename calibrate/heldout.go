@@ -52,10 +52,18 @@ func splitFold(fitDst, heldDst, obs []Observation, k, j int) (fit, held []Observ
 // and the errors of all predictions are summarised, so every run counts
 // once as unseen data and no single split decides the figure. With
 // weights in settings, they must be given per observation of obs; they
-// are split along.
+// are split along. Folds of one run's observations are at most
+// MaxObservationFolds; more is an error.
 func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, error) {
 	return crossCheck(obs, k, settings, false, false)
 }
+
+// MaxObservationFolds is the most folds a held-out check splits one run's
+// observations into: each fold is a fit to all the others, and past this
+// the check nears leave-one-observation-out, one fit per observation,
+// whose neighbouring steps in the fit say little of unseen data anyway.
+// Folds of whole runs are at most one per run, so need no limit.
+const MaxObservationFolds = 100
 
 // crossCheck is CrossCheck; with trim each fold is fitted as Analyze fits
 // (fitTrimmed: trimmed by fits to that fold's training part only), and
@@ -79,10 +87,15 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim, late bool
 			wObs[i] = o
 		}
 	}
+	folds := occupiedFolds(obs, k)
+	if _, byRun := foldKeys(obs); !byRun && len(folds) > MaxObservationFolds {
+		return nil, fmt.Errorf("calibrate: held-out check: k = %d folds of the %d observations of one run would fit the model %d times: want k ≤ %d (with two runs or more, folds are whole runs)",
+			k, len(obs), len(folds), MaxObservationFolds)
+	}
 	h := &HeldOut{K: k}
 	var ape []float64
 	var sum float64
-	for _, j := range occupiedFolds(obs, k) {
+	for _, j := range folds {
 		fitPart, held, byRun, err := splitFold(nil, nil, obs, k, j)
 		if err != nil {
 			return nil, err

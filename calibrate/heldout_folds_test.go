@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,5 +30,23 @@ func TestCrossCheckFoldsPastTheRuns(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("CrossCheck with 10⁹ folds over 7 runs still running after 10 s")
+	}
+}
+
+// One run's folds are of observations, so a fold count past a hundred
+// fits the model once per fold, up to once per observation: it is
+// refused, naming k, the observations and the limit, before any fit.
+func TestCrossCheckRefusesObservationFoldsPastTheLimit(t *testing.T) {
+	obs := synthObs(700, trueCoef, 0.02, 5)
+	for i := range obs {
+		obs[i].Run = 0 // one run
+	}
+	_, err := CrossCheck(obs, 1_000_000_000, nil)
+	want := "calibrate: held-out check: k = 1000000000 folds of the 700 observations of one run would fit the model 700 times: want k ≤ 100 (with two runs or more, folds are whole runs)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %q", err, want)
+	}
+	if _, err := CrossCheck(obs, 10, nil); err != nil {
+		t.Errorf("10 folds of one run: %v", err)
 	}
 }
