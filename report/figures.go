@@ -458,6 +458,7 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 		p.Legend.Top = true
 		p.Y.Min, p.Y.Max = 0, 105
 		p.X.Min = 0
+		drawableRange(&p.X) // one sample, at the first arrival: 0 to 1 s, not -1 to 1
 		plots = append(plots, p)
 	}
 	cols := min(len(plots), 2)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 )
 
@@ -71,5 +72,24 @@ func TestZeroCostAxisHasNoNegativeDollars(t *testing.T) {
 		if neg := negativeLabels(svg); len(neg) > 0 {
 			t.Errorf("%s: axis labels %q below 0, want the cost axis from $0", name, neg)
 		}
+	}
+}
+
+// A run whose only KV sample is at its first arrival (one request served
+// in one step) has a KV time axis from 0, not gonum/plot's -1 to 1: no
+// run has a time before its first arrival.
+func TestOneKVSampleAxisHasNoNegativeTime(t *testing.T) {
+	one := handRun("one step", 1)
+	one.Result.Summary.KV.Series = []sim.KVPoint{{T: 0, Used: 10}}
+	d, err := Build("t", &Inputs{Runs: []*Run{one}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := figureSVG(d, "kv-utilization")
+	if svg == "" {
+		t.Fatal("no figure kv-utilization")
+	}
+	if neg := negativeLabels(svg); len(neg) > 0 {
+		t.Errorf("axis labels %q below 0, want the time axis from 0", neg)
 	}
 }
