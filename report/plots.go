@@ -411,12 +411,22 @@ func (pow2Ticks) Ticks(min, max float64) []plot.Tick {
 		if math.Mod(e, every) == 0 {
 			t.Label = tickLabel(v, v, -1) // 2^20 is "1.048576M", not "1.04858e+06"
 			if e < 0 {
-				t.Label = "1/" + strconv.FormatFloat(1/v, 'g', 6, 64)
+				t.Label = "1/" + reciprocalLabel(1/v)
 			}
 		}
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// reciprocalLabel writes d, a power of two, whole ("1048576", exact, as a
+// scale is written) up to numfmt.Huge, past that in the shortest exponent
+// form that reads back as d.
+func reciprocalLabel(d float64) string {
+	if d < numfmt.Huge {
+		return strconv.FormatFloat(d, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(d, 'g', -1, 64)
 }
 
 // log2Axis puts a on a log scale with power-of-two ticks when the positive

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -41,5 +42,15 @@ func TestTickLabelsReadAsWritten(t *testing.T) {
 	want := []string{"1", "10", "100", "1000", "10000", "100000", "1M", "10M"}
 	if got := tickLabels(readableLogTicks{}.Ticks(1, 1e7)); !slices.Equal(got, want) {
 		t.Errorf("log 1–1e7: labels %q, want %q", got, want)
+	}
+}
+
+// A load scale below 1 on a power-of-two axis reads as the whole number it
+// divides by: 2^-20 as "1/1048576", not "1/1.04858e+06", which is
+// neither exact nor how a scale is written.
+func TestPow2TicksBelowOneReadAsWholeReciprocals(t *testing.T) {
+	want := []string{"1/1048576", "1/524288", "1/262144", "1/131072", "1/65536"}
+	if got := tickLabels(pow2Ticks{}.Ticks(math.Pow(2, -20), math.Pow(2, -16))); !slices.Equal(got, want) {
+		t.Errorf("2^-20–2^-16: labels %q, want %q", got, want)
 	}
 }
