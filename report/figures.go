@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -420,18 +421,22 @@ func addLabels(p *plot.Plot, pts plotter.XYs, labels []string, c color.Color) er
 
 // kvFigure draws KV occupancy (% of blocks) over time: one panel per run,
 // each with its own time axis (runs of one trace can differ in makespan
-// by orders of magnitude). A panel is titled by its run, or, when two
-// names cut to a panel's width read alike, by pos, its row in the
-// comparison table; its blocks, mean and peak go on a line of their own,
-// which no name cuts short.
+// by orders of magnitude). A panel is titled by its run, its name cut in
+// the middle to the panel's width as measured in the title's font, or,
+// when two names so cut read alike, by pos, its row in the comparison
+// table; its blocks, mean and peak go on a line of their own, which no
+// name cuts short.
 func kvFigure(runs []*Run, pos []int) (*Figure, error) {
+	cols := min(len(runs), 2)
+	titleStyle := text.Style{Font: sans(11, true), Handler: plot.DefaultTextHandler}
+	titleW := (figW-gridPadX*vg.Length(cols-1))/vg.Length(cols) - 2*titleInset
 	names := make([]string, len(runs))
 	seen, byRow := map[string]bool{}, false
 	for i, r := range runs {
-		names[i] = truncate(r.Name, 50)
+		names[i] = fitWidth(r.Name, titleStyle, titleW)
 		if seen[names[i]] {
 			for j := range runs {
-				names[j] = truncate(fmt.Sprintf("row %d: %s", pos[j], runs[j].Name), 50)
+				names[j] = fitWidth(fmt.Sprintf("row %d: %s", pos[j], runs[j].Name), titleStyle, titleW)
 			}
 			byRow = true
 			break
@@ -443,7 +448,7 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 		s := r.Result.Summary
 		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], s.KV.TotalBlocks, kvMeanPct(s), fmtPct(s.KV.MaxUtil))
 		p := newPlot(title, "time since first arrival (s)", "KV blocks in use (%)")
-		p.Title.TextStyle.Font = sans(11, true)
+		p.Title.TextStyle.Font = titleStyle.Font
 		lines := kvLines(r)
 		for j, l := range lines {
 			ln, err := xyLine(p, l.pts, i+j, false)
@@ -461,7 +466,6 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 		drawableRange(&p.X) // one sample, at the first arrival: 0 to 1 s, not -1 to 1
 		plots = append(plots, p)
 	}
-	cols := min(len(plots), 2)
 	h := figH
 	if cols > 1 {
 		h = 2.7 * vg.Inch

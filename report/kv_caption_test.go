@@ -14,7 +14,7 @@ func TestKVCaptionExplainsRowsOnlyWhenUsed(t *testing.T) {
 		want bool
 	}{
 		{[]*Run{handRun("row 2 baseline", 0.1), handRun("other", 0.2)}, false},
-		{[]*Run{handRun(long+"a", 0.1), handRun(long+"b", 0.2)}, true},
+		{[]*Run{handRun(long+"a"+long, 0.1), handRun(long+"b"+long, 0.2)}, true}, // alike but in the middle, which is cut
 	} {
 		d, err := Build("t", &Inputs{Runs: c.runs})
 		if err != nil {

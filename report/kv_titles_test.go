@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,32 @@ func TestKVPanelsTellLongNamesApart(t *testing.T) {
 	}
 	if n := strings.Count(svg, "100 blocks, mean 20%, peak 50%"); n != 2 {
 		t.Errorf("%d panels give their blocks, mean and peak in full: want 2; titles %q", n, titles)
+	}
+}
+
+// A KV panel's title is cut to its panel's width as measured in its font,
+// not to 50 characters: 49 wide letters (a name in capitals, or in a
+// script whose letters are wide) ran past the panel into the next one.
+func TestKVPanelTitlesFitTheirPanels(t *testing.T) {
+	wide := strings.Repeat("W", 49)
+	d, err := Build("t", &Inputs{Runs: []*Run{handRun(wide, 0.1), handRun("b", 0.2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := figureSVG(d, "kv-utilization")
+	style := newPlot("", "", "").Title.TextStyle
+	style.Font = sans(11, true)
+	panel := (figW - gridPadX) / 2
+	found := false
+	for _, m := range svgText.FindAllStringSubmatch(svg, -1) {
+		if title := html.UnescapeString(m[1]); strings.HasPrefix(title, "WWW") {
+			found = true
+			if w := style.Width(title); w > panel {
+				t.Errorf("title %q is %.0fpt wide, want at most its panel's %.0fpt", title, w.Points(), panel.Points())
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no KV panel titled by the run's name")
 	}
 }

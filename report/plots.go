@@ -27,6 +27,7 @@ const (
 	legendLine = 15 // pt per legend entry
 	maxLegend  = 48 // characters of a legend label
 	titleInset = 8  // pt kept free either side of a title
+	gridPadX   = 18 // pt between the panels of a row
 )
 
 // palette is Tableau 10: distinct, colour-blind tolerant, readable on white.
@@ -382,7 +383,7 @@ func renderGrid(plots []*plot.Plot, cols int, panelH vg.Length) ([]byte, error) 
 	}
 	c := vgsvg.New(figW, panelH*vg.Length(rows))
 	dc := draw.New(c)
-	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(18), PadY: vg.Points(14), PadTop: 4, PadBottom: 2}
+	t := draw.Tiles{Rows: rows, Cols: cols, PadX: gridPadX, PadY: vg.Points(14), PadTop: 4, PadBottom: 2}
 	canvases := plot.Align(grid, t, dc)
 	for i := range grid {
 		for j, p := range grid[i] {
