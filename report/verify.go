@@ -218,6 +218,7 @@ func scatterFigure(res *verify.Result) (fig *Figure, leftOff string, err error) 
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = ratioTicks{}
 	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
+	drawableRange(&p.Y) // a ratio near the float64 maximum: its margin overflows
 	ticks := make([]plot.Tick, len(verify.MetricNames))
 	for j := range ticks {
 		ticks[j] = plot.Tick{Value: float64(j), Label: fmt.Sprint(j + 1)}
