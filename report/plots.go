@@ -124,12 +124,17 @@ var tickSuffixes = []struct {
 	suffix string
 }{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}}
 
-// tickLabel writes v with up to d decimals and no trailing zeros, in the
-// unit (M, G, T) that top, the largest value on its axis, reads best in;
-// from numfmt.Huge on in exponent form, as the tables write such figures.
+// tickLabel writes v with up to d decimals (d < 0: as many as v needs to
+// read back) and no trailing zeros, in the unit (M, G, T) that top, the
+// largest value on its axis, reads best in; from numfmt.Huge on in
+// exponent form, as the tables write such figures.
 func tickLabel(v, top float64, d int) string {
 	if top >= numfmt.Huge {
-		return strconv.FormatFloat(v, 'g', d+1, 64)
+		digits := d + 1
+		if d < 0 {
+			digits = -1 // not d+1 = 0, which 'g' writes as one digit
+		}
+		return strconv.FormatFloat(v, 'g', digits, 64)
 	}
 	suffix := ""
 	for _, s := range tickSuffixes {

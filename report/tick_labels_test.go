@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"slices"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -52,5 +53,15 @@ func TestPow2TicksBelowOneReadAsWholeReciprocals(t *testing.T) {
 	want := []string{"1/1048576", "1/524288", "1/262144", "1/131072", "1/65536"}
 	if got := tickLabels(pow2Ticks{}.Ticks(math.Pow(2, -20), math.Pow(2, -16))); !slices.Equal(got, want) {
 		t.Errorf("2^-20–2^-16: labels %q, want %q", got, want)
+	}
+}
+
+// A power-of-two load scale from numfmt.Huge on reads back as itself:
+// written to one digit, 2^52 read "5e+15" and 2^53 "9e+15".
+func TestPow2TicksPastHugeReadBack(t *testing.T) {
+	for _, tk := range (pow2Ticks{}).Ticks(math.Pow(2, 50), math.Pow(2, 53)) {
+		if v, err := strconv.ParseFloat(tk.Label, 64); err != nil || v != tk.Value {
+			t.Errorf("tick at %v labelled %q", tk.Value, tk.Label)
+		}
 	}
 }
