@@ -126,7 +126,7 @@
 // a cut-off final message (its metadata says replay.status=partial). On
 // completion (or interruption through ctx) Record rewrites the rows in
 // input order to out, in out's format, atomically, and removes the
-// partial file. The API key lives only in the client's memory and the
+// partial file; a run interrupted before any row completed writes no out. The API key lives only in the client's memory and the
 // Authorization header; errors and raw bodies (Config.SaveRaw) are
 // scrubbed of it as well.
 //

@@ -43,7 +43,8 @@ func RunPath(out string, k, n int) string {
 // (normally, or interrupted through ctx) the rows are rewritten in input
 // order to out in out's format, atomically, and the partial file is
 // removed; an interrupt before a run starts ends Record there, that run
-// not begun. The text model is calibrated once, before the first run, when
+// not begun, and a run interrupted before any row completed writes no
+// trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
 // cfg.Text is zero. Progress lines go to log (may be nil). With several
 // runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
 // each later run derives its own from it, so no run repeats another's
@@ -256,6 +257,13 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 			// refuses to start beside it.
 			runErr = fmt.Errorf("%w (the rows written so far stay in %s)", runErr, partial)
 		}
+		return s, runErr
+	}
+	if len(order) == 0 && ctx.Err() != nil {
+		// Interrupted before any row completed: it measured nothing, and
+		// an empty trace would replace an earlier one of its name.
+		w.Abort()
+		os.Remove(partial)
 		return s, runErr
 	}
 	if err := w.Close(); err != nil {
