@@ -81,7 +81,8 @@
 // request can have: negative, past int32, completion_tokens = 0 for a
 // response that carried output, cached_tokens above prompt_tokens, or
 // completion_tokens above the request's max_completion_tokens, else
-// max_tokens, times n or best_of, as record rejects them; the row's size
+// max_tokens, times n or best_of and the prompts a completions request
+// batches, as record rejects them; the row's size
 // is then the estimate), and so on; a failed row's observed times, chunks and usage are
 // empty, as record writes them. Prompt text is not stored unless KeepPrompts, which
 // writes the messages or prompt of each row, by ID, to PromptsPath(Out).

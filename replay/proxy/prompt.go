@@ -40,7 +40,8 @@ func (r *apiRequest) maxTokens() int64 {
 
 // outputCap is the most completion tokens the request allows over all the
 // sequences it generates (n choices, or best_of candidates, which a server
-// may count too), or -1 for no cap.
+// may count too, for each prompt a completions request batches), or -1 for
+// no cap.
 func (r *apiRequest) outputCap() int64 {
 	limit, seqs := r.maxTokens(), int64(1)
 	for _, v := range []*int64{r.N, r.BestOf} {
@@ -48,13 +49,34 @@ func (r *apiRequest) outputCap() int64 {
 			seqs = max(seqs, *v)
 		}
 	}
-	if limit < 0 || seqs == 1 {
+	if limit < 0 {
 		return limit
 	}
-	if limit > math.MaxInt64/seqs {
+	return saturatingMul(saturatingMul(limit, seqs), r.promptCount())
+}
+
+// promptCount is how many prompts the request batches: a completions
+// prompt that is a list of strings or of token-id lists has one choice set
+// per element; anything else (a string, one list of token ids, a chat) is
+// one prompt.
+func (r *apiRequest) promptCount() int64 {
+	var batch []json.RawMessage
+	if len(r.Messages) > 0 && !isNull(r.Messages) || json.Unmarshal(r.Prompt, &batch) != nil || len(batch) == 0 {
+		return 1
+	}
+	if first := bytes.TrimSpace(batch[0]); len(first) > 0 && (first[0] == '"' || first[0] == '[') {
+		return int64(len(batch))
+	}
+	return 1
+}
+
+// saturatingMul is a × b for non-negative a and positive b, MaxInt64 where
+// that overflows.
+func saturatingMul(a, b int64) int64 {
+	if a > math.MaxInt64/b {
 		return math.MaxInt64
 	}
-	return limit * seqs
+	return a * b
 }
 
 // promptText is a prompt rendered for hashing: either canonical text

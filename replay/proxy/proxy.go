@@ -503,6 +503,7 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 // finish fills the observed columns and hands the row to the writer.
 func (p *Proxy) finish(ex *exchange) {
 	o, row := &ex.obs, &ex.row
+	outputCap := ex.req.outputCap()
 	if o.status != 0 {
 		row.HTTPStatus = int32(o.status)
 	}
@@ -533,8 +534,8 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "stream ended without data: [DONE]"
 	case sse.EngineAborted(o.finish):
 		row.Error = engineAbortError(o)
-	case usageProblem(o, ex.req.outputCap()) != "":
-		row.Error = badUsageError(o, ex.req.outputCap())
+	case usageProblem(o, outputCap) != "":
+		row.Error = badUsageError(o, outputCap)
 		o.usage = nil // the size is the estimate, not a count the server got wrong
 	}
 	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back

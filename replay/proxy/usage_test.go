@@ -163,3 +163,25 @@ func TestCompletionTokensCapCountsBestOf(t *testing.T) {
 		t.Errorf("error %q, usage output %d: want a success of 9 tokens (3 candidates of up to 4)", row.Error, row.UsageOutput)
 	}
 }
+
+// A completions request may batch prompts (a list of strings or of
+// token-id lists), each with its own choices: the cap is per prompt, and a
+// flat list of token ids is one prompt.
+func TestCompletionTokensCapCountsEachPrompt(t *testing.T) {
+	stream := "data: {\"choices\":[{\"index\":0,\"text\":\"abcdefgh\"},{\"index\":1,\"text\":\"ijklmnop\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9}}\n\n" +
+		"data: [DONE]\n\n"
+	const opts = `"max_tokens":4,"stream":true,"stream_options":{"include_usage":true}`
+	for prompt, want := range map[string]string{
+		`["hi","there","you"]`: "",
+		`[[1,2],[3],[4]]`:      "",
+		`["hi","there"]`:       "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+		`[1,2,3]`:              "usage reports completion_tokens = 9, above the cap of 4 requested after 1 content chunks",
+		`"hi"`:                 "usage reports completion_tokens = 9, above the cap of 4 requested after 1 content chunks",
+	} {
+		req := `{"model":"m","prompt":` + prompt + `,` + opts + `}`
+		if row := recordUsage(t, "/v1/completions", req, stream, true); row.Error != want {
+			t.Errorf("prompt %s: error %q, want %q", prompt, row.Error, want)
+		}
+	}
+}
