@@ -110,22 +110,11 @@ func (s *scanner) choice(c *chunkScan) bool {
 				return s.lit("null")
 			}
 			v, _, esc, ok := s.str()
-			c.finish = laterFinish(c.finish, v)
+			c.finish = sse.LaterFinish(c.finish, v)
 			return ok && !esc
 		}
 		return s.skip(0)
 	})
-}
-
-// laterFinish is the finish_reason to keep when next follows cur: next
-// unless it is empty or cur says the engine ended the request early (one
-// choice cut short cut the request short; another's later stop must not
-// hide it).
-func laterFinish[T string | []byte](cur, next T) T {
-	if len(next) == 0 || sse.EngineAborted(string(cur)) {
-		return cur
-	}
-	return next
 }
 
 // text adds a string field's decoded length (null adds nothing).

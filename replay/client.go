@@ -307,7 +307,7 @@ func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid 
 			keep.WriteString(cp.Delta.Content)
 			keep.WriteString(cp.Text)
 		}
-		if f := laterFinish(string(cs.finish), cp.FinishReason); f != string(cs.finish) {
+		if f := sse.LaterFinish(string(cs.finish), cp.FinishReason); f != string(cs.finish) {
 			cs.finish = []byte(f)
 		}
 	}
@@ -521,7 +521,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			}
 			return problem == ""
 		}
-		if f := laterFinish(finish, string(cs.finish)); f != finish {
+		if f := sse.LaterFinish(finish, string(cs.finish)); f != finish {
 			finish = f
 		}
 		if cs.text > 0 {

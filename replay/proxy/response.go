@@ -191,10 +191,8 @@ func (o *observation) apply(r *apiResponse, at int64) {
 		o.outBytes += n
 		chunkBytes += n
 		carried = carried || any
-		// One choice the engine ended early (n > 1) cut the request
-		// short: another choice's later stop must not hide it.
-		if c.Finish != nil && *c.Finish != "" && !sse.EngineAborted(o.finish) {
-			o.finish = *c.Finish
+		if c.Finish != nil {
+			o.finish = sse.LaterFinish(o.finish, *c.Finish)
 		}
 	}
 	if !carried {

@@ -59,6 +59,17 @@ func EngineAborted(finish string) bool {
 	return finish == "abort" || finish == "error"
 }
 
+// LaterFinish is the finish_reason to keep when next follows cur (a later
+// choice's or chunk's): next, unless it is empty or cur says the engine
+// ended the request early. One choice cut short cut the request short, and
+// another's later stop must not hide it.
+func LaterFinish[T string | []byte](cur, next T) T {
+	if len(next) == 0 || EngineAborted(string(cur)) {
+		return cur
+	}
+	return next
+}
+
 // DefaultMaxLine is the cap the client and the proxy set: far above any
 // chunk an engine sends.
 const DefaultMaxLine = 8 << 20

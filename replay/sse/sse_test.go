@@ -206,3 +206,23 @@ func TestIsDone(t *testing.T) {
 		}
 	}
 }
+
+// A later reason replaces an earlier one, but never an engine abort, and
+// an empty one replaces nothing.
+func TestLaterFinish(t *testing.T) {
+	for _, c := range []struct{ cur, next, want string }{
+		{"", "stop", "stop"},
+		{"length", "stop", "stop"},
+		{"stop", "", "stop"},
+		{"abort", "stop", "abort"},
+		{"error", "length", "error"},
+		{"stop", "abort", "abort"},
+	} {
+		if got := LaterFinish(c.cur, c.next); got != c.want {
+			t.Errorf("%q then %q: kept %q, want %q", c.cur, c.next, got, c.want)
+		}
+		if got := LaterFinish([]byte(c.cur), []byte(c.next)); string(got) != c.want {
+			t.Errorf("%q then %q as bytes: kept %q, want %q", c.cur, c.next, got, c.want)
+		}
+	}
+}
