@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
@@ -110,6 +111,7 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	r := sums[0]
 	w := g.rec.Between(r.WindowFrom, r.WindowTo)
 	m.WallSeconds = r.Wall.Seconds()
+	m.idleDevices = strings.Join(w.IdleDevices, ", ")
 	if m.IdleGPUs = w.Idle; w.Idle != "" { // requests completed in the window: those GPUs were not the engine's
 		fmt.Fprintf(g.log, "verify: warning: GPU telemetry over the measured window: %s\n", w.Idle)
 	}

@@ -86,3 +86,30 @@ func TestRunDoesNotCompareTheEnergyOfAnIdleGPU(t *testing.T) {
 		t.Errorf("cost basis %q: want %q, the energy unmeasured", c.CostBasis, CostHardware)
 	}
 }
+
+// A GPU idle beside every run is one reason energy went unmeasured, named
+// by the GPU, not by each run's window: with the window in it, the
+// candidate's reason read "run 1: ..." as if its other runs were
+// measured, and the table got one line per candidate for one cause.
+func TestIdleGPUIsOneReasonAcrossRunsAndCandidates(t *testing.T) {
+	sampleGPUs(t, &idleGPU{})
+	dir := t.TempDir()
+	res, err := Run(context.Background(), Options{
+		Candidates: candidates(4, 8), Trace: writeTrace(t, dir, 6, 50*time.Millisecond), Replay: stubReplay(t),
+		Out: filepath.Join(dir, "out"), Tolerances: DefaultTolerances(), GPUInterval: 5 * time.Millisecond, Repeat: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Candidates {
+		if c.Status != StatusOK {
+			t.Fatalf("%s: status %s (%s)", c.Label, c.Status, c.Detail)
+		}
+		if strings.HasPrefix(c.EnergyUnknown, "run ") || !strings.Contains(c.EnergyUnknown, "device 3 (GPU-idle)") {
+			t.Errorf("%s: energy_unknown %q: want the idle GPU named, for every run", c.Label, c.EnergyUnknown)
+		}
+	}
+	if lines := res.EnergyUnknownLines(); len(lines) != 1 {
+		t.Errorf("lines under the table:\n%s\nwant one, for both candidates", strings.Join(lines, "\n"))
+	}
+}

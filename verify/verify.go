@@ -16,6 +16,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -260,6 +261,9 @@ type GPUMeasure struct {
 	// "" when none did, they did not report utilization, or no sample fell
 	// inside the window.
 	IdleGPUs string `json:"idle_gpus,omitempty"`
+	// idleDevices names the GPUs of IdleGPUs alone, without the window:
+	// the same for every run on one host, so one reason for them all.
+	idleDevices string
 }
 
 // Run verifies every candidate in turn; a candidate that cannot be
@@ -716,7 +720,8 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		// the engine's: its idle power would pass for the candidate's.
 		switch {
 		case g.IdleGPUs != "":
-			rep.EnergyUnknown = "a sampled GPU sat idle through the window (" + g.IdleGPUs + ")"
+			rep.EnergyUnknown = "a sampled GPU sat idle through the window: " + cmp.Or(g.idleDevices, g.IdleGPUs) +
+				" (probably not one the engine ran on; select the engine's GPUs by NVML index or UUID)"
 			fmt.Fprintf(log, "verify: %s: %s: energy per output token is not compared\n", name, rep.EnergyUnknown)
 		case g.Devices == p.Device.Count:
 			j := *g.JPerOutputTok

@@ -352,7 +352,10 @@ type GPUInterval struct {
 	// worked or did not report its SM utilization, or no sample fell inside
 	// the interval.
 	Idle string
-	Err  error
+	// IdleDevices names the devices of Idle alone ("device 3 (GPU-…)"),
+	// the same over every window of one host; nil when Idle is "".
+	IdleDevices []string
+	Err         error
 }
 
 // JoulesPerToken is EnergyJ / tokens, or NaN when either is unknown.
@@ -508,8 +511,8 @@ func (a *deviceAcc) idle(from, to int64) bool {
 	return true
 }
 
-// idleNote names the devices idle from from to to ("" when none was).
-func (g *gpuAcc) idleNote(from, to int64) string {
+// idleDevices names the devices idle from from to to (nil when none was).
+func (g *gpuAcc) idleDevices(from, to int64) []string {
 	var idle []string
 	for _, a := range g.devs {
 		if !a.idle(from, to) {
@@ -521,6 +524,12 @@ func (g *gpuAcc) idleNote(from, to int64) string {
 		}
 		idle = append(idle, name)
 	}
+	return idle
+}
+
+// idleNote says that the idle devices sat idle from from to to, and what
+// follows ("" when none did).
+func idleNote(idle []string, from, to int64) string {
 	if len(idle) == 0 {
 		return ""
 	}
@@ -550,7 +559,8 @@ func (g *gpuAcc) between(from, to int64) GPUInterval {
 	}
 	s.Seconds = float64(to-from) / 1e9
 	s.DeviceSeconds = float64(len(g.devs)) * s.Seconds
-	s.Idle = g.idleNote(from, to)
+	s.IdleDevices = g.idleDevices(from, to)
+	s.Idle = idleNote(s.IdleDevices, from, to)
 	total := 0.0
 	sources := map[string]bool{}
 	for _, a := range g.devs {
