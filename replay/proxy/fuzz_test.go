@@ -135,7 +135,7 @@ func FuzzRenderPrompt(f *testing.F) {
 		if json.Indent(&ind, body, "", "\t") == nil {
 			re := fp.described(ind.Bytes())
 			if !reflect.DeepEqual(re.prompt, ex.prompt) || !slices.Equal(re.row.PrefixHashes, ex.row.PrefixHashes) ||
-				re.req.maxTokens() != ex.req.maxTokens() || re.row.Class != ex.row.Class {
+				re.req.maxTokens(re.endpoint) != ex.req.maxTokens(ex.endpoint) || re.row.Class != ex.row.Class {
 				t.Fatalf("re-indenting the body changed its description:\n%q\n%q", ex.prompt.text, re.prompt.text)
 			}
 		}
@@ -147,7 +147,7 @@ func FuzzRenderPrompt(f *testing.F) {
 		} else if len(hashes) != (len(pr.text)+bb-1)/bb {
 			t.Fatalf("%d bytes, %d hashes", len(pr.text), len(hashes))
 		}
-		mt := ex.req.maxTokens()
+		mt := ex.req.maxTokens(ex.endpoint)
 		if c, m := ex.req.MaxCompletionTokens, ex.req.MaxTokens; mt < -1 ||
 			(mt >= 0 && (c == nil || *c != mt) && (m == nil || *m != mt)) {
 			t.Fatalf("max tokens %d", mt)

@@ -27,23 +27,40 @@ type apiRequest struct {
 	BestOf              *int64 `json:"best_of"` // candidates generated (completions), each capped too
 }
 
-// maxTokens is the request's output cap, or -1.
-func (r *apiRequest) maxTokens() int64 {
+// maxTokens is the request's output cap on endpoint ("chat" or
+// "completions", as endpointOf names them), or -1. Chat takes
+// max_completion_tokens, else the max_tokens it replaced. Completions
+// defines max_tokens alone; a max_completion_tokens sent there too only
+// loosens the cap, as a server may honour either (vLLM reads it from any
+// request), and without max_tokens the cap is the server's default,
+// unknown here.
+func (r *apiRequest) maxTokens(endpoint string) int64 {
+	limit, newer := capOf(r.MaxTokens), capOf(r.MaxCompletionTokens)
 	switch {
-	case r.MaxCompletionTokens != nil && *r.MaxCompletionTokens >= 0:
-		return *r.MaxCompletionTokens
-	case r.MaxTokens != nil && *r.MaxTokens >= 0:
-		return *r.MaxTokens
+	case endpoint == "completions" && limit >= 0:
+		return max(limit, newer)
+	case endpoint == "completions":
+		return -1
+	case newer >= 0:
+		return newer
 	}
-	return -1
+	return limit
 }
 
-// outputCap is the most completion tokens the request allows over all the
-// sequences it generates (n choices, or best_of candidates, which a server
-// may count too, for each prompt a completions request batches), or -1 for
-// no cap.
-func (r *apiRequest) outputCap() int64 {
-	limit, seqs := r.maxTokens(), int64(1)
+// capOf is a cap field's value, or -1 when it is absent or negative.
+func capOf(v *int64) int64 {
+	if v == nil || *v < 0 {
+		return -1
+	}
+	return *v
+}
+
+// outputCap is the most completion tokens the request allows on endpoint
+// over all the sequences it generates (n choices, or best_of candidates,
+// which a server may count too, for each prompt a completions request
+// batches), or -1 for no cap.
+func (r *apiRequest) outputCap(endpoint string) int64 {
+	limit, seqs := r.maxTokens(endpoint), int64(1)
 	for _, v := range []*int64{r.N, r.BestOf} {
 		if v != nil {
 			seqs = max(seqs, *v)

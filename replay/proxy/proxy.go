@@ -503,7 +503,7 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 // finish fills the observed columns and hands the row to the writer.
 func (p *Proxy) finish(ex *exchange) {
 	o, row := &ex.obs, &ex.row
-	outputCap := ex.req.outputCap()
+	outputCap := ex.req.outputCap(ex.endpoint)
 	if o.status != 0 {
 		row.HTTPStatus = int32(o.status)
 	}
@@ -581,8 +581,8 @@ func (p *Proxy) finish(ex *exchange) {
 		row.OutputTokens = row.UsageOutput
 	case o.outBytes > 0 || o.chunks > 0:
 		row.OutputTokens = clamp32(max(estimateTokens(o.outBytes, p.cfg.TokensPerByte), int64(o.chunks)))
-	case ex.req.maxTokens() >= 0:
-		row.OutputTokens = clamp32(ex.req.maxTokens())
+	case ex.req.maxTokens(ex.endpoint) >= 0:
+		row.OutputTokens = clamp32(ex.req.maxTokens(ex.endpoint))
 	default:
 		row.OutputTokens = 0
 	}

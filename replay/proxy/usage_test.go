@@ -185,3 +185,24 @@ func TestCompletionTokensCapCountsEachPrompt(t *testing.T) {
 		}
 	}
 }
+
+// /v1/completions has no max_completion_tokens (OpenAI's completions API
+// defines max_tokens alone), so a client sending both must not be held to
+// max_completion_tokens there: the cap is the looser of the two, as a
+// server may honour either.
+func TestCompletionsCapIsNotMaxCompletionTokens(t *testing.T) {
+	stream := "data: {\"choices\":[{\"text\":\"abcdefghijklmnop\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9}}\n\n" +
+		"data: [DONE]\n\n"
+	const opts = `"model":"m","prompt":"hi","stream":true,"stream_options":{"include_usage":true}`
+	for req, want := range map[string]string{
+		`{` + opts + `,"max_tokens":50,"max_completion_tokens":8}`: "",
+		`{` + opts + `,"max_tokens":8,"max_completion_tokens":50}`: "",
+		`{` + opts + `,"max_tokens":8}`:                            "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+		`{` + opts + `,"max_tokens":8,"max_completion_tokens":5}`:  "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+	} {
+		if row := recordUsage(t, "/v1/completions", req, stream, true); row.Error != want {
+			t.Errorf("request %s: error %q, want %q", req, row.Error, want)
+		}
+	}
+}
