@@ -47,9 +47,12 @@ func (r *apiRequest) maxTokens(endpoint string) int64 {
 	return limit
 }
 
-// capOf is a cap field's value, or -1 when it is absent or negative.
+// capOf is a cap field's value, or -1 when it is absent, null, or not
+// positive: vLLM reads 0 as unset (max_completion_tokens 0 falls back to
+// max_tokens), and a server that answered a cap of 0 with output did not
+// honour it as one.
 func capOf(v *int64) int64 {
-	if v == nil || *v < 0 {
+	if v == nil || *v <= 0 {
 		return -1
 	}
 	return *v

@@ -206,3 +206,30 @@ func TestCompletionsCapIsNotMaxCompletionTokens(t *testing.T) {
 		}
 	}
 }
+
+// A cap of 0 is no cap: vLLM reads max_completion_tokens 0 as unset (and
+// falls back to max_tokens), and a server that answered a request capped
+// at 0 with output did not honour it as one. null is unset too.
+func TestZeroCapIsNoCap(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"abcdefghijklmnop\"}}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":9}}\n\n" +
+		"data: [DONE]\n\n"
+	const msgs = `"messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}`
+	for req, want := range map[string]string{
+		`{"model":"m","max_completion_tokens":0,` + msgs + `}`:                   "",
+		`{"model":"m","max_completion_tokens":0,"max_tokens":20,` + msgs + `}`:   "",
+		`{"model":"m","max_completion_tokens":0,"max_tokens":8,` + msgs + `}`:    "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+		`{"model":"m","max_tokens":0,` + msgs + `}`:                              "",
+		`{"model":"m","max_completion_tokens":null,"max_tokens":8,` + msgs + `}`: "usage reports completion_tokens = 9, above the cap of 8 requested after 1 content chunks",
+		`{"model":"m","max_tokens":null,` + msgs + `}`:                           "",
+	} {
+		if row := recordUsage(t, "/v1/chat/completions", req, stream, true); row.Error != want {
+			t.Errorf("request %s: error %q, want %q", req, row.Error, want)
+		}
+	}
+	completion := strings.ReplaceAll(stream, `{"delta":{"content":"abcdefghijklmnop"}}`, `{"text":"abcdefghijklmnop"}`)
+	req := `{"model":"m","prompt":"hi","max_tokens":0,"stream":true,"stream_options":{"include_usage":true}}`
+	if row := recordUsage(t, "/v1/completions", req, completion, true); row.Error != "" {
+		t.Errorf("completions, max_tokens 0: error %q, want none", row.Error)
+	}
+}
