@@ -25,6 +25,9 @@ type apiRequest struct {
 	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
 	N                   *int64 `json:"n"`       // choices, each capped by maxTokens
 	BestOf              *int64 `json:"best_of"` // candidates generated (completions), each capped too
+	// Echo prepends the prompt to the output (vLLM's chat echoes the last
+	// message): text no server generated, and which some count.
+	Echo bool `json:"echo"`
 }
 
 // maxTokens is the request's output cap on endpoint ("chat" or
@@ -61,8 +64,12 @@ func capOf(v *int64) int64 {
 // outputCap is the most completion tokens the request allows on endpoint
 // over all the sequences it generates (n choices, or best_of candidates,
 // which a server may count too, for each prompt a completions request
-// batches), or -1 for no cap.
+// batches), or -1 for no cap. An echoed prompt may count in
+// completion_tokens, so an echo request has none.
 func (r *apiRequest) outputCap(endpoint string) int64 {
+	if r.Echo {
+		return -1
+	}
 	limit, seqs := r.maxTokens(endpoint), int64(1)
 	for _, v := range []*int64{r.N, r.BestOf} {
 		if v != nil {

@@ -503,7 +503,6 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 // finish fills the observed columns and hands the row to the writer.
 func (p *Proxy) finish(ex *exchange) {
 	o, row := &ex.obs, &ex.row
-	outputCap := ex.req.outputCap(ex.endpoint)
 	if o.status != 0 {
 		row.HTTPStatus = int32(o.status)
 	}
@@ -534,8 +533,8 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "stream ended without data: [DONE]"
 	case sse.EngineAborted(o.finish):
 		row.Error = engineAbortError(o)
-	case usageProblem(o, outputCap) != "":
-		row.Error = badUsageError(o, outputCap)
+	case usageProblem(ex) != "":
+		row.Error = badUsageError(ex)
 		o.usage = nil // the size is the estimate, not a count the server got wrong
 	}
 	row.Error = credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(row.Error) // a server may echo a key back
@@ -623,21 +622,24 @@ func engineAbortError(o *observation) string {
 	return msg
 }
 
-// usageProblem describes what is impossible in o's usage block for a
-// request of outputCap (apiRequest.outputCap), or returns "" (also when
-// there is none).
-func usageProblem(o *observation, outputCap int64) string {
+// usageProblem describes what is impossible in the usage block of ex's
+// response for its request, or returns "" (also when there is none). An
+// echoed prompt is text the server did not generate: with echo, text
+// beside no completion tokens is no false count.
+func usageProblem(ex *exchange) string {
+	o := &ex.obs
 	if o.usage == nil {
 		return ""
 	}
-	return o.usage.impossible(o.chunks > 0, outputCap)
+	return o.usage.impossible(o.chunks > 0 && !ex.req.Echo, ex.req.outputCap(ex.endpoint))
 }
 
 // badUsageError describes a usage block no request can have, in the terms
 // record's client uses: the count and, for a stream, the content chunks
 // before it.
-func badUsageError(o *observation, outputCap int64) string {
-	msg := "usage reports " + usageProblem(o, outputCap)
+func badUsageError(ex *exchange) string {
+	o := &ex.obs
+	msg := "usage reports " + usageProblem(ex)
 	if o.streamed {
 		msg += fmt.Sprintf(" after %d content chunks", o.chunks)
 	}

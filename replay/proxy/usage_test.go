@@ -233,3 +233,26 @@ func TestZeroCapIsNoCap(t *testing.T) {
 		t.Errorf("completions, max_tokens 0: error %q, want none", row.Error)
 	}
 }
+
+// With echo the response's text begins with the prompt, which no server
+// generated: text beside completion_tokens 0 (max_tokens 0 asks for the
+// prompt alone) is no false count, and a server may count the echoed
+// prompt in completion_tokens, so the cap does not judge it either.
+func TestEchoedPromptIsNotJudgedAsOutput(t *testing.T) {
+	stream := "data: {\"choices\":[{\"text\":\"hello there\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":%s}}\n\n" +
+		"data: [DONE]\n\n"
+	const opts = `"model":"m","prompt":"hello there","stream":true,"stream_options":{"include_usage":true}`
+	for _, c := range []struct{ req, completion, want string }{
+		{`{` + opts + `,"echo":true,"max_tokens":0}`, "0", ""},
+		{`{` + opts + `,"echo":true,"max_tokens":1}`, "3", ""},
+		{`{` + opts + `,"max_tokens":1}`, "3", "usage reports completion_tokens = 3, above the cap of 1 requested after 1 content chunks"},
+		{`{` + opts + `}`, "0", "usage reports completion_tokens = 0 after 1 content chunks"},
+		{`{` + opts + `,"echo":true}`, "-1", "usage reports completion_tokens = -1 after 1 content chunks"},
+	} {
+		body := strings.Replace(stream, "%s", c.completion, 1)
+		if row := recordUsage(t, "/v1/completions", c.req, body, true); row.Error != c.want {
+			t.Errorf("request %s, completion_tokens %s: error %q, want %q", c.req, c.completion, row.Error, c.want)
+		}
+	}
+}
