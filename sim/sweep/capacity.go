@@ -321,10 +321,13 @@ type evaluator struct {
 	cnt    sloCounter
 	cache  map[float64]*probe // complete runs by scale
 	probes int
+	// climbed: the search went on above start_scale after failing down
+	// to min_scale, so an infeasible row's failures reach max_scale
+	climbed bool
 }
 
 func (ev *evaluator) reset(t *Trace, s *Spec, c *Config) {
-	ev.t, ev.spec, ev.cfg, ev.probes = t, s, c, 0
+	ev.t, ev.spec, ev.cfg, ev.probes, ev.climbed = t, s, c, 0, false
 	clear(ev.cache)
 	if ev.cache == nil {
 		ev.cache = map[float64]*probe{}
@@ -514,6 +517,7 @@ func (ev *evaluator) climb(probe func(float64) (*probe, error)) (*probe, string,
 	if name, limit := ev.batchWaitLimit(); limit == 0 || ev.lastBatchNote(name, limit) != "" {
 		return nil, "", nil
 	}
+	ev.climbed = true
 	for failed := s.StartScale; failed < s.MaxScale && ev.probes < s.MaxProbes; {
 		p, err := probe(min(failed*2, s.MaxScale))
 		if err != nil || p.ok {

@@ -211,7 +211,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		if p == nil {
 			row.Outcome = OutcomeInfeasible
 			row.Note = fmt.Sprintf("the SLO fails at every probed scale down to %g", ev.spec.Search.MinScale)
-			if name, limit := ev.batchWaitLimit(); limit > 0 && ev.lastBatchNote(name, limit) == "" { // climb tried the heavier loads
+			if ev.climbed {
 				row.Note = fmt.Sprintf("the SLO fails at every probed scale from search.max_scale %g down to %g", ev.spec.Search.MaxScale, ev.spec.Search.MinScale)
 			}
 			if ev.probes >= ev.spec.Search.MaxProbes {
