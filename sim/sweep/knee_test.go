@@ -82,14 +82,6 @@ func TestKneeNotJudgedAcrossGap(t *testing.T) {
 	}
 }
 
-func scalesOf(curve []CurvePoint) []float64 {
-	var s []float64
-	for _, p := range curve {
-		s = append(s, p.Scale)
-	}
-	return s
-}
-
 // The capacity joins the load curve between two doubling-grid scales, a
 // shorter step than the doubling the thresholds are for: a short step
 // gains little throughput and little P99 alike, so judged on its own it
