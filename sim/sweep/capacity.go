@@ -511,19 +511,31 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 // loads break it. It returns the first probe that held, with a note naming
 // the scale below it that failed; nil when the wait cannot explain the
 // failures (or the trace's last batch alone breaks the SLO), or no scale
-// up to MaxScale held within MaxProbes.
+// up to MaxScale held within MaxProbes, with a note naming the loads that
+// ran out of KV memory (a batch that fills at heavy load may not fit).
 func (ev *evaluator) climb(probe func(float64) (*probe, error)) (*probe, string, error) {
 	s := ev.spec.Search
 	if name, limit := ev.batchWaitLimit(); limit == 0 || ev.lastBatchNote(name, limit) != "" {
 		return nil, "", nil
 	}
 	ev.climbed = true
+	var oomAt []string // scales out of KV memory
+	var oomFirst string
 	for failed := s.StartScale; failed < s.MaxScale && ev.probes < s.MaxProbes; {
 		p, err := probe(min(failed*2, s.MaxScale))
 		if err != nil || p.ok {
 			return p, fmt.Sprintf("the SLO fails at scale %s below the capacity: it does not hold at every lighter load", formatValue(failed)), err
 		}
+		if p.oom != "" {
+			if oomFirst == "" {
+				oomFirst = p.oom
+			}
+			oomAt = append(oomAt, formatValue(p.scale))
+		}
 		failed = p.scale
 	}
-	return nil, "", nil
+	if len(oomAt) == 0 {
+		return nil, "", nil
+	}
+	return nil, fmt.Sprintf("out of KV memory at scale %s (at scale %s: %s)", strings.Join(oomAt, ", "), oomAt[0], oomFirst), nil
 }

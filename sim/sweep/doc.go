@@ -93,7 +93,8 @@
 // start_scale, save when a static batch's max_wait_ms alone reaches a
 // latency limit (its batches wait to fill at light load): it is then
 // tried at doublings above start_scale, so its capacity does not hang on
-// start_scale, and its note, ok or infeasible, names the wait; when a
+// start_scale, and its note, ok or infeasible, names the wait (and, if
+// none held, the heavier loads a filled batch ran out of KV memory at); when a
 // fixed batch's last one (never filled, at any load) holds more requests
 // than the P99 lets break the limit, it is not, and the note says that no
 // load meets the SLO. A

@@ -66,3 +66,39 @@ max_scale = 16
 		t.Errorf("outcome %s, note %q (%d probes): want infeasible, with %q", r.Outcome, r.Note, r.Probes, want)
 	}
 }
+
+// A static batch that waits past the TTFT limit at light load and runs out
+// of KV memory once heavier loads fill it is infeasible for both reasons:
+// the note names the OOM of the loads tried above start_scale, where it
+// once blamed only the wait and sent the planner to the latency limits.
+func TestInfeasibleClimbNoteNamesTheOOMAbove(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [256]
+"batch.max_wait_ms" = [5000]
+"device.gpu_memory_utilization" = [0.25]
+[slo]
+ttft_p99_ms = 2000
+[search]
+min_scale = 0.25
+max_scale = 32
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1024), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	for _, want := range []string{
+		"the SLO fails at every probed scale from search.max_scale 32 down to 0.25",
+		"out of KV memory at scale 8, 16, 32 (at scale 8: sim: out of KV memory",
+		"batch.max_wait_ms 5000 ≥ the TTFT limit of 2000 ms",
+	} {
+		if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, want) {
+			t.Errorf("outcome %s, note %q: want infeasible, with %q", r.Outcome, r.Note, want)
+		}
+	}
+}

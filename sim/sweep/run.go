@@ -219,7 +219,10 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			}
 			if note != "" {
 				row.Note = joinNote(row.Note, note)
-			} else if wait := ev.batchWaitNote(); wait != "" {
+			}
+			// an OOM at min_scale is the whole story; one above start_scale
+			// leaves the lighter loads' wait to explain
+			if wait := ev.batchWaitNote(); wait != "" && (note == "" || ev.climbed) {
 				row.Note = joinNote(row.Note, wait)
 			}
 			return nil
