@@ -324,10 +324,14 @@ type evaluator struct {
 	// climbed: the search went on above start_scale after failing down
 	// to min_scale, so an infeasible row's failures reach max_scale
 	climbed bool
+	// climbFailed: the scale below the first one that held above
+	// start_scale, where the SLO failed (0: none); the row's note names it
+	// with the load curve's failures below the capacity
+	climbFailed float64
 }
 
 func (ev *evaluator) reset(t *Trace, s *Spec, c *Config) {
-	ev.t, ev.spec, ev.cfg, ev.probes, ev.climbed = t, s, c, 0, false
+	ev.t, ev.spec, ev.cfg, ev.probes, ev.climbed, ev.climbFailed = t, s, c, 0, false, 0
 	clear(ev.cache)
 	if ev.cache == nil {
 		ev.cache = map[float64]*probe{}
@@ -508,8 +512,8 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 // climb doubles the scale from above the start scale while the SLO fails,
 // for a config whose static batches wait to fill at light load: the
 // capacity is the highest scale at which the SLO holds, whichever lighter
-// loads break it. It returns the first probe that held, with a note naming
-// the scale below it that failed; nil when the wait cannot explain the
+// loads break it. It returns the first probe that held, the scale below it
+// that failed kept in ev.climbFailed; nil when the wait cannot explain the
 // failures (or the trace's last batch alone breaks the SLO), or no scale
 // up to MaxScale held within MaxProbes, with a note naming the loads that
 // ran out of KV memory (a batch that fills at heavy load may not fit).
@@ -523,8 +527,12 @@ func (ev *evaluator) climb(probe func(float64) (*probe, error)) (*probe, string,
 	var oomFirst string
 	for failed := s.StartScale; failed < s.MaxScale && ev.probes < s.MaxProbes; {
 		p, err := probe(min(failed*2, s.MaxScale))
-		if err != nil || p.ok {
-			return p, fmt.Sprintf("the SLO fails at scale %s below the capacity: it does not hold at every lighter load", formatValue(failed)), err
+		if err != nil {
+			return nil, "", err
+		}
+		if p.ok {
+			ev.climbFailed = failed
+			return p, "", nil
 		}
 		if p.oom != "" {
 			if oomFirst == "" {

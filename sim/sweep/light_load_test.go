@@ -98,3 +98,34 @@ min_scale = 0.25
 		t.Errorf("outcome %s, note %q: want infeasible, with %q and no untried loads", r.Outcome, r.Note, want)
 	}
 }
+
+// The search above start_scale and the load curve below the capacity can
+// both see the SLO fail at a lighter load: the note names each such scale
+// once, in one sentence, where it once said the same thing twice.
+func TestLightLoadNoteNamesEachFailedScaleOnce(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [8]
+"batch.max_wait_ms" = [5000]
+[slo]
+ttft_p99_ms = 2000
+[search]
+min_scale = 0.25
+max_scale = 4
+curve_octaves_below = 2
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1000), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rows[0]
+	const below = "below the capacity: it does not hold at every lighter load"
+	want := "the SLO fails at scale 1, 2 " + below
+	if r.Outcome != OutcomeOK || r.Scale != 4 || !strings.Contains(r.Note, want) || strings.Count(r.Note, below) != 1 {
+		t.Errorf("outcome %s at scale %g, note %q: want ok at 4, naming the failed scales once with %q", r.Outcome, r.Scale, r.Note, want)
+	}
+}

@@ -239,9 +239,9 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 	// finding about its load point, not about the config: the metrics at
 	// the evaluated scale stand, and the note names the point.
 	var curve []CurvePoint
-	var failBelow []string // complete runs below the capacity that broke the SLO
-	var oomAt []string     // runs a static batch ended out of KV memory
-	var oomFirst string    // the first of those runs' OOM report
+	var failBelow []float64 // complete runs below the capacity that broke the SLO
+	var oomAt []string      // runs a static batch ended out of KV memory
+	var oomFirst string     // the first of those runs' OOM report
 	probed := ev.curveScales(at.scale)
 	for _, scale := range probed {
 		p, err := ev.run(ctx, scale, false)
@@ -260,7 +260,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			continue
 		}
 		if searched && !p.ok && scale < at.scale {
-			failBelow = append(failBelow, formatValue(scale))
+			failBelow = append(failBelow, scale)
 		}
 		s := p.sum
 		curve = append(curve, CurvePoint{
@@ -275,11 +275,16 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 		// curve that stops short would otherwise read as complete.
 		row.Note = joinNote(row.Note, fmt.Sprintf("load curve at scale %s left off: out of KV memory (at scale %s: %s)", strings.Join(oomAt, ", "), oomAt[0], oomFirst))
 	}
+	if f := ev.climbFailed; f > 0 && !slices.Contains(failBelow, f) {
+		// seen by the search above start_scale, below the curve's reach
+		failBelow = append(failBelow, f)
+		slices.Sort(failBelow)
+	}
 	if len(failBelow) > 0 {
 		// The search assumes the SLO, once broken, stays broken at higher
 		// scales: a lighter load that breaks it (a batch waiting to fill)
 		// makes the capacity no guarantee below it.
-		row.Note = joinNote(row.Note, fmt.Sprintf("the SLO fails at scale %s below the capacity: it does not hold at every lighter load", strings.Join(failBelow, ", ")))
+		row.Note = joinNote(row.Note, fmt.Sprintf("the SLO fails at scale %s below the capacity: it does not hold at every lighter load", joinScales(failBelow)))
 	}
 	if i := Saturation(curve); i >= 0 {
 		sp := curve[i]
@@ -350,6 +355,15 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	}
 	return fmt.Sprintf("the trace's last %d requests (%d mod batch.batch_size %d) never fill a batch: they wait batch.max_wait_ms %g ≥ the %s limit of %g ms at every load, more than the %d requests a P99 lets break it, so no load meets the SLO",
 		left, sent, b.BatchSize, b.MaxWaitMS, name, limit, ok)
+}
+
+// joinScales writes scales as a note lists them.
+func joinScales(scales []float64) string {
+	out := make([]string, len(scales))
+	for i, v := range scales {
+		out[i] = formatValue(v)
+	}
+	return strings.Join(out, ", ")
 }
 
 // joinNote appends more to a row's note.
