@@ -49,7 +49,7 @@ func simulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "shard", Usage: "with --sweep: run shard i/n of the configs (index mod n = i); merge with 'servesim sweep merge'"},
 			&cli.IntFlag{Name: "workers", DefaultText: "GOMAXPROCS", Usage: "with --sweep: parallel simulations"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --sweep: no progress bar on stderr (the one-line summary stays)"},
-			&cli.Float64Flag{Name: "knee-throughput-pct", DefaultText: "the spec's, else 5", Usage: "with --sweep: knee when extra load adds less than this % throughput"},
+			&cli.Float64Flag{Name: "knee-throughput-pct", DefaultText: "the spec's, else 5", Usage: "with --sweep: knee when doubling the load adds less than this % throughput"},
 			&cli.Float64Flag{Name: "knee-p99-pct", DefaultText: "the spec's, else 50", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this %"},
 			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's (with --sweep: in every config); plans must run on the profile's device"},
 			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},

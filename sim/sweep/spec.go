@@ -87,7 +87,7 @@ type Search struct {
 	// the capacity search brackets with, so its complete runs are reused.
 	CurveBelow        int     `toml:"curve_octaves_below"`
 	CurveAbove        int     `toml:"curve_octaves_above"`
-	KneeThroughputPct float64 `toml:"knee_throughput_pct"` // knee: extra load adds less throughput than this, %
+	KneeThroughputPct float64 `toml:"knee_throughput_pct"` // knee: doubling the load adds less throughput than this, %
 	KneeP99Pct        float64 `toml:"knee_p99_pct"`        // knee: …while P99 TTFT or E2E grows more than this, %
 }
 
