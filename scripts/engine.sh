@@ -196,9 +196,10 @@ cmd_serve() {
 	exec "${PIN[@]}" nice -n "${SERVESIM_ENGINE_NICE:-10}" "${SERVESIM_OLLAMA:-$BIN/ollama}" serve
 }
 
-# group_alive PID: whether the process group PID (or, outside a group of its
-# own, process PID) still has a member.
-group_alive() { kill -0 -- "-$1" 2>/dev/null || kill -0 "$1" 2>/dev/null; }
+# group_alive PID: whether the process group PID still has a member. The
+# group alone: the server runs in a group of its own (setsid), and once that
+# group is gone its id may name another's process.
+group_alive() { kill -0 -- "-$1" 2>/dev/null; }
 
 cmd_stop() {
 	if ! running; then
@@ -217,7 +218,7 @@ cmd_stop() {
 		sleep 0.2
 	done
 	if group_alive "$pid"; then
-		kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+		kill -KILL -- "-$pid" 2>/dev/null || true
 	fi
 	rm -f "$PIDFILE" "$SETTINGSFILE"
 	echo "engine.sh: stopped" >&2

@@ -694,3 +694,33 @@ func TestCIRunStopsAtItsTimeLimit(t *testing.T) {
 		t.Errorf("make (pid %d) still runs after .ci/run stopped", pid)
 	}
 }
+
+// The server runs in a process group of its own (setsid), so stop waits on
+// and kills that group alone: once the group is gone, a process with the
+// server's id outside it (the id reused while stop waits) is not the
+// server's, and is left running.
+func TestEngineStopLeavesAProcessOutsideTheServersGroup(t *testing.T) {
+	r := newFakeRepo(t, "exit 1")
+	// Not in a group of its own, and deaf to stop's TERM.
+	other := exec.Command("bash", "-c", `trap "" TERM; exec sleep 60`)
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go other.Wait()
+	t.Cleanup(func() { other.Process.Kill() })
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", other.Process.Pid)); string(comm) == "sleep\n" {
+			break // past the trap: TERM is ignored
+		}
+	}
+	r.writePidfile(t, other.Process.Pid)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := r.cmd(ctx, "stop").CombinedOutput(); err != nil {
+		t.Fatalf("stop: %v\n%s", err, out)
+	}
+	if !alive(other.Process.Pid) {
+		t.Errorf("stop killed process %d, which is outside the server's process group", other.Process.Pid)
+	}
+}
