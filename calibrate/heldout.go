@@ -53,7 +53,8 @@ func splitFold(fitDst, heldDst, obs []Observation, k, j int) (fit, held []Observ
 // once as unseen data and no single split decides the figure. With
 // weights in settings, they must be given per observation of obs; they
 // are split along. Folds of one run's observations are at most
-// MaxObservationFolds; more is an error.
+// MaxObservationFolds (k past it is an error unless the run has no more
+// observations than that, one fold each).
 func CrossCheck(obs []Observation, k int, settings *FitSettings) (*HeldOut, error) {
 	return crossCheck(obs, k, settings, false, false)
 }
@@ -89,7 +90,7 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim, late bool
 	}
 	folds := occupiedFolds(obs, k)
 	if _, byRun := foldKeys(obs); !byRun && len(folds) > MaxObservationFolds {
-		return nil, fmt.Errorf("calibrate: held-out check: k = %d folds of the %d observations of one run would fit the model %d times: want k ≤ %d (with two runs or more, folds are whole runs)",
+		return nil, fmt.Errorf("calibrate: held-out check: k = %d folds of the %d observations of one run would fit the model %d times: want at most %d folds: k ≤ %[4]d, or at most %[4]d observations (with two runs or more, folds are whole runs)",
 			k, len(obs), len(folds), MaxObservationFolds)
 	}
 	h := &HeldOut{K: k}

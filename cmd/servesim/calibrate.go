@@ -69,7 +69,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit. A limit the ramp finds is taken for the slots of one shared KV cache (llama.cpp, Ollama) unless --engine names a paged engine (vllm, sglang, tgi, …) or the engine reports its KV capacity on /metrics (vLLM, SGLang): those keep crp = crd = cr = 0"},
 			&cli.IntFlag{Name: "max-prompt", DefaultText: "1024 quick, 2048 full", Usage: "cap on the plan's prompt lengths (the prefill sweep's longest, the decode and memory runs' prompts)"},
 			&cli.IntFlag{Name: "repeats", DefaultText: "2 quick, 3 full", Usage: "repeats of each prefill and decode configuration"},
-			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "cross-validate with N folds of whole runs: each run predicted by a fit to the others (one run: N ≤ 100 folds of its steps)"},
+			&cli.IntFlag{Name: "held-out", Value: 4, Usage: "cross-validate with N folds of whole runs: each run predicted by a fit to the others (one run: N folds of its steps, at most 100 unless it has 100 steps or fewer)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan and exit"},
 			&cli.StringFlag{Name: "from-traces", Usage: "refit from the Parquet traces of an earlier calibration (its --trace-out) instead of running live"},
 			&cli.IntFlag{Name: "window", DefaultText: "8", Usage: "average runs of up to N consecutive decode steps into one observation (1 = single steps)"},
