@@ -76,7 +76,8 @@ func SameInputs(a, b map[string]string) bool {
 // requests of the input files arrive when: a slice, a spread, dropped
 // failures, ShareGPT's Poisson rate and seed, and a synthetic trace's
 // arrivals, seed, warm-up and shared prefixes (its lengths resampled from
-// the files, or from the window resample_slice names). (A time scale is taken with a live run's own, in Workload.)
+// the files, or from the window resample_slice names). (A time scale is
+// taken with a live run's own, in Workload.)
 // Everything else in Extra describes the run, the format or the history:
 // a conversion to another format, for one, changes no request.
 var workloadKeys = []string{"slice", "spread_ns", "drop_failed", "rate", "seed", "arrival", "warmup", "prefix_groups", "resample_slice"}
