@@ -37,7 +37,13 @@
 // ceil(bytes × TokensPerByte) of the canonical prompt (exact when the
 // client sent token ids) and of the generated text, and at least one
 // token per output chunk; with no output at all, the request's max_tokens.
-// Meta.Extra["proxy.token_estimate"] says so in the file. A successful
+// With echo on /v1/completions each choice's text begins with its prompt
+// (choices numbered prompt by prompt, n each), which the server did not
+// generate: where the prompt is a string or a list of strings and the text
+// starts with it, the echo is no output, so neither in the estimate nor an
+// output chunk nor in the text by which TokenTimes are spread and bounded;
+// the echo of a token-id prompt cannot be told apart, and its estimate
+// includes it. Meta.Extra["proxy.token_estimate"] says so in the file. A successful
 // response whose body the proxy cannot read (an encoding it does not
 // decode, a gzip or br stream whose bytes do not decode, so that whether
 // it ended with data: [DONE] is unknown, malformed JSON) is estimated the

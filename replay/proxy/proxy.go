@@ -309,7 +309,8 @@ func (p *Proxy) meta() traces.Meta {
 		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
 			"when they are null (no usage block, e.g. a stream without stream_options.include_usage) they are estimates: "+
 			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids; the raw body when it is not JSON the proxy reads) and of the generated text, "+
-			"at least the number of output chunks; with no output at all, the request's max_tokens or 0",
+			"at least the number of output chunks; with no output at all, the request's max_tokens or 0; "+
+			"a completions echo of a text prompt is no output, while that of a token-id prompt is in the estimate",
 		p.cfg.TokensPerByte))
 	m.Set("proxy.prefix_hashes", fmt.Sprintf(
 		"chained xxhash64 over %d-byte blocks (block_size / tokens_per_byte) of the canonical prompt "+
@@ -452,6 +453,9 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 		p.cfg.Logger.Debug("proxy: request body is not the JSON expected", "path", r.URL.Path, "err", err)
 	}
 	ex.prompt = renderPrompt(&ex.req)
+	if ex.endpoint == "completions" {
+		ex.obs.echo = newEchoStrip(&ex.req)
+	}
 	if ex.badReq && ex.prompt.tokens == nil && len(ex.prompt.text) == 0 {
 		// Nothing read as a prompt: the body stands for it, compacted when
 		// it is JSON so that its layout does not change its hashes.
@@ -588,8 +592,9 @@ func (p *Proxy) finish(ex *exchange) {
 	// The usage tokens are timed over the chunks that carried them, as
 	// record times them. More tokens than the stream had bytes were not all
 	// streamed (hidden reasoning, or a false count): their times were never
-	// seen, and the count alone must not size memory.
-	if row.UsageOutput != traces.Missing && len(o.timed) > 0 && int64(row.UsageOutput) <= o.streamBytes {
+	// seen, and the count alone must not size memory. An echoed prompt
+	// was streamed but not generated.
+	if row.UsageOutput != traces.Missing && len(o.timed) > 0 && int64(row.UsageOutput) <= o.streamBytes-o.echo.echoedBytes() {
 		row.TokenTimes = tokentime.Spread(make([]int64, 0, row.UsageOutput), o.timed, int(row.UsageOutput))
 	}
 	if row.Error != "" {
@@ -604,7 +609,7 @@ func (p *Proxy) finish(ex *exchange) {
 	}
 	// The row may wait long for an earlier arrival: keep only what writing
 	// it needs, the raw prompt only for the prompts file.
-	ex.prompt, ex.secrets, o.timed = promptText{}, nil, nil
+	ex.prompt, ex.secrets, o.timed, o.echo = promptText{}, nil, nil, nil
 	if !p.cfg.KeepPrompts {
 		ex.req.Messages, ex.req.Tools, ex.req.Prompt = nil, nil, nil
 	}

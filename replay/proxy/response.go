@@ -62,6 +62,7 @@ func (u *apiUsage) impossible(carriedOutput bool, outputCap int64) string {
 // apiResponse covers a streamed chunk and a whole response of both APIs.
 type apiResponse struct {
 	Choices []struct {
+		Index   *int        `json:"index"`
 		Delta   *apiMessage `json:"delta"`
 		Message *apiMessage `json:"message"`
 		Text    string      `json:"text"`
@@ -155,6 +156,7 @@ type observation struct {
 	chunks      int               // streamed chunks that carried output
 	timed       []tokentime.Chunk // those chunks, when their arrival times are known
 	streamBytes int64             // bytes of the event stream
+	echo        *echoStrip        // a completions echo's prompts, left out of the output; nil without echo
 	firstOut    int64             // -1 = none
 	lastOut     int64
 	lastByte    int64
@@ -179,14 +181,19 @@ func (o *observation) apply(r *apiResponse, at int64) {
 		o.usage = r.Usage
 	}
 	carried, chunkBytes := false, 0
-	for _, c := range r.Choices {
+	for i, c := range r.Choices {
 		msg := c.Delta
 		if msg == nil {
 			msg = c.Message
 		}
 		n, any := msg.outputBytes()
 		if c.Text != "" {
-			n, any = n+len(c.Text), true
+			index := i // a choice without an index is its place in the list
+			if c.Index != nil {
+				index = *c.Index
+			}
+			gen := len(c.Text) - o.echo.echoed(index, c.Text)
+			n, any = n+gen, any || gen > 0
 		}
 		o.outBytes += n
 		chunkBytes += n

@@ -1,0 +1,80 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// echoStrip finds the echoed prompt at the front of each choice's text in
+// a completions response to a request with echo: text the server did not
+// generate, so neither output to estimate nor tokens to time. A prompt of
+// token ids is not known as text, and its echo is not found.
+type echoStrip struct {
+	prompts   []string       // the request's text prompts, in order
+	perPrompt int            // choices per prompt (n)
+	left      map[int]string // per choice index, the part of its prompt not yet seen
+	past      map[int]bool   // choices whose text went past their prompt, or did not start with it
+	bytes     int64          // echoed bytes seen, all choices together
+}
+
+// newEchoStrip returns the strip for a completions request with echo
+// whose prompt is a string or a list of strings, else nil.
+func newEchoStrip(r *apiRequest) *echoStrip {
+	if !r.Echo {
+		return nil
+	}
+	var prompts []string
+	var one string
+	if json.Unmarshal(r.Prompt, &one) == nil {
+		prompts = []string{one}
+	} else if json.Unmarshal(r.Prompt, &prompts) != nil || len(prompts) == 0 {
+		return nil
+	}
+	n := 1
+	if r.N != nil && *r.N > 1 && *r.N <= 1<<20 {
+		n = int(*r.N)
+	}
+	return &echoStrip{prompts: prompts, perPrompt: n, left: map[int]string{}, past: map[int]bool{}}
+}
+
+// echoed is how many of the leading bytes of text, the next text of the
+// choice at index, are its prompt's echo. A server numbers a batch's
+// choices prompt by prompt, n each. Text that parts from the prompt ends
+// the echo: what follows is generated.
+func (e *echoStrip) echoed(index int, text string) int {
+	if e == nil || e.past[index] {
+		return 0
+	}
+	left, seen := e.left[index]
+	if !seen {
+		if index < 0 || index/e.perPrompt >= len(e.prompts) {
+			e.past[index] = true
+			return 0
+		}
+		left = e.prompts[index/e.perPrompt]
+	}
+	n := 0
+	switch {
+	case strings.HasPrefix(text, left):
+		n = len(left)
+		e.past[index] = true
+		delete(e.left, index)
+	case strings.HasPrefix(left, text):
+		// A stream may split the echo over chunks.
+		n = len(text)
+		e.left[index] = left[n:]
+	default:
+		e.past[index] = true
+		delete(e.left, index)
+	}
+	e.bytes += int64(n)
+	return n
+}
+
+// echoedBytes is how many echoed bytes the response carried.
+func (e *echoStrip) echoedBytes() int64 {
+	if e == nil {
+		return 0
+	}
+	return e.bytes
+}
