@@ -131,6 +131,17 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			}
 			dirty = false
 		}
+		write := func(j *job) {
+			if err := out.Write(j.req); err != nil {
+				writeErr = fmt.Errorf("replay: writing output: %w", err)
+				cancel()
+				return
+			}
+			dirty = true
+			if onWrite != nil {
+				onWrite(j.idx)
+			}
+		}
 		for {
 			select {
 			case j, ok := <-results:
@@ -138,21 +149,14 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					flush()
 					return
 				}
-				if writeErr != nil {
-					continue
+				if writeErr == nil {
+					write(j)
 				}
-				if err := out.Write(j.req); err != nil {
-					writeErr = fmt.Errorf("replay: writing output: %w", err)
-					cancel()
-					continue
-				}
-				dirty = true
+				// Counted whether written or not: it was sent, and the
+				// summary accounts for every row read.
 				col.addWaited(j.req, j.capWait)
 				if j.shortPrompt && !j.req.Warmup {
 					col.s.ShortPrompt++
-				}
-				if onWrite != nil {
-					onWrite(j.idx)
 				}
 			case <-tick.C:
 				flush()

@@ -66,7 +66,8 @@ type Summary struct {
 	Warnings                     []string
 }
 
-// collector accumulates a run's statistics from written rows.
+// collector accumulates a run's statistics from completed rows, written
+// or, after a write error, not.
 type collector struct {
 	s               Summary
 	ttft, tpot, e2e []float64

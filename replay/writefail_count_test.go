@@ -1,0 +1,38 @@
+package replay
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
+)
+
+// failingWriter refuses every row.
+type failingWriter struct{ memWriter }
+
+func (w *failingWriter) Write(*traces.Request) error { return errors.New("disk full") }
+
+// A run stopped by a write error still accounts for every row it read:
+// the rows sent before and after the failed write are counted as sent,
+// though the trace could not hold them.
+func TestWriteErrorCountsEveryRowRead(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	in := &countingReader{sliceReader: sliceReader{rows: rows(20, time.Millisecond, 30, 2)}}
+	s, err := Run(t.Context(), cfg, in, &failingWriter{})
+	if err == nil {
+		t.Fatal("want the write error")
+	}
+	if s.Sent == 0 {
+		t.Errorf("sent %d, want the rows that were sent counted", s.Sent)
+	}
+	if read := int(in.read.Load()); s.Sent+s.Warmup+s.NotSent != read {
+		t.Errorf("read %d rows, but sent %d + warm-up %d + not sent %d = %d", read, s.Sent, s.Warmup, s.NotSent, s.Sent+s.Warmup+s.NotSent)
+	}
+	if s.Succeeded+s.Failed != s.Sent {
+		t.Errorf("succeeded %d + failed %d != sent %d", s.Succeeded, s.Failed, s.Sent)
+	}
+}
