@@ -246,7 +246,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	}
 	var order []int32
 	s, runErr := run(ctx, cfg, in, w, func(idx int) { order = append(order, int32(idx)) })
-	if s == nil || (runErr != nil && ctx.Err() == nil) {
+	// Read once, with run's result: an interrupt that lands later, while
+	// the files are closed, found every row done and Record returns nil.
+	interrupted := runErr != nil && ctx.Err() != nil
+	if s == nil || (runErr != nil && !interrupted) {
 		// Configuration, calibration, read or write failure: keep what was
 		// flushed for inspection, under the partial name.
 		w.Abort()
@@ -259,7 +262,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 		return s, runErr
 	}
-	if len(order) == 0 && ctx.Err() != nil {
+	if len(order) == 0 && interrupted {
 		// Interrupted before any row completed: it measured nothing, and
 		// an empty trace would replace an earlier one of its name.
 		w.Abort()
@@ -272,7 +275,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	if tmp != "" {
 		os.Remove(tmp) // still there when Close renamed it onto its own hard link
 	}
-	if ctx.Err() != nil {
+	if interrupted {
 		meta.Extra["replay.status"] = "interrupted"
 	}
 	if err := reorder(partial, out, meta, order); err != nil {
