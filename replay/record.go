@@ -252,6 +252,9 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	if s == nil || (runErr != nil && !interrupted) {
 		// Configuration, calibration, read or write failure: keep what was
 		// flushed for inspection, under the partial name.
+		if s != nil && len(order) > 0 && tmp != "" {
+			keepUnder(tmp, partial)
+		}
 		w.Abort()
 		if s == nil || len(order) == 0 {
 			os.Remove(partial) // nothing was written
@@ -284,6 +287,15 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	os.Remove(partial)
 	s.Written = true
 	return s, runErr
+}
+
+// keepUnder gives the stream at tmp the name partial when it has no link
+// there (the file system refused one), so that aborting the writer, which
+// removes tmp, does not delete its rows.
+func keepUnder(tmp, partial string) {
+	if _, err := os.Lstat(partial); errors.Is(err, fs.ErrNotExist) {
+		os.Rename(tmp, partial)
+	}
 }
 
 // OutputMeta is the metadata of a run's output: the input's, with Source
