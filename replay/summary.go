@@ -35,7 +35,8 @@ type Summary struct {
 	// send of a non-warm-up request to the last token of a successful one.
 	Wall time.Duration
 	// Origin is the run's trace time 0 on the monotonic clock (zero when
-	// the run sent nothing); WindowFrom and WindowTo are Wall's ends on it.
+	// no request succeeded, Wall being 0); WindowFrom and WindowTo are
+	// Wall's ends on it.
 	// Telemetry taken beside the run is cut to them.
 	Origin, WindowFrom, WindowTo time.Time
 	RequestsPerSec               float64 // Succeeded / Wall
