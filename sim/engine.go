@@ -1222,6 +1222,34 @@ func (e *engine) rejectReason(s *seq) string {
 	return e.pol.rejects(e, s)
 }
 
+// setLengths sets s's prompt, output and reserved output from r as cfg
+// serves them.
+func (s *seq) setLengths(r *traces.Request, cfg *Config) {
+	s.prompt, s.out = max(r.PromptTokens, 1), max(r.OutputTokens, 1)
+	s.maxNew = s.out
+	if m := int32(cfg.MaxNewTokens); m > 0 {
+		s.out, s.maxNew = min(s.out, m), m
+	}
+	// No output runs past max_model_len (a request that asks for more is
+	// rejected), so a static reservation stops there too.
+	if l := int64(cfg.MaxModelLen); l > 0 && int64(s.prompt)+int64(s.maxNew) > l {
+		s.maxNew = int32(max(l-int64(s.prompt), 1))
+	}
+}
+
+// Rejecter returns the rule by which a run under c refuses a request on
+// arrival: the reason r can never run ("" = it is admitted), whatever the
+// load. c must be valid (Config.Validate).
+func (c *Config) Rejecter() func(r *traces.Request) string {
+	e := &engine{cfg: c, bs: c.BlockSize, pol: newScheduler(c.Policy)}
+	var s seq
+	return func(r *traces.Request) string {
+		s.req.SourceFailed = r.SourceFailed
+		s.setLengths(r, c)
+		return e.rejectReason(&s)
+	}
+}
+
 func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	var s *seq
 	if n := len(e.pool); n > 0 {
@@ -1241,16 +1269,7 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	if e.closedLoop {
 		s.origin = r.ScheduledSend // runClosed sets it to the issue
 	}
-	s.prompt, s.out = max(r.PromptTokens, 1), max(r.OutputTokens, 1)
-	s.maxNew = s.out
-	if m := int32(e.cfg.MaxNewTokens); m > 0 {
-		s.out, s.maxNew = min(s.out, m), m
-	}
-	// No output runs past max_model_len (a request that asks for more is
-	// rejected), so a static reservation stops there too.
-	if l := int64(e.cfg.MaxModelLen); l > 0 && int64(s.prompt)+int64(s.maxNew) > l {
-		s.maxNew = int32(max(l-int64(s.prompt), 1))
-	}
+	s.setLengths(r, e.cfg)
 	s.target = s.prompt
 	s.start, s.first, s.last = traces.Missing, traces.Missing, traces.Missing
 	if e.cfg.PrefixCaching || e.cells != nil {

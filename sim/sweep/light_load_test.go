@@ -93,7 +93,7 @@ min_scale = 0.25
 		t.Fatal(err)
 	}
 	r := res.Rows[0]
-	want := "the trace's last 16 requests (1000 mod batch.batch_size 24) never fill a batch: they wait batch.max_wait_ms 5000 ≥ the TTFT limit of 2000 ms at every load, more than the 10 requests a P99 lets break it, so no load meets the SLO"
+	want := "the trace's last 16 requests (1000 admitted mod batch.batch_size 24) never fill a batch: they wait batch.max_wait_ms 5000 ≥ the TTFT limit of 2000 ms at every load, more than the 10 requests a P99 lets break it, so no load meets the SLO"
 	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, want) || strings.Contains(r.Note, "not tried") {
 		t.Errorf("outcome %s, note %q: want infeasible, with %q and no untried loads", r.Outcome, r.Note, want)
 	}

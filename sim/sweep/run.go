@@ -16,6 +16,7 @@ import (
 
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
 )
@@ -334,27 +335,45 @@ func (ev *evaluator) batchWaitNote() string {
 
 // lastBatchNote says when a fixed batch's wait breaks the named limit at
 // every load: the trace's last batch never fills, so its requests (those
-// sent, less whole batches) wait max_wait_ms however heavy the load, and
-// when they outnumber the requests a P99 lets break the limit no load
-// meets the SLO. "" when they do not, or for a cluster, whose replicas'
-// last batches depend on the router.
+// admitted, less whole batches) wait max_wait_ms however heavy the load,
+// and when they and the requests refused on arrival (which break every
+// limit) outnumber the requests a P99 lets break the limit no load meets
+// the SLO. "" when they do not, or for a cluster, whose replicas' last
+// batches depend on the router.
 func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	b := ev.cfg.Plan.Batch
 	if b.Strategy != "fixed" || b.BatchSize <= 0 || ev.cfg.Plan.Clustered() {
 		return ""
 	}
-	var sent int64 // a row failed in the source trace is rejected on arrival, never batched
-	for i := range ev.t.Reqs {
-		if !ev.t.Reqs[i].SourceFailed {
-			sent++
-		}
-	}
-	left, ok := sent%int64(b.BatchSize), allowed(ev.t.nAll)
-	if left <= ok {
+	admitted, refused := ev.admitted()
+	left, ok := admitted%int64(b.BatchSize), allowed(ev.t.nAll)
+	if left+refused <= ok {
 		return ""
 	}
-	return fmt.Sprintf("the trace's last %d requests (%d mod batch.batch_size %d) never fill a batch: they wait batch.max_wait_ms %g ≥ the %s limit of %g ms at every load, more than the %d requests a P99 lets break it, so no load meets the SLO",
-		left, sent, b.BatchSize, b.MaxWaitMS, name, limit, ok)
+	with := ","
+	if refused > 0 {
+		with = fmt.Sprintf("; with the %d refused on arrival, %d requests,", refused, left+refused)
+	}
+	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: they wait batch.max_wait_ms %g ≥ the %s limit of %g ms at every load%s more than the %d requests a P99 lets break it, so no load meets the SLO",
+		left, admitted, b.BatchSize, b.MaxWaitMS, name, limit, with, ok)
+}
+
+// admitted counts the trace's requests a single replica of the config
+// admits (warm-up ones too: they fill batches), and those of the SLO's
+// population it refuses on arrival, by the simulator's own rule.
+func (ev *evaluator) admitted() (admitted, refused int64) {
+	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
+	refuses := sc.Rejecter()
+	for i := range ev.t.Reqs {
+		r := &ev.t.Reqs[i]
+		switch {
+		case refuses(r) == "":
+			admitted++
+		case !r.Warmup && !r.SourceFailed:
+			refused++
+		}
+	}
+	return admitted, refused
 }
 
 // joinScales writes scales as a note lists them.

@@ -1,0 +1,47 @@
+package sweep
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Requests the engine refuses on arrival never join a batch, so the
+// trace's unfilled last batch holds the admitted requests left over from
+// whole batches, and the refused ones break the limit at every load too:
+// 989 requests of which 6 are too large for any KV cache leave 983
+// admitted, 23 in the last batch of 24, which with the 6 refused are more
+// than the 9 a P99 over 989 lets break the limit. Counting every request
+// sent (989 mod 24 = 5) hid that, and the search climbed to loads that
+// cannot meet the SLO.
+func TestLastBatchCountsOnlyAdmittedRequests(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [24]
+"batch.max_wait_ms" = [5000]
+[slo]
+ttft_p99_ms = 2000
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := steadyTrace(989)
+	for i := range 6 {
+		tr.Reqs[i].PromptTokens = 1 << 30 // more tokens than any device's KV cache holds
+	}
+	ex := mustExpand(t, s)
+	ev := &evaluator{}
+	ev.reset(tr, s, &ex.Configs[0])
+	for _, scale := range []float64{8, 32, 128} { // batches fill within the limit: the last one and the refused break it
+		if p, err := ev.run(context.Background(), scale, false); err != nil || p.ok {
+			t.Fatalf("scale %g: err %v, SLO met %v; want it broken", scale, err, p != nil && p.ok)
+		}
+	}
+	name, limit := ev.batchWaitLimit()
+	note := ev.lastBatchNote(name, limit)
+	want := "the trace's last 23 requests (983 admitted mod batch.batch_size 24) never fill a batch"
+	if !strings.Contains(note, want) || !strings.Contains(note, "; with the 6 refused on arrival, 29 requests, more than the 9") {
+		t.Errorf("note %q: want it to count the admitted requests with %q and add the 6 refused", note, want)
+	}
+}
