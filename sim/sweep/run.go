@@ -319,7 +319,7 @@ func (ev *evaluator) batchWaitLimit() (name string, limit float64) {
 // batchWaitNote says why a static config's SLO may fail at loads lighter
 // than where it holds, in the same words for an ok row and an infeasible
 // one: its max_wait_ms alone reaches a latency limit (or, where the
-// trace's last batch alone breaks it, that no load meets the SLO; see
+// trace's last batch alone breaks it, that no heavier load meets the SLO; see
 // lastBatchNote). "" when the wait cannot break a limit.
 func (ev *evaluator) batchWaitNote() string {
 	name, limit := ev.batchWaitLimit()
@@ -334,12 +334,14 @@ func (ev *evaluator) batchWaitNote() string {
 }
 
 // lastBatchNote says when a fixed batch's wait breaks the named limit at
-// every load: the trace's last batch never fills, so its requests (those
-// admitted, less whole batches) wait max_wait_ms however heavy the load,
-// and when they and the requests refused on arrival (which break every
-// limit) outnumber the requests a P99 lets break the limit no load meets
-// the SLO. "" when they do not, or for a cluster, whose replicas' last
-// batches depend on the router.
+// every heavier load: the trace's last batch never fills, so it starts
+// once its first request (of those admitted, less whole batches) has
+// waited max_wait_ms; a later one waits less by the gap since that
+// arrival, a gap that a heavier load shrinks towards nothing. When they
+// and the requests refused on arrival (which break every limit) outnumber
+// the requests a P99 lets break the limit, no heavier load meets the SLO.
+// "" when they do not, or for a cluster, whose replicas' last batches
+// depend on the router.
 func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	b := ev.cfg.Plan.Batch
 	if b.Strategy != "fixed" || b.BatchSize <= 0 || ev.cfg.Plan.Clustered() {
@@ -354,7 +356,7 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	if refused > 0 {
 		with = fmt.Sprintf("; with the %d refused on arrival, %d requests,", refused, left+refused)
 	}
-	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: they wait batch.max_wait_ms %g ≥ the %s limit of %g ms at every load%s more than the %d requests a P99 lets break it, so no load meets the SLO",
+	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, the later ones up to that, nearly all of it at heavy load%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
 		left, admitted, b.BatchSize, b.MaxWaitMS, name, limit, with, ok)
 }
 
