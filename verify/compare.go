@@ -381,7 +381,8 @@ type Ranking struct {
 	// BestHeld: the sweep's best measured candidate is measured cheapest,
 	// or within BestWithin of the cheapest; BestGap is its measured cost
 	// over the cheapest's, minus 1 (nil when the cheapest is free and the
-	// best is not: no ratio, and not held). BestRank is its sweep rank:
+	// best is not, or the ratio is past what a float holds: no ratio, and
+	// not held). BestRank is its sweep rank:
 	// above 1 when the sweep's first candidate was not measured.
 	BestHeld   *bool    `json:"best_held"`
 	BestGap    *float64 `json:"best_gap"`
@@ -474,19 +475,29 @@ func Rank(cands []CandidateResult) Ranking {
 	rk.BestRank = best.SweepRank
 	// A free candidate (a plan priced at $0/h) leaves no ratio to take
 	// but a tie: a best that cost something against a free cheapest has
-	// no gap, and is not within BestWithin of it.
-	if cheapest := rk.Entries[0].MeasuredCost; cheapest > 0 || best.MeasuredCost == cheapest {
-		gap := 0.0
-		if cheapest > 0 {
-			gap = best.MeasuredCost/cheapest - 1
-		}
-		held := within(gap, BestWithin) // 1.05 against 1.00 is within 5%
-		rk.BestGap, rk.BestHeld = &gap, &held
-	} else {
-		held := false
-		rk.BestHeld = &held
+	// no gap, and is not within BestWithin of it; nor has one whose ratio
+	// to a tiny cheapest is past what a float (and JSON) holds.
+	held := false
+	if gap, ok := bestGap(best.MeasuredCost, rk.Entries[0].MeasuredCost); ok {
+		held = within(gap, BestWithin) // 1.05 against 1.00 is within 5%
+		rk.BestGap = &gap
 	}
+	rk.BestHeld = &held
 	return rk
+}
+
+// bestGap is best's cost over the cheapest's, minus 1; ok is false when
+// there is no finite ratio (a free cheapest and a best that is not, or a
+// ratio past what a float holds).
+func bestGap(best, cheapest float64) (gap float64, ok bool) {
+	switch {
+	case best == cheapest:
+		return 0, true
+	case cheapest > 0:
+		gap = best/cheapest - 1
+		return gap, !math.IsInf(gap, 0)
+	}
+	return 0, false
 }
 
 // Errors are |relative errors| by metric name. One may be +Inf (a
@@ -784,8 +795,12 @@ func (rk Ranking) BestString() string {
 		return "n/a"
 	}
 	best := rk.BestName()
-	if rk.BestGap == nil { // the cheapest is free, the sweep's best is not
-		return fmt.Sprintf("%s was measured dearer than the free cheapest (within %.0f%%: %v)", best, 100*rk.BestWithin, *rk.BestHeld)
+	if rk.BestGap == nil { // no finite ratio to the cheapest
+		cheapest := "the cheapest, past what a ratio holds"
+		if len(rk.Entries) == 0 || rk.Entries[0].MeasuredCost == 0 {
+			cheapest = "the free cheapest"
+		}
+		return fmt.Sprintf("%s was measured dearer than %s (within %.0f%%: %v)", best, cheapest, 100*rk.BestWithin, *rk.BestHeld)
 	}
 	if *rk.BestGap <= 0 {
 		return best + " was measured cheapest"
