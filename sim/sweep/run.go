@@ -301,10 +301,11 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 
 // batchWaitLimit names the latency limit a static batch's max_wait_ms
 // alone reaches (limit 0: none): its batches wait to fill at light load,
-// so a lighter load may break an SLO that a heavier one meets.
+// so a lighter load may break an SLO that a heavier one meets. A fixed
+// batch of one is full as soon as a request waits, so it never waits.
 func (ev *evaluator) batchWaitLimit() (name string, limit float64) {
 	b, slo := ev.cfg.Plan.Batch, ev.spec.SLO
-	if b.Strategy != "fixed" && b.Strategy != "token_budget" {
+	if (b.Strategy != "fixed" || b.BatchSize <= 1) && b.Strategy != "token_budget" {
 		return "", 0
 	}
 	if slo.TTFTP99Ms > 0 && b.MaxWaitMS >= slo.TTFTP99Ms {
