@@ -388,10 +388,10 @@ func joinScales(scales []float64) string {
 	return strings.Join(out, ", ")
 }
 
-// joinNote appends more to a row's note.
+// joinNote appends more to a row's note; an empty more adds nothing.
 func joinNote(note, more string) string {
-	if note == "" {
-		return more
+	if note == "" || more == "" {
+		return note + more
 	}
 	return note + "; " + more
 }
