@@ -91,7 +91,8 @@
 // SLO, no scale can meet it and the config is infeasible at once.
 // A config infeasible down to min_scale is tried at no scale above
 // start_scale, save when a static batch's max_wait_ms alone reaches a
-// latency limit (its batches wait to fill at light load): it is then
+// latency limit (its batches wait to fill at light load; a fixed batch of
+// one, full at once, never waits): it is then
 // tried at doublings above start_scale, so its capacity does not hang on
 // start_scale, and its note, ok or infeasible, names the wait (and, if
 // none held, the heavier loads a filled batch ran out of KV memory at); when a
