@@ -302,6 +302,25 @@ var (
 	utilization = want{func(v float64) bool { return v > 0 && v <= 1 }, "in (0, 1]"}
 )
 
+// planCol is a float config column that holds what a plan allows (w) in
+// every row that was simulated: skip_if and max_devices leave a config
+// out before its plan is validated, so a skipped row holds whatever value
+// the spec swept, and only needs to be finite.
+func planCol(name string, f func(*Row) *float64, w want) column {
+	c := f64Col(name, f, anyValue)
+	get := c.get
+	c.get = func(a arrow.Array, i int, r *Row) error {
+		if err := get(a, i, r); err != nil {
+			return err
+		}
+		if v := *f(r); r.Outcome != OutcomeSkipped && !math.IsNaN(v) && !w.ok(v) {
+			return fmt.Errorf("column %q = %g: want %s or null in a row that was not skipped", name, v, w.desc)
+		}
+		return nil
+	}
+	return c
+}
+
 func f64Col(name string, f func(*Row) *float64, w want) column {
 	return column{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
@@ -433,7 +452,7 @@ var columns = []column{
 	i64Col("max_new_tokens", func(r *Row) *int64 { return &r.MaxNewTokens }, true),
 	strCol("strategy", func(r *Row) *string { return &r.Strategy }, false),
 	i64Col("batch_size", func(r *Row) *int64 { return &r.BatchSize }, true),
-	f64Col("max_wait_ms", func(r *Row) *float64 { return &r.MaxWaitMs }, nonNegative),
+	planCol("max_wait_ms", func(r *Row) *float64 { return &r.MaxWaitMs }, nonNegative),
 	i64Col("max_token_budget", func(r *Row) *int64 { return &r.MaxTokenBudget }, true),
 	i64Col("max_num_seqs", func(r *Row) *int64 { return &r.MaxNumSeqs }, true),
 	i64Col("max_num_batched_tokens", func(r *Row) *int64 { return &r.MaxNumBatchedTokens }, true),
@@ -448,7 +467,7 @@ var columns = []column{
 	optional(i64Col("split_tokens", func(r *Row) *int64 { return &r.SplitTokens }, true)),
 	optional(inRange(i64Col("long_replicas", longReplicas, true), longReplicas, 0, plan.MaxReplicas)),
 	optional(boolCol("split_on_prompt", func(r *Row) *bool { return &r.SplitOnPrompt }, noSplit)),
-	f64Col("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }, utilization),
+	planCol("gpu_memory_utilization", func(r *Row) *float64 { return &r.GPUMemoryUtilization }, utilization),
 	i64Col("max_model_len", func(r *Row) *int64 { return &r.MaxModelLen }, true),
 	i64Col("block_size", func(r *Row) *int64 { return &r.BlockSize }, true),
 	f64Col("rate_scale", func(r *Row) *float64 { return &r.RateScale }, scale),

@@ -1,0 +1,46 @@
+package sweep
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// A config skip_if or max_devices leaves out is never validated, so its
+// row can hold values no simulated plan may: the results file a run
+// writes with such rows must read back.
+func TestSkippedRowsOutsidePlanBoundsReadBack(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"device.gpu_memory_utilization" = [0.9, 1.5]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [8]
+"batch.max_wait_ms" = [10, -5]
+[constraints]
+skip_if = ["device.gpu_memory_utilization > 1", "batch.max_wait_ms < 0"]
+[slo]
+ttft_p99_ms = 2000
+[search]
+max_scale = 2
+curve_octaves_below = 0
+curve_octaves_above = 0
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(50), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	if err := WriteFile(path, res); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading back the results the run wrote: %v", err)
+	}
+	if len(back.Rows) != len(res.Rows) {
+		t.Errorf("%d rows read back; want %d", len(back.Rows), len(res.Rows))
+	}
+}
