@@ -18,13 +18,13 @@ func TestEngineLineSaysWhatWasRead(t *testing.T) {
 		want string
 	}{
 		{telemetry.ScrapeSummary{Failed: 3, MeanRunning: nan, MaxRunning: nan, MeanWaiting: nan, MaxWaiting: nan, MaxKVUsage: nan},
-			"engine (no page read; 0 scrapes, 3 failed):"},
+			"engine, whole recording (no page read; 0 scrapes, 3 failed):"},
 		{telemetry.ScrapeSummary{Scrapes: 5, MeanRunning: nan, MaxRunning: nan, MeanWaiting: nan, MaxWaiting: nan, MaxKVUsage: nan},
-			"engine (no known engine gauges; 5 scrapes):"},
+			"engine, whole recording (no known engine gauges; 5 scrapes):"},
 		{telemetry.ScrapeSummary{Engine: "vllm", Scrapes: 4, Failed: 1, MeanRunning: 2, MaxRunning: 3, MeanWaiting: 0, MaxWaiting: 1, MaxKVUsage: 0.5},
-			"engine (vllm; 4 scrapes, 1 failed): running mean 2 max 3"},
+			"engine, whole recording (vllm; 4 scrapes, 1 failed): running mean 2 max 3"},
 	} {
-		if got := engineLine(c.sum); !strings.HasPrefix(got, c.want) {
+		if got := engineLine("engine, whole recording", c.sum); !strings.HasPrefix(got, c.want) {
 			t.Errorf("engineLine = %q, want it to start %q", got, c.want)
 		}
 	}

@@ -102,7 +102,8 @@ func (s *samplers) stop(w io.Writer, outputTokens int64) error {
 // stopRuns is stop for record's runs: the GPU's whole recording (text
 // probes, warm-ups, failures and every run, as its samples file holds
 // it), then each run's measured window (traces.Window) with its joules
-// per output token, which are the run's figures.
+// per output token, which are the run's figures; the engine's gauges
+// likewise, over the recording and then over each run's window.
 func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens int64) error {
 	var errs []error
 	g, e := s.gpu.Stop(), s.eng.Stop()
@@ -128,8 +129,15 @@ func (s *samplers) stopRuns(w io.Writer, runs []*replay.Summary, outputTokens in
 		}
 	}
 	if s.eng != nil {
-		fmt.Fprintln(w, engineLine(e))
+		fmt.Fprintln(w, engineLine("engine, whole recording", e))
 		errs = append(errs, e.Err)
+		for _, r := range runs {
+			if r.WindowFrom.IsZero() {
+				fmt.Fprintf(w, "engine, run %d: no measured window (no request succeeded)\n", r.Run)
+				continue
+			}
+			fmt.Fprintln(w, engineLine(fmt.Sprintf("engine, run %d measured window", r.Run), s.eng.Between(r.WindowFrom, r.WindowTo)))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -158,10 +166,11 @@ func gpuEnergySource(g telemetry.GPUSummary) string {
 	return g.EnergySource
 }
 
-// engineLine is the summary line of an engine's /metrics scrapes: which
-// engine's gauges they carried and how many pages were read, so that a
-// page never read or never recognised is not shown as empty figures.
-func engineLine(e telemetry.ScrapeSummary) string {
+// engineLine is the summary line, headed head, of an engine's /metrics
+// scrapes: which engine's gauges they carried and how many pages were
+// read, so that a page never read or never recognised is not shown as
+// empty figures.
+func engineLine(head string, e telemetry.ScrapeSummary) string {
 	name := e.Engine
 	switch {
 	case e.Scrapes == 0:
@@ -173,8 +182,8 @@ func engineLine(e telemetry.ScrapeSummary) string {
 	if e.Failed > 0 {
 		counts += fmt.Sprintf(", %d failed", e.Failed)
 	}
-	return fmt.Sprintf("engine (%s; %s): running mean %s max %s, waiting mean %s max %s, KV usage max %s",
-		name, counts, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
+	return fmt.Sprintf("%s (%s; %s): running mean %s max %s, waiting mean %s max %s, KV usage max %s",
+		head, name, counts, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))
 }
 
 // finish gives the sample files the fate of the traces they were taken

@@ -43,7 +43,9 @@
 // llama.cpp's server since it dropped kv_cache_usage_ratio in May 2025);
 // see EngineStateOf. An engine without /metrics
 // (404, or 501 from llama.cpp without --metrics) is reported once through
-// ErrNoMetrics and not polled again.
+// ErrNoMetrics and not polled again. Scraper.Stop summarises every page
+// read; Between, the pages read over an interval of the scrape (a run's
+// measured window).
 //
 // # Files and units
 //

@@ -61,8 +61,17 @@ type Scraper struct {
 	out           *sidecar
 	sum           ScrapeSummary
 	agg           [3]meanMax
+	points        []enginePoint // every page read, for Between
+	failedAt      []int64       // t_ns of each failed scrape, for Between
 	loggedErr     bool
 	loggedNoGauge bool
+}
+
+// enginePoint is one page's gauges at t_ns, kept so that a run's
+// measured window can be summarised after Stop.
+type enginePoint struct {
+	t  int64
+	st EngineState
 }
 
 type meanMax struct {
@@ -207,13 +216,13 @@ func (s *Scraper) scrape(ctx context.Context) error {
 		return err
 	case err != nil:
 		if ctx.Err() == nil { // stopped, not the engine failing
-			s.fail(err)
+			s.fail(now, err)
 		}
 		return err
 	}
 	samples, perr := ParseMetrics(body)
 	if len(samples) == 0 && perr != nil {
-		s.fail(perr)
+		s.fail(now, perr)
 		return perr
 	}
 	st := EngineStateOf(samples)
@@ -257,8 +266,9 @@ func fetchMetrics(ctx context.Context, client *http.Client, url, shown string) (
 	return body, nil
 }
 
-func (s *Scraper) fail(err error) {
+func (s *Scraper) fail(at time.Time, err error) {
 	s.sum.Failed++
+	s.failedAt = append(s.failedAt, int64(at.Sub(s.cfg.Origin)))
 	if !s.loggedErr {
 		s.loggedErr = true
 		s.cfg.Logger.Warn("scraping engine metrics failed; will keep trying (logged once)", "url", s.shown, "err", err)
@@ -275,6 +285,7 @@ func (s *Scraper) record(at time.Time, st EngineState) {
 	s.agg[0].add(st.Running)
 	s.agg[1].add(st.Waiting)
 	s.agg[2].add(st.KVUsage)
+	s.points = append(s.points, enginePoint{int64(at.Sub(s.cfg.Origin)), st})
 	if s.out == nil || s.sum.Err != nil {
 		return
 	}
@@ -303,6 +314,43 @@ func (s *Scraper) Stop() ScrapeSummary {
 		s.sum.MeanKVUsage, s.sum.MaxKVUsage = s.agg[2].values()
 	})
 	return s.sum
+}
+
+// Between stops the scraper and summarises the scrapes stamped from from
+// to to (a run's measured window), on the monotonic clock as Origin: the
+// whole scrape's summary counts the idle pages before the window (probes,
+// warm-ups) and between runs too, which pull its means toward 0. Err is
+// nil, as a write error is not the window's; on a nil *Scraper it is all
+// NaN.
+func (s *Scraper) Between(from, to time.Time) ScrapeSummary {
+	sum := emptyScrapeSummary()
+	if s == nil {
+		return sum
+	}
+	s.Stop()
+	lo, hi := int64(from.Sub(s.cfg.Origin)), int64(to.Sub(s.cfg.Origin))
+	var agg [3]meanMax
+	for _, p := range s.points {
+		if p.t < lo || p.t > hi {
+			continue
+		}
+		sum.Scrapes++
+		if sum.Engine == "" {
+			sum.Engine = p.st.Engine
+		}
+		agg[0].add(p.st.Running)
+		agg[1].add(p.st.Waiting)
+		agg[2].add(p.st.KVUsage)
+	}
+	for _, t := range s.failedAt {
+		if t >= lo && t <= hi {
+			sum.Failed++
+		}
+	}
+	sum.MeanRunning, sum.MaxRunning = agg[0].values()
+	sum.MeanWaiting, sum.MaxWaiting = agg[1].values()
+	sum.MeanKVUsage, sum.MaxKVUsage = agg[2].values()
+	return sum
 }
 
 // Publish stops the scraper and puts its CSV file at its path, replacing

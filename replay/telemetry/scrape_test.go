@@ -284,3 +284,39 @@ sglang:token_usage{model_name="m",tp_rank="0",dp_rank="1"} 0.25
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
+
+// Between counts the pages read and the scrapes failed inside the
+// interval only; a nil scraper's is all NaN.
+func TestScraperBetweenCountsTheIntervalOnly(t *testing.T) {
+	var up atomic.Bool
+	up.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "sglang:num_running_reqs 3\n")
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	s, err := StartScrapeWith(context.Background(), ScrapeConfig{URL: srv.URL, Interval: 5 * time.Millisecond, Logger: testLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	up.Store(false)
+	time.Sleep(30 * time.Millisecond) // failures, outside the interval
+	up.Store(true)
+	time.Sleep(20 * time.Millisecond)
+	from := time.Now()
+	time.Sleep(50 * time.Millisecond)
+	to := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	all, iv := s.Stop(), s.Between(from, to)
+	if all.Failed == 0 || iv.Failed != 0 || iv.Engine != "sglang" || iv.Scrapes == 0 || iv.Scrapes >= all.Scrapes || iv.MeanRunning != 3 {
+		t.Errorf("whole %+v; interval %+v: want the interval's pages alone, none failed", all, iv)
+	}
+	if got := (*Scraper)(nil).Between(from, to); got.Scrapes != 0 || !math.IsNaN(got.MeanRunning) {
+		t.Errorf("nil scraper: %+v, want all NaN", got)
+	}
+}
