@@ -11,7 +11,8 @@
 // last sample), energy in joules (the delta of the hardware energy counter
 // when the first and last samples have it and it never goes back — a
 // read missed in between does not matter — else the trapezoid integral of
-// power), mean
+// power between the first and last samples' reads, a read missed in
+// between bridged), mean
 // power, and JoulesPerToken. A device with neither leaves the energy
 // unknown, and UnknownEnergy says which devices and why (no counter and
 // no power reads; its reads stopped at a time, as when a GPU falls off

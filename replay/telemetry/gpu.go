@@ -177,11 +177,13 @@ type deviceAcc struct {
 	firstE, lastE int64 // the first sample's and the last read's
 	eOK           bool  // the first sample had the counter, and no read went back
 	lastHasE      bool  // the last sample had the counter
-	// power integral (trapezoid over consecutive samples with power)
+	// power integral (trapezoid over consecutive power reads, so that a
+	// read missed in between is bridged, as a missed counter read is)
 	integralJ float64
-	prevT     int64
-	prevP     float64
-	pOK       bool // every sample so far had power
+	prevT     int64   // the last power read's
+	prevP     float64 // the last power read
+	pOK       bool    // the first sample had power
+	lastHasP  bool    // the last sample had power
 	peakMem   int64
 	// readT is the last sample with a counter or power read; read says
 	// there was one, lastRead that the last sample was one.
@@ -211,9 +213,7 @@ func (a *deviceAcc) add(s DeviceSample) {
 		if s.EnergyMJ != Missing && s.EnergyMJ < a.lastE {
 			a.eOK = false
 		}
-		if math.IsNaN(s.PowerW) {
-			a.pOK = false
-		} else if a.pOK {
+		if a.pOK && !math.IsNaN(s.PowerW) {
 			a.integralJ += (a.prevP + s.PowerW) / 2 * float64(s.T-a.prevT) / 1e9
 		}
 	}
@@ -223,7 +223,9 @@ func (a *deviceAcc) add(s DeviceSample) {
 	if a.lastHasE {
 		a.lastE = s.EnergyMJ
 	}
-	a.prevT, a.prevP = s.T, s.PowerW
+	if a.lastHasP = !math.IsNaN(s.PowerW); a.lastHasP {
+		a.prevT, a.prevP = s.T, s.PowerW
+	}
 	if a.lastRead = s.EnergyMJ != Missing || !math.IsNaN(s.PowerW); a.lastRead {
 		a.read, a.readT = true, s.T
 	}
@@ -238,7 +240,7 @@ func (a *deviceAcc) energy() (float64, string) {
 	switch {
 	case a.n >= 2 && a.eOK && a.lastHasE:
 		return float64(a.lastE-a.firstE) / 1e3, "counter"
-	case a.n >= 2 && a.pOK:
+	case a.n >= 2 && a.pOK && a.lastHasP:
 		return a.integralJ, "power"
 	}
 	return math.NaN(), ""
@@ -257,7 +259,7 @@ func (a *deviceAcc) energyUnknown() string {
 	case !a.lastRead: // the device stopped answering (it fell off the bus)
 		return fmt.Sprintf("its reads stopped at %.3f s into the recording", float64(a.readT)/1e9)
 	}
-	return "neither an energy counter read at both ends that never went back nor power in every sample"
+	return "neither an energy counter read at both ends that never went back nor a power read at both ends"
 }
 
 // gpuAcc accumulates rounds of samples over all devices.
@@ -371,7 +373,8 @@ func (s GPUInterval) JoulesPerToken(tokens int64) float64 {
 // its nearest reads when there are reads at or before from and at or
 // after to and none goes back (a driver reload resets it; a read missed
 // in between does not matter), else the trapezoid integral of power over
-// the interval when every sample covering it has power. An interval the samples
+// the interval between the power reads nearest its ends (a read missed in
+// between is bridged, as the counter's is). An interval the samples
 // do not reach on both sides is not measured: nothing is extrapolated.
 func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	p := a.points
@@ -390,7 +393,15 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	for gb < len(p) && p[gb].energy == Missing {
 		gb++
 	}
-	counter, power := ga >= 0 && gb < len(p), true
+	// Likewise the power reads nearest the ends, pa and pb.
+	pa, pb := lo, hi
+	for pa >= 0 && math.IsNaN(p[pa].power) {
+		pa--
+	}
+	for pb < len(p) && math.IsNaN(p[pb].power) {
+		pb++
+	}
+	counter, power := ga >= 0 && gb < len(p), pa >= 0 && pb < len(p)
 	for i, last := max(ga, 0), int64(Missing); counter && i <= gb; i++ {
 		if p[i].energy == Missing {
 			continue
@@ -398,18 +409,13 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 		counter = p[i].energy >= last
 		last = p[i].energy
 	}
-	for i := lo; i <= hi; i++ {
-		if math.IsNaN(p[i].power) {
-			power = false
-		}
-	}
-	at := func(i int, t int64, v func(energyPoint) float64) float64 { // v interpolated at t in [p[i].t, p[i+1].t]
-		d := p[i+1].t - p[i].t
+	powerAt := func(i, k int, t int64) float64 { // power interpolated at t in [p[i].t, p[k].t]
+		d := p[k].t - p[i].t
 		if d <= 0 {
-			return v(p[i])
+			return p[i].power
 		}
 		f := float64(t-p[i].t) / float64(d)
-		return v(p[i]) + f*(v(p[i+1])-v(p[i]))
+		return p[i].power + f*(p[k].power-p[i].power)
 	}
 	// counterAt is the counter interpolated at t between the reads around it.
 	counterAt := func(t int64) float64 {
@@ -433,13 +439,17 @@ func (a *deviceAcc) between(from, to int64) (float64, string, error) {
 	case counter:
 		return (counterAt(to) - counterAt(from)) / 1e3, "counter", nil
 	case power:
-		w := func(q energyPoint) float64 { return q.power }
 		j := 0.0
-		for i := lo; i < hi; i++ {
-			t0, t1 := max(p[i].t, from), min(p[i+1].t, to)
-			if t1 > t0 {
-				j += (at(i, t0, w) + at(i, t1, w)) / 2 * float64(t1-t0) / 1e9
+		for i := pa; i < pb; {
+			k := i + 1 // the next power read; p[pb] is one
+			for math.IsNaN(p[k].power) {
+				k++
 			}
+			t0, t1 := max(p[i].t, from), min(p[k].t, to)
+			if t1 > t0 {
+				j += (powerAt(i, k, t0) + powerAt(i, k, t1)) / 2 * float64(t1-t0) / 1e9
+			}
+			i = k
 		}
 		return j, "power", nil
 	}
