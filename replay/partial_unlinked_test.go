@@ -45,3 +45,38 @@ func TestRecordFailedRunKeepsRowsWithoutPartialLink(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmps)
 	}
 }
+
+// A file of the partial name that is not the run's stream (another run's,
+// made after this one linked its own) is neither replaced nor removed, and
+// the run's error does not say its rows are in it.
+func TestRecordFailedRunLeavesAnotherPartialAlone(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.csv")
+	partial := PartialPath(out)
+	const other = "another run's rows\n"
+	srv := replaytest.New(replaytest.Options{Fault: func(n int) replaytest.Fault {
+		if n == 0 {
+			os.Remove(partial)
+			os.WriteFile(partial, []byte(other), 0o644)
+		}
+		return replaytest.OK
+	}})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	cfg.Trace = filepath.Join(dir, "in.csv")
+	trace := "arrival_ns,prompt_tokens,output_tokens\n0,30,2\n1000000,30,2\n5000000000000000000,30,2\n"
+	if err := os.WriteFile(cfg.Trace, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Out = out
+	_, err := Record(t.Context(), cfg, nil)
+	if err == nil {
+		t.Fatal("a row past the latest schedulable time did not fail the run")
+	}
+	if strings.Contains(err.Error(), "stay in "+partial) {
+		t.Errorf("error %q says the run's rows are in %s, which is another file", err, partial)
+	}
+	if b, _ := os.ReadFile(partial); string(b) != other {
+		t.Errorf("%s holds %q, want the other file left as it was", partial, b)
+	}
+}

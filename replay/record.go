@@ -252,24 +252,30 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	if s == nil || (runErr != nil && !interrupted) {
 		// Configuration, calibration, read or write failure: keep what was
 		// flushed for inspection, under the partial name.
-		if s != nil && len(order) > 0 && tmp != "" {
-			keepUnder(tmp, partial)
-		}
+		ours := ownsPartial(tmp, partial)
 		w.Abort()
-		if s == nil || len(order) == 0 {
-			os.Remove(partial) // nothing was written
-		} else if _, err := os.Lstat(partial); err == nil {
+		switch {
+		case s == nil || len(order) == 0:
+			if ours {
+				os.Remove(partial) // nothing was written
+			}
+		case ours:
 			// Said now: else the file turns up only when the next run
 			// refuses to start beside it.
 			runErr = fmt.Errorf("%w (the rows written so far stay in %s)", runErr, partial)
+		default:
+			runErr = fmt.Errorf("%w (the rows written so far were not kept: %s is another file)", runErr, partial)
 		}
 		return s, runErr
 	}
 	if len(order) == 0 && interrupted {
 		// Interrupted before any row completed: it measured nothing, and
 		// an empty trace would replace an earlier one of its name.
+		ours := ownsPartial(tmp, partial)
 		w.Abort()
-		os.Remove(partial)
+		if ours {
+			os.Remove(partial)
+		}
 		return s, runErr
 	}
 	if err := w.Close(); err != nil {
@@ -289,13 +295,33 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	return s, runErr
 }
 
-// keepUnder gives the stream at tmp the name partial when it has no link
-// there (the file system refused one), so that aborting the writer, which
-// removes tmp, does not delete its rows.
-func keepUnder(tmp, partial string) {
-	if _, err := os.Lstat(partial); errors.Is(err, fs.ErrNotExist) {
-		os.Rename(tmp, partial)
+// ownsPartial says whether the file named partial is the run's stream,
+// whose temporary file is tmp ("" when the writer has none): its hard link,
+// or, when it has no link there (the file system refused one), tmp renamed
+// to it, so that aborting the writer, which removes tmp, does not delete
+// its rows. A file of that name that is not the stream (another run's) is
+// neither replaced nor the run's to remove.
+func ownsPartial(tmp, partial string) bool {
+	if tmp == "" {
+		_, err := os.Lstat(partial)
+		return err == nil
 	}
+	if sameFile(tmp, partial) {
+		return true
+	}
+	if _, err := os.Lstat(partial); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, partial) == nil
+	}
+	return false
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // OutputMeta is the metadata of a run's output: the input's, with Source
