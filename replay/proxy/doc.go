@@ -86,9 +86,12 @@
 // still brings usage and [DONE]), "usage reports …" (a usage count no
 // request can have: negative, past int32, completion_tokens = 0 for a
 // response that carried output, cached_tokens above prompt_tokens, or
-// completion_tokens above the request's max_completion_tokens, else
-// max_tokens, times n or best_of and the prompts a completions request
-// batches, as record rejects them; the row's size
+// completion_tokens above the request's cap, times n or best_of and the
+// prompts a completions request batches, as record rejects them. The cap
+// is max_completion_tokens on chat, else max_tokens; on completions
+// max_tokens, or a larger max_completion_tokens sent beside it; a cap
+// field of 0 or null is none. An echo request has no cap, and its echo,
+// where it cannot be told apart, is no output; the row's size
 // is then the estimate), and so on; a failed row's observed times, chunks and usage are
 // empty, as record writes them. Prompt text is not stored unless KeepPrompts, which
 // writes the messages or prompt of each row, by ID, to PromptsPath(Out).
