@@ -69,9 +69,12 @@ func TestRecordFailedRunLeavesAnotherPartialAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Out = out
-	_, err := Record(t.Context(), cfg, nil)
+	sums, err := Record(t.Context(), cfg, nil)
 	if err == nil {
 		t.Fatal("a row past the latest schedulable time did not fail the run")
+	}
+	if written, left := Outcome(cfg, sums); written || left != "" {
+		t.Errorf("Outcome: written %v, rows left in %q; want neither", written, left)
 	}
 	if strings.Contains(err.Error(), "stay in "+partial) {
 		t.Errorf("error %q says the run's rows are in %s, which is another file", err, partial)

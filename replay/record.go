@@ -107,10 +107,7 @@ func Outcome(cfg Config, sums []*Summary) (written bool, rowsLeft string) {
 	// Record stops at the first run that fails: only the last can have
 	// left its rows.
 	if last := sums[len(sums)-1]; !last.Written {
-		partial := PartialPath(RunPath(cfg.Out, last.Run, cfg.Repeat))
-		if _, err := os.Lstat(partial); err == nil {
-			rowsLeft = partial
-		}
+		rowsLeft = last.RowsKeptIn
 	}
 	return written, rowsLeft
 }
@@ -262,6 +259,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		case ours:
 			// Said now: else the file turns up only when the next run
 			// refuses to start beside it.
+			s.RowsKeptIn = partial
 			runErr = fmt.Errorf("%w (the rows written so far stay in %s)", runErr, partial)
 		default:
 			runErr = fmt.Errorf("%w (the rows written so far were not kept: %s is another file)", runErr, partial)
@@ -279,6 +277,9 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		return s, runErr
 	}
 	if err := w.Close(); err != nil {
+		if _, serr := os.Lstat(partial); serr == nil {
+			s.RowsKeptIn = partial // the rows flushed to its link
+		}
 		return s, errors.Join(runErr, err)
 	}
 	if tmp != "" {
@@ -288,6 +289,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		meta.Extra["replay.status"] = "interrupted"
 	}
 	if err := reorder(partial, out, meta, order); err != nil {
+		s.RowsKeptIn = partial
 		return s, errors.Join(runErr, fmt.Errorf("replay: writing %s (rows stay in %s): %w", out, partial, err))
 	}
 	os.Remove(partial)
