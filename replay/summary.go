@@ -31,7 +31,7 @@ type Summary struct {
 	Succeeded    int            // of Sent
 	Failed       int            // of Sent
 	FailedByKind map[string]int // ErrorKind → count
-	NotSent      int            // rows read but never sent (run interrupted)
+	NotSent      int            // rows read but never sent (the run stopped early: interrupted, or a read or write error)
 	// Wall is the measurement window (traces.Window): the first scheduled
 	// send of a non-warm-up request to the last token of a successful one.
 	Wall time.Duration
@@ -183,7 +183,7 @@ func (s *Summary) Print(w io.Writer) {
 		fmt.Fprintf(w, " (+%d warm-up, not counted)", s.Warmup)
 	}
 	if s.NotSent > 0 {
-		fmt.Fprintf(w, ", %d not sent (interrupted)", s.NotSent)
+		fmt.Fprintf(w, ", %d not sent (the run stopped early)", s.NotSent)
 	}
 	fmt.Fprintln(w)
 	if s.Failed > 0 {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,5 +35,26 @@ func TestWriteErrorCountsEveryRowRead(t *testing.T) {
 	}
 	if s.Succeeded+s.Failed != s.Sent {
 		t.Errorf("succeeded %d + failed %d != sent %d", s.Succeeded, s.Failed, s.Sent)
+	}
+}
+
+// Rows left unsent by a write error were not left by an interrupt: the
+// summary does not say they were.
+func TestWriteErrorSummaryDoesNotSayInterrupted(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	in := &sliceReader{rows: rows(20, 50*time.Millisecond, 30, 2)}
+	s, err := Run(t.Context(), cfg, in, &failingWriter{})
+	if err == nil {
+		t.Fatal("want the write error")
+	}
+	if s.NotSent == 0 {
+		t.Fatalf("not sent %d: want the rows after the failed write left unsent", s.NotSent)
+	}
+	var b strings.Builder
+	s.Print(&b)
+	if strings.Contains(b.String(), "interrupted") {
+		t.Errorf("summary after a write error:\n%s\nsays the run was interrupted", b.String())
 	}
 }
