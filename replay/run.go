@@ -83,7 +83,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	jobs := make(chan *job, 256)
 	var readErr error
 	var hashWarn bool
-	dropped := 0 // a row read, then not handed over because the run stopped
+	dropped := 0 // a row read, then not handed over: the run stopped, or it cannot be scheduled
 	go func() {
 		defer close(jobs)
 		pb := NewPromptBuilder(cfg.Text, blockSize, salt)
@@ -94,6 +94,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			if cfg.Arrival == Open && float64(r.Arrival)*cfg.TimeScale > maxSchedule {
 				readErr = fmt.Errorf("replay: row %d (%s): arrival %v × time scale %v is past 2^32 s, the latest time a trace holds; lower the time scale (time_scale)",
 					i+1, r.ID, time.Duration(r.Arrival), cfg.TimeScale)
+				dropped = 1
 				return
 			}
 			if blockSize == 0 && len(r.PrefixHashes) > 0 {

@@ -58,3 +58,21 @@ func TestWriteErrorSummaryDoesNotSayInterrupted(t *testing.T) {
 		t.Errorf("summary after a write error:\n%s\nsays the run was interrupted", b.String())
 	}
 }
+
+// A run stopped by a row it cannot schedule read that row: the summary
+// counts it as not sent, so that every row read is accounted for.
+func TestUnschedulableRowIsCountedNotSent(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	rs := rows(3, time.Millisecond, 30, 2)
+	rs[2].Arrival = 5e18 // past 2^32 s
+	in := &countingReader{sliceReader: sliceReader{rows: rs}}
+	s, err := Run(t.Context(), cfg, in, &memWriter{})
+	if err == nil || !strings.Contains(err.Error(), "past 2^32 s") {
+		t.Fatalf("error %v: want the unschedulable row's", err)
+	}
+	if read := int(in.read.Load()); s.Sent+s.Warmup+s.NotSent != read {
+		t.Errorf("read %d rows, but sent %d + warm-up %d + not sent %d = %d", read, s.Sent, s.Warmup, s.NotSent, s.Sent+s.Warmup+s.NotSent)
+	}
+}
