@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -42,5 +43,51 @@ curve_octaves_above = 0
 	}
 	if len(back.Rows) != len(res.Rows) {
 		t.Errorf("%d rows read back; want %d", len(back.Rows), len(res.Rows))
+	}
+}
+
+// max_devices leaves a config out before its plan is validated, so its
+// row can hold a device.count past what a plan may: the run's results
+// must still read back, the count as swept.
+func TestMaxDevicesSkippedRowPastPlanBoundsReadsBack(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"device.count" = [1, 4194304]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [8]
+"batch.max_wait_ms" = [10]
+[constraints]
+max_devices = 8
+[slo]
+ttft_p99_ms = 2000
+[search]
+max_scale = 2
+curve_octaves_below = 0
+curve_octaves_above = 0
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(50), Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	if err := WriteFile(path, res); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading back the results the run wrote: %v", err)
+	}
+	var counts []int64
+	for _, r := range back.Rows {
+		counts = append(counts, r.DeviceCount)
+		if r.DeviceCount == 4194304 && (r.Outcome != OutcomeSkipped || r.SkipReason != SkipMaxDevices) {
+			t.Errorf("row %d: outcome %s (%s); want skipped (%s)", r.Index, r.Outcome, r.SkipReason, SkipMaxDevices)
+		}
+	}
+	if !slices.Contains(counts, 4194304) {
+		t.Errorf("device counts read back %v; want 4194304 among them", counts)
 	}
 }
