@@ -96,7 +96,7 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		}
 		var bars []*sweep.Row
 		for _, r := range rows {
-			devices := max(r.DeviceCount, 1) * max(r.Replicas, 1)
+			devices := r.Devices()
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
 			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), numfmt.USD(r.USDPerMOutEst),
 				numfmt.USD(r.SatUSDPerMOut), fmtPct(r.TailPenalty), numfmt.USD(pen), numfmt.USD(r.USDPerMOutBilled),

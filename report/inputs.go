@@ -579,7 +579,7 @@ func RowRun(sw *Sweep, row *sweep.Row) *Run {
 	if pl, err := plan.Parse([]byte(row.PlanTOML)); err == nil {
 		limit = pl.BatchLimit()
 	}
-	devices := int(max(row.DeviceCount, 1) * max(row.Replicas, 1))
+	devices := int(row.Devices())
 	noResult := ""
 	if math.IsNaN(row.ReqPerSec) { // no complete run at any scale
 		noResult = row.Outcome

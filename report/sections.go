@@ -285,7 +285,7 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 			}
 			perDev := r.GoodputOutTokPerSecPerDevice
 			if !known(perDev) {
-				perDev = r.OutTokPerSec / float64(max(r.DeviceCount, 1)*max(r.Replicas, 1))
+				perDev = r.OutTokPerSec / float64(r.Devices())
 				thrLabel = "goodput (else all) output tokens/s per device"
 			}
 			pts = append(pts, paretoPoint{label: configName(r), cost: r.USDPerMOutEst, p99: r.TTFTP99, perDev: perDev})

@@ -110,6 +110,18 @@ func (r *Row) CapacityLowerBound() bool {
 	return r.Outcome == OutcomeOK && math.IsNaN(r.RateScale) && strings.HasPrefix(r.Note, capacityAtLeast)
 }
 
+// Devices is the number of devices the row's config holds, device_count
+// × replicas, an unknown (null) factor counted as 1. A skipped row's
+// factors are as swept, unbounded by a plan, so a product past int64 is
+// math.MaxInt64 rather than a wrapped count.
+func (r *Row) Devices() int64 {
+	n, m := max(r.DeviceCount, 1), max(r.Replicas, 1)
+	if n > math.MaxInt64/m {
+		return math.MaxInt64
+	}
+	return n * m
+}
+
 // Outcomes.
 const (
 	OutcomeOK          = "ok"
