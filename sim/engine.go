@@ -1239,7 +1239,9 @@ func (s *seq) setLengths(r *traces.Request, cfg *Config) {
 
 // Rejecter returns the rule by which a run under c refuses a request on
 // arrival: the reason r can never run ("" = it is admitted), whatever the
-// load. c must be valid (Config.Validate).
+// load. c must be valid (Config.Validate). The returned func reuses one
+// request record between calls, so it is not safe for concurrent use:
+// each goroutine takes its own Rejecter.
 func (c *Config) Rejecter() func(r *traces.Request) string {
 	e := &engine{cfg: c, bs: c.BlockSize, pol: newScheduler(c.Policy)}
 	var s seq
