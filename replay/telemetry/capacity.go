@@ -38,8 +38,8 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 	)
 	for lineNo, line := range bytes.Split(page, []byte{'\n'}) {
 		s := strings.TrimLeft(strings.TrimSuffix(string(line), "\r"), " \t")
-		if !strings.HasPrefix(s, "vllm:cache_config_info") && !strings.HasPrefix(s, "sglang:max_total_num_tokens") {
-			continue
+		if !startsWithMetric(s, "vllm:cache_config_info") && !startsWithMetric(s, "sglang:max_total_num_tokens") {
+			continue // another metric's line, malformed or not, is not ours to judge
 		}
 		m, err := parseSampleLine(s)
 		if err != nil {
@@ -52,7 +52,7 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 		case "sglang:max_total_num_tokens":
 			c, err = sglangCapacity(&m)
 		default:
-			continue // a longer name with the same prefix
+			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("metrics line %d: %s: %w", lineNo+1, m.Name, err)
@@ -70,6 +70,16 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 		}
 	}
 	return found, nil
+}
+
+// startsWithMetric says whether line s is a sample of the metric called
+// name, not of a longer name that begins with it.
+func startsWithMetric(s, name string) bool {
+	if !strings.HasPrefix(s, name) {
+		return false
+	}
+	rest := s[len(name):]
+	return rest == "" || rest[0] == '{' || rest[0] == ' ' || rest[0] == '\t'
 }
 
 func vllmCapacity(m *MetricSample) (*EngineCapacity, error) {

@@ -83,3 +83,14 @@ func TestReadEngineCapacityFromAPIBase(t *testing.T) {
 		t.Errorf("no /metrics: got %+v, %v; want nil, nil", c, err)
 	}
 }
+
+// A malformed line of another metric whose name only starts with
+// vllm:cache_config_info is not the capacity's line.
+func TestEngineCapacityIgnoresLongerNames(t *testing.T) {
+	page := "vllm:cache_config_info_extra{block_size=\"16\" 1\n" +
+		"sglang:max_total_num_tokens_limit{a=\"b\" 3\n" + vllmCachePage
+	c, err := EngineCapacityOf([]byte(page))
+	if err != nil || c == nil || c.Blocks != 28067 {
+		t.Fatalf("got %+v, %v; want the 28067 blocks of vllm:cache_config_info", c, err)
+	}
+}
