@@ -104,7 +104,10 @@ func parseSampleLine(s string) (MetricSample, error) {
 		return m, errors.New("missing metric name")
 	}
 	rest := strings.TrimLeft(s[i:], " \t")
-	if len(rest) == len(s[i:]) && rest != "" {
+	// A closing brace ends its token, so the value may follow it at once
+	// (Prometheus reads m{a="b"}1); after a bare name a blank must.
+	afterLabels := i > 0 && s[i-1] == '}'
+	if len(rest) == len(s[i:]) && rest != "" && !afterLabels {
 		return m, fmt.Errorf("unexpected %q after metric name", rest[0])
 	}
 	// Drop an OpenMetrics exemplar.

@@ -163,3 +163,25 @@ func TestParseMetricsBlankBeforeLabels(t *testing.T) {
 		t.Errorf("got %+v, %v; want %+v", got, err, want)
 	}
 }
+
+// A label set's closing brace ends a token: the value may follow it
+// without a blank, as Prometheus's own text parser reads it. After a bare
+// name a blank is still needed (m-1 is no sample).
+func TestParseMetricsValueRightAfterLabels(t *testing.T) {
+	got, err := ParseMetrics([]byte("m{a=\"b\"}1\n{\"utf8.name\"}2 3\n"))
+	want := []MetricSample{
+		{Name: "m", Labels: []Label{{"a", "b"}}, Value: 1},
+		{Name: "utf8.name", Value: 2, TimestampMs: 3, HasTimestamp: true},
+	}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %+v, %v; want %+v", got, err, want)
+	}
+	for i := range want {
+		if !sampleEqual(got[i], want[i]) {
+			t.Errorf("sample %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if _, err := ParseMetrics([]byte("m-1\n")); err == nil {
+		t.Error("m-1: no error")
+	}
+}
