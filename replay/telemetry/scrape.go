@@ -24,6 +24,11 @@ var ErrNoMetrics = errors.New("telemetry: engine has no /metrics endpoint")
 // maxMetricsPage caps a /metrics page; a longer one is a failed scrape.
 const maxMetricsPage = 16 << 20
 
+// firstScrapeWait caps the scrape made before the run starts: a hung
+// /metrics must not hold the run back for a long interval's timeout, and
+// a failed scrape is only logged.
+const firstScrapeWait = 3 * time.Second
+
 // ScrapeConfig configures StartScrapeWith. Zero fields take the defaults
 // named on each.
 type ScrapeConfig struct {
@@ -104,9 +109,10 @@ func StartScrape(ctx context.Context, url string, interval time.Duration, path s
 	return StartScrapeWith(ctx, ScrapeConfig{URL: url, Interval: interval, Path: path})
 }
 
-// StartScrapeWith scrapes once before returning. When the engine answers
-// 404 or 501 it returns a nil *Scraper and an error wrapping ErrNoMetrics, and
-// polls no more; a nil *Scraper's Stop is safe and returns an all-NaN
+// StartScrapeWith scrapes once before returning, waiting firstScrapeWait
+// (3 s) at most for the page. When the engine answers 404 or 501 it
+// returns a nil *Scraper and an error wrapping ErrNoMetrics, and polls no
+// more; a nil *Scraper's Stop is safe and returns an all-NaN
 // summary. Other failures (the engine not up yet, 5xx) are logged once and
 // polling goes on. Scraping stops when ctx ends or Stop is called.
 func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
@@ -137,7 +143,7 @@ func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
 		}
 	}
 	ctx, s.cancel = context.WithCancel(ctx)
-	if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
+	if err := s.scrape(ctx, firstScrapeWait); errors.Is(err, ErrNoMetrics) {
 		s.cancel()
 		s.out.discard()
 		cfg.Logger.Info("engine has no /metrics; not recording engine gauges", "url", shown)
@@ -196,7 +202,7 @@ func (s *Scraper) loop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := s.scrape(ctx); errors.Is(err, ErrNoMetrics) {
+		if err := s.scrape(ctx, 0); errors.Is(err, ErrNoMetrics) {
 			s.cfg.Logger.Info("engine /metrics went away (404 or 501); stopped polling", "url", s.shown)
 			return
 		}
@@ -206,11 +212,12 @@ func (s *Scraper) loop(ctx context.Context) {
 	}
 }
 
-// scrape fetches and records one page. It returns ErrNoMetrics on 404 or 501 and
-// logs other failures once per run.
-func (s *Scraper) scrape(ctx context.Context) error {
+// scrape fetches and records one page, giving up after wait when it is
+// not 0 (the client's timeout applies too). It returns ErrNoMetrics on 404
+// or 501 and logs other failures once per run.
+func (s *Scraper) scrape(ctx context.Context, wait time.Duration) error {
 	now := time.Now()
-	body, err := fetchMetrics(ctx, s.cfg.Client, s.cfg.URL, s.shown)
+	body, err := s.fetchWithin(ctx, wait)
 	switch {
 	case errors.Is(err, ErrNoMetrics):
 		return err
@@ -232,6 +239,20 @@ func (s *Scraper) scrape(ctx context.Context) error {
 	}
 	s.record(now, st)
 	return nil
+}
+
+// fetchWithin fetches one page, giving up after wait when it is not 0.
+func (s *Scraper) fetchWithin(ctx context.Context, wait time.Duration) ([]byte, error) {
+	if wait <= 0 {
+		return fetchMetrics(ctx, s.cfg.Client, s.cfg.URL, s.shown)
+	}
+	fctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	body, err := fetchMetrics(fctx, s.cfg.Client, s.cfg.URL, s.shown)
+	if err != nil && ctx.Err() == nil && fctx.Err() != nil {
+		return nil, fmt.Errorf("%s: no page within %v", s.shown, wait)
+	}
+	return body, err
 }
 
 // fetchMetrics GETs one /metrics page from url, named as shown in every

@@ -1,0 +1,54 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A hung /metrics holds the run back for firstScrapeWait at most, not for
+// the client's timeout of a long interval; the scrape counts as failed.
+func TestFirstScrapeWaitsAFewSecondsAtMost(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release) // before Close, which waits for the handler
+	var logs bytes.Buffer
+	type started struct {
+		s   *Scraper
+		err error
+	}
+	done := make(chan started, 1)
+	begin := time.Now()
+	go func() {
+		s, err := StartScrapeWith(context.Background(), ScrapeConfig{URL: srv.URL, Interval: time.Minute, Logger: testLogger(&logs)})
+		done <- started{s, err}
+	}()
+	select {
+	case got := <-done:
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		if waited := time.Since(begin); waited > firstScrapeWait+2*time.Second {
+			t.Errorf("started after %v, want at most about %v", waited, firstScrapeWait)
+		}
+		sum := got.s.Stop()
+		if sum.Failed != 1 || sum.Scrapes != 0 {
+			t.Errorf("summary %+v: want 1 failed scrape", sum)
+		}
+		if !strings.Contains(logs.String(), "failed") {
+			t.Errorf("the failed scrape was not logged: %s", logs.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("StartScrapeWith still waiting on a hung /metrics after 15 s")
+	}
+}
