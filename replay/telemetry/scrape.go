@@ -216,8 +216,13 @@ func (s *Scraper) loop(ctx context.Context) {
 // not 0 (the client's timeout applies too). It returns ErrNoMetrics on 404
 // or 501 and logs other failures once per run.
 func (s *Scraper) scrape(ctx context.Context, wait time.Duration) error {
-	now := time.Now()
 	body, err := s.fetchWithin(ctx, wait)
+	// Stamped when the page came, not when it was asked for: an engine
+	// renders its gauges when it gets to the request, which on a busy one
+	// (its event loop serves /metrics too) is near the end of the wait,
+	// and Between cuts a run's window by this stamp. A failure is dated
+	// when it was known, alike.
+	now := time.Now()
 	switch {
 	case errors.Is(err, ErrNoMetrics):
 		return err
