@@ -689,7 +689,9 @@ func TestCIRunStopsAtItsTimeLimit(t *testing.T) {
 	if pid == 0 {
 		t.Fatalf(".ci/run never reached make: %s", out)
 	}
-	if alive(pid) {
+	// The pipe closes as make's process starts to exit, a moment before
+	// it is gone: give it that moment on a busy machine.
+	if !exitedWithin(pid, 5*time.Second) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("make (pid %d) still runs after .ci/run stopped", pid)
 	}
