@@ -154,10 +154,10 @@ func FuzzRenderPrompt(f *testing.F) {
 		}
 		checkCutPrompts(t, &ex.req, pr, bb)
 
-		ex.obs.status, ex.obs.eof = http.StatusOK, true // answered, with nothing to read
+		ex.obs.status, ex.obs.eof, ex.obs.parseFailed = http.StatusOK, true, true // answered, with nothing read
 		row := fp.record(t, ex)
-		if want := clamp32(max(mt, 0)); row.OutputTokens != want {
-			t.Fatalf("output tokens %d with no output and max tokens %d", row.OutputTokens, mt)
+		if want := clamp32(max(ex.req.generationCap(ex.endpoint), 0)); row.OutputTokens != want || want < clamp32(max(mt, 0)) {
+			t.Fatalf("output tokens %d with no output read, max tokens %d", row.OutputTokens, mt)
 		}
 		if pr.tokens != nil && row.PromptTokens != clamp32(int64(len(pr.tokens))) {
 			t.Fatalf("prompt tokens %d for %d token ids", row.PromptTokens, len(pr.tokens))

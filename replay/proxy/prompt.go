@@ -61,15 +61,21 @@ func capOf(v *int64) int64 {
 	return *v
 }
 
-// outputCap is the most completion tokens the request allows on endpoint
-// over all the sequences it generates (n choices, or best_of candidates,
-// which a server may count too, for each prompt a completions request
-// batches), or -1 for no cap. An echoed prompt may count in
-// completion_tokens, so an echo request has none.
+// outputCap is the most completion tokens a usage block may report for
+// the request on endpoint: generationCap, or -1 for no cap. An echoed
+// prompt may count in completion_tokens, so an echo request has none.
 func (r *apiRequest) outputCap(endpoint string) int64 {
 	if r.Echo {
 		return -1
 	}
+	return r.generationCap(endpoint)
+}
+
+// generationCap is the most tokens the request can generate on endpoint
+// over all the sequences it asks for (n choices, or best_of candidates,
+// which a server may count too, for each prompt a completions request
+// batches), or -1 for no cap.
+func (r *apiRequest) generationCap(endpoint string) int64 {
 	limit, seqs := r.maxTokens(endpoint), int64(1)
 	for _, v := range []*int64{r.N, r.BestOf} {
 		if v != nil {

@@ -309,7 +309,8 @@ func (p *Proxy) meta() traces.Meta {
 		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
 			"when they are null (no usage block, e.g. a stream without stream_options.include_usage) they are estimates: "+
 			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids; the raw body when it is not JSON the proxy reads) and of the generated text, "+
-			"at least the number of output chunks; with no output at all, the request's max_tokens or 0; "+
+			"at least the number of output chunks; with no output at all, 0 for a success whose body was read, "+
+			"else the most the request could generate (max_tokens times n or best_of and the prompts batched) or 0 without a cap; "+
 			"a completions echo of a text prompt is no output, while that of a token-id prompt is in the estimate",
 		p.cfg.TokensPerByte))
 	m.Set("proxy.prefix_hashes", fmt.Sprintf(
@@ -582,12 +583,8 @@ func (p *Proxy) finish(ex *exchange) {
 	switch {
 	case row.UsageOutput != traces.Missing:
 		row.OutputTokens = row.UsageOutput
-	case o.outBytes > 0 || o.chunks > 0:
-		row.OutputTokens = clamp32(max(estimateTokens(o.outBytes, p.cfg.TokensPerByte), int64(o.chunks)))
-	case ex.req.maxTokens(ex.endpoint) >= 0:
-		row.OutputTokens = clamp32(ex.req.maxTokens(ex.endpoint))
 	default:
-		row.OutputTokens = 0
+		row.OutputTokens = clamp32(outputEstimate(ex, p.cfg.TokensPerByte))
 	}
 	// The usage tokens are timed over the chunks that carried them, as
 	// record times them. More tokens than the stream had bytes were not all
@@ -614,6 +611,21 @@ func (p *Proxy) finish(ex *exchange) {
 		ex.req.Messages, ex.req.Tools, ex.req.Prompt = nil, nil, nil
 	}
 	p.emit(ex)
+}
+
+// outputEstimate sizes ex's output without usage: from the generated text
+// and chunks seen; with none, 0 for a success read whole (it generated
+// nothing), else (a failure, or a body not read) the most the request
+// could generate, or 0 with no cap.
+func outputEstimate(ex *exchange, tokensPerByte float64) int64 {
+	o := &ex.obs
+	switch {
+	case o.outBytes > 0 || o.chunks > 0:
+		return max(estimateTokens(o.outBytes, tokensPerByte), int64(o.chunks))
+	case ex.row.Error == "" && !o.parseFailed:
+		return 0
+	}
+	return max(ex.req.generationCap(ex.endpoint), 0)
 }
 
 // engineAbortError describes a response the engine ended early, in the
@@ -706,8 +718,8 @@ func (p *Proxy) writeLocked(ex *exchange) {
 	p.stats.Rows++
 	if ex.row.Error != "" {
 		// Its OutputTokens is how far it got (usage, or its partial
-		// output) or, with no output, the request's max_tokens: not a
-		// completed count. The token counts, which joules per token
+		// output) or, with no output, the most the request could
+		// generate: not a completed count. The token counts, which joules per token
 		// divide by, are of successes, as record's are.
 		p.stats.Failed++
 	} else {
