@@ -23,6 +23,8 @@ func TestEngineLineSaysWhatWasRead(t *testing.T) {
 			"engine, whole recording (no known engine gauges; 5 scrapes):"},
 		{telemetry.ScrapeSummary{Engine: "vllm", Scrapes: 4, Failed: 1, MeanRunning: 2, MaxRunning: 3, MeanWaiting: 0, MaxWaiting: 1, MaxKVUsage: 0.5},
 			"engine, whole recording (vllm; 4 scrapes, 1 failed): running mean 2 max 3"},
+		{telemetry.ScrapeSummary{Engine: "vllm", Scrapes: 4, Missed: 6, MeanRunning: 2, MaxRunning: 3, MeanWaiting: 0, MaxWaiting: 1, MaxKVUsage: 0.5},
+			"engine, whole recording (vllm; 4 scrapes, 6 polls missed while a slow page came): running mean 2"},
 	} {
 		if got := engineLine("engine, whole recording", c.sum); !strings.HasPrefix(got, c.want) {
 			t.Errorf("engineLine = %q, want it to start %q", got, c.want)

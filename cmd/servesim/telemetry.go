@@ -168,8 +168,8 @@ func gpuEnergySource(g telemetry.GPUSummary) string {
 
 // engineLine is the summary line, headed head, of an engine's /metrics
 // scrapes: which engine's gauges they carried and how many pages were
-// read, so that a page never read or never recognised is not shown as
-// empty figures.
+// read, failed or never asked for, so that a page never read or never
+// recognised is not shown as empty figures.
 func engineLine(head string, e telemetry.ScrapeSummary) string {
 	name := e.Engine
 	switch {
@@ -181,6 +181,9 @@ func engineLine(head string, e telemetry.ScrapeSummary) string {
 	counts := fmt.Sprintf("%d scrapes", e.Scrapes)
 	if e.Failed > 0 {
 		counts += fmt.Sprintf(", %d failed", e.Failed)
+	}
+	if e.Missed > 0 { // fewer rows than the interval asks for, not an engine idle between them
+		counts += fmt.Sprintf(", %d polls missed while a slow page came", e.Missed)
 	}
 	return fmt.Sprintf("%s (%s; %s): running mean %s max %s, waiting mean %s max %s, KV usage max %s",
 		head, name, counts, num(e.MeanRunning), num(e.MaxRunning), num(e.MeanWaiting), num(e.MaxWaiting), num(e.MaxKVUsage))

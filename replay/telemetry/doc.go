@@ -45,7 +45,8 @@
 // see EngineStateOf. An engine without /metrics
 // (404, or 501 from llama.cpp without --metrics) is reported once through
 // ErrNoMetrics and not polled again. Scraper.Stop summarises every page
-// read; Between, the pages read over an interval of the scrape (a run's
+// read, and counts the scrapes that failed and the polls missed while a
+// page slower than the interval came; Between, the pages read over an interval of the scrape (a run's
 // measured window).
 //
 // # Files and units

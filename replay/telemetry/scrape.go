@@ -46,6 +46,7 @@ type ScrapeSummary struct {
 	Engine                  string
 	Scrapes                 int // successful scrapes
 	Failed                  int // scrapes that failed (network, status, unparsable)
+	Missed                  int // polls that came due while a slower scrape ran, so were not made
 	MeanRunning, MaxRunning float64
 	MeanWaiting, MaxWaiting float64
 	MeanKVUsage, MaxKVUsage float64
@@ -68,6 +69,7 @@ type Scraper struct {
 	agg           [3]meanMax
 	points        []enginePoint // every page read, for Between
 	failedAt      []int64       // t_ns of each failed scrape, for Between
+	missedAt      []int64       // t_ns each missed poll was due, for Between
 	loggedErr     bool
 	loggedNoGauge bool
 }
@@ -196,12 +198,14 @@ func (s *Scraper) loop(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.cfg.Interval)
 	defer t.Stop()
+	due := time.Now().Add(s.cfg.Interval)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		due = s.countMissed(time.Now(), due)
 		if err := s.scrape(ctx, 0); errors.Is(err, ErrNoMetrics) {
 			s.cfg.Logger.Info("engine /metrics went away (404 or 501); stopped polling", "url", s.shown)
 			return
@@ -210,6 +214,20 @@ func (s *Scraper) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// countMissed counts the polls that came due between due (the tick
+// expected next) and now, when a tick came: a ticker drops the ticks that
+// fall while a scrape slower than the interval runs, and those pages are
+// rows the file does not have. It returns the tick expected after now's.
+func (s *Scraper) countMissed(now, due time.Time) time.Time {
+	every := s.cfg.Interval
+	for k := now.Sub(due) / every; k > 0; k-- {
+		due = due.Add(every)
+		s.sum.Missed++
+		s.missedAt = append(s.missedAt, int64(due.Sub(s.cfg.Origin)))
+	}
+	return due.Add(every)
 }
 
 // scrape fetches and records one page, giving up after wait when it is
@@ -368,15 +386,23 @@ func (s *Scraper) Between(from, to time.Time) ScrapeSummary {
 		agg[1].add(p.st.Waiting)
 		agg[2].add(p.st.KVUsage)
 	}
-	for _, t := range s.failedAt {
-		if t >= lo && t <= hi {
-			sum.Failed++
-		}
-	}
+	sum.Failed = countWithin(s.failedAt, lo, hi)
+	sum.Missed = countWithin(s.missedAt, lo, hi)
 	sum.MeanRunning, sum.MaxRunning = agg[0].values()
 	sum.MeanWaiting, sum.MaxWaiting = agg[1].values()
 	sum.MeanKVUsage, sum.MaxKVUsage = agg[2].values()
 	return sum
+}
+
+// countWithin counts the times in ts from lo to hi.
+func countWithin(ts []int64, lo, hi int64) int {
+	n := 0
+	for _, t := range ts {
+		if t >= lo && t <= hi {
+			n++
+		}
+	}
+	return n
 }
 
 // Publish stops the scraper and puts its CSV file at its path, replacing
