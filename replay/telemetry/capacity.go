@@ -25,7 +25,8 @@ type EngineCapacity struct {
 
 // EngineCapacityOf reads the KV capacity from a /metrics page: vLLM's
 // info metric vllm:cache_config_info (labels num_gpu_blocks, block_size,
-// gpu_memory_utilization) or SGLang's gauge sglang:max_total_num_tokens.
+// gpu_memory_utilization) or SGLang's gauge sglang:max_total_num_tokens,
+// named before the braces or quoted inside them.
 // It returns nil when the page has neither (or vLLM has not sized its
 // cache yet: num_gpu_blocks="None"), and an error naming the line when
 // one is malformed. Series that differ only in tp_rank are one engine;
@@ -38,7 +39,7 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 	)
 	for lineNo, line := range bytes.Split(page, []byte{'\n'}) {
 		s := strings.TrimLeft(strings.TrimSuffix(string(line), "\r"), " \t")
-		if !startsWithMetric(s, "vllm:cache_config_info") && !startsWithMetric(s, "sglang:max_total_num_tokens") {
+		if !isSampleOf(s, "vllm:cache_config_info") && !isSampleOf(s, "sglang:max_total_num_tokens") {
 			continue // another metric's line, malformed or not, is not ours to judge
 		}
 		m, err := parseSampleLine(s)
@@ -70,6 +71,26 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 		}
 	}
 	return found, nil
+}
+
+// isSampleOf says whether line s is a sample of the metric called name,
+// written before the braces or quoted inside them as their first item
+// ({"name",a="b"} 1, as ParseMetrics reads it), and not of a longer name
+// that begins with it.
+func isSampleOf(s, name string) bool {
+	return startsWithMetric(s, name) || startsWithQuotedName(s, name)
+}
+
+// startsWithQuotedName says whether s opens a label set whose first item
+// is name quoted: followed by a comma or the closing brace, not '=' (a
+// quoted label key). Our names need no escapes, so the quoted bytes match.
+func startsWithQuotedName(s, name string) bool {
+	if !strings.HasPrefix(s, "{") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimLeft(s[1:], " \t"), `"`+name+`"`)
+	rest = strings.TrimLeft(rest, " \t")
+	return ok && rest != "" && (rest[0] == ',' || rest[0] == '}')
 }
 
 // startsWithMetric says whether line s is a sample of the metric called

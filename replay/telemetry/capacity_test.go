@@ -94,3 +94,29 @@ func TestEngineCapacityIgnoresLongerNames(t *testing.T) {
 		t.Fatalf("got %+v, %v; want the 28067 blocks of vllm:cache_config_info", c, err)
 	}
 }
+
+// The quoted-name form (Prometheus 3 text, the name inside the braces),
+// which ParseMetrics reads, carries the capacity too; a quoted label key
+// that spells the metric's name is not the metric.
+func TestEngineCapacityQuotedName(t *testing.T) {
+	for page, want := range map[string]int64{
+		`{"vllm:cache_config_info",block_size="16",num_gpu_blocks="100"} 1` + "\n":   1600,
+		`{ "vllm:cache_config_info" , block_size="16",num_gpu_blocks="10"} 1` + "\n": 160,
+		`{"sglang:max_total_num_tokens"} 4096` + "\n":                                4096,
+		`{"sglang:max_total_num_tokens",tp_rank="0"} 4096` + "\n":                    4096,
+		`x{"sglang:max_total_num_tokens"="1"} 4096` + "\n":                           0,
+		`{"sglang:max_total_num_tokens_x"} 4096` + "\n":                              0,
+	} {
+		c, err := EngineCapacityOf([]byte(page))
+		var got int64 // a capacity has tokens > 0
+		if c != nil {
+			got = c.Tokens
+		}
+		if err != nil || got != want {
+			t.Errorf("%q: got %d tokens (%+v), %v; want %d", page, got, c, err, want)
+		}
+	}
+	if _, err := EngineCapacityOf([]byte(`{"sglang:max_total_num_tokens"} 0.5` + "\n")); err == nil || !strings.Contains(err.Error(), "metrics line 1: sglang:max_total_num_tokens: value") {
+		t.Errorf("a malformed quoted-name line: got %v, want its line named", err)
+	}
+}
