@@ -78,6 +78,9 @@ func runSweepMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkMergeOver(out, c.Args().Tail(), res.Meta); err != nil {
+		return err
+	}
 	// main catches the first interrupt: a merge that ignored it would
 	// publish its file and exit 0.
 	if err := c.Context.Err(); err != nil {
@@ -89,6 +92,42 @@ func runSweepMerge(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "merged %d shards: %d configs → %s\n", c.NArg()-1, len(res.Rows), out)
 	printSweep(c.App.Writer, res, 20)
 	return nil
+}
+
+// checkMergeOver refuses a merge into a folder's sweep.parquet that holds
+// another sweep's results while one of the shards lies beside it. A shard
+// run removes that file, so it was written after the shard: by an
+// unsharded run, whose results the older shards would replace.
+func checkMergeOver(out string, shards []string, merged sweep.Meta) error {
+	if filepath.Base(out) != (sweep.Shard{}).FileName() {
+		return nil
+	}
+	beside := ""
+	for _, s := range shards {
+		if sameDir(s, out) {
+			beside = s
+			break
+		}
+	}
+	if beside == "" {
+		return nil
+	}
+	prev, err := sweep.ReadFile(out)
+	if err != nil { // missing, or not sweep results: nothing of a sweep's to keep
+		return nil
+	}
+	if d := sweep.Differs(prev.Meta, merged); d != "" {
+		return fmt.Errorf("sweep merge: %s holds the results of a later sweep than the shards beside it (%s is of %s): "+
+			"remove the earlier sweep's shards, or merge them into another OUT", out, beside, d)
+	}
+	return nil
+}
+
+// sameDir reports whether paths a and b lie in one folder.
+func sameDir(a, b string) bool {
+	da, errA := filepath.Abs(filepath.Dir(a))
+	db, errB := filepath.Abs(filepath.Dir(b))
+	return errA == nil && errB == nil && da == db
 }
 
 // runSweep is `simulate --sweep SPEC`.

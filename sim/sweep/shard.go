@@ -186,3 +186,22 @@ func inputFiles(sums map[string]string) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// Differs says how the sweep b was run differs from a: another spec,
+// trace, input files, settings or config count; "" when the two are
+// results of one sweep (whole or sharded).
+func Differs(a, b Meta) string {
+	switch {
+	case a.SpecSHA256 != b.SpecSHA256:
+		return fmt.Sprintf("another spec (sha256 %.12s…, not %.12s…)", b.SpecSHA256, a.SpecSHA256)
+	case a.TraceSHA256 != b.TraceSHA256:
+		return fmt.Sprintf("another trace (sha256 %.12s…, not %.12s…)", b.TraceSHA256, a.TraceSHA256)
+	case len(a.TraceChecksums) > 0 && len(b.TraceChecksums) > 0 && !traces.SameInputs(a.TraceChecksums, b.TraceChecksums):
+		return fmt.Sprintf("other input files (%s, not %s)", inputFiles(b.TraceChecksums), inputFiles(a.TraceChecksums))
+	case a.Settings != b.Settings:
+		return fmt.Sprintf("other settings (%q, not %q)", b.Settings, a.Settings)
+	case a.TotalConfigs != b.TotalConfigs:
+		return fmt.Sprintf("another config count (%d, not %d)", b.TotalConfigs, a.TotalConfigs)
+	}
+	return ""
+}

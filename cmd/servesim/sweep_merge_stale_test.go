@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An unsharded sweep run into a folder leaves the shards of an earlier
+// sweep there. A merge of those shards into the folder's sweep.parquet
+// would replace the newer sweep's results with the older one's: it is
+// refused, naming both files. The same sweep's results may be replaced.
+func TestSweepMergeRefusesShardsOlderThanOUT(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--shard", s, "-q", "--workers", "2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "sweep-shard-0-of-2.parquet"), filepath.Join(dir, "sweep-shard-1-of-2.parquet")
+	whole := filepath.Join(dir, "sweep.parquet")
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--knee-p99-pct", "40", "-q", "--workers", "2"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run(t, "sweep", "merge", whole, a, b)
+	if err == nil || !strings.Contains(err.Error(), whole) || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), "other settings") {
+		t.Errorf("merge of older shards over a newer sweep's results: %v, want it refused naming %s and %s", err, whole, a)
+	}
+	if now, _ := os.ReadFile(whole); !bytes.Equal(now, fresh) {
+		t.Error("a refused merge changed the newer sweep's results")
+	}
+
+	// Merged elsewhere, the shards merge as before.
+	if _, err := run(t, "sweep", "merge", filepath.Join(t.TempDir(), "sweep.parquet"), a, b); err != nil {
+		t.Errorf("merge into another folder: %v", err)
+	}
+	// The same sweep run unsharded: the merge rewrites its results.
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "-q", "--workers", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "sweep", "merge", whole, a, b); err != nil {
+		t.Errorf("merge over the same sweep's results: %v", err)
+	}
+}
