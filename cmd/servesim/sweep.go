@@ -86,12 +86,42 @@ func runSweepMerge(c *cli.Context) error {
 	if err := c.Context.Err(); err != nil {
 		return fmt.Errorf("sweep merge: interrupted, %s not written: %w", out, err)
 	}
-	if err := writeSweep(c.App.ErrWriter, out, filepath.Join(filepath.Dir(out), "candidates.json"), res, c.Int("top")); err != nil {
+	candidates := filepath.Join(filepath.Dir(out), "candidates.json")
+	if err := writeSweep(c.App.ErrWriter, out, candidates, res, c.Int("top")); err != nil {
 		return err
 	}
+	warnSweepBeside(c.App.ErrWriter, out, candidates, c.Int("top"))
 	fmt.Fprintf(c.App.Writer, "merged %d shards: %d configs → %s\n", c.NArg()-1, len(res.Rows), out)
 	printSweep(c.App.Writer, res, 20)
 	return nil
+}
+
+// warnSweepBeside warns when OUT is not its folder's sweep.parquet but one
+// lies beside it: the candidates.json the merge wrote (or removed) there
+// ranks OUT, and a reader of the folder pairs it with that sweep.parquet.
+func warnSweepBeside(log io.Writer, out, candidates string, top int) {
+	whole := filepath.Join(filepath.Dir(out), (sweep.Shard{}).FileName())
+	if sameFile(out, whole) {
+		return
+	}
+	if _, err := os.Stat(whole); err != nil {
+		return
+	}
+	if top > 0 {
+		fmt.Fprintf(log, "warning: %s ranks %s, not the %s beside it; merge into %s to keep the folder one sweep's\n",
+			candidates, out, whole, whole)
+		return
+	}
+	fmt.Fprintf(log, "warning: %s beside %s has no candidates.json now (a merge without --top removes it); merge into %s to keep the folder one sweep's\n",
+		whole, out, whole)
+}
+
+// sameFile reports whether paths a and b name one file by their absolute
+// paths (neither need exist).
+func sameFile(a, b string) bool {
+	pa, errA := filepath.Abs(a)
+	pb, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && pa == pb
 }
 
 // checkMergeOver refuses a merge into a folder's sweep.parquet that holds

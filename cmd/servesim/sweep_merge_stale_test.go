@@ -49,3 +49,35 @@ func TestSweepMergeRefusesShardsOlderThanOUT(t *testing.T) {
 		t.Errorf("merge over the same sweep's results: %v", err)
 	}
 }
+
+// A merge named other than sweep.parquet writes (or, without --top,
+// removes) the candidates.json beside it, where a sweep.parquet of its own
+// may lie: the merge says the candidates are not that file's.
+func TestSweepMergeWarnsOfTheSweepBesideOUT(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--top", "3", "-q", "--workers", "2"); err != nil {
+		t.Fatal(err)
+	}
+	shards := t.TempDir()
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", shards, "--shard", s, "-q", "--workers", "2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(shards, "sweep-shard-0-of-2.parquet"), filepath.Join(shards, "sweep-shard-1-of-2.parquet")
+	merged, whole := filepath.Join(dir, "merged.parquet"), filepath.Join(dir, "sweep.parquet")
+	for _, top := range []string{"3", "0"} {
+		out, err := run(t, "sweep", "merge", "--top", top, merged, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "warning: ") || !strings.Contains(out, filepath.Join(dir, "candidates.json")) || !strings.Contains(out, whole) || !strings.Contains(out, merged) {
+			t.Errorf("merge --top %s into %s beside %s: want a warning naming candidates.json and both files:\n%s", top, merged, whole, out)
+		}
+	}
+	out, err := run(t, "sweep", "merge", "--top", "3", whole, a, b)
+	if err != nil || strings.Contains(out, "warning") {
+		t.Errorf("merge into the folder's sweep.parquet: %v, want no warning:\n%s", err, out)
+	}
+}
