@@ -333,6 +333,8 @@ func runSweep(c *cli.Context) error {
 			if err := removeWholeSweep(errw, out); err != nil {
 				return err
 			}
+		} else {
+			warnShardsLeft(errw, out)
 		}
 	}
 	// --quiet leaves this line: one line, not the redrawn progress bar.
@@ -461,6 +463,22 @@ func removeWholeSweep(log io.Writer, out string) error {
 		return err
 	}
 	return removeStale(log, filepath.Join(out, "candidates.json"), "an earlier sweep's candidates ('sweep merge --top N' writes this one's)")
+}
+
+// warnShardsLeft warns of shard files an earlier sharded sweep left in
+// out. They are left: a shard run may still be writing there, and merge
+// refuses them over this sweep's results.
+func warnShardsLeft(log io.Writer, out string) {
+	left, err := filepath.Glob(filepath.Join(out, "sweep-shard-*-of-*.parquet"))
+	if err != nil || len(left) == 0 {
+		return
+	}
+	named := strings.Join(left[:min(len(left), 3)], ", ")
+	if len(left) > 3 {
+		named += ", …"
+	}
+	fmt.Fprintf(log, "warning: %s holds %d shard files of another sweep run (%s): they are not this sweep's results\n",
+		out, len(left), named)
 }
 
 // removeStale removes path, an earlier run's output that would be taken

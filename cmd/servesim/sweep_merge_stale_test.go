@@ -81,3 +81,24 @@ func TestSweepMergeWarnsOfTheSweepBesideOUT(t *testing.T) {
 		t.Errorf("merge into the folder's sweep.parquet: %v, want no warning:\n%s", err, out)
 	}
 }
+
+// An unsharded run leaves an earlier sweep's shards in its --out (a shard
+// run may still be writing them), and says they are not its own.
+func TestSimulateSweepWarnsOfShardsLeftInOut(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--shard", "1/2", "-q", "--workers", "2"); err != nil {
+		t.Fatal(err)
+	}
+	shard := filepath.Join(dir, "sweep-shard-1-of-2.parquet")
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "-q", "--workers", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "warning: ") || !strings.Contains(out, shard) {
+		t.Errorf("unsharded run beside %s: want a warning naming it:\n%s", shard, out)
+	}
+	if _, err := os.Stat(shard); err != nil {
+		t.Errorf("the earlier shard: %v, want it left", err)
+	}
+}
