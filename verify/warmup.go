@@ -16,13 +16,14 @@ import (
 // every sequence the candidate runs at once, but no more than the whole
 // slice holds and within its max_model_len, so that the engine has run
 // the largest attention shape the replay asks of it before anything is
-// measured.
+// measured. One token is left for the output; at least one is asked
+// for even when the slice holds none.
 func warmupTokens(k Knobs, s sliceTokens) int {
 	w := min(max(k.MaxNumSeqs, k.BatchSize, 1)*s.longest, s.total)
 	if k.MaxModelLen > 0 {
 		w = min(w, k.MaxModelLen)
 	}
-	return w - 1
+	return max(w-1, 1)
 }
 
 // warmUp sends calibrate.WarmupRun(long) with prompts of their own salt
