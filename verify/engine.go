@@ -446,13 +446,31 @@ func (e *Engine) Alive(ctx context.Context) (bool, string) {
 	if exited, err := e.exit(); exited && err != nil {
 		return false, fmt.Sprintf("engine command ended during the run (%v)%s", err, e.logTail())
 	}
-	for range 3 { // a busy engine may miss one probe
+	for try := range 3 { // a busy engine may miss one probe
 		if Healthy(ctx, e.spec.HealthURL, e.spec.healthKey()) {
 			return true, ""
 		}
-		time.Sleep(300 * time.Millisecond)
+		if try < 2 && !pause(ctx, 300*time.Millisecond) {
+			break
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Sprintf("%s not checked: %v", e.health, err)
 	}
 	return false, fmt.Sprintf("%s no longer answers%s", e.health, e.logTail())
+}
+
+// pause waits d, or less when ctx ends first; it reports whether the
+// whole wait passed.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Stop runs the stop template (if any), then ends the start command's
