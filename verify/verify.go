@@ -463,17 +463,18 @@ func notRun(cand sweep.Candidate, err error, log io.Writer) CandidateResult {
 	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
 		SweepPredicted: cand.Predicted, Repeat: Repeat{Status: StatusCanceled, Detail: "not run: " + err.Error(), FailedByKind: map[string]int{}},
 		Rows: []MetricRow{}}
-	if ts, ok := timeScaleOf(cand.RateScale); ok {
+	if ts, ok := TimeScaleOf(cand.RateScale); ok {
 		cr.TimeScale = ts
 	}
 	fmt.Fprintf(log, "verify: #%d %s: %s: %s\n", cand.Rank, cand.Label, cr.Status, cr.Detail)
 	return cr
 }
 
-// timeScaleOf is 1/rateScale; ok is false unless both are positive and
-// finite (a subnormal rate scale has an infinite inverse, which neither
-// the simulator nor verify.json takes).
-func timeScaleOf(rateScale float64) (float64, bool) {
+// TimeScaleOf is 1/rateScale, the time scale a candidate replays at; ok
+// is false unless both are positive and finite (a subnormal rate scale
+// has an infinite inverse, which neither the simulator nor verify.json
+// takes).
+func TimeScaleOf(rateScale float64) (float64, bool) {
 	ts := 1 / rateScale
 	return ts, rateScale > 0 && !math.IsInf(rateScale, 0) && !math.IsInf(ts, 0)
 }
@@ -497,7 +498,7 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 		}
 		return cr
 	}
-	ts, ok := timeScaleOf(cand.RateScale)
+	ts, ok := TimeScaleOf(cand.RateScale)
 	if !ok {
 		return fail(StatusPlan, "rate_scale %v: want a positive number whose inverse (the time scale) is finite", cand.RateScale)
 	}

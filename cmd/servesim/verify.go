@@ -339,10 +339,10 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 
 // parseCandidates decodes a candidates.json strictly (one JSON object, no
 // unknown fields) and checks what Run relies on: at least one candidate,
-// each with a unique rank ≥ 1 (its outputs are named rankNN) and an
-// index ≥ 0; it returns them by rank. name (the file) starts every
-// error. A candidate whose plan or rate scale is unusable is not refused
-// here: Run records it as not measured and verifies the others.
+// each with a unique rank ≥ 1 (its outputs are named rankNN), an
+// index ≥ 0 and a usable rate scale; it returns them by rank. name (the
+// file) starts every error. A candidate whose plan is unusable is not
+// refused here: Run records it as not measured and verifies the others.
 func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	var cf sweep.CandidateFile
 	if err := jsonfile.DecodeStrict(data, &cf, "a JSON object"); err != nil {
@@ -363,7 +363,8 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 }
 
 // checkCandidates reports, with name (the file) first, each candidate of
-// cf whose rank is below 1 or another's too, or whose index is below 0;
+// cf whose rank is below 1 or another's too, whose index is below 0, or
+// whose rate scale no replay can run at (a missing one reads as 0);
 // at names field of candidate i as its file holds it (field "": the
 // candidate).
 func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candidate, i int, field string) string) error {
@@ -379,6 +380,9 @@ func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candi
 		}
 		if c.Index < 0 {
 			errs = append(errs, fmt.Errorf("%s: %s = %d: want ≥ 0", name, at(c, i, "index"), c.Index))
+		}
+		if _, ok := verify.TimeScaleOf(c.RateScale); !ok {
+			errs = append(errs, fmt.Errorf("%s: %s = %v: want a positive number whose inverse (the time scale) is finite", name, at(c, i, "rate_scale"), c.RateScale))
 		}
 	}
 	return errors.Join(errs...)
