@@ -671,6 +671,9 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	// Warm-up, not measured: the text-model probes load the model, then
 	// the engine runs the largest shape the replay will ask of it.
 	warmupFailed := func(err error) Repeat {
+		if ctx.Err() != nil { // interrupted: neither a death nor a failed replay
+			return fail(StatusCanceled, "during warm-up: %v", ctx.Err())
+		}
 		if eng != nil {
 			if ok, why := eng.Alive(ctx); !ok {
 				return fail(StatusDied, "during warm-up: %s", why)
