@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/internal/jsonfile"
+	"github.com/servesim/servesim/verify"
 )
 
 // FuzzParseCandidates: parseCandidates never panics; an error names the
 // file on every line; what it accepts holds at least one candidate, each
-// with a unique rank ≥ 1 and an index ≥ 0, and survives encoding and
+// with a unique rank ≥ 1, an index ≥ 0 and a rate scale a replay can
+// run at, and survives encoding and
 // parsing again unchanged. The seeds (testdata/fuzz/FuzzParseCandidates)
 // are the candidates.json of simulate --sweep --top 3 and broken
 // variants.
@@ -34,6 +36,9 @@ func FuzzParseCandidates(f *testing.F) {
 		for _, c := range cf.Candidates {
 			if c.Rank < 1 || ranks[c.Rank] || c.Index < 0 {
 				t.Fatalf("accepted rank %d (seen: %v), index %d", c.Rank, ranks[c.Rank], c.Index)
+			}
+			if _, ok := verify.TimeScaleOf(c.RateScale); !ok {
+				t.Fatalf("accepted rate_scale %v of rank %d", c.RateScale, c.Rank)
 			}
 			ranks[c.Rank] = true
 		}
