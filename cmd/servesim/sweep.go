@@ -469,8 +469,8 @@ func removeWholeSweep(log io.Writer, out string) error {
 // out. They are left: a shard run may still be writing there, and merge
 // refuses them over this sweep's results.
 func warnShardsLeft(log io.Writer, out string) {
-	left, err := filepath.Glob(filepath.Join(out, "sweep-shard-*-of-*.parquet"))
-	if err != nil || len(left) == 0 {
+	left := shardFilesIn(out)
+	if len(left) == 0 {
 		return
 	}
 	named := strings.Join(left[:min(len(left), 3)], ", ")
@@ -479,6 +479,23 @@ func warnShardsLeft(log io.Writer, out string) {
 	}
 	fmt.Fprintf(log, "warning: %s holds %d shard files of another sweep run (%s): they are not this sweep's results\n",
 		out, len(left), named)
+}
+
+// shardFilesIn lists the shard files in dir by name. The pattern is
+// matched against the names only: dir may hold a glob's special
+// characters ("runs[1]").
+func shardFilesIn(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, e := range entries {
+		if ok, _ := filepath.Match("sweep-shard-*-of-*.parquet", e.Name()); ok && !e.IsDir() {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	return files
 }
 
 // removeStale removes path, an earlier run's output that would be taken
