@@ -37,8 +37,9 @@
 // ceil(bytes × TokensPerByte) of the canonical prompt (exact when the
 // client sent token ids) and of the generated text, and at least one
 // token per output chunk; with no output at all, 0 for a success whose
-// body was read (it generated nothing), else (a failure, or a body not
-// read) the most the request could generate: its cap (below) times n or
+// body was read (it generated nothing), else (a failure, a body not read,
+// or a finish_reason of "length": it ran to its cap, its output hidden)
+// the most the request could generate: its cap (below) times n or
 // best_of and the prompts a completions request batches, or 0 without one.
 // With echo on /v1/completions each choice's text begins with its prompt
 // (choices numbered prompt by prompt, n each), which the server did not

@@ -22,7 +22,7 @@ func TestOutputEstimateWithNothingGenerated(t *testing.T) {
 			noDone + "data: [DONE]\n\n", true, false, 0},
 		{"an echo of the prompt alone", "/v1/completions",
 			fmt.Sprintf(`{"model":"m","echo":true,"max_tokens":1,"prompt":%q}`, echoPrompt),
-			fmt.Sprintf(`{"choices":[{"index":0,"text":%q,"finish_reason":"length"}]}`, echoPrompt), false, false, 0},
+			fmt.Sprintf(`{"choices":[{"index":0,"text":%q,"finish_reason":"stop"}]}`, echoPrompt), false, false, 0},
 		{"a failed stream of n choices", "/v1/chat/completions",
 			`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":10,"n":3,"stream":true}`,
 			noDone, true, true, 30},

@@ -309,7 +309,7 @@ func (p *Proxy) meta() traces.Meta {
 		"prompt_tokens and output_tokens are the server's usage when usage_prompt/usage_output are set; "+
 			"when they are null (no usage block, e.g. a stream without stream_options.include_usage) they are estimates: "+
 			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids; the raw body when it is not JSON the proxy reads) and of the generated text, "+
-			"at least the number of output chunks; with no output at all, 0 for a success whose body was read, "+
+			"at least the number of output chunks; with no output at all, 0 for a success whose body was read and that did not finish at length, "+
 			"else the most the request could generate (max_tokens times n or best_of and the prompts batched) or 0 without a cap; "+
 			"a completions echo of a text prompt is no output, while that of a token-id prompt is in the estimate",
 		p.cfg.TokensPerByte))
@@ -615,14 +615,15 @@ func (p *Proxy) finish(ex *exchange) {
 
 // outputEstimate sizes ex's output without usage: from the generated text
 // and chunks seen; with none, 0 for a success read whole (it generated
-// nothing), else (a failure, or a body not read) the most the request
-// could generate, or 0 with no cap.
+// nothing), else (a failure, a body not read, or a finish at "length",
+// which ran to the cap with nothing shown: hidden reasoning, skipped
+// special tokens) the most the request could generate, or 0 with no cap.
 func outputEstimate(ex *exchange, tokensPerByte float64) int64 {
 	o := &ex.obs
 	switch {
 	case o.outBytes > 0 || o.chunks > 0:
 		return max(estimateTokens(o.outBytes, tokensPerByte), int64(o.chunks))
-	case ex.row.Error == "" && !o.parseFailed:
+	case ex.row.Error == "" && !o.parseFailed && o.finish != "length":
 		return 0
 	}
 	return max(ex.req.generationCap(ex.endpoint), 0)
