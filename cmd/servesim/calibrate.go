@@ -420,7 +420,7 @@ func readReportedKV(ctx context.Context, baseURL string, w io.Writer) *calibrate
 	defer cancel()
 	ec, err := telemetry.ReadEngineCapacity(ctx, &http.Client{Timeout: reportedKVWait}, baseURL)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no page within %v", reportedKVWait)
+		err = fmt.Errorf("no page within %v: %w", reportedKVWait, err) // the error names the page
 	}
 	switch {
 	case err != nil:

@@ -32,4 +32,7 @@ func TestReportedKVWaitsAFewSecondsAtMost(t *testing.T) {
 	if kv != nil || !strings.Contains(out.String(), "not read (no page within") {
 		t.Errorf("got %+v, said %q: want nil, said not read", kv, out.String())
 	}
+	if !strings.Contains(out.String(), srv.URL+"/metrics") {
+		t.Errorf("said %q: want the page waited for named", out.String())
+	}
 }
