@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/internal/dirmatch"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
@@ -1509,8 +1511,10 @@ func (a *Analysis) Print(w io.Writer) {
 // one that is not a calibration run (a recording, 2024-05-chat.parquet)
 // is the user's and stays, as LoadRuns skips it.
 func ClearRuns(dir string) (int, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "[0-9][0-9]*-*.parquet"))
-	if err != nil {
+	paths, err := dirmatch.Files(dir, "[0-9][0-9]*-*.parquet")
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // nothing written there yet
+	} else if err != nil {
 		return 0, err
 	}
 	n := 0
@@ -1544,16 +1548,16 @@ func isRunTrace(path string) bool {
 // without the engine. Files that are not calibration runs are skipped; a
 // calibration run's file without requests is an error.
 func LoadRuns(dir string) ([]*RunResult, error) {
-	// The glob matches nothing in a directory that is not there, which
-	// would read as a calibration that wrote no runs.
+	// A directory that is not there would read as a calibration that
+	// wrote no runs: name it for what it is.
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("calibrate: %s is not a directory: want the directory of a calibration's traces (its --trace-out)", dir)
 	}
-	paths, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	paths, err := dirmatch.Files(dir, "*.parquet")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	// A name without a number sorts after every numbered one.
 	seq := func(path string) int {
