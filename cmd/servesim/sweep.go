@@ -15,6 +15,7 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/dirmatch"
 	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -481,20 +482,10 @@ func warnShardsLeft(log io.Writer, out string) {
 		out, len(left), named)
 }
 
-// shardFilesIn lists the shard files in dir by name. The pattern is
-// matched against the names only: dir may hold a glob's special
-// characters ("runs[1]").
+// shardFilesIn lists the shard files in dir by name; a folder that
+// cannot be read holds none to warn of.
 func shardFilesIn(dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var files []string
-	for _, e := range entries {
-		if ok, _ := filepath.Match("sweep-shard-*-of-*.parquet", e.Name()); ok && !e.IsDir() {
-			files = append(files, filepath.Join(dir, e.Name()))
-		}
-	}
+	files, _ := dirmatch.Files(dir, "sweep-shard-*-of-*.parquet")
 	return files
 }
 
