@@ -94,27 +94,20 @@ func merge(parts []*Results, names []string) (*Results, error) {
 	// seen and have hold what the parts give, not what their metadata
 	// counts: a shard count or config total from a file may be any int.
 	seen := map[int]int{} // shard index → the part that holds it
-	// The trace's files as the first shard to name them names them (one
-	// written before they were recorded names none).
-	sums, sumsFrom := m0.TraceChecksums, 0
+	// Each part is held against the first to name the trace's files (one
+	// written before they were recorded names none), or the first: they
+	// agree on the rest, checked as that part was taken.
+	ref := 0
 	for k, p := range parts {
 		m := p.Meta
-		if len(sums) == 0 {
-			sums, sumsFrom = m.TraceChecksums, k
+		if d := Differs(parts[ref].Meta, m); d != "" {
+			return nil, fmt.Errorf("merge: %s is of another sweep than %s: %s", names[k], names[ref], d)
 		}
-		switch {
-		case m.SpecSHA256 != m0.SpecSHA256:
-			return nil, fmt.Errorf("merge: %s comes from another spec (sha256 %.12s…, %s %.12s…)", names[k], m.SpecSHA256, names[0], m0.SpecSHA256)
-		case m.TraceSHA256 != m0.TraceSHA256:
-			return nil, fmt.Errorf("merge: %s comes from another trace (sha256 %.12s…, %s %.12s…)", names[k], m.TraceSHA256, names[0], m0.TraceSHA256)
-		case len(m.TraceChecksums) > 0 && !traces.SameInputs(m.TraceChecksums, sums):
-			return nil, fmt.Errorf("merge: %s was fed other input files (%s, %s %s)", names[k], inputFiles(m.TraceChecksums), names[sumsFrom], inputFiles(sums))
-		case m.Settings != m0.Settings:
-			return nil, fmt.Errorf("merge: %s ran with other settings (%q, %s %q)", names[k], m.Settings, names[0], m0.Settings)
-		case m.TotalConfigs != m0.TotalConfigs:
-			return nil, fmt.Errorf("merge: %s counts %d configs, %s %d", names[k], m.TotalConfigs, names[0], m0.TotalConfigs)
-		case m.Shard.norm().Count != n:
+		if m.Shard.norm().Count != n {
 			return nil, fmt.Errorf("merge: %s is shard %s, but %s is one of %d", names[k], m.Shard, names[0], n)
+		}
+		if len(parts[ref].Meta.TraceChecksums) == 0 && len(m.TraceChecksums) > 0 {
+			ref = k
 		}
 		if j, dup := seen[m.Shard.norm().Index]; dup {
 			return nil, fmt.Errorf("merge: shard %s given twice: %s and %s", m.Shard, names[j], names[k])
@@ -135,7 +128,7 @@ func merge(parts []*Results, names []string) (*Results, error) {
 	}
 	out := &Results{Meta: m0}
 	out.Meta.Shard = Shard{0, 1}
-	out.Meta.TraceChecksums = maps.Clone(sums)
+	out.Meta.TraceChecksums = maps.Clone(parts[ref].Meta.TraceChecksums)
 	have := map[int64]bool{}
 	for k, p := range parts {
 		for _, r := range p.Rows {
@@ -189,7 +182,8 @@ func inputFiles(sums map[string]string) string {
 
 // Differs says how the sweep b was run differs from a: another spec,
 // trace, input files, settings or config count; "" when the two are
-// results of one sweep (whole or sharded).
+// results of one sweep (whole or sharded). Merge holds each shard against
+// the others with it.
 func Differs(a, b Meta) string {
 	switch {
 	case a.SpecSHA256 != b.SpecSHA256:

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -70,5 +71,42 @@ func TestMergeChecksInputFiles(t *testing.T) {
 	m, err := Merge([]*Results{part(0, nil), part(1, a)})
 	if err != nil || m.Meta.TraceChecksums["in.csv"] != "sha256:cd" {
 		t.Errorf("a shard without checksums: merged %v, %v; want in.csv's kept", m, err)
+	}
+}
+
+// Merge refuses a shard of another sweep with what Differs says of it,
+// naming the shard and the one held against it: the first to name the
+// input files, or the first.
+func TestMergeSaysWhatDiffers(t *testing.T) {
+	base := Meta{SpecSHA256: "5e", TraceSHA256: "ab", Settings: "s", TotalConfigs: 3}
+	sums := map[string]string{"in.csv": "sha256:cd"}
+	for _, tc := range []struct {
+		name   string
+		sumsOn int           // the shard of 0 and 1 that names input files
+		change func(m *Meta) // of shard 2
+	}{
+		{"spec", 0, func(m *Meta) { m.SpecSHA256 = "f0" }},
+		{"trace", 0, func(m *Meta) { m.TraceSHA256 = "f0" }},
+		{"settings", 1, func(m *Meta) { m.Settings = "t" }},
+		{"config count", 0, func(m *Meta) { m.TotalConfigs = 4 }},
+		{"input files", 1, func(m *Meta) { m.TraceChecksums = map[string]string{"other.csv": "sha256:ef"} }},
+	} {
+		parts := make([]*Results, 3)
+		for i := range parts {
+			m := base
+			m.Shard = Shard{i, 3}
+			if i == tc.sumsOn {
+				m.TraceChecksums = sums
+			}
+			parts[i] = &Results{Meta: m, Rows: []Row{{Index: int64(i)}}}
+		}
+		tc.change(&parts[2].Meta)
+		d := Differs(parts[tc.sumsOn].Meta, parts[2].Meta)
+		ref := fmt.Sprintf("shard %d", tc.sumsOn) // as Merge names parts
+		_, err := Merge(parts)
+		if d == "" || err == nil || !strings.Contains(err.Error(), d) ||
+			!strings.Contains(err.Error(), "shard 2") || !strings.Contains(err.Error(), ref) {
+			t.Errorf("%s: err = %v, want shard 2 and %s named with %q", tc.name, err, ref, d)
+		}
 	}
 }
