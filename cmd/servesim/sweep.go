@@ -113,8 +113,8 @@ func warnSweepBeside(log io.Writer, out, candidates string, top int) {
 			candidates, out, whole, whole)
 		return
 	}
-	fmt.Fprintf(log, "warning: %s beside %s has no candidates.json now (a merge without --top removes it); merge into %s to keep the folder one sweep's\n",
-		whole, out, whole)
+	fmt.Fprintf(log, "warning: %s beside %s has no %s now (a merge without --top removes it); merge into %s to keep the folder one sweep's\n",
+		whole, out, candidates, whole)
 }
 
 // sameFile reports whether paths a and b name one file by their absolute

@@ -72,7 +72,8 @@ func TestSweepMergeWarnsOfTheSweepBesideOUT(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(out, "warning: ") || !strings.Contains(out, filepath.Join(dir, "candidates.json")) || !strings.Contains(out, whole) || !strings.Contains(out, merged) {
+		warning := warningLine(out)
+		if !strings.Contains(warning, filepath.Join(dir, "candidates.json")) || !strings.Contains(warning, whole) || !strings.Contains(warning, merged) {
 			t.Errorf("merge --top %s into %s beside %s: want a warning naming candidates.json and both files:\n%s", top, merged, whole, out)
 		}
 	}
@@ -80,6 +81,16 @@ func TestSweepMergeWarnsOfTheSweepBesideOUT(t *testing.T) {
 	if err != nil || strings.Contains(out, "warning") {
 		t.Errorf("merge into the folder's sweep.parquet: %v, want no warning:\n%s", err, out)
 	}
+}
+
+// warningLine is the line of out that warns, or "".
+func warningLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "warning: ") {
+			return l
+		}
+	}
+	return ""
 }
 
 // An unsharded run leaves an earlier sweep's shards in its --out (a shard
