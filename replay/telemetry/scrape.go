@@ -200,12 +200,13 @@ func (s *Scraper) loop(ctx context.Context) {
 	defer t.Stop()
 	due := time.Now().Add(s.cfg.Interval)
 	for {
+		var tick time.Time
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case tick = <-t.C:
 		}
-		due = s.countMissed(time.Now(), due)
+		due = s.countMissed(tick, due)
 		if err := s.scrape(ctx, 0); errors.Is(err, ErrNoMetrics) {
 			s.cfg.Logger.Info("engine /metrics went away (404 or 501); stopped polling", "url", s.shown)
 			return
@@ -216,18 +217,27 @@ func (s *Scraper) loop(ctx context.Context) {
 	}
 }
 
-// countMissed counts the polls that came due between due (the tick
-// expected next) and now, when a tick came: a ticker drops the ticks that
-// fall while a scrape slower than the interval runs, and those pages are
-// rows the file does not have. It returns the tick expected after now's.
-func (s *Scraper) countMissed(now, due time.Time) time.Time {
+// countMissed counts the polls that came due from due (the tick expected
+// next) until tick, the time the tick now taken came due: a ticker drops
+// the ticks that fall while a scrape slower than the interval runs, and
+// those pages are rows the file does not have. The tick's own time, not
+// when the loop got to it, keeps the tick taken from being counted. It
+// returns the tick expected after this one.
+func (s *Scraper) countMissed(tick, due time.Time) time.Time {
 	every := s.cfg.Interval
-	for k := now.Sub(due) / every; k > 0; k-- {
+	// Rounded: due is set just after the ticker starts, a little off
+	// its grid.
+	for n := (tick.Sub(due) + every/2) / every; n > 0; n-- {
+		s.miss(due)
 		due = due.Add(every)
-		s.sum.Missed++
-		s.missedAt = append(s.missedAt, int64(due.Sub(s.cfg.Origin)))
 	}
-	return due.Add(every)
+	return tick.Add(every)
+}
+
+// miss counts the poll due at due as missed.
+func (s *Scraper) miss(due time.Time) {
+	s.sum.Missed++
+	s.missedAt = append(s.missedAt, int64(due.Sub(s.cfg.Origin)))
 }
 
 // scrape fetches and records one page, giving up after wait when it is
