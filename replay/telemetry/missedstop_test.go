@@ -1,6 +1,12 @@
 package telemetry
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -29,5 +35,41 @@ func TestCountMissedCountsOnlyThePollsBeforeTheTick(t *testing.T) {
 	}
 	if s.countMissed(next.Add(-50*time.Microsecond), next); s.sum.Missed != 2 {
 		t.Errorf("a tick on time counted %d missed in all, want still 2", s.sum.Missed)
+	}
+}
+
+// Polls that come due while a scrape hangs and Stop then ends it were not
+// made: the summary counts them up to the stop.
+func TestStopCountsThePollsDueDuringTheLastScrape(t *testing.T) {
+	const interval, hung = 10 * time.Millisecond, 65 * time.Millisecond
+	var hits atomic.Int32
+	hanging := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			io.WriteString(w, "vllm:num_requests_running 1\n")
+			return
+		}
+		select {
+		case hanging <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	begin := time.Now()
+	s, err := StartScrapeWith(context.Background(), ScrapeConfig{URL: srv.URL, Interval: interval, Logger: testLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-hanging
+	time.Sleep(hung)
+	sum := s.Stop()
+	stopped := time.Now()
+	if low := int(hung/interval) - 1; sum.Missed < low {
+		t.Errorf("summary %+v: %d missed, want at least %d for a scrape hung %v at a %v interval", sum, sum.Missed, low, hung, interval)
+	}
+	if w := s.Between(begin, stopped); w.Missed != sum.Missed {
+		t.Errorf("a window up to the stop: %d missed, want the summary's %d", w.Missed, sum.Missed)
 	}
 }

@@ -46,7 +46,7 @@ type ScrapeSummary struct {
 	Engine                  string
 	Scrapes                 int // successful scrapes
 	Failed                  int // scrapes that failed (network, status, unparsable)
-	Missed                  int // polls that came due while a slower scrape ran, so were not made
+	Missed                  int // polls that came due while a slower scrape ran, up to Stop, so were not made
 	MeanRunning, MaxRunning float64
 	MeanWaiting, MaxWaiting float64
 	MeanKVUsage, MaxKVUsage float64
@@ -203,8 +203,11 @@ func (s *Scraper) loop(ctx context.Context) {
 		var tick time.Time
 		select {
 		case <-ctx.Done():
-			return
 		case tick = <-t.C:
+		}
+		if ctx.Err() != nil {
+			s.countMissedUntil(time.Now(), due)
+			return
 		}
 		due = s.countMissed(tick, due)
 		if err := s.scrape(ctx, 0); errors.Is(err, ErrNoMetrics) {
@@ -232,6 +235,15 @@ func (s *Scraper) countMissed(tick, due time.Time) time.Time {
 		due = due.Add(every)
 	}
 	return tick.Add(every)
+}
+
+// countMissedUntil counts the polls due from due up to stop, when polling
+// ended: those that came due while the scrape cut short by the stop ran
+// were not made either.
+func (s *Scraper) countMissedUntil(stop, due time.Time) {
+	for ; !due.After(stop); due = due.Add(s.cfg.Interval) {
+		s.miss(due)
+	}
 }
 
 // miss counts the poll due at due as missed.
