@@ -39,15 +39,15 @@
 //
 // StartScrape polls the engine's /metrics page (Prometheus text format,
 // parsed by ParseMetrics) and maps the gauges of vLLM, SGLang, TGI and the
-// llama.cpp server to running requests, waiting requests and KV-cache usage
-// (a fraction in [0, 1]; empty where the engine exports none: TGI, and
-// llama.cpp's server since it dropped kv_cache_usage_ratio in May 2025);
-// see EngineStateOf. An engine without /metrics
-// (404, or 501 from llama.cpp without --metrics) is reported once through
-// ErrNoMetrics and not polled again. Scraper.Stop summarises every page
-// read, and counts the scrapes that failed and the polls missed while a
-// page slower than the interval came; Between, the pages read over an interval of the scrape (a run's
-// measured window).
+// llama.cpp server to running requests, waiting requests and KV-cache
+// usage (a fraction in [0, 1]; empty where the engine exports none: TGI,
+// and llama.cpp's server since it dropped kv_cache_usage_ratio in May
+// 2025); see EngineStateOf. An engine without /metrics (404, or 501 from
+// llama.cpp without --metrics) is reported once through ErrNoMetrics and
+// not polled again. Scraper.Stop summarises every page read, and counts
+// the scrapes that failed and the polls missed while a page slower than
+// the interval came; Between, the pages read over an interval of the
+// scrape (a run's measured window).
 //
 // # Files and units
 //
