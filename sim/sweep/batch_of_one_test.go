@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -10,7 +9,7 @@ import (
 // max_wait_ms never delays a batch: the row's note must not blame the
 // wait for light-load failures, however long the wait is set.
 func TestBatchOfOneNeverWaitsToFill(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [1]
@@ -21,14 +20,7 @@ ttft_p99_ms = 2000
 min_scale = 0.25
 max_scale = 4
 curve_octaves_below = 0
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(200), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(200), Options{Workers: 1})
 	r := res.Rows[0]
 	if r.Outcome != OutcomeOK || strings.Contains(r.Note, "max_wait_ms") {
 		t.Errorf("outcome %s at scale %g, note %q: want ok, with no note on a wait a batch of one never has", r.Outcome, r.Scale, r.Note)

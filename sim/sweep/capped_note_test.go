@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -10,21 +9,14 @@ import (
 // the search had nothing more to add, so the note must not trail an
 // empty clause ("; ") that reads as a finding left blank.
 func TestCappedCapacityNoteHasNoEmptyClause(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [slo]
 ttft_p99_ms = 2000
 [search]
 max_scale = 2
 curve_octaves_below = 0
 curve_octaves_above = 0
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(200), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(200), Options{Workers: 1})
 	r := res.Rows[0]
 	want := capacityAtLeast + "search.max_scale 2"
 	if r.Outcome != OutcomeOK || r.Note != want || strings.HasSuffix(r.Note, "; ") {

@@ -57,11 +57,17 @@ func writeSpec(t *testing.T, body string) (string, *Spec, error) {
 // runSpec loads the spec body and runs it over the short trace.
 func runSpec(t *testing.T, body string, opt Options) *Results {
 	t.Helper()
+	return runSpecOn(t, body, short(t), opt)
+}
+
+// runSpecOn runs the spec body over trace tr.
+func runSpecOn(t *testing.T, body string, tr *Trace, opt Options) *Results {
+	t.Helper()
 	_, s, err := writeSpec(t, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), short(t), opt)
+	res, err := Run(context.Background(), s, mustExpand(t, s), tr, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

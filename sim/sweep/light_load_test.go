@@ -103,7 +103,7 @@ min_scale = 0.25
 // both see the SLO fail at a lighter load: the note names each such scale
 // once, in one sentence, where it once said the same thing twice.
 func TestLightLoadNoteNamesEachFailedScaleOnce(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [8]
@@ -114,14 +114,7 @@ ttft_p99_ms = 2000
 min_scale = 0.25
 max_scale = 4
 curve_octaves_below = 2
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1000), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(1000), Options{Workers: 1})
 	r := res.Rows[0]
 	const below = "below the capacity: it does not hold at every lighter load"
 	want := "the SLO fails at scale 1, 2 " + below

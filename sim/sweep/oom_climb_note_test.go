@@ -42,7 +42,7 @@ min_scale = 0.25
 // Where no OOM stops it, the search of a batch whose wait reaches the limit
 // tries every doubling up to max_scale, and the infeasible note says so.
 func TestInfeasibleClimbNoteNamesMaxScale(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [8]
@@ -52,14 +52,7 @@ ttft_p99_ms = 1
 [search]
 min_scale = 0.25
 max_scale = 16
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1024), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(1024), Options{Workers: 1})
 	r := res.Rows[0]
 	want := "the SLO fails at every probed scale from search.max_scale 16 down to 0.25"
 	if r.Outcome != OutcomeInfeasible || !strings.Contains(r.Note, want) {
@@ -72,7 +65,7 @@ max_scale = 16
 // the note names the OOM of the loads tried above start_scale, where it
 // once blamed only the wait and sent the planner to the latency limits.
 func TestInfeasibleClimbNoteNamesTheOOMAbove(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
 "batch.batch_size" = [256]
@@ -83,14 +76,7 @@ ttft_p99_ms = 2000
 [search]
 min_scale = 0.25
 max_scale = 32
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(1024), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(1024), Options{Workers: 1})
 	r := res.Rows[0]
 	for _, want := range []string{
 		"the SLO fails at every probed scale from search.max_scale 32 down to 0.25",

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -11,7 +10,7 @@ import (
 // row can hold values no simulated plan may: the results file a run
 // writes with such rows must read back.
 func TestSkippedRowsOutsidePlanBoundsReadBack(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [sweep]
 "device.gpu_memory_utilization" = [0.9, 1.5]
 "batch.strategy" = ["fixed"]
@@ -25,14 +24,7 @@ ttft_p99_ms = 2000
 max_scale = 2
 curve_octaves_below = 0
 curve_octaves_above = 0
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(50), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(50), Options{Workers: 1})
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	if err := WriteFile(path, res); err != nil {
 		t.Fatal(err)
@@ -50,7 +42,7 @@ curve_octaves_above = 0
 // row can hold a device.count past what a plan may: the run's results
 // must still read back, the count as swept.
 func TestMaxDevicesSkippedRowPastPlanBoundsReadsBack(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
+	res := runSpecOn(t, `base = "base.toml"
 [sweep]
 "device.count" = [1, 4194304]
 "batch.strategy" = ["fixed"]
@@ -64,14 +56,7 @@ ttft_p99_ms = 2000
 max_scale = 2
 curve_octaves_below = 0
 curve_octaves_above = 0
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), s, mustExpand(t, s), steadyTrace(50), Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, steadyTrace(50), Options{Workers: 1})
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	if err := WriteFile(path, res); err != nil {
 		t.Fatal(err)
