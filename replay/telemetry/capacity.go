@@ -140,12 +140,13 @@ func sglangCapacity(m *MetricSample) (*EngineCapacity, error) {
 // ReadEngineCapacity fetches the /metrics page of the engine at baseURL
 // (as ScrapeConfig.URL takes it) once and reads its KV capacity:
 // nil without an error when the engine has no /metrics or reports none.
+// It waits PreRunWait at most for the page, whatever client's timeout.
 func ReadEngineCapacity(ctx context.Context, client *http.Client, baseURL string) (*EngineCapacity, error) {
 	u, shown, err := metricsURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
-	body, err := fetchMetrics(ctx, client, u, shown)
+	body, err := fetchMetricsWithin(ctx, client, u, shown, PreRunWait)
 	switch {
 	case errors.Is(err, ErrNoMetrics):
 		return nil, nil

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 const vllmCachePage = `# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig
@@ -118,5 +119,32 @@ func TestEngineCapacityQuotedName(t *testing.T) {
 	}
 	if _, err := EngineCapacityOf([]byte(`{"sglang:max_total_num_tokens"} 0.5` + "\n")); err == nil || !strings.Contains(err.Error(), "metrics line 1: sglang:max_total_num_tokens: value") {
 		t.Errorf("a malformed quoted-name line: got %v, want its line named", err)
+	}
+}
+
+// ReadEngineCapacity bounds its own wait: a caller whose client has no
+// timeout is not held by a hung /metrics, and the error names the page.
+func TestReadEngineCapacityWaitsAFewSecondsAtMost(t *testing.T) {
+	srv := hungMetricsServer(t)
+	type read struct {
+		c   *EngineCapacity
+		err error
+	}
+	done := make(chan read, 1)
+	begin := time.Now()
+	go func() {
+		c, err := ReadEngineCapacity(context.Background(), &http.Client{}, srv.URL+"/v1")
+		done <- read{c, err}
+	}()
+	select {
+	case got := <-done:
+		if waited := time.Since(begin); waited > PreRunWait+2*time.Second {
+			t.Errorf("returned after %v, want at most about %v", waited, PreRunWait)
+		}
+		if got.c != nil || got.err == nil || !strings.Contains(got.err.Error(), srv.URL+"/metrics: no page within") {
+			t.Errorf("got %+v, %v: want nil and an error naming the page not given", got.c, got.err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("ReadEngineCapacity still waiting on a hung /metrics after 15 s")
 	}
 }

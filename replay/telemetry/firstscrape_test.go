@@ -3,25 +3,15 @@ package telemetry
 import (
 	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 )
 
-// A hung /metrics holds the run back for firstScrapeWait at most, not for
+// A hung /metrics holds the run back for PreRunWait at most, not for
 // the client's timeout of a long interval; the scrape counts as failed.
 func TestFirstScrapeWaitsAFewSecondsAtMost(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release) // before Close, which waits for the handler
+	srv := hungMetricsServer(t)
 	var logs bytes.Buffer
 	type started struct {
 		s   *Scraper
@@ -38,8 +28,8 @@ func TestFirstScrapeWaitsAFewSecondsAtMost(t *testing.T) {
 		if got.err != nil {
 			t.Fatal(got.err)
 		}
-		if waited := time.Since(begin); waited > firstScrapeWait+2*time.Second {
-			t.Errorf("started after %v, want at most about %v", waited, firstScrapeWait)
+		if waited := time.Since(begin); waited > PreRunWait+2*time.Second {
+			t.Errorf("started after %v, want at most about %v", waited, PreRunWait)
 		}
 		sum := got.s.Stop()
 		if sum.Failed != 1 || sum.Scrapes != 0 {

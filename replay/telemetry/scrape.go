@@ -24,10 +24,10 @@ var ErrNoMetrics = errors.New("telemetry: engine has no /metrics endpoint")
 // maxMetricsPage caps a /metrics page; a longer one is a failed scrape.
 const maxMetricsPage = 16 << 20
 
-// firstScrapeWait caps the scrape made before the run starts: a hung
-// /metrics must not hold the run back for a long interval's timeout, and
-// a failed scrape is only logged.
-const firstScrapeWait = 3 * time.Second
+// PreRunWait caps a /metrics read made before a run starts (the
+// scraper's first scrape, ReadEngineCapacity): a hung page must not hold
+// the run back, and what it would give is only a report.
+const PreRunWait = 3 * time.Second
 
 // ScrapeConfig configures StartScrapeWith. Zero fields take the defaults
 // named on each.
@@ -111,7 +111,7 @@ func StartScrape(ctx context.Context, url string, interval time.Duration, path s
 	return StartScrapeWith(ctx, ScrapeConfig{URL: url, Interval: interval, Path: path})
 }
 
-// StartScrapeWith scrapes once before returning, waiting firstScrapeWait
+// StartScrapeWith scrapes once before returning, waiting PreRunWait
 // (3 s) at most for the page. When the engine answers 404 or 501 it
 // returns a nil *Scraper and an error wrapping ErrNoMetrics, and polls no
 // more; a nil *Scraper's Stop is safe and returns an all-NaN
@@ -145,7 +145,7 @@ func StartScrapeWith(ctx context.Context, cfg ScrapeConfig) (*Scraper, error) {
 		}
 	}
 	ctx, s.cancel = context.WithCancel(ctx)
-	if err := s.scrape(ctx, firstScrapeWait); errors.Is(err, ErrNoMetrics) {
+	if err := s.scrape(ctx, PreRunWait); errors.Is(err, ErrNoMetrics) {
 		s.cancel()
 		s.out.discard()
 		cfg.Logger.Info("engine has no /metrics; not recording engine gauges", "url", shown)
@@ -291,11 +291,17 @@ func (s *Scraper) fetchWithin(ctx context.Context, wait time.Duration) ([]byte, 
 	if wait <= 0 {
 		return fetchMetrics(ctx, s.cfg.Client, s.cfg.URL, s.shown)
 	}
+	return fetchMetricsWithin(ctx, s.cfg.Client, s.cfg.URL, s.shown, wait)
+}
+
+// fetchMetricsWithin is fetchMetrics giving up after wait, with an error
+// that names the page and the wait (not a bare deadline).
+func fetchMetricsWithin(ctx context.Context, client *http.Client, url, shown string, wait time.Duration) ([]byte, error) {
 	fctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	body, err := fetchMetrics(fctx, s.cfg.Client, s.cfg.URL, s.shown)
+	body, err := fetchMetrics(fctx, client, url, shown)
 	if err != nil && ctx.Err() == nil && fctx.Err() != nil {
-		return nil, fmt.Errorf("%s: no page within %v", s.shown, wait)
+		return nil, fmt.Errorf("%s: no page within %v", shown, wait)
 	}
 	return body, err
 }
