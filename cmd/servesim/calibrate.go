@@ -406,22 +406,14 @@ func sameDevices(a, b telemetry.DeviceSelection) bool {
 	return slices.Equal(a, b)
 }
 
-// reportedKVWait caps the read of the engine's KV capacity. It is made
-// before the live runs, so a hung /metrics would hold every run back (and
-// the GPU recorder would sample the wait); the capacity is only a report,
-// and the profile is fitted without it.
-const reportedKVWait = 3 * time.Second
-
 // readReportedKV reads the KV capacity the engine reports on /metrics
 // (exact, where the memory probe sees only a lower bound); nil, said on
-// w, when it reports none or gives no page within reportedKVWait.
+// w, when it reports none or gives no page within telemetry.PreRunWait.
+// The read is made before the live runs, so a hung /metrics must not hold
+// them back (the GPU recorder would sample the wait); the capacity is only
+// a report, and the profile is fitted without it.
 func readReportedKV(ctx context.Context, baseURL string, w io.Writer) *calibrate.ReportedKV {
-	ctx, cancel := context.WithTimeout(ctx, reportedKVWait)
-	defer cancel()
-	ec, err := telemetry.ReadEngineCapacity(ctx, &http.Client{Timeout: reportedKVWait}, baseURL)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no page within %v: %w", reportedKVWait, err) // the error names the page
-	}
+	ec, err := telemetry.ReadEngineCapacity(ctx, http.DefaultClient, baseURL)
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "KV capacity: the engine's report not read (%v); the profile's kv_reported is null\n", err)
