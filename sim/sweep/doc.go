@@ -97,10 +97,12 @@
 // start_scale, and its note, ok or infeasible, names the wait (and, if
 // none held, the heavier loads a filled batch ran out of KV memory at); when a
 // fixed batch's last one (never filled, at any load: the admitted requests
-// left over from whole batches, which wait up to max_wait_ms, nearly all
-// of it at heavy load) holds, with the requests refused on arrival, more
-// requests than the P99 lets break the limit, it is not, and the note says
-// that no heavier load meets the SLO. A
+// left over from whole batches, which wait up to max_wait_ms less the gap
+// since the first one's arrival) holds, with the requests refused on
+// arrival, more requests than the P99 lets break the limit among its first
+// one and those arriving within max_wait_ms less the limit of it at
+// start_scale (a gap heavier loads only shrink), it is not, and the note
+// says that no heavier load meets the SLO. A
 // capacity the SLO never broke above (max_scale, or max_probes ran out
 // while doubling) is a lower bound: its note opens "capacity ≥"
 // (Row.CapacityLowerBound).

@@ -335,14 +335,15 @@ func (ev *evaluator) batchWaitNote() string {
 }
 
 // lastBatchNote says when a fixed batch's wait breaks the named limit at
-// every heavier load: the trace's last batch never fills, so it starts
-// once its first request (of those admitted, less whole batches) has
-// waited max_wait_ms; a later one waits less by the gap since that
-// arrival, a gap that a heavier load shrinks towards nothing. When they
-// and the requests refused on arrival (which break every limit) outnumber
-// the requests a P99 lets break the limit, no heavier load meets the SLO.
-// "" when they do not, or for a cluster, whose replicas' last batches
-// depend on the router.
+// every load from start_scale up: the trace's last batch never fills, so
+// it starts once its first request (of those admitted, less whole
+// batches) has waited max_wait_ms; a later one waits less by the gap
+// since that arrival, a gap that a heavier load shrinks, and breaks the
+// limit for sure only while that gap is within max_wait_ms less the limit
+// (lastBatchLate). When those and the requests refused on arrival (which
+// break every limit) outnumber the requests a P99 lets break the limit,
+// no heavier load meets the SLO. "" when they do not, or for a cluster,
+// whose replicas' last batches depend on the router.
 func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	b := ev.cfg.Plan.Batch
 	if b.Strategy != "fixed" || b.BatchSize <= 0 || ev.cfg.Plan.Clustered() {
@@ -350,15 +351,43 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	}
 	admitted, refused := ev.admitted()
 	left, ok := admitted%int64(b.BatchSize), allowed(ev.t.nAll)
-	if left+refused <= ok {
+	late := ev.lastBatchLate(left, b.MaxWaitMS-limit)
+	if late+refused <= ok {
 		return ""
 	}
 	with := ","
 	if refused > 0 {
-		with = fmt.Sprintf("; with the %d refused on arrival, %d requests,", refused, left+refused)
+		with = fmt.Sprintf("; with the %d refused on arrival, %d requests,", refused, late+refused)
 	}
-	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, the later ones up to that, nearly all of it at heavy load%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
-		left, admitted, b.BatchSize, b.MaxWaitMS, name, limit, with, ok)
+	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, and %d of them arrive within %g ms of it at search.start_scale %g and above%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
+		left, admitted, b.BatchSize, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
+}
+
+// lastBatchLate counts the SLO's requests among the last batch's (the
+// trace's last left admitted ones) that wait at least the limit at every
+// scale from start_scale up: the first one, and those arriving within
+// margin ms (max_wait_ms less the limit) of it at start_scale, a gap that
+// heavier loads only shrink. Their first token comes later still.
+func (ev *evaluator) lastBatchLate(left int64, margin float64) (late int64) {
+	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
+	refuses := sc.Rejecter()
+	var batch []*traces.Request // latest first
+	for i := len(ev.t.Reqs) - 1; i >= 0 && int64(len(batch)) < left; i-- {
+		if r := &ev.t.Reqs[i]; refuses(r) == "" {
+			batch = append(batch, r)
+		}
+	}
+	if len(batch) == 0 {
+		return 0
+	}
+	first := batch[len(batch)-1].Arrival
+	window := margin * 1e6 * ev.spec.Search.StartScale // ns at scale 1
+	for _, r := range batch {
+		if !r.Warmup && !r.SourceFailed && float64(r.Arrival-first) <= window {
+			late++
+		}
+	}
+	return late
 }
 
 // admitted counts the trace's requests a single replica of the config
