@@ -172,6 +172,9 @@ func runVerify(c *cli.Context) error {
 		cf.Candidates = cf.Candidates[:n]
 	}
 	opt.Candidates = cf
+	if err := checkSweepTrace(cf, c.String("candidates"), opt.Trace); err != nil {
+		return err
+	}
 	if p := c.String("catalog"); p != "" {
 		if err := opt.Catalog.LoadTOML(p); err != nil {
 			return err
@@ -335,6 +338,33 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 		return nil, err
 	}
 	return parseCandidates(data, path)
+}
+
+// checkSweepTrace refuses a trace other than the one the candidates'
+// sweep simulated (by the sha256 sweep.LoadTrace takes over the requests
+// it reads): their ranks and predictions are over that trace's requests
+// and their rate scales multiply its arrival rate, so on another trace
+// verify would measure loads the sweep never ranked. A candidates file
+// written before the trace's sha256 was recorded is not checked.
+func checkSweepTrace(cf *sweep.CandidateFile, candidates, trace string) error {
+	if cf.TraceSHA256 == "" {
+		return nil
+	}
+	in, err := openTrace(trace)
+	if err != nil {
+		return fmt.Errorf("verify: --trace: %w", err)
+	}
+	tr, err := sweep.LoadTrace(filepath.Base(trace), in)
+	in.Close()
+	if err != nil {
+		return fmt.Errorf("verify: --trace %s is not the trace %s ranks configs on (%s, sha256 %.12s…): %w",
+			trace, candidates, cf.TraceName, cf.TraceSHA256, err)
+	}
+	if tr.SHA256 != cf.TraceSHA256 {
+		return fmt.Errorf("verify: --trace %s (requests sha256 %.12s…) is not the trace %s ranks configs on (%s, sha256 %.12s…): "+
+			"give the sweep's trace (--slice cuts a part of it)", trace, tr.SHA256, candidates, cf.TraceName, cf.TraceSHA256)
+	}
+	return nil
 }
 
 // parseCandidates decodes a candidates.json strictly (one JSON object, no
