@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,7 @@ func reportCommand() *cli.Command {
 					return err
 				}
 				sections = append(sections, report.VerificationSection{Result: res})
+				noteOtherSweep(c.App.ErrWriter, v, res, in)
 				// listed with the other inputs: a verify-only report names its source
 				in.Sources = append(in.Sources, fmt.Sprintf("%s: verify result, %d candidates (%d not measured) on %d requests",
 					v, len(res.Candidates), res.Incomplete, res.Requests))
@@ -103,6 +105,27 @@ func noteUnusedSLO(c *cli.Context, slo traces.SLO, in *report.Inputs) {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "report: note: --slo %s counts nothing: no input is a per-request trace "+
 		"(a sweep row's goodput is against its sweep's SLO; a summary.json needs its plans' traces beside it)\n", slo)
+}
+
+// noteOtherSweep says when the verify result at path measured the
+// candidates of none of the sweeps among the inputs (by the spec and
+// trace sha256 each records): its pages would read as those sweeps' best
+// configs measured live. Noted, not refused, as noteUnusedSLO: the
+// report is still written. A result that recorded no sweep is not
+// compared.
+func noteOtherSweep(log io.Writer, path string, res *verify.Result, in *report.Inputs) {
+	if res.SpecSHA256 == "" || res.SweepTraceSHA256 == "" || len(in.Sweeps) == 0 {
+		return
+	}
+	var names []string
+	for _, sw := range in.Sweeps {
+		if sw.Meta.SpecSHA256 == res.SpecSHA256 && sw.Meta.TraceSHA256 == res.SweepTraceSHA256 {
+			return
+		}
+		names = append(names, sw.Path)
+	}
+	fmt.Fprintf(log, "report: note: %s verified the candidates of another sweep (spec sha256 %.12s…, trace sha256 %.12s…) than %s: "+
+		"its pages are not those results' configs measured live\n", path, res.SpecSHA256, res.SweepTraceSHA256, strings.Join(names, ", "))
 }
 
 // checkReportOut checks, before any work, that the report can go to out:
