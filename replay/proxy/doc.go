@@ -46,8 +46,10 @@
 // generate: where the prompt is a string or a list of strings and the text
 // starts with it, the echo is no output, so neither in the estimate nor an
 // output chunk nor in the text by which TokenTimes are spread and bounded;
-// the echo of a token-id prompt, or vLLM's chat echo of the last message,
-// cannot be told apart, and its estimate includes it. Meta.Extra["proxy.token_estimate"] says so in the file. A successful
+// so is vLLM's chat echo, each choice's content beginning with the last
+// message's content (its text parts joined by newlines). The echo of a
+// token-id prompt cannot be told apart, and its estimate includes it.
+// Meta.Extra["proxy.token_estimate"] says so in the file. A successful
 // response whose body the proxy cannot read (an encoding it does not
 // decode, a gzip or br stream whose bytes do not decode, so that whether
 // it ended with data: [DONE] is unknown, malformed JSON) is estimated the

@@ -2,13 +2,15 @@ package proxy
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 )
 
 // echoStrip finds the echoed prompt at the front of each choice's text in
-// a completions response to a request with echo: text the server did not
-// generate, so neither output to estimate nor tokens to time. A prompt of
-// token ids is not known as text, and its echo is not found.
+// a response to a request with echo: on completions the choice's prompt,
+// on chat the last message's content (vLLM's chat echo); text the server
+// did not generate, so neither output to estimate nor tokens to time. A
+// prompt of token ids is not known as text, and its echo is not found.
 type echoStrip struct {
 	prompts   []string       // the request's text prompts, in order
 	perPrompt int            // choices per prompt (n)
@@ -17,10 +19,16 @@ type echoStrip struct {
 	bytes     int64          // echoed bytes seen, all choices together
 }
 
-// newEchoStrip returns the strip for a completions request with echo
-// whose prompt is a string or a list of strings, else nil.
-func newEchoStrip(r *apiRequest) *echoStrip {
-	if !r.Echo {
+// newEchoStrip returns the strip for a request with echo on endpoint: a
+// chat whose last message has text content, or a completions request whose
+// prompt is a string or a list of strings; else nil.
+func newEchoStrip(r *apiRequest, endpoint string) *echoStrip {
+	switch {
+	case !r.Echo:
+		return nil
+	case endpoint == "chat":
+		return newChatEchoStrip(r.Messages)
+	case endpoint != "completions":
 		return nil
 	}
 	var prompts []string
@@ -35,6 +43,40 @@ func newEchoStrip(r *apiRequest) *echoStrip {
 		n = int(*r.N)
 	}
 	return &echoStrip{prompts: prompts, perPrompt: n, left: map[int]string{}, past: map[int]bool{}}
+}
+
+// newChatEchoStrip returns the strip for a chat's messages: every choice
+// echoes the last message's content, its text parts joined by newlines as
+// vLLM joins them; nil when that content holds no text.
+func newChatEchoStrip(messages json.RawMessage) *echoStrip {
+	var msgs []struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(messages, &msgs) != nil || len(msgs) == 0 {
+		return nil
+	}
+	last := msgs[len(msgs)-1].Content
+	var text string
+	if json.Unmarshal(last, &text) != nil {
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(last, &parts) != nil {
+			return nil
+		}
+		texts := make([]string, 0, len(parts))
+		for _, p := range parts {
+			if p.Type == "text" {
+				texts = append(texts, p.Text)
+			}
+		}
+		text = strings.Join(texts, "\n")
+	}
+	if text == "" {
+		return nil
+	}
+	return &echoStrip{prompts: []string{text}, perPrompt: math.MaxInt, left: map[int]string{}, past: map[int]bool{}}
 }
 
 // echoed is how many of the leading bytes of text, the next text of the

@@ -74,3 +74,23 @@ func TestEchoedPromptIsLeftOutOfTokenTimes(t *testing.T) {
 		t.Errorf("usage %d, %d token times: want the count kept and no times, as it is above the bytes streamed past the echo", row.UsageOutput, len(row.TokenTimes))
 	}
 }
+
+// vLLM's chat echo prepends the last message's content to each choice's
+// content: text the server did not generate, so without usage the output
+// estimate is of the content after it, and a streamed echo is no output
+// chunk (nor the first token's time).
+func TestChatEchoIsLeftOutOfTheOutputEstimate(t *testing.T) {
+	req := fmt.Sprintf(`{"model":"m","echo":true,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":%q}]}`, echoPrompt)
+	whole := fmt.Sprintf(`{"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}]}`, echoPrompt+"12345678")
+	if row := recordUsage(t, "/v1/chat/completions", req, whole, false); row.Error != "" || row.OutputTokens != 2 {
+		t.Errorf("whole: error %q, output tokens %d, want 2: the 8 bytes after the echo", row.Error, row.OutputTokens)
+	}
+	parts := fmt.Sprintf(`{"model":"m","echo":true,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":%q},{"type":"text","text":"ab"}]}]}`, echoPrompt)
+	stream := fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"+
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n"+
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"1234\"}}]}\n\n"+
+		"data: [DONE]\n\n", echoPrompt+"\nab")
+	if row := recordUsage(t, "/v1/chat/completions", parts, stream, true); row.Error != "" || row.OutputTokens != 1 || row.Chunks != 1 {
+		t.Errorf("stream of text parts: error %q, output tokens %d over %d chunks, want 1 over 1: the echo chunk is no output", row.Error, row.OutputTokens, row.Chunks)
+	}
+}

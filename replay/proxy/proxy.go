@@ -311,7 +311,7 @@ func (p *Proxy) meta() traces.Meta {
 			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids; the raw body when it is not JSON the proxy reads) and of the generated text, "+
 			"at least the number of output chunks; with no output at all, 0 for a success whose body was read and that did not finish at length, "+
 			"else the most the request could generate (max_tokens times n or best_of and the prompts batched) or 0 without a cap; "+
-			"a completions echo of a text prompt is no output, while that of a token-id prompt is in the estimate",
+			"a completions echo of a text prompt, or a chat echo of the last message, is no output, while that of a token-id prompt is in the estimate",
 		p.cfg.TokensPerByte))
 	m.Set("proxy.prefix_hashes", fmt.Sprintf(
 		"chained xxhash64 over %d-byte blocks (block_size / tokens_per_byte) of the canonical prompt "+
@@ -454,9 +454,7 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 		p.cfg.Logger.Debug("proxy: request body is not the JSON expected", "path", r.URL.Path, "err", err)
 	}
 	ex.prompt = renderPrompt(&ex.req)
-	if ex.endpoint == "completions" {
-		ex.obs.echo = newEchoStrip(&ex.req)
-	}
+	ex.obs.echo = newEchoStrip(&ex.req, ex.endpoint)
 	if ex.badReq && ex.prompt.tokens == nil && len(ex.prompt.text) == 0 {
 		// Nothing read as a prompt: the body stands for it, compacted when
 		// it is JSON so that its layout does not change its hashes.

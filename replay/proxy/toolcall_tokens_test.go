@@ -35,7 +35,7 @@ func TestToolCallChunksWeighByArguments(t *testing.T) {
 // not nothing.
 func TestCustomToolCallWeighsItsInput(t *testing.T) {
 	m := apiMessage{ToolCalls: []byte(`[{"index":0,"id":"call_0123456789","type":"custom","custom":{"name":"sql","input":"SELECT 1;"}}]`)}
-	if n, carried := m.outputBytes(); n != len("sql")+len("SELECT 1;") || !carried {
+	if n, carried := m.outputBytes(0); n != len("sql")+len("SELECT 1;") || !carried {
 		t.Errorf("%d bytes (carried %v): want the name and input, %d", n, carried, len("sql")+len("SELECT 1;"))
 	}
 }
