@@ -48,8 +48,9 @@
 // output chunk nor in the text by which TokenTimes are spread and bounded;
 // so is vLLM's chat echo, each choice's content beginning with the last
 // message's content (its text parts joined by newlines). The echo of a
-// token-id prompt cannot be told apart, and its estimate includes it.
-// Meta.Extra["proxy.token_estimate"] says so in the file. A successful
+// token-id prompt cannot be told apart in the text: the estimate leaves
+// out the prompt's ids once per choice instead (never below a token per
+// output chunk). Meta.Extra["proxy.token_estimate"] says so in the file. A successful
 // response whose body the proxy cannot read (an encoding it does not
 // decode, a gzip or br stream whose bytes do not decode, so that whether
 // it ended with data: [DONE] is unknown, malformed JSON) is estimated the

@@ -38,11 +38,26 @@ func newEchoStrip(r *apiRequest, endpoint string) *echoStrip {
 	} else if json.Unmarshal(r.Prompt, &prompts) != nil || len(prompts) == 0 {
 		return nil
 	}
-	n := 1
+	return &echoStrip{prompts: prompts, perPrompt: r.choicesPerPrompt(), left: map[int]string{}, past: map[int]bool{}}
+}
+
+// choicesPerPrompt is the request's n, the choices a server returns for
+// each prompt; 1 where it is absent or out of range.
+func (r *apiRequest) choicesPerPrompt() int {
 	if r.N != nil && *r.N > 1 && *r.N <= 1<<20 {
-		n = int(*r.N)
+		return int(*r.N)
 	}
-	return &echoStrip{prompts: prompts, perPrompt: n, left: map[int]string{}, past: map[int]bool{}}
+	return 1
+}
+
+// echoedTokens is how many tokens a completions echo of a token-id prompt
+// puts in front of the output: the prompt's ids, once for each of its
+// choices. Its text is not known, so its size is taken from the ids.
+func (ex *exchange) echoedTokens() int64 {
+	if !ex.req.Echo || ex.endpoint != "completions" || ex.prompt.tokens == nil {
+		return 0
+	}
+	return saturatingMul(int64(len(ex.prompt.tokens)), int64(ex.req.choicesPerPrompt()))
 }
 
 // newChatEchoStrip returns the strip for a chat's messages: every choice

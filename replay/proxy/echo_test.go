@@ -13,8 +13,7 @@ var echoPrompt = strings.Repeat("abcd", 100)
 
 // With echo a completion's text begins with its prompt, which the server
 // did not generate: without usage, the output estimate is of the text
-// after it, for each choice of each prompt. A token-id prompt's echo
-// cannot be told apart, and the estimate includes it (as documented).
+// after it, for each choice of each prompt.
 func TestEchoedPromptIsLeftOutOfTheOutputEstimate(t *testing.T) {
 	list := fmt.Sprintf(`[%q,%q]`, echoPrompt, "x"+echoPrompt)
 	for _, c := range []struct {
@@ -27,8 +26,6 @@ func TestEchoedPromptIsLeftOutOfTheOutputEstimate(t *testing.T) {
 			fmt.Sprintf(`{"choices":[{"index":0,"text":%q},{"index":1,"text":%q}]}`, echoPrompt+"1234", "x"+echoPrompt+"5678"), 2},
 		{"the text does not start with the prompt", fmt.Sprintf("%q", echoPrompt),
 			fmt.Sprintf(`{"choices":[{"index":0,"text":%q}]}`, "12345678"+echoPrompt), 102},
-		{"token ids", `[1,2,3]`,
-			fmt.Sprintf(`{"choices":[{"index":0,"text":%q}]}`, echoPrompt+"12345678"), 102},
 	} {
 		req := `{"model":"m","echo":true,"prompt":` + c.prompt + `}`
 		row := recordUsage(t, "/v1/completions", req, c.response, false)
@@ -92,5 +89,32 @@ func TestChatEchoIsLeftOutOfTheOutputEstimate(t *testing.T) {
 		"data: [DONE]\n\n", echoPrompt+"\nab")
 	if row := recordUsage(t, "/v1/chat/completions", parts, stream, true); row.Error != "" || row.OutputTokens != 1 || row.Chunks != 1 {
 		t.Errorf("stream of text parts: error %q, output tokens %d over %d chunks, want 1 over 1: the echo chunk is no output", row.Error, row.OutputTokens, row.Chunks)
+	}
+}
+
+// A token-id prompt's echo is not known as text, but its size is: the
+// prompt's ids, for each choice. Without usage the estimate leaves them
+// out, so a row does not claim the echo as output; never below a token per
+// output chunk.
+func TestTokenIDEchoIsLeftOutOfTheOutputEstimate(t *testing.T) {
+	ids := strings.TrimSuffix(strings.Repeat("7,", 100), ",")
+	for _, c := range []struct {
+		name, req, response string
+		stream              bool
+		want                int32
+	}{
+		{"one list", `{"model":"m","echo":true,"prompt":[` + ids + `]}`,
+			fmt.Sprintf(`{"choices":[{"index":0,"text":%q}]}`, echoPrompt+"12345678"), false, 2},
+		{"a batch of two, n 2", `{"model":"m","echo":true,"n":2,"prompt":[[` + ids + `],[` + ids + `]]}`,
+			fmt.Sprintf(`{"choices":[{"index":0,"text":%q},{"index":1,"text":%q},{"index":2,"text":%q},{"index":3,"text":%q}]}`,
+				echoPrompt+"1234", echoPrompt+"1234", echoPrompt+"1234", echoPrompt+"1234"), false, 4},
+		{"a stream", `{"model":"m","echo":true,"stream":true,"prompt":[` + ids + `]}`,
+			fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"text\":%q}]}\n\ndata: {\"choices\":[{\"index\":0,\"text\":\"ab\"}]}\n\ndata: [DONE]\n\n", echoPrompt+"a"),
+			true, 2},
+	} {
+		row := recordUsage(t, "/v1/completions", c.req, c.response, c.stream)
+		if row.Error != "" || row.OutputTokens != c.want {
+			t.Errorf("%s: error %q, output tokens %d, want %d", c.name, row.Error, row.OutputTokens, c.want)
+		}
 	}
 }

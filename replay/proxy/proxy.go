@@ -311,7 +311,7 @@ func (p *Proxy) meta() traces.Meta {
 			"ceil(bytes × %g) of the canonical prompt (exact when the client sent token ids; the raw body when it is not JSON the proxy reads) and of the generated text, "+
 			"at least the number of output chunks; with no output at all, 0 for a success whose body was read and that did not finish at length, "+
 			"else the most the request could generate (max_tokens times n or best_of and the prompts batched) or 0 without a cap; "+
-			"a completions echo of a text prompt, or a chat echo of the last message, is no output, while that of a token-id prompt is in the estimate",
+			"a completions echo of a text prompt, or a chat echo of the last message, is no output, and that of a token-id prompt is left out as the prompt's ids once per choice",
 		p.cfg.TokensPerByte))
 	m.Set("proxy.prefix_hashes", fmt.Sprintf(
 		"chained xxhash64 over %d-byte blocks (block_size / tokens_per_byte) of the canonical prompt "+
@@ -612,15 +612,16 @@ func (p *Proxy) finish(ex *exchange) {
 }
 
 // outputEstimate sizes ex's output without usage: from the generated text
-// and chunks seen; with none, 0 for a success read whole (it generated
-// nothing), else (a failure, a body not read, or a finish at "length",
-// which ran to the cap with nothing shown: hidden reasoning, skipped
-// special tokens) the most the request could generate, or 0 with no cap.
+// and chunks seen, less an echoed token-id prompt; with none, 0 for a
+// success read whole (it generated nothing), else (a failure, a body not
+// read, or a finish at "length", which ran to the cap with nothing shown:
+// hidden reasoning, skipped special tokens) the most the request could
+// generate, or 0 with no cap.
 func outputEstimate(ex *exchange, tokensPerByte float64) int64 {
 	o := &ex.obs
 	switch {
 	case o.outBytes > 0 || o.chunks > 0:
-		return max(estimateTokens(o.outBytes, tokensPerByte), int64(o.chunks))
+		return max(estimateTokens(o.outBytes, tokensPerByte)-ex.echoedTokens(), int64(o.chunks), 0)
 	case ex.row.Error == "" && !o.parseFailed && o.finish != "length":
 		return 0
 	}
