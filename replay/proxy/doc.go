@@ -33,7 +33,10 @@
 // Tokens come from the server's usage block (UsagePrompt, UsageOutput,
 // UsageCached; PromptTokens and OutputTokens copy them). When there is no
 // usage block (a stream whose client did not ask for include_usage), the
-// Usage* columns stay Missing and PromptTokens/OutputTokens are estimates:
+// Usage* columns stay Missing and PromptTokens/OutputTokens are estimates
+// (so is a count the block leaves out or sends as null: a usage block
+// without completion_tokens is a success whose output is estimated, where
+// record, which asked for the count, fails the request):
 // ceil(bytes × TokensPerByte) of the canonical prompt (exact when the
 // client sent token ids) and of the generated text, and at least one
 // token per output chunk; with no output at all, 0 for a success whose

@@ -256,3 +256,22 @@ func TestEchoedPromptIsNotJudgedAsOutput(t *testing.T) {
 		}
 	}
 }
+
+// A usage block without completion_tokens (absent or null) counts no
+// output: the row is the success the client saw, its prompt from the
+// count and its output estimated from the text, as without usage, and
+// untimed. Record fails such a response instead: it asked for the count
+// to measure the server by.
+func TestUsageWithoutCompletionTokensIsEstimated(t *testing.T) {
+	for _, usage := range []string{`{"prompt_tokens":5}`, `{"prompt_tokens":5,"completion_tokens":null}`} {
+		stream := "data: {\"choices\":[{\"delta\":{\"content\":\"abcdefgh\"}}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{\"content\":\"ij\"}}]}\n\n" +
+			"data: {\"choices\":[],\"usage\":" + usage + "}\n\n" +
+			"data: [DONE]\n\n"
+		row := recordUsage(t, "/v1/chat/completions", chatBody("m", true, true, "hi"), stream, true)
+		if row.Error != "" || row.UsagePrompt != 5 || row.PromptTokens != 5 || row.UsageOutput != traces.Missing || row.OutputTokens != 3 || row.TokenTimes != nil || row.Chunks != 2 {
+			t.Errorf("%s: error %q, usage %d/%d, tokens %d/%d, %d token times, %d chunks: want a success of 5 prompt tokens counted, 3 output estimated over 2 chunks, untimed",
+				usage, row.Error, row.UsagePrompt, row.UsageOutput, row.PromptTokens, row.OutputTokens, len(row.TokenTimes), row.Chunks)
+		}
+	}
+}
