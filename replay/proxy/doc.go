@@ -50,7 +50,8 @@
 // starts with it, the echo is no output, so neither in the estimate nor an
 // output chunk nor in the text by which TokenTimes are spread and bounded;
 // so is vLLM's chat echo, each choice's content beginning with the last
-// message's content (its text parts joined by newlines). The echo of a
+// message's content (its text parts joined by newlines) where that message
+// is an assistant's, or any with add_generation_prompt false. The echo of a
 // token-id prompt cannot be told apart in the text: the estimate leaves
 // out the prompt's ids once per choice instead (never below a token per
 // output chunk). Meta.Extra["proxy.token_estimate"] says so in the file. A successful

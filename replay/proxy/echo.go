@@ -27,7 +27,7 @@ func newEchoStrip(r *apiRequest, endpoint string) *echoStrip {
 	case !r.Echo:
 		return nil
 	case endpoint == "chat":
-		return newChatEchoStrip(r.Messages)
+		return newChatEchoStrip(r)
 	case endpoint != "completions":
 		return nil
 	}
@@ -60,14 +60,20 @@ func (ex *exchange) echoedTokens() int64 {
 	return saturatingMul(int64(len(ex.prompt.tokens)), int64(ex.req.choicesPerPrompt()))
 }
 
-// newChatEchoStrip returns the strip for a chat's messages: every choice
-// echoes the last message's content, its text parts joined by newlines as
-// vLLM joins them; nil when that content holds no text.
-func newChatEchoStrip(messages json.RawMessage) *echoStrip {
+// newChatEchoStrip returns the strip for a chat: every choice echoes the
+// last message's content, its text parts joined by newlines as vLLM joins
+// them, where that message is in the response's role (assistant, or any
+// with add_generation_prompt false); nil when nothing is echoed.
+func newChatEchoStrip(r *apiRequest) *echoStrip {
 	var msgs []struct {
+		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(messages, &msgs) != nil || len(msgs) == 0 {
+	if json.Unmarshal(r.Messages, &msgs) != nil || len(msgs) == 0 {
+		return nil
+	}
+	generationPrompt := r.AddGenerationPrompt == nil || *r.AddGenerationPrompt
+	if generationPrompt && msgs[len(msgs)-1].Role != "assistant" {
 		return nil
 	}
 	last := msgs[len(msgs)-1].Content

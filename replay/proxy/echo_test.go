@@ -82,7 +82,7 @@ func TestChatEchoIsLeftOutOfTheOutputEstimate(t *testing.T) {
 	if row := recordUsage(t, "/v1/chat/completions", req, whole, false); row.Error != "" || row.OutputTokens != 2 {
 		t.Errorf("whole: error %q, output tokens %d, want 2: the 8 bytes after the echo", row.Error, row.OutputTokens)
 	}
-	parts := fmt.Sprintf(`{"model":"m","echo":true,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":%q},{"type":"text","text":"ab"}]}]}`, echoPrompt)
+	parts := fmt.Sprintf(`{"model":"m","echo":true,"stream":true,"add_generation_prompt":false,"messages":[{"role":"user","content":[{"type":"text","text":%q},{"type":"text","text":"ab"}]}]}`, echoPrompt)
 	stream := fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"+
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n"+
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"1234\"}}]}\n\n"+
@@ -115,6 +115,28 @@ func TestTokenIDEchoIsLeftOutOfTheOutputEstimate(t *testing.T) {
 		row := recordUsage(t, "/v1/completions", c.req, c.response, c.stream)
 		if row.Error != "" || row.OutputTokens != c.want {
 			t.Errorf("%s: error %q, output tokens %d, want %d", c.name, row.Error, row.OutputTokens, c.want)
+		}
+	}
+}
+
+// vLLM echoes the last message only when its role is the response's:
+// assistant, unless add_generation_prompt is false. A reply that begins
+// like the user's message is generated text, its first chunk an output
+// chunk.
+func TestChatEchoNeedsTheResponseRole(t *testing.T) {
+	stream := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" there\"}}]}\n\n" +
+		"data: [DONE]\n\n"
+	for _, c := range []struct {
+		name, extra string
+		chunks      int32
+	}{
+		{"user last", ``, 2},
+		{"user last, no generation prompt", `"add_generation_prompt":false,`, 1},
+	} {
+		req := `{"model":"m","echo":true,"stream":true,` + c.extra + `"messages":[{"role":"user","content":"Hi"}]}`
+		if row := recordUsage(t, "/v1/chat/completions", req, stream, true); row.Error != "" || row.Chunks != c.chunks {
+			t.Errorf("%s: error %q, %d output chunks, want %d", c.name, row.Error, row.Chunks, c.chunks)
 		}
 	}
 }

@@ -28,6 +28,9 @@ type apiRequest struct {
 	// Echo prepends the prompt to the output (vLLM's chat echoes the last
 	// message): text no server generated, and which some count.
 	Echo bool `json:"echo"`
+	// AddGenerationPrompt false (vLLM, default true) continues the last
+	// message in its own role, which a chat echo then repeats.
+	AddGenerationPrompt *bool `json:"add_generation_prompt"`
 }
 
 // maxTokens is the request's output cap on endpoint ("chat" or
