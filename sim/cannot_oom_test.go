@@ -30,14 +30,15 @@ func TestStaticCanOOM(t *testing.T) {
 		worst                 []*traces.Request // the batch that needs the most blocks
 		canOOM                bool
 	}{
-		// Two requests of max_model_len 160 tokens: 2 × 10 blocks.
-		{"fixed-fits", fixed2, 20, 160, 0, same(2, 159, 1), false},
-		{"fixed-a-token-over", fixed2, 20, 161, 0, same(2, 160, 1), true},
+		// Two requests of max_model_len 161 tokens, 160 of them cached
+		// (never the last): 2 × 10 blocks.
+		{"fixed-fits", fixed2, 20, 161, 0, same(2, 160, 1), false},
+		{"fixed-a-token-over", fixed2, 20, 162, 0, same(2, 161, 1), true},
 		// A prompt of 99 tokens plus max_new 1000 reserves no more than
-		// max_model_len: 160 tokens each, then 161.
-		{"max-new-fits", fixed2, 20, 160, 1000, same(2, 99, 1), false},
-		{"max-new-a-token-over", fixed2, 20, 161, 1000, same(2, 99, 1), true},
-		{"fixed-no-limit", fixed2, 20, 0, 0, same(2, 160, 1), true},
+		// max_model_len: 161 tokens each (160 cached), then 162.
+		{"max-new-fits", fixed2, 20, 161, 1000, same(2, 99, 1), false},
+		{"max-new-a-token-over", fixed2, 20, 162, 1000, same(2, 99, 1), true},
+		{"fixed-no-limit", fixed2, 20, 0, 0, same(2, 161, 1), true},
 		// One request at a time: each one admitted fits the device.
 		{"serial", PolicyConfig{Name: Serial}, 20, 0, 0, same(1, 319, 1), false},
 		// 32 requests of 2 tokens, one block each.

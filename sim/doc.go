@@ -53,7 +53,7 @@
 // KV memory is TotalBlocks blocks of BlockSize tokens. Continuous batching
 // allocates blocks as tokens are computed and preempts by recompute when
 // they run out; static policies reserve prompt + max_new (within
-// MaxModelLen) per request when
+// MaxModelLen) per request, less the last token, which is never cached, when
 // the batch forms and report an OOM (OOMError) when a batch does not fit;
 // the run stops there (in a cluster, on every replica at that instant), and
 // the requests it did not serve get rows marked not run (Error "not run: …",

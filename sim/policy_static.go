@@ -8,7 +8,8 @@ import (
 // static covers serial, fixed and token_budget: one batch at a time, formed
 // when the device is idle, that prefills all members in one step and
 // decodes until its last member finishes. Members reserve KV blocks for
-// prompt + max_new (within MaxModelLen) up front; a batch that does not fit ends the run with an
+// prompt + max_new (within MaxModelLen) up front, less the last token,
+// which is never cached (reservedBlocks); a batch that does not fit ends the run with an
 // OOM report (and rows marked not run for what it did not serve).
 //
 // A batch starts when it is full (fixed: BatchSize requests wait;
@@ -23,9 +24,16 @@ type static struct {
 	maxWait int64 // ns
 }
 
+// reservedBlocks is the KV blocks a static batch reserves for s: prompt +
+// max_new tokens but the last one sampled, which is never fed back into
+// the cache (as rejectReason counts, and as vLLM stores them).
+func reservedBlocks(s *seq, bs int) int64 {
+	return blocksFor(int64(s.prompt)+int64(s.maxNew)-1, bs)
+}
+
 func (p *static) rejects(e *engine, s *seq) string {
-	if n := blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs); n > int64(e.cfg.TotalBlocks) {
-		return fmt.Sprintf("prompt %d + max_new %d tokens need %d KV blocks, the device has %d", s.prompt, s.maxNew, n, e.cfg.TotalBlocks)
+	if n := reservedBlocks(s, e.bs); n > int64(e.cfg.TotalBlocks) {
+		return fmt.Sprintf("prompt %d + max_new %d tokens need %d KV blocks (the last token is never cached), the device has %d", s.prompt, s.maxNew, n, e.cfg.TotalBlocks)
 	}
 	if p.budget > 0 && int64(s.prompt)+int64(s.maxNew) > p.budget {
 		return fmt.Sprintf("prompt %d + max_new %d tokens exceed the batch token budget %d", s.prompt, s.maxNew, p.budget)
@@ -52,7 +60,7 @@ func (p *static) canOOM(cfg *Config) bool {
 	if p.budget > 0 {
 		tokens = min(tokens, p.budget)
 	}
-	perRequest := min((tokens-1)/bs+1, total) // rejects: each fits the device
+	perRequest := min(max(blocksFor(tokens-1, int(bs)), 1), total) // reservedBlocks; rejects: each fits the device
 	n := int64(p.batch)
 	if p.budget > 0 {
 		n = p.budget / leastReserved(cfg)
@@ -117,12 +125,12 @@ func (p *static) schedule(e *engine) (int64, error) {
 	for i := 0; i < take; i++ {
 		s := e.waiting.at(i)
 		tokens += int64(s.prompt) + int64(s.maxNew)
-		blocks += blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs)
+		blocks += reservedBlocks(s, e.bs)
 	}
 	for i := 0; i < take; i++ {
 		s := e.waiting.front()
 		hit, looked, ev := e.peekPrefix(s)
-		total := blocksFor(int64(s.prompt)+int64(s.maxNew), e.bs)
+		total := reservedBlocks(s, e.bs)
 		if total-int64(hit) > int64(e.bm.free()-ev) {
 			e.oom = &OOMReport{
 				Replica: e.where, Batch: e.batchNo, Time: float64(e.now) / 1e9, BatchSize: take, BatchTokens: tokens,
