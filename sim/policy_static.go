@@ -129,6 +129,12 @@ func (p *static) schedule(e *engine) (int64, error) {
 	}
 	for i := 0; i < take; i++ {
 		s := e.waiting.front()
+		// A member finds the prompt blocks an earlier member of this
+		// batch registered, though they are computed in this same step:
+		// vLLM caches a block when it allocates it, and each attention
+		// layer writes the step's KV before it attends, so the hit is
+		// sound. (Mamba layers are the exception vLLM defers to the next
+		// step; this model has none.)
 		hit, looked, ev := e.peekPrefix(s)
 		total := reservedBlocks(s, e.bs)
 		if total-int64(hit) > int64(e.bm.free()-ev) {
