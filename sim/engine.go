@@ -1029,8 +1029,9 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 			}
 			s.shared = append(s.shared, slot)
 			// Held by another request too (the last prompt block, which a
-			// lookup never hits): s computes it, into a block of its own.
-			if !s.reserved && e.bm.slab[slot].ref > 1 {
+			// lookup never hits): s computes it, into a block of its own,
+			// static reservations included (their admission counted it).
+			if e.bm.slab[slot].ref > 1 {
 				priv++
 				s.dupOf = append(s.dupOf, slot)
 				e.bm.slab[slot].dups++

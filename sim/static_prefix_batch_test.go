@@ -28,3 +28,23 @@ func TestStaticBatchSharesPrefixComputedInItsStep(t *testing.T) {
 		}
 	})
 }
+
+// A static member's last prompt block is never a hit (its last token is
+// always computed), and it computes that block into one of its own even
+// while another member holds the same hash, as in continuous batching and
+// vLLM. A and B, 32-token prompts with the same two blocks and 1 output
+// token, form a fixed batch: A holds 2 blocks, B block 0 shared and its
+// own block 1: 3 in all, which admission counted.
+func TestStaticLastPromptBlockIsComputedIntoItsOwnBlock(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		cfg := testConfig(PolicyConfig{Name: Fixed, BatchSize: 2, MaxWaitMs: 20}, 3, noSkip)
+		cfg.PrefixCaching = true
+		sum, _ := mustRun(t, cfg, []*traces.Request{req("A", 0, 32, 1, 7, 8), req("B", 0, 32, 1, 7, 8)})
+		if sum.PrefixHits != 1 {
+			t.Errorf("prefix hits %d, want 1 (B's block 0)", sum.PrefixHits)
+		}
+		if sum.KV.MaxUsed != 3 {
+			t.Errorf("KV.MaxUsed = %d, want 3 (A: 2, B: 1 shared + its own last block)", sum.KV.MaxUsed)
+		}
+	})
+}
