@@ -27,6 +27,10 @@ import (
 // returns the complete batches but reports the cut-off tail as an error).
 func PartialPath(out string) string { return out + traces.PartialSuffix }
 
+// createTrace starts the partial stream; tests replace it to inject
+// write errors.
+var createTrace = traces.Create
+
 // RunPath is run k's output path when there are n runs: out itself for a
 // single run, else name.runK.ext.
 func RunPath(out string, k, n int) string {
@@ -220,7 +224,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	pmeta := meta
 	pmeta.Extra = maps.Clone(meta.Extra)
 	pmeta.Extra["replay.status"] = "partial"
-	w, err := traces.Create(partial, pmeta)
+	w, err := createTrace(partial, pmeta)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +249,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	s, runErr := run(ctx, cfg, in, w, func(idx int) { order = append(order, int32(idx)) })
 	// Read once, with run's result: an interrupt that lands later, while
 	// the files are closed, found every row done and Record returns nil.
-	interrupted := runErr != nil && ctx.Err() != nil
+	// Run returns ctx's error only when nothing else failed: a write or
+	// read error followed by an interrupt lost rows, and is a failure.
+	ctxErr := ctx.Err()
+	interrupted := runErr != nil && ctxErr != nil && errors.Is(runErr, ctxErr)
 	if s == nil || (runErr != nil && !interrupted) {
 		// Configuration, calibration, read or write failure: keep what was
 		// flushed for inspection, under the partial name.

@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/traces"
+)
+
+// failingTrace is a trace writer that takes `left` rows and refuses the
+// next, as on a full disk, calling onFail first.
+type failingTrace struct {
+	traces.Writer
+	left   int
+	onFail func()
+}
+
+func (w *failingTrace) Write(r *traces.Request) error {
+	if w.left == 0 {
+		w.onFail()
+		return errors.New("no space left on device")
+	}
+	w.left--
+	return w.Writer.Write(r)
+}
+
+func (w *failingTrace) Flush() error { return w.Writer.(traces.Flusher).Flush() }
+
+func (w *failingTrace) TempPath() string {
+	return w.Writer.(interface{ TempPath() string }).TempPath()
+}
+
+// failPartialAfter makes Record's partial stream refuse its row n+1,
+// calling onFail first, for the rest of the test.
+func failPartialAfter(t *testing.T, n int, onFail func()) {
+	t.Helper()
+	orig := createTrace
+	t.Cleanup(func() { createTrace = orig })
+	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
+		w, err := orig(path, meta)
+		if err != nil {
+			return nil, err
+		}
+		return &failingTrace{Writer: w, left: n, onFail: onFail}, nil
+	}
+}
+
+// A write error followed by an interrupt is a failed run, not an
+// interrupted one: the rows after the error were not written, so no trace
+// is published as if it held every row measured until the interrupt; the
+// rows written stay in the partial file, which the error names.
+func TestWriteErrorThenInterruptPublishesNoTrace(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(10, time.Millisecond, 30, 2))
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	ctx, interrupt := context.WithCancel(t.Context())
+	defer interrupt()
+	failPartialAfter(t, 2, interrupt)
+	sums, err := Record(ctx, cfg, nil)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("Record: %v; want the write error", err)
+	}
+	partial := PartialPath(cfg.Out)
+	if !strings.Contains(err.Error(), partial) {
+		t.Errorf("error %q does not name %s, where the rows written are kept", err, partial)
+	}
+	if written, left := Outcome(cfg, sums); written || left != partial {
+		t.Errorf("Outcome: written %v, rows left in %q; want not written, rows left in %s", written, left, partial)
+	}
+	if _, err := os.Lstat(cfg.Out); !errors.Is(err, os.ErrNotExist) {
+		meta, got, _ := traces.ReadAll(cfg.Out)
+		t.Errorf("%s was written (%d rows, replay.status %q) though rows after the write error were lost", cfg.Out, len(got), meta.Extra["replay.status"])
+	}
+}
