@@ -1509,26 +1509,65 @@ func (a *Analysis) Print(w io.Writer) {
 // calibration replaces them all, so that a refit of dir never mixes the
 // later runs of the old one with the runs of the new. A file named like
 // one that is not a calibration run (a recording, 2024-05-chat.parquet)
-// is the user's and stays, as LoadRuns skips it.
+// is the user's and stays, as LoadRuns skips it. The runs go all or none:
+// the rest of a calibration would refit as one of fewer runs.
 func ClearRuns(dir string) (int, error) {
-	paths, err := dirmatch.Files(dir, "[0-9][0-9]*-*.parquet")
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil // nothing written there yet
-	} else if err != nil {
+	paths, err := runTraces(dir)
+	if err != nil || len(paths) == 0 {
 		return 0, err
 	}
-	n := 0
+	// Moved aside first, into a directory LoadRuns does not read, so that
+	// a file that cannot be moved leaves every run in place.
+	trash, err := os.MkdirTemp(dir, ".cleared-runs-")
+	if err != nil {
+		return 0, err
+	}
+	for i, p := range paths {
+		if err := renameFile(p, filepath.Join(trash, filepath.Base(p))); err != nil {
+			return 0, errors.Join(err, putBack(paths[:i], trash))
+		}
+	}
+	if err := os.RemoveAll(trash); err != nil {
+		return len(paths), fmt.Errorf("the %d earlier runs were moved to %s, which could not be removed: %w", len(paths), trash, err)
+	}
+	return len(paths), nil
+}
+
+// renameFile is os.Rename; tests replace it to make a run unmovable.
+var renameFile = os.Rename
+
+// runTraces lists the calibration run traces in dir; none when dir does
+// not exist.
+func runTraces(dir string) ([]string, error) {
+	paths, err := dirmatch.Files(dir, "[0-9][0-9]*-*.parquet")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // nothing written there yet
+	} else if err != nil {
+		return nil, err
+	}
+	var runs []string
 	for _, p := range paths {
 		num, _, _ := strings.Cut(filepath.Base(p), "-")
-		if _, err := strconv.Atoi(num); err != nil || !isRunTrace(p) {
-			continue
+		if _, err := strconv.Atoi(num); err == nil && isRunTrace(p) {
+			runs = append(runs, p)
 		}
-		if err := os.Remove(p); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, nil
+	return runs, nil
+}
+
+// putBack moves the runs ClearRuns moved to trash back to their paths,
+// and removes trash once it is empty.
+func putBack(paths []string, trash string) error {
+	var errs []error
+	for _, p := range paths {
+		if err := renameFile(filepath.Join(trash, filepath.Base(p)), p); err != nil {
+			errs = append(errs, fmt.Errorf("%s stays in %s: %w", filepath.Base(p), trash, err))
+		}
+	}
+	if len(errs) == 0 {
+		os.Remove(trash)
+	}
+	return errors.Join(errs...)
 }
 
 // isRunTrace says whether path is a trace RunPlan wrote: one whose
