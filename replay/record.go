@@ -283,11 +283,14 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 		return s, runErr
 	}
+	// Asked before Close, which removes the temporary file when it fails.
+	linked := tmp != "" && sameFile(tmp, partial)
 	if err := w.Close(); err != nil {
-		if _, serr := os.Lstat(partial); serr == nil {
-			s.RowsKeptIn = partial // the rows flushed to its link
+		if !linked {
+			return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far were not kept)", err))
 		}
-		return s, errors.Join(runErr, err)
+		s.RowsKeptIn = partial // the rows flushed to its link
+		return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far stay in %s)", err, partial))
 	}
 	if tmp != "" {
 		os.Remove(tmp) // still there when Close renamed it onto its own hard link

@@ -81,3 +81,44 @@ func TestWriteErrorThenInterruptPublishesNoTrace(t *testing.T) {
 		t.Errorf("%s was written (%d rows, replay.status %q) though rows after the write error were lost", cfg.Out, len(got), meta.Extra["replay.status"])
 	}
 }
+
+// closeFailingTrace is a trace writer whose Close fails as on a full
+// disk: its temporary file is removed, as the real writer's is.
+type closeFailingTrace struct{ failingTrace }
+
+func (w *closeFailingTrace) Close() error {
+	w.Writer.Abort()
+	return errors.New("no space left on device")
+}
+
+// A partial stream that cannot be closed fails the run, and the error says
+// where the rows written so far are, as a failed write's does: else the
+// file turns up only when the next run refuses to start beside it.
+func TestCloseErrorNamesWhereRowsStay(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	orig := createTrace
+	t.Cleanup(func() { createTrace = orig })
+	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
+		w, err := orig(path, meta)
+		if err != nil {
+			return nil, err
+		}
+		return &closeFailingTrace{failingTrace{Writer: w, left: -1}}, nil
+	}
+	sums, err := Record(t.Context(), cfg, nil)
+	partial := PartialPath(cfg.Out)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "stay in "+partial) {
+		t.Fatalf("Record: %v; want the close error, saying the rows stay in %s", err, partial)
+	}
+	if written, left := Outcome(cfg, sums); written || left != partial {
+		t.Errorf("Outcome: written %v, rows left in %q; want not written, rows left in %s", written, left, partial)
+	}
+	if n := countRows(partial); n != 3 {
+		t.Errorf("%s holds %d rows, want 3", partial, n)
+	}
+}
