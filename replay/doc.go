@@ -126,7 +126,10 @@
 // a cut-off final message (its metadata says replay.status=partial). On
 // completion (or interruption through ctx) Record rewrites the rows in
 // input order to out, in out's format, atomically, and removes the
-// partial file; a run interrupted before any row completed writes no out. The API key lives only in the client's memory and the
+// partial file; a run interrupted before any row completed writes no out,
+// nor does one whose rows could not be written (a full disk), interrupted
+// afterwards or not: its rows stay in the partial file, which its error
+// names. The API key lives only in the client's memory and the
 // Authorization header; errors and raw bodies (Config.SaveRaw) are
 // scrubbed of it as well.
 //
