@@ -708,8 +708,19 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	if written {
 		rep.Trace = rc.Out
 	}
-	if ctx.Err() != nil {
-		return fail(StatusCanceled, "%v", ctx.Err())
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		switch {
+		case err == nil:
+			return fail(StatusCanceled, "%v", ctxErr)
+		case errors.Is(err, ctxErr):
+			// Interrupted: err also says what failed as it closed, and
+			// where the rows stay.
+			return fail(StatusCanceled, "%v", err)
+		default:
+			// Failed before the interrupt (a write error): its error
+			// names the partial file that keeps the rows written.
+			return fail(StatusReplay, "%v", err)
+		}
 	}
 	if eng != nil {
 		if ok, why := eng.Alive(ctx); !ok {
