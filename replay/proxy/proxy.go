@@ -872,6 +872,10 @@ func (p *Proxy) Close() error {
 	if p.werr != nil {
 		errs = append(errs, p.werr)
 	}
+	// Asked before Close, which removes the temporary file when it fails:
+	// a file of the staging name that is not its link (another session's)
+	// does not hold this session's rows.
+	linked := p.wtmp != "" && traces.SamePath(p.wtmp, stagingPath(p.cfg.Out))
 	err := p.w.Close()
 	if p.wtmp != "" {
 		os.Remove(p.wtmp) // still there when Close renamed it onto its own hard link
@@ -880,10 +884,8 @@ func (p *Proxy) Close() error {
 	if err == nil {
 		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
 		kept = err != nil
-	} else if p.wtmp != "" {
-		// The rows flushed so far stay under the staging link.
-		_, lerr := os.Lstat(stagingPath(p.cfg.Out))
-		kept = lerr == nil
+	} else {
+		kept = linked // the rows flushed so far stay under the staging link
 	}
 	if err != nil {
 		errs = append(errs, err)
