@@ -128,8 +128,9 @@
 // input order to out, in out's format, atomically, and removes the
 // partial file; a run interrupted before any row completed writes no out,
 // nor does one whose rows could not be written (a full disk), interrupted
-// afterwards or not: its rows stay in the partial file, which its error
-// names. The API key lives only in the client's memory and the
+// afterwards or not: the rows flushed before the error stay in the
+// partial file, which its error names with how many of the rows written
+// it holds (a failed flush loses the batch it was writing). The API key lives only in the client's memory and the
 // Authorization header; errors and raw bodies (Config.SaveRaw) are
 // scrubbed of it as well.
 //

@@ -267,7 +267,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 			// Said now: else the file turns up only when the next run
 			// refuses to start beside it.
 			s.RowsKeptIn = partial
-			runErr = fmt.Errorf("%w (the rows written so far stay in %s)", runErr, partial)
+			runErr = fmt.Errorf("%w (%s)", runErr, rowsKept(partial, len(order)))
 		default:
 			runErr = fmt.Errorf("%w (the rows written so far were not kept: %s is another file)", runErr, partial)
 		}
@@ -290,7 +290,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 			return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far were not kept)", err))
 		}
 		s.RowsKeptIn = partial // the rows flushed to its link
-		return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far stay in %s)", err, partial))
+		return s, errors.Join(runErr, fmt.Errorf("%w (%s)", err, rowsKept(partial, len(order))))
 	}
 	if tmp != "" {
 		os.Remove(tmp) // still there when Close renamed it onto its own hard link
@@ -305,6 +305,27 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	os.Remove(partial)
 	s.Written = true
 	return s, runErr
+}
+
+// rowsKept says how many of the written rows the partial file holds: a
+// failed flush or close (a full disk) loses the batch it was writing.
+func rowsKept(partial string, written int) string {
+	r, err := traces.OpenTolerant(partial)
+	if err != nil {
+		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", partial, err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", partial, err)
+	}
+	if n == written {
+		return fmt.Sprintf("the %d rows written so far stay in %s", n, partial)
+	}
+	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, partial)
 }
 
 // ownsPartial says whether the file named partial is the run's stream,
