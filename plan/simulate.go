@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/servesim/servesim/model"
@@ -209,24 +210,28 @@ func (r *Resolved) PowerModel(opt Options) string {
 // ResultMeta is the metadata of a trace simulated from input metadata in
 // under r: the input's, plus every controlled variable of the run — the
 // plan, the step model, this build, the profile by path and sha256 and
-// the --catalog file by sha256 ("" for none). What describes how the input was run (a live input's
-// engine and its recording's replay.* and proxy.* settings; a simulated
-// input's profile and closed loop) is kept under input_ names or dropped:
-// this run ran none of it. A closed loop of its own the caller adds.
+// the --catalog file by sha256 ("" for none). What describes how the
+// input was run (a live input's engine, device, batching, precision and
+// build and its recording's replay.* and proxy.* settings; a simulated
+// input's plan, step model, profile, catalog and closed loop) is kept
+// under input_ names, as record and trace scale keep it: this run ran none
+// of it. A closed loop of its own the caller adds.
 func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256, catalogSHA256 string) traces.Meta {
 	meta := in.Clone()
 	if in.Source != "" { // else an input trace's own input_source, kept
 		meta.Set("input_source", in.Source)
 	}
+	for _, f := range []struct{ key, v string }{
+		{"engine", in.Engine}, {"engine_args", in.EngineArgs}, {"device", in.Device}, {"batch_policy", in.BatchPolicy},
+		{"precision", in.Precision}, {"weight_version", in.WeightVersion}, {"tool_version", in.ToolVersion},
+	} {
+		if f.v != "" {
+			meta.Set("input_"+f.key, f.v)
+		}
+	}
 	meta.Engine, meta.EngineArgs = "", ""
-	if in.Engine != "" {
-		meta.Set("input_engine", in.Engine)
-	}
-	if in.EngineArgs != "" {
-		meta.Set("input_engine_args", in.EngineArgs)
-	}
 	for k, v := range in.Extra {
-		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") {
+		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(simulatedRunKeys, k) {
 			delete(meta.Extra, k)
 			meta.Set("input_"+k, v)
 		}
@@ -242,9 +247,6 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 		meta.Set("plan", string(toml))
 	}
 	meta.Set("step_model", stepModel)
-	for _, k := range []string{"profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"} {
-		delete(meta.Extra, k) // a simulated input's run, not this one's
-	}
 	if profile != "" {
 		// By checksum too: a profile refitted in place keeps its path. Not
 		// among the input checksums, which compare tells workloads apart by.
@@ -257,3 +259,7 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 	}
 	return meta
 }
+
+// simulatedRunKeys are the Extra keys of a simulated input that describe
+// the run which simulated it.
+var simulatedRunKeys = []string{"plan", "step_model", "profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"}
