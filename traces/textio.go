@@ -626,6 +626,33 @@ func stringPairs(raw json.RawMessage) (keys, values []string, err error) {
 	return keys, values, nil
 }
 
+// repeatedKey returns the first top-level key that the JSON object b
+// (already decoded without error) names twice, or "": decoding keeps the
+// last value and would drop the first unseen.
+func repeatedKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
 func (r *jsonlReader) Meta() Meta   { return r.meta }
 func (r *jsonlReader) At() *Request { return &r.cur }
 func (r *jsonlReader) Err() error   { return r.err }
@@ -657,6 +684,10 @@ func (r *jsonlReader) Next() bool {
 		// One object per line: anything after it would be dropped unread.
 		if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r"); len(rest) != 0 {
 			r.err = fmt.Errorf("line %d:%d: want one JSON object per line, got more after it", r.line, len(b)-len(rest)+1)
+			return false
+		}
+		if col := repeatedKey(b); col != "" {
+			r.err = fmt.Errorf("line %d: column %q appears twice", r.line, col)
 			return false
 		}
 		if col, elem := nullListElement(b, ColPrefixHashes, ColTokenTimes); col != "" {
