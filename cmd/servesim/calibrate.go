@@ -171,7 +171,10 @@ func runCalibrate(c *cli.Context) error {
 	out := c.String("out")
 	traceDir := c.String("trace-out")
 	if traceDir == "" {
-		traceDir = strings.TrimSuffix(out, filepath.Ext(out)) + ".traces"
+		// Only .json is cut: profiles that differ past another dot
+		// (cal.v1, cal.v2) would otherwise share, and replace, one
+		// directory of runs.
+		traceDir = strings.TrimSuffix(out, ".json") + ".traces"
 	}
 	// The files are checked before anything is created or measured (a bad
 	// --out would otherwise fail only when the profile is saved, minutes

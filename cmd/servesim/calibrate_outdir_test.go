@@ -107,3 +107,27 @@ func TestCalibrateDryRunLeavesNoTraceDirectory(t *testing.T) {
 		t.Errorf("the dry run left %s in --out's directory", e.Name())
 	}
 }
+
+// The runs' directory is --out without .json, plus .traces: only .json is
+// cut, so two profiles that differ past another dot (cal.v1, cal.v2) keep
+// their runs apart, and the second does not replace the first's traces.
+func TestCalibrateTraceOutKeepsOtherExtensions(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, name := range []string{"cal.v1", "cal.v2"} {
+		if _, err := run(t, "calibrate", "--out", filepath.Join(dir, name), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+			"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"cal.v1", "cal.v2"} {
+		runs, _ := filepath.Glob(filepath.Join(dir, name+".traces", "*.parquet"))
+		if len(runs) == 0 {
+			t.Errorf("--out %s: no run traces in %s.traces", name, name)
+		}
+		if _, err := run(t, "calibrate", "--out", filepath.Join(dir, name+".refit.json"), "--from-traces", filepath.Join(dir, name+".traces")); err != nil {
+			t.Errorf("refit of --out %s from its own traces: %v", name, err)
+		}
+	}
+}
