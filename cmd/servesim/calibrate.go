@@ -430,6 +430,15 @@ func readReportedKV(ctx context.Context, baseURL string, w io.Writer) *calibrate
 		GPUMemoryUtilization: ec.GPUMemoryUtilization}
 }
 
+// engineNamed says that --engine, given again without --engine-version,
+// names the recorded engine (name, a space, its version): restating the
+// engine does not contradict the version the traces hold.
+func engineNamed(version string) func(flag, recorded string) bool {
+	return func(flag, recorded string) bool {
+		return version == "" && strings.HasPrefix(recorded, flag+" ")
+	}
+}
+
 // refitInfo fills what the flags leave unset from the metadata of the
 // traces being refitted, so that a refitted profile still names the
 // device, model and engine it was measured on (simulate refuses a profile
@@ -443,12 +452,15 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 		v    *string
 		meta func(traces.Meta) string
 		same func(a, b string) bool
+		// named says that the flag, not the same as the traces' value,
+		// still names it, which then replaces the flag's; nil: never.
+		named func(flag, recorded string) bool
 	}{
-		{"model", &info.Model, func(m traces.Meta) string { return m.Model }, exact},
-		{"precision", &info.Precision, func(m traces.Meta) string { return m.Precision }, exact},
+		{"model", &info.Model, func(m traces.Meta) string { return m.Model }, exact, nil},
+		{"precision", &info.Precision, func(m traces.Meta) string { return m.Precision }, exact, nil},
 		// as simulate matches a profile's device to a plan's: the catalog's way
-		{"device", &info.Device, func(m traces.Meta) string { return m.Device }, model.SameName},
-		{"engine and --engine-version", &engine, func(m traces.Meta) string { return m.Engine }, exact},
+		{"device", &info.Device, func(m traces.Meta) string { return m.Device }, model.SameName, nil},
+		{"engine and --engine-version", &engine, func(m traces.Meta) string { return m.Engine }, exact, engineNamed(info.EngineVersion)},
 	}
 	for _, f := range fields {
 		var val, from string
@@ -463,7 +475,7 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 			val, from = v, r.Trace.Path
 		}
 		switch {
-		case *f.v == "":
+		case *f.v == "" || f.named != nil && val != "" && f.named(*f.v, val):
 			*f.v = val
 		case val != "" && !f.same(*f.v, val):
 			return info, fmt.Errorf("calibrate: --%s %q, but %s was measured with %q", f.flag, *f.v, from, val)

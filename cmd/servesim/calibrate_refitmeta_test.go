@@ -191,3 +191,22 @@ func loadProfile(t *testing.T, path string) *calibrate.Profile {
 	}
 	return p
 }
+
+// --engine given again without --engine-version names the traces' engine,
+// whose version they record: the refit keeps that version. Another name,
+// or another version given, contradicts the traces and is refused.
+func TestRefitInfoEngineWithoutVersion(t *testing.T) {
+	var m traces.Meta
+	m.Engine = "ollama 0.5.1"
+	m.Set(calibrate.EngineVersionKey, "0.5.1")
+	runs := []*calibrate.RunResult{{Meta: m, Trace: &calibrate.TraceRef{Path: "a.parquet"}}}
+	got, err := refitInfo(calibrate.EngineInfo{Engine: "ollama"}, runs)
+	if err != nil || got.Engine != "ollama" || got.EngineVersion != "0.5.1" {
+		t.Errorf("--engine ollama on traces of ollama 0.5.1: engine %q version %q, err %v; want ollama 0.5.1", got.Engine, got.EngineVersion, err)
+	}
+	for _, flags := range []calibrate.EngineInfo{{Engine: "vllm"}, {Engine: "ollama", EngineVersion: "0.6.0"}, {Engine: "olla"}} {
+		if _, err := refitInfo(flags, runs); err == nil || !strings.Contains(err.Error(), "a.parquet") {
+			t.Errorf("--engine %q --engine-version %q on traces of ollama 0.5.1: err %v, want a refusal naming a.parquet", flags.Engine, flags.EngineVersion, err)
+		}
+	}
+}
