@@ -182,10 +182,10 @@ func flagsFirst(cmd string, args []string) error {
 // empty (it failed or was interrupted): no empty --out is left looking
 // like a finished run's.
 func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
-	fi, statErr := os.Stat(out)
-	if statErr == nil && !fi.IsDir() {
-		return nil, usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
+	if err := checkOutDir(cmd, out); err != nil {
+		return nil, err
 	}
+	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: --out: %s: want a directory: %w", cmd, out, err)
 	}
@@ -193,6 +193,15 @@ func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
 		return func() {}, nil
 	}
 	return func() { os.Remove(out) }, nil // fails, as it should, when not empty
+}
+
+// checkOutDir refuses an --out directory that exists as a file: a usage
+// error, found before the work that would write into it.
+func checkOutDir(cmd, out string) error {
+	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
+		return usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
+	}
+	return nil
 }
 
 // isDir reports whether path is a directory.

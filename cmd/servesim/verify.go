@@ -246,6 +246,9 @@ func runVerify(c *cli.Context) error {
 	if err := checkOutputs("verify", outs, ins); err != nil {
 		return cli.Exit(err, 2)
 	}
+	if err := checkOutDir("verify", opt.Out); err != nil {
+		return err
+	}
 	// As simulate --profile: step times of one device say nothing about
 	// another's, and a precision or model the profile was not measured
 	// at is warned of. A plan that does not parse, Run records.
