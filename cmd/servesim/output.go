@@ -195,6 +195,24 @@ func makeOutDir(cmd, out string) (removeIfEmpty func(), err error) {
 	return func() { os.Remove(out) }, nil // fails, as it should, when not empty
 }
 
+// checkTraceExtension refuses an input trace that holds servesim's own
+// rows under an extension that names no format (a Parquet file called
+// trace.xyz): reading it would fail only once the work had begun. Other
+// formats are sniffed from their bytes, whatever the name; a file that
+// cannot be sniffed fails as the work does.
+func checkTraceExtension(cmd string, in namedPath) error {
+	if in.path == "" {
+		return nil
+	}
+	if f, err := traces.DetectFormat(in.path, traces.FormatAuto); err != nil || f != traces.FormatServesim {
+		return nil
+	}
+	if _, err := traces.FormatOf(in.path); err != nil {
+		return usageErrorf("%s: %s: %v", cmd, in.name, err)
+	}
+	return nil
+}
+
 // checkOutDir refuses an --out directory that exists as a file: a usage
 // error, found before the work that would write into it.
 func checkOutDir(cmd, out string) error {

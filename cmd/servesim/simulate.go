@@ -66,7 +66,10 @@ func checkSimulateInputs(c *cli.Context) error {
 	for _, p := range c.StringSlice("config") {
 		inputs = append(inputs, namedPath{"--config", p})
 	}
-	return checkInputs("simulate", wantFile, inputs...)
+	if err := checkInputs("simulate", wantFile, inputs...); err != nil {
+		return err
+	}
+	return checkTraceExtension("simulate", inputs[0])
 }
 
 // namedPlan is a plan, the label it goes by in tables and file names, and

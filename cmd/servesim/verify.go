@@ -164,6 +164,9 @@ func runVerify(c *cli.Context) error {
 		namedPath{"--profile", c.String("profile")}, namedPath{"--catalog", c.String("catalog")}); err != nil {
 		return err
 	}
+	if err := checkTraceExtension("verify", namedPath{"--trace", c.String("trace")}); err != nil {
+		return err
+	}
 	cf, err := readCandidates(c.String("candidates"))
 	if err != nil {
 		return err

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/replay/replaytest"
+)
+
+// renamedTrace writes a small servesim trace under a name whose extension
+// names no format (a Parquet file called trace.xyz).
+func renamedTrace(t *testing.T, dir string) string {
+	t.Helper()
+	pq := filepath.Join(dir, "trace.parquet")
+	if _, err := run(t, "trace", "synth", "--requests", "4", "--prompt", "fixed:16", "--output", "fixed:4", pq); err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(dir, "trace.xyz")
+	if err := os.Rename(pq, odd); err != nil {
+		t.Fatal(err)
+	}
+	return odd
+}
+
+// A servesim trace whose extension names no format is a usage error of
+// simulate's --trace, as it is of record's and trace convert's: exit 2,
+// the flag named, before any simulation.
+func TestSimulateTraceWithUnknownExtensionIsAUsageError(t *testing.T) {
+	trace := renamedTrace(t, t.TempDir())
+	text, code, err := runCode(t, "simulate", "--trace", trace)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "simulate: --trace: "+trace+": unknown trace extension") {
+		t.Fatalf("simulate --trace %s: exit %d, %v; want exit 2 naming --trace\n%s", trace, code, err, text)
+	}
+}
+
+// So it is of verify's --trace: refused before any candidate runs.
+func TestVerifyTraceWithUnknownExtensionIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	oneCandidate(t, dir)
+	trace := renamedTrace(t, dir)
+	t.Chdir(dir)
+	text, code, err := runCode(t, "verify", "--candidates", "candidates.json", "--trace", trace, "--base-url", srv.BaseURL(), "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", "v")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "verify: --trace: "+trace+": unknown trace extension") {
+		t.Fatalf("verify --trace %s: exit %d, %v; want exit 2 naming --trace\n%s", trace, code, err, text)
+	}
+	if n := srv.Count(); n != 0 {
+		t.Errorf("verify --trace %s sent %d requests before refusing it; want none", trace, n)
+	}
+}
