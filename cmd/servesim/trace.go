@@ -157,6 +157,11 @@ func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error)
 	if err != nil {
 		return "", err
 	}
+	if format == traces.FormatServesim {
+		if _, err := traces.FormatOf(path); err != nil { // servesim's own files are read by extension
+			return "", usageErrorf("%s: IN: %v", cmd, err)
+		}
+	}
 	if c.IsSet("rate") && format != traces.FormatShareGPT {
 		return "", cli.Exit(fmt.Sprintf("%s: --rate: %s is %s, whose timestamps give the arrivals; --rate sets them only for sharegpt (to change a trace's rate: servesim trace scale --rate-factor)", cmd, path, format), 2)
 	}
@@ -223,6 +228,9 @@ func traceSynthCommand() *cli.Command {
 				return err
 			}
 			if err := checkInputs("synth", wantFile, namedPath{"--resample", c.String("resample")}); err != nil {
+				return err
+			}
+			if err := checkTraceExtension("synth", namedPath{"--resample", c.String("resample")}); err != nil {
 				return err
 			}
 			// A flag the chosen mode ignores would leave the trace other

@@ -53,3 +53,28 @@ func TestVerifyTraceWithUnknownExtensionIsAUsageError(t *testing.T) {
 		t.Errorf("verify --trace %s sent %d requests before refusing it; want none", trace, n)
 	}
 }
+
+// trace import, stats and synth --resample read it too: the same usage
+// error, naming the argument or flag.
+func TestTraceVerbsRefuseATraceWithUnknownExtension(t *testing.T) {
+	dir := t.TempDir()
+	trace := renamedTrace(t, dir)
+	out := filepath.Join(dir, "out.parquet")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "import", trace, out}, "import: IN: " + trace + ": unknown trace extension"},
+		{[]string{"trace", "import", "--format", "servesim", trace, out}, "import: IN: " + trace + ": unknown trace extension"},
+		{[]string{"trace", "stats", trace}, "stats: IN: " + trace + ": unknown trace extension"},
+		{[]string{"trace", "synth", "--resample", trace, out}, "synth: --resample: " + trace + ": unknown trace extension"},
+	} {
+		text, code, err := runCode(t, tc.args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, %v; want exit 2 and %q\n%s", tc.args, code, err, tc.want, text)
+		}
+		if _, statErr := os.Stat(out); statErr == nil {
+			t.Errorf("%v wrote %s", tc.args, out)
+		}
+	}
+}
