@@ -119,6 +119,9 @@ func runArg(name, arg, sel string) (path, run string, err error) {
 	if err := checkInputs("compare", wantFileOrDir, namedPath{name, path}); err != nil {
 		return "", "", err
 	}
+	if err := checkResultsTrace("compare", namedPath{name, path}); err != nil {
+		return "", "", err
+	}
 	return path, sel, nil
 }
 

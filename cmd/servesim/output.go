@@ -213,6 +213,16 @@ func checkTraceExtension(cmd string, in namedPath) error {
 	return nil
 }
 
+// checkResultsTrace is checkTraceExtension for report's and compare's
+// inputs, where a folder or a .json file is a simulate summary, not a
+// trace.
+func checkResultsTrace(cmd string, in namedPath) error {
+	if isDir(in.path) || strings.EqualFold(filepath.Ext(in.path), ".json") {
+		return nil
+	}
+	return checkTraceExtension(cmd, in)
+}
+
 // checkOutDir refuses an --out directory that exists as a file: a usage
 // error, found before the work that would write into it.
 func checkOutDir(cmd, out string) error {

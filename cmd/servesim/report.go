@@ -52,6 +52,9 @@ func reportCommand() *cli.Command {
 				if err := checkInputs("report", wantFileOrDir, namedPath{"RESULTS", p}); err != nil {
 					return err
 				}
+				if err := checkResultsTrace("report", namedPath{"RESULTS", p}); err != nil {
+					return err
+				}
 			}
 			if err := checkInputs("report", wantFile, namedPath{"--verify", flags["verify"]}); err != nil {
 				return err

@@ -78,3 +78,40 @@ func TestTraceVerbsRefuseATraceWithUnknownExtension(t *testing.T) {
 		}
 	}
 }
+
+// report and compare read traces among their results: the same usage
+// error, naming the argument.
+func TestReportAndCompareRefuseATraceWithUnknownExtension(t *testing.T) {
+	dir := t.TempDir()
+	trace := renamedTrace(t, dir)
+	good := mustCopy(t, trace, filepath.Join(dir, "good.parquet"))
+	html := filepath.Join(dir, "r.html")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "-o", html, trace}, "report: RESULTS: " + trace + ": unknown trace extension"},
+		{[]string{"compare", trace, good}, "compare: A: " + trace + ": unknown trace extension"},
+		{[]string{"compare", good, trace}, "compare: B: " + trace + ": unknown trace extension"},
+	} {
+		text, code, err := runCode(t, tc.args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, %v; want exit 2 and %q\n%s", tc.args, code, err, tc.want, text)
+		}
+	}
+	if _, err := os.Stat(html); err == nil {
+		t.Errorf("report wrote %s", html)
+	}
+}
+
+func mustCopy(t *testing.T, from, to string) string {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
