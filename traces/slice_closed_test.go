@@ -50,3 +50,53 @@ func TestDropFailedClosedLoopRecording(t *testing.T) {
 			r.Arrival, r.ScheduledSend, r.FirstToken)
 	}
 }
+
+// simulatedClosedLoop is a simulated closed loop's rows: two clients pick
+// up a request each at 0, and they reach the engine one gap (1 ms) apart.
+func simulatedClosedLoop() (Meta, []*Request) {
+	gap := int64(time.Millisecond)
+	rows := rowsAt(gap, 2*gap)
+	for _, r := range rows {
+		r.ScheduledSend, r.StartTime = 0, r.Arrival
+		r.FirstToken, r.LastToken = r.Arrival+gap, r.Arrival+2*gap
+	}
+	m := Meta{Source: "simulated"}
+	m.Set("closed_loop", "2")
+	m.Set("closed_loop_gap", "1ms")
+	return m, rows
+}
+
+// A simulated closed loop's latencies run from the issue, before the
+// arrival: a window cut by arrival and re-based to its start gave issue
+// times before the trace began (scheduled_send_ns -1000000).
+func TestSliceSimulatedClosedLoop(t *testing.T) {
+	m, rows := simulatedClosedLoop()
+	in := &sliceReader{meta: m, rows: rows}
+	s := Slice(in, int64(time.Millisecond), 0, 0)
+	for _, r := range drain(t, s) {
+		if r.ScheduledSend < 0 && r.ScheduledSend != Missing {
+			t.Fatalf("row %s: arrival %d, scheduled_send %d: issued before the trace began", r.ID, r.Arrival, r.ScheduledSend)
+		}
+	}
+	if got := s.Meta(); got.Source != "" || got.Extra["input_closed_loop"] != "2" {
+		t.Errorf("source %q, input_closed_loop %q: want an input trace that names the loop it came from", got.Source, got.Extra["input_closed_loop"])
+	}
+}
+
+// --drop-failed re-based a simulated closed loop's issue times with its
+// arrivals, before the trace began.
+func TestDropFailedSimulatedClosedLoop(t *testing.T) {
+	m, rows := simulatedClosedLoop()
+	rows[0].SourceFailed = true
+	path := filepath.Join(t.TempDir(), "sim.parquet")
+	if err := WriteAll(path, m, rows); err != nil {
+		t.Fatal(err)
+	}
+	_, got := importAll(t, path, FormatServesim, ImportOptions{DropFailed: true})
+	if len(got) != 1 {
+		t.Fatalf("%d rows, want 1", len(got))
+	}
+	if r := got[0]; r.Arrival != int64(time.Millisecond) || r.ScheduledSend != 0 {
+		t.Errorf("arrival %d, scheduled_send %d: want the first row's arrival (1 ms) and the issue as measured (0)", r.Arrival, r.ScheduledSend)
+	}
+}

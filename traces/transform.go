@@ -232,7 +232,7 @@ func Slice(r Reader, from, to int64, head int) Reader {
 	if t, err := time.Parse(time.RFC3339Nano, m.Extra["proxy.start"]); err == nil && from != 0 {
 		m.Set("proxy.start", t.Add(time.Duration(from)).Format(time.RFC3339Nano))
 	}
-	// Re-based by from, the times of a recording on its own clock would
+	// Re-based by from, the times of a recording off its arrivals' clock would
 	// be wrong (before the trace began, even). The slice is then an
 	// input trace, as Scale makes one.
 	unmoored := offArrivalClock(m)
@@ -275,11 +275,13 @@ func (s *slicer) Next() bool {
 }
 
 // offArrivalClock says whether m is a recording whose observed times are
-// on the run's clock, not the arrivals': a closed loop's or a
-// time-scaled one's.
+// not on the arrivals' clock: a live closed loop's or a time-scaled one's
+// (the run's own clock), or a simulated closed loop's, whose latencies run
+// from the issue before the arrival, so that re-basing them with the
+// arrivals would put issues before the trace began.
 func offArrivalClock(m Meta) bool {
 	tsc := m.Extra["replay.time_scale"]
-	return m.Extra["replay.arrival"] == "closed" || tsc != "" && tsc != "1"
+	return m.Extra["replay.arrival"] == "closed" || m.Extra["closed_loop"] != "" || tsc != "" && tsc != "1"
 }
 
 // shiftTimes adds d to every time column of r that was measured.
