@@ -66,3 +66,30 @@ func TestTokenTimesOutOfOrderRefused(t *testing.T) {
 		t.Errorf("write of equal token times: %v", err)
 	}
 }
+
+// Observed times are ns from the trace start: a scheduled_send_ns before
+// it (a slice that re-based an issue before the window) was read as a
+// send due before the trace began, every later time checked against it.
+func TestNegativeScheduledSendRefused(t *testing.T) {
+	const want = "scheduled_send_ns -1000000 is negative"
+	for _, tc := range []struct{ ext, in, line string }{
+		{".csv", "arrival_ns,prompt_tokens,output_tokens,scheduled_send_ns,actual_send_ns,first_token_ns,last_token_ns,http_status\n" +
+			"0,1,1,-1000000,0,1000,2000,200\n", "line 2"},
+		{".jsonl", `{"arrival_ns":0,"prompt_tokens":1,"output_tokens":1,"http_status":200,"scheduled_send_ns":-1000000,"first_token_ns":1000,"last_token_ns":2000}` + "\n",
+			"line 1"},
+	} {
+		path := filepath.Join(t.TempDir(), "t"+tc.ext)
+		os.WriteFile(path, []byte(tc.in), 0o644)
+		_, rows, err := ReadAll(path)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.line) {
+			t.Errorf("%s: %d rows, err = %v; want an error on %s saying %q", tc.ext, len(rows), err, tc.line, want)
+		}
+	}
+	r := &Request{}
+	r.Reset()
+	r.PromptTokens, r.OutputTokens, r.HTTPStatus = 1, 1, 200
+	r.ScheduledSend, r.FirstToken, r.LastToken = -1000000, 1000, 2000
+	if err := WriteAll(filepath.Join(t.TempDir(), "o.parquet"), Meta{}, []*Request{r}); err == nil || !strings.Contains(err.Error(), "row 1: "+want) {
+		t.Errorf("write: err = %v, want row 1: %s", err, want)
+	}
+}

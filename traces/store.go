@@ -322,6 +322,10 @@ func (r *Request) validateRead() error {
 func (r *Request) validateObserved() error {
 	origin, name := r.Arrival, ColArrival
 	if r.ScheduledSend != Missing {
+		// Checked by itself: every later time is checked against it.
+		if r.ScheduledSend < 0 {
+			return fmt.Errorf("%s %d is negative: want ns from the trace start", ColScheduledSend, r.ScheduledSend)
+		}
 		origin, name = r.ScheduledSend, ColScheduledSend
 	}
 	for _, c := range []struct {
