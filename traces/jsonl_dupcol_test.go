@@ -20,3 +20,24 @@ func TestJSONLRowNamingAColumnTwiceIsRefused(t *testing.T) {
 		t.Fatalf("ReadAll = %v, want an error naming line 1 and column \"id\"", err)
 	}
 }
+
+// JSONL keys are column names as a CSV header's are, exactly: encoding/json
+// matched them ignoring case, so "ARRIVAL_NS" was read as arrival_ns and
+// {"id":"x","ID":"y"} kept "y" past the check for a column named twice.
+func TestJSONLKeyInAnotherCaseIsRefused(t *testing.T) {
+	for _, tc := range []struct{ row, key string }{
+		{`{"ARRIVAL_NS":1,"prompt_tokens":1,"output_tokens":1}`, "ARRIVAL_NS"},
+		{`{"id":"x","ID":"y","arrival_ns":1,"prompt_tokens":1,"output_tokens":1}`, "ID"},
+		{`{"arrival_ns":1,"prompt_tokens":1,"output_tokens":1,"Token_Times_ns":[null]}`, "Token_Times_ns"},
+	} {
+		path := filepath.Join(t.TempDir(), "case.jsonl")
+		if err := os.WriteFile(path, []byte(tc.row+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, rows, err := ReadAll(path)
+		want := `line 1: unknown column "` + tc.key + `"`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %d rows, err = %v; want %q", tc.row, len(rows), err, want)
+		}
+	}
+}

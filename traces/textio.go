@@ -626,31 +626,44 @@ func stringPairs(raw json.RawMessage) (keys, values []string, err error) {
 	return keys, values, nil
 }
 
-// repeatedKey returns the first top-level key that the JSON object b
-// (already decoded without error) names twice, or "": decoding keeps the
-// last value and would drop the first unseen.
-func repeatedKey(b []byte) string {
+// columnKeys are the keys a JSONL row may hold: the column names, exactly.
+var columnKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range ColumnNames() {
+		m[c] = true
+	}
+	return m
+}()
+
+// checkKeys refuses a top-level key of the JSON object b (already decoded
+// without error) that is not a column name, exactly as a CSV header must
+// give it, or that is given twice: encoding/json matches a key ignoring
+// case and keeps the last value, so either would be read silently.
+func checkKeys(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if _, err := dec.Token(); err != nil {
-		return ""
+		return nil
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return ""
+			return nil
 		}
 		k, _ := t.(string)
-		if seen[k] {
-			return k
+		switch {
+		case !columnKeys[k]:
+			return fmt.Errorf("unknown column %q (known: %s)", k, strings.Join(ColumnNames(), ","))
+		case seen[k]:
+			return fmt.Errorf("column %q appears twice", k)
 		}
 		seen[k] = true
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {
-			return ""
+			return nil
 		}
 	}
-	return ""
+	return nil
 }
 
 func (r *jsonlReader) Meta() Meta   { return r.meta }
@@ -686,8 +699,8 @@ func (r *jsonlReader) Next() bool {
 			r.err = fmt.Errorf("line %d:%d: want one JSON object per line, got more after it", r.line, len(b)-len(rest)+1)
 			return false
 		}
-		if col := repeatedKey(b); col != "" {
-			r.err = fmt.Errorf("line %d: column %q appears twice", r.line, col)
+		if err := checkKeys(b); err != nil {
+			r.err = fmt.Errorf("line %d: %w", r.line, err)
 			return false
 		}
 		if col, elem := nullListElement(b, ColPrefixHashes, ColTokenTimes); col != "" {
