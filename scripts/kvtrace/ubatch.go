@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 )
@@ -38,13 +40,25 @@ func readUbatches(path string) ([]ubatchLine, error) {
 		if m == nil {
 			return nil
 		}
+		// A number out of range is a line other output garbled: read as
+		// its limit or wrapped, it would skew every step it is timed with.
 		var u ubatchLine
-		u.t, _ = strconv.ParseInt(m[1], 10, 64)
-		u.cells, _ = strconv.Atoi(m[2])
-		u.tokens, _ = strconv.Atoi(m[3])
+		var err error
+		if u.t, err = strconv.ParseInt(m[1], 10, 64); err != nil {
+			return fmt.Errorf("SSKV t=%s: want µs since the epoch", m[1])
+		}
+		if u.cells, err = count("n", m[2]); err != nil {
+			return err
+		}
+		if u.tokens, err = count("ntok", m[3]); err != nil {
+			return err
+		}
 		for _, s := range segment.FindAllStringSubmatch(l, -1) {
-			from, _ := strconv.Atoi(s[2])
-			to, _ := strconv.Atoi(s[3])
+			from, ferr := count("position", s[2])
+			to, terr := count("position", s[3])
+			if err := errors.Join(ferr, terr); err != nil {
+				return fmt.Errorf("segment %s: %w", s[0], err)
+			}
 			if to > from {
 				u.prefill += to - from + 1
 				u.prefillAttn += float64(to-from+1) * float64(to+1)
@@ -57,4 +71,13 @@ func readUbatches(path string) ([]ubatchLine, error) {
 		return nil
 	})
 	return ubs, err
+}
+
+// count reads an SSKV count or position, an int32 in llama.cpp.
+func count(name, v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("SSKV %s %s: want an int32", name, v)
+	}
+	return int(n), nil
 }
