@@ -95,14 +95,15 @@ func cellRange(i int) string {
 
 // readDecodeSteps returns the pure decode ubatches of an engine log that
 // another decode ubatch follows within 60 ms (a longer gap is the engine
-// waiting, not computing).
+// waiting, not computing; a next line stamped earlier, another thread's,
+// times nothing).
 func readDecodeSteps(path string) ([]decodeStep, error) {
 	ubs, err := readUbatches(path)
 	var steps []decodeStep
 	for i := 0; i+1 < len(ubs); i++ {
 		u, next := ubs[i], ubs[i+1]
 		ms := float64(next.t-u.t) / 1e3
-		if u.pureDecode() && next.tokens <= 8 && ms < 60 {
+		if u.pureDecode() && next.tokens <= 8 && ms >= 0 && ms < 60 {
 			steps = append(steps, decodeStep{u.decode, float64(u.cells), ms})
 		}
 	}

@@ -100,7 +100,8 @@ func main() {
 
 // runDecodeSteps returns, for the decode ubatches (at most 8 tokens) placed
 // from start to end µs, the cells each attended over, and the gaps from the
-// previous ubatch of the same width when that one too lies in the window.
+// previous ubatch of the same width when that one too lies in the window,
+// stamped no later.
 func runDecodeSteps(steps []ubatchLine, start, end int64) (cells, gaps []int64) {
 	for i, s := range steps {
 		if s.t < start || s.t > end || s.tokens > 8 {
@@ -110,7 +111,7 @@ func runDecodeSteps(steps []ubatchLine, start, end int64) (cells, gaps []int64) 
 		if i == 0 {
 			continue
 		}
-		if p := steps[i-1]; p.t >= start && p.tokens == s.tokens {
+		if p := steps[i-1]; p.t >= start && p.t <= s.t && p.tokens == s.tokens {
 			gaps = append(gaps, s.t-p.t)
 		}
 	}
