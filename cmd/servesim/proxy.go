@@ -105,6 +105,10 @@ func proxyAction(c *cli.Context) error {
 	if isDir(cfg.Out) {
 		return usageErrorf("record proxy: --out: %s is a directory: want a file", cfg.Out)
 	}
+	// Before listening: a refused session must not announce itself.
+	if err := proxy.CheckStaging(cfg.Out); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
 		return fmt.Errorf("record proxy: --listen %s: %w", c.String("listen"), err)

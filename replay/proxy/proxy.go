@@ -162,6 +162,17 @@ type promptsFile interface {
 // when Out is in another format.
 func stagingPath(out string) string { return out + ".partial.arrows" }
 
+// CheckStaging refuses an out whose staging stream exists: it was left by
+// a session whose trace was never written and holds that session's rows.
+// New checks it too; a caller checks first to refuse before it listens.
+func CheckStaging(out string) error {
+	path := stagingPath(out)
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first", path)
+	}
+	return nil
+}
+
 // Proxy is an http.Handler that forwards everything to the upstream
 // unchanged and records each /v1/chat/completions and /v1/completions
 // request as a trace row. Close it once the server has stopped.
@@ -253,9 +264,8 @@ func New(cfg Config) (*Proxy, error) {
 	// Staged for .arrows too: Out's own temporary file is a hidden name
 	// that a killed session's rows would be lost under.
 	path := stagingPath(cfg.Out)
-	// Left by a session whose trace was never written: its rows.
-	if _, err := os.Lstat(path); err == nil {
-		return nil, fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first", path)
+	if err := CheckStaging(cfg.Out); err != nil {
+		return nil, err
 	}
 	w, err := traces.Create(path, meta)
 	if err != nil {
