@@ -217,7 +217,10 @@ func runVerify(c *cli.Context) error {
 		}
 		out := c.String("refit-out")
 		if out == "" {
-			out = strings.TrimSuffix(opt.ProfilePath, filepath.Ext(opt.ProfilePath)) + ".refit.json"
+			// Only .json is cut, as for calibrate's --trace-out: profiles
+			// that differ past another dot (p.v1, p.v2) would otherwise
+			// refit into, and replace, one file.
+			out = strings.TrimSuffix(opt.ProfilePath, ".json") + ".refit.json"
 		}
 		if err := atomicfile.CheckFile(out); err != nil { // not only once every candidate has run
 			return usageErrorf("verify: --refit-out: %v", err)

@@ -88,3 +88,29 @@ func cpuProfile(t *testing.T, dir string) string {
 	t.Helper()
 	return writeFile(t, dir, "cpu.json", strings.Replace(testProfile(t), `"device": "H100-SXM-80G"`, `"device": "cpu"`, 1))
 }
+
+// The default --refit-out is --profile without .json, plus .refit.json:
+// only .json is cut, so profiles that differ past another dot (p.v1, p.v2)
+// refit into files of their own. A directory at p.v1.refit.json shows
+// which path verify chose: it is refused before any candidate runs.
+func TestVerifyDefaultRefitOutKeepsOtherExtensions(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	prof := filepath.Join(dir, "p.v1")
+	if err := os.Rename(cpuProfile(t, dir), prof); err != nil {
+		t.Fatal(err)
+	}
+	taken := filepath.Join(dir, "p.v1.refit.json")
+	if err := os.Mkdir(taken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(dir, "out"), "--profile", prof, "--refit")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), taken) {
+		t.Errorf("exit %d, err %v; want exit 2 naming %s\n%s", code, err, taken, text)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+}
