@@ -238,7 +238,7 @@ func runCalibrate(c *cli.Context) error {
 		}
 		calibrate.NameEngine(runs, info.Engine+" "+info.EngineVersion)
 		// as the plan counts them: not the warm-up and slot resets
-		fmt.Fprintf(w, "refitting %d runs from %s\n", runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), dir)
+		fmt.Fprintf(w, "refitting %s from %s\n", count(runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), "run"), dir)
 		// Power from the GPU samples taken beside the runs, on the devices
 		// the calibration was told unless --gpu-devices is given again.
 		if gpuDevices == nil {
@@ -315,7 +315,7 @@ func runCalibrate(c *cli.Context) error {
 			// the measured runs, as the plan and a refit count them: not the
 			// warm-up and slot resets, which alone leave nothing to refit
 			if measured := runsBut(runs, calibrate.KindWarmup, calibrate.KindReset); measured > 0 {
-				return fmt.Errorf("%w (the %d runs before it are in %s: `calibrate --from-traces` refits them)", err, measured, traceDir)
+				return fmt.Errorf("%w (the %s before it are in %s: `calibrate --from-traces` refits them)", err, count(measured, "run"), traceDir)
 			}
 			return err
 		}
@@ -634,6 +634,14 @@ func runsBut(runs []*calibrate.RunResult, skip ...string) int {
 	return n
 }
 
+// count is n and the noun, plural unless n is 1: "1 run", "8 runs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // analyzeAndSave fits the runs, prints the analysis and saves the profile.
 func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.EngineInfo, power *calibrate.PowerFit, out string, wall time.Duration) error {
 	w := c.App.Writer
@@ -667,7 +675,7 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	if wall > 0 {
 		live = fmt.Sprintf(" (live time %v)", wall.Round(100*time.Millisecond))
 	}
-	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %d traces%s\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, len(p.Traces), live)
+	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %s%s\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, count(len(p.Traces), "trace"), live)
 	return nil
 }
 

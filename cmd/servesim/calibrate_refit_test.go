@@ -130,3 +130,38 @@ func TestCalibrateRemovesEarlierSamplesWithTheirTraces(t *testing.T) {
 		t.Errorf("output does not say the earlier samples were removed with the traces:\n%s", log)
 	}
 }
+
+// A refit of one run says "1 run", and its profile "1 trace", not "1 runs"
+// and "1 traces".
+func TestCalibrateRefitCountsOneRun(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "p.traces", "*.parquet"))
+	one := filepath.Join(dir, "one")
+	if err := os.Mkdir(one, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		spec, err := calibrate.ReadRun(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec.Spec.Kind == calibrate.KindWarmup || spec.Spec.Kind == calibrate.KindReset {
+			continue
+		}
+		if err := os.Rename(r, filepath.Join(one, filepath.Base(r))); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	// One run is too few to fit: only the count is asserted.
+	text, _, _ := runCode(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", one)
+	if !strings.Contains(text, "refitting 1 run from") || !strings.Contains(text, ", 1 trace\n") {
+		t.Errorf("refit of one run says:\n%s", text)
+	}
+}
