@@ -850,12 +850,14 @@ func (ps *profileStep) measuredKV() *plan.MeasuredKV {
 // fits checks that plan name ("plan a.toml": several plans may run on
 // several devices) runs on the device the profile was measured on: step
 // times of one device say nothing about another. Names compare as the
-// catalog looks them up: case and surrounding spaces aside.
+// catalog looks them up: case and surrounding spaces aside. A mismatch is
+// a usage error: inputs that do not belong together, found before any
+// work.
 func (ps *profileStep) fits(p *plan.Plan, name string) error {
 	if ps == nil || ps.prof.Device == "" || model.SameName(ps.prof.Device, p.Device.Model) {
 		return nil
 	}
-	return fmt.Errorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
+	return usageErrorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
 		ps.path, ps.prof.Device, name, p.Device.Model)
 }
 

@@ -81,9 +81,9 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	h100 := filepath.Join(dir, "h100.json")
 	os.WriteFile(h100, prof, 0o644)
 	gpu := basePlan(t, dir, "gpu.toml")
-	if _, err := run(t, "simulate", "--trace", src, "--config", gpu, "--config", cfg, "--profile", h100); err == nil ||
+	if _, code, err := runCode(t, "simulate", "--trace", src, "--config", gpu, "--config", cfg, "--profile", h100); code != 2 || err == nil ||
 		!strings.Contains(err.Error(), `measured on device "H100-SXM-80G", but plan `+cfg+` runs on "cpu"`) || strings.Contains(err.Error(), gpu) {
-		t.Errorf("profile of another device: %v\nwant it to name %s, not %s", err, cfg, gpu)
+		t.Errorf("profile of another device: exit %d, %v\nwant exit 2 naming %s, not %s", code, err, cfg, gpu)
 	}
 
 	// Measured KV tokens beyond the catalog's capacity raise it.

@@ -256,9 +256,9 @@ func TestSimulateSweepProfile(t *testing.T) {
 	cpu := filepath.Join(t.TempDir(), "cpu.json")
 	data, _ := os.ReadFile(prof)
 	os.WriteFile(cpu, bytes.Replace(data, []byte(`"H100-SXM-80G"`), []byte(`"cpu"`), 1), 0o644)
-	if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--profile", cpu, "-q"); err == nil ||
+	if _, code, err := runCode(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--profile", cpu, "-q"); code != 2 || err == nil ||
 		!strings.Contains(err.Error(), `measured on device "cpu", but config 0 (`) || !strings.Contains(err.Error(), ") of "+smallSweep+` runs on "H100-SXM-80G"`) {
-		t.Errorf("profile of another device: %v\nwant it to name the config and %s", err, smallSweep)
+		t.Errorf("profile of another device: exit %d, %v\nwant exit 2 naming the config and %s", code, err, smallSweep)
 	}
 }
 

@@ -353,8 +353,10 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 // sweep simulated (by the sha256 sweep.LoadTrace takes over the requests
 // it reads): their ranks and predictions are over that trace's requests
 // and their rate scales multiply its arrival rate, so on another trace
-// verify would measure loads the sweep never ranked. A candidates file
-// written before the trace's sha256 was recorded is not checked.
+// verify would measure loads the sweep never ranked: another trace is a
+// usage error, one that does not read fails as any bad trace does. A
+// candidates file written before the trace's sha256 was recorded is not
+// checked.
 func checkSweepTrace(cf *sweep.CandidateFile, candidates, trace string) error {
 	if cf.TraceSHA256 == "" {
 		return nil
@@ -369,8 +371,8 @@ func checkSweepTrace(cf *sweep.CandidateFile, candidates, trace string) error {
 		return fmt.Errorf("verify: --trace %s is not the trace %s ranks configs on (%s, sha256 %.12s…): %w",
 			trace, candidates, cf.TraceName, cf.TraceSHA256, err)
 	}
-	if tr.SHA256 != cf.TraceSHA256 {
-		return fmt.Errorf("verify: --trace %s (requests sha256 %.12s…) is not the trace %s ranks configs on (%s, sha256 %.12s…): "+
+	if tr.SHA256 != cf.TraceSHA256 { // inputs that do not belong together: a usage error
+		return usageErrorf("verify: --trace %s (requests sha256 %.12s…) is not the trace %s ranks configs on (%s, sha256 %.12s…): "+
 			"give the sweep's trace (--slice cuts a part of it)", trace, tr.SHA256, candidates, cf.TraceName, cf.TraceSHA256)
 	}
 	return nil

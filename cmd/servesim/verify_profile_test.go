@@ -7,7 +7,7 @@ import (
 )
 
 // verify predicts with --profile as simulate does: a candidate on
-// another device than the profile's is refused before any request is
+// another device than the profile's is a usage error, refused before any request is
 // sent, and a precision or model the profile was not measured at is
 // warned of.
 func TestVerifyChecksTheProfileAgainstTheCandidates(t *testing.T) {
@@ -19,9 +19,9 @@ func TestVerifyChecksTheProfileAgainstTheCandidates(t *testing.T) {
 	base := []string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(dir, "out")}
 
-	text, _, err := runCode(t, append(base, "--profile", h100)...)
-	if err == nil || !strings.Contains(err.Error(), `measured on device "H100-SXM-80G"`) || !strings.Contains(err.Error(), `"cpu"`) {
-		t.Errorf("a profile of another device: err %v; want it refused naming both devices\n%s", err, text)
+	text, code, err := runCode(t, append(base, "--profile", h100)...)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), `measured on device "H100-SXM-80G"`) || !strings.Contains(err.Error(), `"cpu"`) {
+		t.Errorf("a profile of another device: exit %d, err %v; want it refused as a usage error (exit 2) naming both devices\n%s", code, err, text)
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)

@@ -11,7 +11,7 @@ import (
 
 // Candidates are ranked, and their rate scales set, on the trace their
 // sweep simulated: replayed on another trace they would be measured at
-// other loads than the sweep ranked. verify refuses a --trace whose
+// other loads than the sweep ranked. verify refuses, as a usage error, a --trace whose
 // requests are not the sweep's, naming both files, before any request
 // reaches the engine; a candidates file or results file from the sweep's
 // own trace passes.
@@ -36,9 +36,9 @@ func TestVerifyRefusesAnotherSweepsTrace(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", other, "--base-url", url, "--model", "m",
 			"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out)
-		if err == nil || code == 0 || !strings.Contains(err.Error(), cands) || !strings.Contains(err.Error(), other) ||
+		if err == nil || code != 2 || !strings.Contains(err.Error(), cands) || !strings.Contains(err.Error(), other) ||
 			!strings.Contains(err.Error(), filepath.Base(swept)) {
-			t.Errorf("verify --candidates %s --trace %s: exit %d, err %v; want an error naming both files and the sweep's trace\n%s",
+			t.Errorf("verify --candidates %s --trace %s: exit %d, err %v; want a usage error (exit 2) naming both files and the sweep's trace\n%s",
 				filepath.Base(cands), filepath.Base(other), code, err, text)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
