@@ -18,10 +18,37 @@ var version = "dev"
 func main() {
 	ctx, stop := signalContext()
 	defer stop()
-	if err := newApp().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "servesim:", err)
+	app := newApp()
+	if err := app.RunContext(ctx, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, errorLine(app, err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is how a failed command's error is printed: as it is when it
+// already names its command ("verify: …", "trace import: …"), as usage
+// errors are printed, else after "servesim:", so that no line reads
+// "servesim: verify: …".
+func errorLine(app *cli.App, err error) string {
+	msg := err.Error()
+	for _, name := range commandNames(app.Commands, "") {
+		if strings.HasPrefix(msg, name+":") {
+			return msg
+		}
+	}
+	return app.Name + ": " + msg
+}
+
+// commandNames lists cmds and their subcommands as their errors name
+// them: "trace", "trace import", ...
+func commandNames(cmds []*cli.Command, parent string) []string {
+	var names []string
+	for _, c := range cmds {
+		name := strings.TrimSpace(parent + " " + c.Name)
+		names = append(names, name)
+		names = append(names, commandNames(c.Subcommands, name)...)
+	}
+	return names
 }
 
 // signalContext ends at the first interrupt or SIGTERM, which asks the

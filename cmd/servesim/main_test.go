@@ -59,3 +59,20 @@ func TestSecondInterruptExits(t *testing.T) {
 		t.Fatal("the second interrupt did not end the process")
 	}
 }
+
+// A failed command's error is printed once prefixed: one that already
+// names its command ("verify: …", "trace import: …") is not prefixed
+// again with servesim, one that names none is.
+func TestErrorLinePrefixesOnce(t *testing.T) {
+	app := newApp()
+	for _, c := range []struct{ err, want string }{
+		{"verify: --trace: x.csv: no such file", "verify: --trace: x.csv: no such file"},
+		{"trace import: line 3: bad row", "trace import: line 3: bad row"},
+		{"/tmp/p.json: not a profile", "servesim: /tmp/p.json: not a profile"},
+		{"verifying: x", "servesim: verifying: x"},
+	} {
+		if got := errorLine(app, errors.New(c.err)); got != c.want {
+			t.Errorf("error %q printed as %q, want %q", c.err, got, c.want)
+		}
+	}
+}
