@@ -77,9 +77,9 @@ func TestOutputPathErrorsNameTheFlagOneWay(t *testing.T) {
 		{[]string{"calibrate", "--vidur-profile", vidurLlama2H100, "--model", "Llama-2-7B", "--device", "H100-SXM-80G", "--out", missing}, "calibrate: --out: " + missing + ": directory"},
 		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", in}, "simulate: --decisions: " + in + " would overwrite the input --trace: " + in},
 		{[]string{"sweep", "merge", filepath.Join(dir, "m.csv"), in}, "sweep merge: OUT: " + filepath.Join(dir, "m.csv") + ": want a .parquet file"},
-		{[]string{"report", "-o", filepath.Join(dir, "r.txt"), in}, "report: -o: " + filepath.Join(dir, "r.txt") + ": unknown report extension"},
-		{[]string{"report", "-o", dir, in}, "report: -o: " + dir + ": unknown report extension"},
-		{[]string{"report", "-o", filepath.Join(dir, "no", "r.html"), in}, "report: -o: " + filepath.Join(dir, "no", "r.html") + ": directory"},
+		{[]string{"report", "-o", filepath.Join(dir, "r.txt"), in}, "report: -o/--out: " + filepath.Join(dir, "r.txt") + ": unknown report extension"},
+		{[]string{"report", "-o", dir, in}, "report: -o/--out: " + dir + ": unknown report extension"},
+		{[]string{"report", "-o", filepath.Join(dir, "no", "r.html"), in}, "report: -o/--out: " + filepath.Join(dir, "no", "r.html") + ": directory"},
 		{verify(taken), "verify: --refit-out: " + taken + " is a directory"},
 		{verify(missing), "verify: --refit-out: " + missing + ": directory"},
 	})

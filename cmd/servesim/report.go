@@ -133,15 +133,16 @@ func noteOtherSweep(log io.Writer, path string, res *verify.Result, in *report.I
 
 // checkReportOut checks, before any work, that the report can go to out:
 // its extension names a format, its directory exists (nothing is created
-// above it) and out is not a directory.
+// above it) and out is not a directory. Errors name the flag by both
+// its usual spellings: which one was given is not known here.
 func checkReportOut(out string) error {
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".html", ".htm", ".md", ".markdown":
 	default:
-		return usageErrorf("report: -o: %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
+		return usageErrorf("report: -o/--out: %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
 	}
 	if err := atomicfile.CheckFile(out); err != nil {
-		return usageErrorf("report: -o: %v", err)
+		return usageErrorf("report: -o/--out: %v", err)
 	}
 	return nil
 }
