@@ -304,7 +304,11 @@ func runVerify(c *cli.Context) error {
 	case runErr != nil:
 		return fmt.Errorf("verify: %w", runErr)
 	case res.Refit != nil && res.Refit.Error != "":
-		return cli.Exit(fmt.Sprintf("verify: --refit failed: %s", res.Refit.Error), exitRefitFailed)
+		msg := "verify: --refit failed: " + res.Refit.Error
+		if res.ToleranceFailures > 0 { // the table leaves the count to this message
+			msg += fmt.Sprintf("; %d metric(s) outside tolerance", res.ToleranceFailures)
+		}
+		return cli.Exit(msg, exitRefitFailed)
 	case res.ToleranceFailures > 0:
 		return cli.Exit(fmt.Sprintf("verify: %d metric(s) outside tolerance", res.ToleranceFailures), exitToleranceFailed)
 	case res.Incomplete > 0:

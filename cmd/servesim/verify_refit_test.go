@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,27 @@ func TestVerifyDefaultRefitOutKeepsOtherExtensions(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
+	}
+}
+
+// A failed --refit decides the exit message, and the table leaves the
+// count of metrics outside tolerance to that message: it still says how
+// many there were.
+func TestVerifyRefitFailureCountsToleranceFailures(t *testing.T) {
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond, TokensPerChunk: 1000})
+	defer srv.Close()
+	cands, tr := oneCandidate(t, dir)
+	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", srv.BaseURL(), "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", filepath.Join(dir, "out"),
+		"--profile", cpuProfile(t, dir), "--refit", "--refit-out", filepath.Join(dir, "refit.json"),
+		"--tol-throughput", "1e-9", "--tol-ttft", "1e-9", "--tol-tpot", "1e-9", "--tol-p99", "1e-9", "--tol-cost", "1e-9")
+	res, lerr := verify.LoadResult(filepath.Join(dir, "out", "verify.json"))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	want := fmt.Sprintf("%d metric(s) outside tolerance", res.ToleranceFailures)
+	if code != exitRefitFailed || res.ToleranceFailures == 0 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("exit %d, err %v; want exit %d naming the refit and %q\n%s", code, err, exitRefitFailed, want, text)
 	}
 }
