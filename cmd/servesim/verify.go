@@ -296,7 +296,7 @@ func runVerify(c *cli.Context) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.App.Writer, "verify: %d candidates, %d requests each (%s); predicted with %s\n", len(res.Candidates), res.Requests, res.Input, res.StepModel)
+		fmt.Fprintf(c.App.Writer, "verify: %s, %s each (%s); predicted with %s\n", count(len(res.Candidates), "candidate"), count(res.Requests, "request"), res.Input, res.StepModel)
 		res.WriteTable(c.App.Writer)
 		fmt.Fprintf(c.App.Writer, "wrote %s\n", filepath.Join(opt.Out, "verify.json"))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/sim/sweep"
@@ -35,5 +36,19 @@ func TestVerifyTopTakesTheBestRanks(t *testing.T) {
 	}
 	if len(ranks) != 2 || ranks[0] != 1 || ranks[1] != 2 {
 		t.Errorf("--top 2 verified ranks %v, want [1 2]", ranks)
+	}
+}
+
+// verify's summary line counts one candidate, and one request, in the
+// singular: "1 candidate", not "1 candidates".
+func TestVerifySummaryCountsOneCandidate(t *testing.T) {
+	dir := t.TempDir()
+	url, _ := countingServer(t)
+	cands, _ := oneCandidate(t, dir)
+	tr := writeFile(t, dir, "one.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,20\n")
+	text, _, _ := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(dir, "out"))
+	if !strings.Contains(text, "verify: 1 candidate, 1 request each (") {
+		t.Errorf("summary of one candidate and request:\n%s", text)
 	}
 }
