@@ -126,7 +126,8 @@
 // a cut-off final message (its metadata says replay.status=partial). On
 // completion (or interruption through ctx) Record rewrites the rows in
 // input order to out, in out's format, atomically, and removes the
-// partial file; a run interrupted before any row completed writes no out,
+// partial file; a run interrupted before any row completed (the rows it
+// cut short, canceled, do not count) writes no out,
 // nor does one whose rows could not be written (a full disk), interrupted
 // afterwards or not: the rows flushed before the error stay in the
 // partial file, which its error names with how many of the rows written

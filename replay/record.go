@@ -47,8 +47,8 @@ func RunPath(out string, k, n int) string {
 // (normally, or interrupted through ctx) the rows are rewritten in input
 // order to out in out's format, atomically, and the partial file is
 // removed; an interrupt before a run starts ends Record there, that run
-// not begun, and a run interrupted before any row completed writes no
-// trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
+// not begun, and a run interrupted before any row completed (the rows it
+// cut short, canceled, do not count) writes no trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
 // cfg.Text is zero. Progress lines go to log (may be nil). With several
 // runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
 // each later run derives its own from it, so no run repeats another's
@@ -246,7 +246,13 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 	}
 	var order []int32
-	s, runErr := run(ctx, cfg, in, w, func(idx int) { order = append(order, int32(idx)) })
+	finished := 0 // rows that were not cut short by the interrupt
+	s, runErr := run(ctx, cfg, in, w, func(idx int, r *traces.Request) {
+		order = append(order, int32(idx))
+		if ErrorKind(r.Error) != KindCanceled {
+			finished++
+		}
+	})
 	// Read once, with run's result: an interrupt that lands later, while
 	// the files are closed, found every row done and Record returns nil.
 	// Run returns ctx's error only when nothing else failed: a write or
@@ -273,9 +279,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 		return s, runErr
 	}
-	if len(order) == 0 && interrupted {
-		// Interrupted before any row completed: it measured nothing, and
-		// an empty trace would replace an earlier one of its name.
+	if finished == 0 && interrupted {
+		// Interrupted before any row completed: it measured nothing, and a
+		// trace that is empty or holds only the requests it cut short
+		// (canceled) would replace an earlier one of its name.
 		ours := ownsPartial(tmp, partial)
 		w.Abort()
 		if ours {

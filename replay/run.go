@@ -44,8 +44,9 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	return run(ctx, cfg, in, out, nil)
 }
 
-// run is Run with a hook told the input index of each row written.
-func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, onWrite func(idx int)) (*Summary, error) {
+// run is Run with a hook told the input index of each row written, and the
+// row as written.
+func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, onWrite func(idx int, r *traces.Request)) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			}
 			dirty = true
 			if onWrite != nil {
-				onWrite(j.idx)
+				onWrite(j.idx, j.req)
 			}
 		}
 		for {
