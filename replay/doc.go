@@ -131,7 +131,8 @@
 // nor does one whose rows could not be written (a full disk), interrupted
 // afterwards or not: the rows flushed before the error stay in the
 // partial file, which its error names with how many of the rows written
-// it holds (a failed flush loses the batch it was writing). The API key lives only in the client's memory and the
+// it holds (a failed flush loses the batch it was writing; a file left
+// holding none is removed). The API key lives only in the client's memory and the
 // Authorization header; errors and raw bodies (Config.SaveRaw) are
 // scrubbed of it as well.
 //

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,37 @@ func TestFlushErrorSaysHowManyRowsStay(t *testing.T) {
 	}
 	if want := fmt.Sprintf("%d of the ", n); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), partial) {
 		t.Errorf("error %q: want it to say %s holds %d of the rows written", err, partial, n)
+	}
+}
+
+// A failed flush that lost every row written leaves no partial file: it
+// would hold none of them, yet be reported as where the rows stay, and
+// the next run would refuse to start beside it.
+func TestFlushErrorKeepingNoRowLeavesNoPartialFile(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	orig := createTrace
+	t.Cleanup(func() { createTrace = orig })
+	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
+		w, err := orig(path, meta)
+		if err != nil {
+			return nil, err
+		}
+		return &flushFailingTrace{Writer: w, keep: 0}, nil
+	}
+	sums, err := Record(t.Context(), cfg, nil)
+	partial := PartialPath(cfg.Out)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "none of the") {
+		t.Fatalf("Record: %v; want the flush error, saying none of the rows written were kept", err)
+	}
+	if written, left := Outcome(cfg, sums); written || left != "" {
+		t.Errorf("Outcome: written %v, rows left in %q; want not written, no rows left", written, left)
+	}
+	if _, err := os.Lstat(partial); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there (%v), holding none of the rows written", partial, err)
 	}
 }

@@ -272,8 +272,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		case ours:
 			// Said now: else the file turns up only when the next run
 			// refuses to start beside it.
-			s.RowsKeptIn = partial
-			runErr = fmt.Errorf("%w (%s)", runErr, rowsKept(partial, len(order)))
+			runErr = fmt.Errorf("%w (%s)", runErr, keepRows(s, partial, len(order)))
 		default:
 			runErr = fmt.Errorf("%w (the rows written so far were not kept: %s is another file)", runErr, partial)
 		}
@@ -296,8 +295,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		if !linked {
 			return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far were not kept)", err))
 		}
-		s.RowsKeptIn = partial // the rows flushed to its link
-		return s, errors.Join(runErr, fmt.Errorf("%w (%s)", err, rowsKept(partial, len(order))))
+		return s, errors.Join(runErr, fmt.Errorf("%w (%s)", err, keepRows(s, partial, len(order))))
 	}
 	if tmp != "" {
 		os.Remove(tmp) // still there when Close renamed it onto its own hard link
@@ -314,25 +312,40 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	return s, runErr
 }
 
-// rowsKept says how many of the written rows the partial file holds: a
-// failed flush or close (a full disk) loses the batch it was writing.
-func rowsKept(partial string, written int) string {
-	r, err := traces.OpenTolerant(partial)
-	if err != nil {
+// keepRows leaves the rows flushed to partial, the run's stream, there
+// for inspection and says how many of the written rows it holds: a failed
+// flush or close (a full disk) loses the batch it was writing. A file
+// that holds none is removed, as when no row was written: the next run
+// would refuse to start beside it.
+func keepRows(s *Summary, partial string, written int) string {
+	n, err := partialRows(partial)
+	switch {
+	case err != nil:
+		s.RowsKeptIn = partial
 		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", partial, err)
+	case n == 0:
+		os.Remove(partial)
+		return fmt.Sprintf("none of the %d rows written were kept: the failed write lost them", written)
+	}
+	s.RowsKeptIn = partial
+	if n == written {
+		return fmt.Sprintf("the %d rows written so far stay in %s", n, partial)
+	}
+	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, partial)
+}
+
+// partialRows is how many rows the partial stream at path reads back.
+func partialRows(path string) (int, error) {
+	r, err := traces.OpenTolerant(path)
+	if err != nil {
+		return 0, err
 	}
 	defer r.Close()
 	n := 0
 	for r.Next() {
 		n++
 	}
-	if err := r.Err(); err != nil {
-		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", partial, err)
-	}
-	if n == written {
-		return fmt.Sprintf("the %d rows written so far stay in %s", n, partial)
-	}
-	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, partial)
+	return n, r.Err()
 }
 
 // ownsPartial says whether the file named partial is the run's stream,
