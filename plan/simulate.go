@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
@@ -231,7 +229,7 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 	}
 	meta.Engine, meta.EngineArgs = "", ""
 	for k, v := range in.Extra {
-		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(simulatedRunKeys, k) {
+		if traces.IsRunKey(k) {
 			delete(meta.Extra, k)
 			meta.Set("input_"+k, v)
 		}
@@ -259,7 +257,3 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 	}
 	return meta
 }
-
-// simulatedRunKeys are the Extra keys of a simulated input that describe
-// the run which simulated it.
-var simulatedRunKeys = []string{"plan", "step_model", "profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"}

@@ -55,3 +55,15 @@ func TestOutputMetaOfARecordingOfARecording(t *testing.T) {
 		}
 	}
 }
+
+// A recording of a simulated trace keeps the catalog that simulation read
+// under an input_ name, as its plan and profile: this run read none.
+func TestOutputMetaKeepsASimulatedInputsCatalogUnderInputNames(t *testing.T) {
+	in := traces.Meta{Source: "simulated"}
+	in.Set("catalog_sha256", "abc123")
+	m := OutputMeta(in, testConfig(nil), 1)
+	if v, ok := m.Extra["catalog_sha256"]; ok || m.Extra["input_catalog_sha256"] != "abc123" {
+		t.Errorf("catalog_sha256 %q (set %v), input_catalog_sha256 %q: want only input_catalog_sha256 abc123",
+			v, ok, m.Extra["input_catalog_sha256"])
+	}
+}

@@ -383,22 +383,19 @@ func sameFile(a, b string) bool {
 // without any user info, query or fragment; never the key; the prompt
 // salt unless 0). What describes how the input was run (its engine, device
 // and batching, tool version, a recording's proxy.* and replay.* notes, a
-// simulation's plan) is kept under input_ names, as simulate keeps it:
-// this run ran none of it.
+// simulation's plan, profile, catalog and closed loop: traces.IsRunKey) is
+// kept under input_ names, as simulate keeps it: this run ran none of it.
 func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	m := in
 	m.Extra = map[string]string{}
-	inputRun := func(k string) bool {
-		return strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(inputRunKeys, k)
-	}
 	for k, v := range in.Extra {
-		if !inputRun(k) {
+		if !traces.IsRunKey(k) {
 			m.Extra[k] = v
 		}
 	}
 	// After the others: the input's input_ keys are of an earlier run.
 	for k, v := range in.Extra {
-		if inputRun(k) {
+		if traces.IsRunKey(k) {
 			m.Extra["input_"+k] = v
 		}
 	}
@@ -459,10 +456,6 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 	}
 	return m
 }
-
-// inputRunKeys are the Extra keys of a simulated input that describe its
-// run: the plan, step model, profile and closed loop it was simulated with.
-var inputRunKeys = []string{"plan", "step_model", "profile", "profile_sha256", "closed_loop", "closed_loop_gap"}
 
 // maxTokensNote says what max_tokens each request was sent.
 func maxTokensNote(limit int) string {

@@ -305,6 +305,14 @@ func shiftTimes(r *Request, d int64) {
 // besides the replay.* and proxy.* settings of a live one.
 var runKeys = []string{"plan", "step_model", "profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"}
 
+// IsRunKey says whether Extra key k describes the run which measured a
+// trace: a live one's replay.* and proxy.* settings, or a simulated one's
+// plan, step model, profile, catalog and closed loop. A trace made from
+// it keeps such a key under an input_ name.
+func IsRunKey(k string) bool {
+	return strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(runKeys, k)
+}
+
 // asInput turns m, the metadata of a trace whose observed columns are
 // cleared, into an input trace's: what described the run that measured
 // them (a live or simulated source, the engine, device and batch policy,
@@ -325,7 +333,7 @@ func asInput(m *Meta) {
 		}
 	}
 	for k, v := range m.Extra {
-		if strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(runKeys, k) {
+		if IsRunKey(k) {
 			delete(m.Extra, k)
 			m.Set("input_"+k, v)
 		}
