@@ -43,8 +43,8 @@ func (p *static) rejects(e *engine, s *seq) string {
 
 // canOOM reports whether some batch could need more KV blocks than the
 // device has. A batch forms on an idle device, with every block free, and
-// each member reserves prompt + max_new tokens, which admission bounds
-// (rejectReason, rejects): a policy whose largest batch of the largest
+// each member reserves prompt + max_new − 1 tokens (reservedBlocks), which
+// admission bounds (rejectReason, rejects): a policy whose largest batch of the largest
 // requests fits can never run out of memory.
 func (p *static) canOOM(cfg *Config) bool {
 	total, bs := int64(cfg.TotalBlocks), int64(cfg.BlockSize)

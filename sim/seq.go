@@ -45,7 +45,7 @@ type seq struct {
 	// block into a new one even when another request holds a block with
 	// its hash.
 	dupOf    []int32
-	reserved bool // static policies: blocks for prompt+max_new taken up front
+	reserved bool // static policies: blocks for prompt+max_new−1 taken up front (reservedBlocks)
 
 	// Decode state.
 	decoding bool
