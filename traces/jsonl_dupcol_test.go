@@ -41,3 +41,31 @@ func TestJSONLKeyInAnotherCaseIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt JSONL key is refused in the words a CSV header's is, naming
+// the columns it could have been, not in encoding/json's.
+func TestJSONLUnknownKeyNamesTheColumns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "typo.jsonl")
+	row := `{"arrival_ns":1,"prompt_tokens":1,"output_tokens":1,"first_token":5}` + "\n"
+	if err := os.WriteFile(path, []byte(row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := ReadAll(path)
+	want := `line 1: unknown column "first_token" (known: ` + strings.Join(ColumnNames(), ",") + ")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("ReadAll = %v, want %q", err, want)
+	}
+}
+
+// A line that is not an object is refused as one, not as a row whose
+// first key is unknown.
+func TestJSONLArrayLineRefusedAsNotAnObject(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "array.jsonl")
+	if err := os.WriteFile(path, []byte("[1,2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := ReadAll(path)
+	if err == nil || !strings.Contains(err.Error(), "line 1: json: cannot unmarshal array") {
+		t.Fatalf("ReadAll = %v, want line 1 refused as an array", err)
+	}
+}

@@ -635,13 +635,14 @@ var columnKeys = func() map[string]bool {
 	return m
 }()
 
-// checkKeys refuses a top-level key of the JSON object b (already decoded
-// without error) that is not a column name, exactly as a CSV header must
-// give it, or that is given twice: encoding/json matches a key ignoring
-// case and keeps the last value, so either would be read silently.
+// checkKeys refuses a top-level key of the JSON object b that is not a
+// column name, exactly as a CSV header must give it, or that is given
+// twice: encoding/json matches a key ignoring case and keeps the last
+// value, so either would be read silently. b not an object, or malformed,
+// passes: decoding it reports that.
 func checkKeys(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	if _, err := dec.Token(); err != nil {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
 	seen := map[string]bool{}
@@ -687,9 +688,15 @@ func (r *jsonlReader) Next() bool {
 			r.err = fmt.Errorf("line %d:%w", r.line, err)
 			return false
 		}
+		// Before decoding: encoding/json would match a key in another
+		// case, keep the last of two, and name an unknown one in its own
+		// words.
+		if err := checkKeys(b); err != nil {
+			r.err = fmt.Errorf("line %d: %w", r.line, err)
+			return false
+		}
 		var row jsonRow
 		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
 		if err := dec.Decode(&row); err != nil {
 			r.err = fmt.Errorf("line %d: %w", r.line, err)
 			return false
@@ -697,10 +704,6 @@ func (r *jsonlReader) Next() bool {
 		// One object per line: anything after it would be dropped unread.
 		if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r"); len(rest) != 0 {
 			r.err = fmt.Errorf("line %d:%d: want one JSON object per line, got more after it", r.line, len(b)-len(rest)+1)
-			return false
-		}
-		if err := checkKeys(b); err != nil {
-			r.err = fmt.Errorf("line %d: %w", r.line, err)
 			return false
 		}
 		if col, elem := nullListElement(b, ColPrefixHashes, ColTokenTimes); col != "" {
