@@ -100,3 +100,60 @@ func TestDropFailedSimulatedClosedLoop(t *testing.T) {
 		t.Errorf("arrival %d, scheduled_send %d: want the first row's arrival (1 ms) and the issue as measured (0)", r.Arrival, r.ScheduledSend)
 	}
 }
+
+// A window from the trace start moves no time: a closed-loop recording's
+// first rows keep the times the run measured them at, and the run that
+// measured them.
+func TestSliceHeadKeepsClosedLoopRecording(t *testing.T) {
+	rows := rowsAt(int64(100*time.Second), int64(200*time.Second), int64(300*time.Second))
+	for i, r := range rows { // the loop ran them back to back from 0
+		r.ScheduledSend, r.ActualSend = int64(i)*int64(time.Second), int64(i)*int64(time.Second)
+		r.FirstToken, r.LastToken = r.ActualSend+int64(time.Millisecond), r.ActualSend+int64(time.Second)
+	}
+	recorded := cloneRows(rows)
+	in := &sliceReader{meta: Meta{Source: "live", Engine: "vllm"}, rows: rows}
+	in.meta.Set("replay.arrival", "closed")
+	s := Slice(in, 0, 0, 2)
+	got := drain(t, s)
+	if len(got) != 2 {
+		t.Fatalf("%d rows, want 2", len(got))
+	}
+	for i, r := range got {
+		if w := recorded[i]; r.Arrival != w.Arrival || r.ActualSend != w.ActualSend || r.FirstToken != w.FirstToken {
+			t.Errorf("row %s: arrival %d, actual_send %d, first_token %d: want %d, %d, %d as recorded",
+				r.ID, r.Arrival, r.ActualSend, r.FirstToken, w.Arrival, w.ActualSend, w.FirstToken)
+		}
+	}
+	if m := s.Meta(); m.Source != "live" || m.Engine != "vllm" || m.Extra["replay.arrival"] != "closed" {
+		t.Errorf("source %q, engine %q, replay.arrival %q: want the recording's run (live, vllm, closed)",
+			m.Source, m.Engine, m.Extra["replay.arrival"])
+	}
+}
+
+// --head alone keeps a simulated closed loop's first rows as simulated:
+// issues at 0, before their arrivals, as in the whole trace.
+func TestSliceHeadKeepsSimulatedClosedLoop(t *testing.T) {
+	m, rows := simulatedClosedLoop()
+	simulated := cloneRows(rows)
+	s := Slice(&sliceReader{meta: m, rows: rows}, 0, 0, 1)
+	got := drain(t, s)
+	if len(got) != 1 {
+		t.Fatalf("%d rows, want 1", len(got))
+	}
+	if r, w := got[0], simulated[0]; r.Arrival != w.Arrival || r.ScheduledSend != 0 || r.FirstToken != w.FirstToken {
+		t.Errorf("arrival %d, scheduled_send %d, first_token %d: want %d, 0, %d as simulated",
+			r.Arrival, r.ScheduledSend, r.FirstToken, w.Arrival, w.FirstToken)
+	}
+	if m := s.Meta(); m.Source != "simulated" || m.Extra["closed_loop"] != "2" {
+		t.Errorf("source %q, closed_loop %q: want the simulated run (simulated, 2)", m.Source, m.Extra["closed_loop"])
+	}
+}
+
+// cloneRows deep-copies rows: a reader may change the rows it hands out.
+func cloneRows(rows []*Request) []*Request {
+	out := make([]*Request, len(rows))
+	for i, r := range rows {
+		out[i] = r.Clone()
+	}
+	return out
+}

@@ -200,8 +200,10 @@ func (s *spreader) Next() bool {
 
 // Slice keeps the requests arriving in [from, to) and at most head of them
 // (head <= 0: no limit; to <= 0: no end), re-basing every time column to
-// the window start. The input must be sorted by arrival (importers
-// guarantee it): reading stops at the first arrival >= to.
+// the window start. A recording whose observed times are off its
+// arrivals' clock (offArrivalClock), cut from a later start, becomes an
+// input trace, its observed columns cleared. The input must be sorted by
+// arrival (importers guarantee it): reading stops at the first arrival >= to.
 func Slice(r Reader, from, to int64, head int) Reader {
 	m := r.Meta().Clone()
 	desc := "from_ns=" + strconv.FormatInt(from, 10)
@@ -234,8 +236,9 @@ func Slice(r Reader, from, to int64, head int) Reader {
 	}
 	// Re-based by from, the times of a recording off its arrivals' clock would
 	// be wrong (before the trace began, even). The slice is then an
-	// input trace, as Scale makes one.
-	unmoored := offArrivalClock(m)
+	// input trace, as Scale makes one. A window from 0 (--head or --to
+	// alone) moves no time: its rows keep the times they were measured at.
+	unmoored := from != 0 && offArrivalClock(m)
 	if unmoored {
 		asInput(&m)
 	}
