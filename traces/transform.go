@@ -318,21 +318,27 @@ func IsRunKey(k string) bool {
 
 // asInput turns m, the metadata of a trace whose observed columns are
 // cleared, into an input trace's: what described the run that measured
-// them (a live or simulated source, the engine, device and batch policy,
-// the run's settings) no longer describes any row and is kept under
-// input_ names, as record and simulate keep their input's run.
+// them (a live or simulated source, the engine, device, batch policy,
+// precision and weights, the build that ran it, the run's settings:
+// IsRunKey) no longer describes any row and is kept under input_ names,
+// as record and simulate keep their input's run.
 func asInput(m *Meta) {
-	if m.Source == "live" || m.Source == "simulated" {
+	measured := m.Source == "live" || m.Source == "simulated"
+	if measured {
 		m.Set("input_source", m.Source)
 		m.Source = ""
 	}
-	for _, f := range []struct {
-		key string
-		v   *string
-	}{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device}, {"batch_policy", &m.BatchPolicy}} {
-		if *f.v != "" {
-			m.Set("input_"+f.key, *f.v)
-			*f.v = ""
+	fields := []metaString{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device},
+		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion}}
+	if measured {
+		// Else the build that imported or drew the rows, which still
+		// describes them.
+		fields = append(fields, metaString{"tool_version", &m.ToolVersion})
+	}
+	for _, f := range fields {
+		if *f.val != "" {
+			m.Set("input_"+f.key, *f.val)
+			*f.val = ""
 		}
 	}
 	for k, v := range m.Extra {

@@ -78,3 +78,35 @@ func TestSliceMovesProxyStart(t *testing.T) {
 		t.Errorf("proxy.start = %q, want %q", v, want)
 	}
 }
+
+// The precision, weights and build a run served with describe the run, as
+// its engine and device do: an input trace made from a recording keeps
+// them under input_ names, as record and simulate keep their input's. A
+// synthetic trace's build drew its rows and stays its own.
+func TestTransformedInputMovesRunBuild(t *testing.T) {
+	m := liveMeta()
+	m.Precision, m.WeightVersion, m.ToolVersion = "fp8", "rev-3", "v1.2.0"
+	s, err := Scale(&sliceReader{meta: m, rows: rowsAt(0, 10)}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Meta()
+	if got.Precision != "" || got.WeightVersion != "" || got.ToolVersion != "" {
+		t.Errorf("precision %q, weight version %q, tool version %q kept as the scaled trace's: want them moved",
+			got.Precision, got.WeightVersion, got.ToolVersion)
+	}
+	for k, want := range map[string]string{"input_precision": "fp8", "input_weight_version": "rev-3", "input_tool_version": "v1.2.0"} {
+		if got.Extra[k] != want {
+			t.Errorf("%s = %q, want %q", k, got.Extra[k], want)
+		}
+	}
+
+	synth := Meta{Source: "synthetic", ToolVersion: "v1.2.0"}
+	if s, err = Scale(&sliceReader{meta: synth, rows: rowsAt(0, 10)}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Meta(); got.ToolVersion != "v1.2.0" || got.Extra["input_tool_version"] != "" {
+		t.Errorf("synthetic: tool version %q, input_tool_version %q: want the build that drew the rows kept as is",
+			got.ToolVersion, got.Extra["input_tool_version"])
+	}
+}
