@@ -291,7 +291,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	}
 	// Asked before Close, which removes the temporary file when it fails.
 	linked := tmp != "" && sameFile(tmp, partial)
-	if err := w.Close(); err != nil {
+	// A stream renamed into place whose directory was not synced holds
+	// every row: the trace is written from it, and it is then removed, so
+	// its directory's entry need not survive a crash.
+	if err := w.Close(); err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
 		if !linked {
 			return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far were not kept)", err))
 		}
