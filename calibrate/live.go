@@ -1510,15 +1510,29 @@ func (a *Analysis) Print(w io.Writer) {
 // later runs of the old one with the runs of the new. A file named like
 // one that is not a calibration run (a recording, 2024-05-chat.parquet)
 // is the user's and stays, as LoadRuns skips it. The runs go all or none:
-// the rest of a calibration would refit as one of fewer runs.
+// the rest of a calibration would refit as one of fewer runs. The runs an
+// interrupted clearing moved aside go with them.
 func ClearRuns(dir string) (int, error) {
 	paths, err := runTraces(dir)
-	if err != nil || len(paths) == 0 {
+	if err != nil {
 		return 0, err
+	}
+	n, err := clearRuns(dir, paths)
+	if err != nil {
+		return n, err
+	}
+	m, err := removeCleared(dir)
+	return n + m, err
+}
+
+// clearRuns moves paths, the runs in dir, aside and removes them.
+func clearRuns(dir string, paths []string) (int, error) {
+	if len(paths) == 0 {
+		return 0, nil
 	}
 	// Moved aside first, into a directory LoadRuns does not read, so that
 	// a file that cannot be moved leaves every run in place.
-	trash, err := os.MkdirTemp(dir, ".cleared-runs-")
+	trash, err := os.MkdirTemp(dir, clearedPrefix)
 	if err != nil {
 		return 0, err
 	}
@@ -1531,6 +1545,63 @@ func ClearRuns(dir string) (int, error) {
 		return len(paths), fmt.Errorf("the %d earlier runs were moved to %s, which could not be removed: %w", len(paths), trash, err)
 	}
 	return len(paths), nil
+}
+
+// clearedPrefix starts the name of the directory ClearRuns moves runs to
+// before removing them; a killed process leaves it behind.
+const clearedPrefix = ".cleared-runs-"
+
+// clearedDirs lists the directories in dir that a clearing killed before
+// it removed them left behind.
+func clearedDirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), clearedPrefix) {
+			dirs = append(dirs, filepath.Join(dir, e.Name()))
+		}
+	}
+	return dirs, nil
+}
+
+// removeCleared removes the directories interrupted clearings left in dir
+// and returns how many runs they held: the runs of a calibration that was
+// being replaced.
+func removeCleared(dir string) (int, error) {
+	dirs, err := clearedDirs(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range dirs {
+		runs, _ := runTraces(d)
+		if err := os.RemoveAll(d); err != nil {
+			return n, fmt.Errorf("%s, left by an interrupted clearing of earlier runs, could not be removed: %w", d, err)
+		}
+		n += len(runs)
+	}
+	return n, nil
+}
+
+// checkCleared refuses dir when an interrupted clearing moved some of its
+// runs aside: the rest would refit as a calibration of fewer runs.
+func checkCleared(dir string) error {
+	dirs, err := clearedDirs(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if runs, _ := runTraces(d); len(runs) > 0 {
+			return fmt.Errorf("%s holds %d runs that a calibration stopped while clearing %s moved aside: the runs left in %s are not a whole calibration; move them back to refit it (unless some were already removed), or calibrate again, which removes them",
+				d, len(runs), dir, dir)
+		}
+	}
+	return nil
 }
 
 // renameFile is os.Rename; tests replace it to make a run unmovable.
@@ -1593,6 +1664,9 @@ func LoadRuns(dir string) ([]*RunResult, error) {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("calibrate: %s is not a directory: want the directory of a calibration's traces (its --trace-out)", dir)
+	}
+	if err := checkCleared(dir); err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	paths, err := dirmatch.Files(dir, "*.parquet")
 	if err != nil {
