@@ -25,9 +25,8 @@ func TestRunInterruptedReportsEveryCandidate(t *testing.T) {
 	calls := 0
 	replayRecord = func(ctx context.Context, cfg replay.Config, log io.Writer) ([]*replay.Summary, error) {
 		calls++
-		sums, err := orig(ctx, cfg, log)
-		cancel() // interrupted as the first replay ends
-		return sums, err
+		cancel() // interrupted as the first replay starts
+		return orig(ctx, cfg, log)
 	}
 	t.Cleanup(func() { replayRecord = orig })
 	out := filepath.Join(dir, "out")

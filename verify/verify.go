@@ -708,10 +708,10 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	if written {
 		rep.Trace = rc.Out
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	// A replay that returned nil finished every request before the
+	// interrupt: it measured the candidate, whose engine is still checked.
+	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		switch {
-		case err == nil:
-			return fail(StatusCanceled, "%v", ctxErr)
 		case errors.Is(err, ctxErr):
 			// Interrupted: err also says what failed as it closed, and
 			// where the rows stay.
@@ -723,7 +723,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		}
 	}
 	if eng != nil {
-		if ok, why := eng.Alive(ctx); !ok {
+		if ok, why := eng.Alive(context.WithoutCancel(ctx)); !ok {
 			rep.measured(sums, p)
 			return fail(StatusDied, "%s", why)
 		}
