@@ -192,6 +192,12 @@ func (r *batchReader) Next() (ok bool) {
 			return false
 		}
 	}
+	if r.dec.negatives {
+		if err := r.dec.negativeObserved(r.i - 1); err != nil {
+			r.err = fmt.Errorf("row %d: %w", r.n, err)
+			return false
+		}
+	}
 	if err := r.cur.validateRead(); err != nil {
 		r.err = fmt.Errorf("row %d: %w", r.n, err)
 		return false

@@ -21,7 +21,9 @@
 // Times are int64 nanoseconds from the trace start (the first request's
 // timestamp when importing). Rates are requests per second. Token counts
 // are int32; importers reject counts above DefaultMaxTokens (10,000,000)
-// as absurd. Missing (-1) marks an observed numeric that was not measured.
+// as absurd. Missing (-1) marks an observed numeric that was not measured;
+// on disk that is a null or an empty cell, and readers refuse a literal
+// negative observed number, -1 included.
 //
 // # Streaming and ownership
 //

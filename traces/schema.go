@@ -330,6 +330,9 @@ type batchDecoder struct {
 	// listNulls: a list column's values hold a null somewhere (they never
 	// do in servesim's own files), so each row's lists are checked.
 	listNulls bool
+	// negatives: an observed number column holds a value below zero, so
+	// each row's are checked.
+	negatives bool
 }
 
 // newBatchDecoder checks rec's columns against the schema. Required input
@@ -425,7 +428,64 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 			d.failTime = col.(*array.Int64)
 		}
 	}
+	for _, c := range d.observedColumns() {
+		d.negatives = d.negatives || c.hasNegative()
+	}
 	return d, nil
+}
+
+// observedColumn is one observed number column of a batch; both arrays
+// are nil when the batch lacks it.
+type observedColumn struct {
+	name string
+	i64  *array.Int64
+	i32  *array.Int32
+}
+
+func (d *batchDecoder) observedColumns() []observedColumn {
+	return []observedColumn{
+		{name: ColScheduledSend, i64: d.sched}, {name: ColActualSend, i64: d.actual}, {name: ColStart, i64: d.start},
+		{name: ColFirstToken, i64: d.first}, {name: ColLastToken, i64: d.last}, {name: ColFailTime, i64: d.failTime},
+		{name: ColUsagePrompt, i32: d.uPrompt}, {name: ColUsageOutput, i32: d.uOut}, {name: ColUsageCached, i32: d.uCached},
+		{name: ColChunks, i32: d.chunks}, {name: ColPreemptions, i32: d.preempt}, {name: ColHTTPStatus, i32: d.status},
+	}
+}
+
+func (c observedColumn) hasNegative() bool {
+	switch {
+	case c.i64 != nil:
+		return anyNegative(c.i64.Int64Values(), c.i64)
+	case c.i32 != nil:
+		return anyNegative(c.i32.Int32Values(), c.i32)
+	}
+	return false
+}
+
+// anyNegative reports a valid value below zero (a null slot may hold anything).
+func anyNegative[T int32 | int64](vals []T, a arrow.Array) bool {
+	for i, v := range vals {
+		if v < 0 && a.IsValid(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// negativeObserved reports row i's first observed number below zero.
+func (d *batchDecoder) negativeObserved(i int) error {
+	for _, c := range d.observedColumns() {
+		switch {
+		case c.i64 != nil && c.i64.IsValid(i):
+			if err := checkObserved(c.name, c.i64.Value(i)); err != nil {
+				return err
+			}
+		case c.i32 != nil && c.i32.IsValid(i):
+			if err := checkObserved(c.name, int64(c.i32.Value(i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // decode fills r from row i, reusing r's slices. It assigns every field

@@ -305,6 +305,16 @@ func firstInvalid(s string) int {
 	return off
 }
 
+// checkObserved refuses an observed number below zero read from a file.
+// Missing (-1) is what an empty cell or a null reads as: a literal -1 on
+// disk would otherwise pass for "not measured" where -2 fails.
+func checkObserved(col string, v int64) error {
+	if v >= 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %d is negative: want 0 or more, or an empty cell or null when not measured", col, v)
+}
+
 // validateRead is validate for a row read from a file, which also holds
 // no failed_ns on a success (writers leave it out there).
 func (r *Request) validateRead() error {

@@ -368,6 +368,11 @@ func parseRow(r *Request, cell func(field int) (value, name string)) error {
 			err = fmt.Errorf("column %s: want an integer, got %q", name, v)
 			return
 		}
+		if !required { // an observed number; validate checks the inputs
+			if err = checkObserved(name, n); err != nil {
+				return
+			}
+		}
 		*dst = n
 	}
 	var v int64
@@ -480,6 +485,34 @@ type jsonRow struct {
 	FinishReason  string   `json:"finish_reason,omitempty"`
 	OutputText    string   `json:"output_text,omitempty"`
 	FailTime      *int64   `json:"failed_ns,omitempty"`
+}
+
+// checkObserved refuses a present observed number below zero: v64 and v32
+// would read a literal -1 as Missing.
+func (row *jsonRow) checkObserved() error {
+	for _, c := range []struct {
+		name string
+		p    *int64
+	}{{ColScheduledSend, row.ScheduledSend}, {ColActualSend, row.ActualSend}, {ColStart, row.StartTime},
+		{ColFirstToken, row.FirstToken}, {ColLastToken, row.LastToken}, {ColFailTime, row.FailTime}} {
+		if c.p != nil {
+			if err := checkObserved(c.name, *c.p); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		p    *int32
+	}{{ColUsagePrompt, row.UsagePrompt}, {ColUsageOutput, row.UsageOutput}, {ColUsageCached, row.UsageCached},
+		{ColChunks, row.Chunks}, {ColPreemptions, row.Preemptions}, {ColHTTPStatus, row.HTTPStatus}} {
+		if c.p != nil {
+			if err := checkObserved(c.name, int64(*c.p)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func p64(v int64) *int64 {
@@ -712,6 +745,10 @@ func (r *jsonlReader) Next() bool {
 		}
 		if row.Arrival == nil || row.PromptTokens == nil || row.OutputTokens == nil {
 			r.err = fmt.Errorf("line %d: want arrival_ns, prompt_tokens and output_tokens", r.line)
+			return false
+		}
+		if err := row.checkObserved(); err != nil {
+			r.err = fmt.Errorf("line %d: %w", r.line, err)
 			return false
 		}
 		c := &r.cur
