@@ -400,14 +400,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.cfg.MaxRequestBody))
 	r.Body.Close()
 	if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
-		ex.row.Error = fmt.Sprintf("request body over %d bytes: not forwarded", tooBig.Limit)
-		p.emit(ex)
+		p.notForwarded(ex, fmt.Sprintf("request body over %d bytes: not forwarded", tooBig.Limit))
 		http.Error(w, fmt.Sprintf("proxy: request body over %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
 		return
 	}
 	if err != nil {
-		ex.row.Error = "reading the request body: " + err.Error()
-		p.emit(ex)
+		p.notForwarded(ex, "reading the request body: "+err.Error())
 		http.Error(w, "proxy: reading the request body failed", http.StatusBadRequest)
 		return
 	}
@@ -421,6 +419,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.finish(ex)
 	}()
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ex)))
+}
+
+// notForwarded records a request the proxy failed before the upstream
+// saw it. Its lengths are unknown (0) and nothing was served, so the row
+// is source_failed as well as failed: simulate rejects it rather than
+// serving a request that never ran, and --drop-failed drops it. Like the
+// proxy's other failures it has no http_status, which is the upstream's.
+func (p *Proxy) notForwarded(ex *exchange, msg string) {
+	ex.row.Error = msg
+	ex.row.SourceFailed = true
+	p.emit(ex)
 }
 
 // forward passes r upstream unrecorded, its body streamed as it comes.
