@@ -190,7 +190,7 @@ func rawBodyIn(dir string) string {
 }
 
 func stalePartial(path string) string {
-	return fmt.Sprintf("%s exists, left by an interrupted run (servesim trace convert reads back its rows); move it away or delete it first", path)
+	return fmt.Sprintf("%s exists, left by an interrupted run (servesim trace convert reads back its rows); move it away or delete it first%s", path, atomicfile.TempLinksNote(path))
 }
 
 func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Writer) (*Summary, error) {

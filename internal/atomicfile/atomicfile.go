@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // ErrDirNotSynced marks the error of a Commit that renamed the file into
@@ -43,6 +44,40 @@ func Create(path string) (*File, error) {
 		return nil, named(path, err)
 	}
 	return &File{File: f, path: path}, nil
+}
+
+// TempLinks lists the temporary files Create made for path that are hard
+// links to the file at path. A writer that links its temporary file to a
+// readable name and is killed leaves both: removing path alone frees no
+// space.
+func TempLinks(path string) []string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp"
+	entries, _ := os.ReadDir(dir)
+	var links []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		if li, err := os.Stat(name); err == nil && os.SameFile(fi, li) {
+			links = append(links, name)
+		}
+	}
+	return links
+}
+
+// TempLinksNote is "" or, when path has TempLinks, a clause naming them
+// for a message that asks to delete path.
+func TempLinksNote(path string) string {
+	links := TempLinks(path)
+	if len(links) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s is a hidden hard link to it, left by the same writer: delete it too to free the space)", strings.Join(links, ", "))
 }
 
 // createTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the

@@ -168,7 +168,7 @@ func stagingPath(out string) string { return out + ".partial.arrows" }
 func CheckStaging(out string) error {
 	path := stagingPath(out)
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first", path)
+		return fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first%s", path, atomicfile.TempLinksNote(path))
 	}
 	return nil
 }
