@@ -94,3 +94,20 @@ func TestObservedMinusOneRefused(t *testing.T) {
 		}
 	}
 }
+
+// A writer refuses a negative count as readers do, else it writes a file
+// that does not read back; Missing (-1) is written as a null.
+func TestNegativeCountNotWritten(t *testing.T) {
+	r := &Request{}
+	r.Reset()
+	r.Arrival, r.PromptTokens, r.OutputTokens = 100, 1, 1
+	r.HTTPStatus, r.UsageOutput = 200, -2
+	path := filepath.Join(t.TempDir(), "o.parquet")
+	if err := WriteAll(path, Meta{}, []*Request{r}); err == nil || !strings.Contains(err.Error(), "usage_completion_tokens -2 is negative") {
+		t.Errorf("write: err = %v, want usage_completion_tokens -2 is negative", err)
+	}
+	r.UsageOutput = Missing
+	if err := WriteAll(path, Meta{}, []*Request{r}); err != nil {
+		t.Errorf("write of a count not measured: %v", err)
+	}
+}

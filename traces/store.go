@@ -358,6 +358,23 @@ func (r *Request) validateObserved() error {
 	if r.FirstToken != Missing && r.LastToken != Missing && r.LastToken < r.FirstToken {
 		return fmt.Errorf("%s %d is before %s %d", ColLastToken, r.LastToken, ColFirstToken, r.FirstToken)
 	}
+	return r.validateCounts()
+}
+
+// validateCounts rejects an observed count or status below zero other
+// than Missing: readers refuse one, so a writer must not write it.
+func (r *Request) validateCounts() error {
+	for _, c := range []struct {
+		name string
+		v    int32
+	}{{ColUsagePrompt, r.UsagePrompt}, {ColUsageOutput, r.UsageOutput}, {ColUsageCached, r.UsageCached},
+		{ColChunks, r.Chunks}, {ColPreemptions, r.Preemptions}, {ColHTTPStatus, r.HTTPStatus}} {
+		if c.v != Missing {
+			if err := checkObserved(c.name, int64(c.v)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
