@@ -316,14 +316,21 @@ func IsRunKey(k string) bool {
 	return strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(runKeys, k)
 }
 
+// isMeasuredSource says whether a trace of source src holds times a run
+// measured: a live replay's, a proxy recording's or a simulation's, not an
+// import's or a synthetic draw's.
+func isMeasuredSource(src string) bool {
+	return src == "live" || src == "proxy" || src == "simulated"
+}
+
 // asInput turns m, the metadata of a trace whose observed columns are
 // cleared, into an input trace's: what described the run that measured
-// them (a live or simulated source, the engine, device, batch policy,
+// them (a live, proxy or simulated source, the engine, device, batch policy,
 // precision and weights, the build that ran it, the run's settings:
 // IsRunKey) no longer describes any row and is kept under input_ names,
 // as record and simulate keep their input's run.
 func asInput(m *Meta) {
-	measured := m.Source == "live" || m.Source == "simulated"
+	measured := isMeasuredSource(m.Source)
 	if measured {
 		m.Set("input_source", m.Source)
 		m.Source = ""

@@ -110,3 +110,24 @@ func TestTransformedInputMovesRunBuild(t *testing.T) {
 			got.ToolVersion, got.Extra["input_tool_version"])
 	}
 }
+
+// A proxy recording's times were measured through the proxy: scaled, they
+// are cleared, and the trace must not go on calling itself a proxy
+// recording, made by the build that recorded it, for rows no one timed.
+func TestScaledProxyRecordingMovesItsSource(t *testing.T) {
+	m := Meta{Source: "proxy", ToolVersion: "v1.2.0"}
+	m.Set("proxy.start", "2026-01-02T03:04:05.5Z")
+	s, err := Scale(&sliceReader{meta: m, rows: rowsAt(0, 10)}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Meta()
+	if got.Source != "" || got.ToolVersion != "" {
+		t.Errorf("source %q, tool version %q kept as the scaled trace's: want them moved", got.Source, got.ToolVersion)
+	}
+	for k, want := range map[string]string{"input_source": "proxy", "input_tool_version": "v1.2.0", "input_proxy.start": "2026-01-02T03:04:05.5Z"} {
+		if got.Extra[k] != want {
+			t.Errorf("%s = %q, want %q", k, got.Extra[k], want)
+		}
+	}
+}
