@@ -67,3 +67,20 @@ func TestOutputMetaKeepsASimulatedInputsCatalogUnderInputNames(t *testing.T) {
 			v, ok, m.Extra["input_catalog_sha256"])
 	}
 }
+
+// The input's source is kept as input_source, as simulate and trace scale
+// keep it. Under another name, a recording of a simulated trace kept the
+// simulation's own input_source (synthetic) beside input_plan, as if the
+// rows it replayed had been drawn, not simulated.
+func TestOutputMetaKeepsTheInputsSourceAsInputSource(t *testing.T) {
+	in := traces.Meta{Source: "simulated"}
+	in.Set("input_source", "synthetic")
+	in.Set("plan", "[model]\nname = \"big\"\n")
+	m := OutputMeta(in, testConfig(nil), 1)
+	if got := m.Extra["input_source"]; got != "simulated" {
+		t.Errorf("input_source = %q, want the input's own source, simulated", got)
+	}
+	if v, ok := m.Extra["replay.input_source"]; ok {
+		t.Errorf("replay.input_source = %q: want the input's source under input_source alone", v)
+	}
+}

@@ -384,7 +384,7 @@ func sameFile(a, b string) bool {
 // "live", the model, cfg's tool version, the block size the prompts were
 // built with, and the run's settings under Extra "replay.*" (the base URL
 // without any user info, query or fragment; never the key; the prompt
-// salt unless 0). What describes how the input was run (its engine, device
+// salt unless 0). What describes how the input was run (its source, engine, device
 // and batching, tool version, a recording's proxy.* and replay.* notes, a
 // simulation's plan, profile, catalog and closed loop: traces.IsRunKey) is
 // kept under input_ names, as simulate keeps it: this run ran none of it.
@@ -418,7 +418,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		m.Checksums[k] = v
 	}
 	if in.Source != "" {
-		m.Extra["replay.input_source"] = in.Source
+		m.Extra["input_source"] = in.Source
 	}
 	m.Source = "live"
 	m.Model = cfg.Model

@@ -66,7 +66,7 @@ func TestRecordRepeatInInputOrder(t *testing.T) {
 			}
 		}
 		if meta.Source != "live" || meta.Model != "servesim-tiny" || meta.Extra["replay.run"] != fmt.Sprintf("%d/2", k) ||
-			meta.Extra["replay.input_source"] != "synthetic" || meta.Extra["replay.status"] != "complete" || meta.BlockSize != 16 {
+			meta.Extra["input_source"] != "synthetic" || meta.Extra["replay.status"] != "complete" || meta.BlockSize != 16 {
 			t.Errorf("run %d meta %+v", k, meta)
 		}
 		if _, err := os.Stat(PartialPath(RunPath(cfg.Out, k, 2))); !os.IsNotExist(err) {
