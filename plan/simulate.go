@@ -212,28 +212,11 @@ func (r *Resolved) PowerModel(opt Options) string {
 // input was run (a live input's engine, device, batching, precision and
 // build and its recording's replay.* and proxy.* settings; a simulated
 // input's plan, step model, profile, catalog and closed loop) is kept
-// under input_ names, as record and trace scale keep it: this run ran none
-// of it. A closed loop of its own the caller adds.
+// under input_ names (traces.MoveRunToInput), as record and trace scale
+// keep it: this run ran none of it. A closed loop of its own the caller adds.
 func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256, catalogSHA256 string) traces.Meta {
 	meta := in.Clone()
-	if in.Source != "" { // else an input trace's own input_source, kept
-		meta.Set("input_source", in.Source)
-	}
-	for _, f := range []struct{ key, v string }{
-		{"engine", in.Engine}, {"engine_args", in.EngineArgs}, {"device", in.Device}, {"batch_policy", in.BatchPolicy},
-		{"precision", in.Precision}, {"weight_version", in.WeightVersion}, {"tool_version", in.ToolVersion},
-	} {
-		if f.v != "" {
-			meta.Set("input_"+f.key, f.v)
-		}
-	}
-	meta.Engine, meta.EngineArgs = "", ""
-	for k, v := range in.Extra {
-		if traces.IsRunKey(k) {
-			delete(meta.Extra, k)
-			meta.Set("input_"+k, v)
-		}
-	}
+	meta.MoveRunToInput(true)
 	meta.Source = "simulated"
 	meta.Model = r.Arch.Name
 	meta.WeightVersion = r.Plan.Model.WeightVersion

@@ -387,39 +387,11 @@ func sameFile(a, b string) bool {
 // salt unless 0). What describes how the input was run (its source, engine, device
 // and batching, tool version, a recording's proxy.* and replay.* notes, a
 // simulation's plan, profile, catalog and closed loop: traces.IsRunKey) is
-// kept under input_ names, as simulate keeps it: this run ran none of it.
+// kept under input_ names (traces.MoveRunToInput), as simulate keeps it:
+// this run ran none of it.
 func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
-	m := in
-	m.Extra = map[string]string{}
-	for k, v := range in.Extra {
-		if !traces.IsRunKey(k) {
-			m.Extra[k] = v
-		}
-	}
-	// After the others: the input's input_ keys are of an earlier run.
-	for k, v := range in.Extra {
-		if traces.IsRunKey(k) {
-			m.Extra["input_"+k] = v
-		}
-	}
-	for _, f := range []struct {
-		key string
-		v   *string
-	}{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device},
-		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion},
-		{"tool_version", &m.ToolVersion}} {
-		if *f.v != "" {
-			m.Extra["input_"+f.key] = *f.v
-			*f.v = ""
-		}
-	}
-	m.Checksums = map[string]string{}
-	for k, v := range in.Checksums {
-		m.Checksums[k] = v
-	}
-	if in.Source != "" {
-		m.Extra["input_source"] = in.Source
-	}
+	m := in.Clone()
+	m.MoveRunToInput(true)
 	m.Source = "live"
 	m.Model = cfg.Model
 	m.ToolVersion = cfg.ToolVersion
@@ -427,7 +399,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		// The prompts shared one block of this many tokens per prefix
 		// hash: that is what the measured trace's hashes stand for.
 		m.BlockSize = cfg.BlockSize
-		m.Extra["replay.input_block_size"] = strconv.Itoa(in.BlockSize)
+		m.Set("replay.input_block_size", strconv.Itoa(in.BlockSize))
 	}
 	base := urlshow.String(cfg.BaseURL)
 	if u, err := url.Parse(cfg.BaseURL); err == nil {
@@ -455,7 +427,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		set["replay.prompt_salt"] = strconv.FormatUint(cfg.Salt, 10)
 	}
 	for k, v := range set {
-		m.Extra[k] = v
+		m.Set(k, v)
 	}
 	return m
 }

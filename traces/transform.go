@@ -324,23 +324,27 @@ func isMeasuredSource(src string) bool {
 }
 
 // asInput turns m, the metadata of a trace whose observed columns are
-// cleared, into an input trace's: what described the run that measured
-// them (a live, proxy or simulated source, the engine, device, batch policy,
-// precision and weights, the build that ran it, the run's settings:
-// IsRunKey) no longer describes any row and is kept under input_ names,
-// as record and simulate keep their input's run.
+// cleared, into an input trace's: the run that measured them no longer
+// describes any row (MoveRunToInput). No new run replaces it.
 func asInput(m *Meta) {
-	measured := isMeasuredSource(m.Source)
-	if measured {
-		m.Set("input_source", m.Source)
-		m.Source = ""
-	}
+	m.MoveRunToInput(false)
+}
+
+// MoveRunToInput keeps what in m described the run that measured its rows
+// under input_ names, replacing an earlier run's, and clears it from m:
+// the source, engine, engine arguments, device, batch policy, precision,
+// weight version and build, and the run's settings (IsRunKey). newRun
+// says another run takes its place (record, simulate): then the source
+// and build move whatever they are. Else (an input trace: scale, spread,
+// an unmoored slice) they move only when a run measured the rows (live,
+// proxy, simulated): an import's or a synthetic draw's still describe
+// them. m.Extra is changed in place: clone a shared Meta first.
+func (m *Meta) MoveRunToInput(newRun bool) {
+	measured := newRun || isMeasuredSource(m.Source)
 	fields := []metaString{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device},
 		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion}}
 	if measured {
-		// Else the build that imported or drew the rows, which still
-		// describes them.
-		fields = append(fields, metaString{"tool_version", &m.ToolVersion})
+		fields = append(fields, metaString{"source", &m.Source}, metaString{"tool_version", &m.ToolVersion})
 	}
 	for _, f := range fields {
 		if *f.val != "" {
@@ -349,7 +353,7 @@ func asInput(m *Meta) {
 		}
 	}
 	for k, v := range m.Extra {
-		if IsRunKey(k) {
+		if IsRunKey(k) { // an input_ name never is: it is not visited again
 			delete(m.Extra, k)
 			m.Set("input_"+k, v)
 		}

@@ -131,3 +131,25 @@ func TestScaledProxyRecordingMovesItsSource(t *testing.T) {
 		}
 	}
 }
+
+// A new run (record, simulate) replaces whatever made the trace, an
+// import included; an input trace made from an import keeps its source
+// and the build that imported it, which still describe its rows.
+func TestMoveRunToInputOfAnImport(t *testing.T) {
+	for _, newRun := range []bool{true, false} {
+		m := Meta{Source: "azure-2023-conv", ToolVersion: "v1.2.0", Device: "1× H100"}
+		m.Set("input_source", "live") // an earlier run's
+		m.MoveRunToInput(newRun)
+		wantSource, wantInput := "azure-2023-conv", "live"
+		if newRun {
+			wantSource, wantInput = "", "azure-2023-conv"
+		}
+		if m.Source != wantSource || m.Extra["input_source"] != wantInput || m.Device != "" || m.Extra["input_device"] != "1× H100" {
+			t.Errorf("new run %v: source %q, input_source %q, device %q, input_device %q: want %q, %q, none, 1× H100",
+				newRun, m.Source, m.Extra["input_source"], m.Device, m.Extra["input_device"], wantSource, wantInput)
+		}
+		if got := m.ToolVersion == ""; got != newRun {
+			t.Errorf("new run %v: tool version %q, input_tool_version %q", newRun, m.ToolVersion, m.Extra["input_tool_version"])
+		}
+	}
+}
