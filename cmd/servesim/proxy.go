@@ -31,7 +31,8 @@ func proxyCommand() *cli.Command {
 			"never stored. Prompt text is stored only with --keep-prompts (NAME.prompts.jsonl for --out\n" +
 			"NAME.parquet). Rows go to OUT.partial.arrows, flushed every --flush-interval, where a crash leaves\n" +
 			"them (trace convert reads them). Stop with Ctrl-C: in-flight requests finish (up to --shutdown-grace)\n" +
-			"and the trace is written to --out.",
+			"and the trace is written to --out, unless no request finished (those cut at shutdown do not count):\n" +
+			"then nothing is written and an earlier --out stays as it was.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
 			&cli.StringFlag{Name: "upstream", Usage: "server base URL, e.g. http://127.0.0.1:8000"},
@@ -134,6 +135,8 @@ func proxyAction(c *cli.Context) error {
 	switch { // the error says why
 	case st.RowsLeft != "":
 		where = "left in " + st.RowsLeft
+	case st.NoneFinished:
+		where = "(none finished: no trace written, an earlier " + cfg.Out + " left as it was)"
 	case !st.Written:
 		where = "(no trace written)"
 	}

@@ -312,3 +312,24 @@ func TestProxyListenErrorNamesTheFlag(t *testing.T) {
 		t.Errorf("got %v, want an error naming --listen and its address", err)
 	}
 }
+
+// A session ended before any request finished writes nothing: the summary
+// says so, and an earlier --out stays as it was.
+func TestProxySessionWithNothingFinishedSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	out := writeFile(t, dir, "cap.jsonl", "earlier\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	app := newApp()
+	var stdout bytes.Buffer
+	app.Writer, app.ErrWriter = &stdout, &syncBuffer{mark: "Ctrl-C to stop", hit: cancel}
+	if err := app.RunContext(ctx, []string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "none finished: no trace written, an earlier "+out+" left as it was") {
+		t.Errorf("summary %q: want it to say no trace was written", stdout.String())
+	}
+	if got := readText(t, out); got != "earlier\n" {
+		t.Errorf("%s holds %q: want the earlier file", out, got)
+	}
+}

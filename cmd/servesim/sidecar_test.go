@@ -199,7 +199,19 @@ func proxyRecording(t *testing.T, dir string, started func(), extra ...string) (
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	app := newApp()
-	stderr := &syncBuffer{mark: "Ctrl-C to stop", hit: func() { started(); cancel() }}
+	var stderr *syncBuffer
+	stderr = &syncBuffer{mark: "Ctrl-C to stop", hit: func() {
+		// One request, failed upstream (nothing listens there) but
+		// finished: a session that captured none writes no trace.
+		addr, _, _ := strings.Cut(strings.TrimPrefix(stderr.b.String()[strings.Index(stderr.b.String(), "proxying "):], "proxying "), " ")
+		go func() { // the proxy logs to stderr, whose lock this hook runs under
+			if resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`)); err == nil {
+				resp.Body.Close()
+			}
+			started()
+			cancel()
+		}()
+	}}
 	app.Writer, app.ErrWriter = io.Discard, stderr
 	err := app.RunContext(ctx, append([]string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
 		"--upstream", "http://127.0.0.1:1/v1", "--out", filepath.Join(dir, "p.csv"), "--telemetry-interval", "2ms"}, extra...))

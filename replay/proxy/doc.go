@@ -122,5 +122,8 @@
 // earlier session's prompts file as it was (a failed conversion's error
 // names where the rows and their prompts are left). Serve stops accepting on context cancel,
 // lets in-flight requests (streams included) finish within ShutdownGrace,
-// then closes the trace.
+// then closes the trace. A session in which no request finished (those
+// cut at shutdown do not count) writes no trace, nor prompts file, and
+// removes its staging stream: an earlier Out stays as it was, and
+// Stats.NoneFinished says so.
 package proxy

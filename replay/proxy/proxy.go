@@ -203,6 +203,9 @@ type Proxy struct {
 	ready   []*exchange         // in arrival order, waiting for the writer
 	stats   Stats
 	dirty   bool
+	// finished counts the rows written that were not cut at shutdown:
+	// with none, the session captured nothing and Close writes no trace.
+	finished int
 
 	// wmu guards the writer, the prompts file and werr. It is held across
 	// their I/O, a flush's fsync included, by the flush loop and Close
@@ -227,6 +230,7 @@ type exchange struct {
 	obs        observation
 	upErr      error
 	clientGone bool
+	cut        bool     // the shutdown grace ran out and the proxy cut it short
 	badReq     bool     // the request body is not the JSON expected
 	secrets    []string // the client's credentials (credential.New drops short ones): masked in the row's Error
 }
@@ -533,6 +537,7 @@ func (p *Proxy) finish(ex *exchange) {
 		row.Error = "client disconnected"
 		if p.cut.Load() { // the proxy closed the connection, not the client
 			row.Error = "cut at shutdown: the shutdown grace ran out"
+			ex.cut = true
 		}
 	case ex.upErr != nil:
 		row.Error = "upstream: " + ex.upErr.Error()
@@ -735,6 +740,9 @@ func (p *Proxy) writeLocked(ex *exchange) {
 	}
 	p.mu.Lock()
 	p.stats.Rows++
+	if !ex.cut {
+		p.finished++
+	}
 	if ex.row.Error != "" {
 		// Its OutputTokens is how far it got (usage, or its partial
 		// output) or, with no output, the most the request could
@@ -855,6 +863,9 @@ type Stats struct {
 	// RowsLeft is the staging stream that kept its rows ("" when none).
 	Written  bool
 	RowsLeft string
+	// NoneFinished: no request finished (those cut at shutdown do not
+	// count), so Close wrote no trace and left an earlier file at Out.
+	NoneFinished bool
 }
 
 // Stats returns the counts of the rows written so far.
@@ -866,7 +877,10 @@ func (p *Proxy) Stats() Stats {
 
 // Close stops recording new requests, waits for the recorded ones in
 // flight to finish, and closes the trace (converting it from the Arrow
-// stream to Out's format when they differ). Stop the HTTP server first.
+// stream to Out's format when they differ). A session in which no
+// request finished (those cut at shutdown do not count) writes no trace
+// and removes its staging stream: an earlier file at Out stays as it
+// was, and Stats says NoneFinished. Stop the HTTP server first.
 func (p *Proxy) Close() error {
 	p.amu.Lock()
 	if p.closed {
@@ -887,6 +901,13 @@ func (p *Proxy) Close() error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	p.writeReadyLocked()
+	p.mu.Lock()
+	none := p.finished == 0
+	p.mu.Unlock()
+	if none && p.werr == nil {
+		p.discardLocked()
+		return nil
+	}
 	var errs []error
 	if p.werr != nil {
 		errs = append(errs, p.werr)
@@ -922,6 +943,24 @@ func (p *Proxy) Close() error {
 		return fmt.Errorf("proxy: %w", err)
 	}
 	return nil
+}
+
+// discardLocked drops a session that captured nothing: a trace empty or
+// of cut requests only would replace an earlier one at Out, as would its
+// prompts file. p.wmu is held.
+func (p *Proxy) discardLocked() {
+	// Asked before Abort removes the temporary file the link shares.
+	if p.wtmp != "" && traces.SamePath(p.wtmp, stagingPath(p.cfg.Out)) {
+		os.Remove(stagingPath(p.cfg.Out))
+	}
+	p.w.Abort()
+	if p.prompts != nil {
+		p.prompts.Abort()
+	}
+	p.mu.Lock()
+	p.stats.NoneFinished = true
+	p.mu.Unlock()
+	p.cfg.Logger.Info("proxy: no request finished; no trace written", "out", p.cfg.Out)
 }
 
 // closePrompts publishes the prompts file once the trace is written, and

@@ -537,8 +537,10 @@ func TestPassThroughIsNotRecorded(t *testing.T) {
 	if string(b) != `{"data":[{"id":"m"}]}` {
 		t.Errorf("got %s", b)
 	}
-	if _, rows := r.finish(t); len(rows) != 0 {
-		t.Errorf("%d rows for a GET /v1/models", len(rows))
+	// A recorded request too: a session that captured none writes no trace.
+	r.post(t, "/v1/chat/completions", chatBody("m", false, true, "hi"))
+	if _, rows := r.finish(t); len(rows) != 1 {
+		t.Errorf("%d rows for a GET /v1/models and a chat request, want the chat's only", len(rows))
 	}
 }
 
