@@ -364,6 +364,9 @@ func (r *Request) validateObserved() error {
 // validateCounts rejects an observed count or status below zero other
 // than Missing: readers refuse one, so a writer must not write it.
 func (r *Request) validateCounts() error {
+	if min(r.UsagePrompt, r.UsageOutput, r.UsageCached, r.Chunks, r.Preemptions, r.HTTPStatus) >= Missing {
+		return nil // the common case, without building the list below per row
+	}
 	for _, c := range []struct {
 		name string
 		v    int32
