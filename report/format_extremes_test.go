@@ -33,7 +33,7 @@ func TestCellsAtExtremes(t *testing.T) {
 		{numfmt.Secs(250), "4m10s"},
 		{fmtPct(1e20), "1e+22%"},
 		{fmtPct(math.MaxFloat64), "1.8e+310%"},
-		{fmtPct(-0.001), "0%"},
+		{fmtPct(-0.001), "-0.1%"},
 		{fmtPct(0.256), "26%"},
 		{fmtRel(1e20), "+1e+22%"},
 		{fmtRel(-math.MaxFloat64), "-1.8e+310%"},
