@@ -50,12 +50,6 @@ func Compare(a, b *Run, threshold float64) []Change {
 	secs, usd := numfmt.Secs, numfmt.USD
 	f2 := func(v float64) string { return fmtF(v, 2) }
 	f0 := func(v float64) string { return fmtF(v, 0) }
-	pct := func(v float64) string {
-		if !known(v) {
-			return "—"
-		}
-		return fmt.Sprintf("%.2f%%", 100*v)
-	}
 	cs := []Change{
 		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
 		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
@@ -67,7 +61,7 @@ func Compare(a, b *Run, threshold float64) []Change {
 		{Metric: "device-seconds", A: ma.DeviceSeconds, B: mb.DeviceSeconds, Better: -1, Gated: true, format: f0},
 		{Metric: "$/1M output (estimated)", A: ma.USDPerMOutEst, B: mb.USDPerMOutEst, Better: -1, Gated: true, format: usd},
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
-		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: pct},
+		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: fmtShare},
 	}
 	if a.NoResult != "" || b.NoResult != "" {
 		// A config that had figures and has none (the SLO now fails at
@@ -128,6 +122,20 @@ func Compare(a, b *Run, threshold float64) []Change {
 func ttfts(l *Latencies) []float64 { return l.TTFT }
 func tpots(l *Latencies) []float64 { return l.TPOT }
 func e2es(l *Latencies) []float64  { return l.E2E }
+
+// fmtShare is a share in percent with two decimals, as Fixed keeps a
+// share that is not 0 from reading "0.00%" (one failure in 100,000 is
+// "0.001%"); just short of all reads ">99.99%", not "100.00%".
+func fmtShare(v float64) string {
+	switch p := 100 * v; {
+	case !known(v):
+		return "—"
+	case p >= 99.995 && p < 100:
+		return ">99.99%"
+	default:
+		return numfmt.Fixed(p, 2) + "%"
+	}
+}
 
 func failRate(m Metrics) float64 {
 	n := m.Completed + m.Failed
