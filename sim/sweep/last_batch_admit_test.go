@@ -46,3 +46,36 @@ ttft_p99_ms = 2000
 		t.Errorf("note %q: want it to count the admitted requests with %q and add the 6 refused", note, want)
 	}
 }
+
+// When the admitted requests fill whole batches, no last batch waits: the
+// requests refused on arrival alone break the limit, and the note says so
+// rather than speaking of a last batch of none. 1000 requests of which 40
+// are too large for any KV cache leave 960 admitted, 40 full batches of
+// 24, and the 40 refused are more than the 10 a P99 over 1000 lets break
+// the limit.
+func TestLastBatchNoteNamesRefusalsWhenBatchesFill(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [24]
+"batch.max_wait_ms" = [5000]
+[slo]
+ttft_p99_ms = 2000
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := steadyTrace(1000)
+	for i := range 40 {
+		tr.Reqs[i].PromptTokens = 1 << 30 // more tokens than any device's KV cache holds
+	}
+	ex := mustExpand(t, s)
+	ev := &evaluator{}
+	ev.reset(tr, s, &ex.Configs[0])
+	name, limit := ev.batchWaitLimit()
+	note := ev.lastBatchNote(name, limit)
+	want := "the 40 requests refused on arrival break the TTFT limit of 2000 ms at every load, more than the 10 a P99 lets break it, so no heavier load meets the SLO"
+	if note != want {
+		t.Errorf("note %q\nwant %q", note, want)
+	}
+}

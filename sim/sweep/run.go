@@ -342,7 +342,8 @@ func (ev *evaluator) batchWaitNote() string {
 // limit for sure only while that gap is within max_wait_ms less the limit
 // (lastBatchLate). When those and the requests refused on arrival (which
 // break every limit) outnumber the requests a P99 lets break the limit,
-// no heavier load meets the SLO. "" when they do not, or for a cluster,
+// no heavier load meets the SLO; where no last-batch request is late, the
+// note names the refusals alone. "" when they do not, or for a cluster,
 // whose replicas' last batches depend on the router.
 func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	b := ev.cfg.Plan.Batch
@@ -354,6 +355,10 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	late := ev.lastBatchLate(left, b.MaxWaitMS-limit)
 	if late+refused <= ok {
 		return ""
+	}
+	if late == 0 { // whole batches, or a last batch no load makes late
+		return fmt.Sprintf("the %d requests refused on arrival break the %s limit of %g ms at every load, more than the %d a P99 lets break it, so no heavier load meets the SLO",
+			refused, name, limit, ok)
 	}
 	with := ","
 	if refused > 0 {
