@@ -351,8 +351,8 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 		return ""
 	}
 	admitted, refused := ev.admitted()
-	left, ok := admitted%int64(b.BatchSize), allowed(ev.t.nAll)
-	late := ev.lastBatchLate(left, b.MaxWaitMS-limit)
+	left, ok := len(admitted)%b.BatchSize, allowed(ev.t.nAll)
+	late := ev.lastBatchLate(admitted[len(admitted)-left:], b.MaxWaitMS-limit)
 	if late+refused <= ok {
 		return ""
 	}
@@ -365,27 +365,20 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 		with = fmt.Sprintf("; with the %d refused on arrival, %d requests,", refused, late+refused)
 	}
 	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, and %d of them arrive within %g ms of it at search.start_scale %g and above%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
-		left, admitted, b.BatchSize, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
+		left, len(admitted), b.BatchSize, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
 }
 
 // lastBatchLate counts the SLO's requests among the last batch's (the
-// trace's last left admitted ones) that wait at least the limit at every
-// scale from start_scale up: the first one, and those arriving within
-// margin ms (max_wait_ms less the limit) of it at start_scale, a gap that
-// heavier loads only shrink. Their first token comes later still.
-func (ev *evaluator) lastBatchLate(left int64, margin float64) (late int64) {
-	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
-	refuses := sc.Rejecter()
-	var batch []*traces.Request // latest first
-	for i := len(ev.t.Reqs) - 1; i >= 0 && int64(len(batch)) < left; i-- {
-		if r := &ev.t.Reqs[i]; refuses(r) == "" {
-			batch = append(batch, r)
-		}
-	}
+// trace's last admitted ones, in arrival order) that wait at least the
+// limit at every scale from start_scale up: the first one, and those
+// arriving within margin ms (max_wait_ms less the limit) of it at
+// start_scale, a gap that heavier loads only shrink. Their first token
+// comes later still.
+func (ev *evaluator) lastBatchLate(batch []*traces.Request, margin float64) (late int64) {
 	if len(batch) == 0 {
 		return 0
 	}
-	first := batch[len(batch)-1].Arrival
+	first := batch[0].Arrival
 	window := margin * 1e6 * ev.spec.Search.StartScale // ns at scale 1
 	for _, r := range batch {
 		if !r.Warmup && !r.SourceFailed && float64(r.Arrival-first) <= window {
@@ -395,17 +388,18 @@ func (ev *evaluator) lastBatchLate(left int64, margin float64) (late int64) {
 	return late
 }
 
-// admitted counts the trace's requests a single replica of the config
-// admits (warm-up ones too: they fill batches), and those of the SLO's
-// population it refuses on arrival, by the simulator's own rule.
-func (ev *evaluator) admitted() (admitted, refused int64) {
+// admitted returns, in arrival order, the trace's requests a single
+// replica of the config admits (warm-up ones too: they fill batches), and
+// counts those of the SLO's population it refuses on arrival, by the
+// simulator's own rule.
+func (ev *evaluator) admitted() (admitted []*traces.Request, refused int64) {
 	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
 	refuses := sc.Rejecter()
 	for i := range ev.t.Reqs {
 		r := &ev.t.Reqs[i]
 		switch {
 		case refuses(r) == "":
-			admitted++
+			admitted = append(admitted, r)
 		case !r.Warmup && !r.SourceFailed:
 			refused++
 		}
