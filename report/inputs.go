@@ -642,11 +642,21 @@ func (in *Inputs) Select(sel string) (*Run, error) {
 	case len(cands) == 0 && sel == "":
 		return nil, ErrNoRuns
 	case len(cands) == 0:
-		return nil, fmt.Errorf("no run or config matches %q", sel)
+		return nil, fmt.Errorf("no run or config matches %q%s", sel, rankHint(sel))
 	case sel == "":
 		return nil, fmt.Errorf("%d runs or configs in the input: name one (plan name, sweep label, #N for the rank the report shows, or index=N)", len(cands))
 	}
 	return nil, fmt.Errorf("%d runs or configs match %q", len(cands), sel)
+}
+
+// rankHint tells how to name a rank when sel, which matched nothing, is a
+// bare number: one is a name (a plan or label may be a number), never a
+// rank, so that a selector means the same in every input.
+func rankHint(sel string) string {
+	if n, err := strconv.ParseInt(sel, 10, 64); err != nil || n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(": a rank is named #%s or rank=%s", sel, sel)
 }
 
 func matchRow(row *sweep.Row, sel string) bool {

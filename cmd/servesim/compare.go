@@ -24,7 +24,7 @@ func compareCommand() *cli.Command {
 		Description: "A is the baseline, B the new run. Each is a simulate --out directory or summary.json, a per-request\n" +
 			"trace (simulated or live), or a sweep results file. When the input holds several runs or configs, name one\n" +
 			"with PATH#NAME (a plan name, a sweep row's label, #N or rank=N for the rank the report shows as #N, or\n" +
-			"index=N) or --a / --b.\n" +
+			"index=N; PATH##1 or PATH#rank=1 is rank 1, PATH#1 a plan or label named 1) or --a / --b.\n" +
 			"Metrics from traces are computed from successful, non-warm-up rows; failures are counted separately.\n" +
 			"A regression is a P99 latency, a cost, device-seconds or the failure share rising, or throughput falling,\n" +
 			"by more than --threshold, or a sweep config that had a result having none; any regression makes the exit status 3.\n" +
