@@ -42,3 +42,25 @@ func TestResultMetaKeepsTheInputsRunUnderInputNames(t *testing.T) {
 		t.Errorf("device %q, batch policy %q, tool version %q, plan %q: want this run's", m.Device, m.BatchPolicy, m.ToolVersion, m.Extra["plan"])
 	}
 }
+
+// A simulation of a recording of a simulated trace: the recording ran on
+// an engine it does not name, and the earlier simulation's plan and
+// device must not stand in for it under input_ names.
+func TestResultMetaOfARecordingNamesOnlyTheRecording(t *testing.T) {
+	r := mustResolve(t, valid)
+	in := traces.Meta{Source: "live"}
+	in.Set("replay.arrival", "open")
+	in.Set("input_source", "simulated")
+	in.Set("input_device", "8× H100")
+	in.Set("input_plan", "[model]\nname = \"earlier\"\n")
+	m := r.ResultMeta(in, "roofline prior (uncalibrated)", "v1.0", "", "", "")
+	if m.Extra["input_source"] != "live" || m.Extra["input_replay.arrival"] != "open" {
+		t.Errorf("input_source %q, input_replay.arrival %q: want the recording's, live and open",
+			m.Extra["input_source"], m.Extra["input_replay.arrival"])
+	}
+	for _, k := range []string{"input_device", "input_plan"} {
+		if v, ok := m.Extra[k]; ok {
+			t.Errorf("Extra[%q] = %q: the earlier simulation's, named as the recording's", k, v)
+		}
+	}
+}

@@ -84,3 +84,26 @@ func TestOutputMetaKeepsTheInputsSourceAsInputSource(t *testing.T) {
 		t.Errorf("replay.input_source = %q: want the input's source under input_source alone", v)
 	}
 }
+
+// A recording of a simulation of a live recording: the input_ names are
+// the simulation's alone. The earlier recording's engine and replay.*
+// settings, kept beside input_source=simulated, would say the simulation
+// ran on that engine with those settings.
+func TestOutputMetaOfASimulationNamesOnlyTheSimulation(t *testing.T) {
+	in := traces.Meta{Source: "simulated", Device: "2× H100"}
+	in.Set("plan", "[model]\nname = \"big\"\n")
+	in.Set("input_source", "live")
+	in.Set("input_engine", "vllm 0.6")
+	in.Set("input_replay.arrival", "open")
+	m := OutputMeta(in, testConfig(nil), 1)
+	for k, want := range map[string]string{"input_source": "simulated", "input_device": "2× H100", "input_plan": in.Extra["plan"]} {
+		if m.Extra[k] != want {
+			t.Errorf("Extra[%q] = %q, want %q", k, m.Extra[k], want)
+		}
+	}
+	for _, k := range []string{"input_engine", "input_replay.arrival"} {
+		if v, ok := m.Extra[k]; ok {
+			t.Errorf("Extra[%q] = %q: the simulation's input's, named as the simulation's", k, v)
+		}
+	}
+}

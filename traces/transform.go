@@ -331,20 +331,27 @@ func asInput(m *Meta) {
 }
 
 // MoveRunToInput keeps what in m described the run that measured its rows
-// under input_ names, replacing an earlier run's, and clears it from m:
-// the source, engine, engine arguments, device, batch policy, precision,
-// weight version and build, and the run's settings (IsRunKey). newRun
-// says another run takes its place (record, simulate): then the source
-// and build move whatever they are. Else (an input trace: scale, spread,
-// an unmoored slice) they move only when a run measured the rows (live,
-// proxy, simulated): an import's or a synthetic draw's still describe
-// them. m.Extra is changed in place: clone a shared Meta first.
+// under input_ names and clears it from m: the source, engine, engine
+// arguments, device, batch policy, precision, weight version and build,
+// and the run's settings (IsRunKey). newRun says another run takes its
+// place (record, simulate): then the source and build move whatever they
+// are. Else (an input trace: scale, spread, an unmoored slice) they move
+// only when a run measured the rows (live, proxy, simulated): an
+// import's or a synthetic draw's still describe them. The input_ names
+// describe one run: when such a run moves, every earlier input_ key goes
+// first, since it named the input's input and, kept beside a field this
+// run left empty, would pass for this run's. A trace with no run of its
+// own (scaled already) keeps its input_ keys: they still name its rows'
+// run. m.Extra is changed in place: clone a shared Meta first.
 func (m *Meta) MoveRunToInput(newRun bool) {
 	measured := newRun || isMeasuredSource(m.Source)
 	fields := []metaString{{"engine", &m.Engine}, {"engine_args", &m.EngineArgs}, {"device", &m.Device},
 		{"batch_policy", &m.BatchPolicy}, {"precision", &m.Precision}, {"weight_version", &m.WeightVersion}}
 	if measured {
 		fields = append(fields, metaString{"source", &m.Source}, metaString{"tool_version", &m.ToolVersion})
+		if m.namesARun(fields) {
+			m.dropInputKeys()
+		}
 	}
 	for _, f := range fields {
 		if *f.val != "" {
@@ -356,6 +363,32 @@ func (m *Meta) MoveRunToInput(newRun bool) {
 		if IsRunKey(k) { // an input_ name never is: it is not visited again
 			delete(m.Extra, k)
 			m.Set("input_"+k, v)
+		}
+	}
+}
+
+// namesARun says whether m describes a run of its own: one of fields, or
+// a run setting (IsRunKey), is set.
+func (m *Meta) namesARun(fields []metaString) bool {
+	for _, f := range fields {
+		if *f.val != "" {
+			return true
+		}
+	}
+	for k := range m.Extra {
+		if IsRunKey(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropInputKeys deletes every input_ key of m.Extra, the names of an
+// earlier run.
+func (m *Meta) dropInputKeys() {
+	for k := range m.Extra {
+		if strings.HasPrefix(k, "input_") {
+			delete(m.Extra, k)
 		}
 	}
 }

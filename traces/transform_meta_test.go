@@ -153,3 +153,63 @@ func TestMoveRunToInputOfAnImport(t *testing.T) {
 		}
 	}
 }
+
+// The input_ names describe one run, the input's: a simulation of a live
+// recording, scaled, names the simulation (no engine of its own) and not
+// the recording's engine and replay settings beside input_source=simulated.
+func TestScaledSimulationNamesOnlyItsOwnRun(t *testing.T) {
+	sim := liveMeta()
+	sim.MoveRunToInput(true)
+	sim.Source, sim.Device = "simulated", "2× H100"
+	sim.Set("plan", "[model]\nname = \"m\"\n")
+	s, err := Scale(&sliceReader{meta: sim, rows: rowsAt(0, 10)}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Meta()
+	for k, want := range map[string]string{"input_source": "simulated", "input_device": "2× H100", "input_plan": sim.Extra["plan"], "seed": "7"} {
+		if got.Extra[k] != want {
+			t.Errorf("%s = %q, want %q", k, got.Extra[k], want)
+		}
+	}
+	for _, k := range []string{"input_engine", "input_batch_policy", "input_replay.arrival", "input_input_source"} {
+		if v, ok := got.Extra[k]; ok {
+			t.Errorf("%s = %q: the recording's, named as if the simulation had run on it", k, v)
+		}
+	}
+}
+
+// A trace no run measured (a scaled one) keeps its input_ names when
+// scaled again or sliced: they still name the run its rows came from.
+func TestRescaledInputKeepsItsInputRun(t *testing.T) {
+	s, err := Scale(&sliceReader{meta: liveMeta(), rows: rowsAt(0, 10)}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Scale(s, 3); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Meta()
+	for k, want := range map[string]string{"input_source": "live", "input_engine": "vllm 0.6", "input_replay.arrival": "closed", "time_scale": "2*3"} {
+		if got.Extra[k] != want {
+			t.Errorf("%s = %q, want %q", k, got.Extra[k], want)
+		}
+	}
+}
+
+// A run of a scaled trace (verify simulates its input scaled, by 1 even)
+// keeps the input_ names the scale left: the scaled trace has no run of
+// its own, and they are all that says which run measured its rows.
+func TestNewRunOnAScaledTraceKeepsItsInputRun(t *testing.T) {
+	s, err := Scale(&sliceReader{meta: liveMeta(), rows: rowsAt(0, 10)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Meta().Clone()
+	m.MoveRunToInput(true)
+	for k, want := range map[string]string{"input_source": "live", "input_engine": "vllm 0.6", "input_replay.arrival": "closed"} {
+		if m.Extra[k] != want {
+			t.Errorf("%s = %q, want %q", k, m.Extra[k], want)
+		}
+	}
+}
