@@ -29,7 +29,9 @@ type job struct {
 }
 
 // Run replays the rows of in against cfg.BaseURL once and writes each sent
-// row, with its observed columns filled, to out in completion order. Times
+// row, with its observed columns filled, to out in completion order. A row
+// the source trace marks failed is not sent but written as the simulator
+// rejects it (Summary.SourceFailed counts them). Times
 // are ns from the run's start (trace time 0); in open loop a row is due at
 // Arrival × TimeScale. If out implements traces.Flusher, rows are flushed
 // every cfg.FlushEvery. Run does not close in or out.
@@ -80,8 +82,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// Stage 1: read and prepare rows ahead of their send times.
+	// Stage 1: read and prepare rows ahead of their send times. Stage 3's
+	// channel is made here, as rows the source marks failed go straight to it.
 	jobs := make(chan *job, 256)
+	results := make(chan *job, 4096)
 	var readErr error
 	var hashWarn bool
 	dropped := 0 // a row read, then not handed over: the run stopped, or it cannot be scheduled
@@ -98,6 +102,13 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				dropped = 1
 				return
 			}
+			if r.SourceFailed {
+				// Written unsent, not queued: no client slot or send time
+				// goes to a row the simulator never serves.
+				markSourceFailed(r, &cfg)
+				results <- &job{idx: i, req: r}
+				continue
+			}
 			if blockSize == 0 && len(r.PrefixHashes) > 0 {
 				hashWarn = true
 			}
@@ -113,8 +124,8 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		readErr = in.Err()
 	}()
 
-	// Stage 3: write and count completed rows.
-	results := make(chan *job, 4096)
+	// Stage 3: write and count completed rows, and rows never sent as the
+	// source trace marks them failed (closed once stage 1 has returned).
 	col := newCollector(cfg.SLO)
 	var writeErr error
 	written := make(chan struct{})
@@ -154,8 +165,12 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				if writeErr == nil {
 					write(j)
 				}
-				// Counted whether written or not: it was sent, and the
-				// summary accounts for every row read.
+				// Counted whether written or not: the summary accounts
+				// for every row read.
+				if j.req.SourceFailed {
+					col.s.SourceFailed++
+					continue
+				}
 				col.addWaited(j.req, j.capWait)
 				if j.shortPrompt && !j.req.Warmup {
 					col.s.ShortPrompt++
@@ -304,6 +319,20 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		err = ctx.Err()
 	}
 	return s, err
+}
+
+// sourceFailedError is the error of a row the source trace marks failed,
+// worded as the simulator's rejection of it.
+const sourceFailedError = "rejected: " + traces.SourceFailedReason
+
+// markSourceFailed leaves r, which the source trace marks failed, as the
+// simulator writes it: rejected on arrival, unmeasured. In open loop it
+// keeps the time it was due, as the simulator keeps its arrival.
+func markSourceFailed(r *traces.Request, cfg *Config) {
+	if cfg.Arrival == Open {
+		r.ScheduledSend = int64(math.Round(float64(r.Arrival) * cfg.TimeScale))
+	}
+	r.Error = sourceFailedError
 }
 
 // Calibrate fits cfg.Endpoint's text model against the server: it sends

@@ -32,6 +32,7 @@ type Summary struct {
 	Failed       int            // of Sent
 	FailedByKind map[string]int // ErrorKind → count
 	NotSent      int            // rows read but never sent (the run stopped early: interrupted, or a read or write error)
+	SourceFailed int            // rows the source trace marks failed, warm-up or not: never sent, written as the simulator rejects them
 	// Wall is the measurement window (traces.Window): the first scheduled
 	// send of a non-warm-up request to the last token of a successful one.
 	Wall time.Duration
@@ -184,6 +185,9 @@ func (s *Summary) Print(w io.Writer) {
 	}
 	if s.NotSent > 0 {
 		fmt.Fprintf(w, ", %d not sent (the run stopped early)", s.NotSent)
+	}
+	if s.SourceFailed > 0 {
+		fmt.Fprintf(w, ", %d not sent (failed in the source trace: rejected, as the simulator rejects them)", s.SourceFailed)
 	}
 	fmt.Fprintln(w)
 	if s.Failed > 0 {

@@ -1210,7 +1210,7 @@ func (e *engine) write(s *seq) error {
 
 func (e *engine) rejectReason(s *seq) string {
 	if s.req.SourceFailed {
-		return "failed in the source trace, which gives no lengths to serve (trace import --drop-failed leaves such rows out)"
+		return traces.SourceFailedReason
 	}
 	if m := e.cfg.MaxModelLen; m > 0 && int64(s.prompt)+int64(s.out) > int64(m) {
 		return fmt.Sprintf("prompt %d + output %d tokens exceed max_model_len %d", s.prompt, s.out, m)

@@ -86,6 +86,11 @@ func (r *Request) failedAt() int64 {
 	return r.FailTime
 }
 
+// SourceFailedReason is why a row the source trace marks failed is never
+// served: the simulator rejects it and a live replay does not send it, both
+// with this reason, so the two serve the same requests.
+const SourceFailedReason = "failed in the source trace, which gives no lengths to serve (trace import --drop-failed leaves such rows out)"
+
 // Observed reports whether a live run or the simulator attempted r.
 func (r *Request) Observed() bool {
 	return r.ActualSend != Missing || r.HTTPStatus != Missing || r.Error != "" || r.FirstToken != Missing
