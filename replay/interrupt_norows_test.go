@@ -83,3 +83,34 @@ func TestRecordInterruptedWithOnlyCanceledRowsKeepsTheEarlierTrace(t *testing.T)
 		t.Errorf("Outcome: written %v, rows left in %q; want neither", written, left)
 	}
 }
+
+// A row the source trace marks failed is written unsent: it measured
+// nothing, so a run interrupted before any sent row completed still leaves
+// an earlier file of the output's name as it was.
+func TestRecordInterruptedWithOnlySourceFailedRowsKeepsTheEarlierTrace(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	in := rows(2, time.Millisecond, 30, 2)
+	in[0].SourceFailed = true
+	in[1].Arrival += int64(time.Hour) // the interrupt comes while it waits for its time
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", in)
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	if err := os.WriteFile(cfg.Out, []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	sums, err := Record(ctx, cfg, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Record: %v, want the context's error", err)
+	}
+	if len(sums) != 1 || sums[0].Sent != 0 || sums[0].SourceFailed != 1 {
+		t.Fatalf("summaries %+v: want one run that sent nothing and left 1 source-failed row", sums)
+	}
+	if b, _ := os.ReadFile(cfg.Out); string(b) != "earlier\n" {
+		_, got, _ := traces.ReadAll(cfg.Out)
+		t.Errorf("%s replaced (%d rows): want the earlier file left as it was", cfg.Out, len(got))
+	}
+}

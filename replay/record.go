@@ -48,7 +48,7 @@ func RunPath(out string, k, n int) string {
 // order to out in out's format, atomically, and the partial file is
 // removed; an interrupt before a run starts ends Record there, that run
 // not begun, and a run interrupted before any row completed (the rows it
-// cut short, canceled, do not count) writes no trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
+// cut short, canceled, do not count, nor do rows the source trace marks failed, never sent) writes no trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
 // cfg.Text is zero. Progress lines go to log (may be nil). With several
 // runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
 // each later run derives its own from it, so no run repeats another's
@@ -246,10 +246,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 	}
 	var order []int32
-	finished := 0 // rows that were not cut short by the interrupt
+	finished := 0 // rows sent and not cut short by the interrupt
 	s, runErr := run(ctx, cfg, in, w, func(idx int, r *traces.Request) {
 		order = append(order, int32(idx))
-		if ErrorKind(r.Error) != KindCanceled {
+		if ErrorKind(r.Error) != KindCanceled && !r.SourceFailed {
 			finished++
 		}
 	})
