@@ -164,8 +164,17 @@ func TestImportBurstGPT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(s.SpanSeconds-37269) > 1 || math.Round(s.Input.Mean) != 520 {
-		t.Errorf("span %.0f input mean %.1f, want 37269 and 520.5 (SOURCES.md rounds to 521)", s.SpanSeconds, s.Input.Mean)
+	if math.Abs(s.SpanSeconds-37269) > 1 || s.SourceFailed != 17 {
+		t.Errorf("span %.0f, source failed %d; want 37269 and 17", s.SpanSeconds, s.SourceFailed)
+	}
+	// The failed rows are never served: the lengths are those of the rows
+	// DropFailed keeps (over all 400, the input mean is 520.5).
+	k, err := ComputeStats(&sliceReader{rows: kept}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *s.Input != *k.Input || *s.Output != *k.Output || math.Round(s.Input.Mean) != 544 {
+		t.Errorf("lengths in %+v out %+v; want those without the failed rows, in %+v out %+v (input mean 543.6)", *s.Input, *s.Output, *k.Input, *k.Output)
 	}
 }
 

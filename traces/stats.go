@@ -24,8 +24,9 @@ type Stats struct {
 	// every arrival at one instant, or (CV) a single gap.
 	MeanRate       *float64 `json:"mean_rate_per_s"`
 	InterArrivalCV *float64 `json:"interarrival_cv"`
-	// Input and Output are nil (null) when no row was counted (Output:
-	// when every row failed live).
+	// Input and Output are nil (null) when no row was counted (rows the
+	// source trace marks failed are not; Output: nor are rows that failed
+	// live).
 	Input        *LenDist `json:"input_tokens"`
 	Output       *LenDist `json:"output_tokens"`
 	PrefixBlocks int64    `json:"prefix_blocks"`
@@ -116,10 +117,7 @@ func (b *StatsBuilder) Add(r *Request) {
 	}
 	b.last = r.Arrival
 	b.n++
-	b.in.add(r.PromptTokens)
-	if r.Error == "" {
-		b.out.add(r.OutputTokens)
-	}
+	b.addLengths(r)
 	for _, h := range r.PrefixHashes {
 		b.blocks++
 		if _, ok := b.seen[h]; ok {
@@ -155,6 +153,19 @@ func (b *StatsBuilder) Add(r *Request) {
 		if v, ok := r.ScheduleLag(); ok {
 			b.lag.Add(float64(v))
 		}
+	}
+}
+
+// addLengths counts r's lengths as served: a row the source trace marks
+// failed is never served (the simulator rejects it, a replay does not send
+// it), and one that failed live served no output.
+func (b *StatsBuilder) addLengths(r *Request) {
+	if r.SourceFailed {
+		return
+	}
+	b.in.add(r.PromptTokens)
+	if r.Error == "" {
+		b.out.add(r.OutputTokens)
 	}
 }
 

@@ -330,3 +330,36 @@ func TestStatsTableSaysWhyNoOutputLengths(t *testing.T) {
 		t.Errorf("table:\n%s\nwant output tokens — (every row failed)", tab.String())
 	}
 }
+
+// A row the source trace marks failed is never served (the simulator
+// rejects it, a live replay does not send it): its lengths (BurstGPT's 0
+// response tokens, a refused proxy row's 0 prompt) are left out of the
+// length figures, and it is counted as source failed.
+func TestStatsLengthsLeaveOutSourceFailedRows(t *testing.T) {
+	var rows []*Request
+	for i, lens := range [][2]int32{{50, 100}, {50, 100}, {70, 0}, {0, 0}} {
+		r := &Request{}
+		r.Reset()
+		r.Arrival, r.PromptTokens, r.OutputTokens = int64(i)*1e9, lens[0], lens[1]
+		r.SourceFailed = i >= 2
+		if lens[0] == 0 {
+			r.Error = "proxy: request body over 256 MiB" // refused before the upstream
+		}
+		rows = append(rows, r)
+	}
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SourceFailed != 2 {
+		t.Errorf("source failed %d; want 2", s.SourceFailed)
+	}
+	want := LenDist{Mean: 50, P50: 50, P90: 50, P99: 50, Max: 50}
+	if s.Input == nil || *s.Input != want {
+		t.Errorf("input lengths %+v; want %+v (the source-failed rows left out)", s.Input, want)
+	}
+	want = LenDist{Mean: 100, P50: 100, P90: 100, P99: 100, Max: 100}
+	if s.Output == nil || *s.Output != want {
+		t.Errorf("output lengths %+v; want %+v (the source-failed rows left out)", s.Output, want)
+	}
+}
