@@ -895,9 +895,9 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 // on it names the source's checksums and those transformations
 // (traces.Workload), as a run on the source would be named.
 func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, error) {
-	// A row failed in the source has no length to serve, so the simulator
-	// rejects it under every plan, while a replay would send it and
-	// measure its answer: the slice leaves such rows out, and Import
+	// A row failed in the source has no length to serve: the simulator
+	// rejects it under every plan and a replay does not send it. The
+	// slice leaves such rows out, so neither side counts them, and Import
 	// records that it did only when it did.
 	in, err := traces.Import(trace, traces.FormatAuto, traces.ImportOptions{DropFailed: true})
 	if err != nil {
