@@ -151,7 +151,7 @@ func (f *File) publish(synced bool) error {
 	if !synced {
 		return nil
 	}
-	if err := SyncDir(filepath.Dir(f.path)); err != nil {
+	if err := syncDir(filepath.Dir(f.path)); err != nil {
 		return fmt.Errorf("%s: %w: %w", f.path, ErrDirNotSynced, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -191,4 +192,21 @@ func TestWriteErrorNamesPath(t *testing.T) {
 	f.File.Close()
 	checkNamed("Sync", f.Sync())
 	checkNamed("Close", f.Close())
+}
+
+// FailDirSync fails the sync after the rename, leaving the file in place,
+// until it is restored.
+func TestFailDirSync(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	restore := FailDirSync(errors.New("input/output error"))
+	if err := WriteFile(path, []byte("a")); !errors.Is(err, ErrDirNotSynced) {
+		t.Errorf("WriteFile with a failing directory sync: %v; want ErrDirNotSynced", err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "a" {
+		t.Errorf("%s holds %q (%v); want the file in place", path, b, err)
+	}
+	restore()
+	if err := WriteFile(path, []byte("b")); err != nil {
+		t.Errorf("WriteFile after restore: %v", err)
+	}
 }
