@@ -69,3 +69,32 @@ func TestPartialDirNotSyncedStillWritesTrace(t *testing.T) {
 		}
 	}
 }
+
+// A trace renamed to --out whose directory was not synced is written: the
+// run says so and reports the error, and removes its partial stream, which
+// would make the next run refuse to start.
+func TestOutDirNotSyncedCountsAsWritten(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv)
+	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
+	cfg.Out = filepath.Join(dir, "out.jsonl")
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	sums, err := Record(t.Context(), cfg, nil)
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Fatalf("Record: %v; want ErrDirNotSynced", err)
+	}
+	if written, left := Outcome(cfg, sums); !written || left != "" {
+		t.Errorf("Outcome: written %v, rows left in %q; want written, no rows left", written, left)
+	}
+	if _, got, err := traces.ReadAll(cfg.Out); err != nil || len(got) != 3 {
+		t.Errorf("%s holds %d rows (%v), want 3", cfg.Out, len(got), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if name := e.Name(); name != "in.jsonl" && name != "out.jsonl" {
+			t.Errorf("%s left behind in the output's directory", name)
+		}
+	}
+}

@@ -306,12 +306,19 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	if interrupted {
 		meta.Extra["replay.status"] = "interrupted"
 	}
-	if err := reorder(partial, out, meta, order); err != nil {
+	err = reorder(partial, out, meta, order)
+	// A trace renamed into place whose directory was not synced is
+	// written: its rows need not stay in the partial file, which would
+	// make the next run refuse to start.
+	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
 		s.RowsKeptIn = partial
 		return s, errors.Join(runErr, fmt.Errorf("replay: writing %s (rows stay in %s): %w", out, partial, err))
 	}
 	os.Remove(partial)
 	s.Written = true
+	if err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("replay: writing %s: %w", out, err))
+	}
 	return s, runErr
 }
 
