@@ -917,27 +917,34 @@ func (p *Proxy) Close() error {
 	// does not hold this session's rows.
 	linked := p.wtmp != "" && traces.SamePath(p.wtmp, stagingPath(p.cfg.Out))
 	err := p.w.Close()
+	if errors.Is(err, atomicfile.ErrDirNotSynced) {
+		// The staging stream holds every row: it is converted and
+		// removed, so its directory's entry need not survive a crash.
+		err = nil
+	}
 	if p.wtmp != "" {
 		os.Remove(p.wtmp) // still there when Close renamed it onto its own hard link
 	}
 	kept := false // the rows are left in the staging file
 	if err == nil {
 		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
-		kept = err != nil
+		kept = err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced)
 	} else {
 		kept = linked // the rows flushed so far stay under the staging link
 	}
+	// A trace renamed to Out whose directory was not synced is written.
+	written := err == nil || errors.Is(err, atomicfile.ErrDirNotSynced)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	p.mu.Lock()
-	p.stats.Written = err == nil
+	p.stats.Written = written
 	if kept {
 		p.stats.RowsLeft = stagingPath(p.cfg.Out)
 	}
 	p.mu.Unlock()
 	if p.prompts != nil {
-		errs = append(errs, p.closePrompts(err == nil, kept))
+		errs = append(errs, p.closePrompts(written, kept))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("proxy: %w", err)
@@ -1002,10 +1009,13 @@ func convert(src, dst string) error {
 		w.Abort()
 		return err
 	}
-	if err := w.Close(); err != nil {
+	// A copy renamed to dst whose directory was not synced is in place:
+	// src is removed all the same, and the error returned.
+	err = w.Close()
+	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
 		return err
 	}
-	return os.Remove(src)
+	return errors.Join(err, os.Remove(src))
 }
 
 // tapTransport stamps ActualSend and taps the response body of recorded

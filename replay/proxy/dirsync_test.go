@@ -1,0 +1,40 @@
+package proxy
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/testfs"
+)
+
+// A trace renamed to Out whose directory was not synced is written: Close
+// reports the error, but says the trace is written, publishes the prompts
+// and leaves no staging file, which the next session would refuse to
+// start beside.
+func TestOutDirNotSyncedCountsAsWritten(t *testing.T) {
+	for _, ext := range []string{".parquet", ".arrows"} {
+		t.Run(ext, func(t *testing.T) {
+			r := newRig(t, ext, keepPromptsOver(t))
+			r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
+			t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+			r.srv.Close()
+			if err := r.p.Close(); !errors.Is(err, atomicfile.ErrDirNotSynced) {
+				t.Errorf("Close: %v; want ErrDirNotSynced", err)
+			}
+			if st := r.p.Stats(); !st.Written || st.RowsLeft != "" {
+				t.Errorf("Stats say written %v, rows left in %q: want the trace written", st.Written, st.RowsLeft)
+			}
+			if got := readFile(t, PromptsPath(r.out)); !strings.Contains(got, "once upon a time") {
+				t.Errorf("prompts file %q: want this session's", got)
+			}
+			want := []string{"run" + ext, "run.prompts.jsonl"}
+			if names := testfs.Names(t, filepath.Dir(r.out)); !slices.Equal(names, want) {
+				t.Errorf("folder holds %q, want %q", names, want)
+			}
+		})
+	}
+}
