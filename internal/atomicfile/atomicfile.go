@@ -151,7 +151,7 @@ func (f *File) publish(synced bool) error {
 	if !synced {
 		return nil
 	}
-	if err := syncDir(filepath.Dir(f.path)); err != nil {
+	if err := SyncDir(filepath.Dir(f.path)); err != nil {
 		return fmt.Errorf("%s: %w: %w", f.path, ErrDirNotSynced, err)
 	}
 	return nil
@@ -193,6 +193,9 @@ func writeFile(path string, data []byte, synced bool) error {
 // created in it. Windows cannot sync a directory, and need not (NTFS
 // journals its metadata).
 func SyncDir(dir string) error {
+	if err := dirSyncErr.Load(); err != nil {
+		return *err
+	}
 	if runtime.GOOS == "windows" {
 		return nil
 	}

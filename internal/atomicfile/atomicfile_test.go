@@ -194,8 +194,8 @@ func TestWriteErrorNamesPath(t *testing.T) {
 	checkNamed("Close", f.Close())
 }
 
-// FailDirSync fails the sync after the rename, leaving the file in place,
-// until it is restored.
+// FailDirSync fails SyncDir, and so the sync after the rename, leaving
+// the file in place, until it is restored.
 func TestFailDirSync(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.txt")
 	restore := FailDirSync(errors.New("input/output error"))
@@ -204,6 +204,9 @@ func TestFailDirSync(t *testing.T) {
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "a" {
 		t.Errorf("%s holds %q (%v); want the file in place", path, b, err)
+	}
+	if err := SyncDir(filepath.Dir(path)); err == nil {
+		t.Error("SyncDir succeeded; want FailDirSync's error")
 	}
 	restore()
 	if err := WriteFile(path, []byte("b")); err != nil {
