@@ -79,24 +79,37 @@ func (s *outputSet) stage(path string) (string, error) {
 
 // commit renames every staged file into place, then syncs their
 // directories so that the renames survive a crash. The writers of the
-// staged files synced their contents.
+// staged files synced their contents. An error that is
+// atomicfile.ErrDirNotSynced leaves every file in place: they are written.
 func (s *outputSet) commit() error {
-	dirs := map[string]bool{}
+	dirs := map[string][]string{}
 	for i, o := range s.staged {
 		if err := os.Rename(o.tmp, o.path); err != nil {
 			s.staged = s.staged[i:]
 			s.discard()
 			return err
 		}
-		dirs[filepath.Dir(o.path)] = true
+		dir := filepath.Dir(o.path)
+		dirs[dir] = append(dirs[dir], o.path)
 	}
 	s.staged = nil
-	for dir := range dirs {
+	var errs []error
+	for dir, paths := range dirs {
 		if err := atomicfile.SyncDir(dir); err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("%s: %w: %w", strings.Join(paths, ", "), atomicfile.ErrDirNotSynced, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// stagedWritten is the error of writing a staged file less
+// atomicfile.ErrDirNotSynced: the file is whole under its staged name,
+// and commit syncs its directory once it is renamed into place.
+func stagedWritten(err error) error {
+	if errors.Is(err, atomicfile.ErrDirNotSynced) {
+		return nil
+	}
+	return err
 }
 
 // discard removes the staged files not yet committed.

@@ -201,17 +201,20 @@ func runSimulate(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := writeJSONAtomic(path, results); err != nil {
+		if err := stagedWritten(writeJSONAtomic(path, results)); err != nil {
 			return err
 		}
 	}
-	if err := outputs.commit(); err != nil {
-		return err
+	// Files renamed into place whose directory was not synced are
+	// written: the results are printed, and the error returned after.
+	commitErr := outputs.commit()
+	if commitErr != nil && !errors.Is(commitErr, atomicfile.ErrDirNotSynced) {
+		return commitErr
 	}
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
-		return enc.Encode(results)
+		return errors.Join(enc.Encode(results), commitErr)
 	}
 	traceName := c.String("trace")
 	if traceName == "" {
@@ -219,7 +222,7 @@ func runSimulate(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "trace: %s\n", traceName)
 	printResults(c.App.Writer, results)
-	return nil
+	return commitErr
 }
 
 // simulateOne runs plan p, writing its outputs under names staged in
@@ -242,7 +245,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		}
 		opt.Decisions = decisionsWriter{f, d}
 		// Assigns the named result: a failed run leaves no log.
-		defer func() { err = finishAtomic(f, err) }()
+		defer func() { err = stagedWritten(finishAtomic(f, err)) }()
 	}
 	var loop *sim.ClosedLoop
 	if n := c.Int("closed-loop"); n > 0 {
@@ -277,7 +280,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		if err != nil {
 			w.Abort()
 		} else {
-			err = w.Close()
+			err = stagedWritten(w.Close())
 		}
 	}
 	return res, err

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/internal/atomicfile"
+)
+
+// Files renamed into place whose directory was not synced are written: a
+// simulation keeps its trace, summary and decisions, prints its results,
+// and still reports the error.
+func TestSimulateOutDirNotSyncedKeepsOutputs(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	os.WriteFile(src, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,200\n1000000,200,20\n"), 0o644)
+	cfg := filepath.Join(dir, "cont.toml")
+	data, _ := defaults.ReadFile("defaults/4-continuous.toml")
+	os.WriteFile(cfg, data, 0o644)
+	out := filepath.Join(dir, "res")
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	stdout, err := run(t, "simulate", "--trace", src, "--config", cfg, "--out", out, "--decisions", filepath.Join(dir, "d.jsonl"))
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Errorf("simulate: %v; want ErrDirNotSynced", err)
+	}
+	for _, path := range []string{filepath.Join(out, "cont.parquet"), filepath.Join(out, "summary.json"), filepath.Join(dir, "d.jsonl")} {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s not written: %v", path, err)
+		}
+	}
+	if !strings.Contains(stdout, "$/1M out") {
+		t.Errorf("output lacks the results:\n%s", stdout)
+	}
+}
