@@ -35,3 +35,24 @@ func TestSimulateOutDirNotSyncedKeepsOutputs(t *testing.T) {
 		t.Errorf("output lacks the results:\n%s", stdout)
 	}
 }
+
+// A sweep's results and candidates renamed into place whose directory was
+// not synced are written: the sweep prints them and still reports the
+// error.
+func TestSweepOutDirNotSyncedKeepsResults(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	stdout, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", dir, "--top", "3", "-q", "--workers", "2")
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Errorf("sweep: %v; want ErrDirNotSynced", err)
+	}
+	for _, name := range []string{"sweep.parquet", "candidates.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s not written: %v", name, err)
+		}
+	}
+	if !strings.Contains(stdout, "trace: ") {
+		t.Errorf("output lacks the results:\n%s", stdout)
+	}
+}

@@ -88,13 +88,16 @@ func runSweepMerge(c *cli.Context) error {
 		return fmt.Errorf("sweep merge: interrupted, %s not written: %w", out, err)
 	}
 	candidates := filepath.Join(filepath.Dir(out), "candidates.json")
-	if err := writeSweep(c.App.ErrWriter, out, candidates, res, c.Int("top")); err != nil {
-		return err
+	// Results renamed into place whose directory was not synced are
+	// written: they are printed, and the error returned after.
+	writeErr := writeSweep(c.App.ErrWriter, out, candidates, res, c.Int("top"))
+	if writeErr != nil && !errors.Is(writeErr, atomicfile.ErrDirNotSynced) {
+		return writeErr
 	}
 	warnSweepBeside(c.App.ErrWriter, out, candidates, c.Int("top"))
 	fmt.Fprintf(c.App.Writer, "merged %d shards: %d configs → %s\n", c.NArg()-1, len(res.Rows), out)
 	printSweep(c.App.Writer, res, 20)
-	return nil
+	return writeErr
 }
 
 // warnSweepBeside warns when OUT is not its folder's sweep.parquet but one
@@ -322,13 +325,17 @@ func runSweep(c *cli.Context) error {
 		return err
 	}
 	elapsed := time.Since(start)
+	// Results renamed into place whose directory was not synced are
+	// written: they are printed, and the error returned after.
+	var writeErr error
 	if out != "" {
 		candidates := filepath.Join(out, "candidates.json")
 		if shard.Count > 1 {
 			candidates = ""
 		}
-		if err := writeSweep(errw, filepath.Join(out, shard.FileName()), candidates, res, c.Int("top")); err != nil {
-			return err
+		writeErr = writeSweep(errw, filepath.Join(out, shard.FileName()), candidates, res, c.Int("top"))
+		if writeErr != nil && !errors.Is(writeErr, atomicfile.ErrDirNotSynced) {
+			return writeErr
 		}
 		if shard.Count > 1 {
 			if err := removeWholeSweep(errw, out); err != nil {
@@ -354,7 +361,7 @@ func runSweep(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1%s)\n", name, len(tr.Reqs)-warmup, fmtF(tr.Rate, "%.2f"), apart)
 	printSweep(c.App.Writer, res, 20)
-	return nil
+	return writeErr
 }
 
 // printSweepRun writes how long the sweep's simulations took and on how
@@ -434,7 +441,7 @@ func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, t
 	if err != nil {
 		return err
 	}
-	if err := sweep.WriteFile(tmp, res); err != nil {
+	if err := stagedWritten(sweep.WriteFile(tmp, res)); err != nil {
 		return err
 	}
 	if top > 0 {
@@ -442,17 +449,20 @@ func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, t
 		if err != nil {
 			return err
 		}
-		if err := sweep.WriteCandidates(tmp, res, top); err != nil {
+		if err := stagedWritten(sweep.WriteCandidates(tmp, res, top)); err != nil {
 			return err
 		}
 	}
-	if err := set.commit(); err != nil {
+	// Files renamed into place whose directory was not synced are written:
+	// an earlier sweep's candidates are removed all the same.
+	err = set.commit()
+	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
 		return err
 	}
 	if top == 0 && candidates != "" {
-		return removeStale(log, candidates, "an earlier sweep's candidates (--top N writes this one's)")
+		return errors.Join(err, removeStale(log, candidates, "an earlier sweep's candidates (--top N writes this one's)"))
 	}
-	return nil
+	return err
 }
 
 // removeWholeSweep removes from a shard's out the results and candidates
