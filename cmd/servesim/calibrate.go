@@ -668,15 +668,18 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	if err := c.Context.Err(); err != nil {
 		return fmt.Errorf("calibrate: interrupted, %s not written (calibrate --from-traces refits the run traces): %w", out, err)
 	}
-	if err := p.Save(out); err != nil {
-		return err
+	// A profile renamed into place whose directory was not synced is
+	// written: it is said so, and the error returned after.
+	saveErr := p.Save(out)
+	if saveErr != nil && !errors.Is(saveErr, atomicfile.ErrDirNotSynced) {
+		return saveErr
 	}
 	live := "" // a refit measured nothing live
 	if wall > 0 {
 		live = fmt.Sprintf(" (live time %v)", wall.Round(100*time.Millisecond))
 	}
 	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %s%s\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, count(len(p.Traces), "trace"), live)
-	return nil
+	return saveErr
 }
 
 // readPowerCSV reads the power and SM utilisation columns of a telemetry

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/replay/replaytest"
 )
 
 // Files renamed into place whose directory was not synced are written: a
@@ -54,5 +56,29 @@ func TestSweepOutDirNotSyncedKeepsResults(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "trace: ") {
 		t.Errorf("output lacks the results:\n%s", stdout)
+	}
+}
+
+// A profile renamed into place whose directory was not synced is written:
+// calibrate says where, and still reports the error.
+func TestCalibrateProfileDirNotSyncedSaysWritten(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "q.json")
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	text, err := run(t, "calibrate", "--out", out, "--from-traces", filepath.Join(dir, "p.traces"))
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Errorf("calibrate: %v; want ErrDirNotSynced", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("%s not written: %v", out, err)
+	}
+	if !strings.Contains(text, "wrote "+out) {
+		t.Errorf("output does not say the profile was written:\n%s", text)
 	}
 }
