@@ -647,6 +647,11 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		rep.Status, rep.Detail = status, fmt.Sprintf(format, a...)
 		return rep
 	}
+	// An interrupt that landed after an earlier run finished: starting
+	// an engine now would only stop it again.
+	if err := ctx.Err(); err != nil {
+		return fail(StatusCanceled, "not begun: %v", err)
+	}
 	var eng *Engine
 	if opt.Engine != nil {
 		rep.EngineLog = filepath.Join(opt.Out, name+".engine.log")
