@@ -797,6 +797,7 @@ func powerDevicesText(devs []calibrate.PowerDevice) string {
 // profileStep is a loaded --profile: the step model and how to name it,
 // and the KV capacity it measured.
 type profileStep struct {
+	cmd  string // the command that read it, which its usage errors name
 	path string
 	sum  string // the file's sha256, as "sha256:HEX"
 	prof *calibrate.Profile
@@ -831,7 +832,7 @@ func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps := &profileStep{path: path, sum: traces.SHA256Checksum(sum), prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
+	ps := &profileStep{cmd: c.Command.Name, path: path, sum: traces.SHA256Checksum(sum), prof: p, kv: verify.ProfileKV(p, path), warned: map[string]bool{}}
 	if ps.step, ps.desc, err = verify.StepModel(p, path); err != nil {
 		return nil, err
 	}
@@ -860,8 +861,9 @@ func (ps *profileStep) fits(p *plan.Plan, name string) error {
 	if ps == nil || ps.prof.Device == "" || model.SameName(ps.prof.Device, p.Device.Model) {
 		return nil
 	}
-	return usageErrorf("%s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
-		ps.path, ps.prof.Device, name, p.Device.Model)
+	// Printed as it is, as usage errors are: it names its command and flag.
+	return usageErrorf("%s: --profile %s: the profile was measured on device %q, but %s runs on %q (device.model): calibrate on that device, or leave --profile out for the roofline prior",
+		ps.cmd, ps.path, ps.prof.Device, name, p.Device.Model)
 }
 
 // announce says on warn, as command cmd, how a resolved plan differs

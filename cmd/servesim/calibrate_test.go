@@ -84,6 +84,8 @@ func TestSimulateProfileClosedLoop(t *testing.T) {
 	if _, code, err := runCode(t, "simulate", "--trace", src, "--config", gpu, "--config", cfg, "--profile", h100); code != 2 || err == nil ||
 		!strings.Contains(err.Error(), `measured on device "H100-SXM-80G", but plan `+cfg+` runs on "cpu"`) || strings.Contains(err.Error(), gpu) {
 		t.Errorf("profile of another device: exit %d, %v\nwant exit 2 naming %s, not %s", code, err, cfg, gpu)
+	} else if want := "simulate: --profile " + h100 + ": "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("profile of another device: %v\nwant it to start %q: a usage error is printed as it is", err, want)
 	}
 
 	// Measured KV tokens beyond the catalog's capacity raise it.

@@ -22,6 +22,8 @@ func TestVerifyChecksTheProfileAgainstTheCandidates(t *testing.T) {
 	text, code, err := runCode(t, append(base, "--profile", h100)...)
 	if code != 2 || err == nil || !strings.Contains(err.Error(), `measured on device "H100-SXM-80G"`) || !strings.Contains(err.Error(), `"cpu"`) {
 		t.Errorf("a profile of another device: exit %d, err %v; want it refused as a usage error (exit 2) naming both devices\n%s", code, err, text)
+	} else if want := "verify: --profile " + h100 + ": "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a profile of another device: %v\nwant it to start %q: a usage error is printed as it is", err, want)
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
