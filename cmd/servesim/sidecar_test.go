@@ -203,7 +203,12 @@ func proxyRecording(t *testing.T, dir string, started func(), extra ...string) (
 	stderr = &syncBuffer{mark: "Ctrl-C to stop", hit: func() {
 		// One request, failed upstream (nothing listens there) but
 		// finished: a session that captured none writes no trace.
-		addr, _, _ := strings.Cut(strings.TrimPrefix(stderr.b.String()[strings.Index(stderr.b.String(), "proxying "):], "proxying "), " ")
+		addr := proxyAddr(stderr.b.String())
+		if addr == "" {
+			t.Errorf("no listening address in the start line:\n%s", stderr.b.String())
+			cancel()
+			return
+		}
 		go func() { // the proxy logs to stderr, whose lock this hook runs under
 			if resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`)); err == nil {
 				resp.Body.Close()
@@ -216,6 +221,17 @@ func proxyRecording(t *testing.T, dir string, started func(), extra ...string) (
 	err := app.RunContext(ctx, append([]string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
 		"--upstream", "http://127.0.0.1:1/v1", "--out", filepath.Join(dir, "p.csv"), "--telemetry-interval", "2ms"}, extra...))
 	return stderr.String(), err
+}
+
+// proxyAddr is the address in the proxy's start line ("proxying ADDR
+// -> ..."), or "" when log holds none.
+func proxyAddr(log string) string {
+	_, rest, ok := strings.Cut(log, "proxying ")
+	if !ok {
+		return ""
+	}
+	addr, _, _ := strings.Cut(rest, " ")
+	return addr
 }
 
 // proxyScraping runs proxyRecording with --engine-metrics and returns
