@@ -266,7 +266,7 @@ func runCalibrate(c *cli.Context) error {
 	if n, err := calibrate.ClearRuns(traceDir); err != nil {
 		return fmt.Errorf("calibrate: --trace-out: %s: %w", traceDir, err)
 	} else if n > 0 {
-		fmt.Fprintf(w, "removed the %d run traces of an earlier calibration from %s\n", n, traceDir)
+		fmt.Fprintf(w, "removed the %s of an earlier calibration from %s\n", count(n, "run trace"), traceDir)
 	}
 	// The GPU samples were taken beside those runs and go with them: left
 	// alone, a calibration that writes no run, or measures no power, would

@@ -126,7 +126,7 @@ func TestCalibrateRemovesEarlierSamplesWithTheirTraces(t *testing.T) {
 	if got := testfs.Names(t, traceDir); len(got) != 0 {
 		t.Errorf("left in %s after a calibration that wrote no run: %v, want nothing of the earlier one", traceDir, got)
 	}
-	if !strings.Contains(log, "removed the 1 run traces of an earlier calibration") || !strings.Contains(log, "removed the GPU samples of an earlier calibration, "+gpu+"\n") {
+	if !strings.Contains(log, "removed the 1 run trace of an earlier calibration") || !strings.Contains(log, "removed the GPU samples of an earlier calibration, "+gpu+"\n") {
 		t.Errorf("output does not say the earlier samples were removed with the traces:\n%s", log)
 	}
 }
