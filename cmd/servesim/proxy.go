@@ -140,8 +140,8 @@ func proxyAction(c *cli.Context) error {
 	case !st.Written:
 		where = "(no trace written)"
 	}
-	fmt.Fprintf(c.App.Writer, "%d requests recorded (%d failed), %d prompt + %d output tokens in the successes %s\n",
-		st.Rows, st.Failed, st.PromptTokens, st.OutputTokens, where)
+	fmt.Fprintf(c.App.Writer, "%s recorded (%d failed), %d prompt + %d output tokens in the successes %s\n",
+		count(st.Rows, "request"), st.Failed, st.PromptTokens, st.OutputTokens, where)
 	if st.Estimated > 0 {
 		// Else the sums, and joules per output token, read as the server's counts.
 		fmt.Fprintf(c.App.Writer, "%d succeeded without the server's usage: their token counts, in those sums, are estimates (--tokens-per-byte %g)\n", st.Estimated, cfg.TokensPerByte)
