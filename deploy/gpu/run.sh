@@ -26,7 +26,8 @@
 #   REPEAT    measure each candidate this many times, each on a fresh engine (default 1; verify --repeat)
 #
 # Exit status: verify's (0 every metric within tolerance, 4 some metric outside it, 5 a candidate could not be
-# measured, 6 the refit failed; the report is written for each); 1 when a step before verify fails.
+# measured, 6 the refit failed; the report is written for each); 1 when any other step fails, verify included
+# when it stops with an error of its own (1, or 2 for a usage error).
 set -eEuo pipefail
 trap 'exit 1' ERR # a failed step's own status (2, 127) would pass for neither verify's nor the documented 1
 
