@@ -123,19 +123,9 @@ func ttfts(l *Latencies) []float64 { return l.TTFT }
 func tpots(l *Latencies) []float64 { return l.TPOT }
 func e2es(l *Latencies) []float64  { return l.E2E }
 
-// fmtShare is a share in percent with two decimals, as Fixed keeps a
-// share that is not 0 from reading "0.00%" (one failure in 100,000 is
-// "0.001%"); just short of all reads ">99.99%", not "100.00%".
-func fmtShare(v float64) string {
-	switch p := 100 * v; {
-	case !known(v):
-		return "—"
-	case p >= 99.995 && p < 100:
-		return ">99.99%"
-	default:
-		return numfmt.Fixed(p, 2) + "%"
-	}
-}
+// fmtShare is a share in percent with two decimals: one failure in
+// 100,000 is "0.001%", not "0.00%".
+func fmtShare(v float64) string { return numfmt.Share(v, 2) }
 
 func failRate(m Metrics) float64 {
 	n := m.Completed + m.Failed

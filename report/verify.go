@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
 )
@@ -89,8 +90,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		blocks = append(blocks, &Text{Text: t + "."})
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
-		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across %s (%.1f%%).",
-			cs.Differ, cs.Compared, res.ConsistencyAcross(), 100*cs.Fraction)})
+		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across %s (%s).",
+			cs.Differ, cs.Compared, res.ConsistencyAcross(), numfmt.Share(cs.Fraction, 1))})
 	}
 	for _, u := range res.Consistency.Unread {
 		blocks = append(blocks, &Text{Text: "Output consistency leaves out " + u + "."})

@@ -658,8 +658,8 @@ func (res *Result) WriteTable(w io.Writer) {
 			rk.HeldString(), fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), rk.BestString())
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
-		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across %s (%.1f%%)\n",
-			cs.Differ, cs.Compared, res.ConsistencyAcross(), 100*cs.Fraction)
+		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across %s (%s)\n",
+			cs.Differ, cs.Compared, res.ConsistencyAcross(), numfmt.Share(cs.Fraction, 1))
 	}
 	for _, u := range res.Consistency.Unread {
 		fmt.Fprintf(w, "output consistency leaves out %s\n", u)

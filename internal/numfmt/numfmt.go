@@ -110,3 +110,18 @@ func Hundredfold(v float64) string {
 	}
 	return new(big.Float).Mul(big.NewFloat(v), big.NewFloat(100)).Text('g', 3)
 }
+
+// Share is a fraction v of a whole in percent with prec decimals, as
+// Fixed keeps a share that is not 0 from reading as none (1 of 3000 is
+// "0.033%", not "0.0%"); one just short of all reads ">99.9%" (prec 1),
+// not "100.0%", which means all.
+func Share(v float64, prec int) string {
+	p, step := 100*v, math.Pow10(-prec)
+	switch {
+	case !known(v):
+		return "—"
+	case p >= 100-step/2 && p < 100: // %f would round it up to 100
+		return fmt.Sprintf(">%.*f%%", prec, 100-step)
+	}
+	return Fixed(p, prec) + "%"
+}

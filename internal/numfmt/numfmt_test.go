@@ -161,3 +161,28 @@ func TestHundredfold(t *testing.T) {
 		}
 	}
 }
+
+func TestShare(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		prec int
+		want string
+	}{
+		{0, 1, "0.0%"},
+		{1.0 / 3000, 1, "0.033%"},
+		{0.5, 1, "50.0%"},
+		{0.9994, 1, "99.9%"},
+		{2999.0 / 3000, 1, ">99.9%"},
+		{1, 1, "100.0%"},
+		{0.00001, 2, "0.001%"},
+		{0.99999, 2, ">99.99%"},
+		{0.9999, 2, "99.99%"},
+		{1, 2, "100.00%"},
+		{nan, 1, "—"},
+		{posInf, 2, "—"},
+	} {
+		if got := Share(c.v, c.prec); got != c.want {
+			t.Errorf("Share(%v, %d) = %q, want %q", c.v, c.prec, got, c.want)
+		}
+	}
+}
