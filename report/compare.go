@@ -214,7 +214,7 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		return err
 	}
 	if n := Regressions(cs); n > 0 {
-		_, err := fmt.Fprintf(w, "\n%d regression(s) beyond %s (higher latency or cost, lower throughput)\n", n, ThresholdPct(threshold))
+		_, err := fmt.Fprintf(w, "\n%s beyond %s (higher latency or cost, lower throughput)\n", numfmt.Count(n, "regression"), ThresholdPct(threshold))
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nno regression beyond %s\n", ThresholdPct(threshold))

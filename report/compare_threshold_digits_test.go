@@ -15,7 +15,7 @@ func TestComparisonPrintsThresholdAsGiven(t *testing.T) {
 	}{
 		{0.12345, 1, "no regression beyond 12.345%"},
 		{0.333333, 1, "no regression beyond 33.3333%"},
-		{0.12345, 2, "regression(s) beyond 12.345%"},
+		{0.12345, 2, "2 regressions beyond 12.345%"},
 		{0.1, 1, "no regression beyond 10%"},
 	} {
 		b := handRun("b", tc.ttft)

@@ -30,9 +30,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		return nil, nil
 	}
 	// not "replayed": a candidate whose engine never started was not
-	blocks := []Block{&Text{Text: fmt.Sprintf("%d of %d candidates measured live on %d requests (--slice %s); predictions by %s. "+
-		"Error = (predicted − measured) / measured; %d metric(s) outside tolerance, %d candidate(s) not measured.",
-		len(res.Candidates)-res.Incomplete, len(res.Candidates), res.Requests, res.Slice, res.StepModel, res.ToleranceFailures, res.Incomplete)}}
+	blocks := []Block{&Text{Text: fmt.Sprintf("%d of %s measured live on %s (--slice %s); predictions by %s. "+
+		"Error = (predicted − measured) / measured; %s outside tolerance, %s not measured.",
+		len(res.Candidates)-res.Incomplete, numfmt.Count(len(res.Candidates), "candidate"), numfmt.Count(res.Requests, "request"), res.Slice, res.StepModel,
+		numfmt.Count(res.ToleranceFailures, "metric"), numfmt.Count(res.Incomplete, "candidate"))}}
 	tab := &Table{Caption: "Predicted vs measured", Header: []string{"candidate", "status", "metric", "predicted", "measured", "error", "tolerance", "verdict"},
 		Numeric: []bool{false, false, false, true, true, true, true, false}}
 	for _, c := range res.Candidates {

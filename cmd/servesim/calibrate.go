@@ -21,6 +21,7 @@ import (
 
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/urlshow"
@@ -238,7 +239,7 @@ func runCalibrate(c *cli.Context) error {
 		}
 		calibrate.NameEngine(runs, info.Engine+" "+info.EngineVersion)
 		// as the plan counts them: not the warm-up and slot resets
-		fmt.Fprintf(w, "refitting %s from %s\n", count(runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), "run"), dir)
+		fmt.Fprintf(w, "refitting %s from %s\n", numfmt.Count(runsBut(runs, calibrate.KindWarmup, calibrate.KindReset), "run"), dir)
 		// Power from the GPU samples taken beside the runs, on the devices
 		// the calibration was told unless --gpu-devices is given again.
 		if gpuDevices == nil {
@@ -266,7 +267,7 @@ func runCalibrate(c *cli.Context) error {
 	if n, err := calibrate.ClearRuns(traceDir); err != nil {
 		return fmt.Errorf("calibrate: --trace-out: %s: %w", traceDir, err)
 	} else if n > 0 {
-		fmt.Fprintf(w, "removed the %s of an earlier calibration from %s\n", count(n, "run trace"), traceDir)
+		fmt.Fprintf(w, "removed the %s of an earlier calibration from %s\n", numfmt.Count(n, "run trace"), traceDir)
 	}
 	// The GPU samples were taken beside those runs and go with them: left
 	// alone, a calibration that writes no run, or measures no power, would
@@ -315,7 +316,7 @@ func runCalibrate(c *cli.Context) error {
 			// the measured runs, as the plan and a refit count them: not the
 			// warm-up and slot resets, which alone leave nothing to refit
 			if measured := runsBut(runs, calibrate.KindWarmup, calibrate.KindReset); measured > 0 {
-				return fmt.Errorf("%w (the %s before it are in %s: `calibrate --from-traces` refits them)", err, count(measured, "run"), traceDir)
+				return fmt.Errorf("%w (the %s before it are in %s: `calibrate --from-traces` refits them)", err, numfmt.Count(measured, "run"), traceDir)
 			}
 			return err
 		}
@@ -634,14 +635,6 @@ func runsBut(runs []*calibrate.RunResult, skip ...string) int {
 	return n
 }
 
-// count is n and the noun, plural unless n is 1: "1 run", "8 runs".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // analyzeAndSave fits the runs, prints the analysis and saves the profile.
 func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.EngineInfo, power *calibrate.PowerFit, out string, wall time.Duration) error {
 	w := c.App.Writer
@@ -678,7 +671,7 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	if wall > 0 {
 		live = fmt.Sprintf(" (live time %v)", wall.Round(100*time.Millisecond))
 	}
-	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %s%s\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, count(len(p.Traces), "trace"), live)
+	fmt.Fprintf(w, "wrote %s: R² %.4f, held-out MdAPE %.1f%%, %s%s\n", out, p.Quality.R2, 100**p.Quality.HeldOutMdAPE, numfmt.Count(len(p.Traces), "trace"), live)
 	return saveErr
 }
 

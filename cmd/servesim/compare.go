@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 	"github.com/urfave/cli/v2"
@@ -88,9 +89,14 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	if n := report.Regressions(cs); n > 0 {
-		return cli.Exit(fmt.Sprintf("compare: %d regression(s) beyond %s", n, report.ThresholdPct(thr)), exitRegression)
+		return cli.Exit(regressionsMessage(n, thr), exitRegression)
 	}
 	return nil
+}
+
+// regressionsMessage is compare's exit message for n regressions.
+func regressionsMessage(n int, thr float64) string {
+	return "compare: " + numfmt.Count(n, "regression") + " beyond " + report.ThresholdPct(thr)
 }
 
 // runArg splits the argument name, PATH or PATH#NAME, into the path and

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/servesim/servesim/internal/numfmt"
 	"log/slog"
 	"net"
 	"net/url"
@@ -141,7 +142,7 @@ func proxyAction(c *cli.Context) error {
 		where = "(no trace written)"
 	}
 	fmt.Fprintf(c.App.Writer, "%s recorded (%d failed), %d prompt + %d output tokens in the successes %s\n",
-		count(st.Rows, "request"), st.Failed, st.PromptTokens, st.OutputTokens, where)
+		numfmt.Count(st.Rows, "request"), st.Failed, st.PromptTokens, st.OutputTokens, where)
 	if st.Estimated > 0 {
 		// Else the sums, and joules per output token, read as the server's counts.
 		fmt.Fprintf(c.App.Writer, "%d succeeded without the server's usage: their token counts, in those sums, are estimates (--tokens-per-byte %g)\n", st.Estimated, cfg.TokensPerByte)

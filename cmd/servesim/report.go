@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
@@ -73,8 +74,7 @@ func reportCommand() *cli.Command {
 				sections = append(sections, report.VerificationSection{Result: res})
 				noteOtherSweep(c.App.ErrWriter, v, res, in)
 				// listed with the other inputs: a verify-only report names its source
-				in.Sources = append(in.Sources, fmt.Sprintf("%s: verify result, %d candidates (%d not measured) on %d requests",
-					v, len(res.Candidates), res.Incomplete, res.Requests))
+				in.Sources = append(in.Sources, verifySource(v, res))
 			}
 			doc, err := report.Build(flags["title"], in, sections...)
 			if err != nil {
@@ -226,4 +226,10 @@ func splitArgs(c *cli.Context, flags ...string) (pos []string, vals map[string]s
 		vals[canon] = val
 	}
 	return pos, vals, nil
+}
+
+// verifySource names a verify result among a report's inputs.
+func verifySource(path string, res *verify.Result) string {
+	return fmt.Sprintf("%s: verify result, %s (%d not measured) on %s", path,
+		numfmt.Count(len(res.Candidates), "candidate"), res.Incomplete, numfmt.Count(res.Requests, "request"))
 }

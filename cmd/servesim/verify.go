@@ -19,6 +19,7 @@ import (
 	"github.com/servesim/servesim/calibrate"
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/jsonfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -296,23 +297,32 @@ func runVerify(c *cli.Context) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.App.Writer, "verify: %s, %s each (%s); predicted with %s\n", count(len(res.Candidates), "candidate"), count(res.Requests, "request"), res.Input, res.StepModel)
+		fmt.Fprintf(c.App.Writer, "verify: %s, %s each (%s); predicted with %s\n", numfmt.Count(len(res.Candidates), "candidate"), numfmt.Count(res.Requests, "request"), res.Input, res.StepModel)
 		res.WriteTable(c.App.Writer)
 		fmt.Fprintf(c.App.Writer, "wrote %s\n", filepath.Join(opt.Out, "verify.json"))
 	}
-	switch {
-	case runErr != nil:
+	if runErr != nil {
 		return fmt.Errorf("verify: %w", runErr)
+	}
+	return verifyOutcome(res)
+}
+
+// verifyOutcome is the exit a completed verify ends with: a failed
+// refit, metrics outside tolerance, or candidates not measured, in that
+// order; nil when none.
+func verifyOutcome(res *verify.Result) error {
+	outside := numfmt.Count(res.ToleranceFailures, "metric") + " outside tolerance"
+	switch {
 	case res.Refit != nil && res.Refit.Error != "":
 		msg := "verify: --refit failed: " + res.Refit.Error
 		if res.ToleranceFailures > 0 { // the table leaves the count to this message
-			msg += fmt.Sprintf("; %d metric(s) outside tolerance", res.ToleranceFailures)
+			msg += "; " + outside
 		}
 		return cli.Exit(msg, exitRefitFailed)
 	case res.ToleranceFailures > 0:
-		return cli.Exit(fmt.Sprintf("verify: %d metric(s) outside tolerance", res.ToleranceFailures), exitToleranceFailed)
+		return cli.Exit("verify: "+outside, exitToleranceFailed)
 	case res.Incomplete > 0:
-		return cli.Exit(fmt.Sprintf("verify: %d candidate(s) could not be measured", res.Incomplete), exitIncomplete)
+		return cli.Exit("verify: "+numfmt.Count(res.Incomplete, "candidate")+" could not be measured", exitIncomplete)
 	}
 	return nil
 }

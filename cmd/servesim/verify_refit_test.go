@@ -1,13 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/verify"
 )
@@ -132,7 +132,7 @@ func TestVerifyRefitFailureCountsToleranceFailures(t *testing.T) {
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
-	want := fmt.Sprintf("%d metric(s) outside tolerance", res.ToleranceFailures)
+	want := numfmt.Count(res.ToleranceFailures, "metric") + " outside tolerance"
 	if code != exitRefitFailed || res.ToleranceFailures == 0 || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("exit %d, err %v; want exit %d naming the refit and %q\n%s", code, err, exitRefitFailed, want, text)
 	}

@@ -125,3 +125,12 @@ func Share(v float64, prec int) string {
 	}
 	return Fixed(p, prec) + "%"
 }
+
+// Count is n and the noun, plural unless n is 1: "1 run", "8 runs", so
+// that no message hedges with "run(s)".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

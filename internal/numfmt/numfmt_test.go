@@ -186,3 +186,20 @@ func TestShare(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{0, "candidate", "0 candidates"},
+		{1, "candidate", "1 candidate"},
+		{2, "metric", "2 metrics"},
+		{-1, "run", "-1 runs"},
+	} {
+		if got := Count(c.n, c.noun); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}
