@@ -144,7 +144,7 @@ func (res *Result) check() error {
 		bad("tolerance_failures = %d: the measured candidates' rows fail %d", res.ToleranceFailures, failures)
 	}
 	if res.Incomplete != incomplete {
-		bad("incomplete = %d: %d candidate(s) have a status other than %q", res.Incomplete, incomplete, StatusOK)
+		bad("incomplete = %d: want %d, the candidates with a status other than %q", res.Incomplete, incomplete, StatusOK)
 	}
 	if !knownCostBasis(res.Ranking.CostBasis) {
 		bad("ranking.cost_basis = %q: want %q or %q", res.Ranking.CostBasis, CostHardwareEnergy, CostHardware)

@@ -104,7 +104,7 @@ func TestParseResultRejects(t *testing.T) {
 		{"rel_error", edit(t, func(m map[string]any) { row(m, 0, 0)["rel_error"] = 0.5 }), "candidates[0].rows[0]: rel_error = 0.5: want (predicted − measured) / measured = -0.54"},
 		{"rel_error without values", edit(t, func(m map[string]any) { row(m, 0, 9)["rel_error"] = 0.5 }), "candidates[0].rows[9]: rel_error = 0.5 without"},
 		{"failures", edit(t, func(m map[string]any) { m["tolerance_failures"] = 0 }), "tolerance_failures = 0: the measured candidates' rows fail 18"},
-		{"incomplete", edit(t, func(m map[string]any) { m["incomplete"] = -1 }), "incomplete = -1: 0 candidate(s)"},
+		{"incomplete", edit(t, func(m map[string]any) { m["incomplete"] = -1 }), `incomplete = -1: want 0, the candidates with a status other than "ok"`},
 		{"tau", edit(t, func(m map[string]any) { m["ranking"].(map[string]any)["kendall_tau_sweep_rank"] = 1.5 }), "ranking.kendall_tau_sweep_rank = 1.5"},
 		{"consistency", edit(t, func(m map[string]any) { m["consistency"].(map[string]any)["differ"] = 21 }), "consistency: 21 of 20 requests differ"},
 	} {
