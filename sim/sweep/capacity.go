@@ -428,7 +428,7 @@ const capacityAtLeast = "capacity ≥ "
 // when the search stopped short of that: at MaxScale, or when MaxProbes
 // ran out; with nil, the note names an OOM at the lowest scale probed. It
 // assumes the SLO, once broken, stays broken at higher scales, save where
-// a static batch's wait reaches a limit (batchWaitLimit): a config failing
+// a static batch's wait with its prefill reaches a limit (batchWaitLimit): a config failing
 // down to MinScale is then tried above the start scale too (climb).
 func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, err error) {
 	s := ev.spec.Search

@@ -90,12 +90,14 @@
 // far above capacity cost little. When rejected requests alone break the
 // SLO, no scale can meet it and the config is infeasible at once.
 // A config infeasible down to min_scale is tried at no scale above
-// start_scale, save when a static batch's max_wait_ms alone reaches a
-// latency limit (its batches wait to fill at light load; a fixed batch of
+// start_scale, save when a static batch's max_wait_ms, with the prefill
+// of a full batch of the trace's longest admitted prompt (a token budget's
+// worth for token_budget), reaches a latency limit (its batches wait to fill at light load; a fixed batch of
 // one, full at once, never waits): it is then
 // tried at doublings above start_scale, so its capacity does not hang on
-// start_scale, and its note, ok or infeasible, names the wait (and, if
-// none held, the heavier loads a filled batch ran out of KV memory at); when a
+// start_scale, and its note, ok or infeasible, names the wait (one under
+// the limit only where a lighter load was seen to break the SLO, the bound
+// being generous; and, if none held, the heavier loads a filled batch ran out of KV memory at); when a
 // fixed batch's last one (never filled, at any load: the admitted requests
 // left over from whole batches, which wait up to max_wait_ms less the gap
 // since the first one's arrival) holds, with the requests refused on
