@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/servesim/servesim/internal/numfmt"
 	"log/slog"
 	"net"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/proxy"
 )
