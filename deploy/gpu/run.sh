@@ -88,7 +88,7 @@ gpu)
 			--block-size 256 --max-model-len 8192 --kv-memory-fraction 0.85 >"$OUT/engine-calibrate.log" 2>&1 &
 		ENGINE_PID=$!
 		for _ in $(seq 1 240); do
-			$PYTHON -c "import urllib.request as u; u.urlopen('$HEALTH', timeout=2)" 2>/dev/null && return 0
+			$PYTHON -c "import urllib.request as u; u.build_opener(u.ProxyHandler({})).open('$HEALTH', timeout=2)" 2>/dev/null && return 0
 			kill -0 $ENGINE_PID 2>/dev/null || { tail -20 "$OUT/engine-calibrate.log"; return 1; }
 			sleep 1
 		done
