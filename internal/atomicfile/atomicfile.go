@@ -77,7 +77,10 @@ func TempLinksNote(path string) string {
 	if len(links) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s is a hidden hard link to it, left by the same writer: delete it too to free the space)", strings.Join(links, ", "))
+	if len(links) == 1 {
+		return fmt.Sprintf(" (%s is a hidden hard link to it, left by the same writer: delete it too to free the space)", links[0])
+	}
+	return fmt.Sprintf(" (%s are hidden hard links to it, left by the same writer: delete them too to free the space)", strings.Join(links, ", "))
 }
 
 // createTemp is os.CreateTemp(dir, prefix+"*") with mode 0644, which the

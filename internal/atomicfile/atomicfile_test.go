@@ -213,3 +213,28 @@ func TestFailDirSync(t *testing.T) {
 		t.Errorf("WriteFile after restore: %v", err)
 	}
 }
+
+// The note names each hidden link, its verb agreeing with their number.
+func TestTempLinksNote(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	if err := os.WriteFile(path, []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if note := TempLinksNote(path); note != "" {
+		t.Errorf("note without links: %q; want none", note)
+	}
+	one := filepath.Join(filepath.Dir(path), ".trace.jsonl.tmp1")
+	if err := os.Link(path, one); err != nil {
+		t.Skipf("hard links: %v", err)
+	}
+	if note := TempLinksNote(path); !strings.Contains(note, one+" is a hidden hard link to it") {
+		t.Errorf("note with one link: %q", note)
+	}
+	two := filepath.Join(filepath.Dir(path), ".trace.jsonl.tmp2")
+	if err := os.Link(path, two); err != nil {
+		t.Fatal(err)
+	}
+	if note := TempLinksNote(path); !strings.Contains(note, one+", "+two+" are hidden hard links to it") || !strings.Contains(note, "delete them too") {
+		t.Errorf("note with two links: %q", note)
+	}
+}
