@@ -316,7 +316,11 @@ func runCalibrate(c *cli.Context) error {
 			// the measured runs, as the plan and a refit count them: not the
 			// warm-up and slot resets, which alone leave nothing to refit
 			if measured := runsBut(runs, calibrate.KindWarmup, calibrate.KindReset); measured > 0 {
-				return fmt.Errorf("%w (the %s before it are in %s: `calibrate --from-traces` refits them)", err, numfmt.Count(measured, "run"), traceDir)
+				are, them := "are", "them"
+				if measured == 1 {
+					are, them = "is", "it"
+				}
+				return fmt.Errorf("%w (the %s before it %s in %s: `calibrate --from-traces` refits %s)", err, numfmt.Count(measured, "run"), are, traceDir, them)
 			}
 			return err
 		}

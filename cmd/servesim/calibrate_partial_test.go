@@ -44,3 +44,20 @@ func TestCalibrateStoppedCountsPlanRuns(t *testing.T) {
 		t.Errorf("err = %v: %d runs, want the %d measured", err, n, measured)
 	}
 }
+
+// One measured run before the failure is spoken of in the singular.
+func TestCalibrateStoppedAfterOneRunSingular(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{Fault: func(n int) replaytest.Fault {
+		if n >= 16 { // after the warm-up, a slot reset and the first run
+			return replaytest.Status
+		}
+		return replaytest.OK
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	_, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64")
+	if err == nil || !strings.Contains(err.Error(), "the 1 run before it is in ") || !strings.Contains(err.Error(), "refits it)") {
+		t.Errorf("err = %v, want one saying 'the 1 run before it is in ... refits it'", err)
+	}
+}
