@@ -26,11 +26,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -114,9 +116,13 @@ type Options struct {
 	Repeat int
 	Log    io.Writer // progress; nil = none
 
-	slice           sliceTokens // what the slice's requests hold (set by Run)
-	source          simSource   // what the candidates' simulations ran on (set by Run)
-	noGPUDriverSaid bool        // Run has said that there is no NVIDIA driver
+	slice  sliceTokens // what the slice's requests hold (set by Run)
+	source simSource   // what the candidates' simulations ran on (set by Run)
+	// notSynced holds the errors of files renamed into place whose
+	// directory was not synced: written, so the run goes on, and Run
+	// returns them after.
+	notSynced       []error
+	noGPUDriverSaid bool // Run has said that there is no NVIDIA driver
 }
 
 // simSource is what a simulated trace records of what produced it, as
@@ -320,7 +326,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	// The slice every candidate replays and is simulated on.
 	res.Input = filepath.Join(opt.Out, "input.parquet")
 	if opt.slice, err = writeSlice(ctx, opt.Trace, res.Input, opt.Slice); err != nil {
-		return nil, err
+		if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+			return nil, err
+		}
+		opt.notSynced = append(opt.notSynced, err)
 	}
 	res.Requests = opt.slice.requests
 	if res.InputSHA256, err = calibrate.FileSHA256(res.Input); err != nil {
@@ -368,7 +377,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 		res.Refit = rr
 	}
-	return res, ctx.Err()
+	return res, errors.Join(append([]error{ctx.Err()}, opt.notSynced...)...)
 }
 
 // runTexts are the generated texts of each of the measured candidate's
@@ -522,7 +531,9 @@ func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep
 	// Predicted: the same slice, the same time scale, the candidate's plan.
 	simTrace := filepath.Join(opt.Out, name+".sim.parquet")
 	pred, outcome, err := simulate(ctx, r, opt.Out, simTrace, name, cr.TimeScale, step, stepDesc, opt.source)
-	if err != nil {
+	if err != nil && pred != nil { // written, its directory not synced
+		opt.notSynced = append(opt.notSynced, err)
+	} else if err != nil {
 		// Nothing written: a file of that name is an earlier run's.
 		if ctx.Err() != nil { // interrupted, not a simulation that failed
 			return fail(StatusCanceled, "%v", ctx.Err())
@@ -706,6 +717,12 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	gpu := startGPU(ctx, opt, filepath.Join(opt.Out, name+".gpu.csv"), log)
 	sums, err := replayRecord(ctx, rc, log)
 	written, rowsLeft := replay.Outcome(rc, sums)
+	// A trace renamed into place whose directory was not synced is
+	// written: the run is measured, and Run returns the error after.
+	if written && onlyNotSynced(err) {
+		opt.notSynced = append(opt.notSynced, err)
+		err = nil
+	}
 	rep.GPU, rep.EnergyUnknown = gpu.stop(sums, written, rowsLeft)
 	// A replay that never ran wrote no trace, nor did one that failed (it
 	// keeps its rows under the partial name): name only a trace it wrote,
@@ -770,6 +787,21 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	return rep
 }
 
+// onlyNotSynced says whether err is atomicfile.ErrDirNotSynced's error
+// alone, or a join of such errors: no other failure rides along.
+func onlyNotSynced(err error) bool {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok || slices.Contains(j.Unwrap(), atomicfile.ErrDirNotSynced) {
+		return errors.Is(err, atomicfile.ErrDirNotSynced) // one error: atomicfile's own, or wrapping it
+	}
+	for _, e := range j.Unwrap() {
+		if !onlyNotSynced(e) {
+			return false
+		}
+	}
+	return len(j.Unwrap()) > 0
+}
+
 // measured fills the measured metrics from the replay summary.
 func (rep *Repeat) measured(sums []*replay.Summary, p *plan.Plan) {
 	if len(sums) == 0 {
@@ -827,6 +859,9 @@ func sec(v float64) *float64 {
 
 // simulate runs the slice src.input at timeScale through r and returns the
 // metrics comparable with a live run's.
+// Its error wraps atomicfile.ErrDirNotSynced, with the
+// metrics, when the trace was renamed into place but its directory not
+// synced.
 func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name string, timeScale float64, step sim.StepTimer, stepDesc string, src simSource) (*Metrics, string, error) {
 	in, err := traces.Open(src.input)
 	if err != nil {
@@ -861,8 +896,11 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 		w.Abort()
 		return nil, "", err
 	}
-	if err := w.Close(); err != nil {
-		return nil, "", err
+	// A trace renamed into place whose directory was not synced is
+	// written: its metrics are returned with the error.
+	closeErr := w.Close()
+	if closeErr != nil && !errors.Is(closeErr, atomicfile.ErrDirNotSynced) {
+		return nil, "", closeErr
 	}
 	s := res.Summary
 	m := &Metrics{Requests: s.Requests, Completed: s.Completed, OutputTokens: s.OutputTokens}
@@ -890,7 +928,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if s.OutputTokens > 0 && s.EnergyJoules > 0 {
 		m.JPerOutTok = sec(s.EnergyJoules / float64(s.OutputTokens))
 	}
-	return m, res.Outcome, nil
+	return m, res.Outcome, closeErr
 }
 
 // writeSlice writes the slice of trace, but for rows failed in the source,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/verify"
 )
 
 // Files renamed into place whose directory was not synced are written: a
@@ -80,5 +81,37 @@ func TestCalibrateProfileDirNotSyncedSaysWritten(t *testing.T) {
 	}
 	if !strings.Contains(text, "wrote "+out) {
 		t.Errorf("output does not say the profile was written:\n%s", text)
+	}
+}
+
+// verify.json and the traces renamed into place whose directory was not
+// synced are written: verify prints its table and where it wrote, and
+// still reports the error.
+func TestVerifyOutDirNotSyncedPrintsTable(t *testing.T) {
+	dir := t.TempDir()
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond})
+	defer srv.Close()
+	cands, trace := oneCandidate(t, dir)
+	out := filepath.Join(dir, "out")
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	text, _, err := runCode(t, "verify", "--candidates", cands, "--trace", trace, "--base-url", srv.BaseURL(), "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", out)
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Errorf("verify: %v; want ErrDirNotSynced", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "verify.json")); err != nil {
+		t.Errorf("verify.json not written: %v", err)
+	}
+	for _, s := range []string{"throughput_out_tok_s", "wrote " + filepath.Join(out, "verify.json")} {
+		if !strings.Contains(text, s) {
+			t.Errorf("output lacks %q:\n%s", s, text)
+		}
+	}
+	res, lerr := verify.LoadResult(filepath.Join(out, "verify.json"))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if c := res.Candidates[0]; c.Status != verify.StatusOK {
+		t.Errorf("candidate status %s (%s); want ok: its traces are written", c.Status, c.Detail)
 	}
 }

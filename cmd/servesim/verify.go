@@ -287,8 +287,13 @@ func runVerify(c *cli.Context) error {
 	}
 	// The file names its files from its own directory, so that it reads
 	// back (report --verify) from anywhere; --json prints them from here.
+	// A verify.json renamed into place whose directory was not synced is
+	// written: the table and where it went are printed, the error after.
 	if err := writeJSONAtomic(filepath.Join(opt.Out, "verify.json"), res.RelativeTo(opt.Out)); err != nil {
-		return errors.Join(runErr, err)
+		if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+			return errors.Join(runErr, err)
+		}
+		runErr = errors.Join(runErr, err)
 	}
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
