@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
 )
@@ -80,9 +81,13 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 	csvPath := ""
 	switch {
 	case written:
-		if err := g.rec.Publish(); err != nil {
+		// Samples renamed into place whose directory was not synced are
+		// written beside the trace: named, the error logged.
+		err := g.rec.Publish()
+		if err != nil {
 			fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", err)
-		} else {
+		}
+		if err == nil || errors.Is(err, atomicfile.ErrDirNotSynced) {
 			csvPath = g.path
 		}
 	case rowsLeft != "":

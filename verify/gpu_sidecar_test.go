@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
 )
@@ -94,5 +95,28 @@ func TestGPUSamplesNotTakenRemoveAnEarlierFile(t *testing.T) {
 		if written && !strings.Contains(log.String(), "removed an earlier run's GPU samples") {
 			t.Errorf("the log does not say so:\n%s", log.String())
 		}
+	}
+}
+
+// GPU samples renamed into place whose directory was not synced are
+// written beside the trace: the measure names them.
+func TestGPUSamplesDirNotSyncedAreNamed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rank01.gpu.csv")
+	rec, err := telemetry.StartGPU(context.Background(), &constGPU{}, telemetry.GPUConfig{Interval: time.Hour, Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	var log strings.Builder
+	g := &gpuSampler{rec: rec, path: path, log: &log}
+	m, _ := g.stop([]*replay.Summary{{OutputTokens: 10}}, true, "")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s not written: %v", path, err)
+	}
+	if m == nil || m.CSV != path {
+		t.Errorf("measure %+v; want it to name %s", m, path)
+	}
+	if !strings.Contains(log.String(), "directory was not synced") {
+		t.Errorf("log does not report the failed sync: %q", log.String())
 	}
 }
