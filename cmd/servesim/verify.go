@@ -307,7 +307,7 @@ func runVerify(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "wrote %s\n", filepath.Join(opt.Out, "verify.json"))
 	}
 	if runErr != nil {
-		return fmt.Errorf("verify: %w", runErr)
+		return fmt.Errorf("verify: %w%s", runErr, toleranceNote(res))
 	}
 	return verifyOutcome(res)
 }
@@ -316,20 +316,25 @@ func runVerify(c *cli.Context) error {
 // refit, metrics outside tolerance, or candidates not measured, in that
 // order; nil when none.
 func verifyOutcome(res *verify.Result) error {
-	outside := numfmt.Count(res.ToleranceFailures, "metric") + " outside tolerance"
 	switch {
 	case res.Refit != nil && res.Refit.Error != "":
-		msg := "verify: --refit failed: " + res.Refit.Error
-		if res.ToleranceFailures > 0 { // the table leaves the count to this message
-			msg += "; " + outside
-		}
-		return cli.Exit(msg, exitRefitFailed)
+		return cli.Exit("verify: --refit failed: "+res.Refit.Error+toleranceNote(res), exitRefitFailed)
 	case res.ToleranceFailures > 0:
-		return cli.Exit("verify: "+outside, exitToleranceFailed)
+		return cli.Exit("verify: "+numfmt.Count(res.ToleranceFailures, "metric")+" outside tolerance", exitToleranceFailed)
 	case res.Incomplete > 0:
 		return cli.Exit("verify: "+numfmt.Count(res.Incomplete, "candidate")+" could not be measured", exitIncomplete)
 	}
 	return nil
+}
+
+// toleranceNote is "" or, when metrics fell outside tolerance, a clause
+// counting them for an exit message that is not about them: the table
+// leaves the count to the message.
+func toleranceNote(res *verify.Result) string {
+	if res.ToleranceFailures == 0 {
+		return ""
+	}
+	return "; " + numfmt.Count(res.ToleranceFailures, "metric") + " outside tolerance"
 }
 
 // readCandidates reads a candidates.json (see parseCandidates) or, for a
