@@ -3,8 +3,6 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -39,35 +37,17 @@ func (w *dirUnsyncedTrace) Close() error {
 func TestPartialDirNotSyncedStillWritesTrace(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
-	dir := t.TempDir()
-	cfg := testConfig(srv)
-	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
-	cfg.Out = filepath.Join(dir, "out.jsonl")
-	orig := createTrace
-	t.Cleanup(func() { createTrace = orig })
-	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
-		w, err := orig(path, meta)
-		if err != nil {
-			return nil, err
-		}
-		return &dirUnsyncedTrace{Writer: w, path: path}, nil
-	}
+	cfg, dir := recordConfig(t, srv, rows(3, time.Millisecond, 30, 2))
+	wrapPartialTrace(t, func(path string, w traces.Writer) traces.Writer {
+		return &dirUnsyncedTrace{Writer: w, path: path}
+	})
 	sums, err := Record(t.Context(), cfg, nil)
 	if err != nil {
 		t.Fatalf("Record: %v; want the trace written", err)
 	}
-	if written, left := Outcome(cfg, sums); !written || left != "" {
-		t.Errorf("Outcome: written %v, rows left in %q; want written, no rows left", written, left)
-	}
-	if _, got, err := traces.ReadAll(cfg.Out); err != nil || len(got) != 3 {
-		t.Errorf("%s holds %d rows (%v), want 3", cfg.Out, len(got), err)
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if name := e.Name(); name != "in.jsonl" && name != "out.jsonl" {
-			t.Errorf("%s left behind in the output's directory", name)
-		}
-	}
+	checkOutcome(t, cfg, sums, true, "")
+	checkTraceRows(t, cfg.Out, 3)
+	checkOnlyInAndOut(t, dir)
 }
 
 // A trace renamed to --out whose directory was not synced is written: the
@@ -76,25 +56,13 @@ func TestPartialDirNotSyncedStillWritesTrace(t *testing.T) {
 func TestOutDirNotSyncedCountsAsWritten(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
-	dir := t.TempDir()
-	cfg := testConfig(srv)
-	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
-	cfg.Out = filepath.Join(dir, "out.jsonl")
+	cfg, dir := recordConfig(t, srv, rows(3, time.Millisecond, 30, 2))
 	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
 	sums, err := Record(t.Context(), cfg, nil)
 	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
 		t.Fatalf("Record: %v; want ErrDirNotSynced", err)
 	}
-	if written, left := Outcome(cfg, sums); !written || left != "" {
-		t.Errorf("Outcome: written %v, rows left in %q; want written, no rows left", written, left)
-	}
-	if _, got, err := traces.ReadAll(cfg.Out); err != nil || len(got) != 3 {
-		t.Errorf("%s holds %d rows (%v), want 3", cfg.Out, len(got), err)
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if name := e.Name(); name != "in.jsonl" && name != "out.jsonl" {
-			t.Errorf("%s left behind in the output's directory", name)
-		}
-	}
+	checkOutcome(t, cfg, sums, true, "")
+	checkTraceRows(t, cfg.Out, 3)
+	checkOnlyInAndOut(t, dir)
 }

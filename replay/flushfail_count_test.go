@@ -3,8 +3,6 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,25 +48,23 @@ func (w *flushFailingTrace) TempPath() string {
 	return w.Writer.(interface{ TempPath() string }).TempPath()
 }
 
+// failFlushesAfter makes Record's partial stream keep its first keep
+// rows and lose every flush after, for the rest of the test.
+func failFlushesAfter(t *testing.T, keep int) {
+	t.Helper()
+	wrapPartialTrace(t, func(_ string, w traces.Writer) traces.Writer {
+		return &flushFailingTrace{Writer: w, keep: keep}
+	})
+}
+
 // After a failed flush the partial file holds the rows of the flushes
 // before it, not every row written: the error says how many it holds.
 func TestFlushErrorSaysHowManyRowsStay(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
-	dir := t.TempDir()
-	cfg := testConfig(srv)
+	cfg, _ := recordConfig(t, srv, rows(4, 60*time.Millisecond, 30, 2))
 	cfg.FlushEvery = 5 * time.Millisecond
-	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(4, 60*time.Millisecond, 30, 2))
-	cfg.Out = filepath.Join(dir, "out.jsonl")
-	orig := createTrace
-	t.Cleanup(func() { createTrace = orig })
-	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
-		w, err := orig(path, meta)
-		if err != nil {
-			return nil, err
-		}
-		return &flushFailingTrace{Writer: w, keep: 1}, nil
-	}
+	failFlushesAfter(t, 1)
 	_, err := Record(t.Context(), cfg, nil)
 	partial := PartialPath(cfg.Out)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
@@ -89,28 +85,12 @@ func TestFlushErrorSaysHowManyRowsStay(t *testing.T) {
 func TestFlushErrorKeepingNoRowLeavesNoPartialFile(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
-	dir := t.TempDir()
-	cfg := testConfig(srv)
-	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
-	cfg.Out = filepath.Join(dir, "out.jsonl")
-	orig := createTrace
-	t.Cleanup(func() { createTrace = orig })
-	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
-		w, err := orig(path, meta)
-		if err != nil {
-			return nil, err
-		}
-		return &flushFailingTrace{Writer: w, keep: 0}, nil
-	}
+	cfg, _ := recordConfig(t, srv, rows(3, time.Millisecond, 30, 2))
+	failFlushesAfter(t, 0)
 	sums, err := Record(t.Context(), cfg, nil)
-	partial := PartialPath(cfg.Out)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "none of the") {
 		t.Fatalf("Record: %v; want the flush error, saying none of the rows written were kept", err)
 	}
-	if written, left := Outcome(cfg, sums); written || left != "" {
-		t.Errorf("Outcome: written %v, rows left in %q; want not written, no rows left", written, left)
-	}
-	if _, err := os.Lstat(partial); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s is still there (%v), holding none of the rows written", partial, err)
-	}
+	checkOutcome(t, cfg, sums, false, "")
+	checkNoPartialFile(t, cfg.Out)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,15 +39,9 @@ func (w *failingTrace) TempPath() string {
 // calling onFail first, for the rest of the test.
 func failPartialAfter(t *testing.T, n int, onFail func()) {
 	t.Helper()
-	orig := createTrace
-	t.Cleanup(func() { createTrace = orig })
-	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
-		w, err := orig(path, meta)
-		if err != nil {
-			return nil, err
-		}
-		return &failingTrace{Writer: w, left: n, onFail: onFail}, nil
-	}
+	wrapPartialTrace(t, func(_ string, w traces.Writer) traces.Writer {
+		return &failingTrace{Writer: w, left: n, onFail: onFail}
+	})
 }
 
 // A write error followed by an interrupt is a failed run, not an
@@ -58,10 +51,7 @@ func failPartialAfter(t *testing.T, n int, onFail func()) {
 func TestWriteErrorThenInterruptPublishesNoTrace(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
-	dir := t.TempDir()
-	cfg := testConfig(srv)
-	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(10, time.Millisecond, 30, 2))
-	cfg.Out = filepath.Join(dir, "out.jsonl")
+	cfg, _ := recordConfig(t, srv, rows(10, time.Millisecond, 30, 2))
 	ctx, interrupt := context.WithCancel(t.Context())
 	defer interrupt()
 	failPartialAfter(t, 2, interrupt)
@@ -73,9 +63,7 @@ func TestWriteErrorThenInterruptPublishesNoTrace(t *testing.T) {
 	if !strings.Contains(err.Error(), partial) {
 		t.Errorf("error %q does not name %s, where the rows written are kept", err, partial)
 	}
-	if written, left := Outcome(cfg, sums); written || left != partial {
-		t.Errorf("Outcome: written %v, rows left in %q; want not written, rows left in %s", written, left, partial)
-	}
+	checkOutcome(t, cfg, sums, false, partial)
 	if _, err := os.Lstat(cfg.Out); !errors.Is(err, os.ErrNotExist) {
 		meta, got, _ := traces.ReadAll(cfg.Out)
 		t.Errorf("%s was written (%d rows, replay.status %q) though rows after the write error were lost", cfg.Out, len(got), meta.Extra["replay.status"])
@@ -97,27 +85,16 @@ func (w *closeFailingTrace) Close() error {
 func TestCloseErrorNamesWhereRowsStay(t *testing.T) {
 	srv := replaytest.New(replaytest.Options{})
 	defer srv.Close()
-	dir := t.TempDir()
-	cfg := testConfig(srv)
-	cfg.Trace = writeTrace(t, dir, "in.jsonl", rows(3, time.Millisecond, 30, 2))
-	cfg.Out = filepath.Join(dir, "out.jsonl")
-	orig := createTrace
-	t.Cleanup(func() { createTrace = orig })
-	createTrace = func(path string, meta traces.Meta) (traces.Writer, error) {
-		w, err := orig(path, meta)
-		if err != nil {
-			return nil, err
-		}
-		return &closeFailingTrace{failingTrace{Writer: w, left: -1}}, nil
-	}
+	cfg, _ := recordConfig(t, srv, rows(3, time.Millisecond, 30, 2))
+	wrapPartialTrace(t, func(_ string, w traces.Writer) traces.Writer {
+		return &closeFailingTrace{failingTrace{Writer: w, left: -1}}
+	})
 	sums, err := Record(t.Context(), cfg, nil)
 	partial := PartialPath(cfg.Out)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "stay in "+partial) {
 		t.Fatalf("Record: %v; want the close error, saying the rows stay in %s", err, partial)
 	}
-	if written, left := Outcome(cfg, sums); written || left != partial {
-		t.Errorf("Outcome: written %v, rows left in %q; want not written, rows left in %s", written, left, partial)
-	}
+	checkOutcome(t, cfg, sums, false, partial)
 	if n := countRows(partial); n != 3 {
 		t.Errorf("%s holds %d rows, want 3", partial, n)
 	}
