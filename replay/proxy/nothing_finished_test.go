@@ -1,15 +1,9 @@
 package proxy
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -19,31 +13,12 @@ import (
 // Serve returned.
 func serveUntil(t *testing.T, cfg Config, up *upstream, send bool) (Stats, error) {
 	t.Helper()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	type result struct {
-		st  Stats
-		err error
-	}
-	done := make(chan result, 1)
-	go func() { st, err := Serve(ctx, ln, cfg); done <- result{st, err} }()
+	p := startServe(t, cfg)
 	if send {
-		go func() {
-			resp, err := http.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
-			if err == nil {
-				io.Copy(io.Discard, resp.Body) // on until the proxy cuts the stream
-				resp.Body.Close()
-			}
-		}()
+		go p.sendStreamUntilCut()
 		<-up.received
 	}
-	cancel()
-	r := <-done
-	return r.st, r.err
+	return p.stop()
 }
 
 // A session that ends before any request finished captured nothing: the

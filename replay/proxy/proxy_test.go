@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -604,24 +603,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Upstream = upSrv.URL
 	cfg.Out = filepath.Join(t.TempDir(), "run.parquet")
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	type result struct {
-		stats Stats
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		st, err := Serve(ctx, ln, cfg)
-		done <- result{st, err}
-	}()
+	p := startServe(t, cfg)
 	body := make(chan []byte, 1)
 	go func() {
-		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
+		resp, err := http.Post(p.chatURL(), "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
 		if err != nil {
 			t.Error(err)
 			body <- nil
@@ -632,10 +617,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 		body <- b
 	}()
 	<-up.received
-	cancel() // SIGINT while a stream is in flight
+	p.cancel() // SIGINT while a stream is in flight
 	time.Sleep(20 * time.Millisecond)
 	select {
-	case <-done:
+	case <-p.done:
 		t.Fatal("Serve returned before the in-flight stream finished")
 	default:
 	}
@@ -644,7 +629,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if !bytes.HasSuffix(got, []byte("data: [DONE]\n\n")) {
 		t.Errorf("the in-flight stream was cut: %q", got)
 	}
-	res := <-done
+	res := <-p.done
 	if res.err != nil || res.stats.Rows != 1 || res.stats.OutputTokens != 5 || res.stats.Failed != 0 {
 		t.Fatalf("Serve: %+v, %v", res.stats, res.err)
 	}

@@ -1,10 +1,7 @@
 package proxy
 
 import (
-	"context"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -26,33 +23,19 @@ func TestStreamCutAtShutdownIsNotAClientDisconnect(t *testing.T) {
 	cfg.Upstream = upSrv.URL
 	cfg.ShutdownGrace = 20 * time.Millisecond
 	cfg.Out = filepath.Join(t.TempDir(), "run.jsonl")
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := Serve(ctx, ln, cfg); done <- err }()
+	p := startServe(t, cfg)
 	// A request that finishes first: else the session captured nothing
 	// and writes no trace.
-	resp, err := http.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", false, true, "first")))
+	resp, err := http.Post(p.chatURL(), "application/json", strings.NewReader(chatBody("m", false, true, "first")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	<-up.received
-	go func() {
-		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
-		if err == nil {
-			io.Copy(io.Discard, resp.Body) // the client reads on until the proxy cuts the stream
-			resp.Body.Close()
-		}
-	}()
+	go p.sendStreamUntilCut() // the client reads on until the proxy cuts the stream
 	<-up.received
-	cancel()
-	if err := <-done; err != nil {
+	if _, err := p.stop(); err != nil {
 		t.Fatal(err)
 	}
 	_, rows, err := traces.ReadAll(cfg.Out)

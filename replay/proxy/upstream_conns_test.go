@@ -1,9 +1,7 @@
 package proxy
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -33,17 +31,10 @@ func TestServeClosesItsUpstreamConnections(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Upstream = upSrv.URL
 	cfg.Out = filepath.Join(t.TempDir(), "run.jsonl")
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := Serve(ctx, ln, cfg); done <- err }()
+	p := startServe(t, cfg)
 	client := &http.Client{Transport: &http.Transport{}}
 	for range 3 {
-		resp, err := client.Post("http://"+ln.Addr().String()+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
+		resp, err := client.Post(p.chatURL(), "application/json", strings.NewReader(chatBody("m", true, true, "hi")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,8 +45,7 @@ func TestServeClosesItsUpstreamConnections(t *testing.T) {
 	if open.Load() == 0 {
 		t.Fatal("the upstream saw no connection")
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if _, err := p.stop(); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(2 * time.Second); open.Load() > 0 && time.Now().Before(deadline); {
