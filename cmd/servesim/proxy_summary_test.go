@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,22 +16,8 @@ func TestProxySummaryCountsOneRequest(t *testing.T) {
 	defer cancel()
 	app := newApp()
 	var stdout bytes.Buffer
-	var stderr *syncBuffer
-	stderr = &syncBuffer{mark: "Ctrl-C to stop", hit: func() {
-		addr := proxyAddr(stderr.b.String())
-		if addr == "" {
-			t.Errorf("no listening address in the start line:\n%s", stderr.b.String())
-			cancel()
-			return
-		}
-		go func() { // the proxy logs to stderr, whose lock this hook runs under
-			// Failed upstream (nothing listens there), but finished.
-			if resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`)); err == nil {
-				resp.Body.Close()
-			}
-			cancel()
-		}()
-	}}
+	stderr := &syncBuffer{mark: "Ctrl-C to stop"}
+	stderr.hit = sendOneRequestOnStart(t, stderr, func() {}, cancel)
 	app.Writer, app.ErrWriter = &stdout, stderr
 	if err := app.RunContext(ctx, []string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
 		"--upstream", "http://127.0.0.1:1", "--out", filepath.Join(dir, "p.csv")}); err != nil {

@@ -199,28 +199,35 @@ func proxyRecording(t *testing.T, dir string, started func(), extra ...string) (
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	app := newApp()
-	var stderr *syncBuffer
-	stderr = &syncBuffer{mark: "Ctrl-C to stop", hit: func() {
-		// One request, failed upstream (nothing listens there) but
-		// finished: a session that captured none writes no trace.
-		addr := proxyAddr(stderr.b.String())
+	// A session that captured no finished request writes no trace.
+	stderr := &syncBuffer{mark: "Ctrl-C to stop"}
+	stderr.hit = sendOneRequestOnStart(t, stderr, started, cancel)
+	app.Writer, app.ErrWriter = io.Discard, stderr
+	err := app.RunContext(ctx, append([]string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
+		"--upstream", "http://127.0.0.1:1/v1", "--out", filepath.Join(dir, "p.csv"), "--telemetry-interval", "2ms"}, extra...))
+	return stderr.String(), err
+}
+
+// sendOneRequestOnStart is the hook for a syncBuffer holding record
+// proxy's log, run once its start line is there: it sends the proxy one
+// request, failed upstream (nothing listens there) but finished, then
+// calls started and cancel to end the session.
+func sendOneRequestOnStart(t *testing.T, log *syncBuffer, started func(), cancel context.CancelFunc) func() {
+	return func() {
+		addr := proxyAddr(log.b.String())
 		if addr == "" {
-			t.Errorf("no listening address in the start line:\n%s", stderr.b.String())
+			t.Errorf("no listening address in the start line:\n%s", log.b.String())
 			cancel()
 			return
 		}
-		go func() { // the proxy logs to stderr, whose lock this hook runs under
+		go func() { // the proxy logs to log, whose lock this hook runs under
 			if resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`)); err == nil {
 				resp.Body.Close()
 			}
 			started()
 			cancel()
 		}()
-	}}
-	app.Writer, app.ErrWriter = io.Discard, stderr
-	err := app.RunContext(ctx, append([]string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0",
-		"--upstream", "http://127.0.0.1:1/v1", "--out", filepath.Join(dir, "p.csv"), "--telemetry-interval", "2ms"}, extra...))
-	return stderr.String(), err
+	}
 }
 
 // proxyAddr is the address in the proxy's start line ("proxying ADDR
