@@ -6,16 +6,11 @@ import (
 	"testing"
 )
 
-// Requests the engine refuses on arrival never join a batch, so the
-// trace's unfilled last batch holds the admitted requests left over from
-// whole batches, and the refused ones break the limit at every load too:
-// 989 requests of which 6 are too large for any KV cache leave 983
-// admitted, 23 in the last batch of 24, the first 4 a second apart within
-// the 3 s the wait exceeds the limit by, which with the 6 refused are more
-// than the 9 a P99 over 989 lets break the limit. Counting every request
-// sent (989 mod 24 = 5) hid that, and the search climbed to loads that
-// cannot meet the SLO.
-func TestLastBatchCountsOnlyAdmittedRequests(t *testing.T) {
+// batchesOf24WithRefusals is an evaluator for fixed batches of 24 that
+// wait up to 5000 ms against a TTFT P99 limit of 2000 ms, over a steady
+// trace of n requests whose first refused ones no KV cache can hold.
+func batchesOf24WithRefusals(t *testing.T, n, refused int) *evaluator {
+	t.Helper()
 	_, s, err := writeSpec(t, `base = "base.toml"
 [sweep]
 "batch.strategy" = ["fixed"]
@@ -27,13 +22,27 @@ ttft_p99_ms = 2000
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := steadyTrace(989)
-	for i := range 6 {
+	tr := steadyTrace(n)
+	for i := range refused {
 		tr.Reqs[i].PromptTokens = 1 << 30 // more tokens than any device's KV cache holds
 	}
 	ex := mustExpand(t, s)
 	ev := &evaluator{}
 	ev.reset(tr, s, &ex.Configs[0])
+	return ev
+}
+
+// Requests the engine refuses on arrival never join a batch, so the
+// trace's unfilled last batch holds the admitted requests left over from
+// whole batches, and the refused ones break the limit at every load too:
+// 989 requests of which 6 are too large for any KV cache leave 983
+// admitted, 23 in the last batch of 24, the first 4 a second apart within
+// the 3 s the wait exceeds the limit by, which with the 6 refused are more
+// than the 9 a P99 over 989 lets break the limit. Counting every request
+// sent (989 mod 24 = 5) hid that, and the search climbed to loads that
+// cannot meet the SLO.
+func TestLastBatchCountsOnlyAdmittedRequests(t *testing.T) {
+	ev := batchesOf24WithRefusals(t, 989, 6)
 	for _, scale := range []float64{8, 32, 128} { // batches fill within the limit: the last one and the refused break it
 		if p, err := ev.run(context.Background(), scale, false); err != nil || p.ok {
 			t.Fatalf("scale %g: err %v, SLO met %v; want it broken", scale, err, p != nil && p.ok)
@@ -54,24 +63,7 @@ ttft_p99_ms = 2000
 // 24, and the 40 refused are more than the 10 a P99 over 1000 lets break
 // the limit.
 func TestLastBatchNoteNamesRefusalsWhenBatchesFill(t *testing.T) {
-	_, s, err := writeSpec(t, `base = "base.toml"
-[sweep]
-"batch.strategy" = ["fixed"]
-"batch.batch_size" = [24]
-"batch.max_wait_ms" = [5000]
-[slo]
-ttft_p99_ms = 2000
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := steadyTrace(1000)
-	for i := range 40 {
-		tr.Reqs[i].PromptTokens = 1 << 30 // more tokens than any device's KV cache holds
-	}
-	ex := mustExpand(t, s)
-	ev := &evaluator{}
-	ev.reset(tr, s, &ex.Configs[0])
+	ev := batchesOf24WithRefusals(t, 1000, 40)
 	name, limit := ev.batchWaitLimit()
 	note := ev.lastBatchNote(name, limit)
 	want := "the 40 requests refused on arrival break the TTFT limit of 2000 ms at every load, more than the 10 a P99 lets break it, so no heavier load meets the SLO"
