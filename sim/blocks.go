@@ -180,6 +180,43 @@ func (m *blockManager) unkey(i int32) error {
 	return nil
 }
 
+// forget drops key from the cache when its block is free (refcount 0):
+// the block stays where it is in the free queue, anonymous. A request
+// that computes a block (rather than hitting it) takes a new one from
+// the head of the free queue, as vLLM does; the stale copy holds
+// nothing it can use.
+func (m *blockManager) forget(key uint64) {
+	if m.index == nil {
+		return
+	}
+	i, ok := m.index.get(key)
+	if !ok || m.slab[i].ref != 0 {
+		return
+	}
+	m.index.del(key)
+	m.evictable--
+	m.freeAnon++
+	m.gen++
+	b := &m.slab[i]
+	b.key, b.anon = 0, 1
+	m.mergeAnon(b.prev, i)
+	if next := m.slab[i].next; next >= 0 && m.slab[i].anon > 0 {
+		m.mergeAnon(i, next)
+	}
+}
+
+// mergeAnon folds anonymous run j into run i before it when both are
+// anonymous runs side by side in the free queue.
+func (m *blockManager) mergeAnon(i, j int32) {
+	if i < 0 || j < 0 || m.slab[i].anon == 0 || m.slab[j].anon == 0 {
+		return
+	}
+	m.slab[i].anon += m.slab[j].anon
+	m.slab[j].anon = 0
+	m.unlink(j)
+	m.freeSlots = append(m.freeSlots, j)
+}
+
 // peek counts the leading keys present in the cache, and how many of those
 // are at refcount 0 (acquiring them takes free blocks). It changes nothing.
 func (m *blockManager) peek(keys []uint64) (hits, evictableHits int) {

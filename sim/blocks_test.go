@@ -161,3 +161,48 @@ func TestBlockManagerFreeQueueOrder(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A forgotten free cached block becomes anonymous where it stands in the
+// free queue, merging with anonymous neighbours, so the blocks after it
+// keep their turn; a block in use keeps its key.
+func TestBlockManagerForget(t *testing.T) {
+	m := newBlockManager(4, true)
+	var slots []int32
+	for _, k := range []uint64{1, 2, 3} {
+		s, _, err := m.acquire(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots = append(slots, s)
+	}
+	// Free queue: anon 1, key 1, key 2; key 3 held.
+	for _, i := range []int{0, 1} {
+		if err := m.release(slots[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.forget(3) // held: stays
+	m.forget(1)
+	if h, _ := m.peek([]uint64{3}); h != 1 {
+		t.Error("forget dropped a block in use")
+	}
+	if h, _ := m.peek([]uint64{1}); h != 0 {
+		t.Error("key 1 still cached after forget")
+	}
+	if m.free() != 3 || m.leadAnon() != 2 || m.evictable != 1 {
+		t.Errorf("free %d, leading anonymous %d, evictable %d; want 3, 2, 1", m.free(), m.leadAnon(), m.evictable)
+	}
+	if err := m.check(); err != nil {
+		t.Error(err)
+	}
+	// The two anonymous blocks go before key 2 is evicted.
+	if err := m.allocPrivate(2); err != nil || m.evictions != 0 {
+		t.Errorf("alloc 2: %v, %d evictions; want none", err, m.evictions)
+	}
+	if h, _ := m.peek([]uint64{2}); h != 1 {
+		t.Error("key 2 evicted before the forgotten block was used")
+	}
+	if err := m.check(); err != nil {
+		t.Error(err)
+	}
+}

@@ -63,7 +63,10 @@
 // Request.PrefixHashes are shared by hash and, once unreferenced, stay
 // cached until evicted least-recently-released first. Blocks are
 // registered in the cache when allocated, so a request admitted in the
-// same step as another with the same prefix can share its blocks.
+// same step as another with the same prefix can share its blocks. Only
+// that lookup reuses a block: a block a request computes (its prompt's
+// last block, which a lookup never hits, or one past its hit) is a new
+// one from the free queue, as in vLLM, even when a free copy is cached.
 //
 // Prompt and output lengths below 1 are simulated as 1.
 //

@@ -1015,14 +1015,18 @@ func (e *engine) cacheOwnBlocks(s *seq) error {
 }
 
 // growPrefill takes blocks so that s holds tokens tokens: cached blocks for
-// the prompt's hashed full blocks, private ones for the rest. The caller
-// checked that enough blocks are free.
+// the prompt's hashed full blocks, private ones for the rest. Every block
+// s computes is a new one from the head of the free queue, never a free
+// cached copy (only a lookup at admission hits). The caller checked that
+// enough blocks are free.
 func (e *engine) growPrefill(s *seq, tokens int32) error {
 	held := int64(len(s.shared)) + int64(s.private) - int64(len(s.dupOf))
 	want := blocksFor(int64(tokens), e.bs)
 	priv := 0
 	for b := held; b < want; b++ {
 		if e.cfg.PrefixCaching && int(b) < len(s.keys) && int(b) == len(s.shared) {
+			// s computes this block: a free cached copy is not reused.
+			e.bm.forget(s.keys[b])
 			slot, _, err := e.bm.acquire(s.keys[b])
 			if err != nil {
 				return err

@@ -77,3 +77,32 @@ func TestDuplicateLastBlockHandedOnTwice(t *testing.T) {
 		}
 	})
 }
+
+// When the cached copy of a prompt's last block is free (no request holds
+// it), vLLM still computes that block into a new block taken from the
+// head of the free queue, evicting the longest-free cached block. Three
+// blocks: X caches block 9; A caches blocks 1 and 2 from the unused ones,
+// freeing them behind X's; B hits block 1 and recomputes block 2 into the
+// longest-free block, X's, so Y (prefix 9) then misses.
+func TestLastPromptBlockRecomputedEvictsLongestFree(t *testing.T) {
+	bothModes(t, func(t *testing.T, noSkip bool) {
+		p := PolicyConfig{Name: Continuous, MaxNumSeqs: 4, MaxNumBatchedTokens: 100}
+		cfg := Config{Policy: p, BlockSize: 4, TotalBlocks: 3, Devices: 1, NoSkip: noSkip,
+			PrefixCaching: true, CheckInvariants: true, Step: testTimer}
+		sum, w := mustRun(t, cfg, []*traces.Request{
+			req("X", 0, 4, 1, 9),
+			req("A", 100, 8, 1, 1, 2),
+			req("B", 200, 8, 1, 1, 2),
+			req("Y", 300, 8, 1, 9, 10),
+		})
+		if got := w.byID["B"].UsageCached; got != 4 {
+			t.Errorf("B cached %d tokens, want 4 (block 1)", got)
+		}
+		if got := w.byID["Y"].UsageCached; got != 0 {
+			t.Errorf("Y cached %d tokens, want 0: B's recompute of block 2 evicted block 9", got)
+		}
+		if sum.PrefixHits != 1 {
+			t.Errorf("prefix hits %d, want 1 (B's block 1)", sum.PrefixHits)
+		}
+	})
+}
