@@ -11,10 +11,12 @@ import "fmt"
 //  2. running requests still prefilling (chunked prefill) get their next
 //     chunk, in admission order, within the token budget left after the
 //     decode tokens (preempting the newest when blocks run out);
-//  3. unless step 1 or 2 preempted someone, waiting requests are admitted
-//     first-come first-served while a sequence slot, token budget and
-//     blocks for their first chunk are available; the first that does not
-//     fit stops admission (no skipping ahead).
+//  3. unless step 1 or 2 preempted someone and others still run, waiting
+//     requests are admitted first-come first-served while a sequence slot,
+//     token budget and blocks for their first chunk are available; the
+//     first that does not fit stops admission (no skipping ahead). (When a
+//     preemption left nothing running, vLLM schedules an empty step and
+//     admits at the next, at the same time: admitting now is the same.)
 //
 // Without chunked prefill a prompt must fit the remaining token budget
 // whole; one longer than MaxNumBatchedTokens is rejected on arrival (a
