@@ -559,11 +559,17 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	if !done {
 		msg := c.streamEndError(ctx, rctx, readErr, len(s.chunks))
-		if readErr == io.EOF && events == 0 && len(s.head) > 0 {
+		if events == 0 && len(s.head) > 0 {
 			// Not a stream at all (a server that ignored stream: true, or
-			// an error sent as 200): show what came instead.
-			msg = fmt.Sprintf("%s: the body held no SSE data event (Content-Type %q): %s",
-				KindNoDone, resp.Header.Get("Content-Type"), errorMessage(s.head))
+			// an error sent as 200): show what came instead, also when a
+			// timeout, reset or interrupt ended it rather than its end.
+			noEvent := fmt.Sprintf("the body held no SSE data event (Content-Type %q): %s",
+				resp.Header.Get("Content-Type"), errorMessage(s.head))
+			if readErr == io.EOF {
+				msg = KindNoDone + ": " + noEvent
+			} else {
+				msg += "; " + noEvent
+			}
 		}
 		fail(resp.StatusCode, msg)
 		return
