@@ -301,23 +301,33 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 }
 
 // batchWaitLimit names the latency limit a static batch's max_wait_ms
-// reaches with the batch's prefill (limit 0: none): its batches wait to
-// fill at light load, so a lighter load may break an SLO that a heavier
-// one meets. A fixed batch of one is full as soon as a request waits, so
-// it never waits.
+// reaches, alone or else with the batch's prefill (limit 0: none): its
+// batches wait to fill at light load, so a lighter load may break an SLO
+// that a heavier one meets. A fixed batch of one is full as soon as a
+// request waits, so it never waits.
 func (ev *evaluator) batchWaitLimit() (name string, limit float64) {
 	b, slo := ev.cfg.Plan.Batch, ev.spec.SLO
 	if (b.Strategy != "fixed" || b.BatchSize <= 1) && b.Strategy != "token_budget" {
 		return "", 0
 	}
-	var reach float64
-	if (slo.TTFTP99Ms > 0 && b.MaxWaitMS < slo.TTFTP99Ms) || (slo.E2EP99Ms > 0 && b.MaxWaitMS < slo.E2EP99Ms) {
-		reach = b.MaxWaitMS + ev.batchPrefillMs()
+	// A limit the wait alone reaches first: its note names the wait on
+	// every row, and the trace's last batch is judged against it.
+	if name, limit := waitReaches(b.MaxWaitMS, slo); limit > 0 {
+		return name, limit
 	}
-	if slo.TTFTP99Ms > 0 && max(b.MaxWaitMS, reach) >= slo.TTFTP99Ms {
+	if slo.TTFTP99Ms <= 0 && slo.E2EP99Ms <= 0 {
+		return "", 0
+	}
+	return waitReaches(b.MaxWaitMS+ev.batchPrefillMs(), slo)
+}
+
+// waitReaches names the first latency limit, TTFT then E2E, that a wait
+// of ms reaches (limit 0: none).
+func waitReaches(ms float64, slo SLO) (name string, limit float64) {
+	if slo.TTFTP99Ms > 0 && ms >= slo.TTFTP99Ms {
 		return "TTFT", slo.TTFTP99Ms
 	}
-	if slo.E2EP99Ms > 0 && max(b.MaxWaitMS, reach) >= slo.E2EP99Ms {
+	if slo.E2EP99Ms > 0 && ms >= slo.E2EP99Ms {
 		return "E2E", slo.E2EP99Ms
 	}
 	return "", 0

@@ -50,3 +50,27 @@ start_scale = 8
 		t.Errorf("outcome %s at scale %g, note %q: want ok with no note", r.Outcome, r.Scale, r.Note)
 	}
 }
+
+// A wait that alone reaches one limit is named on its row whatever the
+// prefill bound makes of another: batches of 8 waiting 1990 ms break a
+// 1 s E2E limit on the wait alone, while only the prefill takes the wait
+// to the 2 s TTFT limit. The TTFT limit, checked first, hid the E2E one,
+// and with it the wait's note.
+func TestWaitOverOneLimitNamedBeforeThePrefillReach(t *testing.T) {
+	res := runSpecOn(t, `base = "base.toml"
+[sweep]
+"batch.strategy" = ["fixed"]
+"batch.batch_size" = [8]
+"batch.max_wait_ms" = [1990]
+[slo]
+ttft_p99_ms = 2000
+e2e_p99_ms = 1000
+[search]
+start_scale = 8
+`, steadyTrace(1000), Options{Workers: 1})
+	r := res.Rows[0]
+	wait := "batch.max_wait_ms 1990 ≥ the E2E limit of 1000 ms"
+	if !strings.Contains(r.Note, wait) {
+		t.Errorf("outcome %s at scale %g, note %q: want the note with %q", r.Outcome, r.Scale, r.Note, wait)
+	}
+}
