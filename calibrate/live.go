@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/dirmatch"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim"
@@ -91,7 +92,9 @@ type RunResult struct {
 // engine's prefix cache. It stops at the first run that fails as a whole
 // (configuration, text-model calibration, write error, ctx) and returns
 // the runs so far with the error; failed requests do not stop it (they are
-// counted in each run's Summary and left out of the fit).
+// counted in each run's Summary and left out of the fit), nor does a trace
+// renamed into place whose directory was not synced: every run then
+// returns, with an error wrapping atomicfile.ErrDirNotSynced.
 func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, replay.TextModel, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, replay.TextModel{}, err
@@ -126,13 +129,19 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		}
 	}
 	var out []*RunResult
+	// Traces renamed into place whose directory was not synced are
+	// written: the runs go on, and their errors are returned at the end.
+	var notSynced []error
 	save := func(res *RunResult) error {
 		// What a refit reads back: Analyze takes the engine's kind from it.
 		res.Meta = runMeta(meta, res, cfg.Text)
 		if opt.TraceDir != "" {
 			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", len(out), res.Spec.Name))
 			if err := writeRun(path, meta, res, cfg.Text); err != nil {
-				return err
+				if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+					return err
+				}
+				notSynced = append(notSynced, err)
 			}
 			ref, err := NewTraceRef(path)
 			if err != nil {
@@ -198,7 +207,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 				ms(s.TTFT.Mean), ms(s.TPOT.Mean), s.OutputTokensPerSec)
 		}
 	}
-	return out, cfg.Text, nil
+	return out, cfg.Text, errors.Join(notSynced...)
 }
 
 // IgnoreEOSKey is the run traces' metadata key that says whether the

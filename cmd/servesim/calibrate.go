@@ -302,6 +302,12 @@ func runCalibrate(c *cli.Context) error {
 	t0 := time.Now()
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
+	// Run traces renamed into place whose directory was not synced are
+	// written: the calibration goes on, and the error is returned after.
+	var notSynced error
+	if errors.Is(err, atomicfile.ErrDirNotSynced) {
+		notSynced, err = err, nil
+	}
 	// The samples go beside the run traces written, and nowhere when none
 	// was. A sampling or write failure stops the power fit: the file holds
 	// only part of the runs' samples.
@@ -334,7 +340,11 @@ func runCalibrate(c *cli.Context) error {
 	if nvmlErr == nil {
 		power = fitPower(w, gpuCSV, gpuDevices, published)
 	}
-	return analyzeAndSave(c, runs, info, power, out, wall)
+	err = analyzeAndSave(c, runs, info, power, out, wall)
+	if notSynced != nil {
+		err = errors.Join(err, notSynced)
+	}
+	return err
 }
 
 // printPlan prints the experiment plan and, with slot resets, the

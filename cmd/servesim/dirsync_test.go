@@ -115,3 +115,22 @@ func TestVerifyOutDirNotSyncedPrintsTable(t *testing.T) {
 		t.Errorf("candidate status %s (%s); want ok: its traces are written", c.Status, c.Detail)
 	}
 }
+
+// Run traces renamed into place whose directory was not synced are
+// written: the live runs go on, the profile is fitted and written, and
+// calibrate reports the error after.
+func TestCalibrateRunTracesDirNotSyncedAreKept(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	text, err := run(t, "calibrate", "--out", out, "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu")
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Errorf("calibrate: %v; want ErrDirNotSynced", err)
+	}
+	if _, serr := os.Stat(out); serr != nil || !strings.Contains(text, "wrote "+out) {
+		t.Errorf("%s not written (%v, %v):\n%s", out, serr, err, text)
+	}
+}
