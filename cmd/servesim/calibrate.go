@@ -310,10 +310,15 @@ func runCalibrate(c *cli.Context) error {
 	}
 	// The samples go beside the run traces written, and nowhere when none
 	// was. A sampling or write failure stops the power fit: the file holds
-	// only part of the runs' samples.
+	// only part of the runs' samples. Samples renamed into place whose
+	// directory was not synced are whole: fitted, the error returned after.
 	var published error
 	if len(runs) > 0 {
-		published = errors.Join(rec.Stop().Err, rec.Publish())
+		stopErr, pubErr := rec.Stop().Err, rec.Publish()
+		if errors.Is(pubErr, atomicfile.ErrDirNotSynced) {
+			notSynced, pubErr = errors.Join(notSynced, pubErr), nil
+		}
+		published = errors.Join(stopErr, pubErr)
 	} else {
 		rec.Discard()
 	}

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/replay/replaytest"
+	"github.com/servesim/servesim/replay/telemetry"
 	"github.com/servesim/servesim/verify"
 )
 
@@ -132,5 +135,43 @@ func TestCalibrateRunTracesDirNotSyncedAreKept(t *testing.T) {
 	}
 	if _, serr := os.Stat(out); serr != nil || !strings.Contains(text, "wrote "+out) {
 		t.Errorf("%s not written (%v, %v):\n%s", out, serr, err, text)
+	}
+}
+
+// cycleGPU is one device whose utilization steps through 0..100% from one
+// sample to the next, drawing 100 W + 500 W × utilization.
+type cycleGPU struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (g *cycleGPU) Sample() ([]telemetry.DeviceSample, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	u := int32(g.n % 11 * 10)
+	g.n++
+	s := telemetry.NewDeviceSample(0)
+	s.Name, s.UUID, s.SMUtil, s.PowerW = "NVIDIA H100 80GB HBM3", "GPU-aaaa", u, 100+5*float64(u)
+	return []telemetry.DeviceSample{s}, nil
+}
+
+// GPU samples renamed into place whose directory was not synced are
+// whole: calibrate fits power to them, as to samples synced.
+func TestCalibrateFitsPowerToSamplesDirNotSynced(t *testing.T) {
+	startNVML = func(ctx context.Context, interval time.Duration, path string, _ telemetry.DeviceSelection) (*telemetry.GPURecorder, error) {
+		return telemetry.StartGPU(ctx, &cycleGPU{}, telemetry.GPUConfig{Interval: time.Millisecond, Path: path})
+	}
+	defer func() { startNVML = telemetry.StartNVML }()
+	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	text, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu")
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		t.Errorf("calibrate: %v; want ErrDirNotSynced", err)
+	}
+	if !strings.Contains(text, "power: idle 100.0 W + 500.0 W × utilization") {
+		t.Errorf("output does not fit power to the samples (%v):\n%s", err, text)
 	}
 }
