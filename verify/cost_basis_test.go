@@ -142,7 +142,7 @@ func TestResimulateKeepsTheCostBasis(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt.Catalog = model.DefaultCatalog()
-	again, err := resimulate(context.Background(), res, opt, "same", func(CandidateResult) (*calibrate.Profile, string, string) { return nil, "", "" })
+	again, err := resimulate(context.Background(), res, opt, "same", new([]error), func(CandidateResult) (*calibrate.Profile, string, string) { return nil, "", "" })
 	if err != nil {
 		t.Fatal(err)
 	}

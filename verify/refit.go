@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
+	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/relpath"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
@@ -100,7 +101,9 @@ func checkReportedKV(path string, run *calibrate.RunResult) error {
 // adds every measured candidate's trace as a run, refits with
 // calibrate.Analyze (step recovery from per-token timestamps, windowing,
 // trimming, NNLS, cross-check), reports the error before and after, and
-// saves the new profile with the parent in its lineage.
+// saves the new profile with the parent in its lineage. A file renamed
+// into place whose directory was not synced is written: the refit goes
+// on, and returns its result with errors wrapping atomicfile.ErrDirNotSynced.
 func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*RefitResult, error) {
 	parent := opt.Profile
 	if parent == nil || opt.ProfilePath == "" {
@@ -245,20 +248,27 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	}
 	np.Lineage[len(np.Lineage)-1].Path = relpath.From(outDir, opt.ProfilePath)
 	rr.HeldOutAfter = np.Quality.HeldOutMdAPE
+	// A profile, or a re-simulated trace, renamed into place whose
+	// directory was not synced is written: the refit goes on, and
+	// returns the errors at the end.
+	var notSynced []error
 	if err := np.Save(ro.Out); err != nil {
-		return rr, err
+		if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+			return rr, err
+		}
+		notSynced = append(notSynced, err)
 	}
 	rr.Out = ro.Out // saved: named even if what follows fails
 
 	// Metric error after: re-simulate each measured candidate with the
 	// refitted profile, and with the parent's at the speed its engine
 	// decoded at.
-	after, err := resimulate(ctx, res, opt, "refit", func(CandidateResult) (*calibrate.Profile, string, string) { return np, ro.Out, "" })
+	after, err := resimulate(ctx, res, opt, "refit", &notSynced, func(CandidateResult) (*calibrate.Profile, string, string) { return np, ro.Out, "" })
 	if err != nil {
 		return rr, err
 	}
 	rr.MetricErrorAfter = MedianAbsErrors(after)
-	atSpeed, err := resimulate(ctx, res, opt, "speed", func(c CandidateResult) (*calibrate.Profile, string, string) {
+	atSpeed, err := resimulate(ctx, res, opt, "speed", &notSynced, func(c CandidateResult) (*calibrate.Profile, string, string) {
 		p := *parent
 		f := decodeSlowdown(rr.StepBiasBefore, c.Rank)
 		p.Step = parent.Step.Scaled(f)
@@ -268,15 +278,16 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 		return rr, err
 	}
 	rr.MetricErrorAtSpeed = MedianAbsErrors(atSpeed)
-	return rr, nil
+	return rr, errors.Join(notSynced...)
 }
 
 // resimulate predicts each measured candidate of res again with the
 // profile that profileOf gives it (with its path and what was changed in
 // it, for the step model's description), writing
 // OUT/rankNN.SUFFIX.sim.parquet, and compares the predictions with the
-// measurements.
-func resimulate(ctx context.Context, res *Result, opt Options, suffix string, profileOf func(CandidateResult) (*calibrate.Profile, string, string)) ([]CandidateResult, error) {
+// measurements. A trace renamed into place whose directory was not
+// synced is written: its error goes to notSynced.
+func resimulate(ctx context.Context, res *Result, opt Options, suffix string, notSynced *[]error, profileOf func(CandidateResult) (*calibrate.Profile, string, string)) ([]CandidateResult, error) {
 	// By rank, which is unique (parseCandidates, Result.check); two
 	// candidates may share an index.
 	plans := map[int64]string{}
@@ -310,7 +321,9 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, pr
 		}
 		name := candidateName(c.Rank)
 		pred, _, err := simulate(ctx, r, opt.Out, filepath.Join(opt.Out, name+"."+suffix+".sim.parquet"), name, c.TimeScale, step, desc, src)
-		if err != nil {
+		if err != nil && pred != nil { // written, its directory not synced
+			*notSynced = append(*notSynced, err)
+		} else if err != nil {
 			return nil, err
 		}
 		// Priced as verify priced the candidate: its measured cost keeps

@@ -24,7 +24,7 @@ func TestResimulateUsesEachCandidatesPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt.Catalog = model.DefaultCatalog()
-	after, err := resimulate(context.Background(), res, opt, "again", func(CandidateResult) (*calibrate.Profile, string, string) { return nil, "", "" })
+	after, err := resimulate(context.Background(), res, opt, "again", new([]error), func(CandidateResult) (*calibrate.Profile, string, string) { return nil, "", "" })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestResimulateComparesTheCostOfAnOlderResult(t *testing.T) {
 	c := &res.Candidates[0]
 	c.CostBasis, c.Predicted.USDPerMOutHardware, c.Measured.USDPerMOutHardware = "", nil, nil
 	opt.Catalog = model.DefaultCatalog()
-	again, err := resimulate(context.Background(), res, opt, "same", func(CandidateResult) (*calibrate.Profile, string, string) { return nil, "", "" })
+	again, err := resimulate(context.Background(), res, opt, "same", new([]error), func(CandidateResult) (*calibrate.Profile, string, string) { return nil, "", "" })
 	if err != nil {
 		t.Fatal(err)
 	}

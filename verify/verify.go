@@ -366,6 +366,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.finish()
 	if opt.Refit != nil && ctx.Err() == nil {
 		rr, err := Refit(ctx, res, opt, *opt.Refit)
+		if err != nil && rr != nil && onlyNotSynced(err) { // written, not failed
+			opt.notSynced = append(opt.notSynced, err)
+			err = nil
+		}
 		if err != nil {
 			fmt.Fprintf(log, "verify: refit: %v\n", err)
 			if rr == nil {
