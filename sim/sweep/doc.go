@@ -89,23 +89,28 @@
 // requests already finished break the SLO whatever the rest do, so probes
 // far above capacity cost little. When rejected requests alone break the
 // SLO, no scale can meet it and the config is infeasible at once.
-// A config infeasible down to min_scale is tried at no scale above
-// start_scale, save when a static batch's max_wait_ms, with the prefill
-// of a full batch of the trace's longest admitted prompt (a token budget's
-// worth for token_budget), reaches a latency limit (its batches wait to fill at light load; a fixed batch of
-// one, full at once, never waits): it is then
-// tried at doublings above start_scale, so its capacity does not hang on
-// start_scale, and its note, ok or infeasible, names the wait (one under
-// the limit only where a lighter load was seen to break the SLO, the bound
-// being generous; and, if none held, the heavier loads a filled batch ran out of KV memory at); when a
-// fixed batch's last one (never filled, at any load: the admitted requests
-// left over from whole batches, which wait up to max_wait_ms less the gap
-// since the first one's arrival) holds, with the requests refused on
-// arrival, more requests than the P99 lets break the limit among its first
-// one and those arriving within max_wait_ms less the limit of it at
-// start_scale (a gap heavier loads only shrink), it is not, and the note
-// says that no heavier load meets the SLO. A
-// capacity the SLO never broke above (max_scale, or max_probes ran out
+// A config infeasible down to min_scale is not tried above start_scale,
+// save a static batch that may wait to fill: one whose max_wait_ms, plus
+// the prefill of a full batch of the trace's longest admitted prompt (a
+// token budget's worth for token_budget), reaches a latency limit. A light
+// load can break such a config's SLO while a heavier one meets it, so it
+// is also tried at doublings above start_scale and its capacity does not
+// hang on start_scale. (A fixed batch of one is full at once and never
+// waits.) Its note names the wait: always when max_wait_ms alone reaches
+// the limit; when only the prefill takes it there (a generous bound), only
+// where a lighter load was seen to break the SLO. If no scale held, the
+// note also names the heavier loads a filled batch ran out of KV memory at.
+//
+// A fixed batch's last one never fills at any load: it holds the admitted
+// requests left over from whole batches, each waiting max_wait_ms less the
+// gap since the first one's arrival. Its first request, and those arriving
+// within max_wait_ms less the limit of it at start_scale (a gap heavier
+// loads only shrink), break the limit at every load; when they and the
+// requests refused on arrival outnumber the requests a P99 lets break it,
+// the config is not climbed and its note says that no heavier load meets
+// the SLO.
+//
+// A capacity the SLO never broke above (max_scale, or max_probes ran out
 // while doubling) is a lower bound: its note opens "capacity ≥"
 // (Row.CapacityLowerBound).
 //
