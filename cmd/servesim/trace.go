@@ -246,6 +246,11 @@ func traceSynthCommand() *cli.Command {
 				return usageErrorf("synth: --repeats applies to --prompt-lengths only")
 			}
 			if c.IsSet("prompt-lengths") {
+				// An empty list (an unset shell variable) would be no matrix:
+				// the default process trace, --repeats unused.
+				if strings.TrimSpace(c.String("prompt-lengths")) == "" {
+					return usageErrorf("synth: --prompt-lengths: want at least one length, comma-separated, got %q", c.String("prompt-lengths"))
+				}
 				for _, f := range []string{"prompt", "requests"} {
 					if c.IsSet(f) {
 						return usageErrorf("synth: --prompt-lengths sets the prompts and the row count; --%s conflicts with it", f)

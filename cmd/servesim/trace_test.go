@@ -155,6 +155,10 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--repeats", "2"}, "--repeats applies to --prompt-lengths only"},
 		{[]string{"--prompt-lengths", "128", "--prompt", "fixed:7"}, "--prompt conflicts with it"},
 		{[]string{"--prompt-lengths", "128", "--requests", "50"}, "--requests conflicts with it"},
+		// An empty list (an unset shell variable) is no matrix: --repeats
+		// would go unused and the default process trace be written.
+		{[]string{"--prompt-lengths", "", "--repeats", "5"}, "--prompt-lengths: want at least one length"},
+		{[]string{"--prompt-lengths", ""}, "--prompt-lengths: want at least one length"},
 		{[]string{"--cv", "4"}, "--cv applies to --arrival gamma only"},
 		{[]string{"--arrival", "constant", "--cv", "4"}, "--cv applies to --arrival gamma only"},
 		{[]string{"--prefix-tokens", "64"}, "--prefix-groups and --prefix-tokens go together"},
