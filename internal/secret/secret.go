@@ -53,15 +53,32 @@ func URL(u *url.URL) []string {
 		s = append(s, vs...)
 	}
 	// Each value as typed ("sk%2Bab"), not the whole raw query, so that a
-	// masked query keeps its names ("?key=[redacted]"). A part without
-	// "=" may be the key itself.
+	// masked query keeps its names ("?key=[redacted]").
 	for _, part := range strings.Split(u.RawQuery, "&") {
-		if _, v, ok := strings.Cut(part, "="); ok {
-			part = v
+		s = append(s, queryValue(part))
+		if !strings.Contains(part, ";") {
+			continue
 		}
-		s = append(s, part)
+		// Pairs after a ';', which Query drops and a server may read as
+		// pairs: each value as typed and decoded.
+		for _, p := range strings.Split(part, ";") {
+			v := queryValue(p)
+			s = append(s, v)
+			if dec, err := url.QueryUnescape(v); err == nil {
+				s = append(s, dec)
+			}
+		}
 	}
 	return s
+}
+
+// queryValue is the value of a query pair as typed, or the whole part
+// when it has no "=" (it may be the key itself).
+func queryValue(part string) string {
+	if _, v, ok := strings.Cut(part, "="); ok {
+		return v
+	}
+	return part
 }
 
 // RawURL is URL for a URL given as text, with its user and password as

@@ -43,6 +43,10 @@ func TestURL(t *testing.T) {
 		{"http://h/v1?key=sk-abcdef&x=1", "http://h/v1?key=sk-abcdef&x=1", "http://h/v1?key=[redacted]&x=1"},
 		{"http://h/v1?key=sk%2Babcdef", "http://h/v1?key=sk%2Babcdef sk+abcdef", "http://h/v1?key=[redacted] [redacted]"},
 		{"http://h/v1?sk-abcdef", "http://h/v1?sk-abcdef", "http://h/v1?[redacted]"},
+		// Pairs after a ';', which Go's parser drops and servers may read.
+		{"http://h/v1?x=1;key=sk-abcdef", "bad key sk-abcdef", "bad key [redacted]"},
+		{"http://h/v1?x=1;key=sk%2Babcdef;y=2", "bad key sk+abcdef", "bad key [redacted]"},
+		{"http://h/v1?key=sk;abcdef", "bad key sk;abcdef", "bad key [redacted]"},
 	} {
 		u, _ = url.Parse(c.url)
 		if got := New(URL(u)...).String(c.text); got != c.want {
