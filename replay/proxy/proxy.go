@@ -346,8 +346,12 @@ func (p *Proxy) meta() traces.Meta {
 func (p *Proxy) now() int64 { return int64(time.Since(p.start)) }
 
 // rewrite points the outbound request at the upstream and keeps every
-// header the client sent, X-Forwarded-* included.
+// header the client sent, X-Forwarded-* included, and its query.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	// ReverseProxy drops the query parameters Go does not parse (a ';'
+	// separator, a bad escape); the proxy reads no query, so the
+	// upstream is the one to judge them.
+	pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 	pr.SetURL(p.upstream)
 	// SetURL drops the URL's userinfo: credentials given in --upstream
 	// authenticate, as they would with curl, unless the client sent its own.
