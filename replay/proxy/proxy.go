@@ -499,20 +499,22 @@ func (p *Proxy) describe(ex *exchange, r *http.Request, body []byte) {
 	}
 	var creds []string
 	for _, h := range keyHeaders {
-		v := strings.TrimSpace(r.Header.Get(h))
-		if scheme, cred, ok := strings.Cut(v, " "); ok {
-			// The credential after its scheme (Bearer, Basic, …), which
-			// is what a server echoes; Basic's user and password too.
-			cred = strings.TrimSpace(cred)
-			creds = append(creds, cred)
-			if strings.EqualFold(scheme, "Basic") {
-				if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
-					user, pw, _ := strings.Cut(string(dec), ":")
-					creds = append(creds, pw, user)
+		for _, v := range r.Header.Values(h) { // a header given twice carries two
+			v = strings.TrimSpace(v)
+			if scheme, cred, ok := strings.Cut(v, " "); ok {
+				// The credential after its scheme (Bearer, Basic, …), which
+				// is what a server echoes; Basic's user and password too.
+				cred = strings.TrimSpace(cred)
+				creds = append(creds, cred)
+				if strings.EqualFold(scheme, "Basic") {
+					if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+						user, pw, _ := strings.Cut(string(dec), ":")
+						creds = append(creds, pw, user)
+					}
 				}
 			}
+			creds = append(creds, v)
 		}
-		creds = append(creds, v)
 	}
 	// A key may come in the query too (?key=..., ?api-key=...), which a
 	// server may echo or a redirect carry on.

@@ -124,3 +124,31 @@ func TestVendorKeyHeadersEchoedAreMasked(t *testing.T) {
 		}
 	}
 }
+
+// A request may carry a key header twice: a server echoing the second
+// value has it masked too, not only the first.
+func TestSecondKeyHeaderEchoedIsMasked(t *testing.T) {
+	const second = "Bearer secondKEY0123456789"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"message":"bad key `+r.Header.Values("Authorization")[1]+`"}}`)
+	}))
+	defer up.Close()
+	r := newRig(t, ".jsonl", func(c *Config) { c.Upstream = up.URL })
+	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+"/v1/chat/completions", strings.NewReader(chatBody("m", false, false, "hi")))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Add("Authorization", secret)
+	req.Header.Add("Authorization", second)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	_, rows := r.finish(t)
+	if len(rows) != 1 || strings.Contains(rows[0].Error, "secondKEY") {
+		t.Errorf("%d rows, error %q: want the echoed second key masked", len(rows), rows[0].Error)
+	}
+}
