@@ -18,8 +18,10 @@ type csvSource struct {
 	header []string
 	rec    []string
 	line   int
-	maxTok int64
-	ids    idArena
+	// headerLine is the header's line: blank lines before it are skipped.
+	headerLine int
+	maxTok     int64
+	ids        idArena
 }
 
 func newCSVSource(src io.Reader, opt *ImportOptions) (*csvSource, error) {
@@ -35,12 +37,13 @@ func newCSVSource(src io.Reader, opt *ImportOptions) (*csvSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", c.name, err)
 	}
+	c.headerLine, _ = cr.FieldPos(0)
 	c.header = make([]string, len(h))
 	for i, s := range h {
 		c.header[i] = strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
 		// Columns are found by name, so a repeated one is ambiguous.
 		if j := c.optCol(c.header[i]); c.header[i] != "" && j < i {
-			return nil, fmt.Errorf("%s:1: column %q appears twice (fields %d and %d)", c.name, c.header[i], j+1, i+1)
+			return nil, fmt.Errorf("%s:%d: column %q appears twice (fields %d and %d)", c.name, c.headerLine, c.header[i], j+1, i+1)
 		}
 	}
 	return c, nil
@@ -52,7 +55,7 @@ func (c *csvSource) col(name string) (int, error) {
 	if i := c.optCol(name); i >= 0 {
 		return i, nil
 	}
-	return -1, fmt.Errorf("%s:1: missing column %q (header is %q)", c.name, name, strings.Join(c.header, ","))
+	return -1, fmt.Errorf("%s:%d: missing column %q (header is %q)", c.name, c.headerLine, name, strings.Join(c.header, ","))
 }
 
 // cols sets each dst to the index of the column of the same position in
@@ -89,8 +92,8 @@ func (c *csvSource) optColSpelled(name, alt string) (int, error) {
 	case i < 0:
 		return j, nil
 	}
-	return -1, fmt.Errorf("%s:1: column %q appears twice, as %q and %q (fields %d and %d)",
-		c.name, name, c.header[min(i, j)], c.header[max(i, j)], min(i, j)+1, max(i, j)+1)
+	return -1, fmt.Errorf("%s:%d: column %q appears twice, as %q and %q (fields %d and %d)",
+		c.name, c.headerLine, name, c.header[min(i, j)], c.header[max(i, j)], min(i, j)+1, max(i, j)+1)
 }
 
 // headerName is " (name)" for the header's column i, "" past its end.
