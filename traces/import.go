@@ -331,6 +331,17 @@ func (r *fileImport) Meta() Meta {
 	return m
 }
 
+// Err is the import's error; one at a byte offset is located in the file
+// by line and column.
+func (r *fileImport) Err() error {
+	err := r.Reader.Err()
+	var oe *offsetError
+	if errors.As(err, &oe) && oe.line == 0 {
+		oe.locate(r.f)
+	}
+	return err
+}
+
 func (r *fileImport) Close() error { return errors.Join(r.Reader.Close(), r.f.Close()) }
 
 // rowSource is one format's parser. next fills r (already Reset) from the

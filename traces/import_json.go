@@ -177,10 +177,10 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 	for {
 		if !s.dec.More() {
 			if _, err := s.dec.Token(); err != nil {
-				return 0, 0, fmt.Errorf("%s: offset %d: unterminated array: %v", s.name, s.dec.InputOffset(), err)
+				return 0, 0, s.offsetErr(fmt.Sprintf(": unterminated array: %v", err))
 			}
 			if _, err := s.dec.Token(); err != io.EOF {
-				return 0, 0, fmt.Errorf("%s: offset %d: want the end of input after the array", s.name, s.dec.InputOffset())
+				return 0, 0, s.offsetErr(": want the end of input after the array")
 			}
 			// Skipping every conversation means another schema (e.g.
 			// "messages" with role/content), not an empty trace.
@@ -196,7 +196,7 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 		clear(turns)
 		s.conver = shareGPTConv{Conversations: turns[:0]}
 		if err := s.dec.Decode(&s.conver); err != nil {
-			return 0, 0, fmt.Errorf("%s: offset %d (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.name, s.dec.InputOffset(), s.conv, err)
+			return 0, 0, s.offsetErr(fmt.Sprintf(" (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.conv, err))
 		}
 		in, out := -1, -1
 		for i, m := range s.conver.Conversations {
@@ -234,6 +234,57 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 		}
 		return s.t, s.conv, nil
 	}
+}
+
+// offsetErr is an error at the decoder's offset; msg follows it.
+func (s *shareGPTSource) offsetErr(msg string) error {
+	return &offsetError{name: s.name, off: s.dec.InputOffset(), msg: msg}
+}
+
+// offsetError is an error at a byte offset of a JSON input (after any
+// BOM). Import, which holds the file, adds the offset's line and column:
+// counting newlines on every read would slow the import for the error
+// path's sake.
+type offsetError struct {
+	name      string
+	off       int64
+	msg       string // follows "offset N"
+	line, col int64  // 0: not located
+}
+
+func (e *offsetError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("%s:%d:%d: offset %d%s", e.name, e.line, e.col, e.off, e.msg)
+	}
+	return fmt.Sprintf("%s: offset %d%s", e.name, e.off, e.msg)
+}
+
+// locate sets e's line and column from f, the input e is about; a read
+// error leaves them unset, the offset still naming the place.
+func (e *offsetError) locate(f io.ReaderAt) {
+	start := int64(0)
+	if b := make([]byte, len(utf8BOM)); readFull(f, b) && string(b) == utf8BOM {
+		start = int64(len(utf8BOM))
+	}
+	line, lineStart := int64(1), start
+	buf := make([]byte, 64<<10)
+	for pos := start; pos < start+e.off; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), start+e.off-pos)], pos)
+		if k := bytes.Count(buf[:n], []byte{'\n'}); k > 0 {
+			line, lineStart = line+int64(k), pos+int64(bytes.LastIndexByte(buf[:n], '\n'))+1
+		}
+		pos += int64(n)
+		if err != nil && pos < start+e.off {
+			return
+		}
+	}
+	e.line, e.col = line, start+e.off-lineStart+1
+}
+
+// readFull says whether f's first len(b) bytes were read into b.
+func readFull(f io.ReaderAt, b []byte) bool {
+	n, _ := f.ReadAt(b, 0)
+	return n == len(b)
 }
 
 func (s *shareGPTSource) tokens(what string, bytes int) (int32, error) {
