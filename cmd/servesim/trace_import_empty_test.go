@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An import that leaves no request is refused, as a slice keeping none
+// is, and nothing is written: an empty trace would only fail later, far
+// from the cause.
+func TestTraceImportLeavingNothingIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body string
+		flags      []string
+		want       string
+	}{
+		{"vidur.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n", nil, "holds no request"},
+		{"share.json", "[]\n", []string{"--rate", "1"}, "holds no request"},
+		{"burst.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,10,0,10,Conversation log\n2,ChatGPT,5,0,5,Conversation log\n",
+			[]string{"--drop-failed"}, "every request is marked failed, and --drop-failed dropped them all"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(in, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out.parquet")
+			_, err := run(t, append(append([]string{"trace", "import"}, tc.flags...), in, out)...)
+			if err == nil || !strings.Contains(err.Error(), "import "+in) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want the input named and %q", err, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("an empty trace was written to %s", out)
+			}
+		})
+	}
+	// Failed rows kept are requests still.
+	in := filepath.Join(dir, "burst.csv")
+	if _, err := run(t, "trace", "import", in, filepath.Join(dir, "kept.parquet")); err != nil {
+		t.Errorf("failed rows kept: %v", err)
+	}
+}
