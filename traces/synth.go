@@ -144,7 +144,7 @@ func (c *SynthConfig) Validate() error {
 	if c.Resample == nil {
 		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
 	} else if len(c.Resample.pairs) == 0 {
-		errs = append(errs, fieldErr("Resample", "the source trace has no usable rows"))
+		errs = append(errs, fieldErr("Resample", "the source trace has no row to draw lengths from: warm-up rows and failed ones (in the source or in the run that recorded it) are left out"))
 	} else if c.PromptLengths != nil {
 		errs = append(errs, fieldErr("Resample", "draws the prompt lengths too: it conflicts with PromptLengths"))
 	}
