@@ -93,6 +93,10 @@ func rowMark(r *sweep.Row) string {
 	return s
 }
 
+// reqPerSecCol is the comparison table's req/s column (a goodput column,
+// when asked for, goes in after it).
+const reqPerSecCol = 5
+
 // ComparisonSection is the side-by-side table of every run and the shown
 // configs of every sweep.
 type ComparisonSection struct{}
@@ -153,10 +157,21 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 		t := &Table{Header: header, Numeric: numeric, Caption: fmt.Sprintf("Sweep %s: %d of %d configs "+
 			"(#N = rank among configs meeting the SLO, else index=N, the config's index; ★ = on a Pareto front), each at %s.",
 			sw.Name, len(rows), len(sw.Rows), evaluatedAt(rows))}
+		lowerBound := false
 		for _, r := range rows {
 			rr := RowRun(sw, r)
-			t.Rows = append(t.Rows, row(r.Label, rowMark(r), rr, r.Outcome))
+			cells := row(r.Label, rowMark(r), rr, r.Outcome)
+			// a capacity the SLO held up to the search's limit is at least
+			// this load, as the sweep's own table prints its scale "≥"
+			if r.CapacityLowerBound() && !(r.RateScale > 0) && cells[reqPerSecCol] != "—" {
+				cells[reqPerSecCol] = "≥" + cells[reqPerSecCol]
+				lowerBound = true
+			}
+			t.Rows = append(t.Rows, cells)
 			t.Marked = append(t.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
+		}
+		if lowerBound {
+			t.Caption += " ≥: the SLO held up to the search's limit, so the capacity is at least that rate."
 		}
 		t.Header = append([]string{}, header...)
 		t.Header[4] = "outcome"
