@@ -95,6 +95,7 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},
 		}
 		var bars []*sweep.Row
+		var noBar []string // the table's configs the figure has no bar for, and why
 		for _, r := range rows {
 			devices := r.Devices()
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
@@ -103,13 +104,20 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 				fmt.Sprintf("%d × %d", r.KVBlocks, r.BlockSize), fmtF(r.GoodputOutTokPerSecPerDevice, 0),
 				fmtF(r.SatOutTokPerSec, 0)})
 			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
-			if known(r.USDPerMOutEst) && known(r.SatUSDPerMOut) && len(bars) < 12 {
+			switch {
+			case !known(r.USDPerMOutEst):
+				noBar = append(noBar, configName(r)+" (no cost at the SLO)")
+			case !known(r.SatUSDPerMOut):
+				noBar = append(noBar, configName(r)+" (no cost at saturation)")
+			case len(bars) >= maxCostBars:
+				noBar = append(noBar, fmt.Sprintf("%s (past the first %d bars)", configName(r), maxCostBars))
+			default:
 				bars = append(bars, r)
 			}
 		}
 		blocks = append(blocks, st)
 		if len(bars) > 0 {
-			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars)
+			fig, err := sweepCostFigure(fmt.Sprintf("cost-sweep-%d", i), sw.Name, bars, noBar)
 			if err != nil {
 				return nil, err
 			}
@@ -118,6 +126,10 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 	}
 	return blocks, nil
 }
+
+// maxCostBars is the most bars a sweep's cost figure draws: more would
+// be too narrow to name.
+const maxCostBars = 12
 
 // hardwareOnlyMark follows an estimate that leaves energy out, as the
 // note under the table says: the caption prices hardware plus energy.

@@ -605,19 +605,24 @@ func runCostFigure(runs []*Run, pos []int) (*Figure, error) {
 }
 
 // sweepCostFigure stacks the cost at saturation and the tail penalty; a
-// bar is named as its config's row in the table (configName).
-func sweepCostFigure(name, sweepName string, rows []*sweep.Row) (*Figure, error) {
+// bar is named as its config's row in the table (configName). The
+// caption names the table's configs without a bar (noBar), so that none
+// reads as lost.
+func sweepCostFigure(name, sweepName string, rows []*sweep.Row, noBar []string) (*Figure, error) {
 	sat, pen := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		sat[i], pen[i] = sweepCostSegments(r)
 		names[i] = configName(r)
 	}
+	caption := "Estimated $/1M output tokens at " + evaluatedAt(rows) + ": each bar is the cost at the SLO, split into the cost at saturation " +
+		"and the tail-latency penalty. A config cheaper at the SLO than at saturation (a negative penalty, in the table) has no penalty segment."
+	if len(noBar) > 0 {
+		caption += " No bar for " + strings.Join(noBar, ", ") + "."
+	}
 	p := newPlot("Cost at the SLO = saturation cost + tail penalty — "+sweepName, "config (as in the table above)", "$ per 1M output tokens")
 	return stackedBars(p, name, names, []string{"cost at saturation (hardware + energy), or at the SLO where lower",
-		"tail-latency penalty (cost at the SLO above saturation)"}, []plotter.Values{sat, pen},
-		"Estimated $/1M output tokens at "+evaluatedAt(rows)+": each bar is the cost at the SLO, split into the cost at saturation "+
-			"and the tail-latency penalty. A config cheaper at the SLO than at saturation (a negative penalty, in the table) has no penalty segment.")
+		"tail-latency penalty (cost at the SLO above saturation)"}, []plotter.Values{sat, pen}, caption)
 }
 
 // sweepCostSegments splits a config's cost at the SLO into the part
