@@ -173,11 +173,32 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 		if lowerBound {
 			t.Caption += " ≥: the SLO held up to the search's limit, so the capacity is at least that rate."
 		}
+		t.Caption += othersNote(sw.Rows, rows)
 		t.Header = append([]string{}, header...)
 		t.Header[4] = "outcome"
 		blocks = append(blocks, t)
 	}
 	return blocks, nil
+}
+
+// othersNote counts the outcomes of a sweep's configs the table leaves
+// out, so that infeasible ones do not read as merely left off for room;
+// "" when it shows them all.
+func othersNote(all []sweep.Row, shown []*sweep.Row) string {
+	isShown := map[*sweep.Row]bool{}
+	for _, r := range shown {
+		isShown[r] = true
+	}
+	var others []sweep.Row
+	for i := range all {
+		if !isShown[&all[i]] {
+			others = append(others, all[i])
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" The other %d: %s.", len(others), outcomeCounts(others))
 }
 
 // outcomeCounts counts rows by outcome, in the order the sweep prints
