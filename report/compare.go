@@ -230,8 +230,8 @@ func ThresholdPct(threshold float64) string {
 
 // inputDifferences says how a and b ran different inputs, as far as their
 // metadata tells: requests from other input files, or the same files
-// sliced, scaled, spread or imported otherwise, whose latencies and
-// throughput measure another workload. (Another model or device is what a
+// sliced, scaled, spread or imported otherwise, or fewer of their requests
+// served, whose latencies and throughput measure another workload. (Another model or device is what a
 // comparison of configs is for.)
 func inputDifferences(a, b *Run) []string {
 	if len(a.InputSums) > 0 && len(b.InputSums) > 0 {
@@ -241,6 +241,12 @@ func inputDifferences(a, b *Run) []string {
 		if a.InputWorkload != nil && b.InputWorkload != nil && !maps.Equal(a.InputWorkload, b.InputWorkload) {
 			return []string{fmt.Sprintf("were fed the same input files made into other workloads (A: %s; B: %s)",
 				workloadString(a.InputWorkload), workloadString(b.InputWorkload))}
+		}
+		// A replay stopped early writes only the rows it sent: the same
+		// input then ran as a shorter workload, which no checksum tells.
+		// (Runs of unknown input, proxy captures, may differ in count.)
+		if na, nb := a.Metrics.Requests, b.Metrics.Requests; na > 0 && nb > 0 && na != nb {
+			return []string{fmt.Sprintf("served different numbers of requests from the same input (A: %d; B: %d)", na, nb)}
 		}
 	}
 	if a.SweepTrace != "" && b.SweepTrace != "" && a.SweepTrace != b.SweepTrace {
