@@ -204,7 +204,8 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 			// over the makespan, as the run's throughput (and a sweep's
 			// goodput): the trace's window ends at the last token, before
 			// a later refusal that the makespan still counts
-			if !tr.SLO.IsZero() && res.Summary.Makespan > 0 {
+			// (a rate only where the throughput is one: something completed)
+			if !tr.SLO.IsZero() && res.Summary.Makespan > 0 && !math.IsNaN(r.Metrics.ReqPerSec) {
 				r.Metrics.Goodput = float64(tr.Metrics.MetSLO) / res.Summary.Makespan
 			}
 			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
@@ -498,11 +499,14 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	nan := math.NaN()
 	m.ReqPerSec, m.OutTokPerSec, m.DeviceSeconds, m.Goodput = nan, nan, nan, nan
 	m.USDPerMOutEst, m.USDPerMOutBilled = nan, nan
+	// Every request was counted against the SLO, whether or not a success
+	// opened the window that its goodput, as its throughput, is over.
+	run.SLO = slo
 	if wall := window.Duration().Seconds(); wall > 0 {
 		m.ReqPerSec = window.PerSec(m.Completed)
 		m.OutTokPerSec = window.PerSec(m.OutputTokens)
 		if !slo.IsZero() {
-			run.SLO, m.Goodput = slo, window.PerSec(m.MetSLO)
+			m.Goodput = window.PerSec(m.MetSLO)
 		}
 		if m.Devices > 0 {
 			m.DeviceSeconds = float64(m.Devices) * wall
