@@ -135,11 +135,15 @@ func failRate(m Metrics) float64 {
 	return float64(m.Failed) / float64(n)
 }
 
+// roundingRel is a relative difference within floating-point rounding:
+// the means of equal values summed in other numbers differ by about 1e-16.
+const roundingRel = 1e-12
+
 func relChange(a, b float64) float64 {
 	switch {
 	case !known(a) || !known(b):
 		return math.NaN()
-	case a == b:
+	case math.Abs(b-a) <= roundingRel*math.Abs(a): // no change, but for rounding
 		return 0
 	case a == 0:
 		return math.Copysign(math.Inf(1), b)
