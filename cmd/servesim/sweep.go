@@ -556,11 +556,11 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 		}
 		cells := []string{strconv.FormatInt(r.Rank, 10), r.Label, device,
 			sweepScale(r), fmtF(r.ReqPerSec, "%.2f"), fmtF(r.GoodputOutTokPerSec, "%.0f"),
-			numfmt.Secs(r.TTFTP99), numfmt.Secs(r.TPOTP99), numfmt.Secs(r.E2EP99), numfmt.USD(r.USDPerMOutEst)}
+			numfmt.Secs(r.TTFTP99), numfmt.Secs(r.TPOTP99), numfmt.Secs(r.E2EP99), atCapacity(r, numfmt.USD(r.USDPerMOutEst))}
 		if billed {
 			cells = append(cells, numfmt.USD(r.USDPerMOutBilled))
 		}
-		cells = append(cells, fmtF(100*r.TailPenalty, "%+.0f%%"), fmtF(r.KneeScale, "%.3g"), pareto)
+		cells = append(cells, atCapacity(r, fmtF(100*r.TailPenalty, "%+.0f%%")), fmtF(r.KneeScale, "%.3g"), pareto)
 		tw.row(cells...)
 	}
 	tw.flush()
@@ -574,6 +574,17 @@ func sweepScale(r *sweep.Row) string {
 		s = "≥" + s
 	}
 	return s
+}
+
+// atCapacity marks ≤ a figure taken at a row's capacity that falls as
+// the load rises (the cost per token at the SLO, the tail penalty) where
+// that capacity is a lower bound: at the true capacity it is lower. "—"
+// is no figure to mark.
+func atCapacity(r *sweep.Row, cell string) string {
+	if r.CapacityLowerBound() && cell != "—" {
+		return "≤" + cell
+	}
+	return cell
 }
 
 func finiteF(v float64) bool { return v == v && v-v == 0 }

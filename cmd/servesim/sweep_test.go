@@ -407,3 +407,43 @@ func TestPrintSweepMarksCappedCapacity(t *testing.T) {
 		t.Errorf("a measured capacity is marked as a lower bound:\n%s", out.String())
 	}
 }
+
+// A capped capacity's cost at the SLO and its tail penalty are taken at
+// the capped load: the true capacity is higher, so each is an upper
+// bound and reads "≤", as its scale reads "≥"; a searched capacity's
+// figures, and the load-free billed cost, stand bare.
+func TestPrintSweepMarksCappedCostsAsUpperBounds(t *testing.T) {
+	nan := math.NaN()
+	rows := []sweep.Row{
+		{Label: "capped", Outcome: sweep.OutcomeOK, Rank: 1, RateScale: nan, Note: "capacity ≥ search.max_scale 8", USDPerMOutEst: 1.5, DeviceCount: 1, Scale: 8, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: 7, TailPenalty: 0.25, KneeScale: nan},
+		{Label: "measured", Outcome: sweep.OutcomeOK, Rank: 2, RateScale: nan, USDPerMOutEst: 2.5, DeviceCount: 1, Scale: 2, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: 8, TailPenalty: 0.5, KneeScale: nan},
+		{Label: "unpriced", Outcome: sweep.OutcomeOK, Rank: 3, RateScale: nan, Note: "capacity ≥ search.max_scale 8", USDPerMOutEst: nan, DeviceCount: 1, Scale: 8, ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+	}
+	var out strings.Builder
+	printSweep(&out, &sweep.Results{Rows: rows}, 0)
+	lines := strings.Split(out.String(), "\n")
+	line := func(label string) string {
+		for _, l := range lines {
+			if strings.Contains(l, " "+label+" ") {
+				return l
+			}
+		}
+		t.Fatalf("no %s row:\n%s", label, out.String())
+		return ""
+	}
+	capped := line("capped")
+	for _, want := range []string{" ≤$1.50 ", " ≤+25% ", " $7.00 "} {
+		if !strings.Contains(capped, want) {
+			t.Errorf("the capped row lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(capped, "≤$7") {
+		t.Errorf("the billed cost, per token whatever the load, is marked as a bound:\n%s", out.String())
+	}
+	if l := line("measured"); strings.Contains(l, "≤") {
+		t.Errorf("a measured capacity's costs are marked as upper bounds:\n%s", out.String())
+	}
+	if l := line("unpriced"); strings.Contains(l, "≤") {
+		t.Errorf("an absent figure (—) is marked:\n%s", out.String())
+	}
+}
