@@ -95,12 +95,18 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},
 		}
 		var bars []*sweep.Row
-		var noBar []string // the table's configs the figure has no bar for, and why
+		var noBar []string  // the table's configs the figure has no bar for, and why
+		upperBound := false // a figure is marked "≤"
 		for _, r := range rows {
 			devices := r.Devices()
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
-			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), numfmt.USD(r.USDPerMOutEst),
-				numfmt.USD(r.SatUSDPerMOut), fmtPct(r.TailPenalty), numfmt.USD(pen), numfmt.USD(r.USDPerMOutBilled),
+			atSLO, penPct, penUSD := numfmt.USD(r.USDPerMOutEst), fmtPct(r.TailPenalty), numfmt.USD(pen)
+			if r.CapacityLowerBound() {
+				atSLO, penPct, penUSD = markUpperBound(atSLO), markUpperBound(penPct), markUpperBound(penUSD)
+				upperBound = upperBound || atSLO != "—" || penPct != "—" || penUSD != "—"
+			}
+			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), atSLO,
+				numfmt.USD(r.SatUSDPerMOut), penPct, penUSD, numfmt.USD(r.USDPerMOutBilled),
 				fmt.Sprintf("%d × %d", r.KVBlocks, r.BlockSize), fmtF(r.GoodputOutTokPerSecPerDevice, 0),
 				fmtF(r.SatOutTokPerSec, 0)})
 			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
@@ -114,6 +120,9 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			default:
 				bars = append(bars, r)
 			}
+		}
+		if upperBound {
+			st.Caption += " ≤: the SLO held up to the search's limit, so the capacity is higher and the cost there lower."
 		}
 		blocks = append(blocks, st)
 		if len(bars) > 0 {
@@ -146,6 +155,16 @@ func markHardwareOnly(cell string) string {
 		return cell
 	}
 	return cell + hardwareOnlyMark
+}
+
+// markUpperBound marks a figure taken at a capacity that is a lower
+// bound (Row.CapacityLowerBound) and that falls as the load rises: at the
+// true capacity it is lower. "—" is no figure to mark.
+func markUpperBound(cell string) string {
+	if cell == "—" {
+		return cell
+	}
+	return "≤" + cell
 }
 
 func perMTotal(v float64, tokens int64) string {
