@@ -97,6 +97,10 @@ func rowMark(r *sweep.Row) string {
 // when asked for, goes in after it).
 const reqPerSecCol = 5
 
+// estCostFromEnd places the comparison table's "$/1M out (est.)" column
+// from the row's end: it is last but the billed cost.
+const estCostFromEnd = 2
+
 // ComparisonSection is the side-by-side table of every run and the shown
 // configs of every sweep.
 type ComparisonSection struct{}
@@ -157,7 +161,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 		t := &Table{Header: header, Numeric: numeric, Caption: fmt.Sprintf("Sweep %s: %d of %d configs "+
 			"(#N = rank among configs meeting the SLO, else index=N, the config's index; ★ = on a Pareto front), each at %s.",
 			sw.Name, len(rows), len(sw.Rows), evaluatedAt(rows))}
-		lowerBound := false
+		lowerBound, upperBound := false, false
 		for _, r := range rows {
 			rr := RowRun(sw, r)
 			cells := row(r.Label, rowMark(r), rr, r.Outcome)
@@ -167,11 +171,19 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 				cells[reqPerSecCol] = "≥" + cells[reqPerSecCol]
 				lowerBound = true
 			}
+			// and its cost per token there, at most that at the capacity
+			if est := len(cells) - estCostFromEnd; r.CapacityLowerBound() && !(r.RateScale > 0) && cells[est] != "—" {
+				cells[est] = "≤" + cells[est]
+				upperBound = true
+			}
 			t.Rows = append(t.Rows, cells)
 			t.Marked = append(t.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
 		}
 		if lowerBound {
 			t.Caption += " ≥: the SLO held up to the search's limit, so the capacity is at least that rate."
+		}
+		if upperBound {
+			t.Caption += " ≤: the cost per token at that rate; at the true, higher capacity it is lower."
 		}
 		t.Caption += othersNote(sw.Rows, rows)
 		t.Header = append([]string{}, header...)
