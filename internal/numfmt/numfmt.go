@@ -13,8 +13,10 @@ import (
 
 // Cell formatting: unknown values are an em dash, never 0. Past Huge
 // in magnitude a figure is shown in exponent form (1e+20), not as dozens
-// of digits; a value that is not 0 but rounds to 0 at the cell's decimals
-// keeps two significant digits (3e-07), so that it does not read as none;
+// of digits; a value that is not 0 but below one unit of the cell's last
+// decimal keeps two significant digits (3e-07, 0.0049, 0.0052 at two
+// decimals), so that it does not read as none, nor as one unit (0.01)
+// just above the half unit where its neighbour just below reads 0.0049;
 // and 0 is never negative ("0.0", and "+0.0%" as Change signs every figure).
 
 // Huge is the magnitude from which fixed-point output stops being
@@ -24,7 +26,7 @@ const Huge = 1e15
 func known(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // Fixed is v with prec decimals, in exponent form when huge, or with
-// two significant digits where the decimals would show 0.
+// two significant digits below one unit of the last decimal.
 func Fixed(v float64, prec int) string {
 	switch a := math.Abs(v); {
 	case !known(v):
@@ -33,7 +35,7 @@ func Fixed(v float64, prec int) string {
 		return fmt.Sprintf("%.*f", prec, 0.0)
 	case a >= Huge:
 		return fmt.Sprintf("%.3g", v)
-	case a <= 0.5*math.Pow10(-prec): // %f rounds an exact half to even: 0.5 is "0"
+	case a < math.Pow10(-prec): // %f would show 0 or one unit, whatever the digits
 		return fmt.Sprintf("%.2g", v)
 	}
 	return fmt.Sprintf("%.*f", prec, v)

@@ -25,8 +25,13 @@ func TestFixed(t *testing.T) {
 		{0.04, 1, "0.04"}, // rounds to 0: two significant digits
 		{-0.04, 1, "-0.04"},
 		{0.05, 1, "0.05"},
-		{0.051, 1, "0.1"},
+		{0.051, 1, "0.051"},
 		{0.5, 0, "0.5"},
+		{0.7, 0, "0.7"},
+		{0.996, 0, "1"},
+		{0.0996, 1, "0.1"},
+		{0.1, 1, "0.1"},
+		{0.12, 1, "0.1"},
 		{3e-7, 0, "3e-07"},
 		{-3e-7, 2, "-3e-07"},
 		{5e-324, 0, "4.9e-324"},
@@ -37,6 +42,31 @@ func TestFixed(t *testing.T) {
 		{nan, 1, "—"},
 		{posInf, 0, "—"},
 		{negInf, 0, "—"},
+	} {
+		if got := Fixed(c.v, c.prec); got != c.want {
+			t.Errorf("Fixed(%v, %d) = %q, want %q", c.v, c.prec, got, c.want)
+		}
+	}
+}
+
+// Below one unit of the last decimal a figure keeps two significant
+// digits on both sides of the half unit, so that nearly equal values read
+// nearly equal: 0.0049 and 0.0052, not 0.0049 and 0.01.
+func TestFixedBelowOneUnit(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		prec int
+		want string
+	}{
+		{0.00494, 2, "0.0049"},
+		{0.005, 2, "0.005"},
+		{0.00515, 2, "0.0052"},
+		{-0.00515, 2, "-0.0052"},
+		{0.0099, 2, "0.0099"},
+		{0.00996, 2, "0.01"}, // rounds up to one unit: as %f writes it
+		{0.01, 2, "0.01"},
+		{0.0149, 2, "0.01"},
+		{0.00006, 4, "6e-05"},
 	} {
 		if got := Fixed(c.v, c.prec); got != c.want {
 			t.Errorf("Fixed(%v, %d) = %q, want %q", c.v, c.prec, got, c.want)
@@ -126,8 +156,9 @@ func TestChange(t *testing.T) {
 		{0.0005, "+0.05%"},  // not 0, though it rounds to 0.0%: two significant digits
 		{-0.0004, "-0.04%"}, // not "-0.0%"
 		{-1e-300, "-1e-298%"},
-		{0.00051, "+0.1%"},
-		{-0.00051, "-0.1%"},
+		{0.00051, "+0.051%"}, // below one unit of the decimal, as its neighbour 0.049%
+		{-0.00051, "-0.051%"},
+		{0.001, "+0.1%"},
 		{9.999e12, "+999900000000000.0%"},
 		{1e13, "+1e+15%"},
 		{-1e13, "-1e+15%"},
