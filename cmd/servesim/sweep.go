@@ -359,7 +359,7 @@ func runSweep(c *cli.Context) error {
 	if warmup > 0 {
 		apart = fmt.Sprintf(", and %d warm-up requests", warmup)
 	}
-	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1%s)\n", name, len(tr.Reqs)-warmup, fmtF(tr.Rate, "%.2f"), apart)
+	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1%s)\n", name, len(tr.Reqs)-warmup, numfmt.Fixed(tr.Rate, 2), apart)
 	printSweep(c.App.Writer, res, 20)
 	return writeErr
 }
@@ -555,7 +555,7 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 			device += fmt.Sprintf(", %d replicas", r.Replicas)
 		}
 		cells := []string{strconv.FormatInt(r.Rank, 10), r.Label, device,
-			sweepScale(r), fmtF(r.ReqPerSec, "%.2f"), fmtF(r.GoodputOutTokPerSec, "%.0f"),
+			sweepScale(r), numfmt.Fixed(r.ReqPerSec, 2), numfmt.Fixed(r.GoodputOutTokPerSec, 0),
 			numfmt.Secs(r.TTFTP99), numfmt.Secs(r.TPOTP99), numfmt.Secs(r.E2EP99), atCapacity(r, numfmt.USD(r.USDPerMOutEst))}
 		if billed {
 			cells = append(cells, numfmt.USD(r.USDPerMOutBilled))

@@ -328,6 +328,25 @@ func TestSweepTableFormatsDollarsAsTheReport(t *testing.T) {
 	}
 }
 
+// The sweep's ranking shows req/s and goodput tok/s as the report's
+// tables do: a slow trace's rate keeps its digits, never "0.00".
+func TestSweepTableFormatsRatesAsTheReport(t *testing.T) {
+	nan := math.NaN()
+	rows := []sweep.Row{
+		{Label: "a", Outcome: sweep.OutcomeOK, Rank: 1, ReqPerSec: 0.00515, GoodputOutTokPerSec: 0.42, USDPerMOutEst: 1, DeviceCount: 1, Scale: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+		{Label: "b", Outcome: sweep.OutcomeOK, Rank: 2, ReqPerSec: 0.00494, GoodputOutTokPerSec: 0.37, USDPerMOutEst: 2, DeviceCount: 1, Scale: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+	}
+	var out strings.Builder
+	printSweep(&out, &sweep.Results{Rows: rows}, 0)
+	for _, r := range rows {
+		for _, want := range []string{numfmt.Fixed(r.ReqPerSec, 2), numfmt.Fixed(r.GoodputOutTokPerSec, 0)} {
+			if !strings.Contains(out.String(), " "+want+" ") {
+				t.Errorf("the table lacks %q for config %s, as the report writes it:\n%s", want, r.Label, out.String())
+			}
+		}
+	}
+}
+
 // A sweep config at another tensor-parallel degree (or precision, or
 // model) than the profile measured is warned about once per difference,
 // as simulate --profile warns of a plan: the sweep used to discard the
