@@ -19,6 +19,9 @@ func TestBatchingLineGivesRatesOnlyOverCompletions(t *testing.T) {
 			"— output tok/s, — req/s (nothing completed), device busy 50%"},
 		{"completions", sim.Summary{Makespan: 2, Completed: 4, Utilization: 0.25, OutputTokPerSec: 120, ReqPerSec: 2},
 			"120 output tok/s, 2.0 req/s, device busy 25%"},
+		// A slow trace's completions are not "0.0 req/s", none.
+		{"slow completions", sim.Summary{Makespan: 800, Completed: 4, Utilization: 0.25, OutputTokPerSec: 0.4, ReqPerSec: 0.005},
+			"0.4 output tok/s, 0.005 req/s, device busy 25%"},
 	} {
 		if got := batchingLine(&tc.s); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -519,5 +519,5 @@ func batchingLine(s *sim.Summary) string {
 	case s.Completed == 0:
 		return fmt.Sprintf("— output tok/s, — req/s (nothing completed), device busy %.0f%%", 100*s.Utilization)
 	}
-	return fmt.Sprintf("%.0f output tok/s, %.1f req/s, device busy %.0f%%", s.OutputTokPerSec, s.ReqPerSec, 100*s.Utilization)
+	return fmt.Sprintf("%s output tok/s, %s req/s, device busy %.0f%%", numfmt.Fixed(s.OutputTokPerSec, 0), numfmt.Fixed(s.ReqPerSec, 1), 100*s.Utilization)
 }
