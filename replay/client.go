@@ -339,6 +339,12 @@ func readChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) string 
 	return decodeJSON(data, cs, n, keep, scanned)
 }
 
+// maxContentChunks is the most content chunks a stream for maxTokens may
+// carry: each carries a token, though an engine may split a multi-byte
+// character across chunks, so twice that and some. A server streaming
+// past it would otherwise grow the chunk list until the timeout.
+func maxContentChunks(maxTokens int) int { return 2*maxTokens + 64 }
+
 // stamper timestamps every read of the response body: each event is
 // stamped with the read that completed it.
 type stamper struct {
@@ -491,6 +497,8 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	if c.cfg.KeepText {
 		keepText = &s.text
 	}
+	sent := c.sentMaxTokens(int(r.OutputTokens))
+	chunkCap := maxContentChunks(sent)
 	// emit takes one event; false ends the stream's reading.
 	emit := func(event, data []byte) bool {
 		at := int64(s.st.last.Sub(start))
@@ -525,6 +533,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 			finish = f
 		}
 		if cs.text > 0 {
+			if len(s.chunks) == chunkCap {
+				problem = fmt.Sprintf("%s: more than %d content chunks for max_tokens %d: the server streams past max_tokens", KindBadStream, chunkCap, sent)
+				return false
+			}
 			s.chunks = append(s.chunks, tokentime.Chunk{At: at, Bytes: int32(cs.text), Cum: runningCount(cs)})
 		}
 		return true
@@ -613,7 +625,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	// A server never generates past max_tokens: a count above it is false,
 	// and recorded as the server's fault rather than clamped.
-	if sent := c.sentMaxTokens(int(r.OutputTokens)); usage.CompletionTokens > sent {
+	if usage.CompletionTokens > sent {
 		fail(resp.StatusCode, fmt.Sprintf("%s: usage reports completion_tokens = %d, above the max_tokens %d sent, after %d content chunks",
 			KindBadStream, usage.CompletionTokens, sent, len(s.chunks)))
 		return

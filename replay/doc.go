@@ -92,8 +92,9 @@
 // no_usage, bad_stream (undecodable chunk; usage without content; a usage
 // count that is negative, past int32, absent (no completion_tokens), zero
 // completion tokens for a stream that carried content, cached tokens above
-// prompt_tokens, or completion tokens above the max_tokens sent; an
-// SSE line over 8 MiB, as from a server
+// prompt_tokens, or completion tokens above the max_tokens sent; more
+// than 2 × max_tokens + 64 content chunks, as from a server that streams
+// past max_tokens; an SSE line over 8 MiB, as from a server
 // that never ends one),
 // canceled (the run was interrupted).
 //
