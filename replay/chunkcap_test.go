@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +48,34 @@ func TestStreamPastMaxTokensFailsEarly(t *testing.T) {
 	}
 	if took := time.Since(begin); took > 2*time.Second {
 		t.Errorf("the request took %v: the stream was read until the timeout", took)
+	}
+}
+
+// A raw body is saved only up to maxRawBytes, marked as cut: a server
+// streaming without end (here chunks with no content, which no chunk
+// count stops) would otherwise grow it until the timeout.
+func TestSavedRawBodyIsBounded(t *testing.T) {
+	defer func(n int) { maxRawBytes = n }(maxRawBytes)
+	maxRawBytes = 64 << 10
+	srv := endlessServer(true)
+	defer srv.Close()
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	cfg.Timeout = 300 * time.Millisecond
+	cfg.SaveRaw = filepath.Join(t.TempDir(), "raw")
+	_, out := runRows(t, cfg, rows(1, 0, 40, 5))
+	if ErrorKind(out[0].Error) != KindTimeout {
+		t.Fatalf("error %q, want the timeout", out[0].Error)
+	}
+	files, _ := filepath.Glob(filepath.Join(cfg.SaveRaw, "*.sse"))
+	if len(files) != 1 {
+		t.Fatalf("raw bodies %v, want one", files)
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > maxRawBytes+200 || !strings.Contains(string(raw), "cut at 65536 bytes") {
+		t.Errorf("saved %d bytes (ending %q), want at most the first %d, marked as cut", len(raw), raw[max(0, len(raw)-100):], maxRawBytes)
 	}
 }

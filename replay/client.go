@@ -351,7 +351,7 @@ type stamper struct {
 	r    io.Reader
 	last time.Time
 	n    int           // bytes read
-	raw  *bytes.Buffer // --save-raw
+	raw  *bytes.Buffer // --save-raw: the body's first maxRawBytes
 }
 
 func (s *stamper) Read(p []byte) (int, error) {
@@ -359,10 +359,25 @@ func (s *stamper) Read(p []byte) (int, error) {
 	s.last = time.Now()
 	s.n += n
 	if s.raw != nil && n > 0 {
-		s.raw.Write(p[:n])
+		s.raw.Write(p[:max(0, min(n, maxRawBytes-s.raw.Len()))])
 	}
 	return n, err
 }
+
+// rawCut says, as an SSE comment after a line end, where a saved raw body
+// was cut ("" if it was not): one read past the cut shows in s.n.
+func (s *stamper) rawCut() string {
+	if s.raw == nil || s.n <= s.raw.Len() {
+		return ""
+	}
+	return fmt.Sprintf("\n\n: servesim: raw body cut at %d bytes of the %d read\n", s.raw.Len(), s.n)
+}
+
+// maxRawBytes bounds a raw body saved (SaveRaw): a server that streams
+// without end would grow it until the timeout. A full-length stream of
+// 128k tokens, a few hundred bytes a chunk, stays under it. A variable
+// for tests.
+var maxRawBytes = 64 << 20
 
 // stream holds per-request buffers, pooled.
 type stream struct {
@@ -435,6 +450,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		s.split.Reset()
 		s.text.Reset()
 		s.raw.Reset()
+		if s.raw.Cap() > 1<<20 {
+			s.raw = bytes.Buffer{} // a long body's buffer is not kept for every later request
+		}
 		s.head = s.head[:0]
 		s.st = stamper{}
 		streamPool.Put(s)
@@ -465,7 +483,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	defer resp.Body.Close()
 	if c.rawDir != "" {
-		defer func() { c.saveRaw(idx, r, s.raw.Bytes()) }()
+		defer func() { c.saveRaw(idx, r, s.raw.Bytes(), s.st.rawCut()) }()
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
@@ -851,11 +869,13 @@ func (c *client) redactError(msg string) string {
 	return c.redact(msg)
 }
 
-func (c *client) saveRaw(idx int, r *traces.Request, raw []byte) {
+// saveRaw saves a response's raw body, with note (where it was cut, if
+// it was) after it.
+func (c *client) saveRaw(idx int, r *traces.Request, raw []byte, note string) {
 	raw = c.secrets.Bytes(raw)
 	// Reading stops short of the body's end (an error body's first 4 KiB,
-	// a stream that failed): a secret there may be cut.
-	raw = c.secrets.CutEnd(raw)
+	// a stream that failed, the maxRawBytes kept): a secret there may be cut.
+	raw = append(c.secrets.CutEnd(raw), note...)
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
 	// Best effort: raw bodies are diagnostics, so a failure is counted
 	// for the summary and the run goes on.
