@@ -47,7 +47,7 @@ const (
 	KindEmptyChoices = "empty_choices" // a chunk with empty choices that was neither the usage chunk nor Azure's filter preamble
 	KindNoUsage      = "no_usage"      // [DONE] came but no chunk carried usage
 	KindBadStream    = "bad_stream"    // undecodable chunk, or usage and content disagree
-	KindCanceled     = "canceled"      // the run was interrupted
+	KindCanceled     = "canceled"      // the run was interrupted, or stopped by a write error
 	KindClient       = "client"        // the request could not be sent for a local reason
 )
 
@@ -710,7 +710,7 @@ func clearMeasured(r *traces.Request) {
 func (c *client) sendError(ctx, rctx context.Context, err error) string {
 	switch {
 	case ctx.Err() != nil:
-		return KindCanceled + ": run interrupted before the response"
+		return KindCanceled + ": " + stopped(ctx) + " before the response"
 	case rctx.Err() == context.DeadlineExceeded:
 		return fmt.Sprintf("%s: no response headers within %v from POST %s", KindTimeout, c.cfg.Timeout, c.shown)
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -730,12 +730,22 @@ func (c *client) sendError(ctx, rctx context.Context, err error) string {
 	return KindClient + ": " + oneLine(err.Error())
 }
 
+// stopped says why the run's context ended: an interrupt, or the run
+// stopping itself for a cause (a write error), which is named.
+func stopped(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	if cause == nil || errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded) {
+		return "run interrupted"
+	}
+	return "run stopped (" + oneLine(cause.Error()) + ")"
+}
+
 // streamEndError describes a stream that stopped before [DONE].
 func (c *client) streamEndError(ctx, rctx context.Context, err error, chunks int) string {
 	after := " after " + strconv.Itoa(chunks) + " content chunks"
 	switch {
 	case ctx.Err() != nil:
-		return KindCanceled + ": run interrupted mid-stream" + after
+		return KindCanceled + ": " + stopped(ctx) + " mid-stream" + after
 	case rctx.Err() == context.DeadlineExceeded:
 		return fmt.Sprintf("%s: stream not finished within %v%s", KindTimeout, c.cfg.Timeout, after)
 	case err == io.EOF:
@@ -756,7 +766,7 @@ func (c *client) bodyCut(ctx, rctx context.Context, err error) string {
 	case err == nil:
 		return ""
 	case ctx.Err() != nil:
-		return " (body cut short: run interrupted)"
+		return " (body cut short: " + stopped(ctx) + ")"
 	case rctx.Err() == context.DeadlineExceeded:
 		return fmt.Sprintf(" (body cut short by the %v timeout)", c.cfg.Timeout)
 	}

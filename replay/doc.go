@@ -96,7 +96,8 @@
 // than 2 × max_tokens + 64 content chunks, as from a server that streams
 // past max_tokens; an SSE line over 8 MiB, as from a server
 // that never ends one),
-// canceled (the run was interrupted).
+// canceled (the run was interrupted, or stopped by a write error, which
+// the error names).
 //
 // # Client
 //

@@ -79,8 +79,8 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	if salt == 0 {
 		salt = rand.Uint64() | 1
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 
 	// Stage 1: read and prepare rows ahead of their send times. Stage 3's
 	// channel is made here, as rows the source marks failed go straight to it.
@@ -139,7 +139,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			if fl != nil && dirty && writeErr == nil {
 				if err := fl.Flush(); err != nil {
 					writeErr = fmt.Errorf("replay: flushing output: %w", err)
-					cancel()
+					stop(writeErr)
 				}
 			}
 			dirty = false
@@ -147,7 +147,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		write := func(j *job) {
 			if err := out.Write(j.req); err != nil {
 				writeErr = fmt.Errorf("replay: writing output: %w", err)
-				cancel()
+				stop(writeErr)
 				return
 			}
 			dirty = true
