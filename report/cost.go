@@ -62,8 +62,8 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		}
 		t.Rows = append(t.Rows, []string{r.Name, numfmt.USD(c.HardwareUSD), energy, total,
 			perMOut, perMTot, numfmt.USD(m.USDPerMOutBilled),
-			fmt.Sprint(s.KV.TotalBlocks), kvMeanPct(s) + " / " + fmtPct(s.KV.MaxUtil), conc,
-			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), fmtPct(busy), "— (needs a sweep)"})
+			fmt.Sprint(s.KV.TotalBlocks), kvMeanPct(s) + " / " + numfmt.Pct(s.KV.MaxUtil), conc,
+			fmt.Sprint(s.Preemptions), fmtF(perDev, 0), numfmt.Pct(busy), "— (needs a sweep)"})
 		if known(m.USDPerMOutEst) {
 			priced, pricedPos = append(priced, r), append(pricedPos, len(t.Rows))
 		}
@@ -100,7 +100,7 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		for _, r := range rows {
 			devices := r.Devices()
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
-			atSLO, penPct, penUSD := numfmt.USD(r.USDPerMOutEst), fmtPct(r.TailPenalty), numfmt.USD(pen)
+			atSLO, penPct, penUSD := numfmt.USD(r.USDPerMOutEst), numfmt.Pct(r.TailPenalty), numfmt.USD(pen)
 			if r.CapacityLowerBound() {
 				atSLO, penPct, penUSD = markUpperBound(atSLO), markUpperBound(penPct), markUpperBound(penUSD)
 				upperBound = upperBound || atSLO != "—" || penPct != "—" || penUSD != "—"
@@ -181,7 +181,7 @@ func kvMeanPct(s *sim.Summary) string {
 	if !(s.Makespan > 0) {
 		return "—"
 	}
-	return fmtPct(s.KV.MeanUtil)
+	return numfmt.Pct(s.KV.MeanUtil)
 }
 
 // devicesOf is a run's device count, from the plan's trace metadata.

@@ -446,7 +446,7 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 	var plots []*plot.Plot
 	for i, r := range runs {
 		s := r.Result.Summary
-		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], s.KV.TotalBlocks, kvMeanPct(s), fmtPct(s.KV.MaxUtil))
+		title := fmt.Sprintf("%s\n%d blocks, mean %s, peak %s", names[i], s.KV.TotalBlocks, kvMeanPct(s), numfmt.Pct(s.KV.MaxUtil))
 		p := newPlot(title, "time since first arrival (s)", "KV blocks in use (%)")
 		p.Title.TextStyle.Font = titleStyle.Font
 		lines := kvLines(r)

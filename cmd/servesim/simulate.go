@@ -470,10 +470,10 @@ func printResults(w io.Writer, results []*plan.Result) {
 		}
 		kvMean := "—" // a time mean over no time is no figure
 		if s.Makespan > 0 {
-			kvMean = fmt.Sprintf("%.0f%%", 100*s.KV.MeanUtil)
+			kvMean = numfmt.Pct(s.KV.MeanUtil)
 		}
-		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %s / max %.0f%% used, %d preemptions, %d rejected\n",
-			s.KV.TotalBlocks, kvMean, 100*s.KV.MaxUtil, s.Preemptions, s.Rejected)
+		fmt.Fprintf(w, "  memory:       %d KV blocks, mean %s / max %s used, %d preemptions, %d rejected\n",
+			s.KV.TotalBlocks, kvMean, numfmt.Pct(s.KV.MaxUtil), s.Preemptions, s.Rejected)
 		if r.Plan.Batch.PrefixCaching {
 			hit := "—" // nothing looked up
 			if s.PrefixLookups > 0 {
