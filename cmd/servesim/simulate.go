@@ -517,7 +517,7 @@ func batchingLine(s *sim.Summary) string {
 	case s.Makespan <= 0:
 		return "— (no time elapsed: nothing ran)"
 	case s.Completed == 0:
-		return fmt.Sprintf("— output tok/s, — req/s (nothing completed), device busy %.0f%%", 100*s.Utilization)
+		return "— output tok/s, — req/s (nothing completed), device busy " + numfmt.Pct(s.Utilization)
 	}
-	return fmt.Sprintf("%s output tok/s, %s req/s, device busy %.0f%%", numfmt.Fixed(s.OutputTokPerSec, 0), numfmt.Fixed(s.ReqPerSec, 1), 100*s.Utilization)
+	return fmt.Sprintf("%s output tok/s, %s req/s, device busy %s", numfmt.Fixed(s.OutputTokPerSec, 0), numfmt.Fixed(s.ReqPerSec, 1), numfmt.Pct(s.Utilization))
 }
