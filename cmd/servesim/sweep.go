@@ -560,7 +560,7 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 		if billed {
 			cells = append(cells, numfmt.USD(r.USDPerMOutBilled))
 		}
-		cells = append(cells, atCapacity(r, fmtF(100*r.TailPenalty, "%+.0f%%")), fmtF(r.KneeScale, "%.3g"), pareto)
+		cells = append(cells, atCapacity(r, numfmt.SignedPct(r.TailPenalty)), fmtF(r.KneeScale, "%.3g"), pareto)
 		tw.row(cells...)
 	}
 	tw.flush()

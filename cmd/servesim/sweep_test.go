@@ -466,3 +466,26 @@ func TestPrintSweepMarksCappedCostsAsUpperBounds(t *testing.T) {
 		t.Errorf("an absent figure (—) is marked:\n%s", out.String())
 	}
 }
+
+// A tail penalty reads as the report's shares do, signed: one a fraction
+// of a percent below 0 keeps its digits rather than reading "-0%".
+func TestPrintSweepTailPenaltyKeepsSmallFigures(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		pen  float64
+		want string
+	}{
+		{-0.004, " -0.4% "},
+		{0.002, " +0.2% "},
+		{0.34, " +34% "},
+		{0, " +0% "},
+	} {
+		rows := []sweep.Row{{Label: "a", Outcome: sweep.OutcomeOK, Rank: 1, RateScale: nan, USDPerMOutEst: 1, DeviceCount: 1, Scale: 2,
+			ReqPerSec: 1, GoodputOutTokPerSec: 1, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: c.pen, KneeScale: nan}}
+		var out strings.Builder
+		printSweep(&out, &sweep.Results{Rows: rows}, 0)
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("tail penalty %v: want %q in:\n%s", c.pen, c.want, out.String())
+		}
+	}
+}

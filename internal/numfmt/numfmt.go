@@ -155,6 +155,19 @@ func Pct(v float64) string {
 	return fmt.Sprintf("%.0f%%", math.Round(p)) // %.0f rounds a half to even: 0.5% read "0%"
 }
 
+// SignedPct is v as Pct writes it, signed as Change signs a figure:
+// "+34%", "-0.4%", "+0%"; a bound's marker stays first ("<+0.001%").
+func SignedPct(v float64) string {
+	s, mark := Pct(v), ""
+	if s[0] == '<' || s[0] == '>' {
+		mark, s = s[:1], s[1:]
+	}
+	if s[0] != '-' && known(v) {
+		s = "+" + s
+	}
+	return mark + s
+}
+
 // pctFloor is the smallest share, in percent, Pct gives digits for:
 // below it the figure would need exponent form (3e-05%).
 const pctFloor = 0.001

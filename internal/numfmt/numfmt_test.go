@@ -264,3 +264,28 @@ func TestPctNeverRoundsToNoneOrAll(t *testing.T) {
 		}
 	}
 }
+
+// A signed share keeps Pct's digits and bounds, with its sign after a
+// bound's marker; 0 is never negative.
+func TestSignedPct(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{0.34, "+34%"},
+		{-0.004, "-0.4%"},
+		{0.002, "+0.2%"},
+		{0, "+0%"},
+		{negZ, "+0%"},
+		{1e-9, "<+0.001%"},
+		{-1e-9, ">-0.001%"},
+		{0.99995, ">+99.9%"},
+		{1e20, "+1e+22%"},
+		{nan, "—"},
+		{posInf, "—"},
+	} {
+		if got := SignedPct(c.v); got != c.want {
+			t.Errorf("SignedPct(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
