@@ -454,7 +454,7 @@ func printResults(w io.Writer, results []*plan.Result) {
 		tw.row(r.Name, r.Plan.Batch.Strategy, r.Plan.BatchLimit(),
 			fmt.Sprintf("%d/%d", s.Completed, s.Requests),
 			dist(s.TTFT, s.TTFT.Mean), dist(s.TTFT, s.TTFT.P99), dist(s.E2E, s.E2E.Mean), dist(s.Queue, s.Queue.Mean),
-			fmt.Sprint(s.InputTokens+s.OutputTokens), fmt.Sprintf("%.0f", s.DeviceSeconds),
+			fmt.Sprint(s.InputTokens+s.OutputTokens), numfmt.Fixed(s.DeviceSeconds, 0),
 			perM(r.Cost.PerMOutputUSD, s.OutputTokens))
 	}
 	tw.flush()
@@ -463,8 +463,8 @@ func printResults(w io.Writer, results []*plan.Result) {
 		fmt.Fprintf(w, "\n%s — step model: %s; outcome: %s\n", r.Name, r.StepModel, r.Outcome)
 		// kWh to 3 significant digits: a run of a few minutes holds well
 		// under 0.1 kWh, which one decimal would print as 0.0.
-		fmt.Fprintf(w, "  hardware:     %s (%.0f device-s)   energy: %s (%.3g kWh × PUE)\n",
-			numfmt.USD(c.HardwareUSD), c.DeviceSeconds, numfmt.USD(c.EnergyUSD), s.EnergyJoules/3.6e6)
+		fmt.Fprintf(w, "  hardware:     %s (%s device-s)   energy: %s (%.3g kWh × PUE)\n",
+			numfmt.USD(c.HardwareUSD), numfmt.Fixed(c.DeviceSeconds, 0), numfmt.USD(c.EnergyUSD), s.EnergyJoules/3.6e6)
 		if r.PowerModel != "" {
 			fmt.Fprintf(w, "  power model:  %s\n", r.PowerModel)
 		}
