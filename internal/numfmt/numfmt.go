@@ -1,5 +1,5 @@
 // Package numfmt formats the figures servesim shows people (latencies,
-// dollars, counts, relative errors), so that one quantity reads the same
+// dollars, counts, shares, relative errors), so that one quantity reads the same
 // in every table: simulate's, verify's, compare's and the report's.
 // Machine outputs (JSON, CSV) never go through it.
 package numfmt
