@@ -555,7 +555,7 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 			device += fmt.Sprintf(", %d replicas", r.Replicas)
 		}
 		cells := []string{strconv.FormatInt(r.Rank, 10), r.Label, device,
-			sweepScale(r), numfmt.Fixed(r.ReqPerSec, 2), numfmt.Fixed(r.GoodputOutTokPerSec, 0),
+			sweepScale(r), belowCapacity(r, numfmt.Fixed(r.ReqPerSec, 2)), belowCapacity(r, numfmt.Fixed(r.GoodputOutTokPerSec, 0)),
 			numfmt.Secs(r.TTFTP99), numfmt.Secs(r.TPOTP99), numfmt.Secs(r.E2EP99), atCapacity(r, numfmt.USD(r.USDPerMOutEst))}
 		if billed {
 			cells = append(cells, numfmt.USD(r.USDPerMOutBilled))
@@ -574,6 +574,16 @@ func sweepScale(r *sweep.Row) string {
 		s = "≥" + s
 	}
 	return s
+}
+
+// belowCapacity marks ≥ a figure taken at a row's capacity that rises
+// with the load (req/s, goodput) where that capacity is a lower bound:
+// at the true capacity it is higher. "—" is no figure to mark.
+func belowCapacity(r *sweep.Row, cell string) string {
+	if r.CapacityLowerBound() && cell != "—" {
+		return "≥" + cell
+	}
+	return cell
 }
 
 // atCapacity marks ≤ a figure taken at a row's capacity that falls as

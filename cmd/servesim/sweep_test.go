@@ -489,3 +489,38 @@ func TestPrintSweepTailPenaltyKeepsSmallFigures(t *testing.T) {
 		}
 	}
 }
+
+// A capped capacity's req/s and goodput are taken at the capped load:
+// the true capacity carries more, so each is a lower bound and reads
+// "≥", as its scale does; a searched capacity's read bare, and an absent
+// figure (—) is not marked.
+func TestPrintSweepMarksCappedThroughputAsLowerBounds(t *testing.T) {
+	nan := math.NaN()
+	rows := []sweep.Row{
+		{Label: "capped", Outcome: sweep.OutcomeOK, Rank: 1, RateScale: nan, Note: "capacity ≥ search.max_scale 8", USDPerMOutEst: 1.5, DeviceCount: 1, Scale: 8, ReqPerSec: 3.25, GoodputOutTokPerSec: 412, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+		{Label: "measured", Outcome: sweep.OutcomeOK, Rank: 2, RateScale: nan, USDPerMOutEst: 2.5, DeviceCount: 1, Scale: 2, ReqPerSec: 1.5, GoodputOutTokPerSec: 97, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+		{Label: "blank", Outcome: sweep.OutcomeOK, Rank: 3, RateScale: nan, Note: "capacity ≥ search.max_scale 8", USDPerMOutEst: nan, DeviceCount: 1, Scale: 8, ReqPerSec: nan, GoodputOutTokPerSec: nan, TTFTP99: 1, TPOTP99: 1, E2EP99: 1, USDPerMOutBilled: nan, TailPenalty: nan, KneeScale: nan},
+	}
+	var out strings.Builder
+	printSweep(&out, &sweep.Results{Rows: rows}, 0)
+	line := func(label string) string {
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, " "+label+" ") {
+				return l
+			}
+		}
+		t.Fatalf("no %s row:\n%s", label, out.String())
+		return ""
+	}
+	for _, want := range []string{" ≥3.25 ", " ≥412 "} {
+		if !strings.Contains(line("capped"), want) {
+			t.Errorf("the capped row lacks %q:\n%s", want, out.String())
+		}
+	}
+	if l := line("measured"); strings.Contains(l, "≥") {
+		t.Errorf("a measured capacity's throughput is marked as a lower bound:\n%s", out.String())
+	}
+	if l := line("blank"); strings.Contains(l, "≥—") {
+		t.Errorf("an absent figure (—) is marked:\n%s", out.String())
+	}
+}
