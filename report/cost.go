@@ -95,19 +95,22 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			Numeric: []bool{false, true, true, true, true, true, true, true, true, true},
 		}
 		var bars []*sweep.Row
-		var noBar []string  // the table's configs the figure has no bar for, and why
-		upperBound := false // a figure is marked "≤"
+		var noBar []string                     // the table's configs the figure has no bar for, and why
+		upperBound, lowerBound := false, false // a figure is marked "≤", "≥"
 		for _, r := range rows {
 			devices := r.Devices()
 			pen := r.USDPerMOutEst - r.SatUSDPerMOut
 			atSLO, penPct, penUSD := numfmt.USD(r.USDPerMOutEst), numfmt.Pct(r.TailPenalty), numfmt.USD(pen)
+			goodput := fmtF(r.GoodputOutTokPerSecPerDevice, 0)
 			if r.CapacityLowerBound() {
 				atSLO, penPct, penUSD = markUpperBound(atSLO), markUpperBound(penPct), markUpperBound(penUSD)
 				upperBound = upperBound || atSLO != "—" || penPct != "—" || penUSD != "—"
+				goodput = markLowerBound(goodput)
+				lowerBound = lowerBound || goodput != "—"
 			}
 			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), atSLO,
 				numfmt.USD(r.SatUSDPerMOut), penPct, penUSD, numfmt.USD(r.USDPerMOutBilled),
-				fmt.Sprintf("%d × %d", r.KVBlocks, r.BlockSize), fmtF(r.GoodputOutTokPerSecPerDevice, 0),
+				fmt.Sprintf("%d × %d", r.KVBlocks, r.BlockSize), goodput,
 				fmtF(r.SatOutTokPerSec, 0)})
 			st.Marked = append(st.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
 			switch {
@@ -123,6 +126,9 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 		}
 		if upperBound {
 			st.Caption += " ≤: the SLO held up to the search's limit, so the capacity is higher and the cost there lower."
+		}
+		if lowerBound {
+			st.Caption += " ≥: the SLO held up to the search's limit, so the goodput at the capacity is higher."
 		}
 		blocks = append(blocks, st)
 		if len(bars) > 0 {
@@ -165,6 +171,16 @@ func markUpperBound(cell string) string {
 		return cell
 	}
 	return "≤" + cell
+}
+
+// markLowerBound marks a figure taken at a capacity that is a lower
+// bound (Row.CapacityLowerBound) and that rises with the load: at the
+// true capacity it is higher. "—" is no figure to mark.
+func markLowerBound(cell string) string {
+	if cell == "—" {
+		return cell
+	}
+	return "≥" + cell
 }
 
 func perMTotal(v float64, tokens int64) string {

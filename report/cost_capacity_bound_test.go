@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,4 +81,41 @@ func sweepCostTable(t *testing.T, rows []sweep.Row) *Table {
 	}
 	t.Fatal("no sweep cost table")
 	return nil
+}
+
+// A capped capacity's goodput per device is taken at the capped load:
+// the true capacity carries more, so it reads "≥", with the caption
+// saying what "≥" means; a searched capacity's reads bare.
+func TestSweepCostMarksCappedGoodputAsLowerBound(t *testing.T) {
+	rows := []sweep.Row{
+		{Index: 0, Rank: 1, Label: "capped", Outcome: sweep.OutcomeOK, Scale: 4, RateScale: math.NaN(), Note: "capacity ≥ search.max_scale 4",
+			USDPerMOutEst: 1.5, SatUSDPerMOut: 1.2, TailPenalty: 0.25, USDPerMOutBilled: math.NaN(), KneeScale: math.NaN(), OutTokPerSec: 10,
+			GoodputOutTokPerSecPerDevice: 412, DeviceCount: 1, Replicas: 1},
+		{Index: 1, Rank: 2, Label: "searched", Outcome: sweep.OutcomeOK, Scale: 3.2, RateScale: math.NaN(),
+			USDPerMOutEst: 2.5, SatUSDPerMOut: 2, TailPenalty: 0.25, USDPerMOutBilled: math.NaN(), KneeScale: math.NaN(), OutTokPerSec: 10,
+			GoodputOutTokPerSecPerDevice: 97, DeviceCount: 1, Replicas: 1},
+	}
+	tb := sweepCostTable(t, rows)
+	c := slices.Index(tb.Header, "goodput tok/s per device")
+	if c < 0 {
+		t.Fatalf("no goodput column in %q", tb.Header)
+	}
+	if got := tb.Rows[0][c]; got != "≥412" {
+		t.Errorf("capped row's goodput per device = %q, want \"≥412\"", got)
+	}
+	if got := tb.Rows[1][c]; got != "97" {
+		t.Errorf("searched row's goodput per device = %q, want \"97\"", got)
+	}
+	if !strings.Contains(tb.Caption, "≥:") {
+		t.Errorf("caption %q does not explain \"≥\"", tb.Caption)
+	}
+
+	rows[0].GoodputOutTokPerSecPerDevice = math.NaN()
+	tb = sweepCostTable(t, rows)
+	if got := tb.Rows[0][c]; got != "—" {
+		t.Errorf("an absent goodput reads %q, want \"—\"", got)
+	}
+	if strings.Contains(tb.Caption, "≥:") {
+		t.Errorf("no figure marked ≥, yet the caption explains it: %q", tb.Caption)
+	}
 }
