@@ -119,3 +119,31 @@ func TestSweepCostMarksCappedGoodputAsLowerBound(t *testing.T) {
 		t.Errorf("no figure marked ≥, yet the caption explains it: %q", tb.Caption)
 	}
 }
+
+// A capped config's bar in the sweep cost figure is its cost at the
+// capped load, an upper bound on the cost at its true capacity: the
+// caption must name it as such, and name no searched config.
+func TestSweepCostFigureNamesCappedBars(t *testing.T) {
+	capped := sweep.Row{Index: 0, Rank: 1, Label: "capped", Outcome: sweep.OutcomeOK, Scale: 4, RateScale: math.NaN(),
+		Note: "capacity ≥ search.max_scale 4", USDPerMOutEst: 1.5, SatUSDPerMOut: 1.2}
+	searched := sweep.Row{Index: 1, Rank: 2, Label: "searched", Outcome: sweep.OutcomeOK, Scale: 3.2, RateScale: math.NaN(),
+		USDPerMOutEst: 2.5, SatUSDPerMOut: 2}
+	fig, err := sweepCostFigure("cost-sweep-0", "s", []*sweep.Row{&capped, &searched}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fig.Caption, "≤") || !strings.Contains(fig.Caption, "#1") {
+		t.Errorf("caption %q does not name #1's bar an upper bound", fig.Caption)
+	}
+	if strings.Contains(fig.Caption, "#2") {
+		t.Errorf("caption %q names a searched config's bar a bound", fig.Caption)
+	}
+
+	capped.Note = ""
+	if fig, err = sweepCostFigure("cost-sweep-0", "s", []*sweep.Row{&capped, &searched}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(fig.Caption, "≤") {
+		t.Errorf("no capped config, yet the caption %q speaks of bounds", fig.Caption)
+	}
+}

@@ -607,16 +607,25 @@ func runCostFigure(runs []*Run, pos []int) (*Figure, error) {
 // sweepCostFigure stacks the cost at saturation and the tail penalty; a
 // bar is named as its config's row in the table (configName). The
 // caption names the table's configs without a bar (noBar), so that none
-// reads as lost.
+// reads as lost, and those whose bar is an upper bound (capped), as the
+// table marks their cost "≤".
 func sweepCostFigure(name, sweepName string, rows []*sweep.Row, noBar []string) (*Figure, error) {
 	sat, pen := make(plotter.Values, len(rows)), make(plotter.Values, len(rows))
 	names := make([]string, len(rows))
+	var capped []string
 	for i, r := range rows {
 		sat[i], pen[i] = sweepCostSegments(r)
 		names[i] = configName(r)
+		if r.CapacityLowerBound() {
+			capped = append(capped, names[i])
+		}
 	}
 	caption := "Estimated $/1M output tokens at " + evaluatedAt(rows) + ": each bar is the cost at the SLO, split into the cost at saturation " +
 		"and the tail-latency penalty. A config cheaper at the SLO than at saturation (a negative penalty, in the table) has no penalty segment."
+	if len(capped) > 0 {
+		caption += " ≤ The bars of " + strings.Join(capped, ", ") + " are upper bounds: the SLO held up to the search's limit, " +
+			"so each is the cost at that load, and at the true, higher capacity the cost and penalty are lower."
+	}
 	if len(noBar) > 0 {
 		caption += " No bar for " + strings.Join(noBar, ", ") + "."
 	}
