@@ -548,7 +548,12 @@ type Candidate struct {
 	Label     string  `json:"label"`
 	Plan      string  `json:"plan_toml"`
 	RateScale float64 `json:"rate_scale"` // replay the trace at this arrival-rate scale
-	Predicted struct {
+	// CapacityLowerBound: the SLO held up to the search's limit
+	// (Row.CapacityLowerBound), so RateScale and the predicted figures
+	// are at that load, not at the capacity: there req/s and goodput
+	// are higher and the cost per token and tail penalty lower.
+	CapacityLowerBound bool `json:"capacity_lower_bound,omitempty"`
+	Predicted          struct {
 		ArrivalRate         *float64 `json:"arrival_rate_req_per_s"`
 		GoodputFraction     *float64 `json:"goodput_fraction"`
 		GoodputReqPerSec    *float64 `json:"goodput_req_per_s"`
@@ -593,7 +598,7 @@ func Candidates(res *Results, n int) *CandidateFile {
 	cf := &CandidateFile{SpecSHA256: res.Meta.SpecSHA256, Spec: res.Meta.Spec, TraceName: res.Meta.TraceName,
 		TraceSHA256: res.Meta.TraceSHA256, Settings: res.Meta.Settings, Candidates: []Candidate{}}
 	for _, r := range Top(res.Rows, n) {
-		c := Candidate{Rank: r.Rank, Index: r.Index, Label: r.Label, Plan: r.PlanTOML, RateScale: r.Scale}
+		c := Candidate{Rank: r.Rank, Index: r.Index, Label: r.Label, Plan: r.PlanTOML, RateScale: r.Scale, CapacityLowerBound: r.CapacityLowerBound()}
 		p := &c.Predicted
 		p.ArrivalRate, p.GoodputFraction, p.GoodputReqPerSec = opt(r.ArrivalRate), opt(r.GoodputFraction), opt(r.GoodputReqPerSec)
 		p.GoodputOutTokPerSec, p.ReqPerSec, p.OutTokPerSec = opt(r.GoodputOutTokPerSec), opt(r.ReqPerSec), opt(r.OutTokPerSec)

@@ -380,3 +380,35 @@ func TestResultsTraceWorkload(t *testing.T) {
 		}
 	}
 }
+
+// A capped candidate's predicted figures are taken at the capped load,
+// not at its capacity (the SLO held up to the search's limit):
+// candidates.json must say so, as the sweep's note does, so that verify
+// and a reader of the file do not take its cost and req/s for those at
+// the capacity. A searched candidate carries no such flag.
+func TestCandidatesMarkCappedCapacity(t *testing.T) {
+	res := &Results{Meta: Meta{SpecSHA256: "ab"}, Rows: []Row{
+		{Rank: 1, Label: "capped", Outcome: OutcomeOK, Scale: 8, RateScale: math.NaN(), Note: capacityAtLeast + "search.max_scale 8"},
+		{Rank: 2, Label: "searched", Outcome: OutcomeOK, Scale: 2, RateScale: math.NaN()},
+	}}
+	path := filepath.Join(t.TempDir(), "candidates.json")
+	if err := WriteCandidates(path, res, 2); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cf struct {
+		Candidates []map[string]any `json:"candidates"`
+	}
+	if err := json.Unmarshal(b, &cf); err != nil {
+		t.Fatal(err)
+	}
+	if got := cf.Candidates[0]["capacity_lower_bound"]; got != true {
+		t.Errorf("capped candidate's capacity_lower_bound = %v, want true:\n%s", got, b)
+	}
+	if got, ok := cf.Candidates[1]["capacity_lower_bound"]; ok {
+		t.Errorf("searched candidate carries capacity_lower_bound = %v:\n%s", got, b)
+	}
+}
