@@ -643,6 +643,10 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 	}
 	tw.Flush()
+	if capped := res.cappedNames(); len(capped) > 0 {
+		fmt.Fprintf(w, "replayed at a capped load (the SLO held up to the sweep search's limit): %s; their figures, predicted and measured, "+
+			"are at that load: at the true capacity req/s and goodput are higher and $/1M out lower\n", strings.Join(capped, ", "))
+	}
 	for _, line := range res.EnergyUnknownLines() {
 		fmt.Fprintln(w, line)
 	}
@@ -668,6 +672,18 @@ func (res *Result) WriteTable(w io.Writer) {
 		r.Print(w)
 	}
 	// The count of metrics outside tolerance is verify's exit message.
+}
+
+// cappedNames names the candidates whose capacity is a lower bound
+// (CandidateResult.CapacityLowerBound), replayed at the search's limit.
+func (res *Result) cappedNames() []string {
+	var names []string
+	for _, c := range res.Candidates {
+		if c.CapacityLowerBound {
+			names = append(names, fmt.Sprintf("#%d %s", c.Rank, c.Label))
+		}
+	}
+	return names
 }
 
 // EnergyUnknownLines say why energy per output token was not measured,

@@ -185,7 +185,11 @@ type CandidateResult struct {
 	Label     string  `json:"label"`
 	RateScale float64 `json:"rate_scale"`
 	TimeScale float64 `json:"time_scale"` // 1/rate_scale
-	Knobs     Knobs   `json:"knobs"`
+	// CapacityLowerBound: the sweep's SLO held up to its search's limit
+	// (candidates.json), so RateScale is that load, not the capacity,
+	// and the figures, predicted and measured, are there.
+	CapacityLowerBound bool  `json:"capacity_lower_bound,omitempty"`
+	Knobs              Knobs `json:"knobs"`
 	// CostBasis is what usd_per_m_out holds, predicted and measured alike:
 	// CostHardwareEnergy or CostHardware; "" when not compared.
 	CostBasis string `json:"cost_basis"`
@@ -473,7 +477,7 @@ func (res *Result) finish() {
 // notRun is a candidate that was never run, verify having been
 // interrupted (err) before its turn.
 func notRun(cand sweep.Candidate, err error, log io.Writer) CandidateResult {
-	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
+	cr := CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale, CapacityLowerBound: cand.CapacityLowerBound,
 		SweepPredicted: cand.Predicted, Repeat: Repeat{Status: StatusCanceled, Detail: "not run: " + err.Error(), FailedByKind: map[string]int{}},
 		Rows: []MetricRow{}}
 	if ts, ok := TimeScaleOf(cand.RateScale); ok {
@@ -497,7 +501,7 @@ func TimeScaleOf(rateScale float64) (float64, bool) {
 func verifyOne(ctx context.Context, opt *Options, cfg *replay.Config, cand sweep.Candidate, step sim.StepTimer, stepDesc, host, port string, log io.Writer) (cr CandidateResult) {
 	t0 := time.Now()
 	name := candidateName(cand.Rank)
-	cr = CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale,
+	cr = CandidateResult{Rank: cand.Rank, Index: cand.Index, Label: cand.Label, RateScale: cand.RateScale, CapacityLowerBound: cand.CapacityLowerBound,
 		SweepPredicted: cand.Predicted, Repeat: Repeat{FailedByKind: map[string]int{}}, Rows: []MetricRow{}}
 	// Named result: the deferred time reaches what is returned.
 	defer func() { cr.WallSeconds = time.Since(t0).Seconds() }()
