@@ -75,6 +75,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 	for _, line := range res.EnergyUnknownLines() {
 		blocks = append(blocks, &Text{Text: line + "."})
 	}
+	// figures at a capped load, not at the capacity, as verify prints it
+	if line := res.CappedLoadLine(); line != "" {
+		blocks = append(blocks, &Text{Text: strings.ToUpper(line[:1]) + line[1:] + "."})
+	}
 	// what the verification targets are judged on, as verify prints it
 	if errs := verify.FormatErrors(res.MedianAbsError); errs != "" {
 		blocks = append(blocks, &Text{Text: "Median |error| over candidates: " + errs + "."})

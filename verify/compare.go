@@ -643,9 +643,8 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 	}
 	tw.Flush()
-	if capped := res.cappedNames(); len(capped) > 0 {
-		fmt.Fprintf(w, "replayed at a capped load (the SLO held up to the sweep search's limit): %s; their figures, predicted and measured, "+
-			"are at that load: at the true capacity req/s and goodput are higher and $/1M out lower\n", strings.Join(capped, ", "))
+	if line := res.CappedLoadLine(); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	for _, line := range res.EnergyUnknownLines() {
 		fmt.Fprintln(w, line)
@@ -674,16 +673,22 @@ func (res *Result) WriteTable(w io.Writer) {
 	// The count of metrics outside tolerance is verify's exit message.
 }
 
-// cappedNames names the candidates whose capacity is a lower bound
-// (CandidateResult.CapacityLowerBound), replayed at the search's limit.
-func (res *Result) cappedNames() []string {
+// CappedLoadLine names the candidates whose capacity is a lower bound
+// (CandidateResult.CapacityLowerBound), replayed at the search's limit,
+// and says their figures are at that load; "" when there are none. The
+// table's cells cannot say it, and verify.json alone does otherwise.
+func (res *Result) CappedLoadLine() string {
 	var names []string
 	for _, c := range res.Candidates {
 		if c.CapacityLowerBound {
 			names = append(names, fmt.Sprintf("#%d %s", c.Rank, c.Label))
 		}
 	}
-	return names
+	if len(names) == 0 {
+		return ""
+	}
+	return "replayed at a capped load (the SLO held up to the sweep search's limit): " + strings.Join(names, ", ") +
+		"; their figures, predicted and measured, are at that load: at the true capacity req/s and goodput are higher and $/1M out lower"
 }
 
 // EnergyUnknownLines say why energy per output token was not measured,
