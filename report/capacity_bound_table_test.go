@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +95,27 @@ func TestComparisonMarksCappedCostUpperBound(t *testing.T) {
 	rows[0].Note = ""
 	if tb := comparisonTable(t, rows); strings.Contains(tb.Caption, "≤") || strings.Contains(tb.Rows[0][col("$/1M out (est.)")], "≤") {
 		t.Errorf("no capped capacity, yet the table reads \"≤\": caption %q, row %q", tb.Caption, tb.Rows[0])
+	}
+}
+
+// A capped config's output tok/s is taken at the capped load as its
+// req/s is: at the true capacity it is higher, so it reads "≥" as its
+// req/s does; a searched capacity's reads plain.
+func TestComparisonMarksCappedOutputLowerBound(t *testing.T) {
+	rows := []sweep.Row{
+		{Index: 0, Rank: 1, Label: "capped", Outcome: sweep.OutcomeOK, Scale: 4, RateScale: math.NaN(), Note: "capacity ≥ search.max_scale 4",
+			ReqPerSec: 18.58, USDPerMOutEst: 1, SatUSDPerMOut: 1, TTFTP99: 0.1, OutTokPerSec: 4778},
+		{Index: 1, Rank: 2, Label: "searched", Outcome: sweep.OutcomeOK, Scale: 3.2, RateScale: math.NaN(),
+			ReqPerSec: 14.63, USDPerMOutEst: 2, SatUSDPerMOut: 1, TTFTP99: 0.3, OutTokPerSec: 3764},
+	}
+	tb := comparisonTable(t, rows)
+	c := slices.Index(tb.Header, "output tok/s")
+	if c < 0 {
+		t.Fatalf("no output tok/s column in %q", tb.Header)
+	}
+	for i, want := range []string{"≥4778", "3764"} {
+		if got := tb.Rows[i][c]; got != want {
+			t.Errorf("%s row's output tok/s = %q, want %q", rows[i].Label, got, want)
+		}
 	}
 }

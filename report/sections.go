@@ -97,6 +97,10 @@ func rowMark(r *sweep.Row) string {
 // when asked for, goes in after it).
 const reqPerSecCol = 5
 
+// outTokPerSecCol is the comparison table's "output tok/s" column, next
+// to req/s.
+const outTokPerSecCol = reqPerSecCol + 1
+
 // estCostFromEnd places the comparison table's "$/1M out (est.)" column
 // from the row's end: it is last but the billed cost.
 const estCostFromEnd = 2
@@ -166,10 +170,15 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			rr := RowRun(sw, r)
 			cells := row(r.Label, rowMark(r), rr, r.Outcome)
 			// a capacity the SLO held up to the search's limit is at least
-			// this load, as the sweep's own table prints its scale "≥"
-			if r.CapacityLowerBound() && !(r.RateScale > 0) && cells[reqPerSecCol] != "—" {
-				cells[reqPerSecCol] = "≥" + cells[reqPerSecCol]
-				lowerBound = true
+			// this load, carrying at least this output, as the sweep's own
+			// table prints its scale "≥"
+			if r.CapacityLowerBound() && !(r.RateScale > 0) {
+				for _, c := range []int{reqPerSecCol, outTokPerSecCol} {
+					if cells[c] != "—" {
+						cells[c] = "≥" + cells[c]
+						lowerBound = true
+					}
+				}
 			}
 			// and its cost per token there, at most that at the capacity
 			if est := len(cells) - estCostFromEnd; r.CapacityLowerBound() && !(r.RateScale > 0) && cells[est] != "—" {
@@ -180,7 +189,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			t.Marked = append(t.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)
 		}
 		if lowerBound {
-			t.Caption += " ≥: the SLO held up to the search's limit, so the capacity is at least that rate."
+			t.Caption += " ≥: the SLO held up to the search's limit, so the capacity is at least that rate, and its output at least that."
 		}
 		if upperBound {
 			t.Caption += " ≤: the cost per token at that rate; at the true, higher capacity it is lower."
