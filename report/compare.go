@@ -92,7 +92,7 @@ func Compare(a, b *Run, threshold float64) []Change {
 		c.Rel = relChange(c.A, c.B)
 		c.Lo, c.Hi = math.NaN(), math.NaN()
 		if sampled && c.sample != nil && known(c.Rel) {
-			c.Lo, c.Hi = changeInterval(c.sample(a.Lat), c.sample(b.Lat), c.stat, rng)
+			c.Lo, c.Hi = changeInterval(inArrivalOrder(a.Lat, c.sample), inArrivalOrder(b.Lat, c.sample), c.stat, rng)
 			c.Noisy = c.Rel != 0 && c.Lo <= 0 && c.Hi >= 0
 		}
 		if !c.Gated || !known(c.A) || !known(c.B) {
@@ -117,6 +117,20 @@ func Compare(a, b *Run, threshold float64) []Change {
 		c.Regressed = worse > threshold+1e-12 && !c.Noisy
 	}
 	return cs
+}
+
+// inArrivalOrder is the values of l that get picks, in arrival order, for a
+// block bootstrap; where the order is not known, shuffled (by a fixed
+// seed), so that blocks of them are independent draws rather than runs
+// of neighbouring sorted values.
+func inArrivalOrder(l *Latencies, get func(*Latencies) []float64) []float64 {
+	if l.ByArrival != nil {
+		return get(l.ByArrival)
+	}
+	v := slices.Clone(get(l))
+	rng := rand.New(rand.NewPCG(3, 4))
+	rng.Shuffle(len(v), func(i, j int) { v[i], v[j] = v[j], v[i] })
+	return v
 }
 
 func ttfts(l *Latencies) []float64 { return l.TTFT }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,8 +82,14 @@ type Metrics struct {
 }
 
 // Latencies are the per-request latencies of successful, non-warm-up
-// requests, in seconds, each sorted ascending.
-type Latencies struct{ TTFT, TPOT, E2E []float64 }
+// requests, in seconds, each sorted ascending. ByArrival holds the same
+// values in the requests' arrival order, which compare's intervals
+// resample in blocks (latencies under load come in bursts); nil when the
+// order is not known.
+type Latencies struct {
+	TTFT, TPOT, E2E []float64
+	ByArrival       *Latencies
+}
 
 // Sweep is a sweep results file.
 type Sweep struct {
@@ -492,6 +499,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	if m.Requests > 0 && m.Completed == 0 && m.Failed == 0 {
 		return nil, fmt.Errorf("%s: no observed requests (an input trace, not a run)", path)
 	}
+	lat.ByArrival = &Latencies{TTFT: slices.Clone(lat.TTFT), TPOT: slices.Clone(lat.TPOT), E2E: slices.Clone(lat.E2E)}
 	sort.Float64s(lat.TTFT)
 	sort.Float64s(lat.TPOT)
 	sort.Float64s(lat.E2E)

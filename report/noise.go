@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,18 +13,6 @@ import (
 // its bounds move by about a point between seeds (up to three for the P99
 // of 1,200 requests), little beside its width (there 20–30 points).
 const bootstrapRounds = 2000
-
-// clt is the sample size above which a resample's mean is drawn from its
-// normal limit, which it then follows closely, instead of by n draws,
-// unless the sample is too skewed for its size (normalLimitHolds,
-// meanResampler).
-const clt = 5000
-
-// maxSkewPerRootN bounds a sample's skewness over √n for the normal limit:
-// the limit's error in the tails grows as that ratio (the first Edgeworth
-// term); at 0.1 it moves the 2.5% tail by about a quarter of a point, and
-// an exponential sample (skewness 2) passes at any size above clt.
-const maxSkewPerRootN = 0.1
 
 // statistic is a latency figure of one run's per-request sample: the
 // nearest-rank quantile q (as Quantile), or the mean when q is 0.
@@ -41,14 +30,16 @@ func quantile(q float64) statistic { return statistic{q} }
 const minTail = 10
 
 // changeInterval is the 95% bootstrap interval of the relative change
-// (stat(b) − stat(a)) / stat(a): each run's requests are resampled with
-// replacement, independently of the other's. a and b are sorted ascending.
-// Both are NaN when either sample is too small (minTail).
+// (stat(b) − stat(a)) / stat(a): each run's requests, in arrival order,
+// are resampled in circular blocks (blockLength), independently of the
+// other's, since latencies under load come in bursts that independent
+// draws would read as a run's own luck many times over. Both are NaN when
+// either sample is too small (minTail).
 func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64) {
 	if !s.enough(len(a)) || !s.enough(len(b)) {
 		return math.NaN(), math.NaN()
 	}
-	drawA, drawB := s.resampler(a), s.resampler(b)
+	drawA, drawB := s.resampler(a, blockLength(len(a))), s.resampler(b, blockLength(len(b)))
 	rel := make([]float64, bootstrapRounds)
 	for i := range rel {
 		rel[i] = relChange(drawA(rng), drawB(rng))
@@ -59,6 +50,18 @@ func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64
 		tail = expandedTail(min(len(a), len(b)))
 	}
 	return Quantile(rel, tail), Quantile(rel, 1-tail)
+}
+
+// blockLength is the block length of the circular block bootstrap of n
+// requests: n^(1/3) rounded up, the usual choice (long enough to hold a
+// burst's correlation, short enough to leave many blocks to draw), in
+// integers so that 1,000 requests get blocks of exactly ten.
+func blockLength(n int) int {
+	l := max(int(math.Round(math.Cbrt(float64(n)))), 1)
+	for l*l*l < n {
+		l++
+	}
+	return l
 }
 
 // expandedTail is the tail share read off the resampled means of n
@@ -79,135 +82,201 @@ func (s statistic) enough(n int) bool {
 	return float64(n)*(1-s.q) >= minTail
 }
 
-// maxPeeled is how many of a skewed sample's most extreme requests a
-// resampled mean draws one by one before it resamples every request.
-const maxPeeled = 64
+// blocks are the circular blocks of a sample of n requests in arrival
+// order, each of length l (the sample's end wraps to its start): a
+// resample is count − 1 whole blocks and the first last requests of one
+// more, together n requests, each block starting at a request drawn
+// uniformly.
+type blocks struct{ n, l, count, last int }
 
-// normalLimitHolds reports whether the mean of n resampled requests whose
-// standard deviation is sd and skewness skew follows its normal limit:
-// above clt requests, and not so skewed that a few slow ones make it a
-// count of how often they were drawn (one request stalled for minutes
-// among thousands: the normal limit then draws means below the fastest
-// request). An overflowed spread is no limit.
-func normalLimitHolds(n int, sd, skew float64) bool {
-	switch {
-	case n <= clt || math.IsInf(sd, 0) || math.IsNaN(sd):
-		return false
-	case sd == 0:
-		return true // no spread: every resample's mean is the sample's
-	}
-	return math.Abs(skew) <= maxSkewPerRootN*math.Sqrt(float64(n))
+func blocksOf(n, l int) blocks {
+	l = min(max(l, 1), n)
+	count := (n + l - 1) / l
+	return blocks{n: n, l: l, count: count, last: n - (count-1)*l}
 }
 
-// moments are the mean, the standard deviation and the skewness of x as
-// gonum's stat package gives them, in two passes instead of five (for
-// deviations under about 1e100, whose cubes do not overflow; past that
-// the skewness is not finite and the sample is resampled request by
-// request).
-func moments(x []float64) (mean, sd, skew float64) {
-	n := float64(len(x))
-	for _, v := range x {
-		mean += v
+// windowSums is the sum of the w requests from each start, wrapping.
+func windowSums(x []float64, w int) []float64 {
+	n := len(x)
+	sums := make([]float64, n)
+	for i := range sums {
+		for j := range w {
+			sums[i] += x[(i+j)%n]
+		}
 	}
-	mean /= n
-	var ss, s3 float64
-	for _, v := range x {
-		d := v - mean
-		ss += d * d
-		s3 += d * d * d
-	}
-	sd = math.Sqrt(ss / (n - 1))
-	return mean, sd, s3 / (sd * sd * sd) * n / ((n - 1) * (n - 2))
+	return sums
 }
 
-// meanResampler returns a function that draws the mean of one bootstrap
-// resample of sorted. Above clt requests the mean of a resample is drawn
-// from its normal limit; when the sample is too skewed for that, its few
-// most extreme requests are drawn one by one (how often each is picked:
-// a binomial count) and the rest from the normal limit of their own sum.
-// Only a sample that stays skewed past maxPeeled such requests is
-// resampled request by request.
-func meanResampler(sorted []float64) func(*rand.Rand) float64 {
-	n := len(sorted)
-	if n > clt {
-		m, sd, skew := moments(sorted)
-		if normalLimitHolds(n, sd, skew) {
-			se := sd / math.Sqrt(float64(n))
-			return func(rng *rand.Rand) float64 { return m + se*rng.NormFloat64() }
-		}
-		if lo, hi, ok := peelBounds(sorted, skew); ok {
-			rm, rsd, _ := moments(sorted[lo:hi])
-			peeled := append(slices.Clone(sorted[:lo]), sorted[hi:]...)
-			return peeledMean(n, peeled, rm, rsd)
-		}
-	}
+// meanResampler returns a function that draws the mean of one circular
+// block bootstrap resample of x: the sum of its blocks' sums, read from
+// the sums of every block, so a draw costs a block count, not n.
+func meanResampler(x []float64, l int) func(*rand.Rand) float64 {
+	bl := blocksOf(len(x), l)
+	whole, part := windowSums(x, bl.l), windowSums(x, bl.last)
 	return func(rng *rand.Rand) float64 {
 		sum := 0.0
-		for range n {
-			sum += sorted[rng.IntN(n)]
+		for range bl.count - 1 {
+			sum += whole[rng.IntN(bl.n)]
 		}
-		return sum / float64(n)
+		sum += part[rng.IntN(bl.n)]
+		return sum / float64(bl.n)
 	}
 }
 
-// peelBounds finds the rest, sorted[lo:hi], whose mean follows its normal
-// limit once at most maxPeeled extreme requests are taken from its ends.
-// Each step doubles the requests taken from the end the rest is skewed
-// towards (skew is the whole sample's), so a sample with both a stalled
-// and a failed request loses both. ok is false when none is found.
-func peelBounds(sorted []float64, skew float64) (lo, hi int, ok bool) {
-	n := len(sorted)
-	lo, hi = 0, n
-	for !math.IsNaN(skew) {
-		if skew > 0 {
-			hi = n - max(1, 2*(n-hi)) // the slow end
-		} else {
-			lo = max(1, 2*lo) // the fast end
-		}
-		if lo+n-hi > maxPeeled {
-			return 0, n, false
-		}
-		var sd float64
-		_, sd, skew = moments(sorted[lo:hi])
-		if normalLimitHolds(hi-lo, sd, skew) {
-			return lo, hi, true
-		}
-	}
-	return 0, n, false
-}
-
-// peeledMean draws the mean of a resample of n requests: peeled are drawn
-// one by one, the others' sum from its normal limit (their mean m,
-// standard deviation sd). Of n draws over n requests, the i-th peeled one
-// (from 0) is picked Binomial(draws left, 1/(n−i)) times, which is the
-// multinomial count, exactly.
-func peeledMean(n int, peeled []float64, m, sd float64) func(*rand.Rand) float64 {
-	return func(rng *rand.Rand) float64 {
-		left, sum := n, 0.0
-		for i, v := range peeled {
-			c := distuv.Binomial{N: float64(left), P: 1 / float64(n-i), Src: rng}.Rand()
-			sum += c * v
-			left -= int(c)
-		}
-		sum += float64(left)*m + math.Sqrt(float64(left))*sd*rng.NormFloat64()
-		return sum / float64(n)
-	}
-}
-
-// resampler returns a function that draws the statistic of one bootstrap
-// resample of sorted.
-func (s statistic) resampler(sorted []float64) func(*rand.Rand) float64 {
-	n := len(sorted)
+// resampler returns a function that draws the statistic of one circular
+// block bootstrap resample of x, in arrival order, with blocks of l
+// requests.
+func (s statistic) resampler(x []float64, l int) func(*rand.Rand) float64 {
 	if s.q == 0 {
-		return meanResampler(sorted)
+		return meanResampler(x, l)
 	}
-	// The quantile of a resample is its k-th smallest draw. Drawing an
-	// index is flooring n × a uniform number, which keeps order, so the
-	// k-th smallest index is n × the k-th smallest of n uniforms, which is
-	// Beta(k, n−k+1): one draw instead of n.
-	k := min(max(int(math.Ceil(s.q*float64(n))), 1), n)
+	return quantileResampler(x, l, s.q)
+}
+
+// bandSDs is how many standard deviations of a resample's count below
+// the quantile (at most √(n·l·q(1−q)), every block all in or all out) the
+// band of requests a resampled quantile is selected among reaches each
+// side of it; a resample whose quantile falls outside is read in full.
+const bandSDs = 6
+
+// quantileResampler returns a function that draws the nearest-rank
+// quantile q of one circular block bootstrap resample of x. Only the
+// requests ranked near the sample's quantile (the band) are gathered and
+// selected among; the others are counted per block, read from counts of
+// every block, so a draw costs the block count and the band, not n.
+func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
+	bl := blocksOf(len(x), l)
+	n := bl.n
+	k := min(max(int(math.Ceil(q*float64(n))), 1), n)
+	half := int(bandSDs*math.Sqrt(float64(n)*float64(bl.l)*q*(1-q))) + bl.l
+	lo, hi := max(k-1-half, 0), min(k+half, n) // the band's ranks, [lo, hi)
+	rank := ranks(x)
+	var band []int // positions ranked in the band, ascending
+	for i, r := range rank {
+		if r >= lo && r < hi {
+			band = append(band, i)
+		}
+	}
+	firstBand := make([]int, n+1) // index in band of the first position ≥ i
+	for i, j := n, len(band); i >= 0; i-- {
+		for j > 0 && band[j-1] >= i {
+			j--
+		}
+		firstBand[i] = j
+	}
+	belowWhole, belowPart := countsBelow(rank, lo, bl.l), countsBelow(rank, lo, bl.last)
+	starts := make([]int, bl.count)
+	picked := make([]float64, 0, len(band))
+	var all []float64
+	gather := func(from, to int) { // band values at positions [from, to)
+		for j := firstBand[from]; j < len(band) && band[j] < to; j++ {
+			picked = append(picked, x[band[j]])
+		}
+	}
 	return func(rng *rand.Rand) float64 {
-		u := distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1), Src: rng}.Rand()
-		return sorted[min(int(u*float64(n)), n-1)]
+		below := 0
+		picked = picked[:0]
+		for c := range starts {
+			starts[c] = rng.IntN(n)
+			w, counts := bl.l, belowWhole
+			if c == bl.count-1 {
+				w, counts = bl.last, belowPart
+			}
+			below += counts[starts[c]]
+			gather(starts[c], min(starts[c]+w, n))
+			gather(0, starts[c]+w-n)
+		}
+		if j := k - below; j >= 1 && j <= len(picked) {
+			return kthSmallest(picked, j)
+		}
+		if all == nil {
+			all = make([]float64, n)
+		}
+		at := 0
+		for c, start := range starts {
+			w := bl.l
+			if c == bl.count-1 {
+				w = bl.last
+			}
+			at += copyWrapped(all[at:at+w], x, start)
+		}
+		return kthSmallest(all, k)
 	}
+}
+
+// ranks is each value's place in x sorted ascending (from 0), ties by
+// position, so that every rank is held once.
+func ranks(x []float64) []int {
+	order := make([]int, len(x))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(x[i], x[j]) })
+	rank := make([]int, len(x))
+	for r, i := range order {
+		rank[i] = r
+	}
+	return rank
+}
+
+// countsBelow is how many of the w requests from each start, wrapping,
+// rank below lo.
+func countsBelow(rank []int, lo, w int) []int {
+	n := len(rank)
+	below := func(i int) int {
+		if rank[i%n] < lo {
+			return 1
+		}
+		return 0
+	}
+	counts := make([]int, n)
+	for j := range w {
+		counts[0] += below(j)
+	}
+	for i := 1; i < n; i++ {
+		counts[i] = counts[i-1] - below(i-1) + below(i-1+w)
+	}
+	return counts
+}
+
+// copyWrapped copies len(dst) values of x from start on, wrapping to
+// x's start, and returns how many.
+func copyWrapped(dst, x []float64, start int) int {
+	n := copy(dst, x[start:])
+	copy(dst[n:], x)
+	return len(dst)
+}
+
+// kthSmallest is the k-th smallest of v (from 1), as v sorted would give
+// it at k−1, found in linear time on average; v is reordered. The
+// partition is three-way, so a sample of many equal values (a TPOT
+// clipped to one step) takes no more.
+func kthSmallest(v []float64, k int) float64 {
+	k--
+	for len(v) > 1 {
+		p := v[len(v)/2]
+		lt, i, gt := 0, 0, len(v)
+		for i < gt {
+			switch {
+			case v[i] < p:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case v[i] > p:
+				gt--
+				v[i], v[gt] = v[gt], v[i]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			v = v[:lt]
+		case k >= gt:
+			v, k = v[gt:], k-gt
+		default:
+			return p
+		}
+	}
+	return v[0]
 }

@@ -6,17 +6,15 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"gonum.org/v1/gonum/stat"
 )
 
-// expSample is n sorted draws of an exponential distribution of mean m.
+// expSample is n independent draws of an exponential distribution of
+// mean m, in the order drawn (as requests arrive).
 func expSample(rng *rand.Rand, n int, m float64) []float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = m * rng.ExpFloat64()
 	}
-	slices.Sort(v)
 	return v
 }
 
@@ -54,31 +52,68 @@ func TestChangeIntervalCoverage(t *testing.T) {
 	}
 }
 
-// A resample's quantile drawn from the Beta distribution of the order
-// statistic is distributed as one found by resampling and sorting.
-func TestResampleQuantileMatchesBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	sorted := expSample(rng, 40, 1)
-	for _, q := range []float64{0.5, 0.9} {
-		s := quantile(q)
-		const draws = 20000
-		draw := s.resampler(sorted)
-		fast, slow := make([]float64, draws), make([]float64, draws)
-		buf := make([]float64, len(sorted))
-		for i := range draws {
-			fast[i] = draw(rng)
-			for j := range buf {
-				buf[j] = sorted[rng.IntN(len(sorted))]
-			}
-			slices.Sort(buf)
-			slow[i] = Quantile(buf, q)
+// blockResample is a circular block bootstrap resample of x with blocks
+// of l requests, drawn one block at a time.
+func blockResample(rng *rand.Rand, x []float64, l int) []float64 {
+	n := len(x)
+	r := make([]float64, 0, n+l)
+	for len(r) < n {
+		start := rng.IntN(n)
+		for j := range l {
+			r = append(r, x[(start+j)%n])
 		}
-		slices.Sort(fast)
-		slices.Sort(slow)
-		for _, p := range []float64{0.1, 0.25, 0.5, 0.75, 0.9} {
-			if f, b := Quantile(fast, p), Quantile(slow, p); math.Abs(f-b) > 0.05*b {
-				t.Errorf("q=%v: the %v-quantile of resampled quantiles is %.4f by Beta draws, %.4f by sorting", q, p, f, b)
+	}
+	return r[:n]
+}
+
+// A resample's statistic as the resampler draws it (block sums for the
+// mean, a selection for a quantile) is distributed as one found by
+// resampling block by block, sorting and reading it off.
+func TestResamplerMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := ar1Sample(rng, 50, 0.9, 1)
+	for _, l := range []int{1, 4, 7} {
+		for _, s := range []statistic{meanOf, quantile(0.5), quantile(0.9)} {
+			const draws = 20000
+			draw := s.resampler(x, l)
+			fast, slow := make([]float64, draws), make([]float64, draws)
+			for i := range draws {
+				fast[i] = draw(rng)
+				r := blockResample(rng, x, l)
+				slices.Sort(r)
+				slow[i] = mean(r)
+				if s.q != 0 {
+					slow[i] = Quantile(r, s.q)
+				}
 			}
+			slices.Sort(fast)
+			slices.Sort(slow)
+			for _, p := range []float64{0.025, 0.1, 0.5, 0.9, 0.975} {
+				if f, b := Quantile(fast, p), Quantile(slow, p); math.Abs(f-b) > 0.02*b {
+					t.Errorf("blocks of %d, q=%v: the %v-quantile of resampled figures is %.4f as drawn, %.4f by resampling", l, s.q, p, f, b)
+				}
+			}
+		}
+	}
+}
+
+// kthSmallest reads what sorting gives, ties and all.
+func TestKthSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, v := range [][]float64{{5}, {2, 2, 2, 2}, {3, 1, 2, 1, 3, 1}, expSample(rng, 101, 1)} {
+		sorted := slices.Sorted(slices.Values(v))
+		for k := 1; k <= len(v); k++ {
+			if got := kthSmallest(slices.Clone(v), k); got != sorted[k-1] {
+				t.Errorf("%v: the %d-th smallest read as %v, want %v", v, k, got, sorted[k-1])
+			}
+		}
+	}
+}
+
+func TestBlockLength(t *testing.T) {
+	for n, want := range map[int]int{10: 3, 27: 3, 28: 4, 999: 10, 1000: 10, 1001: 11, 1_000_000: 100} {
+		if got := blockLength(n); got != want {
+			t.Errorf("blockLength(%d) = %d, want %d", n, got, want)
 		}
 	}
 }
@@ -97,24 +132,6 @@ func TestChangeIntervalNeedsATail(t *testing.T) {
 	}
 }
 
-// Above clt requests a resample's mean is drawn from its normal limit: its
-// spread is the sample's standard error, as resampling gives.
-func TestResampleMeanNormalLimit(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	sorted := expSample(rng, clt+1, 1)
-	draw := meanOf.resampler(sorted)
-	v := make([]float64, 20000)
-	for i := range v {
-		v[i] = draw(rng)
-	}
-	m, sd := stat.MeanStdDev(v, nil)
-	wantM, wantSD := stat.MeanStdDev(sorted, nil)
-	wantSD /= math.Sqrt(float64(len(sorted)))
-	if math.Abs(m-wantM) > 0.05*wantSD || math.Abs(sd-wantSD) > 0.03*wantSD {
-		t.Errorf("resampled means: mean %.5f sd %.5f, want %.5f and %.5f", m, sd, wantM, wantSD)
-	}
-}
-
 func BenchmarkChangeInterval(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, y := expSample(rng, 100_000, 1), expSample(rng, 100_000, 1.1)
@@ -125,34 +142,25 @@ func BenchmarkChangeInterval(b *testing.B) {
 			}
 		})
 	}
-	x, y = x[:clt], y[:clt]
-	b.Run("q=0/n=5000", func(b *testing.B) {
-		for b.Loop() {
-			changeInterval(x, y, meanOf, rng)
-		}
-	})
 }
 
 // One slow outlier among thousands of requests makes a resample's mean a
-// Poisson count of it, far from normal: the resampled means are drawn as
-// resampling gives them, never below the fastest request.
+// count of the blocks that hold it, far from normal: the resampled means
+// are drawn as resampling gives them, never below the fastest request.
 func TestResampleMeanSkewedSample(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	sorted := make([]float64, clt+1)
+	sorted := make([]float64, 5001)
 	for i := range sorted {
 		sorted[i] = 0.02
 	}
-	sorted[clt] = 1000 // one request stalled for a quarter of an hour
-	draw := meanOf.resampler(sorted)
+	sorted[2500] = 1000 // one request stalled for a quarter of an hour
+	l := blockLength(len(sorted))
+	draw := meanOf.resampler(sorted, l)
 	const draws = 2000
 	fast, slow := make([]float64, draws), make([]float64, draws)
 	for i := range draws {
 		fast[i] = draw(rng)
-		sum := 0.0
-		for range sorted {
-			sum += sorted[rng.IntN(len(sorted))]
-		}
-		slow[i] = sum / float64(len(sorted))
+		slow[i] = mean(blockResample(rng, sorted, l))
 	}
 	slices.Sort(fast)
 	slices.Sort(slow)
