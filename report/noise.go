@@ -134,10 +134,33 @@ func (s statistic) resampler(x []float64, l int) func(*rand.Rand) float64 {
 }
 
 // bandSDs is how many standard deviations of a resample's count below
-// the quantile (at most √(n·l·q(1−q)), every block all in or all out) the
-// band of requests a resampled quantile is selected among reaches each
-// side of it; a resample whose quantile falls outside is read in full.
+// the sample's quantile the band of requests a resampled quantile is
+// selected among reaches each side of it; a resample whose quantile falls
+// outside is read in full.
 const bandSDs = 6
+
+// bandHalfWidth is how many ranks the band reaches each side of rank k:
+// bandSDs standard deviations of a resample's count of requests ranked
+// below k, plus a block. The count is a sum of independent block counts,
+// so its variance is read from the sample's own blocks: near n·q(1−q) for
+// independent requests, n·l·q(1−q) only when every block is all in or all
+// out, so the band is sized to the sample rather than the worst case.
+func bandHalfWidth(rank []int, bl blocks, k int) int {
+	whole, part := countsBelow(rank, k-1, bl.l), countsBelow(rank, k-1, bl.last)
+	sd := math.Sqrt(float64(bl.count-1)*variance(whole) + variance(part))
+	return int(math.Ceil(bandSDs*sd)) + bl.l
+}
+
+// variance is the population variance of counts.
+func variance(counts []int) float64 {
+	sum, sumSq := 0.0, 0.0
+	for _, c := range counts {
+		sum += float64(c)
+		sumSq += float64(c) * float64(c)
+	}
+	m := sum / float64(len(counts))
+	return max(sumSq/float64(len(counts))-m*m, 0)
+}
 
 // quantileResampler returns a function that draws the nearest-rank
 // quantile q of one circular block bootstrap resample of x. Only the
@@ -148,10 +171,10 @@ func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
 	bl := blocksOf(len(x), l)
 	n := bl.n
 	k := min(max(int(math.Ceil(q*float64(n))), 1), n)
-	half := int(bandSDs*math.Sqrt(float64(n)*float64(bl.l)*q*(1-q))) + bl.l
-	lo, hi := max(k-1-half, 0), min(k+half, n) // the band's ranks, [lo, hi)
 	rank := ranks(x)
-	var band []int // positions ranked in the band, ascending
+	half := bandHalfWidth(rank, bl, k)
+	lo, hi := max(k-1-half, 0), min(k+half, n) // the band's ranks, [lo, hi)
+	var band []int                             // positions ranked in the band, ascending
 	for i, r := range rank {
 		if r >= lo && r < hi {
 			band = append(band, i)
