@@ -174,26 +174,25 @@ func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
 	rank := ranks(x)
 	half := bandHalfWidth(rank, bl, k)
 	lo, hi := max(k-1-half, 0), min(k+half, n) // the band's ranks, [lo, hi)
-	var band []int                             // positions ranked in the band, ascending
+	// The band's values in arrival order, and for each position the index
+	// among them of the first at or after it: a block's band values are
+	// one run of them, copied at once.
+	var band []float64
+	firstBand := make([]int, n+1)
 	for i, r := range rank {
+		firstBand[i] = len(band)
 		if r >= lo && r < hi {
-			band = append(band, i)
+			band = append(band, x[i])
 		}
 	}
-	firstBand := make([]int, n+1) // index in band of the first position ≥ i
-	for i, j := n, len(band); i >= 0; i-- {
-		for j > 0 && band[j-1] >= i {
-			j--
-		}
-		firstBand[i] = j
-	}
+	firstBand[n] = len(band)
 	belowWhole, belowPart := countsBelow(rank, lo, bl.l), countsBelow(rank, lo, bl.last)
 	starts := make([]int, bl.count)
 	picked := make([]float64, 0, len(band))
 	var all []float64
 	gather := func(from, to int) { // band values at positions [from, to)
-		for j := firstBand[from]; j < len(band) && band[j] < to; j++ {
-			picked = append(picked, x[band[j]])
+		if from < to {
+			picked = append(picked, band[firstBand[from]:firstBand[to]]...)
 		}
 	}
 	return func(rng *rand.Rand) float64 {
