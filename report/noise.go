@@ -174,39 +174,43 @@ func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
 	rank := ranks(x)
 	half := bandHalfWidth(rank, bl, k)
 	lo, hi := max(k-1-half, 0), min(k+half, n) // the band's ranks, [lo, hi)
-	// The band's values in arrival order, and for each position the index
-	// among them of the first at or after it: a block's band values are
-	// one run of them, copied at once.
+	// The band's values in arrival order; for each position, how many of
+	// the block from it rank below the band and the index among the band's
+	// values of the first at or after it, side by side (int32, so a draw's
+	// random reads, one a block, stay within fewer cache lines).
 	var band []float64
-	firstBand := make([]int, n+1)
+	at := make([]blockStart, n+1)
 	for i, r := range rank {
-		firstBand[i] = len(band)
+		at[i].first = int32(len(band))
 		if r >= lo && r < hi {
 			band = append(band, x[i])
 		}
 	}
-	firstBand[n] = len(band)
-	belowWhole, belowPart := countsBelow(rank, lo, bl.l), countsBelow(rank, lo, bl.last)
-	starts := make([]int, bl.count)
-	picked := make([]float64, 0, len(band))
-	var all []float64
-	gather := func(from, to int) { // band values at positions [from, to)
-		if from < to {
-			picked = append(picked, band[firstBand[from]:firstBand[to]]...)
-		}
+	at[n].first = int32(len(band))
+	for i, c := range countsBelow(rank, lo, bl.l) {
+		at[i].below = int32(c)
 	}
+	belowPart := countsBelow(rank, lo, bl.last)
+	starts := make([]int, bl.count)
+	picked := make([]float64, 0, 2*len(band))
+	var all []float64
 	return func(rng *rand.Rand) float64 {
 		below := 0
 		picked = picked[:0]
 		for c := range starts {
-			starts[c] = rng.IntN(n)
-			w, counts := bl.l, belowWhole
-			if c == bl.count-1 {
-				w, counts = bl.last, belowPart
+			start := rng.IntN(n)
+			starts[c] = start
+			end := start + bl.l
+			if c < bl.count-1 {
+				below += int(at[start].below)
+			} else {
+				end = start + bl.last
+				below += belowPart[start]
 			}
-			below += counts[starts[c]]
-			gather(starts[c], min(starts[c]+w, n))
-			gather(0, starts[c]+w-n)
+			picked = append(picked, band[at[start].first:at[min(end, n)].first]...)
+			if end > n { // wrapped to the sample's start
+				picked = append(picked, band[:at[end-n].first]...)
+			}
 		}
 		if j := k - below; j >= 1 && j <= len(picked) {
 			return kthSmallest(picked, j)
@@ -214,17 +218,22 @@ func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
 		if all == nil {
 			all = make([]float64, n)
 		}
-		at := 0
+		filled := 0
 		for c, start := range starts {
 			w := bl.l
 			if c == bl.count-1 {
 				w = bl.last
 			}
-			at += copyWrapped(all[at:at+w], x, start)
+			filled += copyWrapped(all[filled:filled+w], x, start)
 		}
 		return kthSmallest(all, k)
 	}
 }
+
+// blockStart is what a resampled quantile reads of the block starting at
+// one position: how many of its requests rank below the band, and where
+// the band's values from that position on begin.
+type blockStart struct{ below, first int32 }
 
 // ranks is each value's place in x sorted ascending (from 0), ties by
 // position, so that every rank is held once.
