@@ -95,13 +95,32 @@ func blocksOf(n, l int) blocks {
 	return blocks{n: n, l: l, count: count, last: n - (count-1)*l}
 }
 
-// windowSums is the sum of the w requests from each start, wrapping.
+// windowSums is the sum of the w requests from each start, wrapping, in
+// linear time: cut into chunks of w, a window is the rest of its start's
+// chunk and the beginning of the next, each summed once for all windows.
+// Only adding (never taking a sum back out) keeps a stalled request from
+// leaving rounding error in the windows past it.
 func windowSums(x []float64, w int) []float64 {
 	n := len(x)
+	ext := append(x[:n:n], x[:w-1]...) // the windows wrap
+	rest, upTo := make([]float64, len(ext)), make([]float64, len(ext))
+	for i, v := range ext {
+		upTo[i] = v
+		if i%w != 0 {
+			upTo[i] += upTo[i-1]
+		}
+	}
+	for i := len(ext) - 1; i >= 0; i-- {
+		rest[i] = ext[i]
+		if i%w != w-1 && i+1 < len(ext) {
+			rest[i] += rest[i+1]
+		}
+	}
 	sums := make([]float64, n)
 	for i := range sums {
-		for j := range w {
-			sums[i] += x[(i+j)%n]
+		sums[i] = rest[i]
+		if i%w != 0 {
+			sums[i] += upTo[i+w-1]
 		}
 	}
 	return sums

@@ -27,3 +27,27 @@ func TestQuantileBandFollowsSpread(t *testing.T) {
 		t.Errorf("sorted requests: a band of ±%d ranks, want about ±%.0f", got, worst)
 	}
 }
+
+// Summed chunk by chunk, every window's sum is the one read request by
+// request, wrapping, to rounding.
+func TestWindowSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, n := range []int{1, 7, 100, 1001} {
+		x := expSample(rng, n, 1)
+		for _, w := range []int{1, 2, 3, blockLength(n), n} {
+			if w > n {
+				continue
+			}
+			got := windowSums(x, w)
+			for i := range x {
+				want := 0.0
+				for j := range w {
+					want += x[(i+j)%n]
+				}
+				if math.Abs(got[i]-want) > 1e-12*want {
+					t.Fatalf("%d requests, windows of %d: the sum from %d is %v, want %v", n, w, i, got[i], want)
+				}
+			}
+		}
+	}
+}
