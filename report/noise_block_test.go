@@ -37,7 +37,7 @@ func shuffled(rng *rand.Rand, x []float64) []float64 {
 // half of them.
 func TestChangeIntervalAutocorrelated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	const trials, n = 60, 1200
+	const trials, n = 40, 1200
 	for _, s := range []statistic{meanOf, quantile(0.5), quantile(0.99)} {
 		held, heldShuffled := 0, 0
 		width, widthShuffled := 0.0, 0.0
