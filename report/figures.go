@@ -623,7 +623,7 @@ func sweepCostFigure(name, sweepName string, rows []*sweep.Row, noBar []string) 
 	caption := "Estimated $/1M output tokens at " + evaluatedAt(rows) + ": each bar is the cost at the SLO, split into the cost at saturation " +
 		"and the tail-latency penalty. A config cheaper at the SLO than at saturation (a negative penalty, in the table) has no penalty segment."
 	if len(capped) > 0 {
-		caption += " ≤ The bars of " + strings.Join(capped, ", ") + " are upper bounds: the SLO held up to the search's limit, " +
+		caption += " The bars of " + strings.Join(capped, ", ") + " are upper bounds (≤ in the table): the SLO held up to the search's limit, " +
 			"so each is the cost at that load, and at the true, higher capacity the cost and penalty are lower."
 	}
 	if len(noBar) > 0 {

@@ -94,7 +94,7 @@ func rowMark(r *sweep.Row) string {
 }
 
 // reqPerSecCol is the comparison table's req/s column (a goodput column,
-// when asked for, goes in after it).
+// when asked for, goes in after output tok/s).
 const reqPerSecCol = 5
 
 // outTokPerSecCol is the comparison table's "output tok/s" column, next
@@ -172,7 +172,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			// a capacity the SLO held up to the search's limit is at least
 			// this load, carrying at least this output, as the sweep's own
 			// table prints its scale "≥"
-			if r.CapacityLowerBound() && !(r.RateScale > 0) {
+			if r.CapacityLowerBound() {
 				for _, c := range []int{reqPerSecCol, outTokPerSecCol} {
 					if cells[c] != "—" {
 						cells[c] = "≥" + cells[c]
@@ -181,7 +181,7 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 				}
 			}
 			// and its cost per token there, at most that at the capacity
-			if est := len(cells) - estCostFromEnd; r.CapacityLowerBound() && !(r.RateScale > 0) && cells[est] != "—" {
+			if est := len(cells) - estCostFromEnd; r.CapacityLowerBound() && cells[est] != "—" {
 				cells[est] = "≤" + cells[est]
 				upperBound = true
 			}
