@@ -229,21 +229,25 @@ func notMarked(marks []string) string {
 
 // paretoFigures draws cost against P99 TTFT and against throughput per
 // device (thrLabel names which throughput), the respective front
-// highlighted and joined.
+// highlighted and joined. A caption names the plotted capped configs,
+// as the tables mark their cost "≤" and their throughput "≥".
 func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, error) {
 	var out []Block
 	for _, k := range []struct {
-		suffix, title, xLabel, caption string
-		x                              func(paretoPoint) float64
-		front                          func(paretoPoint) bool
+		suffix, title, xLabel, caption, cappedNote string
+		x                                          func(paretoPoint) float64
+		front                                      func(paretoPoint) bool
 	}{
 		{"latency", "Cost vs P99 TTFT — " + what, "P99 TTFT (s)", "Lower-left is better; the front joins the configs no other config beats on both.",
+			"their cost is an upper bound (≤ in the tables), lower at the true, higher capacity.",
 			func(p paretoPoint) float64 { return p.p99 }, func(p paretoPoint) bool { return p.frontLat }},
 		{"throughput", "Cost vs throughput per GPU — " + what, thrLabel, "Lower-right is better; the front joins the configs no other config beats on both.",
+			"they lie at least that far towards the front (cost ≤, throughput ≥ in the tables), " +
+				"as at the true, higher capacity the cost is lower and the throughput higher.",
 			func(p paretoPoint) float64 { return p.perDev }, func(p paretoPoint) bool { return p.frontThr }},
 	} {
 		var all, front plotter.XYs
-		var frontLabels []string
+		var frontLabels, capped []string
 		lo, hi := math.Inf(1), 0.0
 		for _, p := range pts {
 			x := k.x(p)
@@ -251,6 +255,9 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 				continue
 			}
 			xy := plotter.XY{X: x, Y: p.cost}
+			if p.capped {
+				capped = append(capped, p.label)
+			}
 			if k.front(p) {
 				front = append(front, xy)
 				frontLabels = append(frontLabels, p.label)
@@ -341,6 +348,9 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		caption := k.caption
 		if isLog {
 			caption += " (log x axis)"
+		}
+		if len(capped) > 0 {
+			caption += " The points of " + strings.Join(capped, ", ") + " are placed at the search's limit, where the SLO still held: " + k.cappedNote
 		}
 		out = append(out, &Figure{Name: name + "-" + k.suffix, Caption: caption, SVG: svg})
 	}

@@ -345,7 +345,8 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 				perDev = r.OutTokPerSec / float64(r.Devices())
 				thrLabel = "goodput (else all) output tokens/s per device"
 			}
-			pts = append(pts, paretoPoint{label: configName(r), cost: r.USDPerMOutEst, p99: r.TTFTP99, perDev: perDev})
+			pts = append(pts, paretoPoint{label: configName(r), cost: r.USDPerMOutEst, p99: r.TTFTP99, perDev: perDev,
+				capped: r.CapacityLowerBound()})
 			// the fronts are drawn among the configs that meet the SLO (ranked)
 			c := math.NaN()
 			if r.Rank > 0 {
@@ -394,11 +395,14 @@ func (ParetoSection) Blocks(in *Inputs) ([]Block, error) {
 	return blocks, nil
 }
 
-// paretoPoint is one config in the cost plots.
+// paretoPoint is one config in the cost plots; a capped one
+// (Row.CapacityLowerBound) is placed at the search's limit, not at its
+// capacity.
 type paretoPoint struct {
 	label              string
 	cost, p99, perDev  float64
 	frontLat, frontThr bool
+	capped             bool
 }
 
 // markFront flags the points no other point beats on both cost and P99
