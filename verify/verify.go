@@ -370,7 +370,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.finish()
 	if opt.Refit != nil && ctx.Err() == nil {
 		rr, err := Refit(ctx, res, opt, *opt.Refit)
-		if err != nil && rr != nil && onlyNotSynced(err) { // written, not failed
+		if err != nil && rr != nil && OnlyNotSynced(err) { // written, not failed
 			opt.notSynced = append(opt.notSynced, err)
 			err = nil
 		}
@@ -727,7 +727,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	written, rowsLeft := replay.Outcome(rc, sums)
 	// A trace renamed into place whose directory was not synced is
 	// written: the run is measured, and Run returns the error after.
-	if written && onlyNotSynced(err) {
+	if written && OnlyNotSynced(err) {
 		opt.notSynced = append(opt.notSynced, err)
 		err = nil
 	}
@@ -795,15 +795,15 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	return rep
 }
 
-// onlyNotSynced says whether err is atomicfile.ErrDirNotSynced's error
+// OnlyNotSynced says whether err is atomicfile.ErrDirNotSynced's error
 // alone, or a join of such errors: no other failure rides along.
-func onlyNotSynced(err error) bool {
+func OnlyNotSynced(err error) bool {
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok || slices.Contains(j.Unwrap(), atomicfile.ErrDirNotSynced) {
 		return errors.Is(err, atomicfile.ErrDirNotSynced) // one error: atomicfile's own, or wrapping it
 	}
 	for _, e := range j.Unwrap() {
-		if !onlyNotSynced(e) {
+		if !OnlyNotSynced(e) {
 			return false
 		}
 	}

@@ -716,8 +716,8 @@ func TestOnlyNotSynced(t *testing.T) {
 		{errors.Join(context.Canceled, ns), false},
 		{errors.New("disk full"), false},
 	} {
-		if got := onlyNotSynced(c.err); got != c.want {
-			t.Errorf("onlyNotSynced(%v) = %v, want %v", c.err, got, c.want)
+		if got := OnlyNotSynced(c.err); got != c.want {
+			t.Errorf("OnlyNotSynced(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

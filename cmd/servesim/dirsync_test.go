@@ -175,3 +175,25 @@ func TestCalibrateFitsPowerToSamplesDirNotSynced(t *testing.T) {
 		t.Errorf("output does not fit power to the samples (%v):\n%s", err, text)
 	}
 }
+
+// A completed verify whose only error is a directory not synced keeps the
+// exit its results call for: a candidate not measured still exits 5, the
+// sync error named in its message, not hidden behind exit 1.
+func TestVerifyOutDirNotSyncedKeepsOutcomeExit(t *testing.T) {
+	dir := t.TempDir()
+	url, _ := countingServer(t)
+	cands, trace := oneCandidate(t, dir)
+	out := filepath.Join(dir, "out")
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	text, code, err := runCode(t, "verify", "--candidates", cands, "--trace", trace, "--base-url", url, "--model", "stub",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", out)
+	if code != exitIncomplete {
+		t.Errorf("exit %d (%v); want %d: the candidate was not measured", code, err, exitIncomplete)
+	}
+	if !errors.Is(err, atomicfile.ErrDirNotSynced) || !strings.Contains(err.Error(), "could not be measured") {
+		t.Errorf("err %v; want it to name the unmeasured candidate and the directory not synced", err)
+	}
+	if _, serr := os.Stat(filepath.Join(out, "verify.json")); serr != nil || !strings.Contains(text, "wrote "+filepath.Join(out, "verify.json")) {
+		t.Errorf("verify.json not written (%v):\n%s", serr, text)
+	}
+}

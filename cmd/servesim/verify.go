@@ -306,10 +306,25 @@ func runVerify(c *cli.Context) error {
 		res.WriteTable(c.App.Writer)
 		fmt.Fprintf(c.App.Writer, "wrote %s\n", filepath.Join(opt.Out, "verify.json"))
 	}
-	if runErr != nil {
+	if runErr != nil && !verify.OnlyNotSynced(runErr) {
 		return fmt.Errorf("verify: %w%s", runErr, toleranceNote(res))
 	}
-	return verifyOutcome(res)
+	return withNotSynced(verifyOutcome(res), runErr)
+}
+
+// withNotSynced is a completed verify's exit outcome with notSynced, the
+// outputs written whose directory was not synced, named in it: the exit
+// status stays the outcome's (4, 5 or 6), which says what the runs found;
+// with no such outcome, the sync error alone exits 1, as any command's.
+func withNotSynced(outcome, notSynced error) error {
+	if notSynced == nil {
+		return outcome
+	}
+	var ec cli.ExitCoder
+	if !errors.As(outcome, &ec) {
+		return fmt.Errorf("verify: %w", notSynced)
+	}
+	return cli.Exit(fmt.Errorf("%w; %w", outcome, notSynced), ec.ExitCode())
 }
 
 // verifyOutcome is the exit a completed verify ends with: a failed
