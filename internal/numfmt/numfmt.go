@@ -116,12 +116,15 @@ func Hundredfold(v float64) string {
 // Share is a fraction v of a whole in percent with prec decimals, as
 // Fixed keeps a share that is not 0 from reading as none (1 of 3000 is
 // "0.033%", not "0.0%"); one just short of all reads ">99.9%" (prec 1),
-// not "100.0%", which means all.
+// not "100.0%", which means all. Below Pct's floor it reads as Pct's
+// does ("<0.001%"), not in exponent form.
 func Share(v float64, prec int) string {
 	p, step := 100*v, math.Pow10(-prec)
 	switch {
 	case !known(v):
 		return "—"
+	case p != 0 && math.Abs(p) < pctFloor:
+		return belowFloor(p)
 	case p >= 100-step/2 && p < 100: // %f would round it up to 100
 		return fmt.Sprintf(">%.*f%%", prec, 100-step)
 	}
@@ -141,10 +144,8 @@ func Pct(v float64) string {
 		return Hundredfold(v) + "%"
 	case a == 0:
 		return "0%" // never "-0%"
-	case a < pctFloor && p > 0:
-		return "<0.001%"
 	case a < pctFloor:
-		return ">-0.001%"
+		return belowFloor(p)
 	case a < 0.5:
 		return fmt.Sprintf("%.2g%%", p) // two significant digits: 0.016%
 	case p >= 99.95 && p < 100:
@@ -168,9 +169,17 @@ func SignedPct(v float64) string {
 	return mark + s
 }
 
-// pctFloor is the smallest share, in percent, Pct gives digits for:
+// pctFloor is the smallest share, in percent, Pct and Share give digits for:
 // below it the figure would need exponent form (3e-05%).
 const pctFloor = 0.001
+
+// belowFloor is a percentage p, not 0, smaller in magnitude than pctFloor.
+func belowFloor(p float64) string {
+	if p > 0 {
+		return "<0.001%"
+	}
+	return ">-0.001%"
+}
 
 // Count is n and the noun, plural unless n is 1: "1 run", "8 runs", so
 // that no message hedges with "run(s)".
