@@ -130,7 +130,7 @@ func traceImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			n, err := traces.WriteTrace(c.Context, out, importNotEmpty(in, r))
+			n, err := traces.WriteTrace(c.Context, out, importNotEmpty(in, r, c.Bool("drop-failed")))
 			if err != nil {
 				return err
 			}
@@ -143,9 +143,12 @@ func traceImportCommand() *cli.Command {
 // importNotEmpty fails an import of in that yields no row, saying why,
 // as slice refuses an empty window. Warm-up rows of a servesim input are
 // rows still: importing them alone rewrites that trace as it is.
-func importNotEmpty(in string, r traces.Reader) traces.Reader {
+// Failed rows are blamed only when this import dropped some (dropFailed,
+// on a format that marks them): a drop_failed an input already carries
+// from an earlier import dropped nothing here.
+func importNotEmpty(in string, r traces.Reader, dropFailed bool) traces.Reader {
 	empty := fmt.Errorf("import %s: it holds no request (a header or an empty array alone); nothing written", in)
-	if r.Meta().Extra["drop_failed"] != "" {
+	if dropFailed && r.Meta().Extra["drop_failed"] != "" {
 		empty = fmt.Errorf("import %s: every request is marked failed, and --drop-failed dropped them all (without it they are kept with source_failed=true); nothing written", in)
 	}
 	return &notEmpty{Reader: r, empty: empty, warmupOnly: func(int) error { return nil }}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // An import that leaves no request is refused, as a slice keeping none
@@ -41,5 +43,22 @@ func TestTraceImportLeavingNothingIsRefused(t *testing.T) {
 	in := filepath.Join(dir, "burst.csv")
 	if _, err := run(t, "trace", "import", in, filepath.Join(dir, "kept.parquet")); err != nil {
 		t.Errorf("failed rows kept: %v", err)
+	}
+}
+
+// The reason given for an empty import is this import's --drop-failed,
+// not an earlier one recorded in the input's metadata: a servesim trace
+// that holds no row, imported without the flag, dropped nothing.
+func TestTraceImportEmptyNamesOnlyItsOwnDropFailed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "empty.jsonl")
+	var meta traces.Meta
+	meta.Set("drop_failed", "true")
+	if err := traces.WriteAll(in, meta, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, "trace", "import", in, filepath.Join(dir, "out.parquet"))
+	if err == nil || !strings.Contains(err.Error(), "holds no request") || strings.Contains(err.Error(), "--drop-failed dropped") {
+		t.Errorf("err = %v, want \"holds no request\" and no word of --drop-failed", err)
 	}
 }
