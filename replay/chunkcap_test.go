@@ -79,3 +79,50 @@ func TestSavedRawBodyIsBounded(t *testing.T) {
 		t.Errorf("saved %d bytes (ending %q), want at most the first %d, marked as cut", len(raw), raw[max(0, len(raw)-100):], maxRawBytes)
 	}
 }
+
+// The note on a cut raw body gives the bytes saved above it: masking a
+// key the stream echoes changes the length, so the count of bytes read
+// before the cut is not what the file holds.
+func TestCutRawBodyNoteCountsTheBytesSaved(t *testing.T) {
+	defer func(n int) { maxRawBytes = n }(maxRawBytes)
+	maxRawBytes = 16 << 10
+	const key = "sk-servesim-RAWCUT-0123456789abcdefghij"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := `data: {"id":"` + got + `","choices":[{"delta":{"role":"assistant"}}]}` + "\n\n"
+		fl := w.(http.Flusher)
+		for r.Context().Err() == nil {
+			if _, err := fmt.Fprint(w, strings.Repeat(chunk, 16)); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("SERVESIM_RAWCUT_KEY", key)
+	cfg := testConfig(nil)
+	cfg.BaseURL = srv.URL + "/v1"
+	cfg.APIKeyEnv = "SERVESIM_RAWCUT_KEY"
+	cfg.Timeout = 300 * time.Millisecond
+	cfg.SaveRaw = filepath.Join(t.TempDir(), "raw")
+	runRows(t, cfg, rows(1, 0, 40, 5))
+	files, _ := filepath.Glob(filepath.Join(cfg.SaveRaw, "*.sse"))
+	if len(files) != 1 {
+		t.Fatalf("raw bodies %v, want one", files)
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, note, ok := strings.Cut(string(raw), "\n\n: servesim: raw body cut")
+	if !ok || strings.Contains(body, key[:12]) {
+		t.Fatalf("raw body (ending %q): want it masked and marked as cut", raw[max(0, len(raw)-200):])
+	}
+	if want := fmt.Sprintf("%d bytes saved above", len(body)); !strings.Contains(note, want) {
+		t.Errorf("note %q: want %q, the length of the body saved", note, want)
+	}
+	if want := fmt.Sprintf("at %d bytes of the", maxRawBytes); !strings.Contains(note, want) {
+		t.Errorf("note %q: want %q, where the body read was cut", note, want)
+	}
+}

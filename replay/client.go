@@ -365,12 +365,19 @@ func (s *stamper) Read(p []byte) (int, error) {
 }
 
 // rawCut says, as an SSE comment after a line end, where a saved raw body
-// was cut ("" if it was not): one read past the cut shows in s.n.
-func (s *stamper) rawCut() string {
+// was cut ("" if it was not): one read past the cut shows in s.n. saved
+// is the length written above the note: masking secrets changes it, and
+// a reader counting the file's bytes must not take the cut for a
+// mismatch.
+func (s *stamper) rawCut(saved int) string {
 	if s.raw == nil || s.n <= s.raw.Len() {
 		return ""
 	}
-	return fmt.Sprintf("\n\n: servesim: raw body cut at %d bytes of the %d read\n", s.raw.Len(), s.n)
+	note := fmt.Sprintf("\n\n: servesim: raw body cut at %d bytes of the %d read", s.raw.Len(), s.n)
+	if saved != s.raw.Len() {
+		note += fmt.Sprintf("; %d bytes saved above, secrets masked", saved)
+	}
+	return note + "\n"
 }
 
 // maxRawBytes bounds a raw body saved (SaveRaw): a server that streams
@@ -483,7 +490,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	defer resp.Body.Close()
 	if c.rawDir != "" {
-		defer func() { c.saveRaw(idx, r, s.raw.Bytes(), s.st.rawCut()) }()
+		defer func() { c.saveRaw(idx, r, s.raw.Bytes(), s.st.rawCut) }()
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
@@ -879,13 +886,14 @@ func (c *client) redactError(msg string) string {
 	return c.redact(msg)
 }
 
-// saveRaw saves a response's raw body, with note (where it was cut, if
-// it was) after it.
-func (c *client) saveRaw(idx int, r *traces.Request, raw []byte, note string) {
+// saveRaw saves a response's raw body, secrets masked, with cut's note
+// (where it was cut, if it was, given the length saved) after it.
+func (c *client) saveRaw(idx int, r *traces.Request, raw []byte, cut func(saved int) string) {
 	raw = c.secrets.Bytes(raw)
 	// Reading stops short of the body's end (an error body's first 4 KiB,
 	// a stream that failed, the maxRawBytes kept): a secret there may be cut.
-	raw = append(c.secrets.CutEnd(raw), note...)
+	raw = c.secrets.CutEnd(raw)
+	raw = append(raw, cut(len(raw))...)
 	name := fmt.Sprintf("%06d_%s.sse", idx, safeName(r.ID))
 	// Best effort: raw bodies are diagnostics, so a failure is counted
 	// for the summary and the run goes on.

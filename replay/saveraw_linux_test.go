@@ -16,7 +16,7 @@ func TestSaveRawFailedWriteLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	c := &client{rawDir: dir}
 	testfs.WithFileSizeLimit(t, 1000, func() {
-		c.saveRaw(0, &traces.Request{ID: "a"}, bytes.Repeat([]byte("data: {}\n\n"), 1000), "")
+		c.saveRaw(0, &traces.Request{ID: "a"}, bytes.Repeat([]byte("data: {}\n\n"), 1000), func(int) string { return "" })
 	})
 	if names := testfs.Names(t, dir); len(names) != 0 {
 		b, _ := os.ReadFile(dir + "/000000_a.sse")
