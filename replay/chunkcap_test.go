@@ -11,15 +11,15 @@ import (
 	"time"
 )
 
-// endlessServer streams content chunks (and, if roleOnly, chunks with no
-// content) until the client goes away, as a faulty server that ignores
-// max_tokens does.
-func endlessServer(roleOnly bool) *httptest.Server {
+// endlessServer streams content chunks (and, if keepAlive, SSE comment
+// lines, which are no events) until the client goes away, as a faulty
+// server that ignores max_tokens does.
+func endlessServer(keepAlive bool) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		chunk := `data: {"choices":[{"delta":{"content":"tok"}}]}` + "\n\n"
-		if roleOnly {
-			chunk = `data: {"choices":[{"delta":{"role":"assistant"}}]}` + "\n\n"
+		if keepAlive {
+			chunk = ": keep-alive\n\n"
 		}
 		fl := w.(http.Flusher)
 		for r.Context().Err() == nil {
@@ -52,8 +52,8 @@ func TestStreamPastMaxTokensFailsEarly(t *testing.T) {
 }
 
 // A raw body is saved only up to maxRawBytes, marked as cut: a server
-// streaming without end (here chunks with no content, which no chunk
-// count stops) would otherwise grow it until the timeout.
+// streaming without end (here comment lines, which no event count stops)
+// would otherwise grow it until the timeout.
 func TestSavedRawBodyIsBounded(t *testing.T) {
 	defer func(n int) { maxRawBytes = n }(maxRawBytes)
 	maxRawBytes = 64 << 10

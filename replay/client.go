@@ -345,6 +345,14 @@ func readChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) string 
 // past it would otherwise grow the chunk list until the timeout.
 func maxContentChunks(maxTokens int) int { return 2*maxTokens + 64 }
 
+// maxDataEvents is the most data events a stream for maxTokens may carry:
+// twice the content chunks allowed, for chunks without content (the role
+// chunk, the finish chunk, the usage chunk, or an engine's empty deltas),
+// and some. A server streaming events without content would otherwise
+// hold the request until the timeout. SSE comment lines are no events
+// and stay unbounded: keep-alives may come for as long as a request waits.
+func maxDataEvents(maxTokens int) int { return 4*maxTokens + 256 }
+
 // stamper timestamps every read of the response body: each event is
 // stamped with the read that completed it.
 type stamper struct {
@@ -524,6 +532,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	}
 	sent := c.sentMaxTokens(int(r.OutputTokens))
 	chunkCap := maxContentChunks(sent)
+	eventCap := maxDataEvents(sent)
 	// emit takes one event; false ends the stream's reading.
 	emit := func(event, data []byte) bool {
 		at := int64(s.st.last.Sub(start))
@@ -536,6 +545,10 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		}
 		if sse.IsDone(data) {
 			done = true
+			return false
+		}
+		if events == eventCap {
+			problem = fmt.Sprintf("%s: more than %d data events for max_tokens %d: the server streams past what max_tokens allows", KindBadStream, eventCap, sent)
 			return false
 		}
 		events++

@@ -94,7 +94,9 @@
 // completion tokens for a stream that carried content, cached tokens above
 // prompt_tokens, or completion tokens above the max_tokens sent; more
 // than 2 × max_tokens + 64 content chunks, as from a server that streams
-// past max_tokens; an SSE line over 8 MiB, as from a server
+// past max_tokens; more than 4 × max_tokens + 256 data events of any kind
+// (SSE comment lines are not counted), as from a server that streams
+// chunks without content and without end; an SSE line over 8 MiB, as from a server
 // that never ends one),
 // canceled (the run was interrupted, or stopped by a write error, which
 // the error names).
