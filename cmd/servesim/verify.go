@@ -287,24 +287,28 @@ func runVerify(c *cli.Context) error {
 	}
 	// The file names its files from its own directory, so that it reads
 	// back (report --verify) from anywhere; --json prints them from here.
-	// A verify.json renamed into place whose directory was not synced is
-	// written: the table and where it went are printed, the error after.
-	if err := writeJSONAtomic(filepath.Join(opt.Out, "verify.json"), res.RelativeTo(opt.Out)); err != nil {
-		if !errors.Is(err, atomicfile.ErrDirNotSynced) {
-			return errors.Join(runErr, err)
-		}
+	// Every candidate has run: the results are printed even when
+	// verify.json could not be written (they would be seen nowhere else),
+	// and the error comes after. A verify.json renamed into place whose
+	// directory was not synced is written, and where it went is printed.
+	resultPath := filepath.Join(opt.Out, "verify.json")
+	written := true
+	if err := writeJSONAtomic(resultPath, res.RelativeTo(opt.Out)); err != nil {
+		written = errors.Is(err, atomicfile.ErrDirNotSynced)
 		runErr = errors.Join(runErr, err)
 	}
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
-			return err
+			runErr = errors.Join(runErr, fmt.Errorf("--json: %w", err))
 		}
 	} else {
 		fmt.Fprintf(c.App.Writer, "verify: %s, %s each (%s); predicted with %s\n", numfmt.Count(len(res.Candidates), "candidate"), numfmt.Count(res.Requests, "request"), res.Input, res.StepModel)
 		res.WriteTable(c.App.Writer)
-		fmt.Fprintf(c.App.Writer, "wrote %s\n", filepath.Join(opt.Out, "verify.json"))
+		if written {
+			fmt.Fprintf(c.App.Writer, "wrote %s\n", resultPath)
+		}
 	}
 	if runErr != nil && !verify.OnlyNotSynced(runErr) {
 		return fmt.Errorf("verify: %w%s", runErr, toleranceNote(res))
