@@ -26,7 +26,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -370,7 +369,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.finish()
 	if opt.Refit != nil && ctx.Err() == nil {
 		rr, err := Refit(ctx, res, opt, *opt.Refit)
-		if err != nil && rr != nil && OnlyNotSynced(err) { // written, not failed
+		if err != nil && rr != nil && atomicfile.OnlyNotSynced(err) { // written, not failed
 			opt.notSynced = append(opt.notSynced, err)
 			err = nil
 		}
@@ -727,7 +726,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	written, rowsLeft := replay.Outcome(rc, sums)
 	// A trace renamed into place whose directory was not synced is
 	// written: the run is measured, and Run returns the error after.
-	if written && OnlyNotSynced(err) {
+	if written && atomicfile.OnlyNotSynced(err) {
 		opt.notSynced = append(opt.notSynced, err)
 		err = nil
 	}
@@ -793,21 +792,6 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 	}
 	rep.Status = StatusOK
 	return rep
-}
-
-// OnlyNotSynced says whether err is atomicfile.ErrDirNotSynced's error
-// alone, or a join of such errors: no other failure rides along.
-func OnlyNotSynced(err error) bool {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok || slices.Contains(j.Unwrap(), atomicfile.ErrDirNotSynced) {
-		return errors.Is(err, atomicfile.ErrDirNotSynced) // one error: atomicfile's own, or wrapping it
-	}
-	for _, e := range j.Unwrap() {
-		if !OnlyNotSynced(e) {
-			return false
-		}
-	}
-	return len(j.Unwrap()) > 0
 }
 
 // measured fills the measured metrics from the replay summary.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/calibrate"
-	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/sim/sweep"
@@ -697,27 +695,5 @@ func TestHealthPollsSendTheKey(t *testing.T) {
 	e.Stop(context.Background())
 	if Healthy(context.Background(), hs.URL+"/v1/models", "") {
 		t.Error("healthy without the key")
-	}
-}
-
-// Only errors that each wrap ErrDirNotSynced count as a write renamed
-// into place: another failure joined with one does not.
-func TestOnlyNotSynced(t *testing.T) {
-	ns := fmt.Errorf("out.parquet: %w: %w", atomicfile.ErrDirNotSynced, errors.New("input/output error"))
-	for _, c := range []struct {
-		err  error
-		want bool
-	}{
-		{nil, false},
-		{ns, true},
-		{fmt.Errorf("replay: writing out.parquet: %w", ns), true},
-		{errors.Join(nil, fmt.Errorf("replay: writing out.parquet: %w", ns)), true},
-		{errors.Join(errors.New("3 of 9 requests failed"), ns), false},
-		{errors.Join(context.Canceled, ns), false},
-		{errors.New("disk full"), false},
-	} {
-		if got := OnlyNotSynced(c.err); got != c.want {
-			t.Errorf("OnlyNotSynced(%v) = %v, want %v", c.err, got, c.want)
-		}
 	}
 }

@@ -310,7 +310,7 @@ func runVerify(c *cli.Context) error {
 			fmt.Fprintf(c.App.Writer, "wrote %s\n", resultPath)
 		}
 	}
-	if runErr != nil && !verify.OnlyNotSynced(runErr) {
+	if runErr != nil && !atomicfile.OnlyNotSynced(runErr) {
 		return fmt.Errorf("verify: %w%s", runErr, toleranceNote(res))
 	}
 	return withNotSynced(verifyOutcome(res), runErr)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,22 @@ import (
 // place but could not sync its directory: the file is at its path, though
 // a crash may yet undo the rename.
 var ErrDirNotSynced = errors.New("renamed into place, but its directory was not synced")
+
+// OnlyNotSynced says whether err is ErrDirNotSynced's error alone, or a
+// join of such errors: no other failure rides along, so every file it
+// names is written.
+func OnlyNotSynced(err error) bool {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok || slices.Contains(j.Unwrap(), ErrDirNotSynced) {
+		return errors.Is(err, ErrDirNotSynced) // one error: Commit's own, or wrapping it
+	}
+	for _, e := range j.Unwrap() {
+		if !OnlyNotSynced(e) {
+			return false
+		}
+	}
+	return len(j.Unwrap()) > 0
+}
 
 // File is an output being written under its temporary name; Commit
 // publishes it at its path, Abort removes it. Closing it without either

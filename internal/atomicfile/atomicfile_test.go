@@ -1,7 +1,9 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -236,5 +238,27 @@ func TestTempLinksNote(t *testing.T) {
 	}
 	if note := TempLinksNote(path); !strings.Contains(note, one+", "+two+" are hidden hard links to it") || !strings.Contains(note, "delete them too") {
 		t.Errorf("note with two links: %q", note)
+	}
+}
+
+// Only errors that each wrap ErrDirNotSynced count as a write renamed
+// into place: another failure joined with one does not.
+func TestOnlyNotSynced(t *testing.T) {
+	ns := fmt.Errorf("out.parquet: %w: %w", ErrDirNotSynced, errors.New("input/output error"))
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{ns, true},
+		{fmt.Errorf("replay: writing out.parquet: %w", ns), true},
+		{errors.Join(nil, fmt.Errorf("replay: writing out.parquet: %w", ns)), true},
+		{errors.Join(errors.New("3 of 9 requests failed"), ns), false},
+		{errors.Join(context.Canceled, ns), false},
+		{errors.New("disk full"), false},
+	} {
+		if got := OnlyNotSynced(c.err); got != c.want {
+			t.Errorf("OnlyNotSynced(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }
