@@ -138,7 +138,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		if opt.TraceDir != "" {
 			path := filepath.Join(opt.TraceDir, fmt.Sprintf("%02d-%s.parquet", len(out), res.Spec.Name))
 			if err := writeRun(path, meta, res, cfg.Text); err != nil {
-				if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+				if !atomicfile.OnlyNotSynced(err) {
 					return err
 				}
 				notSynced = append(notSynced, err)

@@ -294,7 +294,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	// A stream renamed into place whose directory was not synced holds
 	// every row: the trace is written from it, and it is then removed, so
 	// its directory's entry need not survive a crash.
-	if err := w.Close(); err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if err := w.Close(); err != nil && !atomicfile.OnlyNotSynced(err) {
 		if !linked {
 			return s, errors.Join(runErr, fmt.Errorf("%w (the rows written so far were not kept)", err))
 		}
@@ -310,7 +310,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	// A trace renamed into place whose directory was not synced is
 	// written: its rows need not stay in the partial file, which would
 	// make the next run refuse to start.
-	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if err != nil && !atomicfile.OnlyNotSynced(err) {
 		s.RowsKeptIn = partial
 		return s, errors.Join(runErr, fmt.Errorf("replay: writing %s (rows stay in %s): %w", out, partial, err))
 	}

@@ -83,7 +83,7 @@ func writeMarkdownFile(path string, d *Doc) error {
 		return err
 	}
 	err = f.Commit()
-	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if err != nil && !atomicfile.OnlyNotSynced(err) {
 		// The Markdown is not in place: put its old figures back.
 		os.RemoveAll(assets)
 		restore()

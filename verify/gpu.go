@@ -87,7 +87,7 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 		if err != nil {
 			fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", err)
 		}
-		if err == nil || errors.Is(err, atomicfile.ErrDirNotSynced) {
+		if err == nil || atomicfile.OnlyNotSynced(err) {
 			csvPath = g.path
 		}
 	case rowsLeft != "":

@@ -253,7 +253,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	// returns the errors at the end.
 	var notSynced []error
 	if err := np.Save(ro.Out); err != nil {
-		if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		if !atomicfile.OnlyNotSynced(err) {
 			return rr, err
 		}
 		notSynced = append(notSynced, err)

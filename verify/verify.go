@@ -329,7 +329,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	// The slice every candidate replays and is simulated on.
 	res.Input = filepath.Join(opt.Out, "input.parquet")
 	if opt.slice, err = writeSlice(ctx, opt.Trace, res.Input, opt.Slice); err != nil {
-		if !errors.Is(err, atomicfile.ErrDirNotSynced) {
+		if !atomicfile.OnlyNotSynced(err) {
 			return nil, err
 		}
 		opt.notSynced = append(opt.notSynced, err)
@@ -891,7 +891,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	// A trace renamed into place whose directory was not synced is
 	// written: its metrics are returned with the error.
 	closeErr := w.Close()
-	if closeErr != nil && !errors.Is(closeErr, atomicfile.ErrDirNotSynced) {
+	if closeErr != nil && !atomicfile.OnlyNotSynced(closeErr) {
 		return nil, "", closeErr
 	}
 	s := res.Summary

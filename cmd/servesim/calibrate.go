@@ -305,7 +305,7 @@ func runCalibrate(c *cli.Context) error {
 	// Run traces renamed into place whose directory was not synced are
 	// written: the calibration goes on, and the error is returned after.
 	var notSynced error
-	if errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if atomicfile.OnlyNotSynced(err) {
 		notSynced, err = err, nil
 	}
 	// The samples go beside the run traces written, and nowhere when none
@@ -315,7 +315,7 @@ func runCalibrate(c *cli.Context) error {
 	var published error
 	if len(runs) > 0 {
 		stopErr, pubErr := rec.Stop().Err, rec.Publish()
-		if errors.Is(pubErr, atomicfile.ErrDirNotSynced) {
+		if atomicfile.OnlyNotSynced(pubErr) {
 			notSynced, pubErr = errors.Join(notSynced, pubErr), nil
 		}
 		published = errors.Join(stopErr, pubErr)
@@ -683,7 +683,7 @@ func analyzeAndSave(c *cli.Context, runs []*calibrate.RunResult, info calibrate.
 	// A profile renamed into place whose directory was not synced is
 	// written: it is said so, and the error returned after.
 	saveErr := p.Save(out)
-	if saveErr != nil && !errors.Is(saveErr, atomicfile.ErrDirNotSynced) {
+	if saveErr != nil && !atomicfile.OnlyNotSynced(saveErr) {
 		return saveErr
 	}
 	live := "" // a refit measured nothing live

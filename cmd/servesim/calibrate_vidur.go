@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -88,7 +87,7 @@ func runVidurProfile(c *cli.Context) error {
 	// A profile renamed into place whose directory was not synced is
 	// written: it is said so, and the error returned after.
 	saveErr := p.Save(out)
-	if saveErr != nil && !errors.Is(saveErr, atomicfile.ErrDirNotSynced) {
+	if saveErr != nil && !atomicfile.OnlyNotSynced(saveErr) {
 		return saveErr
 	}
 	fmt.Fprintf(w, "wrote %s: a prior (dense from Vidur's table, attention from the catalog), for `servesim simulate --profile`\n", out)

@@ -106,7 +106,7 @@ func (s *outputSet) commit() error {
 // atomicfile.ErrDirNotSynced: the file is whole under its staged name,
 // and commit syncs its directory once it is renamed into place.
 func stagedWritten(err error) error {
-	if errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if atomicfile.OnlyNotSynced(err) {
 		return nil
 	}
 	return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,7 +154,7 @@ func writeReport(out string, doc *report.Doc) error {
 	err := report.WriteFile(out, doc)
 	// A report renamed into place whose directory was not synced is
 	// written: its figures stay with it.
-	written := errors.Is(err, atomicfile.ErrDirNotSynced)
+	written := atomicfile.OnlyNotSynced(err)
 	if ext := strings.ToLower(filepath.Ext(out)); err != nil && !written && (ext == ".md" || ext == ".markdown") && os.IsNotExist(statErr) {
 		os.RemoveAll(assets)
 	}

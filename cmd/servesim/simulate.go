@@ -208,7 +208,7 @@ func runSimulate(c *cli.Context) error {
 	// Files renamed into place whose directory was not synced are
 	// written: the results are printed, and the error returned after.
 	commitErr := outputs.commit()
-	if commitErr != nil && !errors.Is(commitErr, atomicfile.ErrDirNotSynced) {
+	if commitErr != nil && !atomicfile.OnlyNotSynced(commitErr) {
 		return commitErr
 	}
 	if c.Bool("json") {

@@ -91,7 +91,7 @@ func runSweepMerge(c *cli.Context) error {
 	// Results renamed into place whose directory was not synced are
 	// written: they are printed, and the error returned after.
 	writeErr := writeSweep(c.App.ErrWriter, out, candidates, res, c.Int("top"))
-	if writeErr != nil && !errors.Is(writeErr, atomicfile.ErrDirNotSynced) {
+	if writeErr != nil && !atomicfile.OnlyNotSynced(writeErr) {
 		return writeErr
 	}
 	warnSweepBeside(c.App.ErrWriter, out, candidates, c.Int("top"))
@@ -334,7 +334,7 @@ func runSweep(c *cli.Context) error {
 			candidates = ""
 		}
 		writeErr = writeSweep(errw, filepath.Join(out, shard.FileName()), candidates, res, c.Int("top"))
-		if writeErr != nil && !errors.Is(writeErr, atomicfile.ErrDirNotSynced) {
+		if writeErr != nil && !atomicfile.OnlyNotSynced(writeErr) {
 			return writeErr
 		}
 		if shard.Count > 1 {
@@ -456,7 +456,7 @@ func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, t
 	// Files renamed into place whose directory was not synced are written:
 	// an earlier sweep's candidates are removed all the same.
 	err = set.commit()
-	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if err != nil && !atomicfile.OnlyNotSynced(err) {
 		return err
 	}
 	if top == 0 && candidates != "" {

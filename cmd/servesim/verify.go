@@ -294,7 +294,7 @@ func runVerify(c *cli.Context) error {
 	resultPath := filepath.Join(opt.Out, "verify.json")
 	written := true
 	if err := writeJSONAtomic(resultPath, res.RelativeTo(opt.Out)); err != nil {
-		written = errors.Is(err, atomicfile.ErrDirNotSynced)
+		written = atomicfile.OnlyNotSynced(err)
 		runErr = errors.Join(runErr, err)
 	}
 	if c.Bool("json") {

@@ -923,7 +923,7 @@ func (p *Proxy) Close() error {
 	// does not hold this session's rows.
 	linked := p.wtmp != "" && traces.SamePath(p.wtmp, stagingPath(p.cfg.Out))
 	err := p.w.Close()
-	if errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if atomicfile.OnlyNotSynced(err) {
 		// The staging stream holds every row: it is converted and
 		// removed, so its directory's entry need not survive a crash.
 		err = nil
@@ -938,7 +938,9 @@ func (p *Proxy) Close() error {
 	} else {
 		kept = linked // the rows flushed so far stay under the staging link
 	}
-	// A trace renamed to Out whose directory was not synced is written.
+	// A trace renamed to Out whose directory was not synced is written,
+	// even when removing the staging file failed too (convert joins that
+	// error): errors.Is, not atomicfile.OnlyNotSynced, asks for the rename.
 	written := err == nil || errors.Is(err, atomicfile.ErrDirNotSynced)
 	if err != nil {
 		errs = append(errs, err)
@@ -1018,7 +1020,7 @@ func convert(src, dst string) error {
 	// A copy renamed to dst whose directory was not synced is in place:
 	// src is removed all the same, and the error returned.
 	err = w.Close()
-	if err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced) {
+	if err != nil && !atomicfile.OnlyNotSynced(err) {
 		return err
 	}
 	return errors.Join(err, os.Remove(src))
