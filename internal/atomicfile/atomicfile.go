@@ -27,16 +27,24 @@ var ErrDirNotSynced = errors.New("renamed into place, but its directory was not 
 // join of such errors: no other failure rides along, so every file it
 // names is written.
 func OnlyNotSynced(err error) bool {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok || slices.Contains(j.Unwrap(), ErrDirNotSynced) {
-		return errors.Is(err, ErrDirNotSynced) // one error: Commit's own, or wrapping it
-	}
-	for _, e := range j.Unwrap() {
-		if !OnlyNotSynced(e) {
-			return false
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		errs := u.Unwrap()
+		if slices.Contains(errs, ErrDirNotSynced) {
+			return true // Commit's own: the path, ErrDirNotSynced and its cause
 		}
+		for _, e := range errs {
+			if !OnlyNotSynced(e) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	case interface{ Unwrap() error }:
+		// A wrapped join is looked into too: errors.Is would find
+		// ErrDirNotSynced beside any failure joined with it.
+		return OnlyNotSynced(u.Unwrap())
 	}
-	return len(j.Unwrap()) > 0
+	return err == ErrDirNotSynced
 }
 
 // File is an output being written under its temporary name; Commit

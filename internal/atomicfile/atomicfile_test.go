@@ -255,6 +255,8 @@ func TestOnlyNotSynced(t *testing.T) {
 		{errors.Join(nil, fmt.Errorf("replay: writing out.parquet: %w", ns)), true},
 		{errors.Join(errors.New("3 of 9 requests failed"), ns), false},
 		{errors.Join(context.Canceled, ns), false},
+		{fmt.Errorf("verify: %w", errors.Join(errors.New("3 of 9 requests failed"), ns)), false},
+		{fmt.Errorf("verify: %w", errors.Join(ns, ns)), true},
 		{errors.New("disk full"), false},
 	} {
 		if got := OnlyNotSynced(c.err); got != c.want {
