@@ -11,16 +11,19 @@ import (
 	"time"
 )
 
-// endlessServer streams content chunks (and, if keepAlive, SSE comment
-// lines, which are no events) until the client goes away, as a faulty
-// server that ignores max_tokens does.
-func endlessServer(keepAlive bool) *httptest.Server {
+// Chunks an endless server repeats: content, SSE comment lines (no
+// events), and data events with an empty delta (no content).
+const (
+	contentChunk    = `data: {"choices":[{"delta":{"content":"tok"}}]}` + "\n\n"
+	keepAliveChunk  = ": keep-alive\n\n"
+	emptyDeltaChunk = `data: {"choices":[{"delta":{}}]}` + "\n\n"
+)
+
+// endlessServer streams chunk over and over until the client goes away,
+// as a faulty server that ignores max_tokens does.
+func endlessServer(chunk string) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := `data: {"choices":[{"delta":{"content":"tok"}}]}` + "\n\n"
-		if keepAlive {
-			chunk = ": keep-alive\n\n"
-		}
 		fl := w.(http.Flusher)
 		for r.Context().Err() == nil {
 			if _, err := fmt.Fprint(w, strings.Repeat(chunk, 16)); err != nil {
@@ -35,7 +38,7 @@ func endlessServer(keepAlive bool) *httptest.Server {
 // a bad stream as soon as it is past any count max_tokens allows, rather
 // than growing the client's memory until the timeout.
 func TestStreamPastMaxTokensFailsEarly(t *testing.T) {
-	srv := endlessServer(false)
+	srv := endlessServer(contentChunk)
 	defer srv.Close()
 	cfg := testConfig(nil)
 	cfg.BaseURL = srv.URL + "/v1"
@@ -57,7 +60,7 @@ func TestStreamPastMaxTokensFailsEarly(t *testing.T) {
 func TestSavedRawBodyIsBounded(t *testing.T) {
 	defer func(n int) { maxRawBytes = n }(maxRawBytes)
 	maxRawBytes = 64 << 10
-	srv := endlessServer(true)
+	srv := endlessServer(keepAliveChunk)
 	defer srv.Close()
 	cfg := testConfig(nil)
 	cfg.BaseURL = srv.URL + "/v1"

@@ -9,28 +9,11 @@ import (
 	"time"
 )
 
-// emptyDeltaServer streams chunks whose delta is empty until the client
-// goes away: no content chunk is ever counted, so only a cap on data
-// events ends the stream before the timeout.
-func emptyDeltaServer() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := `data: {"choices":[{"delta":{}}]}` + "\n\n"
-		fl := w.(http.Flusher)
-		for r.Context().Err() == nil {
-			if _, err := fmt.Fprint(w, strings.Repeat(chunk, 16)); err != nil {
-				return
-			}
-			fl.Flush()
-		}
-	}))
-}
-
 // A server that streams data events without content and without end fails
 // the request as a bad stream once past any count max_tokens allows,
 // rather than holding it until the timeout.
 func TestStreamOfEmptyDeltasFailsEarly(t *testing.T) {
-	srv := emptyDeltaServer()
+	srv := endlessServer(emptyDeltaChunk)
 	defer srv.Close()
 	cfg := testConfig(nil)
 	cfg.BaseURL = srv.URL + "/v1"
