@@ -12,6 +12,7 @@ import (
 // of wireChunk as a content or usage chunk needs.
 type chunkScan struct {
 	choices  int    // len(choices)
+	index    int    // the last choice index other than 0, else 0 (absent is 0)
 	text     int    // decoded bytes of content, reasoning and text, all choices
 	finish   []byte // the last non-empty finish_reason, or an engine abort; aliases the input
 	usage    openai.Usage
@@ -102,6 +103,15 @@ func (s *scanner) choice(c *chunkScan) bool {
 			})
 		case "text":
 			return once(&seen, 2) && s.text(c)
+		case "index":
+			if !once(&seen, 8) {
+				return false
+			}
+			v, ok := s.num()
+			if v != 0 {
+				c.index = v
+			}
+			return ok && v >= 0 // not a plain integer: go-json tells
 		case "finish_reason":
 			if !once(&seen, 4) {
 				return false

@@ -82,7 +82,7 @@ func checkScan(t *testing.T, data string) {
 	if p := decodeChunk([]byte(data), &want, 0, nil); p != "" {
 		t.Fatalf("scanChunk took %q; go-json: %s", data, p)
 	}
-	if got.choices != want.choices || got.text != want.text || string(got.finish) != string(want.finish) ||
+	if got.choices != want.choices || got.index != want.index || got.text != want.text || string(got.finish) != string(want.finish) ||
 		got.hasUsage != want.hasUsage || got.usage != want.usage || got.filtered != want.filtered {
 		t.Fatalf("%q: scanChunk %+v, go-json %+v", data, got, want)
 	}

@@ -227,6 +227,7 @@ type wireUsage struct {
 }
 
 type wireChoice struct {
+	Index int `json:"index"`
 	Delta struct {
 		Content          string `json:"content"`
 		ReasoningContent string `json:"reasoning_content"`
@@ -310,6 +311,22 @@ func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid 
 		if f := sse.LaterFinish(string(cs.finish), cp.FinishReason); f != string(cs.finish) {
 			cs.finish = []byte(f)
 		}
+		if cp.Index != 0 {
+			cs.index = cp.Index
+		}
+	}
+	return ""
+}
+
+// choiceProblem describes a chunk with choices other than the one a
+// request asks for (n is 1), or returns "": counting them would add
+// another answer's tokens and text to this one's. n is the chunk's place.
+func choiceProblem(cs *chunkScan, n int) string {
+	switch {
+	case cs.choices > 1:
+		return fmt.Sprintf("%s: chunk %d has %d choices, where one was asked for", KindBadStream, n, cs.choices)
+	case cs.index != 0:
+		return fmt.Sprintf("%s: chunk %d has a choice of index %d, where only index 0 was asked for", KindBadStream, n, cs.index)
 	}
 	return ""
 }
@@ -554,6 +571,9 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		events++
 		cs := &s.scan
 		if problem = readChunk(data, cs, events, keepText); problem != "" {
+			return false
+		}
+		if problem = choiceProblem(cs, events); problem != "" {
 			return false
 		}
 		if cs.hasUsage {

@@ -89,7 +89,9 @@
 // finish_reason of "abort" or "error" in any chunk, even one followed by
 // another reason: the engine ended it early),
 // empty_choices (a chunk with empty choices that was not the usage chunk),
-// no_usage, bad_stream (undecodable chunk; usage without content; a usage
+// no_usage, bad_stream (undecodable chunk; a chunk with several choices,
+// or a choice of index other than 0, where a request asks for one; usage
+// without content; a usage
 // count that is negative, past int32, absent (no completion_tokens), zero
 // completion tokens for a stream that carried content, cached tokens above
 // prompt_tokens, or completion tokens above the max_tokens sent; more

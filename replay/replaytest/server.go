@@ -41,6 +41,8 @@ const (
 	Unterminated                // stream FaultAfter chunks, then 9 MiB of data that never ends its line
 	BadChunk                    // stream FaultAfter chunks, then a chunk that is not JSON, then the rest
 	StatusHang                  // reply Options.Status with the start of an error body, then nothing until the client leaves
+	OtherChoice                 // stream FaultAfter chunks, then a content chunk for choice index 1, then the rest
+	TwoChoices                  // stream FaultAfter chunks, then a content chunk holding choices 0 and 1, then the rest
 )
 
 // Options configure a Server. The zero value is a fast well-behaved server.
@@ -332,6 +334,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 				buf = append(buf, id...)
 				buf = append(buf, `","choices":[]}`...)
 				send(buf)
+			case OtherChoice:
+				send([]byte(`{"id":"` + id + `","choices":[` + choiceJSON(chat, 1, "zz") + `]}`))
+			case TwoChoices:
+				send([]byte(`{"id":"` + id + `","choices":[` + choiceJSON(chat, 0, "y") + `,` + choiceJSON(chat, 1, "zz") + `]}`))
 			}
 		}
 		k := min(s.opts.TokensPerChunk, maxTokens-emitted)
@@ -378,6 +384,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, chat bool, n int
 	if s.opts.Done != nil {
 		s.opts.Done(n)
 	}
+}
+
+// choiceJSON is one content choice of either endpoint's chunk.
+func choiceJSON(chat bool, index int, text string) string {
+	if chat {
+		return `{"index":` + strconv.Itoa(index) + `,"delta":{"content":"` + text + `"},"finish_reason":null}`
+	}
+	return `{"index":` + strconv.Itoa(index) + `,"text":"` + text + `","finish_reason":null}`
 }
 
 func appendUsage(b []byte, prompt, completion, cached int) []byte {
