@@ -303,10 +303,10 @@ func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid 
 		cp := &ch.Choices[i]
 		cs.text += len(cp.Delta.Content) + len(cp.Delta.ReasoningContent) + len(cp.Delta.Reasoning) + len(cp.Text)
 		if keep != nil {
-			keep.WriteString(cp.Delta.ReasoningContent)
-			keep.WriteString(cp.Delta.Reasoning)
-			keep.WriteString(cp.Delta.Content)
-			keep.WriteString(cp.Text)
+			keepText(keep, cp.Delta.ReasoningContent)
+			keepText(keep, cp.Delta.Reasoning)
+			keepText(keep, cp.Delta.Content)
+			keepText(keep, cp.Text)
 		}
 		if f := sse.LaterFinish(string(cs.finish), cp.FinishReason); f != string(cs.finish) {
 			cs.finish = []byte(f)
@@ -329,6 +329,28 @@ func choiceProblem(cs *chunkScan, n int) string {
 		return fmt.Sprintf("%s: chunk %d has a choice of index %d, where only index 0 was asked for", KindBadStream, n, cs.index)
 	}
 	return ""
+}
+
+// maxTextBytes bounds the generated text kept (KeepText), as maxRawBytes
+// bounds a raw body: a server streaming huge content chunks within the
+// chunk bound would grow it until the timeout. A full-length answer of
+// 128k tokens, at 32 bytes a token, stays under it. A variable for tests.
+var maxTextBytes = 4 << 20
+
+// keepText adds s to the kept text, up to maxTextBytes in all and never
+// splitting a character at the cut.
+func keepText(b *strings.Builder, s string) {
+	b.WriteString(textcut.Head(s, max(0, maxTextBytes-b.Len())))
+}
+
+// keptText is a row's OutputText: the text kept, valid UTF-8, and where it
+// was cut when the stream carried more (streamed bytes, decoded).
+func keptText(kept string, streamed int) string {
+	text := strings.ToValidUTF8(kept, "\uFFFD")
+	if streamed <= len(kept) {
+		return text
+	}
+	return fmt.Sprintf("%s… [servesim: output text cut at %d of %d bytes]", text, len(kept), streamed)
 }
 
 // runningCount is the chunk's cumulative completion tokens for timing
@@ -530,22 +552,23 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		s.st.raw = &s.raw
 	}
 	var (
-		usage    *openai.Usage
-		cached   bool // usage reported cached tokens
-		noPrompt bool // usage had no prompt_tokens
-		noOutput bool // usage had no completion_tokens
-		keepText *strings.Builder
-		finish   string
-		done     bool
-		problem  string
-		readErr  error
+		usage     *openai.Usage
+		cached    bool // usage reported cached tokens
+		noPrompt  bool // usage had no prompt_tokens
+		noOutput  bool // usage had no completion_tokens
+		keptTo    *strings.Builder
+		finish    string
+		done      bool
+		problem   string
+		readErr   error
+		textBytes int // decoded text the stream carried, kept or not
 		// Diagnostics number chunks as the raw stream does: every data
 		// event counts, the role-only first chunk and usage chunks too,
 		// whereas s.chunks holds only content chunks.
 		events int
 	)
 	if c.cfg.KeepText {
-		keepText = &s.text
+		keptTo = &s.text
 	}
 	sent := c.sentMaxTokens(int(r.OutputTokens))
 	chunkCap := maxContentChunks(sent)
@@ -570,12 +593,13 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		}
 		events++
 		cs := &s.scan
-		if problem = readChunk(data, cs, events, keepText); problem != "" {
+		if problem = readChunk(data, cs, events, keptTo); problem != "" {
 			return false
 		}
 		if problem = choiceProblem(cs, events); problem != "" {
 			return false
 		}
+		textBytes += cs.text
 		if cs.hasUsage {
 			s.usage, usage, cached, noPrompt, noOutput = cs.usage, &s.usage, cs.cached, cs.noPrompt, cs.noOutput // with continuous usage stats every chunk carries it
 		}
@@ -710,7 +734,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	// whole, so a rune split across chunks stays one.
 	r.FinishReason = strings.ToValidUTF8(finish, "\uFFFD")
 	if c.cfg.KeepText {
-		r.OutputText = strings.ToValidUTF8(s.text.String(), "\uFFFD")
+		r.OutputText = keptText(s.text.String(), textBytes)
 	}
 }
 
