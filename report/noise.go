@@ -39,7 +39,7 @@ func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64
 	if !s.enough(len(a)) || !s.enough(len(b)) {
 		return math.NaN(), math.NaN()
 	}
-	drawA, drawB := s.resampler(a, blockLength(len(a))), s.resampler(b, blockLength(len(b)))
+	drawA, drawB := s.resampler(a, sampleBlockLength(a)), s.resampler(b, sampleBlockLength(b))
 	rel := make([]float64, bootstrapRounds)
 	for i := range rel {
 		rel[i] = relChange(drawA(rng), drawB(rng))
@@ -329,4 +329,98 @@ func kthSmallest(v []float64, k int) float64 {
 		}
 	}
 	return v[0]
+}
+
+// sampleBlockLength is the block length for the requests x, in arrival
+// order: blockLength(len(x)), or longer where x's own autocorrelation
+// says its bursts outlast that (Politis and White's automatic choice for
+// the circular block bootstrap, as corrected by Patton, Politis and
+// White, 2009), at most min(3√n, n/3) so that many blocks are left to
+// draw. Blocks of ⌈n^⅓⌉ hold bursts of some ten requests; a trace whose
+// latencies stay high for a hundred would otherwise get an interval far
+// too narrow.
+func sampleBlockLength(x []float64) int {
+	n := len(x)
+	l := blockLength(n)
+	if n < minAutocorrSample {
+		return l
+	}
+	maxLen := int(math.Ceil(min(3*math.Sqrt(float64(n)), float64(n)/3)))
+	return max(l, min(politisWhiteLength(x), maxLen))
+}
+
+// minAutocorrSample is the fewest requests whose autocorrelations choose
+// a block length: in fewer, chance correlations read as bursts.
+const minAutocorrSample = 100
+
+// politisWhiteLength is the estimated optimal circular block length of x:
+// the autocovariances are summed up to twice the lag past which a run of
+// them is insignificant, under a flat-top window, and the block is
+// (2G²/D)^(1/3) n^(1/3), with D = (4/3) × the long-run variance squared.
+// 0 when x does not vary.
+func politisWhiteLength(x []float64) int {
+	n := len(x)
+	m := 0.0
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(n)
+	eps := make([]float64, n)
+	for i, v := range x {
+		eps[i] = v - m
+	}
+	acv := func(k int) float64 {
+		s := 0.0
+		for i := k; i < n; i++ {
+			s += eps[i] * eps[i-k]
+		}
+		return s / float64(n)
+	}
+	v0 := acv(0)
+	if !(v0 > 0) || math.IsInf(v0, 0) {
+		return 0
+	}
+	// a run of kn lags whose autocorrelations are all within the
+	// critical value ends the correlation (Politis and White's rule)
+	kn := max(5, int(math.Log10(float64(n))))
+	maxLag := int(math.Ceil(math.Sqrt(float64(n)))) + kn
+	crit := 2 * math.Sqrt(math.Log10(float64(n))/float64(n))
+	cov := []float64{v0}
+	lags, quiet := maxLag, 0
+	for k := 1; k <= maxLag && k < n; k++ {
+		cov = append(cov, acv(k))
+		if math.Abs(cov[k]/v0) < crit {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if quiet == kn {
+			lags = min(2*max(k-kn+1, 1), maxLag)
+			break
+		}
+	}
+	for k := len(cov); k <= lags && k < n; k++ {
+		cov = append(cov, acv(k))
+	}
+	lags = min(lags, len(cov)-1)
+	g, longRun := 0.0, v0
+	for k := 1; k <= lags; k++ {
+		w := flatTop(float64(k) / float64(lags))
+		g += 2 * w * float64(k) * cov[k]
+		longRun += 2 * w * cov[k]
+	}
+	d := 4.0 / 3 * longRun * longRun
+	if !(d > 0) {
+		return 0
+	}
+	return int(math.Ceil(math.Cbrt(2*g*g/d) * math.Cbrt(float64(n))))
+}
+
+// flatTop is the trapezoidal window of Politis and White: 1 up to half
+// its reach, falling to 0 at its end.
+func flatTop(t float64) float64 {
+	if t <= 0.5 {
+		return 1
+	}
+	return max(2*(1-t), 0)
 }

@@ -56,8 +56,8 @@ func TestChangeIntervalAutocorrelated(t *testing.T) {
 		}
 		t.Logf("q=%v: held no change in %d of %d trials (shuffled: %d), mean width %.3f (shuffled: %.3f)",
 			s.q, held, trials, heldShuffled, width/trials, widthShuffled/trials)
-		// Blocks of ⌈n^⅓⌉ (11) are shorter than these bursts (the
-		// correlation dies out over some 20 requests): short of 95%.
+		// A run holds few of these bursts (the correlation dies out
+		// over some 20 requests), however long its blocks: short of 95%.
 		if f := float64(held) / trials; f < 0.7 {
 			t.Errorf("q=%v: the interval held no change in %.0f%% of trials, want over 70%%", s.q, 100*f)
 		}
