@@ -91,7 +91,7 @@
 // SLO, no scale can meet it and the config is infeasible at once.
 // A config infeasible down to min_scale is not tried above start_scale,
 // save a static batch that may wait to fill: one whose max_wait_ms, plus
-// the prefill of a full batch of the trace's longest admitted prompt (a
+// the prefill of a full batch of the trace's longest admitted prompts (a
 // token budget's worth for token_budget), reaches a latency limit. A light
 // load can break such a config's SLO while a heavier one meets it, so it
 // is also tried at doublings above start_scale and its capacity does not

@@ -334,25 +334,35 @@ func waitReaches(ms float64, slo SLO) (name string, limit float64) {
 }
 
 // batchPrefillMs bounds the prefill step of a static batch from above: a
-// full batch of the trace's longest prompt the config admits (a token
-// budget's worth of prompt tokens for token_budget). A request that waited
-// max_wait_ms gets its first token only after that step.
+// full batch of the batch_size longest prompts of the trace the config
+// admits (a token budget's worth of prompt tokens for token_budget). A
+// request that waited max_wait_ms gets its first token only after that
+// step.
 func (ev *evaluator) batchPrefillMs() float64 {
 	sc := ev.cfg.Resolved.SimConfig(plan.Options{Step: ev.step, Power: ev.power})
 	refuses := sc.Rejecter()
-	var longest float64
+	var prompts []float64
 	for i := range ev.t.Reqs {
 		if r := &ev.t.Reqs[i]; refuses(r) == "" {
-			longest = max(longest, float64(r.PromptTokens))
+			prompts = append(prompts, float64(r.PromptTokens))
 		}
 	}
+	slices.SortFunc(prompts, func(a, b float64) int { return cmp.Compare(b, a) })
 	b := ev.cfg.Plan.Batch
-	tokens := float64(b.BatchSize) * longest
 	if b.Strategy == "token_budget" {
-		tokens = float64(b.MaxTokenBudget)
+		// Σ p² ≤ (Σ p)·longest for the attention over each prompt.
+		tokens, longest := float64(b.MaxTokenBudget), 0.0
+		if len(prompts) > 0 {
+			longest = prompts[0]
+		}
+		return 1e3 * sc.Step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: tokens * longest})
 	}
-	// Σ p² ≤ (Σ p)·longest for the attention over each prompt.
-	return 1e3 * sc.Step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: tokens * longest})
+	var tokens, attn float64
+	for _, p := range prompts[:min(b.BatchSize, len(prompts))] {
+		tokens += p
+		attn += p * p
+	}
+	return 1e3 * sc.Step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: attn})
 }
 
 // batchWaitNote says why a static config's SLO may fail at loads lighter
