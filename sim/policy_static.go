@@ -63,7 +63,7 @@ func (p *static) canOOM(cfg *Config) bool {
 	perRequest := min(max(blocksFor(tokens-1, int(bs)), 1), total) // reservedBlocks; rejects: each fits the device
 	n := int64(p.batch)
 	if p.budget > 0 {
-		n = p.budget / leastReserved(cfg)
+		n = p.budget / LeastReserved(cfg)
 	}
 	if n > total {
 		return true
@@ -75,9 +75,9 @@ func (p *static) canOOM(cfg *Config) bool {
 	return p.budget == 0 || p.budget/bs > total-n
 }
 
-// leastReserved is the fewest tokens a request reserves: a 1-token
+// LeastReserved is the fewest tokens a static batch member reserves: a 1-token
 // prompt plus max_new (at least one token), within max_model_len.
-func leastReserved(cfg *Config) int64 {
+func LeastReserved(cfg *Config) int64 {
 	least := 1 + max(int64(cfg.MaxNewTokens), 1)
 	if l := int64(cfg.MaxModelLen); l > 0 {
 		least = min(least, l)
@@ -103,7 +103,7 @@ func (p *static) take(e *engine) (int, bool) {
 		}
 		sum += t
 	}
-	return n, n > 0 && p.budget-sum < leastReserved(e.cfg)
+	return n, n > 0 && p.budget-sum < LeastReserved(e.cfg)
 }
 
 func (p *static) schedule(e *engine) (int64, error) {

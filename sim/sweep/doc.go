@@ -95,7 +95,8 @@
 // token budget's worth for token_budget), reaches a latency limit. A light
 // load can break such a config's SLO while a heavier one meets it, so it
 // is also tried at doublings above start_scale and its capacity does not
-// hang on start_scale. (A fixed batch of one is full at once and never
+// hang on start_scale. (A batch of one, a fixed batch_size 1 or a token
+// budget with room for a single request, is full at once and never
 // waits.) Its note names the wait: always when max_wait_ms alone reaches
 // the limit; when only the prefill takes it there (a generous bound), only
 // where a lighter load was seen to break the SLO. If no scale held, the

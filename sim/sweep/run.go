@@ -303,11 +303,12 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 // batchWaitLimit names the latency limit a static batch's max_wait_ms
 // reaches, alone or else with the batch's prefill (limit 0: none): its
 // batches wait to fill at light load, so a lighter load may break an SLO
-// that a heavier one meets. A fixed batch of one is full as soon as a
+// that a heavier one meets. A batch of one (a fixed batch_size 1, or a
+// token budget with room for a single request) is full as soon as a
 // request waits, so it never waits.
 func (ev *evaluator) batchWaitLimit() (name string, limit float64) {
 	b, slo := ev.cfg.Plan.Batch, ev.spec.SLO
-	if (b.Strategy != "fixed" || b.BatchSize <= 1) && b.Strategy != "token_budget" {
+	if !ev.batchWaits() {
 		return "", 0
 	}
 	// A limit the wait alone reaches first: its note names the wait on
@@ -319,6 +320,20 @@ func (ev *evaluator) batchWaitLimit() (name string, limit float64) {
 		return "", 0
 	}
 	return waitReaches(b.MaxWaitMS+ev.batchPrefillMs(), slo)
+}
+
+// batchWaits reports whether the config's batches can wait to fill: a
+// static batch with room for two requests or more.
+func (ev *evaluator) batchWaits() bool {
+	b := ev.cfg.Plan.Batch
+	switch b.Strategy {
+	case "fixed":
+		return b.BatchSize > 1
+	case "token_budget":
+		sc := ev.cfg.Resolved.SimConfig(plan.Options{})
+		return int64(b.MaxTokenBudget) >= 2*sim.LeastReserved(&sc)
+	}
+	return false
 }
 
 // waitReaches names the first latency limit, TTFT then E2E, that a wait
