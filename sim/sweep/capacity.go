@@ -328,10 +328,12 @@ type evaluator struct {
 	// start_scale, where the SLO failed (0: none); the row's note names it
 	// with the load curve's failures below the capacity
 	climbFailed float64
+	gate        staticGate // the static-batch gates' scan of the trace
 }
 
 func (ev *evaluator) reset(t *Trace, s *Spec, c *Config) {
 	ev.t, ev.spec, ev.cfg, ev.probes, ev.climbed, ev.climbFailed = t, s, c, 0, false, 0
+	ev.gate = staticGate{admitted: ev.gate.admitted[:0]}
 	clear(ev.cache)
 	if ev.cache == nil {
 		ev.cache = map[float64]*probe{}

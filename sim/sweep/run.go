@@ -352,17 +352,23 @@ func waitReaches(ms float64, slo SLO) (name string, limit float64) {
 // full batch of the batch_size longest prompts of the trace the config
 // admits (a token budget's worth of prompt tokens for token_budget). A
 // request that waited max_wait_ms gets its first token only after that
-// step.
+// step. Computed once per config: every gate of its row asks for it.
 func (ev *evaluator) batchPrefillMs() float64 {
-	sc := ev.cfg.Resolved.SimConfig(plan.Options{Step: ev.step, Power: ev.power})
-	refuses := sc.Rejecter()
-	var prompts []float64
-	for i := range ev.t.Reqs {
-		if r := &ev.t.Reqs[i]; refuses(r) == "" {
-			prompts = append(prompts, float64(r.PromptTokens))
-		}
+	g := ev.staticGate()
+	if !g.prefillDone {
+		g.prefillMs, g.prefillDone = ev.prefillBoundMs(g.admitted), true
+	}
+	return g.prefillMs
+}
+
+// prefillBoundMs is batchPrefillMs over the admitted requests.
+func (ev *evaluator) prefillBoundMs(admitted []*traces.Request) float64 {
+	prompts := make([]float64, 0, len(admitted))
+	for _, r := range admitted {
+		prompts = append(prompts, float64(r.PromptTokens))
 	}
 	slices.SortFunc(prompts, func(a, b float64) int { return cmp.Compare(b, a) })
+	step := ev.cfg.Resolved.SimConfig(plan.Options{Step: ev.step, Power: ev.power}).Step
 	b := ev.cfg.Plan.Batch
 	if b.Strategy == "token_budget" {
 		// Σ p² ≤ (Σ p)·longest for the attention over each prompt.
@@ -370,14 +376,14 @@ func (ev *evaluator) batchPrefillMs() float64 {
 		if len(prompts) > 0 {
 			longest = prompts[0]
 		}
-		return 1e3 * sc.Step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: tokens * longest})
+		return 1e3 * step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: tokens * longest})
 	}
 	var tokens, attn float64
 	for _, p := range prompts[:min(b.BatchSize, len(prompts))] {
 		tokens += p
 		attn += p * p
 	}
-	return 1e3 * sc.Step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: attn})
+	return 1e3 * step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: attn})
 }
 
 // batchWaitNote says why a static config's SLO may fail at loads lighter
@@ -475,18 +481,39 @@ func (ev *evaluator) lastBatchLate(batch []*traces.Request, margin float64) (lat
 // counts those of the SLO's population it refuses on arrival, by the
 // simulator's own rule.
 func (ev *evaluator) admitted() (admitted []*traces.Request, refused int64) {
+	g := ev.staticGate()
+	return g.admitted, g.refused
+}
+
+// staticGate is what the static-batch gates of a row read from the trace
+// under its config, scanned once per config (reset clears it).
+type staticGate struct {
+	admitted    []*traces.Request
+	refused     int64
+	prefillMs   float64
+	prefillDone bool
+	scanned     bool
+}
+
+// staticGate scans the trace with the config's rejecter on first use.
+func (ev *evaluator) staticGate() *staticGate {
+	g := &ev.gate
+	if g.scanned {
+		return g
+	}
 	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
 	refuses := sc.Rejecter()
 	for i := range ev.t.Reqs {
 		r := &ev.t.Reqs[i]
 		switch {
 		case refuses(r) == "":
-			admitted = append(admitted, r)
+			g.admitted = append(g.admitted, r)
 		case !r.Warmup && !r.SourceFailed:
-			refused++
+			g.refused++
 		}
 	}
-	return admitted, refused
+	g.scanned = true
+	return g
 }
 
 // joinScales writes scales as a note lists them.
