@@ -1257,6 +1257,15 @@ func (c *Config) Rejecter() func(r *traces.Request) string {
 	}
 }
 
+// Reserved is the tokens a static batch reserves for r under c, and the
+// token budget counts: prompt + max_new (within max_model_len), as the
+// simulator sets the lengths.
+func (c *Config) Reserved(r *traces.Request) int64 {
+	var s seq
+	s.setLengths(r, c)
+	return int64(s.prompt) + int64(s.maxNew)
+}
+
 func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	var s *seq
 	if n := len(e.pool); n > 0 {

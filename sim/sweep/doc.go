@@ -102,8 +102,10 @@
 // where a lighter load was seen to break the SLO. If no scale held, the
 // note also names the heavier loads a filled batch ran out of KV memory at.
 //
-// A fixed batch's last one never fills at any load: it holds the admitted
-// requests left over from whole batches, each waiting max_wait_ms less the
+// A static batch's last one never fills at any load: it holds the
+// admitted requests left over from full batches (whole batch_size ones,
+// or for token_budget batches taken in turn while their prompt + max_new
+// fits the budget), each waiting max_wait_ms less the
 // gap since the first one's arrival. Its first request, and those arriving
 // within max_wait_ms less the limit of it at start_scale (a gap heavier
 // loads only shrink), break the limit at every load; when they and the

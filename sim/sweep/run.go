@@ -422,10 +422,10 @@ func (ev *evaluator) prefillWaitNote() string {
 		wait, name, limit)
 }
 
-// lastBatchNote says when a fixed batch's wait breaks the named limit at
+// lastBatchNote says when a static batch's wait breaks the named limit at
 // every load from start_scale up: the trace's last batch never fills, so
-// it starts once its first request (of those admitted, less whole
-// batches) has waited max_wait_ms; a later one waits less by the gap
+// it starts once its first request (of those admitted, less full
+// batches: lastBatchLen) has waited max_wait_ms; a later one waits less by the gap
 // since that arrival, a gap that a heavier load shrinks, and breaks the
 // limit for sure only while that gap is within max_wait_ms less the limit
 // (lastBatchLate). When those and the requests refused on arrival (which
@@ -435,11 +435,11 @@ func (ev *evaluator) prefillWaitNote() string {
 // whose replicas' last batches depend on the router.
 func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	b := ev.cfg.Plan.Batch
-	if b.Strategy != "fixed" || b.BatchSize <= 0 || ev.cfg.Plan.Clustered() {
+	if !ev.batchWaits() || ev.cfg.Plan.Clustered() {
 		return ""
 	}
 	admitted, refused := ev.admitted()
-	left, ok := len(admitted)%b.BatchSize, allowed(ev.t.nAll)
+	left, ok := ev.lastBatchLen(admitted), allowed(ev.t.nAll)
 	late := ev.lastBatchLate(admitted[len(admitted)-left:], b.MaxWaitMS-limit)
 	if late+refused <= ok {
 		return ""
@@ -452,8 +452,41 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	if refused > 0 {
 		with = fmt.Sprintf("; with the %d refused on arrival, %d requests,", refused, late+refused)
 	}
-	return fmt.Sprintf("the trace's last %d requests (%d admitted mod batch.batch_size %d) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, and %d of them arrive within %g ms of it at search.start_scale %g and above%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
-		left, len(admitted), b.BatchSize, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
+	fill := fmt.Sprintf("%d admitted mod batch.batch_size %d", len(admitted), b.BatchSize)
+	if b.Strategy == "token_budget" {
+		fill = fmt.Sprintf("left when %d admitted fill batch.max_token_budget %d", len(admitted), b.MaxTokenBudget)
+	}
+	return fmt.Sprintf("the trace's last %d requests (%s) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, and %d of them arrive within %g ms of it at search.start_scale %g and above%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
+		left, fill, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
+}
+
+// lastBatchLen is how many of the admitted requests the trace's last
+// batch holds once every batch before it is full: what whole batches of
+// batch_size leave, or for token_budget what is left after batches take
+// the requests in turn while their prompt + max_new fits the budget (a
+// batch is full when the next does not fit, or no request could). 0 when
+// the last batch is full too.
+func (ev *evaluator) lastBatchLen(admitted []*traces.Request) int {
+	b := ev.cfg.Plan.Batch
+	if b.Strategy != "token_budget" {
+		return len(admitted) % b.BatchSize
+	}
+	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
+	budget, least := int64(b.MaxTokenBudget), sim.LeastReserved(&sc)
+	var sum int64
+	left := 0
+	for _, r := range admitted {
+		t := sc.Reserved(r)
+		if sum+t > budget {
+			sum, left = 0, 0
+		}
+		sum += t
+		left++
+		if budget-sum < least {
+			sum, left = 0, 0
+		}
+	}
+	return left
 }
 
 // lastBatchLate counts the SLO's requests among the last batch's (the
