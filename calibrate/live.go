@@ -94,7 +94,8 @@ type RunResult struct {
 // the runs so far with the error; failed requests do not stop it (they are
 // counted in each run's Summary and left out of the fit), nor does a trace
 // renamed into place whose directory was not synced: every run then
-// returns, with an error wrapping atomicfile.ErrDirNotSynced.
+// returns, with an error wrapping atomicfile.ErrDirNotSynced. A failure
+// after such a trace is returned joined with its error, the failure first.
 func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, replay.TextModel, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, replay.TextModel{}, err
@@ -132,6 +133,11 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 	// Traces renamed into place whose directory was not synced are
 	// written: the runs go on, and their errors are returned at the end.
 	var notSynced []error
+	// failed is a failure that stops the runs, with the unsynced traces
+	// before it: those are written, and a crash may yet undo them.
+	failed := func(err error) error {
+		return errors.Join(append([]error{err}, notSynced...)...)
+	}
 	save := func(res *RunResult) error {
 		// What a refit reads back: Analyze takes the engine's kind from it.
 		res.Meta = runMeta(meta, res, cfg.Text)
@@ -162,7 +168,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 			salt := rand.Uint64() | 1
 			rows, err := resetSlots(ctx, cfg, slots, prompt, salt)
 			if err != nil {
-				return out, cfg.Text, fmt.Errorf("calibrate: before run %s: %w", spec.Name, err)
+				return out, cfg.Text, failed(fmt.Errorf("calibrate: before run %s: %w", spec.Name, err))
 			}
 			// The engine's count, where it gave one: a prompt shorter than
 			// the chat template's own tokens comes out longer than asked.
@@ -173,7 +179,7 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 			reset++
 			rs := RunSpec{Name: "reset", Kind: KindReset, Concurrency: slots, Prompts: []int{prompt}, Outputs: []int{1}, Requests: slots, Repeat: 1}
 			if err := save(&RunResult{Spec: rs, Shared: sharedTokens(cfg.Text), Salt: salt, Text: cfg.Text, Rows: rows, Summary: Summarize(rows)}); err != nil {
-				return out, cfg.Text, err
+				return out, cfg.Text, failed(err)
 			}
 		}
 		salt := rand.Uint64() | 1 // unique prompts across runs too
@@ -182,10 +188,10 @@ func RunPlan(ctx context.Context, plan *Plan, opt LiveOptions) ([]*RunResult, re
 		res := &RunResult{Spec: spec, SlotReset: reset, Shared: sharedTokens(cfg.Text), Salt: salt, Text: cfg.Text,
 			Rows: rows, Summary: sum, Wall: time.Since(t0)}
 		if err != nil {
-			return out, cfg.Text, fmt.Errorf("calibrate: run %s: %w", spec.Name, err)
+			return out, cfg.Text, failed(fmt.Errorf("calibrate: run %s: %w", spec.Name, err))
 		}
 		if err := save(res); err != nil {
-			return out, cfg.Text, err
+			return out, cfg.Text, failed(err)
 		}
 		if opt.Log != nil {
 			s := sum
