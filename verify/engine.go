@@ -373,15 +373,13 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		// so. The error quotes the action that failed, a key in it too.
 		msg := spec.Masked(err.Error())
 		fmt.Fprintf(lf, "# verify: %s\n", msg)
-		lf.Close()
-		return nil, &EngineError{StatusStartFailed, msg}
+		return nil, &EngineError{StatusStartFailed, withLogError(msg, closeLog(lf))}
 	}
 	health := urlshow.String(spec.HealthURL) // as it may be shown
 	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
 		msg := fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)
 		fmt.Fprintf(lf, "# verify: %s\n", msg)
-		lf.Close()
-		return nil, &EngineError{StatusStartFailed, msg}
+		return nil, &EngineError{StatusStartFailed, withLogError(msg, closeLog(lf))}
 	}
 	// Masked as written: the log is masked again only once an engine stops.
 	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), spec.Masked(line))
@@ -390,8 +388,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	cmd.Stdout, cmd.Stderr = lf, lf
 	setProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		lf.Close()
-		return nil, &EngineError{StatusStartFailed, err.Error()}
+		return nil, &EngineError{StatusStartFailed, withLogError(err.Error(), closeLog(lf))}
 	}
 	e := &Engine{spec: spec, health: health, knobs: k, cmd: cmd, log: lf, logPath: logPath, done: make(chan struct{})}
 	go func() {
@@ -509,11 +506,36 @@ func (e *Engine) Stop(ctx context.Context) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	e.log.Close()
+	if err := closeLog(e.log); err != nil {
+		errs = append(errs, err)
+	}
 	if err := e.maskLog(); err != nil {
 		errs = append(errs, fmt.Errorf("masking the key in the engine log: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// closeLog syncs and closes the engine log: a write-back error may show
+// only then, and a log cut short should not pass for the engine's whole
+// output. The error names the log.
+func closeLog(f *os.File) error {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("engine log: %w", err)
+	}
+	return nil
+}
+
+// withLogError is a failed start's message msg with the engine log's
+// close error, if any, after it.
+func withLogError(msg string, err error) string {
+	if err == nil {
+		return msg
+	}
+	return msg + "; " + err.Error()
 }
 
 // kill ends the start command's process group: SIGTERM to every process
