@@ -91,7 +91,11 @@ func (g *gpuSampler) stop(sums []*replay.Summary, written bool, rowsLeft string)
 			csvPath = g.path
 		}
 	case rowsLeft != "":
-		csvPath = g.rec.Keep()
+		var err error
+		csvPath, err = g.rec.Keep()
+		if err != nil {
+			fmt.Fprintf(g.log, "verify: GPU telemetry: %v\n", err)
+		}
 		fmt.Fprintf(g.log, "verify: the GPU samples taken beside the rows left in %s are in %s\n", rowsLeft, csvPath)
 	default:
 		g.rec.Discard()

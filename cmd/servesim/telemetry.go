@@ -207,16 +207,21 @@ func (s *samplers) finish(written bool, rowsLeft string) error {
 		}
 		return err
 	case rowsLeft != "":
+		// A kept file whose close failed is named all the same, its
+		// error after: it holds what reached the disk.
+		gpu, gpuErr := s.gpu.Keep()
+		eng, engErr := s.eng.Keep()
 		var kept []string
-		for _, p := range []string{s.gpu.Keep(), s.eng.Keep()} {
+		for _, p := range []string{gpu, eng} {
 			if p != "" {
 				kept = append(kept, p)
 			}
 		}
+		var where error
 		if len(kept) > 0 {
-			return fmt.Errorf("the samples taken beside the rows left in %s are in %s", rowsLeft, strings.Join(kept, " and "))
+			where = fmt.Errorf("the samples taken beside the rows left in %s are in %s", rowsLeft, strings.Join(kept, " and "))
 		}
-		return nil
+		return errors.Join(where, gpuErr, engErr)
 	}
 	s.gpu.Discard()
 	s.eng.Discard()

@@ -855,10 +855,11 @@ func (r *GPURecorder) Discard() {
 
 // Keep stops the recorder and leaves its CSV file under its temporary
 // name, which it returns ("" without a file): for the samples of a run
-// whose trace was not written but whose rows were kept.
-func (r *GPURecorder) Keep() string {
+// whose trace was not written but whose rows were kept. Its error is the
+// file's close error, which names it.
+func (r *GPURecorder) Keep() (string, error) {
 	if r == nil {
-		return ""
+		return "", nil
 	}
 	r.Stop()
 	return r.out.keep()

@@ -456,10 +456,11 @@ func (s *Scraper) Discard() {
 
 // Keep stops the scraper and leaves its CSV file under its temporary
 // name, which it returns ("" without a file): for the gauges of a run
-// whose trace was not written but whose rows were kept.
-func (s *Scraper) Keep() string {
+// whose trace was not written but whose rows were kept. Its error is the
+// file's close error, which names it.
+func (s *Scraper) Keep() (string, error) {
 	if s == nil {
-		return ""
+		return "", nil
 	}
 	s.Stop()
 	return s.out.keep()

@@ -103,12 +103,17 @@ func (s *sidecar) discard() {
 	s.f = nil
 }
 
-func (s *sidecar) keep() string {
+// keep closes the file under its temporary name, which it returns. Its
+// error names that file: a close may report a write-back failure that
+// the sync when sampling ended did not, leaving rows out of it.
+func (s *sidecar) keep() (string, error) {
 	if s == nil || s.f == nil {
-		return ""
+		return "", nil
 	}
-	name := s.f.Name()
-	s.f.Close() // synced when sampling ended
+	f := s.f.File // the temporary file's own errors name where it is left
 	s.f = nil
-	return name
+	if err := f.Close(); err != nil {
+		return f.Name(), fmt.Errorf("telemetry: %w", err)
+	}
+	return f.Name(), nil
 }

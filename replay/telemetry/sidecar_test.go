@@ -19,7 +19,7 @@ import (
 type sampler interface {
 	Publish() error
 	Discard()
-	Keep() string
+	Keep() (string, error)
 }
 
 // samplers start each recorder writing to path and return it once it has
@@ -152,7 +152,10 @@ func TestKeptSidecarStaysUnderItsTemporaryName(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			path := withEarlier(t)
 			s := start(t, path)
-			kept := s.Keep()
+			kept, err := s.Keep()
+			if err != nil {
+				t.Fatalf("Keep: %v", err)
+			}
 			if left := others(t, path); !slices.Equal(left, []string{kept}) {
 				t.Fatalf("Keep returned %q; beside the path: %v", kept, left)
 			}
@@ -166,5 +169,21 @@ func TestKeptSidecarStaysUnderItsTemporaryName(t *testing.T) {
 				t.Errorf("the path holds %q: want the earlier run's file", got)
 			}
 		})
+	}
+}
+
+// A kept file whose close fails may hold fewer rows than were written:
+// Keep says so, naming the file it leaves, as a write error would.
+func TestKeptSidecarReportsItsCloseError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpu.csv")
+	s, err := createSidecar(path, []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.discard()
+	s.f.File.Close() // a close that fails, as one after a write-back error does
+	kept, err := s.keep()
+	if kept == "" || err == nil || !strings.Contains(err.Error(), kept) {
+		t.Errorf("keep = %q, %v; want the kept file and its close error naming it", kept, err)
 	}
 }
