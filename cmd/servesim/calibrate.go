@@ -303,10 +303,13 @@ func runCalibrate(c *cli.Context) error {
 	runs, tm, err := calibrate.RunPlan(c.Context, xplan, calibrate.LiveOptions{Replay: cfg, TraceDir: traceDir, Meta: meta, Log: w, ResetSlots: c.Bool("reset-slots")})
 	wall := time.Since(t0)
 	// Run traces renamed into place whose directory was not synced are
-	// written: the calibration goes on, and the error is returned after.
+	// written: the calibration goes on, and the error is returned after;
+	// a failure, first in its error, is told apart from them.
 	var notSynced error
 	if atomicfile.OnlyNotSynced(err) {
 		notSynced, err = err, nil
+	} else {
+		err, notSynced = splitFailure(err)
 	}
 	// The samples go beside the run traces written, and nowhere when none
 	// was. A sampling or write failure stops the power fit: the file holds
@@ -331,9 +334,10 @@ func runCalibrate(c *cli.Context) error {
 				if measured == 1 {
 					are, them = "is", "it"
 				}
-				return fmt.Errorf("%w (the %s before it %s in %s: `calibrate --from-traces` refits %s)", err, numfmt.Count(measured, "run"), are, traceDir, them)
+				err = fmt.Errorf("%w (the %s before it %s in %s: `calibrate --from-traces` refits %s)", err, numfmt.Count(measured, "run"), are, traceDir, them)
 			}
-			return err
+			// The samples beside the runs written: a refit fits power to them.
+			return errors.Join(err, published, notSynced)
 		}
 		if madeTraceDir {
 			os.Remove(traceDir) // only if nothing was written to it
@@ -350,6 +354,21 @@ func runCalibrate(c *cli.Context) error {
 		err = errors.Join(err, notSynced)
 	}
 	return err
+}
+
+// splitFailure parts RunPlan's error into the failure that stopped the
+// runs, first in it, and the errors after it, of traces renamed into
+// place before it whose directory was not synced (nil when none).
+func splitFailure(err error) (failure, notSynced error) {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err, nil
+	}
+	errs := j.Unwrap()
+	if len(errs) < 2 || !atomicfile.OnlyNotSynced(errors.Join(errs[1:]...)) {
+		return err, nil
+	}
+	return errs[0], errors.Join(errs[1:]...)
 }
 
 // printPlan prints the experiment plan and, with slot resets, the
