@@ -198,7 +198,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	// is read once to know whether any row is dropped. Dropping none is
 	// no transformation, and recording it would name another workload.
 	if opt.DropFailed && (format == FormatServesim || format == FormatBurstGPT) {
-		if opt.DropFailed, err = anyFailed(path, format, opt); err != nil {
+		if opt.DropFailed, err = AnyFailed(path, format, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -286,9 +286,9 @@ func addChecksum(m *Meta, file, sum string) {
 	m.SetChecksum(name, sum)
 }
 
-// anyFailed says whether path, in format, holds a row its source marks
-// failed.
-func anyFailed(path string, format ImportFormat, opt ImportOptions) (bool, error) {
+// AnyFailed says whether path, in format, holds a row its source marks
+// failed: whether --drop-failed drops anything from it.
+func AnyFailed(path string, format ImportFormat, opt ImportOptions) (bool, error) {
 	opt.DropFailed, opt.Spread = false, 0
 	r, err := Import(path, format, opt)
 	if err != nil {

@@ -119,18 +119,19 @@ func traceImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			r, err := traces.Import(in, format, traces.ImportOptions{
+			opt := traces.ImportOptions{
 				DropFailed:  c.Bool("drop-failed"),
 				Spread:      int64(c.Duration("spread")),
 				Rate:        c.Float64("rate"),
 				Seed:        c.Uint64("seed"),
 				MaxTokens:   int32(c.Int("max-tokens")),
 				ToolVersion: c.App.Version,
-			})
+			}
+			r, err := traces.Import(in, format, opt)
 			if err != nil {
 				return err
 			}
-			n, err := traces.WriteTrace(c.Context, out, importNotEmpty(in, r, c.Bool("drop-failed")))
+			n, err := traces.WriteTrace(c.Context, out, importNotEmpty(in, format, opt, r))
 			if err != nil {
 				return err
 			}
@@ -143,13 +144,21 @@ func traceImportCommand() *cli.Command {
 // importNotEmpty fails an import of in that yields no row, saying why,
 // as slice refuses an empty window. Warm-up rows of a servesim input are
 // rows still: importing them alone rewrites that trace as it is.
-// Failed rows are blamed only when this import dropped some (dropFailed,
-// on a format that marks them): a drop_failed an input already carries
-// from an earlier import dropped nothing here.
-func importNotEmpty(in string, r traces.Reader, dropFailed bool) traces.Reader {
-	empty := fmt.Errorf("import %s: it holds no request (a header or an empty array alone); nothing written", in)
-	if dropFailed && r.Meta().Extra["drop_failed"] != "" {
-		empty = fmt.Errorf("import %s: every request is marked failed, and --drop-failed dropped them all (without it they are kept with source_failed=true); nothing written", in)
+// Failed rows are blamed only when this import dropped some: neither an
+// empty file nor a drop_failed an input carries from an earlier import
+// says so, so the source is asked again (only when nothing came out).
+func importNotEmpty(in string, format traces.ImportFormat, opt traces.ImportOptions, r traces.Reader) traces.Reader {
+	empty := func() error {
+		if opt.DropFailed {
+			dropped, err := traces.AnyFailed(in, format, opt)
+			if err != nil {
+				return fmt.Errorf("import %s: %w", in, err)
+			}
+			if dropped {
+				return fmt.Errorf("import %s: every request is marked failed, and --drop-failed dropped them all (without it they are kept with source_failed=true); nothing written", in)
+			}
+		}
+		return fmt.Errorf("import %s: it holds no request (a header or an empty array alone); nothing written", in)
 	}
 	return &notEmpty{Reader: r, empty: empty, warmupOnly: func(int) error { return nil }}
 }
@@ -373,13 +382,15 @@ func traceSliceCommand() *cli.Command {
 				window = fmt.Sprintf("[%s, %s)", from, to)
 			}
 			kept := &notEmpty{Reader: traces.Slice(r, int64(from), int64(to), c.Int("head")),
-				empty: fmt.Errorf("slice %s: no request arrives in %s, warm-up rows aside (`servesim trace stats` gives the trace's span); nothing written", in, window)}
+				empty: func() error {
+					return fmt.Errorf("slice %s: no request arrives in %s, warm-up rows aside (`servesim trace stats` gives the trace's span); nothing written", in, window)
+				}}
 			if head := c.Int("head"); head > 0 {
 				// A head filled with warm-up rows cut the requests that
 				// arrived after them; fewer rows than it are the window's.
 				kept.warmupOnly = func(n int) error {
 					if n < head {
-						return kept.empty
+						return kept.empty()
 					}
 					return fmt.Errorf("slice %s: --head %d keeps %d warm-up rows of %s and no measured request; nothing written", in, head, n, window)
 				}
@@ -397,8 +408,8 @@ func traceSliceCommand() *cli.Command {
 // --slice refuses it.
 type notEmpty struct {
 	traces.Reader
-	rows, warmups int // measured rows, warm-up rows
-	empty         error
+	rows, warmups int                     // measured rows, warm-up rows
+	empty         func() error            // the error of no row at all
 	warmupOnly    func(warmups int) error // when set, the error of warm-up rows alone
 	err           error
 }
@@ -413,7 +424,7 @@ func (r *notEmpty) Next() bool {
 		return true
 	}
 	if r.rows == 0 && r.Reader.Err() == nil {
-		r.err = r.empty
+		r.err = r.empty()
 		if r.warmups > 0 && r.warmupOnly != nil {
 			r.err = r.warmupOnly(r.warmups)
 		}

@@ -62,3 +62,26 @@ func TestTraceImportEmptyNamesOnlyItsOwnDropFailed(t *testing.T) {
 		t.Errorf("err = %v, want \"holds no request\" and no word of --drop-failed", err)
 	}
 }
+
+// An empty file imported with --drop-failed dropped nothing: the reason
+// given is its emptiness, even where its metadata records an earlier
+// drop, and for a header-only BurstGPT file alike.
+func TestTraceImportEmptyWithDropFailedBlamesNoFailedRow(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "empty.jsonl")
+	var meta traces.Meta
+	meta.Set("drop_failed", "true")
+	if err := traces.WriteAll(own, meta, nil); err != nil {
+		t.Fatal(err)
+	}
+	burst := filepath.Join(dir, "burst.csv")
+	if err := os.WriteFile(burst, []byte("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{own, burst} {
+		_, err := run(t, "trace", "import", "--drop-failed", in, filepath.Join(dir, "out.parquet"))
+		if err == nil || !strings.Contains(err.Error(), "holds no request") || strings.Contains(err.Error(), "marked failed") {
+			t.Errorf("%s: err = %v, want \"holds no request\" and no word of failed rows", in, err)
+		}
+	}
+}
