@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
+	"unicode"
 )
 
 // mooncakeSource reads Mooncake FAST'25 JSONL:
@@ -23,6 +25,7 @@ type mooncakeSource struct {
 	sc     *bufio.Scanner
 	name   string
 	line   int
+	lead   int // bytes of space before the line's JSON, which columns count
 	maxTok int64
 	row    mooncakeRow
 }
@@ -45,14 +48,15 @@ func newMooncakeSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
 func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 	for s.sc.Scan() {
 		s.line++
-		b := bytes.TrimSpace(s.sc.Bytes())
-		if len(b) == 0 {
+		b := bytes.TrimLeftFunc(s.sc.Bytes(), unicode.IsSpace)
+		s.lead = len(s.sc.Bytes()) - len(b)
+		if b = bytes.TrimSpace(b); len(b) == 0 {
 			continue
 		}
 		hashes := r.PrefixHashes[:0]
 		s.row = mooncakeRow{InputLength: absent, OutputLength: absent, HashIDs: &hashes}
 		if err := json.Unmarshal(b, &s.row); err != nil {
-			return 0, 0, s.jsonErr(err)
+			return 0, 0, s.jsonErr(b, err)
 		}
 		if _, elem := nullListElement(b, "hash_ids"); elem > 0 {
 			return 0, 0, fmt.Errorf("%s:%d (hash_ids): want unsigned integers, got null (element %d)", s.name, s.line, elem)
@@ -110,16 +114,54 @@ func (s *mooncakeSource) tokens(field string, v int64) (int32, error) {
 	return int32(v), nil
 }
 
-func (s *mooncakeSource) jsonErr(err error) error {
+// jsonErr names the line and column of err, a decoding error of b (the
+// line with s.lead bytes of space cut from its start): the column of the
+// offending value's first byte, as the CSV importers name a field's.
+func (s *mooncakeSource) jsonErr(b []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Errorf("%s:%d:%d (%s): want %s, got JSON %s", s.name, s.line, te.Offset, te.Field, te.Type, te.Value)
+		col := s.lead + valueStart(b, int(te.Offset)) + 1
+		return fmt.Errorf("%s:%d:%d (%s): want %s, got JSON %s", s.name, s.line, col, te.Field, te.Type, te.Value)
 	}
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%s:%d:%d: want a JSON object: %v", s.name, s.line, se.Offset, se)
+	if errors.As(err, &se) { // Offset counts the offending byte
+		return fmt.Errorf("%s:%d:%d: want a JSON object: %v", s.name, s.line, s.lead+int(se.Offset), se)
 	}
 	return fmt.Errorf("%s:%d: %w", s.name, s.line, err)
+}
+
+// valueStart is the index in b of the first byte of the value a type
+// error's Offset, end, is about: encoding/json puts it just past an
+// object's or array's opening byte but past the whole of a string,
+// number or literal.
+func valueStart(b []byte, end int) int {
+	if end <= 0 || end > len(b) {
+		return max(0, min(end, len(b)))
+	}
+	switch last := end - 1; b[last] {
+	case '{', '[':
+		return last
+	case '"': // back to the opening quote, one no odd run of backslashes escapes
+		for i := last - 1; i >= 0; i-- {
+			if b[i] != '"' {
+				continue
+			}
+			k := i
+			for k > 0 && b[k-1] == '\\' {
+				k--
+			}
+			if (i-k)%2 == 0 {
+				return i
+			}
+		}
+		return 0
+	default: // a number, true, false or null
+		i := last
+		for i > 0 && strings.IndexByte(" \t\r\n:,[", b[i-1]) < 0 {
+			i--
+		}
+		return i
+	}
 }
 
 // shareGPTSource reads a ShareGPT JSON array, one conversation at a time:
