@@ -1373,7 +1373,10 @@ func (e *engine) slotHit(s *seq) int32 {
 
 // startPrefill admits s with hit cached blocks and its first chunk.
 func (e *engine) startPrefill(s *seq, hit, looked int, chunk int32) error {
-	if !s.req.Warmup { // warm-up rows stay out of the figures
+	// Warm-up rows stay out of the figures; so does a preempted request's
+	// recompute, as vLLM's prefix cache counters leave resumed requests
+	// out: it would mostly hit its own generated blocks.
+	if !s.req.Warmup && s.preempts == 0 {
 		e.bm.lookups += int64(looked)
 		e.bm.hits += int64(hit)
 	}

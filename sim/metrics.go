@@ -49,7 +49,7 @@ type Summary struct {
 
 	KV KVStats
 
-	PrefixLookups, PrefixHits int64   // KV blocks looked up in / found in the prefix cache
+	PrefixLookups, PrefixHits int64   // KV blocks looked up in / found in the prefix cache, at first schedulings (as vLLM counts)
 	PrefixHitRate             float64 // PrefixHits / PrefixLookups; 0 (null in JSON) when nothing was looked up
 
 	Steps        int64 // engine iterations simulated
