@@ -247,7 +247,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			func(p paretoPoint) float64 { return p.perDev }, func(p paretoPoint) bool { return p.frontThr }},
 	} {
 		var all, front plotter.XYs
-		var frontLabels, capped []string
+		var frontLabels, capped, cappedOff []string
 		lo, hi := math.Inf(1), 0.0
 		for _, p := range pts {
 			x := k.x(p)
@@ -257,6 +257,9 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			xy := plotter.XY{X: x, Y: p.cost}
 			if p.capped {
 				capped = append(capped, p.label)
+				if !k.front(p) {
+					cappedOff = append(cappedOff, p.label)
+				}
 			}
 			if k.front(p) {
 				front = append(front, xy)
@@ -352,9 +355,23 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		if len(capped) > 0 {
 			caption += " The points of " + strings.Join(capped, ", ") + " are placed at the search's limit, where the SLO still held: " + k.cappedNote
 		}
+		caption += mayJoinFront(cappedOff)
 		out = append(out, &Figure{Name: name + "-" + k.suffix, Caption: caption, SVG: svg})
 	}
 	return out, nil
+}
+
+// mayJoinFront is the caption's note of the capped configs left off the
+// front: beaten only at the search's limit, they may not be beaten at
+// their true capacity, where their cost is lower. "" when none.
+func mayJoinFront(labels []string) string {
+	switch len(labels) {
+	case 0:
+		return ""
+	case 1:
+		return " Off the front there, " + labels[0] + " may join the front at its true capacity."
+	}
+	return " Off the front there, " + strings.Join(labels, ", ") + " may each join the front at their true capacity."
 }
 
 // mark is a labelled point of a scatter plot.
