@@ -246,7 +246,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 				"as at the true, higher capacity the cost is lower and the throughput higher.",
 			func(p paretoPoint) float64 { return p.perDev }, func(p paretoPoint) bool { return p.frontThr }},
 	} {
-		var all, front plotter.XYs
+		var all, front, cappedXY plotter.XYs
 		var frontLabels, capped, cappedOff []string
 		lo, hi := math.Inf(1), 0.0
 		for _, p := range pts {
@@ -256,7 +256,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			}
 			xy := plotter.XY{X: x, Y: p.cost}
 			if p.capped {
-				capped = append(capped, p.label)
+				capped, cappedXY = append(capped, p.label), append(cappedXY, xy)
 				if !k.front(p) {
 					cappedOff = append(cappedOff, p.label)
 				}
@@ -286,7 +286,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		p := newPlot(k.title, k.xLabel, "$ per 1M output tokens (estimated)")
 		isLog := k.suffix == "latency" && logAxis(&p.X, lo, hi)
 		if isLog {
-			all, front = clampPositive(all, lo), clampPositive(front, lo)
+			all, front, cappedXY = clampPositive(all, lo), clampPositive(front, lo), clampPositive(cappedXY, lo)
 		}
 		var leg []legendEntry
 		if len(all) > 0 {
@@ -322,6 +322,15 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 				}
 			}
 		}
+		// a ring around each capped point: with more points than labels,
+		// only it tells which points are placed at the search's limit
+		if len(cappedXY) > 0 {
+			s, err := scatter(p, cappedXY, color.Gray{0x40}, draw.RingGlyph{}, vg.Points(7))
+			if err != nil {
+				return nil, err
+			}
+			leg = append(leg, legendEntry{fmt.Sprintf("capacity capped by the search (%d)", len(cappedXY)), []plot.Thumbnailer{s}})
+		}
 		if isLog {
 			for i := range marks {
 				marks[i].xy.X = math.Max(marks[i].xy.X, lo)
@@ -353,7 +362,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			caption += " (log x axis)"
 		}
 		if len(capped) > 0 {
-			caption += " The points of " + strings.Join(capped, ", ") + " are placed at the search's limit, where the SLO still held: " + k.cappedNote
+			caption += " The ringed points, of " + strings.Join(capped, ", ") + ", are placed at the search's limit, where the SLO still held: " + k.cappedNote
 		}
 		caption += mayJoinFront(cappedOff)
 		out = append(out, &Figure{Name: name + "-" + k.suffix, Caption: caption, SVG: svg})
