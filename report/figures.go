@@ -362,7 +362,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			caption += " (log x axis)"
 		}
 		if len(capped) > 0 {
-			caption += " The ringed points, of " + strings.Join(capped, ", ") + ", are placed at the search's limit, where the SLO still held: " + k.cappedNote
+			caption += " The ringed points, of " + someNames(capped) + ", are placed at the search's limit, where the SLO still held: " + k.cappedNote
 		}
 		caption += mayJoinFront(cappedOff)
 		out = append(out, &Figure{Name: name + "-" + k.suffix, Caption: caption, SVG: svg})
@@ -380,7 +380,19 @@ func mayJoinFront(labels []string) string {
 	case 1:
 		return " Off the front there, " + labels[0] + " may join the front at its true capacity."
 	}
-	return " Off the front there, " + strings.Join(labels, ", ") + " may each join the front at their true capacity."
+	return " Off the front there, " + someNames(labels) + " may each join the front at their true capacity."
+}
+
+// captionNames is how many configs a caption names before it counts
+// the rest: a large sweep can cap hundreds.
+const captionNames = 8
+
+// someNames joins the first captionNames labels and counts the rest.
+func someNames(labels []string) string {
+	if len(labels) <= captionNames {
+		return strings.Join(labels, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(labels[:captionNames], ", "), len(labels)-captionNames)
 }
 
 // mark is a labelled point of a scatter plot.

@@ -57,3 +57,18 @@ func TestParetoFiguresMarkCappedPoints(t *testing.T) {
 		}
 	}
 }
+
+// A sweep of hundreds of configs can cap hundreds: the caption names a
+// few and counts the rest, as the figure rings them all.
+func TestParetoCaptionCountsCappedConfigsPastAFew(t *testing.T) {
+	for name, f := range paretoFigureSVGs(t, paretoRows(40, 30)) {
+		if !strings.Contains(f.Caption, "#8 and 22 more") || strings.Contains(f.Caption, "#9,") || strings.Contains(f.Caption, "#30") {
+			t.Errorf("%s: caption %q, want the capped configs named up to #8, then counted", name, f.Caption)
+		}
+	}
+	for name, f := range paretoFigureSVGs(t, paretoRows(40, 2)) {
+		if !strings.Contains(f.Caption, "#1, #2") || strings.Contains(f.Caption, "more") {
+			t.Errorf("%s: caption %q, want both capped configs named, none counted", name, f.Caption)
+		}
+	}
+}
