@@ -249,6 +249,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		var all, front, cappedXY plotter.XYs
 		var frontLabels, capped, cappedOff []string
 		lo, hi := math.Inf(1), 0.0
+		costLo, costHi := math.Inf(1), 0.0
 		for _, p := range pts {
 			x := k.x(p)
 			if !known(x) || !known(p.cost) {
@@ -271,6 +272,10 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 				lo = math.Min(lo, x)
 			}
 			hi = math.Max(hi, x)
+			if p.cost > 0 {
+				costLo = math.Min(costLo, p.cost)
+			}
+			costHi = math.Max(costHi, p.cost)
 		}
 		if len(all)+len(front) == 0 {
 			continue
@@ -287,6 +292,12 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		isLog := k.suffix == "latency" && logAxis(&p.X, lo, hi)
 		if isLog {
 			all, front, cappedXY = clampPositive(all, lo), clampPositive(front, lo), clampPositive(cappedXY, lo)
+		}
+		// costs over decades (one GPU against eight) would crush the
+		// cheap configs, the front among them, onto a linear axis's floor
+		logCost := logAxis(&p.Y, costLo, costHi)
+		if logCost {
+			all, front, cappedXY = clampPositiveY(all, costLo), clampPositiveY(front, costLo), clampPositiveY(cappedXY, costLo)
 		}
 		var leg []legendEntry
 		if len(all) > 0 {
@@ -331,16 +342,17 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			}
 			leg = append(leg, legendEntry{fmt.Sprintf("capacity capped by the search (%d)", len(cappedXY)), []plot.Thumbnailer{s}})
 		}
-		if isLog {
-			for i := range marks {
+		for i := range marks {
+			if isLog {
 				marks[i].xy.X = math.Max(marks[i].xy.X, lo)
 			}
+			if logCost {
+				marks[i].xy.Y = math.Max(marks[i].xy.Y, costLo)
+			}
 		}
-		if err := addMarks(p, marks, isLog); err != nil {
+		if err := addMarks(p, marks, isLog, logCost); err != nil {
 			return nil, err
 		}
-		// Cost stays on a linear axis from 0: gonum/plot v0.17 leaves a
-		// blank band above a log y axis.
 		p.Y.Min = 0
 		if k.suffix == "throughput" {
 			p.X.Min = 0
@@ -351,6 +363,9 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 			p.X.Min, p.X.Max = lo/2, hi*2.5
 		}
 		p.Y.Max *= 1.08
+		if logCost {
+			p.Y.Min, p.Y.Max = costLo/1.5, costHi*1.5
+		}
 		drawableRange(&p.X)
 		drawableRange(&p.Y)
 		svg, err := render(p, leg)
@@ -360,6 +375,9 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		caption := k.caption
 		if isLog {
 			caption += " (log x axis)"
+		}
+		if logCost {
+			caption += " (log cost axis)"
 		}
 		if len(capped) > 0 {
 			caption += " The ringed points, of " + someNames(capped) + ", are placed at the search's limit, where the SLO still held: " + k.cappedNote
@@ -404,28 +422,33 @@ type mark struct {
 
 // addMarks labels points, merging the labels of points that would overlap
 // (closer than a few percent of the axes' span) into one "a, b" label.
-func addMarks(p *plot.Plot, marks []mark, logX bool) error {
+func addMarks(p *plot.Plot, marks []mark, logX, logY bool) error {
 	if len(marks) == 0 {
 		return nil
 	}
-	nx := func(x float64) float64 {
-		if logX {
-			return math.Log10(x)
+	scaled := func(log bool) func(float64) float64 {
+		if log {
+			return math.Log10
 		}
-		return x
+		return func(v float64) float64 { return v }
 	}
-	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
+	nx, ny := scaled(logX), scaled(logY)
+	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), 0.0, 0.0 // a linear y axis starts at 0
+	if logY {
+		minY, maxY = math.Inf(1), math.Inf(-1)
+	}
 	for _, m := range marks {
-		minX, maxX, maxY = math.Min(minX, nx(m.xy.X)), math.Max(maxX, nx(m.xy.X)), math.Max(maxY, m.xy.Y)
+		minX, maxX = math.Min(minX, nx(m.xy.X)), math.Max(maxX, nx(m.xy.X))
+		minY, maxY = math.Min(minY, ny(m.xy.Y)), math.Max(maxY, ny(m.xy.Y))
 	}
-	spanX, spanY := math.Max(maxX-minX, 1e-12), math.Max(maxY, 1e-12)
+	spanX, spanY := math.Max(maxX-minX, 1e-12), math.Max(maxY-minY, 1e-12)
 	// front points first, so a merged label takes the front's colour
 	sort.SliceStable(marks, func(i, j int) bool { return marks[i].front && !marks[j].front })
 	var groups [][]mark
 	for _, m := range marks {
 		placed := false
 		for gi, g := range groups {
-			dx, dy := (nx(m.xy.X)-nx(g[0].xy.X))/spanX, (m.xy.Y-g[0].xy.Y)/spanY
+			dx, dy := (nx(m.xy.X)-nx(g[0].xy.X))/spanX, (ny(m.xy.Y)-ny(g[0].xy.Y))/spanY
 			if math.Abs(dx) < 0.12 && math.Abs(dy) < 0.06 {
 				groups[gi] = append(g, m)
 				placed = true

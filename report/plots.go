@@ -337,6 +337,17 @@ func clampPositive(pts plotter.XYs, floor float64) plotter.XYs {
 	return out
 }
 
+// clampPositiveY is clampPositive for y: a log y axis cannot place a
+// value at or below 0.
+func clampPositiveY(pts plotter.XYs, floor float64) plotter.XYs {
+	out := make(plotter.XYs, len(pts))
+	for i, p := range pts {
+		p.Y = math.Max(p.Y, floor)
+		out[i] = p
+	}
+	return out
+}
+
 var (
 	svgProlog = regexp.MustCompile(`(?s)^\s*<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
 	svgNS     = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
