@@ -170,15 +170,21 @@ func parseTickLabel(label string) (float64, bool) {
 }
 
 // readableLogTicks are gonum/plot's ticks of a log axis labelled as
-// tickLabel writes each value: "1M", not "1e+06" after "100000".
+// tickLabel writes each value: "1M", not "1e+06" after "100000". Ticks
+// beyond the range are dropped: gonum/plot runs them out to the next
+// decade and pads the plot for their labels, a blank band past the axis.
 type readableLogTicks struct{}
 
 func (readableLogTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
-	for i, t := range ticks {
-		if t.Label != "" {
-			ticks[i].Label = tickLabel(t.Value, math.Abs(t.Value), -1)
+	var ticks []plot.Tick
+	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(min, max) {
+		if t.Value < min*(1-1e-9) || t.Value > max*(1+1e-9) {
+			continue
 		}
+		if t.Label != "" {
+			t.Label = tickLabel(t.Value, math.Abs(t.Value), -1)
+		}
+		ticks = append(ticks, t)
 	}
 	return ticks
 }
