@@ -35,11 +35,14 @@
 //
 // # Cost model
 //
-// Cost per token has five factors: the device price per hour, the number of
-// devices times the wall time they are held (which, divided by tokens, is
-// the inverse of throughput), the energy drawn, the data-centre PUE that
-// scales that energy, and the tail penalty — the extra capacity needed to
-// keep P99 latency within an SLO rather than running at saturation (see
-// [TailPenalty]). [Prices.Cost] computes the estimated basis (device-hours
-// plus energy) and, when API per-token prices are given, the billed basis.
+// Cost per token has five factors: hardware amortization (the device price
+// per hour times the devices and the wall time they are held), energy (the
+// energy drawn times the price per kWh and the data-centre PUE), memory
+// occupancy (the KV cache left beside the weights, which bounds concurrency:
+// [ComputeCapacity]), batching efficiency (the tokens per second those
+// devices serve, which divides the first two), and the tail penalty, the
+// extra capacity needed to keep P99 latency within an SLO rather than
+// running at saturation (see [TailPenalty]). [Prices.Cost] computes the
+// estimated basis (device-hours plus energy) and, when API per-token prices
+// are given, the billed basis.
 package model
