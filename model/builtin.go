@@ -114,9 +114,9 @@ func builtinHardware() []Hardware {
 			PricePerHour: 1.29, // e.g. Lambda 8×A100 SXM 40GB on-demand, per GPU
 		},
 		{ // NVIDIA L40S datasheet: 48 GB GDDR6, 864 GB/s, 350 W; FP32 91.6
-			// TFLOPS, FP16/BF16 362, FP8 and INT8 733 dense tensor
+			// TFLOPS, FP16/BF16 362, FP8, INT8 and INT4 733 dense tensor
 			Name: "L40S", MemoryBytes: 46068 * mib, BandwidthBytesPerSec: 864e9,
-			FLOPS:    map[Precision]float64{FP32: 91.6e12, FP16: 362e12, BF16: 362e12, FP8: 733e12, INT8: 733e12},
+			FLOPS:    map[Precision]float64{FP32: 91.6e12, FP16: 362e12, BF16: 362e12, FP8: 733e12, INT8: 733e12, INT4: 733e12},
 			TDPWatts: 350, IdleWatts: 35,
 			PricePerHour: 1.00, // GPU clouds list about $0.8–1.9 per GPU-hour
 		},

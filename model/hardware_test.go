@@ -117,3 +117,18 @@ func TestComputePrecisionWithoutA16BitFigure(t *testing.T) {
 		t.Errorf("int4 weights on an int-only device: err = %v, want no bf16 compute figure", err)
 	}
 }
+
+// Ada's tensor cores run int4 (the L40S datasheet: 733 TOPS dense, as for
+// int8); Hopper's do not. Weight-only int4 still computes in 16 bits.
+func TestInt4FLOPSFollowTheDatasheets(t *testing.T) {
+	l40s := mustHW(t, "L40S")
+	if got, err := l40s.PeakFLOPS(INT4); err != nil || got != 733e12 {
+		t.Errorf("L40S int4 = %g, %v; want 733e12", got, err)
+	}
+	if got := l40s.ComputePrecision(INT4); got != BF16 {
+		t.Errorf("L40S.ComputePrecision(int4) = %s, want bf16", got)
+	}
+	if _, err := mustHW(t, "H100-SXM-80G").PeakFLOPS(INT4); err == nil {
+		t.Error("H100 int4: want an error, Hopper has no int4 tensor cores")
+	}
+}
