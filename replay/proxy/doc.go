@@ -87,8 +87,9 @@
 // upstream's status (Missing when it never answered); Error is "" on
 // success (a 200, as record counts one), "HTTP 4xx: message", "HTTP 3xx:
 // redirects to …", "HTTP 2xx" for another 2xx, "upstream: …",
-// "client disconnected", "cut at shutdown: …" (still running when
-// ShutdownGrace ran out), "stream ended without data: [DONE]" (a stream cut
+// "client disconnected" (before the response ended: a stream ends at its
+// data: [DONE], where a client may hang up), "cut at shutdown: …" (still
+// running when ShutdownGrace ran out), "stream ended without data: [DONE]" (a stream cut
 // short, though its HTTP response ended cleanly),
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named

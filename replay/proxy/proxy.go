@@ -538,8 +538,12 @@ func (p *Proxy) finish(ex *exchange) {
 	if o.status != 0 {
 		row.HTTPStatus = int32(o.status)
 	}
+	// A stream is over at data: [DONE], where record's client stops
+	// reading: a client that hangs up there, or an upstream body that
+	// breaks after it, took the whole completion.
+	ended := o.eof || o.sawDone
 	switch {
-	case ex.clientGone && !o.eof && (ex.upErr == nil || errors.Is(ex.upErr, context.Canceled)):
+	case ex.clientGone && !ended && (ex.upErr == nil || errors.Is(ex.upErr, context.Canceled)):
 		row.Error = "client disconnected"
 		if p.cut.Load() { // the proxy closed the connection, not the client
 			row.Error = "cut at shutdown: the shutdown grace ran out"
@@ -558,9 +562,9 @@ func (p *Proxy) finish(ex *exchange) {
 		}
 	case o.errMsg != "":
 		row.Error = "server error in the response: " + o.errMsg
-	case o.readErr != nil:
+	case o.readErr != nil && !ended:
 		row.Error = "upstream body: " + o.readErr.Error()
-	case !o.eof:
+	case !ended:
 		row.Error = "response not read to the end"
 	case o.streamed && !o.sawDone && !o.undecoded:
 		row.Error = "stream ended without data: [DONE]"
