@@ -364,7 +364,14 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 	lf.quality = quality(y, pred)
 	lf.dof = n - len(free)
 	if lf.dof <= 0 {
-		return nil, fmt.Errorf("%d observations for %d free terms: no degrees of freedom left for confidence intervals", n, len(free))
+		// Name the terms the observations excite, so that what the plan
+		// lacks (more steps of the kinds that excite them) can be read off.
+		freeCols := make([]int, len(free))
+		for k, c := range free {
+			freeCols[k] = cols[c]
+		}
+		return nil, fmt.Errorf("%d observations for %d free terms (%s): no degrees of freedom left for confidence intervals: want at least %d observations",
+			n, len(free), joinNames(names, freeCols), len(free)+1)
 	}
 	lf.sigma = math.Sqrt(ssw / float64(lf.dof))
 	if len(free) > 0 {
