@@ -73,11 +73,14 @@ type Fit struct {
 // which interpolates across it (Curve), and the fit is repeated on the
 // hats of the curve through the remaining points.
 //
-// Confidence intervals are analytic, not bootstrapped: on the free set F
-// (terms strictly positive at the NNLS solution), cov = σ²·(X_Fᵀ W X_F)⁻¹
-// with σ² = Σ wᵢ rᵢ² / (N − |F|), and the interval is value ± t_{N−|F|}·√cov.
-// They are conditional on the free set; a term held at 0 (StatusBound) has
-// no interval. Intervals may extend below 0.
+// Confidence intervals are analytic, not bootstrapped: over the identified
+// terms I (those not off or unexcited, held at 0 or not), cov =
+// σ²·(X_Iᵀ W X_I)⁻¹ with σ² = Σ wᵢ rᵢ² / (N − |F|), F the free set (terms
+// strictly positive at the NNLS solution), and the interval of a free term
+// is value ± t_{N−|F|}·√cov. They are not conditional on the free set: a
+// term held at 0 that is nearly collinear with a free one widens the free
+// one's interval, as the data do not tell them apart. A term held at 0
+// (StatusBound) has no interval. Intervals may extend below 0.
 //
 // It errors when there are no observations, when weights are malformed,
 // when a feature is not finite or a duration not finite and > 0, when no
@@ -375,19 +378,20 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 	}
 	lf.sigma = math.Sqrt(ssw / float64(lf.dof))
 	if len(free) > 0 {
-		af := mat.NewDense(n, len(free), nil)
-		for k, c := range free {
-			af.SetCol(k, mat.Col(nil, c, a))
-		}
+		// The covariance is over every identified column, those held at 0
+		// too: a held term was estimated (at the bound), and one nearly
+		// collinear with a free term could have taken its share, so an
+		// interval conditional on the free set alone is tight around a
+		// value the data do not pin down.
 		var xtx, inv mat.Dense
-		xtx.Mul(af.T(), af)
+		xtx.Mul(a.T(), a)
 		if err := inv.Inverse(&xtx); err != nil {
-			return nil, fmt.Errorf("inverting XᵀWX on the free set: %w", err)
+			return nil, fmt.Errorf("inverting XᵀWX on the identified terms: %w", err)
 		}
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(lf.dof)}.Quantile(1 - (1-conf)/2)
-		for k, c := range free {
+		for _, c := range free {
 			j := cols[c]
-			se := lf.sigma * math.Sqrt(math.Max(inv.At(k, k), 0)) / scale[c]
+			se := lf.sigma * math.Sqrt(math.Max(inv.At(c, c), 0)) / scale[c]
 			lf.coefs[j].Lo = lf.coefs[j].Value - tq*se
 			lf.coefs[j].Hi = lf.coefs[j].Value + tq*se
 		}
