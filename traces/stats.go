@@ -242,6 +242,9 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		case d.d == nil && s.Input != nil:
 			p(d.k, "— (every row failed)")
 			continue
+		case d.d == nil && s.Requests > 0: // only source-failed rows leave no prompt
+			p(d.k, "— (every row failed in the source trace)")
+			continue
 		case d.d == nil:
 			p(d.k, "— (no rows)")
 			continue

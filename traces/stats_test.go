@@ -363,3 +363,26 @@ func TestStatsLengthsLeaveOutSourceFailedRows(t *testing.T) {
 		t.Errorf("output lengths %+v; want %+v (the source-failed rows left out)", s.Output, want)
 	}
 }
+
+// A trace whose every measured row the source marks failed has rows, but
+// no served length: the table says why, not that there are no rows.
+func TestStatsTableSaysEveryRowFailedInTheSource(t *testing.T) {
+	var rows []*Request
+	for i := range 3 {
+		r := &Request{}
+		r.Reset()
+		r.Arrival, r.PromptTokens, r.SourceFailed = int64(i)*1e9, 50, true
+		rows = append(rows, r)
+	}
+	s, err := ComputeStats(&sliceReader{rows: rows}, SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tab bytes.Buffer
+	s.WriteTable(&tab)
+	for _, k := range []string{"input", "output"} {
+		if !regexp.MustCompile(k + ` tokens +— \(every row failed in the source trace\)\n`).MatchString(tab.String()) {
+			t.Errorf("table:\n%s\nwant %s tokens — (every row failed in the source trace)", tab.String(), k)
+		}
+	}
+}
