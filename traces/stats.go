@@ -9,11 +9,11 @@ import (
 )
 
 // Stats summarises a trace. Warm-up rows are counted in Warmup and left
-// out of everything else; source-failed rows are counted and included in
-// the length percentiles (as the published dataset summaries do). A row
-// that failed in the run that recorded it keeps its prompt in Input but
-// is left out of Output: it served no output, and its output tokens are
-// not a served length (a proxy's is how far it got, often 0).
+// out of everything else; source-failed rows are counted in Requests and
+// SourceFailed but left out of the lengths, as they are never served. A
+// row that failed in the run that recorded it keeps its prompt in Input
+// but is left out of Output: it served no output, and its output tokens
+// are not a served length (a proxy's is how far it got, often 0).
 type Stats struct {
 	Requests    int64   `json:"requests"`
 	Warmup      int64   `json:"warmup"`
