@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -350,8 +351,18 @@ func keptText(kept string, streamed int) string {
 	if streamed <= len(kept) {
 		return text
 	}
-	return fmt.Sprintf("%s… [servesim: output text cut at %d of %d bytes]", text, len(kept), streamed)
+	return fmt.Sprintf("%s"+cutMarkFormat, text, len(kept), streamed)
 }
+
+// cutMarkFormat ends a kept text that was cut (keptText).
+const cutMarkFormat = "… [servesim: output text cut at %d of %d bytes]"
+
+// cutMark matches cutMarkFormat at the end of a text.
+var cutMark = regexp.MustCompile(`… \[servesim: output text cut at \d+ of \d+ bytes\]$`)
+
+// TextCut reports whether a row's OutputText is cut at the bound on the
+// text kept: it is the answer's head, not the whole answer.
+func TextCut(text string) bool { return cutMark.MatchString(text) }
 
 // runningCount is the chunk's cumulative completion tokens for timing
 // them, -1 where it carried none. A count out of range (negative or past

@@ -30,6 +30,9 @@ func TestKeptTextIsBounded(t *testing.T) {
 		if r.OutputText != want {
 			t.Errorf("keep text %v: output text %q, want %q", keep, r.OutputText, want)
 		}
+		if TextCut(r.OutputText) != keep {
+			t.Errorf("keep text %v: TextCut(%q) = %v, want %v", keep, r.OutputText, !keep, keep)
+		}
 	}
 }
 
@@ -48,5 +51,21 @@ func TestKeepTextCutsBetweenCharacters(t *testing.T) {
 	keepText(&b, "abж")
 	if got := b.String(); got != "ab" {
 		t.Errorf("kept %q, want %q", got, "ab")
+	}
+}
+
+// Only the mark keptText ends a cut text with says it was cut: a whole
+// answer that quotes it elsewhere, or ends with another count, was not.
+func TestTextCutKnowsTheMark(t *testing.T) {
+	for text, want := range map[string]bool{
+		keptText("abc", 3):  false,
+		keptText("abc", 40): true,
+		keptText("", 7):     true,
+		"… [servesim: output text cut at 3 of 40 bytes] and more": false,
+		"… [servesim: output text cut at x of 40 bytes]":          false,
+	} {
+		if got := TextCut(text); got != want {
+			t.Errorf("TextCut(%q) = %v, want %v", text, got, want)
+		}
 	}
 }

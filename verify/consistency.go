@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -17,8 +18,9 @@ import (
 type Consistency struct {
 	// Compared counts request ids that succeeded in at least two
 	// candidates (an empty answer included); Differ those whose texts are
-	// not all equal. A request that failed in a candidate is compared
-	// among the others only.
+	// not all equal. A request that failed in a candidate, or whose text
+	// was cut at the bound on the text kept, is compared among the others
+	// only.
 	Compared int     `json:"compared"`
 	Differ   int     `json:"differ"`
 	Fraction float64 `json:"fraction_differ"`
@@ -131,14 +133,16 @@ func CompareOutputs(labels []string, runs []map[RequestKey]string) Consistency {
 // row's text is its answer: an empty one is an answer like any other (one
 // candidate's empty answer against another's text is a difference, two
 // empty answers the same), even when every answer of the run is empty.
-// A failed row gave no answer and is left out.
+// A failed row gave no answer and is left out, and so is a text cut at
+// the bound on the text kept: two cut at the same bytes may differ past
+// the cut, and a head is no answer to hold against a whole one.
 func outputTexts(rows []*traces.Request) map[RequestKey]string {
 	m := map[RequestKey]string{}
 	seen := map[string]int{}
 	for _, r := range rows {
 		k := RequestKey{ID: r.ID, N: seen[r.ID]}
 		seen[r.ID]++
-		if r.Warmup || !r.Succeeded() {
+		if r.Warmup || !r.Succeeded() || replay.TextCut(r.OutputText) {
 			continue
 		}
 		m[k] = r.OutputText
