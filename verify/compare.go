@@ -675,12 +675,14 @@ func (res *Result) WriteTable(w io.Writer) {
 
 // CappedLoadLine names the candidates whose capacity is a lower bound
 // (CandidateResult.CapacityLowerBound), replayed at the search's limit,
-// and says their figures are at that load; "" when there are none. The
-// table's cells cannot say it, and verify.json alone does otherwise.
+// and says their figures are at that load; "" when there are none. Only
+// the compared candidates are named: one that failed has no figures in
+// the table to qualify (its status line says why). The table's cells
+// cannot say it, and verify.json alone does otherwise.
 func (res *Result) CappedLoadLine() string {
 	var names []string
 	for _, c := range res.Candidates {
-		if c.CapacityLowerBound {
+		if c.CapacityLowerBound && c.Status == StatusOK {
 			names = append(names, fmt.Sprintf("#%d %s", c.Rank, c.Label))
 		}
 	}
