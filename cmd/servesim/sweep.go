@@ -452,6 +452,9 @@ func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, t
 		if err := stagedWritten(sweep.WriteCandidates(tmp, res, top)); err != nil {
 			return err
 		}
+		if note := cappedPastNote(sweep.CappedPast(res.Rows, top), "them"); note != "" {
+			fmt.Fprintf(log, "note: %s holds --top %d by cost at the SLO; %s\n", filepath.Base(candidates), top, note)
+		}
 	}
 	// Files renamed into place whose directory was not synced are written:
 	// an earlier sweep's candidates are removed all the same.
@@ -564,6 +567,36 @@ func printSweep(w io.Writer, res *sweep.Results, top int) {
 		tw.row(cells...)
 	}
 	tw.flush()
+	if note := cappedPastNote(sweep.CappedPast(res.Rows, len(rows)), "those shown"); note != "" {
+		fmt.Fprintln(w, "note: "+note)
+	}
+}
+
+// cappedPastNoteNames is how many capped configs cappedPastNote names
+// before it counts the rest, as the report's captions do.
+const cappedPastNoteNames = 8
+
+// cappedPastNote names the capped configs ranked past a cut (see
+// sweep.CappedPast): ranked by a cost that is an upper bound, each may
+// cost less at its true capacity than those kept (named by kept). ""
+// when none.
+func cappedPastNote(capped []*sweep.Row, kept string) string {
+	if len(capped) == 0 {
+		return ""
+	}
+	var names []string
+	for _, r := range capped[:min(len(capped), cappedPastNoteNames)] {
+		names = append(names, fmt.Sprintf("#%d (%s)", r.Rank, r.Label))
+	}
+	if more := len(capped) - len(names); more > 0 {
+		names = append(names, fmt.Sprintf("%d more", more))
+	}
+	it, each := "its", "it"
+	if len(capped) > 1 {
+		it, each = "their", "them"
+	}
+	return fmt.Sprintf("capped %s, ranked past %s by the cost at the search's limit, may cost less at %s true capacity; raise search.max_scale (or search.max_probes) to rank %s",
+		strings.Join(names, ", "), kept, it, each)
 }
 
 // sweepScale is a row's scale, marked ≥ where it is a lower bound on the

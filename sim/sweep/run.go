@@ -712,6 +712,24 @@ func Top(rows []Row, n int) []*Row {
 	return out
 }
 
+// CappedPast returns the ranked rows past the n best whose capacity is a
+// lower bound (Row.CapacityLowerBound), by rank: ranked by their cost at
+// the search's limit, an upper bound, each may cost less than the n best
+// at its true capacity. None when n ≤ 0 (all are taken).
+func CappedPast(rows []Row, n int) []*Row {
+	all := Top(rows, 0)
+	if n <= 0 || len(all) <= n {
+		return nil
+	}
+	var out []*Row
+	for _, r := range all[n:] {
+		if r.CapacityLowerBound() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // WriteCandidates writes the n best configs as JSON at path, atomically.
 func WriteCandidates(path string, res *Results, n int) error {
 	cf := Candidates(res, n)
