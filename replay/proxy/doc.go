@@ -93,7 +93,7 @@
 // short, though its HTTP response ended cleanly),
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named
-// error), "finish_reason \"abort\": the engine ended the request early …"
+// error, before data: [DONE]: what follows it is not read), "finish_reason \"abort\": the engine ended the request early …"
 // (vLLM's end of an aborted or failed request, "abort" or "error", which
 // still brings usage and [DONE]), "usage reports …" (a usage count no
 // request can have: negative, past int32, completion_tokens = 0 for a

@@ -262,8 +262,12 @@ func (p *sseParser) noteDropped() {
 // apply handles one event: its name (empty for the default, message) and
 // its data. An event named error is the server reporting a failure,
 // whatever its data holds (some servers name the event rather than add an
-// error field).
+// error field). The stream is over at data: [DONE], where clients stop
+// reading: what comes after it changes nothing they got.
 func (p *sseParser) apply(event, data []byte, at int64) {
+	if p.obs.sawDone {
+		return
+	}
 	data = bytes.TrimSpace(data)
 	if string(event) == "error" {
 		p.obs.errMsg = reported(errorText(data))
