@@ -89,7 +89,9 @@
 // redirects to …", "HTTP 2xx" for another 2xx, "upstream: …",
 // "client disconnected" (before the response ended: a stream ends at its
 // data: [DONE], where a client may hang up), "cut at shutdown: …" (still
-// running when ShutdownGrace ran out), "stream ended without data: [DONE]" (a stream cut
+// running when ShutdownGrace ran out), "proxy internal error: …" (the
+// proxy's handler panicked: the row still ends, source_failed when the
+// request was not yet forwarded, and the panic reaches the server's log), "stream ended without data: [DONE]" (a stream cut
 // short, though its HTTP response ended cleanly),
 // "server error in the response: …" (a 200 whose stream carried an error:
 // an "error" field, vLLM's {"object":"error"}, or an SSE event named

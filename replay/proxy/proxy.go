@@ -222,17 +222,18 @@ type Proxy struct {
 // exchange is one recorded request on its way through the proxy. It is
 // touched only by its handler goroutine until handed to emit.
 type exchange struct {
-	seq        int64
-	row        traces.Request
-	req        apiRequest
-	endpoint   string
-	prompt     promptText
-	obs        observation
-	upErr      error
-	clientGone bool
-	cut        bool     // the shutdown grace ran out and the proxy cut it short
-	badReq     bool     // the request body is not the JSON expected
-	secrets    []string // the client's credentials (credential.New drops short ones): masked in the row's Error
+	seq         int64
+	row         traces.Request
+	req         apiRequest
+	endpoint    string
+	prompt      promptText
+	obs         observation
+	upErr       error
+	clientGone  bool
+	cut         bool     // the shutdown grace ran out and the proxy cut it short
+	badReq      bool     // the request body is not the JSON expected
+	internalErr string   // the proxy's own handler panicked after forwarding: the panic's value
+	secrets     []string // the client's credentials (credential.New drops short ones): masked in the row's Error
 }
 
 type ctxKey struct{}
@@ -419,14 +420,41 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	p.describe(ex, r, body)
+	// Set before describe: a row that never ends holds every later row
+	// back, unwritten, until Close.
 	defer func() {
+		v := recover()
+		if v != nil {
+			// Raised again once the row is queued: the server logs it.
+			defer panic(v)
+		}
+		if v != nil && v != http.ErrAbortHandler && ex.row.ActualSend == traces.Missing {
+			p.brokeBeforeForwarding(ex, v)
+			return
+		}
+		if v != nil && v != http.ErrAbortHandler {
+			ex.internalErr = fmt.Sprint(v)
+		}
 		// Runs on the ReverseProxy's http.ErrAbortHandler panic too (the
 		// client went away or the upstream broke mid-stream).
 		ex.clientGone = r.Context().Err() != nil
 		p.finish(ex)
 	}()
+	p.describe(ex, r, body)
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ex)))
+}
+
+// brokeBeforeForwarding records a request whose handling panicked before
+// it was sent upstream: what describe filled in may be partial, so the
+// row keeps only its ID and arrival, as one refused.
+func (p *Proxy) brokeBeforeForwarding(ex *exchange, v any) {
+	id, arrival := ex.row.ID, ex.row.Arrival
+	ex.row.Reset()
+	ex.row.ID, ex.row.Arrival = id, arrival
+	ex.req, ex.prompt, ex.obs.echo = apiRequest{}, promptText{}, nil
+	msg := credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(fmt.Sprintf("proxy internal error: %v: not forwarded", v))
+	ex.secrets = nil
+	p.notForwarded(ex, clip(msg))
 }
 
 // notForwarded records a request the proxy failed before the upstream
@@ -543,6 +571,8 @@ func (p *Proxy) finish(ex *exchange) {
 	// breaks after it, took the whole completion.
 	ended := o.eof || o.sawDone
 	switch {
+	case ex.internalErr != "":
+		row.Error = "proxy internal error: " + ex.internalErr
 	case ex.clientGone && !ended && (ex.upErr == nil || errors.Is(ex.upErr, context.Canceled)):
 		row.Error = "client disconnected"
 		if p.cut.Load() { // the proxy closed the connection, not the client
