@@ -46,6 +46,7 @@ func proxyCommand() *cli.Command {
 			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
 			&cli.Int64Flag{Name: "max-request-body", Value: d.MaxRequestBody, Usage: "bytes: a larger request body is refused (413) and recorded as failed, as each is held whole"},
+			&cli.DurationFlag{Name: "body-timeout", Value: d.BodyTimeout, Usage: "a request body not received within it is refused (408) and recorded as failed, as later rows wait for it"},
 			&cli.StringFlag{Name: "model", Usage: "trace metadata: model name"},
 			&cli.StringFlag{Name: "engine", Usage: "trace metadata: engine and version"},
 			&cli.StringFlag{Name: "device", Usage: "trace metadata: device"},
@@ -77,6 +78,7 @@ func noRecordFlags(c *cli.Context) error {
 var proxyFlags = map[string]string{
 	"Upstream": "--upstream", "Out": "--out", "BlockSize": "--block-size", "TokensPerByte": "--tokens-per-byte",
 	"FlushInterval": "--flush-interval", "ShutdownGrace": "--shutdown-grace", "MaxRequestBody": "--max-request-body",
+	"BodyTimeout":   "--body-timeout",
 	"SessionHeader": "--session-header", "ClassHeader": "--class-header",
 }
 
@@ -96,7 +98,7 @@ func proxyAction(c *cli.Context) error {
 	cfg.SessionHeader, cfg.ClassHeader = c.String("session-header"), c.String("class-header")
 	cfg.KeepPrompts = c.Bool("keep-prompts")
 	cfg.FlushInterval, cfg.ShutdownGrace = c.Duration("flush-interval"), c.Duration("shutdown-grace")
-	cfg.MaxRequestBody = c.Int64("max-request-body")
+	cfg.MaxRequestBody, cfg.BodyTimeout = c.Int64("max-request-body"), c.Duration("body-timeout")
 	cfg.Meta.Model, cfg.Meta.Engine, cfg.Meta.Device = c.String("model"), c.String("engine"), c.String("device")
 	cfg.Meta.ToolVersion = c.App.Version
 	cfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))

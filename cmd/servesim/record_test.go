@@ -116,6 +116,7 @@ func TestProxyFlagErrorsNameTheFlags(t *testing.T) {
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--flush-interval", "0s"}, "--flush-interval: must be > 0, got 0s", "FlushInterval"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--shutdown-grace", "-1s"}, "--shutdown-grace: must be ≥ 0, got -1s", "ShutdownGrace"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--max-request-body", "0"}, "--max-request-body: must be > 0, got 0", "MaxRequestBody"},
+		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--body-timeout", "0s"}, "--body-timeout: must be > 0, got 0s", "BodyTimeout"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--session-header", "X-Session-Id:"}, `--session-header: "X-Session-Id:" is not a header name`, "SessionHeader"},
 		{[]string{"--upstream", "http://127.0.0.1:1", "--out", out, "--class-header", "X Tenant"}, `--class-header: "X Tenant" is not a header name`, "ClassHeader"},
 	} {

@@ -116,7 +116,10 @@
 // ".partial.arrows" (a hard link to its temporary file) whatever Out's
 // format, .arrows included, in arrival order, and are flushed to disk
 // every FlushInterval, so a crash loses at most that much of the rows
-// written, and the rows waiting behind a request still in flight (a
+// written, and the rows waiting behind a request still in flight: a long
+// generation holds back all that arrived after it; a request body not
+// received within BodyTimeout is answered 408 and its row recorded as
+// source_failed, so a stalled client holds them no longer than that (a
 // crashed run's rows read with traces.OpenTolerant, or trace convert, at
 // that name, beside which a new session refuses to start). Close converts
 // the stream to Out's format. The prompts go to a temporary file beside

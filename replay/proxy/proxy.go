@@ -42,6 +42,7 @@ type Config struct {
 	FlushInterval  time.Duration // how often rows written so far are made durable
 	ShutdownGrace  time.Duration // Serve: how long in-flight requests may run on after ctx ends
 	MaxRequestBody int64         // a larger request body is refused (413), recorded as failed: each is held whole
+	BodyTimeout    time.Duration // a request body not received within it is refused (408), recorded as failed: every later row waits for it
 	Meta           traces.Meta   // the trace's metadata; the proxy adds Source, BlockSize and Extra["proxy.*"]
 	Transport      http.RoundTripper
 	Logger         *slog.Logger
@@ -49,7 +50,8 @@ type Config struct {
 
 // DefaultConfig returns the defaults: 512-token blocks, X-Session-Id,
 // 0.25 tokens per byte, flushing every second, a 30 s shutdown grace and
-// request bodies up to 256 MiB (far past any prompt, images included).
+// request bodies up to 256 MiB (far past any prompt, images included),
+// each to be received within a minute.
 func DefaultConfig() Config {
 	return Config{
 		BlockSize:      512,
@@ -58,6 +60,7 @@ func DefaultConfig() Config {
 		FlushInterval:  time.Second,
 		ShutdownGrace:  30 * time.Second,
 		MaxRequestBody: 256 << 20,
+		BodyTimeout:    time.Minute,
 	}
 }
 
@@ -92,6 +95,8 @@ func (c *Config) Validate() error {
 		return bad("ShutdownGrace", "must be ≥ 0, got %v", c.ShutdownGrace)
 	case c.MaxRequestBody <= 0:
 		return bad("MaxRequestBody", "must be > 0, got %d", c.MaxRequestBody)
+	case c.BodyTimeout <= 0:
+		return bad("BodyTimeout", "must be > 0, got %v", c.BodyTimeout)
 	case c.SessionHeader != "" && !validHeaderName(c.SessionHeader):
 		// No request carries it: every session would be silently empty.
 		return bad("SessionHeader", "%q is not a header name: want letters, digits and !#$%%&'*+-.^_`|~, no spaces or colon", c.SessionHeader)
@@ -406,8 +411,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer p.inflight.Done()
 	ex.endpoint = ep
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.cfg.MaxRequestBody))
-	r.Body.Close()
+	body, err := p.readBody(w, r)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		p.notForwarded(ex, fmt.Sprintf("request body not received within %v: not forwarded", p.cfg.BodyTimeout))
+		http.Error(w, fmt.Sprintf("proxy: request body not received within %v", p.cfg.BodyTimeout), http.StatusRequestTimeout)
+		return
+	}
 	if tooBig := new(http.MaxBytesError); errors.As(err, &tooBig) {
 		p.notForwarded(ex, fmt.Sprintf("request body over %d bytes: not forwarded", tooBig.Limit))
 		http.Error(w, fmt.Sprintf("proxy: request body over %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
@@ -455,6 +464,23 @@ func (p *Proxy) brokeBeforeForwarding(ex *exchange, v any) {
 	msg := credential.New(slices.Concat(ex.secrets, p.upSecrets)...).String(fmt.Sprintf("proxy internal error: %v: not forwarded", v))
 	ex.secrets = nil
 	p.notForwarded(ex, clip(msg))
+}
+
+// readBody reads r's body whole, within BodyTimeout: the server bounds
+// only the headers' read, and a body that never comes would hold every
+// later row back, unwritten.
+func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	bounded := rc.SetReadDeadline(time.Now().Add(p.cfg.BodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.cfg.MaxRequestBody))
+	r.Body.Close()
+	if bounded {
+		// The bound is the body's alone: the connection's later reads
+		// (the watch for the client going away) run as long as the
+		// response does.
+		rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
 }
 
 // notForwarded records a request the proxy failed before the upstream
