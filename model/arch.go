@@ -159,6 +159,32 @@ func (a Arch) EstimateParams() (total, active float64) {
 	return total, active
 }
 
+// paramsBand is how far a stated parameter count may stray from
+// EstimateParams of the shape, either way. The estimate is exact for
+// Llama-style blocks and close for their relatives; a factor of 2 leaves
+// room for other layouts while catching a count in the wrong unit or with
+// a slipped digit, which would size the weights and the roofline wrongly.
+const paramsBand = 2
+
+// paramsOff is a parameter count outside paramsBand of its estimate.
+type paramsOff struct {
+	field         string // "params" or "active_params"
+	got, estimate float64
+}
+
+// paramsOffShape lists params and active_params where they stray past
+// paramsBand from what EstimateParams gives for the shape.
+func (a Arch) paramsOffShape() []paramsOff {
+	total, active := a.EstimateParams()
+	var off []paramsOff
+	for _, f := range []paramsOff{{"params", a.Params, total}, {"active_params", a.ActiveParams, active}} {
+		if !(f.got >= f.estimate/paramsBand && f.got <= f.estimate*paramsBand) {
+			off = append(off, f)
+		}
+	}
+	return off
+}
+
 // Validate checks that the architecture is complete and consistent.
 func (a Arch) Validate() error {
 	var p problems

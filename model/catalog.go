@@ -179,7 +179,10 @@ type hardwareEntry struct {
 // architecture may leave out head_dim (hidden/heads),
 // kv_heads (heads), params and active_params (from EstimateParams; for
 // MoE, the one not given is scaled from the one given by the shape's ratio
-// of total to active). Every resulting entry is validated.
+// of total to active). Every resulting entry is validated, and its params
+// and active_params must lie within a factor of 2 of EstimateParams of its
+// shape: a count in billions, a slipped digit, or a shape override that
+// leaves the kept params behind is refused (give params with the shape).
 //
 // Unknown keys, unknown precisions and invalid entries are errors naming
 // the file, the line and the key or entry ("user.toml: line 7: ..."). On
@@ -258,6 +261,9 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		if err := a.Validate(); err != nil {
 			return fmt.Errorf("model: catalog %s: %s", at("arch", i), strings.TrimPrefix(err.Error(), "model: "))
 		}
+		if off := a.paramsOffShape(); len(off) > 0 {
+			return e.paramsError(off, exists, func(k ...string) string { return at("arch", i, k...) }, a.Name)
+		}
 		next.archs[key(a.Name)] = a
 	}
 	for i, e := range f.Hardware {
@@ -320,6 +326,30 @@ func (e archEntry) apply(a *Arch) {
 			a.Params = a.ActiveParams
 		}
 	}
+}
+
+// paramsError refuses counts that stray from the shape (Arch.paramsOffShape),
+// naming the first the entry gave (a count derived from it strays alike),
+// else the first: one kept from the built-in entry when the entry
+// overrides its shape. at gives the file and line of a key of the entry.
+func (e archEntry) paramsError(off []paramsOff, override bool, at func(key ...string) string, name string) error {
+	given := map[string]bool{"params": e.Params != nil, "active_params": e.ActiveParams != nil}
+	o := off[0]
+	for _, f := range off {
+		if given[f.field] {
+			o = f
+			break
+		}
+	}
+	where, kept, fix := at(), "", ""
+	switch {
+	case given[o.field]:
+		where = at(o.field)
+	case override:
+		kept, fix = " (kept from the built-in entry)", fmt.Sprintf("; give %s for the new shape", o.field)
+	}
+	return fmt.Errorf("model: catalog %s: architecture %s: %s = %.6g%s is outside a factor of %d of the %.6g the shape gives; want the model's parameter count%s",
+		where, name, o.field, o.got, kept, paramsBand, o.estimate, fix)
 }
 
 // fillArchDefaults derives what a new architecture left out.

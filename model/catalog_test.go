@@ -154,7 +154,7 @@ func TestLoadTOMLMoE(t *testing.T) {
 	// A new MoE arch giving only params: active is scaled from the shape.
 	data := `[[arch]]
 name = "moe-test"
-params = 1000
+params = 250000
 layers = 2
 hidden = 64
 heads = 4
@@ -169,7 +169,7 @@ experts_per_token = 1
 	}
 	a, _ := c.Arch("moe-test")
 	total, active := a.EstimateParams()
-	if a.Params != 1000 || !near(a.ActiveParams, 1000*active/total, 1e-12) || !(a.ActiveParams < a.Params) {
+	if a.Params != 250000 || !near(a.ActiveParams, 250000*active/total, 1e-12) || !(a.ActiveParams < a.Params) {
 		t.Errorf("moe arch = %+v", a)
 	}
 }
@@ -216,7 +216,7 @@ func TestLoadTOMLMoEActiveOnly(t *testing.T) {
 	c := DefaultCatalog()
 	data := `[[arch]]
 name = "moe-active"
-active_params = 1e9
+active_params = 1e5
 layers = 2
 hidden = 64
 heads = 4
@@ -231,8 +231,8 @@ experts_per_token = 1
 	}
 	a, _ := c.Arch("moe-active")
 	total, active := a.EstimateParams()
-	if a.ActiveParams != 1e9 || !near(a.Params, 1e9*total/active, 1e-12) {
-		t.Errorf("moe arch = %+v: want params %g (active × the shape's total/active)", a, 1e9*total/active)
+	if a.ActiveParams != 1e5 || !near(a.Params, 1e5*total/active, 1e-12) {
+		t.Errorf("moe arch = %+v: want params %g (active × the shape's total/active)", a, 1e5*total/active)
 	}
 }
 

@@ -1,0 +1,55 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// A params figure far from what the shape holds (a typo, a figure in
+// billions) sizes the weights and the roofline by it: it is refused with
+// the file, line, entry, field and the shape's estimate.
+func TestLoadTOMLRefusesParamsFarFromShape(t *testing.T) {
+	const shape = "layers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\nintermediate = 14336\nvocab = 128256\nmax_context = 8192\n"
+	const moe = "layers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\nintermediate = 14336\nvocab = 32000\nmax_context = 8192\nexperts = 8\nexperts_per_token = 2\n"
+	for _, c := range []struct{ name, data, want string }{
+		{"billions", "[[arch]]\nname = \"new\"\nparams = 8\n" + shape, "user.toml: line 3: architecture new: params = 8 is outside"},
+		{"1000× typo", "[[arch]]\nname = \"new\"\nparams = 8.03e12\n" + shape, "user.toml: line 3: architecture new: params = 8.03e+12 is outside"},
+		{"moe active", "[[arch]]\nname = \"moe\"\nparams = 46.7e9\nactive_params = 1.29e9\n" + moe, "user.toml: line 4: architecture moe: active_params = 1.29e+09 is outside"},
+		{"override", "[[arch]]\nname = \"Llama-3.1-8B\"\nparams = 5\n", "user.toml: line 3: architecture Llama-3.1-8B: params = 5 is outside"},
+	} {
+		err := DefaultCatalog().LoadTOMLData([]byte(c.data), "user.toml")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "the shape gives") {
+			t.Errorf("%s: LoadTOMLData = %v\nwant %q and the shape's estimate", c.name, err, c.want)
+		}
+	}
+}
+
+// Overriding a built-in's shape keeps its params; when the new shape no
+// longer fits them, the entry is refused and told to give params rather
+// than sized by the old count.
+func TestLoadTOMLRefusesShapeOverrideThatStrandsParams(t *testing.T) {
+	data := "[[arch]]\nname = \"Llama-3.1-8B\"\nlayers = 160\nhidden = 8192\n"
+	err := DefaultCatalog().LoadTOMLData([]byte(data), "user.toml")
+	if err == nil || !strings.Contains(err.Error(), "user.toml: line 1: architecture Llama-3.1-8B: params = 8.03026e+09 (kept from the built-in entry) is outside") ||
+		!strings.Contains(err.Error(), "give params") {
+		t.Fatalf("LoadTOMLData = %v, want a refusal naming the kept params and asking for params", err)
+	}
+	// A small change of shape keeps params within the band.
+	if err := DefaultCatalog().LoadTOMLData([]byte("[[arch]]\nname = \"Llama-3.1-8B\"\nlayers = 36\n"), "user.toml"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every built-in entry and the sample catalog fit their shapes.
+func TestCatalogParamsFitShapes(t *testing.T) {
+	c := DefaultCatalog()
+	if err := c.LoadTOML("testdata/catalog.toml"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range c.ArchNames() {
+		a, _ := c.Arch(name)
+		if off := a.paramsOffShape(); len(off) > 0 {
+			t.Errorf("%s: %+v off its shape", name, off)
+		}
+	}
+}
