@@ -442,7 +442,7 @@ type PriorPoint struct {
 	VidurTable  float64 // VidurPrior.StepSeconds
 	VidurLine   float64 // Fixed + PerToken·tokens
 	Roofline    float64 // max(FLOPsPerToken·tokens/FLOPS, WeightBytes/bandwidth), no overhead
-	RooflineAll float64 // model.Roofline.StepSeconds(tokens, 0, 0, 0): adds KV writes and OverheadSec
+	RooflineAll float64 // model.Roofline.StepSeconds(tokens, 0, 0, 0, 0): adds KV writes and OverheadSec
 }
 
 // CompareVidurRoofline evaluates the Vidur prior and the roofline prior of
@@ -461,7 +461,7 @@ func CompareVidurRoofline(p *VidurPrior, r model.Roofline, tokens []float64) []P
 			VidurTable:  p.StepSeconds(n),
 			VidurLine:   p.Fixed + p.PerToken*n,
 			Roofline:    math.Max(r.FLOPsPerToken*n/r.FLOPS, r.WeightBytes/r.BandwidthBytesPerSec),
-			RooflineAll: r.StepSeconds(n, 0, 0, 0),
+			RooflineAll: r.StepSeconds(n, 0, 0, 0, 0),
 		}
 	}
 	return out

@@ -77,24 +77,27 @@ func NewRoofline(a Arch, h Hardware, m MemoryConfig) (Roofline, error) {
 //	max(compute, memory) + OverheadSec
 //	compute = (FLOPsPerToken·(prefillTokens + decodeSeqs)
 //	           + AttnFLOPsPerQueryCtx·(prefillAttnTokens2 + decodeContextTokens)) / FLOPS
-//	memory  = (WeightBytes + KVBytesPerToken·(decodeContextTokens + prefillTokens)) / BandwidthBytesPerSec
+//	memory  = (WeightBytes + KVBytesPerToken·(decodeContextTokens + prefillTokens + prefillContextTokens)) / BandwidthBytesPerSec
 //
 // prefillTokens is the number of prompt tokens computed this step;
 // prefillAttnTokens2 is Σ over prefill chunks of chunk tokens × context
 // length after the chunk; decodeSeqs is the number of sequences decoding
 // one token; decodeContextTokens is Σ over those sequences of their context
-// length. A step with no tokens (prefillTokens and decodeSeqs both 0) takes
-// no time. Negative arguments count as 0.
-func (r Roofline) StepSeconds(prefillTokens, prefillAttnTokens2, decodeSeqs, decodeContextTokens float64) float64 {
+// length; prefillContextTokens is Σ over prefill chunks of the context
+// before the chunk (earlier chunks, cached prefix), whose KV the chunk's
+// attention reads back. A step with no tokens (prefillTokens and
+// decodeSeqs both 0) takes no time. Negative arguments count as 0.
+func (r Roofline) StepSeconds(prefillTokens, prefillAttnTokens2, decodeSeqs, decodeContextTokens, prefillContextTokens float64) float64 {
 	prefillTokens = math.Max(prefillTokens, 0)
 	prefillAttnTokens2 = math.Max(prefillAttnTokens2, 0)
 	decodeSeqs = math.Max(decodeSeqs, 0)
 	decodeContextTokens = math.Max(decodeContextTokens, 0)
+	prefillContextTokens = math.Max(prefillContextTokens, 0)
 	if prefillTokens == 0 && decodeSeqs == 0 {
 		return 0
 	}
 	compute := (r.FLOPsPerToken*(prefillTokens+decodeSeqs) +
 		r.AttnFLOPsPerQueryCtx*(prefillAttnTokens2+decodeContextTokens)) / r.FLOPS
-	memory := (r.WeightBytes + r.KVBytesPerToken*(decodeContextTokens+prefillTokens)) / r.BandwidthBytesPerSec
+	memory := (r.WeightBytes + r.KVBytesPerToken*(decodeContextTokens+prefillTokens+prefillContextTokens)) / r.BandwidthBytesPerSec
 	return math.Max(compute, memory) + r.OverheadSec
 }

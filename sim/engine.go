@@ -628,6 +628,7 @@ func (e *engine) execStep() error {
 			c := float64(s.chunk)
 			b.PrefillTokens += c
 			b.PrefillAttn += c * float64(s.computed+s.chunk)
+			b.PrefillContext += float64(s.computed)
 		}
 		b.Resident += float64(s.computed + s.chunk)
 	}

@@ -163,6 +163,7 @@ func refContinuous(reqs []*traces.Request, bs, total int, maxSeqs int, maxTok in
 			} else if q.chunk > 0 {
 				b.PrefillTokens += float64(q.chunk)
 				b.PrefillAttn += float64(q.chunk) * float64(q.computed+q.chunk)
+				b.PrefillContext += float64(q.computed)
 			}
 		}
 		if b.DecodeSeqs == 0 && b.PrefillTokens == 0 {

@@ -15,6 +15,10 @@ type Batch struct {
 	PrefillAttn   float64 // Σ over prefill chunks of chunk tokens × context after the chunk
 	DecodeSeqs    float64 // sequences decoding one token this step
 	DecodeContext float64 // Σ over decode sequences of their context, including the new token
+	// PrefillContext is Σ over prefill chunks of the context before the
+	// chunk (earlier chunks, a cached prefix): its KV is read back by the
+	// chunk's attention. 0 for a whole prompt computed in one step.
+	PrefillContext float64
 	// Resident is every token in the KV cache during the step: the running
 	// sequences' (this step's included) and what idle slots retain
 	// (Config.Slots). Engines with one KV cache that every step attends
@@ -282,7 +286,7 @@ func (c TokenCurve) Validate() error {
 //
 //	max(compute, memory) + OverheadSec
 //	compute = (FLOPsPerToken·(PrefillTokens + DecodeSeqs) + AttnFLOPsPerQueryCtx·(PrefillAttn + DecodeContext)) / FLOPS
-//	memory  = (WeightBytes + KVBytesPerToken·(DecodeContext + PrefillTokens)) / BandwidthBytesPerSec
+//	memory  = (WeightBytes + KVBytesPerToken·(DecodeContext + PrefillTokens + PrefillContext)) / BandwidthBytesPerSec
 //
 // the same formula as model.Roofline.StepSeconds, with plain numbers so that
 // sim does not import model.
@@ -302,7 +306,7 @@ func (r Roofline) StepSeconds(b Batch) float64 {
 		return 0
 	}
 	compute := (r.FLOPsPerToken*(b.PrefillTokens+b.DecodeSeqs) + r.AttnFLOPsPerQueryCtx*(b.PrefillAttn+b.DecodeContext)) / r.FLOPS
-	memory := (r.WeightBytes + r.KVBytesPerToken*(b.DecodeContext+b.PrefillTokens)) / r.BandwidthBytesPerSec
+	memory := (r.WeightBytes + r.KVBytesPerToken*(b.DecodeContext+b.PrefillTokens+b.PrefillContext)) / r.BandwidthBytesPerSec
 	return math.Max(compute, memory) + r.OverheadSec
 }
 

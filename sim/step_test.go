@@ -119,9 +119,9 @@ func TestResidentTermsAlonePriceDecode(t *testing.T) {
 
 func TestRooflineMatchesFormula(t *testing.T) {
 	r := realRoofline
-	b := Batch{PrefillTokens: 512, PrefillAttn: 512 * 512, DecodeSeqs: 16, DecodeContext: 16 * 1000}
-	compute := (r.FLOPsPerToken*(512+16) + r.AttnFLOPsPerQueryCtx*(512*512+16000)) / r.FLOPS
-	memory := (r.WeightBytes + r.KVBytesPerToken*(16000+512)) / r.BandwidthBytesPerSec
+	b := Batch{PrefillTokens: 512, PrefillAttn: 512 * 1536, PrefillContext: 1024, DecodeSeqs: 16, DecodeContext: 16 * 1000}
+	compute := (r.FLOPsPerToken*(512+16) + r.AttnFLOPsPerQueryCtx*(512*1536+16000)) / r.FLOPS
+	memory := (r.WeightBytes + r.KVBytesPerToken*(16000+512+1024)) / r.BandwidthBytesPerSec
 	if got, want := r.StepSeconds(b), math.Max(compute, memory)+r.OverheadSec; got != want {
 		t.Errorf("StepSeconds = %v, want %v", got, want)
 	}
