@@ -15,7 +15,8 @@ type NNLSSettings struct {
 	// Tolerance on the dual (gradient) below which a variable is not
 	// freed, relative to max|Aᵀb|. 0 means 1e-10.
 	Tolerance float64
-	// MaxIterations bounds the outer loop. 0 means 3 × columns + 10.
+	// MaxIterations bounds the variables entered (a try that solves the
+	// entering variable to ≤ 0 is not counted). 0 means 3 × columns + 10.
 	MaxIterations int
 }
 
@@ -81,14 +82,16 @@ func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings)
 		w.MulVec(a.T(), r)
 	}
 	z := make([]float64, n)
+	// barred[j]: entering j at this x solved it to ≤ 0, through rounding
+	// (its gradient passed the tolerance on noise, its column nearly in
+	// the span of the passive ones). Entering it again changes nothing,
+	// so it waits until x moves (Lawson & Hanson's test on the new
+	// coefficient); else it would be picked every iteration until
+	// MaxIterations.
+	barred := make([]bool, n)
 	grad()
-	for iter := 0; ; iter++ {
-		j, best := -1, tol
-		for i := range n {
-			if !passive[i] && w.AtVec(i) > best {
-				j, best = i, w.AtVec(i)
-			}
-		}
+	for iter := 0; ; {
+		j := enteringVariable(w, passive, barred, tol)
 		if j < 0 {
 			break
 		}
@@ -96,19 +99,16 @@ func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings)
 			return passive, ErrNNLSNoConvergence
 		}
 		passive[j] = true
-		for inner := 0; ; inner++ {
-			if err := solvePassive(z, a, b, passive); err != nil {
-				return passive, err
-			}
-			ok := true
-			for i := range n {
-				if passive[i] && z[i] <= 0 {
-					ok = false
-				}
-			}
-			if ok {
-				break
-			}
+		if err := solvePassive(z, a, b, passive); err != nil {
+			return passive, err
+		}
+		if z[j] <= 0 {
+			passive[j], barred[j] = false, true
+			continue
+		}
+		iter++
+		clear(barred)
+		for inner := 0; !positiveOnPassive(z, passive); inner++ {
 			if inner > 3*n {
 				return passive, ErrNNLSNoConvergence
 			}
@@ -132,12 +132,37 @@ func NNLS(dst *mat.VecDense, a mat.Matrix, b mat.Vector, settings *NNLSSettings)
 					x[i] = 0
 				}
 			}
+			if err := solvePassive(z, a, b, passive); err != nil {
+				return passive, err
+			}
 		}
 		copy(x, z)
 		grad()
 	}
 	dst.CopyVec(mat.NewVecDense(n, x))
 	return passive, nil
+}
+
+// enteringVariable returns the variable held at 0, and not barred, whose
+// gradient is largest and above tol, or -1 when there is none.
+func enteringVariable(w *mat.VecDense, passive, barred []bool, tol float64) int {
+	j, best := -1, tol
+	for i := range passive {
+		if !passive[i] && !barred[i] && w.AtVec(i) > best {
+			j, best = i, w.AtVec(i)
+		}
+	}
+	return j
+}
+
+// positiveOnPassive reports whether z is > 0 at every passive variable.
+func positiveOnPassive(z []float64, passive []bool) bool {
+	for i, p := range passive {
+		if p && z[i] <= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkFinite returns an error naming the first entry of a or b that is
