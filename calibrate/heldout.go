@@ -12,7 +12,7 @@ type HeldOut struct {
 	Folds int     // folds that held something out and were fitted: fewer than K with fewer runs
 	ByRun bool    // split on Observation.Run (false: on observation index)
 	NFit  int     // observations fitted for the last fold
-	NHeld int     // observations predicted by a fit that did not see them: all of them
+	NHeld int     // held-out predictions the errors are over: the held-out observations with a positive duration, less late first tokens where Analyze leaves them out
 	MdAPE float64 // median |predicted − observed|/observed over the held-out predictions, fraction
 	MAPE  float64 // mean of the same
 	Fit   *Fit    // the last fold's fit
@@ -128,9 +128,6 @@ func crossCheck(obs []Observation, k int, settings *FitSettings, trim, late bool
 		}
 		h.ByRun, h.NFit, h.Fit = byRun, len(kept), f
 		h.Folds++
-	}
-	if k < 2 {
-		return nil, fmt.Errorf("calibrate: held-out split: k = %d, must be >= 2", k)
 	}
 	if len(ape) == 0 {
 		return nil, fmt.Errorf("calibrate: held-out check: no held-out observation with a positive duration (k = %d, %d observations)", k, len(obs))
