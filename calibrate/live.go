@@ -408,9 +408,9 @@ type AnalyzeOptions struct {
 	// drops on a live client are measurement artefacts: a first token the
 	// server delivered a step late looks like a whole prompt prefilled in
 	// one 10 ms step, and a stall of the client or the host looks like a
-	// slow step. The held-out check trims each fold's training part by
-	// fits to that part alone, and predicts every held-out observation,
-	// artefacts included.
+	// slow step. The held-out checks (on windows and on single steps)
+	// trim each fold's training part by fits to that part alone, and
+	// predict every held-out observation, artefacts included.
 	NoTrim bool
 	// Linear fits c0 + cp·prefill + cd·decode instead of the dense curve
 	// of the step's tokens (FitSettings.Curve). Ignored when Fit is set.
@@ -592,8 +592,8 @@ type Analysis struct {
 	Fit            *Fit     // on every observation: the profile's coefficients
 	HeldOut        *HeldOut // fit on the rest, error on whole held-out runs
 	// HeldOutSteps is the same check on single, unaveraged steps (nil when
-	// Window is 1 or the check failed): its error includes the client's
-	// token delivery jitter.
+	// Window is 1 or the check failed), trimmed as HeldOut is (NoTrim):
+	// its error includes the client's token delivery jitter.
 	HeldOutSteps *HeldOut
 	// Residuals are (predicted − observed)/observed of Fit over all
 	// observations, by run kind and (prefill, decode) by repeat: the
@@ -850,7 +850,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 				fs1.Weights[i] = 1 / math.Max(o.Seconds*o.Seconds, 1e-12)
 			}
 		}
-		if h, err := crossCheck(steps, k, &fs1, false, true); err == nil {
+		if h, err := crossCheck(steps, k, &fs1, !opt.NoTrim, true); err == nil {
 			a.HeldOutSteps = h
 		}
 	}
