@@ -24,15 +24,17 @@ func TestPreemptedChunkKeepsOnlyFullBlocks(t *testing.T) {
 			t.Fatalf("B: %d preemptions, error %q; want one preemption, then served", b.Preemptions, b.Error)
 		}
 		// B's first admission looks up 3 blocks and finds none; its
-		// recompute finds block 0 (tokens 0-3) but not block 1, of which
-		// only tokens 4-6 were computed.
-		if sum.PrefixLookups != 6 || sum.PrefixHits != 1 {
-			t.Errorf("prefix cache: %d hits of %d lookups, want 1 of 6", sum.PrefixHits, sum.PrefixLookups)
+		// recompute's lookups are not counted (as vLLM counts), and the
+		// recomputed tokens below show what it found.
+		if sum.PrefixLookups != 3 || sum.PrefixHits != 0 {
+			t.Errorf("prefix cache: %d hits of %d lookups, want 0 of 3", sum.PrefixHits, sum.PrefixLookups)
 		}
 		var recomputed float64
 		for _, x := range pf[1+3:] { // Validate's probe, then steps 0-2 before the preemption
 			recomputed += x
 		}
+		// The recompute finds block 0 (tokens 0-3) but not block 1, of
+		// which only tokens 4-6 were computed.
 		if recomputed != 12 {
 			t.Errorf("B recomputes %v prompt tokens after its preemption, want 12 (16 less block 0)", recomputed)
 		}
