@@ -93,7 +93,7 @@ func TestRooflinePriorOfOneDecodeStepByHand(t *testing.T) {
 	if math.Abs(got-want) > 1e-9*want {
 		t.Errorf("step %.6f ms, by hand %.6f ms", got*1e3, want*1e3)
 	}
-	if m := rf.StepSeconds(0, 0, 1, ctx); m != got {
+	if m := rf.StepSeconds(0, 0, 1, ctx, 0); m != got {
 		t.Errorf("model.Roofline %.9g s, sim.Roofline %.9g s", m, got)
 	}
 	if d := r.DecodeSeconds(1, ctx, 1); math.Abs(d-got) > 1e-12 {
