@@ -42,14 +42,19 @@ func TestEngineAbortIsAFailure(t *testing.T) {
 
 // An engine abort stays a failure when a later finish_reason (another
 // choice's, or a later chunk's) is an ordinary one: the proxy keeps the
-// abort too, and the two must agree on which requests failed.
+// abort too, and the two must agree on which requests failed. A second
+// choice in the abort's chunk fails the request first, as any chunk with
+// choices a request did not ask for does.
 func TestEngineAbortNotHiddenByLaterFinish(t *testing.T) {
-	streams := map[string]string{
-		"later chunk": "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"abort\"}]}\n\n" +
-			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
-		"same chunk": "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"abort\"},{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+	type stream struct{ finish, kind, names string }
+	streams := map[string]stream{
+		"later chunk": {"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"abort\"}]}\n\n" +
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n", KindStreamError, `finish_reason "abort"`},
+		"same chunk": {"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"abort\"},{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+			KindBadStream, "2 choices"},
 	}
-	for name, finish := range streams {
+	for name, st := range streams {
+		finish := st.finish
 		for _, keep := range []bool{false, true} {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
@@ -63,9 +68,9 @@ func TestEngineAbortNotHiddenByLaterFinish(t *testing.T) {
 			cfg.KeepText = keep
 			s, out := runRows(t, cfg, rows(1, 0, 40, 5))
 			srv.Close()
-			if r := out[0]; ErrorKind(r.Error) != KindStreamError || !strings.Contains(r.Error, `finish_reason "abort"`) || r.Succeeded() || s.TTFT.N != 0 {
-				t.Errorf("%s, keep text %v: error %q, finish reason %q, TTFT n %d: want the abort recorded as a %s",
-					name, keep, r.Error, r.FinishReason, s.TTFT.N, KindStreamError)
+			if r := out[0]; ErrorKind(r.Error) != st.kind || !strings.Contains(r.Error, st.names) || r.Succeeded() || s.TTFT.N != 0 {
+				t.Errorf("%s, keep text %v: error %q, finish reason %q, TTFT n %d: want a %s naming %s",
+					name, keep, r.Error, r.FinishReason, s.TTFT.N, st.kind, st.names)
 			}
 		}
 	}
