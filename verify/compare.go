@@ -414,8 +414,10 @@ func (rk Ranking) HeldString() string {
 
 // RankEntry is one candidate in the measured ranking.
 type RankEntry struct {
-	Label         string   `json:"label"`
-	SweepRank     int64    `json:"sweep_rank"`
+	Label     string `json:"label"`
+	SweepRank int64  `json:"sweep_rank"`
+	// MeasuredRank is by competition ranking: candidates measured at the
+	// same cost share the rank of the first (1, 1, 3).
 	MeasuredRank  int      `json:"measured_rank"`
 	PredictedCost *float64 `json:"predicted_usd_per_m_out"`
 	MeasuredCost  float64  `json:"measured_usd_per_m_out"`
@@ -445,9 +447,7 @@ func Rank(cands []CandidateResult) Ranking {
 		return rk
 	}
 	sort.SliceStable(rk.Entries, func(i, j int) bool { return rk.Entries[i].MeasuredCost < rk.Entries[j].MeasuredCost })
-	for i := range rk.Entries {
-		rk.Entries[i].MeasuredRank = i + 1
-	}
+	rankWithTies(rk.Entries)
 	if len(rk.Entries) >= 2 {
 		var sweepRank, meas, pred, measP []float64
 		for _, e := range rk.Entries {
@@ -484,6 +484,24 @@ func Rank(cands []CandidateResult) Ranking {
 	}
 	rk.BestHeld = &held
 	return rk
+}
+
+// rankWithTies numbers entries, sorted by measured cost, by competition
+// ranking (1, 1, 3): candidates measured at the same cost share a rank,
+// as the measurement orders neither before the other.
+func rankWithTies(entries []RankEntry) {
+	for i := range entries {
+		entries[i].MeasuredRank = i + 1
+		if i > 0 && entries[i].MeasuredCost == entries[i-1].MeasuredCost {
+			entries[i].MeasuredRank = entries[i-1].MeasuredRank
+		}
+	}
+}
+
+// tied says whether another entry shares entries[i]'s measured rank.
+func tied(entries []RankEntry, i int) bool {
+	r := entries[i].MeasuredRank
+	return i > 0 && entries[i-1].MeasuredRank == r || i+1 < len(entries) && entries[i+1].MeasuredRank == r
 }
 
 // bestGap is best's cost over the cheapest's, minus 1; ok is false when
@@ -653,8 +671,12 @@ func (res *Result) WriteTable(w io.Writer) {
 	rk := res.Ranking
 	if len(rk.Entries) > 0 {
 		fmt.Fprintf(w, "ranking by measured $/1M out (%s):", rk.Basis())
-		for _, e := range rk.Entries {
-			fmt.Fprintf(w, " %d. #%d %s (%s)", e.MeasuredRank, e.SweepRank, e.Label, numfmt.USD(e.MeasuredCost))
+		for i, e := range rk.Entries {
+			tie := "" // "=2." marks a rank shared by a tie in measured cost
+			if tied(rk.Entries, i) {
+				tie = "="
+			}
+			fmt.Fprintf(w, " %s%d. #%d %s (%s)", tie, e.MeasuredRank, e.SweepRank, e.Label, numfmt.USD(e.MeasuredCost))
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "simulator's ranking held: %s (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
@@ -824,9 +846,27 @@ func (rk Ranking) BestString() string {
 		return fmt.Sprintf("%s was measured dearer than %s (within %.0f%%: %v)", best, cheapest, 100*rk.BestWithin, *rk.BestHeld)
 	}
 	if *rk.BestGap <= 0 {
-		return best + " was measured cheapest"
+		return best + " was measured cheapest" + rk.cheapestTie()
 	}
 	return fmt.Sprintf("%s was measured %s dearer than the cheapest (within %.0f%%: %v)", best, fmtAbsError(*rk.BestGap), 100*rk.BestWithin, *rk.BestHeld)
+}
+
+// cheapestTie is ", tied with N other(s)" when others share the cheapest
+// measured cost, else "".
+func (rk Ranking) cheapestTie() string {
+	others := -1 // the best itself is one of them
+	for _, e := range rk.Entries {
+		if e.MeasuredRank == 1 {
+			others++
+		}
+	}
+	switch {
+	case others < 1:
+		return ""
+	case others == 1:
+		return ", tied with 1 other"
+	}
+	return fmt.Sprintf(", tied with %d others", others)
 }
 
 // KeptRuns says, for a candidate that failed in a later run, which runs
