@@ -92,6 +92,9 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if rk.BestHeld != nil { // verify's words and verdict
 			t += "; " + rk.BestString()
 		}
+		if left := rk.LeftOutString(); left != "" { // who τ leaves out, as verify prints it
+			t += "; " + left
+		}
 		blocks = append(blocks, &Text{Text: t + "."})
 	}
 	if cs := res.Consistency; cs.Compared > 0 {

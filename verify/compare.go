@@ -388,6 +388,45 @@ type Ranking struct {
 	BestGap    *float64 `json:"best_gap"`
 	BestWithin float64  `json:"best_within"`
 	BestRank   int64    `json:"best_sweep_rank"`
+	// LeftOut are the candidates out of Entries, and so of τ and the
+	// best's verdict: not measured, or with no measured
+	// cost on CostBasis. In the candidates' order.
+	LeftOut []RankLeftOut `json:"left_out"`
+}
+
+// RankLeftOut is a candidate the ranking leaves out, and why: its Status
+// and Detail, or StatusOK and why it has no cost.
+type RankLeftOut struct {
+	Label     string `json:"label"`
+	SweepRank int64  `json:"sweep_rank"`
+	Status    string `json:"status"`
+	Reason    string `json:"reason"`
+}
+
+// noCost is why a measured candidate without a cost is left out.
+const noCost = "no measured cost"
+
+// why is the reason a ranking line gives: the status, or for a measured
+// candidate its reason.
+func (l RankLeftOut) why() string {
+	if l.Status == StatusOK {
+		return l.Reason
+	}
+	return l.Status
+}
+
+// LeftOutString says how many candidates τ covers and names those left
+// out ("τ over 2 of 3 candidates; left out: #3 c3 (engine_start_failed)");
+// "" when none was left out.
+func (rk Ranking) LeftOutString() string {
+	if len(rk.LeftOut) == 0 {
+		return ""
+	}
+	names := make([]string, len(rk.LeftOut))
+	for i, l := range rk.LeftOut {
+		names[i] = fmt.Sprintf("#%d %s (%s)", l.SweepRank, l.Label, l.why())
+	}
+	return fmt.Sprintf("τ over %d of %d candidates; left out: %s", len(rk.Entries), len(rk.Entries)+len(rk.LeftOut), strings.Join(names, ", "))
 }
 
 // Basis is CostBasis; a result written before the basis was recorded
@@ -437,7 +476,12 @@ func Rank(cands []CandidateResult) Ranking {
 	}
 	for _, c := range cands {
 		meas := rankingCost(&c.Measured, c.CostBasis, rk.CostBasis)
-		if c.Status != StatusOK || c.Measured.USDPerMOut == nil || meas == nil {
+		if c.Status != StatusOK {
+			rk.LeftOut = append(rk.LeftOut, RankLeftOut{Label: c.Label, SweepRank: c.Rank, Status: c.Status, Reason: c.Detail})
+			continue
+		}
+		if c.Measured.USDPerMOut == nil || meas == nil {
+			rk.LeftOut = append(rk.LeftOut, RankLeftOut{Label: c.Label, SweepRank: c.Rank, Status: c.Status, Reason: noCost})
 			continue
 		}
 		rk.Entries = append(rk.Entries, RankEntry{Label: c.Label, SweepRank: c.Rank,
@@ -677,6 +721,9 @@ func (res *Result) WriteTable(w io.Writer) {
 				tie = "="
 			}
 			fmt.Fprintf(w, " %s%d. #%d %s (%s)", tie, e.MeasuredRank, e.SweepRank, e.Label, numfmt.USD(e.MeasuredCost))
+		}
+		if left := rk.LeftOutString(); left != "" {
+			fmt.Fprint(w, "; ", left)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "simulator's ranking held: %s (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
