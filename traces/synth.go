@@ -25,6 +25,12 @@ const (
 	LengthLognormal = "lognormal" // lognormal with Mean and CV, clamped to [Min, Max] when set
 )
 
+// MaxArrivalRate is the highest Rate a synthetic trace takes: a mean gap
+// of 1 µs. Arrivals are kept to the nanosecond, so faster gaps would
+// round to a few ns and skew the process (a constant trace at 3e9 req/s
+// measures an inter-arrival CV of 1.41, not 0).
+const MaxArrivalRate = 1e6
+
 // ArrivalSpec is an arrival process at Rate requests/s. CV is the
 // burstiness of the gamma process (1 = Poisson, > 1 burstier).
 type ArrivalSpec struct {
@@ -137,6 +143,8 @@ func (c *SynthConfig) Validate() error {
 		errs = append(errs, fieldErr("Arrival.Kind", "want constant, poisson or gamma, got %q", a.Kind))
 	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
 		errs = append(errs, fieldErr("Arrival.Rate", "must be positive and finite, got %v", a.Rate))
+	case a.Rate > MaxArrivalRate:
+		errs = append(errs, fieldErr("Arrival.Rate", "%v requests/s is past the clock's resolution: want at most %g (a 1 µs mean gap; arrivals are kept to the ns)", a.Rate, float64(MaxArrivalRate)))
 	case a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100):
 		errs = append(errs, fieldErr("Arrival.CV", "must be in (0, 100] for gamma arrivals, got %v", a.CV))
 	}

@@ -234,3 +234,26 @@ func TestSynthResampleSkipsFailedRows(t *testing.T) {
 		}
 	}
 }
+
+// Arrivals are kept to the nanosecond: above 1e6 req/s (a 1 µs mean gap) the gaps round
+// to a few ns, so a constant trace would measure an inter-arrival CV far
+// from 0. Such a rate is refused naming the limit; the limit itself still
+// gives evenly spaced arrivals.
+func TestSynthRateAboveClockResolutionRefused(t *testing.T) {
+	for _, rate := range []float64{1.5e6, 3e9, math.MaxFloat64} {
+		c := DefaultSynthConfig()
+		c.Arrival = ArrivalSpec{Kind: ArrivalConstant, Rate: rate}
+		var fe *FieldError
+		if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "Arrival.Rate" || !strings.Contains(fe.Msg, "at most 1e+06") {
+			t.Errorf("rate %v: Validate = %v, want a FieldError for Arrival.Rate giving the limit 1e+06", rate, err)
+		}
+	}
+	c := DefaultSynthConfig()
+	c.Requests, c.Arrival = 5, ArrivalSpec{Kind: ArrivalConstant, Rate: 1e6}
+	_, rows := synthAll(t, c)
+	for i, r := range rows {
+		if want := int64(i) * 1000; r.Arrival != want {
+			t.Errorf("row %d at the rate limit: arrival %d ns, want %d", i, r.Arrival, want)
+		}
+	}
+}

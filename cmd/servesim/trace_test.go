@@ -165,6 +165,7 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
 		// SynthConfig's errors, with the flag named for the field.
 		{[]string{"--rate", "0"}, "synth: --rate: must be positive and finite, got 0"},
+		{[]string{"--rate", "3e9"}, "synth: --rate: 3e+09 requests/s is past the clock's resolution: want at most 1e+06"},
 		{[]string{"--requests", "-2", "--arrival", "weibull"}, "synth: --requests: want at least 1, got -2\nsynth: --arrival: want constant"},
 	} {
 		out := filepath.Join(dir, "out.csv")
