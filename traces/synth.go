@@ -579,6 +579,19 @@ func ParseTokenCount(s string) (int32, error) {
 	return int32(n), nil
 }
 
+// parseLognormalParam parses a lognormal's mean or cv (name) in spec: a
+// number past what a float64 holds is out of range, not malformed.
+func parseLognormalParam(spec, name, text string) (float64, error) {
+	v, err := strconv.ParseFloat(text, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return v, fmt.Errorf("length spec %q: %s %q is out of range: lognormal needs 0 < mean <= %d and 0 <= cv <= 100", spec, name, text, DefaultMaxTokens)
+	case err != nil:
+		return v, fmt.Errorf("length spec %q: %s %q is not a number", spec, name, text)
+	}
+	return v, nil
+}
+
 // ParseLengthSpec parses "fixed:N", "uniform:MIN:MAX" or
 // "lognormal:MEAN:CV[:MIN:MAX]" (a bare "N" means fixed) and validates it.
 func ParseLengthSpec(s string) (LengthSpec, error) {
@@ -606,11 +619,11 @@ func ParseLengthSpec(s string) (LengthSpec, error) {
 	case l.Kind == LengthUniform && len(args) == 2:
 		err = ints(&l.Min, &l.Max)
 	case l.Kind == LengthLognormal && (len(args) == 2 || len(args) == 4):
-		if l.Mean, err = strconv.ParseFloat(args[0], 64); err == nil {
-			l.CV, err = strconv.ParseFloat(args[1], 64)
+		if l.Mean, err = parseLognormalParam(s, "mean", args[0]); err == nil {
+			l.CV, err = parseLognormalParam(s, "cv", args[1])
 		}
 		if err != nil {
-			return l, fmt.Errorf("length spec %q: mean and cv must be numbers", s)
+			return l, err
 		}
 		if len(args) == 4 {
 			args = args[2:]

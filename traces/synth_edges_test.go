@@ -87,13 +87,18 @@ func TestSynthRowCountRefused(t *testing.T) {
 }
 
 // A length spec out of range is refused quoting the spec, as a malformed
-// one is, so that --prompt and --output say which text was wrong.
+// one is, so that --prompt and --output say which text was wrong; a mean
+// or cv past what a float64 holds is out of range, not "not a number".
 func TestParseLengthSpecRangeErrorQuotesSpec(t *testing.T) {
 	for in, want := range map[string]string{
 		"uniform:5:4":          `length spec "uniform:5:4": uniform needs 0 <= min <= max <= 10000000, got [5, 4]`,
 		"fixed:-1":             `length spec "fixed:-1": "-1" is not a token count: want digits (no sign), in [0, 10000000]`,
 		"lognormal:100:1:9:3":  `length spec "lognormal:100:1:9:3": lognormal needs`,
-		"lognormal:100:1e1000": `length spec "lognormal:100:1e1000": mean and cv must be numbers`,
+		"lognormal:100:1e1000": `length spec "lognormal:100:1e1000": cv "1e1000" is out of range: lognormal needs 0 < mean <= 10000000 and 0 <= cv <= 100`,
+		"lognormal:1e400:1":    `length spec "lognormal:1e400:1": mean "1e400" is out of range: lognormal needs 0 < mean <= 10000000`,
+		"lognormal:-1e400:1":   `length spec "lognormal:-1e400:1": mean "-1e400" is out of range`,
+		"lognormal:abc:1":      `length spec "lognormal:abc:1": mean "abc" is not a number`,
+		"lognormal:100:1x":     `length spec "lognormal:100:1x": cv "1x" is not a number`,
 	} {
 		if _, err := ParseLengthSpec(in); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("ParseLengthSpec(%q): error %v, want one starting %s", in, err, want)
