@@ -78,7 +78,8 @@ type SynthConfig struct {
 	// BlockSize > 0 gives every request PrefixHashes: one chained hash per
 	// BlockSize-token block, ceil(prompt/BlockSize) of them (the Mooncake
 	// convention). Blocks wholly inside a group's shared prefix hash the
-	// same across the group; all others are unique to the request.
+	// same across the group; all others are unique to the request. At most
+	// DefaultMaxTokens: a longer block never fills.
 	BlockSize int
 	// ToolVersion is the servesim build, for Meta.ToolVersion: another
 	// build may draw other rows for the same seed.
@@ -176,8 +177,13 @@ func (c *SynthConfig) Validate() error {
 			errs = append(errs, fieldErr("PrefixTokens", "%d prefix tokens on prompts of up to %d make prompts past %d tokens", c.PrefixTokens, n, DefaultMaxTokens))
 		}
 	}
-	if c.BlockSize < 0 {
+	switch {
+	case c.BlockSize < 0:
 		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
+	case c.BlockSize > DefaultMaxTokens:
+		// A block past the longest prompt never fills: each row would get
+		// one partial-block hash, which no KV block can share.
+		errs = append(errs, fieldErr("BlockSize", "%d tokens is past any prompt: want a block size in [0, %d]", c.BlockSize, DefaultMaxTokens))
 	}
 	return errors.Join(errs...)
 }

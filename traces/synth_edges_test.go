@@ -262,3 +262,23 @@ func TestSynthRateAboveClockResolutionRefused(t *testing.T) {
 		}
 	}
 }
+
+// A prefix hash block longer than any prompt a trace may hold never
+// fills: every row would get one hash of a partial block, which no
+// simulator or replay block can share. Such a block size is refused; the
+// bound itself is taken.
+func TestSynthBlockSizeAboveTokenBoundRefused(t *testing.T) {
+	for _, bs := range []int{DefaultMaxTokens + 1, 1 << 40} {
+		c := DefaultSynthConfig()
+		c.BlockSize = bs
+		var fe *FieldError
+		if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "BlockSize" || !strings.Contains(fe.Msg, "[0, 10000000]") {
+			t.Errorf("block size %d: Validate = %v, want a FieldError for BlockSize giving [0, 10000000]", bs, err)
+		}
+	}
+	c := DefaultSynthConfig()
+	c.Requests, c.BlockSize = 2, DefaultMaxTokens
+	if _, rows := synthAll(t, c); len(rows[1].PrefixHashes) != 1 {
+		t.Errorf("block size %d: hashes %v, want one per prompt", c.BlockSize, rows[1].PrefixHashes)
+	}
+}

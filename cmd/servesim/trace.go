@@ -235,7 +235,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.StringFlag{Name: "resample", Usage: "draw (prompt, output) pairs from this trace instead"},
 			&cli.IntFlag{Name: "prefix-groups", Usage: "number of shared-prefix groups"},
 			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt"},
-			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block (0 = no hashes)"},
+			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block, at most 10000000 (0 = no hashes)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := flagsFirst("synth", c.Args().Slice()); err != nil {

@@ -140,6 +140,21 @@ func TestTraceVerbsStopWhenInterrupted(t *testing.T) {
 	}
 }
 
+// A --block-size or --rate out of range is a usage error: exit 2, no trace.
+func TestSynthOutOfRangeFlagsExitUsage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.csv")
+	for _, args := range [][]string{{"--block-size", "10000001"}, {"--rate", "2e6"}} {
+		_, code, err := runCode(t, append(append([]string{"trace", "synth"}, args...), out)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: exit %d, %v; want exit 2 naming %s", args, code, err, args[0])
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", args, out)
+			os.Remove(out)
+		}
+	}
+}
+
 // Flags the chosen synth mode would ignore are refused, and flag errors
 // name the flag.
 func TestSynthConflictingFlags(t *testing.T) {
@@ -165,6 +180,7 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
 		// SynthConfig's errors, with the flag named for the field.
 		{[]string{"--rate", "0"}, "synth: --rate: must be positive and finite, got 0"},
+		{[]string{"--block-size", "1099511627776"}, "synth: --block-size: 1099511627776 tokens is past any prompt: want a block size in [0, 10000000]"},
 		{[]string{"--rate", "3e9"}, "synth: --rate: 3e+09 requests/s is past the clock's resolution: want at most 1e+06"},
 		{[]string{"--requests", "-2", "--arrival", "weibull"}, "synth: --requests: want at least 1, got -2\nsynth: --arrival: want constant"},
 	} {
