@@ -255,9 +255,6 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				select {
 				case sem <- struct{}{}:
 				default:
-					if !j.req.Warmup { // like its lag, left out of the statistics
-						col.s.CapWaits++
-					}
 					select {
 					case sem <- struct{}{}:
 						capFreed = time.Now()
@@ -270,7 +267,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			}
 			// Held back by the cap, waiting itself or behind the rows that
 			// waited: its timeout runs from when it goes, not from when it
-			// was due.
+			// was due, and the summary counts it among the cap's waits.
 			if capFreed.After(due) {
 				j.capWait = capFreed.Sub(due)
 				cl.cancel()

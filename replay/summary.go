@@ -54,8 +54,11 @@ type Summary struct {
 	// so only ClientLag flags the run.
 	ClientLag  Latency
 	LagFlagged bool // ClientLag.P99 > LagLimit
-	CapWaits   int  // open loop with a cap: sends that waited for a free slot (warm-up excluded)
-	ZeroOutput int  // rows of output_tokens 0, sent with max_tokens 1 (warm-up excluded)
+	// CapWaits counts the sends the cap held back (open loop with a cap):
+	// those that waited for a free slot and those due while the cap held
+	// earlier rows back, which went late behind them (warm-up excluded).
+	CapWaits   int
+	ZeroOutput int // rows of output_tokens 0, sent with max_tokens 1 (warm-up excluded)
 	// ShortPrompt counts rows whose prompt_tokens are below the text
 	// model's overhead plus one byte of text: sent longer than the trace
 	// says (warm-up excluded).
@@ -88,7 +91,7 @@ func newCollector(slo traces.SLO) *collector {
 
 func (c *collector) add(r *traces.Request) { c.addWaited(r, 0) }
 
-// addWaited adds r, whose send waited capWait for a concurrency slot.
+// addWaited adds r, whose send the concurrency cap held back capWait.
 func (c *collector) addWaited(r *traces.Request, capWait time.Duration) {
 	if r.Warmup {
 		c.s.Warmup++
@@ -97,6 +100,9 @@ func (c *collector) addWaited(r *traces.Request, capWait time.Duration) {
 	c.s.Sent++
 	if r.OutputTokens == 0 {
 		c.s.ZeroOutput++
+	}
+	if capWait > 0 {
+		c.s.CapWaits++
 	}
 	if lag, ok := r.ScheduleLag(); ok {
 		c.lag = append(c.lag, float64(lag))
@@ -234,8 +240,12 @@ func (s *Summary) Print(w io.Writer) {
 	case s.Lag.N == 0: // nothing was sent: no lag was measured, not a lag of 0
 		fmt.Fprint(w, "  schedule lag n/a")
 	case s.CapWaits > 0:
-		fmt.Fprintf(w, "  schedule lag p99 %v, max %v; %d sends waited for a concurrency slot; without the waits p99 %v (%s)",
-			round(s.Lag.P99), round(s.Lag.Max), s.CapWaits, round(s.ClientLag.P99), flag)
+		sends := "sends were"
+		if s.CapWaits == 1 {
+			sends = "send was"
+		}
+		fmt.Fprintf(w, "  schedule lag p99 %v, max %v; %d %s held back by the concurrency cap; without the waits p99 %v (%s)",
+			round(s.Lag.P99), round(s.Lag.Max), s.CapWaits, sends, round(s.ClientLag.P99), flag)
 	default:
 		fmt.Fprintf(w, "  schedule lag p99 %v, max %v (%s)", round(s.Lag.P99), round(s.Lag.Max), flag)
 	}
