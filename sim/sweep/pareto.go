@@ -58,8 +58,9 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // flagged on a front unless some row beats it at its best: a cost of 0
 // (nothing bounds its true cost from below) and, for latency, its P99 at
 // the limit; so it leaves the latency front only for a free config with a
-// lower P99, and never leaves the throughput front. Rows must be sorted by Index; Rank rewrites only the ranking
-// columns, so ranking shards and ranking their merge agree.
+// lower P99, and never leaves the throughput front. Rows must be sorted
+// by Index; Rank rewrites only the ranking columns, so ranking shards and
+// ranking their merge agree.
 func Rank(rows []Row) {
 	var idx []int
 	for i := range rows {
