@@ -15,7 +15,8 @@ import (
 // Values that cannot work are refused naming their field: a time scale
 // past which no row after the trace's first second can be scheduled, and
 // a text model whose prompts would be absurdly many bytes per token (each
-// prompt is allocated whole). Values a run can use pass.
+// prompt is allocated whole), and a repeat count whose per-run output
+// checks alone would outlast any session. Values a run can use pass.
 func TestValidateRefusesUnworkableValues(t *testing.T) {
 	base := DefaultConfig()
 	base.BaseURL, base.Model = "http://h/v1", "m"
@@ -30,6 +31,7 @@ func TestValidateRefusesUnworkableValues(t *testing.T) {
 		{"tokens per byte 1e-9", func(c *Config) { c.Text = TextModel{TokensPerByte: 1e-9} }, "Text", "TokensPerByte"},
 		{"overhead -1e12", func(c *Config) { c.Text = TextModel{TokensPerByte: 1, Overhead: -1e12} }, "Text", "Overhead"},
 		{"overhead 1e12", func(c *Config) { c.Text = TextModel{TokensPerByte: 1, Overhead: 1e12} }, "Text", "Overhead"},
+		{"repeat 1e9", func(c *Config) { c.Repeat = 1_000_000_000 }, "Repeat", "1000000000"},
 	} {
 		c := base
 		tc.set(&c)
@@ -47,6 +49,7 @@ func TestValidateRefusesUnworkableValues(t *testing.T) {
 		{"tokens per byte 0.05", func(c *Config) { c.Text = TextModel{TokensPerByte: 0.05, Overhead: -3} }},
 		{"open-loop cap 1<<40", func(c *Config) { c.Concurrency = 1 << 40 }},
 		{"100,000 closed-loop clients", func(c *Config) { c.Arrival, c.Concurrency = Closed, 100_000 }},
+		{"repeat 1000", func(c *Config) { c.Repeat = 1000 }},
 	} {
 		c := base
 		tc.set(&c)

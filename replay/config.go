@@ -59,6 +59,11 @@ const (
 	maxOverhead      = 1e6     // tokens beyond the text, as Prefix: past any context window
 )
 
+// MaxRepeat is the most runs one recording (or verify, per candidate)
+// takes: each run's output is checked before the first request, so a
+// mistyped count would stall for hours, or fill memory, before any.
+const MaxRepeat = 1000
+
 // Config is everything a replay needs. Build it with DefaultConfig, change
 // what differs, and call Validate (Run and Record call it too). The API key
 // is not a field: it is read from the environment variable APIKeyEnv when a
@@ -229,8 +234,8 @@ func (c *Config) Validate() error {
 	if !(c.TimeScale > 0 && c.TimeScale <= maxTimeScale) {
 		bad("TimeScale", "must be a positive number up to 2^32 (a trace second then lasts 136 years), got %v", c.TimeScale)
 	}
-	if c.Repeat < 1 {
-		bad("Repeat", "must be ≥ 1, got %d", c.Repeat)
+	if c.Repeat < 1 || c.Repeat > MaxRepeat {
+		bad("Repeat", "must be in [1, %d], got %d", MaxRepeat, c.Repeat)
 	}
 	if c.Temperature < 0 || c.Temperature > 2 || math.IsNaN(c.Temperature) {
 		bad("Temperature", "must be in [0, 2], got %v", c.Temperature)

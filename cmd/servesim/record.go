@@ -53,7 +53,7 @@ func recordFlags() []cli.Flag {
 		&cli.StringFlag{Name: "arrival", Value: string(d.Arrival), Usage: "open (send at arrival × time-scale) or closed (N clients back to back)"},
 		&cli.IntFlag{Name: "concurrency", Usage: "closed: number of clients; open: cap on requests in flight (0 = none)"},
 		&cli.Float64Flag{Name: "time-scale", Value: d.TimeScale, Usage: "open loop: multiply arrival times (0.5 = twice the rate)"},
-		&cli.IntFlag{Name: "repeat", Value: d.Repeat, Usage: "run the trace N times and report the spread"},
+		&cli.IntFlag{Name: "repeat", Value: d.Repeat, Usage: "run the trace N times (at most 1000) and report the spread"},
 		&cli.StringFlag{Name: "save-raw", Usage: "directory for raw response bodies (SSE, the first 64 MiB of each), one file per request; it must hold none of an earlier recording"},
 		&cli.Float64Flag{Name: "temperature", Value: d.Temperature, Usage: "sampling temperature (always sent)"},
 		&cli.BoolFlag{Name: "keep-text", Usage: "keep generated text in the output_text column (its first 4 MiB; a longer one says where it was cut)"},
