@@ -439,8 +439,8 @@ func (opt *Options) Validate() error {
 	if opt.GPUInterval < 0 {
 		errs = append(errs, fmt.Errorf("verify: GPU interval %v: want ≥ 0 (0 = not sampled)", opt.GPUInterval))
 	}
-	if opt.Repeat < 0 {
-		errs = append(errs, fmt.Errorf("verify: repeat %d: want ≥ 1 (0 = once)", opt.Repeat))
+	if opt.Repeat < 0 || opt.Repeat > replay.MaxRepeat {
+		errs = append(errs, fmt.Errorf("verify: repeat %d: want 1 to %d (0 = once)", opt.Repeat, replay.MaxRepeat))
 	}
 	if n := opt.Replay.Concurrency; n != 0 {
 		// Requests held at the client would be compared with a prediction

@@ -515,6 +515,7 @@ func TestRunChecksOptionsFirst(t *testing.T) {
 		{"negative", func(o *Options) { o.Tolerances = neg }, "Tolerances.Cost: -0.1"},
 		{"health", func(o *Options) { o.Engine = &EngineSpec{Start: "true", HealthTimeout: -time.Second} }, "health timeout"},
 		{"repeat", func(o *Options) { o.Repeat = -1 }, "repeat -1"},
+		{"repeat past the cap", func(o *Options) { o.Repeat = 1_000_000_000 }, "repeat 1000000000"},
 	} {
 		out := filepath.Join(dir, c.name)
 		opt := Options{Candidates: candidates(1), Trace: filepath.Join(dir, "none.csv"), Replay: good, Out: out, Tolerances: DefaultTolerances()}

@@ -76,7 +76,7 @@ func verifyCommand() *cli.Command {
 			&cli.Float64Flag{Name: "tol-cost", Value: tol.Cost, Usage: "tolerance on device-seconds and $/1M output tokens (0 = reported, not gated)"},
 			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile); also report each run's step bias and the errors re-simulated with the refit (OUT/rankNN.refit.sim.parquet) and at each engine's measured decode speed (rankNN.speed.sim.parquet)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
-			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times, each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
+			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times (at most 1000), each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
 			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate; 0 draws one at random, as no flag does"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table (its paths from the current directory)"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
@@ -110,8 +110,8 @@ func runVerify(c *cli.Context) error {
 	if n := c.Int("top"); n < 0 {
 		return cli.Exit(fmt.Sprintf("verify: --top %d: want ≥ 0 (0 = all)", n), 2)
 	}
-	if n := c.Int("repeat"); n < 1 {
-		return cli.Exit(fmt.Sprintf("verify: --repeat %d: want ≥ 1", n), 2)
+	if n := c.Int("repeat"); n < 1 || n > replay.MaxRepeat {
+		return cli.Exit(fmt.Sprintf("verify: --repeat %d: want 1 to %d", n, replay.MaxRepeat), 2)
 	}
 	if d := c.Duration("health-timeout"); d <= 0 {
 		return cli.Exit(fmt.Sprintf("verify: --health-timeout %v: want > 0", d), 2)
