@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -494,11 +495,26 @@ func describeToken(t json.Token, err error) string {
 	return fmt.Sprintf("%v", t)
 }
 
+// keyHint tells an unknown key s that reads as a credential (api_key,
+// token, secret, Authorization...) where the API key comes from instead.
 func keyHint(s string) string {
-	if strings.Contains(strings.ToLower(s), "key") && !strings.Contains(s, "api_key_env") {
+	if !strings.Contains(s, "api_key_env") && credentialName(strings.ToLower(s)) {
 		return " (the API key is read only from the environment variable named by api_key_env)"
 	}
 	return ""
+}
+
+// credentialName reports whether the lower-case key name s names a
+// credential. "token" counts only as a whole word: tokens_per_byte and
+// max_tokens are counts.
+func credentialName(s string) bool {
+	for _, w := range []string{"key", "secret", "password", "bearer", "auth"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || notNameChar(r) })
+	return slices.Contains(words, "token")
 }
 
 // duration reads "1m30s" from JSON or TOML.

@@ -52,20 +52,26 @@ func TestParseSettingsTOMLRefusesKeyInTwoCases(t *testing.T) {
 func TestParseSettingsKeyHintOnlyForKeys(t *testing.T) {
 	const hint = "environment variable"
 	for _, tc := range []struct {
-		path, data string
-		hint       bool
+		path, data, key string
+		hint            bool
 	}{
-		{"s.json", `{"text_model":{"bogus":1}}`, false},
-		{"s.toml", "[text_model]\nbogus = 1\n", false},
-		{"s.json", `{"bogus":1}`, false},
-		{"s.json", `{"text_model":{"api_key":"x"}}`, true},
-		{"s.json", `{"api_key":"x"}`, true},
+		{"s.json", `{"text_model":{"bogus":1}}`, "bogus", false},
+		{"s.toml", "[text_model]\nbogus = 1\n", "bogus", false},
+		{"s.json", `{"bogus":1}`, "bogus", false},
+		{"s.toml", "tokens_per_byte = 1\n", "tokens_per_byte", false}, // text_model's, at the top
+		{"s.json", `{"text_model":{"api_key":"x"}}`, "api_key", true},
+		{"s.json", `{"api_key":"x"}`, "api_key", true},
+		// Other names a credential goes by get the hint too.
+		{"s.toml", "api_token = \"x\"\n", "api_token", true},
+		{"s.json", `{"Authorization":"Bearer x"}`, "Authorization", true},
+		{"s.json", `{"bearer":"x"}`, "bearer", true},
+		{"s.toml", "secret = \"x\"\n", "secret", true},
+		{"s.toml", "[text_model]\npassword = \"x\"\n", "password", true},
 	} {
 		cfg := DefaultConfig()
 		err := parseSettings([]byte(tc.data), tc.path, &cfg)
-		if err == nil || !strings.Contains(err.Error(), "bogus") && !strings.Contains(err.Error(), "api_key") ||
-			strings.Contains(err.Error(), hint) != tc.hint {
-			t.Errorf("%s %q: error %v; want one naming the key, with the API key hint: %v", tc.path, tc.data, err, tc.hint)
+		if err == nil || !strings.Contains(err.Error(), tc.key) || strings.Contains(err.Error(), hint) != tc.hint {
+			t.Errorf("%s %q: error %v; want one naming %q, with the API key hint: %v", tc.path, tc.data, err, tc.key, tc.hint)
 		}
 	}
 }
