@@ -385,15 +385,14 @@ func decodeSettingsKey(key string, raw json.RawMessage, seen map[string]string, 
 		var te *json.UnmarshalTypeError
 		switch {
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
-			// One inside text_model is named with its parent, as TOML
-			// names it. The hint looks at the key alone: the message
-			// holds "key" whatever the key is.
+			// Worded as TOML's, and one inside text_model is named with
+			// its parent, as TOML names it. The hint looks at the key
+			// alone: the message holds "key" whatever the key is.
 			name, inner := key, ""
 			if k, uerr := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); uerr == nil && k != key {
 				name, inner = key+"."+k, k
-				err = fmt.Errorf("unknown key %q", name)
 			}
-			return inner, fmt.Errorf("%w%s", err, keyHint(name))
+			return inner, fmt.Errorf("unknown key %q%s", name, keyHint(name))
 		case errors.As(err, &te):
 			field := key
 			if te.Field != "" { // the path to a key inside text_model

@@ -314,9 +314,9 @@ func TestParseSettingsRejects(t *testing.T) {
 		{"s.json", `{"timeout":"5"}`, `"timeout": time: missing unit in duration "5"`},
 		{"s.json", "{\"concurrency\": \"4\"}", `"concurrency": want int, got JSON string`},
 		{"s.json", `{"model":"a","Model":"b"}`, `"Model": given twice (also as "model")`},
-		{"s.json", `{"modle":"a"}`, `unknown field "modle"`},
+		{"s.json", `{"modle":"a"}`, `unknown key "modle"`},
 		// And the key's line, as TOML's errors do.
-		{"s.json", "{\"model\": \"m\",\n\n\"modle\": \"a\"}", `s.json: line 3: json: unknown field "modle"`},
+		{"s.json", "{\"model\": \"m\",\n\n\"modle\": \"a\"}", `s.json: line 3: unknown key "modle"`},
 		{"s.json", "{\"model\": \"m\",\n\"text_model\": {\"overhead\": 1,\n\"tokens_per_bite\": 1}}", `s.json: line 3: unknown key "text_model.tokens_per_bite"`},
 		{"s.json", "{\"model\": \"m\",\n\"concurrency\": \"4\"}", `s.json: line 2: "concurrency": want int`},
 		{"s.json", "{\"model\": \"a\",\n\"Model\": \"b\"}", `s.json: line 2: "Model": given twice`},

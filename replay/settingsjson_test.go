@@ -33,6 +33,7 @@ func TestJSONSettingsErrorNamesNestedKey(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
 		{`{"text_model":{"tokens_per_byte":"x"}}`, `"text_model.tokens_per_byte": want float64, got JSON string`},
 		{`{"text_model":{"bogus":1}}`, `unknown key "text_model.bogus"`},
+		{"{\n\"bogus\":1}", `line 2: unknown key "bogus"`}, // as TOML says it, not the decoder's "unknown field"
 		{`{"timeout":5}`, `"timeout": want a duration such as "30s", got JSON number`},
 		{`{"prompt_salt":-1}`, `"prompt_salt": want an integer ≥ 0, got JSON number -1`},
 		{`{"slo":{"ttft":"2s"}}`, `"slo": want limits such as "ttft=2s,tpot=50ms,e2e=30s", got JSON object`},
