@@ -428,8 +428,8 @@ func keyOffset(raw json.RawMessage, key string) int64 {
 	return 0
 }
 
-// settingType says what a setting of type t must be, in words where t is
-// one of this package's own.
+// settingType says what a setting of type t must be, in words: a Go type
+// name (float64, replay.Endpoint) means nothing to whoever wrote the file.
 func settingType(t reflect.Type) string {
 	switch t {
 	case reflect.TypeFor[duration]():
@@ -438,6 +438,18 @@ func settingType(t reflect.Type) string {
 		return "an integer ≥ 0"
 	case reflect.TypeFor[traces.SLO]():
 		return `limits such as "ttft=2s,tpot=50ms,e2e=30s"`
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Struct:
+		return "an object"
 	}
 	return t.String()
 }

@@ -312,13 +312,13 @@ func TestParseSettingsRejects(t *testing.T) {
 		{"s.toml", "prompt_salt = -1\n", `"prompt_salt"`},
 		// JSON errors name their key, and a key given twice is refused, as in TOML.
 		{"s.json", `{"timeout":"5"}`, `"timeout": time: missing unit in duration "5"`},
-		{"s.json", "{\"concurrency\": \"4\"}", `"concurrency": want int, got JSON string`},
+		{"s.json", "{\"concurrency\": \"4\"}", `"concurrency": want an integer, got JSON string`},
 		{"s.json", `{"model":"a","Model":"b"}`, `"Model": given twice (also as "model")`},
 		{"s.json", `{"modle":"a"}`, `unknown key "modle"`},
 		// And the key's line, as TOML's errors do.
 		{"s.json", "{\"model\": \"m\",\n\n\"modle\": \"a\"}", `s.json: line 3: unknown key "modle"`},
 		{"s.json", "{\"model\": \"m\",\n\"text_model\": {\"overhead\": 1,\n\"tokens_per_bite\": 1}}", `s.json: line 3: unknown key "text_model.tokens_per_bite"`},
-		{"s.json", "{\"model\": \"m\",\n\"concurrency\": \"4\"}", `s.json: line 2: "concurrency": want int`},
+		{"s.json", "{\"model\": \"m\",\n\"concurrency\": \"4\"}", `s.json: line 2: "concurrency": want an integer`},
 		{"s.json", "{\"model\": \"a\",\n\"Model\": \"b\"}", `s.json: line 2: "Model": given twice`},
 		{"s.json", `["model"]`, "want a JSON object, got ["},
 		{"s.json", ``, "want a JSON object, got nothing"},

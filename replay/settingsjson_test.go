@@ -31,7 +31,10 @@ func TestJSONSettingsSyntaxErrorNamesLine(t *testing.T) {
 // the name of an internal type.
 func TestJSONSettingsErrorNamesNestedKey(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
-		{`{"text_model":{"tokens_per_byte":"x"}}`, `"text_model.tokens_per_byte": want float64, got JSON string`},
+		{`{"text_model":{"tokens_per_byte":"x"}}`, `"text_model.tokens_per_byte": want a number, got JSON string`},
+		{`{"concurrency":1.5}`, `"concurrency": want an integer, got JSON number 1.5`},
+		{`{"keep_text":"yes"}`, `"keep_text": want true or false, got JSON string`},
+		{`{"model":4}`, `"model": want a string, got JSON number`},
 		{`{"text_model":{"bogus":1}}`, `unknown key "text_model.bogus"`},
 		{"{\n\"bogus\":1}", `line 2: unknown key "bogus"`}, // as TOML says it, not the decoder's "unknown field"
 		{`{"timeout":5}`, `"timeout": want a duration such as "30s", got JSON number`},
