@@ -62,13 +62,15 @@ func TestParseSliceDigits(t *testing.T) {
 
 // TestVerifyCLI runs verify against the stub server with a fake engine
 // command (one candidate fails to start) and checks the exit status,
-// verify.json and the table.
+// verify.json and the table, and that the API key is in no output.
 func TestVerifyCLI(t *testing.T) {
 	saved := cli.OsExiter
 	cli.OsExiter = func(int) {}
 	defer func() { cli.OsExiter = saved }()
 	dir := t.TempDir()
-	srv := replaytest.New(replaytest.Options{TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
+	const key = "sk-servesim-VERIFYLEAK-5c2d"
+	t.Setenv("SERVESIM_VERIFY_KEY", key)
+	srv := replaytest.New(replaytest.Options{APIKey: key, TTFT: 5 * time.Millisecond, ITL: 2 * time.Millisecond})
 	defer srv.Close()
 	up := filepath.Join(dir, "up")
 	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +96,7 @@ func TestVerifyCLI(t *testing.T) {
 	engineCmd := fmt.Sprintf(`{{if eq .MaxNumSeqs 2}}exit 7; {{end}}trap 'rm -f %s; exit 0' TERM; touch %s; sleep 300 & wait`, up, up)
 	// The URLs' passwords and queries are used, never written.
 	text, err := run(t, "verify", "--candidates", cands, "--trace", in, "--slice", "20", "--base-url", secretURL(t, srv.BaseURL()), "--model", "stub",
-		"--api-key-env", "SERVESIM_NO_KEY", "--engine-cmd", engineCmd, "--health-url", secretURL(t, health.URL), "--health-timeout", "5s",
+		"--api-key-env", "SERVESIM_VERIFY_KEY", "--engine-cmd", engineCmd, "--health-url", secretURL(t, health.URL), "--health-timeout", "5s",
 		"--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", out)
 	var ec cli.ExitCoder
 	if !errors.As(err, &ec) || (ec.ExitCode() != exitToleranceFailed && ec.ExitCode() != exitIncomplete) {
@@ -128,6 +130,11 @@ func TestVerifyCLI(t *testing.T) {
 		t.Errorf("verify.json base_url %q, want %q", res.BaseURL, want)
 	}
 	checkNoURLSecret(t, "verify", text, dir)
+	// The key is sent, never written: verify.json, the traces, the engine
+	// logs and the output.
+	if n := replaytest.CheckNoSecret(t, "verify", text, dir, "VERIFYLEAK"); n < 6 {
+		t.Errorf("only %d files written", n)
+	}
 	// --refit without --profile is a usage error.
 	if _, err := run(t, "verify", "--candidates", cands, "--trace", in, "--base-url", srv.BaseURL(), "--model", "stub", "--refit"); !errors.As(err, &ec) || ec.ExitCode() != 2 {
 		t.Errorf("--refit without --profile: %v", err)
