@@ -48,6 +48,12 @@ func formatList() string {
 // reported as absurd rather than imported.
 const DefaultMaxTokens = 10_000_000
 
+// MaxBlockSize is the largest prefix-hash block size, in tokens, that a
+// trace, synth, the proxy or the simulator accepts: a block longer than
+// any prompt never fills, so each row would get one partial-block hash
+// that no KV block can share.
+const MaxBlockSize = DefaultMaxTokens
+
 // MooncakeBlockSize is the number of tokens behind each Mooncake hash id.
 const MooncakeBlockSize = 512
 

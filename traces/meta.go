@@ -115,6 +115,11 @@ func metaFromKV(keys, values []string) (Meta, error) {
 			if err != nil || n < 0 {
 				return m, fmt.Errorf("metadata %s%s: want a non-negative integer, got %q", metaPrefix, name, v)
 			}
+			if n > MaxBlockSize {
+				// A block past any prompt never fills, and the simulator
+				// would size its affinity cache to nothing.
+				return m, fmt.Errorf("metadata %s%s: %d tokens is past any prompt: want a block size in [0, %d]", metaPrefix, name, n, MaxBlockSize)
+			}
 			m.BlockSize = n
 		case strings.HasPrefix(name, "checksum."):
 			m.SetChecksum(strings.TrimPrefix(name, "checksum."), v)

@@ -79,7 +79,7 @@ type SynthConfig struct {
 	// BlockSize-token block, ceil(prompt/BlockSize) of them (the Mooncake
 	// convention). Blocks wholly inside a group's shared prefix hash the
 	// same across the group; all others are unique to the request. At most
-	// DefaultMaxTokens: a longer block never fills.
+	// MaxBlockSize: a longer block never fills.
 	BlockSize int
 	// ToolVersion is the servesim build, for Meta.ToolVersion: another
 	// build may draw other rows for the same seed.
@@ -180,10 +180,8 @@ func (c *SynthConfig) Validate() error {
 	switch {
 	case c.BlockSize < 0:
 		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
-	case c.BlockSize > DefaultMaxTokens:
-		// A block past the longest prompt never fills: each row would get
-		// one partial-block hash, which no KV block can share.
-		errs = append(errs, fieldErr("BlockSize", "%d tokens is past any prompt: want a block size in [0, %d]", c.BlockSize, DefaultMaxTokens))
+	case c.BlockSize > MaxBlockSize:
+		errs = append(errs, fieldErr("BlockSize", "%d tokens is past any prompt: want a block size in [0, %d]", c.BlockSize, MaxBlockSize))
 	}
 	return errors.Join(errs...)
 }
