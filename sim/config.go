@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // Policy names accepted by ParsePolicy.
@@ -160,8 +162,9 @@ func (c *Config) Validate() error {
 	case c.Policy.Name == Continuous && !c.Policy.ChunkedPrefill && c.MaxModelLen > c.Policy.MaxNumBatchedTokens:
 		// vLLM refuses to start so: a longer prompt could never be scheduled.
 		return fmt.Errorf("sim: policy continuous: MaxNumBatchedTokens = %d: want ≥ Config.MaxModelLen (%d) without chunked prefill", c.Policy.MaxNumBatchedTokens, c.MaxModelLen)
-	case c.HashBlockSize < 0:
-		return fmt.Errorf("sim: Config.HashBlockSize = %d: want ≥ 0", c.HashBlockSize)
+	case c.HashBlockSize < 0 || c.HashBlockSize > traces.MaxBlockSize:
+		// Past any prompt the affinity cache would hold no entry.
+		return fmt.Errorf("sim: Config.HashBlockSize = %d: want 0 to %d", c.HashBlockSize, traces.MaxBlockSize)
 	case c.Slots < 0 || c.Slots > math.MaxInt16:
 		return fmt.Errorf("sim: Config.Slots = %d: want 0 to %d", c.Slots, math.MaxInt16)
 	case c.Cells < 0:

@@ -37,6 +37,8 @@ func TestConfigValidateNamesField(t *testing.T) {
 		{"Config.Step", func(c *Config) { c.Step = nil }},
 		{"Devices", func(c *Config) { c.Devices = 0 }},
 		{"HashBlockSize", func(c *Config) { c.HashBlockSize = -1 }},
+		// Past any prompt: the affinity cache would hold no entry.
+		{"HashBlockSize = 1099511627776", func(c *Config) { c.HashBlockSize = 1 << 40 }},
 		{"Linear.Ck", func(c *Config) { c.Step = Linear{C0: 1, Ck: -1} }},
 		{"Linear.Cq", func(c *Config) { c.Step = Linear{C0: 1, Cq: -1} }}, // stretches would skip it
 		{"MaxNewTokens", func(c *Config) { c.MaxNewTokens = 1<<32 + 1 }},  // int32 would make it 1

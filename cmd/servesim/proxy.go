@@ -38,7 +38,7 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: ":8080", Usage: "address to listen on"},
 			&cli.StringFlag{Name: "upstream", Usage: "server base URL, e.g. http://127.0.0.1:8000"},
 			&cli.StringFlag{Name: "out", Usage: "output trace (format by extension)"},
-			&cli.IntFlag{Name: "block-size", Value: d.BlockSize, Usage: "tokens per prefix_hashes block"},
+			&cli.IntFlag{Name: "block-size", Value: d.BlockSize, Usage: "tokens per prefix_hashes block, 1 to 10000000"},
 			&cli.StringFlag{Name: "session-header", Value: d.SessionHeader, Usage: "request header holding the session id (empty: none)"},
 			&cli.StringFlag{Name: "class-header", Usage: "request header holding the class (default: the request's model)"},
 			&cli.BoolFlag{Name: "keep-prompts", Usage: "also write prompts, by row id, to NAME.prompts.jsonl for --out NAME.parquet"},

@@ -85,8 +85,9 @@ func (c *Config) Validate() error {
 		return bad("Upstream", "has an '@' in its path: credentials typed in the URL? (not shown)")
 	case c.Out == "":
 		return bad("Out", "required")
-	case c.BlockSize <= 0:
-		return bad("BlockSize", "must be > 0, got %d", c.BlockSize)
+	case c.BlockSize <= 0 || c.BlockSize > traces.MaxBlockSize:
+		// A block past any prompt never fills: no two rows would share a hash.
+		return bad("BlockSize", "must be in (0, %d], got %d", traces.MaxBlockSize, c.BlockSize)
 	case !(c.TokensPerByte > 0 && c.TokensPerByte <= 4):
 		return bad("TokensPerByte", "must be in (0, 4], got %v", c.TokensPerByte)
 	case c.FlushInterval <= 0:

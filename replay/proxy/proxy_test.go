@@ -677,6 +677,7 @@ func TestValidate(t *testing.T) {
 		"Out ":           func(c *Config) { c.Out = "t.txt" },
 		"Out  ":          func(c *Config) { c.Out = filepath.Join(t.TempDir(), "none", "t.parquet") },
 		"BlockSize":      func(c *Config) { c.BlockSize = 0 },
+		"BlockSize ":     func(c *Config) { c.BlockSize = 1 << 40 },
 		"TokensPerByte":  func(c *Config) { c.TokensPerByte = 0 },
 		"FlushInterval":  func(c *Config) { c.FlushInterval = 0 },
 		"MaxRequestBody": func(c *Config) { c.MaxRequestBody = 0 },
