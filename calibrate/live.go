@@ -595,6 +595,9 @@ type Analysis struct {
 	// Window is 1 or the check failed), trimmed as HeldOut is (NoTrim):
 	// its error includes the client's token delivery jitter.
 	HeldOutSteps *HeldOut
+	// HeldOutStepsErr is why the single-step check failed (nil when it
+	// ran or Window is 1): Print says so rather than drop its line.
+	HeldOutStepsErr error
 	// Residuals are (predicted − observed)/observed of Fit over all
 	// observations, by run kind and (prefill, decode) by repeat: the
 	// spread of the model's error.
@@ -850,9 +853,8 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 				fs1.Weights[i] = 1 / math.Max(o.Seconds*o.Seconds, 1e-12)
 			}
 		}
-		if h, err := crossCheck(steps, k, &fs1, !opt.NoTrim, true); err == nil {
-			a.HeldOutSteps = h
-		}
+		// A failure here leaves the profile's figures, from HeldOut, whole.
+		a.HeldOutSteps, a.HeldOutStepsErr = crossCheck(steps, k, &fs1, !opt.NoTrim, true)
 	}
 	md := a.HeldOut.MdAPE
 	a.Fit.Quality.HeldOutMdAPE = &md
@@ -1474,6 +1476,8 @@ func (a *Analysis) Print(w io.Writer) {
 	if hs := a.HeldOutSteps; hs != nil {
 		fmt.Fprintf(w, "held out, single steps (includes token delivery jitter): n=%d  median abs %% error %.1f%%  mean %.1f%%\n",
 			hs.NHeld, 100*hs.MdAPE, 100*hs.MAPE)
+	} else if a.HeldOutStepsErr != nil {
+		fmt.Fprintf(w, "held out, single steps: not checked: %v\n", a.HeldOutStepsErr)
 	}
 	if len(a.Spread) > 0 {
 		fmt.Fprintf(w, "spread over repeats (mean TTFT, mean TPOT: min / mean / max):\n")
