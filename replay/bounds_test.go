@@ -32,6 +32,8 @@ func TestValidateRefusesUnworkableValues(t *testing.T) {
 		{"overhead -1e12", func(c *Config) { c.Text = TextModel{TokensPerByte: 1, Overhead: -1e12} }, "Text", "Overhead"},
 		{"overhead 1e12", func(c *Config) { c.Text = TextModel{TokensPerByte: 1, Overhead: 1e12} }, "Text", "Overhead"},
 		{"repeat 1e9", func(c *Config) { c.Repeat = 1_000_000_000 }, "Repeat", "1000000000"},
+		// Its output trace would carry a block_size no reader accepts.
+		{"block size 2^40", func(c *Config) { c.BlockSize = 1 << 40 }, "BlockSize", "1099511627776"},
 	} {
 		c := base
 		tc.set(&c)

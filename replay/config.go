@@ -241,8 +241,9 @@ func (c *Config) Validate() error {
 	if c.Temperature < 0 || c.Temperature > 2 || math.IsNaN(c.Temperature) {
 		bad("Temperature", "must be in [0, 2], got %v", c.Temperature)
 	}
-	if c.BlockSize < 0 {
-		bad("BlockSize", "must be ≥ 0, got %d", c.BlockSize)
+	if c.BlockSize < 0 || c.BlockSize > traces.MaxBlockSize {
+		// The output trace records it: past the bound no reader accepts it.
+		bad("BlockSize", "must be in [0, %d], got %d", traces.MaxBlockSize, c.BlockSize)
 	}
 	if msg := c.Text.problem(); msg != "" {
 		bad("Text", "%s", msg)
