@@ -235,7 +235,7 @@ func render(p *plot.Plot, legend []legendEntry) ([]byte, error) {
 	c := vgsvg.New(figW, h)
 	dc := draw.New(c)
 	top := draw.Crop(dc, 0, 0, vg.Length(h-figH), 0) // the plot: the top figH
-	p.Draw(top)
+	drawPlot(p, top)
 	if len(legend) > 0 {
 		l := plot.NewLegend()
 		l.TextStyle.Font = sans(10, false)
@@ -253,6 +253,39 @@ func render(p *plot.Plot, legend []legendEntry) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// drawPlot draws p on c. On a log y axis it draws the axis label itself,
+// at the middle of the axis: gonum/plot reserves room for the label
+// around the plain average of the axis ends, which on a log axis sits
+// near the top, and so shrinks the plot area under the title by up to
+// half the label's length. The title and background go on the whole
+// canvas, as gonum/plot draws them; the rest beside the label's strip.
+func drawPlot(p *plot.Plot, c draw.Canvas) {
+	if _, log := p.Y.Scale.(plot.LogScale); !log || p.Y.Label.Text == "" {
+		p.Draw(c)
+		return
+	}
+	title, label, bg := p.Title, p.Y.Label, p.BackgroundColor
+	defer func() { p.Title, p.Y.Label, p.BackgroundColor = title, label, bg }()
+	if bg != nil {
+		c.SetColor(bg)
+		c.Fill(c.Rectangle.Path())
+	}
+	if title.Text != "" {
+		sty := title.TextStyle
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y + sty.FontExtents().Descent}, title.Text)
+		c.Max.Y -= sty.Rectangle(title.Text).Size().Y + title.Padding
+	}
+	// the strip gonum/plot keeps left of the tick labels for the label
+	sty, descent := label.TextStyle, label.TextStyle.FontExtents().Descent
+	rest := draw.Crop(c, sty.Height(label.Text)+descent+label.Padding, 0, 0, 0)
+	p.Title.Text, p.Y.Label.Text, p.BackgroundColor = "", "", nil
+	p.Draw(rest)
+	sty.Rotation += math.Pi / 2
+	data := p.DataCanvas(rest)
+	at := vg.Point{X: c.Min.X + label.TextStyle.Height(label.Text) - descent, Y: data.Center().Y}
+	c.FillText(sty, at, label.Text)
 }
 
 // fitWidth shortens each line of s in its middle, "…" in place of what
@@ -410,7 +443,7 @@ func renderGrid(plots []*plot.Plot, cols int, panelH vg.Length) ([]byte, error) 
 	for i := range grid {
 		for j, p := range grid[i] {
 			if p != nil {
-				p.Draw(canvases[i][j])
+				drawPlot(p, canvases[i][j])
 			}
 		}
 	}
