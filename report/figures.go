@@ -190,7 +190,8 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 	}
 	thr.Y.Min = 0
 	logY := logAxis(&lat.Y, loLat, hiLat)
-	if !nonPos && log2Axis(&thr.X, loS, hiS) {
+	logX := !nonPos && log2Axis(&thr.X, loS, hiS)
+	if logX {
 		log2Axis(&lat.X, loS, hiS)
 	}
 	for _, p := range []*plot.Plot{thr, lat} {
@@ -204,8 +205,8 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 		n   string
 		cap string
 	}{
-		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows." + notMarked(unmarked)},
-		{lat, legLat, name + "-p99", map[bool]string{true: "P99 TTFT as the offered load grows (log y axis).", false: "P99 TTFT as the offered load grows."}[logY]},
+		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows" + logAxesNote(logX, false) + "." + notMarked(unmarked)},
+		{lat, legLat, name + "-p99", "P99 TTFT as the offered load grows" + logAxesNote(logX, logY) + "."},
 	} {
 		if len(f.leg) == 0 {
 			continue
@@ -217,6 +218,23 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 		out = append(out, &Figure{Name: f.n, Caption: f.cap, SVG: svg})
 	}
 	return out, nil
+}
+
+// logAxesNote is the caption's note of a load curve's log axes, as
+// " (log load axis, log y axis)"; "" when both are linear. The caption is
+// the figure's alt text, so it says what only the ticks show.
+func logAxesNote(logLoad, logY bool) string {
+	var axes []string
+	if logLoad {
+		axes = append(axes, "log load axis")
+	}
+	if logY {
+		axes = append(axes, "log y axis")
+	}
+	if len(axes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(axes, ", ") + ")"
 }
 
 // notMarked is the caption's note of the marks left out; "" when none.
