@@ -62,3 +62,23 @@ func TestRecordInterruptedWithOnlySourceFailedRowsKeepsTheEarlierTrace(t *testin
 	}
 	checkEarlierOutKept(t, cfg.Out)
 }
+
+// Warm-up rows are not counted: a run interrupted once only they had
+// completed measured nothing, and leaves an earlier file of the output's
+// name as it was.
+func TestRecordInterruptedAfterOnlyWarmupRowsKeepsTheEarlierTrace(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	in := rows(2, time.Millisecond, 30, 2)
+	in[0].Warmup = true
+	in[1].Arrival += int64(time.Hour) // the interrupt comes while it waits for its time
+	cfg, _ := recordConfig(t, srv, in)
+	writeEarlierOut(t, cfg.Out)
+	sums := recordInterruptedAfter(t, cfg, 300*time.Millisecond)
+	if len(sums) != 1 || sums[0].Sent != 0 || sums[0].Warmup != 1 {
+		t.Fatalf("summaries %+v: want one run that sent only its warm-up row", sums)
+	}
+	checkEarlierOutKept(t, cfg.Out)
+	checkNoPartialFile(t, cfg.Out)
+	checkOutcome(t, cfg, sums, false, "")
+}

@@ -246,10 +246,11 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 	}
 	var order []int32
-	finished := 0 // rows sent and not cut short by the interrupt
+	finished := 0 // measured rows sent and not cut short by the interrupt
 	s, runErr := run(ctx, cfg, in, w, func(idx int, r *traces.Request) {
 		order = append(order, int32(idx))
-		if ErrorKind(r.Error) != KindCanceled && !r.SourceFailed {
+		// A warm-up row measures nothing: the summary leaves it out.
+		if !r.Warmup && ErrorKind(r.Error) != KindCanceled && !r.SourceFailed {
 			finished++
 		}
 	})
@@ -279,9 +280,10 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		return s, runErr
 	}
 	if finished == 0 && interrupted {
-		// Interrupted before any row completed: it measured nothing, and a
-		// trace that is empty or holds only the requests it cut short
-		// (canceled) would replace an earlier one of its name.
+		// Interrupted before any measured row completed: it measured
+		// nothing, and a trace that is empty or holds only warm-up rows and
+		// the requests it cut short (canceled) would replace an earlier one
+		// of its name.
 		ours := ownsPartial(tmp, partial)
 		w.Abort()
 		if ours {

@@ -24,7 +24,7 @@ type Latency struct {
 // failed requests are counted but never enter latency statistics.
 type Summary struct {
 	Run          int            // 1-based run number within Record; 1 for Run
-	Written      bool           // Record wrote the run's trace (an interrupted run's too, once a row completed)
+	Written      bool           // Record wrote the run's trace (an interrupted run's too, once a measured row completed)
 	RowsKeptIn   string         // a run Record did not write: the partial file that keeps its rows, "" when none
 	Sent         int            // requests sent (warm-up excluded)
 	Warmup       int            // warm-up requests sent
