@@ -260,6 +260,9 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 	// read error followed by an interrupt lost rows, and is a failure.
 	ctxErr := ctx.Err()
 	interrupted := runErr != nil && ctxErr != nil && errors.Is(runErr, ctxErr)
+	if s != nil {
+		s.Interrupted = interrupted
+	}
 	if s == nil || (runErr != nil && !interrupted) {
 		// Configuration, calibration, read or write failure: keep what was
 		// flushed for inspection, under the partial name.

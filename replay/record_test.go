@@ -78,7 +78,7 @@ func TestRecordRepeatInInputOrder(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 	var buf bytes.Buffer
-	PrintSpread(&buf, Spread(sums))
+	PrintSpread(&buf, sums)
 	for _, s := range sums {
 		s.Print(&buf)
 	}

@@ -41,7 +41,7 @@ func TestSpreadLeavesOutUnmeasuredRuns(t *testing.T) {
 		t.Errorf("failed spread covers %d of %d runs, want all 3", r.Runs, r.Of)
 	}
 	var b bytes.Buffer
-	PrintSpread(&b, Spread([]*Summary{ok, failed, ok2}))
+	PrintSpread(&b, []*Summary{ok, failed, ok2})
 	if strings.Contains(b.String(), "TPOT") {
 		t.Errorf("spread prints an unmeasured metric:\n%s", b.String())
 	}
@@ -72,7 +72,7 @@ func TestSpreadLeavesOutRatesOfARunWithNoSuccess(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	PrintSpread(&b, Spread([]*Summary{ok, failed, ok2}))
+	PrintSpread(&b, []*Summary{ok, failed, ok2})
 	if !strings.Contains(b.String(), "req/s (2 of 3 runs)") {
 		t.Errorf("spread does not say the throughput row covers 2 of 3 runs:\n%s", b.String())
 	}
@@ -111,5 +111,40 @@ func TestSpreadLeavesOutARunThatSentNothing(t *testing.T) {
 	}
 	if r := rows["output tokens"]; r.Min != one.OutputTokensPerSec {
 		t.Errorf("output tokens spread %+v, want run 1's %v alone", r, one.OutputTokensPerSec)
+	}
+}
+
+// A run interrupted partway counts the requests it cut short as failed and
+// its rates cover only part of its schedule: the spread leaves it out and
+// says so, rather than mix it in with the complete runs.
+func TestSpreadLeavesOutAnInterruptedRun(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{Fault: func(n int) replaytest.Fault {
+		if n >= 3 { // run 2's second request, and any after it
+			return replaytest.Hang
+		}
+		return replaytest.OK
+	}})
+	defer srv.Close()
+	cfg, _ := recordConfig(t, srv, rows(2, time.Millisecond, 30, 2))
+	cfg.Repeat = 2
+	sums := recordInterruptedAfter(t, cfg, time.Second)
+	if len(sums) != 2 || !sums[1].Interrupted || sums[1].Succeeded != 1 || sums[1].FailedByKind[KindCanceled] != 1 {
+		t.Fatalf("summaries %+v: want run 2 interrupted with one request done and one cut short", sums)
+	}
+	if sums[0].Interrupted {
+		t.Errorf("run 1 completed, but its summary says it was interrupted")
+	}
+	for _, r := range Spread(sums) {
+		if r.Runs != 1 || r.Of != 1 {
+			t.Errorf("%s spread covers %d of %d runs: want run 1 alone", r.Metric, r.Runs, r.Of)
+		}
+		if r.Metric == "failed" && r.Max != 0 {
+			t.Errorf("failed spread %+v: want run 2's canceled request left out", r)
+		}
+	}
+	var b bytes.Buffer
+	PrintSpread(&b, sums)
+	if !strings.Contains(b.String(), "run 2 was interrupted: left out") {
+		t.Errorf("spread does not say it left out the interrupted run 2:\n%s", b.String())
 	}
 }

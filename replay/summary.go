@@ -26,6 +26,7 @@ type Summary struct {
 	Run          int            // 1-based run number within Record; 1 for Run
 	Written      bool           // Record wrote the run's trace (an interrupted run's too, once a measured row completed)
 	RowsKeptIn   string         // a run Record did not write: the partial file that keeps its rows, "" when none
+	Interrupted  bool           // an interrupt stopped the run before every row was done
 	Sent         int            // requests sent (warm-up excluded)
 	Warmup       int            // warm-up requests sent
 	Succeeded    int            // of Sent
@@ -288,12 +289,14 @@ type SpreadRow struct {
 	Runs, Of       int // the runs that measured the metric, of the runs given
 }
 
-// Spread returns the min/mean/max over runs of the key metrics. A latency
+// Spread returns the min/mean/max over the complete runs of the key
+// metrics. An interrupted run is left out whole: the requests it cut short
+// count as failed and its rates cover only part of its schedule. A latency
 // or rate a run did not measure (no successful request) is left out of
-// that metric's figures, as is every figure of a run that sent no request
-// (interrupted first); each row says how many runs it covers, and a metric
-// no run measured gets no row.
+// that metric's figures; each row says how many of the complete runs it
+// covers, and a metric no run measured gets no row.
 func Spread(runs []*Summary) []SpreadRow {
+	runs = slices.DeleteFunc(slices.Clone(runs), func(s *Summary) bool { return s.Interrupted })
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 	p50 := func(l Latency) time.Duration { return l.P50 }
 	p99 := func(l Latency) time.Duration { return l.P99 }
@@ -358,8 +361,9 @@ func Spread(runs []*Summary) []SpreadRow {
 	return out
 }
 
-// PrintSpread writes the spread table.
-func PrintSpread(w io.Writer, rows []SpreadRow) {
+// PrintSpread writes the spread table of runs.
+func PrintSpread(w io.Writer, runs []*Summary) {
+	rows := Spread(runs)
 	fmt.Fprintf(w, "spread over runs:   %12s %12s %12s\n", "min", "mean", "max")
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-16s %12.3f %12.3f %12.3f %s", r.Metric, r.Min, r.Mean, r.Max, r.Unit)
@@ -367,5 +371,10 @@ func PrintSpread(w io.Writer, rows []SpreadRow) {
 			fmt.Fprintf(w, " (%d of %d runs)", r.Runs, r.Of)
 		}
 		fmt.Fprintln(w)
+	}
+	for _, s := range runs {
+		if s.Interrupted {
+			fmt.Fprintf(w, "  run %d was interrupted: left out of the spread\n", s.Run)
+		}
 	}
 }

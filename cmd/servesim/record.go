@@ -136,7 +136,7 @@ func recordAction(c *cli.Context) error {
 		s.Print(w)
 	}
 	if len(sums) > 1 {
-		replay.PrintSpread(w, replay.Spread(sums))
+		replay.PrintSpread(w, sums)
 	}
 	for _, s := range sums {
 		if s.LagFlagged {
