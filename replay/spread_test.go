@@ -148,3 +148,39 @@ func TestSpreadLeavesOutAnInterruptedRun(t *testing.T) {
 		t.Errorf("spread does not say it left out the interrupted run 2:\n%s", b.String())
 	}
 }
+
+// The schedule lag of a send the concurrency cap held back includes its
+// wait for a slot, which the flag does not judge: with cap waits the
+// spread also shows the client lag the flag judges, and says which is which.
+func TestSpreadShowsTheClientLagTheFlagJudges(t *testing.T) {
+	capped := func(run int, lag, client time.Duration) *Summary {
+		return &Summary{Run: run, Sent: 2, Succeeded: 2, CapWaits: 1,
+			Lag: Latency{N: 2, P99: lag}, ClientLag: Latency{N: 2, P99: client}}
+	}
+	runs := []*Summary{capped(1, 400*time.Millisecond, time.Millisecond), capped(2, 600*time.Millisecond, 3*time.Millisecond)}
+	rows := map[string]SpreadRow{}
+	for _, r := range Spread(runs) {
+		rows[r.Metric] = r
+	}
+	if r := rows["client lag p99"]; r.Min != 1 || r.Mean != 2 || r.Max != 3 {
+		t.Errorf("client lag p99 spread %+v, want min 1, mean 2, max 3 ms (the lag without the cap waits)", r)
+	}
+	if r := rows["schedule lag p99"]; r.Min != 400 || r.Max != 600 {
+		t.Errorf("schedule lag p99 spread %+v, want 400 to 600 ms (the waits included)", r)
+	}
+	var b bytes.Buffer
+	PrintSpread(&b, runs)
+	if !strings.Contains(b.String(), "schedule lag includes the waits for a concurrency slot") {
+		t.Errorf("spread does not say its schedule lag includes the cap waits:\n%s", b.String())
+	}
+}
+
+// Without cap waits the client lag is the schedule lag: no second row.
+func TestSpreadShowsOneLagRowWithoutCapWaits(t *testing.T) {
+	run := &Summary{Run: 1, Sent: 2, Succeeded: 2, Lag: Latency{N: 2, P99: time.Millisecond}, ClientLag: Latency{N: 2, P99: time.Millisecond}}
+	for _, r := range Spread([]*Summary{run, run}) {
+		if r.Metric == "client lag p99" {
+			t.Errorf("client lag row %+v beside an equal schedule lag", r)
+		}
+	}
+}
