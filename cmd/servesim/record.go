@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -147,10 +149,28 @@ func recordAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "servesim record: run %d: %s p99 %v exceeds %v; the client could not keep the schedule\n", s.Run, lag, s.ClientLag.P99, replay.LagLimit)
 		}
 	}
+	if len(sums) > 0 {
+		noTraceNote(c.App.ErrWriter, cfg, sums[len(sums)-1])
+	}
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	return noneSucceeded(sums)
+}
+
+// noTraceNote says that an interrupted run wrote no trace (no measured
+// request had completed) and left an earlier file of its name as it was:
+// else the earlier file reads as this run's.
+func noTraceNote(w io.Writer, cfg replay.Config, s *replay.Summary) {
+	if !s.Interrupted || s.Written || s.RowsKeptIn != "" {
+		return
+	}
+	out := replay.RunPath(cfg.Out, s.Run, cfg.Repeat)
+	earlier := ""
+	if _, err := os.Lstat(out); err == nil {
+		earlier = ", an earlier " + out + " left as it was"
+	}
+	fmt.Fprintf(w, "servesim record: run %d: interrupted: no trace written%s\n", s.Run, earlier)
 }
 
 // noneSucceeded is the error of the first run that sent requests and saw

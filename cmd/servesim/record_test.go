@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -330,6 +331,33 @@ func TestProxySessionWithNothingFinishedSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "none finished: no trace written, an earlier "+out+" left as it was") {
 		t.Errorf("summary %q: want it to say no trace was written", stdout.String())
+	}
+	if got := readText(t, out); got != "earlier\n" {
+		t.Errorf("%s holds %q: want the earlier file", out, got)
+	}
+}
+
+// A run interrupted before any measured request completed writes no
+// trace: record says so, and that an earlier --out stays as it was.
+func TestRecordInterruptedBeforeAnyRowSaysNoTraceWritten(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{Fault: func(int) replaytest.Fault { return replaytest.Hang }})
+	defer srv.Close()
+	dir := t.TempDir()
+	tr := writeFile(t, dir, "in.csv", smallCSV)
+	out := writeFile(t, dir, "out.jsonl", "earlier\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	app := newApp()
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{mark: "as they complete", hit: cancel}
+	app.Writer, app.ErrWriter = &stdout, stderr
+	err := app.RunContext(ctx, []string{"servesim", "record", "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--tokens-per-byte", "1", "--prompt-overhead", "20", "--trace", tr, "--out", out})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("record: %v, want the interrupt", err)
+	}
+	if want := "run 1: interrupted: no trace written, an earlier " + out + " left as it was"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q: want %q", stderr.String(), want)
 	}
 	if got := readText(t, out); got != "earlier\n" {
 		t.Errorf("%s holds %q: want the earlier file", out, got)
