@@ -350,9 +350,10 @@ func waitReaches(ms float64, slo SLO) (name string, limit float64) {
 
 // batchPrefillMs bounds the prefill step of a static batch from above: a
 // full batch of the batch_size longest prompts of the trace the config
-// admits (a token budget's worth of prompt tokens for token_budget). A
-// request that waited max_wait_ms gets its first token only after that
-// step. Computed once per config: every gate of its row asks for it.
+// admits (a token budget's worth of prompt tokens for token_budget), its
+// prompts' KV resident as the step writes it. A request that waited
+// max_wait_ms gets its first token only after that step. Computed once per
+// config: every gate of its row asks for it.
 func (ev *evaluator) batchPrefillMs() float64 {
 	g := ev.staticGate()
 	if !g.prefillDone {
@@ -376,14 +377,14 @@ func (ev *evaluator) prefillBoundMs(admitted []*traces.Request) float64 {
 		if len(prompts) > 0 {
 			longest = prompts[0]
 		}
-		return 1e3 * step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: tokens * longest})
+		return 1e3 * step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: tokens * longest, Resident: tokens})
 	}
 	var tokens, attn float64
 	for _, p := range prompts[:min(b.BatchSize, len(prompts))] {
 		tokens += p
 		attn += p * p
 	}
-	return 1e3 * step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: attn})
+	return 1e3 * step.StepSeconds(sim.Batch{PrefillTokens: tokens, PrefillAttn: attn, Resident: tokens})
 }
 
 // batchWaitNote says why a static config's SLO may fail at loads lighter
