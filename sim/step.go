@@ -17,7 +17,8 @@ type Batch struct {
 	DecodeContext float64 // Σ over decode sequences of their context, including the new token
 	// PrefillContext is Σ over prefill chunks of the context before the
 	// chunk (earlier chunks, a cached prefix): its KV is read back by the
-	// chunk's attention. 0 for a whole prompt computed in one step.
+	// chunk's attention. 0 for a prompt computed whole in one step with
+	// no cached prefix.
 	PrefillContext float64
 	// Resident is every token in the KV cache during the step: the running
 	// sequences' (this step's included) and what idle slots retain
