@@ -8,14 +8,23 @@ import (
 
 // decisionLog writes Config.Decisions: one JSON object per line.
 //
-// A step:    {"t_ns":…,"steps":1,"step_s":…,"prefill_ids":[…],"prefill_tokens":…,"resident_tokens":…,
+// A step:    {"t_ns":…,"steps":1,"step_s":…,"prefill_ids":[…],"prefill_tokens":…,"prefill_attn":…,
 //
-//	"decode_ids":[…],"decode_seqs":…,"preempted_ids":[…],"blocks_used":…,"blocks_free":…,"waiting":…}
+//	"prefill_context_tokens":…,"resident_tokens":…,"decode_ids":[…],"decode_seqs":…,
+//	"decode_context_tokens":…,"after_prefill":…,"preempted_ids":[…],"blocks_used":…,
+//	"blocks_free":…,"waiting":…}
+//
+// with the step's Batch, from which its StepTimer gave step_s:
+// prefill_tokens, prefill_attn (token pairs), prefill_context_tokens,
+// resident_tokens, decode_seqs, decode_context_tokens and after_prefill
+// (0 or 1) are its PrefillTokens, PrefillAttn, PrefillContext, Resident,
+// DecodeSeqs, DecodeContext and AfterPrefill.
 //
 // A stretch: the same keys with "steps":k>1, "step_s" the stretch's total,
 //
-//	resident_tokens those its first step attends over, blocks after the
-//	stretch, no prefill and no preemption.
+//	decode_context_tokens and resident_tokens those of its first step (each
+//	grows by decode_seqs a step), after_prefill how many of its first steps
+//	are AfterPrefill, blocks after the stretch, no prefill and no preemption.
 //
 // An OOM, the last line of a run a static batch stopped (OOMReport):
 //
@@ -66,9 +75,13 @@ func (l *decisionLog) step(e *engine, b Batch, dt float64) {
 	}
 	l.buf = append(l.buf, `],"prefill_tokens":`...)
 	l.buf = strconv.AppendInt(l.buf, int64(b.PrefillTokens), 10)
+	l.buf = append(l.buf, `,"prefill_attn":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(b.PrefillAttn), 10)
+	l.buf = append(l.buf, `,"prefill_context_tokens":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(b.PrefillContext), 10)
 	l.buf = append(l.buf, `,"resident_tokens":`...)
 	l.buf = strconv.AppendInt(l.buf, int64(b.Resident), 10)
-	l.decodes(e)
+	l.decodes(e, b.DecodeContext, int64(b.AfterPrefill))
 	l.buf = append(l.buf, `,"preempted_ids":[`...)
 	for i, id := range e.preempt {
 		l.buf = l.sep(i == 0)
@@ -78,11 +91,13 @@ func (l *decisionLog) step(e *engine, b Batch, dt float64) {
 	l.end(e)
 }
 
-func (l *decisionLog) stretch(e *engine, k int64, n, c0, total float64) {
+// stretch logs k decode steps from c0 context tokens, the first after of
+// them AfterPrefill (only where the timer ignores it: see iterate).
+func (l *decisionLog) stretch(e *engine, k int64, c0, total float64, after int64) {
 	l.begin(e, k, total)
-	l.buf = append(l.buf, `,"prefill_ids":[],"prefill_tokens":0,"resident_tokens":`...)
+	l.buf = append(l.buf, `,"prefill_ids":[],"prefill_tokens":0,"prefill_attn":0,"prefill_context_tokens":0,"resident_tokens":`...)
 	l.buf = strconv.AppendInt(l.buf, int64(c0), 10)
-	l.decodes(e)
+	l.decodes(e, c0, after)
 	l.buf = append(l.buf, `,"preempted_ids":[]`...)
 	l.end(e)
 }
@@ -131,7 +146,7 @@ func (l *decisionLog) begin(e *engine, steps int64, sec float64) {
 	l.buf = strconv.AppendFloat(l.buf, sec, 'g', -1, 64)
 }
 
-func (l *decisionLog) decodes(e *engine) {
+func (l *decisionLog) decodes(e *engine, context float64, after int64) {
 	l.buf = append(l.buf, `,"decode_ids":[`...)
 	first := true
 	for s := e.runHead; s != nil; s = s.next {
@@ -143,6 +158,10 @@ func (l *decisionLog) decodes(e *engine) {
 	}
 	l.buf = append(l.buf, `],"decode_seqs":`...)
 	l.buf = strconv.AppendInt(l.buf, e.nDec, 10)
+	l.buf = append(l.buf, `,"decode_context_tokens":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(context), 10)
+	l.buf = append(l.buf, `,"after_prefill":`...)
+	l.buf = strconv.AppendInt(l.buf, after, 10)
 }
 
 func (l *decisionLog) end(e *engine) {

@@ -20,9 +20,13 @@ type decisionLine struct {
 	StepS          float64 `json:"step_s"`
 	PrefillIDs     []int64 `json:"prefill_ids"`
 	PrefillTokens  int64   `json:"prefill_tokens"`
+	PrefillAttn    int64   `json:"prefill_attn"`
+	PrefillContext int64   `json:"prefill_context_tokens"`
 	ResidentTokens int64   `json:"resident_tokens"`
 	DecodeIDs      []int64 `json:"decode_ids"`
 	DecodeSeqs     int64   `json:"decode_seqs"`
+	DecodeContext  int64   `json:"decode_context_tokens"`
+	AfterPrefill   int64   `json:"after_prefill"`
 	PreemptedIDs   []int64 `json:"preempted_ids"`
 	BlocksUsed     int     `json:"blocks_used"`
 	BlocksFree     int     `json:"blocks_free"`
@@ -125,6 +129,80 @@ func TestDecisionLogAddsUpToSummary(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// stepBatches are the batches of a line's steps: one for a step line; for
+// a stretch, k decode steps whose context and resident tokens grow by
+// decode_seqs a step from the logged first step's, the first after_prefill
+// of them AfterPrefill.
+func (l decisionLine) stepBatches() []Batch {
+	n := float64(l.DecodeSeqs)
+	out := make([]Batch, l.Steps)
+	for j := range out {
+		grow := n * float64(j)
+		out[j] = Batch{PrefillTokens: float64(l.PrefillTokens), PrefillAttn: float64(l.PrefillAttn),
+			PrefillContext: float64(l.PrefillContext), DecodeSeqs: n, DecodeContext: float64(l.DecodeContext) + grow,
+			Resident: float64(l.ResidentTokens) + grow}
+		if int64(j) < l.AfterPrefill {
+			out[j].AfterPrefill = 1
+		}
+	}
+	return out
+}
+
+// Each line of the decision log holds its steps' step-time inputs: the
+// step model recomputes a step line's step_s exactly and a stretch's to
+// rounding, and skipping stretches logs the same decode context and
+// after-prefill steps in all as stepping through them.
+func TestDecisionLogRecomputesStepTimes(t *testing.T) {
+	synth := synthWorkload(5, 400, 4)
+	whole := Linear{C0: 4e-3, Cp: 2e-5, Ca: 1e-10, Cd: 5e-5, Ck: 4e-8, Crp: 1e-10, Crd: 2e-9, Cr: 1e-8, Cq: 3e-3}
+	slots := policy(t, Continuous)
+	slots.MaxNumSeqs = 4
+	for _, tc := range []struct {
+		name  string
+		timer StepTimer
+		pol   PolicyConfig
+		slots int
+	}{
+		{"linear", realTimer, policy(t, Continuous), 0},
+		{"linear-all-terms", whole, policy(t, Continuous), 0},
+		{"linear-slots", whole, slots, 4},
+		{"roofline", realRoofline, policy(t, Continuous), 0},
+		{"roofline-fixed", realRoofline, policy(t, Fixed), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			totals := func(noSkip bool) (ctx, after float64, stretches int) {
+				var log bytes.Buffer
+				cfg := Config{Policy: tc.pol, BlockSize: 16, TotalBlocks: 3000, Step: tc.timer, Devices: 1,
+					NoSkip: noSkip, PrefixCaching: tc.slots == 0, Slots: tc.slots, Decisions: &log}
+				mustRun(t, cfg, synth)
+				for i, l := range readDecisions(t, &log) {
+					var want float64
+					for _, b := range l.stepBatches() {
+						want += tc.timer.StepSeconds(b)
+						ctx += b.DecodeContext
+						after += b.AfterPrefill
+					}
+					if l.Steps > 1 {
+						stretches++
+					}
+					if l.Steps == 1 && want != l.StepS || math.Abs(want-l.StepS) > 1e-9*l.StepS {
+						t.Fatalf("line %d (%d steps): step_s %.12g, the step model gives %.12g for its logged batch", i+1, l.Steps, l.StepS, want)
+					}
+				}
+				return ctx, after, stretches
+			}
+			ctx, after, stretches := totals(false)
+			stepCtx, stepAfter, _ := totals(true)
+			if ctx != stepCtx || after != stepAfter {
+				t.Errorf("stretches log decode context %g and %g after-prefill steps, stepping logs %g and %g", ctx, after, stepCtx, stepAfter)
+			}
+			if tc.slots == 0 && stretches == 0 {
+				t.Error("no stretch lines")
+			}
+		})
 	}
 }
 

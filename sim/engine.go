@@ -731,7 +731,7 @@ func (e *engine) jump(k int64) error {
 		return err
 	}
 	if e.log != nil {
-		e.log.stretch(e, k, float64(n), c0, T)
+		e.log.stretch(e, k, c0, T, min(k, max(0, PostPrefillSteps-e.sincePrefill)))
 	}
 	measured := e.measuredRunning > 0
 	sp := e.m.mark(e.now, measured)
