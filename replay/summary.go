@@ -186,11 +186,19 @@ func quantile(sorted []float64, q float64) float64 {
 
 // Print writes the summary for people.
 func (s *Summary) Print(w io.Writer) {
-	fmt.Fprintf(w, "run %d: sent %d, succeeded %d, failed %d", s.Run, s.Sent, s.Succeeded, s.Failed)
+	interrupted := ""
+	if s.Interrupted {
+		interrupted = " (interrupted)"
+	}
+	fmt.Fprintf(w, "run %d%s: sent %d, succeeded %d, failed %d", s.Run, interrupted, s.Sent, s.Succeeded, s.Failed)
 	if s.Warmup > 0 {
 		fmt.Fprintf(w, " (+%d warm-up, not counted)", s.Warmup)
 	}
-	if s.NotSent > 0 {
+	switch {
+	case s.NotSent == 0:
+	case s.Interrupted:
+		fmt.Fprintf(w, ", %d not sent (the interrupt stopped the run)", s.NotSent)
+	default:
 		fmt.Fprintf(w, ", %d not sent (the run stopped early)", s.NotSent)
 	}
 	if s.SourceFailed > 0 {
@@ -206,6 +214,10 @@ func (s *Summary) Print(w io.Writer) {
 		parts := make([]string, len(kinds))
 		for i, k := range kinds {
 			parts[i] = fmt.Sprintf("%s %d", k, s.FailedByKind[k])
+			if k == KindCanceled && s.Interrupted {
+				// Else they read as failures of the server.
+				parts[i] += " (cut short by the interrupt)"
+			}
 		}
 		fmt.Fprintf(w, "  failed by kind: %s\n", strings.Join(parts, ", "))
 	}
