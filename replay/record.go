@@ -47,7 +47,7 @@ func RunPath(out string, k, n int) string {
 // (normally, or interrupted through ctx) the rows are rewritten in input
 // order to out in out's format, atomically, and the partial file is
 // removed; an interrupt before a run starts ends Record there, that run
-// not begun, and a run interrupted before any row completed (the rows it
+// and the later ones not begun (log names them), and a run interrupted before any row completed (the rows it
 // cut short, canceled, do not count, nor do rows the source trace marks failed, never sent) writes no trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
 // cfg.Text is zero. Progress lines go to log (may be nil). With several
 // runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
@@ -74,6 +74,7 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 		if err := ctx.Err(); err != nil {
 			// Interrupted before this run started: it measured nothing,
 			// and an empty trace would replace an earlier one of its name.
+			notStartedNote(log, cfg, k)
 			return sums, err
 		}
 		rc := cfg
@@ -96,6 +97,32 @@ func Record(ctx context.Context, cfg Config, log io.Writer) ([]*Summary, error) 
 		}
 	}
 	return sums, nil
+}
+
+// notStartedNote says that runs from..cfg.Repeat did not start, and names
+// the earlier files of their names, left as they were: else those read as
+// the runs' own.
+func notStartedNote(log io.Writer, cfg Config, from int) {
+	runs := fmt.Sprintf("run %d", from)
+	if from < cfg.Repeat {
+		runs = fmt.Sprintf("runs %d–%d", from, cfg.Repeat)
+	}
+	var earlier []string
+	for k := from; k <= cfg.Repeat; k++ {
+		out := RunPath(cfg.Out, k, cfg.Repeat)
+		if _, err := os.Lstat(out); err == nil {
+			earlier = append(earlier, out)
+		}
+	}
+	left := ""
+	switch len(earlier) {
+	case 0:
+	case 1:
+		left = "; an earlier " + earlier[0] + " left as it was"
+	default:
+		left = "; earlier " + strings.Join(earlier, ", ") + " left as they were"
+	}
+	fmt.Fprintf(log, "interrupted: %s of %d not started%s\n", runs, cfg.Repeat, left)
 }
 
 // Outcome says what Record, having returned sums, left of cfg's runs, for
