@@ -20,14 +20,7 @@ func TestOpenRefusesBlockSizePastBound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pq := filepath.Join(dir, "t.parquet")
-	w, err := Create(pq, Meta{BlockSize: 1 << 40})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquetElsewhere(t, filepath.Join(dir, "t.parquet"), Meta{BlockSize: 1 << 40})
 	for _, name := range []string{"t.csv", "t.jsonl", "t.parquet"} {
 		path := filepath.Join(dir, name)
 		r, err := Open(path)
@@ -58,5 +51,26 @@ func TestOpenAcceptsBlockSizeAtBound(t *testing.T) {
 	defer r.Close()
 	if got := r.Meta().BlockSize; got != MaxBlockSize {
 		t.Errorf("block size %d, want %d", got, MaxBlockSize)
+	}
+}
+
+// writeParquetElsewhere writes a row-less Parquet trace with meta as
+// another tool would, past Create's checks.
+func writeParquetElsewhere(t *testing.T, path string, meta Meta) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc, err := newParquetEncoder(f, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -115,10 +115,8 @@ func metaFromKV(keys, values []string) (Meta, error) {
 			if err != nil || n < 0 {
 				return m, fmt.Errorf("metadata %s%s: want a non-negative integer, got %q", metaPrefix, name, v)
 			}
-			if n > MaxBlockSize {
-				// A block past any prompt never fills, and the simulator
-				// would size its affinity cache to nothing.
-				return m, fmt.Errorf("metadata %s%s: %d tokens is past any prompt: want a block size in [0, %d]", metaPrefix, name, n, MaxBlockSize)
+			if err := checkBlockSize(n); err != nil {
+				return m, err
 			}
 			m.BlockSize = n
 		case strings.HasPrefix(name, "checksum."):
@@ -133,6 +131,20 @@ func metaFromKV(keys, values []string) (Meta, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkBlockSize refuses a block size a trace may not carry: reading
+// refuses it, so writing must too.
+func checkBlockSize(n int) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("metadata %sblock_size: %d: want a block size in [0, %d]", metaPrefix, n, MaxBlockSize)
+	case n > MaxBlockSize:
+		// A block past any prompt never fills, and the simulator would
+		// size its affinity cache to nothing.
+		return fmt.Errorf("metadata %sblock_size: %d tokens is past any prompt: want a block size in [0, %d]", metaPrefix, n, MaxBlockSize)
+	}
+	return nil
 }
 
 // Set records an extra controlled variable.

@@ -116,10 +116,15 @@ func SamePath(a, b string) bool {
 
 // Create starts writing a trace at path, picking the format by extension.
 // Rows go to a temporary file beside path that Close renames into place.
+// It refuses metadata that Open would refuse (a block size outside
+// [0, MaxBlockSize], text that is not valid UTF-8).
 func Create(path string, meta Meta) (Writer, error) {
 	f, err := FormatOf(path)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkBlockSize(meta.BlockSize); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	keys, values := meta.toKV()
 	for i, k := range keys {
