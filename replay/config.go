@@ -271,7 +271,9 @@ func (c *Config) Validate() error {
 // LoadSettings overlays a JSON (.json) or TOML (.toml) settings file on cfg.
 // Keys are the json/toml tags of Config (snake_case); durations are strings
 // such as "30s"; unknown keys, and keys given twice, are errors. The file
-// cannot hold the API key.
+// cannot hold the API key. Relative paths (trace, out, save_raw) are kept
+// as written: they name files from the current directory, as flags do,
+// not from the settings file's.
 func LoadSettings(path string, cfg *Config) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
