@@ -353,7 +353,8 @@ func Healthy(ctx context.Context, url, apiKey string) bool {
 // spec.HealthURL answers 200. It refuses to start when something already
 // answers there (it would be measured instead of the candidate). On a
 // failed start the engine is stopped (the stop command, if any, then the
-// process group) and the error is an *EngineError.
+// process group) and the error is an *EngineError, whose message ends
+// with that stop's error where it failed too.
 func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) (*Engine, error) {
 	if spec.HealthTimeout <= 0 {
 		spec.HealthTimeout = 60 * time.Second
@@ -373,13 +374,13 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		// so. The error quotes the action that failed, a key in it too.
 		msg := spec.Masked(err.Error())
 		fmt.Fprintf(lf, "# verify: %s\n", msg)
-		return nil, &EngineError{StatusStartFailed, withLogError(msg, closeLog(lf))}
+		return nil, &EngineError{StatusStartFailed, withStopError(msg, closeLog(lf))}
 	}
 	health := urlshow.String(spec.HealthURL) // as it may be shown
 	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
 		msg := fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)
 		fmt.Fprintf(lf, "# verify: %s\n", msg)
-		return nil, &EngineError{StatusStartFailed, withLogError(msg, closeLog(lf))}
+		return nil, &EngineError{StatusStartFailed, withStopError(msg, closeLog(lf))}
 	}
 	// Masked as written: the log is masked again only once an engine stops.
 	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), spec.Masked(line))
@@ -388,7 +389,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	cmd.Stdout, cmd.Stderr = lf, lf
 	setProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, &EngineError{StatusStartFailed, withLogError(err.Error(), closeLog(lf))}
+		return nil, &EngineError{StatusStartFailed, withStopError(err.Error(), closeLog(lf))}
 	}
 	e := &Engine{spec: spec, health: health, knobs: k, cmd: cmd, log: lf, logPath: logPath, done: make(chan struct{})}
 	go func() {
@@ -412,17 +413,15 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 			// command: a launcher that failed may have started what only it
 			// reaches (a container, a deployment), as after a health timeout.
 			msg := fmt.Sprintf("engine command %s before the engine was healthy%s", err, e.logTail())
-			e.Stop(context.WithoutCancel(ctx))
-			return nil, &EngineError{StatusStartFailed, msg}
+			return nil, &EngineError{StatusStartFailed, withStopError(msg, e.Stop(context.WithoutCancel(ctx)))}
 		}
 		if time.Now().After(deadline) {
-			e.Stop(context.WithoutCancel(ctx))
-			return nil, &EngineError{StatusHealth, fmt.Sprintf("%s not healthy after %v%s", health, spec.HealthTimeout, e.logTail())}
+			msg := fmt.Sprintf("%s not healthy after %v%s", health, spec.HealthTimeout, e.logTail())
+			return nil, &EngineError{StatusHealth, withStopError(msg, e.Stop(context.WithoutCancel(ctx)))}
 		}
 		select {
 		case <-ctx.Done():
-			e.Stop(context.WithoutCancel(ctx))
-			return nil, &EngineError{StatusCanceled, ctx.Err().Error()}
+			return nil, &EngineError{StatusCanceled, withStopError(ctx.Err().Error(), e.Stop(context.WithoutCancel(ctx)))}
 		case <-tick.C:
 		}
 	}
@@ -529,9 +528,11 @@ func closeLog(f *os.File) error {
 	return nil
 }
 
-// withLogError is a failed start's message msg with the engine log's
-// close error, if any, after it.
-func withLogError(msg string, err error) string {
+// withStopError is a failed start's message msg with the error, if any,
+// of what followed it: the engine log's close, or Stop's (the stop
+// command, a server still answering, the log's close), as what the start
+// set up may still run and its log may be cut short.
+func withStopError(msg string, err error) string {
 	if err == nil {
 		return msg
 	}
