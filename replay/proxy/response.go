@@ -241,16 +241,33 @@ func newSSEParser(o *observation) *sseParser {
 	return &sseParser{obs: o, split: sse.Splitter{MaxLine: sse.DefaultMaxLine}}
 }
 
+// feed parses b. The stream is over at data: [DONE], where clients stop
+// reading: nothing after it is parsed, so what follows (more output, an
+// error event, a line past the bound) changes nothing they got.
 func (p *sseParser) feed(b []byte, at int64) {
+	if p.obs.sawDone {
+		return
+	}
 	p.obs.streamBytes += int64(len(b))
-	p.split.Feed(b, func(event, data []byte) bool { p.apply(event, data, at); return true })
+	p.split.Feed(b, p.applyUntilDone(at))
 	p.noteDropped()
 }
 
 // end flushes an event left open when the stream ended without a blank line.
 func (p *sseParser) end(at int64) {
-	p.split.End(func(event, data []byte) bool { p.apply(event, data, at); return true })
+	if p.obs.sawDone {
+		return
+	}
+	p.split.End(p.applyUntilDone(at))
 	p.noteDropped()
+}
+
+// applyUntilDone applies each event, stopping the split at data: [DONE].
+func (p *sseParser) applyUntilDone(at int64) sse.Emit {
+	return func(event, data []byte) bool {
+		p.apply(event, data, at)
+		return !p.obs.sawDone
+	}
 }
 
 func (p *sseParser) noteDropped() {
@@ -262,12 +279,8 @@ func (p *sseParser) noteDropped() {
 // apply handles one event: its name (empty for the default, message) and
 // its data. An event named error is the server reporting a failure,
 // whatever its data holds (some servers name the event rather than add an
-// error field). The stream is over at data: [DONE], where clients stop
-// reading: what comes after it changes nothing they got.
+// error field).
 func (p *sseParser) apply(event, data []byte, at int64) {
-	if p.obs.sawDone {
-		return
-	}
 	data = bytes.TrimSpace(data)
 	if string(event) == "error" {
 		p.obs.errMsg = reported(errorText(data))
