@@ -281,15 +281,11 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 			finished++
 		}
 	})
-	// Read once, with run's result: an interrupt that lands later, while
-	// the files are closed, found every row done and Record returns nil.
-	// Run returns ctx's error only when nothing else failed: a write or
-	// read error followed by an interrupt lost rows, and is a failure.
-	ctxErr := ctx.Err()
-	interrupted := runErr != nil && ctxErr != nil && errors.Is(runErr, ctxErr)
-	if s != nil {
-		s.Interrupted = interrupted
-	}
+	// As run read it, with its result: an interrupt that lands later,
+	// while the files are closed, found every row done and Record returns
+	// nil; a write or read error followed by an interrupt lost rows, and
+	// is a failure.
+	interrupted := s != nil && s.Interrupted
 	if s == nil || (runErr != nil && !interrupted) {
 		// Configuration, calibration, read or write failure: keep what was
 		// flushed for inspection, under the partial name.

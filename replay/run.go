@@ -312,8 +312,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	}
 	s.Warnings = append(s.Warnings, warnings...)
 	err = errors.Join(writeErr, readErr)
+	// Read once: an interrupt that lands now found every row done. After a
+	// write or read error, which lost rows, the run failed instead.
 	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
+		err, s.Interrupted = ctx.Err(), true
 	}
 	return s, err
 }
