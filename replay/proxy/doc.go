@@ -91,16 +91,18 @@
 // data: [DONE], where a client may hang up), "cut at shutdown: …" (still
 // running when ShutdownGrace ran out), "proxy internal error: …" (the
 // proxy's handler panicked: the row still ends, source_failed when the
-// request was not yet forwarded, and the panic reaches the server's log), "stream ended without data: [DONE]" (a stream cut
-// short, though its HTTP response ended cleanly),
-// "server error in the response: …" (a 200 whose stream carried an error:
-// an "error" field, vLLM's {"object":"error"}, or an SSE event named
-// error, before data: [DONE]: what follows it is not read), "finish_reason \"abort\": the engine ended the request early …"
-// (vLLM's end of an aborted or failed request, "abort" or "error", which
-// still brings usage and [DONE]), "usage reports …" (a usage count no
-// request can have: negative, past int32, completion_tokens = 0 for a
-// response that carried output, cached_tokens above prompt_tokens, or
-// completion_tokens above the request's cap, times n or best_of and the
+// request was not yet forwarded, and the panic reaches the server's log),
+// "stream ended without data: [DONE]" (a stream cut short, though its
+// HTTP response ended cleanly), "server error in the response: …" (a 200
+// whose stream carried an error: an "error" field, vLLM's
+// {"object":"error"}, or an SSE event named error, before data: [DONE]:
+// what follows it is not read), "finish_reason \"abort\": the engine
+// ended the request early …" (vLLM's end of an aborted or failed
+// request, "abort" or "error", which still brings usage and [DONE]),
+// "usage reports …" (a usage count no request can have: negative, past
+// int32, completion_tokens = 0 for a response that carried output,
+// cached_tokens above prompt_tokens, or completion_tokens above the
+// request's cap, times n or best_of and the
 // prompts a completions request batches, as record rejects them. The cap
 // is max_completion_tokens on chat, else max_tokens; on completions
 // max_tokens, or a larger max_completion_tokens sent beside it; a cap
