@@ -8,8 +8,9 @@ import (
 
 // ParetoFront marks the points not dominated when minimizing both x and
 // y: p is dominated when some q has q.x ≤ p.x and q.y ≤ p.y with one of
-// them strictly smaller. Equal points are all on the front. NaN counts as
-// +Inf; a point with either coordinate NaN or +Inf is never on the front.
+// them strictly smaller. Equal points are all on the front. A point with
+// either coordinate not finite (NaN, +Inf or −Inf) is never on the front
+// and dominates none: −Inf is no real cost or latency to beat others by.
 func ParetoFront(x, y []float64) []bool { return frontAtBest(x, y, x, y) }
 
 // frontAtBest generalizes ParetoFront to points known only within a box:

@@ -7,9 +7,9 @@ import (
 )
 
 func TestParetoFront(t *testing.T) {
-	x := []float64{1, 2, 3, 1, 2, 5, math.NaN(), 0.5}
-	y := []float64{5, 3, 4, 5, 1, 0.5, 0, math.Inf(1)}
-	want := []bool{true, false, false, true, true, true, false, false}
+	x := []float64{1, 2, 3, 1, 2, 5, math.NaN(), 0.5, math.Inf(-1)}
+	y := []float64{5, 3, 4, 5, 1, 0.5, 0, math.Inf(1), 0}
+	want := []bool{true, false, false, true, true, true, false, false, false}
 	got := ParetoFront(x, y)
 	for i := range want {
 		if got[i] != want[i] {
