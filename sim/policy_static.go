@@ -94,16 +94,26 @@ func (p *static) take(e *engine) (int, bool) {
 	if p.budget == 0 {
 		return min(n, p.batch), n >= p.batch
 	}
+	reserved := func(i int) int64 { s := e.waiting.at(i); return int64(s.prompt) + int64(s.maxNew) }
+	return TokenBudgetTake(n, reserved, p.budget, LeastReserved(e.cfg))
+}
+
+// TokenBudgetTake is how many of n queued requests a token_budget batch
+// takes, in queue order, and whether that makes it full: it takes them
+// while the tokens they reserve (reserved(i), Config.Reserved) sum within
+// budget, and is full once the next does not fit or what is left is less
+// than least (LeastReserved), so no request could. The sweep's last-batch
+// gate splits a trace by it, so it forms the batches the simulator does.
+func TokenBudgetTake(n int, reserved func(i int) int64, budget, least int64) (take int, full bool) {
 	sum := int64(0)
-	for i := 0; i < n; i++ {
-		s := e.waiting.at(i)
-		t := int64(s.prompt) + int64(s.maxNew)
-		if sum+t > p.budget {
+	for i := range n {
+		t := reserved(i)
+		if sum+t > budget {
 			return i, true
 		}
 		sum += t
 	}
-	return n, n > 0 && p.budget-sum < LeastReserved(e.cfg)
+	return n, n > 0 && budget-sum < least
 }
 
 func (p *static) schedule(e *engine) (int64, error) {

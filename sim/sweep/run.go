@@ -463,10 +463,9 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 
 // lastBatchLen is how many of the admitted requests the trace's last
 // batch holds once every batch before it is full: what whole batches of
-// batch_size leave, or for token_budget what is left after batches take
-// the requests in turn while their prompt + max_new fits the budget (a
-// batch is full when the next does not fit, or no request could). 0 when
-// the last batch is full too.
+// batch_size leave, or for token_budget what is left after full batches
+// take the requests in turn by the simulator's rule (sim.TokenBudgetTake).
+// 0 when the last batch is full too.
 func (ev *evaluator) lastBatchLen(admitted []*traces.Request) int {
 	b := ev.cfg.Plan.Batch
 	if b.Strategy != "token_budget" {
@@ -474,20 +473,18 @@ func (ev *evaluator) lastBatchLen(admitted []*traces.Request) int {
 	}
 	sc := ev.cfg.Resolved.SimConfig(plan.Options{})
 	budget, least := int64(b.MaxTokenBudget), sim.LeastReserved(&sc)
-	var sum int64
-	left := 0
-	for _, r := range admitted {
-		t := sc.Reserved(r)
-		if sum+t > budget {
-			sum, left = 0, 0
+	rest := admitted
+	reserved := func(i int) int64 { return sc.Reserved(rest[i]) }
+	for len(rest) > 0 {
+		take, full := sim.TokenBudgetTake(len(rest), reserved, budget, least)
+		if !full {
+			return len(rest)
 		}
-		sum += t
-		left++
-		if budget-sum < least {
-			sum, left = 0, 0
-		}
+		// A request over the budget alone, which the simulator refuses
+		// on arrival, still moves the split on.
+		rest = rest[max(take, 1):]
 	}
-	return left
+	return 0
 }
 
 // lastBatchLate counts the SLO's requests among the last batch's (the
