@@ -53,3 +53,29 @@ func TestCatalogParamsFitShapes(t *testing.T) {
 		}
 	}
 }
+
+// A mixture of experts' counts differ, so an override giving one keeps the
+// built-in's other; a kept active count that the new shape no longer fits
+// is refused, named as kept, like a kept params.
+func TestLoadTOMLMoEOverrideKeepsTheOtherCount(t *testing.T) {
+	for _, c := range []struct {
+		data           string
+		params, active float64
+	}{
+		{"params = 50e9\n", 50e9, 12_879_925_248},
+		{"active_params = 14e9\n", 46_702_792_704, 14e9},
+	} {
+		cat := DefaultCatalog()
+		if err := cat.LoadTOMLData([]byte("[[arch]]\nname = \"Mixtral-8x7B\"\n"+c.data), "user.toml"); err != nil {
+			t.Errorf("%q: %v", c.data, err)
+			continue
+		}
+		if a, _ := cat.Arch("Mixtral-8x7B"); a.Params != c.params || a.ActiveParams != c.active {
+			t.Errorf("%q: params %g, active_params %g, want %g and %g", c.data, a.Params, a.ActiveParams, c.params, c.active)
+		}
+	}
+	err := DefaultCatalog().LoadTOMLData([]byte("[[arch]]\nname = \"Mixtral-8x7B\"\nexperts_per_token = 8\n"), "user.toml")
+	if err == nil || !strings.Contains(err.Error(), "active_params = 1.28799e+10 (kept from the built-in entry) is outside") || !strings.Contains(err.Error(), "give active_params") {
+		t.Errorf("every expert active: LoadTOMLData = %v, want the kept active_params refused and asked for", err)
+	}
+}
