@@ -1152,7 +1152,9 @@ func (t *tap) Read(b []byte) (int, error) {
 	n, err := t.rc.Read(b)
 	if n > 0 {
 		at := t.p.now()
-		t.ex.obs.lastByte = at
+		if !t.ex.obs.sawDone { // the stream is over at data: [DONE]: later bytes no client reads
+			t.ex.obs.lastByte = at
+		}
 		switch {
 		case t.dec != nil:
 			if !t.done { // after end, nothing takes it
