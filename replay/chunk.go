@@ -11,16 +11,19 @@ import (
 // chunkScan is what the fast path takes from one streamed chunk: as much
 // of wireChunk as a content or usage chunk needs.
 type chunkScan struct {
-	choices  int    // len(choices)
-	index    int    // the last choice index other than 0, else 0 (absent is 0)
-	text     int    // decoded bytes of content, reasoning and text, all choices
-	finish   []byte // the last non-empty finish_reason, or an engine abort; aliases the input
-	usage    openai.Usage
-	hasUsage bool
-	cached   bool // usage reported prompt_tokens_details.cached_tokens (only go-json reads details)
-	noPrompt bool // usage had no prompt_tokens (only go-json reads such usage)
-	noOutput bool // usage had no completion_tokens (only go-json reads such usage)
-	filtered bool // Azure's content-filter preamble: no choices, by design
+	choices int // len(choices)
+	index   int // the last choice index other than 0, else 0 (absent is 0)
+	// repeatedIndex: a choice gave its index twice (only go-json reads
+	// such a choice), which no value of index tells.
+	repeatedIndex bool
+	text          int    // decoded bytes of content, reasoning and text, all choices
+	finish        []byte // the last non-empty finish_reason, or an engine abort; aliases the input
+	usage         openai.Usage
+	hasUsage      bool
+	cached        bool // usage reported prompt_tokens_details.cached_tokens (only go-json reads details)
+	noPrompt      bool // usage had no prompt_tokens (only go-json reads such usage)
+	noOutput      bool // usage had no completion_tokens (only go-json reads such usage)
+	filtered      bool // Azure's content-filter preamble: no choices, by design
 }
 
 // scanChunk decodes the usual chunk without allocating: decoding every

@@ -228,7 +228,7 @@ type wireUsage struct {
 }
 
 type wireChoice struct {
-	Index int `json:"index"`
+	Index choiceIndex `json:"index"`
 	Delta struct {
 		Content          string `json:"content"`
 		ReasoningContent string `json:"reasoning_content"`
@@ -236,6 +236,26 @@ type wireChoice struct {
 	} `json:"delta"`
 	Text         string `json:"text"`
 	FinishReason string `json:"finish_reason"`
+}
+
+// choiceIndex is a choice's index as every "index" key of the choice gives
+// it: go-json keeps a repeated key's last value, which would let
+// "index":1,"index":0 pass as choice 0.
+type choiceIndex struct {
+	other int // the last value other than 0 (null is 0)
+	keys  int // how many times the key was given
+}
+
+func (x *choiceIndex) UnmarshalJSON(b []byte) error {
+	var v int
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	x.keys++
+	if v != 0 {
+		x.other = v
+	}
+	return nil
 }
 
 // decodeChunk decodes data with go-json into cs, for what scanChunk gives
@@ -312,9 +332,10 @@ func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid 
 		if f := sse.LaterFinish(string(cs.finish), cp.FinishReason); f != string(cs.finish) {
 			cs.finish = []byte(f)
 		}
-		if cp.Index != 0 {
-			cs.index = cp.Index
+		if cp.Index.other != 0 {
+			cs.index = cp.Index.other
 		}
+		cs.repeatedIndex = cs.repeatedIndex || cp.Index.keys > 1
 	}
 	return ""
 }
@@ -326,6 +347,8 @@ func choiceProblem(cs *chunkScan, n int) string {
 	switch {
 	case cs.choices > 1:
 		return fmt.Sprintf("%s: chunk %d has %d choices, where one was asked for", KindBadStream, n, cs.choices)
+	case cs.repeatedIndex:
+		return fmt.Sprintf("%s: chunk %d has a choice whose index is given twice", KindBadStream, n)
 	case cs.index != 0:
 		return fmt.Sprintf("%s: chunk %d has a choice of index %d, where only index 0 was asked for", KindBadStream, n, cs.index)
 	}
