@@ -441,6 +441,10 @@ func settingType(t reflect.Type) string {
 		return "an integer ≥ 0"
 	case reflect.TypeFor[traces.SLO]():
 		return `limits such as "ttft=2s,tpot=50ms,e2e=30s"`
+	case reflect.TypeFor[Endpoint]():
+		return fmt.Sprintf("%q or %q", Chat, Completions)
+	case reflect.TypeFor[Arrival]():
+		return fmt.Sprintf("%q or %q", Open, Closed)
 	}
 	switch t.Kind() {
 	case reflect.String:

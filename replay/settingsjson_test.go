@@ -35,6 +35,8 @@ func TestJSONSettingsErrorNamesNestedKey(t *testing.T) {
 		{`{"concurrency":1.5}`, `"concurrency": want an integer, got JSON number 1.5`},
 		{`{"keep_text":"yes"}`, `"keep_text": want true or false, got JSON string`},
 		{`{"model":4}`, `"model": want a string, got JSON number`},
+		{`{"endpoint":1}`, `"endpoint": want "chat" or "completions", got JSON number`},
+		{`{"arrival":true}`, `"arrival": want "open" or "closed", got JSON bool`},
 		{`{"text_model":{"bogus":1}}`, `unknown key "text_model.bogus"`},
 		{"{\n\"bogus\":1}", `line 2: unknown key "bogus"`}, // as TOML says it, not the decoder's "unknown field"
 		{`{"timeout":5}`, `"timeout": want a duration such as "30s", got JSON number`},
