@@ -417,7 +417,9 @@ func (l RankLeftOut) why() string {
 
 // LeftOutString says how many candidates τ covers and names those left
 // out ("τ over 2 of 3 candidates; left out: #3 c3 (engine_start_failed)");
-// "" when none was left out.
+// with fewer than two ranked there is no τ to cover them ("ranked 1 of 3
+// candidates; no τ with fewer than 2; left out: …"); "" when none was left
+// out.
 func (rk Ranking) LeftOutString() string {
 	if len(rk.LeftOut) == 0 {
 		return ""
@@ -426,7 +428,12 @@ func (rk Ranking) LeftOutString() string {
 	for i, l := range rk.LeftOut {
 		names[i] = fmt.Sprintf("#%d %s (%s)", l.SweepRank, l.Label, l.why())
 	}
-	return fmt.Sprintf("τ over %d of %d candidates; left out: %s", len(rk.Entries), len(rk.Entries)+len(rk.LeftOut), strings.Join(names, ", "))
+	ranked, all := len(rk.Entries), len(rk.Entries)+len(rk.LeftOut)
+	cover := fmt.Sprintf("τ over %d of %d candidates", ranked, all)
+	if ranked < 2 {
+		cover = fmt.Sprintf("ranked %d of %d candidates; no τ with fewer than 2", ranked, all)
+	}
+	return cover + "; left out: " + strings.Join(names, ", ")
 }
 
 // Basis is CostBasis; a result written before the basis was recorded

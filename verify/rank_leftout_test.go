@@ -37,3 +37,22 @@ func TestRankNamesTheCandidatesLeftOut(t *testing.T) {
 		t.Errorf("a measured candidate with no cost: %q", got)
 	}
 }
+
+// With one measured cost there is no τ at all, so the ranking line must not
+// speak of a τ over that one candidate.
+func TestLeftOutStringWithOneMeasuredCostNamesNoTau(t *testing.T) {
+	cost := func(v float64) *float64 { return &v }
+	cands := []CandidateResult{
+		{Rank: 1, Label: "c1", Repeat: Repeat{Status: StatusOK, Measured: Metrics{USDPerMOut: cost(0.1)}}},
+		{Rank: 2, Label: "c2", Repeat: Repeat{Status: StatusDied}},
+		{Rank: 3, Label: "c3", Repeat: Repeat{Status: StatusStartFailed}},
+	}
+	rk := Rank(cands)
+	if rk.TauSweep != nil {
+		t.Fatalf("τ %v from one measured cost: want none", *rk.TauSweep)
+	}
+	want := "ranked 1 of 3 candidates; no τ with fewer than 2; left out: #2 c2 (engine_died), #3 c3 (engine_start_failed)"
+	if got := rk.LeftOutString(); got != want {
+		t.Errorf("left-out line %q, want %q", got, want)
+	}
+}
