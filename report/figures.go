@@ -205,8 +205,8 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 		n   string
 		cap string
 	}{
-		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows" + logAxesNote(logX, false) + "." + notMarked(unmarked)},
-		{lat, legLat, name + "-p99", "P99 TTFT as the offered load grows" + logAxesNote(logX, logY) + "."},
+		{thr, legThr, name + "-throughput", "Output throughput as the offered load grows" + logAxesNote("load", logX, "y", false) + "." + notMarked(unmarked)},
+		{lat, legLat, name + "-p99", "P99 TTFT as the offered load grows" + logAxesNote("load", logX, "y", logY) + "."},
 	} {
 		if len(f.leg) == 0 {
 			continue
@@ -220,16 +220,17 @@ func loadFigures(name, sweepName string, rows []*sweep.Row) ([]Block, error) {
 	return out, nil
 }
 
-// logAxesNote is the caption's note of a load curve's log axes, as
-// " (log load axis, log y axis)"; "" when both are linear. The caption is
-// the figure's alt text, so it says what only the ticks show.
-func logAxesNote(logLoad, logY bool) string {
+// logAxesNote is the caption's note of a figure's log axes, named by
+// xName and yName, as " (log load axis, log y axis)"; "" when both are
+// linear. The caption is the figure's alt text, so it says what only the
+// ticks show.
+func logAxesNote(xName string, logX bool, yName string, logY bool) string {
 	var axes []string
-	if logLoad {
-		axes = append(axes, "log load axis")
+	if logX {
+		axes = append(axes, "log "+xName+" axis")
 	}
 	if logY {
-		axes = append(axes, "log y axis")
+		axes = append(axes, "log "+yName+" axis")
 	}
 	if len(axes) == 0 {
 		return ""
@@ -256,10 +257,10 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		x                                          func(paretoPoint) float64
 		front                                      func(paretoPoint) bool
 	}{
-		{"latency", "Cost vs P99 TTFT — " + what, "P99 TTFT (s)", "Lower-left is better; the front joins the configs no other config beats on both.",
+		{"latency", "Cost vs P99 TTFT — " + what, "P99 TTFT (s)", "Lower-left is better; the front joins the configs no other config beats on both",
 			"their cost is an upper bound (≤ in the tables), lower at the true, higher capacity.",
 			func(p paretoPoint) float64 { return p.p99 }, func(p paretoPoint) bool { return p.frontLat }},
-		{"throughput", "Cost vs throughput per GPU — " + what, thrLabel, "Lower-right is better; the front joins the configs no other config beats on both.",
+		{"throughput", "Cost vs throughput per GPU — " + what, thrLabel, "Lower-right is better; the front joins the configs no other config beats on both",
 			"they lie at least that far towards the front (cost ≤, throughput ≥ in the tables), " +
 				"as at the true, higher capacity the cost is lower and the throughput higher.",
 			func(p paretoPoint) float64 { return p.perDev }, func(p paretoPoint) bool { return p.frontThr }},
@@ -390,13 +391,7 @@ func paretoFigures(name, what, thrLabel string, pts []paretoPoint) ([]Block, err
 		if err != nil {
 			return nil, err
 		}
-		caption := k.caption
-		if isLog {
-			caption += " (log x axis)"
-		}
-		if logCost {
-			caption += " (log cost axis)"
-		}
+		caption := k.caption + logAxesNote("x", isLog, "cost", logCost) + "."
 		if len(capped) > 0 {
 			caption += " The ringed points, of " + someNames(capped) + ", are placed at the search's limit, where the SLO still held: " + k.cappedNote
 		}

@@ -31,3 +31,26 @@ func TestParetoCostAxisTurnsLogOverDecades(t *testing.T) {
 		}
 	}
 }
+
+// A Pareto caption notes its log axes as the load curves' do: one bracket,
+// inside the sentence, before its full stop.
+func TestParetoCaptionNotesLogAxesInOneBracket(t *testing.T) {
+	rows := paretoRows(6, 0)
+	for i, c := range []float64{0.05, 0.08, 0.3, 2, 9, 50} {
+		rows[i].USDPerMOutEst = c
+		rows[i].TTFTP99 = c // over three decades too: a log x axis
+	}
+	want := map[string]string{
+		"pareto-0-latency":    " on both (log x axis, log cost axis).",
+		"pareto-0-throughput": " on both (log cost axis).",
+	}
+	for name, f := range paretoFigureSVGs(t, rows) {
+		w, ok := want[name]
+		if !ok {
+			t.Fatalf("figure %s: want one of %v", name, want)
+		}
+		if !strings.Contains(f.Caption, w) || strings.Contains(f.Caption, ") (") || strings.Contains(f.Caption, ". (") {
+			t.Errorf("%s: caption %q, want the log axes noted as %q", name, f.Caption, w)
+		}
+	}
+}
