@@ -152,7 +152,7 @@ func importNotEmpty(in string, format traces.ImportFormat, opt traces.ImportOpti
 		if opt.DropFailed {
 			dropped, err := traces.AnyFailed(in, format, opt)
 			if err != nil {
-				return fmt.Errorf("import %s: %w", in, err)
+				return fmt.Errorf("import: %w", err) // err names in already
 			}
 			if dropped {
 				return fmt.Errorf("import %s: every request is marked failed, and --drop-failed dropped them all (without it they are kept with source_failed=true); nothing written", in)

@@ -85,3 +85,29 @@ func TestTraceImportEmptyWithDropFailedBlamesNoFailedRow(t *testing.T) {
 		}
 	}
 }
+
+// Where the second look for failed rows fails (the file gone since it was
+// read), the error names the file once: the source's own error already
+// names it.
+func TestImportNotEmptyNamesTheFileOnceWhenTheSecondReadFails(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "burst.csv")
+	if err := os.WriteFile(in, []byte("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := traces.ImportOptions{DropFailed: true}
+	r, err := traces.Import(in, traces.FormatBurstGPT, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := os.Remove(in); err != nil {
+		t.Fatal(err)
+	}
+	ne := importNotEmpty(in, traces.FormatBurstGPT, opt, r)
+	for ne.Next() {
+	}
+	err = ne.Err()
+	if err == nil || strings.Count(err.Error(), in) != 1 {
+		t.Errorf("err = %v, want %s named once", err, in)
+	}
+}
