@@ -452,15 +452,18 @@ func writeSweep(log io.Writer, results, candidates string, res *sweep.Results, t
 		if err := stagedWritten(sweep.WriteCandidates(tmp, res, top)); err != nil {
 			return err
 		}
-		if note := cappedPastNote(sweep.CappedPast(res.Rows, top), "them"); note != "" {
-			fmt.Fprintf(log, "note: %s holds --top %d by cost at the SLO; %s\n", filepath.Base(candidates), top, note)
-		}
 	}
 	// Files renamed into place whose directory was not synced are written:
 	// an earlier sweep's candidates are removed all the same.
 	err = set.commit()
 	if err != nil && !atomicfile.OnlyNotSynced(err) {
 		return err
+	}
+	// Said once the file is in place: a file not written holds nothing.
+	if top > 0 {
+		if note := cappedPastNote(sweep.CappedPast(res.Rows, top), "them"); note != "" {
+			fmt.Fprintf(log, "note: %s holds --top %d by cost at the SLO; %s\n", filepath.Base(candidates), top, note)
+		}
 	}
 	if top == 0 && candidates != "" {
 		return errors.Join(err, removeStale(log, candidates, "an earlier sweep's candidates (--top N writes this one's)"))

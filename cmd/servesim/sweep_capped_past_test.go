@@ -52,3 +52,23 @@ func TestSweepNamesCappedConfigsRankedPastTheCut(t *testing.T) {
 		t.Errorf("--top 2 leaves out the capped #3 without saying so: %q", log.String())
 	}
 }
+
+// The note on what candidates.json holds is printed once the file is in
+// place: a sweep whose candidates could not be written does not describe
+// them.
+func TestSweepCappedNoteWaitsForTheCandidatesFile(t *testing.T) {
+	dir := t.TempDir()
+	candidates := filepath.Join(dir, "candidates.json")
+	// a non-empty directory in the way: the rename into place fails
+	if err := os.MkdirAll(filepath.Join(candidates, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	err := writeSweep(&log, filepath.Join(dir, "sweep.parquet"), candidates, &sweep.Results{Rows: cappedPastRows()}, 2)
+	if err == nil {
+		t.Fatal("candidates.json is a directory, yet the sweep was written")
+	}
+	if log.Len() != 0 {
+		t.Errorf("candidates.json not written (%v), yet the log describes it: %q", err, log.String())
+	}
+}
