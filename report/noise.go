@@ -381,8 +381,9 @@ func politisWhiteLength(x []float64) int {
 		return 0
 	}
 	// a run of kn lags whose autocorrelations are all within the
-	// critical value ends the correlation (Politis and White's rule)
-	kn := max(5, int(math.Log10(float64(n))))
+	// critical value ends the correlation (Politis and White's rule, their
+	// max(5, log10 n) rounded up as R's b.star does)
+	kn := max(5, int(math.Ceil(math.Log10(float64(n)))))
 	maxLag := int(math.Ceil(math.Sqrt(float64(n)))) + kn
 	crit := 2 * math.Sqrt(math.Log10(float64(n))/float64(n))
 	cov := []float64{v0}

@@ -43,3 +43,24 @@ func TestChangeIntervalLongBursts(t *testing.T) {
 		}
 	}
 }
+
+// Past 10⁵ requests the run of quiet lags that ends the correlation is
+// ⌈log10 n⌉ long, as Politis and White's max(5, log10 n) is rounded in R's
+// b.star: at n = 2·10⁵ five quiet lags before a correlation at lag 6 do
+// not end it, so blocks hold that correlation.
+func TestPolitisWhiteQuietRunAt2e5(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const n, lag = 200_000, 6
+	e := make([]float64, n+lag)
+	for i := range e {
+		e[i] = rng.NormFloat64()
+	}
+	x := make([]float64, n) // autocorrelation 0.5 at lag 6 alone
+	for i := range x {
+		x[i] = e[i+lag] + e[i]
+	}
+	// lags to 14 under the flat top: (2·(12·0.5)²/(4/3·2²))^⅓ n^⅓ ≈ 139
+	if got := politisWhiteLength(x); got < 120 || got > 160 {
+		t.Errorf("blocks of %d, want about 139: the correlation at lag %d ignored", got, lag)
+	}
+}
