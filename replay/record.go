@@ -449,6 +449,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		"replay.concurrency":      strconv.Itoa(cfg.Concurrency),
 		"replay.time_scale":       f(cfg.TimeScale, 'g', -1, 64),
 		"replay.temperature":      f(cfg.Temperature, 'g', -1, 64),
+		"replay.timeout":          cfg.Timeout.String(), // a slower request fails: the latency tail is cut there
 		"replay.ignore_eos":       strconv.FormatBool(cfg.IgnoreEOS),
 		"replay.continuous_usage": strconv.FormatBool(cfg.ContinuousUsage),
 		"replay.max_tokens":       maxTokensNote(cfg.MaxTokens),
