@@ -33,6 +33,23 @@ func openPartial(path string) (Reader, error) {
 
 func isPartial(path string) bool { return strings.HasSuffix(path, PartialSuffix) }
 
+// PartialCutShort reports whether path is a recording's partial stream
+// whose last message a kill cut short: reading it drops that message's
+// rows, which whoever recovers the rows should be told.
+func PartialCutShort(path string) bool {
+	if !isPartial(path) {
+		return false
+	}
+	r, err := OpenTolerant(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	for r.Next() {
+	}
+	return r.(interface{ Truncated() bool }).Truncated()
+}
+
 // rowsReader reads rows held in memory.
 type rowsReader struct {
 	meta Meta

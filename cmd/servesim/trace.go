@@ -210,8 +210,13 @@ func traceConvertCommand() *cli.Command {
 			if err := servesimIn("convert", in); err != nil {
 				return err
 			}
-			_, err = traces.Convert(c.Context, in, out)
-			return err
+			if _, err := traces.Convert(c.Context, in, out); err != nil {
+				return err
+			}
+			if traces.PartialCutShort(in) {
+				fmt.Fprintf(c.App.ErrWriter, "note: %s ends in a message cut short (its writer was killed mid-flush): the rows of that message are not in %s\n", in, out)
+			}
+			return nil
 		},
 	}
 }
