@@ -258,9 +258,12 @@ func ipcOptions(size int64) []ipc.Option {
 // ipc.NewReader leaves the size limits out of the message reader it makes,
 // so a corrupt length prefix had it allocate up to 2 GiB before finding
 // the file short; a message reader made with the options keeps them.
+// It reads no further than size: a stream still being written (a running
+// recording's partial file) reads as it was when measured, where a batch
+// flushed since, larger than the limits, would read as damage.
 func newStreamReader(f io.Reader, size int64) (*ipc.Reader, error) {
 	opts := ipcOptions(size)
-	return ipc.NewReaderFromMessageReader(ipc.NewMessageReader(f, opts...), opts...)
+	return ipc.NewReaderFromMessageReader(ipc.NewMessageReader(io.LimitReader(f, size), opts...), opts...)
 }
 
 // openChecked opens an IPC file or stream after checking its schema.
@@ -355,7 +358,8 @@ func (r *ipcFileRecords) Release() {
 // Reader's Truncated() bool method (assert interface{ Truncated() bool })
 // reports whether a partial tail was dropped. Any other damage is still an
 // error. A file with no complete schema message (killed before its first
-// flush) cannot be opened.
+// flush) cannot be opened. A stream still being written reads as it was
+// when opened: rows flushed since are not read.
 func OpenTolerant(path string) (_ Reader, err error) {
 	defer recoverPanic(&err)
 	f, size, err := openChecked(path, false)
