@@ -264,7 +264,8 @@ const EngineVersionKey = "engine_version"
 
 // EarlyStops counts the run's successful requests and those of them that
 // ended with fewer output tokens than they asked for (max_tokens): an
-// engine that stopped them at EOS. The fit takes the steps as they came,
+// engine that stopped them at EOS, or a limit of its that cut them
+// (LimitStops). The fit takes the steps as they came,
 // but the run lost the shape its plan gave it (staggered ends, the
 // admission run's long carrier). Warm-up rows are left out: they are not
 // measured, and have no shape to lose.
@@ -279,6 +280,21 @@ func (r *RunResult) EarlyStops() (short, succeeded int) {
 		}
 	}
 	return short, succeeded
+}
+
+// LimitStops counts the run's successful requests, warm-up aside, that
+// ended with fewer output tokens than they asked for and finish_reason
+// "length": a limit of the engine's (its context, or a server-side cap on
+// output tokens) cut them, not EOS, so ignore_eos does not lift it. They
+// are among EarlyStops' short ones.
+func (r *RunResult) LimitStops() int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Succeeded() && !row.Warmup && row.UsageOutput != traces.Missing && row.UsageOutput < row.OutputTokens && row.FinishReason == "length" {
+			n++
+		}
+	}
+	return n
 }
 
 // Send replays the run's rows once against cfg's engine, as a closed loop
@@ -1505,7 +1521,7 @@ func (a *Analysis) Print(w io.Writer) {
 			if pt.Failed > 0 {
 				failed = fmt.Sprintf(" (%d requests failed: not a limit)", pt.Failed)
 			} else if pt.Stopped > 0 {
-				failed = fmt.Sprintf(" (%d requests stopped at EOS: not a limit)", pt.Stopped)
+				failed = fmt.Sprintf(" (%d requests ended before their max_tokens: not a limit)", pt.Stopped)
 			}
 			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d%s\n",
 				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens, failed)

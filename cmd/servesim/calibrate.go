@@ -609,18 +609,30 @@ func refitInfo(info calibrate.EngineInfo, runs []*calibrate.RunResult) (calibrat
 
 // warnRuns says, as a live calibration and a refit alike, which runs had
 // requests fail (left out of the fit) and which had requests stop at EOS
-// before their max_tokens; ignoreEOS is whether they were sent with
-// --ignore-eos, nil when unknown.
+// before their max_tokens, or cut there by an engine limit (finish_reason
+// "length"), which --ignore-eos does not lift; ignoreEOS is whether they
+// were sent with --ignore-eos, nil when unknown.
 func warnRuns(w io.Writer, runs []*calibrate.RunResult, ignoreEOS *bool) {
-	stopped := false
+	stopped, limited := false, false
 	for _, r := range runs {
 		if r.Summary.Failed > 0 {
 			fmt.Fprintf(w, "warning: run %s: %d of %d requests failed (%v); they are left out of the fit\n", r.Spec.Name, r.Summary.Failed, r.Summary.Sent, r.Summary.FailedByKind)
 		}
-		if short, ok := r.EarlyStops(); short > 0 {
+		short, ok := r.EarlyStops()
+		cut := r.LimitStops()
+		if short > cut {
 			stopped = true
-			fmt.Fprintf(w, "warning: run %s: %d of %d requests stopped at EOS before their max_tokens\n", r.Spec.Name, short, ok)
+			fmt.Fprintf(w, "warning: run %s: %d of %d requests stopped at EOS before their max_tokens\n", r.Spec.Name, short-cut, ok)
 		}
+		if cut > 0 {
+			limited = true
+			fmt.Fprintf(w, "warning: run %s: %d of %d requests ended before their max_tokens with finish_reason \"length\": an engine limit (its context, or a cap on output tokens) cut them\n",
+				r.Spec.Name, cut, ok)
+		}
+	}
+	if limited {
+		// Not EOS: --ignore-eos cannot lift it, whatever it was set to.
+		fmt.Fprintf(w, "warning: runs whose outputs an engine limit cut lost their planned shape; the fit still holds; raise the engine's context (or its cap on output tokens), or lower --max-prompt\n")
 	}
 	if !stopped {
 		return
