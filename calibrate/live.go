@@ -1298,6 +1298,17 @@ func peakRunning(rows []*traces.Request) (int, int64) {
 	return peak, peakTok
 }
 
+// mostRunning is the most requests one measured run of runs had
+// generating at once (peakRunning).
+func mostRunning(runs []*RunResult) int {
+	most := 0
+	for _, run := range runs {
+		n, _ := peakRunning(run.Rows)
+		most = max(most, n)
+	}
+	return most
+}
+
 // longestContext is the most tokens (prompt + output) one measured request
 // of runs held: the longest context the fit's steps saw.
 func longestContext(runs []*RunResult) int64 {
@@ -1364,7 +1375,9 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 		p.EngineArgs = []string{}
 	}
 	if c := a.Concurrency; c != nil {
-		p.MaxSeqs = c.MaxSeqs
+		// A ramp capped below the decode runs' clients ran fewer at once
+		// than the fit measured.
+		p.MaxSeqs = max(c.MaxSeqs, mostRunning(a.Runs))
 	}
 	p.MaxContext = longestContext(a.Runs)
 	if c := a.Concurrency; c != nil && c.MaxTokens > 0 {

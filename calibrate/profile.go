@@ -37,8 +37,9 @@ type Profile struct {
 	Device         string   `json:"device"`         // device model, e.g. "H100-SXM-80G"
 	TensorParallel int      `json:"tensor_parallel"`
 	BlockSize      int      `json:"block_size"` // KV block size in tokens, 0 = unknown
-	// MaxSeqs is the most sequences the calibration's ramp ran at once:
-	// the decode terms are measured up to it and extrapolated past it.
+	// MaxSeqs is the most sequences the calibration's ramp, or a fitted
+	// run above its top, ran at once: the decode terms are measured up to
+	// it and extrapolated past it.
 	// 0 = not recorded (profiles written before it).
 	MaxSeqs int `json:"max_seqs,omitempty"`
 	// MaxContext is the longest context (prompt + output tokens) of a
