@@ -1309,6 +1309,21 @@ func mostRunning(runs []*RunResult) int {
 	return most
 }
 
+// mostHeld is the most KV tokens one run of runs held at once
+// (peakRunning), of the runs on the calibrated engine: one with an engine
+// of its own (Slots > 0) measured another.
+func mostHeld(runs []*RunResult) int64 {
+	var most int64
+	for _, run := range runs {
+		if run.Slots > 0 {
+			continue
+		}
+		_, tok := peakRunning(run.Rows)
+		most = max(most, tok)
+	}
+	return most
+}
+
 // longestContext is the most tokens (prompt + output) one measured request
 // of runs held: the longest context the fit's steps saw.
 func longestContext(runs []*RunResult) int64 {
@@ -1355,8 +1370,8 @@ type EngineInfo struct {
 
 // Profile builds the calibrated profile: the coefficients fitted on
 // every run, their quality (with the held-out error), the measured KV
-// capacity (the memory probe's most concurrent tokens; nil without
-// memory runs), the traces, and power when given (nil: not measured).
+// capacity (the most tokens the memory probe, or any run on this
+// engine, held at once: a lower bound; nil without memory runs), the traces, and power when given (nil: not measured).
 // The engine's reported block size, when it reports one, replaces
 // info.BlockSize.
 func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Profile {
@@ -1381,9 +1396,12 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 	}
 	p.MaxContext = longestContext(a.Runs)
 	if c := a.Concurrency; c != nil && c.MaxTokens > 0 {
-		p.KV = &KVCapacity{MaxConcurrentTokens: c.MaxTokens}
+		// A lower bound: what any run held on this engine counts, and
+		// long-prompt decode runs may hold more than the ramp.
+		held := max(c.MaxTokens, mostHeld(a.Runs))
+		p.KV = &KVCapacity{MaxConcurrentTokens: held}
 		if info.BlockSize > 0 {
-			p.KV.Blocks = (c.MaxTokens + int64(info.BlockSize) - 1) / int64(info.BlockSize)
+			p.KV.Blocks = (held + int64(info.BlockSize) - 1) / int64(info.BlockSize)
 		}
 	}
 	if info.ReportedKV != nil {
