@@ -37,11 +37,12 @@ type PoolConfig struct {
 	// AffinityLoadCap (prefix_affinity): fall back to least outstanding
 	// when the preferred replica's outstanding count exceeds this many
 	// times the pool mean by at least one request. 0 means
-	// DefaultAffinityLoadCap; otherwise ≥ 1.
+	// DefaultAffinityLoadCap; otherwise ≥ 1, and only with PrefixAffinity.
 	AffinityLoadCap float64
 	// AffinityRecord (prefix_affinity): prefix hashes the router remembers
 	// per replica. 0 means as many as fit in the replica's KV memory
-	// (TotalBlocks × BlockSize / the tokens one hash covers).
+	// (TotalBlocks × BlockSize / the tokens one hash covers). Non-zero only
+	// with PrefixAffinity.
 	AffinityRecord int
 }
 
@@ -77,6 +78,11 @@ func (c *ClusterConfig) Validate() error {
 			return fmt.Errorf("sim: %s.AffinityLoadCap = %v: want 0 (default %v) or a finite number ≥ 1", field, p.AffinityLoadCap, DefaultAffinityLoadCap)
 		case p.AffinityRecord < 0:
 			return fmt.Errorf("sim: %s.AffinityRecord = %d: want ≥ 0", field, p.AffinityRecord)
+		case p.AffinityLoadCap != 0 && p.Router != PrefixAffinity:
+			// Only the affinity router reads it: refuse rather than ignore.
+			return fmt.Errorf("sim: %s.AffinityLoadCap = %v needs Router %s (Router = %q)", field, p.AffinityLoadCap, PrefixAffinity, p.Router)
+		case p.AffinityRecord != 0 && p.Router != PrefixAffinity:
+			return fmt.Errorf("sim: %s.AffinityRecord = %d needs Router %s (Router = %q)", field, p.AffinityRecord, PrefixAffinity, p.Router)
 		case p.Replica.Decisions != nil:
 			return fmt.Errorf("sim: %s.Replica.Decisions is set: decision logs are per replica and not supported in a cluster", field)
 		}

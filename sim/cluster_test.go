@@ -448,6 +448,8 @@ func TestClusterConfigValidateNamesField(t *testing.T) {
 		{"ClusterConfig.Pools[0].Router", func(c *ClusterConfig) { c.Pools[0].Router = "random" }},
 		{"ClusterConfig.Pools[1].AffinityLoadCap", func(c *ClusterConfig) { c.Pools[1].AffinityLoadCap = 0.5 }},
 		{"ClusterConfig.Pools[1].AffinityRecord", func(c *ClusterConfig) { c.Pools[1].AffinityRecord = -1 }},
+		{"ClusterConfig.Pools[0].AffinityLoadCap = 2 needs Router prefix_affinity", func(c *ClusterConfig) { c.Pools[0].AffinityLoadCap = 2 }},
+		{"ClusterConfig.Pools[0].AffinityRecord = 8 needs Router prefix_affinity", func(c *ClusterConfig) { c.Pools[0].AffinityRecord = 8 }},
 		{"ClusterConfig.Pools[1].Replica.TotalBlocks", func(c *ClusterConfig) { c.Pools[1].Replica.TotalBlocks = 0 }},
 		{"ClusterConfig.Pools[0].Replica.Step", func(c *ClusterConfig) { c.Pools[0].Replica.Step = nil }},
 		{"ClusterConfig.Pools[0].Replica: policy fixed: BatchSize", func(c *ClusterConfig) { c.Pools[0].Replica.Policy = PolicyConfig{Name: Fixed} }},
