@@ -294,14 +294,17 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 		}
 	case ".toml":
 		md, err := toml.Decode(string(data), &f)
-		if err != nil {
-			return fmt.Errorf("settings %s: %w", path, err)
-		}
 		at := func(k toml.Key) string {
 			if n := tomlkeys.Line(string(data), md, k); n > 0 {
 				return fmt.Sprintf(": line %d", n)
 			}
 			return ""
+		}
+		if err != nil {
+			if k, terr := tomlTypeError(string(data), md); terr != nil {
+				return fmt.Errorf("settings %s%s: %w", path, at(k), terr)
+			}
+			return fmt.Errorf("settings %s: %w", path, err)
 		}
 		if und := md.Undecoded(); len(und) > 0 {
 			return fmt.Errorf("settings %s%s: unknown key %q%s", path, at(und[0]), und[0].String(), keyHint(und[0].String()))

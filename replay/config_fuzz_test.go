@@ -325,6 +325,12 @@ func TestParseSettingsRejects(t *testing.T) {
 		// TOML errors give the key's line, as a plan's do.
 		{"s.toml", "model = \"m\"\n\nmodle = \"a\"\n", `s.toml: line 3: unknown key "modle"`},
 		{"s.toml", "model = \"a\"\nModel = \"b\"\n", `s.toml: line 2: "Model": given twice`},
+		// And a value of the wrong type is worded as in JSON.
+		{"s.toml", "endpoint = 1\n", `s.toml: line 1: "endpoint": want "chat" or "completions", got TOML integer 1`},
+		{"s.toml", "model = \"m\"\nConcurrency = \"4\"\n", `s.toml: line 2: "Concurrency": want an integer, got TOML string`},
+		{"s.toml", "[text_model]\noverhead = \"x\"\n", `s.toml: line 2: "text_model.overhead": want a number, got TOML string`},
+		{"s.toml", "text_model = 1\n", `s.toml: line 1: "text_model": want an object, got TOML integer 1`},
+		{"s.toml", "ignore_eos = [1]\n", `s.toml: line 1: "ignore_eos": want true or false, got TOML array`},
 	} {
 		cfg := DefaultConfig()
 		err := parseSettings([]byte(tc.data), tc.path, &cfg)

@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// tomlTypeError finds the key of data (decoded as md) whose value's type
+// does not fit its setting, and says so in the words a JSON file's error
+// uses: the decoder's own error names Go types ("destination has type
+// string"). nil when no key's value is at fault.
+func tomlTypeError(data string, md toml.MetaData) (toml.Key, error) {
+	var raw map[string]any
+	if _, err := toml.Decode(data, &raw); err != nil {
+		return nil, nil
+	}
+	for _, k := range md.Keys() {
+		t, ok := settingFieldType(k)
+		if !ok {
+			continue
+		}
+		v := tomlValue(raw, k)
+		if v == nil || tomlFits(v, t) {
+			continue
+		}
+		return k, fmt.Errorf("%q: want %s, got TOML %s", k.String(), settingType(t), describeTOML(v))
+	}
+	return nil, nil
+}
+
+// settingFieldType is the type of the fileSettings field that key sets,
+// matched regardless of case as the decoder matches it.
+func settingFieldType(key toml.Key) (reflect.Type, bool) {
+	t := reflect.TypeFor[fileSettings]()
+	for _, name := range key {
+		if t.Kind() != reflect.Struct {
+			return nil, false
+		}
+		f, ok := fieldByTOMLTag(t, name)
+		if !ok {
+			return nil, false
+		}
+		t = f.Type
+	}
+	return t, true
+}
+
+func fieldByTOMLTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if tag == "" {
+			tag = f.Name
+		}
+		if strings.EqualFold(tag, name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// tomlValue is the value key sets in raw; nil when there is none.
+func tomlValue(raw map[string]any, key toml.Key) any {
+	var cur any = raw
+	for _, k := range key {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+// tomlFits reports whether the decoder would take v into a value of type
+// t as far as types go; a table fits a struct whatever its keys, which
+// are checked one by one. Only type errors count: a value that fits but
+// is refused (a bad duration) keeps its own error.
+func tomlFits(v any, t reflect.Type) bool {
+	if t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()) {
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
+	text, err := toml.Marshal(map[string]any{"v": v})
+	if err != nil {
+		return true
+	}
+	_, err = toml.Decode(string(text), probe.Interface())
+	return err == nil || !strings.Contains(err.Error(), "incompatible types")
+}
+
+// describeTOML names v's TOML type, with the value where it is short.
+func describeTOML(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return fmt.Sprintf("integer %d", v)
+	case float64:
+		return fmt.Sprintf("float %v", v)
+	case bool:
+		return fmt.Sprintf("boolean %v", v)
+	case string:
+		return "string"
+	case map[string]any:
+		return "table"
+	case []any, []map[string]any:
+		return "array"
+	}
+	return "datetime"
+}
