@@ -140,3 +140,26 @@ func TestChatEchoNeedsTheResponseRole(t *testing.T) {
 		}
 	}
 }
+
+// With echo a choice's index picks the prompt its text echoes. An index
+// given twice is no index: encoding/json keeps the last, which need not
+// be the one the server meant, and the echo of the wrong prompt is not
+// found. The response is unparsed, as the replay client fails it, and its
+// text is not counted against the wrong prompt.
+func TestRepeatedChoiceIndexWithEchoIsUnparsed(t *testing.T) {
+	list := fmt.Sprintf(`[%q,%q]`, echoPrompt, "x"+echoPrompt)
+	req := `{"model":"m","echo":true,"max_tokens":3,"prompt":` + list + `}`
+	for _, c := range []struct{ name, response string }{
+		{"whole", fmt.Sprintf(`{"choices":[{"index":1,"INDEX":0,"text":%q}]}`, "x"+echoPrompt+"5678")},
+		{"stream", fmt.Sprintf("data: {\"choices\":[{\"index\":1,\"index\":0,\"text\":%q}]}\n\ndata: [DONE]\n\n", "x"+echoPrompt+"5678")},
+	} {
+		up := fixedUpstream(c.response, c.name == "stream")
+		r := newRig(t, ".jsonl", func(cfg *Config) { cfg.Upstream = up.URL })
+		r.post(t, "/v1/completions", req)
+		_, rows := r.finish(t)
+		up.Close()
+		if st := r.p.Stats(); st.Unparsed != 1 || len(rows) != 1 || rows[0].OutputTokens > 6 {
+			t.Errorf("%s: Stats.Unparsed = %d, rows %d, output %d: want the response unparsed, its echo not counted as output", c.name, st.Unparsed, len(rows), rows[0].OutputTokens)
+		}
+	}
+}

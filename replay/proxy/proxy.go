@@ -1225,12 +1225,12 @@ func (t *tap) end() {
 		p.end(-1)
 		return
 	}
-	var r apiResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	r, ok := o.decode(body)
+	if !ok {
 		o.parseFailed = true
 		return
 	}
-	o.apply(&r, -1)
+	o.apply(r, -1)
 }
 
 // Serve runs the proxy on ln until ctx ends, then stops accepting, lets

@@ -290,12 +290,62 @@ func (p *sseParser) apply(event, data []byte, at int64) {
 		p.obs.sawDone = true
 		return
 	}
-	var r apiResponse
-	if err := json.Unmarshal(data, &r); err != nil {
+	r, ok := p.obs.decode(data)
+	if !ok {
 		p.obs.parseFailed = true
 		return
 	}
-	p.obs.apply(&r, at)
+	p.obs.apply(r, at)
+}
+
+// decode decodes a chunk or a whole response; false when it is not one.
+// With echo a choice's index picks the prompt its text echoes, and an
+// index given twice is none: encoding/json keeps the last, which need
+// not be the one the server meant.
+func (o *observation) decode(data []byte) (*apiResponse, bool) {
+	var r apiResponse
+	if json.Unmarshal(data, &r) != nil {
+		return nil, false
+	}
+	if o.echo != nil && choiceIndexRepeated(data) {
+		return nil, false
+	}
+	return &r, true
+}
+
+// choiceIndexRepeated reports whether a choice in the response data gives
+// its index twice, in any case (encoding/json matches keys so).
+func choiceIndexRepeated(data []byte) bool {
+	var r struct {
+		Choices []json.RawMessage `json:"choices"`
+	}
+	if json.Unmarshal(data, &r) != nil {
+		return false
+	}
+	for _, c := range r.Choices {
+		dec := json.NewDecoder(bytes.NewReader(c))
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			continue
+		}
+		seen := false
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if k, _ := t.(string); strings.EqualFold(k, "index") {
+				if seen {
+					return true
+				}
+				seen = true
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // decodeBody undoes a Content-Encoding the proxy decodes (gzip, br: those
