@@ -1109,7 +1109,14 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		ex.obs.location = resp.Header.Get("Location")
 	}
+	tapped := false
+	defer func() {
+		if !tapped { // newTap panicked: no one else holds the body to close it
+			resp.Body.Close()
+		}
+	}()
 	resp.Body = newTap(t.p, ex, resp)
+	tapped = true
 	return resp, nil
 }
 
