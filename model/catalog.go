@@ -183,6 +183,8 @@ type hardwareEntry struct {
 // and active_params must lie within a factor of 2 of EstimateParams of its
 // shape: a count in billions, a slipped digit, or a shape override that
 // leaves the kept params behind is refused (give params with the shape).
+// An override that gives a dense built-in experts gives active_params too:
+// the dense count it would keep is every weight, not the experts' share.
 //
 // Unknown keys, unknown precisions and invalid entries are errors naming
 // the file, the line and the key or entry ("user.toml: line 7: ..."). On
@@ -250,7 +252,13 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		if !exists {
 			a = Arch{Name: strings.TrimSpace(*e.Name)}
 		}
+		wasDense := exists && !a.IsMoE()
 		e.apply(&a)
+		if wasDense && a.IsMoE() && e.ActiveParams == nil {
+			// The dense count is every weight, not the few experts' share.
+			return fmt.Errorf("model: catalog %s: architecture %s: experts = %d makes the dense built-in entry a mixture of experts, and its active_params = %.6g is the dense count; give active_params",
+				at("arch", i), a.Name, a.Experts, a.ActiveParams)
+		}
 		if !exists {
 			if e.HeadDim == nil && a.Heads > 0 && a.Hidden%a.Heads != 0 {
 				return fmt.Errorf("model: catalog %s: architecture %s: head_dim not given, and hidden = %d is not a multiple of heads = %d to derive it from; give head_dim",

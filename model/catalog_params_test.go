@@ -79,3 +79,22 @@ func TestLoadTOMLMoEOverrideKeepsTheOtherCount(t *testing.T) {
 		t.Errorf("every expert active: LoadTOMLData = %v, want the kept active_params refused and asked for", err)
 	}
 }
+
+// An override that turns a dense built-in into a mixture of experts
+// without active_params would keep the dense count as the active one,
+// which the band around the new shape's estimate does not catch (7.2e9
+// against 12.9e9): it is refused and told to give active_params.
+func TestLoadTOMLRefusesDenseToMoEWithoutActiveParams(t *testing.T) {
+	data := "[[arch]]\nname = \"Mistral-7B\"\nexperts = 8\nexperts_per_token = 2\nparams = 47e9\n"
+	err := DefaultCatalog().LoadTOMLData([]byte(data), "user.toml")
+	if err == nil || !strings.Contains(err.Error(), "user.toml: line 1: architecture Mistral-7B:") || !strings.Contains(err.Error(), "give active_params") {
+		t.Errorf("LoadTOMLData = %v, want a refusal naming the file, line and entry and asking for active_params", err)
+	}
+	cat := DefaultCatalog()
+	if err := cat.LoadTOMLData([]byte(data+"active_params = 12.9e9\n"), "user.toml"); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := cat.Arch("Mistral-7B"); a.Params != 47e9 || a.ActiveParams != 12.9e9 {
+		t.Errorf("params %g, active_params %g, want 4.7e10 and 1.29e10", a.Params, a.ActiveParams)
+	}
+}
