@@ -42,7 +42,7 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "session-header", Value: d.SessionHeader, Usage: "request header holding the session id (empty: none)"},
 			&cli.StringFlag{Name: "class-header", Usage: "request header holding the class (default: the request's model)"},
 			&cli.BoolFlag{Name: "keep-prompts", Usage: "also write prompts, by row id, to NAME.prompts.jsonl for --out NAME.parquet"},
-			&cli.Float64Flag{Name: "tokens-per-byte", Value: d.TokensPerByte, Usage: "estimate for prompt blocks and for token counts the server did not report"},
+			&cli.Float64Flag{Name: "tokens-per-byte", Value: d.TokensPerByte, Usage: "estimate for prompt blocks and for token counts the server did not report, in (0, 4]"},
 			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
 			&cli.Int64Flag{Name: "max-request-body", Value: d.MaxRequestBody, Usage: "bytes: a larger request body is refused (413) and recorded as failed, as each is held whole"},
