@@ -196,7 +196,7 @@ type CandidateResult struct {
 	// Options.Repeat > 1 it sums up Repeats: Measured is their mean (per
 	// output token, their total over their total tokens; per second, over
 	// their total window), FailedByKind
-	// their sum, LagP99 and ClientLagP99 their worst, and Trace, EngineLog and
+	// their sum, LagP99 their worst, and Trace, EngineLog and
 	// GPU the first run's; for a candidate failed in a later run, it sums
 	// up the runs that succeeded before it, and Status and Detail say the
 	// failure.
@@ -232,10 +232,7 @@ type Repeat struct {
 	Measured     Metrics        `json:"measured"`
 	FailedByKind map[string]int `json:"failed_by_kind"`
 	LagP99       *float64       `json:"schedule_lag_p99_s"`
-	// ClientLagP99 is LagP99 less the waits for a concurrency slot, the
-	// lag LagFlagged judges; set only when the cap held sends back.
-	ClientLagP99 *float64 `json:"client_lag_p99_s,omitempty"`
-	LagFlagged   bool     `json:"schedule_lag_flagged"`
+	LagFlagged   bool           `json:"schedule_lag_flagged"`
 	// GPU is what NVML measured over the replay; nil when not sampled.
 	GPU *GPUMeasure `json:"gpu"`
 	// EnergyUnknown says why measured.j_per_out_tok is null though GPU
@@ -623,9 +620,6 @@ func summarize(reps []Repeat) (sum Repeat, lo, hi Metrics) {
 		if r.LagP99 != nil && (sum.LagP99 == nil || *r.LagP99 > *sum.LagP99) {
 			sum.LagP99 = r.LagP99
 		}
-		if r.ClientLagP99 != nil && (sum.ClientLagP99 == nil || *r.ClientLagP99 > *sum.ClientLagP99) {
-			sum.ClientLagP99 = r.ClientLagP99
-		}
 		sum.LagFlagged = sum.LagFlagged || r.LagFlagged
 	}
 	return sum, lo, hi
@@ -811,9 +805,6 @@ func (rep *Repeat) measured(sums []*replay.Summary, p *plan.Plan) {
 	rep.FailedByKind = s.FailedByKind
 	if s.Lag.N > 0 {
 		rep.LagP99 = sec(s.Lag.P99.Seconds())
-	}
-	if s.CapWaits > 0 && s.ClientLag.N > 0 {
-		rep.ClientLagP99 = sec(s.ClientLag.P99.Seconds())
 	}
 	rep.LagFlagged = s.LagFlagged
 	if s.Succeeded == 0 || s.Wall <= 0 {
