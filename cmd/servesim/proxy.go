@@ -46,7 +46,7 @@ func proxyCommand() *cli.Command {
 			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
 			&cli.Int64Flag{Name: "max-request-body", Value: d.MaxRequestBody, Usage: "bytes: a larger request body is refused (413) and recorded as failed, as each is held whole"},
-			&cli.DurationFlag{Name: "body-timeout", Value: d.BodyTimeout, Usage: "a request body not received within it is refused (408) and recorded as failed, as later rows wait for it"},
+			&cli.DurationFlag{Name: "body-timeout", Value: d.BodyTimeout, Usage: "a request body not received within it is refused (408) and recorded as failed"},
 			&cli.StringFlag{Name: "model", Usage: "trace metadata: model name"},
 			&cli.StringFlag{Name: "engine", Usage: "trace metadata: engine and version"},
 			&cli.StringFlag{Name: "device", Usage: "trace metadata: device"},

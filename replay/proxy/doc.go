@@ -26,9 +26,8 @@
 // when the first and last SSE chunk carrying output (content, reasoning or
 // a tool call) passed through. A non-streamed response has no FirstToken;
 // its LastToken is its last byte. A failure sent upstream has none of
-// these but FailTime, when the exchange ended. Rows are written in
-// arrival order: a finished request waits for the earlier arrivals still
-// in flight.
+// these but FailTime, when the exchange ended. The trace is in arrival
+// order (ID is the arrival's sequence number).
 //
 // Tokens come from the server's usage block (UsagePrompt, UsageOutput,
 // UsageCached; PromptTokens and OutputTokens copy them). When there is no
@@ -116,15 +115,15 @@
 //
 // Rows go to an Arrow IPC stream while the proxy runs, Out +
 // ".partial.arrows" (a hard link to its temporary file) whatever Out's
-// format, .arrows included, in arrival order, and are flushed to disk
-// every FlushInterval, so a crash loses at most that much of the rows
-// written, and the rows waiting behind a request still in flight: a long
-// generation holds back all that arrived after it; a request body not
-// received within BodyTimeout is answered 408 and its row recorded as
-// source_failed, so a stalled client holds them no longer than that (a
-// crashed run's rows read with traces.OpenTolerant, or trace convert, at
-// that name, beside which a new session refuses to start). Close converts
-// the stream to Out's format. The prompts go to a temporary file beside
+// format, .arrows included, each as its request finishes (in completion
+// order, as record's partial file), and are flushed to disk every
+// FlushInterval, so a crash loses at most that much of the
+// finished rows: a long generation holds back no other row. A request
+// body not received within BodyTimeout is answered 408 and its row
+// recorded as source_failed. A crashed session's rows read with
+// traces.OpenTolerant, or trace convert, which puts them in arrival order,
+// at that name, beside which a new session refuses to start. Close
+// writes the stream to Out's format in arrival order. The prompts go to a temporary file beside
 // PromptsPath(Out), fsynced with the rows, that Close renames into place
 // once the trace is written: a session that fails or crashes leaves an
 // earlier session's prompts file as it was (a failed conversion's error

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -42,7 +43,7 @@ type Config struct {
 	FlushInterval  time.Duration // how often rows written so far are made durable
 	ShutdownGrace  time.Duration // Serve: how long in-flight requests may run on after ctx ends
 	MaxRequestBody int64         // a larger request body is refused (413), recorded as failed: each is held whole
-	BodyTimeout    time.Duration // a request body not received within it is refused (408), recorded as failed: every later row waits for it
+	BodyTimeout    time.Duration // a request body not received within it is refused (408), recorded as failed: else a stalled client holds its handler open
 	Meta           traces.Meta   // the trace's metadata; the proxy adds Source, BlockSize and Extra["proxy.*"]
 	Transport      http.RoundTripper
 	Logger         *slog.Logger
@@ -203,12 +204,10 @@ type Proxy struct {
 	closed bool
 	seq    int64
 
-	mu      sync.Mutex
-	next    int64               // the next seq to queue
-	pending map[int64]*exchange // finished, waiting for earlier arrivals
-	ready   []*exchange         // in arrival order, waiting for the writer
-	stats   Stats
-	dirty   bool
+	mu    sync.Mutex
+	ready []*exchange // in completion order, waiting for the writer
+	stats Stats
+	dirty bool
 	// finished counts the rows written that were not cut at shutdown:
 	// with none, the session captured nothing and Close writes no trace.
 	finished int
@@ -269,7 +268,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Transport = ownUp
 	}
 	u, _ := url.Parse(cfg.Upstream)
-	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), ownUp: ownUp, start: time.Now(), pending: map[int64]*exchange{},
+	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), ownUp: ownUp, start: time.Now(),
 		stop: make(chan struct{}), wake: make(chan struct{}, 1), flusherDone: make(chan struct{})}
 	meta := p.meta()
 	// Staged for .arrows too: Out's own temporary file is a hidden name
@@ -430,8 +429,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	// Set before describe: a row that never ends holds every later row
-	// back, unwritten, until Close.
+	// Set before describe: a panic there still ends the row, else it
+	// would be missing from the trace.
 	defer func() {
 		v := recover()
 		if v != nil {
@@ -468,8 +467,8 @@ func (p *Proxy) brokeBeforeForwarding(ex *exchange, v any) {
 }
 
 // readBody reads r's body whole, within BodyTimeout: the server bounds
-// only the headers' read, and a body that never comes would hold every
-// later row back, unwritten.
+// only the headers' read, and a body that never comes would hold the
+// handler, and Close, open.
 func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	bounded := rc.SetReadDeadline(time.Now().Add(p.cfg.BodyTimeout)) == nil
@@ -764,20 +763,13 @@ func clamp32(v int64) int32 {
 	return int32(v)
 }
 
-// emit queues a finished exchange and hands the flush loop every row whose
-// earlier arrivals have all finished, so the trace is in arrival order.
+// emit hands a finished exchange to the flush loop, which writes it to
+// the staging stream in completion order: a row waits for no earlier
+// arrival, so a long generation holds back no later row from the next
+// flush. Close writes the trace in arrival order.
 func (p *Proxy) emit(ex *exchange) {
 	p.mu.Lock()
-	p.pending[ex.seq] = ex
-	for {
-		e, ok := p.pending[p.next]
-		if !ok {
-			break
-		}
-		delete(p.pending, p.next)
-		p.next++
-		p.ready = append(p.ready, e)
-	}
+	p.ready = append(p.ready, ex)
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -1057,7 +1049,11 @@ func (p *Proxy) closePrompts(traceWritten, rowsKept bool) error {
 	return nil
 }
 
-// convert copies the trace at src to dst and removes src on success.
+// convert copies the staging stream at src, in completion order, to dst
+// in arrival order, and removes src on success. A row's ID is its
+// arrival's sequence number: only the rows that finished out of order are
+// held in memory (and, past a row a failed write lost, every later one,
+// written at the end in order).
 func convert(src, dst string) error {
 	r, err := traces.Open(src)
 	if err != nil {
@@ -1068,13 +1064,7 @@ func convert(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	for r.Next() {
-		if err := w.Write(r.At()); err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	if err := r.Err(); err != nil {
+	if err := copyInArrivalOrder(w, r, src); err != nil {
 		w.Abort()
 		return err
 	}
@@ -1085,6 +1075,45 @@ func convert(src, dst string) error {
 		return err
 	}
 	return errors.Join(err, os.Remove(src))
+}
+
+// copyInArrivalOrder writes r's rows, which are in completion order, to w
+// in arrival (ID) order. src names r in errors.
+func copyInArrivalOrder(w traces.Writer, r traces.Reader, src string) error {
+	held := map[int64]*traces.Request{}
+	var next int64 // the next arrival to write
+	for i := 0; r.Next(); i++ {
+		row := r.At()
+		seq, err := strconv.ParseInt(row.ID, 10, 64)
+		if err != nil || seq < next {
+			return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, i, row.ID)
+		}
+		if seq != next {
+			if _, dup := held[seq]; dup {
+				return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, i, row.ID)
+			}
+			held[seq] = row.Clone()
+			continue
+		}
+		if err := w.Write(row); err != nil {
+			return err
+		}
+		for next++; held[next] != nil; next++ {
+			if err := w.Write(held[next]); err != nil {
+				return err
+			}
+			delete(held, next)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	for _, seq := range slices.Sorted(maps.Keys(held)) {
+		if err := w.Write(held[seq]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tapTransport stamps ActualSend and taps the response body of recorded
