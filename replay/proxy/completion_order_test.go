@@ -96,3 +96,32 @@ func TestRowsBehindALongRequestAreStaged(t *testing.T) {
 		}
 	}
 }
+
+// The staging stream is what a kill leaves: its rows must not read as a
+// finished session's, in the stream or converted.
+func TestStagingStreamIsMarkedPartial(t *testing.T) {
+	r := newRig(t, ".parquet", func(c *Config) { c.FlushInterval = 5 * time.Millisecond })
+	if status, _ := r.post(t, "/v1/chat/completions", chatBody("m", false, true, "hi")); status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	staged, rows := stagedRows(t, r.out, 1)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows staged, want 1", len(rows))
+	}
+	conv := filepath.Join(t.TempDir(), "killed.jsonl")
+	if _, err := traces.Convert(context.Background(), stagingPath(r.out), conv); err != nil {
+		t.Fatal(err)
+	}
+	converted, _, err := traces.ReadAll(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]traces.Meta{"staging stream": staged, "converted staging stream": converted} {
+		if got := m.Extra["proxy.status"]; got != "partial" {
+			t.Errorf("%s: proxy.status %q, want partial", name, got)
+		}
+	}
+	if meta, _ := r.finish(t); meta.Extra["proxy.status"] != "complete" {
+		t.Errorf("trace: proxy.status %q, want complete", meta.Extra["proxy.status"])
+	}
+}

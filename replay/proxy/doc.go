@@ -122,8 +122,9 @@
 // body not received within BodyTimeout is answered 408 and its row
 // recorded as source_failed. A crashed session's rows read with
 // traces.OpenTolerant, or trace convert, which puts them in arrival order,
-// at that name, beside which a new session refuses to start. Close
-// writes the stream to Out's format in arrival order. The prompts go to a temporary file beside
+// at that name, beside which a new session refuses to start; the stream's
+// metadata says proxy.status=partial. Close writes the stream to Out's
+// format in arrival order, proxy.status=complete. The prompts go to a temporary file beside
 // PromptsPath(Out), fsynced with the rows, that Close renames into place
 // once the trace is written: a session that fails or crashes leaves an
 // earlier session's prompts file as it was (a failed conversion's error

@@ -321,6 +321,9 @@ func (p *Proxy) meta() traces.Meta {
 	m.BlockSize = p.cfg.BlockSize
 	m.Set("proxy.upstream", urlshow.URL(p.upstream))
 	m.Set("proxy.start", p.start.UTC().Format(time.RFC3339Nano))
+	// The staging stream is what a kill leaves: its rows must not read
+	// as a finished session's. Close's conversion sets "complete".
+	m.Set("proxy.status", "partial")
 	m.Set("proxy.clock", "arrival_ns and every other time: ns since proxy.start (monotonic); arrival = request headers received, actual_send = forwarded upstream")
 	m.Set("proxy.encodings", "a stream compressed with gzip or br is decoded as it arrives and timed as a plain one; "+
 		"one in another Content-Encoding is not read: its row has no FirstToken or TokenTimes and estimated token counts")
@@ -1060,7 +1063,9 @@ func convert(src, dst string) error {
 		return err
 	}
 	defer r.Close()
-	w, err := traces.Create(dst, r.Meta())
+	meta := r.Meta().Clone()
+	meta.Set("proxy.status", "complete")
+	w, err := traces.Create(dst, meta)
 	if err != nil {
 		return err
 	}
