@@ -43,7 +43,7 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "class-header", Usage: "request header holding the class (default: the request's model)"},
 			&cli.BoolFlag{Name: "keep-prompts", Usage: "also write prompts, by row id, to NAME.prompts.jsonl for --out NAME.parquet"},
 			&cli.Float64Flag{Name: "tokens-per-byte", Value: d.TokensPerByte, Usage: "estimate for prompt blocks and for token counts the server did not report, in (0, 4]"},
-			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable"},
+			&cli.DurationFlag{Name: "flush-interval", Value: d.FlushInterval, Usage: "how often rows are made durable, at most 1s"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: d.ShutdownGrace, Usage: "on Ctrl-C, how long in-flight requests may run on"},
 			&cli.Int64Flag{Name: "max-request-body", Value: d.MaxRequestBody, Usage: "bytes: a larger request body is refused (413) and recorded as failed, as each is held whole"},
 			&cli.DurationFlag{Name: "body-timeout", Value: d.BodyTimeout, Usage: "a request body not received within it is refused (408) and recorded as failed"},

@@ -117,7 +117,7 @@
 // ".partial.arrows" (a hard link to its temporary file) whatever Out's
 // format, .arrows included, each as its request finishes (in completion
 // order, as record's partial file), and are flushed to disk every
-// FlushInterval, so a crash loses at most that much of the
+// FlushInterval (at most 1 s), so a crash loses at most that much of the
 // finished rows: a long generation holds back no other row. A request
 // body not received within BodyTimeout is answered 408 and its row
 // recorded as source_failed. A crashed session's rows read with

@@ -17,7 +17,7 @@ const earlierPrompts = `{"id":"0","endpoint":"completions","prompt":"an earlier 
 // session's prompts file.
 func keepPromptsOver(t *testing.T) func(*Config) {
 	return func(c *Config) {
-		c.KeepPrompts, c.FlushInterval = true, time.Hour
+		c.KeepPrompts, c.FlushInterval = true, time.Second
 		if err := os.WriteFile(PromptsPath(c.Out), []byte(earlierPrompts), 0o644); err != nil {
 			t.Fatal(err)
 		}

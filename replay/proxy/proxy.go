@@ -40,7 +40,7 @@ type Config struct {
 	ClassHeader    string        // request header holding the class; "" or absent = the body's "model"
 	KeepPrompts    bool          // also write the prompts to PromptsPath(Out)
 	TokensPerByte  float64       // the estimate of tokens per prompt/output byte when there is no usage
-	FlushInterval  time.Duration // how often rows written so far are made durable
+	FlushInterval  time.Duration // how often rows written so far are made durable (≤ 1 s)
 	ShutdownGrace  time.Duration // Serve: how long in-flight requests may run on after ctx ends
 	MaxRequestBody int64         // a larger request body is refused (413), recorded as failed: each is held whole
 	BodyTimeout    time.Duration // a request body not received within it is refused (408), recorded as failed: else a stalled client holds its handler open
@@ -91,8 +91,10 @@ func (c *Config) Validate() error {
 		return bad("BlockSize", "must be in (0, %d], got %d", traces.MaxBlockSize, c.BlockSize)
 	case !(c.TokensPerByte > 0 && c.TokensPerByte <= 4):
 		return bad("TokensPerByte", "must be in (0, 4], got %v", c.TokensPerByte)
-	case c.FlushInterval <= 0:
-		return bad("FlushInterval", "must be > 0, got %v", c.FlushInterval)
+	case c.FlushInterval <= 0 || c.FlushInterval > time.Second:
+		// A kill loses the rows finished since the last flush: at most
+		// about a second of them, as record promises.
+		return bad("FlushInterval", "must be in (0, 1s], got %v", c.FlushInterval)
 	case c.ShutdownGrace < 0:
 		return bad("ShutdownGrace", "must be ≥ 0, got %v", c.ShutdownGrace)
 	case c.MaxRequestBody <= 0:

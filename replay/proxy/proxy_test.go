@@ -680,6 +680,7 @@ func TestValidate(t *testing.T) {
 		"BlockSize ":     func(c *Config) { c.BlockSize = 1 << 40 },
 		"TokensPerByte":  func(c *Config) { c.TokensPerByte = 0 },
 		"FlushInterval":  func(c *Config) { c.FlushInterval = 0 },
+		"FlushInterval ": func(c *Config) { c.FlushInterval = 2 * time.Second },
 		"MaxRequestBody": func(c *Config) { c.MaxRequestBody = 0 },
 	} {
 		c := good

@@ -88,11 +88,19 @@ func stress(t *testing.T, flushEvery time.Duration, quiesce bool) {
 	cfg := DefaultConfig()
 	cfg.Upstream = "http://127.0.0.1:1"
 	cfg.Out = filepath.Join(t.TempDir(), "run.arrows")
-	cfg.FlushInterval = flushEvery
+	cfg.FlushInterval = min(flushEvery, time.Second)
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if flushEvery != cfg.FlushInterval {
+		// Past what Validate allows: the loop is restarted with it.
+		close(p.stop)
+		<-p.flusherDone
+		p.stop, p.flusherDone = make(chan struct{}), make(chan struct{})
+		p.cfg.FlushInterval = flushEvery
+		go p.flushLoop()
 	}
 	cw := &checkWriter{Writer: p.w, t: t}
 	p.wmu.Lock()
