@@ -1166,8 +1166,9 @@ type ConcurrencyProbe struct {
 	Saturated bool
 	// Knee is the first ramp point past which more clients stop raising
 	// throughput (< 10% more) and start waiting (mean TTFT +50% or more);
-	// 0 when no such point was seen. Points with failed requests are
-	// left out of it.
+	// 0 when no such point was seen. Points with failed or early-stopped
+	// requests are left out of it: they generated fewer tokens than their
+	// clients asked for, so their throughput is no evidence of a limit.
 	Knee int
 	// MaxTokens is the most KV tokens the engine held at once in the
 	// probe (PeakTokens' maximum, from the prompt and output lengths). It
@@ -1196,8 +1197,9 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		return nil
 	}
 	sort.SliceStable(p.Points, func(i, j int) bool { return p.Points[i].Clients < p.Points[j].Clients })
-	// A point with failed requests lost their tokens and TTFTs: the knee
-	// compares each point without failures with the one before it.
+	// A point with failed requests lost their tokens and TTFTs, and one
+	// with early-stopped outputs generated fewer than it asked for: the
+	// knee compares each point with neither with the one before it.
 	// This knee is not the sweep's (sweep.Knee, --knee-*-pct), a trade of
 	// throughput against tail latency on an open-loop load curve: it marks
 	// where a closed-loop ramp runs out of engine slots, past which an
@@ -1213,7 +1215,7 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		if pt.PeakRunning < pt.Clients && pt.Failed == 0 && pt.Stopped == 0 {
 			p.Saturated = true
 		}
-		if pt.Failed > 0 {
+		if pt.Failed > 0 || pt.Stopped > 0 {
 			continue
 		}
 		if prev != nil && p.Knee == 0 && pt.OutputTokPerSec < 1.1*prev.OutputTokPerSec && pt.MeanTTFT > 1.5*prev.MeanTTFT {
@@ -1222,6 +1224,18 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		prev = &p.Points[i]
 	}
 	return &p
+}
+
+// leftOut counts the ramp points the knee does not read: those with
+// failed or early-stopped requests.
+func (c *ConcurrencyProbe) leftOut() int {
+	n := 0
+	for _, pt := range c.Points {
+		if pt.Failed > 0 || pt.Stopped > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // peakRunning is the maximum overlap of the requests' [FirstToken,
@@ -1564,6 +1578,9 @@ func (a *Analysis) Print(w io.Writer) {
 		knee := "not seen"
 		if c.Knee > 0 {
 			knee = fmt.Sprint(c.Knee, " clients")
+		}
+		if n := c.leftOut(); n > 0 {
+			knee += fmt.Sprintf(" (%d points with failed or early-stopped requests left out)", n)
 		}
 		fmt.Fprintf(w, "  max concurrent sequences %d (%s); throughput/TTFT knee at %s\n", c.MaxSeqs, bound, knee)
 		fmt.Fprintf(w, "  max concurrent tokens %d (measured; a lower bound on KV capacity)\n", c.MaxTokens)

@@ -1,10 +1,12 @@
 package calibrate
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/servesim/servesim/replay"
+	"github.com/servesim/servesim/traces"
 )
 
 // A ramp point with failed requests lost their tokens and their TTFTs: its
@@ -27,6 +29,38 @@ func TestProbeConcurrencyKneeSkipsFailedPoint(t *testing.T) {
 	}
 	// A clean point that stops gaining after a failed one is compared with
 	// the clean point before it.
+	runs[3] = mk(8, 210, 30*time.Millisecond, 0)
+	if p := ProbeConcurrency(runs); p.Knee != 2 {
+		t.Errorf("knee at %d clients, want 2", p.Knee)
+	}
+}
+
+// A ramp point whose outputs ended before their max_tokens generated fewer
+// tokens than its clients asked for: its throughput falls short for that,
+// not for want of engine slots, so it is no evidence of a knee either.
+func TestProbeConcurrencyKneeSkipsEarlyStoppedPoint(t *testing.T) {
+	mk := func(c int, tokPerSec float64, ttft time.Duration, stopped int) *RunResult {
+		s := &replay.Summary{OutputTokensPerSec: tokPerSec}
+		s.TTFT.Mean = ttft
+		var rows []*traces.Request
+		for i := range c {
+			r := row(fmt.Sprint(i), 512, 0, 10, 20, 30)
+			if i < stopped {
+				r.OutputTokens = 32 // asked for; the engine stopped at EOS
+			}
+			rows = append(rows, r)
+		}
+		return &RunResult{Spec: RunSpec{Kind: KindMemory, Concurrency: c}, Rows: rows, Summary: s}
+	}
+	runs := []*RunResult{
+		mk(1, 100, 10*time.Millisecond, 0),
+		mk(2, 200, 10*time.Millisecond, 0),
+		mk(4, 150, 40*time.Millisecond, 3), // 3 outputs stopped early
+		mk(8, 400, 12*time.Millisecond, 0),
+	}
+	if p := ProbeConcurrency(runs); p.Knee != 0 {
+		t.Errorf("knee at %d clients, want none: only the point with early-stopped outputs looked like one", p.Knee)
+	}
 	runs[3] = mk(8, 210, 30*time.Millisecond, 0)
 	if p := ProbeConcurrency(runs); p.Knee != 2 {
 		t.Errorf("knee at %d clients, want 2", p.Knee)
