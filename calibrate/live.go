@@ -1324,18 +1324,37 @@ func mostRunning(runs []*RunResult) int {
 }
 
 // mostHeld is the most KV tokens one run of runs held at once
-// (peakRunning), of the runs on the calibrated engine: one with an engine
-// of its own (Slots > 0) measured another.
-func mostHeld(runs []*RunResult) int64 {
+// (peakRunning), of the runs on the calibrated engine, and the name of the
+// first run that held them: one with an engine of its own (Slots > 0)
+// measured another.
+func mostHeld(runs []*RunResult) (int64, string) {
 	var most int64
+	var name string
 	for _, run := range runs {
 		if run.Slots > 0 {
 			continue
 		}
-		_, tok := peakRunning(run.Rows)
-		most = max(most, tok)
+		if _, tok := peakRunning(run.Rows); tok > most {
+			most, name = tok, run.Spec.Name
+		}
 	}
-	return most
+	return most, name
+}
+
+// heldKV is the profile's kv.max_concurrent_tokens, a lower bound on the
+// KV capacity, and where it was held ("run NAME"): what any run held on this
+// engine counts, and long-prompt decode runs may hold more than the ramp.
+// 0 without memory runs.
+func (a *Analysis) heldKV() (int64, string) {
+	c := a.Concurrency
+	if c == nil || c.MaxTokens == 0 {
+		return 0, ""
+	}
+	held, run := mostHeld(a.Runs)
+	if c.MaxTokens > held {
+		return c.MaxTokens, "the ramp"
+	}
+	return held, "run " + run
 }
 
 // longestContext is the most tokens (prompt + output) one measured request
@@ -1409,10 +1428,7 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 		p.MaxSeqs = max(c.MaxSeqs, mostRunning(a.Runs))
 	}
 	p.MaxContext = longestContext(a.Runs)
-	if c := a.Concurrency; c != nil && c.MaxTokens > 0 {
-		// A lower bound: what any run held on this engine counts, and
-		// long-prompt decode runs may hold more than the ramp.
-		held := max(c.MaxTokens, mostHeld(a.Runs))
+	if held, _ := a.heldKV(); held > 0 {
 		p.KV = &KVCapacity{MaxConcurrentTokens: held}
 		if info.BlockSize > 0 {
 			p.KV.Blocks = (held + int64(info.BlockSize) - 1) / int64(info.BlockSize)
@@ -1583,7 +1599,13 @@ func (a *Analysis) Print(w io.Writer) {
 			knee += fmt.Sprintf(" (%d points with failed or early-stopped requests left out)", n)
 		}
 		fmt.Fprintf(w, "  max concurrent sequences %d (%s); throughput/TTFT knee at %s\n", c.MaxSeqs, bound, knee)
-		fmt.Fprintf(w, "  max concurrent tokens %d (measured; a lower bound on KV capacity)\n", c.MaxTokens)
+		held, run := a.heldKV()
+		ramp := ""
+		if held > c.MaxTokens {
+			ramp = fmt.Sprintf("; the ramp's peak %d", c.MaxTokens)
+		}
+		fmt.Fprintf(w, "  max concurrent tokens %d (held in %s; the profile's kv.max_concurrent_tokens, a measured lower bound on KV capacity%s)\n",
+			held, run, ramp)
 	}
 }
 
