@@ -311,7 +311,7 @@ func (p *Plan) PromptLengths() []int {
 }
 
 // Print writes the plan, one line per run: kind, concurrency, prompt and
-// output lengths, requests.
+// output lengths, requests; then its totals per kind of run and overall.
 func (p *Plan) Print(w io.Writer) {
 	runs, reqs, warm := 0, 0, 0
 	for _, r := range p.Runs {
@@ -332,6 +332,65 @@ func (p *Plan) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-3d %-22s %-9s %5d %-28s %14s %8d\n", i, r.Name, r.Kind, r.Concurrency, joinInts(r.Prompts), out, r.Requests)
 	}
+	p.printTotals(w)
+}
+
+// planTotal is the size of a part of a plan: what the engine computes.
+type planTotal struct {
+	kind            string
+	requests        int
+	prompt, outputs int64
+}
+
+// add counts run r in t.
+func (t *planTotal) add(r RunSpec) {
+	prompt, outputs := r.Tokens()
+	t.requests += r.Requests
+	t.prompt += prompt
+	t.outputs += outputs
+}
+
+// printTotals writes the plan's size per kind of run, in the plan's order,
+// and overall, the warm-up included: a user judges the engine time by it
+// before the runs start.
+func (p *Plan) printTotals(w io.Writer) {
+	var kinds []*planTotal
+	all := planTotal{kind: "all"}
+	for _, r := range p.Runs {
+		i := slices.IndexFunc(kinds, func(t *planTotal) bool { return t.kind == r.Kind })
+		if i < 0 {
+			kinds = append(kinds, &planTotal{kind: r.Kind})
+			i = len(kinds) - 1
+		}
+		kinds[i].add(r)
+		all.add(r)
+	}
+	fmt.Fprintf(w, "  totals      %8s %14s %14s\n", "requests", "prompt tokens", "output tokens")
+	for _, t := range append(kinds, &all) {
+		note := ""
+		if t == &all {
+			note = "  (the warm-up included)"
+		}
+		fmt.Fprintf(w, "    %-9s %8d %14d %14d%s\n", t.kind, t.requests, t.prompt, t.outputs, note)
+	}
+}
+
+// Tokens is the prompt and output tokens the run's requests ask for, as
+// Rows builds them: the lengths cycle over the requests, and the first
+// asks for the carrier's output when there is one.
+func (s RunSpec) Tokens() (prompt, output int64) {
+	if len(s.Prompts) == 0 || len(s.Outputs) == 0 {
+		return 0, 0
+	}
+	for i := range s.Requests {
+		prompt += int64(s.Prompts[i%len(s.Prompts)])
+		if i == 0 && s.Carrier > 0 {
+			output += int64(s.Carrier)
+		} else {
+			output += int64(s.Outputs[i%len(s.Outputs)])
+		}
+	}
+	return prompt, output
 }
 
 // joinInts writes v comma-separated.
