@@ -81,7 +81,7 @@ type Config struct {
 	TimeScale   float64       `json:"time_scale" toml:"time_scale"`         // open loop: send at arrival × TimeScale (0.5 = twice the rate); at most 2^32
 	Repeat      int           `json:"repeat" toml:"repeat"`                 // Record: how many runs
 	Temperature float64       `json:"temperature" toml:"temperature"`       // always sent, 0 included
-	IgnoreEOS   bool          `json:"ignore_eos" toml:"ignore_eos"`         // send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens
+	IgnoreEOS   bool          `json:"ignore_eos" toml:"ignore_eos"`         // send "ignore_eos": true (vLLM, SGLang, llama.cpp's server) so outputs reach max_tokens
 	KeepText    bool          `json:"keep_text" toml:"keep_text"`           // keep generated text in Request.OutputText: its first 4 MiB, a longer one marked where cut (TextCut)
 	SaveRaw     string        `json:"save_raw" toml:"save_raw"`             // directory for raw response bodies (the first 64 MiB of each); "" = off
 	Trace       string        `json:"trace" toml:"trace"`                   // Record: input trace path

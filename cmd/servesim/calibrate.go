@@ -639,15 +639,37 @@ func warnRuns(w io.Writer, runs []*calibrate.RunResult, ignoreEOS *bool) {
 	}
 	// The fit takes the steps as they came; what is lost is the runs'
 	// design: staggered ends, the admission run's long carrier.
-	hint := "the traces do not say whether --ignore-eos was set; it needs an engine that has ignore_eos (vLLM, SGLang)"
+	hint := "the traces do not say whether --ignore-eos was set; it needs an engine that has ignore_eos (" + eosEngineNames + ")"
 	switch {
 	case ignoreEOS == nil:
 	case *ignoreEOS:
 		hint = "--ignore-eos was set, but the engine did not heed it"
+	case eosEngine(runs) != "":
+		hint = fmt.Sprintf("--ignore-eos was not set: calibrate with it (engine %q has ignore_eos)", eosEngine(runs))
 	default:
-		hint = "--ignore-eos was not set: calibrate with it, on an engine that has ignore_eos (vLLM, SGLang)"
+		hint = "--ignore-eos was not set: calibrate with it, on an engine that has ignore_eos (" + eosEngineNames + ")"
 	}
 	fmt.Fprintf(w, "warning: runs whose requests stopped at EOS lost their planned shape (output lengths, the mixed run's staggered ends, the admission run's carrier); the fit still holds; %s\n", hint)
+}
+
+// Engines whose requests take ignore_eos, by the name calibrate records
+// (--engine, the traces' engine) matched at its start, whatever the case,
+// and as a warning names them.
+var eosEngines = []string{"vllm", "sglang", "llama.cpp", "llamacpp", "llama-server"}
+
+const eosEngineNames = "vLLM, SGLang, llama.cpp's server"
+
+// eosEngine is the first engine name in the runs' metadata (not those on
+// an engine of their own) that names an engine with ignore_eos, "" when
+// none does.
+func eosEngine(runs []*calibrate.RunResult) string {
+	for _, r := range runs {
+		name := strings.ToLower(strings.TrimSpace(r.Meta.Engine))
+		if r.Slots == 0 && slices.ContainsFunc(eosEngines, func(e string) bool { return strings.HasPrefix(name, e) }) {
+			return r.Meta.Engine
+		}
+	}
+	return ""
 }
 
 // refitIgnoreEOS is whether the refitted runs were sent with

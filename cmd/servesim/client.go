@@ -18,7 +18,7 @@ func clientFlags(timeout time.Duration) []cli.Flag {
 		&cli.StringFlag{Name: "api-key-env", Value: d.APIKeyEnv, Usage: "environment variable holding the API key (empty value: no Authorization header)"},
 		&cli.StringFlag{Name: "endpoint", Value: string(d.Endpoint), Usage: "chat or completions"},
 		&cli.DurationFlag{Name: "timeout", Value: timeout, Usage: "per-request timeout, send to last byte"},
-		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang) so outputs reach max_tokens`},
+		&cli.BoolFlag{Name: "ignore-eos", Usage: `send "ignore_eos": true (vLLM, SGLang, llama.cpp's server) so outputs reach max_tokens`},
 		&cli.BoolFlag{Name: "continuous-usage", Usage: `send stream_options "continuous_usage_stats": true (vLLM, SGLang): usage on every chunk, so a chunk of several tokens gets the server's count instead of a share by text length (OpenAI's API may refuse it)`},
 		&cli.Float64Flag{Name: "tokens-per-byte", DefaultText: "calibrate with 3 probes", Usage: "text model: tokens per byte of prompt text (with --prompt-overhead)"},
 		&cli.Float64Flag{Name: "prompt-overhead", Usage: "text model: tokens a request costs beyond its text (chat template)"},
