@@ -64,7 +64,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "engine-args", Usage: "engine command-line arguments for the profile (repeat or comma-separate)"},
 			&cli.StringFlag{Name: "device", Usage: "device model for the profile, e.g. H100-SXM-80G, cpu"},
 			&cli.StringFlag{Name: "precision", Usage: "weight precision for the profile, e.g. bf16, fp8"},
-			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known (0 = unknown)"},
+			&cli.IntFlag{Name: "block-size", Usage: "the engine's KV block size in tokens, if known, at most 10000000 (0 = unknown)"},
 			&cli.IntFlag{Name: "tensor-parallel", Usage: "tensor-parallel degree of the engine (0 = unknown)"},
 			&cli.StringFlag{Name: "gpu-devices", Usage: "the GPUs the engine runs on, as NVML indices or UUIDs (gpu.csv's index and uuid columns), comma-separated, e.g. 0,1: the power fit takes only their samples (default: every GPU of the host; with --from-traces, the calibration's)"},
 			&cli.IntFlag{Name: "max-concurrency", DefaultText: "8 quick, 32 full", Usage: "top of the concurrency ramp; must exceed the engine's limit. A limit the ramp finds is taken for the slots of one shared KV cache (llama.cpp, Ollama) unless --engine names a paged engine (vllm, sglang, tgi, …) or the engine reports its KV capacity on /metrics (vLLM, SGLang): those keep crp = crd = cr = 0"},
@@ -112,6 +112,11 @@ func runCalibrate(c *cli.Context) error {
 		if n := c.Int(f); n < 0 {
 			return cli.Exit(fmt.Sprintf("calibrate: --%s %d: want ≥ 0 (0 = unknown)", f, n), 2)
 		}
+	}
+	// A block longer than any prompt never fills: the value is a typo, and
+	// the other verbs refuse it too.
+	if n := c.Int("block-size"); n > traces.MaxBlockSize {
+		return cli.Exit(fmt.Sprintf("calibrate: --block-size %d: want a KV block size in [0, %d] (0 = unknown)", n, traces.MaxBlockSize), 2)
 	}
 	if p := c.String("precision"); p != "" {
 		if _, err := model.ParsePrecision(p); err != nil {

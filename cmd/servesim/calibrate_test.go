@@ -194,6 +194,25 @@ func TestCalibrateChecksProfileFlagsFirst(t *testing.T) {
 	}
 }
 
+// A KV block size past any prompt is refused like the other verbs' block
+// sizes, as a usage error and before any live run.
+func TestCalibrateRefusesBlockSizePastAnyPrompt(t *testing.T) {
+	url, n := countingServer(t)
+	out := filepath.Join(t.TempDir(), "p.json")
+	_, rc, err := runCode(t, "calibrate", "--out", out, "--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
+		"--block-size", "10000001")
+	want := "calibrate: --block-size 10000001: want a KV block size in [0, 10000000] (0 = unknown)"
+	if err == nil || err.Error() != want || rc != 2 {
+		t.Errorf("err = %v (exit %d), want %q (exit 2)", err, rc, want)
+	}
+	if n.Load() != 0 {
+		t.Errorf("%d requests reached the engine before --block-size was refused", n.Load())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s: stat err = %v, want no profile", out, err)
+	}
+}
+
 // The KV capacity a profile measured replaces a smaller catalog figure
 // before the plan's capacity is checked: a plan that fits only the
 // measured cache runs on it, and one that fits neither is refused naming
