@@ -59,7 +59,7 @@ func recordFlags() []cli.Flag {
 		&cli.StringFlag{Name: "save-raw", Usage: "directory for raw response bodies (SSE, the first 64 MiB of each), one file per request; it must hold none of an earlier recording"},
 		&cli.Float64Flag{Name: "temperature", Value: d.Temperature, Usage: "sampling temperature (always sent)"},
 		&cli.BoolFlag{Name: "keep-text", Usage: "keep generated text in the output_text column (its first 4 MiB; a longer one says where it was cut)"},
-		&cli.IntFlag{Name: "block-size", DefaultText: "the trace's block_size", Usage: "tokens per prefix_hashes block, at most 10000000"},
+		&cli.IntFlag{Name: "block-size", DefaultText: "the trace's block_size", Usage: "prompt tokens each prefix_hashes entry stands for, at most 10000000 (0 = the trace's block_size)"},
 		&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random per run, so runs never share cache", Usage: "seed mixed into prompt text (run 1's: each later --repeat run derives its own); 0 draws one at random, as no flag does"},
 		&cli.StringFlag{Name: "slo", Usage: "per-request limits for goodput, e.g. ttft=2s,tpot=50ms,e2e=30s (any of the three)"},
 	}, append(clientFlags(d.Timeout), telemetryFlags()...)...)
