@@ -418,8 +418,9 @@ func (l RankLeftOut) why() string {
 // LeftOutString says how many candidates τ covers and names those left
 // out ("τ over 2 of 3 candidates; left out: #3 c3 (engine_start_failed)");
 // with fewer than two ranked there is no τ to cover them ("ranked 1 of 3
-// candidates; no τ with fewer than 2; left out: …"); "" when none was left
-// out.
+// candidates; no τ with fewer than 2; left out: …"), and with none no
+// ranking ("no candidate ranked (none of 3 has a measured cost); left
+// out: …"); "" when none was left out.
 func (rk Ranking) LeftOutString() string {
 	if len(rk.LeftOut) == 0 {
 		return ""
@@ -430,7 +431,10 @@ func (rk Ranking) LeftOutString() string {
 	}
 	ranked, all := len(rk.Entries), len(rk.Entries)+len(rk.LeftOut)
 	cover := fmt.Sprintf("τ over %d of %d candidates", ranked, all)
-	if ranked < 2 {
+	switch {
+	case ranked == 0:
+		cover = fmt.Sprintf("no candidate ranked (none of %d has a measured cost)", all)
+	case ranked < 2:
 		cover = fmt.Sprintf("ranked %d of %d candidates; no τ with fewer than 2", ranked, all)
 	}
 	return cover + "; left out: " + strings.Join(names, ", ")
@@ -735,6 +739,10 @@ func (res *Result) WriteTable(w io.Writer) {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "simulator's ranking held: %s (Kendall τ sweep rank vs measured %s, re-simulated vs measured %s); best: %s\n",
 			rk.HeldString(), fmtTau(rk.TauSweep), fmtTau(rk.TauPredicted), rk.BestString())
+	} else if left := rk.LeftOutString(); left != "" {
+		// No ranking to print, but who is out of it and why belongs on
+		// screen, not in verify.json alone.
+		fmt.Fprintf(w, "ranking by measured $/1M out: %s\n", left)
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
 		fmt.Fprintf(w, "output consistency (temperature 0, by request id): %d of %d requests differ across %s (%s)\n",

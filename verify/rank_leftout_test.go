@@ -56,3 +56,24 @@ func TestLeftOutStringWithOneMeasuredCostNamesNoTau(t *testing.T) {
 		t.Errorf("left-out line %q, want %q", got, want)
 	}
 }
+
+// With no candidate measured at a cost there is no ranking, and the table
+// still says so and names each candidate with why it is out: verify.json
+// alone did before.
+func TestWriteTableNamesTheCandidatesWhenNoneIsRanked(t *testing.T) {
+	cands := []CandidateResult{
+		{Rank: 1, Label: "c1", Repeat: Repeat{Status: StatusStartFailed, Detail: "exit status 1"}},
+		{Rank: 2, Label: "c2", Repeat: Repeat{Status: StatusOK}},
+	}
+	res := &Result{Candidates: cands}
+	res.finish()
+	var tab strings.Builder
+	res.WriteTable(&tab)
+	want := "ranking by measured $/1M out: no candidate ranked (none of 2 has a measured cost); left out: #1 c1 (engine_start_failed), #2 c2 (no measured cost)\n"
+	if !strings.Contains(tab.String(), want) {
+		t.Errorf("table:\n%s\nwant the line %q", tab.String(), want)
+	}
+	if strings.Contains(tab.String(), "simulator's ranking held") {
+		t.Errorf("table:\n%s\nwant no verdict on a ranking of no candidates", tab.String())
+	}
+}
