@@ -96,6 +96,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			t += "; " + left
 		}
 		blocks = append(blocks, &Text{Text: t + "."})
+	} else if left := rk.LeftOutString(); left != "" { // no ranking, but who is out of it, as verify prints it
+		blocks = append(blocks, &Text{Text: "Ranking by measured $/1M output tokens: " + left + "."})
 	}
 	if cs := res.Consistency; cs.Compared > 0 {
 		blocks = append(blocks, &Text{Text: fmt.Sprintf("Output consistency at temperature 0: %d of %d requests generated different text across %s (%s).",
