@@ -331,6 +331,12 @@ func TestParseSettingsRejects(t *testing.T) {
 		{"s.toml", "[text_model]\noverhead = \"x\"\n", `s.toml: line 2: "text_model.overhead": want a number, got TOML string`},
 		{"s.toml", "text_model = 1\n", `s.toml: line 1: "text_model": want an object, got TOML integer 1`},
 		{"s.toml", "ignore_eos = [1]\n", `s.toml: line 1: "ignore_eos": want true or false, got TOML array`},
+		// Text settings take only a TOML string, and the salt only an integer.
+		{"s.toml", "timeout = 5\n", `s.toml: line 1: "timeout": want a duration such as "30s", got TOML integer 5`},
+		{"s.toml", "model = \"m\"\nflush_every = true\n", `s.toml: line 2: "flush_every": want a duration such as "30s", got TOML boolean true`},
+		{"s.toml", "slo = 1\n", `s.toml: line 1: "slo": want limits such as "ttft=2s,tpot=50ms,e2e=30s", got TOML integer 1`},
+		{"s.toml", "prompt_salt = true\n", `s.toml: line 1: "prompt_salt": want an integer ≥ 0, got TOML boolean true`},
+		{"s.toml", "prompt_salt = 1.5\n", `s.toml: line 1: "prompt_salt": want an integer ≥ 0, got TOML float 1.5`},
 	} {
 		cfg := DefaultConfig()
 		err := parseSettings([]byte(tc.data), tc.path, &cfg)

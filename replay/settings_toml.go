@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"strings"
@@ -80,7 +81,17 @@ func tomlValue(raw map[string]any, key toml.Key) any {
 // are checked one by one. Only type errors count: a value that fits but
 // is refused (a bad duration) keeps its own error.
 func tomlFits(v any, t reflect.Type) bool {
-	if t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()) {
+	switch {
+	case t == reflect.TypeFor[salt]():
+		// Its UnmarshalTOML takes any value and refuses all but an integer.
+		_, ok := v.(int64)
+		return ok
+	case reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()):
+		// The decoder hands it any value's text (5 as "5"), so a wrong type
+		// would read as a bad duration or SLO.
+		_, ok := v.(string)
+		return ok
+	case t.Kind() == reflect.Struct:
 		_, ok := v.(map[string]any)
 		return ok
 	}
