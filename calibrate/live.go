@@ -1343,11 +1343,12 @@ func mostHeld(runs []*RunResult) (int64, string) {
 
 // heldKV is the profile's kv.max_concurrent_tokens, a lower bound on the
 // KV capacity, and where it was held ("run NAME"): what any run held on this
-// engine counts, and long-prompt decode runs may hold more than the ramp.
-// 0 without memory runs.
+// engine counts, and long-prompt decode runs may hold more than the ramp
+// (or some where every ramp request failed). 0 without memory runs, or
+// when no run held any.
 func (a *Analysis) heldKV() (int64, string) {
 	c := a.Concurrency
-	if c == nil || c.MaxTokens == 0 {
+	if c == nil {
 		return 0, ""
 	}
 	held, run := mostHeld(a.Runs)
@@ -1600,6 +1601,10 @@ func (a *Analysis) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  max concurrent sequences %d (%s); throughput/TTFT knee at %s\n", c.MaxSeqs, bound, knee)
 		held, run := a.heldKV()
+		if held == 0 {
+			fmt.Fprintf(w, "  max concurrent tokens not measured (no run on this engine held any: their requests failed); the profile records no kv\n")
+			return
+		}
 		ramp := ""
 		if held > c.MaxTokens {
 			ramp = fmt.Sprintf("; the ramp's peak %d", c.MaxTokens)
