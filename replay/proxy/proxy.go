@@ -1195,9 +1195,9 @@ func (t *tap) Read(b []byte) (int, error) {
 	n, err := t.rc.Read(b)
 	if n > 0 {
 		at := t.p.now()
-		if !t.ex.obs.sawDone { // the stream is over at data: [DONE]: later bytes no client reads
-			t.ex.obs.lastByte = at
-		}
+		// Not capped at data: [DONE] here: an encoded stream's parser
+		// runs in its own goroutine until end joins it.
+		t.ex.obs.lastByte = at
 		switch {
 		case t.dec != nil:
 			if !t.done { // after end, nothing takes it
@@ -1236,14 +1236,18 @@ func (t *tap) end() {
 	}
 	t.done = true
 	o := &t.ex.obs
+	if t.dec != nil {
+		t.dec.end() // the parser's fields are the tap's again
+	}
+	if o.sawDone && o.doneAt >= 0 {
+		// The stream is over at data: [DONE]: later bytes no client reads.
+		o.lastByte = min(o.lastByte, o.doneAt)
+	}
 	at := t.p.now()
 	if o.lastByte >= 0 {
 		at = o.lastByte
 	}
 	if t.sse != nil {
-		if t.dec != nil {
-			t.dec.end()
-		}
 		t.sse.end(at)
 		return
 	}

@@ -164,6 +164,7 @@ type observation struct {
 	streamed    bool // the body was parsed as an event stream
 	undecoded   bool // an encoded stream's bytes did not decode: whether it ended with [DONE] is unknown
 	sawDone     bool
+	doneAt      int64 // when the read that carried data: [DONE] arrived, with sawDone; -1 = unknown
 	eof         bool
 	readErr     error
 	parseFailed bool
@@ -287,7 +288,7 @@ func (p *sseParser) apply(event, data []byte, at int64) {
 		return
 	}
 	if sse.IsDone(data) {
-		p.obs.sawDone = true
+		p.obs.sawDone, p.obs.doneAt = true, at
 		return
 	}
 	r, ok := p.obs.decode(data)
