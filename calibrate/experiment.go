@@ -344,7 +344,7 @@ type planTotal struct {
 
 // add counts run r in t.
 func (t *planTotal) add(r RunSpec) {
-	prompt, outputs := r.Tokens()
+	prompt, outputs := r.tokens()
 	t.requests += r.Requests
 	t.prompt += prompt
 	t.outputs += outputs
@@ -375,10 +375,10 @@ func (p *Plan) printTotals(w io.Writer) {
 	}
 }
 
-// Tokens is the prompt and output tokens the run's requests ask for, as
+// tokens is the prompt and output tokens the run's requests ask for, as
 // Rows builds them: the lengths cycle over the requests, and the first
 // asks for the carrier's output when there is one.
-func (s RunSpec) Tokens() (prompt, output int64) {
+func (s RunSpec) tokens() (prompt, output int64) {
 	if len(s.Prompts) == 0 || len(s.Outputs) == 0 {
 		return 0, 0
 	}

@@ -299,7 +299,7 @@ func FuzzSSEResponse(f *testing.F) {
 		for i := range timed.timed {
 			timed.timed[i].At = at
 		}
-		timed.firstOut, timed.lastOut = whole.firstOut, whole.lastOut
+		timed.firstOut, timed.lastOut, timed.doneAt = whole.firstOut, whole.lastOut, whole.doneAt
 		if !reflect.DeepEqual(timed, whole) {
 			t.Fatalf("times changed more than the times:\n%+v\n%+v", timed, whole)
 		}
