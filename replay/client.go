@@ -247,11 +247,14 @@ type choiceIndex struct {
 }
 
 func (x *choiceIndex) UnmarshalJSON(b []byte) error {
-	var v int
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
 	x.keys++
+	if string(b) == "null" {
+		return nil
+	}
+	v, err := strconv.Atoi(string(b))
+	if err != nil {
+		return fmt.Errorf("choice index %.40s: want an integer", b)
+	}
 	if v != 0 {
 		x.other = v
 	}
