@@ -257,7 +257,7 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		if wasDense && a.IsMoE() && e.ActiveParams == nil {
 			// The dense count is every weight, not the few experts' share.
 			return fmt.Errorf("model: catalog %s: architecture %s: experts = %d makes the dense built-in entry a mixture of experts, and its active_params = %.6g is the dense count; give active_params",
-				at("arch", i), a.Name, a.Experts, a.ActiveParams)
+				at("arch", i, "experts"), a.Name, a.Experts, a.ActiveParams)
 		}
 		if !exists {
 			if e.HeadDim == nil && a.Heads > 0 && a.Hidden%a.Heads != 0 {

@@ -83,12 +83,13 @@ func TestLoadTOMLMoEOverrideKeepsTheOtherCount(t *testing.T) {
 // An override that turns a dense built-in into a mixture of experts
 // without active_params would keep the dense count as the active one,
 // which the band around the new shape's estimate does not catch (7.2e9
-// against 12.9e9): it is refused and told to give active_params.
+// against 12.9e9): it is refused at the experts key's line and told to
+// give active_params.
 func TestLoadTOMLRefusesDenseToMoEWithoutActiveParams(t *testing.T) {
 	data := "[[arch]]\nname = \"Mistral-7B\"\nexperts = 8\nexperts_per_token = 2\nparams = 47e9\n"
 	err := DefaultCatalog().LoadTOMLData([]byte(data), "user.toml")
-	if err == nil || !strings.Contains(err.Error(), "user.toml: line 1: architecture Mistral-7B:") || !strings.Contains(err.Error(), "give active_params") {
-		t.Errorf("LoadTOMLData = %v, want a refusal naming the file, line and entry and asking for active_params", err)
+	if err == nil || !strings.Contains(err.Error(), "user.toml: line 3: architecture Mistral-7B:") || !strings.Contains(err.Error(), "give active_params") {
+		t.Errorf("LoadTOMLData = %v, want a refusal naming the file, the experts key's line and the entry and asking for active_params", err)
 	}
 	cat := DefaultCatalog()
 	if err := cat.LoadTOMLData([]byte(data+"active_params = 12.9e9\n"), "user.toml"); err != nil {
