@@ -404,7 +404,7 @@ func decodeSettingsKey(key string, raw json.RawMessage, seen map[string]string, 
 			if te.Field != "" { // the path to a key inside text_model
 				field = te.Field
 			}
-			return "", fmt.Errorf("%q: want %s, got JSON %s", field, settingType(te.Type), te.Value)
+			return "", fmt.Errorf("%q: want %s, got JSON %s", field, settingType(te.Type, "JSON"), te.Value)
 		}
 		return "", fmt.Errorf("%q: %w", key, err)
 	}
@@ -434,9 +434,11 @@ func keyOffset(raw json.RawMessage, key string) int64 {
 	return 0
 }
 
-// settingType says what a setting of type t must be, in words: a Go type
-// name (float64, replay.Endpoint) means nothing to whoever wrote the file.
-func settingType(t reflect.Type) string {
+// settingType says what a setting of type t must be, in words of the
+// file's format ("JSON" or "TOML"): a Go type name (float64,
+// replay.Endpoint) means nothing to whoever wrote the file, and a TOML
+// file has tables, not objects.
+func settingType(t reflect.Type, format string) string {
 	switch t {
 	case reflect.TypeFor[duration]():
 		return `a duration such as "30s"`
@@ -459,6 +461,9 @@ func settingType(t reflect.Type) string {
 	case reflect.Bool:
 		return "true or false"
 	case reflect.Struct:
+		if format == "TOML" {
+			return "a table"
+		}
 		return "an object"
 	}
 	return t.String()

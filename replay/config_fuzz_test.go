@@ -329,7 +329,8 @@ func TestParseSettingsRejects(t *testing.T) {
 		{"s.toml", "endpoint = 1\n", `s.toml: line 1: "endpoint": want "chat" or "completions", got TOML integer 1`},
 		{"s.toml", "model = \"m\"\nConcurrency = \"4\"\n", `s.toml: line 2: "Concurrency": want an integer, got TOML string`},
 		{"s.toml", "[text_model]\noverhead = \"x\"\n", `s.toml: line 2: "text_model.overhead": want a number, got TOML string`},
-		{"s.toml", "text_model = 1\n", `s.toml: line 1: "text_model": want an object, got TOML integer 1`},
+		{"s.toml", "text_model = 1\n", `s.toml: line 1: "text_model": want a table, got TOML integer 1`},
+		{"s.json", `{"text_model": 1}`, `s.json: line 1: "text_model": want an object, got JSON number`},
 		{"s.toml", "ignore_eos = [1]\n", `s.toml: line 1: "ignore_eos": want true or false, got TOML array`},
 		// Text settings take only a TOML string, and the salt only an integer.
 		{"s.toml", "timeout = 5\n", `s.toml: line 1: "timeout": want a duration such as "30s", got TOML integer 5`},

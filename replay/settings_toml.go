@@ -27,7 +27,7 @@ func tomlTypeError(data string, md toml.MetaData) (toml.Key, error) {
 		if v == nil || tomlFits(v, t) {
 			continue
 		}
-		return k, fmt.Errorf("%q: want %s, got TOML %s", k.String(), settingType(t), describeTOML(v))
+		return k, fmt.Errorf("%q: want %s, got TOML %s", k.String(), settingType(t, "TOML"), describeTOML(v))
 	}
 	return nil, nil
 }
