@@ -304,6 +304,9 @@ func parseSettings(data []byte, path string, cfg *Config) error {
 			if k, terr := tomlTypeError(string(data), md); terr != nil {
 				return fmt.Errorf("settings %s%s: %w", path, at(k), terr)
 			}
+			if k, derr := tomlDecoderError(md, err); derr != nil {
+				return fmt.Errorf("settings %s%s: %w", path, at(k), derr)
+			}
 			return fmt.Errorf("settings %s: %w", path, err)
 		}
 		if und := md.Undecoded(); len(und) > 0 {
@@ -562,7 +565,7 @@ type salt uint64
 func (s *salt) UnmarshalTOML(v any) error {
 	n, ok := v.(int64)
 	if !ok || n < 0 {
-		return fmt.Errorf("must be an integer ≥ 0, got %#v", v)
+		return fmt.Errorf("want %s, got TOML %s", settingType(reflect.TypeFor[salt](), "TOML"), describeTOML(v))
 	}
 	*s = salt(n)
 	return nil

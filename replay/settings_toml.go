@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -30,6 +31,35 @@ func tomlTypeError(data string, md toml.MetaData) (toml.Key, error) {
 		return k, fmt.Errorf("%q: want %s, got TOML %s", k.String(), settingType(t, "TOML"), describeTOML(v))
 	}
 	return nil, nil
+}
+
+// tomlDecoderError rewords err, from decoding data as md, where a
+// setting's own decoder (a duration's, the SLO's, the salt's) refused
+// the value of key: the decoder prefixes it with "toml: line 1 (last key
+// …)", where a JSON file's error names the key alone. nil when err is
+// not one of those.
+func tomlDecoderError(md toml.MetaData, err error) (toml.Key, error) {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) || pe.LastKey == "" {
+		return nil, nil
+	}
+	for _, k := range md.Keys() {
+		if k.String() != pe.LastKey {
+			continue
+		}
+		if t, ok := settingFieldType(k); ok && decodesItself(t) {
+			return k, fmt.Errorf("%q: %s", k.String(), pe.Message)
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// decodesItself reports whether a setting of type t is read by its own
+// method rather than by the TOML decoder.
+func decodesItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) || p.Implements(reflect.TypeFor[toml.Unmarshaler]())
 }
 
 // settingFieldType is the type of the fileSettings field that key sets,
