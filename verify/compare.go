@@ -689,6 +689,10 @@ func (res *Result) WriteTable(w io.Writer) {
 			}
 			continue
 		}
+		if len(c.Rows) == 0 {
+			// Else its only mention would be the ranking's left-out list.
+			fmt.Fprintf(tw, "%s\tstatus\t\t\t\t\tOK: no measured rows: %s\n", head, c.noRowsReason())
+		}
 		for i, r := range c.Rows {
 			name := head
 			if i > 0 {
@@ -948,6 +952,17 @@ func (c *CandidateResult) KeptRuns() string {
 		return fmt.Sprintf("run 1 succeeded before run %d failed: its figures are kept in verify.json, not compared", len(c.Repeats))
 	}
 	return fmt.Sprintf("runs 1–%d succeeded before run %d failed: their mean is kept in verify.json, not compared", ok, len(c.Repeats))
+}
+
+// noRowsReason says why a measured candidate has no metric rows.
+func (c *CandidateResult) noRowsReason() string {
+	switch m := c.Measured; {
+	case m.Requests == 0:
+		return "no request was measured"
+	case m.Completed == 0:
+		return "every request failed"
+	}
+	return "no metric was compared"
 }
 
 // Failures is how the candidate's measured requests failed, as its
