@@ -122,3 +122,20 @@ func TestReplicasSaturatesPastInt(t *testing.T) {
 		t.Errorf("Devices() = %d, want math.MaxInt", got)
 	}
 }
+
+// A fixed batch is sequences run at once, bounded as max_num_seqs is:
+// 2^62 passed, showed as B=4611686018427387904 in the table, and verify's
+// warm-up size (batch × longest request) wrapped around int.
+func TestParseRefusesAnImpossibleBatchSize(t *testing.T) {
+	fixed := func(size string) string {
+		return strings.NewReplacer("max_num_seqs = 256\n", "", "max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "",
+			`strategy = "continuous"`, "strategy = \"fixed\"\nbatch_size = "+size+"\nmax_wait_ms = 5").Replace(valid)
+	}
+	want := "batch.batch_size: must be ≤ 32767, got 4611686018427387904"
+	if _, err := Parse([]byte(fixed("4611686018427387904"))); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to mention %q", err, want)
+	}
+	if _, err := Parse([]byte(fixed("32767"))); err != nil {
+		t.Errorf("batch_size 32767: %v", err)
+	}
+}

@@ -115,6 +115,11 @@ const MaxPrice = 1e6
 // the energy cost at MaxPrice per kWh stays finite (it multiplies it).
 const MaxPUE = 100.0
 
+// MaxSeqs bounds the sequences a batch runs at once (batch.max_num_seqs,
+// batch.batch_size): the simulator's sequence slots, and low enough that
+// a batch's tokens (sequences × the longest request) fit an int.
+const MaxSeqs = math.MaxInt16
+
 // MaxReplicas bounds cluster.replicas and cluster.long_replicas.
 const MaxReplicas = math.MaxInt16
 
@@ -345,6 +350,9 @@ func (p *Plan) Validate() error {
 		if p.Batch.BatchSize < 1 {
 			bad("batch.batch_size", "must be ≥ 1, got %d", p.Batch.BatchSize)
 		}
+		if p.Batch.BatchSize > MaxSeqs {
+			bad("batch.batch_size", "must be ≤ %d, got %d", MaxSeqs, p.Batch.BatchSize)
+		}
 	case "token_budget":
 		// Each request reserves its prompt (at least one token) and
 		// max_new_tokens, within max_model_len: a smaller budget holds
@@ -364,8 +372,8 @@ func (p *Plan) Validate() error {
 		if p.Batch.MaxNumSeqs < 1 {
 			bad("batch.max_num_seqs", "must be ≥ 1, got %d", p.Batch.MaxNumSeqs)
 		}
-		if p.Batch.MaxNumSeqs > math.MaxInt16 {
-			bad("batch.max_num_seqs", "must be ≤ %d, got %d", math.MaxInt16, p.Batch.MaxNumSeqs)
+		if p.Batch.MaxNumSeqs > MaxSeqs {
+			bad("batch.max_num_seqs", "must be ≤ %d, got %d", MaxSeqs, p.Batch.MaxNumSeqs)
 		}
 		if p.Batch.MaxNumBatchedTokens < max(p.Batch.MaxNumSeqs, 1) {
 			with := "batch.max_num_seqs"
