@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -61,6 +62,19 @@ func TestResultMetaOfARecordingNamesOnlyTheRecording(t *testing.T) {
 	for _, k := range []string{"input_device", "input_plan"} {
 		if v, ok := m.Extra[k]; ok {
 			t.Errorf("Extra[%q] = %q: the earlier simulation's, named as the recording's", k, v)
+		}
+	}
+}
+
+// A simulated trace names its precision as it names its model and device,
+// by the catalog's name: a plan's alias ("bfloat16", " BF16") was written
+// as it stood, and two runs of one precision read as different ones.
+func TestResultMetaNamesThePrecisionByItsCanonicalName(t *testing.T) {
+	for _, alias := range []string{"bfloat16", " BF16"} {
+		r := mustResolve(t, strings.Replace(valid, `precision = "bf16"`, `precision = "`+alias+`"`, 1))
+		m := r.ResultMeta(traces.Meta{Source: "live"}, "roofline prior (uncalibrated)", "v1.0", "", "", "")
+		if m.Precision != "bf16" {
+			t.Errorf("precision %q: meta precision = %q, want bf16", alias, m.Precision)
 		}
 	}
 }

@@ -220,7 +220,7 @@ func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, p
 	meta.Source = "simulated"
 	meta.Model = r.Arch.Name
 	meta.WeightVersion = r.Plan.Model.WeightVersion
-	meta.Precision = r.Plan.Model.Precision
+	meta.Precision = r.Memory.WeightPrecision.String() // by its name, not the plan's alias
 	meta.Device = fmt.Sprintf("%d× %s", r.Plan.Devices(), r.Hardware.Name)
 	meta.BatchPolicy = r.Plan.Batch.Strategy + " " + r.Plan.BatchLimit()
 	meta.ToolVersion = toolVersion
