@@ -28,33 +28,18 @@ func openPartial(path string) (Reader, error) {
 		return nil, err // it names the file
 	}
 	slices.SortStableFunc(rows, func(a, b *Request) int { return cmp.Compare(a.Arrival, b.Arrival) })
-	return &rowsReader{meta: r.Meta(), rows: rows, i: -1}, nil
+	cut := r.(interface{ Truncated() bool }).Truncated()
+	return &rowsReader{meta: r.Meta(), rows: rows, i: -1, cutShort: cut}, nil
 }
 
 func isPartial(path string) bool { return strings.HasSuffix(path, PartialSuffix) }
 
-// PartialCutShort reports whether path is a recording's partial stream
-// whose last message a kill cut short: reading it drops that message's
-// rows, which whoever recovers the rows should be told.
-func PartialCutShort(path string) bool {
-	if !isPartial(path) {
-		return false
-	}
-	r, err := OpenTolerant(path)
-	if err != nil {
-		return false
-	}
-	defer r.Close()
-	for r.Next() {
-	}
-	return r.(interface{ Truncated() bool }).Truncated()
-}
-
 // rowsReader reads rows held in memory.
 type rowsReader struct {
-	meta Meta
-	rows []*Request
-	i    int
+	meta     Meta
+	rows     []*Request
+	i        int
+	cutShort bool // read from a partial stream whose last message was cut short
 }
 
 func (r *rowsReader) Meta() Meta { return r.meta }

@@ -50,10 +50,29 @@ func WriteTrace(ctx context.Context, path string, r Reader) (int, error) {
 // are checked as Import checks a servesim file's: in arrival order, token
 // counts at most DefaultMaxTokens.
 func Convert(ctx context.Context, in, out string) (int, error) {
-	open := Open
-	if isPartial(in) {
-		open = openPartial
+	n, _, err := ConvertPartial(ctx, in, out)
+	return n, err
+}
+
+// ConvertPartial is Convert that also reports whether in is a recording's
+// partial stream whose read ended in a message cut short (by a kill, or a
+// flush under way): the rows of that message are not in out. It is decided
+// from the read that wrote out, as the stream may be still being written.
+func ConvertPartial(ctx context.Context, in, out string) (rows int, cutShort bool, err error) {
+	if !isPartial(in) {
+		n, err := convertFrom(ctx, Open, in, out)
+		return n, false, err
 	}
+	var partial *rowsReader
+	n, err := convertFrom(ctx, func(path string) (Reader, error) {
+		r, err := openPartial(path)
+		partial, _ = r.(*rowsReader)
+		return r, err
+	}, in, out)
+	return n, partial != nil && partial.cutShort, err
+}
+
+func convertFrom(ctx context.Context, open func(string) (Reader, error), in, out string) (int, error) {
 	r, err := open(in)
 	if err != nil {
 		return 0, err

@@ -210,11 +210,12 @@ func traceConvertCommand() *cli.Command {
 			if err := servesimIn("convert", in); err != nil {
 				return err
 			}
-			if _, err := traces.Convert(c.Context, in, out); err != nil {
+			_, cut, err := traces.ConvertPartial(c.Context, in, out)
+			if err != nil {
 				return err
 			}
-			if traces.PartialCutShort(in) {
-				fmt.Fprintf(c.App.ErrWriter, "note: %s ends in a message cut short (its writer was killed mid-flush): the rows of that message are not in %s\n", in, out)
+			if cut {
+				fmt.Fprintf(c.App.ErrWriter, "note: %s ends in a message cut short (its writer was killed mid-flush, or is still flushing): the rows of that message are not in %s\n", in, out)
 			}
 			return nil
 		},
