@@ -1167,6 +1167,8 @@ type tap struct {
 	keep bool
 	enc  string
 	done bool
+	// closed: rc was closed after a panic in Read; Close does not again.
+	closed bool
 }
 
 func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
@@ -1192,6 +1194,7 @@ func newTap(p *Proxy, ex *exchange, resp *http.Response) *tap {
 }
 
 func (t *tap) Read(b []byte) (int, error) {
+	defer t.closeOnPanic()
 	n, err := t.rc.Read(b)
 	if n > 0 {
 		at := t.p.now()
@@ -1226,7 +1229,21 @@ func (t *tap) Read(b []byte) (int, error) {
 
 func (t *tap) Close() error {
 	t.end()
+	if t.closed {
+		return nil
+	}
 	return t.rc.Close()
+}
+
+// closeOnPanic closes the upstream body when Read panics, and lets the
+// panic go on: ReverseProxy closes no body on a panic, and one left open
+// never releases its upstream connection.
+func (t *tap) closeOnPanic() {
+	if v := recover(); v != nil {
+		t.closed = true
+		t.rc.Close()
+		panic(v)
+	}
 }
 
 // end parses what was buffered, once.
