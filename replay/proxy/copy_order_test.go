@@ -76,16 +76,17 @@ func TestCopyInArrivalOrderAcrossAGap(t *testing.T) {
 }
 
 // A staging stream whose ids are not each arrival's once is refused,
-// naming the file, the row and the id.
+// naming the file, the row (counted from 1, as the traces' readers count)
+// and the id.
 func TestCopyInArrivalOrderRefusesBadIDs(t *testing.T) {
 	for _, tc := range []struct {
 		ids  []string
 		want string
 	}{
-		{[]string{"0", "0"}, `row 1: id "0"`},
-		{[]string{"2", "2"}, `row 1: id "2"`},
-		{[]string{"1", "x"}, `row 1: id "x"`},
-		{[]string{"-1"}, `row 0: id "-1"`},
+		{[]string{"0", "0"}, `row 2: id "0"`},
+		{[]string{"2", "2"}, `row 2: id "2"`},
+		{[]string{"1", "x"}, `row 2: id "x"`},
+		{[]string{"-1"}, `row 1: id "-1"`},
 	} {
 		_, err := copyIDs(t, tc.ids...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), traces.PartialSuffix) {

@@ -1089,15 +1089,16 @@ func convert(src, dst string) error {
 func copyInArrivalOrder(w traces.Writer, r traces.Reader, src string) error {
 	held := map[int64]*traces.Request{}
 	var next int64 // the next arrival to write
-	for i := 0; r.Next(); i++ {
+	// n counts rows from 1, as the traces' readers do.
+	for n := 1; r.Next(); n++ {
 		row := r.At()
 		seq, err := strconv.ParseInt(row.ID, 10, 64)
 		if err != nil || seq < next {
-			return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, i, row.ID)
+			return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, n, row.ID)
 		}
 		if seq != next {
 			if _, dup := held[seq]; dup {
-				return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, i, row.ID)
+				return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, n, row.ID)
 			}
 			held[seq] = row.Clone()
 			continue
