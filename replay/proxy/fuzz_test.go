@@ -39,12 +39,17 @@ type fuzzProxy struct {
 
 func newFuzzProxy(f *testing.F) *fuzzProxy {
 	cfg := DefaultConfig()
+	cfg.Upstream = "http://127.0.0.1:8000"
+	cfg.Out = filepath.Join(f.TempDir(), "rows.jsonl")
 	cfg.BlockSize = fuzzBlock
-	cfg.FlushInterval = time.Hour
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	up, _ := url.Parse("http://127.0.0.1:8000")
+	if err := cfg.Validate(); err != nil {
+		f.Fatal(err)
+	}
+	// No flush loop: reset and record write the rows themselves.
+	up, _ := url.Parse(cfg.Upstream)
 	p := &Proxy{cfg: cfg, upstream: up, start: time.Now()}
-	return &fuzzProxy{Proxy: p, path: filepath.Join(f.TempDir(), "rows.jsonl")}
+	return &fuzzProxy{Proxy: p, path: cfg.Out}
 }
 
 // reset readies the proxy for one input: an input that failed half way

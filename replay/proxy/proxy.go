@@ -193,8 +193,9 @@ type Proxy struct {
 	ownUp           *http.Transport // the upstream transport New made (nil when Config gave one): Close closes its idle connections
 	start           time.Time
 	inflight        sync.WaitGroup
-	cut             atomic.Bool // Serve's grace ran out and it is closing the connections
-	warnedUndecoded atomic.Bool // a stream in an encoding not decoded was logged
+	cut             atomic.Bool   // Serve's grace ran out and it is closing the connections
+	warnedUndecoded atomic.Bool   // a stream in an encoding not decoded was logged
+	flushTick       time.Duration // how often the flush loop makes rows durable: FlushInterval
 	stop            chan struct{}
 	wake            chan struct{} // rows are ready: the flush loop writes them
 	flusherDone     chan struct{}
@@ -250,6 +251,13 @@ func New(cfg Config) (*Proxy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return newProxy(cfg, cfg.FlushInterval)
+}
+
+// newProxy is New for a valid cfg whose flush loop ticks every flushTick,
+// which tests set past what Validate allows to leave the handlers'
+// wake-ups alone to write the rows.
+func newProxy(cfg Config, flushTick time.Duration) (*Proxy, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -271,7 +279,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	u, _ := url.Parse(cfg.Upstream)
 	p := &Proxy{cfg: cfg, upstream: u, upSecrets: credential.URL(u), ownUp: ownUp, start: time.Now(),
-		stop: make(chan struct{}), wake: make(chan struct{}, 1), flusherDone: make(chan struct{})}
+		flushTick: flushTick, stop: make(chan struct{}), wake: make(chan struct{}, 1), flusherDone: make(chan struct{})}
 	meta := p.meta()
 	// Staged for .arrows too: Out's own temporary file is a hidden name
 	// that a killed session's rows would be lost under.
@@ -899,7 +907,7 @@ func (p *Proxy) flushLocked() {
 
 func (p *Proxy) flushLoop() {
 	defer close(p.flusherDone)
-	t := time.NewTicker(p.cfg.FlushInterval)
+	t := time.NewTicker(p.flushTick)
 	defer t.Stop()
 	for {
 		select {

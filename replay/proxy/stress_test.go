@@ -90,17 +90,12 @@ func stress(t *testing.T, flushEvery time.Duration, quiesce bool) {
 	cfg.Out = filepath.Join(t.TempDir(), "run.arrows")
 	cfg.FlushInterval = min(flushEvery, time.Second)
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	p, err := New(cfg)
-	if err != nil {
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if flushEvery != cfg.FlushInterval {
-		// Past what Validate allows: the loop is restarted with it.
-		close(p.stop)
-		<-p.flusherDone
-		p.stop, p.flusherDone = make(chan struct{}), make(chan struct{})
-		p.cfg.FlushInterval = flushEvery
-		go p.flushLoop()
+	p, err := newProxy(cfg, flushEvery) // past what Validate allows, for no tick at all
+	if err != nil {
+		t.Fatal(err)
 	}
 	cw := &checkWriter{Writer: p.w, t: t}
 	p.wmu.Lock()
