@@ -59,23 +59,23 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 			return 0, 0, s.jsonErr(b, err)
 		}
 		if _, elem := nullListElement(b, "hash_ids"); elem > 0 {
-			return 0, 0, fmt.Errorf("%s:%d (hash_ids): want unsigned integers, got null (element %d)", s.name, s.line, elem)
+			return 0, 0, s.valueErr(b, "hash_ids", "want unsigned integers, got null (element %d)", elem)
 		}
 		if len(s.row.Timestamp) == 0 || string(s.row.Timestamp) == "null" {
-			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a timestamp in ms, got none", s.name, s.line)
+			return 0, 0, s.valueErr(b, "timestamp", "want a timestamp in ms, got none")
 		}
 		if s.row.Timestamp[0] == '"' {
-			return 0, 0, fmt.Errorf("%s:%d (timestamp): want a JSON number of ms, got the string %s", s.name, s.line, s.row.Timestamp)
+			return 0, 0, s.valueErr(b, "timestamp", "want a JSON number of ms, got the string %s", s.row.Timestamp)
 		}
 		ns, ok := parseMillis(string(s.row.Timestamp))
 		if !ok {
-			return 0, 0, fmt.Errorf("%s:%d (timestamp): want non-negative ms below 2^32 s, got %s", s.name, s.line, s.row.Timestamp)
+			return 0, 0, s.valueErr(b, "timestamp", "want non-negative ms below 2^32 s, got %s", s.row.Timestamp)
 		}
 		var err error
-		if r.PromptTokens, err = s.tokens("input_length", s.row.InputLength); err != nil {
+		if r.PromptTokens, err = s.tokens(b, "input_length", s.row.InputLength); err != nil {
 			return 0, 0, err
 		}
-		if r.OutputTokens, err = s.tokens("output_length", s.row.OutputLength); err != nil {
+		if r.OutputTokens, err = s.tokens(b, "output_length", s.row.OutputLength); err != nil {
 			return 0, 0, err
 		}
 		switch {
@@ -89,8 +89,8 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 			// simulator would drop the extra ids, or cache too few blocks.
 			want := (int64(r.PromptTokens) + MooncakeBlockSize - 1) / MooncakeBlockSize
 			if int64(len(r.PrefixHashes)) != want {
-				return 0, 0, fmt.Errorf("%s:%d (hash_ids): want %d ids (one per %d-token block of input_length %d), got %d",
-					s.name, s.line, want, MooncakeBlockSize, r.PromptTokens, len(r.PrefixHashes))
+				return 0, 0, s.valueErr(b, "hash_ids", "want %d ids (one per %d-token block of input_length %d), got %d",
+					want, MooncakeBlockSize, r.PromptTokens, len(r.PrefixHashes))
 			}
 		}
 		r.ID = strconv.Itoa(s.line)
@@ -102,16 +102,56 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 	return 0, 0, io.EOF
 }
 
-func (s *mooncakeSource) tokens(field string, v int64) (int32, error) {
+func (s *mooncakeSource) tokens(b []byte, field string, v int64) (int32, error) {
 	switch {
 	case v == absent:
 		return 0, fmt.Errorf("%s:%d (%s): want a token count, got none", s.name, s.line, field)
 	case v < 0:
-		return 0, fmt.Errorf("%s:%d (%s): want a non-negative token count, got %d", s.name, s.line, field, v)
+		return 0, s.valueErr(b, field, "want a non-negative token count, got %d", v)
 	case v > s.maxTok:
-		return 0, fmt.Errorf("%s:%d (%s): want a token count of at most %d (larger is absurd), got %d", s.name, s.line, field, s.maxTok, v)
+		return 0, s.valueErr(b, field, "want a token count of at most %d (larger is absurd), got %d", s.maxTok, v)
 	}
 	return int32(v), nil
+}
+
+// valueErr reports field's value in b, the current line with s.lead bytes
+// of space cut from its start, at the column of its first byte, as jsonErr
+// reports a value of the wrong type; msg and args say what was wanted.
+func (s *mooncakeSource) valueErr(b []byte, field, msg string, args ...any) error {
+	where := fmt.Sprintf("%s:%d", s.name, s.line)
+	if i := valueOffset(b, field); i >= 0 {
+		where += fmt.Sprintf(":%d", s.lead+i+1)
+	}
+	return fmt.Errorf("%s (%s): %s", where, field, fmt.Sprintf(msg, args...))
+}
+
+// valueOffset is the index in b, a JSON object, of the first byte of the
+// value of key, or -1 where b has none. Of keys repeated or spelled in
+// another case it is the last one's, the one encoding/json decodes.
+func valueOffset(b []byte, key string) int {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return -1
+	}
+	at := -1
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return at
+		}
+		i := int(dec.InputOffset()) // just past the key's closing quote
+		for i < len(b) && strings.IndexByte(" \t\r\n:", b[i]) >= 0 {
+			i++
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return at
+		}
+		if k, _ := t.(string); strings.EqualFold(k, key) {
+			at = i
+		}
+	}
+	return at
 }
 
 // jsonErr names the line and column of err, a decoding error of b (the

@@ -28,7 +28,7 @@ func TestMooncakeUnixMillis(t *testing.T) {
 	}
 	for r.Next() {
 	}
-	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "m.jsonl:1 (timestamp): want non-negative ms below 2^32 s") {
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "m.jsonl:1:15 (timestamp): want non-negative ms below 2^32 s") {
 		t.Errorf("2^32 s in ms: err %v, want it refused naming the bound", err)
 	}
 }

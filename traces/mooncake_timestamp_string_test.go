@@ -11,8 +11,8 @@ func TestMooncakeStringTimestampRefused(t *testing.T) {
 	in := `{"timestamp": 0, "input_length": 1, "output_length": 1}` + "\n" +
 		`{"timestamp": "1000", "input_length": 1, "output_length": 1}` + "\n"
 	rows, err := importStringErr(FormatMooncake, in, ImportOptions{Name: "m.jsonl"})
-	if err == nil || !strings.Contains(err.Error(), "m.jsonl:2 (timestamp)") || !strings.Contains(err.Error(), "string") {
-		t.Fatalf("got %d rows and error %v, want m.jsonl:2 (timestamp) refusing a string", len(rows), err)
+	if err == nil || !strings.Contains(err.Error(), "m.jsonl:2:15 (timestamp)") || !strings.Contains(err.Error(), "string") {
+		t.Fatalf("got %d rows and error %v, want m.jsonl:2:15 (timestamp) refusing a string", len(rows), err)
 	}
 	// A null timestamp is none, as before; a number still reads.
 	if _, err := importStringErr(FormatMooncake, `{"timestamp": null, "input_length": 1, "output_length": 1}`+"\n", ImportOptions{}); err == nil || !strings.Contains(err.Error(), "got none") {
