@@ -358,6 +358,22 @@ type rowSource interface {
 	next(r *Request) (ts int64, line int, err error)
 }
 
+// stampLocator is a rowSource that can name where its current row's
+// timestamp lies.
+type stampLocator interface {
+	// stampPos is ":col (field)" of the current row's timestamp, or ""
+	// where it cannot be found.
+	stampPos() string
+}
+
+// stampPos is src's stampPos, "" for a source without timestamps.
+func stampPos(src rowSource) string {
+	if l, ok := src.(stampLocator); ok {
+		return l.stampPos()
+	}
+	return ""
+}
+
 // importReader turns a rowSource into a Reader: it re-bases timestamps to
 // the first row, enforces order and validates every row.
 type importReader struct {
@@ -392,7 +408,8 @@ func (r *importReader) Next() bool {
 			r.started, r.prev = true, ts
 		}
 		if ts < r.prev {
-			r.err = fmt.Errorf("%s:%d: arrival goes back in time (%s before the previous row)", r.name, line, time.Duration(r.prev-ts))
+			r.err = fmt.Errorf("%s:%d%s: arrival goes back in time: want a timestamp at or after the previous row's, got one %s before it",
+				r.name, line, stampPos(r.src), time.Duration(r.prev-ts))
 			return false
 		}
 		r.prev = ts

@@ -130,6 +130,12 @@ func (c *csvSource) read() error {
 	return nil
 }
 
+// fieldPos is ":col (name)" of field i of the current record.
+func (c *csvSource) fieldPos(i int) string {
+	_, col := c.cr.FieldPos(i)
+	return fmt.Sprintf(":%d (%s)", col, c.header[i])
+}
+
 // cell returns field i of the current record, trimmed.
 func (c *csvSource) cell(i int) string { return strings.TrimSpace(c.rec[i]) }
 
@@ -345,6 +351,8 @@ func (s *timedTokenSource) next(r *Request) (int64, int, error) {
 	return ts, s.line, nil
 }
 
+func (s *timedTokenSource) stampPos() string { return s.fieldPos(s.ts) }
+
 // newAzureSource reads Azure LLM inference traces:
 // TIMESTAMP,ContextTokens,GeneratedTokens with datetime timestamps.
 func newAzureSource(src io.Reader, opt *ImportOptions) (rowSource, error) {
@@ -416,6 +424,8 @@ func (s *burstGPTSource) next(r *Request) (int64, int, error) {
 	r.ID = s.ids.itoa(s.line)
 	return ts, s.line, nil
 }
+
+func (s *burstGPTSource) stampPos() string { return s.fieldPos(s.ts) }
 
 // checkTotal refuses a row whose Total tokens is not Request tokens +
 // Response tokens: one of the three is corrupt, and the importer cannot

@@ -102,6 +102,14 @@ func (s *mooncakeSource) next(r *Request) (int64, int, error) {
 	return 0, 0, io.EOF
 }
 
+func (s *mooncakeSource) stampPos() string {
+	b := bytes.TrimSpace(s.sc.Bytes())
+	if i := valueOffset(b, "timestamp"); i >= 0 {
+		return fmt.Sprintf(":%d (timestamp)", s.lead+i+1)
+	}
+	return ""
+}
+
 func (s *mooncakeSource) tokens(b []byte, field string, v int64) (int32, error) {
 	switch {
 	case v == absent:
