@@ -125,7 +125,8 @@ func (c *csvSource) read() error {
 	case len(rec) < n:
 		return fmt.Errorf("%s:%d: column %s is missing: want %d fields as in the header, got %d", c.name, c.line, c.header[len(rec)], n, len(rec))
 	case len(rec) > n:
-		return fmt.Errorf("%s:%d: want %d fields as in the header, got %d", c.name, c.line, n, len(rec))
+		line, col := c.cr.FieldPos(n) // the first field past the header's
+		return fmt.Errorf("%s:%d:%d: want %d fields as in the header, got %d", c.name, line, col, n, len(rec))
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func TestBadInput(t *testing.T) {
 		{"azure short row", FormatAzure, azureHeader + "2023-11-16 18:15:46.68,1\n",
 			[]string{"in.csv:2: column GeneratedTokens is missing", "want 3 fields as in the header, got 2"}},
 		{"azure long row", FormatAzure, azureHeader + "2023-11-16 18:15:46.68,10,20,30,40\n",
-			[]string{"in.csv:2: want 3 fields as in the header, got 5"}},
+			[]string{"in.csv:2:30: want 3 fields as in the header, got 5"}},
 		{"azure bare quote", FormatAzure, azureHeader + "2023-11-16 18:15:46.68,3\"74,44\n",
 			[]string{`in.csv:2:25 (ContextTokens): bare " in non-quoted-field`}},
 		{"azure duplicate column", FormatAzure, "TIMESTAMP,ContextTokens,GeneratedTokens,contexttokens\n2023-11-16 18:15:46.68,1,1,2\n",
