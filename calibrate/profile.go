@@ -210,8 +210,10 @@ func (p *Profile) Validate() error {
 	if p.TensorParallel < 0 {
 		add("tensor_parallel = %d, must be >= 0", p.TensorParallel)
 	}
-	if p.BlockSize < 0 {
-		add("block_size = %d, must be >= 0", p.BlockSize)
+	// A block longer than any prompt never fills (traces.MaxBlockSize,
+	// the bound on --block-size).
+	if p.BlockSize < 0 || p.BlockSize > traces.MaxBlockSize {
+		add("block_size = %d: want a KV block size in [0, %d] (0 = unknown)", p.BlockSize, traces.MaxBlockSize)
 	}
 	if p.MaxSeqs < 0 {
 		add("max_seqs = %d, must be >= 0 (0: not recorded)", p.MaxSeqs)
