@@ -1313,14 +1313,31 @@ func peakRunning(rows []*traces.Request) (int, int64) {
 }
 
 // mostRunning is the most requests one measured run of runs had
-// generating at once (peakRunning).
-func mostRunning(runs []*RunResult) int {
-	most := 0
+// generating at once (peakRunning), and the name of the first run that
+// had them.
+func mostRunning(runs []*RunResult) (int, string) {
+	most, name := 0, ""
 	for _, run := range runs {
-		n, _ := peakRunning(run.Rows)
-		most = max(most, n)
+		if n, _ := peakRunning(run.Rows); n > most {
+			most, name = n, run.Spec.Name
+		}
 	}
-	return most
+	return most, name
+}
+
+// maxSeqs is the profile's max_seqs and where it ran ("the ramp" or
+// "run NAME"): a ramp capped below the decode runs' clients ran fewer
+// at once than the fit measured. 0 without memory runs.
+func (a *Analysis) maxSeqs() (int, string) {
+	c := a.Concurrency
+	if c == nil {
+		return 0, ""
+	}
+	most, run := mostRunning(a.Runs)
+	if c.MaxSeqs >= most {
+		return c.MaxSeqs, "the ramp"
+	}
+	return most, "run " + run
 }
 
 // mostHeld is the most KV tokens one run of runs held at once
@@ -1423,11 +1440,7 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 	if p.EngineArgs == nil {
 		p.EngineArgs = []string{}
 	}
-	if c := a.Concurrency; c != nil {
-		// A ramp capped below the decode runs' clients ran fewer at once
-		// than the fit measured.
-		p.MaxSeqs = max(c.MaxSeqs, mostRunning(a.Runs))
-	}
+	p.MaxSeqs, _ = a.maxSeqs()
 	p.MaxContext = longestContext(a.Runs)
 	if held, _ := a.heldKV(); held > 0 {
 		p.KV = &KVCapacity{MaxConcurrentTokens: held}
@@ -1599,7 +1612,11 @@ func (a *Analysis) Print(w io.Writer) {
 		if n := c.leftOut(); n > 0 {
 			knee += fmt.Sprintf(" (%d points with failed or early-stopped requests left out)", n)
 		}
-		fmt.Fprintf(w, "  max concurrent sequences %d (%s); throughput/TTFT knee at %s\n", c.MaxSeqs, bound, knee)
+		seqs, where := a.maxSeqs()
+		if seqs > c.MaxSeqs {
+			bound = fmt.Sprintf("the ramp's %d, %s", c.MaxSeqs, bound)
+		}
+		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs; %s); throughput/TTFT knee at %s\n", seqs, where, bound, knee)
 		held, run := a.heldKV()
 		if held == 0 {
 			fmt.Fprintf(w, "  max concurrent tokens not measured (no run on this engine held any: their requests failed); the profile records no kv\n")

@@ -1,0 +1,51 @@
+package calibrate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// printedLine is the first line of a's printout that starts with prefix.
+func printedLine(a *Analysis, prefix string) string {
+	var b bytes.Buffer
+	a.Print(&b)
+	for l := range strings.Lines(b.String()) {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+// The printed sequences figure is the one the profile records as
+// max_seqs: a decode run above a capped ramp's top ran more at once than
+// the ramp, and the line names that run beside the ramp's own limit.
+func TestPrintConcurrencyShowsProfileMaxSeqs(t *testing.T) {
+	mk := func(name, kind string, c int, rows ...*traces.Request) *RunResult {
+		return &RunResult{Spec: RunSpec{Name: name, Kind: kind, Concurrency: c}, Rows: rows, Summary: Summarize(rows)}
+	}
+	runs := []*RunResult{
+		mk("decode-c4-p64-r1", KindDecode, 4, row("a", 64, 0, 10, 20, 30), row("b", 64, 0, 10, 20, 30), row("c", 64, 0, 10, 20, 30), row("d", 64, 0, 10, 20, 30)),
+		mk("memory-c1-r1", KindMemory, 1, row("a", 512, 0, 10, 20, 30)),
+		mk("memory-c2-r1", KindMemory, 2, row("a", 512, 0, 10, 20, 30), row("b", 512, 0, 10, 20, 30)),
+	}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs)}
+	line := printedLine(a, "  max concurrent sequences")
+	recorded := a.Profile(EngineInfo{}, nil, time.Now()).MaxSeqs
+	for _, want := range []string{"max concurrent sequences 4 ", "run decode-c4-p64-r1", "max_seqs", "the ramp's 2"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("printed %q\nwant it to hold %q (the profile records max_seqs %d)", line, want, recorded)
+		}
+	}
+
+	// Where the ramp ran the most, it is named and no other figure is.
+	a.Runs, a.Concurrency = runs[1:], ProbeConcurrency(runs[1:])
+	line = printedLine(a, "  max concurrent sequences")
+	if !strings.Contains(line, "max concurrent sequences 2 (") || !strings.Contains(line, "the ramp") || strings.Contains(line, "the ramp's") {
+		t.Errorf("printed %q, want the ramp's 2 named as the figure", line)
+	}
+}
