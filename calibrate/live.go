@@ -1347,6 +1347,11 @@ func mostRunning(runs []*RunResult) (int, string) {
 	return most, name
 }
 
+// MostRunning is the most requests one fitted run had generating at
+// once, and the name of the first run that had them: what a profile's
+// max_seqs counts beside the ramp.
+func (a *Analysis) MostRunning() (int, string) { return mostRunning(a.Runs) }
+
 // maxSeqs is the profile's max_seqs and where it ran ("the ramp" or
 // "run NAME"): a ramp capped below the decode runs' clients ran fewer
 // at once than the fit measured. 0 without memory runs.

@@ -232,7 +232,7 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 		np.KV = parent.KV // the memory runs were not found: keep what was measured
 	}
 	if a.Concurrency == nil {
-		np.MaxSeqs = parent.MaxSeqs // the ramp, likewise
+		np.MaxSeqs = refitMaxSeqs(parent.MaxSeqs, a)
 	}
 	// The new profile names its files from its own directory, as the
 	// parent named its own from the parent's.
@@ -279,6 +279,19 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	}
 	rr.MetricErrorAtSpeed = MedianAbsErrors(atSpeed)
 	return rr, errors.Join(notSynced...)
+}
+
+// refitMaxSeqs is the max_seqs of a refit that found no memory runs: the
+// parent's ramp, kept as its KV capacity is, raised as calibrate raises
+// its ramp's by a fitted run (a verification run) that ran more at once.
+// A parent that recorded none (0) keeps none: the verification runs alone
+// would understate what its own runs measured.
+func refitMaxSeqs(parent int, a *calibrate.Analysis) int {
+	if parent == 0 {
+		return 0
+	}
+	most, _ := a.MostRunning()
+	return max(parent, most)
 }
 
 // resimulate predicts each measured candidate of res again with the
