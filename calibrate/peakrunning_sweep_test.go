@@ -1,10 +1,10 @@
 package calibrate
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -85,23 +85,40 @@ func TestPeakRunningSweepMatchesScan(t *testing.T) {
 	}
 }
 
-// A long run's peak costs a sort of its events, not a scan of every
-// request at each request's end: 20,000 requests, all overlapping, are
-// measured in well under the second allowed here.
-func TestPeakRunningLongRun(t *testing.T) {
-	const n = 20_000
-	rows := make([]*traces.Request, n)
-	for i := range rows {
-		rows[i] = row(strconv.Itoa(i), 100, 0, float64(i), float64(i)+n, float64(i)+2*n)
-	}
-	start := time.Now()
-	peak, tok := peakRunning(rows)
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("peakRunning of %d requests took %v", n, el)
-	}
-	// Just before the first ends, at 2n ms, each holds two tokens and
-	// the first its third.
+// Every request overlaps every other: the peak is all of them, each
+// holding its prompt and two tokens, the first its third.
+func TestPeakRunningAllOverlapping(t *testing.T) {
+	const n = 2_000
+	peak, tok := peakRunning(overlapping(n))
 	if want := int64(n*(100+2) + 1); peak != n || tok != want {
 		t.Errorf("peak %d sequences, %d tokens; want %d, %d", peak, tok, n, want)
+	}
+}
+
+// overlapping is n requests of 100-token prompts, request i sent at i ms
+// with its first token at i+n and its end at i+2n.
+func overlapping(n int) []*traces.Request {
+	rows := make([]*traces.Request, n)
+	for i := range rows {
+		rows[i] = row(strconv.Itoa(i), 100, 0, float64(i), float64(i)+float64(n), float64(i)+float64(2*n))
+	}
+	return rows
+}
+
+// The sweep against the scan it replaced, on runs where every request
+// overlaps every other.
+func BenchmarkPeakRunning(b *testing.B) {
+	for _, n := range []int{1_000, 5_000} {
+		rows := overlapping(n)
+		b.Run(fmt.Sprintf("sweep/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				peakRunning(rows)
+			}
+		})
+		b.Run(fmt.Sprintf("scan/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				peakRunningByScan(rows)
+			}
+		})
 	}
 }
