@@ -463,10 +463,7 @@ func (c *Config) value(key string) (any, bool) {
 		}
 		return int64(p.Cluster.LongReplicas), true
 	case "model.precision":
-		if prec, err := model.ParsePrecision(p.Model.Precision); err == nil {
-			return string(prec), true
-		}
-		return p.Model.Precision, true
+		return precisionName(p), true
 	case "model.max_new_tokens":
 		return int64(p.Model.MaxNewTokens), true
 	case "device.max_model_len":
@@ -635,6 +632,16 @@ func literal(key, v string) (string, error) {
 		return string(p), nil
 	}
 	return v, nil
+}
+
+// precisionName is p's precision by the catalog's name ("bf16" for a
+// plan's "bfloat16"), as the simulated trace's metadata names it; as
+// written where it names none.
+func precisionName(p *plan.Plan) string {
+	if prec, err := model.ParsePrecision(p.Model.Precision); err == nil {
+		return prec.String()
+	}
+	return p.Model.Precision
 }
 
 func numeric(k kind) bool { return k == kInt || k == kFloat }

@@ -129,7 +129,7 @@ func configRow(c *Config) Row {
 	b := p.Batch
 	r := Row{
 		Index: int64(c.Index), Label: c.Label, PlanTOML: c.PlanTOML,
-		Model: p.Model.Name, Precision: p.Model.Precision, MaxNewTokens: int64(p.Model.MaxNewTokens),
+		Model: p.Model.Name, Precision: precisionName(p), MaxNewTokens: int64(p.Model.MaxNewTokens),
 		Strategy: b.Strategy, MaxWaitMs: math.NaN(), PrefixCaching: b.PrefixCaching,
 		Device: p.Device.Model, DeviceCount: int64(p.Device.Count), Replicas: int64(c.Replicas),
 		GPUMemoryUtilization: p.Device.GPUMemoryUtilization, MaxModelLen: int64(p.Device.MaxModelLen), BlockSize: int64(p.Device.BlockSize),
