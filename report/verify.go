@@ -47,6 +47,10 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 			}
 			continue
 		}
+		if len(c.Rows) == 0 { // as verify prints it
+			tab.Rows = append(tab.Rows, []string{name, c.Status, "", "", "", "", "", "no measured rows: " + c.NoRowsReason()})
+			tab.Marked = append(tab.Marked, true)
+		}
 		for _, r := range c.Rows {
 			verdict, bad := "n/a", false
 			if r.Pass != nil {

@@ -691,7 +691,7 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 		if len(c.Rows) == 0 {
 			// Else its only mention would be the ranking's left-out list.
-			fmt.Fprintf(tw, "%s\tstatus\t\t\t\t\tOK: no measured rows: %s\n", head, c.noRowsReason())
+			fmt.Fprintf(tw, "%s\tstatus\t\t\t\t\tOK: no measured rows: %s\n", head, c.NoRowsReason())
 		}
 		for i, r := range c.Rows {
 			name := head
@@ -954,8 +954,9 @@ func (c *CandidateResult) KeptRuns() string {
 	return fmt.Sprintf("runs 1–%d succeeded before run %d failed: their mean is kept in verify.json, not compared", ok, len(c.Repeats))
 }
 
-// noRowsReason says why a measured candidate has no metric rows.
-func (c *CandidateResult) noRowsReason() string {
+// NoRowsReason says why a measured candidate has no metric rows, as its
+// table line gives it.
+func (c *CandidateResult) NoRowsReason() string {
 	switch m := c.Measured; {
 	case m.Requests == 0:
 		return "no request was measured"
