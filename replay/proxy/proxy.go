@@ -1176,7 +1176,8 @@ type tap struct {
 	keep bool
 	enc  string
 	done bool
-	// closed: rc was closed after a panic in Read; Close does not again.
+	// closed: rc was closed after a panic in Read or in Close's end;
+	// Close does not again.
 	closed bool
 }
 
@@ -1237,6 +1238,7 @@ func (t *tap) Read(b []byte) (int, error) {
 }
 
 func (t *tap) Close() error {
+	defer t.closeOnPanic()
 	t.end()
 	if t.closed {
 		return nil
@@ -1244,13 +1246,15 @@ func (t *tap) Close() error {
 	return t.rc.Close()
 }
 
-// closeOnPanic closes the upstream body when Read panics, and lets the
-// panic go on: ReverseProxy closes no body on a panic, and one left open
+// closeOnPanic closes the upstream body when Read or Close panics, and
+// lets the panic go on: ReverseProxy closes no body on a panic, and one left open
 // never releases its upstream connection.
 func (t *tap) closeOnPanic() {
 	if v := recover(); v != nil {
-		t.closed = true
-		t.rc.Close()
+		if !t.closed {
+			t.closed = true
+			t.rc.Close()
+		}
 		panic(v)
 	}
 }
