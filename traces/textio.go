@@ -327,8 +327,13 @@ func (r *csvReader) Next() bool {
 	r.line = line
 	// A short row is most often a truncated file: never read it as one
 	// with empty cells.
-	if len(rec) != len(r.header) {
+	if len(rec) < len(r.header) {
 		r.err = fmt.Errorf("line %d: want %d fields as in the header, got %d", line, len(r.header), len(rec))
+		return false
+	}
+	if len(rec) > len(r.header) {
+		fl, col := r.cr.FieldPos(len(r.header)) // the first field past the header's
+		r.err = fmt.Errorf("line %d, column %d: want %d fields as in the header, got %d", fl+r.base, col, len(r.header), len(rec))
 		return false
 	}
 	r.err = parseRow(&r.cur, func(field int) (string, string) {
