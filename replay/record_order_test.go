@@ -33,7 +33,7 @@ func TestRecordRefusesArrivalsOutOfOrder(t *testing.T) {
 		t.Fatalf("recorded; reading the recording back: %v", ierr)
 	}
 	// Row 3 is line 6, below two metadata lines and the header.
-	if !strings.Contains(err.Error(), "in.csv: line 6: arrival goes back in time") {
+	if !strings.Contains(err.Error(), "in.csv: line 6: arrival_ns: arrival goes back in time") {
 		t.Errorf("error %q: want it to name the file, row 3's line and what is wrong", err)
 	}
 	if _, err := os.Stat(cfg.Out); err == nil {

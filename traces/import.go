@@ -494,7 +494,8 @@ func (c *orderChecker) Next() bool {
 	c.row++
 	a := c.Reader.At().Arrival
 	if c.row > 1 && a < c.prev {
-		c.err = fmt.Errorf("%s: %s: arrival goes back in time (%s before the previous row)", c.name, c.where(), time.Duration(c.prev-a))
+		c.err = fmt.Errorf("%s: %s: %s: arrival goes back in time: want an arrival at or after the previous row's, got one %s before it",
+			c.name, c.where(), ColArrival, time.Duration(c.prev-a))
 		return false
 	}
 	c.prev = a

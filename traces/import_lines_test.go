@@ -35,15 +35,15 @@ func TestImportServesimRowErrorsNameTheLine(t *testing.T) {
 		opt        ImportOptions
 		want       string
 	}{
-		{"t.csv", csvHead + "5,1,1\n6,1,1\n\"3\",1,1\n", ImportOptions{}, "t.csv: line 7: arrival goes back in time"},
+		{"t.csv", csvHead + "5,1,1\n6,1,1\n\"3\",1,1\n", ImportOptions{}, "t.csv: line 7: arrival_ns: arrival goes back in time"},
 		{"t.csv", csvHead + "5,1,1\n6,1,1\n7,1,200\n", ImportOptions{MaxTokens: 100}, "t.csv: line 7: output_tokens: want a token count of at most 100"},
 		{"t.jsonl", jsonlHead + `{"arrival_ns": 5, "prompt_tokens": 1, "output_tokens": 1}` + "\n\n" +
-			`{"arrival_ns": 3, "prompt_tokens": 1, "output_tokens": 1}` + "\n", ImportOptions{}, "t.jsonl: line 4: arrival goes back in time"},
+			`{"arrival_ns": 3, "prompt_tokens": 1, "output_tokens": 1}` + "\n", ImportOptions{}, "t.jsonl: line 4: arrival_ns: arrival goes back in time"},
 		{"t.jsonl", jsonlHead + `{"arrival_ns": 5, "prompt_tokens": 200, "output_tokens": 1}` + "\n", ImportOptions{MaxTokens: 100},
 			"t.jsonl: line 2: prompt_tokens: want a token count of at most 100"},
 		// Without metadata, the first JSONL row is line 1.
 		{"t.jsonl", `{"arrival_ns": 5, "prompt_tokens": 1, "output_tokens": 1}` + "\n" +
-			`{"arrival_ns": 3, "prompt_tokens": 1, "output_tokens": 1}` + "\n", ImportOptions{}, "t.jsonl: line 2: arrival goes back in time"},
+			`{"arrival_ns": 3, "prompt_tokens": 1, "output_tokens": 1}` + "\n", ImportOptions{}, "t.jsonl: line 2: arrival_ns: arrival goes back in time"},
 	} {
 		if err := importErr(t, tc.name, tc.body, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.want)

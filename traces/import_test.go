@@ -310,7 +310,7 @@ func TestImportServesimChecksOrder(t *testing.T) {
 	defer r.Close()
 	for r.Next() {
 	}
-	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "t.csv: line 3: arrival goes back in time") {
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "t.csv: line 3: arrival_ns: arrival goes back in time") {
 		t.Errorf("err = %v", err)
 	}
 }
