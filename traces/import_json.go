@@ -113,7 +113,7 @@ func (s *mooncakeSource) stampPos() string {
 func (s *mooncakeSource) tokens(b []byte, field string, v int64) (int32, error) {
 	switch {
 	case v == absent:
-		return 0, fmt.Errorf("%s:%d (%s): want a token count, got none", s.name, s.line, field)
+		return 0, s.valueErr(b, field, "want a token count, got none") // a null's column, if given
 	case v < 0:
 		return 0, s.valueErr(b, field, "want a non-negative token count, got %d", v)
 	case v > s.maxTok:
