@@ -105,7 +105,7 @@ func overlapping(n int) []*traces.Request {
 	return rows
 }
 
-// The sweep against the scan it replaced, on runs where every request
+// The sweep against the test's quadratic scan, on runs where every request
 // overlaps every other.
 func BenchmarkPeakRunning(b *testing.B) {
 	for _, n := range []int{1_000, 5_000} {
