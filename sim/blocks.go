@@ -199,10 +199,10 @@ func (m *blockManager) forget(key uint64) {
 	m.gen++
 	b := &m.slab[i]
 	b.key, b.anon = 0, 1
+	// Folded into an anonymous run before it, i leaves the queue, and
+	// unlink joins that run with one after; else i takes in the one after.
 	m.mergeAnon(b.prev, i)
-	if next := m.slab[i].next; next >= 0 && m.slab[i].anon > 0 {
-		m.mergeAnon(i, next)
-	}
+	m.mergeAnon(i, m.slab[i].next)
 }
 
 // mergeAnon folds anonymous run j into run i before it when both are
@@ -308,12 +308,7 @@ func (m *blockManager) unlink(i int32) {
 		m.lruTail = prev
 	}
 	b.prev, b.next = -1, -1
-	if prev >= 0 && next >= 0 && m.slab[prev].anon > 0 && m.slab[next].anon > 0 {
-		m.slab[prev].anon += m.slab[next].anon
-		m.slab[next].anon = 0
-		m.unlink(next)
-		m.freeSlots = append(m.freeSlots, next)
-	}
+	m.mergeAnon(prev, next)
 }
 
 // check verifies the manager's own accounting.
