@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servesim/servesim/internal/tomlkeys"
 )
 
 // tomlTypeError finds the key of data (decoded as md) whose value's type
@@ -24,7 +26,7 @@ func tomlTypeError(data string, md toml.MetaData) (toml.Key, error) {
 		if !ok {
 			continue
 		}
-		v := tomlValue(raw, k)
+		v := tomlkeys.Value(raw, k)
 		if v == nil || tomlFits(v, t) {
 			continue
 		}
@@ -62,48 +64,9 @@ func decodesItself(t reflect.Type) bool {
 	return p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) || p.Implements(reflect.TypeFor[toml.Unmarshaler]())
 }
 
-// settingFieldType is the type of the fileSettings field that key sets,
-// matched regardless of case as the decoder matches it.
+// settingFieldType is the type of the fileSettings field that key sets.
 func settingFieldType(key toml.Key) (reflect.Type, bool) {
-	t := reflect.TypeFor[fileSettings]()
-	for _, name := range key {
-		if t.Kind() != reflect.Struct {
-			return nil, false
-		}
-		f, ok := fieldByTOMLTag(t, name)
-		if !ok {
-			return nil, false
-		}
-		t = f.Type
-	}
-	return t, true
-}
-
-func fieldByTOMLTag(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-		if tag == "" {
-			tag = f.Name
-		}
-		if strings.EqualFold(tag, name) {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-// tomlValue is the value key sets in raw; nil when there is none.
-func tomlValue(raw map[string]any, key toml.Key) any {
-	var cur any = raw
-	for _, k := range key {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[k]
-	}
-	return cur
+	return tomlkeys.FieldType(reflect.TypeFor[fileSettings](), key)
 }
 
 // tomlFits reports whether the decoder would take v into a value of type

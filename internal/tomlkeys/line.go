@@ -122,19 +122,20 @@ func EntryLine(data string, array toml.Key, i int, key toml.Key) int {
 		if err != nil || md.Type(array...) != "ArrayHash" {
 			continue
 		}
-		entries, _ := lookup(v, array).([]map[string]any)
+		entries, _ := Value(v, array).([]map[string]any)
 		if len(entries) > i+1 {
 			return 0 // the i-th table is past and never held key
 		}
-		if len(entries) == i+1 && (len(key) == 0 || lookup(entries[i], key) != nil) {
+		if len(entries) == i+1 && (len(key) == 0 || Value(entries[i], key) != nil) {
 			return Line(head, md, append(slices.Clone(array), key...))
 		}
 	}
 	return 0
 }
 
-// lookup is the value of key in v; nil when there is none.
-func lookup(v map[string]any, key toml.Key) any {
+// Value is the value key sets in v (a document decoded into a map); nil
+// when there is none.
+func Value(v map[string]any, key toml.Key) any {
 	var cur any = v
 	for _, k := range key {
 		m, ok := cur.(map[string]any)

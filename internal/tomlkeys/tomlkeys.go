@@ -110,6 +110,23 @@ func miscased(md toml.MetaData, v any) []miscase {
 	return out
 }
 
+// FieldType is the type of the field that key sets in struct type t,
+// matched as the decoder matches it: exactly, else in another case, and
+// through embedded structs. false where t declares no such field.
+func FieldType(t reflect.Type, key toml.Key) (reflect.Type, bool) {
+	for _, name := range key {
+		if t.Kind() != reflect.Struct {
+			return nil, false
+		}
+		f, _, ok := field(t, name)
+		if !ok {
+			return nil, false
+		}
+		t = f.typ
+	}
+	return t, true
+}
+
 type declared struct {
 	name string
 	typ  reflect.Type
