@@ -47,9 +47,11 @@ func RunPath(out string, k, n int) string {
 // (normally, or interrupted through ctx) the rows are rewritten in input
 // order to out in out's format, atomically, and the partial file is
 // removed; an interrupt before a run starts ends Record there, that run
-// and the later ones not begun (log names them), and a run interrupted before any row completed (the rows it
-// cut short, canceled, do not count, nor do rows the source trace marks failed, never sent) writes no trace (its summary says so: Written is false). The text model is calibrated once, before the first run, when
-// cfg.Text is zero. Progress lines go to log (may be nil). With several
+// and the later ones not begun (log names them), and a run interrupted
+// before any row completed (the rows it cut short, canceled, do not
+// count, nor do rows the source trace marks failed, never sent) writes
+// no trace (its summary says so: Written is false). The text model is
+// calibrated once, before the first run, when cfg.Text is zero. Progress lines go to log (may be nil). With several
 // runs, raw bodies go to cfg.SaveRaw/runK, and a given cfg.Salt is run 1's:
 // each later run derives its own from it, so no run repeats another's
 // prompts.
