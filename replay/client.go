@@ -380,6 +380,15 @@ func keptText(kept string, streamed int) string {
 	return fmt.Sprintf("%s"+cutMarkFormat, text, len(kept), streamed)
 }
 
+// chunkBytes is the decoded text the content chunks carried, kept or not.
+func chunkBytes(chunks []tokentime.Chunk) int {
+	n := 0
+	for _, c := range chunks {
+		n += int(c.Bytes)
+	}
+	return n
+}
+
 // cutMarkFormat ends a kept text that was cut (keptText).
 const cutMarkFormat = "… [servesim: output text cut at %d of %d bytes]"
 
@@ -589,16 +598,15 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		s.st.raw = &s.raw
 	}
 	var (
-		usage     *openai.Usage
-		cached    bool // usage reported cached tokens
-		noPrompt  bool // usage had no prompt_tokens
-		noOutput  bool // usage had no completion_tokens
-		keptTo    *strings.Builder
-		finish    string
-		done      bool
-		problem   string
-		readErr   error
-		textBytes int // decoded text the stream carried, kept or not
+		usage    *openai.Usage
+		cached   bool // usage reported cached tokens
+		noPrompt bool // usage had no prompt_tokens
+		noOutput bool // usage had no completion_tokens
+		keptTo   *strings.Builder
+		finish   string
+		done     bool
+		problem  string
+		readErr  error
 		// Diagnostics number chunks as the raw stream does: every data
 		// event counts, the role-only first chunk and usage chunks too,
 		// whereas s.chunks holds only content chunks.
@@ -636,7 +644,6 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 		if problem = choiceProblem(cs, events); problem != "" {
 			return false
 		}
-		textBytes += cs.text
 		if cs.hasUsage {
 			s.usage, usage, cached, noPrompt, noOutput = cs.usage, &s.usage, cs.cached, cs.noPrompt, cs.noOutput // with continuous usage stats every chunk carries it
 		}
@@ -771,7 +778,7 @@ func (c *client) send(ctx context.Context, start time.Time, idx int, r *traces.R
 	// whole, so a rune split across chunks stays one.
 	r.FinishReason = strings.ToValidUTF8(finish, "\uFFFD")
 	if c.cfg.KeepText {
-		r.OutputText = keptText(s.text.String(), textBytes)
+		r.OutputText = keptText(s.text.String(), chunkBytes(s.chunks))
 	}
 }
 
