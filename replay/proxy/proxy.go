@@ -1101,13 +1101,10 @@ func copyInArrivalOrder(w traces.Writer, r traces.Reader, src string) error {
 	for n := 1; r.Next(); n++ {
 		row := r.At()
 		seq, err := strconv.ParseInt(row.ID, 10, 64)
-		if err != nil || seq < next {
+		if err != nil || seq < next || held[seq] != nil {
 			return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, n, row.ID)
 		}
 		if seq != next {
-			if _, dup := held[seq]; dup {
-				return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, n, row.ID)
-			}
 			held[seq] = row.Clone()
 			continue
 		}
