@@ -103,9 +103,9 @@ func (CostSection) Blocks(in *Inputs) ([]Block, error) {
 			atSLO, penPct, penUSD := numfmt.USD(r.USDPerMOutEst), numfmt.Pct(r.TailPenalty), numfmt.USD(pen)
 			goodput := fmtF(r.GoodputOutTokPerSecPerDevice, 0)
 			if r.CapacityLowerBound() {
-				atSLO, penPct, penUSD = markUpperBound(atSLO), markUpperBound(penPct), markUpperBound(penUSD)
+				atSLO, penPct, penUSD = numfmt.AtMost(atSLO), numfmt.AtMost(penPct), numfmt.AtMost(penUSD)
 				upperBound = upperBound || atSLO != "—" || penPct != "—" || penUSD != "—"
-				goodput = markLowerBound(goodput)
+				goodput = numfmt.AtLeast(goodput)
 				lowerBound = lowerBound || goodput != "—"
 			}
 			st.Rows = append(st.Rows, []string{rowMark(r) + " " + r.Label, fmt.Sprint(devices), atSLO,
@@ -161,26 +161,6 @@ func markHardwareOnly(cell string) string {
 		return cell
 	}
 	return cell + hardwareOnlyMark
-}
-
-// markUpperBound marks a figure taken at a capacity that is a lower
-// bound (Row.CapacityLowerBound) and that falls as the load rises: at the
-// true capacity it is lower. "—" is no figure to mark.
-func markUpperBound(cell string) string {
-	if cell == "—" {
-		return cell
-	}
-	return "≤" + cell
-}
-
-// markLowerBound marks a figure taken at a capacity that is a lower
-// bound (Row.CapacityLowerBound) and that rises with the load: at the
-// true capacity it is higher. "—" is no figure to mark.
-func markLowerBound(cell string) string {
-	if cell == "—" {
-		return cell
-	}
-	return "≥" + cell
 }
 
 func perMTotal(v float64, tokens int64) string {

@@ -171,19 +171,16 @@ func (ComparisonSection) Blocks(in *Inputs) ([]Block, error) {
 			cells := row(r.Label, rowMark(r), rr, r.Outcome)
 			// a capacity the SLO held up to the search's limit is at least
 			// this load, carrying at least this output, as the sweep's own
-			// table prints its scale "≥"
+			// table prints its scale "≥", and its cost per token there is
+			// at most that at the capacity
 			if r.CapacityLowerBound() {
 				for _, c := range []int{reqPerSecCol, outTokPerSecCol} {
-					if cells[c] != "—" {
-						cells[c] = "≥" + cells[c]
-						lowerBound = true
-					}
+					cells[c] = numfmt.AtLeast(cells[c])
+					lowerBound = lowerBound || cells[c] != "—"
 				}
-			}
-			// and its cost per token there, at most that at the capacity
-			if est := len(cells) - estCostFromEnd; r.CapacityLowerBound() && cells[est] != "—" {
-				cells[est] = "≤" + cells[est]
-				upperBound = true
+				est := len(cells) - estCostFromEnd
+				cells[est] = numfmt.AtMost(cells[est])
+				upperBound = upperBound || cells[est] != "—"
 			}
 			t.Rows = append(t.Rows, cells)
 			t.Marked = append(t.Marked, r.OnPareto || r.ParetoLatency || r.ParetoThroughput)

@@ -612,23 +612,21 @@ func sweepScale(r *sweep.Row) string {
 	return s
 }
 
-// belowCapacity marks ≥ a figure taken at a row's capacity that rises
-// with the load (req/s, goodput) where that capacity is a lower bound:
-// at the true capacity it is higher. "—" is no figure to mark.
+// belowCapacity marks a figure taken at a row's capacity that rises
+// with the load (req/s, goodput) where that capacity is a lower bound.
 func belowCapacity(r *sweep.Row, cell string) string {
-	if r.CapacityLowerBound() && cell != "—" {
-		return "≥" + cell
+	if r.CapacityLowerBound() {
+		return numfmt.AtLeast(cell)
 	}
 	return cell
 }
 
-// atCapacity marks ≤ a figure taken at a row's capacity that falls as
-// the load rises (the cost per token at the SLO, the tail penalty) where
-// that capacity is a lower bound: at the true capacity it is lower. "—"
-// is no figure to mark.
+// atCapacity marks a figure taken at a row's capacity that falls as the
+// load rises (the cost per token at the SLO, the tail penalty) where that
+// capacity is a lower bound.
 func atCapacity(r *sweep.Row, cell string) string {
-	if r.CapacityLowerBound() && cell != "—" {
-		return "≤" + cell
+	if r.CapacityLowerBound() {
+		return numfmt.AtMost(cell)
 	}
 	return cell
 }

@@ -181,6 +181,27 @@ func belowFloor(p float64) string {
 	return ">-0.001%"
 }
 
+// AtLeast marks a figure that is a lower bound "≥": one taken at a
+// capacity the search capped (sweep.Row.CapacityLowerBound) that rises
+// with the load, so at the true capacity it is higher. "—" is no figure
+// to mark.
+func AtLeast(cell string) string {
+	if cell == "—" {
+		return cell
+	}
+	return "≥" + cell
+}
+
+// AtMost marks a figure that is an upper bound "≤": one taken at a
+// capacity the search capped that falls as the load rises, so at the
+// true capacity it is lower. "—" is no figure to mark.
+func AtMost(cell string) string {
+	if cell == "—" {
+		return cell
+	}
+	return "≤" + cell
+}
+
 // Count is n and the noun, plural unless n is 1: "1 run", "8 runs", so
 // that no message hedges with "run(s)".
 func Count(n int, noun string) string {

@@ -292,3 +292,16 @@ func TestSignedPct(t *testing.T) {
 		}
 	}
 }
+
+func TestBoundMarks(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{AtLeast("1.25"), "≥1.25"},
+		{AtMost("$0.42"), "≤$0.42"},
+		{AtLeast("—"), "—"}, // no figure to mark
+		{AtMost("—"), "—"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
