@@ -12,7 +12,7 @@ import (
 // horizontal or vertical.
 func TestLatencyCDFIsDrawnAsSteps(t *testing.T) {
 	r := &Run{Name: "r", Lat: &Latencies{E2E: []float64{1, 3}}}
-	f, err := cdfFigure("cdf-e2e", "E2E", []*Run{r}, e2es)
+	f, err := cdfFigure("cdf-e2e", "E2E", []*Run{r}, func(l *Latencies) []float64 { return l.E2E })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ type Change struct {
 	Lo, Hi float64
 	Noisy  bool
 	format func(float64) string
-	sample func(*Latencies) []float64 // the per-request values behind a latency figure
+	series string // the per-request values behind a latency figure (seriesOf)
 	stat   statistic
 }
 
@@ -53,11 +53,11 @@ func Compare(a, b *Run, threshold float64) []Change {
 	cs := []Change{
 		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
 		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
-		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs, sample: ttfts, stat: quantile(0.50)},
-		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs, sample: ttfts, stat: quantile(0.99)},
-		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs, sample: tpots, stat: meanOf},
-		{Metric: "P99 TPOT", A: ma.TPOTP99, B: mb.TPOTP99, Better: -1, Gated: true, format: secs, sample: tpots, stat: quantile(0.99)},
-		{Metric: "P99 E2E", A: ma.E2EP99, B: mb.E2EP99, Better: -1, Gated: true, format: secs, sample: e2es, stat: quantile(0.99)},
+		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs, series: "TTFT", stat: quantile(0.50)},
+		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs, series: "TTFT", stat: quantile(0.99)},
+		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs, series: "TPOT", stat: meanOf},
+		{Metric: "P99 TPOT", A: ma.TPOTP99, B: mb.TPOTP99, Better: -1, Gated: true, format: secs, series: "TPOT", stat: quantile(0.99)},
+		{Metric: "P99 E2E", A: ma.E2EP99, B: mb.E2EP99, Better: -1, Gated: true, format: secs, series: "E2E", stat: quantile(0.99)},
 		{Metric: "device-seconds", A: ma.DeviceSeconds, B: mb.DeviceSeconds, Better: -1, Gated: true, format: f0},
 		{Metric: "$/1M output (estimated)", A: ma.USDPerMOutEst, B: mb.USDPerMOutEst, Better: -1, Gated: true, format: usd},
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
@@ -86,15 +86,16 @@ func Compare(a, b *Run, threshold float64) []Change {
 	// A measured run (live, a proxy's capture, ...) differs from the next
 	// by chance; a simulated one does not.
 	sampled := (a.Kind != "simulated" || b.Kind != "simulated") && a.Lat != nil && b.Lat != nil
-	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
+	for i := range cs {
+		cs[i].Rel = relChange(cs[i].A, cs[i].B)
+		cs[i].Lo, cs[i].Hi = math.NaN(), math.NaN()
+	}
+	if sampled {
+		setIntervals(cs, a.Lat, b.Lat)
+	}
 	for i := range cs {
 		c := &cs[i]
-		c.Rel = relChange(c.A, c.B)
-		c.Lo, c.Hi = math.NaN(), math.NaN()
-		if sampled && c.sample != nil && known(c.Rel) {
-			c.Lo, c.Hi = changeInterval(inArrivalOrder(a.Lat, c.sample), inArrivalOrder(b.Lat, c.sample), c.stat, rng)
-			c.Noisy = c.Rel != 0 && c.Lo <= 0 && c.Hi >= 0
-		}
+		c.Noisy = known(c.Lo) && c.Rel != 0 && c.Lo <= 0 && c.Hi >= 0
 		if !c.Gated || !known(c.A) || !known(c.B) {
 			continue
 		}
@@ -119,23 +120,53 @@ func Compare(a, b *Run, threshold float64) []Change {
 	return cs
 }
 
-// inArrivalOrder is the values of l that get picks, in arrival order, for a
-// block bootstrap; where the order is not known, shuffled (by a fixed
-// seed), so that blocks of them are independent draws rather than runs
-// of neighbouring sorted values.
-func inArrivalOrder(l *Latencies, get func(*Latencies) []float64) []float64 {
-	if l.ByArrival != nil {
-		return get(l.ByArrival)
+// setIntervals sets the bootstrap interval of each known latency change
+// in cs, series by series: one series' statistics are read from the same
+// resamples of a and b.
+func setIntervals(cs []Change, a, b *Latencies) {
+	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
+	for _, series := range []string{"TTFT", "TPOT", "E2E"} {
+		var at []int
+		var stats []statistic
+		for i, c := range cs {
+			if c.series == series && known(c.Rel) {
+				at, stats = append(at, i), append(stats, c.stat)
+			}
+		}
+		if len(at) == 0 {
+			continue
+		}
+		ivs := changeIntervals(inArrivalOrder(a, series), inArrivalOrder(b, series), stats, rng)
+		for j, i := range at {
+			cs[i].Lo, cs[i].Hi = ivs[j].lo, ivs[j].hi
+		}
 	}
-	v := slices.Clone(get(l))
+}
+
+// inArrivalOrder is l's series (seriesOf), in arrival order, for a block
+// bootstrap; where the order is not known, shuffled (by a fixed seed), so
+// that blocks of them are independent draws rather than runs of
+// neighbouring sorted values.
+func inArrivalOrder(l *Latencies, series string) []float64 {
+	if l.ByArrival != nil {
+		return seriesOf(l.ByArrival, series)
+	}
+	v := slices.Clone(seriesOf(l, series))
 	rng := rand.New(rand.NewPCG(3, 4))
 	rng.Shuffle(len(v), func(i, j int) { v[i], v[j] = v[j], v[i] })
 	return v
 }
 
-func ttfts(l *Latencies) []float64 { return l.TTFT }
-func tpots(l *Latencies) []float64 { return l.TPOT }
-func e2es(l *Latencies) []float64  { return l.E2E }
+// seriesOf is l's values of the latency series named: TTFT, TPOT or E2E.
+func seriesOf(l *Latencies, series string) []float64 {
+	switch series {
+	case "TTFT":
+		return l.TTFT
+	case "TPOT":
+		return l.TPOT
+	}
+	return l.E2E
+}
 
 // fmtShare is a share in percent with two decimals: one failure in
 // 100,000 is "0.001%", not "0.00%".

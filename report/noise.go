@@ -29,27 +29,58 @@ func quantile(q float64) statistic { return statistic{q} }
 // than 1,000 requests has no interval (it is one of the few slowest).
 const minTail = 10
 
-// changeInterval is the 95% bootstrap interval of the relative change
-// (stat(b) − stat(a)) / stat(a): each run's requests, in arrival order,
-// are resampled in circular blocks (blockLength), independently of the
-// other's, since latencies under load come in bursts that independent
-// draws would read as a run's own luck many times over. Both are NaN when
-// either sample is too small (minTail).
-func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64) {
-	if !s.enough(len(a)) || !s.enough(len(b)) {
-		return math.NaN(), math.NaN()
+// interval bounds a relative change; both NaN when not computed.
+type interval struct{ lo, hi float64 }
+
+// changeIntervals are the 95% bootstrap intervals of the relative changes
+// (stat(b) − stat(a)) / stat(a) of each of stats: each run's requests, in
+// arrival order, are resampled in circular blocks (sampleBlockLength),
+// independently of the other's, since latencies under load come in bursts
+// that independent draws would read as a run's own luck many times over.
+// A sample's block length is estimated once, and each round's resamples
+// serve every statistic, so that the intervals of one series agree. An
+// interval is NaN when either sample is too small for it (minTail).
+func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interval {
+	ivs := make([]interval, len(stats))
+	var drawA, drawB []func([]int) float64
+	var used []int // the indexes in stats of drawA and drawB
+	la, lb := 0, 0
+	for i, s := range stats {
+		ivs[i] = interval{math.NaN(), math.NaN()}
+		if !s.enough(len(a)) || !s.enough(len(b)) {
+			continue
+		}
+		if used == nil {
+			la, lb = sampleBlockLength(a), sampleBlockLength(b)
+		}
+		used = append(used, i)
+		drawA, drawB = append(drawA, s.resampler(a, la)), append(drawB, s.resampler(b, lb))
 	}
-	drawA, drawB := s.resampler(a, sampleBlockLength(a)), s.resampler(b, sampleBlockLength(b))
-	rel := make([]float64, bootstrapRounds)
-	for i := range rel {
-		rel[i] = relChange(drawA(rng), drawB(rng))
+	if used == nil {
+		return ivs
 	}
-	slices.Sort(rel)
-	tail := 0.025
-	if s.q == 0 {
-		tail = expandedTail(min(len(a), len(b)))
+	blA, blB := blocksOf(len(a), la), blocksOf(len(b), lb)
+	startsA, startsB := make([]int, blA.count), make([]int, blB.count)
+	rel := make([][]float64, len(used))
+	for j := range rel {
+		rel[j] = make([]float64, bootstrapRounds)
 	}
-	return Quantile(rel, tail), Quantile(rel, 1-tail)
+	for r := range bootstrapRounds {
+		blA.drawStarts(rng, startsA)
+		blB.drawStarts(rng, startsB)
+		for j := range used {
+			rel[j][r] = relChange(drawA[j](startsA), drawB[j](startsB))
+		}
+	}
+	for j, i := range used {
+		slices.Sort(rel[j])
+		tail := 0.025
+		if stats[i].q == 0 {
+			tail = expandedTail(min(len(a), len(b)))
+		}
+		ivs[i] = interval{Quantile(rel[j], tail), Quantile(rel[j], 1-tail)}
+	}
+	return ivs
 }
 
 // blockLength is the block length of the circular block bootstrap of n
@@ -95,6 +126,14 @@ func blocksOf(n, l int) blocks {
 	return blocks{n: n, l: l, count: count, last: n - (count-1)*l}
 }
 
+// drawStarts draws the start of each of a resample's blocks into starts
+// (bl.count of them), the last the partial block's.
+func (bl blocks) drawStarts(rng *rand.Rand, starts []int) {
+	for c := range starts {
+		starts[c] = rng.IntN(bl.n)
+	}
+}
+
 // windowSums is the sum of the w requests from each start, wrapping, in
 // linear time: cut into chunks of w, a window is the rest of its start's
 // chunk and the beginning of the next, each summed once for all windows.
@@ -126,26 +165,27 @@ func windowSums(x []float64, w int) []float64 {
 	return sums
 }
 
-// meanResampler returns a function that draws the mean of one circular
-// block bootstrap resample of x: the sum of its blocks' sums, read from
-// the sums of every block, so a draw costs a block count, not n.
-func meanResampler(x []float64, l int) func(*rand.Rand) float64 {
+// meanResampler returns a function that reads the mean of the circular
+// block bootstrap resample of x whose blocks start at starts (drawStarts):
+// the sum of its blocks' sums, read from the sums of every block, so a
+// draw costs a block count, not n.
+func meanResampler(x []float64, l int) func(starts []int) float64 {
 	bl := blocksOf(len(x), l)
 	whole, part := windowSums(x, bl.l), windowSums(x, bl.last)
-	return func(rng *rand.Rand) float64 {
+	return func(starts []int) float64 {
 		sum := 0.0
-		for range bl.count - 1 {
-			sum += whole[rng.IntN(bl.n)]
+		for _, start := range starts[:bl.count-1] {
+			sum += whole[start]
 		}
-		sum += part[rng.IntN(bl.n)]
+		sum += part[starts[bl.count-1]]
 		return sum / float64(bl.n)
 	}
 }
 
-// resampler returns a function that draws the statistic of one circular
+// resampler returns a function that reads the statistic of the circular
 // block bootstrap resample of x, in arrival order, with blocks of l
-// requests.
-func (s statistic) resampler(x []float64, l int) func(*rand.Rand) float64 {
+// requests starting at starts (drawStarts).
+func (s statistic) resampler(x []float64, l int) func(starts []int) float64 {
 	if s.q == 0 {
 		return meanResampler(x, l)
 	}
@@ -181,12 +221,13 @@ func variance(counts []int) float64 {
 	return max(sumSq/float64(len(counts))-m*m, 0)
 }
 
-// quantileResampler returns a function that draws the nearest-rank
-// quantile q of one circular block bootstrap resample of x. Only the
+// quantileResampler returns a function that reads the nearest-rank
+// quantile q of the circular block bootstrap resample of x whose blocks
+// start at starts (drawStarts). Only the
 // requests ranked near the sample's quantile (the band) are gathered and
 // selected among; the others are counted per block, read from counts of
 // every block, so a draw costs the block count and the band, not n.
-func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
+func quantileResampler(x []float64, l int, q float64) func(starts []int) float64 {
 	bl := blocksOf(len(x), l)
 	n := bl.n
 	k := min(max(int(math.Ceil(q*float64(n))), 1), n)
@@ -210,15 +251,12 @@ func quantileResampler(x []float64, l int, q float64) func(*rand.Rand) float64 {
 		at[i].below = int32(c)
 	}
 	belowPart := countsBelow(rank, lo, bl.last)
-	starts := make([]int, bl.count)
 	picked := make([]float64, 0, 2*len(band))
 	var all []float64
-	return func(rng *rand.Rand) float64 {
+	return func(starts []int) float64 {
 		below := 0
 		picked = picked[:0]
-		for c := range starts {
-			start := rng.IntN(n)
-			starts[c] = start
+		for c, start := range starts {
 			end := start + bl.l
 			if c < bl.count-1 {
 				below += int(at[start].below)

@@ -79,7 +79,7 @@ func TestResampleQuantileBandMatchesBruteForce(t *testing.T) {
 	l := blockLength(len(x))
 	for _, q := range []float64{0.5, 0.99} {
 		const draws = 600
-		draw := quantile(q).resampler(x, l)
+		draw := drawWith(quantile(q), x, l)
 		fast, slow := make([]float64, draws), make([]float64, draws)
 		for i := range draws {
 			fast[i] = draw(rng)

@@ -52,6 +52,22 @@ func TestChangeIntervalCoverage(t *testing.T) {
 	}
 }
 
+// changeInterval is the interval of one statistic's change.
+func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64) {
+	iv := changeIntervals(a, b, []statistic{s}, rng)[0]
+	return iv.lo, iv.hi
+}
+
+// drawWith returns a function that draws s of one resample of x with
+// blocks of l, its blocks' starts drawn from the rng it is given.
+func drawWith(s statistic, x []float64, l int) func(*rand.Rand) float64 {
+	draw, starts := s.resampler(x, l), make([]int, blocksOf(len(x), l).count)
+	return func(rng *rand.Rand) float64 {
+		blocksOf(len(x), l).drawStarts(rng, starts)
+		return draw(starts)
+	}
+}
+
 // blockResample is a circular block bootstrap resample of x with blocks
 // of l requests, drawn one block at a time.
 func blockResample(rng *rand.Rand, x []float64, l int) []float64 {
@@ -75,7 +91,7 @@ func TestResamplerMatchesBruteForce(t *testing.T) {
 	for _, l := range []int{1, 4, 7} {
 		for _, s := range []statistic{meanOf, quantile(0.5), quantile(0.9)} {
 			const draws = 20000
-			draw := s.resampler(x, l)
+			draw := drawWith(s, x, l)
 			fast, slow := make([]float64, draws), make([]float64, draws)
 			for i := range draws {
 				fast[i] = draw(rng)
@@ -155,7 +171,7 @@ func TestResampleMeanSkewedSample(t *testing.T) {
 	}
 	sorted[2500] = 1000 // one request stalled for a quarter of an hour
 	l := blockLength(len(sorted))
-	draw := meanOf.resampler(sorted, l)
+	draw := drawWith(meanOf, sorted, l)
 	const draws = 2000
 	fast, slow := make([]float64, draws), make([]float64, draws)
 	for i := range draws {
