@@ -28,9 +28,9 @@ type Change struct {
 	// the failure rate.
 	Gated     bool
 	Regressed bool
-	// Lo and Hi bound Rel's 95% bootstrap interval, for the latencies of
-	// a live run, whose requests are one sample of what the engine does;
-	// NaN when not computed. Noisy marks a change whose interval holds no
+	// Lo and Hi bound Rel's 95% bootstrap interval, for the latencies and
+	// throughputs of a live run, whose requests are one sample of what the
+	// engine does; NaN when not computed. Noisy marks a change whose interval holds no
 	// change: shown, never flagged.
 	Lo, Hi float64
 	Noisy  bool
@@ -42,17 +42,18 @@ type Change struct {
 // Compare lines up a (the baseline) and b and flags every gated metric
 // that got worse by more than threshold (0.10 = 10%). Metrics unknown on
 // either side are shown but never flagged. When either run is live and
-// both carry per-request latencies, a latency change whose 95% bootstrap
-// interval includes no change is shown as within noise and not flagged
-// (an interval needs minTail requests beyond its quantile: 1,000 for a P99).
+// both carry per-request latencies (and, for throughput and goodput,
+// Rates), a change whose 95% bootstrap interval includes no change is
+// shown as within noise and not flagged (an interval needs minTail
+// requests beyond its quantile: 1,000 for a P99).
 func Compare(a, b *Run, threshold float64) []Change {
 	ma, mb := a.Metrics, b.Metrics
 	secs, usd := numfmt.Secs, numfmt.USD
 	f2 := func(v float64) string { return fmtF(v, 2) }
 	f0 := func(v float64) string { return fmtF(v, 0) }
 	cs := []Change{
-		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2},
-		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0},
+		{Metric: "throughput (req/s)", A: ma.ReqPerSec, B: mb.ReqPerSec, Better: +1, Gated: true, format: f2, series: "req/s", stat: meanOf},
+		{Metric: "throughput (output tok/s)", A: ma.OutTokPerSec, B: mb.OutTokPerSec, Better: +1, Gated: true, format: f0, series: "output tok/s", stat: meanOf},
 		{Metric: "P50 TTFT", A: ma.TTFTP50, B: mb.TTFTP50, Better: -1, format: secs, series: "TTFT", stat: quantile(0.50)},
 		{Metric: "P99 TTFT", A: ma.TTFTP99, B: mb.TTFTP99, Better: -1, Gated: true, format: secs, series: "TTFT", stat: quantile(0.99)},
 		{Metric: "mean TPOT", A: ma.TPOTMean, B: mb.TPOTMean, Better: -1, format: secs, series: "TPOT", stat: meanOf},
@@ -81,17 +82,18 @@ func Compare(a, b *Run, threshold float64) []Change {
 		cs = append(cs, Change{Metric: "has a result", A: has(a), B: has(b), Better: +1, Gated: true, format: yesNo})
 	}
 	if !a.SLO.IsZero() || !b.SLO.IsZero() { // after throughput
-		cs = slices.Insert(cs, 2, Change{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2})
+		cs = slices.Insert(cs, 2, Change{Metric: "goodput (req/s)", A: ma.Goodput, B: mb.Goodput, Better: +1, Gated: true, format: f2,
+			series: "goodput", stat: meanOf})
 	}
 	// A measured run (live, a proxy's capture, ...) differs from the next
 	// by chance; a simulated one does not.
-	sampled := (a.Kind != "simulated" || b.Kind != "simulated") && a.Lat != nil && b.Lat != nil
+	sampled := a.Kind != "simulated" || b.Kind != "simulated"
 	for i := range cs {
 		cs[i].Rel = relChange(cs[i].A, cs[i].B)
 		cs[i].Lo, cs[i].Hi = math.NaN(), math.NaN()
 	}
 	if sampled {
-		setIntervals(cs, a.Lat, b.Lat)
+		setIntervals(cs, a, b)
 	}
 	for i := range cs {
 		c := &cs[i]
@@ -120,12 +122,16 @@ func Compare(a, b *Run, threshold float64) []Change {
 	return cs
 }
 
-// setIntervals sets the bootstrap interval of each known latency change
-// in cs, series by series: one series' statistics are read from the same
-// resamples of a and b.
-func setIntervals(cs []Change, a, b *Latencies) {
+// setIntervals sets the bootstrap interval of each known change in cs
+// that has a series on both runs, series by series: one series'
+// statistics are read from the same resamples of a and b.
+func setIntervals(cs []Change, a, b *Run) {
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
-	for _, series := range []string{"TTFT", "TPOT", "E2E"} {
+	for _, series := range []string{"req/s", "output tok/s", "goodput", "TTFT", "TPOT", "E2E"} {
+		xa, xb := inOrder(a, series), inOrder(b, series)
+		if xa == nil || xb == nil {
+			continue
+		}
 		var at []int
 		var stats []statistic
 		for i, c := range cs {
@@ -136,11 +142,35 @@ func setIntervals(cs []Change, a, b *Latencies) {
 		if len(at) == 0 {
 			continue
 		}
-		ivs := changeIntervals(inArrivalOrder(a, series), inArrivalOrder(b, series), stats, rng)
+		ivs := changeIntervals(xa, xb, stats, rng)
 		for j, i := range at {
 			cs[i].Lo, cs[i].Hi = ivs[j].lo, ivs[j].hi
 		}
 	}
+}
+
+// inOrder is r's values of series, in time order, for a block bootstrap:
+// the throughput of each slice of its window (Rates), or its latencies
+// (seriesOf) in arrival order; nil when r has none.
+//
+// A throughput is a mean over the window's slices, so its change is
+// bootstrapped as a mean's: the slices of a run, resampled in blocks as
+// long as its bursts, are what another run as long would have seen
+// slice by slice, and their spread is the run's own luck (arrivals drawn
+// afresh, a slow stretch). A replay of one fixed arrival schedule varies
+// less than that, so the interval errs wide, towards within noise.
+func inOrder(r *Run, series string) []float64 {
+	switch {
+	case series == "req/s" && r.Rates != nil:
+		return r.Rates.ReqPerSec
+	case series == "output tok/s" && r.Rates != nil:
+		return r.Rates.OutTokPerSec
+	case series == "goodput" && r.Rates != nil:
+		return r.Rates.Goodput
+	case r.Lat == nil:
+		return nil
+	}
+	return inArrivalOrder(r.Lat, series)
 }
 
 // inArrivalOrder is l's series (seriesOf), in arrival order, for a block
@@ -157,15 +187,18 @@ func inArrivalOrder(l *Latencies, series string) []float64 {
 	return v
 }
 
-// seriesOf is l's values of the latency series named: TTFT, TPOT or E2E.
+// seriesOf is l's values of the latency series named: TTFT, TPOT or E2E;
+// nil for another name.
 func seriesOf(l *Latencies, series string) []float64 {
 	switch series {
 	case "TTFT":
 		return l.TTFT
 	case "TPOT":
 		return l.TPOT
+	case "E2E":
+		return l.E2E
 	}
-	return l.E2E
+	return nil
 }
 
 // fmtShare is a share in percent with two decimals: one failure in

@@ -60,6 +60,7 @@ type Run struct {
 	Metrics  Metrics
 	Result   *plan.Result // the simulator's summary and cost; nil for traces
 	Lat      *Latencies   // per-request latencies; nil without a trace
+	Rates    *Rates       // throughput slice by slice; nil without a trace
 	SLO      traces.SLO   // what Metrics.Goodput counts against; zero: none
 }
 
@@ -89,6 +90,44 @@ type Metrics struct {
 type Latencies struct {
 	TTFT, TPOT, E2E []float64
 	ByArrival       *Latencies
+}
+
+// Rates are a trace's throughput in equal slices of its window (as many
+// as it has successes), in time order: each slice's successes, output
+// tokens and successes within the SLO (nil without one) a second, by
+// when the success's last token came. Their means are the run's
+// ReqPerSec, OutTokPerSec and Goodput; compare's throughput intervals
+// resample them in blocks.
+type Rates struct {
+	ReqPerSec, OutTokPerSec, Goodput []float64
+}
+
+// completion is what one success adds to its run's Rates.
+type completion struct {
+	at        int64 // its last token, in the trace's ns
+	outTokens int32
+	metSLO    bool
+}
+
+// ratesOf slices the window from first to last (ns) into one slice per
+// completion and counts each completion in the slice of its last token.
+func ratesOf(done []completion, first, last int64, withSLO bool) *Rates {
+	m := len(done)
+	slice := float64(last-first) / float64(m) // ns
+	perSec := 1e9 / slice
+	r := &Rates{ReqPerSec: make([]float64, m), OutTokPerSec: make([]float64, m)}
+	if withSLO {
+		r.Goodput = make([]float64, m)
+	}
+	for _, c := range done {
+		i := min(max(int(float64(c.at-first)/slice), 0), m-1)
+		r.ReqPerSec[i] += perSec
+		r.OutTokPerSec[i] += float64(c.outTokens) * perSec
+		if withSLO && c.metSLO {
+			r.Goodput[i] += perSec
+		}
+	}
+	return r
 }
 
 // Sweep is a sweep results file.
@@ -460,6 +499,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	m.Devices = deviceCount(meta.Device)
 	lat := &Latencies{}
 	var window traces.Window
+	var done []completion
 	for r.Next() {
 		q := r.At()
 		if q.Warmup {
@@ -480,9 +520,11 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 			m.InputTokens += int64(q.UsagePrompt - q.PromptTokens)
 		}
 		m.OutputTokens += int64(outTokens(q))
-		if !slo.IsZero() && slo.Met(q) {
+		met := !slo.IsZero() && slo.Met(q)
+		if met {
 			m.MetSLO++
 		}
+		done = append(done, completion{at: q.LastToken, outTokens: outTokens(q), metSLO: met})
 		if v, ok := q.TTFT(); ok {
 			lat.TTFT = append(lat.TTFT, float64(v)/1e9)
 		}
@@ -510,6 +552,9 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	// Every request was counted against the SLO, whether or not a success
 	// opened the window that its goodput, as its throughput, is over.
 	run.SLO = slo
+	if first, last, ok := window.Bounds(); ok {
+		run.Rates = ratesOf(done, first, last, !slo.IsZero())
+	}
 	if wall := window.Duration().Seconds(); wall > 0 {
 		m.ReqPerSec = window.PerSec(m.Completed)
 		m.OutTokPerSec = window.PerSec(m.OutputTokens)

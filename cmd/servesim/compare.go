@@ -32,10 +32,11 @@ func compareCommand() *cli.Command {
 			"A metric unknown on either side is not gated: a trace carries no prices, so between two traces the\n" +
 			"$/1M output costs show as not measured and device-seconds is the cost figure gated. When either run is live, each latency's change\n" +
 			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20), and a\n" +
-			"change whose interval holds no change is shown as within noise and never flagged. Throughput, goodput,\n" +
-			"device-seconds and the failure share get no interval: --threshold alone gates them, so set it above the\n" +
-			"spread that repeated live runs show. Blocks of requests are resampled, as long as a run's bursts (at least\n" +
-			"n^⅓); a run holding few bursts gets intervals that cover less than 95%.\n" +
+			"change whose interval holds no change is shown as within noise and never flagged. Between two per-request\n" +
+			"traces, throughput and goodput get one too, over equal slices of each run's window. Device-seconds and the\n" +
+			"failure share get no interval: --threshold alone gates them, so set it above the spread that repeated live\n" +
+			"runs show. Blocks of requests are resampled, as long as a run's bursts (at least n^⅓); a run holding few\n" +
+			"bursts gets intervals that cover less than 95%.\n" +
 			"--slo adds goodput, the successes within every limit a second, for each run with a per-request trace;\n" +
 			"it is gated like throughput. With no such trace on either side it counts nothing, and a note says so.",
 		Flags: []cli.Flag{
