@@ -191,7 +191,10 @@ func DetectFormat(path string, format ImportFormat) (ImportFormat, error) {
 // bytes), records its sha256 in Meta.Checksums and returns a streaming
 // Reader. Servesim files are read by Open and checked for order and, as
 // every importer does, for token counts above opt's bound; DropFailed and
-// Spread apply to them as to the other formats.
+// Spread apply to them as to the other formats. A recording's partial
+// stream (PartialSuffix) gives its rows in arrival order; one whose last
+// message was cut short is refused (ErrCutShort): Convert keeps its whole
+// rows and ConvertPartial says what was cut.
 func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error) {
 	if opt.Name == "" {
 		opt.Name = path
@@ -220,8 +223,8 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 	if format == FormatServesim {
 		f.Close()
 		open := Open
-		if isPartial(path) { // a killed recording's rows, cut tail and all
-			open = openPartial
+		if isPartial(path) { // a killed recording's rows, refused if cut short
+			open = importPartial
 		}
 		r, err := open(path)
 		if err != nil {

@@ -2,6 +2,8 @@ package traces
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -30,6 +32,25 @@ func openPartial(path string) (Reader, error) {
 	slices.SortStableFunc(rows, func(a, b *Request) int { return cmp.Compare(a.Arrival, b.Arrival) })
 	cut := r.(interface{ Truncated() bool }).Truncated()
 	return &rowsReader{meta: r.Meta(), rows: rows, i: -1, cutShort: cut}, nil
+}
+
+// ErrCutShort marks the refusal to import a partial stream whose last
+// message was cut short: its rows would be missing unseen.
+var ErrCutShort = errors.New("ends in a message cut short")
+
+// importPartial is openPartial for Import, which reads whole traces only:
+// a stream whose last message was cut short is refused, naming the rows
+// it holds whole and the conversion that keeps them and says so.
+func importPartial(path string) (Reader, error) {
+	r, err := openPartial(path)
+	if err != nil {
+		return nil, err
+	}
+	if p := r.(*rowsReader); p.cutShort {
+		return nil, fmt.Errorf("%s: %w (its writer was killed mid-flush, or is still flushing) after %d whole rows: convert it to keep those (servesim trace convert %s OUT.parquet)",
+			path, ErrCutShort, len(p.rows), path)
+	}
+	return r, nil
 }
 
 func isPartial(path string) bool { return strings.HasSuffix(path, PartialSuffix) }

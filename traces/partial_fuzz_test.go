@@ -9,7 +9,8 @@ import (
 // FuzzReadPartial writes arbitrary bytes to a recording's partial stream
 // (PartialSuffix) and imports it, as trace convert and simulate do with a
 // killed run's rows. The property: no panic and no hang, and either an
-// error that names the file or rows that pass checkFuzzRows: every row
+// error that names the file (a last message cut short is refused) or rows
+// that pass checkFuzzRows: every row
 // the stream holds whole, in arrival order whatever order they completed
 // in. Seeds (streams in completion order, one cut short by a kill, and
 // the stream seeds of FuzzReadArrowIPC) live in
