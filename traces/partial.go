@@ -47,7 +47,7 @@ func importPartial(path string) (Reader, error) {
 		return nil, err
 	}
 	if p := r.(*rowsReader); p.cutShort {
-		return nil, fmt.Errorf("%s: %w (its writer was killed mid-flush, or is still flushing) after %d whole rows: convert it to keep those (servesim trace convert %s OUT.parquet)",
+		return nil, fmt.Errorf("%s: %w (its writer was killed mid-flush, or is still flushing; rows read whole: %d): convert it to keep those (servesim trace convert %s OUT.parquet)",
 			path, ErrCutShort, len(p.rows), path)
 	}
 	return r, nil

@@ -34,7 +34,7 @@ func TestImportPartialCutShortRefuses(t *testing.T) {
 				continue
 			}
 			msg := err.Error()
-			for _, want := range []string{"cut short", "2 whole rows", "trace convert"} {
+			for _, want := range []string{"cut short", "rows read whole: 2", "trace convert"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("cut at %d, %s: err = %q, want it to say %q", n, format, msg, want)
 				}

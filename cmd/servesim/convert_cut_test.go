@@ -10,8 +10,8 @@ import (
 )
 
 // A recording killed while flushing leaves a stream whose last message is
-// cut short: convert keeps the rows held whole and says that the cut
-// message's rows were dropped, so a short recovery does not pass for all
+// cut short: convert keeps the rows held whole and says how many, and that
+// the cut message's rows were dropped, so a short recovery does not pass for all
 // the run measured.
 func TestTraceConvertNotesACutPartialStream(t *testing.T) {
 	dir := t.TempDir()
@@ -57,6 +57,9 @@ func TestTraceConvertNotesACutPartialStream(t *testing.T) {
 			}
 			if c.note && !strings.Contains(msg, partial) {
 				t.Errorf("output %q does not name %s", msg, partial)
+			}
+			if c.note && !strings.Contains(msg, "rows read whole: 1") {
+				t.Errorf("output %q does not say how many rows were read whole (1)", msg)
 			}
 		})
 	}

@@ -210,12 +210,12 @@ func traceConvertCommand() *cli.Command {
 			if err := servesimIn("convert", in); err != nil {
 				return err
 			}
-			_, cut, err := traces.ConvertPartial(c.Context, in, out)
+			n, cut, err := traces.ConvertPartial(c.Context, in, out)
 			if err != nil {
 				return err
 			}
 			if cut {
-				fmt.Fprintf(c.App.ErrWriter, "note: %s ends in a message cut short (its writer was killed mid-flush, or is still flushing): the rows of that message are not in %s\n", in, out)
+				fmt.Fprintf(c.App.ErrWriter, "note: %s ends in a message cut short (its writer was killed mid-flush, or is still flushing; rows read whole: %d): the rows of that message are not in %s\n", in, n, out)
 			}
 			return nil
 		},
