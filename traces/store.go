@@ -3,6 +3,7 @@ package traces
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -249,10 +250,16 @@ func rowLine(r Reader) int {
 }
 
 func (r *namedReader) Err() error {
-	if err := r.Reader.Err(); err != nil {
-		return fmt.Errorf("%s: %w", r.path, err)
+	err := r.Reader.Err()
+	switch {
+	case err == nil:
+		return nil
+	case isPartial(r.path) && errors.Is(err, io.ErrUnexpectedEOF):
+		// A killed recording's stream: the conversion keeps its whole rows.
+		return fmt.Errorf("%s: %w (its writer was killed mid-flush, or is still flushing): %w: convert it to keep the rows held whole (servesim trace convert %s OUT.parquet)",
+			r.path, ErrCutShort, err, r.path)
 	}
-	return nil
+	return fmt.Errorf("%s: %w", r.path, err)
 }
 
 // maxArrival bounds arrival_ns as the importers bound timestamps (2^32 s,
