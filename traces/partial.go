@@ -34,8 +34,9 @@ func openPartial(path string) (Reader, error) {
 	return &rowsReader{meta: r.Meta(), rows: rows, i: -1, cutShort: cut}, nil
 }
 
-// ErrCutShort marks the refusal to import a partial stream whose last
-// message was cut short: its rows would be missing unseen.
+// ErrCutShort marks the failure to read a partial stream whose last
+// message was cut short (Import's refusal, Open's read error): Convert
+// keeps the rows it holds whole and ConvertPartial says what was cut.
 var ErrCutShort = errors.New("ends in a message cut short")
 
 // importPartial is openPartial for Import, which reads whole traces only:
