@@ -1238,6 +1238,23 @@ func (c *ConcurrencyProbe) leftOut() int {
 	return n
 }
 
+// seqsBound says what seqs, the profile's max_seqs, is: the ramp's
+// limit only where the ramp saturated and nothing ran more; a run above
+// the ramp's peak shows that peak was no limit of sequences, and is
+// itself only a lower bound.
+func (c *ConcurrencyProbe) seqsBound(seqs int) string {
+	switch {
+	case seqs <= c.MaxSeqs && c.Saturated:
+		return "measured limit"
+	case seqs <= c.MaxSeqs:
+		return "lower bound: the ramp never exceeded the engine's limit"
+	case c.Saturated:
+		return fmt.Sprintf("lower bound: the ramp saturated at %d (its added clients waited), yet %d ran at once", c.MaxSeqs, seqs)
+	default:
+		return fmt.Sprintf("lower bound: the ramp's %d never exceeded the engine's limit", c.MaxSeqs)
+	}
+}
+
 // peakRunning is the maximum overlap of the requests' [FirstToken,
 // LastToken] spans (a request ending when another starts does not
 // overlap it), and the most tokens they held at once: one sweep over
@@ -1628,10 +1645,6 @@ func (a *Analysis) Print(w io.Writer) {
 			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d%s\n",
 				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens, failed)
 		}
-		bound := "measured limit"
-		if !c.Saturated {
-			bound = "lower bound: the ramp never exceeded the engine's limit"
-		}
 		knee := "not seen"
 		if c.Knee > 0 {
 			knee = fmt.Sprint(c.Knee, " clients")
@@ -1640,10 +1653,7 @@ func (a *Analysis) Print(w io.Writer) {
 			knee += fmt.Sprintf(" (%d points with failed or early-stopped requests left out)", n)
 		}
 		seqs, where := a.maxSeqs()
-		if seqs > c.MaxSeqs {
-			bound = fmt.Sprintf("the ramp's %d, %s", c.MaxSeqs, bound)
-		}
-		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs; %s); throughput/TTFT knee at %s\n", seqs, where, bound, knee)
+		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs, %s); throughput/TTFT knee at %s\n", seqs, where, c.seqsBound(seqs), knee)
 		held, run := a.heldKV()
 		if held == 0 {
 			fmt.Fprintf(w, "  max concurrent tokens not measured (no run on this engine held any: their requests failed); the profile records no kv\n")

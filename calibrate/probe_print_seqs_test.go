@@ -49,3 +49,29 @@ func TestPrintConcurrencyShowsProfileMaxSeqs(t *testing.T) {
 		t.Errorf("printed %q, want the ramp's 2 named as the figure", line)
 	}
 }
+
+// A decode run that ran more at once than a saturated ramp's peak shows
+// the ramp's peak was no limit of sequences: the line calls the figure a
+// lower bound and the ramp's peak only what the ramp saturated at.
+func TestPrintConcurrencyDecodeAboveSaturatedRamp(t *testing.T) {
+	mk := func(name, kind string, c int, rows ...*traces.Request) *RunResult {
+		return &RunResult{Spec: RunSpec{Name: name, Kind: kind, Concurrency: c}, Rows: rows, Summary: Summarize(rows)}
+	}
+	decode := mk("decode-c4-p64-r1", KindDecode, 4, row("a", 64, 0, 10, 20, 30), row("b", 64, 0, 10, 20, 30), row("c", 64, 0, 10, 20, 30), row("d", 64, 0, 10, 20, 30))
+	// Three clients, two generating at once: the third waited.
+	saturated := mk("memory-c3-r1", KindMemory, 3, row("a", 512, 0, 10, 20, 30), row("b", 512, 0, 10, 20, 30), row("c", 512, 0, 40, 50, 60))
+	runs := []*RunResult{decode, mk("memory-c1-r1", KindMemory, 1, row("a", 512, 0, 10, 20, 30)), saturated}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs)}
+	if !a.Concurrency.Saturated || a.Concurrency.MaxSeqs != 2 {
+		t.Fatalf("ramp saturated %v at %d, want saturated at 2", a.Concurrency.Saturated, a.Concurrency.MaxSeqs)
+	}
+	line := printedLine(a, "  max concurrent sequences")
+	for _, want := range []string{"max concurrent sequences 4 ", "run decode-c4-p64-r1", "lower bound", "saturated at 2"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("printed %q\nwant it to hold %q", line, want)
+		}
+	}
+	if strings.Contains(line, "measured limit") {
+		t.Errorf("printed %q: the ramp's 2 called a measured limit where 4 ran", line)
+	}
+}
