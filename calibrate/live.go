@@ -1528,6 +1528,17 @@ func (a *Analysis) printSlots(w io.Writer) {
 	}
 }
 
+// pagedLimit says what a paged engine's saturated ramp found: its own
+// limit of sequences, unless a run ran more at once than the ramp's peak.
+func (a *Analysis) pagedLimit() string {
+	c := a.Concurrency
+	seqs, where := a.maxSeqs()
+	if seqs > c.MaxSeqs {
+		return fmt.Sprintf("the ramp saturated at %d sequences, yet %d ran in %s: the engine's limit is at least %d", c.MaxSeqs, seqs, where, seqs)
+	}
+	return fmt.Sprintf("the ramp's limit of %d sequences is its own", c.MaxSeqs)
+}
+
 // Print writes the analysis for people: recovery counts, coefficients
 // with intervals, R², residual spread, held-out error, repeat spread and
 // the concurrency probe.
@@ -1550,7 +1561,7 @@ func (a *Analysis) Print(w io.Writer) {
 	if a.Slots > 0 {
 		a.printSlots(w)
 	} else if c := a.Concurrency; a.PagedBy != "" && c != nil && c.Saturated {
-		fmt.Fprintf(w, "engine slots: none, a paged KV cache (%s): resident-token terms off; the ramp's limit of %d sequences is its own\n", a.PagedBy, c.MaxSeqs)
+		fmt.Fprintf(w, "engine slots: none, a paged KV cache (%s): resident-token terms off; %s\n", a.PagedBy, a.pagedLimit())
 	} else {
 		fmt.Fprintf(w, "engine slots: no hard limit found by the ramp: resident-token terms off (paged KV cache)\n")
 	}

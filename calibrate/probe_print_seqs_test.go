@@ -75,3 +75,31 @@ func TestPrintConcurrencyDecodeAboveSaturatedRamp(t *testing.T) {
 		t.Errorf("printed %q: the ramp's 2 called a measured limit where 4 ran", line)
 	}
 }
+
+// On a paged engine, a decode run that ran more at once than the
+// saturated ramp's peak shows that peak was not the engine's limit: the
+// engine slots line does not call it one.
+func TestPrintPagedRampNotLimitBelowDecodeRun(t *testing.T) {
+	mk := func(name, kind string, c int, rows ...*traces.Request) *RunResult {
+		return &RunResult{Spec: RunSpec{Name: name, Kind: kind, Concurrency: c}, Rows: rows, Summary: Summarize(rows)}
+	}
+	decode := mk("decode-c4-p64-r1", KindDecode, 4, row("a", 64, 0, 10, 20, 30), row("b", 64, 0, 10, 20, 30), row("c", 64, 0, 10, 20, 30), row("d", 64, 0, 10, 20, 30))
+	saturated := mk("memory-c3-r1", KindMemory, 3, row("a", 512, 0, 10, 20, 30), row("b", 512, 0, 10, 20, 30), row("c", 512, 0, 40, 50, 60))
+	runs := []*RunResult{decode, saturated}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs), PagedBy: `engine "vllm"`}
+	line := printedLine(a, "engine slots:")
+	if strings.Contains(line, "limit of 2") {
+		t.Errorf("printed %q: the ramp's 2 called the engine's limit where 4 ran", line)
+	}
+	for _, want := range []string{"saturated at 2", "4 ran in run decode-c4-p64-r1"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("printed %q\nwant it to hold %q", line, want)
+		}
+	}
+
+	// Where nothing ran more, the ramp's peak is its limit.
+	a.Runs, a.Concurrency = runs[1:], ProbeConcurrency(runs[1:])
+	if line := printedLine(a, "engine slots:"); !strings.Contains(line, "the ramp's limit of 2 sequences is its own") {
+		t.Errorf("printed %q, want the ramp's limit of 2 named", line)
+	}
+}
