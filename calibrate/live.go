@@ -19,6 +19,7 @@ import (
 
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/dirmatch"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/traces"
@@ -1658,13 +1659,13 @@ func (a *Analysis) Print(w io.Writer) {
 		}
 		knee := "not seen"
 		if c.Knee > 0 {
-			knee = fmt.Sprint(c.Knee, " clients")
+			knee = fmt.Sprintf("at %d clients", c.Knee)
 		}
 		if n := c.leftOut(); n > 0 {
-			knee += fmt.Sprintf(" (%d points with failed or early-stopped requests left out)", n)
+			knee += fmt.Sprintf(" (%s with failed or early-stopped requests left out)", numfmt.Count(n, "point"))
 		}
 		seqs, where := a.maxSeqs()
-		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs, %s); throughput/TTFT knee at %s\n", seqs, where, c.seqsBound(seqs), knee)
+		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs, %s); throughput/TTFT knee %s\n", seqs, where, c.seqsBound(seqs), knee)
 		held, run := a.heldKV()
 		if held == 0 {
 			fmt.Fprintf(w, "  max concurrent tokens not measured (no run on this engine held any: their requests failed); the profile records no kv\n")

@@ -103,3 +103,22 @@ func TestPrintPagedRampNotLimitBelowDecodeRun(t *testing.T) {
 		t.Errorf("printed %q, want the ramp's limit of 2 named", line)
 	}
 }
+
+// The knee clause reads as a sentence whether or not a knee was seen, and
+// counts the points it left out in the right number.
+func TestPrintConcurrencyKneeWords(t *testing.T) {
+	mk := func(name string, c int, rows ...*traces.Request) *RunResult {
+		return &RunResult{Spec: RunSpec{Name: name, Kind: KindMemory, Concurrency: c}, Rows: rows, Summary: Summarize(rows)}
+	}
+	failed := row("b", 512, 0, 10, 20, 30)
+	failed.HTTPStatus, failed.Error = 500, "http 500"
+	runs := []*RunResult{
+		mk("memory-c1-r1", 1, row("a", 512, 0, 10, 20, 30)),
+		mk("memory-c2-r1", 2, row("a", 512, 0, 10, 20, 30), failed),
+	}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs)}
+	line := printedLine(a, "  max concurrent sequences")
+	if !strings.Contains(line, "knee not seen (1 point with failed or early-stopped requests left out)") {
+		t.Errorf("printed %q, want the knee not seen and 1 point left out", line)
+	}
+}
