@@ -1650,9 +1650,9 @@ func (a *Analysis) Print(w io.Writer) {
 		for _, pt := range c.Points {
 			failed := ""
 			if pt.Failed > 0 {
-				failed = fmt.Sprintf(" (%d requests failed: not a limit)", pt.Failed)
+				failed = fmt.Sprintf(" (%s failed: not a limit)", numfmt.Count(pt.Failed, "request"))
 			} else if pt.Stopped > 0 {
-				failed = fmt.Sprintf(" (%d requests ended before their max_tokens: not a limit)", pt.Stopped)
+				failed = fmt.Sprintf(" (%s ended before their max_tokens: not a limit)", numfmt.Count(pt.Stopped, "request"))
 			}
 			fmt.Fprintf(w, "  clients %3d: %7.1f output tok/s, mean TTFT %8.1f ms, peak generating %3d, peak KV tokens %6d%s\n",
 				pt.Clients, pt.OutputTokPerSec, pt.MeanTTFT*1e3, pt.PeakRunning, pt.PeakTokens, failed)

@@ -122,3 +122,17 @@ func TestPrintConcurrencyKneeWords(t *testing.T) {
 		t.Errorf("printed %q, want the knee not seen and 1 point left out", line)
 	}
 }
+
+// A ramp point's note counts its failed or early-stopped requests in the
+// right number.
+func TestPrintProbePointOneFailed(t *testing.T) {
+	failed := row("b", 512, 0, 10, 20, 30)
+	failed.HTTPStatus, failed.Error = 500, "http 500"
+	rows := []*traces.Request{row("a", 512, 0, 10, 20, 30), failed}
+	runs := []*RunResult{{Spec: RunSpec{Name: "memory-c2-r1", Kind: KindMemory, Concurrency: 2}, Rows: rows, Summary: Summarize(rows)}}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs)}
+	line := printedLine(a, "  clients   2:")
+	if !strings.HasSuffix(line, "(1 request failed: not a limit)\n") {
+		t.Errorf("printed %q, want it to end \"(1 request failed: not a limit)\"", line)
+	}
+}
