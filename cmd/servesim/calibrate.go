@@ -1016,7 +1016,7 @@ func profileMismatch(p *calibrate.Profile, pl *plan.Plan) []string {
 		}
 	}
 	if p.TensorParallel > 0 && p.TensorParallel != pl.Device.Count {
-		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %d devices", p.TensorParallel, pl.Device.Count))
+		diff = append(diff, fmt.Sprintf("tensor parallelism %d, the plan %s", p.TensorParallel, numfmt.Count(pl.Device.Count, "device")))
 	}
 	key, seqs := "max_num_seqs", pl.Batch.MaxNumSeqs
 	if seqs == 0 {

@@ -21,3 +21,14 @@ func TestProfileMismatchReadsNamesAsTheCatalog(t *testing.T) {
 		}
 	}
 }
+
+// A plan on one device, against a profile measured at tensor parallelism
+// 2, is named in the singular.
+func TestProfileMismatchOneDevice(t *testing.T) {
+	p := &calibrate.Profile{TensorParallel: 2}
+	pl := &plan.Plan{Device: plan.Device{Count: 1}}
+	got := profileMismatch(p, pl)
+	if want := "tensor parallelism 2, the plan 1 device"; len(got) != 1 || got[0] != want {
+		t.Errorf("differences %q, want [%q]", got, want)
+	}
+}
