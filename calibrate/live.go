@@ -1249,6 +1249,8 @@ func (c *ConcurrencyProbe) seqsBound(seqs int) string {
 		return "measured limit"
 	case seqs <= c.MaxSeqs:
 		return "lower bound: the ramp never exceeded the engine's limit"
+	case c.MaxSeqs == 0:
+		return "lower bound: no ramp request generated a token"
 	case c.Saturated:
 		return fmt.Sprintf("lower bound: the ramp saturated at %d (its added clients waited), yet %d ran at once", c.MaxSeqs, seqs)
 	default:

@@ -136,3 +136,20 @@ func TestPrintProbePointOneFailed(t *testing.T) {
 		t.Errorf("printed %q, want it to end \"(1 request failed: not a limit)\"", line)
 	}
 }
+
+// A ramp whose every request failed ran no sequence: the line says so
+// rather than give the ramp a peak of 0 that "never exceeded" a limit.
+func TestPrintConcurrencyRampAllFailed(t *testing.T) {
+	failed := row("a", 512, 0, 10, 20, 30)
+	failed.HTTPStatus, failed.Error = 500, "http 500"
+	decode := []*traces.Request{row("a", 64, 0, 10, 20, 30), row("b", 64, 0, 10, 20, 30)}
+	runs := []*RunResult{
+		{Spec: RunSpec{Name: "decode-c2-p64-r1", Kind: KindDecode, Concurrency: 2}, Rows: decode, Summary: Summarize(decode)},
+		{Spec: RunSpec{Name: "memory-c1-r1", Kind: KindMemory, Concurrency: 1}, Rows: []*traces.Request{failed}, Summary: Summarize([]*traces.Request{failed})},
+	}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs)}
+	line := printedLine(a, "  max concurrent sequences")
+	if strings.Contains(line, "the ramp's 0") || !strings.Contains(line, "lower bound: no ramp request generated a token") {
+		t.Errorf("printed %q, want the ramp said to have run none", line)
+	}
+}
