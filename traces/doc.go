@@ -12,7 +12,8 @@
 //     BurstGPT v1 and v1.2/v2, Mooncake, Vidur, ShareGPT and servesim's own
 //     files; Sniff guesses the format from the first line.
 //   - synth.go: Synthesize(SynthConfig), the fixed-input matrix or an
-//     arrival process with length distributions and shared prefixes.
+//     arrival process with length distributions, shared prefixes and
+//     multi-turn sessions.
 //   - transform.go: Slice, Scale, Spread, Copy, WriteTrace, Convert.
 //   - stats.go: ComputeStats / StatsBuilder.
 //

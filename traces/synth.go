@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -81,6 +82,18 @@ type SynthConfig struct {
 	// same across the group; all others are unique to the request. At most
 	// MaxBlockSize: a longer block never fills.
 	BlockSize int
+	// Turns, unless it is fixed:1 (or unset), groups requests into
+	// sessions of that many turns, drawn per session. A turn's prompt is
+	// the session's history (the previous turn's prompt and output) plus
+	// a new message drawn from Prompt (the group prefix opens the first
+	// turn only), so its hashes share every block the history fills. A
+	// turn that would pass DefaultMaxTokens ends its session instead.
+	// Arrival.Rate is then the rate of sessions' first turns; Requests
+	// still counts rows, and sessions open when it is reached are cut.
+	Turns LengthSpec
+	// ThinkTime is the mean, in seconds, of the exponential gap from one
+	// turn's arrival to the next's in a session; > 0 with sessions.
+	ThinkTime float64
 	// ToolVersion is the servesim build, for Meta.ToolVersion: another
 	// build may draw other rows for the same seed.
 	ToolVersion string
@@ -96,7 +109,13 @@ func DefaultSynthConfig() SynthConfig {
 		Arrival:  ArrivalSpec{Kind: ArrivalPoisson, Rate: 1, CV: 1},
 		Prompt:   LengthSpec{Kind: LengthFixed, Value: 1024},
 		Output:   LengthSpec{Kind: LengthFixed, Value: 128},
+		Turns:    LengthSpec{Kind: LengthFixed, Value: 1},
 	}
+}
+
+// sessions reports whether c groups requests into multi-turn sessions.
+func (c *SynthConfig) sessions() bool {
+	return c.Turns != (LengthSpec{}) && c.Turns != (LengthSpec{Kind: LengthFixed, Value: 1})
 }
 
 // FieldError is an invalid field of a configuration struct (SynthConfig
@@ -177,11 +196,35 @@ func (c *SynthConfig) Validate() error {
 			errs = append(errs, fieldErr("PrefixTokens", "%d prefix tokens on prompts of up to %d make prompts past %d tokens", c.PrefixTokens, n, DefaultMaxTokens))
 		}
 	}
+	if c.sessions() {
+		errs = append(errs, c.validateSessions())
+	}
 	switch {
 	case c.BlockSize < 0:
 		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
 	case c.BlockSize > MaxBlockSize:
 		errs = append(errs, fieldErr("BlockSize", "%d tokens is past any prompt: want a block size in [0, %d]", c.BlockSize, MaxBlockSize))
+	}
+	return errors.Join(errs...)
+}
+
+// validateSessions checks Turns and ThinkTime, and that the mode takes
+// sessions: the matrix and resampling set whole prompts.
+func (c *SynthConfig) validateSessions() error {
+	var errs []error
+	if err := c.Turns.validate("Turns"); err != nil {
+		errs = append(errs, err)
+	} else if (c.Turns.Kind == LengthFixed && c.Turns.Value < 1) || (c.Turns.Kind == LengthUniform && c.Turns.Min < 1) {
+		errs = append(errs, fieldErr("Turns", "a session has at least 1 turn, got %s", c.Turns))
+	}
+	if c.PromptLengths != nil {
+		errs = append(errs, fieldErr("Turns", "sessions grow each prompt from its history: they conflict with PromptLengths"))
+	}
+	if c.Resample != nil {
+		errs = append(errs, fieldErr("Turns", "sessions draw each turn's new message from Prompt: they conflict with Resample, which draws whole prompts"))
+	}
+	if !(c.ThinkTime > 0) || c.ThinkTime > maxSeconds {
+		errs = append(errs, fieldErr("ThinkTime", "the mean gap between a session's turns must be in (0, %d] s, got %v", int64(maxSeconds), c.ThinkTime))
 	}
 	return errors.Join(errs...)
 }
@@ -346,6 +389,10 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	if c.PrefixGroups > 0 {
 		m.Set("prefix_groups", fmt.Sprintf("%d x %d tokens", c.PrefixGroups, c.PrefixTokens))
 	}
+	if c.sessions() {
+		m.Set("turns", c.Turns.String())
+		m.Set("think_time", strconv.FormatFloat(c.ThinkTime, 'g', -1, 64))
+	}
 	g := &synth{
 		c: c, meta: m, total: total,
 		arr:    newStream(c.Seed, "synth.arrivals"),
@@ -355,6 +402,11 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		salt:   mix64(c.Seed ^ streamSeed("synth.hashes")),
 		prompt: newLengthDist(c.Prompt, prefix),
 		output: newLengthDist(c.Output, 0),
+	}
+	if c.sessions() {
+		g.turns = newLengthDist(c.Turns, 0)
+		g.turnDraws = newStream(c.Seed, "synth.turns")
+		g.think = newStream(c.Seed, "synth.think")
 	}
 	g.cur.Reset()
 	return g, nil
@@ -372,6 +424,15 @@ type synth struct {
 	ids             idArena
 	cur             Request
 	err             error
+
+	// Sessions only: open ones by next turn's arrival, the next to open
+	// (nil until drawn), and how many were opened.
+	open             sessionHeap
+	pending          *session
+	startErr         error // why no session opens any more
+	opened           int
+	turns            lengthDist
+	turnDraws, think *rand.Rand
 }
 
 func (g *synth) Meta() Meta   { return g.meta }
@@ -383,6 +444,9 @@ func (g *synth) Next() bool {
 	if g.err != nil || g.i >= g.total {
 		return false
 	}
+	if g.c.sessions() {
+		return g.nextTurn()
+	}
 	c := &g.c
 	r := &g.cur
 	hashes := r.PrefixHashes
@@ -391,20 +455,7 @@ func (g *synth) Next() bool {
 	row := g.i
 	g.i++
 	if row > 0 {
-		switch c.Arrival.Kind {
-		case ArrivalConstant:
-			g.t = int64(math.Round(float64(row) * 1e9 / c.Arrival.Rate))
-		case ArrivalPoisson:
-			g.t += int64(math.Round(g.arr.ExpFloat64() / c.Arrival.Rate * 1e9))
-		case ArrivalGamma:
-			k, x := 1/(c.Arrival.CV*c.Arrival.CV), 1.0
-			if !math.IsInf(k, 1) { // else Gamma(k)/k is 1: the limit as CV -> 0
-				x = gammaDraw(g.arr, k) / k
-			}
-			g.t += int64(math.Round(x / c.Arrival.Rate * 1e9))
-		}
-		if g.t < 0 || g.t > maxSeconds*1e9 {
-			g.err = fmt.Errorf("synth: row %d: arrival past 2^32 s: rate %v too low", row+1, c.Arrival.Rate)
+		if g.t, g.err = g.arrivalAfter(row, g.t); g.err != nil {
 			return false
 		}
 	}
@@ -430,23 +481,175 @@ func (g *synth) Next() bool {
 		r.PromptTokens += c.PrefixTokens
 	}
 	if c.BlockSize > 0 {
-		r.PrefixHashes = blockHashes(hashes, g.salt, int(r.PromptTokens), c.BlockSize, group, int(c.PrefixTokens), uint64(row))
+		r.PrefixHashes = blockHashes(hashes, g.salt, int(r.PromptTokens), c.BlockSize, group, int(c.PrefixTokens), -1, uint64(row))
 	}
 	return true
 }
 
+// arrivalAfter is the arrival of the k-th (k > 0) event of the arrival
+// process, the previous one at prev: a row, or a session's first turn.
+func (g *synth) arrivalAfter(k int, prev int64) (int64, error) {
+	a := g.c.Arrival
+	t := prev
+	switch a.Kind {
+	case ArrivalConstant:
+		t = int64(math.Round(float64(k) * 1e9 / a.Rate))
+	case ArrivalPoisson:
+		t += int64(math.Round(g.arr.ExpFloat64() / a.Rate * 1e9))
+	case ArrivalGamma:
+		shape, x := 1/(a.CV*a.CV), 1.0
+		if !math.IsInf(shape, 1) { // else Gamma(k)/k is 1: the limit as CV -> 0
+			x = gammaDraw(g.arr, shape) / shape
+		}
+		t += int64(math.Round(x / a.Rate * 1e9))
+	}
+	if t < 0 || t > maxSeconds*1e9 {
+		if g.c.sessions() {
+			return t, fmt.Errorf("synth: session %d: first turn past 2^32 s: rate %v too low", k+1, a.Rate)
+		}
+		return t, fmt.Errorf("synth: row %d: arrival past 2^32 s: rate %v too low", k+1, a.Rate)
+	}
+	return t, nil
+}
+
+// session is one open conversation of a session trace.
+type session struct {
+	n       int   // order of opening, from 0: its session_id
+	group   int   // prefix group, -1 for none
+	next    int64 // arrival of its next turn
+	history int32 // the last turn's prompt and output tokens; 0 before the first
+	left    int   // turns still to come, the next included
+}
+
+// sessionHeap orders open sessions by their next turn's arrival, then by
+// opening, so that rows come in arrival order.
+type sessionHeap []*session
+
+func (h sessionHeap) Len() int { return len(h) }
+func (h sessionHeap) Less(i, j int) bool {
+	return h[i].next < h[j].next || (h[i].next == h[j].next && h[i].n < h[j].n)
+}
+func (h sessionHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *sessionHeap) Push(x any)   { *h = append(*h, x.(*session)) }
+func (h *sessionHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return s
+}
+
+// nextTurn makes the next row of a session trace: the earliest next turn
+// of the open sessions and the one to open next.
+func (g *synth) nextTurn() bool {
+	c := &g.c
+	for {
+		s, err := g.nextSession()
+		if err != nil {
+			g.err = err
+			return false
+		}
+		next := g.prompt.draw(g.lens)
+		prompt := int64(s.history) + int64(next)
+		if s.history == 0 && s.group >= 0 {
+			prompt += int64(c.PrefixTokens)
+		}
+		if prompt > DefaultMaxTokens {
+			continue // the conversation fills the context: it ends
+		}
+		g.emitTurn(s, int32(prompt))
+		return true
+	}
+}
+
+// nextSession removes and returns the session whose turn comes next,
+// opening a new one when its first turn is the earliest.
+func (g *synth) nextSession() (*session, error) {
+	if g.pending == nil && g.startErr == nil {
+		g.pending, g.startErr = g.openSession()
+	}
+	if g.pending == nil { // no session opens before the clock ends: the open ones go on
+		if len(g.open) == 0 {
+			return nil, g.startErr
+		}
+		return heap.Pop(&g.open).(*session), nil
+	}
+	if len(g.open) > 0 && g.open[0].next <= g.pending.next { // on a tie, the session opened first
+		return heap.Pop(&g.open).(*session), nil
+	}
+	s := g.pending
+	g.pending = nil
+	return s, nil
+}
+
+// openSession draws the next session: its first turn's arrival, its
+// turns and its prefix group.
+func (g *synth) openSession() (*session, error) {
+	t := int64(0)
+	if g.opened > 0 {
+		var err error
+		if t, err = g.arrivalAfter(g.opened, g.t); err != nil {
+			return nil, err
+		}
+	}
+	g.t = t // the last first turn's arrival, as the process goes on from it
+	s := &session{n: g.opened, group: -1, next: t, left: int(g.turns.draw(g.turnDraws))}
+	if g.c.PrefixGroups > 0 {
+		s.group = g.groups.IntN(g.c.PrefixGroups)
+	}
+	g.opened++
+	return s, nil
+}
+
+// emitTurn fills the current row with s's next turn of prompt tokens and
+// schedules the turn after it, if any.
+func (g *synth) emitTurn(s *session, prompt int32) {
+	c := &g.c
+	r := &g.cur
+	hashes := r.PrefixHashes
+	r.Reset()
+	r.PrefixHashes = nil
+	row := g.i
+	g.i++
+	r.Arrival = s.next
+	r.ID = g.ids.itoa(row)
+	r.SessionID = g.ids.itoa(s.n)
+	r.Warmup = row < c.Warmup
+	r.PromptTokens, r.OutputTokens = prompt, g.output.draw(g.outs)
+	if c.BlockSize > 0 {
+		r.PrefixHashes = blockHashes(hashes, g.salt, int(prompt), c.BlockSize, s.group, int(c.PrefixTokens), s.n, uint64(row))
+	}
+	s.history = r.PromptTokens + r.OutputTokens
+	if s.left--; s.left <= 0 {
+		return
+	}
+	// In float: a long gap's ns would overflow int64.
+	next := float64(s.next) + math.Round(g.think.ExpFloat64()*c.ThinkTime*1e9)
+	if next > maxSeconds*1e9 {
+		return // past the trace's clock: the session ends
+	}
+	s.next = int64(next)
+	heap.Push(&g.open, s)
+}
+
 // blockHashes appends ceil(prompt/block) chained hashes: block i hashes
 // (hash of block i-1, content of block i). The content of a block that
-// lies wholly inside the group's shared prefix is (group, i); any other
-// block's content is unique to the row, so every later hash is too.
-func blockHashes(dst []uint64, salt uint64, prompt, block, group, prefix int, row uint64) []uint64 {
+// lies wholly inside the group's shared prefix is (group, i); past it, a
+// session's (session >= 0) full block is (session, i), the same in each
+// turn, as the conversation's tokens are; any other block's content is
+// unique to the row, so every later hash is too. A turn's partial last
+// block is such a block: the next turn fills it with other tokens.
+func blockHashes(dst []uint64, salt uint64, prompt, block, group, prefix, session int, row uint64) []uint64 {
 	dst = nonNil(dst)
 	h := salt
 	for i := 0; i*block < prompt; i++ {
 		var content uint64
-		if group >= 0 && (i+1)*block <= prefix {
+		switch {
+		case group >= 0 && (i+1)*block <= prefix:
 			content = mix64(uint64(group)<<1 | 1)
-		} else {
+		case session >= 0 && (i+1)*block <= prompt:
+			content = mix64(uint64(session)<<1) ^ 0x6a09e667f3bcc909
+		default:
 			content = mix64(row<<1) ^ 0x9e3779b97f4a7c15
 		}
 		h = mix64(h ^ mix64(content+uint64(i)))

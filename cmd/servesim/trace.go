@@ -242,6 +242,8 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "prefix-groups", Usage: "number of shared-prefix groups"},
 			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt"},
 			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block, at most 10000000 (0 = no hashes)"},
+			&cli.StringFlag{Name: "turns", Value: "fixed:1", Usage: "turns per session, same syntax as --prompt: each turn's prompt is the session's history plus a new --prompt message (fixed:1 = no sessions)"},
+			&cli.Float64Flag{Name: "think-time", Usage: "with --turns: mean seconds (exponential) from one turn's arrival to the next's; --rate then opens sessions"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := flagsFirst("synth", c.Args().Slice()); err != nil {
@@ -295,6 +297,9 @@ func traceSynthCommand() *cli.Command {
 			if n := c.Int("prefix-tokens"); n > traces.DefaultMaxTokens {
 				return usageErrorf("synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
 			}
+			if c.IsSet("think-time") && !c.IsSet("turns") {
+				return usageErrorf("synth: --think-time applies to --turns sessions only")
+			}
 			cfg := traces.DefaultSynthConfig()
 			cfg.ToolVersion = c.App.Version
 			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")
@@ -307,6 +312,10 @@ func traceSynthCommand() *cli.Command {
 			if cfg.Output, err = traces.ParseLengthSpec(c.String("output")); err != nil {
 				return usageErrorf("synth: --output: %v", err)
 			}
+			if cfg.Turns, err = traces.ParseLengthSpec(c.String("turns")); err != nil {
+				return usageErrorf("synth: --turns: %v", err)
+			}
+			cfg.ThinkTime = c.Float64("think-time")
 			if cfg.PromptLengths, err = parsePromptLengths(c.String("prompt-lengths")); err != nil {
 				return usageErrorf("synth: %v", err)
 			}
@@ -357,7 +366,7 @@ var synthFlags = map[string]string{
 	"Arrival.Rate": "--rate", "Arrival.CV": "--cv", "Arrival.Kind": "--arrival", "PromptLengths": "--prompt-lengths",
 	"Requests": "--requests", "Repeats": "--repeats", "Warmup": "--warmup", "PrefixGroups": "--prefix-groups",
 	"PrefixTokens": "--prefix-tokens", "BlockSize": "--block-size", "Prompt": "--prompt", "Output": "--output",
-	"Resample": "--resample",
+	"Resample": "--resample", "Turns": "--turns", "ThinkTime": "--think-time",
 }
 
 func traceSliceCommand() *cli.Command {
