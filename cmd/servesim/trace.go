@@ -234,7 +234,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "repeats", Value: 1, Usage: "with --prompt-lengths: requests per length"},
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
 			&cli.StringFlag{Name: "arrival", Value: traces.ArrivalPoisson, Usage: "constant, poisson or gamma"},
-			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second (at most 1e6: arrivals are kept to the ns)"},
+			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second, or sessions per second with --turns (at most 1e6: arrivals are kept to the ns)"},
 			&cli.Float64Flag{Name: "cv", Value: 1, Usage: "inter-arrival coefficient of variation (gamma)"},
 			&cli.StringFlag{Name: "prompt", Value: "fixed:1024", Usage: "prompt length: fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX] (MEAN, CV before clamping to MIN:MAX)"},
 			&cli.StringFlag{Name: "output", Value: "fixed:128", Usage: "output length, same syntax as --prompt"},
