@@ -99,11 +99,14 @@ type Cluster struct {
 }
 
 // Strategies lists the batch strategies and the keys each one requires.
+// Every strategy requires prefix_caching: the simulator shares prompt
+// blocks under each of them, and engines differ in their default (vLLM
+// v1 turns it on), so leaving it out would measure an engine unsaid.
 var Strategies = map[string][]string{
-	"serial":       nil,
-	"fixed":        {"batch_size", "max_wait_ms"},
-	"token_budget": {"max_token_budget", "max_wait_ms"},
-	"continuous":   {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill"},
+	"serial":       {"prefix_caching"},
+	"fixed":        {"batch_size", "max_wait_ms", "prefix_caching"},
+	"token_budget": {"max_token_budget", "max_wait_ms", "prefix_caching"},
+	"continuous":   {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "prefix_caching"},
 }
 
 // MaxPrice bounds every price (USD per device-hour, per kWh, per 1M

@@ -21,7 +21,7 @@ strategy = "continuous"
 max_num_seqs = 256
 max_num_batched_tokens = 8192
 chunked_prefill = true
-
+prefix_caching = false
 [device]
 model = "H100-SXM-80G"
 count = 1

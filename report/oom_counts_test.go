@@ -25,6 +25,7 @@ max_new_tokens = 1024
 strategy = "fixed"
 batch_size = 32
 max_wait_ms = 100
+prefix_caching = false
 
 [device]
 model = "H100-SXM-80G"

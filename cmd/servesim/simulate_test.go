@@ -269,7 +269,7 @@ func TestSimulatePrintsPrefixHitRate(t *testing.T) {
 		"--prefix-groups", "2", "--prefix-tokens", "64", "--block-size", "16", tr); err != nil {
 		t.Fatal(err)
 	}
-	on := basePlan(t, dir, "on.toml", "chunked_prefill = true", "chunked_prefill = true\nprefix_caching = true")
+	on := basePlan(t, dir, "on.toml", "prefix_caching = false", "prefix_caching = true")
 	off := basePlan(t, dir, "off.toml")
 	out, err := run(t, "simulate", "--trace", tr, "--config", on, "--config", off, "--json")
 	if err != nil {

@@ -40,8 +40,8 @@ func loadWithBase(t *testing.T, old, new, body string) (basePath string, err err
 func TestExpandNamesTheBasePlanOfABadValue(t *testing.T) {
 	sweepSeqs := "[sweep]\n\"batch.max_num_seqs\" = [16, 64]\n"
 	for _, c := range []struct{ name, old, new, want string }{
-		{"out of range", "pue = 1.2", "pue = 0.5", ": line 23: cost.pue: must be a finite number in [1, 100]"},
-		{"unknown device", `model = "H100-SXM-80G"`, `model = "Z100"`, `: line 14: device.model: model: unknown hardware "Z100"`},
+		{"out of range", "pue = 1.2", "pue = 0.5", ": line 24: cost.pue: must be a finite number in [1, 100]"},
+		{"unknown device", `model = "H100-SXM-80G"`, `model = "Z100"`, `: line 15: device.model: model: unknown hardware "Z100"`},
 		{"unknown key", "name = ", "nam = ", ": line 2: unknown key model.nam"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
