@@ -31,12 +31,14 @@ type Change struct {
 	// Lo and Hi bound Rel's 95% bootstrap interval, for the latencies and
 	// throughputs of a live run, whose requests are one sample of what the
 	// engine does; NaN when not computed. Noisy marks a change whose interval holds no
-	// change: shown, never flagged.
-	Lo, Hi float64
-	Noisy  bool
-	format func(float64) string
-	series string // the per-request values behind a latency figure (seriesOf)
-	stat   statistic
+	// change (holdsNoChange: a bound of exactly 0 alone is not enough):
+	// shown, never flagged.
+	Lo, Hi   float64
+	Noisy    bool
+	noChange bool // the interval holds no change (holdsNoChange)
+	format   func(float64) string
+	series   string // the per-request values behind a latency figure (seriesOf)
+	stat     statistic
 }
 
 // Compare lines up a (the baseline) and b and flags every gated metric
@@ -97,7 +99,7 @@ func Compare(a, b *Run, threshold float64) []Change {
 	}
 	for i := range cs {
 		c := &cs[i]
-		c.Noisy = known(c.Lo) && c.Rel != 0 && c.Lo <= 0 && c.Hi >= 0
+		c.Noisy = known(c.Lo) && c.Rel != 0 && c.noChange
 		if !c.Gated || !known(c.A) || !known(c.B) {
 			continue
 		}
@@ -144,7 +146,7 @@ func setIntervals(cs []Change, a, b *Run) {
 		}
 		ivs := changeIntervals(xa, xb, stats, rng)
 		for j, i := range at {
-			cs[i].Lo, cs[i].Hi = ivs[j].lo, ivs[j].hi
+			cs[i].Lo, cs[i].Hi, cs[i].noChange = ivs[j].lo, ivs[j].hi, ivs[j].noChange
 		}
 	}
 }

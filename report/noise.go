@@ -30,7 +30,11 @@ func quantile(q float64) statistic { return statistic{q} }
 const minTail = 10
 
 // interval bounds a relative change; both NaN when not computed.
-type interval struct{ lo, hi float64 }
+// noChange says whether it holds no change (holdsNoChange).
+type interval struct {
+	lo, hi   float64
+	noChange bool
+}
 
 // changeIntervals are the 95% bootstrap intervals of the relative changes
 // (stat(b) − stat(a)) / stat(a) of each of stats: each run's requests, in
@@ -46,7 +50,7 @@ func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interv
 	var used []int // the indexes in stats of drawA and drawB
 	la, lb := 0, 0
 	for i, s := range stats {
-		ivs[i] = interval{math.NaN(), math.NaN()}
+		ivs[i] = interval{lo: math.NaN(), hi: math.NaN()}
 		if !s.enough(len(a)) || !s.enough(len(b)) {
 			continue
 		}
@@ -78,9 +82,32 @@ func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interv
 		if stats[i].q == 0 {
 			tail = expandedTail(min(len(a), len(b)))
 		}
-		ivs[i] = interval{Quantile(rel[j], tail), Quantile(rel[j], 1-tail)}
+		ivs[i] = interval{Quantile(rel[j], tail), Quantile(rel[j], 1-tail), holdsNoChange(rel[j], tail)}
 	}
 	return ivs
+}
+
+// holdsNoChange says whether the resampled changes rel put no change
+// inside their interval of tails tail: whether at least tail of them lie
+// at or beyond it on each side, those of exactly no change counted half
+// to each (the mid-p rule). A quantile of latencies that come in steps is
+// often the same in resamples of both runs, so its interval can end at
+// exactly no change with few resamples there and none beyond: a bound of
+// 0 alone would read a rise that most resamples show as chance.
+func holdsNoChange(rel []float64, tail float64) bool {
+	below, zero, above := 0, 0, 0
+	for _, r := range rel {
+		switch {
+		case r < 0:
+			below++
+		case r > 0:
+			above++
+		case r == 0:
+			zero++
+		}
+	}
+	least := tail * float64(len(rel))
+	return float64(below)+float64(zero)/2 >= least && float64(above)+float64(zero)/2 >= least
 }
 
 // blockLength is the block length of the circular block bootstrap of n
