@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,29 @@ func TestOutDirNotSyncedCountsAsWritten(t *testing.T) {
 	sums, err := Record(t.Context(), cfg, nil)
 	if !errors.Is(err, atomicfile.ErrDirNotSynced) {
 		t.Fatalf("Record: %v; want ErrDirNotSynced", err)
+	}
+	checkOutcome(t, cfg, sums, true, "")
+	checkTraceRows(t, cfg.Out, 3)
+	checkOnlyInAndOut(t, dir)
+}
+
+// The partial stream's name is a hard link made as the run starts: its
+// directory is synced then, so that a machine crash keeps the name as the
+// flushes keep the rows, and a failed sync is said at once, while the run
+// the crash would cut short goes on.
+func TestPartialLinkDirNotSyncedIsSaid(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	cfg, dir := recordConfig(t, srv, rows(3, time.Millisecond, 30, 2))
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	var log strings.Builder
+	sums, err := Record(t.Context(), cfg, &log)
+	if err != nil && !atomicfile.OnlyNotSynced(err) {
+		t.Fatalf("Record: %v; want the trace written", err)
+	}
+	want := fmt.Sprintf("warning: %s: its directory was not synced (input/output error)", PartialPath(cfg.Out))
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("log:\n%s\nwant it to say %q", log.String(), want)
 	}
 	checkOutcome(t, cfg, sums, true, "")
 	checkTraceRows(t, cfg.Out, 3)

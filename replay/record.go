@@ -270,6 +270,11 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		}
 		if err := os.Link(tmp, partial); err == nil {
 			fmt.Fprintf(log, "%srows go to %s as they complete\n", run, partial)
+			// The flushes make the rows durable, but not the new name:
+			// unsynced, a machine crash may take it with the rows.
+			if err := atomicfile.SyncDir(filepath.Dir(partial)); err != nil {
+				fmt.Fprintf(log, "%swarning: %s: its directory was not synced (%v): a machine crash may lose it and its rows\n", run, partial, err)
+			}
 		} else {
 			fmt.Fprintf(log, "%srows go to %s (an Arrow IPC stream) as they complete\n", run, tmp)
 		}
