@@ -38,3 +38,19 @@ func TestOutDirNotSyncedCountsAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// The staging name is a hard link made as the session starts: its
+// directory is synced then, so that a machine crash keeps the name as the
+// flushes keep the rows, and a failed sync is warned of at once, while
+// the session the crash would cut short goes on.
+func TestStagingLinkDirNotSyncedIsWarned(t *testing.T) {
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	r := newRig(t, ".parquet", nil)
+	logs := r.logs.String()
+	if !strings.Contains(logs, "directory was not synced") || !strings.Contains(logs, "input/output error") ||
+		!strings.Contains(logs, stagingPath(r.out)) {
+		t.Errorf("logs:\n%s\nwant a warning that %s's directory was not synced", logs, stagingPath(r.out))
+	}
+	r.srv.Close()
+	r.p.Close()
+}

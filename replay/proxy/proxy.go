@@ -298,6 +298,11 @@ func newProxy(cfg Config, flushTick time.Duration) (*Proxy, error) {
 	// beside.
 	if tp, ok := w.(interface{ TempPath() string }); ok && os.Link(tp.TempPath(), path) == nil {
 		p.wtmp = tp.TempPath()
+		// The flushes make the rows durable, but not the new name:
+		// unsynced, a machine crash may take it with the rows.
+		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+			cfg.Logger.Warn("proxy: the staging file's directory was not synced: a machine crash may lose it and its rows", "path", path, "err", err)
+		}
 	}
 	if cfg.KeepPrompts {
 		// Staged like the trace: an earlier session's file stays until
