@@ -584,9 +584,10 @@ type Analysis struct {
 	// the slot cache as this fit did.
 	Traces []TraceRef
 	// Slots is the engine's fixed number of sequence slots, from the
-	// concurrency ramp; 0 when it found no hard limit (a paged engine, or
-	// a ramp that stayed under it) or the runs name a paged engine
-	// (PagedBy): then the resident-token terms are off.
+	// concurrency ramp, or the most a run on this engine ran at once where
+	// that is more (slotsRan); 0 when the ramp found no hard limit (a
+	// paged engine, or a ramp that stayed under it) or the runs name a
+	// paged engine (PagedBy): then the resident-token terms are off.
 	Slots int
 	// PagedBy says what in the runs' metadata named the engine a paged
 	// one (see pagedEngine); "" when nothing did.
@@ -699,13 +700,16 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	// each step attends over; the engine is taken as freshly started. See
 	// annotateResident. Others (paged engines) get no resident terms: a
 	// paged engine's limit (vLLM's max_num_seqs) stops the ramp too, so
-	// one the runs name as paged keeps its limit out of Slots.
+	// one the runs name as paged keeps its limit out of Slots. An engine
+	// of slots has at least as many as any run ran at once: a ramp that
+	// saturated below a decode run's peak did not find all of them.
 	resets := 0
 	var cache *sim.SlotCache
 	a.Concurrency = ProbeConcurrency(a.Runs)
 	a.PagedBy = pagedEngine(runs)
 	if c := a.Concurrency; c != nil && c.Saturated && c.MaxSeqs > 0 && a.PagedBy == "" {
-		a.Slots = c.MaxSeqs
+		most, _ := a.slotsRan()
+		a.Slots = max(c.MaxSeqs, most)
 		a.SlotsBy, a.Engine = slotEngineName(runs), unknownEngine(runs)
 		cache = newSlotCache(a.Slots)
 	}
@@ -1367,6 +1371,24 @@ func mostRunning(runs []*RunResult) (int, string) {
 	return most, name
 }
 
+// slotsRan is the most requests one fitted run on the calibrated engine
+// had generating at once, and the name of the first run that had them: a
+// run on an engine of its own (Slots > 0) ran another engine's slots.
+func (a *Analysis) slotsRan() (int, string) {
+	return mostRunning(slices.DeleteFunc(slices.Clone(a.Runs), func(r *RunResult) bool { return r.Slots > 0 }))
+}
+
+// slotsSource says where Slots came from: the ramp's limit, or the run
+// that ran more sequences at once than the ramp's peak.
+func (a *Analysis) slotsSource() string {
+	c := a.Concurrency
+	if c == nil || a.Slots <= c.MaxSeqs {
+		return "the ramp's limit"
+	}
+	_, run := a.slotsRan()
+	return fmt.Sprintf("ran at once in run %s, above the ramp's %d", run, c.MaxSeqs)
+}
+
 // MostRunning is the most requests one fitted run had generating at
 // once, and the name of the first run that had them: what a profile's
 // max_seqs counts beside the ramp.
@@ -1518,15 +1540,16 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 func (a *Analysis) printSlots(w io.Writer) {
 	const replayed = "steps attend over the cells of one KV cache, replayed from a fresh engine"
 	paged := "--engine " + strings.Join(pagedEngines[:3], ", --engine ")
+	source := a.slotsSource()
 	switch {
 	case a.SlotsBy != "":
-		fmt.Fprintf(w, "engine slots: %d (the ramp's limit; engine %q): %s\n", a.Slots, a.SlotsBy, replayed)
+		fmt.Fprintf(w, "engine slots: %d (%s; engine %q): %s\n", a.Slots, source, a.SlotsBy, replayed)
 	case a.Engine != "":
-		fmt.Fprintf(w, "engine slots: %d (the ramp's limit), assumed: engine %q is not one calibrate knows, taken as one of slots (llama.cpp's); %s\n",
-			a.Slots, a.Engine, replayed)
+		fmt.Fprintf(w, "engine slots: %d (%s), assumed: engine %q is not one calibrate knows, taken as one of slots (llama.cpp's); %s\n",
+			a.Slots, source, a.Engine, replayed)
 		fmt.Fprintf(w, "  a paged engine's limit is its max_num_seqs: calibrating it live again with %s turns the resident-token terms off (a refit keeps the traces' engine)\n", paged)
 	default:
-		fmt.Fprintf(w, "engine slots: %d (the ramp's limit), assumed: the runs name no engine, taken as one of slots (llama.cpp's); %s\n", a.Slots, replayed)
+		fmt.Fprintf(w, "engine slots: %d (%s), assumed: the runs name no engine, taken as one of slots (llama.cpp's); %s\n", a.Slots, source, replayed)
 		fmt.Fprintf(w, "  a paged engine's limit is its max_num_seqs: %s, live or with --from-traces, turns the resident-token terms off\n", paged)
 	}
 }
