@@ -1171,9 +1171,11 @@ type ConcurrencyProbe struct {
 	Saturated bool
 	// Knee is the first ramp point past which more clients stop raising
 	// throughput (< 10% more) and start waiting (mean TTFT +50% or more);
-	// 0 when no such point was seen. Points with failed or early-stopped
-	// requests are left out of it: they generated fewer tokens than their
-	// clients asked for, so their throughput is no evidence of a limit.
+	// 0 when no such point was seen, or the point past it had every
+	// client generating at once (no slot ran out, so Knee > 0 implies
+	// Saturated). Points with failed or early-stopped requests are left
+	// out of it: they generated fewer tokens than their clients asked
+	// for, so their throughput is no evidence of a limit.
 	Knee int
 	// MaxTokens is the most KV tokens the engine held at once in the
 	// probe (PeakTokens' maximum, from the prompt and output lengths). It
@@ -1212,7 +1214,9 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 	// by far more than 50% while throughput stays flat. Fixed thresholds
 	// fit that jump on any ramp step (2× down to one added client): below
 	// the limit a step adds no wait, only batch interference, far short
-	// of half.
+	// of half. The point past the knee must have had a client wait (fewer
+	// generating than its clients): one whose clients all generated at
+	// once ran out of no slot, whatever its throughput and TTFT did.
 	var prev *ProbePoint
 	for i, pt := range p.Points {
 		p.MaxSeqs = max(p.MaxSeqs, pt.PeakRunning)
@@ -1223,7 +1227,8 @@ func ProbeConcurrency(runs []*RunResult) *ConcurrencyProbe {
 		if pt.Failed > 0 || pt.Stopped > 0 {
 			continue
 		}
-		if prev != nil && p.Knee == 0 && pt.OutputTokPerSec < 1.1*prev.OutputTokPerSec && pt.MeanTTFT > 1.5*prev.MeanTTFT {
+		waited := pt.PeakRunning < pt.Clients
+		if prev != nil && p.Knee == 0 && waited && pt.OutputTokPerSec < 1.1*prev.OutputTokPerSec && pt.MeanTTFT > 1.5*prev.MeanTTFT {
 			p.Knee = prev.Clients
 		}
 		prev = &p.Points[i]
