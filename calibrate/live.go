@@ -1689,7 +1689,7 @@ func (a *Analysis) Print(w io.Writer) {
 		}
 		knee := "not seen"
 		if c.Knee > 0 {
-			knee = fmt.Sprintf("at %d clients", c.Knee)
+			knee = "at " + numfmt.Count(c.Knee, "client")
 		}
 		if n := c.leftOut(); n > 0 {
 			knee += fmt.Sprintf(" (%s with failed or early-stopped requests left out)", numfmt.Count(n, "point"))

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,22 @@ func TestPrintConcurrencyRampAllFailed(t *testing.T) {
 	line := printedLine(a, "  max concurrent sequences")
 	if strings.Contains(line, "the ramp's 0") || !strings.Contains(line, "lower bound: no ramp request generated a token") {
 		t.Errorf("printed %q, want the ramp said to have run none", line)
+	}
+}
+
+// A knee at one client counts it in the singular.
+func TestPrintConcurrencyKneeAtOneClient(t *testing.T) {
+	mk := func(c int, tokPerSec float64, ttft time.Duration, rows ...*traces.Request) *RunResult {
+		s := Summarize(rows)
+		s.OutputTokensPerSec, s.TTFT.Mean = tokPerSec, ttft
+		return &RunResult{Spec: RunSpec{Name: fmt.Sprintf("memory-c%d-r1", c), Kind: KindMemory, Concurrency: c}, Rows: rows, Summary: s}
+	}
+	runs := []*RunResult{
+		mk(1, 100, 10*time.Millisecond, row("a", 512, 0, 10, 20, 30)),
+		mk(2, 105, 30*time.Millisecond, row("a", 512, 0, 10, 20, 30), row("b", 512, 0, 40, 50, 60)), // b waited for a's slot
+	}
+	a := &Analysis{Runs: runs, Fit: &Fit{}, HeldOut: &HeldOut{}, Concurrency: ProbeConcurrency(runs)}
+	if line := printedLine(a, "  max concurrent sequences"); !strings.HasSuffix(line, "knee at 1 client\n") {
+		t.Errorf("printed %q, want it to end \"knee at 1 client\"", line)
 	}
 }
