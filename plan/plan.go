@@ -550,7 +550,7 @@ func (p *Plan) ClusterLabel() string {
 }
 
 // BatchLimit describes the policy's batch limit for tables, e.g.
-// "seqs=256 tok=8192 chunked"; a plan with a [cluster] section appends
+// "seqs=256 tok=8192 chunked prefix-cache"; a plan with a [cluster] section appends
 // its ClusterLabel after "; ".
 func (p *Plan) BatchLimit() string {
 	if cl := p.ClusterLabel(); cl != "" {
@@ -560,6 +560,15 @@ func (p *Plan) BatchLimit() string {
 }
 
 func (p *Plan) batchLimit() string {
+	s := p.strategyLimit()
+	if p.Batch.PrefixCaching {
+		s += " prefix-cache"
+	}
+	return s
+}
+
+// strategyLimit is the batch limit of the strategy's own keys.
+func (p *Plan) strategyLimit() string {
 	b := p.Batch
 	switch b.Strategy {
 	case "fixed":

@@ -52,6 +52,28 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+// Two plans that differ only in prefix caching must not read the same in
+// a comparison table.
+func TestBatchLimitNamesPrefixCaching(t *testing.T) {
+	for strategy, want := range map[string]string{
+		"continuous": "seqs=256 tok=8192 chunked prefix-cache",
+		"serial":     "1 prefix-cache",
+	} {
+		text := strings.Replace(valid, "prefix_caching = false", "prefix_caching = true", 1)
+		if strategy == "serial" {
+			text = strings.NewReplacer(`strategy = "continuous"`, `strategy = "serial"`, "max_num_seqs = 256\n", "",
+				"max_num_batched_tokens = 8192\n", "", "chunked_prefill = true\n", "").Replace(text)
+		}
+		p, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.BatchLimit(); got != want {
+			t.Errorf("%s: BatchLimit = %q, want %q", strategy, got, want)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		name, edit, want string
