@@ -132,35 +132,41 @@ func TestCalibrateRemovesEarlierSamplesWithTheirTraces(t *testing.T) {
 }
 
 // A refit of one run says "1 run", and its profile "1 trace", not "1 runs"
-// and "1 traces".
+// and "1 traces". The run is written with known token times, not measured
+// live: how many steps a live run's times show depends on the host's
+// timing, and too few fail the fit before the profile line is printed.
 func TestCalibrateRefitCountsOneRun(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{TTFT: 2 * time.Millisecond, ITL: time.Millisecond})
-	defer srv.Close()
-	dir := t.TempDir()
-	if _, err := run(t, "calibrate", "--out", filepath.Join(dir, "p.json"), "--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "SERVESIM_NO_KEY",
-		"--max-concurrency", "2", "--repeats", "1", "--max-prompt", "64", "--device", "cpu"); err != nil {
+	one := t.TempDir()
+	m := traces.Meta{Model: "m", Device: "cpu"}
+	m.Set("calibrate_run", "prefill-c1-r1")
+	m.Set("calibrate_kind", calibrate.KindPrefill)
+	m.Set("concurrency", "1")
+	var rows []*traces.Request
+	t0 := int64(0)
+	for i, prompt := range []int32{16, 32, 48, 64, 16, 32, 48, 64} {
+		r := &traces.Request{}
+		r.Reset()
+		r.ID = fmt.Sprintf("prefill-c1-r1/%d", i)
+		r.PromptTokens, r.OutputTokens, r.UsagePrompt, r.UsageOutput = prompt, 8, prompt, 8
+		r.Arrival, r.ScheduledSend, r.ActualSend = t0, t0, t0
+		// served alone: a prefill of 2 ms + 0.1 ms a prompt token, then
+		// decode steps of 5 ms, each a little off so that no two match
+		tok := t0 + int64(2e6+1e5*float64(prompt)) + int64(i)*7e3
+		for k := range 8 {
+			r.TokenTimes = append(r.TokenTimes, tok)
+			tok += int64(5e6) + int64((i*8+k)%5)*31e3
+		}
+		r.FirstToken, r.LastToken, r.HTTPStatus, r.FinishReason = r.TokenTimes[0], r.TokenTimes[7], 200, "length"
+		rows = append(rows, r)
+		t0 = r.LastToken + 1e6
+	}
+	if err := traces.WriteAll(filepath.Join(one, "01-prefill-c1-r1.parquet"), m, rows); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := filepath.Glob(filepath.Join(dir, "p.traces", "*.parquet"))
-	one := filepath.Join(dir, "one")
-	if err := os.Mkdir(one, 0o755); err != nil {
-		t.Fatal(err)
+	text, err := run(t, "calibrate", "--out", filepath.Join(t.TempDir(), "q.json"), "--from-traces", one)
+	if err != nil {
+		t.Fatalf("refit of one run: %v\n%s", err, text)
 	}
-	for _, r := range runs {
-		spec, err := calibrate.ReadRun(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if spec.Spec.Kind == calibrate.KindWarmup || spec.Spec.Kind == calibrate.KindReset {
-			continue
-		}
-		if err := os.Rename(r, filepath.Join(one, filepath.Base(r))); err != nil {
-			t.Fatal(err)
-		}
-		break
-	}
-	// One run is too few to fit: only the count is asserted.
-	text, _, _ := runCode(t, "calibrate", "--out", filepath.Join(dir, "q.json"), "--from-traces", one)
 	if !strings.Contains(text, "refitting 1 run from") || !strings.Contains(text, ", 1 trace\n") {
 		t.Errorf("refit of one run says:\n%s", text)
 	}
