@@ -276,7 +276,8 @@ func (c *SynthConfig) rows() (n int, field string, ok bool) {
 // validateRows refuses a row count past int's range, and one whose
 // arrivals at the rate asked for would (on average, for the random
 // processes) run past the 2^32 s a trace's clock holds: that would fail
-// only once that many rows had been written.
+// only once that many rows had been written. With sessions the rate
+// opens sessions, so only the starts of as few as can fill the rows count.
 func (c *SynthConfig) validateRows() error {
 	if c.Warmup < 0 || (c.Requests < 0 && c.PromptLengths == nil) || (c.Repeats < 1 && c.PromptLengths != nil) {
 		return nil // reported on their own
@@ -292,10 +293,37 @@ func (c *SynthConfig) validateRows() error {
 	if n < 2 || !(rate > 0) || math.IsInf(rate, 0) {
 		return nil
 	}
+	if c.sessions() {
+		// The rate opens sessions: the fewest that can fill n rows must
+		// start within the clock; later turns past it end their session.
+		turns := c.mostTurns()
+		starts := (n-1)/turns + 1
+		if span := float64(starts-1) / rate; span > maxSeconds {
+			return fieldErr(field, "%d rows (warm-up included) in sessions of at most %d turns open at least %d sessions, which at %v sessions/s span %.4g s, past the 2^32 s a trace's arrivals can reach", n, turns, starts, rate, span)
+		}
+		return nil
+	}
 	if span := float64(n-1) / rate; span > maxSeconds {
 		return fieldErr(field, "%d rows (warm-up included) at %v requests/s span %.4g s, past the 2^32 s a trace's arrivals can reach", n, rate, span)
 	}
 	return nil
+}
+
+// mostTurns is the most turns a session can be drawn with, at least 1
+// (an invalid Turns is reported on its own).
+func (c *SynthConfig) mostTurns() int {
+	n := DefaultMaxTokens // a lognormal without a max is clamped there
+	switch l := c.Turns; l.Kind {
+	case LengthFixed:
+		n = int(l.Value)
+	case LengthUniform:
+		n = int(l.Max)
+	case LengthLognormal:
+		if l.Max > 0 {
+			n = int(l.Max)
+		}
+	}
+	return max(n, 1)
 }
 
 func (l *LengthSpec) validate(name string) error {
