@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -43,6 +44,18 @@ type Stats struct {
 	E2E              *LatDist `json:"e2e_ms,omitempty"`
 	ScheduleLag      *LatDist `json:"schedule_lag_ms,omitempty"` // actual − scheduled send, failed requests included
 	Goodput          *Goodput `json:"goodput,omitempty"`         // only with an SLO
+	// Sessions is nil (absent) where no measured row has a session id.
+	Sessions *SessionStats `json:"sessions,omitempty"`
+}
+
+// SessionStats describes the sessions of a trace's measured rows (warm-up
+// rows left out): a row without a session id belongs to none.
+type SessionStats struct {
+	Count int64    `json:"count"`
+	Turns *LenDist `json:"turns"` // measured rows per session
+	// ContinuedShare is the share of measured rows whose session had a
+	// row before them: the turns that can find their history cached.
+	ContinuedShare float64 `json:"continued_share"`
 }
 
 // Goodput is how many requests succeeded within every limit of an SLO, and
@@ -84,6 +97,7 @@ type LatDist struct {
 // reuse ratio needs the set of block hashes seen so far: a Go map of
 // uint64, about 20 bytes per distinct block (10M rows of 20 distinct
 // blocks each would need about 4 GB; traces without hashes need none).
+// Sessions need a count per distinct session id.
 type StatsBuilder struct {
 	n, warmup, failedSrc, observed, ok, bad int64
 	first, last                             int64
@@ -91,6 +105,8 @@ type StatsBuilder struct {
 	in, out                                 countHist
 	blocks, reused                          int64
 	seen                                    map[uint64]struct{}
+	turns                                   map[string]int32 // measured rows per session id
+	continued                               int64
 	ttft, tpot, itl, e2e, lag               LatencySketch
 	slo                                     SLO
 	met                                     int64
@@ -118,6 +134,7 @@ func (b *StatsBuilder) Add(r *Request) {
 	b.last = r.Arrival
 	b.n++
 	b.addLengths(r)
+	b.addSession(r.SessionID)
 	for _, h := range r.PrefixHashes {
 		b.blocks++
 		if _, ok := b.seen[h]; ok {
@@ -169,12 +186,41 @@ func (b *StatsBuilder) addLengths(r *Request) {
 	}
 }
 
+// addSession counts a row of session id, "" for none.
+func (b *StatsBuilder) addSession(id string) {
+	if id == "" {
+		return
+	}
+	if n, ok := b.turns[id]; ok {
+		b.turns[id] = n + 1
+		b.continued++
+		return
+	}
+	if b.turns == nil {
+		b.turns = map[string]int32{}
+	}
+	b.turns[strings.Clone(id)] = 1 // a reader may reuse the id's bytes
+}
+
+// sessions summarises the sessions counted, nil where there were none.
+func (b *StatsBuilder) sessions() *SessionStats {
+	if len(b.turns) == 0 {
+		return nil
+	}
+	var h countHist
+	for _, n := range b.turns {
+		h.add(n)
+	}
+	return &SessionStats{Count: int64(len(b.turns)), Turns: h.dist(), ContinuedShare: float64(b.continued) / float64(b.n)}
+}
+
 // Stats returns the summary of everything added so far.
 func (b *StatsBuilder) Stats() Stats {
 	s := Stats{
 		Requests: b.n, Warmup: b.warmup, SourceFailed: b.failedSrc,
 		Observed: b.observed, Succeeded: b.ok, Failed: b.bad,
 		Input: b.in.dist(), Output: b.out.dist(), PrefixBlocks: b.blocks,
+		Sessions: b.sessions(),
 	}
 	if b.n > 0 {
 		s.SpanSeconds = float64(b.last-b.first) / 1e9
@@ -233,6 +279,10 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	} else {
 		p("inter-arrival CV", "— (needs 3 arrivals over a span > 0)")
 	}
+	if s.Sessions != nil {
+		p("sessions", "%d", s.Sessions.Count)
+		p("rows continuing a session", "%.4f", s.Sessions.ContinuedShare)
+	}
 	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\n")
 	for _, d := range []struct {
 		k string
@@ -250,6 +300,9 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%d\n", d.k, d.d.Mean, d.d.P50, d.d.P90, d.d.P99, d.d.Max)
+	}
+	if d := s.Sessions; d != nil {
+		fmt.Fprintf(tw, "turns per session\t%.1f\t%d\t%d\t%d\t%d\n", d.Turns.Mean, d.Turns.P50, d.Turns.P90, d.Turns.P99, d.Turns.Max)
 	}
 	for _, d := range []struct {
 		k string
