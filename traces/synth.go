@@ -92,7 +92,8 @@ type SynthConfig struct {
 	// still counts rows, and sessions open when it is reached are cut.
 	Turns LengthSpec
 	// ThinkTime is the mean, in seconds, of the exponential gap from one
-	// turn's arrival to the next's in a session; > 0 with sessions.
+	// turn's arrival to the next's in a session; > 0 with sessions, 0
+	// without.
 	ThinkTime float64
 	// ToolVersion is the servesim build, for Meta.ToolVersion: another
 	// build may draw other rows for the same seed.
@@ -198,6 +199,8 @@ func (c *SynthConfig) Validate() error {
 	}
 	if c.sessions() {
 		errs = append(errs, c.validateSessions())
+	} else if c.ThinkTime != 0 { // it would space no turns, and go unrecorded
+		errs = append(errs, fieldErr("ThinkTime", "spaces the turns of sessions, which need Turns of more than one turn; want 0 without them, got %v", c.ThinkTime))
 	}
 	switch {
 	case c.BlockSize < 0:

@@ -256,3 +256,15 @@ func TestSynthSessionsStartPastClock(t *testing.T) {
 		t.Fatalf("got %d rows, want the first session's 3 turns", len(rows))
 	}
 }
+
+// A think time without sessions would be dropped unseen: the trace would
+// have no turns to space and its metadata no think_time.
+func TestSynthThinkTimeWithoutSessions(t *testing.T) {
+	for _, turns := range []LengthSpec{{}, {Kind: LengthFixed, Value: 1}} {
+		c := DefaultSynthConfig()
+		c.Turns, c.ThinkTime = turns, 2
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "SynthConfig.ThinkTime: ") || !strings.Contains(err.Error(), "more than one turn") {
+			t.Errorf("turns %+v: err = %v, want ThinkTime refused without sessions", turns, err)
+		}
+	}
+}

@@ -49,6 +49,7 @@ func TestSynthSessionFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--think-time", "2"}, "synth: --think-time applies to --turns"},
+		{[]string{"--turns", "fixed:1", "--think-time", "2"}, "synth: --think-time: "},
 		{[]string{"--turns", "fixed:3"}, "synth: --think-time: "},
 		{[]string{"--turns", "fixed:0", "--think-time", "1"}, "synth: --turns: "},
 		{[]string{"--turns", "many", "--think-time", "1"}, "synth: --turns: "},
