@@ -372,9 +372,11 @@ func newStream(seed uint64, name string) *rand.Rand {
 }
 
 // Synthesize returns a streaming Reader that generates the trace c
-// describes, deterministically for c.Seed, in constant memory. The rows
-// are bit-identical on one GOARCH; Go may round floating-point draws
-// differently on another (fused multiply-add, assembly math.Exp).
+// describes, deterministically for c.Seed, in constant memory; with
+// sessions, in memory for those open at once (about Arrival.Rate ×
+// ThinkTime × mean turns of them). The rows are bit-identical on one
+// GOARCH; Go may round floating-point draws differently on another (fused
+// multiply-add, assembly math.Exp).
 func Synthesize(c SynthConfig) (Reader, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
