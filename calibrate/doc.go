@@ -14,7 +14,8 @@
 //     batching, one token per running request per step, the first token
 //     closes the prefill step).
 //   - nnls.go, fit.go: FitSteps fits the coefficients by non-negative least
-//     squares (Lawson–Hanson, NNLS) with analytic confidence intervals, and
+//     squares (Lawson–Hanson, NNLS) with analytic, heteroscedasticity-
+//     consistent (HC3) confidence intervals, and
 //     reports terms the data do not excite instead of returning NaN.
 //   - resident.go: the cache a step attends over, replayed request by
 //     request through sim.SlotCache for engines with fixed slots.

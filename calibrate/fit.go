@@ -74,10 +74,13 @@ type Fit struct {
 // hats of the curve through the remaining points.
 //
 // Confidence intervals are analytic, not bootstrapped: over the identified
-// terms I (those not off or unexcited, held at 0 or not), cov =
-// σ²·(X_Iᵀ W X_I)⁻¹ with σ² = Σ wᵢ rᵢ² / (N − |F|), F the free set (terms
-// strictly positive at the NNLS solution), and the interval of a free term
-// is value ± t_{N−|F|}·√cov. They are not conditional on the free set: a
+// terms I (those not off or unexcited, held at 0 or not), cov is the
+// heteroscedasticity-consistent (HC3) sandwich B·X_IᵀW·diag(wᵢrᵢ²/(1−hᵢ)²)·
+// W X_I·B with B = (X_Iᵀ W X_I)⁻¹ and hᵢ the leverage of observation i, so
+// that noise growing with the step (long prefills vary more) neither
+// narrows the intervals of the terms long steps excite nor widens the
+// others'. The interval of a free term (F, the terms strictly positive
+// at the NNLS solution) is value ± t_{N−|F|}·√cov. They are not conditional on the free set: a
 // term held at 0 that is nearly collinear with a free one widens the free
 // one's interval, as the data do not tell them apart. A term held at 0
 // (StatusBound) has no interval. Intervals may extend below 0.
@@ -356,13 +359,14 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 
 	// Residuals and quality.
 	pred := make([]float64, n)
+	resid := make([]float64, n) // weighted
 	var ssw float64
 	for i := range n {
 		for j := range p {
 			pred[i] += lf.coefs[j].Value * x.At(i, j)
 		}
-		r := sw[i] * (y[i] - pred[i])
-		ssw += r * r
+		resid[i] = sw[i] * (y[i] - pred[i])
+		ssw += resid[i] * resid[i]
 	}
 	lf.quality = quality(y, pred)
 	lf.dof = n - len(free)
@@ -383,20 +387,49 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 		// collinear with a free term could have taken its share, so an
 		// interval conditional on the free set alone is tight around a
 		// value the data do not pin down.
-		var xtx, inv mat.Dense
-		xtx.Mul(a.T(), a)
-		if err := inv.Inverse(&xtx); err != nil {
+		vars, err := sandwichVar(a, resid)
+		if err != nil {
 			return nil, fmt.Errorf("inverting XᵀWX on the identified terms: %w", err)
 		}
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(lf.dof)}.Quantile(1 - (1-conf)/2)
 		for _, c := range free {
 			j := cols[c]
-			se := lf.sigma * math.Sqrt(math.Max(inv.At(c, c), 0)) / scale[c]
+			se := math.Sqrt(vars[c]) / scale[c]
 			lf.coefs[j].Lo = lf.coefs[j].Value - tq*se
 			lf.coefs[j].Hi = lf.coefs[j].Value + tq*se
 		}
 	}
 	return lf, nil
+}
+
+// sandwichVar returns the heteroscedasticity-consistent (HC3) variances
+// of the least-squares coefficients of design a given its residuals e: the
+// diagonal of (AᵀA)⁻¹ Aᵀ diag(eᵢ²/(1−hᵢ)²) A (AᵀA)⁻¹, hᵢ the leverage of
+// row i. Step times vary more the longer the step, so one σ² for every
+// step would make the intervals of the terms long steps excite too narrow.
+// Each variance is summed as squares, so that an ill-conditioned AᵀA
+// cannot cancel it to 0 or below.
+func sandwichVar(a *mat.Dense, e []float64) ([]float64, error) {
+	n, p := a.Dims()
+	var ata, inv mat.Dense
+	ata.Mul(a.T(), a)
+	if err := inv.Inverse(&ata); err != nil {
+		return nil, err
+	}
+	var ai mat.Dense // row i is aᵢᵀ(AᵀA)⁻¹
+	ai.Mul(a, &inv)
+	v := make([]float64, p)
+	for i := range n {
+		h := mat.Dot(ai.RowView(i), a.RowView(i))
+		// A row of leverage 1 leaves its own residual unmeasured: its
+		// share is kept finite (and large) rather than infinite.
+		u := e[i] / math.Max(1-h, 1e-6)
+		for c := range p {
+			g := u * ai.At(i, c)
+			v[c] += g * g
+		}
+	}
+	return v, nil
 }
 
 // quality computes R², RMSE and MdAPE of pred against y (unweighted).
