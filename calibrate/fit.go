@@ -83,7 +83,10 @@ type Fit struct {
 // at the NNLS solution) is value ± t_{N−|F|}·√cov. They are not conditional on the free set: a
 // term held at 0 that is nearly collinear with a free one widens the free
 // one's interval, as the data do not tell them apart. A term held at 0
-// (StatusBound) has no interval. Intervals may extend below 0.
+// (StatusBound) has no interval. When X_Iᵀ W X_I is singular (a held
+// term passed a Collinearity finer than rounding), the intervals are over
+// the free terms alone, conditional on the held ones being 0, and a note
+// says so. Intervals may extend below 0.
 //
 // It errors when there are no observations, when weights are malformed,
 // when a feature is not finite or a duration not finite and > 0, when no
@@ -389,7 +392,14 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 		// value the data do not pin down.
 		vars, err := sandwichVar(a, resid)
 		if err != nil {
-			return nil, fmt.Errorf("inverting XᵀWX on the identified terms: %w", err)
+			if vars, err = freeVar(a, resid, free); err != nil {
+				return nil, fmt.Errorf("inverting XᵀWX on the free terms: %w", err)
+			}
+			for c, j := range cols {
+				if !passive[c] {
+					lf.notes = append(lf.notes, termNote{term: j, text: names[j] + ": held at 0 and not told apart from the free terms (XᵀWX over both is singular): their intervals assume it is 0"})
+				}
+			}
 		}
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(lf.dof)}.Quantile(1 - (1-conf)/2)
 		for _, c := range free {
@@ -428,6 +438,28 @@ func sandwichVar(a *mat.Dense, e []float64) ([]float64, error) {
 			g := u * ai.At(i, c)
 			v[c] += g * g
 		}
+	}
+	return v, nil
+}
+
+// freeVar is sandwichVar over the free columns of a alone (indices into
+// a's columns), for when AᵀA over the held ones too is singular: the
+// variances are conditional on the held terms being 0, as a held term the
+// data cannot tell from a free one would make them unbounded. Held
+// columns get variance 0.
+func freeVar(a *mat.Dense, e []float64, free []int) ([]float64, error) {
+	n, p := a.Dims()
+	sub := mat.NewDense(n, len(free), nil)
+	for k, c := range free {
+		sub.SetCol(k, mat.Col(nil, c, a))
+	}
+	vf, err := sandwichVar(sub, e)
+	if err != nil {
+		return nil, err
+	}
+	v := make([]float64, p)
+	for k, c := range free {
+		v[c] = vf[k]
 	}
 	return v, nil
 }

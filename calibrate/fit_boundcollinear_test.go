@@ -2,6 +2,8 @@ package calibrate
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +40,41 @@ func TestFitStepsNearCollinearBoundKeepsIntervalWide(t *testing.T) {
 		if c.Status == StatusFit && (want < c.Lo || want > c.Hi) {
 			t.Errorf("%s = %+v: its interval excludes the true %g though cd and ck are not identified apart", term, c, want)
 		}
+	}
+}
+
+// With the collinearity check made finer than rounding, a held term
+// (ck or cd) can pass it yet leave XᵀWX over the identified terms
+// singular. The fit must not fail for that: the free terms' intervals
+// come from the free terms alone, and a note says they assume the held
+// term is 0.
+func TestFitStepsSingularWithHeldTermFallsBackToFree(t *testing.T) {
+	obs := nearCollinearDecodes(1e-6)
+	s := &FitSettings{Collinearity: 1e-14}
+	for _, t := range []Term{TermPrefillResident, TermDecodeResident, TermResident, TermPostPrefill} {
+		s.Off[t] = true
+	}
+	f, err := FitSteps(obs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []Term
+	for _, term := range []Term{TermConst, TermDecodeSeqs, TermDecodeContext} {
+		c := f.Step.At(term)
+		switch c.Status {
+		case StatusBound:
+			held = append(held, term)
+		case StatusFit:
+			if !(c.Lo < c.Value && c.Value < c.Hi) {
+				t.Errorf("%s = %+v: want an interval around the value", term, *c)
+			}
+		}
+	}
+	if len(held) != 1 {
+		t.Fatalf("held terms %v, want one of cd and ck", held)
+	}
+	want := held[0].String() + ": held at 0 and not told apart from the free terms"
+	if !slices.ContainsFunc(f.Notes, func(n string) bool { return strings.Contains(n, want) }) {
+		t.Errorf("notes %q lack %q", f.Notes, want)
 	}
 }
