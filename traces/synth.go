@@ -808,33 +808,44 @@ func (e *Empirical) draw(rng *rand.Rand) (int32, int32) {
 // without a sign or spaces (which strconv.ParseInt would take or refuse
 // as "not an integer"), in [0, DefaultMaxTokens]. The error quotes s and
 // gives the range.
-func ParseTokenCount(s string) (int32, error) {
+func ParseTokenCount(s string) (int32, error) { return parseSpecCount(s, "token count") }
+
+// parseSpecCount is ParseTokenCount for a count of what (its errors' noun).
+func parseSpecCount(s, what string) (int32, error) {
 	if s == "" || strings.Trim(s, "0123456789") != "" {
-		return 0, fmt.Errorf("%q is not a token count: want digits (no sign), in [0, %d]", s, DefaultMaxTokens)
+		return 0, fmt.Errorf("%q is not a %s: want digits (no sign), in [0, %d]", s, what, DefaultMaxTokens)
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
 	if err != nil || n > DefaultMaxTokens {
-		return 0, fmt.Errorf("%q is out of range: want a token count in [0, %d]", s, DefaultMaxTokens)
+		return 0, fmt.Errorf("%q is out of range: want a %s in [0, %d]", s, what, DefaultMaxTokens)
 	}
 	return int32(n), nil
 }
 
 // parseLognormalParam parses a lognormal's mean or cv (name) in spec: a
 // number past what a float64 holds is out of range, not malformed.
-func parseLognormalParam(spec, name, text string) (float64, error) {
+func parseLognormalParam(kind, spec, name, text string) (float64, error) {
 	v, err := strconv.ParseFloat(text, 64)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return v, fmt.Errorf("length spec %q: %s %q is out of range: lognormal needs 0 < mean <= %d and 0 <= cv <= 100", spec, name, text, DefaultMaxTokens)
+		return v, fmt.Errorf("%s spec %q: %s %q is out of range: lognormal needs 0 < mean <= %d and 0 <= cv <= 100", kind, spec, name, text, DefaultMaxTokens)
 	case err != nil:
-		return v, fmt.Errorf("length spec %q: %s %q is not a number", spec, name, text)
+		return v, fmt.Errorf("%s spec %q: %s %q is not a number", kind, spec, name, text)
 	}
 	return v, nil
 }
 
 // ParseLengthSpec parses "fixed:N", "uniform:MIN:MAX" or
 // "lognormal:MEAN:CV[:MIN:MAX]" (a bare "N" means fixed) and validates it.
-func ParseLengthSpec(s string) (LengthSpec, error) {
+func ParseLengthSpec(s string) (LengthSpec, error) { return parseCountSpec(s, "length", "token count") }
+
+// ParseTurnsSpec is ParseLengthSpec for turns per session: its errors
+// speak of turns, not tokens.
+func ParseTurnsSpec(s string) (LengthSpec, error) { return parseCountSpec(s, "turns", "turn count") }
+
+// parseCountSpec parses a distribution spec of counts of unit; kind names
+// the spec in errors.
+func parseCountSpec(s, kind, unit string) (LengthSpec, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) == 1 {
 		parts = []string{LengthFixed, parts[0]}
@@ -844,9 +855,9 @@ func ParseLengthSpec(s string) (LengthSpec, error) {
 	args := parts[1:]
 	ints := func(dst ...*int32) error {
 		for i, d := range dst {
-			n, err := ParseTokenCount(args[i])
+			n, err := parseSpecCount(args[i], unit)
 			if err != nil {
-				return fmt.Errorf("length spec %q: %w", s, err)
+				return fmt.Errorf("%s spec %q: %w", kind, s, err)
 			}
 			*d = n
 		}
@@ -859,8 +870,8 @@ func ParseLengthSpec(s string) (LengthSpec, error) {
 	case l.Kind == LengthUniform && len(args) == 2:
 		err = ints(&l.Min, &l.Max)
 	case l.Kind == LengthLognormal && (len(args) == 2 || len(args) == 4):
-		if l.Mean, err = parseLognormalParam(s, "mean", args[0]); err == nil {
-			l.CV, err = parseLognormalParam(s, "cv", args[1])
+		if l.Mean, err = parseLognormalParam(kind, s, "mean", args[0]); err == nil {
+			l.CV, err = parseLognormalParam(kind, s, "cv", args[1])
 		}
 		if err != nil {
 			return l, err
@@ -870,14 +881,14 @@ func ParseLengthSpec(s string) (LengthSpec, error) {
 			err = ints(&l.Min, &l.Max)
 		}
 	default:
-		return l, fmt.Errorf("length spec %q: want fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX]", s)
+		return l, fmt.Errorf("%s spec %q: want fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX]", kind, s)
 	}
 	if err != nil {
 		return l, err
 	}
 	var fe *FieldError
-	if err := l.validate("length"); errors.As(err, &fe) {
-		return l, fmt.Errorf("length spec %q: %s", s, fe.Msg)
+	if err := l.validate(kind); errors.As(err, &fe) {
+		return l, fmt.Errorf("%s spec %q: %s", kind, s, fe.Msg)
 	} else if err != nil {
 		return l, err
 	}

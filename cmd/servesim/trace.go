@@ -312,7 +312,7 @@ func traceSynthCommand() *cli.Command {
 			if cfg.Output, err = traces.ParseLengthSpec(c.String("output")); err != nil {
 				return usageErrorf("synth: --output: %v", err)
 			}
-			if cfg.Turns, err = traces.ParseLengthSpec(c.String("turns")); err != nil {
+			if cfg.Turns, err = traces.ParseTurnsSpec(c.String("turns")); err != nil {
 				return usageErrorf("synth: --turns: %v", err)
 			}
 			cfg.ThinkTime = c.Float64("think-time")
