@@ -388,11 +388,7 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	}
 	m := Meta{Source: "synthetic", BlockSize: c.BlockSize, ToolVersion: c.ToolVersion}
 	m.Set("seed", strconv.FormatUint(c.Seed, 10))
-	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)
-	if c.Arrival.Kind == ArrivalGamma {
-		arr += ",cv=" + strconv.FormatFloat(c.Arrival.CV, 'g', -1, 64)
-	}
-	m.Set("arrival", arr+")")
+	m.Set("arrival", c.arrivalMeta())
 	if c.PromptLengths != nil {
 		ls := make([]string, len(c.PromptLengths))
 		for i, l := range c.PromptLengths {
@@ -443,6 +439,19 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	}
 	g.cur.Reset()
 	return g, nil
+}
+
+// arrivalMeta describes the arrival process for Meta "arrival": with
+// sessions its rate is of sessions opened, not of rows.
+func (c *SynthConfig) arrivalMeta() string {
+	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)
+	if c.sessions() {
+		arr += " sessions/s"
+	}
+	if c.Arrival.Kind == ArrivalGamma {
+		arr += ",cv=" + strconv.FormatFloat(c.Arrival.CV, 'g', -1, 64)
+	}
+	return arr + ")"
 }
 
 type synth struct {
