@@ -226,10 +226,46 @@ func (c *SynthConfig) validateSessions() error {
 	if c.Resample != nil {
 		errs = append(errs, fieldErr("Turns", "sessions draw each turn's new message from Prompt: they conflict with Resample, which draws whole prompts"))
 	}
-	if !(c.ThinkTime > 0) || c.ThinkTime > maxSeconds {
-		errs = append(errs, fieldErr("ThinkTime", "the mean gap between a session's turns must be in (0, %d] s, got %v", int64(maxSeconds), c.ThinkTime))
+	// Under 1 µs, a session's turns would come closer than MaxArrivalRate
+	// lets rows come.
+	if !(c.ThinkTime >= 1/MaxArrivalRate) || c.ThinkTime > maxSeconds {
+		errs = append(errs, fieldErr("ThinkTime", "the mean gap between a session's turns must be at least %g s (a 1 µs gap, as for the rate) and at most %d s, got %v", 1/MaxArrivalRate, int64(maxSeconds), c.ThinkTime))
 	}
+	errs = append(errs, c.validateRowRate())
 	return errors.Join(errs...)
+}
+
+// validateRowRate refuses sessions whose rows, Arrival.Rate × the mean
+// turns, come faster than MaxArrivalRate: the cap is on rows, and the
+// rate only opens sessions.
+func (c *SynthConfig) validateRowRate() error {
+	rate := c.Arrival.Rate
+	if !(rate > 0) || rate > MaxArrivalRate || c.Turns.validate("Turns") != nil {
+		return nil // reported on their own
+	}
+	turns := c.meanTurns()
+	if rows := rate * turns; rows > MaxArrivalRate {
+		return fieldErr("Arrival.Rate", "%v sessions/s of %s turns (%g on average) make about %g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns, turns, rows, float64(MaxArrivalRate))
+	}
+	return nil
+}
+
+// meanTurns is the mean of the turns asked for: a lognormal's Mean held
+// to its clamp, as close as its spec tells without drawing.
+func (c *SynthConfig) meanTurns() float64 {
+	switch l := c.Turns; l.Kind {
+	case LengthFixed:
+		return float64(l.Value)
+	case LengthUniform:
+		return (float64(l.Min) + float64(l.Max)) / 2
+	case LengthLognormal:
+		m := math.Max(l.Mean, math.Max(float64(l.Min), 1))
+		if l.Max > 0 {
+			m = math.Min(m, float64(l.Max))
+		}
+		return m
+	}
+	return 1
 }
 
 // longestDrawnPrompt is the most tokens a prompt can be drawn with,

@@ -234,7 +234,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "repeats", Value: 1, Usage: "with --prompt-lengths: requests per length"},
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
 			&cli.StringFlag{Name: "arrival", Value: traces.ArrivalPoisson, Usage: "constant, poisson or gamma"},
-			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second, or sessions per second with --turns (at most 1e6: arrivals are kept to the ns)"},
+			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second, or sessions per second with --turns (at most 1e6 requests/s, with sessions rate × mean turns: arrivals are kept to the ns)"},
 			&cli.Float64Flag{Name: "cv", Value: 1, Usage: "inter-arrival coefficient of variation (gamma)"},
 			&cli.StringFlag{Name: "prompt", Value: "fixed:1024", Usage: "prompt length: fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX] (MEAN, CV before clamping to MIN:MAX)"},
 			&cli.StringFlag{Name: "output", Value: "fixed:128", Usage: "output length, same syntax as --prompt"},
@@ -243,7 +243,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt"},
 			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block, at most 10000000 (0 = no hashes)"},
 			&cli.StringFlag{Name: "turns", Value: "fixed:1", Usage: "turns per session, same syntax as --prompt: each turn's prompt is the session's history plus a new --prompt message (fixed:1 = no sessions)"},
-			&cli.Float64Flag{Name: "think-time", Usage: "with --turns: mean seconds (exponential) from one turn's arrival to the next's; --rate then opens sessions"},
+			&cli.Float64Flag{Name: "think-time", Usage: "with --turns: mean seconds (exponential, at least 1e-6) from one turn's arrival to the next's; --rate then opens sessions"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := flagsFirst("synth", c.Args().Slice()); err != nil {
