@@ -34,10 +34,18 @@ const MaxArrivalRate = 1e6
 
 // ArrivalSpec is an arrival process at Rate requests/s. CV is the
 // burstiness of the gamma process (1 = Poisson, > 1 burstier).
+//
+// Curve, when set, makes the rate vary in time instead (Rate is then 0):
+// linear between its points, from 0 s, and held after the last. The
+// process is drawn at unit rate and its times mapped through the inverse
+// of the curve's integral (time rescaling): exact for Poisson, and the
+// same stretch of a gamma or constant process's gaps. The first event
+// comes where the curve's rate first turns positive.
 type ArrivalSpec struct {
-	Kind string
-	Rate float64
-	CV   float64
+	Kind  string
+	Rate  float64
+	CV    float64
+	Curve []RatePoint
 }
 
 // LengthSpec is a token-length distribution. Lengths are at least 1 for
@@ -162,9 +170,13 @@ func (c *SynthConfig) Validate() error {
 	switch {
 	case a.Kind != ArrivalConstant && a.Kind != ArrivalPoisson && a.Kind != ArrivalGamma:
 		errs = append(errs, fieldErr("Arrival.Kind", "want constant, poisson or gamma, got %q", a.Kind))
-	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
+	case a.Curve != nil && a.Rate != 0:
+		errs = append(errs, fieldErr("Arrival.Rate", "the rate curve sets the rate: want 0 with Arrival.Curve, got %v", a.Rate))
+	case a.Curve != nil && validateCurve(a.Curve) != nil:
+		errs = append(errs, validateCurve(a.Curve))
+	case a.Curve == nil && (!(a.Rate > 0) || math.IsInf(a.Rate, 0)):
 		errs = append(errs, fieldErr("Arrival.Rate", "must be positive and finite, got %v", a.Rate))
-	case a.Rate > MaxArrivalRate:
+	case a.Curve == nil && a.Rate > MaxArrivalRate:
 		errs = append(errs, fieldErr("Arrival.Rate", "%v requests/s is past the clock's resolution: want at most %g (a 1 µs mean gap; arrivals are kept to the ns)", a.Rate, float64(MaxArrivalRate)))
 	case a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100):
 		errs = append(errs, fieldErr("Arrival.CV", "must be in (0, 100] for gamma arrivals, got %v", a.CV))
@@ -239,13 +251,19 @@ func (c *SynthConfig) validateSessions() error {
 // turns, come faster than MaxArrivalRate: the cap is on rows, and the
 // rate only opens sessions.
 func (c *SynthConfig) validateRowRate() error {
-	rate := c.Arrival.Rate
+	rate, field := c.Arrival.Rate, "Arrival.Rate"
+	if c.Arrival.Curve != nil {
+		if validateCurve(c.Arrival.Curve) != nil {
+			return nil
+		}
+		rate, field = newRateCurve(c.Arrival.Curve).peak(), "Arrival.Curve"
+	}
 	if !(rate > 0) || rate > MaxArrivalRate || c.Turns.validate("Turns") != nil {
 		return nil // reported on their own
 	}
 	turns := c.meanTurns()
 	if rows := rate * turns; rows > MaxArrivalRate {
-		return fieldErr("Arrival.Rate", "%v sessions/s of %s turns (%g on average) make about %g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns, turns, rows, float64(MaxArrivalRate))
+		return fieldErr(field, "%v sessions/s of %s turns (%g on average) make about %g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns, turns, rows, float64(MaxArrivalRate))
 	}
 	return nil
 }
@@ -328,6 +346,9 @@ func (c *SynthConfig) validateRows() error {
 		}
 		return fieldErr(field, "%d requests and %d warm-up rows overflow the row count", c.Requests, c.Warmup)
 	}
+	if c.Arrival.Curve != nil {
+		return c.validateCurveRows(n, field)
+	}
 	rate := c.Arrival.Rate
 	if n < 2 || !(rate > 0) || math.IsInf(rate, 0) {
 		return nil
@@ -344,6 +365,27 @@ func (c *SynthConfig) validateRows() error {
 	}
 	if span := float64(n-1) / rate; span > maxSeconds {
 		return fieldErr(field, "%d rows (warm-up included) at %v requests/s span %.4g s, past the 2^32 s a trace's arrivals can reach", n, rate, span)
+	}
+	return nil
+}
+
+// validateCurveRows is validateRows under a rate curve: the last event
+// of the process, where the curve expects it, is within the clock.
+func (c *SynthConfig) validateCurveRows(n int, field string) error {
+	if n < 2 || validateCurve(c.Arrival.Curve) != nil {
+		return nil // reported on their own
+	}
+	rc := newRateCurve(c.Arrival.Curve)
+	if c.sessions() {
+		turns := c.mostTurns()
+		starts := (n-1)/turns + 1
+		if end := rc.at(float64(starts - 1)); end > maxSeconds {
+			return fieldErr(field, "%d rows (warm-up included) in sessions of at most %d turns open at least %d sessions, which the rate curve spreads to %.4g s, past the 2^32 s a trace's arrivals can reach", n, turns, starts, end)
+		}
+		return nil
+	}
+	if end := rc.at(float64(n - 1)); end > maxSeconds {
+		return fieldErr(field, "%d rows (warm-up included) under the rate curve reach %.4g s, past the 2^32 s a trace's arrivals can reach", n, end)
 	}
 	return nil
 }
@@ -468,6 +510,9 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		prompt: newLengthDist(c.Prompt, prefix),
 		output: newLengthDist(c.Output, 0),
 	}
+	if c.Arrival.Curve != nil {
+		g.curve = newRateCurve(c.Arrival.Curve)
+	}
 	if c.sessions() {
 		g.turns = newLengthDist(c.Turns, 0)
 		g.turnDraws = newStream(c.Seed, "synth.turns")
@@ -481,6 +526,9 @@ func Synthesize(c SynthConfig) (Reader, error) {
 // sessions its rate is of sessions opened, not of rows.
 func (c *SynthConfig) arrivalMeta() string {
 	arr := c.Arrival.Kind + "(rate=" + strconv.FormatFloat(c.Arrival.Rate, 'g', -1, 64)
+	if c.Arrival.Curve != nil {
+		arr = c.Arrival.Kind + "(rate_curve=" + formatCurve(c.Arrival.Curve)
+	}
 	if c.sessions() {
 		arr += " sessions/s"
 	}
@@ -502,6 +550,8 @@ type synth struct {
 	ids             idArena
 	cur             Request
 	err             error
+	curve           *rateCurve // nil for a constant rate
+	tau             float64    // with a curve: the unit-rate process's time
 
 	// Sessions only: open ones by next turn's arrival, the next to open
 	// (nil until drawn), and how many were opened.
@@ -532,7 +582,7 @@ func (g *synth) Next() bool {
 	r.PrefixHashes = nil
 	row := g.i
 	g.i++
-	if row > 0 {
+	if row > 0 || g.curve != nil { // a curve may open the trace past 0 s
 		if g.t, g.err = g.arrivalAfter(row, g.t); g.err != nil {
 			return false
 		}
@@ -564,9 +614,13 @@ func (g *synth) Next() bool {
 	return true
 }
 
-// arrivalAfter is the arrival of the k-th (k > 0) event of the arrival
-// process, the previous one at prev: a row, or a session's first turn.
+// arrivalAfter is the arrival of the k-th (k > 0; with a curve, k >= 0)
+// event of the arrival process, the previous one at prev: a row, or a
+// session's first turn.
 func (g *synth) arrivalAfter(k int, prev int64) (int64, error) {
+	if g.curve != nil {
+		return g.curveArrival(k)
+	}
 	a := g.c.Arrival
 	t := prev
 	switch a.Kind {
@@ -588,6 +642,35 @@ func (g *synth) arrivalAfter(k int, prev int64) (int64, error) {
 		return t, fmt.Errorf("synth: row %d: arrival past 2^32 s: rate %v too low", k+1, a.Rate)
 	}
 	return t, nil
+}
+
+// curveArrival is arrivalAfter under a rate curve: the unit-rate
+// process's k-th event, mapped onto the curve.
+func (g *synth) curveArrival(k int) (int64, error) {
+	a := g.c.Arrival
+	switch {
+	case k == 0:
+	case a.Kind == ArrivalConstant:
+		g.tau = float64(k)
+	case a.Kind == ArrivalPoisson:
+		g.tau += g.arr.ExpFloat64()
+	case a.Kind == ArrivalGamma:
+		x, shape := 1.0, 1/(a.CV*a.CV)
+		if !math.IsInf(shape, 1) {
+			x = gammaDraw(g.arr, shape) / shape
+		}
+		g.tau += x
+	}
+	// In float: a time past the clock would overflow int64 ns.
+	ns := math.Round(g.curve.at(g.tau) * 1e9)
+	if !(ns <= maxSeconds*1e9) {
+		what := "row"
+		if g.c.sessions() {
+			what = "session"
+		}
+		return 0, fmt.Errorf("synth: %s %d: arrival past 2^32 s: the rate curve is too low", what, k+1)
+	}
+	return int64(ns), nil
 }
 
 // session is one open conversation of a session trace.
@@ -664,7 +747,7 @@ func (g *synth) nextSession() (*session, error) {
 // turns and its prefix group.
 func (g *synth) openSession() (*session, error) {
 	t := int64(0)
-	if g.opened > 0 {
+	if g.opened > 0 || g.curve != nil { // a curve may open the trace past 0 s
 		var err error
 		if t, err = g.arrivalAfter(g.opened, g.t); err != nil {
 			return nil, err

@@ -235,6 +235,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
 			&cli.StringFlag{Name: "arrival", Value: traces.ArrivalPoisson, Usage: "constant, poisson or gamma"},
 			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second, or sessions per second with --turns (at most 1e6 requests/s, with sessions rate × mean turns: arrivals are kept to the ns)"},
+			&cli.StringFlag{Name: "rate-curve", Usage: "time-varying rate instead of --rate: SECONDS:RATE pairs from 0 s, comma-separated (\"0:1,600:5,1200:1\"), linear between them and held after the last"},
 			&cli.Float64Flag{Name: "cv", Value: 1, Usage: "inter-arrival coefficient of variation (gamma)"},
 			&cli.StringFlag{Name: "prompt", Value: "fixed:1024", Usage: "prompt length: fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX] (MEAN, CV before clamping to MIN:MAX)"},
 			&cli.StringFlag{Name: "output", Value: "fixed:128", Usage: "output length, same syntax as --prompt"},
@@ -304,6 +305,17 @@ func traceSynthCommand() *cli.Command {
 			cfg.ToolVersion = c.App.Version
 			cfg.Seed, cfg.Requests, cfg.Repeats, cfg.Warmup = c.Uint64("seed"), c.Int("requests"), c.Int("repeats"), c.Int("warmup")
 			cfg.Arrival = traces.ArrivalSpec{Kind: c.String("arrival"), Rate: c.Float64("rate"), CV: c.Float64("cv")}
+			if c.IsSet("rate-curve") {
+				// Both would leave which rate the trace has unclear.
+				if c.IsSet("rate") {
+					return usageErrorf("synth: --rate-curve sets the rate over time; --rate conflicts with it")
+				}
+				curve, err := traces.ParseRateCurve(c.String("rate-curve"))
+				if err != nil {
+					return usageErrorf("synth: --rate-curve: %v", err)
+				}
+				cfg.Arrival.Rate, cfg.Arrival.Curve = 0, curve
+			}
 			cfg.PrefixGroups, cfg.PrefixTokens, cfg.BlockSize = c.Int("prefix-groups"), int32(c.Int("prefix-tokens")), c.Int("block-size")
 			var err error
 			if cfg.Prompt, err = traces.ParseLengthSpec(c.String("prompt")); err != nil {
@@ -363,7 +375,7 @@ func parsePromptLengths(s string) ([]int32, error) {
 
 // synthFlags are the flags that set traces.SynthConfig's fields.
 var synthFlags = map[string]string{
-	"Arrival.Rate": "--rate", "Arrival.CV": "--cv", "Arrival.Kind": "--arrival", "PromptLengths": "--prompt-lengths",
+	"Arrival.Rate": "--rate", "Arrival.Curve": "--rate-curve", "Arrival.CV": "--cv", "Arrival.Kind": "--arrival", "PromptLengths": "--prompt-lengths",
 	"Requests": "--requests", "Repeats": "--repeats", "Warmup": "--warmup", "PrefixGroups": "--prefix-groups",
 	"PrefixTokens": "--prefix-tokens", "BlockSize": "--block-size", "Prompt": "--prompt", "Output": "--output",
 	"Resample": "--resample", "Turns": "--turns", "ThinkTime": "--think-time",
