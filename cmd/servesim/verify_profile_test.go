@@ -29,10 +29,10 @@ func TestVerifyChecksTheProfileAgainstTheCandidates(t *testing.T) {
 		t.Errorf("%d requests reached the engine", n)
 	}
 
-	text, _, _ = runCode(t, append(base, "--profile", cpu)...)
+	text, _, err = runCode(t, append(base, "--profile", cpu)...)
 	for _, want := range []string{"verify: warning: " + cpu, "precision bf16, the plan f16", `model "Llama-3.1-8B", the plan servesim-tiny`} {
 		if !strings.Contains(text, want) {
-			t.Errorf("a profile of another precision and model: output lacks %q\n%s", want, text)
+			t.Errorf("a profile of another precision and model: output lacks %q (err %v)\n%s", want, err, text)
 		}
 	}
 }

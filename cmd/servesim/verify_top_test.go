@@ -24,11 +24,11 @@ func TestVerifyTopTakesTheBestRanks(t *testing.T) {
 	data, _ := json.Marshal(cf)
 	cands := writeFile(t, dir, "candidates.json", string(data))
 	out := filepath.Join(dir, "out")
-	runCode(t, "verify", "--candidates", cands, "--top", "2", "--trace", tr, "--base-url", url, "--model", "m",
+	text, _, runErr := runCode(t, "verify", "--candidates", cands, "--top", "2", "--trace", tr, "--base-url", url, "--model", "m",
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out)
 	res, err := verify.LoadResult(filepath.Join(out, "verify.json"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v; verify: %v\n%s", err, runErr, text)
 	}
 	var ranks []int64
 	for _, c := range res.Candidates {
@@ -46,9 +46,9 @@ func TestVerifySummaryCountsOneCandidate(t *testing.T) {
 	url, _ := countingServer(t)
 	cands, _ := oneCandidate(t, dir)
 	tr := writeFile(t, dir, "one.csv", "arrival_ns,prompt_tokens,output_tokens\n0,100,20\n")
-	text, _, _ := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+	text, _, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", filepath.Join(dir, "out"))
 	if !strings.Contains(text, "verify: 1 candidate, 1 request each (") {
-		t.Errorf("summary of one candidate and request:\n%s", text)
+		t.Errorf("summary of one candidate and request (err %v):\n%s", err, text)
 	}
 }
