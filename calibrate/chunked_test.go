@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/servesim/servesim/replay"
-	"github.com/servesim/servesim/replay/replaytest"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -51,18 +48,13 @@ func chunkTokens(r *traces.Request, k int) {
 // Requests left out of step recovery are counted where the recovered steps
 // are printed: a stream of chunks of several tokens is not silently lost.
 func TestAnalyzePrintCountsSkippedRequests(t *testing.T) {
-	srv := replaytest.New(replaytest.Options{ITL: time.Millisecond})
-	defer srv.Close()
-	var plan Plan
+	var runs []*RunResult
+	t0 := int64(0)
 	for i, c := range []int{1, 2, 1, 2} {
-		plan.Runs = append(plan.Runs, RunSpec{Name: fmt.Sprintf("d%d", i), Kind: KindDecode, Concurrency: c, Prompts: []int{64 * (i + 1)}, Outputs: []int{16}, Requests: 2, Repeat: 1 + i/2})
-	}
-	cfg := replay.DefaultConfig()
-	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv = srv.BaseURL(), "m", "SERVESIM_NO_KEY"
-	cfg.Text = replay.TextModel{TokensPerByte: 1, Overhead: 20, Prefix: 1}
-	runs, _, err := RunPlan(t.Context(), &plan, LiveOptions{Replay: cfg})
-	if err != nil {
-		t.Fatal(err)
+		var r *RunResult
+		r, t0 = serialRunStep(KindDecode, c, []int{64 * (i + 1), 64 * (i + 1)}, 16, t0, 1e6)
+		r.Spec.Name, r.Spec.Repeat = fmt.Sprintf("d%d", i), 1+i/2
+		runs = append(runs, r)
 	}
 	runs[0].Rows[0].Chunks = 2 // its 16 tokens came in two chunks
 	a, err := Analyze(runs, AnalyzeOptions{HeldOutK: 2, Window: 1})
