@@ -14,9 +14,11 @@
 //     batching, one token per running request per step, the first token
 //     closes the prefill step).
 //   - nnls.go, fit.go: FitSteps fits the coefficients by non-negative least
-//     squares (Lawson–Hanson, NNLS) with analytic, heteroscedasticity-
-//     consistent (HC3) confidence intervals, and
-//     reports terms the data do not excite instead of returning NaN.
+//     squares (Lawson–Hanson, NNLS), of absolute or relative error (the
+//     latter iteratively reweighted by the predicted times), with
+//     analytic, heteroscedasticity-consistent (HC3) confidence
+//     intervals, and reports terms the data do not excite instead of
+//     returning NaN.
 //   - resident.go: the cache a step attends over, replayed request by
 //     request through sim.SlotCache for engines with fixed slots.
 //   - heldout.go: CrossCheck fits on part of the data (whole runs when

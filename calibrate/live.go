@@ -411,11 +411,11 @@ type AnalyzeOptions struct {
 	// (back to back, no prefill) into one observation; see WindowSteps.
 	// 0 means 8; 1 fits single steps.
 	Window int
-	// Relative weighs each observation by k/Seconds² (k: steps averaged),
-	// so the fit minimises relative rather than absolute error: long
-	// prefill steps then do not drown out the short decode steps that
-	// TPOT depends on. Without it each observation weighs k. Ignored when
-	// Fit.Weights is set.
+	// Relative weighs each observation by k/predicted² (k: steps
+	// averaged; FitSettings.Relative), so the fit minimises relative
+	// rather than absolute error: long prefill steps then do not drown
+	// out the short decode steps that TPOT depends on. Without it each
+	// observation weighs k. Ignored when Fit.Weights is set.
 	Relative bool
 	// NoTrim keeps every observation. By default Analyze fits, drops the
 	// observations the fit misses by more than 100%, refits, drops those
@@ -825,16 +825,15 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	switch {
 	case fs.Weights != nil:
 	case opt.Relative:
-		fs.Weights = make([]float64, len(all))
-		for i, o := range all {
-			fs.Weights[i] = allCounts[i] / math.Max(o.Seconds*o.Seconds, 1e-12)
-		}
-		a.Relative = true
+		// Each window weighs its k steps over its predicted time squared
+		// (FitSettings.Relative).
+		fs.Weights, fs.Relative = slices.Clone(allCounts), true
 	default:
 		// Absolute error counts every step once: a window, the mean of
 		// k steps, weighs k, as it does in relative error.
 		fs.Weights = slices.Clone(allCounts)
 	}
+	a.Relative = fs.Relative
 	// The held-out check sees every observation: dropping late first
 	// tokens and trimming are part of the fit, so each fold decides them
 	// by its own training part, and no fit that saw a held-out run
@@ -867,13 +866,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	}
 	// The same check on single steps, for the record.
 	if win > 1 {
-		fs1 := FitSettings{Off: fs.Off, Curve: fs.Curve, Collinearity: fs.Collinearity, Confidence: fs.Confidence}
-		if a.Relative {
-			fs1.Weights = make([]float64, len(steps))
-			for i, o := range steps {
-				fs1.Weights[i] = 1 / math.Max(o.Seconds*o.Seconds, 1e-12)
-			}
-		}
+		fs1 := FitSettings{Off: fs.Off, Curve: fs.Curve, Collinearity: fs.Collinearity, Confidence: fs.Confidence, Relative: fs.Relative}
 		// A failure here leaves the profile's figures, from HeldOut, whole.
 		a.HeldOutSteps, a.HeldOutStepsErr = crossCheck(steps, k, &fs1, !opt.NoTrim, true)
 	}
@@ -896,39 +889,68 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 // all of obs, so that steps a stall pulled the first fit away from come
 // back once it is gone. It returns the last fit and the indices into obs
 // of the observations it was fitted to, ascending.
+//
+// With settings.Relative, the fits that decide what is trimmed weigh
+// each observation by its observed time, and only the last, on what is
+// kept, is iterated to weights by the predicted time (fitRelative): a
+// weight by the prediction gives a stall ten times its step the full say
+// of a step, pulling the fit toward the very observations trimming is to
+// find, where one by the observed time shrinks it a hundredfold. The few
+// percent those fits run low moves no miss across 50% or 100% but those
+// already at the edge.
 func fitTrimmed(obs []Observation, settings *FitSettings, trim bool) (*Fit, []int, error) {
 	fs := *settings
 	idx := make([]int, len(obs))
 	for i := range idx {
 		idx[i] = i
 	}
-	f, err := FitSteps(obs, &fs)
-	if err != nil || !trim {
+	if !trim {
+		f, err := FitSteps(obs, &fs)
 		return f, idx, err
 	}
-	for _, lim := range []float64{1, 0.5} {
+	ts := fs // the settings of the fits that decide the trimming
+	if fs.Relative {
+		ts.Relative, ts.Weights = false, observedWeights(obs, fs.Weights)
+	}
+	f, err := FitSteps(obs, &ts)
+	if err != nil {
+		return f, idx, err
+	}
+	for pass, lim := range []float64{1, 0.5} {
 		pred := f.Step.Predict(nil, obs)
-		var keep []Observation
+		var kept []Observation
 		var ki []int
-		var kw []float64
 		for i, o := range obs {
 			if math.Abs(pred[i]-o.Seconds) <= lim*math.Min(pred[i], o.Seconds) {
-				keep, ki = append(keep, o), append(ki, i)
-				if settings.Weights != nil {
-					kw = append(kw, settings.Weights[i])
-				}
+				kept, ki = append(kept, o), append(ki, i)
 			}
 		}
-		if len(keep) == 0 {
+		if len(kept) == 0 {
 			// FitSteps would say only "no observations".
 			return nil, nil, fmt.Errorf("calibrate: fit steps: trim removed all %d observations: each missed the fit by more than %g%% of the smaller of its observed and predicted time (--no-trim keeps them)", len(obs), 100*lim)
 		}
-		idx, fs.Weights = ki, kw
-		if f, err = FitSteps(keep, &fs); err != nil {
+		next := ts
+		if pass == 1 {
+			next = fs
+		}
+		next.Weights, idx = pick(next.Weights, ki), ki
+		if f, err = FitSteps(kept, &next); err != nil {
 			return nil, nil, err
 		}
 	}
 	return f, idx, nil
+}
+
+// pick returns v's elements at idx, in a new slice (nil for a nil v).
+func pick[T any](v []T, idx []int) []T {
+	if v == nil {
+		return nil
+	}
+	out := make([]T, len(idx))
+	for k, i := range idx {
+		out[k] = v[i]
+	}
+	return out
 }
 
 // dropResumed filters obs (one run's steps, in place) to those whose
