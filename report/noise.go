@@ -88,12 +88,13 @@ func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interv
 }
 
 // holdsNoChange says whether the resampled changes rel put no change
-// inside their interval of tails tail: whether at least tail of them lie
-// at or beyond it on each side, those of exactly no change counted half
-// to each (the mid-p rule). A quantile of latencies that come in steps is
-// often the same in resamples of both runs, so its interval can end at
-// exactly no change with few resamples there and none beyond: a bound of
-// 0 alone would read a rise that most resamples show as chance.
+// inside their interval of tails tail: whether on each side as many of
+// them lie at or beyond it as the bound there (Quantile's rank) needs,
+// those of exactly no change counted half to each (the mid-p rule). A
+// quantile of latencies that come in steps is often the same in
+// resamples of both runs, so its interval can end at exactly no change
+// with few resamples there and none beyond: a bound of 0 alone would read
+// a rise that most resamples show as chance.
 func holdsNoChange(rel []float64, tail float64) bool {
 	below, zero, above := 0, 0, 0
 	for _, r := range rel {
@@ -106,8 +107,14 @@ func holdsNoChange(rel []float64, tail float64) bool {
 			zero++
 		}
 	}
-	least := tail * float64(len(rel))
-	return float64(below)+float64(zero)/2 >= least && float64(above)+float64(zero)/2 >= least
+	// Each side needs as many as the rank Quantile reads its bound at
+	// leaves there (the upper one more than tail × n when that is whole),
+	// so that without ties the rule agrees with the bounds printed.
+	n := len(rel)
+	lowRank := max(int(math.Ceil(tail*float64(n))), 1)
+	highRank := min(max(int(math.Ceil((1-tail)*float64(n))), 1), n)
+	half := float64(zero) / 2
+	return float64(below)+half >= float64(lowRank) && float64(above)+half >= float64(n-highRank+1)
 }
 
 // blockLength is the block length of the circular block bootstrap of n
