@@ -577,19 +577,13 @@ func (g *synth) Next() bool {
 	}
 	c := &g.c
 	r := &g.cur
-	hashes := r.PrefixHashes
-	r.Reset()
-	r.PrefixHashes = nil
-	row := g.i
-	g.i++
+	row, hashes := g.startRow()
 	if row > 0 || g.curve != nil { // a curve may open the trace past 0 s
 		if g.t, g.err = g.arrivalAfter(row, g.t); g.err != nil {
 			return false
 		}
 	}
 	r.Arrival = g.t
-	r.ID = g.ids.itoa(row)
-	r.Warmup = row < c.Warmup
 	switch {
 	case c.Resample != nil:
 		r.PromptTokens, r.OutputTokens = c.Resample.draw(g.lens)
@@ -614,6 +608,21 @@ func (g *synth) Next() bool {
 	return true
 }
 
+// startRow clears the current row for the next, g.i, and gives it its
+// id and warm-up mark; it returns the row's index and the previous row's
+// hashes, whose storage the new ones reuse.
+func (g *synth) startRow() (row int, hashes []uint64) {
+	r := &g.cur
+	hashes = r.PrefixHashes
+	r.Reset()
+	r.PrefixHashes = nil
+	row = g.i
+	g.i++
+	r.ID = g.ids.itoa(row)
+	r.Warmup = row < g.c.Warmup
+	return row, hashes
+}
+
 // arrivalAfter is the arrival of the k-th (k > 0; with a curve, k >= 0)
 // event of the arrival process, the previous one at prev: a row, or a
 // session's first turn.
@@ -626,14 +635,8 @@ func (g *synth) arrivalAfter(k int, prev int64) (int64, error) {
 	switch a.Kind {
 	case ArrivalConstant:
 		t = int64(math.Round(float64(k) * 1e9 / a.Rate))
-	case ArrivalPoisson:
-		t += int64(math.Round(g.arr.ExpFloat64() / a.Rate * 1e9))
-	case ArrivalGamma:
-		shape, x := 1/(a.CV*a.CV), 1.0
-		if !math.IsInf(shape, 1) { // else Gamma(k)/k is 1: the limit as CV -> 0
-			x = gammaDraw(g.arr, shape) / shape
-		}
-		t += int64(math.Round(x / a.Rate * 1e9))
+	case ArrivalPoisson, ArrivalGamma:
+		t += int64(math.Round(g.unitGap() / a.Rate * 1e9))
 	}
 	if t < 0 || t > maxSeconds*1e9 {
 		if g.c.sessions() {
@@ -644,6 +647,19 @@ func (g *synth) arrivalAfter(k int, prev int64) (int64, error) {
 	return t, nil
 }
 
+// unitGap draws the next gap of the Poisson or gamma process at rate 1.
+func (g *synth) unitGap() float64 {
+	a := g.c.Arrival
+	if a.Kind == ArrivalPoisson {
+		return g.arr.ExpFloat64()
+	}
+	shape := 1 / (a.CV * a.CV)
+	if math.IsInf(shape, 1) { // Gamma(k)/k is 1: the limit as CV -> 0
+		return 1
+	}
+	return gammaDraw(g.arr, shape) / shape
+}
+
 // curveArrival is arrivalAfter under a rate curve: the unit-rate
 // process's k-th event, mapped onto the curve.
 func (g *synth) curveArrival(k int) (int64, error) {
@@ -652,14 +668,8 @@ func (g *synth) curveArrival(k int) (int64, error) {
 	case k == 0:
 	case a.Kind == ArrivalConstant:
 		g.tau = float64(k)
-	case a.Kind == ArrivalPoisson:
-		g.tau += g.arr.ExpFloat64()
-	case a.Kind == ArrivalGamma:
-		x, shape := 1.0, 1/(a.CV*a.CV)
-		if !math.IsInf(shape, 1) {
-			x = gammaDraw(g.arr, shape) / shape
-		}
-		g.tau += x
+	default:
+		g.tau += g.unitGap()
 	}
 	// In float: a time past the clock would overflow int64 ns.
 	ns := math.Round(g.curve.at(g.tau) * 1e9)
@@ -767,15 +777,9 @@ func (g *synth) openSession() (*session, error) {
 func (g *synth) emitTurn(s *session, prompt int32) {
 	c := &g.c
 	r := &g.cur
-	hashes := r.PrefixHashes
-	r.Reset()
-	r.PrefixHashes = nil
-	row := g.i
-	g.i++
+	row, hashes := g.startRow()
 	r.Arrival = s.next
-	r.ID = g.ids.itoa(row)
 	r.SessionID = g.ids.itoa(s.n)
-	r.Warmup = row < c.Warmup
 	r.PromptTokens, r.OutputTokens = prompt, g.output.draw(g.outs)
 	if c.BlockSize > 0 {
 		r.PrefixHashes = blockHashes(hashes, g.salt, int(prompt), c.BlockSize, s.group, int(c.PrefixTokens), s.n, uint64(row))
