@@ -327,6 +327,9 @@ func traceSynthCommand() *cli.Command {
 			if cfg.Turns, err = traces.ParseTurnsSpec(c.String("turns")); err != nil {
 				return usageErrorf("synth: --turns: %v", err)
 			}
+			if err := checkSessionFlags(c, cfg.Turns != traces.DefaultSynthConfig().Turns); err != nil {
+				return err
+			}
 			cfg.ThinkTime = c.Float64("think-time")
 			if cfg.PromptLengths, err = parsePromptLengths(c.String("prompt-lengths")); err != nil {
 				return usageErrorf("synth: %v", err)
@@ -354,6 +357,23 @@ func traceSynthCommand() *cli.Command {
 			return err
 		},
 	}
+}
+
+// checkSessionFlags refuses, by flag, what conflicts with sessions or
+// needs them, before a --resample trace is read only to be refused.
+func checkSessionFlags(c *cli.Context, sessions bool) error {
+	if !sessions {
+		if c.Float64("think-time") != 0 {
+			return usageErrorf("synth: --think-time spaces the turns of sessions; --turns %s makes none (want more than one turn a session)", c.String("turns"))
+		}
+		return nil
+	}
+	for _, f := range []string{"prompt-lengths", "resample"} {
+		if c.IsSet(f) {
+			return usageErrorf("synth: --turns %s makes sessions, which grow each prompt from its history; --%s sets whole prompts and conflicts with it", c.String("turns"), f)
+		}
+	}
+	return nil
 }
 
 // parsePromptLengths reads --prompt-lengths: comma-separated token counts
