@@ -96,8 +96,9 @@ type SynthConfig struct {
 	// a new message drawn from Prompt (the group prefix opens the first
 	// turn only), so its hashes share every block the history fills. A
 	// turn that would pass DefaultMaxTokens ends its session instead.
-	// Arrival.Rate is then the rate of sessions' first turns; Requests
-	// still counts rows, and sessions open when it is reached are cut.
+	// Arrival.Rate (or Curve) is then the rate of sessions' first turns;
+	// Requests still counts rows, and sessions open when it is reached
+	// are cut.
 	Turns LengthSpec
 	// ThinkTime is the mean, in seconds, of the exponential gap from one
 	// turn's arrival to the next's in a session; > 0 with sessions, 0

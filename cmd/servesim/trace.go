@@ -235,7 +235,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests first, marked warmup=true"},
 			&cli.StringFlag{Name: "arrival", Value: traces.ArrivalPoisson, Usage: "constant, poisson or gamma"},
 			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "requests per second, or sessions per second with --turns (at most 1e6 requests/s, with sessions rate × mean turns: arrivals are kept to the ns)"},
-			&cli.StringFlag{Name: "rate-curve", Usage: "time-varying rate instead of --rate: SECONDS:RATE pairs from 0 s, comma-separated (\"0:1,600:5,1200:1\"), linear between them and held after the last"},
+			&cli.StringFlag{Name: "rate-curve", Usage: "time-varying rate instead of --rate: SECONDS:RATE pairs from 0 s, comma-separated (\"0:1,600:5,1200:1\"), linear between them and held after the last; sessions per second with --turns"},
 			&cli.Float64Flag{Name: "cv", Value: 1, Usage: "inter-arrival coefficient of variation (gamma)"},
 			&cli.StringFlag{Name: "prompt", Value: "fixed:1024", Usage: "prompt length: fixed:N, uniform:MIN:MAX or lognormal:MEAN:CV[:MIN:MAX] (MEAN, CV before clamping to MIN:MAX)"},
 			&cli.StringFlag{Name: "output", Value: "fixed:128", Usage: "output length, same syntax as --prompt"},
