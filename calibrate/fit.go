@@ -80,8 +80,9 @@ type Fit struct {
 //
 // Confidence intervals are analytic, not bootstrapped: over the identified
 // terms I (those not off or unexcited, held at 0 or not), cov is the
-// heteroscedasticity-consistent (HC3) sandwich B·X_IᵀW·diag(wᵢrᵢ²/(1−hᵢ)²)·
-// W X_I·B with B = (X_Iᵀ W X_I)⁻¹ and hᵢ the leverage of observation i, so
+// heteroscedasticity-consistent (HC3) sandwich B·X_IᵀW·diag(rᵢ²/(1−hᵢ)²)·
+// W X_I·B with B = (X_Iᵀ W X_I)⁻¹, rᵢ observation i's unweighted residual
+// and hᵢ = wᵢ·xᵢᵀ·B·xᵢ its leverage in the weighted hat matrix, so
 // that noise growing with the step (long prefills vary more) neither
 // narrows the intervals of the terms long steps excite nor widens the
 // others'. The interval of a free term (F, the terms strictly positive
