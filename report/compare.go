@@ -36,9 +36,12 @@ type Change struct {
 	Lo, Hi   float64
 	Noisy    bool
 	noChange bool // the interval holds no change (holdsNoChange)
-	format   func(float64) string
-	series   string // the per-request values behind a latency figure (seriesOf)
-	stat     statistic
+	// noInterval says why a change that could have had an interval has
+	// none; "" otherwise.
+	noInterval string
+	format     func(float64) string
+	series     string // the per-request values behind a latency figure (seriesOf)
+	stat       statistic
 }
 
 // Compare lines up a (the baseline) and b and flags every gated metric
@@ -134,6 +137,10 @@ func setIntervals(cs []Change, a, b *Run) {
 		if xa == nil || xb == nil {
 			continue
 		}
+		if isRate(series) && sameSchedule(a, b) {
+			markNoInterval(cs, series, "same schedule: no interval")
+			continue
+		}
 		var at []int
 		var stats []statistic
 		for i, c := range cs {
@@ -151,6 +158,34 @@ func setIntervals(cs []Change, a, b *Run) {
 	}
 }
 
+// isRate says whether series is a throughput's (Rates), not latencies'.
+func isRate(series string) bool {
+	return series == "req/s" || series == "output tok/s" || series == "goodput"
+}
+
+// sameSchedule says whether a and b are open-loop replays of one arrival
+// schedule: the same input files, made into the same workload (time scale
+// included), all of whose requests were sent at their scheduled times.
+// Their throughputs then share the arrivals' randomness, which the slices'
+// bootstrap resamples as if drawn afresh: its interval is several times
+// too wide (±20% at 200 requests) and would hide an engine's real loss,
+// so their throughput is gated by the threshold alone.
+func sameSchedule(a, b *Run) bool {
+	return a.Arrival == "open" && b.Arrival == "open" &&
+		len(a.InputSums) > 0 && len(b.InputSums) > 0 && traces.SameInputs(a.InputSums, b.InputSums) &&
+		a.InputWorkload != nil && b.InputWorkload != nil && maps.Equal(a.InputWorkload, b.InputWorkload) &&
+		a.Metrics.Requests > 0 && a.Metrics.Requests == b.Metrics.Requests
+}
+
+// markNoInterval notes why each known change of series has no interval.
+func markNoInterval(cs []Change, series, why string) {
+	for i := range cs {
+		if cs[i].series == series && known(cs[i].Rel) {
+			cs[i].noInterval = why
+		}
+	}
+}
+
 // inOrder is r's values of series, in time order, for a block bootstrap:
 // the throughput of each slice of its window (Rates), or its latencies
 // (seriesOf) in arrival order; nil when r has none.
@@ -159,8 +194,8 @@ func setIntervals(cs []Change, a, b *Run) {
 // bootstrapped as a mean's: the slices of a run, resampled in blocks as
 // long as its bursts, are what another run as long would have seen
 // slice by slice, and their spread is the run's own luck (arrivals drawn
-// afresh, a slow stretch). A replay of one fixed arrival schedule varies
-// less than that, so the interval errs wide, towards within noise.
+// afresh, a slow stretch). Two replays of one arrival schedule vary less
+// than that, so they get no such interval (sameSchedule).
 func inOrder(r *Run, series string) []float64 {
 	switch {
 	case series == "req/s" && r.Rates != nil:
@@ -288,7 +323,7 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		case c.Better != 0 && c.Rel*float64(c.Better) >= 0.0005: // shows as at least 0.1%
 			flag = "better"
 		}
-		interval := ""
+		interval := c.noInterval
 		if known(c.Lo) {
 			interval = fmt.Sprintf("%s … %s", fmtRel(c.Lo), fmtRel(c.Hi))
 		}

@@ -51,6 +51,9 @@ type Run struct {
 	// InputWorkload is what else made those files' requests arrive as
 	// they did (traces.Workload); nil = unknown.
 	InputWorkload map[string]string
+	// Arrival is how a live replay paced its requests (replay.arrival):
+	// "open" sends each at its time in the input's schedule; "" unknown.
+	Arrival string
 	// SweepTrace is the sha256 of the trace a sweep row was simulated on
 	// (the results' metadata); "" for other runs, or unknown.
 	SweepTrace string
@@ -484,7 +487,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	run := &Run{
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
-		InputWorkload: traces.Workload(meta),
+		InputWorkload: traces.Workload(meta), Arrival: meta.Extra["replay.arrival"],
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"

@@ -33,7 +33,9 @@ func compareCommand() *cli.Command {
 			"$/1M output costs show as not measured and device-seconds is the cost figure gated. When either run is live, each latency's change\n" +
 			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20), and a\n" +
 			"change whose interval holds no change is shown as within noise and never flagged. Between two per-request\n" +
-			"traces, throughput and goodput get one too, over equal slices of each run's window. Device-seconds and the\n" +
+			"traces, throughput and goodput get one too, over equal slices of each run's window, except between two open-loop\n" +
+			"replays of one schedule (the same input, workload and request count): they share its arrivals, so their\n" +
+			"throughput shows \"same schedule: no interval\" and --threshold alone gates it. Device-seconds and the\n" +
 			"failure share get no interval: --threshold alone gates them, so set it above the spread that repeated live\n" +
 			"runs show. Blocks of requests are resampled, as long as a run's bursts (at least n^⅓); a run holding few\n" +
 			"bursts gets intervals that cover less than 95%.\n" +
