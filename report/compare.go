@@ -325,7 +325,7 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		}
 		interval := c.noInterval
 		if known(c.Lo) {
-			interval = fmt.Sprintf("%s … %s", fmtRel(c.Lo), fmtRel(c.Hi))
+			interval = fmt.Sprintf("%s … %s", fmtBound(c.Lo), fmtBound(c.Hi))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Metric, c.format(c.A), c.format(c.B), fmtRel(c.Rel), interval, flag)
 	}
@@ -388,3 +388,8 @@ func workloadString(w map[string]string) string {
 
 // fmtRel is a change as a signed percentage; "new" from 0.
 func fmtRel(r float64) string { return numfmt.Change(r, "new") }
+
+// fmtBound is an interval's bound as a change: infinite where the
+// baseline's resamples held none (a goodput of no success) is
+// "unbounded", since "new" would read as the change itself.
+func fmtBound(r float64) string { return numfmt.Change(r, "unbounded") }
