@@ -187,7 +187,8 @@ func markNoInterval(cs []Change, series, why string) {
 }
 
 // inOrder is r's values of series, in time order, for a block bootstrap:
-// the throughput of each slice of its window (Rates), or its latencies
+// the throughput of each slice of its window past its ramp-up (Rates,
+// pastRamp), or its latencies
 // (seriesOf) in arrival order; nil when r has none.
 //
 // A throughput is a mean over the window's slices, so its change is
@@ -199,15 +200,37 @@ func markNoInterval(cs []Change, series, why string) {
 func inOrder(r *Run, series string) []float64 {
 	switch {
 	case series == "req/s" && r.Rates != nil:
-		return r.Rates.ReqPerSec
+		return pastRamp(r.Rates.ReqPerSec, r.Rates.ReqPerSec)
 	case series == "output tok/s" && r.Rates != nil:
-		return r.Rates.OutTokPerSec
+		return pastRamp(r.Rates.OutTokPerSec, r.Rates.ReqPerSec)
 	case series == "goodput" && r.Rates != nil:
-		return r.Rates.Goodput
+		return pastRamp(r.Rates.Goodput, r.Rates.ReqPerSec)
 	case r.Lat == nil:
 		return nil
 	}
 	return inArrivalOrder(r.Lat, series)
+}
+
+// pastRamp is a run's slices x from its first completion on (the first
+// of reqs, its successes a second, not 0), each scaled by the share of the
+// window they span, so that their mean is still x's: the slices before
+// are its ramp-up, zeros every run has once, which resampled would add
+// as many or none and widen the interval by chance that is not there
+// (−19% … +34% for two steady runs a 10% ramp). nil when x is.
+func pastRamp(x, reqs []float64) []float64 {
+	if x == nil {
+		return nil
+	}
+	ramp := 0
+	for ramp < len(reqs)-1 && reqs[ramp] == 0 {
+		ramp++
+	}
+	share := float64(len(x)-ramp) / float64(len(x))
+	rest := make([]float64, len(x)-ramp)
+	for i, v := range x[ramp:] {
+		rest[i] = v * share
+	}
+	return rest
 }
 
 // inArrivalOrder is l's series (seriesOf), in arrival order, for a block
