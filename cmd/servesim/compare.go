@@ -31,9 +31,10 @@ func compareCommand() *cli.Command {
 			"by more than --threshold, or a sweep config that had a result having none; any regression makes the exit status 3.\n" +
 			"A metric unknown on either side is not gated: a trace carries no prices, so between two traces the\n" +
 			"$/1M output costs show as not measured and device-seconds is the cost figure gated. When either run is live, each latency's change\n" +
-			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20), and a\n" +
-			"change whose interval holds no change is shown as within noise and never flagged. Between two per-request\n" +
-			"traces, throughput and goodput get one too, over equal slices of each run's window, except between two open-loop\n" +
+			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20, a\n" +
+			"mean 10), and a change whose interval holds no change is shown as within noise and never flagged. Between two\n" +
+			"per-request traces, throughput and goodput get one too, over equal slices of each run's window (10 successes a\n" +
+			"run, counted from its first completion on), except between two open-loop\n" +
 			"replays of one schedule (the same input, workload and request count): they share its arrivals, so their\n" +
 			"throughput shows \"same schedule: no interval\" and --threshold alone gates it. Device-seconds and the\n" +
 			"failure share get no interval: --threshold alone gates them, so set it above the spread that repeated live\n" +
