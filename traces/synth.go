@@ -167,21 +167,7 @@ func (c *SynthConfig) Validate() error {
 	if c.Warmup < 0 {
 		errs = append(errs, fieldErr("Warmup", "must be >= 0, got %d", c.Warmup))
 	}
-	a := c.Arrival
-	switch {
-	case a.Kind != ArrivalConstant && a.Kind != ArrivalPoisson && a.Kind != ArrivalGamma:
-		errs = append(errs, fieldErr("Arrival.Kind", "want constant, poisson or gamma, got %q", a.Kind))
-	case a.Curve != nil && a.Rate != 0:
-		errs = append(errs, fieldErr("Arrival.Rate", "the rate curve sets the rate: want 0 with Arrival.Curve, got %v", a.Rate))
-	case a.Curve != nil && validateCurve(a.Curve) != nil:
-		errs = append(errs, validateCurve(a.Curve))
-	case a.Curve == nil && (!(a.Rate > 0) || math.IsInf(a.Rate, 0)):
-		errs = append(errs, fieldErr("Arrival.Rate", "must be positive and finite, got %v", a.Rate))
-	case a.Curve == nil && a.Rate > MaxArrivalRate:
-		errs = append(errs, fieldErr("Arrival.Rate", "%v requests/s is past the clock's resolution: want at most %g (a 1 µs mean gap; arrivals are kept to the ns)", a.Rate, float64(MaxArrivalRate)))
-	case a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100):
-		errs = append(errs, fieldErr("Arrival.CV", "must be in (0, 100] for gamma arrivals, got %v", a.CV))
-	}
+	errs = append(errs, c.Arrival.validate())
 	errs = append(errs, c.validateRows())
 	if c.Resample == nil {
 		errs = append(errs, c.Prompt.validate("Prompt"), c.Output.validate("Output"))
@@ -220,6 +206,29 @@ func (c *SynthConfig) Validate() error {
 		errs = append(errs, fieldErr("BlockSize", "must be >= 0, got %d", c.BlockSize))
 	case c.BlockSize > MaxBlockSize:
 		errs = append(errs, fieldErr("BlockSize", "%d tokens is past any prompt: want a block size in [0, %d]", c.BlockSize, MaxBlockSize))
+	}
+	return errors.Join(errs...)
+}
+
+// validate checks the kind, the rate or curve, and a gamma CV apart, so
+// that a bad one does not hide another.
+func (a *ArrivalSpec) validate() error {
+	var errs []error
+	if a.Kind != ArrivalConstant && a.Kind != ArrivalPoisson && a.Kind != ArrivalGamma {
+		errs = append(errs, fieldErr("Arrival.Kind", "want constant, poisson or gamma, got %q", a.Kind))
+	}
+	switch {
+	case a.Curve != nil && a.Rate != 0:
+		errs = append(errs, fieldErr("Arrival.Rate", "the rate curve sets the rate: want 0 with Arrival.Curve, got %v", a.Rate))
+	case a.Curve != nil:
+		errs = append(errs, validateCurve(a.Curve))
+	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
+		errs = append(errs, fieldErr("Arrival.Rate", "must be positive and finite, got %v", a.Rate))
+	case a.Rate > MaxArrivalRate:
+		errs = append(errs, fieldErr("Arrival.Rate", "%v requests/s is past the clock's resolution: want at most %g (a 1 µs mean gap; arrivals are kept to the ns)", a.Rate, float64(MaxArrivalRate)))
+	}
+	if a.Kind == ArrivalGamma && (!(a.CV > 0) || a.CV > 100) {
+		errs = append(errs, fieldErr("Arrival.CV", "must be in (0, 100] for gamma arrivals, got %v", a.CV))
 	}
 	return errors.Join(errs...)
 }

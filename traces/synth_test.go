@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -197,4 +198,44 @@ func TestSynthValidate(t *testing.T) {
 			t.Errorf("%+v: Validate = %v, want a FieldError for %s", c, err, tc.field)
 		}
 	}
+}
+
+// Validate reports every invalid field: a bad rate or rate curve does
+// not hide a bad gamma CV, nor the other way round.
+func TestSynthValidateJoinsArrivalFields(t *testing.T) {
+	for _, tc := range []struct {
+		arrival ArrivalSpec
+		fields  []string
+	}{
+		{ArrivalSpec{Kind: ArrivalGamma, Rate: 0, CV: 0}, []string{"Arrival.Rate", "Arrival.CV"}},
+		{ArrivalSpec{Kind: ArrivalGamma, Rate: 2 * MaxArrivalRate, CV: 200}, []string{"Arrival.Rate", "Arrival.CV"}},
+		{ArrivalSpec{Kind: ArrivalGamma, CV: -1, Curve: []RatePoint{{T: 5, Rate: 1}}}, []string{"Arrival.Curve", "Arrival.CV"}},
+		{ArrivalSpec{Kind: ArrivalGamma, Rate: 3, CV: 0, Curve: []RatePoint{{Rate: 1}}}, []string{"Arrival.Rate", "Arrival.CV"}},
+		{ArrivalSpec{Kind: "weibull", Rate: -1}, []string{"Arrival.Kind", "Arrival.Rate"}},
+	} {
+		c := DefaultSynthConfig()
+		c.Arrival = tc.arrival
+		c.Requests = 0
+		want := append([]string{"Requests"}, tc.fields...)
+		if got := fieldErrorFields(c.Validate()); !slices.Equal(got, want) {
+			t.Errorf("%+v: Validate names %v, want %v", tc.arrival, got, want)
+		}
+	}
+}
+
+// fieldErrorFields lists the fields of the FieldErrors in err, in order.
+func fieldErrorFields(err error) []string {
+	var fields []string
+	var walk func(error)
+	walk = func(err error) {
+		if fe, ok := err.(*FieldError); ok {
+			fields = append(fields, fe.Field)
+		} else if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return fields
 }
