@@ -136,12 +136,22 @@ type FieldError struct {
 	Struct string // whose field, as errors name it: "synth: SynthConfig"
 	Field  string
 	Msg    string // what is wrong, without the field's name
+	// With are the other fields Msg names, spelt as Field is, for a rule
+	// between fields: a caller that names Field by its flag names these
+	// by theirs too.
+	With []string
 }
 
 func (e *FieldError) Error() string { return e.Struct + "." + e.Field + ": " + e.Msg }
 
 func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Struct: "synth: SynthConfig", Field: field, Msg: fmt.Sprintf(format, args...)}
+	return fieldErrWith(field, nil, format, args...)
+}
+
+// fieldErrWith is fieldErr for a rule that names the fields with in its
+// message too.
+func fieldErrWith(field string, with []string, format string, args ...any) error {
+	return &FieldError{Struct: "synth: SynthConfig", Field: field, Msg: fmt.Sprintf(format, args...), With: with}
 }
 
 // Validate reports every invalid field, each as a *FieldError (joined).
@@ -174,7 +184,7 @@ func (c *SynthConfig) Validate() error {
 	} else if len(c.Resample.pairs) == 0 {
 		errs = append(errs, fieldErr("Resample", "the source trace has no row to draw lengths from: warm-up rows and failed ones (in the source or in the run that recorded it) are left out"))
 	} else if c.PromptLengths != nil {
-		errs = append(errs, fieldErr("Resample", "draws the prompt lengths too: it conflicts with PromptLengths"))
+		errs = append(errs, fieldErrWith("Resample", []string{"PromptLengths"}, "draws the prompt lengths too: it conflicts with PromptLengths"))
 	}
 	if c.PrefixGroups < 0 {
 		errs = append(errs, fieldErr("PrefixGroups", "must be >= 0, got %d", c.PrefixGroups))
@@ -199,7 +209,7 @@ func (c *SynthConfig) Validate() error {
 	if c.sessions() {
 		errs = append(errs, c.validateSessions())
 	} else if c.ThinkTime != 0 { // it would space no turns, and go unrecorded
-		errs = append(errs, fieldErr("ThinkTime", "spaces the turns of sessions, which need Turns of more than one turn; want 0 without them, got %v", c.ThinkTime))
+		errs = append(errs, fieldErrWith("ThinkTime", []string{"Turns"}, "spaces the turns of sessions, which need Turns of more than one turn; want 0 without them, got %v", c.ThinkTime))
 	}
 	switch {
 	case c.BlockSize < 0:
@@ -219,7 +229,7 @@ func (a *ArrivalSpec) validate() error {
 	}
 	switch {
 	case a.Curve != nil && a.Rate != 0:
-		errs = append(errs, fieldErr("Arrival.Rate", "the rate curve sets the rate: want 0 with Arrival.Curve, got %v", a.Rate))
+		errs = append(errs, fieldErrWith("Arrival.Rate", []string{"Arrival.Curve"}, "the rate curve sets the rate: want 0 with Arrival.Curve, got %v", a.Rate))
 	case a.Curve != nil:
 		errs = append(errs, validateCurve(a.Curve))
 	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
@@ -243,10 +253,10 @@ func (c *SynthConfig) validateSessions() error {
 		errs = append(errs, fieldErr("Turns", "a session has at least 1 turn, got %s", c.Turns))
 	}
 	if c.PromptLengths != nil {
-		errs = append(errs, fieldErr("Turns", "sessions grow each prompt from its history: they conflict with PromptLengths"))
+		errs = append(errs, fieldErrWith("Turns", []string{"PromptLengths"}, "sessions grow each prompt from its history: they conflict with PromptLengths"))
 	}
 	if c.Resample != nil {
-		errs = append(errs, fieldErr("Turns", "sessions draw each turn's new message from Prompt: they conflict with Resample, which draws whole prompts"))
+		errs = append(errs, fieldErrWith("Turns", []string{"Prompt", "Resample"}, "sessions draw each turn's new message from Prompt: they conflict with Resample, which draws whole prompts"))
 	}
 	// Under 1 µs, a session's turns would come closer than MaxArrivalRate
 	// lets rows come.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/servesim/servesim/replay"
@@ -58,12 +59,25 @@ var replayFlags = map[string]string{
 	"MaxTokens": "max_tokens (settings file)", "SaveRaw": "--save-raw",
 }
 
+// withFlags is fe's message with each other field it names (fe.With)
+// spelt as its flag, where flags has one.
+func withFlags(fe *traces.FieldError, flags map[string]string) string {
+	msg := fe.Msg
+	for _, w := range fe.With {
+		if f, ok := flags[w]; ok {
+			// Whole names only: "Prompt" is not "PromptLengths".
+			msg = regexp.MustCompile(`\b`+regexp.QuoteMeta(w)+`\b`).ReplaceAllLiteralString(msg, f)
+		}
+	}
+	return msg
+}
+
 // flagErrors rewrites the traces.FieldErrors in err (one, or joined) that
 // name a field in flags to name the command's flag instead of a Go field.
 func flagErrors(cmd string, flags map[string]string, err error) error {
 	if fe, ok := err.(*traces.FieldError); ok {
 		if f, ok := flags[fe.Field]; ok {
-			return fmt.Errorf("%s: %s: %s", cmd, f, fe.Msg)
+			return fmt.Errorf("%s: %s: %s", cmd, f, withFlags(fe, flags))
 		}
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/traces"
 )
 
 // goFieldName matches a traces.SynthConfig field as Go spells it, which a
@@ -54,6 +56,52 @@ func TestSynthValidateErrorsNameFlags(t *testing.T) {
 		}
 		if m := goFieldName.FindString(err.Error()); m != "" {
 			t.Errorf("%v: error names Go field %q:\n%v", tc.args, m, err)
+		}
+	}
+}
+
+// A rule between fields names each by its flag, the other field too, for
+// the conflicts the command also refuses before it builds the config.
+func TestSynthFlagErrorsNameTheOtherFlag(t *testing.T) {
+	src, err := traces.Synthesize(traces.DefaultSynthConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := traces.NewEmpirical(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := traces.LengthSpec{Kind: traces.LengthFixed, Value: 3}
+	for _, tc := range []struct {
+		name string
+		mod  func(*traces.SynthConfig)
+		want []string
+	}{
+		{"rate and curve", func(c *traces.SynthConfig) { c.Arrival.Curve = []traces.RatePoint{{Rate: 1}} },
+			[]string{"synth: --rate: the rate curve sets the rate: want 0 with --rate-curve, got 1"}},
+		{"resample and matrix", func(c *traces.SynthConfig) { c.Resample, c.PromptLengths = pairs, []int32{8} },
+			[]string{"synth: --resample: draws the prompt lengths too: it conflicts with --prompt-lengths"}},
+		{"sessions and matrix", func(c *traces.SynthConfig) { c.Turns, c.ThinkTime, c.PromptLengths = sessions, 1, []int32{8} },
+			[]string{"synth: --turns: sessions grow each prompt from its history: they conflict with --prompt-lengths"}},
+		{"sessions and resample", func(c *traces.SynthConfig) { c.Turns, c.ThinkTime, c.Resample = sessions, 1, pairs },
+			[]string{"synth: --turns: sessions draw each turn's new message from --prompt: they conflict with --resample, which draws whole prompts"}},
+		{"think time alone", func(c *traces.SynthConfig) { c.ThinkTime = 1 },
+			[]string{"synth: --think-time: spaces the turns of sessions, which need --turns of more than one turn; want 0 without them, got 1"}},
+	} {
+		c := traces.DefaultSynthConfig()
+		tc.mod(&c)
+		err := flagErrors("synth", synthFlags, c.Validate())
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error\n%v\nwant %q", tc.name, err, w)
+			}
+		}
+		if m := goFieldName.FindString(err.Error()); m != "" {
+			t.Errorf("%s: error names Go field %q:\n%v", tc.name, m, err)
 		}
 	}
 }
