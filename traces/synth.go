@@ -250,7 +250,7 @@ func (c *SynthConfig) validateSessions() error {
 	if err := c.Turns.validate("Turns"); err != nil {
 		errs = append(errs, err)
 	} else if (c.Turns.Kind == LengthFixed && c.Turns.Value < 1) || (c.Turns.Kind == LengthUniform && c.Turns.Min < 1) {
-		errs = append(errs, fieldErr("Turns", "a session has at least 1 turn, got %s", c.Turns))
+		errs = append(errs, fieldErr("Turns", "a session has at least 1 turn, got %s", c.Turns.spec()))
 	}
 	if c.PromptLengths != nil {
 		errs = append(errs, fieldErrWith("Turns", []string{"PromptLengths"}, "sessions grow each prompt from its history: they conflict with PromptLengths"))
@@ -283,7 +283,7 @@ func (c *SynthConfig) validateRowRate() error {
 	}
 	turns := c.meanTurns()
 	if rows := rate * turns; rows > MaxArrivalRate {
-		return fieldErr(field, "%v sessions/s of %s turns (%g on average) make about %g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns, turns, rows, float64(MaxArrivalRate))
+		return fieldErr(field, "%v sessions/s of %s turns (%g on average) make about %g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns.spec(), turns, rows, float64(MaxArrivalRate))
 	}
 	return nil
 }
@@ -455,6 +455,23 @@ func (l LengthSpec) String() string {
 		return fmt.Sprintf("uniform(%d,%d)", l.Min, l.Max)
 	}
 	return fmt.Sprintf("lognormal(mean=%g,cv=%g,min=%d,max=%d)", l.Mean, l.CV, l.Min, l.Max)
+}
+
+// spec is l as ParseLengthSpec takes it ("fixed:3"), for errors about a
+// spec the user typed; String is the trace metadata's form.
+func (l LengthSpec) spec() string {
+	switch l.Kind {
+	case LengthFixed:
+		return fmt.Sprintf("fixed:%d", l.Value)
+	case LengthUniform:
+		return fmt.Sprintf("uniform:%d:%d", l.Min, l.Max)
+	case LengthLognormal:
+		if l.Min == 0 && l.Max == 0 {
+			return fmt.Sprintf("lognormal:%g:%g", l.Mean, l.CV)
+		}
+		return fmt.Sprintf("lognormal:%g:%g:%d:%d", l.Mean, l.CV, l.Min, l.Max)
+	}
+	return l.String()
 }
 
 // streamSeed names an independent random stream: each subsystem draws
