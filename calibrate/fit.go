@@ -110,14 +110,20 @@ func FitSteps(obs []Observation, settings *FitSettings) (*Fit, error) {
 	return fitSteps(obs, s)
 }
 
-// maxRelativePasses bounds fitRelative's fits; it converges in two or
-// three, the weights moving by the fit's change, a few percent at most.
+// maxRelativePasses bounds fitRelative's fits. Steps with 20% noise
+// converge in three to seven; noisier ones can take 20 or more, moving
+// less each pass, and a fit cut short says so in its notes.
 const maxRelativePasses = 6
+
+// relativeTolerance is how far (a fraction of the predicted time) no
+// prediction may move between passes for fitRelative to have converged.
+const relativeTolerance = 1e-3
 
 // fitRelative is FitSteps with s.Relative: iteratively reweighted least
 // squares. The first fit weighs each observation by its observed time
 // (observedWeights); each next one by the time the previous fit
-// predicts, until no prediction moves by 0.1% or more. Weighing by the
+// predicts, until no prediction moves by 0.1% or more (relativeTolerance),
+// or for maxRelativePasses fits, noted. Weighing by the
 // observed time alone gives the steps that happened to run slow less say
 // than those that ran fast, and the fit comes out low by about twice the
 // relative noise variance (8% at 20% noise); weighing by the prediction
@@ -133,6 +139,7 @@ func fitRelative(obs []Observation, s FitSettings) (*Fit, error) {
 		return nil, err
 	}
 	pred := f.Step.Predict(nil, obs)
+	moved := math.Inf(1) // the most a prediction moved in the last pass, fraction
 	for range maxRelativePasses - 1 {
 		s.Weights = make([]float64, len(obs))
 		for i, o := range obs {
@@ -142,14 +149,16 @@ func fitRelative(obs []Observation, s FitSettings) (*Fit, error) {
 			return nil, err
 		}
 		next := f.Step.Predict(nil, obs)
-		moved := false
+		moved = 0
 		for i, o := range obs {
-			moved = moved || math.Abs(next[i]-pred[i]) >= 1e-3*predictedFloor(pred[i], o.Seconds)
+			moved = math.Max(moved, math.Abs(next[i]-pred[i])/predictedFloor(pred[i], o.Seconds))
 		}
-		if pred = next; !moved {
-			break
+		if pred = next; moved < relativeTolerance {
+			return f, nil
 		}
 	}
+	f.Notes = append(f.Notes, fmt.Sprintf("relative-error fit not converged after %d passes: a prediction still moved by %.2g%% in the last (under %g%% wanted)",
+		maxRelativePasses, 100*moved, 100*relativeTolerance))
 	return f, nil
 }
 
