@@ -576,7 +576,7 @@ type Analysis struct {
 	Observations []Observation // Steps with pure-decode runs averaged in windows (WindowSteps): what is fitted
 	StepCounts   []float64     // steps behind each observation
 	Relative     bool          // observations were weighted for relative error
-	Method       FitMethod     // the options it ran with, defaults filled in (the window among them)
+	Method       FitMethod     // the options it ran with, defaults filled in (the window among them), as fitted (Fit overrides Relative and Linear)
 	Runs         []*RunResult  // the runs fitted (warm-up excluded), in that order
 	// Traces name every run given with a trace, warm-up and slot resets
 	// included, in order, each with its kind and the slots of an engine of
@@ -674,8 +674,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if win == 0 {
 		win = 8
 	}
-	a := &Analysis{Method: FitMethod{Window: win, Relative: opt.Relative, NoTrim: opt.NoTrim, Linear: opt.Linear,
-		Without: []string{}, HeldOutFolds: k}}
+	// Relative and Linear are recorded once the fit settings are chosen
+	// (opt.Fit may override them).
+	a := &Analysis{Method: FitMethod{Window: win, NoTrim: opt.NoTrim, Without: []string{}, HeldOutFolds: k}}
 	for t, off := range opt.Without {
 		if off {
 			a.Method.Without = append(a.Method.Without, Term(t).String())
@@ -834,6 +835,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		fs.Weights = slices.Clone(allCounts)
 	}
 	a.Relative = fs.Relative
+	a.Method.Relative, a.Method.Linear = fs.Relative, !fs.Curve
 	// The held-out check sees every observation: dropping late first
 	// tokens and trimming are part of the fit, so each fold decides them
 	// by its own training part, and no fit that saw a held-out run
