@@ -92,7 +92,8 @@ type Fit struct {
 // (StatusBound) has no interval. When X_Iᵀ W X_I is singular (a held
 // term passed a Collinearity finer than rounding), the intervals are over
 // the free terms alone, conditional on the held ones being 0, and a note
-// says so. Intervals may extend below 0.
+// says so on each held term that makes it singular (one the data tell
+// apart from the free terms gets none). Intervals may extend below 0.
 //
 // It errors when there are no observations, when weights are malformed,
 // when a feature is not finite or a duration not finite and > 0, when no
@@ -492,10 +493,9 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 			if vars, err = freeVar(a, resid, free); err != nil {
 				return nil, fmt.Errorf("inverting XᵀWX on the free terms: %w", err)
 			}
-			for c, j := range cols {
-				if !passive[c] {
-					lf.notes = append(lf.notes, termNote{term: j, text: names[j] + ": held at 0 and not told apart from the free terms (XᵀWX over both is singular): their intervals assume it is 0"})
-				}
+			for _, c := range singularHeld(a, free, passive) {
+				j := cols[c]
+				lf.notes = append(lf.notes, termNote{term: j, text: names[j] + ": held at 0 and not told apart from the free terms (XᵀWX over both is singular): their intervals assume it is 0"})
 			}
 		}
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(lf.dof)}.Quantile(1 - (1-conf)/2)
@@ -545,12 +545,8 @@ func sandwichVar(a *mat.Dense, e []float64) ([]float64, error) {
 // data cannot tell from a free one would make them unbounded. Held
 // columns get variance 0.
 func freeVar(a *mat.Dense, e []float64, free []int) ([]float64, error) {
-	n, p := a.Dims()
-	sub := mat.NewDense(n, len(free), nil)
-	for k, c := range free {
-		sub.SetCol(k, mat.Col(nil, c, a))
-	}
-	vf, err := sandwichVar(sub, e)
+	_, p := a.Dims()
+	vf, err := sandwichVar(columnsOf(a, free), e)
 	if err != nil {
 		return nil, err
 	}
@@ -559,6 +555,51 @@ func freeVar(a *mat.Dense, e []float64, free []int) ([]float64, error) {
 		v[c] = vf[k]
 	}
 	return v, nil
+}
+
+// singularHeld returns the held columns of a (not passive) that make AᵀA
+// singular: taken in order, each whose column added to the free ones and
+// the held ones kept so far leaves AᵀA singular. A held term the data
+// tell apart from the free ones is left out, as it did not narrow their
+// intervals. When no single column is to blame, every held one is
+// returned.
+func singularHeld(a *mat.Dense, free []int, passive []bool) []int {
+	kept := slices.Clone(free)
+	var held, out []int
+	for c, p := range passive {
+		if p {
+			continue
+		}
+		held = append(held, c)
+		if invertibleOn(a, append(kept, c)) {
+			kept = append(kept, c)
+		} else {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return held
+	}
+	return out
+}
+
+// invertibleOn says whether AᵀA over the given columns of a inverts, by
+// the test sandwichVar fails on.
+func invertibleOn(a *mat.Dense, cols []int) bool {
+	sub := columnsOf(a, cols)
+	var ata, inv mat.Dense
+	ata.Mul(sub.T(), sub)
+	return inv.Inverse(&ata) == nil
+}
+
+// columnsOf returns the given columns of a, in that order.
+func columnsOf(a *mat.Dense, cols []int) *mat.Dense {
+	n, _ := a.Dims()
+	sub := mat.NewDense(n, len(cols), nil)
+	for k, c := range cols {
+		sub.SetCol(k, mat.Col(nil, c, a))
+	}
+	return sub
 }
 
 // quality computes R², RMSE and MdAPE of pred against y (unweighted).

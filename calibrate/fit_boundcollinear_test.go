@@ -78,3 +78,45 @@ func TestFitStepsSingularWithHeldTermFallsBackToFree(t *testing.T) {
 		t.Errorf("notes %q lack %q", f.Notes, want)
 	}
 }
+
+// Of two held terms, only the one the data cannot tell from the free
+// terms makes XᵀWX singular, and only it is noted so: cp, held at 0 for
+// a negative effect of prompt tokens that vary freely, is told apart.
+func TestFitStepsSingularNotesOnlyTheCollinearHeldTerm(t *testing.T) {
+	obs := nearCollinearDecodes(1e-6)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for i := range obs {
+		obs[i].PrefillTokens = float64(rng.IntN(100))
+		obs[i].Seconds -= 2e-5 * obs[i].PrefillTokens
+	}
+	s := &FitSettings{Collinearity: 1e-14}
+	for _, t := range []Term{TermPrefillResident, TermDecodeResident, TermResident, TermPostPrefill} {
+		s.Off[t] = true
+	}
+	f, err := FitSteps(obs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := f.Step.At(TermPrefill).Status; st != StatusBound {
+		t.Fatalf("cp status %v, want held at 0", st)
+	}
+	var held Term = -1
+	for _, term := range []Term{TermDecodeSeqs, TermDecodeContext} {
+		if f.Step.At(term).Status == StatusBound {
+			held = term
+		}
+	}
+	if held < 0 {
+		t.Fatalf("neither cd nor ck held at 0: notes %q", f.Notes)
+	}
+	noted := func(term Term) bool {
+		want := term.String() + ": held at 0 and not told apart from the free terms"
+		return slices.ContainsFunc(f.Notes, func(n string) bool { return strings.HasPrefix(n, want) })
+	}
+	if !noted(held) {
+		t.Errorf("notes %q: %s, collinear with the free terms, is not noted so", f.Notes, held)
+	}
+	if noted(TermPrefill) {
+		t.Errorf("notes %q: cp, independent of the free terms, is noted as not told apart from them", f.Notes)
+	}
+}
