@@ -38,6 +38,10 @@ type Plan struct {
 	// the line of a value the catalog refuses; "" for a plan not read
 	// from a file.
 	text string
+	// prefixCachingUnset marks a stored plan (ParseStored) written before
+	// batch.prefix_caching was required: it ran with it off, and its
+	// BatchLimit says the key is unset.
+	prefixCachingUnset bool
 }
 
 // Model is the [model] section.
@@ -191,10 +195,42 @@ func Parse(data []byte) (*Plan, error) {
 	return p, nil
 }
 
+// ParseStored parses a plan a results file stored, for display only: a
+// plan written before batch.prefix_caching was required is taken with it
+// off (as it ran), and its BatchLimit marks the key unset. A plan that is
+// to run again goes through Parse, which refuses it (see
+// LacksPrefixCaching).
+func ParseStored(data []byte) (*Plan, error) {
+	p, err := decode(data, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// LacksPrefixCaching reports whether data is a plan, its batch.strategy
+// given, stored before batch.prefix_caching was required: Parse refuses
+// it, and the fix is to add prefix_caching = false to its [batch] (the
+// value it ran with) or to run the sweep again.
+func LacksPrefixCaching(data []byte) bool {
+	var p Plan
+	md, err := toml.Decode(string(data), &p)
+	return err == nil && md.IsDefined("batch", "strategy") && !md.IsDefined("batch", "prefix_caching")
+}
+
 // Decode decodes a plan, refusing unknown and missing keys, without
 // checking value ranges (Validate): a sweep skips the configurations its
 // constraints exclude before it judges the rest.
 func Decode(data []byte) (*Plan, error) {
+	return decode(data, false)
+}
+
+// decode is Decode; stored lets batch.prefix_caching be missing, as in
+// plans written before it was required.
+func decode(data []byte, stored bool) (*Plan, error) {
 	var p Plan
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&p)
 	if err != nil {
@@ -216,9 +252,14 @@ func Decode(data []byte) (*Plan, error) {
 		}
 	}
 	for _, k := range need {
-		if !md.IsDefined(strings.Split(k, ".")...) {
-			missing = append(missing, k)
+		if md.IsDefined(strings.Split(k, ".")...) {
+			continue
 		}
+		if stored && k == "batch.prefix_caching" {
+			p.prefixCachingUnset = true
+			continue
+		}
+		missing = append(missing, k)
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing required key %s", strings.Join(missing, ", "))
@@ -561,7 +602,10 @@ func (p *Plan) BatchLimit() string {
 
 func (p *Plan) batchLimit() string {
 	s := p.strategyLimit()
-	if p.Batch.PrefixCaching {
+	switch {
+	case p.prefixCachingUnset:
+		s += " prefix_caching unset"
+	case p.Batch.PrefixCaching:
 		s += " prefix-cache"
 	}
 	return s

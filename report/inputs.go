@@ -494,7 +494,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	}
 	run.Policy, run.BatchLimit = splitPolicy(meta.BatchPolicy)
 	if p := meta.Extra["plan"]; p != "" {
-		if pl, err := plan.Parse([]byte(p)); err == nil {
+		if pl, err := plan.ParseStored([]byte(p)); err == nil {
 			run.Policy, run.BatchLimit, run.BlockSize = pl.Batch.Strategy, pl.BatchLimit(), pl.Device.BlockSize
 		}
 	}
@@ -636,7 +636,7 @@ func orDash(s string) string {
 // as the report's tables name the config ("#3 label", "index=7 label").
 func RowRun(sw *Sweep, row *sweep.Row) *Run {
 	limit := ""
-	if pl, err := plan.Parse([]byte(row.PlanTOML)); err == nil {
+	if pl, err := plan.ParseStored([]byte(row.PlanTOML)); err == nil {
 		limit = pl.BatchLimit()
 	}
 	devices := int(row.Devices())
