@@ -426,7 +426,9 @@ func checkSweepTrace(cf *sweep.CandidateFile, candidates, trace string) error {
 // each with a unique rank ≥ 1 (its outputs are named rankNN), an
 // index ≥ 0 and a usable rate scale; it returns them by rank. name (the
 // file) starts every error. A candidate whose plan is unusable is not
-// refused here: Run records it as not measured and verifies the others.
+// refused here: Run records it as not measured and verifies the others;
+// a plan stored before batch.prefix_caching was required is (see
+// checkCandidates).
 func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	var cf sweep.CandidateFile
 	if err := jsonfile.DecodeStrict(data, &cf, "a JSON object"); err != nil {
@@ -448,7 +450,9 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 
 // checkCandidates reports, with name (the file) first, each candidate of
 // cf whose rank is below 1 or another's too, whose index is below 0, or
-// whose rate scale no replay can run at (a missing one reads as 0);
+// whose rate scale no replay can run at (a missing one reads as 0), or
+// whose plan lacks batch.prefix_caching (a file written before it was
+// required);
 // at names field of candidate i as its file holds it (field "": the
 // candidate).
 func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candidate, i int, field string) string) error {
@@ -467,6 +471,13 @@ func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candi
 		}
 		if _, ok := verify.TimeScaleOf(c.RateScale); !ok {
 			errs = append(errs, fmt.Errorf("%s: %s = %v: want a positive number whose inverse (the time scale) is finite", name, at(c, i, "rate_scale"), c.RateScale))
+		}
+		// Written before the key was required: every candidate of such a
+		// file would fail alone, and the run would measure nothing.
+		if plan.LacksPrefixCaching([]byte(c.Plan)) {
+			errs = append(errs, fmt.Errorf("%s: %s (rank %d, %s): missing required key batch.prefix_caching (the file predates it): "+
+				"add prefix_caching = false, the value the sweep ran it with, to the plan's [batch], or run the sweep again",
+				name, at(c, i, "plan_toml"), c.Rank, c.Label))
 		}
 	}
 	return errors.Join(errs...)
