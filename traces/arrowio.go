@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -261,9 +262,77 @@ func ipcOptions(size int64) []ipc.Option {
 // It reads no further than size: a stream still being written (a running
 // recording's partial file) reads as it was when measured, where a batch
 // flushed since, larger than the limits, would read as damage.
-func newStreamReader(f io.Reader, size int64) (*ipc.Reader, error) {
+// f is read from its start.
+func newStreamReader(f *os.File, size int64) (*streamRecords, error) {
 	opts := ipcOptions(size)
-	return ipc.NewReaderFromMessageReader(ipc.NewMessageReader(io.LimitReader(f, size), opts...), opts...)
+	read := &byteCounter{r: io.LimitReader(f, size)}
+	sr, err := ipc.NewReaderFromMessageReader(ipc.NewMessageReader(read, opts...), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &streamRecords{Reader: sr, src: f, read: read, size: size, msgEnd: read.n}, nil
+}
+
+// endOfStream is the IPC stream's end-of-stream marker: a continuation
+// token and a zero length.
+var endOfStream = []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
+
+// streamRecords reads an IPC stream's record batches. A stream whose
+// every message is whole and which ends in part of the end-of-stream
+// marker (a writer killed in its Close) ends there: every row it holds is
+// whole, as in a stream that lacks the marker altogether.
+type streamRecords struct {
+	*ipc.Reader
+	src    io.ReaderAt
+	read   *byteCounter
+	size   int64
+	msgEnd int64 // offset just past the last whole message read
+}
+
+func (r *streamRecords) Next() bool {
+	if !r.Reader.Next() {
+		return false
+	}
+	r.msgEnd = r.read.n // the message reader reads no further than a message
+	return true
+}
+
+func (r *streamRecords) Err() error {
+	err := r.Reader.Err()
+	if errors.Is(err, io.ErrUnexpectedEOF) && r.endsInCutMarker() {
+		return nil
+	}
+	return err
+}
+
+// endsInCutMarker reports whether the bytes past the last whole message
+// are a cut end-of-stream marker. The writer sends the marker in one
+// write and a batch's continuation token in another, before its length:
+// a kill between those leaves the token alone, which ends a batch cut
+// short, not the marker. A shorter or longer cut is a write cut off by a
+// crash.
+func (r *streamRecords) endsInCutMarker() bool {
+	n := r.size - r.msgEnd
+	if n <= 0 || n >= int64(len(endOfStream)) || n == 4 {
+		return false
+	}
+	tail := make([]byte, n)
+	if _, err := r.src.ReadAt(tail, r.msgEnd); err != nil {
+		return false
+	}
+	return bytes.HasPrefix(endOfStream, tail)
+}
+
+// byteCounter counts the bytes read through it.
+type byteCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *byteCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // openChecked opens an IPC file or stream after checking its schema.
@@ -356,7 +425,8 @@ func (r *ipcFileRecords) Release() {
 // message cut short by the crash ends the stream instead of failing it:
 // the reader yields every complete batch, Err stays nil, and the returned
 // Reader's Truncated() bool method (assert interface{ Truncated() bool })
-// reports whether a partial tail was dropped. Any other damage is still an
+// reports whether a partial tail was dropped; a cut end-of-stream marker
+// drops nothing (streamRecords). Any other damage is still an
 // error. A file with no complete schema message (killed before its first
 // flush) cannot be opened. A stream still being written reads as it was
 // when opened: rows flushed since are not read.
@@ -374,7 +444,7 @@ func OpenTolerant(path string) (_ Reader, err error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %w", path, err)
 	}
-	tr := &tolerantRecords{Reader: sr}
+	tr := &tolerantRecords{streamRecords: sr}
 	br, err := newBatchReader(sr.Schema(), tr, f.Close)
 	if err != nil {
 		sr.Release()
@@ -387,12 +457,12 @@ func OpenTolerant(path string) (_ Reader, err error) {
 // tolerantRecords turns an unexpected EOF inside a message into the end of
 // the stream.
 type tolerantRecords struct {
-	*ipc.Reader
+	*streamRecords
 	truncated bool
 }
 
 func (r *tolerantRecords) Err() error {
-	err := r.Reader.Err()
+	err := r.streamRecords.Err()
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		r.truncated = true
 		return nil

@@ -17,7 +17,10 @@ func TestImportPartialCutShortRefuses(t *testing.T) {
 	three := streamOf(t, filepath.Join(dir, "three.arrows"), "a", "b", "c")
 	boundary := len(two) - 8 // where the third batch begins
 	end := len(three) - 8    // the third batch's end, before the end-of-stream marker
-	for _, n := range []int{boundary + 1, boundary + 4, boundary + 8, (boundary + end) / 2, end - 1} {
+	// A byte or three past the boundary reads as a cut end-of-stream
+	// marker (TestPartialCutInEndMarkerReadsWhole); 4 is the continuation
+	// token a kill leaves of the next batch.
+	for _, n := range []int{boundary + 4, boundary + 8, (boundary + end) / 2, end - 1} {
 		path := filepath.Join(dir, "run.parquet"+PartialSuffix)
 		if err := os.WriteFile(path, three[:n], 0o644); err != nil {
 			t.Fatal(err)
