@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -89,4 +90,36 @@ func TestPartialLinkDirNotSyncedIsSaid(t *testing.T) {
 	checkOutcome(t, cfg, sums, true, "")
 	checkTraceRows(t, cfg.Out, 3)
 	checkOnlyInAndOut(t, dir)
+}
+
+// Where the partial stream cannot be linked (a file system without hard
+// links), the rows go only to its hidden temporary file: the run names it,
+// syncs its directory so that a machine crash keeps it, and says when
+// that sync failed.
+func TestPartialNotLinkedTempDirSynced(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{})
+	defer srv.Close()
+	cfg, _ := recordConfig(t, srv, rows(3, time.Millisecond, 30, 2))
+	orig := linkFile
+	t.Cleanup(func() { linkFile = orig })
+	linkFile = func(from, to string) error {
+		return &os.LinkError{Op: "link", Old: from, New: to, Err: errors.New("operation not permitted")}
+	}
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	var log strings.Builder
+	sums, err := Record(t.Context(), cfg, &log)
+	if err != nil && !atomicfile.OnlyNotSynced(err) {
+		t.Fatalf("Record: %v; want the trace written", err)
+	}
+	_, rest, ok := strings.Cut(log.String(), "rows go to ")
+	tmp, _, named := strings.Cut(rest, " (an Arrow IPC stream)")
+	if !ok || !named || tmp == PartialPath(cfg.Out) {
+		t.Fatalf("log:\n%s\nwant it to name the temporary file the rows go to", log.String())
+	}
+	want := fmt.Sprintf("warning: %s: its directory was not synced (input/output error)", tmp)
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("log:\n%s\nwant it to say %q", log.String(), want)
+	}
+	checkOutcome(t, cfg, sums, true, "")
+	checkTraceRows(t, cfg.Out, 3)
 }

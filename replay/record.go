@@ -31,6 +31,10 @@ func PartialPath(out string) string { return out + traces.PartialSuffix }
 // write errors.
 var createTrace = traces.Create
 
+// linkFile names the partial stream's temporary file; tests replace it
+// to see a file system without hard links.
+var linkFile = os.Link
+
 // RunPath is run k's output path when there are n runs: out itself for a
 // single run, else name.runK.ext.
 func RunPath(out string, k, n int) string {
@@ -268,15 +272,18 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 		if cfg.Repeat > 1 {
 			run = fmt.Sprintf("run %d: ", k)
 		}
-		if err := os.Link(tmp, partial); err == nil {
+		kept := partial
+		if err := linkFile(tmp, partial); err == nil {
 			fmt.Fprintf(log, "%srows go to %s as they complete\n", run, partial)
-			// The flushes make the rows durable, but not the new name:
-			// unsynced, a machine crash may take it with the rows.
-			if err := atomicfile.SyncDir(filepath.Dir(partial)); err != nil {
-				fmt.Fprintf(log, "%swarning: %s: its directory was not synced (%v): a machine crash may lose it and its rows\n", run, partial, err)
-			}
 		} else {
+			kept = tmp
 			fmt.Fprintf(log, "%srows go to %s (an Arrow IPC stream) as they complete\n", run, tmp)
+		}
+		// The flushes make the rows durable, but not the name they are
+		// under (the link, or the temporary file where there is none):
+		// unsynced, a machine crash may take it with the rows.
+		if err := atomicfile.SyncDir(filepath.Dir(partial)); err != nil {
+			fmt.Fprintf(log, "%swarning: %s: its directory was not synced (%v): a machine crash may lose it and its rows\n", run, kept, err)
 		}
 	}
 	var order []int32
