@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,4 +54,31 @@ func TestStagingLinkDirNotSyncedIsWarned(t *testing.T) {
 	}
 	r.srv.Close()
 	r.p.Close()
+}
+
+// Where the staging file cannot be linked (a file system without hard
+// links), the rows go only to the trace's hidden temporary file: the
+// session names it, syncs its directory so that a machine crash keeps
+// it, and warns when that sync failed.
+func TestStagingNotLinkedTempNamedAndSynced(t *testing.T) {
+	orig := linkFile
+	t.Cleanup(func() { linkFile = orig })
+	linkFile = func(from, to string) error {
+		return &os.LinkError{Op: "link", Old: from, New: to, Err: errors.New("operation not permitted")}
+	}
+	t.Cleanup(atomicfile.FailDirSync(errors.New("input/output error")))
+	r := newRig(t, ".parquet", nil)
+	defer r.p.Close()
+	defer r.srv.Close()
+	tmp := r.p.w.(interface{ TempPath() string }).TempPath()
+	var named, warned bool
+	for _, line := range strings.Split(r.logs.String(), "\n") {
+		if strings.Contains(line, tmp) {
+			named = true
+			warned = warned || (strings.Contains(line, "directory was not synced") && strings.Contains(line, "input/output error"))
+		}
+	}
+	if !named || !warned {
+		t.Errorf("logs:\n%s\nwant them to name %s and warn that its directory was not synced", r.logs.String(), tmp)
+	}
 }

@@ -137,6 +137,10 @@ func validHeaderName(s string) bool {
 // most servers' Authorization, Azure OpenAI's api-key, Anthropic's and
 // others' x-api-key, Google's x-goog-api-key and Azure API Management's
 // subscription key.
+// linkFile names the staging file's temporary file; tests replace it to
+// see a file system without hard links.
+var linkFile = os.Link
+
 var keyHeaders = []string{"Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key", "Ocp-Apim-Subscription-Key"}
 
 // credentialHeader reports whether a request header named name carries
@@ -296,13 +300,8 @@ func newProxy(cfg Config, flushTick time.Duration) (*Proxy, error) {
 	// partial file is: a killed session leaves its rows under a name that
 	// trace convert reads and that the next session refuses to start
 	// beside.
-	if tp, ok := w.(interface{ TempPath() string }); ok && os.Link(tp.TempPath(), path) == nil {
-		p.wtmp = tp.TempPath()
-		// The flushes make the rows durable, but not the new name:
-		// unsynced, a machine crash may take it with the rows.
-		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
-			cfg.Logger.Warn("proxy: the staging file's directory was not synced: a machine crash may lose it and its rows", "path", path, "err", err)
-		}
+	if tp, ok := w.(interface{ TempPath() string }); ok {
+		p.linkStaging(tp.TempPath(), path)
 	}
 	if cfg.KeepPrompts {
 		// Staged like the trace: an earlier session's file stays until
@@ -326,6 +325,24 @@ func newProxy(cfg Config, flushTick time.Duration) (*Proxy, error) {
 	}
 	go p.flushLoop()
 	return p, nil
+}
+
+// linkStaging names the trace's temporary file tmp at the staging path.
+// Where it cannot (a file system without hard links) the rows go only to
+// tmp, which a killed session leaves: the log names it, as record does.
+func (p *Proxy) linkStaging(tmp, path string) {
+	kept := path
+	if err := linkFile(tmp, path); err == nil {
+		p.wtmp = tmp
+	} else {
+		kept = tmp
+		p.cfg.Logger.Warn("proxy: the staging file could not be linked: rows go to the trace's temporary file (an Arrow IPC stream) as they complete", "path", tmp, "err", err)
+	}
+	// The flushes make the rows durable, but not the name they are under:
+	// unsynced, a machine crash may take it with the rows.
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		p.cfg.Logger.Warn("proxy: the staging file's directory was not synced: a machine crash may lose it and its rows", "path", kept, "err", err)
+	}
 }
 
 func (p *Proxy) meta() traces.Meta {
