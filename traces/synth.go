@@ -367,7 +367,7 @@ func (c *SynthConfig) validateRows() error {
 		return fieldErr(field, "%d requests and %d warm-up rows overflow the row count", c.Requests, c.Warmup)
 	}
 	if c.Arrival.Curve != nil {
-		return c.validateCurveRows(n, field)
+		return c.validateCurveRows(n)
 	}
 	rate := c.Arrival.Rate
 	if n < 2 || !(rate > 0) || math.IsInf(rate, 0) {
@@ -379,19 +379,31 @@ func (c *SynthConfig) validateRows() error {
 		turns := c.mostTurns()
 		starts := (n-1)/turns + 1
 		if span := float64(starts-1) / rate; span > maxSeconds {
-			return fieldErr(field, "%d rows (warm-up included) in sessions of at most %d turns open at least %d sessions, which at %v sessions/s span %.4g s, past the 2^32 s a trace's arrivals can reach", n, turns, starts, rate, span)
+			rows, with := c.rowsDesc(n)
+			return fieldErrWith("Arrival.Rate", append(with, "Turns"), "%v sessions/s is too low for %s in sessions of at most %d Turns: the %d or more sessions they open would span %.4g s, past the 2^32 s a trace's arrivals can reach", rate, rows, turns, starts, span)
 		}
 		return nil
 	}
 	if span := float64(n-1) / rate; span > maxSeconds {
-		return fieldErr(field, "%d rows (warm-up included) at %v requests/s span %.4g s, past the 2^32 s a trace's arrivals can reach", n, rate, span)
+		rows, with := c.rowsDesc(n)
+		return fieldErrWith("Arrival.Rate", with, "%v requests/s is too low for %s: they would span %.4g s, past the 2^32 s a trace's arrivals can reach", rate, rows, span)
 	}
 	return nil
 }
 
+// rowsDesc tells how c comes to n rows, naming the fields that set the
+// count, which it returns too (for FieldError.With): a span too long for
+// the clock is the rate's fault first, the count's second.
+func (c *SynthConfig) rowsDesc(n int) (string, []string) {
+	if c.PromptLengths != nil {
+		return fmt.Sprintf("%d rows (%d PromptLengths × %d Repeats, warm-up included)", n, len(c.PromptLengths), c.Repeats), []string{"PromptLengths", "Repeats"}
+	}
+	return fmt.Sprintf("%d rows (Requests, warm-up included)", n), []string{"Requests"}
+}
+
 // validateCurveRows is validateRows under a rate curve: the last event
 // of the process, where the curve expects it, is within the clock.
-func (c *SynthConfig) validateCurveRows(n int, field string) error {
+func (c *SynthConfig) validateCurveRows(n int) error {
 	if n < 2 || validateCurve(c.Arrival.Curve) != nil {
 		return nil // reported on their own
 	}
@@ -400,12 +412,14 @@ func (c *SynthConfig) validateCurveRows(n int, field string) error {
 		turns := c.mostTurns()
 		starts := (n-1)/turns + 1
 		if end := rc.at(float64(starts - 1)); end > maxSeconds {
-			return fieldErr(field, "%d rows (warm-up included) in sessions of at most %d turns open at least %d sessions, which the rate curve spreads to %.4g s, past the 2^32 s a trace's arrivals can reach", n, turns, starts, end)
+			rows, with := c.rowsDesc(n)
+			return fieldErrWith("Arrival.Curve", append(with, "Turns"), "the rate curve is too low for %s in sessions of at most %d Turns: the %d or more sessions they open would reach %.4g s, past the 2^32 s a trace's arrivals can reach", rows, turns, starts, end)
 		}
 		return nil
 	}
 	if end := rc.at(float64(n - 1)); end > maxSeconds {
-		return fieldErr(field, "%d rows (warm-up included) under the rate curve reach %.4g s, past the 2^32 s a trace's arrivals can reach", n, end)
+		rows, with := c.rowsDesc(n)
+		return fieldErrWith("Arrival.Curve", with, "the rate curve is too low for %s: they would reach %.4g s, past the 2^32 s a trace's arrivals can reach", rows, end)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestSynthGammaTinyCV(t *testing.T) {
 
 // A row count past int's range, or more rows than the arrival clock can
 // hold at the rate asked for, is refused before any row is made, naming
-// the field that sets the count, rather than wrapping round to an empty
+// the field that sets the count (or, for the span, the rate), rather than wrapping round to an empty
 // trace or failing hours into the write.
 func TestSynthRowCountRefused(t *testing.T) {
 	for _, tc := range []struct {
@@ -57,13 +57,13 @@ func TestSynthRowCountRefused(t *testing.T) {
 		{"requests + warmup overflow", func(c *SynthConfig) { c.Requests, c.Warmup = math.MaxInt, 1 }, "Requests", "overflow"},
 		{"matrix overflow", func(c *SynthConfig) { c.PromptLengths, c.Repeats = []int32{1, 2, 3}, math.MaxInt/2 }, "Repeats", "overflow"},
 		{"matrix + warmup overflow", func(c *SynthConfig) { c.PromptLengths, c.Repeats, c.Warmup = []int32{1}, math.MaxInt, 1 }, "Repeats", "overflow"},
-		{"span past the clock", func(c *SynthConfig) { c.Requests = 1 << 40 }, "Requests", "2^32 s"},
+		{"span past the clock", func(c *SynthConfig) { c.Requests = 1 << 40 }, "Arrival.Rate", "2^32 s"},
 		{"constant span past the clock", func(c *SynthConfig) {
 			c.Requests, c.Arrival = 1<<33, ArrivalSpec{Kind: ArrivalConstant, Rate: 1}
-		}, "Requests", "2^32 s"},
+		}, "Arrival.Rate", "2^32 s"},
 		{"matrix span past the clock", func(c *SynthConfig) {
 			c.PromptLengths, c.Repeats, c.Arrival.Rate = []int32{1, 2}, 1<<40, 10
-		}, "Repeats", "2^32 s"},
+		}, "Arrival.Rate", "2^32 s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultSynthConfig()

@@ -20,7 +20,7 @@ func TestSynthSessionsSpanCountsSessions(t *testing.T) {
 	// Sessions of at most 2 turns need 10 starts, which run past the clock.
 	c.Turns = LengthSpec{Kind: LengthUniform, Min: 1, Max: 2}
 	err := c.Validate()
-	if err == nil || !strings.Contains(err.Error(), "SynthConfig.Requests:") || !strings.Contains(err.Error(), "10 sessions") {
-		t.Errorf("err = %v, want Requests refused for the 10 sessions it opens", err)
+	if err == nil || !strings.Contains(err.Error(), "SynthConfig.Arrival.Rate:") || !strings.Contains(err.Error(), "10 or more sessions") {
+		t.Errorf("err = %v, want the rate refused for the 10 sessions it opens", err)
 	}
 }
