@@ -690,12 +690,29 @@ func (g *synth) arrivalAfter(k int, prev int64) (int64, error) {
 		t += int64(math.Round(g.unitGap() / a.Rate * 1e9))
 	}
 	if t < 0 || t > maxSeconds*1e9 {
+		unit := "requests/s"
 		if g.c.sessions() {
-			return t, fmt.Errorf("synth: session %d: first turn past 2^32 s: rate %v too low", k+1, a.Rate)
+			unit = "sessions/s"
 		}
-		return t, fmt.Errorf("synth: row %d: arrival past 2^32 s: rate %v too low", k+1, a.Rate)
+		return t, g.pastClock(k, "Arrival.Rate", fmt.Sprintf("%v %s is too low", a.Rate, unit))
 	}
 	return t, nil
+}
+
+// pastClock is the error for the k-th event of the arrival process drawn
+// past the trace's clock: Validate checks the expected span only, and a
+// random process can run longer. Like Validate's, it is a FieldError on
+// the rate (field) naming the fields that set the row count too, so that
+// a caller can report it as the bad input it is.
+func (g *synth) pastClock(k int, field, cause string) error {
+	rows, with := g.c.rowsDesc(g.total)
+	what := fmt.Sprintf("row %d", k+1)
+	if g.c.sessions() {
+		what = fmt.Sprintf("session %d's first turn", k+1)
+		rows += " in sessions of " + g.c.Turns.spec() + " Turns"
+		with = append(with, "Turns")
+	}
+	return fieldErrWith(field, with, "the arrivals drawn run past the 2^32 s a trace's clock holds at %s: %s for %s", what, cause, rows)
 }
 
 // unitGap draws the next gap of the Poisson or gamma process at rate 1.
@@ -725,11 +742,7 @@ func (g *synth) curveArrival(k int) (int64, error) {
 	// In float: a time past the clock would overflow int64 ns.
 	ns := math.Round(g.curve.at(g.tau) * 1e9)
 	if !(ns <= maxSeconds*1e9) {
-		what := "row"
-		if g.c.sessions() {
-			what = "session"
-		}
-		return 0, fmt.Errorf("synth: %s %d: arrival past 2^32 s: the rate curve is too low", what, k+1)
+		return 0, g.pastClock(k, "Arrival.Curve", "the rate curve is too low")
 	}
 	return int64(ns), nil
 }

@@ -354,6 +354,12 @@ func traceSynthCommand() *cli.Command {
 				return err
 			}
 			_, err = traces.WriteTrace(c.Context, c.Args().Get(0), r)
+			// Random arrivals can run past the clock where their expected
+			// span, all Validate checks, does not: still bad input.
+			var fe *traces.FieldError
+			if errors.As(err, &fe) {
+				return cli.Exit(flagErrors("synth", synthFlags, fe), 2)
+			}
 			return err
 		},
 	}
