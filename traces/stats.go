@@ -48,11 +48,11 @@ type Stats struct {
 	Sessions *SessionStats `json:"sessions,omitempty"`
 }
 
-// SessionStats describes the sessions of a trace's measured rows (warm-up
-// rows left out): a row without a session id belongs to none.
+// SessionStats describes the sessions of a trace, warm-up rows included
+// as the turns they are: a row without a session id belongs to none.
 type SessionStats struct {
 	Count int64    `json:"count"`
-	Turns *LenDist `json:"turns"` // measured rows per session
+	Turns *LenDist `json:"turns"` // rows per session, warm-up included
 	// ContinuedShare is the share of measured rows whose session had a
 	// row before them: the turns that can find their history cached.
 	ContinuedShare float64 `json:"continued_share"`
@@ -105,7 +105,7 @@ type StatsBuilder struct {
 	in, out                                 countHist
 	blocks, reused                          int64
 	seen                                    map[uint64]struct{}
-	turns                                   map[string]int32 // measured rows per session id
+	turns                                   map[string]int32 // rows per session id, warm-up included
 	continued                               int64
 	ttft, tpot, itl, e2e, lag               LatencySketch
 	slo                                     SLO
@@ -124,6 +124,7 @@ func NewStatsBuilder(slo SLO) *StatsBuilder {
 func (b *StatsBuilder) Add(r *Request) {
 	if r.Warmup {
 		b.warmup++
+		b.addSession(r.SessionID, false)
 		return
 	}
 	if b.n == 0 {
@@ -134,7 +135,7 @@ func (b *StatsBuilder) Add(r *Request) {
 	b.last = r.Arrival
 	b.n++
 	b.addLengths(r)
-	b.addSession(r.SessionID)
+	b.addSession(r.SessionID, true)
 	for _, h := range r.PrefixHashes {
 		b.blocks++
 		if _, ok := b.seen[h]; ok {
@@ -186,14 +187,18 @@ func (b *StatsBuilder) addLengths(r *Request) {
 	}
 }
 
-// addSession counts a row of session id, "" for none.
-func (b *StatsBuilder) addSession(id string) {
+// addSession counts a row of session id, "" for none. Warm-up rows count
+// too (measured false): the sessions are the trace's, and a measured turn
+// after a warm-up one continues its session all the same.
+func (b *StatsBuilder) addSession(id string, measured bool) {
 	if id == "" {
 		return
 	}
 	if n, ok := b.turns[id]; ok {
 		b.turns[id] = n + 1
-		b.continued++
+		if measured {
+			b.continued++
+		}
 		return
 	}
 	if b.turns == nil {
@@ -211,7 +216,11 @@ func (b *StatsBuilder) sessions() *SessionStats {
 	for _, n := range b.turns {
 		h.add(n)
 	}
-	return &SessionStats{Count: int64(len(b.turns)), Turns: h.dist(), ContinuedShare: float64(b.continued) / float64(b.n)}
+	ss := &SessionStats{Count: int64(len(b.turns)), Turns: h.dist()}
+	if b.n > 0 { // only warm-up rows: none continues a session
+		ss.ContinuedShare = float64(b.continued) / float64(b.n)
+	}
+	return ss
 }
 
 // Stats returns the summary of everything added so far.
