@@ -142,6 +142,13 @@ var required = []string{
 	"cost.usd_per_hour", "cost.usd_per_kwh", "cost.pue",
 }
 
+// missingHint follows a required key's name where a missing one needs
+// more than the name: prefix_caching became required after plans were
+// written without it.
+var missingHint = map[string]string{
+	"batch.prefix_caching": " (every strategy: true or false; plans written before it was required ran with false)",
+}
+
 // Load reads and validates a plan file.
 func Load(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
@@ -259,7 +266,7 @@ func decode(data []byte, stored bool) (*Plan, error) {
 			p.prefixCachingUnset = true
 			continue
 		}
-		missing = append(missing, k)
+		missing = append(missing, k+missingHint[k])
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing required key %s", strings.Join(missing, ", "))

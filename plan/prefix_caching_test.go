@@ -37,3 +37,18 @@ func TestPrefixCachingIsRequired(t *testing.T) {
 		}
 	}
 }
+
+// A plan written before batch.prefix_caching was required is refused with
+// a hint at the values the key takes and the one such plans ran with; the
+// other missing keys keep the bare message, and Load names the file.
+func TestLoadHintsAtTheMissingPrefixCaching(t *testing.T) {
+	hint := "batch.prefix_caching (every strategy: true or false; plans written before it was required ran with false)"
+	path := writePlan(t, strings.Replace(valid, "prefix_caching = false\n", "", 1))
+	if _, err := Load(path); err == nil || err.Error() != path+": missing required key "+hint {
+		t.Errorf("without prefix_caching: err = %v, want %q", err, path+": missing required key "+hint)
+	}
+	both := strings.NewReplacer("prefix_caching = false\n", "", "max_num_seqs = 256\n", "").Replace(valid)
+	if _, err := Parse([]byte(both)); err == nil || err.Error() != "missing required key batch.max_num_seqs, "+hint {
+		t.Errorf("without max_num_seqs and prefix_caching: err = %v, want the hint on prefix_caching alone", err)
+	}
+}
