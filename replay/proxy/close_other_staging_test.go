@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/servesim/servesim/traces"
@@ -50,5 +51,32 @@ func TestCloseFailureDoesNotClaimAnotherStagingFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(staging); string(b) != "another session's rows" {
 		t.Errorf("%s now holds %q: want the other session's file left as it was", staging, b)
+	}
+}
+
+// Where the staging file could not be linked, a stream that fails to
+// close takes the session's rows with its temporary file: the error says
+// they were not kept, as record's does, rather than leave the staging
+// path it names to be looked for.
+func TestCloseFailureUnlinkedSaysRowsNotKept(t *testing.T) {
+	orig := linkFile
+	t.Cleanup(func() { linkFile = orig })
+	linkFile = func(from, to string) error {
+		return &os.LinkError{Op: "link", Old: from, New: to, Err: errors.New("operation not permitted")}
+	}
+	r := newRig(t, ".parquet", nil)
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
+	r.srv.Close()
+	tmp := r.p.w.(interface{ TempPath() string }).TempPath()
+	r.p.w = closeFailingWriter{r.p.w}
+	err := r.p.Close()
+	if err == nil || !strings.Contains(err.Error(), "the rows written so far were not kept") {
+		t.Errorf("Close: %v; want it to say the rows were not kept", err)
+	}
+	if s := r.p.Stats(); s.RowsLeft != "" {
+		t.Errorf("RowsLeft %q: want none", s.RowsLeft)
+	}
+	if _, serr := os.Stat(tmp); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("%s: %v; want it removed with the rows", tmp, serr)
 	}
 }

@@ -1025,6 +1025,11 @@ func (p *Proxy) Close() error {
 		kept = err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced)
 	} else {
 		kept = linked // the rows flushed so far stay under the staging link
+		if !kept {
+			// The failed Close removed the temporary file, their only
+			// name: the staging path err names does not hold them.
+			err = fmt.Errorf("%w (the rows written so far were not kept)", err)
+		}
 	}
 	// A trace renamed to Out whose directory was not synced is written,
 	// even when removing the staging file failed too (convert joins that
