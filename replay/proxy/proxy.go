@@ -137,10 +137,6 @@ func validHeaderName(s string) bool {
 // most servers' Authorization, Azure OpenAI's api-key, Anthropic's and
 // others' x-api-key, Google's x-goog-api-key and Azure API Management's
 // subscription key.
-// linkFile names the staging file's temporary file; tests replace it to
-// see a file system without hard links.
-var linkFile = os.Link
-
 var keyHeaders = []string{"Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key", "Ocp-Apim-Subscription-Key"}
 
 // credentialHeader reports whether a request header named name carries
@@ -326,6 +322,10 @@ func newProxy(cfg Config, flushTick time.Duration) (*Proxy, error) {
 	go p.flushLoop()
 	return p, nil
 }
+
+// linkFile names the staging file's temporary file; tests replace it to
+// see a file system without hard links.
+var linkFile = os.Link
 
 // linkStaging names the trace's temporary file tmp at the staging path.
 // Where it cannot (a file system without hard links) the rows go only to
