@@ -218,14 +218,14 @@ func ParseStored(data []byte) (*Plan, error) {
 	return p, nil
 }
 
-// LacksPrefixCaching reports whether data is a plan, its batch.strategy
-// given, stored before batch.prefix_caching was required: Parse refuses
-// it, and the fix is to add prefix_caching = false to its [batch] (the
-// value it ran with) or to run the sweep again.
+// LacksPrefixCaching reports whether data is a plan stored before
+// batch.prefix_caching was required and at fault in nothing else: Parse
+// refuses it, and the fix is to add prefix_caching = false to its [batch]
+// (the value it ran with) or to run the sweep again. A plan that fails
+// for another reason too is not one: the key alone would not make it run.
 func LacksPrefixCaching(data []byte) bool {
-	var p Plan
-	md, err := toml.Decode(string(data), &p)
-	return err == nil && md.IsDefined("batch", "strategy") && !md.IsDefined("batch", "prefix_caching")
+	p, err := ParseStored(data)
+	return err == nil && p.prefixCachingUnset
 }
 
 // Decode decodes a plan, refusing unknown and missing keys, without
