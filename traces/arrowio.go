@@ -33,9 +33,8 @@ type batchWriter interface {
 
 // arrowEncoder turns requests into record batches for a batchWriter.
 type arrowEncoder struct {
-	b     *batchBuilder
-	w     batchWriter
-	flush func() error // optional: push buffered bytes to the file
+	b *batchBuilder
+	w batchWriter
 }
 
 func (e *arrowEncoder) write(r *Request) error {
@@ -57,13 +56,7 @@ func (e *arrowEncoder) writeBatch() error {
 
 // Flush writes the pending rows as a batch.
 func (e *arrowEncoder) Flush() error {
-	if err := e.writeBatch(); err != nil {
-		return err
-	}
-	if e.flush != nil {
-		return e.flush()
-	}
-	return nil
+	return e.writeBatch()
 }
 
 func (e *arrowEncoder) close() error {

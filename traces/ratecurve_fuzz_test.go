@@ -10,8 +10,8 @@ import (
 // FuzzParseRateCurve: any string either fails with an error that names
 // the rate curve, or gives points that, written back (formatCurve),
 // parse to the same points. A curve validateCurve accepts maps every
-// expected event count to a finite time, never earlier than a smaller
-// count's, within the curve's first and (past it) held last stretch.
+// expected event count, within its points and past them, to a finite
+// time never earlier than a smaller count's.
 // Crashers found are kept in testdata/fuzz/FuzzParseRateCurve.
 func FuzzParseRateCurve(f *testing.F) {
 	for _, s := range []string{
