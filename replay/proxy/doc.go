@@ -128,7 +128,10 @@
 // PromptsPath(Out), fsynced with the rows, that Close renames into place
 // once the trace is written: a session that fails or crashes leaves an
 // earlier session's prompts file as it was (a failed conversion's error
-// names where the rows and their prompts are left). Serve stops accepting on context cancel,
+// names where the rows and their prompts are left; a stream that fails to
+// close, as on a full disk, keeps there the rows flushed before, and its
+// error says how many of the rows written that is, or, with none, that
+// they were not kept and the stream is removed). Serve stops accepting on context cancel,
 // lets in-flight requests (streams included) finish within ShutdownGrace,
 // then closes the trace. A session in which no request finished (those
 // cut at shutdown do not count) writes no trace, nor prompts file, and

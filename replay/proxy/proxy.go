@@ -1023,13 +1023,16 @@ func (p *Proxy) Close() error {
 	if err == nil {
 		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
 		kept = err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced)
+	} else if linked {
+		// The rows flushed so far stay under the staging link; the
+		// failed Close lost those it was writing.
+		var note string
+		note, kept = p.keepStagingRows()
+		err = fmt.Errorf("%w (%s)", err, note)
 	} else {
-		kept = linked // the rows flushed so far stay under the staging link
-		if !kept {
-			// The failed Close removed the temporary file, their only
-			// name: the staging path err names does not hold them.
-			err = fmt.Errorf("%w (the rows written so far were not kept)", err)
-		}
+		// The failed Close removed the temporary file, their only
+		// name: the staging path err names does not hold them.
+		err = fmt.Errorf("%w (the rows written so far were not kept)", err)
 	}
 	// A trace renamed to Out whose directory was not synced is written,
 	// even when removing the staging file failed too (convert joins that
@@ -1051,6 +1054,44 @@ func (p *Proxy) Close() error {
 		return fmt.Errorf("proxy: %w", err)
 	}
 	return nil
+}
+
+// keepStagingRows leaves the rows a failed close left in the staging
+// stream there, says how many of the rows written it holds, and reports
+// whether it kept them: a stream that holds none is removed, as when no
+// request finished, else the next session would refuse to start beside
+// it.
+func (p *Proxy) keepStagingRows() (note string, kept bool) {
+	staging := stagingPath(p.cfg.Out)
+	p.mu.Lock()
+	written := p.stats.Rows
+	p.mu.Unlock()
+	n, err := countRows(staging)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", staging, err), true
+	case n == 0:
+		os.Remove(staging)
+		return fmt.Sprintf("none of the %d rows written were kept: the failed write lost them", written), false
+	case n == written:
+		return fmt.Sprintf("the %d rows written so far stay in %s", n, staging), true
+	}
+	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, staging), true
+}
+
+// countRows is how many rows the stream at path reads back, up to where
+// it was cut.
+func countRows(path string) (int, error) {
+	r, err := traces.OpenTolerant(path)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	return n, r.Err()
 }
 
 // discardLocked drops a session that captured nothing: a trace empty or
