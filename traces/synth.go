@@ -709,7 +709,9 @@ func (g *synth) pastClock(k int, field, cause string) error {
 	what := fmt.Sprintf("row %d", k+1)
 	if g.c.sessions() {
 		what = fmt.Sprintf("session %d's first turn", k+1)
-		rows += " in sessions of " + g.c.Turns.spec() + " Turns"
+		// Field before value, as the user typed it: "Turns fixed:2",
+		// which a caller spells "--turns fixed:2".
+		rows += " in sessions of Turns " + g.c.Turns.spec()
 		with = append(with, "Turns")
 	}
 	return fieldErrWith(field, with, "the arrivals drawn run past the 2^32 s a trace's clock holds at %s: %s for %s", what, cause, rows)
