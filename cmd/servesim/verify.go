@@ -375,7 +375,7 @@ func readCandidates(path string) (*sweep.CandidateFile, error) {
 			return nil, fmt.Errorf("%s: no ranked configs (did any config meet the SLO?)", path)
 		}
 		// As in a candidates.json: each rank names its candidate's outputs.
-		if err := checkCandidates(cf, path, func(c sweep.Candidate, _ int, field string) string {
+		if err := checkCandidates(cf, path, parquetPrefixCachingFix, func(c sweep.Candidate, _ int, field string) string {
 			if field == "" {
 				return fmt.Sprintf("the config of index %d", c.Index)
 			}
@@ -437,7 +437,7 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	if len(cf.Candidates) == 0 {
 		return nil, fmt.Errorf("%s: no candidates (did any config meet the SLO?)", name)
 	}
-	if err := checkCandidates(&cf, name, func(_ sweep.Candidate, i int, field string) string {
+	if err := checkCandidates(&cf, name, jsonPrefixCachingFix, func(_ sweep.Candidate, i int, field string) string {
 		return strings.TrimSuffix(fmt.Sprintf("candidates[%d].%s", i, field), ".")
 	}); err != nil {
 		return nil, err
@@ -448,14 +448,22 @@ func parseCandidates(data []byte, name string) (*sweep.CandidateFile, error) {
 	return &cf, nil
 }
 
+// The fixes for a candidates file whose plans lack batch.prefix_caching:
+// a candidates.json's plans can be edited by hand, a sweep's results
+// (Parquet) cannot, and a sweep run again writes the key itself.
+const (
+	jsonPrefixCachingFix    = "add prefix_caching = false, the value the sweep ran it with, to the plan's [batch], or run the sweep again"
+	parquetPrefixCachingFix = "run the sweep again ('servesim simulate --sweep SPEC', with --top N to write a candidates.json too)"
+)
+
 // checkCandidates reports, with name (the file) first, each candidate of
 // cf whose rank is below 1 or another's too, whose index is below 0, or
 // whose rate scale no replay can run at (a missing one reads as 0), or
 // whose plan lacks batch.prefix_caching (a file written before it was
-// required);
+// required), with fix, the way out for the file's kind;
 // at names field of candidate i as its file holds it (field "": the
 // candidate).
-func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candidate, i int, field string) string) error {
+func checkCandidates(cf *sweep.CandidateFile, name, fix string, at func(c sweep.Candidate, i int, field string) string) error {
 	var errs []error
 	ranks := map[int64]int{}
 	for i, c := range cf.Candidates {
@@ -475,9 +483,8 @@ func checkCandidates(cf *sweep.CandidateFile, name string, at func(c sweep.Candi
 		// Written before the key was required: every candidate of such a
 		// file would fail alone, and the run would measure nothing.
 		if plan.LacksPrefixCaching([]byte(c.Plan)) {
-			errs = append(errs, fmt.Errorf("%s: %s (rank %d, %s): missing required key batch.prefix_caching (the file predates it): "+
-				"add prefix_caching = false, the value the sweep ran it with, to the plan's [batch], or run the sweep again",
-				name, at(c, i, "plan_toml"), c.Rank, c.Label))
+			errs = append(errs, fmt.Errorf("%s: %s (rank %d, %s): missing required key batch.prefix_caching (the file predates it): %s",
+				name, at(c, i, "plan_toml"), c.Rank, c.Label, fix))
 		}
 	}
 	return errors.Join(errs...)
