@@ -370,7 +370,7 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 // that holds none is removed, as when no row was written: the next run
 // would refuse to start beside it.
 func keepRows(s *Summary, partial string, written int) string {
-	n, err := partialRows(partial)
+	n, err := traces.CountTolerant(partial)
 	switch {
 	case err != nil:
 		s.RowsKeptIn = partial
@@ -384,20 +384,6 @@ func keepRows(s *Summary, partial string, written int) string {
 		return fmt.Sprintf("the %d rows written so far stay in %s", n, partial)
 	}
 	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, partial)
-}
-
-// partialRows is how many rows the partial stream at path reads back.
-func partialRows(path string) (int, error) {
-	r, err := traces.OpenTolerant(path)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	n := 0
-	for r.Next() {
-		n++
-	}
-	return n, r.Err()
 }
 
 // ownsPartial says whether the file named partial is the run's stream,

@@ -535,3 +535,18 @@ func allNull(md *metadata.FileMetaData, col int) bool {
 	}
 	return true
 }
+
+// CountTolerant is how many rows the stream at path reads back through
+// OpenTolerant: the rows a killed or failed writer left whole there.
+func CountTolerant(path string) (int, error) {
+	r, err := OpenTolerant(path)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	return n, r.Err()
+}

@@ -8,19 +8,6 @@ import (
 	"testing"
 )
 
-// lengthSpecText writes l in the syntax ParseLengthSpec reads.
-func lengthSpecText(l LengthSpec) string {
-	i := func(n int32) string { return strconv.Itoa(int(n)) }
-	switch l.Kind {
-	case LengthFixed:
-		return "fixed:" + i(l.Value)
-	case LengthUniform:
-		return "uniform:" + i(l.Min) + ":" + i(l.Max)
-	}
-	return "lognormal:" + strconv.FormatFloat(l.Mean, 'g', -1, 64) + ":" + strconv.FormatFloat(l.CV, 'g', -1, 64) +
-		":" + i(l.Min) + ":" + i(l.Max)
-}
-
 // FuzzParseLengthSpec: any string either fails with an error that quotes
 // it, or gives a spec of a known kind, its token counts digits, whose
 // parameters are finite and in range (Validate accepts it as the prompt
@@ -96,7 +83,7 @@ func FuzzParseLengthSpec(f *testing.F) {
 		if err := c.Validate(); err != nil {
 			bad("Validate refuses it: " + err.Error())
 		}
-		text := lengthSpecText(l)
+		text := l.spec()
 		if back, err := ParseLengthSpec(text); err != nil || back != l {
 			t.Fatalf("ParseLengthSpec(%q) = %+v, written %q, read back %+v, %v", in, l, text, back, err)
 		}

@@ -1066,7 +1066,7 @@ func (p *Proxy) keepStagingRows() (note string, kept bool) {
 	p.mu.Lock()
 	written := p.stats.Rows
 	p.mu.Unlock()
-	n, err := countRows(staging)
+	n, err := traces.CountTolerant(staging)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", staging, err), true
@@ -1077,21 +1077,6 @@ func (p *Proxy) keepStagingRows() (note string, kept bool) {
 		return fmt.Sprintf("the %d rows written so far stay in %s", n, staging), true
 	}
 	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, staging), true
-}
-
-// countRows is how many rows the stream at path reads back, up to where
-// it was cut.
-func countRows(path string) (int, error) {
-	r, err := traces.OpenTolerant(path)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	n := 0
-	for r.Next() {
-		n++
-	}
-	return n, r.Err()
 }
 
 // discardLocked drops a session that captured nothing: a trace empty or
