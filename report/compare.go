@@ -165,13 +165,15 @@ func isRate(series string) bool {
 
 // sameSchedule says whether a and b are open-loop replays of one arrival
 // schedule: the same input files, made into the same workload (time scale
-// included), all of whose requests were sent at their scheduled times.
+// included), all of whose requests were sent at their scheduled times or
+// held back by the same in-flight cap (a different cap holds back other
+// sends, so the runs did not share their sends' times).
 // Their throughputs then share the arrivals' randomness, which the slices'
 // bootstrap resamples as if drawn afresh: its interval is several times
 // too wide (±20% at 200 requests) and would hide an engine's real loss,
 // so their throughput is gated by the threshold alone.
 func sameSchedule(a, b *Run) bool {
-	return a.Arrival == "open" && b.Arrival == "open" &&
+	return a.Arrival == "open" && b.Arrival == "open" && a.InFlightCap == b.InFlightCap &&
 		len(a.InputSums) > 0 && len(b.InputSums) > 0 && traces.SameInputs(a.InputSums, b.InputSums) &&
 		a.InputWorkload != nil && b.InputWorkload != nil && maps.Equal(a.InputWorkload, b.InputWorkload) &&
 		a.Metrics.Requests > 0 && a.Metrics.Requests == b.Metrics.Requests

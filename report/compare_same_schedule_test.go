@@ -16,6 +16,13 @@ import (
 // falls behind, so its last tokens, and its window, stretch.
 func scheduleRun(t *testing.T, name string, n int, rate, speed float64, slo traces.SLO) *Run {
 	t.Helper()
+	return scheduleRunWith(t, name, n, rate, speed, slo, nil)
+}
+
+// scheduleRunWith is scheduleRun with the replay settings extra recorded
+// in its metadata besides (or over) the open arrival and time scale.
+func scheduleRunWith(t *testing.T, name string, n int, rate, speed float64, slo traces.SLO, extra map[string]string) *Run {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 1))
 	rows := make([]*traces.Request, n)
 	at := 0.0
@@ -34,6 +41,9 @@ func scheduleRun(t *testing.T, name string, n int, rate, speed float64, slo trac
 	meta.SetChecksum("in.jsonl", "sha256:"+strings.Repeat("ab", 32))
 	meta.Set("replay.arrival", "open")
 	meta.Set("replay.time_scale", "1")
+	for k, v := range extra {
+		meta.Set(k, v)
+	}
 	path := filepath.Join(t.TempDir(), name+".parquet")
 	if err := traces.WriteAll(path, meta, rows); err != nil {
 		t.Fatal(err)
@@ -64,5 +74,24 @@ func TestCompareSameScheduleThroughputDrop(t *testing.T) {
 	}
 	if !strings.Contains(out, "same schedule: no interval") {
 		t.Errorf("the table does not say why throughput has no interval:\n%s", out)
+	}
+}
+
+// An open-loop replay under an in-flight cap holds back the sends that
+// find every slot taken: two runs of one input under different caps were
+// not sent on one schedule, and their throughput gets an interval.
+func TestCompareSameScheduleNeedsEqualInFlightCap(t *testing.T) {
+	a := scheduleRunWith(t, "a", 200, 10, 1, traces.SLO{}, map[string]string{"replay.concurrency": "0"})
+	b := scheduleRunWith(t, "b", 200, 10, 0.85, traces.SLO{}, map[string]string{"replay.concurrency": "4"})
+	cs, out := throughputChanges(t, a, b, 0.10)
+	for _, c := range cs {
+		if c.noInterval != "" || !known(c.Lo) || !known(c.Hi) {
+			t.Errorf("%s: no interval (%q) between an uncapped run and one capped at 4 in flight\n%s", c.Metric, c.noInterval, out)
+		}
+	}
+	// the same cap on both sides is the same schedule still
+	a = scheduleRunWith(t, "a", 200, 10, 1, traces.SLO{}, map[string]string{"replay.concurrency": "4"})
+	if _, out := throughputChanges(t, a, b, 0.10); !strings.Contains(out, "same schedule: no interval") {
+		t.Errorf("two runs capped alike are not taken as one schedule:\n%s", out)
 	}
 }

@@ -54,6 +54,10 @@ type Run struct {
 	// Arrival is how a live replay paced its requests (replay.arrival):
 	// "open" sends each at its time in the input's schedule; "" unknown.
 	Arrival string
+	// InFlightCap is an open-loop replay's cap on requests in flight
+	// (replay.concurrency, "0" for none): a send that finds every slot
+	// taken waits; "" unknown.
+	InFlightCap string
 	// SweepTrace is the sha256 of the trace a sweep row was simulated on
 	// (the results' metadata); "" for other runs, or unknown.
 	SweepTrace string
@@ -488,6 +492,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
 		InputWorkload: traces.Workload(meta), Arrival: meta.Extra["replay.arrival"],
+		InFlightCap: meta.Extra["replay.concurrency"],
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"

@@ -35,7 +35,7 @@ func compareCommand() *cli.Command {
 			"mean 10), and a change whose interval holds no change is shown as within noise and never flagged. Between two\n" +
 			"per-request traces, throughput and goodput get one too, over equal slices of each run's window (10 successes a\n" +
 			"run, counted from its first completion on), except between two open-loop\n" +
-			"replays of one schedule (the same input, workload and request count): they share its arrivals, so their\n" +
+			"replays of one schedule (the same input, workload, in-flight cap and request count): they share its arrivals, so their\n" +
 			"throughput shows \"same schedule: no interval\" and --threshold alone gates it. Device-seconds and the\n" +
 			"failure share get no interval: --threshold alone gates them, so set it above the spread that repeated live\n" +
 			"runs show. Blocks of requests are resampled, as long as a run's bursts (at least n^⅓); a run holding few\n" +
