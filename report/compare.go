@@ -151,7 +151,7 @@ func setIntervals(cs []Change, a, b *Run) {
 		if len(at) == 0 {
 			continue
 		}
-		ivs := changeIntervals(xa, xb, stats, rng)
+		ivs := changeIntervals(xa, xb, stats, pairedRequests(a, b, series), rng)
 		for j, i := range at {
 			cs[i].Lo, cs[i].Hi, cs[i].noChange = ivs[j].lo, ivs[j].hi, ivs[j].noChange
 		}
@@ -177,6 +177,20 @@ func sameSchedule(a, b *Run) bool {
 		len(a.InputSums) > 0 && len(b.InputSums) > 0 && traces.SameInputs(a.InputSums, b.InputSums) &&
 		a.InputWorkload != nil && b.InputWorkload != nil && maps.Equal(a.InputWorkload, b.InputWorkload) &&
 		a.Metrics.Requests > 0 && a.Metrics.Requests == b.Metrics.Requests
+}
+
+// pairedRequests says whether a's and b's latencies of series pair up
+// request by request: two replays of one schedule (sameSchedule) whose
+// values, in arrival order, are of the same requests. A request slow in
+// one is then slow in the other (a long prompt, a burst of arrivals), and
+// resampling each run on its own would count that spread as chance
+// between them: its interval would be several times too wide.
+func pairedRequests(a, b *Run, series string) bool {
+	if !sameSchedule(a, b) || a.Lat == nil || b.Lat == nil || a.Lat.ByArrival == nil || b.Lat.ByArrival == nil {
+		return false
+	}
+	ida, idb := a.Lat.ByArrival.ids[series], b.Lat.ByArrival.ids[series]
+	return len(ida) > 0 && slices.Equal(ida, idb)
 }
 
 // markNoInterval notes why each known change of series has no interval.

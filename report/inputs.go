@@ -97,6 +97,9 @@ type Metrics struct {
 type Latencies struct {
 	TTFT, TPOT, E2E []float64
 	ByArrival       *Latencies
+	// ids are, by series (seriesOf), the request ID of each value of
+	// ByArrival, which pair two replays' requests; nil when not known.
+	ids map[string][]string
 }
 
 // Rates are a trace's throughput in equal slices of its window (as many
@@ -505,7 +508,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	}
 	m := &run.Metrics
 	m.Devices = deviceCount(meta.Device)
-	lat := &Latencies{}
+	lat := &Latencies{ids: map[string][]string{}}
 	var window traces.Window
 	var done []completion
 	for r.Next() {
@@ -535,12 +538,15 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 		done = append(done, completion{at: q.LastToken, outTokens: outTokens(q), metSLO: met})
 		if v, ok := q.TTFT(); ok {
 			lat.TTFT = append(lat.TTFT, float64(v)/1e9)
+			lat.ids["TTFT"] = append(lat.ids["TTFT"], q.ID)
 		}
 		if v, ok := q.TPOT(); ok {
 			lat.TPOT = append(lat.TPOT, v/1e9)
+			lat.ids["TPOT"] = append(lat.ids["TPOT"], q.ID)
 		}
 		if v, ok := q.E2E(); ok {
 			lat.E2E = append(lat.E2E, float64(v)/1e9)
+			lat.ids["E2E"] = append(lat.ids["E2E"], q.ID)
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -549,7 +555,8 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	if m.Requests > 0 && m.Completed == 0 && m.Failed == 0 {
 		return nil, fmt.Errorf("%s: no observed requests (an input trace, not a run)", path)
 	}
-	lat.ByArrival = &Latencies{TTFT: slices.Clone(lat.TTFT), TPOT: slices.Clone(lat.TPOT), E2E: slices.Clone(lat.E2E)}
+	lat.ByArrival = &Latencies{TTFT: slices.Clone(lat.TTFT), TPOT: slices.Clone(lat.TPOT), E2E: slices.Clone(lat.E2E), ids: lat.ids}
+	lat.ids = nil
 	sort.Float64s(lat.TTFT)
 	sort.Float64s(lat.TPOT)
 	sort.Float64s(lat.E2E)

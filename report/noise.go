@@ -41,10 +41,12 @@ type interval struct {
 // arrival order, are resampled in circular blocks (sampleBlockLength),
 // independently of the other's, since latencies under load come in bursts
 // that independent draws would read as a run's own luck many times over.
+// When paired, a[i] and b[i] are one request's (pairedRequests), and the
+// pairs are resampled together: the same blocks, of the longer length.
 // A sample's block length is estimated once, and each round's resamples
 // serve every statistic, so that the intervals of one series agree. An
 // interval is NaN when either sample is too small for it (minTail).
-func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interval {
+func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.Rand) []interval {
 	ivs := make([]interval, len(stats))
 	var drawA, drawB []func([]int) float64
 	var used []int // the indexes in stats of drawA and drawB
@@ -56,6 +58,9 @@ func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interv
 		}
 		if used == nil {
 			la, lb = sampleBlockLength(a), sampleBlockLength(b)
+			if paired {
+				la, lb = max(la, lb), max(la, lb)
+			}
 		}
 		used = append(used, i)
 		drawA, drawB = append(drawA, s.resampler(a, la)), append(drawB, s.resampler(b, lb))
@@ -71,7 +76,11 @@ func changeIntervals(a, b []float64, stats []statistic, rng *rand.Rand) []interv
 	}
 	for r := range bootstrapRounds {
 		blA.drawStarts(rng, startsA)
-		blB.drawStarts(rng, startsB)
+		if paired {
+			copy(startsB, startsA)
+		} else {
+			blB.drawStarts(rng, startsB)
+		}
 		for j := range used {
 			rel[j][r] = relChange(drawA[j](startsA), drawB[j](startsB))
 		}

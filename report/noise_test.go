@@ -54,7 +54,7 @@ func TestChangeIntervalCoverage(t *testing.T) {
 
 // changeInterval is the interval of one statistic's change.
 func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64) {
-	iv := changeIntervals(a, b, []statistic{s}, rng)[0]
+	iv := changeIntervals(a, b, []statistic{s}, false, rng)[0]
 	return iv.lo, iv.hi
 }
 
