@@ -131,7 +131,11 @@
 // names where the rows and their prompts are left; a stream that fails to
 // close, as on a full disk, keeps there the rows flushed before, and its
 // error says how many of the rows written that is, or, with none, that
-// they were not kept and the stream is removed). Serve stops accepting on context cancel,
+// they were not kept and the stream is removed). A write or flush that
+// fails while the proxy runs ends the recording, not the forwarding: Close
+// then writes no trace, as record does after a failed write, and keeps the
+// rows written before it in the stream, its error saying how many, and how
+// many requests finished unrecorded after it. Serve stops accepting on context cancel,
 // lets in-flight requests (streams included) finish within ShutdownGrace,
 // then closes the trace. A session in which no request finished (those
 // cut at shutdown do not count) writes no trace, nor prompts file, and

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	credential "github.com/servesim/servesim/internal/secret"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/sse"
@@ -225,6 +226,9 @@ type Proxy struct {
 	wtmp    string // the staging stream's temporary file, hard-linked at the staging path; "" when not linked
 	prompts promptsFile
 	werr    error
+	// unrecorded counts the rows that finished after werr and were not
+	// written: the trace lacks them.
+	unrecorded int
 }
 
 // exchange is one recorded request on its way through the proxy. It is
@@ -826,10 +830,12 @@ func (p *Proxy) writeReadyLocked() {
 // writeLocked writes one row; p.wmu is held.
 func (p *Proxy) writeLocked(ex *exchange) {
 	if p.werr != nil {
+		p.unrecorded++
 		return
 	}
 	if err := p.w.Write(&ex.row); err != nil {
 		p.fail(err)
+		p.unrecorded++
 		return
 	}
 	p.mu.Lock()
@@ -1003,36 +1009,37 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	var errs []error
-	if p.werr != nil {
-		errs = append(errs, p.werr)
-	}
 	// Asked before Close, which removes the temporary file when it fails:
 	// a file of the staging name that is not its link (another session's)
 	// does not hold this session's rows.
 	linked := p.wtmp != "" && traces.SamePath(p.wtmp, stagingPath(p.cfg.Out))
-	err := p.w.Close()
-	if atomicfile.OnlyNotSynced(err) {
+	closeErr := p.w.Close()
+	if atomicfile.OnlyNotSynced(closeErr) {
 		// The staging stream holds every row: it is converted and
 		// removed, so its directory's entry need not survive a crash.
-		err = nil
+		closeErr = nil
 	}
 	if p.wtmp != "" {
 		os.Remove(p.wtmp) // still there when Close renamed it onto its own hard link
 	}
+	var err error
 	kept := false // the rows are left in the staging file
-	if err == nil {
+	switch {
+	case closeErr == nil && p.werr == nil:
 		err = convert(stagingPath(p.cfg.Out), p.cfg.Out)
 		kept = err != nil && !errors.Is(err, atomicfile.ErrDirNotSynced)
-	} else if linked {
-		// The rows flushed so far stay under the staging link; the
-		// failed Close lost those it was writing.
+	case closeErr == nil || linked:
+		// The staging stream holds the rows written before the failure
+		// (a failed Close lost those it was writing); a trace converted
+		// from it would lack the others without a word, as record's
+		// would after a failed write.
 		var note string
 		note, kept = p.keepStagingRows()
-		err = fmt.Errorf("%w (%s)", err, note)
-	} else {
+		err = fmt.Errorf("%w (%s)", errors.Join(p.werr, closeErr), note)
+	default:
 		// The failed Close removed the temporary file, their only
 		// name: the staging path err names does not hold them.
-		err = fmt.Errorf("%w (the rows written so far were not kept)", err)
+		err = fmt.Errorf("%w (the rows written so far were not kept)", errors.Join(p.werr, closeErr))
 	}
 	// A trace renamed to Out whose directory was not synced is written,
 	// even when removing the staging file failed too (convert joins that
@@ -1056,12 +1063,23 @@ func (p *Proxy) Close() error {
 	return nil
 }
 
-// keepStagingRows leaves the rows a failed close left in the staging
-// stream there, says how many of the rows written it holds, and reports
-// whether it kept them: a stream that holds none is removed, as when no
-// request finished, else the next session would refuse to start beside
-// it.
+// keepStagingRows leaves the rows a failed write or close left in the
+// staging stream there, says how many of the rows written it holds and
+// how many finished unrecorded after the failure, and reports whether it
+// kept them. p.wmu is held.
 func (p *Proxy) keepStagingRows() (note string, kept bool) {
+	note, kept = p.stagingRowsNote()
+	if p.unrecorded > 0 {
+		note += fmt.Sprintf("; %s that finished from the failure on went unrecorded", numfmt.Count(p.unrecorded, "request"))
+	}
+	return note, kept
+}
+
+// stagingRowsNote says how many of the rows written the staging stream
+// holds, and whether it is kept: a stream that holds none is removed, as
+// when no request finished, else the next session would refuse to start
+// beside it.
+func (p *Proxy) stagingRowsNote() (note string, kept bool) {
 	staging := stagingPath(p.cfg.Out)
 	p.mu.Lock()
 	written := p.stats.Rows
@@ -1117,9 +1135,9 @@ func (p *Proxy) closePrompts(traceWritten, rowsKept bool) error {
 
 // convert copies the staging stream at src, in completion order, to dst
 // in arrival order, and removes src on success. A row's ID is its
-// arrival's sequence number: only the rows that finished out of order are
-// held in memory (and, past a row a failed write lost, every later one,
-// written at the end in order).
+// arrival's sequence number, and every arrival has its row (Close converts
+// no stream a failed write left short): only the rows that finished ahead
+// of an earlier arrival still running are held in memory.
 func convert(src, dst string) error {
 	r, err := traces.Open(src)
 	if err != nil {
