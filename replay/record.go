@@ -365,25 +365,14 @@ func recordOnce(ctx context.Context, cfg Config, out string, k int, log io.Write
 }
 
 // keepRows leaves the rows flushed to partial, the run's stream, there
-// for inspection and says how many of the written rows it holds: a failed
-// flush or close (a full disk) loses the batch it was writing. A file
-// that holds none is removed, as when no row was written: the next run
-// would refuse to start beside it.
+// (traces.KeepRows), records where in s, and says how many of the written
+// rows it holds.
 func keepRows(s *Summary, partial string, written int) string {
-	n, err := traces.CountTolerant(partial)
-	switch {
-	case err != nil:
+	note, kept := traces.KeepRows(partial, written)
+	if kept {
 		s.RowsKeptIn = partial
-		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", partial, err)
-	case n == 0:
-		os.Remove(partial)
-		return fmt.Sprintf("none of the %d rows written were kept: the failed write lost them", written)
 	}
-	s.RowsKeptIn = partial
-	if n == written {
-		return fmt.Sprintf("the %d rows written so far stay in %s", n, partial)
-	}
-	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, partial)
+	return note
 }
 
 // ownsPartial says whether the file named partial is the run's stream,

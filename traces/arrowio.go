@@ -550,3 +550,22 @@ func CountTolerant(path string) (int, error) {
 	}
 	return n, r.Err()
 }
+
+// KeepRows leaves the rows a failed flush or close (a full disk) left in
+// the stream at path there for inspection, says how many of the written
+// rows it holds, and reports whether it kept them: a stream that holds
+// none is removed, else the next session or run would refuse to start
+// beside it.
+func KeepRows(path string, written int) (note string, kept bool) {
+	n, err := CountTolerant(path)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", path, err), true
+	case n == 0:
+		os.Remove(path)
+		return fmt.Sprintf("none of the %d rows written were kept: the failed write lost them", written), false
+	case n == written:
+		return fmt.Sprintf("the %d rows written so far stay in %s", n, path), true
+	}
+	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, path), true
+}

@@ -1068,33 +1068,14 @@ func (p *Proxy) Close() error {
 // how many finished unrecorded after the failure, and reports whether it
 // kept them. p.wmu is held.
 func (p *Proxy) keepStagingRows() (note string, kept bool) {
-	note, kept = p.stagingRowsNote()
+	p.mu.Lock()
+	written := p.stats.Rows
+	p.mu.Unlock()
+	note, kept = traces.KeepRows(stagingPath(p.cfg.Out), written)
 	if p.unrecorded > 0 {
 		note += fmt.Sprintf("; %s that finished from the failure on went unrecorded", numfmt.Count(p.unrecorded, "request"))
 	}
 	return note, kept
-}
-
-// stagingRowsNote says how many of the rows written the staging stream
-// holds, and whether it is kept: a stream that holds none is removed, as
-// when no request finished, else the next session would refuse to start
-// beside it.
-func (p *Proxy) stagingRowsNote() (note string, kept bool) {
-	staging := stagingPath(p.cfg.Out)
-	p.mu.Lock()
-	written := p.stats.Rows
-	p.mu.Unlock()
-	n, err := traces.CountTolerant(staging)
-	switch {
-	case err != nil:
-		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", staging, err), true
-	case n == 0:
-		os.Remove(staging)
-		return fmt.Sprintf("none of the %d rows written were kept: the failed write lost them", written), false
-	case n == written:
-		return fmt.Sprintf("the %d rows written so far stay in %s", n, staging), true
-	}
-	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, staging), true
 }
 
 // discardLocked drops a session that captured nothing: a trace empty or
