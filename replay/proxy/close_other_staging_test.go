@@ -41,7 +41,9 @@ func TestCloseFailureDoesNotClaimAnotherStagingFile(t *testing.T) {
 	if err := os.WriteFile(staging, []byte("another session's rows"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	p.wmu.Lock()
 	p.w = closeFailingWriter{p.w}
+	p.wmu.Unlock()
 	p.finished = 1 // else the session, which captured nothing, writes no trace
 	if err := p.Close(); err == nil {
 		t.Fatal("Close: nil error, want the close error")
@@ -68,7 +70,9 @@ func TestCloseFailureUnlinkedSaysRowsNotKept(t *testing.T) {
 	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
 	r.srv.Close()
 	tmp := r.p.w.(interface{ TempPath() string }).TempPath()
+	r.p.wmu.Lock()
 	r.p.w = closeFailingWriter{r.p.w}
+	r.p.wmu.Unlock()
 	err := r.p.Close()
 	if err == nil || !strings.Contains(err.Error(), "the rows written so far were not kept") {
 		t.Errorf("Close: %v; want it to say the rows were not kept", err)

@@ -42,7 +42,9 @@ func closeLosingRows(t *testing.T, keep int) (*rig, error) {
 	if r.p.wtmp == "" {
 		t.Skip("the file system refused the staging link")
 	}
+	r.p.wmu.Lock()
 	r.p.w = &lossyCloseWriter{Writer: r.p.w, keep: keep}
+	r.p.wmu.Unlock()
 	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
 	r.post(t, "/v1/completions", `{"model":"m","prompt":"there was a proxy"}`)
 	r.srv.Close()
