@@ -98,6 +98,11 @@ type Config struct {
 	// server's count instead of a share by text length. Off by default:
 	// OpenAI's own API may refuse the field.
 	ContinuousUsage bool `json:"continuous_usage" toml:"continuous_usage"`
+	// SessionWait (open loop) holds a row with a session_id until the
+	// previous row of its session, in trace order, has ended (finished,
+	// failed or timed out): no user sends turn k+1 before turn k's reply,
+	// however much slower the engine is than the trace's producer.
+	SessionWait bool `json:"session_wait" toml:"session_wait"`
 	// ToolVersion is the servesim version, for the output's metadata; not
 	// a setting.
 	ToolVersion string `json:"-" toml:"-"`
@@ -228,6 +233,9 @@ func (c *Config) Validate() error {
 		}
 		if c.TimeScale != 1 && c.TimeScale > 0 {
 			bad("TimeScale", "applies to the open loop only (closed-loop clients send back to back), got %v", c.TimeScale)
+		}
+		if c.SessionWait {
+			bad("SessionWait", "applies to the open loop only (a closed-loop client already waits for its previous request)")
 		}
 	default:
 		bad("Arrival", "%q: want %q or %q", c.Arrival, Open, Closed)
@@ -596,12 +604,13 @@ type fileSettings struct {
 	SLO         traces.SLO `json:"slo" toml:"slo"`
 	MaxTokens   int        `json:"max_tokens" toml:"max_tokens"`
 	Continuous  bool       `json:"continuous_usage" toml:"continuous_usage"`
+	SessionWait bool       `json:"session_wait" toml:"session_wait"`
 }
 
 func (f *fileSettings) from(c *Config) {
 	*f = fileSettings{c.BaseURL, c.Model, c.APIKeyEnv, c.Endpoint, duration(c.Timeout), c.Arrival, c.Concurrency,
 		c.TimeScale, c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText, c.SaveRaw, c.Trace, c.Out, c.BlockSize,
-		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO, c.MaxTokens, c.ContinuousUsage}
+		c.Text, salt(c.Salt), duration(c.FlushEvery), c.MaxIdle, c.SLO, c.MaxTokens, c.ContinuousUsage, c.SessionWait}
 }
 
 func (f *fileSettings) to(c *Config) {
@@ -610,5 +619,5 @@ func (f *fileSettings) to(c *Config) {
 	c.Repeat, c.Temperature, c.IgnoreEOS, c.KeepText = f.Repeat, f.Temperature, f.IgnoreEOS, f.KeepText
 	c.SaveRaw, c.Trace, c.Out, c.BlockSize, c.Text, c.Salt = f.SaveRaw, f.Trace, f.Out, f.BlockSize, f.Text, uint64(f.Salt)
 	c.FlushEvery, c.MaxIdle, c.SLO, c.MaxTokens = time.Duration(f.FlushEvery), f.MaxIdle, f.SLO, f.MaxTokens
-	c.ContinuousUsage = f.Continuous
+	c.ContinuousUsage, c.SessionWait = f.Continuous, f.SessionWait
 }

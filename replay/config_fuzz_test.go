@@ -92,7 +92,7 @@ func otherConfig() Config {
 		Timeout: 3 * time.Second, Arrival: Closed, Concurrency: 3, TimeScale: 3, Repeat: 3,
 		Temperature: 0.3, IgnoreEOS: true, KeepText: true, SaveRaw: "raw", Trace: "in.csv", Out: "out.csv",
 		BlockSize: 3, Text: TextModel{TokensPerByte: 3, Overhead: 33, Prefix: 3}, Salt: 3,
-		FlushEvery: 3 * time.Millisecond, MaxIdle: 3, SLO: traces.SLO{TTFT: 3 * time.Second}, MaxTokens: 3, ContinuousUsage: true,
+		FlushEvery: 3 * time.Millisecond, MaxIdle: 3, SLO: traces.SLO{TTFT: 3 * time.Second}, MaxTokens: 3, ContinuousUsage: true, SessionWait: true,
 	}
 }
 

@@ -38,7 +38,12 @@
 // With a concurrency cap in open loop, a send that waits for a slot is
 // late by the wait, and the lag shows it; but the flag judges the lag
 // less the time the cap held the send (Summary.ClientLag), since that
-// wait is the server's, not the client's. Closed loop: ScheduledSend is
+// wait is the server's, not the client's. With SessionWait, a row with a
+// session_id due before the previous row of its session (in trace order)
+// has ended goes out when that row ends, in the goroutine it gets anyway,
+// taking no concurrency slot while held; ScheduledSend is then that
+// moment, so the hold is not lag (Summary.SessionHold says how long).
+// Closed loop: ScheduledSend is
 // when a client picked the row up. Warm-up rows are sent like any other
 // but left out of every statistic.
 //

@@ -441,6 +441,7 @@ func OutputMeta(in traces.Meta, cfg Config, run int) traces.Meta {
 		"replay.timeout":          cfg.Timeout.String(), // a slower request fails: the latency tail is cut there
 		"replay.ignore_eos":       strconv.FormatBool(cfg.IgnoreEOS),
 		"replay.continuous_usage": strconv.FormatBool(cfg.ContinuousUsage),
+		"replay.session_wait":     strconv.FormatBool(cfg.SessionWait),
 		"replay.max_tokens":       maxTokensNote(cfg.MaxTokens),
 		"replay.tokens_per_byte":  f(cfg.Text.TokensPerByte, 'g', 6, 64),
 		"replay.prompt_overhead":  f(cfg.Text.Overhead, 'g', 6, 64),

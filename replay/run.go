@@ -23,6 +23,10 @@ type job struct {
 	// capWait is how late the concurrency cap made the send (open loop):
 	// part of its schedule lag, but not the client's lateness.
 	capWait time.Duration
+	// sessionHold is how long SessionWait held the send past its due time
+	// for the previous turn of its session (open loop): its scheduled send
+	// moves with it, so the hold is not schedule lag.
+	sessionHold time.Duration
 	// shortPrompt: the row's prompt_tokens are below the overhead and one
 	// byte of text, so its prompt was sent longer than the trace says.
 	shortPrompt bool
@@ -172,6 +176,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 					continue
 				}
 				col.addWaited(j.req, j.capWait)
+				col.addHold(j.req, j.sessionHold)
 				if j.shortPrompt && !j.req.Warmup {
 					col.s.ShortPrompt++
 				}
@@ -189,8 +194,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		results <- j
 	}
 	notSent := 0
-	var taken atomic.Int64 // closed loop: rows taken from the queue after the run stopped
-	var origin time.Time   // trace time 0, for the summary
+	var taken atomic.Int64      // closed loop: rows taken from the queue after the run stopped
+	var heldUnsent atomic.Int64 // open loop: turns SessionWait held until the run stopped
+	var origin time.Time        // trace time 0, for the summary
 	if cfg.Arrival == Closed {
 		start := time.Now()
 		origin = start
@@ -231,7 +237,46 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		if cfg.Concurrency > 0 {
 			sem = make(chan struct{}, cfg.Concurrency)
 		}
+		var turns sessionTurns
+		if cfg.SessionWait {
+			turns = sessionTurns{}
+		}
 		var start time.Time
+		// sendHeld sends j, due at due, once the previous turn of its
+		// session has ended (prev closed), then closes ended: in the
+		// goroutine the row gets anyway, so the loop goes on to rows of
+		// other sessions meanwhile. A held turn takes no concurrency slot
+		// while it waits.
+		sendHeld := func(j *job, due time.Time, prev, ended chan struct{}) {
+			defer wg.Done()
+			defer close(ended)
+			select {
+			case <-prev:
+			case <-runCtx.Done():
+			}
+			if runCtx.Err() != nil {
+				heldUnsent.Add(1)
+				return
+			}
+			released := time.Now()
+			j.sessionHold = released.Sub(due)
+			j.req.ScheduledSend = int64(released.Sub(start))
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+				default:
+					select {
+					case sem <- struct{}{}:
+						j.capWait = time.Since(released)
+					case <-runCtx.Done():
+						heldUnsent.Add(1)
+						return
+					}
+				}
+				defer func() { <-sem }()
+			}
+			send(start, j, c.prepare(runCtx, time.Now(), j.body))
+		}
 		// When the last wait for a slot ended: a row due before it was held
 		// back by the cap, directly or behind the rows that waited.
 		var capFreed time.Time
@@ -250,6 +295,13 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				cl.cancel()
 				notSent++
 				break
+			}
+			prev, ended := turns.next(j.req.SessionID)
+			if prev != nil && !isClosed(prev) {
+				cl.cancel()
+				wg.Add(1)
+				go sendHeld(j, due, prev, ended)
+				continue
 			}
 			if sem != nil {
 				select {
@@ -277,6 +329,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			go func() {
 				defer wg.Done()
 				send(start, j, cl)
+				if ended != nil {
+					close(ended)
+				}
 				if sem != nil {
 					<-sem
 				}
@@ -288,7 +343,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		}
 	}
 	wg.Wait()
-	notSent += int(taken.Load())
+	notSent += int(taken.Load() + heldUnsent.Load())
 	// Count rows prepared but never sent because the run stopped early.
 	for range jobs {
 		notSent++
@@ -300,6 +355,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 	s := col.summary()
 	s.Text = cfg.Text
 	s.NotSent = notSent
+	s.SessionWait = cfg.SessionWait
 	if hashWarn {
 		warnings = append(warnings, "rows have prefix_hashes but no block size is known (trace meta block_size = 0, Config.BlockSize = 0): prompts were made unique instead")
 	}
@@ -318,6 +374,32 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		err, s.Interrupted = ctx.Err(), true
 	}
 	return s, err
+}
+
+// sessionTurns maps each session to the end of its latest turn sent
+// (SessionWait): a channel closed once that turn's request has ended. nil
+// holds no session.
+type sessionTurns map[string]chan struct{}
+
+// next makes the channel of the session's turn now due, ended, and returns
+// it with the previous turn's end (nil for a session's first turn). A row
+// of no session, or a nil sessionTurns, gets neither.
+func (t sessionTurns) next(session string) (prev, ended chan struct{}) {
+	if t == nil || session == "" {
+		return nil, nil
+	}
+	prev, ended = t[session], make(chan struct{})
+	t[session] = ended
+	return prev, ended
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // sourceFailedError is the error of a row the source trace marks failed,

@@ -64,6 +64,14 @@ type Summary struct {
 	// model's overhead plus one byte of text: sent longer than the trace
 	// says (warm-up excluded).
 	ShortPrompt int
+	// SessionWait: turns were held for the previous turn of their session
+	// (Config.SessionWait). SessionHeld counts the held sends (warm-up
+	// excluded); SessionHold is how long each was held, SessionHoldTotal
+	// their sum.
+	SessionWait      bool
+	SessionHeld      int
+	SessionHold      Latency
+	SessionHoldTotal time.Duration
 	// Goodput: the successes within every limit of SLO (Config.SLO; zero:
 	// not counted), and their requests and output tokens per second of Wall.
 	SLO                          traces.SLO
@@ -79,6 +87,7 @@ type collector struct {
 	s               Summary
 	ttft, tpot, e2e []float64
 	lag, clientLag  []float64
+	holds           []float64
 	itl             traces.LatencySketch
 	metTokens       int64
 	window          traces.Window
@@ -135,8 +144,19 @@ func (c *collector) addWaited(r *traces.Request, capWait time.Duration) {
 	}
 }
 
+// addHold adds r's hold for the previous turn of its session.
+func (c *collector) addHold(r *traces.Request, hold time.Duration) {
+	if r.Warmup || hold <= 0 {
+		return
+	}
+	c.s.SessionHeld++
+	c.s.SessionHoldTotal += hold
+	c.holds = append(c.holds, float64(hold))
+}
+
 func (c *collector) summary() *Summary {
 	s := c.s
+	s.SessionHold = latency(c.holds)
 	s.TTFT, s.TPOT, s.E2E, s.Lag = latency(c.ttft), latency(c.tpot), latency(c.e2e), latency(c.lag)
 	s.ITL = sketched(c.itl.Dist())
 	s.ClientLag = latency(c.clientLag)
@@ -263,6 +283,7 @@ func (s *Summary) Print(w io.Writer) {
 		fmt.Fprintf(w, "  schedule lag p99 %v, max %v (%s)", round(s.Lag.P99), round(s.Lag.Max), flag)
 	}
 	fmt.Fprintln(w)
+	s.printSessionWait(w)
 	if n := s.ZeroOutput; n > 0 {
 		rows := "rows have"
 		if n == 1 {
@@ -280,6 +301,22 @@ func (s *Summary) Print(w io.Writer) {
 	}
 	for _, m := range s.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", m)
+	}
+}
+
+// printSessionWait says how many turns waited for the previous turn of
+// their session, and how long: the engine's slowness, not the client's lag.
+func (s *Summary) printSessionWait(w io.Writer) {
+	switch {
+	case !s.SessionWait:
+	case s.SessionHeld == 0:
+		fmt.Fprintf(w, "  session wait: no turn held for the previous turn of its session\n")
+	default:
+		turns := "turns held until the previous turn of their session ended"
+		if s.SessionHeld == 1 {
+			turns = "turn held until the previous turn of its session ended"
+		}
+		fmt.Fprintf(w, "  session wait: %d %s: %v in all, p99 %v\n", s.SessionHeld, turns, round(s.SessionHoldTotal), round(s.SessionHold.P99))
 	}
 }
 
