@@ -57,6 +57,7 @@ var replayFlags = map[string]string{
 	"Text": "--tokens-per-byte/--prompt-overhead/--prompt-prefix", "Trace": "--trace", "Out": "--out",
 	"FlushEvery": "flush_every (settings file)", "MaxIdle": "max_idle_conns (settings file)", "SLO": "--slo",
 	"MaxTokens": "max_tokens (settings file)", "SaveRaw": "--save-raw",
+	"SessionWait": "--session-wait",
 }
 
 // withFlags is fe's message with each other field it names (fe.With)

@@ -31,7 +31,7 @@ func recordCommand() *cli.Command {
 			"from --settings FILE (.json or .toml); flags override the file. Its keys: trace, out, base_url, model,\n" +
 			"arrival, concurrency, time_scale, repeat, save_raw, temperature, keep_text, block_size, prompt_salt,\n" +
 			"api_key_env, endpoint, timeout (a duration string, \"30s\"), ignore_eos, continuous_usage, flush_every,\n" +
-			"max_idle_conns, max_tokens (a cap on the max_tokens sent; 0 = none), slo\n" +
+			"max_idle_conns, session_wait, max_tokens (a cap on the max_tokens sent; 0 = none), slo\n" +
 			"(as --slo: \"ttft=2s,tpot=50ms\"; the summary then gives goodput, the requests within every limit), and a\n" +
 			"[text_model] table (a JSON object) with tokens_per_byte, overhead and prefix for --tokens-per-byte,\n" +
 			"--prompt-overhead and --prompt-prefix. --gpu, --gpu-devices, --engine-metrics and --telemetry-interval\n" +
@@ -55,6 +55,7 @@ func recordFlags() []cli.Flag {
 		&cli.StringFlag{Name: "arrival", Value: string(d.Arrival), Usage: "open (send at arrival × time-scale) or closed (N clients back to back)"},
 		&cli.IntFlag{Name: "concurrency", Usage: "closed: number of clients; open: cap on requests in flight (0 = none)"},
 		&cli.Float64Flag{Name: "time-scale", Value: d.TimeScale, Usage: "open loop: multiply arrival times (0.5 = twice the rate)"},
+		&cli.BoolFlag{Name: "session-wait", Usage: "open loop: send a row with a session_id no earlier than the end of its session's previous row (a user waits for the reply before the next turn)"},
 		&cli.IntFlag{Name: "repeat", Value: d.Repeat, Usage: "run the trace N times (at most 1000) and report the spread"},
 		&cli.StringFlag{Name: "save-raw", Usage: "directory for raw response bodies (SSE, the first 64 MiB of each), one file per request; it must hold none of an earlier recording"},
 		&cli.Float64Flag{Name: "temperature", Value: d.Temperature, Usage: "sampling temperature (always sent)"},
@@ -94,6 +95,7 @@ func recordAction(c *cli.Context) error {
 	set("arrival", func() { cfg.Arrival = replay.Arrival(c.String("arrival")) })
 	set("concurrency", func() { cfg.Concurrency = c.Int("concurrency") })
 	set("time-scale", func() { cfg.TimeScale = c.Float64("time-scale") })
+	set("session-wait", func() { cfg.SessionWait = c.Bool("session-wait") })
 	set("repeat", func() { cfg.Repeat = c.Int("repeat") })
 	set("save-raw", func() { cfg.SaveRaw = c.String("save-raw") })
 	set("temperature", func() { cfg.Temperature = c.Float64("temperature") })
