@@ -415,7 +415,8 @@ type AnalyzeOptions struct {
 	// averaged; FitSettings.Relative), so the fit minimises relative
 	// rather than absolute error: long prefill steps then do not drown
 	// out the short decode steps that TPOT depends on. Without it each
-	// observation weighs k. Ignored when Fit.Weights is set.
+	// observation weighs k. Ignored when Fit is set (Fit.Relative
+	// decides).
 	Relative bool
 	// NoTrim keeps every observation. By default Analyze fits, drops the
 	// observations the fit misses by more than 100%, refits, drops those
@@ -823,15 +824,14 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		fs.Off[t] = fs.Off[t] || off
 	}
 	// Weights are per observation of all, late first tokens included.
-	switch {
-	case fs.Weights != nil:
-	case opt.Relative:
-		// Each window weighs its k steps over its predicted time squared
-		// (FitSettings.Relative).
-		fs.Weights, fs.Relative = slices.Clone(allCounts), true
-	default:
-		// Absolute error counts every step once: a window, the mean of
-		// k steps, weighs k, as it does in relative error.
+	// A window, the mean of k steps, weighs k: every step counts once,
+	// in absolute error and, over its predicted time squared, in relative
+	// error (FitSettings.Relative). Fit's Relative is the caller's choice,
+	// false included.
+	if opt.Fit == nil {
+		fs.Relative = opt.Relative
+	}
+	if fs.Weights == nil {
 		fs.Weights = slices.Clone(allCounts)
 	}
 	a.Relative = fs.Relative

@@ -3,8 +3,8 @@ package calibrate
 import "testing"
 
 // The method a profile records is the one fitted: FitSettings.Relative
-// from AnalyzeOptions.Fit decides the weighting, and so does Fit.Weights
-// over AnalyzeOptions.Relative, as Fit.Curve does over
+// from AnalyzeOptions.Fit decides the weighting over
+// AnalyzeOptions.Relative, with or without Fit.Weights, as Fit.Curve does over
 // AnalyzeOptions.Linear, so a refit from the recorded method
 // fits the same model, weighed the same way.
 func TestAnalyzeRecordsFittedRelative(t *testing.T) {
@@ -32,6 +32,9 @@ func TestAnalyzeRecordsFittedRelative(t *testing.T) {
 	}{
 		{"fit relative", AnalyzeOptions{Fit: &FitSettings{Curve: true, Relative: true}}, true},
 		{"fit weights", AnalyzeOptions{Relative: true, NoTrim: true, Fit: &FitSettings{Curve: true, Weights: weights}}, false},
+		// Fit.Relative false is the caller's choice of absolute error,
+		// weights or none.
+		{"fit absolute", AnalyzeOptions{Relative: true, Fit: &FitSettings{Curve: true}}, false},
 	} {
 		a, err := Analyze(runs, c.opt)
 		if err != nil {
