@@ -32,12 +32,18 @@ type FitSettings struct {
 	// Collinearity is the relative residual norm below which a column is
 	// treated as lying in the span of the columns before it (in term
 	// order, the curve's points first when Curve is set) and reported as
-	// StatusUnexcited, in [0, 1). 0 means 1e-6.
+	// StatusUnexcited, in [0, 1). 0 means DefaultCollinearity.
 	Collinearity float64
 	// Confidence is the two-sided confidence level of the intervals.
-	// 0 means 0.95.
+	// 0 means DefaultConfidence.
 	Confidence float64
 }
+
+// The defaults of FitSettings.Collinearity and FitSettings.Confidence.
+const (
+	DefaultCollinearity = 1e-6
+	DefaultConfidence   = 0.95
+)
 
 // FitQuality summarizes how well a fit matches its data. Fields that were
 // not measured are nil in a profile.
@@ -363,10 +369,10 @@ func fitLinear(x *mat.Dense, y []float64, names []string, off []bool, weights []
 		return nil, fmt.Errorf("collinearity = %g, must be in [0, 1)", collTol)
 	}
 	if collTol == 0 {
-		collTol = 1e-6
+		collTol = DefaultCollinearity
 	}
 	if conf == 0 {
-		conf = 0.95
+		conf = DefaultConfidence
 	}
 	if !(conf > 0 && conf < 1) {
 		return nil, fmt.Errorf("confidence = %g, must be in (0, 1)", conf)

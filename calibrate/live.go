@@ -675,14 +675,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	if win == 0 {
 		win = 8
 	}
-	// Relative and Linear are recorded once the fit settings are chosen
-	// (opt.Fit may override them).
-	a := &Analysis{Method: FitMethod{Window: win, NoTrim: opt.NoTrim, Without: []string{}, HeldOutFolds: k}}
-	for t, off := range opt.Without {
-		if off {
-			a.Method.Without = append(a.Method.Without, Term(t).String())
-		}
-	}
+	// The fit settings are recorded once they are chosen (opt.Fit may
+	// override them): see recordFit.
+	a := &Analysis{Method: FitMethod{Window: win, NoTrim: opt.NoTrim, HeldOutFolds: k}}
 	for _, r := range runs {
 		if r.Spec.Kind != KindWarmup && r.Spec.Kind != KindReset {
 			a.Runs = append(a.Runs, r)
@@ -811,31 +806,28 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	// use, so the resident terms replace the per-sequence attention terms:
 	// with both, the fit can trade one for the other (ca and ck against
 	// crp and cr) and interpolates prompt lengths outside the plan badly.
-	fs := FitSettings{Curve: !opt.Linear}
+	fs := FitSettings{Curve: !opt.Linear, Relative: opt.Relative}
 	fs.Off[TermPrefillResident] = cache == nil
 	fs.Off[TermDecodeResident] = cache == nil
 	fs.Off[TermResident] = cache == nil
 	fs.Off[TermPrefillAttn] = cache != nil
 	fs.Off[TermDecodeContext] = cache != nil
+	chosen := fs.Off
 	if opt.Fit != nil {
 		fs = *opt.Fit
 	}
 	for t, off := range opt.Without {
 		fs.Off[t] = fs.Off[t] || off
 	}
+	a.recordFit(fs, chosen, opt.Without)
 	// Weights are per observation of all, late first tokens included.
 	// A window, the mean of k steps, weighs k: every step counts once,
 	// in absolute error and, over its predicted time squared, in relative
-	// error (FitSettings.Relative). Fit's Relative is the caller's choice,
-	// false included.
-	if opt.Fit == nil {
-		fs.Relative = opt.Relative
-	}
+	// error (FitSettings.Relative).
 	if fs.Weights == nil {
 		fs.Weights = slices.Clone(allCounts)
 	}
 	a.Relative = fs.Relative
-	a.Method.Relative, a.Method.Linear = fs.Relative, !fs.Curve
 	// The held-out check sees every observation: dropping late first
 	// tokens and trimming are part of the fit, so each fold decides them
 	// by its own training part, and no fit that saw a held-out run
@@ -880,6 +872,27 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	a.ByRun = runResiduals(pred, a.Observations, a.Runs)
 	a.Spread = configSpread(a.Runs)
 	return a, nil
+}
+
+// recordFit records in a.Method how fs, the settings fitted, fit: besides
+// the terms without marks, those fs holds at 0 that Analyze's own choice
+// (chosen) fits are recorded as held, so that a refit from the method,
+// which makes that choice again, holds them too.
+func (a *Analysis) recordFit(fs FitSettings, chosen, without [NumTerms]bool) {
+	m := &a.Method
+	m.Relative, m.Linear = fs.Relative, !fs.Curve
+	m.Without = []string{}
+	for t := range Term(NumTerms) {
+		if without[t] || fs.Off[t] && !chosen[t] {
+			m.Without = append(m.Without, t.String())
+		}
+	}
+	m.Collinearity = cmp.Or(fs.Collinearity, DefaultCollinearity)
+	m.Confidence = cmp.Or(fs.Confidence, DefaultConfidence)
+	m.Weights = WeightsSteps
+	if fs.Weights != nil {
+		m.Weights = WeightsGiven
+	}
 }
 
 // fitTrimmed fits obs (FitSteps with settings, whose Weights, if any,

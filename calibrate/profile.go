@@ -72,7 +72,8 @@ type Profile struct {
 }
 
 // FitMethod is the analysis a profile's fit ran: calibrate's --window,
-// --absolute, --no-trim, --linear, --without and --held-out.
+// --absolute, --no-trim, --linear, --without and --held-out, and the
+// fit settings a caller of Analyze may set beside them (AnalyzeOptions.Fit).
 type FitMethod struct {
 	Window       int      `json:"window"`
 	Relative     bool     `json:"relative"`
@@ -80,7 +81,22 @@ type FitMethod struct {
 	Linear       bool     `json:"linear"`
 	Without      []string `json:"without"` // terms held at 0, by name
 	HeldOutFolds int      `json:"held_out_folds"`
+	// Collinearity and Confidence are the fit's FitSettings, defaults
+	// filled in (0 in profiles written before they were recorded).
+	Collinearity float64 `json:"collinearity,omitempty"`
+	Confidence   float64 `json:"confidence,omitempty"`
+	// Weights says what weighed each observation: WeightsSteps, or
+	// WeightsGiven ("" in profiles written before it was recorded).
+	Weights string `json:"weights,omitempty"`
 }
+
+// The weights of a fit (FitMethod.Weights): each observation weighs the
+// steps it averages, or weights its caller gave (FitSettings.Weights),
+// which a refit from the method does not have.
+const (
+	WeightsSteps = "steps"
+	WeightsGiven = "given"
+)
 
 // Options are the AnalyzeOptions that fit the same way.
 func (m *FitMethod) Options() (AnalyzeOptions, error) {
@@ -333,6 +349,15 @@ func (p *Profile) Validate() error {
 		}
 		if _, err := m.Options(); err != nil {
 			add("%v", err)
+		}
+		if !(m.Collinearity >= 0 && m.Collinearity < 1) {
+			add("method.collinearity = %g, must be in [0, 1)", m.Collinearity)
+		}
+		if !(m.Confidence >= 0 && m.Confidence < 1) {
+			add("method.confidence = %g, must be in (0, 1), or 0 where not recorded", m.Confidence)
+		}
+		if m.Weights != "" && m.Weights != WeightsSteps && m.Weights != WeightsGiven {
+			add("method.weights = %q, want %q or %q (or none)", m.Weights, WeightsSteps, WeightsGiven)
 		}
 	}
 	for i, l := range p.Lineage {

@@ -134,6 +134,9 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"kv of nothing", `"max_concurrent_tokens": 453000,
     "blocks": 28312`, `"max_concurrent_tokens": 0,
     "blocks": 0`, `kv.max_concurrent_tokens = 0 with kv.blocks = 0`},
+		{"method collinearity", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4, "collinearity": 1},`, `method.collinearity = 1`},
+		{"method confidence", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4, "confidence": -0.5},`, `method.confidence = -0.5`},
+		{"method weights", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4, "weights": "equal"},`, `method.weights = "equal"`},
 		{"method term", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": ["cz"], "held_out_folds": 4},`, `method.without: `},
 	}
 	for _, tc := range cases {

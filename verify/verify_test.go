@@ -431,8 +431,11 @@ func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
 	}
 	want := &calibrate.FitMethod{Window: 8, Relative: true, Without: []string{}, HeldOutFolds: min(2*repeat, 4)} // one fold per run, up to 4
 	if method != nil {
-		want = method
+		w := *method
+		want = &w
 	}
+	// A parent that recorded no fit settings is refitted with the defaults.
+	want.Collinearity, want.Confidence, want.Weights = calibrate.DefaultCollinearity, calibrate.DefaultConfidence, calibrate.WeightsSteps
 	if !reflect.DeepEqual(np.Method, want) {
 		t.Errorf("refit's method %+v, want %+v", np.Method, want)
 	}
