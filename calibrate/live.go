@@ -1285,7 +1285,8 @@ func (c *ConcurrencyProbe) leftOut() int {
 	return n
 }
 
-// seqsBound says what seqs, the profile's max_seqs, is: the ramp's
+// seqsBound says what seqs, the most the calibrated engine ran at once
+// (engineSeqs), is: the ramp's
 // limit only where the ramp saturated and nothing ran more; a run above
 // the ramp's peak shows that peak was no limit of sequences, and is
 // itself only a lower bound.
@@ -1436,9 +1437,29 @@ func (a *Analysis) slotsSource() string {
 // max_seqs counts beside the ramp.
 func (a *Analysis) MostRunning() (int, string) { return mostRunning(a.Runs) }
 
+// engineSeqs is the most sequences the calibrated engine ran at once
+// and where ("the ramp" or "run NAME"): the ramp's, or a run on that
+// engine above it (slotsRan, the rule Slots follows). A run on an engine
+// of its own (a verification run) shows nothing of this engine's limit.
+// 0 without memory runs.
+func (a *Analysis) engineSeqs() (int, string) {
+	c := a.Concurrency
+	if c == nil {
+		return 0, ""
+	}
+	most, run := a.slotsRan()
+	if c.MaxSeqs >= most {
+		return c.MaxSeqs, "the ramp"
+	}
+	return most, "run " + run
+}
+
 // maxSeqs is the profile's max_seqs and where it ran ("the ramp" or
 // "run NAME"): a ramp capped below the decode runs' clients ran fewer
-// at once than the fit measured. 0 without memory runs.
+// at once than the fit measured. Every fitted run counts, verification
+// runs on an engine of their own too: their steps were fitted, so the
+// decode terms were measured at their batches, though they say nothing
+// of the calibrated engine's limit (engineSeqs). 0 without memory runs.
 func (a *Analysis) maxSeqs() (int, string) {
 	c := a.Concurrency
 	if c == nil {
@@ -1600,7 +1621,7 @@ func (a *Analysis) printSlots(w io.Writer) {
 // limit of sequences, unless a run ran more at once than the ramp's peak.
 func (a *Analysis) pagedLimit() string {
 	c := a.Concurrency
-	seqs, where := a.maxSeqs()
+	seqs, where := a.engineSeqs()
 	if seqs > c.MaxSeqs {
 		return fmt.Sprintf("the ramp saturated at %d sequences, yet %d ran in %s: the engine's limit is at least %d", c.MaxSeqs, seqs, where, seqs)
 	}
@@ -1732,7 +1753,12 @@ func (a *Analysis) Print(w io.Writer) {
 			knee += fmt.Sprintf(" (%s with failed or early-stopped requests left out)", numfmt.Count(n, "point"))
 		}
 		seqs, where := a.maxSeqs()
-		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs, %s); throughput/TTFT knee %s\n", seqs, where, c.seqsBound(seqs), knee)
+		engine, _ := a.engineSeqs()
+		bound := c.seqsBound(engine)
+		if seqs > engine {
+			bound = fmt.Sprintf("above the %d this engine ran, a %s, as a verification run's engine of its own ran more", engine, bound)
+		}
+		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs, %s); throughput/TTFT knee %s\n", seqs, where, bound, knee)
 		held, run := a.heldKV()
 		if held == 0 {
 			fmt.Fprintf(w, "  max concurrent tokens not measured (no run on this engine held any: their requests failed); the profile records no kv\n")

@@ -39,7 +39,9 @@ type Profile struct {
 	BlockSize      int      `json:"block_size"` // KV block size in tokens, 0 = unknown
 	// MaxSeqs is the most sequences the calibration's ramp, or a fitted
 	// run above its top, ran at once: the decode terms are measured up to
-	// it and extrapolated past it.
+	// it and extrapolated past it. A verification run a refit fitted
+	// counts, though it ran on an engine of its own: Slots and the
+	// engine's limit count only runs on the calibrated engine.
 	// 0 = not recorded (profiles written before it).
 	MaxSeqs int `json:"max_seqs,omitempty"`
 	// MaxContext is the longest context (prompt + output tokens) of a
