@@ -283,13 +283,14 @@ func (c *SynthConfig) validateRowRate() error {
 	}
 	turns := c.meanTurns()
 	if rows := rate * turns; rows > MaxArrivalRate {
-		return fieldErr(field, "%v sessions/s of %s turns (%g on average) make about %g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns.spec(), turns, rows, float64(MaxArrivalRate))
+		return fieldErr(field, "%v sessions/s of %s turns (%.4g on average) make about %.4g requests/s, past the clock's resolution: want at most %g requests/s (a 1 µs mean gap; arrivals are kept to the ns)", rate, c.Turns.spec(), turns, rows, float64(MaxArrivalRate))
 	}
 	return nil
 }
 
-// meanTurns is the mean of the turns asked for: a lognormal's Mean held
-// to its clamp, as close as its spec tells without drawing.
+// meanTurns is the mean of the turns drawn: for a lognormal, that of its
+// rounded, clamped draws, which is not its Mean (a clamp at 1 raises it,
+// one at a max lowers it).
 func (c *SynthConfig) meanTurns() float64 {
 	switch l := c.Turns; l.Kind {
 	case LengthFixed:
@@ -297,13 +298,38 @@ func (c *SynthConfig) meanTurns() float64 {
 	case LengthUniform:
 		return (float64(l.Min) + float64(l.Max)) / 2
 	case LengthLognormal:
-		m := math.Max(l.Mean, math.Max(float64(l.Min), 1))
-		if l.Max > 0 {
-			m = math.Min(m, float64(l.Max))
-		}
-		return m
+		d := newLengthDist(l, 0)
+		return d.mean()
 	}
 	return 1
+}
+
+// exactMeanUpTo bounds the counts whose probabilities lengthDist.mean
+// sums one by one; past it, rounding shifts the mean by next to nothing
+// and the continuous lognormal stands in.
+const exactMeanUpTo = 4096
+
+// mean is the mean of a lognormal's draws: round(X) clamped to [lo, hi].
+func (d *lengthDist) mean() float64 {
+	if d.sigma == 0 {
+		return math.Min(math.Max(math.Round(math.Exp(d.mu)), d.lo), d.hi)
+	}
+	if d.hi <= d.lo { // every draw is clamped to hi
+		return d.hi
+	}
+	// P(X < x) for the lognormal X.
+	cdf := func(x float64) float64 { return 0.5 * math.Erfc(-(math.Log(x)-d.mu)/(d.sigma*math.Sqrt2)) }
+	// Draws below lo+0.5 round or clamp to lo; at or past hi-0.5, to hi.
+	m := d.lo * cdf(d.lo+0.5)
+	k := d.lo + 1
+	for ; k < d.hi && k <= exactMeanUpTo; k++ {
+		m += k * (cdf(k+0.5) - cdf(k-0.5))
+	}
+	if k < d.hi { // E[X; k-0.5 <= X < hi-0.5], the lognormal's partial mean
+		z := func(x float64) float64 { return (math.Log(x) - d.mu - d.sigma*d.sigma) / (d.sigma * math.Sqrt2) }
+		m += math.Exp(d.mu+d.sigma*d.sigma/2) * 0.5 * (math.Erfc(z(k-0.5)) - math.Erfc(z(d.hi-0.5)))
+	}
+	return m + d.hi*(1-cdf(d.hi-0.5))
 }
 
 // longestDrawnPrompt is the most tokens a prompt can be drawn with,

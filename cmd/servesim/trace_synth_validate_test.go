@@ -116,7 +116,7 @@ func TestSynthTurnsErrorsEchoTheSpec(t *testing.T) {
 		{[]string{"--turns", "fixed:0", "--think-time", "1"}, "synth: --turns: a session has at least 1 turn, got fixed:0"},
 		{[]string{"--turns", "uniform:0:4", "--think-time", "1"}, "synth: --turns: a session has at least 1 turn, got uniform:0:4"},
 		{[]string{"--turns", "fixed:1000", "--think-time", "1", "--rate", "1e4"}, "synth: --rate: 10000 sessions/s of fixed:1000 turns (1000 on average)"},
-		{[]string{"--turns", "lognormal:500:1:2:1000", "--think-time", "1", "--rate", "1e4"}, "of lognormal:500:1:2:1000 turns (500 on average)"},
+		{[]string{"--turns", "lognormal:500:1:2:1000", "--think-time", "1", "--rate", "1e4"}, "of lognormal:500:1:2:1000 turns (436.6 on average)"},
 	} {
 		_, code, err := runCode(t, append(append([]string{"trace", "synth"}, tc.args...), out)...)
 		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
