@@ -388,9 +388,9 @@ func (c *SynthConfig) validateRows() error {
 	n, field, ok := c.rows()
 	if !ok {
 		if c.PromptLengths != nil {
-			return fieldErr(field, "%d prompt lengths × %d repeats and %d warm-up rows overflow the row count", len(c.PromptLengths), c.Repeats, c.Warmup)
+			return fieldErrWith(field, []string{"PromptLengths", "Warmup"}, "%d × %d lengths of PromptLengths and Warmup %d overflow the row count", c.Repeats, len(c.PromptLengths), c.Warmup)
 		}
-		return fieldErr(field, "%d requests and %d warm-up rows overflow the row count", c.Requests, c.Warmup)
+		return fieldErrWith(field, []string{"Warmup"}, "%d and Warmup %d overflow the row count", c.Requests, c.Warmup)
 	}
 	if c.Arrival.Curve != nil {
 		return c.validateCurveRows(n)
@@ -421,6 +421,12 @@ func (c *SynthConfig) validateRows() error {
 // count, which it returns too (for FieldError.With): a span too long for
 // the clock is the rate's fault first, the count's second.
 func (c *SynthConfig) rowsDesc(n int) (string, []string) {
+	if c.Warmup > 0 { // warm-up rows take their share of the span: name them
+		if c.PromptLengths != nil {
+			return fmt.Sprintf("%d rows (%d lengths of PromptLengths × Repeats %d + Warmup %d)", n, len(c.PromptLengths), c.Repeats, c.Warmup), []string{"PromptLengths", "Repeats", "Warmup"}
+		}
+		return fmt.Sprintf("%d rows (Requests %d + Warmup %d)", n, c.Requests, c.Warmup), []string{"Requests", "Warmup"}
+	}
 	if c.PromptLengths != nil {
 		return fmt.Sprintf("%d rows (%d PromptLengths × %d Repeats, warm-up included)", n, len(c.PromptLengths), c.Repeats), []string{"PromptLengths", "Repeats"}
 	}
