@@ -642,6 +642,7 @@ type synth struct {
 	pending          *session
 	startErr         error // why no session opens any more
 	opened           int
+	endedByClock     int // sessions whose next turn fell past the clock
 	turns            lengthDist
 	turnDraws, think *rand.Rand
 }
@@ -745,6 +746,10 @@ func (g *synth) pastClock(k int, field, cause string) error {
 		// which a caller spells "--turns fixed:2".
 		rows += " in sessions of Turns " + g.c.Turns.spec()
 		with = append(with, "Turns")
+		if g.endedByClock > 0 { // those cut short left more rows to later sessions
+			rows += fmt.Sprintf("; %d sessions ended before their last turn, the next past the clock at ThinkTime %v s", g.endedByClock, g.c.ThinkTime)
+			with = append(with, "ThinkTime")
+		}
 	}
 	return fieldErrWith(field, with, "the arrivals drawn run past the 2^32 s a trace's clock holds at %s: %s for %s", what, cause, rows)
 }
@@ -889,7 +894,8 @@ func (g *synth) emitTurn(s *session, prompt int32) {
 	// In float: a long gap's ns would overflow int64.
 	next := float64(s.next) + math.Round(g.think.ExpFloat64()*c.ThinkTime*1e9)
 	if next > maxSeconds*1e9 {
-		return // past the trace's clock: the session ends
+		g.endedByClock++ // past the trace's clock: the session ends
+		return
 	}
 	s.next = int64(next)
 	heap.Push(&g.open, s)
