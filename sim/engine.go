@@ -293,8 +293,12 @@ type engine struct {
 	lock       bool
 	// closedLoop: every arrival cuts a decode stretch, even one no
 	// arrival could join, since a rejected arrival frees its client to
-	// issue the next request at once.
+	// issue the next request at once. Set for session waiting too.
 	closedLoop bool
+	// trackEnds: each request of a session that completes or is refused
+	// is listed in ends, for session waiting to release its next turn.
+	trackEnds bool
+	ends      []turnEnd
 	// With lock: sequence slots free, and those the step that just ended
 	// freed (handed out as the next step forms).
 	slotsFree, slotsFreed int
@@ -409,13 +413,21 @@ func (e *engine) advanceTo(ctx context.Context, t int64) error {
 
 // add hands e a request arriving at r.Arrival (copied; r may be reused).
 // The caller has advanced e to r.Arrival. idx identifies the request in
-// the decision log and orders ties; it must increase from call to call.
+// the decision log and its row, and orders ties; it must increase from
+// call to call, except under session waiting (addAt).
 func (e *engine) add(r *traces.Request, idx int64) error {
-	if e.now < r.Arrival { // idle: the clock jumps to the arrival
+	return e.addAt(r, idx, r.Arrival)
+}
+
+// addAt is add for a request that reaches e at arrival, not at the
+// r.Arrival its row keeps: a held turn of a session. Its idx is its input
+// index, so held turns are handed over out of input order.
+func (e *engine) addAt(r *traces.Request, idx, arrival int64) error {
+	if e.now < arrival { // idle: the clock jumps to the arrival
 		e.m.kvAt(e.now, e.bm.used())
-		e.now, e.frac = r.Arrival, 0
+		e.now, e.frac = arrival, 0
 	}
-	s := e.newSeq(r, idx)
+	s := e.newSeq(r, idx, arrival)
 	e.m.arrived(s, e.now)
 	if reason := e.rejectReason(s); reason != "" {
 		return e.reject(s, reason)
@@ -428,7 +440,7 @@ func (e *engine) add(r *traces.Request, idx int64) error {
 		// batch's stretch skipped.
 		e.handOver()
 	}
-	if (e.admitDelay > 0 || e.lock) && (e.nRunning > 0 || e.now > r.Arrival || e.arriving.len() > 0) {
+	if (e.admitDelay > 0 || e.lock) && (e.nRunning > 0 || e.now > arrival || e.arriving.len() > 0) {
 		// A busy engine takes a while to hand a new request to its
 		// scheduler; an idle one's first step includes that time.
 		s.gate = gateOut
@@ -1163,7 +1175,15 @@ func (e *engine) complete(s *seq) error {
 	e.m.finished(s)
 	e.finished++
 	e.done = append(e.done, s)
+	e.ended(s, s.last)
 	return nil
+}
+
+// ended lists s, which ended at the time at, in ends when they are tracked.
+func (e *engine) ended(s *seq, at int64) {
+	if e.trackEnds && s.req.SessionID != "" {
+		e.ends = append(e.ends, turnEnd{s.req.SessionID, at})
+	}
 }
 
 // report counts and writes the requests in done that finished by t.
@@ -1197,6 +1217,7 @@ func (e *engine) reject(s *seq, reason string) error {
 	r.Error, r.FinishReason, r.OutputText = "rejected: "+reason, "", ""
 	e.m.rejected(s)
 	e.finished++
+	e.ended(s, s.arrival) // answered at once, as it arrived
 	return e.write(s)
 }
 
@@ -1267,7 +1288,7 @@ func (c *Config) Reserved(r *traces.Request) int64 {
 	return int64(s.prompt) + int64(s.maxNew)
 }
 
-func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
+func (e *engine) newSeq(r *traces.Request, idx, arrival int64) *seq {
 	var s *seq
 	if n := len(e.pool); n > 0 {
 		s = e.pool[n-1]
@@ -1282,9 +1303,9 @@ func (e *engine) newSeq(r *traces.Request, idx int64) *seq {
 	s.hashBuf = append(s.hashBuf[:0], r.PrefixHashes...)
 	s.req.PrefixHashes = s.hashBuf
 	s.idx = idx
-	s.arrival, s.origin = r.Arrival, r.Arrival
+	s.arrival, s.origin = arrival, arrival
 	if e.closedLoop {
-		s.origin = r.ScheduledSend // runClosed sets it to the issue
+		s.origin = r.ScheduledSend // runClosed and runSessions set it to the issue
 	}
 	s.setLengths(r, e.cfg)
 	s.target = s.prompt

@@ -216,7 +216,8 @@ func (m *metrics) arrived(s *seq, now int64) {
 	}
 	m.measured.requests++
 	if m.firstArrival < 0 {
-		m.open(s.arrival, now)
+		// At its issue: a held turn's latencies start before it arrives.
+		m.open(s.origin, now)
 	}
 }
 

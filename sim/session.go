@@ -1,0 +1,264 @@
+package sim
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/servesim/servesim/traces"
+)
+
+// SessionWait holds the turns of a conversation: a row with a non-empty
+// SessionID is not sent before the previous row of its session (in input
+// order) has ended, as a live open-loop replay with session waiting sends
+// it. The first turn of a session and rows without a session keep their
+// arrival.
+type SessionWait struct {
+	// IssueGap is a live client's turnaround: a held turn reaches the
+	// engine this long after its previous turn ended, unless its own
+	// arrival is later. At most MaxIssueGap.
+	IssueGap time.Duration
+}
+
+// RunSessionWait simulates cfg over the requests of in, taken at their
+// arrivals (which must not decrease) except that a turn whose session's
+// previous turn has not ended by its arrival is held: it is issued when
+// that turn ends (completes, is rejected, or is answered at once as a
+// refused arrival) and reaches the engine wait.IssueGap later.
+//
+// Output rows (one per request, in input order, to out when it is not
+// nil) keep the trace's Arrival, so they stay in arrival order, and carry
+// in ScheduledSend when the request was issued: its arrival, or for a held
+// turn the end of its previous turn. Queue time, TTFT and E2E are measured
+// from the issue, as a live run measures them from its ScheduledSend.
+// Everything else is as in RunClosedLoop, whose engine loop this shares:
+// the Summary is returned even when err is not nil, a static policy that
+// runs out of KV memory ends the run with an *OOMError (the requests it
+// did not serve get rows marked not run, a held turn due at the later of
+// its arrival and the time the run stopped), and in and out are not
+// closed.
+func RunSessionWait(ctx context.Context, cfg Config, wait SessionWait, in traces.Reader, out traces.Writer) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if wait.IssueGap < 0 || wait.IssueGap > MaxIssueGap {
+		return nil, fmt.Errorf("sim: RunSessionWait: issue gap = %v: want in [0, %v], a client's turnaround", wait.IssueGap, MaxIssueGap)
+	}
+	if in == nil {
+		return nil, errors.New("sim: RunSessionWait: nil input reader")
+	}
+	rows := newRowOrder(out)
+	e := newEngine(&cfg, in.Meta(), rows)
+	w := &sessionWaiter{a: arrivals{in: in}, gap: int64(wait.IssueGap), sessions: map[string]*session{}}
+	err := e.runSessions(ctx, w)
+	unarrived, err := finishRun(err, rows, []*engine{e}, w.leftover(e))
+	e.m.measured.requests += unarrived
+	return e.summary(), err
+}
+
+// turn is a request read from the input and not yet handed to the
+// engine: its row (Arrival the trace's, ScheduledSend its issue once
+// issued), its input index, and when it reaches the engine.
+type turn struct {
+	req     traces.Request
+	idx     int64
+	arrival int64
+}
+
+// turnEnd is the end of a session's turn: when its request completed or
+// was refused.
+type turnEnd struct {
+	session string
+	at      int64
+}
+
+// session is what the waiter knows of one session's turns.
+type session struct {
+	open  bool    // a turn is issued and has not ended
+	endAt int64   // when its last turn ended, while none is open
+	held  []*turn // turns waiting for the open one, in input order
+}
+
+// sessionWaiter decides when each request of a session-waiting run
+// reaches the engine.
+type sessionWaiter struct {
+	a        arrivals // a.inHand: the row read last, until its arrival comes
+	readAll  bool
+	gap      int64
+	due      turnHeap // issued, not yet handed to the engine
+	sessions map[string]*session
+}
+
+// read makes sure the next input row is in hand, unless the input ended.
+func (w *sessionWaiter) read() error {
+	if w.a.inHand != nil || w.readAll {
+		return nil
+	}
+	r, err := w.a.next()
+	if err != nil {
+		return err
+	}
+	w.a.inHand = r
+	w.readAll = r == nil
+	return nil
+}
+
+// take issues the row in hand, whose arrival has come, or holds it behind
+// its session's open turn.
+func (w *sessionWaiter) take() {
+	r := w.a.inHand
+	w.a.inHand = nil
+	t := &turn{req: *r, idx: w.a.n - 1} // the reader's row is left alone
+	t.req.PrefixHashes = slices.Clone(r.PrefixHashes)
+	if r.SessionID == "" {
+		w.issue(t, -1)
+		return
+	}
+	s := w.sessions[r.SessionID]
+	switch {
+	case s == nil:
+		w.sessions[r.SessionID] = &session{open: true}
+		w.issue(t, -1)
+	case s.open:
+		s.held = append(s.held, t)
+	default:
+		s.open = true
+		w.issue(t, s.endAt)
+	}
+}
+
+// ended releases the next turn of the session whose turn ended.
+func (w *sessionWaiter) ended(end turnEnd) {
+	s := w.sessions[end.session]
+	if len(s.held) == 0 {
+		s.open, s.endAt = false, end.at
+		if end.at <= w.a.last { // every later row arrives after it ends
+			delete(w.sessions, end.session)
+		}
+		return
+	}
+	t := s.held[0]
+	s.held[0] = nil
+	s.held = s.held[1:]
+	w.issue(t, end.at)
+}
+
+// issue schedules t, whose session's previous turn ended at prevEnd (-1:
+// none): a turn still waiting at its arrival goes out when that turn
+// ends and reaches the engine one gap later.
+func (w *sessionWaiter) issue(t *turn, prevEnd int64) {
+	t.req.ScheduledSend, t.arrival = t.req.Arrival, t.req.Arrival
+	if prevEnd > t.req.Arrival {
+		t.req.ScheduledSend, t.arrival = prevEnd, prevEnd+w.gap
+	}
+	heap.Push(&w.due, t)
+}
+
+// runSessions is RunSessionWait's event loop, RunClosedLoop's with issue
+// times that come from the input and the ends of sessions' turns.
+func (e *engine) runSessions(ctx context.Context, w *sessionWaiter) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Issues depend on completions: every arrival cuts a decode stretch,
+	// and latencies start at the issue (ScheduledSend).
+	e.closedLoop = true
+	e.trackEnds = true
+	for loops := 0; ; loops++ {
+		if loops&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for _, end := range e.ends {
+			w.ended(end)
+		}
+		e.ends = e.ends[:0]
+		if err := w.read(); err != nil {
+			return err
+		}
+		// The row in hand goes first: whether its session's previous
+		// turn ended by its arrival is known once the engine got there.
+		if r := w.a.inHand; r != nil && e.next >= r.Arrival {
+			w.take()
+			continue
+		}
+		if len(w.due) > 0 && e.next >= w.due[0].arrival {
+			t := heap.Pop(&w.due).(*turn)
+			if err := e.addAt(&t.req, t.idx, t.arrival); err != nil {
+				return err
+			}
+			continue
+		}
+		if w.a.inHand == nil && len(w.due) == 0 && e.next == math.MaxInt64 { // idle with nothing waiting: done
+			return nil
+		}
+		// One iteration, cut before the next arrival.
+		t := int64(math.MaxInt64)
+		if r := w.a.inHand; r != nil {
+			t = r.Arrival
+		}
+		if len(w.due) > 0 {
+			t = min(t, w.due[0].arrival)
+		}
+		if err := e.iterate(t, math.MaxInt64); err != nil {
+			return err
+		}
+	}
+}
+
+// leftover writes a row marked not run for every request of a
+// session-waiting run stopped on e that it had not handed the engine:
+// those issued (due at their issue), those held (due at the later of
+// their arrival and the time the run stopped), and those never taken,
+// which keep their arrival. It returns the measured ones among them.
+func (w *sessionWaiter) leftover(e *engine) leftover {
+	return func(out *rowOrder, reason string) (unarrived int64, _ error) {
+		var row traces.Request
+		notRun := func(t *turn, issued int64) error {
+			if !t.req.Warmup { // never arrived, yet one of the run's requests, as its row is
+				unarrived++
+			}
+			return out.putNotRun(t.idx, &row, &t.req, issued, reason)
+		}
+		for _, t := range w.due {
+			if err := notRun(t, t.req.ScheduledSend); err != nil {
+				return 0, err
+			}
+		}
+		for _, s := range w.sessions {
+			for _, t := range s.held {
+				if err := notRun(t, max(t.req.Arrival, e.now)); err != nil {
+					return 0, err
+				}
+			}
+		}
+		rest, err := w.a.leftover(out, reason)
+		return unarrived + rest, err
+	}
+}
+
+// turnHeap orders issued turns by their arrival at the engine, then input
+// order.
+type turnHeap []*turn
+
+func (h turnHeap) Len() int { return len(h) }
+func (h turnHeap) Less(i, j int) bool {
+	if h[i].arrival != h[j].arrival {
+		return h[i].arrival < h[j].arrival
+	}
+	return h[i].idx < h[j].idx
+}
+func (h turnHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *turnHeap) Push(x any)   { *h = append(*h, x.(*turn)) }
+func (h *turnHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return t
+}
