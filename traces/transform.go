@@ -323,14 +323,15 @@ func shiftTimes(r *Request, d int64) {
 }
 
 // runKeys are Extra keys that describe the run which measured a trace (a
-// simulated plan and its step model, profile, catalog and closed loop),
-// besides the replay.* and proxy.* settings of a live one.
-var runKeys = []string{"plan", "step_model", "profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap"}
+// simulated plan and its step model, profile, catalog, closed loop and
+// session waiting), besides the replay.* and proxy.* settings of a live
+// one.
+var runKeys = []string{"plan", "step_model", "profile", "profile_sha256", "catalog_sha256", "closed_loop", "closed_loop_gap", "session_wait"}
 
 // IsRunKey says whether Extra key k describes the run which measured a
 // trace: a live one's replay.* and proxy.* settings, or a simulated one's
-// plan, step model, profile, catalog and closed loop. A trace made from
-// it keeps such a key under an input_ name.
+// plan, step model, profile, catalog, closed loop and session waiting.
+// A trace made from it keeps such a key under an input_ name.
 func IsRunKey(k string) bool {
 	return strings.HasPrefix(k, "replay.") || strings.HasPrefix(k, "proxy.") || slices.Contains(runKeys, k)
 }

@@ -53,7 +53,8 @@ func simulateCommand() *cli.Command {
 			&cli.Float64Flag{Name: "knee-p99-pct", DefaultText: "the spec's, else 50", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this %"},
 			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's (with --sweep: in every config); plans must run on the profile's device"},
 			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},
-			&cli.DurationFlag{Name: "closed-loop-gap", Value: time.Millisecond, Usage: "with --closed-loop: a client's next request reaches the engine this long after its previous one ends (its latencies count from that end), and requests issued at one instant arrive this far apart (live clients never send together, and an idle engine starts its step with the first to arrive); at most 1m"},
+			&cli.BoolFlag{Name: "session-wait", Usage: "hold a row with a session_id until the previous row of its session has ended (finished or refused), like a live record --session-wait run; rows keep their arrival otherwise"},
+			&cli.DurationFlag{Name: "closed-loop-gap", Value: time.Millisecond, Usage: "with --closed-loop: a client's next request reaches the engine this long after its previous one ends (its latencies count from that end), and requests issued at one instant arrive this far apart (live clients never send together, and an idle engine starts its step with the first to arrive); with --session-wait: a held turn reaches the engine this long after its previous turn ends (its latencies count from that end); at most 1m"},
 		},
 		Action: runSimulate,
 	}
@@ -92,8 +93,11 @@ func runSimulate(c *cli.Context) error {
 			return usageErrorf("simulate: --%s needs --sweep", f)
 		}
 	}
-	if c.IsSet("closed-loop-gap") && !c.IsSet("closed-loop") {
-		return usageErrorf("simulate: --closed-loop-gap needs --closed-loop")
+	if c.IsSet("closed-loop-gap") && !c.IsSet("closed-loop") && !c.Bool("session-wait") {
+		return usageErrorf("simulate: --closed-loop-gap needs --closed-loop or --session-wait")
+	}
+	if c.IsSet("closed-loop") && c.Bool("session-wait") {
+		return usageErrorf("simulate: --session-wait does not combine with --closed-loop: a closed loop ignores the arrivals that sessions' turns wait from")
 	}
 	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
 		return usageErrorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
@@ -141,8 +145,8 @@ func runSimulate(c *cli.Context) error {
 	// Every plan is checked before any runs: a bad one later in the list
 	// must not leave the earlier plans' outputs without a summary.
 	for i, p := range plans {
-		if r := resolved[i]; r.Plan.Clustered() && (c.String("decisions") != "" || c.IsSet("closed-loop")) {
-			return usageErrorf("%s: [cluster] %s: --decisions and --closed-loop simulate one replica; they are not supported with a cluster plan", p.src, r.Plan.ClusterLabel())
+		if r := resolved[i]; r.Plan.Clustered() && (c.String("decisions") != "" || c.IsSet("closed-loop") || c.Bool("session-wait")) {
+			return usageErrorf("%s: [cluster] %s: --decisions, --closed-loop and --session-wait simulate one replica; they are not supported with a cluster plan", p.src, r.Plan.ClusterLabel())
 		}
 		if err := checkPlan(resolved[i], opt); err != nil {
 			return fmt.Errorf("%s: %w", p.src, err)
@@ -247,12 +251,18 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 		// Assigns the named result: a failed run leaves no log.
 		defer func() { err = stagedWritten(finishAtomic(f, err)) }()
 	}
-	var loop *sim.ClosedLoop
+	var (
+		loop *sim.ClosedLoop
+		wait *sim.SessionWait
+	)
 	if n := c.Int("closed-loop"); n > 0 {
 		loop = &sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}
 	}
+	if c.Bool("session-wait") {
+		wait = &sim.SessionWait{IssueGap: c.Duration("closed-loop-gap")}
+	}
 	// The summary identifies the run as its trace does, written or not.
-	meta := resultMeta(in.Meta(), r, opt, prof, catalogSHA256, loop)
+	meta := resultMeta(in.Meta(), r, opt, prof, catalogSHA256, loop, wait)
 	defer func() {
 		if res != nil {
 			res.SetMeta(meta)
@@ -268,9 +278,12 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 			return nil, err
 		}
 	}
-	if n := c.Int("closed-loop"); n > 0 {
-		res, err = simulateClosed(c.Context, p.name, r, sim.ClosedLoop{Clients: n, IssueGap: c.Duration("closed-loop-gap")}, in, w, opt)
-	} else {
+	switch {
+	case loop != nil:
+		res, err = simulateClosed(c.Context, p.name, r, *loop, in, w, opt)
+	case wait != nil:
+		res, err = simulateSessionWait(c.Context, p.name, r, *wait, in, w, opt)
+	default:
 		res, err = r.Simulate(c.Context, p.name, in, w, opt)
 	}
 	if err == nil {
@@ -354,8 +367,9 @@ func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
 
 // resultMeta is the metadata of a simulated trace (plan.ResultMeta), with
 // the profile it came from (nil: none), the --catalog file's sha256 (""
-// for none) and the closed loop (nil: arrivals as the trace gives them).
-func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profileStep, catalogSHA256 string, loop *sim.ClosedLoop) traces.Meta {
+// for none), the closed loop and the session waiting (nil: arrivals as
+// the trace gives them).
+func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profileStep, catalogSHA256 string, loop *sim.ClosedLoop, wait *sim.SessionWait) traces.Meta {
 	stepModel := opt.StepModel
 	if opt.Step == nil {
 		stepModel = "roofline prior (uncalibrated)"
@@ -368,6 +382,9 @@ func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profil
 	if loop != nil {
 		meta.Set("closed_loop", strconv.Itoa(loop.Clients))
 		meta.Set("closed_loop_gap", loop.IssueGap.String())
+	}
+	if wait != nil { // the turnaround of a held turn
+		meta.Set("session_wait", wait.IssueGap.String())
 	}
 	return meta
 }

@@ -166,7 +166,7 @@ func sameDir(a, b string) bool {
 
 // runSweep is `simulate --sweep SPEC`.
 func runSweep(c *cli.Context) error {
-	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop", "closed-loop-gap"} {
+	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop", "closed-loop-gap", "session-wait"} {
 		if c.IsSet(f) {
 			return usageErrorf("simulate: --%s does not combine with --sweep", f)
 		}

@@ -149,6 +149,7 @@ func TestSimulateSweepFlagChecks(t *testing.T) {
 		{[]string{"simulate", "--sweep", smallSweep, "--top", "2"}, "--top writes OUT/candidates.json: it needs --out"},
 		{[]string{"simulate", "--sweep", smallSweep, "--closed-loop-gap", "50ms"}, "--closed-loop-gap does not combine"},
 		{[]string{"simulate", "--closed-loop-gap", "50ms"}, "--closed-loop-gap needs --closed-loop"},
+		{[]string{"simulate", "--sweep", smallSweep, "--session-wait"}, "--session-wait does not combine"},
 		{[]string{"simulate", "-q"}, "--quiet needs --sweep"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
