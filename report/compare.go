@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/traces"
@@ -389,28 +390,63 @@ func ThresholdPct(threshold float64) string {
 // inputDifferences says how a and b ran different inputs, as far as their
 // metadata tells: requests from other input files, or the same files
 // sliced, scaled, spread or imported otherwise, or fewer of their requests
-// served, whose latencies and throughput measure another workload. (Another model or device is what a
-// comparison of configs is for.)
+// served, whose latencies and throughput measure another workload; and
+// how their replays treated those requests otherwise (replayDifferences).
+// (Another model or device is what a comparison of configs is for.)
 func inputDifferences(a, b *Run) []string {
+	var ds []string
+	if d := traceDifference(a, b); d != "" {
+		ds = append(ds, d)
+	}
+	return append(ds, replayDifferences(a, b)...)
+}
+
+// traceDifference says how a and b were fed different requests; "" when
+// they were not, or their metadata does not tell.
+func traceDifference(a, b *Run) string {
 	if len(a.InputSums) > 0 && len(b.InputSums) > 0 {
 		if !traces.SameInputs(a.InputSums, b.InputSums) {
-			return []string{"were fed different input traces (their checksums differ)"}
+			return "were fed different input traces (their checksums differ)"
 		}
 		if a.InputWorkload != nil && b.InputWorkload != nil && !maps.Equal(a.InputWorkload, b.InputWorkload) {
-			return []string{fmt.Sprintf("were fed the same input files made into other workloads (A: %s; B: %s)",
-				workloadString(a.InputWorkload), workloadString(b.InputWorkload))}
+			return fmt.Sprintf("were fed the same input files made into other workloads (A: %s; B: %s)",
+				workloadString(a.InputWorkload), workloadString(b.InputWorkload))
 		}
 		// A replay stopped early writes only the rows it sent: the same
 		// input then ran as a shorter workload, which no checksum tells.
 		// (Runs of unknown input, proxy captures, may differ in count.)
 		if na, nb := a.Metrics.Requests, b.Metrics.Requests; na > 0 && nb > 0 && na != nb {
-			return []string{fmt.Sprintf("served different numbers of requests from the same input (A: %d; B: %d)", na, nb)}
+			return fmt.Sprintf("served different numbers of requests from the same input (A: %d; B: %d)", na, nb)
 		}
 	}
 	if a.SweepTrace != "" && b.SweepTrace != "" && a.SweepTrace != b.SweepTrace {
-		return []string{"were swept over different traces (their sha256 differ)"}
+		return "were swept over different traces (their sha256 differ)"
 	}
-	return nil
+	return ""
+}
+
+// replayDifferences says which settings of two live replays change what
+// their figures measure of the same requests.
+func replayDifferences(a, b *Run) []string {
+	var ds []string
+	if a.Timeout != "" && b.Timeout != "" && !sameDuration(a.Timeout, b.Timeout) {
+		// a shorter timeout fails the slowest requests: its latency tail
+		// is cut there, and its P99 reads better than the engine served
+		ds = append(ds, fmt.Sprintf("ran with different per-request timeouts (A: %s; B: %s; "+
+			"a shorter one fails the slowest requests and cuts the latency tail)", a.Timeout, b.Timeout))
+	}
+	return ds
+}
+
+// sameDuration says whether two recorded durations are equal: 1m0s is
+// 60s. Either one that does not parse is compared as written.
+func sameDuration(a, b string) bool {
+	da, errA := time.ParseDuration(a)
+	db, errB := time.ParseDuration(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return da == db
 }
 
 // workloadString lists a traces.Workload as key=value, sorted.

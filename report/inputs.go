@@ -58,6 +58,9 @@ type Run struct {
 	// (replay.concurrency, "0" for none): a send that finds every slot
 	// taken waits; "" unknown.
 	InFlightCap string
+	// Timeout is a live replay's per-request timeout (replay.timeout): a
+	// request slower than it failed; "" unknown.
+	Timeout string
 	// SweepTrace is the sha256 of the trace a sweep row was simulated on
 	// (the results' metadata); "" for other runs, or unknown.
 	SweepTrace string
@@ -495,7 +498,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
 		InputWorkload: traces.Workload(meta), Arrival: meta.Extra["replay.arrival"],
-		InFlightCap: meta.Extra["replay.concurrency"],
+		InFlightCap: meta.Extra["replay.concurrency"], Timeout: meta.Extra["replay.timeout"],
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"
