@@ -168,13 +168,15 @@ func isRate(series string) bool {
 // schedule: the same input files, made into the same workload (time scale
 // included), all of whose requests were sent at their scheduled times or
 // held back by the same in-flight cap (a different cap holds back other
-// sends, so the runs did not share their sends' times).
+// sends, so the runs did not share their sends' times) and the same
+// session wait (one that holds a session's turns sends them later).
 // Their throughputs then share the arrivals' randomness, which the slices'
 // bootstrap resamples as if drawn afresh: its interval is several times
 // too wide (±20% at 200 requests) and would hide an engine's real loss,
 // so their throughput is gated by the threshold alone.
 func sameSchedule(a, b *Run) bool {
 	return a.Arrival == "open" && b.Arrival == "open" && a.InFlightCap == b.InFlightCap &&
+		a.SessionWait == b.SessionWait &&
 		len(a.InputSums) > 0 && len(b.InputSums) > 0 && traces.SameInputs(a.InputSums, b.InputSums) &&
 		a.InputWorkload != nil && b.InputWorkload != nil && maps.Equal(a.InputWorkload, b.InputWorkload) &&
 		a.Metrics.Requests > 0 && a.Metrics.Requests == b.Metrics.Requests
@@ -434,6 +436,15 @@ func replayDifferences(a, b *Run) []string {
 		// is cut there, and its P99 reads better than the engine served
 		ds = append(ds, fmt.Sprintf("ran with different per-request timeouts (A: %s; B: %s; "+
 			"a shorter one fails the slowest requests and cuts the latency tail)", a.Timeout, b.Timeout))
+	}
+	// Only a live replay (replay.arrival) says whether it held turns.
+	if a.Arrival != "" && b.Arrival != "" && a.SessionWait != b.SessionWait {
+		side := "B"
+		if a.SessionWait {
+			side = "A"
+		}
+		ds = append(ds, fmt.Sprintf("ran with session wait only in %s (it held each session's next turn "+
+			"until the previous one ended)", side))
 	}
 	return ds
 }

@@ -58,6 +58,10 @@ type Run struct {
 	// (replay.concurrency, "0" for none): a send that finds every slot
 	// taken waits; "" unknown.
 	InFlightCap string
+	// SessionWait says a live replay held each session's next turn until
+	// its previous one ended (replay.session_wait; a recording without
+	// the key held none): its sends followed the engine, not the schedule.
+	SessionWait bool
 	// Timeout is a live replay's per-request timeout (replay.timeout): a
 	// request slower than it failed; "" unknown.
 	Timeout string
@@ -499,6 +503,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
 		InputWorkload: traces.Workload(meta), Arrival: meta.Extra["replay.arrival"],
 		InFlightCap: meta.Extra["replay.concurrency"], Timeout: meta.Extra["replay.timeout"],
+		SessionWait: meta.Extra["replay.session_wait"] == "true",
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"
