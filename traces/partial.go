@@ -29,9 +29,35 @@ func openPartial(path string) (Reader, error) {
 	if err := r.Err(); err != nil {
 		return nil, err // it names the file
 	}
+	observeHeld(len(rows))
 	slices.SortStableFunc(rows, func(a, b *Request) int { return cmp.Compare(a.Arrival, b.Arrival) })
 	cut := r.(interface{ Truncated() bool }).Truncated()
 	return &rowsReader{meta: r.Meta(), rows: rows, i: -1, cutShort: cut}, nil
+}
+
+// observeHeld is told how many rows a partial stream's conversion holds
+// in memory at once, each time that may have grown; tests set it.
+var observeHeld = func(held int) {}
+
+// openPartialStream reads a recording's partial stream in arrival order,
+// as openPartial does; truncated says, once the read is done, whether its
+// last message was cut short. A proxy's stream (proxy.status=partial),
+// whose ids number its arrivals, is streamed (ArrivalOrder); any other
+// (record's, whose ids are its input's) is held in memory to be sorted.
+func openPartialStream(path string) (r Reader, truncated func() bool, err error) {
+	r, err = OpenTolerant(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Meta().Extra["proxy.status"] != "partial" {
+		r.Close()
+		r, err = openPartial(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, func() bool { return r.(*rowsReader).cutShort }, nil
+	}
+	return ArrivalOrder(r, path), r.(interface{ Truncated() bool }).Truncated, nil
 }
 
 // ErrCutShort marks the failure to read a partial stream whose last

@@ -63,13 +63,15 @@ func ConvertPartial(ctx context.Context, in, out string) (rows int, cutShort boo
 		n, err := convertFrom(ctx, Open, in, out)
 		return n, false, err
 	}
-	var partial *rowsReader
+	cut := func() bool { return false }
 	n, err := convertFrom(ctx, func(path string) (Reader, error) {
-		r, err := openPartial(path)
-		partial, _ = r.(*rowsReader)
+		r, truncated, err := openPartialStream(path)
+		if err == nil {
+			cut = truncated
+		}
 		return r, err
 	}, in, out)
-	return n, partial != nil && partial.cutShort, err
+	return n, cut(), err
 }
 
 func convertFrom(ctx context.Context, open func(string) (Reader, error), in, out string) (int, error) {
