@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -1118,7 +1117,7 @@ func (p *Proxy) closePrompts(traceWritten, rowsKept bool) error {
 // in arrival order, and removes src on success. A row's ID is its
 // arrival's sequence number, and every arrival has its row (Close converts
 // no stream a failed write left short): only the rows that finished ahead
-// of an earlier arrival still running are held in memory.
+// of an earlier arrival still running are held in memory (ArrivalOrder).
 func convert(src, dst string) error {
 	r, err := traces.Open(src)
 	if err != nil {
@@ -1131,7 +1130,7 @@ func convert(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := copyInArrivalOrder(w, r, src); err != nil {
+	if _, err := traces.Copy(context.Background(), w, traces.ArrivalOrder(r, src)); err != nil {
 		w.Abort()
 		return err
 	}
@@ -1142,43 +1141,6 @@ func convert(src, dst string) error {
 		return err
 	}
 	return errors.Join(err, os.Remove(src))
-}
-
-// copyInArrivalOrder writes r's rows, which are in completion order, to w
-// in arrival (ID) order. src names r in errors.
-func copyInArrivalOrder(w traces.Writer, r traces.Reader, src string) error {
-	held := map[int64]*traces.Request{}
-	var next int64 // the next arrival to write
-	// n counts rows from 1, as the traces' readers do.
-	for n := 1; r.Next(); n++ {
-		row := r.At()
-		seq, err := strconv.ParseInt(row.ID, 10, 64)
-		if err != nil || seq < next || held[seq] != nil {
-			return fmt.Errorf("%s: row %d: id %q: want the arrival's sequence number, each once", src, n, row.ID)
-		}
-		if seq != next {
-			held[seq] = row.Clone()
-			continue
-		}
-		if err := w.Write(row); err != nil {
-			return err
-		}
-		for next++; held[next] != nil; next++ {
-			if err := w.Write(held[next]); err != nil {
-				return err
-			}
-			delete(held, next)
-		}
-	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	for _, seq := range slices.Sorted(maps.Keys(held)) {
-		if err := w.Write(held[seq]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // tapTransport stamps ActualSend and taps the response body of recorded

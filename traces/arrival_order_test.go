@@ -1,23 +1,22 @@
-package proxy
+package traces
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/servesim/servesim/traces"
 )
 
-// stage writes rows of the given ids, in that order, as a staging stream.
-func stage(t *testing.T, ids ...string) string {
+// stageIDs writes rows of the given ids, in that order, as a staging stream.
+func stageIDs(t *testing.T, ids ...string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "run.parquet"+traces.PartialSuffix)
-	w, err := traces.Create(path, traces.Meta{})
+	path := filepath.Join(t.TempDir(), "run.parquet"+PartialSuffix)
+	w, err := Create(path, Meta{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, id := range ids {
-		var row traces.Request
+		var row Request
 		row.Reset()
 		row.ID, row.Arrival, row.PromptTokens, row.OutputTokens = id, int64(i), 1, 1
 		if err := w.Write(&row); err != nil {
@@ -33,25 +32,25 @@ func stage(t *testing.T, ids ...string) string {
 // copyIDs converts the staging stream of ids and gives the ids written.
 func copyIDs(t *testing.T, ids ...string) ([]string, error) {
 	t.Helper()
-	src := stage(t, ids...)
-	r, err := traces.Open(src)
+	src := stageIDs(t, ids...)
+	r, err := Open(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	dst := filepath.Join(t.TempDir(), "out.jsonl")
-	w, err := traces.Create(dst, r.Meta())
+	w, err := Create(dst, r.Meta())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := copyInArrivalOrder(w, r, src); err != nil {
+	if _, err := Copy(context.Background(), w, ArrivalOrder(r, src)); err != nil {
 		w.Abort()
 		return nil, err
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, rows, err := traces.ReadAll(dst)
+	_, rows, err := ReadAll(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +64,7 @@ func copyIDs(t *testing.T, ids ...string) ([]string, error) {
 // Rows staged in completion order come out in arrival order; a row a
 // failed write never staged (3) leaves the later ones held to the end,
 // still in order.
-func TestCopyInArrivalOrderAcrossAGap(t *testing.T) {
+func TestArrivalOrderAcrossAGap(t *testing.T) {
 	got, err := copyIDs(t, "2", "0", "5", "4", "1")
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +77,7 @@ func TestCopyInArrivalOrderAcrossAGap(t *testing.T) {
 // A staging stream whose ids are not each arrival's once is refused,
 // naming the file, the row (counted from 1, as the traces' readers count)
 // and the id.
-func TestCopyInArrivalOrderRefusesBadIDs(t *testing.T) {
+func TestArrivalOrderRefusesBadIDs(t *testing.T) {
 	for _, tc := range []struct {
 		ids  []string
 		want string
@@ -89,7 +88,7 @@ func TestCopyInArrivalOrderRefusesBadIDs(t *testing.T) {
 		{[]string{"-1"}, `row 1: id "-1"`},
 	} {
 		_, err := copyIDs(t, tc.ids...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), traces.PartialSuffix) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), PartialSuffix) {
 			t.Errorf("ids %v: error %v, want one naming the staging stream and %s", tc.ids, err, tc.want)
 		}
 	}
