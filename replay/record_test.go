@@ -238,16 +238,10 @@ func TestKillMidRun(t *testing.T) {
 	r.Close()
 }
 
+// countRows is how many whole rows the stream at path holds so far; a stream
+// not yet created or not yet readable counts as none.
 func countRows(path string) int {
-	r, err := traces.OpenTolerant(path)
-	if err != nil {
-		return 0
-	}
-	defer r.Close()
-	n := 0
-	for r.Next() {
-		n++
-	}
+	n, _ := traces.CountTolerant(path)
 	return n
 }
 

@@ -120,16 +120,10 @@ func TestRecordKilled(t *testing.T) {
 	}
 }
 
+// countPartial is how many whole rows the stream at path holds so far; a stream
+// not yet created or not yet readable counts as none.
 func countPartial(path string) int {
-	r, err := traces.OpenTolerant(path)
-	if err != nil {
-		return 0
-	}
-	defer r.Close()
-	n := 0
-	for r.Next() {
-		n++
-	}
+	n, _ := traces.CountTolerant(path)
 	return n
 }
 
