@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"html/template"
 	"io"
 )
@@ -89,10 +88,3 @@ Plots drawn with gonum/plot; text in Liberation fonts (SIL Open Font License) wh
 </body>
 </html>
 `))
-
-// renderHTML is WriteHTML into a byte slice.
-func renderHTML(d *Doc) ([]byte, error) {
-	var b bytes.Buffer
-	err := WriteHTML(&b, d)
-	return b.Bytes(), err
-}

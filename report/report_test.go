@@ -205,3 +205,10 @@ type titled string
 
 func (s titled) Title() string                 { return string(s) }
 func (titled) Blocks(*Inputs) ([]Block, error) { return []Block{&Text{"x"}}, nil }
+
+// renderHTML is WriteHTML into a byte slice.
+func renderHTML(d *Doc) ([]byte, error) {
+	var b bytes.Buffer
+	err := WriteHTML(&b, d)
+	return b.Bytes(), err
+}
