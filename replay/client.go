@@ -261,16 +261,12 @@ func (x *choiceIndex) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// decodeChunk decodes data with go-json into cs, for what scanChunk gives
+// decodeJSON decodes data with go-json into cs, for what scanChunk gives
 // up on: it returns the problem with a chunk that is not a content or
 // usage chunk, and writes the text to keep (if keep is not nil). n is the
-// chunk's place among the stream's data events (from 1), as in the raw body.
-func decodeChunk(data []byte, cs *chunkScan, n int, keep *strings.Builder) string {
-	return decodeJSON(data, cs, n, keep, false)
-}
-
-// decodeJSON is decodeChunk; valid says data is already known to be
-// strictly valid JSON (scanChunk took it).
+// chunk's place among the stream's data events (from 1), as in the raw
+// body; valid says data is already known to be strictly valid JSON
+// (scanChunk took it).
 func decodeJSON(data []byte, cs *chunkScan, n int, keep *strings.Builder, valid bool) (problem string) {
 	var ch wireChunk
 	// goccy/go-json: ~3× less CPU per chunk, but it skips an unknown key's
