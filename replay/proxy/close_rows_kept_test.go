@@ -90,14 +90,9 @@ func TestCloseFailureKeepingNoRowLeavesNoStagingFile(t *testing.T) {
 
 func stagingRows(t *testing.T, path string) int {
 	t.Helper()
-	rd, err := traces.OpenTolerant(path)
+	n, err := traces.CountTolerant(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer rd.Close()
-	n := 0
-	for rd.Next() {
-		n++
 	}
 	return n
 }

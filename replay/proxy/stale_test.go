@@ -48,13 +48,7 @@ func TestKilledSessionLeavesStaging(t *testing.T) {
 			staging := stagingPath(r.out)
 			n := 0
 			for deadline := time.Now().Add(5 * time.Second); n != 1 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-				rd, err := traces.OpenTolerant(staging)
-				if err != nil {
-					continue
-				}
-				for n = 0; rd.Next(); n++ {
-				}
-				rd.Close()
+				n, _ = traces.CountTolerant(staging) // not there yet: none
 			}
 			if n != 1 {
 				t.Fatalf("%d rows readable at %s before Close, want 1", n, staging)
