@@ -192,14 +192,7 @@ func (p *Plan) atLine(key string, err error) error {
 
 // Parse decodes and validates a plan.
 func Parse(data []byte) (*Plan, error) {
-	p, err := Decode(data)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return parse(data, false)
 }
 
 // ParseStored parses a plan a results file stored, for display only: a
@@ -208,7 +201,12 @@ func Parse(data []byte) (*Plan, error) {
 // to run again goes through Parse, which refuses it (see
 // LacksPrefixCaching).
 func ParseStored(data []byte) (*Plan, error) {
-	p, err := decode(data, true)
+	return parse(data, true)
+}
+
+// parse is Parse; stored lets batch.prefix_caching be missing (see decode).
+func parse(data []byte, stored bool) (*Plan, error) {
+	p, err := decode(data, stored)
 	if err != nil {
 		return nil, err
 	}
