@@ -326,7 +326,8 @@ func resimulate(ctx context.Context, res *Result, opt Options, suffix string, no
 		if err != nil {
 			return nil, err
 		}
-		src := simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256, profile: path, prof: prof, catalogSHA256: opt.CatalogSHA256}
+		src := simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256, profile: path, prof: prof, catalogSHA256: opt.CatalogSHA256,
+			wait: opt.SessionWait} // sessions' turns held as the runs held them
 		if path != "" {
 			if src.profileSHA256, err = calibrate.FileSHA256(path); err != nil {
 				return nil, err

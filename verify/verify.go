@@ -108,6 +108,12 @@ type Options struct {
 	// on (NVML indices or UUIDs): only they are sampled, so that their
 	// energy compares with the plan's devices' on a host with more.
 	GPUDevices telemetry.DeviceSelection
+	// SessionWait, when not nil, holds a row with a session_id until the
+	// previous row of its session has ended, live (replay.Config's
+	// SessionWait) and in the prediction (sim.RunSessionWait with its
+	// turnaround): the two must wait alike to compare. nil sends every
+	// row at its arrival; Replay.SessionWait is then refused.
+	SessionWait *sim.SessionWait
 	// Repeat measures each candidate this many times (0 or 1: once), each
 	// on a freshly started engine when Engine is set, and compares the
 	// prediction with the mean; the rows then carry the range the runs
@@ -134,6 +140,7 @@ type simSource struct {
 	profile, profileSHA256 string
 	prof                   *calibrate.Profile // its power fit prices the predicted energy
 	catalogSHA256          string
+	wait                   *sim.SessionWait // nil: every row at its arrival
 }
 
 // Result is everything a verification found: verify.json, and the value
@@ -146,7 +153,11 @@ type Result struct {
 	Input       string    `json:"input"` // the sliced trace every candidate replayed
 	InputSHA256 string    `json:"input_sha256"`
 	Slice       string    `json:"slice"`
-	Requests    int       `json:"requests"` // measured: the slice's warm-up rows left out
+	// SessionWait is the turnaround of a held session turn when sessions'
+	// turns waited for their previous turns (live and predicted); "" when
+	// every row was sent at its arrival.
+	SessionWait string `json:"session_wait,omitempty"`
+	Requests    int    `json:"requests"` // measured: the slice's warm-up rows left out
 	// SpecSHA256 and SweepTraceSHA256 identify the sweep the candidates
 	// came from.
 	SpecSHA256       string `json:"spec_sha256"`
@@ -306,6 +317,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		Profile: opt.ProfilePath, CatalogSHA256: opt.CatalogSHA256, BaseURL: urlshow.String(opt.Replay.BaseURL), Model: opt.Replay.Model, Tolerances: opt.Tolerances,
 		Candidates: []CandidateResult{}, MedianAbsError: Errors{},
 	}
+	if opt.SessionWait != nil {
+		res.SessionWait = opt.SessionWait.IssueGap.String()
+	}
 	if opt.Engine != nil {
 		// A copy: the caller's spec is left as given.
 		spec := *opt.Engine
@@ -339,7 +353,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	opt.source = simSource{toolVersion: opt.Replay.ToolVersion, input: res.Input, inputSHA256: res.InputSHA256,
-		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256, prof: opt.Profile, catalogSHA256: opt.CatalogSHA256}
+		profile: opt.ProfilePath, profileSHA256: res.ProfileSHA256, prof: opt.Profile, catalogSHA256: opt.CatalogSHA256,
+		wait: opt.SessionWait}
 	cfg := opt.replayConfig(res.Input)
 	if cfg.Salt == 0 {
 		cfg.Salt = rand.Uint64() | 1 // one salt: every candidate gets the same prompts
@@ -420,6 +435,8 @@ func (opt *Options) replayConfig(input string) replay.Config {
 	cfg := opt.Replay
 	cfg.Arrival, cfg.Temperature, cfg.KeepText, cfg.Repeat, cfg.Trace = replay.Open, 0, true, 1, input
 	cfg.TimeScale = 1
+	// As the prediction holds sessions' turns, or not.
+	cfg.SessionWait = opt.SessionWait != nil
 	if cfg.FlushEvery == 0 {
 		cfg.FlushEvery = 500 * time.Millisecond
 	}
@@ -441,6 +458,14 @@ func (opt *Options) Validate() error {
 	}
 	if opt.Repeat < 0 || opt.Repeat > replay.MaxRepeat {
 		errs = append(errs, fmt.Errorf("verify: repeat %d: want 1 to %d (0 = once)", opt.Repeat, replay.MaxRepeat))
+	}
+	if opt.Replay.SessionWait && opt.SessionWait == nil {
+		// Turns held live would be compared with a prediction that sends
+		// them at their arrivals.
+		errs = append(errs, errors.New("verify: Replay.SessionWait: the re-simulation would not hold sessions' turns; set Options.SessionWait, which holds them in both"))
+	}
+	if w := opt.SessionWait; w != nil && (w.IssueGap < 0 || w.IssueGap > sim.MaxIssueGap) {
+		errs = append(errs, fmt.Errorf("verify: session wait turnaround %v: want in [0, %v], a client's turnaround", w.IssueGap, sim.MaxIssueGap))
 	}
 	if n := opt.Replay.Concurrency; n != 0 {
 		// Requests held at the client would be compared with a prediction
@@ -704,7 +729,7 @@ func measure(ctx context.Context, opt *Options, cfg *replay.Config, timeScale fl
 		}
 		return fail(StatusReplay, "warm-up: %v", err)
 	}
-	tm, err := replay.Calibrate(ctx, *cfg)
+	tm, err := replay.Calibrate(ctx, probeConfig(*cfg))
 	if err != nil {
 		return warmupFailed(err)
 	}
@@ -871,6 +896,9 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if !traces.IsConversion(in.Meta()) {
 		meta.SetChecksum(filepath.Base(src.input), traces.SHA256Checksum(src.inputSHA256))
 	}
+	if src.wait != nil { // as simulate --session-wait records it: the turnaround
+		meta.Set("session_wait", src.wait.IssueGap.String())
+	}
 	w, err := traces.Create(simPath, meta)
 	if err != nil {
 		return nil, "", err
@@ -880,7 +908,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if step != nil {
 		po.Step = step
 	}
-	res, err := r.Simulate(ctx, name, scaled, w, po)
+	res, err := simulateRun(ctx, r, name, scaled, w, po, src.wait)
 	if err == nil {
 		err = scaled.Err()
 	}
@@ -921,6 +949,25 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 		m.JPerOutTok = sec(s.EnergyJoules / float64(s.OutputTokens))
 	}
 	return m, res.Outcome, closeErr
+}
+
+// simulateRun is r.Simulate, or with wait not nil, the same run with
+// sessions' turns held until their previous turns end
+// (sim.RunSessionWait): a static batch out of memory is its outcome.
+func simulateRun(ctx context.Context, r *plan.Resolved, name string, in traces.Reader, out traces.Writer, po plan.Options, wait *sim.SessionWait) (*plan.Result, error) {
+	if wait == nil {
+		return r.Simulate(ctx, name, in, out, po)
+	}
+	sum, err := sim.RunSessionWait(ctx, r.SimConfig(po), *wait, in, out)
+	res := &plan.Result{Name: name, Plan: r.Plan, Summary: sum, Outcome: "ok"}
+	var oom *sim.OOMError
+	switch {
+	case errors.As(err, &oom):
+		res.Outcome = oom.Error()
+	case err != nil:
+		return nil, err
+	}
+	return res, nil
 }
 
 // writeSlice writes the slice of trace, but for rows failed in the source,

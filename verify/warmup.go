@@ -31,6 +31,7 @@ func warmupTokens(k Knobs, s sliceTokens) int {
 // refuses, longer than it takes, is only logged; an error is a failure of
 // the run as a whole.
 func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) error {
+	cfg = probeConfig(cfg)
 	cfg.SaveRaw = ""
 	rows, _, err := calibrate.WarmupRun(long).Send(ctx, cfg, rand.Uint64()|1)
 	if err != nil {
@@ -42,6 +43,14 @@ func warmUp(ctx context.Context, cfg replay.Config, long int, log io.Writer) err
 		}
 	}
 	return nil
+}
+
+// probeConfig is cfg for the requests sent before the measured replay
+// (text-model probes, warm-up): they run as a closed loop, which holds
+// no sessions' turns (SessionWait is the open loop's).
+func probeConfig(cfg replay.Config) replay.Config {
+	cfg.SessionWait = false
+	return cfg
 }
 
 // sliceTokens is what the slice's requests hold, prompt and output.

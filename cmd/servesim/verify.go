@@ -25,6 +25,7 @@ import (
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/replay"
 	"github.com/servesim/servesim/replay/telemetry"
+	"github.com/servesim/servesim/sim"
 	"github.com/servesim/servesim/sim/sweep"
 	"github.com/servesim/servesim/traces"
 	"github.com/servesim/servesim/verify"
@@ -77,6 +78,8 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "refit", Usage: "fold the verification runs into the profile and save it (needs --profile); also report each run's step bias and the errors re-simulated with the refit (OUT/rankNN.refit.sim.parquet) and at each engine's measured decode speed (rankNN.speed.sim.parquet)"},
 			&cli.StringFlag{Name: "refit-out", Usage: "with --refit: the new profile (default: PROFILE without .json + .refit.json)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each candidate N times (at most 1000), each on a freshly started engine: compare the prediction with the mean and show the runs' range"},
+			&cli.BoolFlag{Name: "session-wait", Usage: "hold a row with a session_id until the previous row of its session has ended, in the live replay (as record --session-wait) and in the prediction (as simulate --session-wait)"},
+			&cli.DurationFlag{Name: "session-wait-gap", Value: time.Millisecond, Usage: "with --session-wait: the prediction's held turn reaches the engine this long after its previous turn ends (a live client's turnaround, as simulate's --closed-loop-gap); at most 1m"},
 			&cli.Uint64Flag{Name: "prompt-salt", DefaultText: "random", Usage: "seed mixed into prompt text, the same for every candidate; 0 draws one at random, as no flag does"},
 			&cli.BoolFlag{Name: "json", Usage: "print verify.json instead of the table (its paths from the current directory)"},
 			&cli.BoolFlag{Name: "gpu", Usage: "sample local NVIDIA GPUs through NVML during each replay (OUT/rankNN.gpu.csv): measured energy per output token"},
@@ -116,6 +119,10 @@ func runVerify(c *cli.Context) error {
 	if d := c.Duration("health-timeout"); d <= 0 {
 		return cli.Exit(fmt.Sprintf("verify: --health-timeout %v: want > 0", d), 2)
 	}
+	wait, err := sessionWaitFlags(c)
+	if err != nil {
+		return err
+	}
 	slice, err := parseSlice(c.String("slice"))
 	if err != nil {
 		return cli.Exit(err, 2)
@@ -132,7 +139,7 @@ func runVerify(c *cli.Context) error {
 		Trace: c.String("trace"), Slice: slice, Replay: cfg, Out: c.String("out"),
 		Tolerances: verify.Tolerances{Throughput: c.Float64("tol-throughput"), TTFT: c.Float64("tol-ttft"),
 			TPOT: c.Float64("tol-tpot"), P99: c.Float64("tol-p99"), Cost: c.Float64("tol-cost")},
-		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter, Repeat: c.Int("repeat"),
+		Catalog: model.DefaultCatalog(), Log: c.App.ErrWriter, Repeat: c.Int("repeat"), SessionWait: wait,
 	}
 	if err := opt.Validate(); err != nil {
 		return cli.Exit(flagErrors("verify", verifyFlags, err), 2)
@@ -314,6 +321,21 @@ func runVerify(c *cli.Context) error {
 		return fmt.Errorf("verify: %w%s", runErr, toleranceNote(res))
 	}
 	return withNotSynced(verifyOutcome(res), runErr)
+}
+
+// sessionWaitFlags is the session waiting --session-wait and
+// --session-wait-gap ask for; nil without --session-wait.
+func sessionWaitFlags(c *cli.Context) (*sim.SessionWait, error) {
+	if !c.Bool("session-wait") {
+		if c.IsSet("session-wait-gap") {
+			return nil, usageErrorf("verify: --session-wait-gap needs --session-wait")
+		}
+		return nil, nil
+	}
+	if g := c.Duration("session-wait-gap"); g < 0 || g > sim.MaxIssueGap {
+		return nil, usageErrorf("verify: --session-wait-gap %v: want in [0s, %v], a client's turnaround", g, sim.MaxIssueGap)
+	}
+	return &sim.SessionWait{IssueGap: c.Duration("session-wait-gap")}, nil
 }
 
 // withNotSynced is a completed verify's exit outcome with notSynced, the
