@@ -433,6 +433,12 @@ type AnalyzeOptions struct {
 	// Linear fits c0 + cp·prefill + cd·decode instead of the dense curve
 	// of the step's tokens (FitSettings.Curve). Ignored when Fit is set.
 	Linear bool
+	// Collinearity and Confidence are the fit's collinearity threshold and
+	// confidence level (FitSettings); 0 means DefaultCollinearity and
+	// DefaultConfidence. A refit takes them from the profile's method.
+	// Ignored when Fit is set.
+	Collinearity float64
+	Confidence   float64
 	// Without holds the terms it marks at 0 (status off), to compare
 	// models by their held-out error. Applied on top of Fit.
 	Without [NumTerms]bool
@@ -806,7 +812,7 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	// use, so the resident terms replace the per-sequence attention terms:
 	// with both, the fit can trade one for the other (ca and ck against
 	// crp and cr) and interpolates prompt lengths outside the plan badly.
-	fs := FitSettings{Curve: !opt.Linear, Relative: opt.Relative}
+	fs := FitSettings{Curve: !opt.Linear, Relative: opt.Relative, Collinearity: opt.Collinearity, Confidence: opt.Confidence}
 	fs.Off[TermPrefillResident] = cache == nil
 	fs.Off[TermDecodeResident] = cache == nil
 	fs.Off[TermResident] = cache == nil

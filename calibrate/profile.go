@@ -102,7 +102,8 @@ const (
 
 // Options are the AnalyzeOptions that fit the same way.
 func (m *FitMethod) Options() (AnalyzeOptions, error) {
-	o := AnalyzeOptions{HeldOutK: m.HeldOutFolds, Window: m.Window, Relative: m.Relative, NoTrim: m.NoTrim, Linear: m.Linear}
+	o := AnalyzeOptions{HeldOutK: m.HeldOutFolds, Window: m.Window, Relative: m.Relative, NoTrim: m.NoTrim, Linear: m.Linear,
+		Collinearity: m.Collinearity, Confidence: m.Confidence}
 	for _, name := range m.Without {
 		t, err := ParseTerm(name)
 		if err != nil {
