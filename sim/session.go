@@ -15,8 +15,8 @@ import (
 // SessionWait holds the turns of a conversation: a row with a non-empty
 // SessionID is not sent before the previous row of its session (in input
 // order) has ended, as a live open-loop replay with session waiting sends
-// it. The first turn of a session and rows without a session keep their
-// arrival.
+// it. The first turn of a session, rows without a session and rows the
+// source trace marks failed (never sent live) keep their arrival.
 type SessionWait struct {
 	// IssueGap is a live client's turnaround: a held turn reaches the
 	// engine this long after its previous turn ended, unless its own
@@ -114,7 +114,7 @@ func (w *sessionWaiter) take() {
 	w.a.inHand = nil
 	t := &turn{req: *r, idx: w.a.n - 1} // the reader's row is left alone
 	t.req.PrefixHashes = slices.Clone(r.PrefixHashes)
-	if r.SessionID == "" {
+	if !inChain(r) {
 		w.issue(t, -1)
 		return
 	}
@@ -129,6 +129,13 @@ func (w *sessionWaiter) take() {
 		s.open = true
 		w.issue(t, s.endAt)
 	}
+}
+
+// inChain says whether r is one of its session's turns that wait for
+// each other: a row the source trace marks failed is never sent live, so
+// it keeps its arrival and holds no later turn.
+func inChain(r *traces.Request) bool {
+	return r.SessionID != "" && !r.SourceFailed
 }
 
 // ended releases the next turn of the session whose turn ended.

@@ -161,3 +161,23 @@ func TestSessionWaitOOMWritesHeldTurns(t *testing.T) {
 		t.Errorf("summary: %d requests, %d completed, want 6, 2", sum.Requests, sum.Completed)
 	}
 }
+
+// A turn the source trace marks failed is never sent live: it keeps its
+// arrival, and the next turn waits for the turn before it, not for it.
+func TestSessionWaitSourceFailedTurnNotInChain(t *testing.T) {
+	cfg := serialTestConfig(t) // 42 ms a request
+	failed := inSession(req("failed", 5, 10, 3), "s1")
+	failed.SourceFailed = true
+	reqs := []*traces.Request{
+		inSession(req("a", 0, 10, 3), "s1"),
+		failed,
+		inSession(req("c", 10, 10, 3), "s1"), // a ends at 42 ms: issued then
+	}
+	_, w := runSessionWait(t, cfg, SessionWait{IssueGap: 1e6}, reqs)
+	if f := w.byID["failed"]; f.Error == "" || f.ScheduledSend != 5e6 {
+		t.Errorf("failed: error %q, sent %d, want refused, sent at its arrival (5 ms)", f.Error, f.ScheduledSend)
+	}
+	if c := w.byID["c"]; c.ScheduledSend != 42e6 || c.FirstToken != 63e6 {
+		t.Errorf("c: sent %d first %d, want 42 ms (a's end), 63 ms", c.ScheduledSend, c.FirstToken)
+	}
+}
