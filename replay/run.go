@@ -237,9 +237,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		if cfg.Concurrency > 0 {
 			sem = make(chan struct{}, cfg.Concurrency)
 		}
-		var turns sessionTurns
+		var turns *sessionTurns
 		if cfg.SessionWait {
-			turns = sessionTurns{}
+			turns = newSessionTurns()
 		}
 		var start time.Time
 		// sendHeld sends j, due at due, once the previous turn of its
@@ -379,18 +379,47 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 // sessionTurns maps each session to the end of its latest turn sent
 // (SessionWait): a channel closed once that turn's request has ended. nil
 // holds no session.
-type sessionTurns map[string]chan struct{}
+type sessionTurns struct {
+	last map[string]chan struct{}
+	// sweepAt: once last holds this many sessions, those whose latest
+	// turn has ended are dropped (a next turn of theirs waits for
+	// nothing), so the map keeps the sessions in flight, not every
+	// session of the run.
+	sweepAt int
+}
+
+// minSessionSweep is the fewest sessions kept before a sweep.
+const minSessionSweep = 1024
+
+func newSessionTurns() *sessionTurns {
+	return &sessionTurns{last: map[string]chan struct{}{}, sweepAt: minSessionSweep}
+}
 
 // next makes the channel of the session's turn now due, ended, and returns
 // it with the previous turn's end (nil for a session's first turn). A row
 // of no session, or a nil sessionTurns, gets neither.
-func (t sessionTurns) next(session string) (prev, ended chan struct{}) {
+func (t *sessionTurns) next(session string) (prev, ended chan struct{}) {
 	if t == nil || session == "" {
 		return nil, nil
 	}
-	prev, ended = t[session], make(chan struct{})
-	t[session] = ended
+	prev, ended = t.last[session], make(chan struct{})
+	t.last[session] = ended
+	if len(t.last) >= t.sweepAt {
+		t.sweep()
+	}
 	return prev, ended
+}
+
+// sweep drops the sessions whose latest turn has ended. The next sweep
+// waits for the map to double what is left, so sweeping costs a constant
+// time per turn however many sessions stay in flight.
+func (t *sessionTurns) sweep() {
+	for session, ended := range t.last {
+		if isClosed(ended) {
+			delete(t.last, session)
+		}
+	}
+	t.sweepAt = max(minSessionSweep, 2*len(t.last))
 }
 
 func isClosed(ch chan struct{}) bool {

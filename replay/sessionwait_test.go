@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,5 +170,28 @@ func TestSessionWaitRepeatAndWarmup(t *testing.T) {
 			t.Errorf("run %d: replay.session_wait %q, held %d: want true and the measured turn held", k,
 				meta.Extra["replay.session_wait"], sums[k-1].SessionHeld)
 		}
+	}
+}
+
+// Sessions whose latest turn has ended are let go: a run of many short
+// conversations keeps only those still in flight.
+func TestSessionTurnsForgetEndedSessions(t *testing.T) {
+	turns := newSessionTurns()
+	for i := range 100_000 {
+		prev, ended := turns.next(fmt.Sprint("s", i))
+		if prev != nil {
+			t.Fatalf("session %d: a first turn waits for a previous one", i)
+		}
+		close(ended)
+	}
+	inFlight, _ := turns.next("open")
+	if inFlight != nil {
+		t.Fatal("a new session's first turn waits for a previous one")
+	}
+	if n := len(turns.last); n > 4096 {
+		t.Errorf("%d sessions kept after 100000 ended, want at most 4096", n)
+	}
+	if prev, _ := turns.next("open"); prev == nil || isClosed(prev) {
+		t.Error("the turn after an open one does not wait for it")
 	}
 }
