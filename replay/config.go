@@ -101,7 +101,8 @@ type Config struct {
 	// SessionWait (open loop) holds a row with a session_id until the
 	// previous row of its session, in trace order, has ended (finished,
 	// failed or timed out): no user sends turn k+1 before turn k's reply,
-	// however much slower the engine is than the trace's producer.
+	// however much slower the engine is than the trace's producer. A row
+	// the source trace marks failed is never sent, so no turn waits for it.
 	SessionWait bool `json:"session_wait" toml:"session_wait"`
 	// ToolVersion is the servesim version, for the output's metadata; not
 	// a setting.

@@ -53,7 +53,7 @@ func simulateCommand() *cli.Command {
 			&cli.Float64Flag{Name: "knee-p99-pct", DefaultText: "the spec's, else 50", Usage: "with --sweep: …and P99 TTFT or E2E grows more than this %"},
 			&cli.StringFlag{Name: "profile", Usage: "calibrated profile (servesim calibrate): its coefficients replace the roofline prior, its measured KV capacity the catalog's (with --sweep: in every config); plans must run on the profile's device"},
 			&cli.IntFlag{Name: "closed-loop", Usage: "simulate N clients that each send the next request when the previous one finishes (arrival times ignored), like a live closed-loop run"},
-			&cli.BoolFlag{Name: "session-wait", Usage: "hold a row with a session_id until the previous row of its session has ended (finished or refused), like a live record --session-wait run; rows keep their arrival otherwise"},
+			&cli.BoolFlag{Name: "session-wait", Usage: "hold a row with a session_id until the previous row of its session has ended (finished or refused), like a live record --session-wait run; rows keep their arrival otherwise, and a row the source trace marks failed neither waits nor is waited for"},
 			&cli.DurationFlag{Name: "closed-loop-gap", Value: time.Millisecond, Usage: "with --closed-loop: a client's next request reaches the engine this long after its previous one ends (its latencies count from that end), and requests issued at one instant arrive this far apart (live clients never send together, and an idle engine starts its step with the first to arrive); with --session-wait: a held turn reaches the engine this long after its previous turn ends (its latencies count from that end); at most 1m"},
 		},
 		Action: runSimulate,
