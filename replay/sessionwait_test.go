@@ -195,3 +195,27 @@ func TestSessionTurnsForgetEndedSessions(t *testing.T) {
 		t.Error("the turn after an open one does not wait for it")
 	}
 }
+
+// A turn the source trace marks failed is written unsent at its due time,
+// as the simulator keeps it, and the next turn waits for the turn before
+// it, not for it.
+func TestSessionWaitSourceFailedTurnNotWaitedFor(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 60 * time.Millisecond})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	cfg.SessionWait = true
+	in := sessionRows()
+	in[2].SessionID, in[2].Arrival = "a", int64(5*time.Millisecond)
+	in[1], in[2] = in[2], in[1] // turn 1, the failed turn, turn 3
+	in[1].SourceFailed = true
+	_, out := runRows(t, cfg, in)
+	first, failed, third := out[0], out[1], out[2]
+	if failed.ScheduledSend != int64(5*time.Millisecond) || failed.ActualSend != traces.Missing {
+		t.Errorf("failed turn scheduled %v, sent %v: want written unsent at 5ms",
+			time.Duration(failed.ScheduledSend), time.Duration(failed.ActualSend))
+	}
+	if third.ScheduledSend < first.LastToken || third.ActualSend-third.ScheduledSend > int64(10*time.Millisecond) {
+		t.Errorf("turn 3 scheduled %v, sent %v: want it held until turn 1 ended at %v",
+			time.Duration(third.ScheduledSend), time.Duration(third.ActualSend), time.Duration(first.LastToken))
+	}
+}
