@@ -643,6 +643,7 @@ type synth struct {
 	startErr         error // why no session opens any more
 	opened           int
 	endedByClock     int // sessions whose next turn fell past the clock
+	endedByContext   int // sessions whose next prompt passed DefaultMaxTokens
 	turns            lengthDist
 	turnDraws, think *rand.Rand
 }
@@ -750,6 +751,10 @@ func (g *synth) pastClock(k int, field, cause string) error {
 			rows += fmt.Sprintf("; %d sessions ended before their last turn, the next past the clock at ThinkTime %v s", g.endedByClock, g.c.ThinkTime)
 			with = append(with, "ThinkTime")
 		}
+		if g.endedByContext > 0 { // as are those whose history filled the context
+			rows += fmt.Sprintf("; %d sessions ended before their last turn, their next prompt past %d tokens at Prompt %s and Output %s", g.endedByContext, DefaultMaxTokens, g.c.Prompt.spec(), g.c.Output.spec())
+			with = append(with, "Prompt", "Output")
+		}
 	}
 	return fieldErrWith(field, with, "the arrivals drawn run past the 2^32 s a trace's clock holds at %s: %s for %s", what, cause, rows)
 }
@@ -829,7 +834,8 @@ func (g *synth) nextTurn() bool {
 			prompt += int64(c.PrefixTokens)
 		}
 		if prompt > DefaultMaxTokens {
-			continue // the conversation fills the context: it ends
+			g.endedByContext++ // the conversation fills the context: it ends
+			continue
 		}
 		g.emitTurn(s, int32(prompt))
 		return true
