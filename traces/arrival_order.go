@@ -15,7 +15,8 @@ import (
 // running are held in memory; those behind an arrival the stream lacks
 // (cut short by a kill, or never written after a failed write) are held
 // to the end and follow in sequence. Rows of one arrival time keep their
-// completion order, as a stable sort by arrival would give.
+// completion order, as a stable sort by arrival would give. A read error
+// (an interrupt, with r from WithContext) ends the rows given there.
 func ArrivalOrder(r Reader, name string) Reader {
 	return &arrivalReader{Reader: r, name: name, held: map[int64]positioned{}}
 }
@@ -83,6 +84,10 @@ func (a *arrivalReader) pull() bool {
 		return false
 	}
 	if !a.Reader.Next() {
+		if err := a.Reader.Err(); err != nil { // a read cut off gives no held row
+			a.err = err
+			return false
+		}
 		a.done = true
 		for _, seq := range slices.Sorted(maps.Keys(a.held)) {
 			a.ready = append(a.ready, a.held[seq])

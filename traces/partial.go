@@ -2,6 +2,7 @@ package traces
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -44,7 +45,9 @@ var observeHeld = func(held int) {}
 // last message was cut short. A proxy's stream (proxy.status=partial),
 // whose ids number its arrivals, is streamed (ArrivalOrder); any other
 // (record's, whose ids are its input's) is held in memory to be sorted.
-func openPartialStream(path string) (r Reader, truncated func() bool, err error) {
+// Reading the proxy's stops once ctx is done, though rows are held ahead
+// of a missing arrival and none is given meanwhile.
+func openPartialStream(ctx context.Context, path string) (r Reader, truncated func() bool, err error) {
 	r, err = OpenTolerant(path)
 	if err != nil {
 		return nil, nil, err
@@ -57,7 +60,7 @@ func openPartialStream(path string) (r Reader, truncated func() bool, err error)
 		}
 		return r, func() bool { return r.(*rowsReader).cutShort }, nil
 	}
-	return ArrivalOrder(r, path), r.(interface{ Truncated() bool }).Truncated, nil
+	return ArrivalOrder(WithContext(ctx, r), path), r.(interface{ Truncated() bool }).Truncated, nil
 }
 
 // ErrCutShort marks the failure to read a partial stream whose last

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -106,5 +107,36 @@ func TestArrivalOrderIsTheStableSort(t *testing.T) {
 	}
 	if want := "0 2 1 5 4 "; got != want {
 		t.Errorf("ids %q; want %q", got, want)
+	}
+}
+
+// An interrupt stops the conversion of a proxy's staging stream while
+// it reads ahead of an arrival still missing, not once every row behind
+// it has been read and held: here the first arrival finished last.
+func TestConvertProxyStagingStopsWhileHolding(t *testing.T) {
+	const n, cancelAt = 5000, 100
+	seqs := make([]int64, 0, n)
+	for i := int64(1); i < n; i++ {
+		seqs = append(seqs, i)
+	}
+	seqs = append(seqs, 0)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "run.parquet"+PartialSuffix)
+	stageProxyRows(t, in, seqs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pulls := 0
+	defer func(old func(int)) { observeHeld = old }(observeHeld)
+	observeHeld = func(int) {
+		if pulls++; pulls == cancelAt {
+			cancel()
+		}
+	}
+	_, err := Convert(ctx, in, filepath.Join(dir, "run.parquet"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("convert: %v; want it interrupted", err)
+	}
+	if pulls > cancelAt+ctxCheckRows {
+		t.Errorf("read %d rows, interrupted at row %d; want at most %d more read", pulls, cancelAt, ctxCheckRows)
 	}
 }

@@ -65,7 +65,7 @@ func ConvertPartial(ctx context.Context, in, out string) (rows int, cutShort boo
 	}
 	cut := func() bool { return false }
 	n, err := convertFrom(ctx, func(path string) (Reader, error) {
-		r, truncated, err := openPartialStream(path)
+		r, truncated, err := openPartialStream(ctx, path)
 		if err == nil {
 			cut = truncated
 		}
