@@ -152,7 +152,11 @@ func setIntervals(cs []Change, a, b *Run) {
 		if len(at) == 0 {
 			continue
 		}
-		ivs := changeIntervals(xa, xb, stats, pairedRequests(a, b, series), rng)
+		pa, pb, paired := pairedSeries(a, b, series)
+		if paired {
+			xa, xb = pa, pb
+		}
+		ivs := changeIntervals(xa, xb, stats, paired, rng)
 		for j, i := range at {
 			cs[i].Lo, cs[i].Hi, cs[i].noChange = ivs[j].lo, ivs[j].hi, ivs[j].noChange
 		}
@@ -182,18 +186,42 @@ func sameSchedule(a, b *Run) bool {
 		a.Metrics.Requests > 0 && a.Metrics.Requests == b.Metrics.Requests
 }
 
-// pairedRequests says whether a's and b's latencies of series pair up
-// request by request: two replays of one schedule (sameSchedule) whose
-// values, in arrival order, are of the same requests. A request slow in
-// one is then slow in the other (a long prompt, a burst of arrivals), and
-// resampling each run on its own would count that spread as chance
-// between them: its interval would be several times too wide.
-func pairedRequests(a, b *Run, series string) bool {
+// pairedSeries is a's and b's latencies of series, in arrival order,
+// one request's at each place, over the requests that either served with
+// that latency (NaN in the run that did not), and true, when the runs
+// are two replays of one schedule (sameSchedule) of the same requests.
+// A request slow in one is then slow in the other (a long prompt, a burst
+// of arrivals), and resampling each run on its own would count that
+// spread as chance between them: its interval would be several times too
+// wide. A request that one run failed is missing from that run's
+// statistic but still drawn with the pairs (changeIntervals), so that one
+// timeout does not make the replays unrelated. nil and false otherwise.
+func pairedSeries(a, b *Run, series string) (xa, xb []float64, ok bool) {
 	if !sameSchedule(a, b) || a.Lat == nil || b.Lat == nil || a.Lat.ByArrival == nil || b.Lat.ByArrival == nil {
-		return false
+		return nil, nil, false
 	}
-	ida, idb := a.Lat.ByArrival.ids[series], b.Lat.ByArrival.ids[series]
-	return len(ida) > 0 && slices.Equal(ida, idb)
+	la, lb := a.Lat.ByArrival, b.Lat.ByArrival
+	ra, rb := la.rows[series], lb.rows[series]
+	if len(ra) == 0 || len(rb) == 0 || !slices.Equal(la.ids, lb.ids) {
+		return nil, nil, false
+	}
+	va, vb := seriesOf(la, series), seriesOf(lb, series)
+	nan := math.NaN()
+	for i, j := 0, 0; i < len(ra) || j < len(rb); {
+		switch {
+		case j == len(rb) || i < len(ra) && ra[i] < rb[j]: // served in a only
+			xa, xb = append(xa, va[i]), append(xb, nan)
+			i++
+		case i == len(ra) || rb[j] < ra[i]: // in b only
+			xa, xb = append(xa, nan), append(xb, vb[j])
+			j++
+		default:
+			xa, xb = append(xa, va[i]), append(xb, vb[j])
+			i++
+			j++
+		}
+	}
+	return xa, xb, true
 }
 
 // markNoInterval notes why each known change of series has no interval.

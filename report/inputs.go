@@ -104,9 +104,12 @@ type Metrics struct {
 type Latencies struct {
 	TTFT, TPOT, E2E []float64
 	ByArrival       *Latencies
-	// ids are, by series (seriesOf), the request ID of each value of
-	// ByArrival, which pair two replays' requests; nil when not known.
-	ids map[string][]string
+	// rows are, by series (seriesOf), each value of ByArrival's place
+	// among the run's requests (warm-up left out), and ids every such
+	// request's ID by place: two replays' values pair up by place when
+	// their ids agree. Both nil when not known.
+	rows map[string][]int32
+	ids  []string
 }
 
 // Rates are a trace's throughput in equal slices of its window (as many
@@ -516,7 +519,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	}
 	m := &run.Metrics
 	m.Devices = deviceCount(meta.Device)
-	lat := &Latencies{ids: map[string][]string{}}
+	lat := &Latencies{rows: map[string][]int32{}}
 	var window traces.Window
 	var done []completion
 	for r.Next() {
@@ -526,6 +529,8 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 			continue
 		}
 		m.Requests++
+		place := int32(len(lat.ids))
+		lat.ids = append(lat.ids, q.ID)
 		window.Add(q)
 		if !q.Succeeded() {
 			if q.Observed() {
@@ -546,15 +551,15 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 		done = append(done, completion{at: q.LastToken, outTokens: outTokens(q), metSLO: met})
 		if v, ok := q.TTFT(); ok {
 			lat.TTFT = append(lat.TTFT, float64(v)/1e9)
-			lat.ids["TTFT"] = append(lat.ids["TTFT"], q.ID)
+			lat.rows["TTFT"] = append(lat.rows["TTFT"], place)
 		}
 		if v, ok := q.TPOT(); ok {
 			lat.TPOT = append(lat.TPOT, v/1e9)
-			lat.ids["TPOT"] = append(lat.ids["TPOT"], q.ID)
+			lat.rows["TPOT"] = append(lat.rows["TPOT"], place)
 		}
 		if v, ok := q.E2E(); ok {
 			lat.E2E = append(lat.E2E, float64(v)/1e9)
-			lat.ids["E2E"] = append(lat.ids["E2E"], q.ID)
+			lat.rows["E2E"] = append(lat.rows["E2E"], place)
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -563,8 +568,9 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	if m.Requests > 0 && m.Completed == 0 && m.Failed == 0 {
 		return nil, fmt.Errorf("%s: no observed requests (an input trace, not a run)", path)
 	}
-	lat.ByArrival = &Latencies{TTFT: slices.Clone(lat.TTFT), TPOT: slices.Clone(lat.TPOT), E2E: slices.Clone(lat.E2E), ids: lat.ids}
-	lat.ids = nil
+	lat.ByArrival = &Latencies{TTFT: slices.Clone(lat.TTFT), TPOT: slices.Clone(lat.TPOT), E2E: slices.Clone(lat.E2E),
+		rows: lat.rows, ids: lat.ids}
+	lat.rows, lat.ids = nil, nil
 	sort.Float64s(lat.TTFT)
 	sort.Float64s(lat.TPOT)
 	sort.Float64s(lat.E2E)

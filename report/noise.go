@@ -41,8 +41,10 @@ type interval struct {
 // arrival order, are resampled in circular blocks (sampleBlockLength),
 // independently of the other's, since latencies under load come in bursts
 // that independent draws would read as a run's own luck many times over.
-// When paired, a[i] and b[i] are one request's (pairedRequests), and the
-// pairs are resampled together: the same blocks, of the longer length.
+// When paired, a[i] and b[i] are one request's (pairedSeries), NaN in
+// the run that did not serve it, and the pairs are resampled together:
+// the same blocks, of the longer length, each run's statistic read from
+// the requests it served among them.
 // A sample's block length is estimated once, and each round's resamples
 // serve every statistic, so that the intervals of one series agree. An
 // interval is NaN when either sample is too small for it (minTail).
@@ -51,13 +53,14 @@ func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.R
 	var drawA, drawB []func([]int) float64
 	var used []int // the indexes in stats of drawA and drawB
 	la, lb := 0, 0
+	servedA, servedB := served(a), served(b)
 	for i, s := range stats {
 		ivs[i] = interval{lo: math.NaN(), hi: math.NaN()}
-		if !s.enough(len(a)) || !s.enough(len(b)) {
+		if !s.enough(len(servedA)) || !s.enough(len(servedB)) {
 			continue
 		}
 		if used == nil {
-			la, lb = sampleBlockLength(a), sampleBlockLength(b)
+			la, lb = sampleBlockLength(servedA), sampleBlockLength(servedB)
 			if paired {
 				la, lb = max(la, lb), max(la, lb)
 			}
@@ -89,11 +92,20 @@ func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.R
 		slices.Sort(rel[j])
 		tail := 0.025
 		if stats[i].q == 0 {
-			tail = expandedTail(min(len(a), len(b)))
+			tail = expandedTail(min(len(servedA), len(servedB)))
 		}
 		ivs[i] = interval{Quantile(rel[j], tail), Quantile(rel[j], 1-tail), holdsNoChange(rel[j], tail)}
 	}
 	return ivs
+}
+
+// served is x's values of the requests served, those that are not NaN:
+// x itself when it holds every request's.
+func served(x []float64) []float64 {
+	if !slices.ContainsFunc(x, math.IsNaN) {
+		return x
+	}
+	return slices.DeleteFunc(slices.Clone(x), math.IsNaN)
 }
 
 // holdsNoChange says whether the resampled changes rel put no change
@@ -211,9 +223,13 @@ func windowSums(x []float64, w int) []float64 {
 // meanResampler returns a function that reads the mean of the circular
 // block bootstrap resample of x whose blocks start at starts (drawStarts):
 // the sum of its blocks' sums, read from the sums of every block, so a
-// draw costs a block count, not n.
+// draw costs a block count, not n. A NaN (a request not served) is left
+// out of the resample's sum and its count.
 func meanResampler(x []float64, l int) func(starts []int) float64 {
 	bl := blocksOf(len(x), l)
+	if len(served(x)) < len(x) {
+		return servedMeanResampler(x, bl)
+	}
 	whole, part := windowSums(x, bl.l), windowSums(x, bl.last)
 	return func(starts []int) float64 {
 		sum := 0.0
@@ -222,6 +238,28 @@ func meanResampler(x []float64, l int) func(starts []int) float64 {
 		}
 		sum += part[starts[bl.count-1]]
 		return sum / float64(bl.n)
+	}
+}
+
+// servedMeanResampler is meanResampler of x holding NaNs: each block's
+// sum of the values served and their count.
+func servedMeanResampler(x []float64, bl blocks) func(starts []int) float64 {
+	vals, ones := make([]float64, len(x)), make([]float64, len(x))
+	for i, v := range x {
+		if !math.IsNaN(v) {
+			vals[i], ones[i] = v, 1
+		}
+	}
+	whole, part := windowSums(vals, bl.l), windowSums(vals, bl.last)
+	wholeN, partN := windowSums(ones, bl.l), windowSums(ones, bl.last)
+	return func(starts []int) float64 {
+		sum, n := 0.0, 0.0
+		for _, start := range starts[:bl.count-1] {
+			sum, n = sum+whole[start], n+wholeN[start]
+		}
+		last := starts[bl.count-1]
+		sum, n = sum+part[last], n+partN[last]
+		return sum / n // NaN when the resample served none
 	}
 }
 
@@ -270,13 +308,20 @@ func variance(counts []int) float64 {
 // requests ranked near the sample's quantile (the band) are gathered and
 // selected among; the others are counted per block, read from counts of
 // every block, so a draw costs the block count and the band, not n.
+// A NaN (a request not served) is left out: the quantile is of the
+// values served in the resample, ranked after every one of them.
 func quantileResampler(x []float64, l int, q float64) func(starts []int) float64 {
 	bl := blocksOf(len(x), l)
 	n := bl.n
-	k := min(max(int(math.Ceil(q*float64(n))), 1), n)
+	nServed := len(served(x))
+	k := min(max(int(math.Ceil(q*float64(nServed))), 1), nServed)
 	rank := ranks(x)
 	half := bandHalfWidth(rank, bl, k)
-	lo, hi := max(k-1-half, 0), min(k+half, n) // the band's ranks, [lo, hi)
+	if nServed < n { // a resample's k moves with its count served
+		half += bandHalfWidth(rank, bl, nServed+1)
+	}
+	lo, hi := max(k-1-half, 0), min(k+half, nServed) // the band's ranks, [lo, hi)
+	rankOf := resampleRank(rank, bl, nServed, q)
 	// The band's values in arrival order; for each position, how many of
 	// the block from it rank below the band and the index among the band's
 	// values of the first at or after it, side by side (int32, so a draw's
@@ -297,6 +342,10 @@ func quantileResampler(x []float64, l int, q float64) func(starts []int) float64
 	picked := make([]float64, 0, 2*len(band))
 	var all []float64
 	return func(starts []int) float64 {
+		rk := rankOf(starts)
+		if rk == 0 {
+			return math.NaN() // the resample served none
+		}
 		below := 0
 		picked = picked[:0]
 		for c, start := range starts {
@@ -312,7 +361,7 @@ func quantileResampler(x []float64, l int, q float64) func(starts []int) float64
 				picked = append(picked, band[:at[end-n].first]...)
 			}
 		}
-		if j := k - below; j >= 1 && j <= len(picked) {
+		if j := rk - below; j >= 1 && j <= len(picked) {
 			return kthSmallest(picked, j)
 		}
 		if all == nil {
@@ -326,7 +375,30 @@ func quantileResampler(x []float64, l int, q float64) func(starts []int) float64
 			}
 			filled += copyWrapped(all[filled:filled+w], x, start)
 		}
-		return kthSmallest(all, k)
+		if nServed < n {
+			return kthSmallest(slices.DeleteFunc(all, math.IsNaN), rk)
+		}
+		return kthSmallest(all, rk)
+	}
+}
+
+// resampleRank returns a function that reads the rank (from 1) of the
+// nearest-rank quantile q among the values served (ranked below
+// nServed) in the resample whose blocks start at starts; 0 when it
+// served none. Where every request was served it is the sample's.
+func resampleRank(rank []int, bl blocks, nServed int, q float64) func(starts []int) int {
+	rankQ := func(m int) int { return min(max(int(math.Ceil(q*float64(m))), 1), m) }
+	if nServed == bl.n {
+		k := rankQ(bl.n)
+		return func([]int) int { return k }
+	}
+	whole, part := countsBelow(rank, nServed, bl.l), countsBelow(rank, nServed, bl.last)
+	return func(starts []int) int {
+		m := part[starts[bl.count-1]]
+		for _, start := range starts[:bl.count-1] {
+			m += whole[start]
+		}
+		return rankQ(m)
 	}
 }
 
@@ -336,18 +408,31 @@ func quantileResampler(x []float64, l int, q float64) func(starts []int) float64
 type blockStart struct{ below, first int32 }
 
 // ranks is each value's place in x sorted ascending (from 0), ties by
-// position, so that every rank is held once.
+// position, so that every rank is held once; NaNs (requests not served)
+// rank after every value.
 func ranks(x []float64) []int {
 	order := make([]int, len(x))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(x[i], x[j]) })
+	slices.SortStableFunc(order, func(i, j int) int {
+		if ni, nj := math.IsNaN(x[i]), math.IsNaN(x[j]); ni || nj {
+			return cmp.Compare(b2i(ni), b2i(nj))
+		}
+		return cmp.Compare(x[i], x[j])
+	})
 	rank := make([]int, len(x))
 	for r, i := range order {
 		rank[i] = r
 	}
 	return rank
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // countsBelow is how many of the w requests from each start, wrapping,
