@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -201,3 +203,84 @@ func Benchmark10M(b *testing.B) {
 			n, el, float64(el.Nanoseconds())/float64(n), ru.Maxrss/1024, ms.HeapSys>>20, sum.Steps, sum.Stretches, sum.TTFT.P99, sum.Utilization)
 	}
 }
+
+// BenchmarkSessionWait runs a synthetic conversation trace (20,000 rows in
+// sessions of lognormal turns, 5 s mean think time) on the H100-like
+// device through RunSessionWait, and the same rows through Run, so the
+// cost of holding turns behind their session's previous one shows.
+func BenchmarkSessionWait(b *testing.B) {
+	reqs, meta := synthSessions(b, 20000)
+	cfg := DefaultConfig()
+	cfg.Step, cfg.TotalBlocks = realTimer, 20000
+	for _, mode := range []struct {
+		name string
+		run  func(ctx context.Context, in traces.Reader, out traces.Writer) (*Summary, error)
+	}{
+		{"run", func(ctx context.Context, in traces.Reader, out traces.Writer) (*Summary, error) {
+			return Run(ctx, cfg, in, out)
+		}},
+		{"sessionwait", func(ctx context.Context, in traces.Reader, out traces.Writer) (*Summary, error) {
+			return RunSessionWait(ctx, cfg, SessionWait{}, in, out)
+		}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var steps, iters, held int64
+			for b.Loop() {
+				in := newSliceReader(reqs)
+				in.meta = meta
+				w := &heldCounter{}
+				sum, err := mode.run(b.Context(), in, w)
+				if err != nil || sum.Completed+sum.Rejected != int64(len(reqs)) || w.n != int64(len(reqs)) {
+					b.Fatalf("%v, %d completed, %d rejected, %d rows", err, sum.Completed, sum.Rejected, w.n)
+				}
+				steps, iters, held = sum.Steps, sum.Steps-sum.StretchSteps+sum.Stretches, w.held
+			}
+			b.ReportMetric(float64(steps), "steps/op")
+			b.ReportMetric(float64(iters), "iterations/op")
+			b.ReportMetric(float64(held), "held/op")
+		})
+	}
+}
+
+// synthSessions draws n rows of multi-turn sessions into memory, so that
+// a benchmark times the simulator and not the synthesis.
+func synthSessions(b *testing.B, n int) ([]*traces.Request, traces.Meta) {
+	b.Helper()
+	c := traces.DefaultSynthConfig()
+	c.Requests = n
+	c.Arrival.Rate = 1.25 // sessions a second: ≈5 rows a second, as the Azure conversation trace
+	c.Prompt = traces.LengthSpec{Kind: traces.LengthLognormal, Mean: 600, CV: 1, Max: 4000}
+	c.Output = traces.LengthSpec{Kind: traces.LengthLognormal, Mean: 200, CV: 1, Max: 2000}
+	c.Turns = traces.LengthSpec{Kind: traces.LengthLognormal, Mean: 4, CV: 1, Min: 1, Max: 16}
+	c.ThinkTime = 5 // shorter than many turns take: those are held
+	in, err := traces.Synthesize(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	reqs := make([]*traces.Request, 0, n)
+	for in.Next() {
+		r := *in.At()
+		r.PrefixHashes = slices.Clone(r.PrefixHashes) // the reader reuses its row
+		reqs = append(reqs, &r)
+	}
+	if err := in.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return reqs, in.Meta()
+}
+
+// heldCounter counts rows, and the held turns among them: those issued
+// after their arrival.
+type heldCounter struct{ n, held int64 }
+
+func (w *heldCounter) Write(r *traces.Request) error {
+	w.n++
+	if r.ScheduledSend > r.Arrival {
+		w.held++
+	}
+	return nil
+}
+func (w *heldCounter) Close() error { return nil }
+func (w *heldCounter) Abort()       {}
