@@ -244,7 +244,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt"},
 			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block, at most 10000000 (0 = no hashes)"},
 			&cli.StringFlag{Name: "turns", Value: "fixed:1", Usage: "turns per session, same syntax as --prompt: each turn's prompt is the session's history plus a new --prompt message (fixed:1 = no sessions)"},
-			&cli.Float64Flag{Name: "think-time", Usage: "with --turns: mean seconds (exponential, at least 1e-6) from one turn's arrival to the next's; --rate then opens sessions"},
+			&cli.Float64Flag{Name: "think-time", Usage: "required with --turns sessions, refused without: mean seconds (exponential, at least 1e-6) from one turn's arrival to the next's; --rate then opens sessions"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := flagsFirst("synth", c.Args().Slice()); err != nil {
