@@ -273,6 +273,8 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 						return
 					}
 				}
+				// Deferred after close(ended), so it runs first: as in
+				// endTurn, the slot is free before the next turn goes.
 				defer func() { <-sem }()
 			}
 			send(start, j, c.prepare(runCtx, time.Now(), j.body))
@@ -329,12 +331,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 			go func() {
 				defer wg.Done()
 				send(start, j, cl)
-				if ended != nil {
-					close(ended)
-				}
-				if sem != nil {
-					<-sem
-				}
+				endTurn(sem, ended)
 			}()
 			// Let the sender run now, on this processor, rather than after
 			// another thread wakes up to steal it: that hand-off alone costs
@@ -501,4 +498,17 @@ func calibrate(ctx context.Context, c *client) (TextModel, error) {
 		return TextModel{}, fmt.Errorf("replay: calibrating the text model: the fit tokens = %g × bytes + %g cannot be used (%v bytes → %v tokens): %s", a, b, xs, ys, msg)
 	}
 	return tm, nil
+}
+
+// endTurn ends a sent turn's claims: it frees its concurrency slot (sem
+// nil: no cap) and only then closes ended, so the session's next turn,
+// released by it, never finds the cap full with its own predecessor.
+// ended nil: the row is of no session.
+func endTurn(sem, ended chan struct{}) {
+	if sem != nil {
+		<-sem
+	}
+	if ended != nil {
+		close(ended)
+	}
 }

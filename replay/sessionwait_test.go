@@ -219,3 +219,27 @@ func TestSessionWaitSourceFailedTurnNotWaitedFor(t *testing.T) {
 			time.Duration(third.ScheduledSend), time.Duration(third.ActualSend), time.Duration(first.LastToken))
 	}
 }
+
+// A turn frees its concurrency slot before it tells its session it has
+// ended: the next turn, released then, must find the slot free, or it
+// would count as a wait for the cap. Here the slot can be freed only once
+// the test lets it, so a turn that signals first is caught.
+func TestEndTurnFreesSlotBeforeSignalling(t *testing.T) {
+	sem := make(chan struct{}, 1) // the slot's token is taken: endTurn blocks until it can free it
+	ended := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		endTurn(sem, ended)
+	}()
+	select {
+	case <-ended:
+		t.Fatal("the turn signalled its end before it freed its slot")
+	case <-time.After(20 * time.Millisecond):
+	}
+	sem <- struct{}{} // endTurn's free goes through
+	<-done
+	if !isClosed(ended) {
+		t.Error("the turn freed its slot but never signalled its end")
+	}
+}
