@@ -92,8 +92,14 @@ func mustClient(tb testing.TB, cfg *Config) *client {
 // runRows runs rows against srv and returns the written rows in input order.
 func runRows(t *testing.T, cfg Config, in []*traces.Request) (*Summary, []*traces.Request) {
 	t.Helper()
+	return runFrom(t, cfg, &sliceReader{rows: in}, in)
+}
+
+// runFrom is runRows with the rows in read from r.
+func runFrom(t *testing.T, cfg Config, r traces.Reader, in []*traces.Request) (*Summary, []*traces.Request) {
+	t.Helper()
 	w := &memWriter{}
-	s, err := Run(t.Context(), cfg, &sliceReader{rows: in}, w)
+	s, err := Run(t.Context(), cfg, r, w)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

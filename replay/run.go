@@ -247,11 +247,11 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 		// goroutine the row gets anyway, so the loop goes on to rows of
 		// other sessions meanwhile. A held turn takes no concurrency slot
 		// while it waits.
-		sendHeld := func(j *job, due time.Time, prev, ended chan struct{}) {
+		sendHeld := func(j *job, due time.Time, prev, ended *turnEnd) {
 			defer wg.Done()
-			defer close(ended)
+			defer ended.end()
 			select {
-			case <-prev:
+			case <-prev.done:
 			case <-runCtx.Done():
 			}
 			if runCtx.Err() != nil {
@@ -273,7 +273,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 						return
 					}
 				}
-				// Deferred after close(ended), so it runs first: as in
+				// Deferred after ended.end(), so it runs first: as in
 				// endTurn, the slot is free before the next turn goes.
 				defer func() { <-sem }()
 			}
@@ -299,11 +299,22 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				break
 			}
 			prev, ended := turns.next(j.req.SessionID)
-			if prev != nil && !isClosed(prev) {
+			if prev != nil && !prev.ended() {
 				cl.cancel()
 				wg.Add(1)
 				go sendHeld(j, due, prev, ended)
 				continue
+			}
+			// The previous turn ended after this one was due, while the
+			// loop ran late: until then the session held it, as a held
+			// turn's scheduled send is when it was released. Only the
+			// rest is schedule lag.
+			if prev != nil && prev.at.After(due) {
+				j.sessionHold = prev.at.Sub(due)
+				due = prev.at
+				j.req.ScheduledSend = int64(due.Sub(start))
+				cl.cancel()
+				cl = c.prepare(runCtx, due, j.body)
 			}
 			if sem != nil {
 				select {
@@ -374,10 +385,9 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 }
 
 // sessionTurns maps each session to the end of its latest turn sent
-// (SessionWait): a channel closed once that turn's request has ended. nil
-// holds no session.
+// (SessionWait). nil holds no session.
 type sessionTurns struct {
-	last map[string]chan struct{}
+	last map[string]*turnEnd
 	// sweepAt: once last holds this many sessions, those whose latest
 	// turn has ended are dropped (a next turn of theirs waits for
 	// nothing), so the map keeps the sessions in flight, not every
@@ -389,17 +399,17 @@ type sessionTurns struct {
 const minSessionSweep = 1024
 
 func newSessionTurns() *sessionTurns {
-	return &sessionTurns{last: map[string]chan struct{}{}, sweepAt: minSessionSweep}
+	return &sessionTurns{last: map[string]*turnEnd{}, sweepAt: minSessionSweep}
 }
 
 // next makes the channel of the session's turn now due, ended, and returns
 // it with the previous turn's end (nil for a session's first turn). A row
 // of no session, or a nil sessionTurns, gets neither.
-func (t *sessionTurns) next(session string) (prev, ended chan struct{}) {
+func (t *sessionTurns) next(session string) (prev, ended *turnEnd) {
 	if t == nil || session == "" {
 		return nil, nil
 	}
-	prev, ended = t.last[session], make(chan struct{})
+	prev, ended = t.last[session], &turnEnd{done: make(chan struct{})}
 	t.last[session] = ended
 	if len(t.last) >= t.sweepAt {
 		t.sweep()
@@ -412,7 +422,7 @@ func (t *sessionTurns) next(session string) (prev, ended chan struct{}) {
 // time per turn however many sessions stay in flight.
 func (t *sessionTurns) sweep() {
 	for session, ended := range t.last {
-		if isClosed(ended) {
+		if ended.ended() {
 			delete(t.last, session)
 		}
 	}
@@ -504,11 +514,27 @@ func calibrate(ctx context.Context, c *client) (TextModel, error) {
 // nil: no cap) and only then closes ended, so the session's next turn,
 // released by it, never finds the cap full with its own predecessor.
 // ended nil: the row is of no session.
-func endTurn(sem, ended chan struct{}) {
+func endTurn(sem chan struct{}, ended *turnEnd) {
 	if sem != nil {
 		<-sem
 	}
 	if ended != nil {
-		close(ended)
+		ended.end()
 	}
 }
+
+// turnEnd is the end of a session's turn: done is closed once its request
+// has ended, at at (set before, so read it only once done is closed).
+type turnEnd struct {
+	done chan struct{}
+	at   time.Time
+}
+
+// end records that the turn has ended now.
+func (e *turnEnd) end() {
+	e.at = time.Now()
+	close(e.done)
+}
+
+// ended says whether the turn has ended (then at is set).
+func (e *turnEnd) ended() bool { return isClosed(e.done) }

@@ -182,7 +182,7 @@ func TestSessionTurnsForgetEndedSessions(t *testing.T) {
 		if prev != nil {
 			t.Fatalf("session %d: a first turn waits for a previous one", i)
 		}
-		close(ended)
+		ended.end()
 	}
 	inFlight, _ := turns.next("open")
 	if inFlight != nil {
@@ -191,7 +191,7 @@ func TestSessionTurnsForgetEndedSessions(t *testing.T) {
 	if n := len(turns.last); n > 4096 {
 		t.Errorf("%d sessions kept after 100000 ended, want at most 4096", n)
 	}
-	if prev, _ := turns.next("open"); prev == nil || isClosed(prev) {
+	if prev, _ := turns.next("open"); prev == nil || prev.ended() {
 		t.Error("the turn after an open one does not wait for it")
 	}
 }
@@ -226,20 +226,56 @@ func TestSessionWaitSourceFailedTurnNotWaitedFor(t *testing.T) {
 // the test lets it, so a turn that signals first is caught.
 func TestEndTurnFreesSlotBeforeSignalling(t *testing.T) {
 	sem := make(chan struct{}, 1) // the slot's token is taken: endTurn blocks until it can free it
-	ended := make(chan struct{})
+	ended := &turnEnd{done: make(chan struct{})}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		endTurn(sem, ended)
 	}()
 	select {
-	case <-ended:
+	case <-ended.done:
 		t.Fatal("the turn signalled its end before it freed its slot")
 	case <-time.After(20 * time.Millisecond):
 	}
 	sem <- struct{}{} // endTurn's free goes through
 	<-done
-	if !isClosed(ended) {
+	if !ended.ended() {
 		t.Error("the turn freed its slot but never signalled its end")
+	}
+}
+
+// slowReader is a sliceReader that hands over the row at index slowAt
+// only after delay: the send loop reaches it late.
+type slowReader struct {
+	sliceReader
+	slowAt int
+	delay  time.Duration
+}
+
+func (r *slowReader) Next() bool {
+	if r.i == r.slowAt {
+		time.Sleep(r.delay)
+	}
+	return r.sliceReader.Next()
+}
+
+// A turn whose previous turn ended after it was due, but before the send
+// loop, running late, reached it, was held by its session from its due
+// time to that end, as the simulator counts it: its scheduled send is the
+// later of the two, and only the rest is schedule lag.
+func TestSessionWaitLateLoopCountsHoldNotLag(t *testing.T) {
+	srv := replaytest.New(replaytest.Options{TTFT: 20 * time.Millisecond})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	cfg.SessionWait = true
+	in := sessionRows()[:2] // turn 2 due at 10 ms, turn 1 ends after 20 ms
+	s, out := runFrom(t, cfg, &slowReader{sliceReader: sliceReader{rows: in}, slowAt: 1, delay: 80 * time.Millisecond}, in)
+	first, second := out[0], out[1]
+	if second.ScheduledSend < first.LastToken || second.ScheduledSend > second.ActualSend {
+		t.Errorf("turn 2 scheduled %v, sent %v: want scheduled at turn 1's end, after %v",
+			time.Duration(second.ScheduledSend), time.Duration(second.ActualSend), time.Duration(first.LastToken))
+	}
+	if s.SessionHeld != 1 || s.SessionHoldTotal < 10*time.Millisecond {
+		t.Errorf("held %d for %v: want turn 2 held from its due time to turn 1's end", s.SessionHeld, s.SessionHoldTotal)
 	}
 }
