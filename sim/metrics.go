@@ -224,7 +224,8 @@ func (m *metrics) arrived(s *seq, now int64) {
 // issued opens the window at origin, when a closed loop's client picks
 // up r, on an engine whose clock reads now ≥ origin: a live closed loop's
 // window opens at the first scheduled send, where the latencies start,
-// not when the request reaches the engine.
+// not when the request reaches the engine. Session waiting calls it for a
+// held turn, issued at its previous turn's end.
 func (m *metrics) issued(r *traces.Request, origin, now int64) {
 	if !r.Warmup && m.firstArrival < 0 {
 		m.open(origin, now)

@@ -54,6 +54,11 @@ func RunSessionWait(ctx context.Context, cfg Config, wait SessionWait, in traces
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	w := &sessionWaiter{a: arrivals{in: in}, gap: int64(wait.IssueGap), sessions: map[string]*session{}}
+	// A held turn's latencies start at its issue, before it reaches the
+	// engine, where a row of another session may get first: the window
+	// opens at the issue. The issue is a turn's end, which the engine's
+	// clock has passed.
+	w.held = func(r *traces.Request) { e.m.issued(r, r.ScheduledSend, e.now) }
 	err := e.runSessions(ctx, w)
 	unarrived, err := finishRun(err, rows, []*engine{e}, w.leftover(e))
 	e.m.measured.requests += unarrived
@@ -91,6 +96,9 @@ type sessionWaiter struct {
 	gap      int64
 	due      turnHeap // issued, not yet handed to the engine
 	sessions map[string]*session
+	// held is told of each turn issued after its arrival, at the end of
+	// its session's previous turn.
+	held func(r *traces.Request)
 }
 
 // read makes sure the next input row is in hand, unless the input ended.
@@ -161,6 +169,7 @@ func (w *sessionWaiter) issue(t *turn, prevEnd int64) {
 	t.req.ScheduledSend, t.arrival = t.req.Arrival, t.req.Arrival
 	if prevEnd > t.req.Arrival {
 		t.req.ScheduledSend, t.arrival = prevEnd, prevEnd+w.gap
+		w.held(&t.req)
 	}
 	heap.Push(&w.due, t)
 }

@@ -181,3 +181,28 @@ func TestSessionWaitSourceFailedTurnNotInChain(t *testing.T) {
 		t.Errorf("c: sent %d first %d, want 42 ms (a's end), 63 ms", c.ScheduledSend, c.FirstToken)
 	}
 }
+
+// A held turn's latencies start at its issue, before it reaches the
+// engine: a row of another session that reaches the engine in between
+// must not open the window after that issue.
+func TestSessionWaitWindowOpensAtTheEarliestIssue(t *testing.T) {
+	cfg := serialTestConfig(t)                  // 42 ms a request
+	warm := inSession(req("w", 0, 10, 3), "s1") // ends at 42 ms
+	warm.Warmup = true
+	reqs := []*traces.Request{
+		warm,
+		inSession(req("c", 10, 10, 3), "s1"), // issued at 42 ms, arrives at 52 ms
+		req("d", 45, 10, 3),                  // reaches the engine first
+	}
+	sum, w := runSessionWait(t, cfg, SessionWait{IssueGap: 10e6}, reqs)
+	for _, r := range w.rows {
+		if !r.Warmup && r.ScheduledSend < int64(sum.FirstArrival*1e9) {
+			t.Errorf("%s issued at %d ns, before the window opens at %v s", r.ID, r.ScheduledSend, sum.FirstArrival)
+		}
+	}
+	first, last, ok := liveWindow(w.rows).Bounds()
+	if !ok || sum.FirstArrival != float64(first)/1e9 || sum.Makespan != float64(last-first)/1e9 {
+		t.Errorf("window from %v s, %v s long; the rows' live window is [%d, %d] ns (ok %v)",
+			sum.FirstArrival, sum.Makespan, first, last, ok)
+	}
+}
