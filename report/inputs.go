@@ -61,6 +61,8 @@ type Run struct {
 	// SessionWait says a live replay held each session's next turn until
 	// its previous one ended (replay.session_wait; a recording without
 	// the key held none): its sends followed the engine, not the schedule.
+	// A simulated trace that held them records its turnaround
+	// (session_wait, as simulate and verify --session-wait write it).
 	SessionWait bool
 	// Timeout is a live replay's per-request timeout (replay.timeout): a
 	// request slower than it failed; "" unknown.
@@ -506,7 +508,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
 		InputWorkload: traces.Workload(meta), Arrival: meta.Extra["replay.arrival"],
 		InFlightCap: meta.Extra["replay.concurrency"], Timeout: meta.Extra["replay.timeout"],
-		SessionWait: meta.Extra["replay.session_wait"] == "true",
+		SessionWait: meta.Extra["replay.session_wait"] == "true" || meta.Extra["session_wait"] != "",
 	}
 	if run.Kind == "" {
 		run.Kind = "unlabelled"

@@ -34,6 +34,11 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		"Error = (predicted − measured) / measured; %s outside tolerance, %s not measured.",
 		len(res.Candidates)-res.Incomplete, numfmt.Count(len(res.Candidates), "candidate"), numfmt.Count(res.Requests, "request"), res.Slice, res.StepModel,
 		numfmt.Count(res.ToleranceFailures, "metric"), numfmt.Count(res.Incomplete, "candidate"))}}
+	// the figures are of a session-waiting workload, not the slice's schedule
+	if res.SessionWait != "" {
+		blocks = append(blocks, &Text{Text: fmt.Sprintf("Live and predicted, every run held each session's next turn "+
+			"until its previous one ended (%s turnaround): requests were sent as the engine served them, not at the slice's times.", res.SessionWait)})
+	}
 	tab := &Table{Caption: "Predicted vs measured", Header: []string{"candidate", "status", "metric", "predicted", "measured", "error", "tolerance", "verdict"},
 		Numeric: []bool{false, false, false, true, true, true, true, false}}
 	for _, c := range res.Candidates {
@@ -151,10 +156,26 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 					fig.Caption += fmt.Sprintf(" No %s line: none of its %d requests completed with a %s.", r.Name, r.Metrics.Requests, m.what)
 				}
 			}
+			fig.Caption += unequalSessionWait(meas, simd)
 			blocks = append(blocks, fig)
 		}
 	}
 	return blocks, nil
+}
+
+// unequalSessionWait warns when only one of a candidate's measured and
+// simulated runs held sessions' turns (their traces' metadata): the two
+// lines are then of different workloads, whatever verify.json says.
+func unequalSessionWait(meas, simd *Run) string {
+	if meas.SessionWait == simd.SessionWait {
+		return ""
+	}
+	held, other := "measured", "simulated"
+	if simd.SessionWait {
+		held, other = other, held
+	}
+	return fmt.Sprintf(" warning: only the %s run held each session's next turn until its previous one ended; "+
+		"the %s one sent every request at its time: their workloads differ.", held, other)
 }
 
 // scatterFigure plots predicted against measured, every metric of every
