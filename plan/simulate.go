@@ -156,10 +156,6 @@ var ErrDecisionsInCluster = errors.New("decision logs are per replica: not suppo
 // and cost count every replica's devices, and Result.Pools has the pools.
 // It cannot write a decision log (ErrDecisionsInCluster).
 func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, out traces.Writer, opt Options) (*Result, error) {
-	stepModel := opt.StepModel
-	if opt.Step == nil {
-		stepModel = "roofline prior (uncalibrated)"
-	}
 	var (
 		sum   *sim.Summary
 		pools []sim.PoolSummary
@@ -177,7 +173,42 @@ func (r *Resolved) Simulate(ctx context.Context, name string, in traces.Reader, 
 	} else {
 		sum, err = sim.Run(ctx, r.SimConfig(opt), in, out)
 	}
-	res := &Result{Name: name, Plan: r.Plan, StepModel: stepModel, PowerModel: r.PowerModel(opt), Summary: sum, Outcome: "ok", Pools: pools}
+	res, err := r.simulated(name, opt, "", sum, err)
+	if err != nil {
+		return nil, err
+	}
+	res.Pools = pools
+	return res, nil
+}
+
+// SimulateClosedLoop is Simulate with a closed loop of clients
+// (sim.RunClosedLoop) instead of the trace's arrival times. It simulates
+// one replica: a cluster plan is the caller's to refuse.
+func (r *Resolved) SimulateClosedLoop(ctx context.Context, name string, loop sim.ClosedLoop, in traces.Reader, out traces.Writer, opt Options) (*Result, error) {
+	sum, err := sim.RunClosedLoop(ctx, r.SimConfig(opt), loop, in, out)
+	return r.simulated(name, opt, fmt.Sprintf("closed loop, %d clients", loop.Clients), sum, err)
+}
+
+// SimulateSessionWait is Simulate with sessions' turns held until their
+// previous turns end (sim.RunSessionWait). It simulates one replica: a
+// cluster plan is the caller's to refuse.
+func (r *Resolved) SimulateSessionWait(ctx context.Context, name string, wait sim.SessionWait, in traces.Reader, out traces.Writer, opt Options) (*Result, error) {
+	sum, err := sim.RunSessionWait(ctx, r.SimConfig(opt), wait, in, out)
+	return r.simulated(name, opt, "session wait, "+wait.IssueGap.String()+" turnaround", sum, err)
+}
+
+// simulated is the priced result of a run of r that ended with err: a
+// static batch out of memory is its outcome, any other error none. how,
+// when not "", says how the requests arrived, after the step model.
+func (r *Resolved) simulated(name string, opt Options, how string, sum *sim.Summary, err error) (*Result, error) {
+	stepModel := opt.StepModel
+	if opt.Step == nil {
+		stepModel = "roofline prior (uncalibrated)"
+	}
+	if how != "" {
+		stepModel += "; " + how
+	}
+	res := &Result{Name: name, Plan: r.Plan, StepModel: stepModel, PowerModel: r.PowerModel(opt), Summary: sum, Outcome: "ok"}
 	var oom *sim.OOMError
 	switch {
 	case errors.As(err, &oom):

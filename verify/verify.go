@@ -952,22 +952,13 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 }
 
 // simulateRun is r.Simulate, or with wait not nil, the same run with
-// sessions' turns held until their previous turns end
-// (sim.RunSessionWait): a static batch out of memory is its outcome.
+// sessions' turns held until their previous turns end, as simulate
+// --session-wait runs it.
 func simulateRun(ctx context.Context, r *plan.Resolved, name string, in traces.Reader, out traces.Writer, po plan.Options, wait *sim.SessionWait) (*plan.Result, error) {
 	if wait == nil {
 		return r.Simulate(ctx, name, in, out, po)
 	}
-	sum, err := sim.RunSessionWait(ctx, r.SimConfig(po), *wait, in, out)
-	res := &plan.Result{Name: name, Plan: r.Plan, Summary: sum, Outcome: "ok"}
-	var oom *sim.OOMError
-	switch {
-	case errors.As(err, &oom):
-		res.Outcome = oom.Error()
-	case err != nil:
-		return nil, err
-	}
-	return res, nil
+	return r.SimulateSessionWait(ctx, name, *wait, in, out, po)
 }
 
 // writeSlice writes the slice of trace, but for rows failed in the source,

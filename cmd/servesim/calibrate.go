@@ -1100,44 +1100,6 @@ func longestContext(in traces.Reader, limits []contextLimits) (int64, error) {
 	return longest, in.Err()
 }
 
-// simulateClosed is plan.Resolved.Simulate with a closed loop of clients
-// (sim.RunClosedLoop) instead of the trace's arrival times.
-func simulateClosed(ctx context.Context, name string, r *plan.Resolved, loop sim.ClosedLoop, in traces.Reader, out traces.Writer, opt plan.Options) (*plan.Result, error) {
-	sum, err := sim.RunClosedLoop(ctx, r.SimConfig(opt), loop, in, out)
-	return simulatedResult(name, r, opt, fmt.Sprintf("closed loop, %d clients", loop.Clients), sum, err)
-}
-
-// simulateSessionWait is plan.Resolved.Simulate with sessions' turns held
-// until their previous turns end (sim.RunSessionWait).
-func simulateSessionWait(ctx context.Context, name string, r *plan.Resolved, wait sim.SessionWait, in traces.Reader, out traces.Writer, opt plan.Options) (*plan.Result, error) {
-	sum, err := sim.RunSessionWait(ctx, r.SimConfig(opt), wait, in, out)
-	return simulatedResult(name, r, opt, "session wait, "+wait.IssueGap.String()+" turnaround", sum, err)
-}
-
-// simulatedResult is the result of a run of r that ended with err, its
-// arrivals described by how: an OOM is its outcome, any other error
-// none.
-func simulatedResult(name string, r *plan.Resolved, opt plan.Options, how string, sum *sim.Summary, err error) (*plan.Result, error) {
-	stepModel := opt.StepModel
-	if opt.Step == nil {
-		stepModel = "roofline prior (uncalibrated)"
-	}
-	res := &plan.Result{Name: name, Plan: r.Plan, StepModel: stepModel + "; " + how,
-		PowerModel: r.PowerModel(opt), Summary: sum, Outcome: "ok"}
-	var oom *sim.OOMError
-	switch {
-	case errors.As(err, &oom):
-		res.Outcome = oom.Error()
-	case err != nil:
-		return nil, err
-	}
-	res.Cost = r.Prices.Cost(model.Usage{
-		Devices: r.Plan.Device.Count, WallSeconds: sum.Makespan, EnergyJoules: sum.EnergyJoules,
-		InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens,
-	})
-	return res, nil
-}
-
 // maskKey is args with the API key masked: an engine started with it
 // among its arguments (vLLM's --api-key) would have it written into the
 // profile and every run trace. The key may be given in the base URL

@@ -280,9 +280,9 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 	}
 	switch {
 	case loop != nil:
-		res, err = simulateClosed(c.Context, p.name, r, *loop, in, w, opt)
+		res, err = r.SimulateClosedLoop(c.Context, p.name, *loop, in, w, opt)
 	case wait != nil:
-		res, err = simulateSessionWait(c.Context, p.name, r, *wait, in, w, opt)
+		res, err = r.SimulateSessionWait(c.Context, p.name, *wait, in, w, opt)
 	default:
 		res, err = r.Simulate(c.Context, p.name, in, w, opt)
 	}
