@@ -442,6 +442,11 @@ type AnalyzeOptions struct {
 	// Without holds the terms it marks at 0 (status off), to compare
 	// models by their held-out error. Applied on top of Fit.
 	Without [NumTerms]bool
+	// With fits the terms it marks where Analyze would hold them at 0
+	// (the resident terms without an engine of slots, the per-sequence
+	// attention terms with one), as a refit of a profile whose caller's
+	// Fit fitted them must. Ignored when Fit is set; Without wins.
+	With [NumTerms]bool
 	// Recover tunes step recovery. nil means a per-run Tolerance (see
 	// LiveToleranceFraction).
 	Recover *RecoverSettings
@@ -819,6 +824,9 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 	fs.Off[TermPrefillAttn] = cache != nil
 	fs.Off[TermDecodeContext] = cache != nil
 	chosen := fs.Off
+	for t, on := range opt.With {
+		fs.Off[t] = fs.Off[t] && !on
+	}
 	if opt.Fit != nil {
 		fs = *opt.Fit
 	}
@@ -887,10 +895,13 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 func (a *Analysis) recordFit(fs FitSettings, chosen, without [NumTerms]bool) {
 	m := &a.Method
 	m.Relative, m.Linear = fs.Relative, !fs.Curve
-	m.Without = []string{}
+	m.Without, m.With = []string{}, nil
 	for t := range Term(NumTerms) {
-		if without[t] || fs.Off[t] && !chosen[t] {
+		switch {
+		case without[t] || fs.Off[t] && !chosen[t]:
 			m.Without = append(m.Without, t.String())
+		case !fs.Off[t] && chosen[t]:
+			m.With = append(m.With, t.String())
 		}
 	}
 	m.Collinearity = cmp.Or(fs.Collinearity, DefaultCollinearity)
@@ -1596,7 +1607,7 @@ func (a *Analysis) Profile(info EngineInfo, power *PowerFit, now time.Time) *Pro
 	}
 	p.Lineage = []LineageEntry{}
 	m := a.Method
-	m.Without = slices.Clone(m.Without)
+	m.Without, m.With = slices.Clone(m.Without), slices.Clone(m.With)
 	p.Method = &m
 	return p
 }

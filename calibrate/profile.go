@@ -75,13 +75,17 @@ type Profile struct {
 
 // FitMethod is the analysis a profile's fit ran: calibrate's --window,
 // --absolute, --no-trim, --linear, --without and --held-out, and the
-// fit settings a caller of Analyze may set beside them (AnalyzeOptions.Fit).
+// fit settings a caller of Analyze may set beside them (AnalyzeOptions.Fit,
+// whose terms are recorded as With and Without Analyze's own choice).
 type FitMethod struct {
-	Window       int      `json:"window"`
-	Relative     bool     `json:"relative"`
-	NoTrim       bool     `json:"no_trim"`
-	Linear       bool     `json:"linear"`
-	Without      []string `json:"without"` // terms held at 0, by name
+	Window   int      `json:"window"`
+	Relative bool     `json:"relative"`
+	NoTrim   bool     `json:"no_trim"`
+	Linear   bool     `json:"linear"`
+	Without  []string `json:"without"` // terms held at 0, by name
+	// With are the terms fitted that Analyze would hold at 0 (a caller's
+	// Fit switched them on), by name; absent in profiles written before it.
+	With         []string `json:"with,omitempty"`
 	HeldOutFolds int      `json:"held_out_folds"`
 	// Collinearity and Confidence are the fit's FitSettings, defaults
 	// filled in (0 in profiles written before they were recorded).
@@ -110,6 +114,16 @@ func (m *FitMethod) Options() (AnalyzeOptions, error) {
 			return o, fmt.Errorf("method.without: %w", err)
 		}
 		o.Without[t] = true
+	}
+	for _, name := range m.With {
+		t, err := ParseTerm(name)
+		if err != nil {
+			return o, fmt.Errorf("method.with: %w", err)
+		}
+		if o.Without[t] {
+			return o, fmt.Errorf("method.with: %s is in method.without too: want a term fitted or held, not both", name)
+		}
+		o.With[t] = true
 	}
 	return o, nil
 }
