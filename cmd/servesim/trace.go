@@ -374,6 +374,11 @@ func checkSessionFlags(c *cli.Context, sessions bool) error {
 		}
 		return nil
 	}
+	// Unset, the gap reads as 0 and Validate's range error would hide
+	// that the flag is missing.
+	if !c.IsSet("think-time") {
+		return usageErrorf("synth: --turns %s makes sessions, which need --think-time (mean seconds from one turn's arrival to the next's)", c.String("turns"))
+	}
 	for _, f := range []string{"prompt-lengths", "resample"} {
 		if c.IsSet(f) {
 			return usageErrorf("synth: --turns %s makes sessions, which grow each prompt from its history; --%s sets whole prompts and conflicts with it", c.String("turns"), f)

@@ -50,7 +50,8 @@ func TestSynthSessionFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--think-time", "2"}, "synth: --think-time applies to --turns"},
 		{[]string{"--turns", "fixed:1", "--think-time", "2"}, "synth: --think-time spaces the turns of sessions"},
-		{[]string{"--turns", "fixed:3"}, "synth: --think-time: "},
+		{[]string{"--turns", "fixed:3"}, "synth: --turns fixed:3 makes sessions, which need --think-time"},
+		{[]string{"--turns", "fixed:3", "--think-time", "0"}, "synth: --think-time: "},
 		{[]string{"--turns", "fixed:0", "--think-time", "1"}, "synth: --turns: "},
 		{[]string{"--turns", "many", "--think-time", "1"}, "synth: --turns: "},
 		{[]string{"--turns", "fixed:2", "--think-time", "1", "--prompt-lengths", "10"}, "synth: --turns fixed:2 makes sessions"},
