@@ -164,12 +164,32 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && da == db
 }
 
+// sweepSessionWait is the session waiting --session-wait and
+// --closed-loop-gap ask a sweep for, as for one config; nil without
+// --session-wait.
+func sweepSessionWait(c *cli.Context) (*sim.SessionWait, error) {
+	if !c.Bool("session-wait") {
+		if c.IsSet("closed-loop-gap") {
+			return nil, usageErrorf("simulate: --closed-loop-gap with --sweep needs --session-wait (a sweep runs no closed loop)")
+		}
+		return nil, nil
+	}
+	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
+		return nil, usageErrorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
+	}
+	return &sim.SessionWait{IssueGap: c.Duration("closed-loop-gap")}, nil
+}
+
 // runSweep is `simulate --sweep SPEC`.
 func runSweep(c *cli.Context) error {
-	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop", "closed-loop-gap", "session-wait"} {
+	for _, f := range []string{"config", "decisions", "no-skip", "json", "closed-loop"} {
 		if c.IsSet(f) {
 			return usageErrorf("simulate: --%s does not combine with --sweep", f)
 		}
+	}
+	wait, err := sweepSessionWait(c)
+	if err != nil {
+		return err
 	}
 	shard, err := sweep.ParseShard(c.String("shard"))
 	if err != nil {
@@ -231,6 +251,9 @@ func runSweep(c *cli.Context) error {
 	}
 	if c.IsSet("knee-p99-pct") {
 		spec.Search.KneeP99Pct = c.Float64("knee-p99-pct")
+	}
+	if wait != nil { // held turns change every figure; verify reads it
+		settings = append(settings, "session_wait="+wait.IssueGap.String())
 	}
 	settings = append(settings,
 		"knee_throughput_pct="+strconv.FormatFloat(spec.Search.KneeThroughputPct, 'g', -1, 64),
@@ -306,7 +329,7 @@ func runSweep(c *cli.Context) error {
 		}
 		defer removeIfEmpty() // a finished run's --out holds its files
 	}
-	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step, Power: power}
+	opt := sweep.Options{Workers: c.Int("workers"), Shard: shard, Settings: strings.Join(settings, " "), Step: step, Power: power, SessionWait: wait}
 	errw := c.App.ErrWriter
 	if errw == nil {
 		errw = os.Stderr

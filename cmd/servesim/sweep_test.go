@@ -147,9 +147,10 @@ func TestSimulateSweepFlagChecks(t *testing.T) {
 		{[]string{"simulate", "--sweep", smallSweep, "--shard", "0/2", "--out", "x", "--top", "2"}, "sweep merge"},
 		// Flags the chosen mode would ignore.
 		{[]string{"simulate", "--sweep", smallSweep, "--top", "2"}, "--top writes OUT/candidates.json: it needs --out"},
-		{[]string{"simulate", "--sweep", smallSweep, "--closed-loop-gap", "50ms"}, "--closed-loop-gap does not combine"},
+		{[]string{"simulate", "--sweep", smallSweep, "--closed-loop-gap", "50ms"}, "--closed-loop-gap with --sweep needs --session-wait"},
+		{[]string{"simulate", "--sweep", smallSweep, "--session-wait", "--closed-loop-gap", "2m"}, "--closed-loop-gap 2m0s: want in"},
+		{[]string{"simulate", "--sweep", smallSweep, "--closed-loop", "4"}, "--closed-loop does not combine"},
 		{[]string{"simulate", "--closed-loop-gap", "50ms"}, "--closed-loop-gap needs --closed-loop"},
-		{[]string{"simulate", "--sweep", smallSweep, "--session-wait"}, "--session-wait does not combine"},
 		{[]string{"simulate", "-q"}, "--quiet needs --sweep"},
 	} {
 		if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -316,6 +316,7 @@ type evaluator struct {
 	cfg    *Config
 	step   sim.StepTimer         // nil: each config's roofline prior
 	power  func(float64) float64 // nil: each config's catalog power model
+	wait   *sim.SessionWait      // nil: every row at its (scaled) arrival
 	nTPOT  int64
 	rd     scaledReader
 	cnt    sloCounter
@@ -405,9 +406,13 @@ func (e errHopeless) Error() string {
 }
 
 // simulate runs the trace through the config: one replica with sim.Run,
-// a [cluster] of several replicas or a length split with sim.RunCluster.
+// or sim.RunSessionWait holding sessions' turns, a [cluster] of several
+// replicas or a length split with sim.RunCluster.
 func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
 	r := ev.cfg.Resolved
+	if ev.wait != nil { // Run refuses a cluster with it
+		return sim.RunSessionWait(ctx, r.SimConfig(plan.Options{Step: ev.step, Power: ev.power}), *ev.wait, &ev.rd, &ev.cnt)
+	}
 	if !r.Plan.Clustered() {
 		return sim.Run(ctx, r.SimConfig(plan.Options{Step: ev.step, Power: ev.power}), &ev.rd, &ev.cnt)
 	}

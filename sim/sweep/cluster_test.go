@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/servesim/servesim/model"
+	"github.com/servesim/servesim/sim"
 )
 
 // TestClusterSweepCapacity: cluster.replicas × cluster.router as swept plan
@@ -157,5 +158,22 @@ replicas = [1, 2]
 				t.Errorf("config 0 (%s): plan\n%s", c.Label, c.PlanTOML)
 			}
 		})
+	}
+}
+
+// Session waiting simulates one replica: a sweep holding turns refuses a
+// spec with a [cluster] config, naming it, rather than ignore the hold.
+func TestClusterSweepRefusesSessionWait(t *testing.T) {
+	_, s, err := writeSpec(t, `base = "base.toml"
+[sweep]
+"cluster.replicas" = [1, 2]
+"cluster.router" = ["round_robin"]
+`+sloTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), s, mustExpand(t, s), short(t), Options{SessionWait: &sim.SessionWait{}})
+	if err == nil || !strings.Contains(err.Error(), "replicas=2") || !strings.Contains(err.Error(), "not supported with a cluster plan") {
+		t.Errorf("err = %v, want the cluster config refused", err)
 	}
 }

@@ -39,6 +39,12 @@ type Options struct {
 	// at a utilization), e.g. with a calibrated profile's fit; nil keeps
 	// the catalog's.
 	Power func(utilization float64) float64
+	// SessionWait, when not nil, holds a row with a session_id until the
+	// previous row of its session has ended (sim.RunSessionWait), as a
+	// live replay with session waiting sends it; nil takes every row at
+	// its arrival. The hold applies after the arrival-rate scaling. It
+	// simulates one replica: a [cluster] config is refused.
+	SessionWait *sim.SessionWait
 }
 
 // Run evaluates every config of ex in the shard over the trace t: for each,
@@ -69,6 +75,11 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 	for i := range ex.Configs {
 		byIndex[int64(ex.Configs[i].Index)] = &ex.Configs[i]
 	}
+	if opt.SessionWait != nil {
+		if err := checkSessionWait(s, ex); err != nil {
+			return nil, err
+		}
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -90,7 +101,7 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ev := evaluator{step: opt.Step, power: opt.Power}
+			ev := evaluator{step: opt.Step, power: opt.Power, wait: opt.SessionWait}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(todo) || ctx.Err() != nil {
@@ -124,6 +135,19 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 }
 
 // configRow fills the config columns of c's row.
+// checkSessionWait refuses session waiting over a spec with a config it
+// would run on a [cluster]: sim.RunSessionWait simulates one replica.
+func checkSessionWait(s *Spec, ex *Expansion) error {
+	for i := range ex.Configs {
+		c := &ex.Configs[i]
+		if c.Skip == "" && c.Resolved != nil && c.Plan.Clustered() {
+			return fmt.Errorf("%s: config %d (%s): [cluster] %s: session waiting simulates one replica; it is not supported with a cluster plan",
+				s.Path, c.Index, c.Label, c.Plan.ClusterLabel())
+		}
+	}
+	return nil
+}
+
 func configRow(c *Config) Row {
 	p := c.Plan
 	b := p.Batch

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servesim/servesim/sim"
+	"github.com/servesim/servesim/sim/sweep"
+)
+
+// A sweep with --session-wait simulates each config as simulate
+// --session-wait does: its figures are the single runs', they differ from
+// the unheld sweep's, and the results and candidates record the turnaround.
+func TestSimulateSweepSessionWait(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "chat.csv")
+	if _, err := run(t, "trace", "synth", "--turns", "fixed:3", "--think-time", "0.05", "--requests", "60", "--rate", "4",
+		"--prompt", "fixed:400", "--output", "fixed:100", tr); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "chat.toml")
+	os.WriteFile(spec, []byte(fmt.Sprintf(`base = %q
+[sweep]
+"batch.max_num_seqs" = [2, 16]
+rate_scale = [1]
+[slo]
+e2e_p99_ms = 600000
+`, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
+	held, plain := filepath.Join(dir, "held"), filepath.Join(dir, "plain")
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", held, "--top", "2", "--session-wait", "--closed-loop-gap", "2ms", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", plain, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sweep.ReadFile(filepath.Join(held, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unheld, err := sweep.ReadFile(filepath.Join(plain, "sweep.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Meta.Settings, "session_wait=2ms") || strings.Contains(unheld.Meta.Settings, "session_wait") {
+		t.Errorf("settings %q and, unheld, %q: want session_wait=2ms in the first only", res.Meta.Settings, unheld.Meta.Settings)
+	}
+	cands, err := readCandidates(filepath.Join(held, "candidates.json"))
+	if err != nil || !strings.Contains(cands.Settings, "session_wait=2ms") {
+		t.Errorf("candidates: %v, settings %q: want session_wait=2ms", err, cands.Settings)
+	}
+	if len(res.Rows) != 2 || len(unheld.Rows) != 2 {
+		t.Fatalf("%d and %d rows, want 2", len(res.Rows), len(unheld.Rows))
+	}
+	for i, r := range res.Rows {
+		if r.Outcome != "ok" {
+			t.Fatalf("config %d: %s %s", r.Index, r.Outcome, r.Note)
+		}
+		cfg := filepath.Join(dir, fmt.Sprintf("c%d.toml", i))
+		os.WriteFile(cfg, []byte(r.PlanTOML), 0o644)
+		out, err := run(t, "simulate", "--trace", tr, "--config", cfg, "--json", "--session-wait", "--closed-loop-gap", "2ms")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var single []struct{ Summary sim.Summary }
+		if err := json.Unmarshal([]byte(out), &single); err != nil || len(single) != 1 {
+			t.Fatalf("simulate --json: %v\n%s", err, out)
+		}
+		s := single[0].Summary
+		if r.E2EP99 != s.E2E.P99 || r.TTFTP99 != s.TTFT.P99 || r.ReqPerSec != s.ReqPerSec || r.DeviceSeconds != s.DeviceSeconds {
+			t.Errorf("config %d: sweep e2e p99 %g ttft p99 %g req/s %g device-s %g; simulate --session-wait %g %g %g %g",
+				r.Index, r.E2EP99, r.TTFTP99, r.ReqPerSec, r.DeviceSeconds, s.E2E.P99, s.TTFT.P99, s.ReqPerSec, s.DeviceSeconds)
+		}
+		if u := unheld.Rows[i]; u.ReqPerSec == r.ReqPerSec {
+			t.Errorf("config %d: %g req/s with turns held and without: want holding to change it", r.Index, r.ReqPerSec)
+		}
+	}
+}
