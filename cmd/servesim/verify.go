@@ -186,6 +186,9 @@ func runVerify(c *cli.Context) error {
 	if err := checkSweepTrace(cf, c.String("candidates"), opt.Trace); err != nil {
 		return err
 	}
+	if w := sweepSessionWaitWarning(cf, c.String("candidates"), wait); w != "" {
+		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
+	}
 	if p := c.String("catalog"); p != "" {
 		if err := opt.Catalog.LoadTOML(p); err != nil {
 			return err
@@ -441,6 +444,29 @@ func checkSweepTrace(cf *sweep.CandidateFile, candidates, trace string) error {
 			"give the sweep's trace (--slice cuts a part of it)", trace, tr.SHA256, candidates, cf.TraceName, cf.TraceSHA256)
 	}
 	return nil
+}
+
+// sweepSessionWaitWarning says why candidates swept with sessions' turns
+// held (session_wait=GAP in their settings) are measured under another
+// workload than ranked them when verify holds turns otherwise, or at
+// another turnaround; "" when they agree. A file without the setting was
+// swept with every turn at its arrival, as every sweep was before it.
+func sweepSessionWaitWarning(cf *sweep.CandidateFile, candidates string, wait *sim.SessionWait) string {
+	swept := ""
+	for _, f := range strings.Fields(cf.Settings) {
+		if v, ok := strings.CutPrefix(f, "session_wait="); ok {
+			swept = v
+		}
+	}
+	switch {
+	case swept != "" && wait == nil:
+		return fmt.Sprintf("%s was swept with sessions' turns held (session_wait=%s); verify without --session-wait predicts and measures every turn at its arrival, so the ranking may not carry over: add --session-wait", candidates, swept)
+	case swept == "" && wait != nil:
+		return fmt.Sprintf("%s was swept with every turn at its arrival; verify --session-wait holds turns, so the ranking may not carry over: sweep with --session-wait", candidates)
+	case wait != nil && swept != wait.IssueGap.String():
+		return fmt.Sprintf("%s was swept with held turns' turnaround %s; --session-wait-gap %v predicts with another", candidates, swept, wait.IssueGap)
+	}
+	return ""
 }
 
 // parseCandidates decodes a candidates.json strictly (one JSON object, no

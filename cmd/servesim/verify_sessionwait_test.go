@@ -28,6 +28,9 @@ func TestVerifySessionWait(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
+	if !strings.Contains(text, "warning: "+cands+" was swept with every turn at its arrival") {
+		t.Errorf("no warning that the candidates were swept without session wait:\n%s", text)
+	}
 	res, err := verify.LoadResult(filepath.Join(out, "verify.json"))
 	if err != nil {
 		t.Fatal(err)
