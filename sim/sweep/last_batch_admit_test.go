@@ -2,8 +2,11 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/servesim/servesim/sim"
 )
 
 // batchesOf24WithRefusals is an evaluator for fixed batches of 24 that
@@ -69,5 +72,34 @@ func TestLastBatchNoteNamesRefusalsWhenBatchesFill(t *testing.T) {
 	want := "the 40 requests refused on arrival break the TTFT limit of 2000 ms at every load, more than the 10 a P99 lets break it, so no heavier load meets the SLO"
 	if note != want {
 		t.Errorf("note %q\nwant %q", note, want)
+	}
+}
+
+// Held turns are sent at their previous turn's end, not in arrival
+// order: which requests form the trace's last batch, and how far apart
+// they are sent, no longer follow from the arrivals, so no note claims
+// that no heavier load meets the SLO and the search probes the loads.
+// Without sessions nothing is held and the note stands.
+func TestLastBatchNoteNotClaimedWithHeldTurns(t *testing.T) {
+	ev := batchesOf24WithRefusals(t, 989, 6)
+	ev.wait = &sim.SessionWait{}
+	name, limit := ev.batchWaitLimit()
+	if note := ev.lastBatchNote(name, limit); note == "" {
+		t.Fatal("no note over a trace without sessions, whose arrivals session waiting keeps")
+	}
+	for i := range ev.t.Reqs {
+		ev.t.Reqs[i].SessionID = fmt.Sprint("s", i%50)
+	}
+	if note := ev.lastBatchNote(name, limit); note != "" {
+		t.Errorf("note %q with sessions' turns held, want none", note)
+	}
+	// Refusals on arrival break the limit whatever is held.
+	ev = batchesOf24WithRefusals(t, 1000, 40)
+	ev.wait = &sim.SessionWait{}
+	for i := range ev.t.Reqs {
+		ev.t.Reqs[i].SessionID = fmt.Sprint("s", i%50)
+	}
+	if note := ev.lastBatchNote(name, limit); !strings.Contains(note, "the 40 requests refused on arrival break the TTFT limit") {
+		t.Errorf("note %q with sessions' turns held, want the refusals named", note)
 	}
 }

@@ -456,8 +456,9 @@ func (ev *evaluator) prefillWaitNote() string {
 // (lastBatchLate). When those and the requests refused on arrival (which
 // break every limit) outnumber the requests a P99 lets break the limit,
 // no heavier load meets the SLO; where no last-batch request is late, the
-// note names the refusals alone. "" when they do not, or for a cluster,
-// whose replicas' last batches depend on the router.
+// note names the refusals alone, as it does where session waiting holds
+// turns (holdsTurns). "" when they do not, or for a cluster, whose
+// replicas' last batches depend on the router.
 func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	b := ev.cfg.Plan.Batch
 	if !ev.batchWaits() || ev.cfg.Plan.Clustered() {
@@ -465,7 +466,10 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	}
 	admitted, refused := ev.admitted()
 	left, ok := ev.lastBatchLen(admitted), allowed(ev.t.nAll)
-	late := ev.lastBatchLate(admitted[len(admitted)-left:], b.MaxWaitMS-limit)
+	var late int64
+	if !ev.holdsTurns() {
+		late = ev.lastBatchLate(admitted[len(admitted)-left:], b.MaxWaitMS-limit)
+	}
 	if late+refused <= ok {
 		return ""
 	}
@@ -483,6 +487,22 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 	}
 	return fmt.Sprintf("the trace's last %d requests (%s) never fill a batch: it starts once the first of them has waited batch.max_wait_ms %g ≥ the %s limit of %g ms, and %d of them arrive within %g ms of it at search.start_scale %g and above%s more than the %d requests a P99 lets break it, so no heavier load meets the SLO",
 		left, fill, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
+}
+
+// holdsTurns reports whether session waiting holds any of the trace's
+// rows: held turns are sent at their previous turn's end, so the last
+// batch's members and gaps no longer follow from the arrivals, while
+// refusals on arrival still break every limit.
+func (ev *evaluator) holdsTurns() bool {
+	if ev.wait == nil {
+		return false
+	}
+	for i := range ev.t.Reqs {
+		if ev.t.Reqs[i].SessionID != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // lastBatchLen is how many of the admitted requests the trace's last
