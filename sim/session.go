@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/servesim/servesim/traces"
@@ -72,6 +71,7 @@ type turn struct {
 	req     traces.Request
 	idx     int64
 	arrival int64
+	hashBuf []uint64 // req.PrefixHashes' storage, kept when the turn is reused
 }
 
 // turnEnd is the end of a session's turn: when its request completed or
@@ -96,6 +96,10 @@ type sessionWaiter struct {
 	gap      int64
 	due      turnHeap // issued, not yet handed to the engine
 	sessions map[string]*session
+	spare    []*turn // turns the engine was handed, to reuse
+	// spareSessions are sessions whose turns all ended, to reuse.
+	spareSessions []*session
+	row           traces.Request // an unheld row as handed to the engine
 	// held is told of each turn issued after its arrival, at the end of
 	// its session's previous turn.
 	held func(r *traces.Request)
@@ -116,27 +120,76 @@ func (w *sessionWaiter) read() error {
 }
 
 // take issues the row in hand, whose arrival has come, or holds it behind
-// its session's open turn.
-func (w *sessionWaiter) take() {
+// its session's open turn. A row issued at its arrival is returned, to be
+// handed to the engine at once without a copy: the loop takes it once no
+// issued turn is due by then, so turns still reach the engine in order.
+// A held row is copied, the reader reusing its row.
+func (w *sessionWaiter) take() *traces.Request {
 	r := w.a.inHand
 	w.a.inHand = nil
-	t := &turn{req: *r, idx: w.a.n - 1} // the reader's row is left alone
-	t.req.PrefixHashes = slices.Clone(r.PrefixHashes)
-	if !inChain(r) {
-		w.issue(t, -1)
+	prevEnd := int64(-1)
+	if inChain(r) {
+		s := w.sessions[r.SessionID]
+		switch {
+		case s == nil:
+			w.open(r.SessionID)
+		case s.open:
+			s.held = append(s.held, w.newTurn(r))
+			return nil
+		default:
+			s.open, prevEnd = true, s.endAt
+		}
+	}
+	if prevEnd <= r.Arrival {
+		w.row = *r // the reader's row is left alone; the engine copies the hashes
+		w.row.ScheduledSend = r.Arrival
+		return &w.row
+	}
+	w.issue(w.newTurn(r), prevEnd)
+	return nil
+}
+
+// newTurn copies r, the row in hand, into a turn, reusing one the engine
+// was handed.
+func (w *sessionWaiter) newTurn(r *traces.Request) *turn {
+	var t *turn
+	if n := len(w.spare); n > 0 {
+		t, w.spare = w.spare[n-1], w.spare[:n-1]
+	} else {
+		t = &turn{}
+	}
+	t.req, t.idx = *r, w.a.n-1 // the reader reuses its row
+	t.req.PrefixHashes = nil
+	if r.PrefixHashes != nil {
+		t.hashBuf = append(t.hashBuf[:0], r.PrefixHashes...)
+		t.req.PrefixHashes = t.hashBuf
+	}
+	return t
+}
+
+// open records the first turn of a session, issued, reusing a session
+// that ended.
+func (w *sessionWaiter) open(id string) {
+	n := len(w.spareSessions)
+	if n == 0 {
+		w.sessions[id] = &session{open: true}
 		return
 	}
+	s := w.spareSessions[n-1]
+	w.spareSessions = w.spareSessions[:n-1]
+	*s = session{open: true, held: s.held[:0]}
+	w.sessions[id] = s
+}
+
+// dueBy says whether an issued turn reaches the engine by t.
+func (w *sessionWaiter) dueBy(t int64) bool {
+	return len(w.due) > 0 && w.due[0].arrival <= t
+}
+
+// heldNow says whether r waits behind its session's open turn.
+func (w *sessionWaiter) heldNow(r *traces.Request) bool {
 	s := w.sessions[r.SessionID]
-	switch {
-	case s == nil:
-		w.sessions[r.SessionID] = &session{open: true}
-		w.issue(t, -1)
-	case s.open:
-		s.held = append(s.held, t)
-	default:
-		s.open = true
-		w.issue(t, s.endAt)
-	}
+	return inChain(r) && s != nil && s.open
 }
 
 // inChain says whether r is one of its session's turns that wait for
@@ -153,12 +206,14 @@ func (w *sessionWaiter) ended(end turnEnd) {
 		s.open, s.endAt = false, end.at
 		if end.at <= w.a.last { // every later row arrives after it ends
 			delete(w.sessions, end.session)
+			w.spareSessions = append(w.spareSessions, s)
 		}
 		return
 	}
 	t := s.held[0]
-	s.held[0] = nil
-	s.held = s.held[1:]
+	n := copy(s.held, s.held[1:]) // few are held at once: keep the slice's room
+	s.held[n] = nil
+	s.held = s.held[:n]
 	w.issue(t, end.at)
 }
 
@@ -198,9 +253,15 @@ func (e *engine) runSessions(ctx context.Context, w *sessionWaiter) error {
 			return err
 		}
 		// The row in hand goes first: whether its session's previous
-		// turn ended by its arrival is known once the engine got there.
-		if r := w.a.inHand; r != nil && e.next >= r.Arrival {
-			w.take()
+		// turn ended by its arrival is known once the engine got there,
+		// unless that turn is still open: then the row waits for its end
+		// whenever it arrives, and its arrival cuts no iteration.
+		if r := w.a.inHand; r != nil && (w.heldNow(r) || e.next >= r.Arrival && !w.dueBy(r.Arrival)) {
+			if now := w.take(); now != nil {
+				if err := e.addAt(now, w.a.n-1, now.Arrival); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if len(w.due) > 0 && e.next >= w.due[0].arrival {
@@ -208,6 +269,7 @@ func (e *engine) runSessions(ctx context.Context, w *sessionWaiter) error {
 			if err := e.addAt(&t.req, t.idx, t.arrival); err != nil {
 				return err
 			}
+			w.spare = append(w.spare, t) // the engine keeps a copy
 			continue
 		}
 		if w.a.inHand == nil && len(w.due) == 0 && e.next == math.MaxInt64 { // idle with nothing waiting: done
@@ -253,8 +315,29 @@ func (w *sessionWaiter) leftover(e *engine) leftover {
 				}
 			}
 		}
-		rest, err := w.a.leftover(out, reason)
-		return unarrived + rest, err
+		// The rows never taken are due as take would have issued them:
+		// one behind an open turn of its session (or behind an earlier
+		// row of it never taken) waits for the run's stop.
+		r := w.a.inHand
+		w.a.inHand = nil
+		for {
+			if r == nil {
+				var err error
+				if r, err = w.a.next(); err != nil || r == nil {
+					return unarrived, err
+				}
+			}
+			issued := r.Arrival
+			if w.heldNow(r) {
+				issued = max(r.Arrival, e.now)
+			} else if inChain(r) {
+				w.open(r.SessionID)
+			}
+			if err := notRun(&turn{req: *r, idx: w.a.n - 1}, issued); err != nil {
+				return 0, err
+			}
+			r = nil
+		}
 	}
 }
 

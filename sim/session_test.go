@@ -206,3 +206,38 @@ func TestSessionWaitWindowOpensAtTheEarliestIssue(t *testing.T) {
 			sum.FirstArrival, sum.Makespan, first, last, ok)
 	}
 }
+
+// A row nothing holds (no session, a session's first turn, or a turn whose
+// previous one ended before it arrived) is handed over as Run hands it,
+// without a copy of its own.
+func TestSessionWaitUnheldRowsAllocateAsRun(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TotalBlocks = 1000
+	cfg.Step = realTimer
+	var reqs []*traces.Request
+	for i := range 300 {
+		r := req(fmt.Sprint(i), float64(i*50), 40, 5, uint64(i), uint64(i+1))
+		if i%3 != 0 {
+			r.SessionID = fmt.Sprint("s", i%7) // each turn ends long before the next of its session
+		}
+		reqs = append(reqs, r)
+	}
+	allocs := func(run func(in traces.Reader) error) float64 {
+		return testing.AllocsPerRun(5, func() {
+			if err := run(newSliceReader(reqs)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	sw := allocs(func(in traces.Reader) error {
+		_, err := RunSessionWait(t.Context(), cfg, SessionWait{IssueGap: 1e6}, in, nil)
+		return err
+	})
+	plain := allocs(func(in traces.Reader) error {
+		_, err := Run(t.Context(), cfg, in, nil)
+		return err
+	})
+	if sw > plain+float64(len(reqs))/10 {
+		t.Errorf("RunSessionWait: %v allocations for %d unheld rows, Run %v", sw, len(reqs), plain)
+	}
+}
