@@ -344,6 +344,9 @@ func runSweep(c *cli.Context) error {
 	}
 	start := time.Now()
 	res, err := sweep.Run(c.Context, spec, ex, tr, opt)
+	if errors.Is(err, sweep.ErrSessionWaitCluster) { // as simulate refuses a cluster plan
+		return usageErrorf("simulate: --session-wait: %v", err)
+	}
 	if err != nil {
 		return err
 	}

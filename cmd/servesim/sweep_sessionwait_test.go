@@ -79,3 +79,31 @@ e2e_p99_ms = 600000
 		}
 	}
 }
+
+// A sweep holding turns over a spec with a [cluster] config is refused
+// as simulate --session-wait refuses a cluster plan: a usage error (exit
+// 2) naming the flag, before any config runs, and no --out left behind.
+func TestSimulateSweepSessionWaitClusterUsage(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "chat.csv")
+	if _, err := run(t, "trace", "synth", "--turns", "fixed:2", "--think-time", "0.05", "--requests", "20", "--rate", "4",
+		"--prompt", "fixed:100", "--output", "fixed:20", tr); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "cluster.toml")
+	os.WriteFile(spec, []byte(fmt.Sprintf(`base = %q
+[sweep]
+"cluster.replicas" = [1, 2]
+"cluster.router" = ["round_robin"]
+[slo]
+e2e_p99_ms = 600000
+`, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
+	out := filepath.Join(dir, "out")
+	msg, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", out, "--session-wait", "-q")
+	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "--session-wait") || !strings.Contains(err.Error(), "replicas=2") {
+		t.Errorf("err = %v (exit %d), output %q: want exit 2 naming --session-wait and the cluster config", err, exitCode(err), msg)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("--out %s: %v, want it not created", out, statErr)
+	}
+}

@@ -135,14 +135,18 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 }
 
 // configRow fills the config columns of c's row.
+// ErrSessionWaitCluster is Run's refusal of Options.SessionWait over a
+// spec with a [cluster] config, which the caller's settings asked for.
+var ErrSessionWaitCluster = errors.New("session waiting simulates one replica; it is not supported with a cluster plan")
+
 // checkSessionWait refuses session waiting over a spec with a config it
 // would run on a [cluster]: sim.RunSessionWait simulates one replica.
 func checkSessionWait(s *Spec, ex *Expansion) error {
 	for i := range ex.Configs {
 		c := &ex.Configs[i]
 		if c.Skip == "" && c.Resolved != nil && c.Plan.Clustered() {
-			return fmt.Errorf("%s: config %d (%s): [cluster] %s: session waiting simulates one replica; it is not supported with a cluster plan",
-				s.Path, c.Index, c.Label, c.Plan.ClusterLabel())
+			return fmt.Errorf("%s: config %d (%s): [cluster] %s: %w",
+				s.Path, c.Index, c.Label, c.Plan.ClusterLabel(), ErrSessionWaitCluster)
 		}
 	}
 	return nil
