@@ -35,10 +35,10 @@ func compareCommand() *cli.Command {
 			"mean 10), and a change whose interval holds no change is shown as within noise and never flagged. Between two\n" +
 			"per-request traces, throughput and goodput get one too, over equal slices of each run's window (10 successes a\n" +
 			"run, counted from its first completion on), except between two open-loop\n" +
-			"replays of one schedule (the same input, workload, in-flight cap and request count): they share its arrivals, so their\n" +
-			"throughput shows \"same schedule: no interval\" and --threshold alone gates it, and their latencies'\n" +
-			"intervals resample the requests in pairs (one request in A and in B together; a request failed in one\n" +
-			"run is left out of that run's figure only). Device-seconds and the\n" +
+			"replays of one schedule (the same input, workload, in-flight cap, session wait and request count): they share its\n" +
+			"arrivals, so their throughput shows \"same schedule: no interval\" and --threshold alone gates it, and their\n" +
+			"latencies' intervals resample the requests in pairs (one request in A and in B together; a request failed\n" +
+			"in one run is left out of that run's figure only). Device-seconds and the\n" +
 			"failure share get no interval: --threshold alone gates them, so set it above the spread that repeated live\n" +
 			"runs show. Blocks of requests are resampled, as long as a run's bursts (at least n^⅓); a run holding few\n" +
 			"bursts gets intervals that cover less than 95%.\n" +
