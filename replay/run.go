@@ -298,7 +298,7 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				notSent++
 				break
 			}
-			prev, ended := turns.next(j.req.SessionID)
+			prev, ended := turns.next(j.req.SessionID, due)
 			if prev != nil && !prev.ended() {
 				cl.cancel()
 				wg.Add(1)
@@ -389,9 +389,10 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 type sessionTurns struct {
 	last map[string]*turnEnd
 	// sweepAt: once last holds this many sessions, those whose latest
-	// turn has ended are dropped (a next turn of theirs waits for
-	// nothing), so the map keeps the sessions in flight, not every
-	// session of the run.
+	// turn ended by the due time of the row being sent are dropped (a
+	// next turn of theirs, due no earlier, is neither held nor late for
+	// it), so the map keeps the sessions in flight, not every session of
+	// the run.
 	sweepAt int
 }
 
@@ -402,27 +403,30 @@ func newSessionTurns() *sessionTurns {
 	return &sessionTurns{last: map[string]*turnEnd{}, sweepAt: minSessionSweep}
 }
 
-// next makes the channel of the session's turn now due, ended, and returns
-// it with the previous turn's end (nil for a session's first turn). A row
-// of no session, or a nil sessionTurns, gets neither.
-func (t *sessionTurns) next(session string) (prev, ended *turnEnd) {
+// next makes the channel of the session's turn due at due, ended, and
+// returns it with the previous turn's end (nil for a session's first
+// turn). Rows come in arrival order, so due never goes back. A row of no
+// session, or a nil sessionTurns, gets neither.
+func (t *sessionTurns) next(session string, due time.Time) (prev, ended *turnEnd) {
 	if t == nil || session == "" {
 		return nil, nil
 	}
 	prev, ended = t.last[session], &turnEnd{done: make(chan struct{})}
 	t.last[session] = ended
 	if len(t.last) >= t.sweepAt {
-		t.sweep()
+		t.sweep(due)
 	}
 	return prev, ended
 }
 
-// sweep drops the sessions whose latest turn has ended. The next sweep
-// waits for the map to double what is left, so sweeping costs a constant
-// time per turn however many sessions stay in flight.
-func (t *sessionTurns) sweep() {
+// sweep drops the sessions whose latest turn ended by due. One that ended
+// later stays: a next turn of it due before that end, which the send loop
+// reaches late, counts the wait as a hold only while the end is known.
+// The next sweep waits for the map to double what is left, so sweeping
+// costs a constant time per turn however many sessions stay in flight.
+func (t *sessionTurns) sweep(due time.Time) {
 	for session, ended := range t.last {
-		if ended.ended() {
+		if ended.ended() && !ended.at.After(due) {
 			delete(t.last, session)
 		}
 	}

@@ -178,20 +178,20 @@ func TestSessionWaitRepeatAndWarmup(t *testing.T) {
 func TestSessionTurnsForgetEndedSessions(t *testing.T) {
 	turns := newSessionTurns()
 	for i := range 100_000 {
-		prev, ended := turns.next(fmt.Sprint("s", i))
+		prev, ended := turns.next(fmt.Sprint("s", i), time.Now())
 		if prev != nil {
 			t.Fatalf("session %d: a first turn waits for a previous one", i)
 		}
 		ended.end()
 	}
-	inFlight, _ := turns.next("open")
+	inFlight, _ := turns.next("open", time.Now())
 	if inFlight != nil {
 		t.Fatal("a new session's first turn waits for a previous one")
 	}
 	if n := len(turns.last); n > 4096 {
 		t.Errorf("%d sessions kept after 100000 ended, want at most 4096", n)
 	}
-	if prev, _ := turns.next("open"); prev == nil || prev.ended() {
+	if prev, _ := turns.next("open", time.Now()); prev == nil || prev.ended() {
 		t.Error("the turn after an open one does not wait for it")
 	}
 }
@@ -277,5 +277,28 @@ func TestSessionWaitLateLoopCountsHoldNotLag(t *testing.T) {
 	}
 	if s.SessionHeld != 1 || s.SessionHoldTotal < 10*time.Millisecond {
 		t.Errorf("held %d for %v: want turn 2 held from its due time to turn 1's end", s.SessionHeld, s.SessionHoldTotal)
+	}
+}
+
+// A session whose latest turn ended after the turn now due is kept
+// through a sweep: its next turn, which the send loop may reach late,
+// was due before that end and must count the wait as a hold, which it
+// can only if its predecessor's end is still known.
+func TestSessionTurnsKeepSessionsEndedAfterDue(t *testing.T) {
+	turns := newSessionTurns()
+	due := time.Now()
+	_, late := turns.next("late", due)
+	late.at = due.Add(time.Hour) // as end() sets it, but after the rows below are due
+	close(late.done)
+	for i := range 2 * minSessionSweep {
+		_, ended := turns.next(fmt.Sprint("s", i), time.Now())
+		ended.end()
+	}
+	prev, _ := turns.next("late", time.Now())
+	if prev != late {
+		t.Fatal("a sweep dropped a session whose turn ended after the rows being sent were due")
+	}
+	if n := len(turns.last); n > minSessionSweep+2 {
+		t.Errorf("%d sessions kept, want those that ended by the due time dropped", n)
 	}
 }
