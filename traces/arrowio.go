@@ -561,9 +561,14 @@ func KeepRows(path string, written int) (note string, kept bool) {
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the rows flushed before the error may stay in %s, which does not read back: %v", path, err), true
+	case n == 0 && written == 1:
+		os.Remove(path)
+		return "the 1 row written was not kept: the failed write lost it", false
 	case n == 0:
 		os.Remove(path)
 		return fmt.Sprintf("none of the %d rows written were kept: the failed write lost them", written), false
+	case n == 1 && written == 1:
+		return fmt.Sprintf("the 1 row written so far stays in %s", path), true
 	case n == written:
 		return fmt.Sprintf("the %d rows written so far stay in %s", n, path), true
 	}

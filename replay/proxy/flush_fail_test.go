@@ -53,7 +53,7 @@ func TestFlushFailureKeepsRowsInStaging(t *testing.T) {
 		t.Errorf("%s: %v; want no trace published without the unrecorded request", r.out, serr)
 	}
 	for _, want := range []string{
-		fmt.Sprintf("the 1 rows written so far stay in %s", staging),
+		fmt.Sprintf("the 1 row written so far stays in %s", staging),
 		"1 request that finished from the failure on went unrecorded",
 	} {
 		if !strings.Contains(err.Error(), want) {
