@@ -99,7 +99,11 @@ type sessionWaiter struct {
 	spare    []*turn // turns the engine was handed, to reuse
 	// spareSessions are sessions whose turns all ended, to reuse.
 	spareSessions []*session
-	row           traces.Request // an unheld row as handed to the engine
+	// closing names sessions whose last turn ended after the arrival of
+	// the row read last: a row yet to come may arrive before that end and
+	// wait for it, so they are dropped once a row arrives after it.
+	closing []string
+	row     traces.Request // an unheld row as handed to the engine
 	// held is told of each turn issued after its arrival, at the end of
 	// its session's previous turn.
 	held func(r *traces.Request)
@@ -116,7 +120,36 @@ func (w *sessionWaiter) read() error {
 	}
 	w.a.inHand = r
 	w.readAll = r == nil
+	if r != nil {
+		w.dropClosed()
+	}
 	return nil
+}
+
+// dropClosed drops the sessions in closing whose last turn ended by the
+// arrival of the row read last.
+func (w *sessionWaiter) dropClosed() {
+	j := 0
+	for _, id := range w.closing {
+		s := w.sessions[id]
+		switch {
+		case s == nil || s.open: // its open turn's end decides
+		case s.endAt <= w.a.last:
+			w.drop(id, s)
+		default:
+			w.closing[j] = id
+			j++
+		}
+	}
+	clear(w.closing[j:])
+	w.closing = w.closing[:j]
+}
+
+// drop forgets session id, none of whose turns is open or held, keeping
+// s to reuse.
+func (w *sessionWaiter) drop(id string, s *session) {
+	delete(w.sessions, id)
+	w.spareSessions = append(w.spareSessions, s)
 }
 
 // take issues the row in hand, whose arrival has come, or holds it behind
@@ -205,8 +238,9 @@ func (w *sessionWaiter) ended(end turnEnd) {
 	if len(s.held) == 0 {
 		s.open, s.endAt = false, end.at
 		if end.at <= w.a.last { // every later row arrives after it ends
-			delete(w.sessions, end.session)
-			w.spareSessions = append(w.spareSessions, s)
+			w.drop(end.session, s)
+		} else {
+			w.closing = append(w.closing, end.session)
 		}
 		return
 	}

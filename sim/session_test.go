@@ -241,3 +241,26 @@ func TestSessionWaitUnheldRowsAllocateAsRun(t *testing.T) {
 		t.Errorf("RunSessionWait: %v allocations for %d unheld rows, Run %v", sw, len(reqs), plain)
 	}
 }
+
+// A session whose last turn ends in a step that runs past the next row's
+// arrival is dropped once a later row arrives after that end: the waiter
+// holds only the sessions that may still hold a turn.
+func TestSessionWaitDropsEndedSessions(t *testing.T) {
+	cfg := serialTestConfig(t)
+	reqs := []*traces.Request{
+		inSession(req("a", 0, 10, 3), "s1"),  // its last step runs from 31 to 42 ms
+		inSession(req("b", 35, 10, 3), "s2"), // arrives during it
+		req("z", 1000, 10, 3),                // after every turn ended
+	}
+	e := newEngine(&cfg, traces.Meta{}, newRowOrder(nil))
+	w := &sessionWaiter{a: arrivals{in: newSliceReader(reqs)}, sessions: map[string]*session{}}
+	w.held = func(r *traces.Request) { e.m.issued(r, r.ScheduledSend, e.now) }
+	if err := e.runSessions(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.sessions) != 0 {
+		for id, s := range w.sessions {
+			t.Errorf("session %s still held (ended at %d ns, open %v) after the input ended at %d ns", id, s.endAt, s.open, w.a.last)
+		}
+	}
+}
