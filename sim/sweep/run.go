@@ -134,7 +134,6 @@ func Run(ctx context.Context, s *Spec, ex *Expansion, t *Trace, opt Options) (*R
 	return res, nil
 }
 
-// configRow fills the config columns of c's row.
 // ErrSessionWaitCluster is Run's refusal of Options.SessionWait over a
 // spec with a [cluster] config, which the caller's settings asked for.
 var ErrSessionWaitCluster = errors.New("session waiting simulates one replica; it is not supported with a cluster plan")
@@ -152,6 +151,7 @@ func checkSessionWait(s *Spec, ex *Expansion) error {
 	return nil
 }
 
+// configRow fills the config columns of c's row.
 func configRow(c *Config) Row {
 	p := c.Plan
 	b := p.Batch
