@@ -232,6 +232,21 @@ func inChain(r *traces.Request) bool {
 	return r.SessionID != "" && !r.SourceFailed
 }
 
+// endTurns releases the turns that the ends by cut release, and returns
+// the later ends, still to release theirs.
+func (w *sessionWaiter) endTurns(ends []turnEnd, cut int64) []turnEnd {
+	j := 0
+	for _, end := range ends {
+		if end.at > cut {
+			ends[j] = end
+			j++
+			continue
+		}
+		w.ended(end)
+	}
+	return ends[:j]
+}
+
 // ended releases the next turn of the session whose turn ended.
 func (w *sessionWaiter) ended(end turnEnd) {
 	s := w.sessions[end.session]
@@ -279,13 +294,18 @@ func (e *engine) runSessions(ctx context.Context, w *sessionWaiter) error {
 				return err
 			}
 		}
-		for _, end := range e.ends {
-			w.ended(end)
-		}
-		e.ends = e.ends[:0]
 		if err := w.read(); err != nil {
 			return err
 		}
+		// A row that arrived during the step that ended turns reached
+		// the engine before their next turns were issued: it goes first,
+		// so that the window opens at its arrival. Those ends release
+		// none due by then, and none of its session (it would be held).
+		cut := int64(math.MaxInt64)
+		if r := w.a.inHand; r != nil && !w.heldNow(r) && e.next >= r.Arrival {
+			cut = r.Arrival
+		}
+		e.ends = w.endTurns(e.ends, cut)
 		// The row in hand goes first: whether its session's previous
 		// turn ended by its arrival is known once the engine got there,
 		// unless that turn is still open: then the row waits for its end

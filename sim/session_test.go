@@ -264,3 +264,26 @@ func TestSessionWaitDropsEndedSessions(t *testing.T) {
 		}
 	}
 }
+
+// A row that arrived during the step that ended a turn reached the engine
+// before that turn's next one was issued: the window opens at its arrival,
+// not at the later issue.
+func TestSessionWaitWindowOpensAtAnArrivalDuringTheEndingStep(t *testing.T) {
+	cfg := serialTestConfig(t)
+	warm := inSession(req("w", 0, 10, 3), "s1") // its last step runs from 31 to 42 ms
+	warm.Warmup = true
+	reqs := []*traces.Request{
+		warm,
+		inSession(req("c", 10, 10, 3), "s1"), // issued at 42 ms
+		req("d", 35, 10, 3),                  // arrives during w's last step
+	}
+	sum, w := runSessionWait(t, cfg, SessionWait{IssueGap: 1e6}, reqs)
+	if d := w.byID["d"]; sum.FirstArrival*1e9 != float64(d.ScheduledSend) {
+		t.Errorf("window opens at %v s, want at d's arrival, %d ns", sum.FirstArrival, d.ScheduledSend)
+	}
+	first, last, ok := liveWindow(w.rows).Bounds()
+	if !ok || sum.FirstArrival != float64(first)/1e9 || sum.Makespan != float64(last-first)/1e9 {
+		t.Errorf("window from %v s, %v s long; the rows' live window is [%d, %d] ns (ok %v)",
+			sum.FirstArrival, sum.Makespan, first, last, ok)
+	}
+}
