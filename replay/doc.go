@@ -42,7 +42,8 @@
 // session_id due before the previous row of its session (in trace order)
 // has ended goes out when that row ends, in the goroutine it gets anyway,
 // taking no concurrency slot while held; ScheduledSend is then that
-// moment, so the hold is not lag (Summary.SessionHold says how long). A
+// end, so the hold is not lag (Summary.SessionHold says how long), but
+// the time the send takes to follow it is. A
 // turn the sender reaches late, after the previous turn ended past its
 // due time, is held until that end too: its lag runs from there.
 // Closed loop: ScheduledSend is

@@ -258,16 +258,24 @@ func run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer, o
 				heldUnsent.Add(1)
 				return
 			}
-			released := time.Now()
+			heldWoke()
+			// Released at the previous turn's end, as a turn the loop
+			// reaches late is: the time this goroutine took to run after
+			// it is the client's lag, not the session's hold.
+			released := prev.at
+			if released.Before(due) { // ended as the loop looked, by its due time
+				released = due
+			}
 			j.sessionHold = released.Sub(due)
 			j.req.ScheduledSend = int64(released.Sub(start))
 			if sem != nil {
 				select {
 				case sem <- struct{}{}:
 				default:
+					woke := time.Now()
 					select {
 					case sem <- struct{}{}:
-						j.capWait = time.Since(released)
+						j.capWait = time.Since(woke)
 					case <-runCtx.Done():
 						heldUnsent.Add(1)
 						return
@@ -542,3 +550,7 @@ func (e *turnEnd) end() {
 
 // ended says whether the turn has ended (then at is set).
 func (e *turnEnd) ended() bool { return isClosed(e.done) }
+
+// heldWoke runs when a held turn's goroutine wakes after the previous turn
+// of its session ended (a test delays it to show what is measured from).
+var heldWoke = func() {}
