@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/servesim/servesim/traces"
 )
@@ -82,5 +83,39 @@ func TestCloseFailureUnlinkedSaysRowsNotKept(t *testing.T) {
 	}
 	if _, serr := os.Stat(tmp); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("%s: %v; want it removed with the rows", tmp, serr)
+	}
+}
+
+// flushCloseFailingWriter fails every Flush and its Close, as a full disk
+// does, its temporary file removed.
+type flushCloseFailingWriter struct{ *failingFlushWriter }
+
+func (w flushCloseFailingWriter) Close() error { return closeFailingWriter{w.Writer}.Close() }
+
+// Rows not kept after a failed write: the error still says how many
+// requests finished unrecorded after the failure, as it does where the
+// rows are kept.
+func TestCloseFailureUnlinkedCountsUnrecorded(t *testing.T) {
+	orig := linkFile
+	t.Cleanup(func() { linkFile = orig })
+	linkFile = func(from, to string) error {
+		return &os.LinkError{Op: "link", Old: from, New: to, Err: errors.New("operation not permitted")}
+	}
+	r := newRig(t, ".parquet", func(c *Config) { c.FlushInterval = 5 * time.Millisecond })
+	r.p.wmu.Lock()
+	r.p.w = flushCloseFailingWriter{&failingFlushWriter{Writer: r.p.w}}
+	r.p.wmu.Unlock()
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"once upon a time"}`)
+	waitWriteFailed(t, r.p)
+	r.post(t, "/v1/completions", `{"model":"m","prompt":"there was a proxy"}`)
+	r.srv.Close()
+	err := r.p.Close()
+	for _, want := range []string{
+		"the rows written so far were not kept",
+		"1 request that finished from the failure on went unrecorded",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Close: %v; want it to say %q", err, want)
+		}
 	}
 }

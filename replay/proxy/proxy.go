@@ -1038,7 +1038,7 @@ func (p *Proxy) Close() error {
 	default:
 		// The failed Close removed the temporary file, their only
 		// name: the staging path err names does not hold them.
-		err = fmt.Errorf("%w (the rows written so far were not kept)", errors.Join(p.werr, closeErr))
+		err = fmt.Errorf("%w (the rows written so far were not kept%s)", errors.Join(p.werr, closeErr), p.unrecordedNote())
 	}
 	// A trace renamed to Out whose directory was not synced is written,
 	// even when removing the staging file failed too (convert joins that
@@ -1071,10 +1071,17 @@ func (p *Proxy) keepStagingRows() (note string, kept bool) {
 	written := p.stats.Rows
 	p.mu.Unlock()
 	note, kept = traces.KeepRows(stagingPath(p.cfg.Out), written)
-	if p.unrecorded > 0 {
-		note += fmt.Sprintf("; %s that finished from the failure on went unrecorded", numfmt.Count(p.unrecorded, "request"))
+	return note + p.unrecordedNote(), kept
+}
+
+// unrecordedNote says how many requests finished unrecorded after a
+// failed write, to follow a note on the rows written; "" if none did.
+// p.wmu is held.
+func (p *Proxy) unrecordedNote() string {
+	if p.unrecorded == 0 {
+		return ""
 	}
-	return note, kept
+	return fmt.Sprintf("; %s that finished from the failure on went unrecorded", numfmt.Count(p.unrecorded, "request"))
 }
 
 // discardLocked drops a session that captured nothing: a trace empty or
