@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/servesim/servesim/internal/numfmt"
 )
 
 // Arrival processes for synthetic traces.
@@ -748,15 +750,26 @@ func (g *synth) pastClock(k int, field, cause string) error {
 		rows += " in sessions of Turns " + g.c.Turns.spec()
 		with = append(with, "Turns")
 		if g.endedByClock > 0 { // those cut short left more rows to later sessions
-			rows += fmt.Sprintf("; %d sessions ended before their last turn, the next past the clock at ThinkTime %v s", g.endedByClock, g.c.ThinkTime)
+			n, its := endedEarly(g.endedByClock)
+			rows += fmt.Sprintf("; %s ended before %s last turn, the next past the clock at ThinkTime %v s", n, its, g.c.ThinkTime)
 			with = append(with, "ThinkTime")
 		}
 		if g.endedByContext > 0 { // as are those whose history filled the context
-			rows += fmt.Sprintf("; %d sessions ended before their last turn, their next prompt past %d tokens at Prompt %s and Output %s", g.endedByContext, DefaultMaxTokens, g.c.Prompt.spec(), g.c.Output.spec())
+			n, its := endedEarly(g.endedByContext)
+			rows += fmt.Sprintf("; %s ended before %s last turn, %s next prompt past %d tokens at Prompt %s and Output %s", n, its, its, DefaultMaxTokens, g.c.Prompt.spec(), g.c.Output.spec())
 			with = append(with, "Prompt", "Output")
 		}
 	}
 	return fieldErrWith(field, with, "the arrivals drawn run past the 2^32 s a trace's clock holds at %s: %s for %s", what, cause, rows)
+}
+
+// endedEarly counts the sessions cut short, noun and pronoun agreeing
+// with the count: "1 session ended before its last turn".
+func endedEarly(n int) (count, pronoun string) {
+	if n == 1 {
+		return numfmt.Count(n, "session"), "its"
+	}
+	return numfmt.Count(n, "session"), "their"
 }
 
 // unitGap draws the next gap of the Poisson or gamma process at rate 1.
