@@ -572,5 +572,12 @@ func KeepRows(path string, written int) (note string, kept bool) {
 	case n == written:
 		return fmt.Sprintf("the %d rows written so far stay in %s", n, path), true
 	}
-	return fmt.Sprintf("%d of the %d rows written stay in %s; the others were lost with the failed write", n, written, path), true
+	stay, lost := "stay", "the others were lost"
+	if n == 1 {
+		stay = "stays"
+	}
+	if written-n == 1 {
+		lost = "the other was lost"
+	}
+	return fmt.Sprintf("%d of the %d rows written %s in %s; %s with the failed write", n, written, stay, path, lost), true
 }

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,4 +39,24 @@ func stageRows(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// A stream that kept some of the rows written counts both parts with
+// the verb agreeing: one row kept "stays", one row lost "was".
+func TestKeepRowsAgreesWithPartCounts(t *testing.T) {
+	cases := []struct {
+		kept, written int
+		want          string
+	}{
+		{1, 2, "1 of the 2 rows written stays in %s; the other was lost with the failed write"},
+		{1, 3, "1 of the 3 rows written stays in %s; the others were lost with the failed write"},
+		{2, 3, "2 of the 3 rows written stay in %s; the other was lost with the failed write"},
+	}
+	for _, c := range cases {
+		path := stageRows(t, c.kept)
+		note, kept := KeepRows(path, c.written)
+		if want := fmt.Sprintf(c.want, path); !kept || note != want {
+			t.Errorf("KeepRows(%d of %d): %q, kept %v; want %q", c.kept, c.written, note, kept, want)
+		}
+	}
 }

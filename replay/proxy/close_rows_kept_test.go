@@ -63,7 +63,7 @@ func TestCloseFailureSaysHowManyRowsStay(t *testing.T) {
 	if n := stagingRows(t, staging); n != 1 {
 		t.Fatalf("%s holds %d rows: want the one stored before the disk filled", staging, n)
 	}
-	if want := fmt.Sprintf("1 of the 2 rows written stay in %s", staging); !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf("1 of the 2 rows written stays in %s; the other was lost", staging); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q: want it to say %q", err, want)
 	}
 	if s := r.p.Stats(); s.RowsLeft != staging {
