@@ -1773,7 +1773,7 @@ func (a *Analysis) Print(w io.Writer) {
 		engine, _ := a.engineSeqs()
 		bound := c.seqsBound(engine)
 		if seqs > engine {
-			bound = fmt.Sprintf("above the %d this engine ran, a %s, as a verification run's engine of its own ran more", engine, bound)
+			bound = fmt.Sprintf("higher than this engine's %d (a %s) because a verification run's own engine ran more", engine, bound)
 		}
 		fmt.Fprintf(w, "  max concurrent sequences %d (ran in %s; the profile's max_seqs, %s); throughput/TTFT knee %s\n", seqs, where, bound, knee)
 		held, run := a.heldKV()

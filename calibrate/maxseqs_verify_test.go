@@ -29,7 +29,8 @@ func TestVerifyRunCountsInMaxSeqsNotTheEngineLimit(t *testing.T) {
 		t.Errorf("max_seqs %d, want 4: the verification run's decode steps were fitted", got)
 	}
 	line := printedLine(a, "  max concurrent sequences")
-	for _, want := range []string{"max concurrent sequences 4 ", "run rank01", "measured limit", "engine of its own"} {
+	for _, want := range []string{"max concurrent sequences 4 ", "run rank01",
+		"the profile's max_seqs, higher than this engine's 2 (a measured limit) because a verification run's own engine ran more)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("printed %q\nwant it to hold %q", line, want)
 		}
