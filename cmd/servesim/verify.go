@@ -336,7 +336,7 @@ func sessionWaitFlags(c *cli.Context) (*sim.SessionWait, error) {
 		return nil, nil
 	}
 	if g := c.Duration("session-wait-gap"); g < 0 || g > sim.MaxIssueGap {
-		return nil, usageErrorf("verify: --session-wait-gap %v: want in [0s, %v], a client's turnaround", g, sim.MaxIssueGap)
+		return nil, usageErrorf("verify: --session-wait-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
 	}
 	return &sim.SessionWait{IssueGap: c.Duration("session-wait-gap")}, nil
 }

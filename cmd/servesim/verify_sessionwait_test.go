@@ -65,7 +65,7 @@ func TestVerifySessionWaitGapIsChecked(t *testing.T) {
 		want string
 	}{
 		{[]string{"--session-wait-gap", "2ms"}, "verify: --session-wait-gap needs --session-wait"},
-		{[]string{"--session-wait", "--session-wait-gap", "2m"}, "verify: --session-wait-gap 2m0s: want in [0s, 1m0s]"},
+		{[]string{"--session-wait", "--session-wait-gap", "2m"}, "verify: --session-wait-gap 2m0s: want in [0, 1m0s], a client's turnaround"},
 	} {
 		args := append([]string{"verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
 			"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out}, c.args...)
