@@ -47,7 +47,8 @@ type interval struct {
 // the requests it served among them.
 // A sample's block length is estimated once, and each round's resamples
 // serve every statistic, so that the intervals of one series agree. An
-// interval is NaN when either sample is too small for it (minTail).
+// interval is NaN when either sample is too small for it (minTail); a
+// resample in which a run served none is left out of it.
 func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.Rand) []interval {
 	ivs := make([]interval, len(stats))
 	var drawA, drawB []func([]int) float64
@@ -89,6 +90,12 @@ func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.R
 		}
 	}
 	for j, i := range used {
+		// a paired resample whose blocks missed every request one run
+		// served has no change to read: NaN would sort below every bound
+		rel[j] = slices.DeleteFunc(rel[j], math.IsNaN)
+		if len(rel[j]) == 0 {
+			continue
+		}
 		slices.Sort(rel[j])
 		tail := 0.025
 		if stats[i].q == 0 {
