@@ -278,6 +278,7 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 			}
 			r.BatchLimit, r.BlockSize, r.Device = tr.BatchLimit, tr.BlockSize, tr.Device
 			r.InputSums, r.InputWorkload = tr.InputSums, tr.InputWorkload
+			r.SessionWait = tr.SessionWait // the summary does not record it
 			if tr.Metrics.Devices > 0 {
 				r.Metrics.Devices = tr.Metrics.Devices
 			}
