@@ -455,8 +455,8 @@ func traceDifference(a, b *Run) string {
 	return ""
 }
 
-// replayDifferences says which settings of two live replays change what
-// their figures measure of the same requests.
+// replayDifferences says which settings of two replays, live or
+// simulated, change what their figures measure of the same requests.
 func replayDifferences(a, b *Run) []string {
 	var ds []string
 	if a.Timeout != "" && b.Timeout != "" && !sameDuration(a.Timeout, b.Timeout) {
@@ -465,8 +465,7 @@ func replayDifferences(a, b *Run) []string {
 		ds = append(ds, fmt.Sprintf("ran with different per-request timeouts (A: %s; B: %s; "+
 			"a shorter one fails the slowest requests and cuts the latency tail)", a.Timeout, b.Timeout))
 	}
-	// Only a live replay (replay.arrival) says whether it held turns.
-	if a.Arrival != "" && b.Arrival != "" && a.SessionWait != b.SessionWait {
+	if recordsSessionWait(a) && recordsSessionWait(b) && a.SessionWait != b.SessionWait {
 		side := "B"
 		if a.SessionWait {
 			side = "A"
@@ -475,6 +474,14 @@ func replayDifferences(a, b *Run) []string {
 			"until the previous one ended)", side))
 	}
 	return ds
+}
+
+// recordsSessionWait says whether r tells if it held session turns: a
+// live replay (replay.arrival) or a simulated trace (its metadata has
+// session_wait when it held them). A simulated run known only by its
+// summary, or an imported trace, does not.
+func recordsSessionWait(r *Run) bool {
+	return r.Arrival != "" || r.Kind == "simulated" && r.Lat != nil
 }
 
 // sameDuration says whether two recorded durations are equal: 1m0s is
