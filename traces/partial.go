@@ -22,6 +22,16 @@ func openPartial(path string) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := sortPartial(r)
+	if err != nil {
+		return nil, err // no typed nil in the Reader
+	}
+	return rows, nil
+}
+
+// sortPartial is openPartial on r, opened by OpenTolerant, which it
+// closes.
+func sortPartial(r Reader) (*rowsReader, error) {
 	defer r.Close()
 	var rows []*Request
 	for r.Next() {
@@ -53,12 +63,11 @@ func openPartialStream(ctx context.Context, path string) (r Reader, truncated fu
 		return nil, nil, err
 	}
 	if r.Meta().Extra["proxy.status"] != "partial" {
-		r.Close()
-		r, err = openPartial(path)
+		rows, err := sortPartial(r)
 		if err != nil {
 			return nil, nil, err
 		}
-		return r, func() bool { return r.(*rowsReader).cutShort }, nil
+		return rows, func() bool { return rows.cutShort }, nil
 	}
 	return ArrivalOrder(WithContext(ctx, r), path), r.(interface{ Truncated() bool }).Truncated, nil
 }
