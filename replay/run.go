@@ -441,15 +441,6 @@ func (t *sessionTurns) sweep(due time.Time) {
 	t.sweepAt = max(minSessionSweep, 2*len(t.last))
 }
 
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
 // sourceFailedError is the error of a row the source trace marks failed,
 // worded as the simulator's rejection of it.
 const sourceFailedError = "rejected: " + traces.SourceFailedReason
@@ -549,7 +540,14 @@ func (e *turnEnd) end() {
 }
 
 // ended says whether the turn has ended (then at is set).
-func (e *turnEnd) ended() bool { return isClosed(e.done) }
+func (e *turnEnd) ended() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
 
 // heldWoke runs when a held turn's goroutine wakes after the previous turn
 // of its session ended (a test delays it to show what is measured from).
