@@ -229,12 +229,13 @@ func (c *sloCounter) Write(r *traces.Request) error {
 		return c.check()
 	}
 	ok := true
-	from := issuedAt(r)
-	if c.ttft > 0 && r.FirstToken-from > c.ttft {
+	// From the issue (ScheduledSend), as the simulator measures them:
+	// session waiting keeps a held turn's trace time in Arrival.
+	if ttft, _ := r.TTFT(); c.ttft > 0 && ttft > c.ttft {
 		c.vTTFT++
 		ok = false
 	}
-	if c.e2e > 0 && r.LastToken-from > c.e2e {
+	if e2e, _ := r.E2E(); c.e2e > 0 && e2e > c.e2e {
 		c.vE2E++
 		ok = false
 	}
@@ -250,17 +251,6 @@ func (c *sloCounter) Write(r *traces.Request) error {
 	c.good++
 	c.goodOut += int64(r.UsageOutput)
 	return nil
-}
-
-// issuedAt is where a served row's latencies start, as the simulator
-// measures them: its ScheduledSend, which session waiting sets to a held
-// turn's issue (the end of its previous turn) while Arrival keeps the
-// trace's time.
-func issuedAt(r *traces.Request) int64 {
-	if r.ScheduledSend == traces.Missing {
-		return r.Arrival
-	}
-	return r.ScheduledSend
 }
 
 func (c *sloCounter) Close() error { return nil }
