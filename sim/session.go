@@ -221,8 +221,11 @@ func (w *sessionWaiter) dueBy(t int64) bool {
 
 // heldNow says whether r waits behind its session's open turn.
 func (w *sessionWaiter) heldNow(r *traces.Request) bool {
+	if !inChain(r) { // called twice a loop: skip the map lookup where it cannot hold
+		return false
+	}
 	s := w.sessions[r.SessionID]
-	return inChain(r) && s != nil && s.open
+	return s != nil && s.open
 }
 
 // inChain says whether r is one of its session's turns that wait for
