@@ -27,9 +27,18 @@ type ClosedLoop struct {
 	IssueGap time.Duration
 }
 
-// MaxIssueGap bounds ClosedLoop.IssueGap: a client's turnaround, not a
-// pause; issue times add it up, and a gap of hours wraps them past int64.
+// MaxIssueGap bounds ClosedLoop.IssueGap and SessionWait.IssueGap: a
+// client's turnaround, not a pause; issue times add it up, and a gap of
+// hours wraps them past int64.
 const MaxIssueGap = time.Minute
+
+// checkIssueGap refuses a gap outside [0, MaxIssueGap] given to run.
+func checkIssueGap(run string, gap time.Duration) error {
+	if gap < 0 || gap > MaxIssueGap {
+		return fmt.Errorf("sim: %s: issue gap = %v: want in [0, %v], a client's turnaround", run, gap, MaxIssueGap)
+	}
+	return nil
+}
 
 // RunClosedLoop simulates cfg under a closed loop of clients, the
 // simulated counterpart of a live closed-loop run (replay.Closed).
@@ -65,8 +74,8 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	if loop.Clients < 1 {
 		return nil, fmt.Errorf("sim: RunClosedLoop: clients = %d: want ≥ 1", loop.Clients)
 	}
-	if loop.IssueGap < 0 || loop.IssueGap > MaxIssueGap {
-		return nil, fmt.Errorf("sim: RunClosedLoop: issue gap = %v: want in [0, %v], a client's turnaround", loop.IssueGap, MaxIssueGap)
+	if err := checkIssueGap("RunClosedLoop", loop.IssueGap); err != nil {
+		return nil, err
 	}
 	if in == nil {
 		return nil, errors.New("sim: RunClosedLoop: nil input reader")

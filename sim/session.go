@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -44,8 +43,8 @@ func RunSessionWait(ctx context.Context, cfg Config, wait SessionWait, in traces
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if wait.IssueGap < 0 || wait.IssueGap > MaxIssueGap {
-		return nil, fmt.Errorf("sim: RunSessionWait: issue gap = %v: want in [0, %v], a client's turnaround", wait.IssueGap, MaxIssueGap)
+	if err := checkIssueGap("RunSessionWait", wait.IssueGap); err != nil {
+		return nil, err
 	}
 	if in == nil {
 		return nil, errors.New("sim: RunSessionWait: nil input reader")
