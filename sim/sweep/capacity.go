@@ -411,14 +411,14 @@ func (e errHopeless) Error() string {
 // or sim.RunSessionWait holding sessions' turns, a [cluster] of several
 // replicas or a length split with sim.RunCluster.
 func (ev *evaluator) simulate(ctx context.Context) (*sim.Summary, error) {
-	r := ev.cfg.Resolved
+	r, opt := ev.cfg.Resolved, plan.Options{Step: ev.step, Power: ev.power}
 	if ev.wait != nil { // Run refuses a cluster with it
-		return sim.RunSessionWait(ctx, r.SimConfig(plan.Options{Step: ev.step, Power: ev.power}), *ev.wait, &ev.rd, &ev.cnt)
+		return sim.RunSessionWait(ctx, r.SimConfig(opt), *ev.wait, &ev.rd, &ev.cnt)
 	}
 	if !r.Plan.Clustered() {
-		return sim.Run(ctx, r.SimConfig(plan.Options{Step: ev.step, Power: ev.power}), &ev.rd, &ev.cnt)
+		return sim.Run(ctx, r.SimConfig(opt), &ev.rd, &ev.cnt)
 	}
-	cs, err := sim.RunCluster(ctx, r.ClusterConfig(plan.Options{Step: ev.step, Power: ev.power}), &ev.rd, &ev.cnt)
+	cs, err := sim.RunCluster(ctx, r.ClusterConfig(opt), &ev.rd, &ev.cnt)
 	if cs == nil {
 		return nil, err
 	}
