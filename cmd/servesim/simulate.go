@@ -99,8 +99,8 @@ func runSimulate(c *cli.Context) error {
 	if c.IsSet("closed-loop") && c.Bool("session-wait") {
 		return usageErrorf("simulate: --session-wait does not combine with --closed-loop: a closed loop ignores the arrivals that sessions' turns wait from")
 	}
-	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
-		return usageErrorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
+	if _, err := issueGapFlag(c, "simulate", "closed-loop-gap"); err != nil {
+		return err
 	}
 	if n := c.Int("closed-loop"); c.IsSet("closed-loop") && n < 1 {
 		return usageErrorf("simulate: --closed-loop %d: want ≥ 1 client", n)
@@ -363,6 +363,17 @@ func simulateOutputs(c *cli.Context, plans []namedPlan) []namedPath {
 		}
 	}
 	return out
+}
+
+// issueGapFlag is the duration flag named, a client's turnaround (as
+// --closed-loop-gap), checked against sim.MaxIssueGap; command starts the
+// error.
+func issueGapFlag(c *cli.Context, command, flag string) (time.Duration, error) {
+	g := c.Duration(flag)
+	if g < 0 || g > sim.MaxIssueGap {
+		return 0, usageErrorf("%s: --%s %v: want in [0, %v], a client's turnaround", command, flag, g, sim.MaxIssueGap)
+	}
+	return g, nil
 }
 
 // resultMeta is the metadata of a simulated trace (plan.ResultMeta), with

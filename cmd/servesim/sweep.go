@@ -174,10 +174,11 @@ func sweepSessionWait(c *cli.Context) (*sim.SessionWait, error) {
 		}
 		return nil, nil
 	}
-	if g := c.Duration("closed-loop-gap"); g < 0 || g > sim.MaxIssueGap {
-		return nil, usageErrorf("simulate: --closed-loop-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
+	g, err := issueGapFlag(c, "simulate", "closed-loop-gap")
+	if err != nil {
+		return nil, err
 	}
-	return &sim.SessionWait{IssueGap: c.Duration("closed-loop-gap")}, nil
+	return &sim.SessionWait{IssueGap: g}, nil
 }
 
 // runSweep is `simulate --sweep SPEC`.

@@ -335,10 +335,11 @@ func sessionWaitFlags(c *cli.Context) (*sim.SessionWait, error) {
 		}
 		return nil, nil
 	}
-	if g := c.Duration("session-wait-gap"); g < 0 || g > sim.MaxIssueGap {
-		return nil, usageErrorf("verify: --session-wait-gap %v: want in [0, %v], a client's turnaround", g, sim.MaxIssueGap)
+	g, err := issueGapFlag(c, "verify", "session-wait-gap")
+	if err != nil {
+		return nil, err
 	}
-	return &sim.SessionWait{IssueGap: c.Duration("session-wait-gap")}, nil
+	return &sim.SessionWait{IssueGap: g}, nil
 }
 
 // withNotSynced is a completed verify's exit outcome with notSynced, the
