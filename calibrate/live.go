@@ -1434,8 +1434,12 @@ func mostRunning(runs []*RunResult) (int, string) {
 // slotsRan is the most requests one fitted run on the calibrated engine
 // had generating at once, and the name of the first run that had them: a
 // run on an engine of its own (Slots > 0) ran another engine's slots.
-func (a *Analysis) slotsRan() (int, string) {
-	return mostRunning(slices.DeleteFunc(slices.Clone(a.Runs), func(r *RunResult) bool { return r.Slots > 0 }))
+func (a *Analysis) slotsRan() (int, string) { return mostRunning(a.engineRuns()) }
+
+// engineRuns are the fitted runs on the calibrated engine: a run on an
+// engine of its own (Slots > 0) ran another engine's slots.
+func (a *Analysis) engineRuns() []*RunResult {
+	return slices.DeleteFunc(slices.Clone(a.Runs), func(r *RunResult) bool { return r.Slots > 0 })
 }
 
 // slotsSource says where Slots came from: the ramp's limit, or the run
@@ -1459,17 +1463,7 @@ func (a *Analysis) MostRunning() (int, string) { return mostRunning(a.Runs) }
 // engine above it (slotsRan, the rule Slots follows). A run on an engine
 // of its own (a verification run) shows nothing of this engine's limit.
 // 0 without memory runs.
-func (a *Analysis) engineSeqs() (int, string) {
-	c := a.Concurrency
-	if c == nil {
-		return 0, ""
-	}
-	most, run := a.slotsRan()
-	if c.MaxSeqs >= most {
-		return c.MaxSeqs, "the ramp"
-	}
-	return most, "run " + run
-}
+func (a *Analysis) engineSeqs() (int, string) { return a.rampOrRun(a.engineRuns()) }
 
 // maxSeqs is the profile's max_seqs and where it ran ("the ramp" or
 // "run NAME"): a ramp capped below the decode runs' clients ran fewer
@@ -1477,12 +1471,17 @@ func (a *Analysis) engineSeqs() (int, string) {
 // runs on an engine of their own too: their steps were fitted, so the
 // decode terms were measured at their batches, though they say nothing
 // of the calibrated engine's limit (engineSeqs). 0 without memory runs.
-func (a *Analysis) maxSeqs() (int, string) {
+func (a *Analysis) maxSeqs() (int, string) { return a.rampOrRun(a.Runs) }
+
+// rampOrRun is the most sequences the ramp or one of runs ran at once
+// (mostRunning), and where ("the ramp" or "run NAME"); 0 without memory
+// runs.
+func (a *Analysis) rampOrRun(runs []*RunResult) (int, string) {
 	c := a.Concurrency
 	if c == nil {
 		return 0, ""
 	}
-	most, run := mostRunning(a.Runs)
+	most, run := mostRunning(runs)
 	if c.MaxSeqs >= most {
 		return c.MaxSeqs, "the ramp"
 	}
