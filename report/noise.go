@@ -115,6 +115,18 @@ func served(x []float64) []float64 {
 	return slices.DeleteFunc(slices.Clone(x), math.IsNaN)
 }
 
+// countServed is how many of x's values are of requests served (not
+// NaN), counted without the copy served makes.
+func countServed(x []float64) int {
+	n := 0
+	for _, v := range x {
+		if !math.IsNaN(v) {
+			n++
+		}
+	}
+	return n
+}
+
 // holdsNoChange says whether the resampled changes rel put no change
 // inside their interval of tails tail: whether on each side as many of
 // them lie at or beyond it as the bound there (Quantile's rank) needs,
@@ -234,7 +246,7 @@ func windowSums(x []float64, w int) []float64 {
 // out of the resample's sum and its count.
 func meanResampler(x []float64, l int) func(starts []int) float64 {
 	bl := blocksOf(len(x), l)
-	if len(served(x)) < len(x) {
+	if slices.ContainsFunc(x, math.IsNaN) {
 		return servedMeanResampler(x, bl)
 	}
 	whole, part := windowSums(x, bl.l), windowSums(x, bl.last)
@@ -320,7 +332,7 @@ func variance(counts []int) float64 {
 func quantileResampler(x []float64, l int, q float64) func(starts []int) float64 {
 	bl := blocksOf(len(x), l)
 	n := bl.n
-	nServed := len(served(x))
+	nServed := countServed(x)
 	k := min(max(int(math.Ceil(q*float64(nServed))), 1), nServed)
 	rank := ranks(x)
 	half := bandHalfWidth(rank, bl, k)
