@@ -95,7 +95,9 @@ func (e *engine) runClosed(ctx context.Context, loop ClosedLoop, in traces.Reade
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e.closedLoop = true
+	// Issues depend on completions: every arrival cuts a decode stretch,
+	// and latencies start at the issue (ScheduledSend).
+	e.cutAtArrivals, e.originAtIssue = true, true
 	free, freed := loop.Clients, e.finished
 	var idx int64
 	exhausted := false

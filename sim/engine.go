@@ -291,10 +291,13 @@ type engine struct {
 	arriving   deque
 	admitDelay int64
 	lock       bool
-	// closedLoop: every arrival cuts a decode stretch, even one no
+	// cutAtArrivals: every arrival cuts a decode stretch, even one no
 	// arrival could join, since a rejected arrival frees its client to
-	// issue the next request at once. Set for session waiting too.
-	closedLoop bool
+	// issue the next request at once.
+	cutAtArrivals bool
+	// originAtIssue: a request's latencies count from its ScheduledSend
+	// (the loop's issue), not from its arrival.
+	originAtIssue bool
 	// trackEnds: each request of a session that completes or is refused
 	// is listed in ends, for session waiting to release its next turn.
 	trackEnds bool
@@ -569,7 +572,7 @@ func (e *engine) iterate(t, limit int64) error {
 			// Under the lock an arrival needs the step boundaries that
 			// follow it to get in, so the jump stops at one.
 			until := limit
-			if watch || e.lock || e.closedLoop {
+			if watch || e.lock || e.cutAtArrivals {
 				until = min(until, t, e.ready())
 			}
 			if k := e.stretchLen(anon, until); k >= 2 {
@@ -1304,7 +1307,7 @@ func (e *engine) newSeq(r *traces.Request, idx, arrival int64) *seq {
 	s.req.PrefixHashes = s.hashBuf
 	s.idx = idx
 	s.arrival, s.origin = arrival, arrival
-	if e.closedLoop {
+	if e.originAtIssue {
 		s.origin = r.ScheduledSend // runClosed and runSessions set it to the issue
 	}
 	s.setLengths(r, e.cfg)

@@ -288,7 +288,7 @@ func (e *engine) runSessions(ctx context.Context, w *sessionWaiter) error {
 	}
 	// Issues depend on completions: every arrival cuts a decode stretch,
 	// and latencies start at the issue (ScheduledSend).
-	e.closedLoop = true
+	e.cutAtArrivals, e.originAtIssue = true, true
 	e.trackEnds = true
 	for loops := 0; ; loops++ {
 		if loops&255 == 0 {
