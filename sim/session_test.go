@@ -162,6 +162,29 @@ func TestSessionWaitOOMWritesHeldTurns(t *testing.T) {
 	}
 }
 
+// A static policy of either kind that runs out of KV memory under session
+// waiting ends the run with an *OOMError and writes every row, those it
+// did not serve marked not run.
+func TestSessionWaitStaticOOMWritesEveryRow(t *testing.T) {
+	for _, p := range []PolicyConfig{
+		{Name: Fixed, BatchSize: 2, MaxWaitMs: 100},
+		{Name: TokenBudget, TokenBudget: 240, MaxWaitMs: 100}, // {C, D} reserves 240 tokens, 16 blocks
+	} {
+		t.Run(p.Name, func(t *testing.T) {
+			reqs := oomTrace()
+			inSession(reqs[0], "s")
+			inSession(reqs[2], "s")
+			inSession(reqs[4], "s")
+			w := &memWriter{}
+			sum, err := RunSessionWait(t.Context(), testConfig(p, 10, false), SessionWait{IssueGap: 1e6}, newSliceReader(reqs), w)
+			checkOOMRows(t, w, err, 2)
+			if sum.Requests != 6 || sum.Completed != 2 {
+				t.Errorf("summary: %d requests, %d completed, want 6, 2", sum.Requests, sum.Completed)
+			}
+		})
+	}
+}
+
 // A turn the source trace marks failed is never sent live: it keeps its
 // arrival, and the next turn waits for the turn before it, not for it.
 func TestSessionWaitSourceFailedTurnNotInChain(t *testing.T) {
