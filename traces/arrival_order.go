@@ -32,6 +32,7 @@ type arrivalReader struct {
 	name   string
 	held   map[int64]positioned // read ahead of an earlier arrival
 	ready  []positioned         // in sequence, to give
+	sorted int                  // the first rows of ready, of one arrival time, in completion order
 	next   int64                // the next arrival to move to ready
 	read   int                  // rows read
 	done   bool                 // the stream is read to its end
@@ -45,8 +46,11 @@ func (a *arrivalReader) Next() bool {
 	if a.err != nil || len(a.ready) == 0 {
 		return false
 	}
-	a.orderHeadTies()
+	if a.sorted == 0 {
+		a.sorted = a.orderHeadTies()
+	}
 	a.cur, a.ready = a.ready[0].row, a.ready[1:]
+	a.sorted--
 	return true
 }
 
@@ -66,8 +70,10 @@ func (a *arrivalReader) headComplete() bool {
 }
 
 // orderHeadTies puts the ready rows of the first one's arrival time in
-// completion order.
-func (a *arrivalReader) orderHeadTies() {
+// completion order and says how many there are. Once, not once per row
+// given: all of them are ready (headComplete), and thousands can share
+// an arrival that the clock's resolution did not tell apart.
+func (a *arrivalReader) orderHeadTies() int {
 	k := 1
 	for k < len(a.ready) && a.ready[k].row.Arrival == a.ready[0].row.Arrival {
 		k++
@@ -75,6 +81,7 @@ func (a *arrivalReader) orderHeadTies() {
 	if k > 1 {
 		slices.SortStableFunc(a.ready[:k], func(x, y positioned) int { return cmp.Compare(x.pos, y.pos) })
 	}
+	return k
 }
 
 // pull reads one row into held or ready, and at the stream's end moves
