@@ -133,12 +133,13 @@ func Compare(a, b *Run, threshold float64) []Change {
 // statistics are read from the same resamples of a and b.
 func setIntervals(cs []Change, a, b *Run) {
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
+	same := sameSchedule(a, b)
 	for _, series := range []string{"req/s", "output tok/s", "goodput", "TTFT", "TPOT", "E2E"} {
 		xa, xb := inOrder(a, series), inOrder(b, series)
 		if xa == nil || xb == nil {
 			continue
 		}
-		if isRate(series) && sameSchedule(a, b) {
+		if isRate(series) && same {
 			markNoInterval(cs, series, "same schedule: no interval")
 			continue
 		}
