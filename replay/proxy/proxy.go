@@ -169,7 +169,7 @@ type promptsFile interface {
 
 // stagingPath is the Arrow stream the rows go to while the proxy runs,
 // when Out is in another format.
-func stagingPath(out string) string { return out + ".partial.arrows" }
+func stagingPath(out string) string { return out + traces.PartialSuffix }
 
 // CheckStaging refuses an out whose staging stream exists: it was left by
 // a session whose trace was never written and holds that session's rows.
