@@ -33,6 +33,27 @@ type Trace struct {
 	// the simulator rejects it under every config, so it says nothing
 	// about any).
 	nAll int64
+	// chained: some session has two turns sent live (chainedTurns), so
+	// session waiting may hold the later one behind the earlier.
+	chained bool
+}
+
+// chainedTurns reports whether a session has two of reqs' rows that
+// session waiting chains (sim.SessionWait): rows with a session id, less
+// those failed in the source, which are never sent and hold nothing.
+func chainedTurns(reqs []traces.Request) bool {
+	seen := map[string]bool{}
+	for i := range reqs {
+		r := &reqs[i]
+		if r.SessionID == "" || r.SourceFailed {
+			continue
+		}
+		if seen[r.SessionID] {
+			return true
+		}
+		seen[r.SessionID] = true
+	}
+	return false
 }
 
 // LoadTrace reads r to the end (it does not close it) and keeps the input
@@ -100,6 +121,7 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("%s: no requests to simulate (every row is warm-up or failed in the source trace)", name)
 	}
 	t.SHA256 = hex.EncodeToString(h.Sum(nil))
+	t.chained = chainedTurns(t.Reqs)
 	t.Span = float64(lastMeasured-first) / 1e9
 	t.Rate = math.NaN()
 	if t.Span > 0 {

@@ -87,19 +87,23 @@ func TestLastBatchNoteNotClaimedWithHeldTurns(t *testing.T) {
 	if note := ev.lastBatchNote(name, limit); note == "" {
 		t.Fatal("no note over a trace without sessions, whose arrivals session waiting keeps")
 	}
-	for i := range ev.t.Reqs {
-		ev.t.Reqs[i].SessionID = fmt.Sprint("s", i%50)
-	}
+	withSessions(ev.t, 50)
 	if note := ev.lastBatchNote(name, limit); note != "" {
 		t.Errorf("note %q with sessions' turns held, want none", note)
 	}
 	// Refusals on arrival break the limit whatever is held.
 	ev = batchesOf24WithRefusals(t, 1000, 40)
 	ev.wait = &sim.SessionWait{}
-	for i := range ev.t.Reqs {
-		ev.t.Reqs[i].SessionID = fmt.Sprint("s", i%50)
-	}
+	withSessions(ev.t, 50)
 	if note := ev.lastBatchNote(name, limit); !strings.Contains(note, "the 40 requests refused on arrival break the TTFT limit") {
 		t.Errorf("note %q with sessions' turns held, want the refusals named", note)
 	}
+}
+
+// withSessions spreads tr's rows over n sessions, turn after turn.
+func withSessions(tr *Trace, n int) {
+	for i := range tr.Reqs {
+		tr.Reqs[i].SessionID = fmt.Sprint("s", i%n)
+	}
+	tr.chained = chainedTurns(tr.Reqs)
 }

@@ -493,20 +493,12 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 		left, fill, b.MaxWaitMS, name, limit, late, b.MaxWaitMS-limit, ev.spec.Search.StartScale, with, ok)
 }
 
-// holdsTurns reports whether session waiting holds any of the trace's
-// rows: held turns are sent at their previous turn's end, so the last
-// batch's members and gaps no longer follow from the arrivals, while
-// refusals on arrival still break every limit.
+// holdsTurns reports whether session waiting may hold any of the trace's
+// rows (Trace.chained): held turns are sent at their previous turn's end,
+// so the last batch's members and gaps no longer follow from the
+// arrivals, while refusals on arrival still break every limit.
 func (ev *evaluator) holdsTurns() bool {
-	if ev.wait == nil {
-		return false
-	}
-	for i := range ev.t.Reqs {
-		if ev.t.Reqs[i].SessionID != "" {
-			return true
-		}
-	}
-	return false
+	return ev.wait != nil && ev.t.chained
 }
 
 // lastBatchLen is how many of the admitted requests the trace's last
