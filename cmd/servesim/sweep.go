@@ -387,8 +387,21 @@ func runSweep(c *cli.Context) error {
 		apart = fmt.Sprintf(", and %d warm-up requests", warmup)
 	}
 	fmt.Fprintf(c.App.Writer, "trace: %s (%d requests, %s req/s at scale 1%s)\n", name, len(tr.Reqs)-warmup, numfmt.Fixed(tr.Rate, 2), apart)
+	printSweepSessionWait(c.App.Writer, wait, tr)
 	printSweep(c.App.Writer, res, 20)
 	return writeErr
+}
+
+// printSweepSessionWait says how --session-wait sent the trace's turns,
+// as simulate --session-wait names it beside a run's step model.
+func printSweepSessionWait(w io.Writer, wait *sim.SessionWait, tr *sweep.Trace) {
+	switch {
+	case wait == nil:
+	case !tr.Chained:
+		fmt.Fprintln(w, "session wait: no turn held: no session of the trace has two turns sent")
+	default:
+		fmt.Fprintf(w, "session wait: each session's turns held until the previous one ended, then a %v turnaround\n", wait.IssueGap)
+	}
 }
 
 // printSweepRun writes how long the sweep's simulations took and on how

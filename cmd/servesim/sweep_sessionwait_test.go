@@ -31,11 +31,17 @@ rate_scale = [1]
 e2e_p99_ms = 600000
 `, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
 	held, plain := filepath.Join(dir, "held"), filepath.Join(dir, "plain")
-	if _, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", held, "--top", "2", "--session-wait", "--closed-loop-gap", "2ms", "-q"); err != nil {
+	heldOut, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", held, "--top", "2", "--session-wait", "--closed-loop-gap", "2ms", "-q")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", plain, "-q"); err != nil {
+	plainOut, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", plain, "-q")
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The console says the turns were held, as simulate --session-wait does.
+	if want := "session wait: each session's turns held until the previous one ended, then a 2ms turnaround"; !strings.Contains(heldOut, want) || strings.Contains(plainOut, "session wait") {
+		t.Errorf("output with --session-wait:\n%s\nwithout:\n%s\nwant %q in the first only", heldOut, plainOut, want)
 	}
 	res, err := sweep.ReadFile(filepath.Join(held, "sweep.parquet"))
 	if err != nil {
@@ -105,5 +111,27 @@ e2e_p99_ms = 600000
 	}
 	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
 		t.Errorf("--out %s: %v, want it not created", out, statErr)
+	}
+}
+
+// Over a trace whose sessions have one turn each, session waiting holds
+// nothing, and the console says so rather than that turns were held.
+func TestSimulateSweepSessionWaitNothingHeld(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "single.csv")
+	if _, err := run(t, "trace", "synth", "--turns", "fixed:1", "--requests", "20", "--rate", "4",
+		"--prompt", "fixed:100", "--output", "fixed:20", tr); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "one.toml")
+	os.WriteFile(spec, []byte(fmt.Sprintf(`base = %q
+[sweep]
+rate_scale = [1]
+[slo]
+e2e_p99_ms = 600000
+`, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--session-wait", "-q")
+	if want := "session wait: no turn held: no session of the trace has two turns sent"; err != nil || !strings.Contains(out, want) {
+		t.Errorf("err %v, output:\n%s\nwant %q", err, out, want)
 	}
 }

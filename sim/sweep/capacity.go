@@ -33,9 +33,9 @@ type Trace struct {
 	// the simulator rejects it under every config, so it says nothing
 	// about any).
 	nAll int64
-	// chained: some session has two turns sent live (chainedTurns), so
+	// Chained: some session has two turns sent live (chainedTurns), so
 	// session waiting may hold the later one behind the earlier.
-	chained bool
+	Chained bool
 }
 
 // chainedTurns reports whether a session has two of reqs' rows that
@@ -121,7 +121,7 @@ func LoadTrace(name string, r traces.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("%s: no requests to simulate (every row is warm-up or failed in the source trace)", name)
 	}
 	t.SHA256 = hex.EncodeToString(h.Sum(nil))
-	t.chained = chainedTurns(t.Reqs)
+	t.Chained = chainedTurns(t.Reqs)
 	t.Span = float64(lastMeasured-first) / 1e9
 	t.Rate = math.NaN()
 	if t.Span > 0 {

@@ -105,5 +105,5 @@ func withSessions(tr *Trace, n int) {
 	for i := range tr.Reqs {
 		tr.Reqs[i].SessionID = fmt.Sprint("s", i%n)
 	}
-	tr.chained = chainedTurns(tr.Reqs)
+	tr.Chained = chainedTurns(tr.Reqs)
 }

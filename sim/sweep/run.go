@@ -494,11 +494,11 @@ func (ev *evaluator) lastBatchNote(name string, limit float64) string {
 }
 
 // holdsTurns reports whether session waiting may hold any of the trace's
-// rows (Trace.chained): held turns are sent at their previous turn's end,
+// rows (Trace.Chained): held turns are sent at their previous turn's end,
 // so the last batch's members and gaps no longer follow from the
 // arrivals, while refusals on arrival still break every limit.
 func (ev *evaluator) holdsTurns() bool {
-	return ev.wait != nil && ev.t.chained
+	return ev.wait != nil && ev.t.Chained
 }
 
 // lastBatchLen is how many of the admitted requests the trace's last
