@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/sim"
@@ -197,6 +198,32 @@ func (r *Resolved) SimulateSessionWait(ctx context.Context, name string, wait si
 	return r.simulated(name, opt, "session wait, "+wait.IssueGap.String()+" turnaround", sum, err)
 }
 
+// SimulateArrivals is the run of the trace that loop and wait choose (at
+// most one is set): SimulateClosedLoop with loop, SimulateSessionWait
+// with wait, else Simulate at the trace's arrivals.
+func (r *Resolved) SimulateArrivals(ctx context.Context, name string, loop *sim.ClosedLoop, wait *sim.SessionWait, in traces.Reader, out traces.Writer, opt Options) (*Result, error) {
+	switch {
+	case loop != nil:
+		return r.SimulateClosedLoop(ctx, name, *loop, in, out, opt)
+	case wait != nil:
+		return r.SimulateSessionWait(ctx, name, *wait, in, out, opt)
+	}
+	return r.Simulate(ctx, name, in, out, opt)
+}
+
+// SetArrivalMeta records in meta how a run of SimulateArrivals took the
+// trace's requests: loop's clients and turnaround, or the turnaround of
+// wait's held turns. With both nil, the trace's arrivals, it sets nothing.
+func SetArrivalMeta(meta *traces.Meta, loop *sim.ClosedLoop, wait *sim.SessionWait) {
+	if loop != nil {
+		meta.Set("closed_loop", strconv.Itoa(loop.Clients))
+		meta.Set("closed_loop_gap", loop.IssueGap.String())
+	}
+	if wait != nil {
+		meta.Set("session_wait", wait.IssueGap.String())
+	}
+}
+
 // simulated is the priced result of a run of r that ended with err: a
 // static batch out of memory is its outcome, any other error none. how,
 // when not "", says how the requests arrived, after the step model.
@@ -244,7 +271,8 @@ func (r *Resolved) PowerModel(opt Options) string {
 // build and its recording's replay.* and proxy.* settings; a simulated
 // input's plan, step model, profile, catalog and closed loop) is kept
 // under input_ names (traces.MoveRunToInput), as record and trace scale
-// keep it: this run ran none of it. A closed loop of its own the caller adds.
+// keep it: this run ran none of it. How it took the requests the caller
+// adds (SetArrivalMeta).
 func (r *Resolved) ResultMeta(in traces.Meta, stepModel, toolVersion, profile, profileSHA256, catalogSHA256 string) traces.Meta {
 	meta := in.Clone()
 	meta.MoveRunToInput(true)

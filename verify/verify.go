@@ -896,9 +896,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if !traces.IsConversion(in.Meta()) {
 		meta.SetChecksum(filepath.Base(src.input), traces.SHA256Checksum(src.inputSHA256))
 	}
-	if src.wait != nil { // as simulate --session-wait records it: the turnaround
-		meta.Set("session_wait", src.wait.IssueGap.String())
-	}
+	plan.SetArrivalMeta(&meta, nil, src.wait) // as simulate --session-wait records it
 	w, err := traces.Create(simPath, meta)
 	if err != nil {
 		return nil, "", err
@@ -908,7 +906,7 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 	if step != nil {
 		po.Step = step
 	}
-	res, err := simulateRun(ctx, r, name, scaled, w, po, src.wait)
+	res, err := r.SimulateArrivals(ctx, name, nil, src.wait, scaled, w, po)
 	if err == nil {
 		err = scaled.Err()
 	}
@@ -949,16 +947,6 @@ func simulate(ctx context.Context, r *plan.Resolved, outDir, simPath, name strin
 		m.JPerOutTok = sec(s.EnergyJoules / float64(s.OutputTokens))
 	}
 	return m, res.Outcome, closeErr
-}
-
-// simulateRun is r.Simulate, or with wait not nil, the same run with
-// sessions' turns held until their previous turns end, as simulate
-// --session-wait runs it.
-func simulateRun(ctx context.Context, r *plan.Resolved, name string, in traces.Reader, out traces.Writer, po plan.Options, wait *sim.SessionWait) (*plan.Result, error) {
-	if wait == nil {
-		return r.Simulate(ctx, name, in, out, po)
-	}
-	return r.SimulateSessionWait(ctx, name, *wait, in, out, po)
 }
 
 // writeSlice writes the slice of trace, but for rows failed in the source,

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -278,14 +277,7 @@ func simulateOne(c *cli.Context, p namedPlan, r *plan.Resolved, outDir string, m
 			return nil, err
 		}
 	}
-	switch {
-	case loop != nil:
-		res, err = r.SimulateClosedLoop(c.Context, p.name, *loop, in, w, opt)
-	case wait != nil:
-		res, err = r.SimulateSessionWait(c.Context, p.name, *wait, in, w, opt)
-	default:
-		res, err = r.Simulate(c.Context, p.name, in, w, opt)
-	}
+	res, err = r.SimulateArrivals(c.Context, p.name, loop, wait, in, w, opt)
 	if err == nil {
 		err = in.Err()
 	}
@@ -390,13 +382,7 @@ func resultMeta(in traces.Meta, r *plan.Resolved, opt plan.Options, prof *profil
 		path, sum = prof.path, traces.SHA256Hex(prof.sum)
 	}
 	meta := r.ResultMeta(in, stepModel, version, path, sum, catalogSHA256)
-	if loop != nil {
-		meta.Set("closed_loop", strconv.Itoa(loop.Clients))
-		meta.Set("closed_loop_gap", loop.IssueGap.String())
-	}
-	if wait != nil { // the turnaround of a held turn
-		meta.Set("session_wait", wait.IssueGap.String())
-	}
+	plan.SetArrivalMeta(&meta, loop, wait)
 	return meta
 }
 
