@@ -201,6 +201,9 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	if err != nil {
 		return rr, err
 	}
+	if err := checkSlotsFound(parent, a, rr.Missing); err != nil {
+		return rr, err
+	}
 	// Step error on the verification runs, before and after (the
 	// parent's own, an earlier refit's, were fitted before).
 	var vsteps []calibrate.Observation
@@ -279,6 +282,25 @@ func Refit(ctx context.Context, res *Result, opt Options, ro RefitOptions) (*Ref
 	}
 	rr.MetricErrorAtSpeed = MedianAbsErrors(atSpeed)
 	return rr, errors.Join(notSynced...)
+}
+
+// checkSlotsFound refuses a refit of a parent fitted to an engine of
+// slots (Analyze held its per-sequence attention terms, which only slots
+// do) whose runs found none, as when the memory runs that counted them
+// are missing: it would fit a paged engine's terms instead, and rate the
+// parent on steps without the slot cache the simulator gives it.
+func checkSlotsFound(parent *calibrate.Profile, a *calibrate.Analysis, missing []string) error {
+	m := parent.Method
+	if m == nil || a.Slots > 0 {
+		return nil // a profile without its method does not say how it chose
+	}
+	for _, t := range []calibrate.Term{calibrate.TermPrefillAttn, calibrate.TermDecodeContext} {
+		if parent.Step.At(t).Status == calibrate.StatusOff && !slices.Contains(m.Without, t.String()) {
+			return fmt.Errorf("the parent was fitted to an engine of slots (its %s term held at 0), but the runs found count no slots (%d of its %d traces found; its memory runs count them): the refit would fit a paged engine's terms; restore the parent's traces",
+				t, len(parent.Traces)-len(missing), len(parent.Traces))
+		}
+	}
+	return nil
 }
 
 // refitMaxSeqs is the max_seqs of a refit that found no memory runs: the
