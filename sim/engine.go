@@ -1039,27 +1039,28 @@ func (e *engine) growPrefill(s *seq, tokens int32) error {
 	held := int64(len(s.shared)) + int64(s.private) - int64(len(s.dupOf))
 	want := blocksFor(int64(tokens), e.bs)
 	priv := 0
-	for b := held; b < want; b++ {
-		if e.cfg.PrefixCaching && int(b) < len(s.keys) && int(b) == len(s.shared) {
-			// s computes this block: a free cached copy is not reused.
-			e.bm.forget(s.keys[b])
-			slot, _, err := e.bm.acquire(s.keys[b])
-			if err != nil {
-				return err
-			}
-			s.shared = append(s.shared, slot)
-			// Held by another request too (the last prompt block, which a
-			// lookup never hits): s computes it, into a block of its own,
-			// static reservations included (their admission counted it).
-			if e.bm.slab[slot].ref > 1 {
-				priv++
-				s.dupOf = append(s.dupOf, slot)
-				e.bm.slab[slot].dups++
-			}
-		} else {
+	b := held
+	// Blocks with keys come first, and s holds at least the blocks it
+	// shares: once a block is private so is every later one, counted at
+	// once rather than a block at a time.
+	for ; e.cfg.PrefixCaching && b < want && int(b) < len(s.keys) && int(b) == len(s.shared); b++ {
+		// s computes this block: a free cached copy is not reused.
+		e.bm.forget(s.keys[b])
+		slot, _, err := e.bm.acquire(s.keys[b])
+		if err != nil {
+			return err
+		}
+		s.shared = append(s.shared, slot)
+		// Held by another request too (the last prompt block, which a
+		// lookup never hits): s computes it, into a block of its own,
+		// static reservations included (their admission counted it).
+		if e.bm.slab[slot].ref > 1 {
 			priv++
+			s.dupOf = append(s.dupOf, slot)
+			e.bm.slab[slot].dups++
 		}
 	}
+	priv += int(max(0, want-b))
 	if err := e.bm.allocPrivate(priv); err != nil {
 		return err
 	}
