@@ -82,6 +82,7 @@ func RunClosedLoop(ctx context.Context, cfg Config, loop ClosedLoop, in traces.R
 	}
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
+	e.m.reserve(in)
 	left, err := e.runClosed(ctx, loop, in)
 	unarrived, err := finishRun(err, rows, []*engine{e}, left)
 	e.m.measured.requests += unarrived

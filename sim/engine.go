@@ -30,6 +30,7 @@ func Run(ctx context.Context, cfg Config, in traces.Reader, out traces.Writer) (
 	}
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
+	e.m.reserve(in)
 	a := &arrivals{in: in}
 	unarrived, err := finishRun(e.runAll(ctx, a), rows, []*engine{e}, a.leftover)
 	e.m.measured.requests += unarrived

@@ -28,6 +28,7 @@ func newSliceReader(reqs []*traces.Request) *sliceReader {
 }
 
 func (r *sliceReader) Meta() traces.Meta { return r.meta }
+func (r *sliceReader) Len() int          { return len(r.reqs) }
 func (r *sliceReader) Next() bool {
 	r.i++
 	if r.i >= len(r.reqs) {

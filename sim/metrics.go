@@ -576,6 +576,36 @@ const (
 
 var sketchLogGamma = math.Log((1 + sketchAlpha) / (1 - sketchAlpha))
 
+// sizedReader is an optional traces.Reader capability: Len is how many
+// requests the reader yields in all, so that a run sizes its latency
+// records once rather than growing them as requests complete.
+type sizedReader interface{ Len() int }
+
+// reserve sizes m's latency records for the requests in yields, where in
+// says how many.
+func (m *metrics) reserve(in traces.Reader) {
+	if r, ok := in.(sizedReader); ok {
+		for _, s := range []*sketch{&m.queue, &m.ttft, &m.tpot, &m.e2e} {
+			s.reserve(r.Len())
+		}
+	}
+}
+
+// reserve makes room for n more values while s keeps them exact.
+func (s *sketch) reserve(n int) {
+	if s.hist == nil {
+		s.vals = slices.Grow(s.vals, max(0, min(n, s.limit()+1-len(s.vals))))
+	}
+}
+
+// limit is how many values s keeps exact.
+func (s *sketch) limit() int {
+	if s.exactHigh > 0 {
+		return s.exactHigh
+	}
+	return exactLimit
+}
+
 func (s *sketch) add(v float64) {
 	s.n++
 	s.sum += v
@@ -586,10 +616,7 @@ func (s *sketch) add(v float64) {
 		s.min = v
 	}
 	if s.hist == nil {
-		limit := exactLimit
-		if s.exactHigh > 0 {
-			limit = s.exactHigh
-		}
+		limit := s.limit()
 		// Doubling copies each value about once where append's growth
 		// by a quarter copied a long run's latencies four times over;
 		// past the limit the values move to the histogram.
@@ -623,11 +650,7 @@ func (s *sketch) merge(o *sketch) {
 	}
 	s.n += o.n
 	s.sum += o.sum
-	limit := exactLimit
-	if s.exactHigh > 0 {
-		limit = s.exactHigh
-	}
-	if s.hist == nil && o.hist == nil && len(s.vals)+len(o.vals) <= limit {
+	if s.hist == nil && o.hist == nil && len(s.vals)+len(o.vals) <= s.limit() {
 		s.vals = append(s.vals, o.vals...)
 		return
 	}

@@ -51,6 +51,7 @@ func RunSessionWait(ctx context.Context, cfg Config, wait SessionWait, in traces
 	}
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
+	e.m.reserve(in)
 	w := &sessionWaiter{a: arrivals{in: in}, gap: int64(wait.IssueGap), sessions: map[string]*session{}}
 	// A held turn's latencies start at its issue, before it reaches the
 	// engine, where a row of another session may get first: the window

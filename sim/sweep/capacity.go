@@ -151,6 +151,10 @@ func (r *scaledReader) Close() error      { return nil }
 func (r *scaledReader) At() *traces.Request {
 	return &r.cur
 }
+
+// Len is the trace's request count: sim sizes its latency records by it.
+func (r *scaledReader) Len() int { return len(r.t.Reqs) }
+
 func (r *scaledReader) Next() bool {
 	if r.i >= len(r.t.Reqs) {
 		return false
