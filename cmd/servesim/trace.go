@@ -100,7 +100,7 @@ func traceImportCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input format: " + strings.Join(names, ", ")},
 			&cli.BoolFlag{Name: "drop-failed", Usage: "drop rows the source marks as failed (BurstGPT rows with 0 response tokens) instead of keeping them with source_failed=true"},
 			&cli.DurationFlag{Name: "spread", Usage: "spread requests sharing a timestamp evenly over this quantum (e.g. 3s for Mooncake)"},
-			&cli.Float64Flag{Name: "rate", Usage: "arrival rate (req/s) of the Poisson process for formats without timestamps (sharegpt)"},
+			&cli.Float64Flag{Name: "rate", Usage: "arrival rate (req/s, at most 1e6: arrivals are kept to the ns) of the Poisson process for formats without timestamps (sharegpt)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the arrival process for formats without timestamps (sharegpt)"},
 			&cli.IntFlag{Name: "max-tokens", Value: traces.DefaultMaxTokens, Usage: "reject token counts above this as absurd"},
 		},
@@ -190,6 +190,9 @@ func importFormat(c *cli.Context, cmd, path string) (traces.ImportFormat, error)
 	}
 	if r := c.Float64("rate"); format == traces.FormatShareGPT && (!(r > 0) || math.IsInf(r, 0)) {
 		return "", cli.Exit(fmt.Sprintf("%s: --rate: %s is sharegpt, which has no timestamps: give the arrival rate in req/s (> 0, finite), got %v", cmd, path, r), 2)
+	}
+	if r := c.Float64("rate"); format == traces.FormatShareGPT && r > traces.MaxArrivalRate {
+		return "", cli.Exit(fmt.Sprintf("%s: --rate: %v req/s is past the clock's resolution: want at most %g (a 1 µs mean gap; arrivals are kept to the ns)", cmd, r, float64(traces.MaxArrivalRate)), 2)
 	}
 	if c.IsSet("seed") && format != traces.FormatShareGPT {
 		return "", cli.Exit(fmt.Sprintf("%s: --seed: %s is %s, whose timestamps give the arrivals; --seed drives the arrival process only for sharegpt", cmd, path, format), 2)
