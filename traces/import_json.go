@@ -168,14 +168,25 @@ func valueOffset(b []byte, key string) int {
 func (s *mooncakeSource) jsonErr(b []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		col := s.lead + valueStart(b, int(te.Offset)) + 1
-		return fmt.Errorf("%s:%d:%d (%s): want %s, got JSON %s", s.name, s.line, col, te.Field, te.Type, te.Value)
+		return fmt.Errorf("%s:%d:%s", s.name, s.line, typeErrAt(b, s.lead, te))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) { // Offset counts the offending byte
 		return fmt.Errorf("%s:%d:%d: want a JSON object: %v", s.name, s.line, s.lead+int(se.Offset), se)
 	}
 	return fmt.Errorf("%s:%d: %w", s.name, s.line, err)
+}
+
+// typeErrAt says where in line b, after lead bytes of space cut from it,
+// te's value lies ("COL (field)") and what was wanted there. The line
+// itself has no field: it was wanted as an object, not as the Go type
+// encoding/json names.
+func typeErrAt(b []byte, lead int, te *json.UnmarshalTypeError) string {
+	col := lead + valueStart(b, int(te.Offset)) + 1
+	if te.Field == "" {
+		return fmt.Sprintf("%d: want a JSON object, got JSON %s", col, te.Value)
+	}
+	return fmt.Sprintf("%d (%s): want %s, got JSON %s", col, te.Field, te.Type, te.Value)
 }
 
 // valueStart is the index in b of the first byte of the value a type

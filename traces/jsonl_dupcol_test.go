@@ -65,7 +65,7 @@ func TestJSONLArrayLineRefusedAsNotAnObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := ReadAll(path)
-	if err == nil || !strings.Contains(err.Error(), "line 1: json: cannot unmarshal array") {
+	if err == nil || !strings.Contains(err.Error(), "line 1:1: want a JSON object, got JSON array") {
 		t.Fatalf("ReadAll = %v, want line 1 refused as an array", err)
 	}
 }

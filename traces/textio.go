@@ -736,7 +736,12 @@ func (r *jsonlReader) Next() bool {
 		var row jsonRow
 		dec := json.NewDecoder(strings.NewReader(string(b)))
 		if err := dec.Decode(&row); err != nil {
-			r.err = fmt.Errorf("line %d: %w", r.line, err)
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				r.err = fmt.Errorf("line %d:%s", r.line, typeErrAt(b, 0, te))
+			} else {
+				r.err = fmt.Errorf("line %d: %w", r.line, err)
+			}
 			return false
 		}
 		// One object per line: anything after it would be dropped unread.

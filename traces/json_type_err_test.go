@@ -1,0 +1,38 @@
+package traces
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A JSON value of the wrong type is reported as the file's line, the
+// value's column and field, and what was wanted, in words rather than in
+// encoding/json's Go type names; a line that is not an object says so.
+func TestJSONLineOfTheWrongTypeNamesWhatWasWanted(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body, want string
+		format           ImportFormat
+	}{
+		{"str.jsonl", `{"arrival_ns":"5","prompt_tokens":1,"output_tokens":1}`, `line 1:15 (arrival_ns): want int64, got JSON string`, FormatServesim},
+		{"arr.jsonl", `[1,2]`, `line 1:1: want a JSON object, got JSON array`, FormatServesim},
+		{"moon.jsonl", `[1,2]`, `moon.jsonl:1:1: want a JSON object, got JSON array`, FormatMooncake},
+		{"moonstr.jsonl", `"x"`, `moonstr.jsonl:1:1: want a JSON object, got JSON string`, FormatMooncake},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Import(path, tc.format, ImportOptions{})
+		for err == nil && r.Next() {
+		}
+		if err == nil {
+			err = r.Err()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "traces.") {
+			t.Errorf("%s %s: err = %v; want %q", tc.format, tc.body, err, tc.want)
+		}
+	}
+}
