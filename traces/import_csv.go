@@ -190,9 +190,11 @@ func (c *csvSource) tokenCounts(r *Request, in, out int) error {
 }
 
 // parseCount parses an integer, also accepting an integral float such as
-// "374.0"; a negative value is returned as is for the caller to reject.
+// "374.0"; a negative value is returned as is for the caller to reject,
+// and one past int64 as its bound, which every caller's bound is below.
 func parseCount(s string) (int64, bool) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err == nil || errors.Is(err, strconv.ErrRange) {
 		return n, true
 	}
 	f, ok := parseDecimalFloat(s)
