@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -105,7 +107,36 @@ func setUsageErrors(cmds []*cli.Command) {
 
 func flagUsageError(c *cli.Context, err error, _ bool) error {
 	name := c.Command.HelpName // "servesim record proxy"
-	return cli.Exit(fmt.Sprintf("%s: %v (%s --help lists the flags)", name, err, name), 2)
+	return cli.Exit(fmt.Sprintf("%s: %v%s (%s --help lists the flags)", name, err, flagWant(c.Command.Flags, err), name), 2)
+}
+
+// flagParseError matches Go's flag package on a value that does not
+// parse, which names the flag but not what it wants.
+var flagParseError = regexp.MustCompile(`for flag -([^ :]+): parse error$`)
+
+// flagWant is ": want ..." for a parse error of one of flags, what its
+// type reads; "" for any other error, which says so already.
+func flagWant(flags []cli.Flag, err error) string {
+	m := flagParseError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), m[1]) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.DurationFlag:
+			return ": want a duration such as 90s or 1m30s"
+		case *cli.Float64Flag:
+			return ": want a number"
+		case *cli.IntFlag, *cli.Int64Flag:
+			return ": want an integer"
+		case *cli.UintFlag, *cli.Uint64Flag:
+			return ": want a non-negative integer"
+		}
+	}
+	return ""
 }
 
 // usageErrorf is a usage error, exit status 2: a flag, setting or
