@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
@@ -189,6 +190,27 @@ func typeErrAt(b []byte, lead int, te *json.UnmarshalTypeError) string {
 	return fmt.Sprintf("%d (%s): want %s, got JSON %s", col, te.Field, te.Type, te.Value)
 }
 
+// kindErr words a JSON type error as the field and the JSON kind it
+// wants, not the Go type it decodes into (a ShareGPT turn's is an
+// anonymous struct); any other error is returned as it is.
+func kindErr(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := "a JSON object"
+	switch te.Type.Kind() {
+	case reflect.Slice, reflect.Array:
+		want = "a JSON array"
+	case reflect.String:
+		want = "a JSON string"
+	}
+	if te.Field == "" {
+		return fmt.Errorf("want %s, got JSON %s", want, te.Value)
+	}
+	return fmt.Errorf("%s: want %s, got JSON %s", te.Field, want, te.Value)
+}
+
 // valueStart is the index in b of the first byte of the value a type
 // error's Offset, end, is about: encoding/json puts it just past an
 // object's or array's opening byte but past the whole of a string,
@@ -297,7 +319,7 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 		clear(turns)
 		s.conver = shareGPTConv{Conversations: turns[:0]}
 		if err := s.dec.Decode(&s.conver); err != nil {
-			return 0, 0, s.offsetErr(fmt.Sprintf(" (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.conv, err))
+			return 0, 0, s.offsetErr(fmt.Sprintf(" (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.conv, kindErr(err)))
 		}
 		in, out := -1, -1
 		for i, m := range s.conver.Conversations {

@@ -36,3 +36,28 @@ func TestJSONLineOfTheWrongTypeNamesWhatWasWanted(t *testing.T) {
 		}
 	}
 }
+
+// A ShareGPT conversation with a value of the wrong type names the field
+// and the JSON kind wanted, not the Go struct encoding/json decodes into.
+func TestShareGPTValueOfTheWrongTypeNamesWhatWasWanted(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		`[{"id":"a","conversations":"oops"}]`:                       `(conversation 1): want {"id", "conversations": [{"from", "value"}]}: conversations: want a JSON array, got JSON string`,
+		`[{"id":"a","conversations":[{"from":"human","value":5}]}]`: `conversations.value: want a JSON string, got JSON number`,
+		`["oops"]`: `(conversation 1): want {"id", "conversations": [{"from", "value"}]}: want a JSON object, got JSON string`,
+	} {
+		path := filepath.Join(dir, "share.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Import(path, FormatShareGPT, ImportOptions{Rate: 1})
+		for err == nil && r.Next() {
+		}
+		if err == nil {
+			err = r.Err()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%s: err = %v; want %q", body, err, want)
+		}
+	}
+}
