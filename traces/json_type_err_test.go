@@ -61,3 +61,18 @@ func TestShareGPTValueOfTheWrongTypeNamesWhatWasWanted(t *testing.T) {
 		}
 	}
 }
+
+// A metadata value that is not a string names its key and the JSON kind
+// wanted.
+func TestJSONLMetadataValueOfTheWrongTypeNamesWhatWasWanted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meta.jsonl")
+	body := `{"meta": {"servesim.source": 5}}` + "\n" + `{"arrival_ns":1,"prompt_tokens":1,"output_tokens":1}` + "\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := ReadAll(path)
+	want := "line 1: metadata: servesim.source: want a JSON string, got JSON number"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("ReadAll = %v; want %q", err, want)
+	}
+}

@@ -657,7 +657,7 @@ func stringPairs(raw json.RawMessage) (keys, values []string, err error) {
 		k, _ := t.(string) // object keys are always strings
 		var v string
 		if err := dec.Decode(&v); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", k, err)
+			return nil, nil, fmt.Errorf("%s: %w", k, kindErr(err))
 		}
 		keys, values = append(keys, k), append(values, v)
 	}
