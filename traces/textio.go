@@ -369,6 +369,11 @@ func parseRow(r *Request, cell func(field int) (value, name string)) error {
 			return
 		}
 		n, e := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
+		if errors.Is(e, strconv.ErrRange) { // an integer, so say which ones fit
+			hi := int64(1)<<(bits-1) - 1
+			err = fmt.Errorf("column %s: %q is out of range: want an integer in [%d, %d]", name, v, -hi-1, hi)
+			return
+		}
 		if e != nil {
 			err = fmt.Errorf("column %s: want an integer, got %q", name, v)
 			return
