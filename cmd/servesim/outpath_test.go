@@ -97,6 +97,20 @@ func TestOutputPathErrorsNameTheFlagOneWay(t *testing.T) {
 	}
 }
 
+// An --out directory beneath a file cannot be created: that is a usage
+// error found before any plan runs, as a file at --out itself is.
+func TestOutDirBeneathAFileIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	plan := basePlan(t, dir, "p.toml")
+	file := writeFile(t, dir, "file", "")
+	out := filepath.Join(file, "sub", "out")
+	wantUsageErrors(t, []usageCase{
+		{[]string{"simulate", "--trace", in, "--config", plan, "--out", out}, "simulate: --out: " + out + ": " + file + " is a file, not a directory"},
+		{[]string{"simulate", "--trace", in, "--sweep", smallSweep, "--out", out, "-q"}, "simulate: --out: " + out + ": " + file + " is a file"},
+	})
+}
+
 // sweep merge's OUT is checked as a trace verb's is: a directory, or a
 // file in a directory that does not exist, is refused before the shards
 // are read and merged, not at the rename that publishes the merge.

@@ -236,13 +236,22 @@ func checkResultsTrace(cmd string, in namedPath) error {
 	return checkTraceExtension(cmd, in)
 }
 
-// checkOutDir refuses an --out directory that exists as a file: a usage
-// error, found before the work that would write into it.
+// checkOutDir refuses an --out directory that exists as a file, or that
+// lies beneath one (it could not be created): a usage error, found before
+// the work that would write into it.
 func checkOutDir(cmd, out string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
 		return usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
 	}
-	return nil
+	for dir := filepath.Dir(out); ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err == nil && !fi.IsDir() {
+			return usageErrorf("%s: --out: %s: %s is a file, not a directory", cmd, out, dir)
+		}
+		if err == nil || dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
 }
 
 // isDir reports whether path is a directory.
