@@ -238,8 +238,12 @@ func SyncDir(dir string) error {
 // a command can refuse it before any work (nothing creates it).
 func CheckDir(path string) error {
 	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	fi, err := os.Stat(dir)
+	if err != nil {
 		return fmt.Errorf("%s: directory %s does not exist", path, dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is a file, not a directory", path, dir)
 	}
 	return nil
 }

@@ -152,6 +152,19 @@ func TestCreateNamesMissingDirectory(t *testing.T) {
 	}
 }
 
+// A "directory" that is a file exists: saying it does not would send
+// the user looking for the wrong mistake.
+func TestCheckDirNamesAFileInTheDirectorysPlace(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(file, "out.json")
+	if err := CheckDir(path); err == nil || err.Error() != path+": "+file+" is a file, not a directory" {
+		t.Errorf("err %v: want it to say that %s is a file", err, file)
+	}
+}
+
 func TestSyncDir(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("directories are not synced on Windows")
