@@ -133,3 +133,21 @@ func TestSweepMergeOutIsNotADirectory(t *testing.T) {
 		{[]string{"sweep", "merge", missing, a, b}, "sweep merge: OUT: " + missing},
 	})
 }
+
+// A decision log inside a new --out directory is written there: the run
+// creates that directory, so it is not one that does not exist.
+func TestDecisionsInsideANewOutDir(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	plan := basePlan(t, dir, "p.toml")
+	out := filepath.Join(dir, "results")
+	log := filepath.Join(out, "steps.jsonl")
+	if _, err := run(t, "simulate", "--trace", in, "--config", plan, "--out", out, "--decisions", log); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{log, filepath.Join(out, "summary.json")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -72,6 +72,15 @@ func checkSimulateInputs(c *cli.Context) error {
 	return checkTraceExtension("simulate", inputs[0])
 }
 
+// checkDecisionsPath is atomicfile.CheckFile, but lets a log lie in an
+// --out directory out that does not exist yet: the run creates it.
+func checkDecisionsPath(path, out string) error {
+	if out != "" && !isDir(out) && traces.SamePath(filepath.Dir(path), out) {
+		return nil
+	}
+	return atomicfile.CheckFile(path)
+}
+
 // namedPlan is a plan, the label it goes by in tables and file names, and
 // where it came from (its file), which errors about its keys name.
 type namedPlan struct {
@@ -158,7 +167,7 @@ func runSimulate(c *cli.Context) error {
 	// A log that cannot be written would fail only once every plan has run.
 	for _, p := range plans {
 		if d := c.String("decisions"); d != "" {
-			if err := atomicfile.CheckFile(decisionsPath(d, p.name, len(plans) > 1)); err != nil {
+			if err := checkDecisionsPath(decisionsPath(d, p.name, len(plans) > 1), out); err != nil {
 				return usageErrorf("simulate: --decisions: %v", err)
 			}
 		}
