@@ -152,3 +152,13 @@ func TestExpandGivesTheLineOfAnOutOfRangeValue(t *testing.T) {
 		}
 	})
 }
+
+// A swept device the catalog does not know is named as unknown: asking
+// for its price sent the user to add one, only to be told that next.
+func TestExpandNamesAnUnknownSweptDeviceBeforeItsPrice(t *testing.T) {
+	body := "[sweep]\n\"device.model\" = [\"H100-SXM-80G\", \"Z100\"]\n"
+	_, err := loadWithBase(t, "pue = 1.2", "pue = 1.2", body)
+	if err == nil || !strings.Contains(err.Error(), `device.model: model: unknown hardware "Z100"`) || strings.Contains(err.Error(), "price") {
+		t.Errorf("err = %v\nwant it to name the unknown device Z100, not its price", err)
+	}
+}

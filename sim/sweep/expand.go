@@ -265,8 +265,12 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 	if p, ok := s.price(cat, dev); ok {
 		put("cost", "usd_per_hour", p)
 	} else if deviceName(cat, dev) != deviceName(cat, baseDev) {
+		hw, err := cat.Hardware(dev)
+		if err != nil { // a price would not make it known
+			return c, fmt.Errorf("config %d (%s): device.model: %w", c.Index, c.Label, err)
+		}
 		hint := ""
-		if hw, err := cat.Hardware(dev); err == nil && hw.PricePerHour > 0 {
+		if hw.PricePerHour > 0 {
 			hint = fmt.Sprintf(" (the catalog's list price is %g)", hw.PricePerHour)
 		}
 		return c, fmt.Errorf("prices: device.model %q is swept but has no price: add [prices] %q = USD per device-hour%s", dev, dev, hint)
