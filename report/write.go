@@ -31,6 +31,16 @@ func WriteFile(path string, d *Doc) error {
 	return fmt.Errorf("%s: unknown report extension %q (want .html or .md)", path, filepath.Ext(path))
 }
 
+// CheckFigureDir refuses, before any work, a Markdown report at path whose
+// figure folder WriteFile would refuse; other formats have none.
+func CheckFigureDir(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		return checkFigureDir(strings.TrimSuffix(path, filepath.Ext(path))+"_files", path)
+	}
+	return nil
+}
+
 // writeMarkdownFile writes the figures into a new folder and the Markdown
 // into a temporary file beside path, each synced to disk, then swaps both
 // in; the old figure folder is kept aside until the Markdown is in place,

@@ -132,7 +132,8 @@ func noteOtherSweep(log io.Writer, path string, res *verify.Result, in *report.I
 
 // checkReportOut checks, before any work, that the report can go to out:
 // its extension names a format, its directory exists (nothing is created
-// above it) and out is not a directory. Errors name the flag by both
+// above it), out is not a directory and a Markdown report's figure
+// folder can be replaced. Errors name the flag by both
 // its usual spellings: which one was given is not known here.
 func checkReportOut(out string) error {
 	switch strings.ToLower(filepath.Ext(out)) {
@@ -141,6 +142,9 @@ func checkReportOut(out string) error {
 		return usageErrorf("report: -o/--out: %s: unknown report extension %q (want .html or .md)", out, filepath.Ext(out))
 	}
 	if err := atomicfile.CheckFile(out); err != nil {
+		return usageErrorf("report: -o/--out: %v", err)
+	}
+	if err := report.CheckFigureDir(out); err != nil {
 		return usageErrorf("report: -o/--out: %v", err)
 	}
 	return nil

@@ -36,3 +36,29 @@ func TestReportOutErrorNamesOut(t *testing.T) {
 		}
 	}
 }
+
+// A Markdown report's figure folder that cannot be replaced (a file in its
+// place, or one holding what a report did not write) is a usage error
+// found before the inputs are read, as a directory at --out is.
+func TestReportRefusesFigureFolderUpFront(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a_files", "")
+	if err := os.Mkdir(filepath.Join(dir, "b_files"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "b_files"), "notes.txt", "mine")
+	const vj = "../../verify/testdata/verify.json"
+	for _, c := range []struct{ out, want string }{
+		{"a.md", "a_files: not a directory"},
+		{"b.md", "holds notes.txt"},
+	} {
+		out := filepath.Join(dir, c.out)
+		_, code, err := runCode(t, "report", "-o", out, "--verify", vj)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "report: -o/--out: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("report -o %s: exit %d, err %v; want exit 2 naming -o/--out and %q", c.out, code, err, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s written beside a refused folder (%v)", c.out, err)
+		}
+	}
+}
