@@ -151,3 +151,43 @@ func TestDecisionsInsideANewOutDir(t *testing.T) {
 		}
 	}
 }
+
+// A directory where simulate, a sweep or a merge would put one of its
+// files is a usage error found before any work: the rename that
+// publishes the file failed only once the work was done, after the files
+// published before it (a summary-less run, results without candidates).
+func TestOutputFilesUnderOutAreNotDirectories(t *testing.T) {
+	tr := shortTrace(t)
+	dir := t.TempDir()
+	plan := basePlan(t, dir, "p.toml")
+	shards := filepath.Join(dir, "shards")
+	for _, s := range []string{"0/2", "1/2"} {
+		if _, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--out", shards, "--shard", s, "-q"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(shards, "sweep-shard-0-of-2.parquet"), filepath.Join(shards, "sweep-shard-1-of-2.parquet")
+	taken := func(name, file string) (out, path string) {
+		out = filepath.Join(dir, name)
+		path = filepath.Join(out, file)
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return out, path
+	}
+	sim, summary := taken("sim", "summary.json")
+	sim2, parquet := taken("sim2", "p.parquet")
+	sw, cands := taken("sweep", "candidates.json")
+	merged, mergedCands := taken("merged", "candidates.json")
+	wantUsageErrors(t, []usageCase{
+		{[]string{"simulate", "--trace", tr, "--config", plan, "--out", sim}, "simulate: --out: " + summary + " is a directory"},
+		{[]string{"simulate", "--trace", tr, "--config", plan, "--out", sim2}, "simulate: --out: " + parquet + " is a directory"},
+		{[]string{"simulate", "--trace", tr, "--sweep", smallSweep, "--out", sw, "--top", "2", "-q"}, "simulate: --out: " + cands + " is a directory"},
+		{[]string{"sweep", "merge", "--top", "2", filepath.Join(merged, "m.parquet"), a, b}, "sweep merge: OUT: " + mergedCands + " is a directory"},
+	})
+	for _, p := range []string{filepath.Join(sim, "p.parquet"), filepath.Join(sim2, "summary.json"), filepath.Join(sw, "sweep.parquet"), filepath.Join(merged, "m.parquet")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s written by a refused run (%v)", p, err)
+		}
+	}
+}

@@ -142,6 +142,18 @@ func checkOutputs(cmd string, outputs, inputs []namedPath) error {
 	return nil
 }
 
+// checkOutputFiles refuses an output file that is a directory: the
+// rename that publishes it would fail only once the work is done, after
+// the files published before it. A usage error, found before any work.
+func checkOutputFiles(cmd string, outputs []namedPath) error {
+	for _, out := range outputs {
+		if isDir(out.path) {
+			return usageErrorf("%s: %s: %s is a directory: want a file", cmd, out.name, out.path)
+		}
+	}
+	return nil
+}
+
 // inputKind is what an input path must be.
 type inputKind int
 

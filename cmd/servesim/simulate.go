@@ -161,7 +161,11 @@ func runSimulate(c *cli.Context) error {
 		}
 	}
 	out := c.String("out")
-	if err := checkOutputs("simulate", simulateOutputs(c, plans), simulateInputs(c)); err != nil {
+	outs := simulateOutputs(c, plans)
+	if err := checkOutputs("simulate", outs, simulateInputs(c)); err != nil {
+		return err
+	}
+	if err := checkOutputFiles("simulate", outs); err != nil {
 		return err
 	}
 	// A log that cannot be written would fail only once every plan has run.

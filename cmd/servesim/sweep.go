@@ -72,6 +72,10 @@ func runSweepMerge(c *cli.Context) error {
 	if err := atomicfile.CheckFile(out); err != nil {
 		return usageErrorf("sweep merge: OUT: %v", err)
 	}
+	candidates := filepath.Join(filepath.Dir(out), "candidates.json")
+	if err := checkOutputFiles("sweep merge", []namedPath{{"OUT", candidates}}); err != nil {
+		return err
+	}
 	if err := checkInputs("sweep merge", wantFile, shards...); err != nil {
 		return err
 	}
@@ -87,7 +91,6 @@ func runSweepMerge(c *cli.Context) error {
 	if err := c.Context.Err(); err != nil {
 		return fmt.Errorf("sweep merge: interrupted, %s not written: %w", out, err)
 	}
-	candidates := filepath.Join(filepath.Dir(out), "candidates.json")
 	// Results renamed into place whose directory was not synced are
 	// written: they are printed, and the error returned after.
 	writeErr := writeSweep(c.App.ErrWriter, out, candidates, res, c.Int("top"))
@@ -216,6 +219,9 @@ func runSweep(c *cli.Context) error {
 		}
 		ins := []namedPath{{"--trace", c.String("trace")}, {"--sweep", c.String("sweep")}, {"--catalog", c.String("catalog")}, {"--profile", c.String("profile")}}
 		if err := checkOutputs("simulate", outs, ins); err != nil {
+			return err
+		}
+		if err := checkOutputFiles("simulate", outs); err != nil {
 			return err
 		}
 	}
