@@ -243,10 +243,26 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		return errors.Join(unknown...)
 	}
 
+	// A name given twice would have its later entry override the
+	// earlier's fields unseen: which value holds would hang on the order.
+	first := map[string]int{}
+	once := func(array, what string, i int, name string) error {
+		k := array + "/" + key(name)
+		if j, again := first[k]; again {
+			return fmt.Errorf("model: catalog %s: %s %s: named again (first at %s): give each name once",
+				at(array, i), what, strings.TrimSpace(name), strings.TrimPrefix(at(array, j), source+": "))
+		}
+		first[k] = i
+		return nil
+	}
+
 	next := c.Clone()
 	for i, e := range f.Arch {
 		if e.Name == nil || key(*e.Name) == "" {
 			return fmt.Errorf("model: catalog %s: arch entry %d has no name", at("arch", i), i+1)
+		}
+		if err := once("arch", "architecture", i, *e.Name); err != nil {
+			return err
 		}
 		a, exists := next.archs[key(*e.Name)]
 		if !exists {
@@ -277,6 +293,9 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 	for i, e := range f.Hardware {
 		if e.Name == nil || key(*e.Name) == "" {
 			return fmt.Errorf("model: catalog %s: hardware entry %d has no name", at("hardware", i), i+1)
+		}
+		if err := once("hardware", "hardware", i, *e.Name); err != nil {
+			return err
 		}
 		h, exists := next.hardware[key(*e.Name)]
 		if !exists {

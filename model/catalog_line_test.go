@@ -13,7 +13,7 @@ func TestLoadTOMLErrorsNameTheLine(t *testing.T) {
 	for _, c := range []struct{ data, want string }{
 		{arch1 + "[[arch]]\nlayers = 2\n" + arch1, "user.toml: line 4: arch entry 2 has no name"},
 		{arch1 + "[[arch]]\nname = \"odd\"\nlayers = 2\nhidden = 100\nheads = 3\n", "user.toml: line 4: architecture odd: head_dim not given"},
-		{arch1 + "[[arch]]\nname = \"Llama-3.1-8B\"\nkv_heads = 5\n" + arch1, "user.toml: line 4: architecture Llama-3.1-8B: heads = 32 is not a multiple of kv_heads = 5"},
+		{arch1 + "[[arch]]\nname = \"Mistral-7B\"\nkv_heads = 5\n" + arch1, "user.toml: line 4: architecture Mistral-7B: heads = 32 is not a multiple of kv_heads = 5"},
 		{hw1 + "[[hardware]]\nname = \"new-gpu\"\nmemory_bytes = 1e9\n", "user.toml: line 6: hardware new-gpu: missing required key"},
 		{hw1 + "[[hardware]]\nname = \"L40S\"\n[hardware.flops]\nbf16 = 1e14\nfp6 = 1.0\n", `user.toml: line 10: hardware L40S: flops key "fp6": unknown precision (valid: `},
 		{hw1 + "[[hardware]]\nname = \"L40S\"\nidle_watts = 1e9\n" + hw1, "user.toml: line 6: hardware L40S: need 0 <= idle_watts"},
