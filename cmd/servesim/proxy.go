@@ -82,6 +82,20 @@ var proxyFlags = map[string]string{
 	"SessionHeader": "--session-header", "ClassHeader": "--class-header",
 }
 
+// checkListen refuses a --listen address that does not parse (no port, a
+// port out of range) as a usage error; one that parses but cannot be
+// listened on (in use, no such host) fails the session when it listens.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return usageErrorf("record proxy: --listen %s: %v: want [HOST]:PORT, e.g. :8080", addr, err)
+	}
+	return nil
+}
+
 func proxyAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("record proxy: unexpected argument %q: it takes only flags, and reads none after an argument", c.Args().First()), 2)
@@ -104,6 +118,9 @@ func proxyAction(c *cli.Context) error {
 	cfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
 	if err := cfg.Validate(); err != nil {
 		return cli.Exit(flagErrors("record proxy", proxyFlags, err), 2)
+	}
+	if err := checkListen(c.String("listen")); err != nil {
+		return err
 	}
 	// A directory there would fail the session only when it ends.
 	if isDir(cfg.Out) {

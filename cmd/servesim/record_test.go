@@ -308,12 +308,15 @@ func TestProxySummaryDoesNotClaimAnUnwrittenTrace(t *testing.T) {
 	}
 }
 
-// An address record proxy cannot listen on is named as --listen's.
+// An address record proxy cannot listen on is named as --listen's; one
+// that does not parse (no port, a port out of range) is a usage error.
 func TestProxyListenErrorNamesTheFlag(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cap.parquet")
-	_, _, err := runCode(t, "record", "proxy", "--listen", "bogus", "--upstream", "http://127.0.0.1:1", "--out", out)
-	if err == nil || !strings.Contains(err.Error(), "record proxy: --listen bogus: ") {
-		t.Errorf("got %v, want an error naming --listen and its address", err)
+	for _, addr := range []string{"bogus", ":99999", "127.0.0.1:port"} {
+		_, code, err := runCode(t, "record", "proxy", "--listen", addr, "--upstream", "http://127.0.0.1:1", "--out", out)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "record proxy: --listen "+addr+": ") {
+			t.Errorf("--listen %s: exit %d, err %v; want exit 2 naming --listen and its address", addr, code, err)
+		}
 	}
 }
 
