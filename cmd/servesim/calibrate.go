@@ -189,10 +189,6 @@ func runCalibrate(c *cli.Context) error {
 	if err := checkCalibrateOutputs(out, traceDir, live); err != nil {
 		return err
 	}
-	if c.Bool("dry-run") {
-		printPlan(w, xplan, c.Bool("reset-slots"))
-		return nil
-	}
 	cfg := replay.DefaultConfig()
 	cfg.BaseURL, cfg.Model = c.String("base-url"), c.String("model")
 	cfg.Timeout = c.Duration("timeout")
@@ -200,10 +196,13 @@ func runCalibrate(c *cli.Context) error {
 		return err
 	}
 	if live {
-		if err := cfg.Validate(); err != nil {
+		if err := dryRunnable(cfg, c.Bool("dry-run")).Validate(); err != nil {
 			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
 		}
 		printPlan(w, xplan, c.Bool("reset-slots"))
+	}
+	if c.Bool("dry-run") {
+		return nil
 	}
 	info := calibrate.EngineInfo{
 		Engine: c.String("engine"), EngineVersion: c.String("engine-version"), EngineArgs: maskKey(c.StringSlice("engine-args"), cfg),
@@ -379,6 +378,18 @@ func splitFailure(err error) (failure, notSynced error) {
 // printPlan prints the experiment plan and, with slot resets, the
 // requests they send besides: one per slot before every run, more than
 // the plan's own in the quick plan.
+// dryRunnable is cfg as a dry run checks it: the client flags given, as
+// the live run would check them, but no engine to name.
+func dryRunnable(cfg replay.Config, dry bool) *replay.Config {
+	if dry && cfg.BaseURL == "" {
+		cfg.BaseURL = "http://engine.invalid/v1"
+	}
+	if dry && cfg.Model == "" {
+		cfg.Model = "model"
+	}
+	return &cfg
+}
+
 func printPlan(w io.Writer, p *calibrate.Plan, resetSlots bool) {
 	p.Print(w)
 	if resetSlots {

@@ -280,3 +280,20 @@ func profileMeasuring(t *testing.T, dir string, blocks int) string {
 	data = bytes.Replace(data, []byte(`"blocks": 28312`), []byte(fmt.Sprintf(`"blocks": %d`, blocks)), 1)
 	return writeFile(t, dir, fmt.Sprintf("measured-%d.json", blocks), string(data))
 }
+
+// A dry run refuses the client flags the live run would refuse, so that
+// a command it passes does not fail at once when run; it needs no engine
+// to name.
+func TestCalibrateDryRunChecksClientFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.json")
+	for _, tc := range [][]string{{"--timeout", "0"}, {"--endpoint", "responses"}, {"--tokens-per-byte", "500"}, {"--base-url", "ftp://h/v1"}} {
+		args := append([]string{"calibrate", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--out", out, "--dry-run"}, tc...)
+		_, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc[0]) {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming %s", tc, code, err, tc[0])
+		}
+	}
+	if _, code, err := runCode(t, "calibrate", "--out", out, "--dry-run", "--timeout", "1s"); code != 0 {
+		t.Errorf("dry run without --base-url and --model: exit %d, err %v; want the plan", code, err)
+	}
+}
