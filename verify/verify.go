@@ -971,7 +971,7 @@ func writeSlice(ctx context.Context, trace, out string, s Slice) (sliceTokens, e
 	}
 	// An empty slice is refused before it is written: left in the
 	// output directory, it would pass for the input of a run.
-	z := &sizing{Reader: r, empty: fmt.Errorf("verify: the slice %s of %s holds no requests (warm-up rows aside)", s, trace)}
+	z := &sizing{Reader: r, empty: fmt.Errorf("the slice %s of %s holds no requests (warm-up rows aside)", s, trace)}
 	_, err = traces.WriteTrace(ctx, out, z)
 	return z.sliceTokens, err
 }

@@ -357,3 +357,19 @@ func TestVerifyRefitOutAtOutDirectoryIsRefused(t *testing.T) {
 		t.Errorf("%d requests reached the engine", n)
 	}
 }
+
+// A slice that holds no requests is named once as verify's.
+func TestVerifyEmptySliceSaysSoOnce(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	out := filepath.Join(dir, "out")
+	_, code, err := runCode(t, "verify", "--candidates", cands, "--trace", tr, "--base-url", url, "--model", "m",
+		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out, "--slice", "10s:")
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "holds no requests") || strings.Contains(err.Error(), "verify: verify:") {
+		t.Errorf("exit %d, err %v; want exit 1 saying once that the slice holds no requests", code, err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests sent; want none", n)
+	}
+}
