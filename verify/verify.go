@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"net/url"
@@ -308,9 +309,6 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return nil, err
-	}
 	res := &Result{
 		Version: ResultVersion, ToolVersion: opt.Replay.ToolVersion, CreatedAt: time.Now().UTC(), Trace: opt.Trace, Slice: opt.Slice.String(),
 		SpecSHA256: opt.Candidates.SpecSHA256, SweepTraceSHA256: opt.Candidates.TraceSHA256,
@@ -342,8 +340,17 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	// The slice every candidate replays and is simulated on.
 	res.Input = filepath.Join(opt.Out, "input.parquet")
+	_, statErr := os.Stat(opt.Out)
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
 	if opt.slice, err = writeSlice(ctx, opt.Trace, res.Input, opt.Slice); err != nil {
 		if !atomicfile.OnlyNotSynced(err) {
+			if errors.Is(statErr, fs.ErrNotExist) {
+				// Created for this run and holding nothing of it: left,
+				// it would pass for a run's output.
+				os.Remove(opt.Out)
+			}
 			return nil, err
 		}
 		opt.notSynced = append(opt.notSynced, err)

@@ -358,7 +358,8 @@ func TestVerifyRefitOutAtOutDirectoryIsRefused(t *testing.T) {
 	}
 }
 
-// A slice that holds no requests is named once as verify's.
+// A slice that holds no requests is named once as verify's, and leaves
+// no output directory behind.
 func TestVerifyEmptySliceSaysSoOnce(t *testing.T) {
 	dir := t.TempDir()
 	url, requests := countingServer(t)
@@ -368,6 +369,9 @@ func TestVerifyEmptySliceSaysSoOnce(t *testing.T) {
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--out", out, "--slice", "10s:")
 	if code != 1 || err == nil || !strings.Contains(err.Error(), "holds no requests") || strings.Contains(err.Error(), "verify: verify:") {
 		t.Errorf("exit %d, err %v; want exit 1 saying once that the slice holds no requests", code, err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s: %v; want it not created", out, err)
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests sent; want none", n)
