@@ -152,8 +152,8 @@ func Outcome(cfg Config, sums []*Summary) (written bool, rowsLeft string) {
 // ValidateRecord is Validate plus the checks of Record's files, done
 // before any request: the trace opens, every output has an existing
 // directory, is not the trace, and has no partial file left by an
-// interrupted run, and SaveRaw holds no raw bodies of an earlier
-// recording.
+// interrupted run, and SaveRaw lies in an existing directory and holds
+// no raw bodies of an earlier recording.
 func (c *Config) ValidateRecord() error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -199,6 +199,12 @@ func (c *Config) ValidateRecord() error {
 			errs = append(errs, fieldErr("SaveRaw", fmt.Sprintf("%s is not a directory: name an empty or new directory for the raw bodies", c.SaveRaw)))
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fieldErr("SaveRaw", err.Error()))
+		} else if err != nil {
+			// Run makes the directory, not the ones above it, which a
+			// typo would have named.
+			if err := atomicfile.CheckDir(c.SaveRaw); err != nil {
+				errs = append(errs, fieldErr("SaveRaw", err.Error()))
+			}
 		} else if old := rawBodyIn(c.SaveRaw); old != "" {
 			// This run writes only its own requests' names: an earlier
 			// recording's other bodies would sit among them unmarked.

@@ -58,3 +58,20 @@ func TestRecordSaveRawAtOutIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A --save-raw in a directory that does not exist is refused before any
+// request, as an --out there is: the run makes the raw bodies' directory,
+// not a tree of them that a typo named.
+func TestRecordSaveRawInMissingDirectoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	trace := oneRowTrace(t, dir)
+	missing := filepath.Join(dir, "nodir")
+	_, code, err := runCode(t, "record", "--trace", trace, "--out", filepath.Join(dir, "out.csv"), "--base-url", "http://127.0.0.1:1/v1",
+		"--model", "m", "--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--save-raw", filepath.Join(missing, "raw"))
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--save-raw") || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("exit %d, err %v; want exit 2 naming --save-raw and the missing directory", code, err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("%s: %v; want it not created", missing, err)
+	}
+}
