@@ -199,6 +199,10 @@ func runCalibrate(c *cli.Context) error {
 		if err := dryRunnable(cfg, c.Bool("dry-run")).Validate(); err != nil {
 			return cli.Exit(flagErrors("calibrate", replayFlags, err), 2)
 		}
+		// Before the plan's first run, which would fail on it.
+		if err := replay.CheckAPIKey(cfg.APIKeyEnv); err != nil {
+			return cli.Exit(fmt.Sprintf("calibrate: %v", err), 2)
+		}
 		printPlan(w, xplan, c.Bool("reset-slots"))
 	}
 	if c.Bool("dry-run") {

@@ -116,6 +116,9 @@ func recordAction(c *cli.Context) error {
 	if err := cfg.ValidateRecord(); err != nil {
 		return cli.Exit(flagErrors("record", settingsOrFlags(c, fromFile), err), 2)
 	}
+	if err := replay.CheckAPIKey(cfg.APIKeyEnv); err != nil {
+		return cli.Exit(fmt.Sprintf("record: %v", err), 2)
+	}
 	// A directory where a run's trace goes would fail that run only once
 	// its requests were sent.
 	for k := 1; k <= cfg.Repeat; k++ {

@@ -367,3 +367,28 @@ func TestRecordInterruptedBeforeAnyRowSaysNoTraceWritten(t *testing.T) {
 		t.Errorf("%s holds %q: want the earlier file", out, got)
 	}
 }
+
+// A key no HTTP header can carry is a usage error of record and calibrate,
+// as of verify, found before any file is made or request sent.
+func TestLiveVerbsRefuseAnUnsendableKeyUpFront(t *testing.T) {
+	dir := t.TempDir()
+	url, requests := countingServer(t)
+	trace := writeFile(t, dir, "in.csv", smallCSV)
+	t.Setenv("SERVESIM_NL_KEY", "sk-servesim-NLKEY-0123456789\n")
+	common := []string{"--base-url", url, "--model", "m", "--api-key-env", "SERVESIM_NL_KEY", "--tokens-per-byte", "1"}
+	for _, args := range [][]string{
+		append([]string{"record", "--trace", trace, "--out", filepath.Join(dir, "out.parquet")}, common...),
+		append([]string{"calibrate", "--out", filepath.Join(dir, "p.json")}, common...),
+	} {
+		text, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "$SERVESIM_NL_KEY holds a control character") || strings.Contains(err.Error()+text, "NLKEY-") {
+			t.Errorf("%s: exit %d, err %v; want exit 2 naming the variable, not the key\n%s", args[0], code, err, text)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests sent; want none", n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in %s; want only the input trace", len(entries), dir)
+	}
+}
