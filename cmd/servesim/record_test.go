@@ -392,3 +392,23 @@ func TestLiveVerbsRefuseAnUnsendableKeyUpFront(t *testing.T) {
 		t.Errorf("%d entries in %s; want only the input trace", len(entries), dir)
 	}
 }
+
+// A URL whose port is out of range does not parse as an address: record's
+// --base-url and the proxy's --upstream refuse it before any request.
+func TestLiveURLPortOutOfRangeIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "in.csv", smallCSV)
+	for _, args := range [][]string{
+		{"record", "--trace", trace, "--out", filepath.Join(dir, "out.parquet"), "--base-url", "http://127.0.0.1:99999/v1", "--model", "m", "--tokens-per-byte", "1"},
+		{"record", "--trace", trace, "--out", filepath.Join(dir, "out.parquet"), "--base-url", "http://127.0.0.1:0/v1", "--model", "m", "--tokens-per-byte", "1"},
+		{"record", "proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:99999", "--out", filepath.Join(dir, "cap.parquet")},
+	} {
+		_, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "port") {
+			t.Errorf("%v: exit %d, err %v; want exit 2 naming the port", args, code, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in %s; want only the input trace", len(entries), dir)
+	}
+}

@@ -79,6 +79,8 @@ func (c *Config) Validate() error {
 		return bad("Upstream", "does not parse: want http(s)://host[:port][/path]")
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return bad("Upstream", "%q: want http(s)://host[:port][/path]", urlshow.URL(u))
+	case !portInRange(u):
+		return bad("Upstream", "%q: port %s out of range: want 1 to 65535", urlshow.URL(u), u.Port())
 	case strings.Contains(u.EscapedPath(), "@"):
 		// user:token@host with a '/' in the token: the host read is the
 		// token's start, which a failed lookup would print. An
@@ -1361,4 +1363,15 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config) (Stats, error) {
 	}
 	closeErr := p.Close()
 	return p.Stats(), errors.Join(serveErr, closeErr)
+}
+
+// portInRange reports whether u names no port or one a connection can
+// use: url.Parse takes any digits, and every dial would fail on them.
+func portInRange(u *url.URL) bool {
+	p := u.Port()
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
