@@ -71,7 +71,22 @@ func openServesimIn(cmd, in string) (traces.Reader, error) {
 	if err := servesimIn(cmd, in); err != nil {
 		return nil, err
 	}
-	return traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+	r, err := traces.Import(in, traces.FormatServesim, traces.ImportOptions{})
+	return r, importHint(in, err)
+}
+
+// importHint adds to err, IN's failure to read as a servesim trace, the
+// import that reads it when its first bytes sniff as a public format: a
+// raw Azure or Mooncake file otherwise fails only for want of arrival_ns.
+func importHint(in string, err error) error {
+	if err == nil {
+		return nil
+	}
+	format, serr := traces.DetectFormat(in, traces.FormatAuto)
+	if serr != nil || format == traces.FormatServesim {
+		return err
+	}
+	return fmt.Errorf("%w (its first line is %s's: use servesim trace import --format %s %s OUT)", err, format, format, in)
 }
 
 // checkTraceOut refuses an OUT whose extension names no trace format, or
@@ -215,7 +230,7 @@ func traceConvertCommand() *cli.Command {
 			}
 			n, cut, err := traces.ConvertPartial(c.Context, in, out)
 			if err != nil {
-				return err
+				return importHint(in, err)
 			}
 			if cut {
 				fmt.Fprintf(c.App.ErrWriter, "note: %s ends in a message cut short (its writer was killed mid-flush, or is still flushing; rows read whole: %d): the rows of that message are not in %s\n", in, n, out)
