@@ -19,11 +19,14 @@ import (
 type Catalog struct {
 	archs    map[string]Arch     // keyed by lower-case name
 	hardware map[string]Hardware // keyed by lower-case name
+	// memorySetAt is where a catalog file set a hardware entry's
+	// memory_bytes ("user.toml: line 7"), by lower-case name.
+	memorySetAt map[string]string
 }
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog {
-	return &Catalog{archs: map[string]Arch{}, hardware: map[string]Hardware{}}
+	return &Catalog{archs: map[string]Arch{}, hardware: map[string]Hardware{}, memorySetAt: map[string]string{}}
 }
 
 // DefaultCatalog returns a fresh copy of the built-in catalog; changes to it
@@ -54,6 +57,9 @@ func (c *Catalog) Clone() *Catalog {
 	for k, h := range c.hardware {
 		n.hardware[k] = h.clone()
 	}
+	for k, at := range c.memorySetAt {
+		n.memorySetAt[k] = at
+	}
 	return n
 }
 
@@ -73,6 +79,13 @@ func (c *Catalog) Hardware(name string) (Hardware, error) {
 		return h.clone(), nil
 	}
 	return Hardware{}, fmt.Errorf("model: unknown hardware %q (known: %s)", name, strings.Join(c.HardwareNames(), ", "))
+}
+
+// MemorySetAt returns where a catalog file set hardware name's
+// memory_bytes ("user.toml: line 7"), or "" for the built-in value: a
+// memory too small is then more likely a typo in that file than in a plan.
+func (c *Catalog) MemorySetAt(name string) string {
+	return c.memorySetAt[key(name)]
 }
 
 // ArchNames returns the architecture names, sorted.
@@ -111,6 +124,7 @@ func (c *Catalog) AddHardware(h Hardware) error {
 		return err
 	}
 	c.hardware[key(h.Name)] = h.clone()
+	delete(c.memorySetAt, key(h.Name))
 	return nil
 }
 
@@ -314,6 +328,9 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 			return fmt.Errorf("model: catalog %s: %s", at("hardware", i), strings.TrimPrefix(err.Error(), "model: "))
 		}
 		next.hardware[key(h.Name)] = h
+		if e.MemoryBytes != nil {
+			next.memorySetAt[key(h.Name)] = at("hardware", i, "memory_bytes")
+		}
 	}
 	*c = *next
 	return nil

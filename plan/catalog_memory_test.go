@@ -66,3 +66,32 @@ func TestMeasuredKVPastTheBlockBoundRaisesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A catalog entry whose memory_bytes is too small for the weights, or for
+// one max_model_len sequence, fails at the plan's line, as a plan's own
+// values do; the error also names the entry's memory and the catalog line
+// that set it, the value more likely mistyped than the plan's.
+func TestResolveNamesTheCatalogLineOfAMemoryTooSmall(t *testing.T) {
+	cat := model.DefaultCatalog()
+	if err := cat.LoadTOMLData([]byte("[[hardware]]\nname = \"H100-SXM-80G\"\nmemory_bytes = 1000\n"), "small.toml"); err != nil {
+		t.Fatal(err)
+	}
+	p := mustParse(t, strings.Replace(valid, "max_model_len = 8192", "max_model_len = 131072", 1))
+	_, err := p.Resolve(cat)
+	if err == nil || !strings.Contains(err.Error(), "H100-SXM-80G's memory_bytes = 1000 (set at small.toml: line 3)") {
+		t.Errorf("err = %v\nwant H100-SXM-80G's memory_bytes = 1000 (set at small.toml: line 3)", err)
+	}
+	// memory that holds the weights but no max_model_len sequence
+	if err := cat.LoadTOMLData([]byte("[[hardware]]\nname = \"H100-SXM-80G\"\nmemory_bytes = 21e9\n"), "kv.toml"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Resolve(cat)
+	if err == nil || !strings.Contains(err.Error(), "device.max_model_len: ") || !strings.Contains(err.Error(), "H100-SXM-80G's memory_bytes = 2.1e+10 (set at kv.toml: line 3)") {
+		t.Errorf("KV too small: err = %v\nwant H100-SXM-80G's memory_bytes = 2.1e+10 (set at kv.toml: line 3)", err)
+	}
+	// the built-in entry's memory is no catalog file's
+	_, err = mustParse(t, strings.Replace(valid, `name = "Llama-3.1-8B"`, `name = "Llama-3.1-70B"`, 1)).Resolve(model.DefaultCatalog())
+	if err == nil || strings.Contains(err.Error(), "set at") {
+		t.Errorf("built-in entry: err = %v, want one naming no catalog line", err)
+	}
+}

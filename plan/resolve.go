@@ -174,7 +174,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 			// the weights fit: the reserve for the plan's step does not
 			lower, reason = keys+" or model.precision", ErrKVTooSmall
 		}
-		err = fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower %s", err, raise, lower)
+		err = fmt.Errorf("device.gpu_memory_utilization: %w; raise %s, or lower %s%s", err, raise, lower, catalogMemory(cat, hw, p))
 		return nil, p.atLine("device.gpu_memory_utilization", &reasonError{err, reason})
 	}
 	if err != nil {
@@ -192,7 +192,7 @@ func (p *Plan) ResolveMeasured(cat *model.Catalog, kv *MeasuredKV) (*Resolved, e
 			r.raiseKV(int(kv.blocks(mem.BlockSize)), kv.Source)
 		}
 	}
-	if err := r.checkKV(); err != nil {
+	if err := r.checkKV(cat); err != nil {
 		return nil, err
 	}
 	if r.Roofline, err = model.NewRoofline(arch, hw, mem); err != nil {
@@ -248,16 +248,36 @@ func (r *Resolved) raiseKV(blocks int, source string) {
 // (vLLM refuses to start). That also holds every static reservation
 // (serial, fixed, token_budget: prompt + max_new_tokens up front), which
 // stops at max_model_len, as the request's output does.
-func (r *Resolved) checkKV() error {
+func (r *Resolved) checkKV(cat *model.Catalog) error {
 	p, c := r.Plan, r.Capacity
 	bs := int64(r.Memory.BlockSize)
 	if c.KVBlocks < c.BlocksPerMaxLenSeq {
 		err := fmt.Errorf("device.max_model_len: one sequence of %d tokens needs %d blocks of %d tokens, but %s; "+
-			"lower device.max_model_len, or raise device.gpu_memory_utilization or device.count",
-			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV())
+			"lower device.max_model_len, or raise device.gpu_memory_utilization or device.count%s",
+			p.Device.MaxModelLen, c.BlocksPerMaxLenSeq, bs, r.describeKV(), r.catalogMemory(cat))
 		return p.atLine("device.max_model_len", &reasonError{err, ErrKVTooSmall})
 	}
 	return nil
+}
+
+// catalogMemory names, for an error of memory too small, the device
+// entry's memory_bytes and the catalog line that set it ("" when built in
+// or replaced by device.memory_limit_gib).
+func catalogMemory(cat *model.Catalog, hw model.Hardware, p *Plan) string {
+	at := cat.MemorySetAt(hw.Name)
+	if at == "" || p.Device.MemoryLimitGiB > 0 {
+		return ""
+	}
+	return fmt.Sprintf(", or check %s's memory_bytes = %.6g (set at %s)", hw.Name, hw.MemoryBytes, at)
+}
+
+// catalogMemory is the package's catalogMemory for a KV cache the
+// catalog's memory layout sized ("" for one a measurement sized).
+func (r *Resolved) catalogMemory(cat *model.Catalog) string {
+	if r.KVSource != "" {
+		return ""
+	}
+	return catalogMemory(cat, r.Hardware, r.Plan)
 }
 
 // describeKV says how large the KV cache is and where that comes from:
