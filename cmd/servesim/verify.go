@@ -578,6 +578,11 @@ func parseSlice(s string) (verify.Slice, error) {
 	if !ok {
 		return verify.Slice{}, fmt.Errorf("verify: --slice %q: want N (requests) or FROM:TO (durations, e.g. 0s:60s)", s)
 	}
+	// Neither end is no window: the whole trace is "all", and a ":" left
+	// by an unset FROM and TO should not pass for it.
+	if from == "" && to == "" {
+		return verify.Slice{}, fmt.Errorf("verify: --slice %q: a window with neither end: want N (requests), FROM:TO or FROM: (durations, e.g. 0s:60s or 10s:), or all for the whole trace", s)
+	}
 	var sl verify.Slice
 	var err error
 	if from != "" {

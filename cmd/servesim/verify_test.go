@@ -45,6 +45,18 @@ func TestParseSlice(t *testing.T) {
 	}
 }
 
+// A --slice of ":" gives neither end of a window: the whole trace is
+// "all" (or no --slice), so it is refused with the forms --slice takes
+// rather than read as a window that keeps everything.
+func TestParseSliceRefusesAWindowWithNoEnds(t *testing.T) {
+	for _, in := range []string{":"} {
+		sl, err := parseSlice(in)
+		if err == nil || !strings.Contains(err.Error(), "want N (requests), FROM:TO or FROM: (durations") || !strings.Contains(err.Error(), "all") {
+			t.Errorf("parseSlice(%q) = %+v, %v; want an error naming N, FROM:TO, FROM: and all", in, sl, err)
+		}
+	}
+}
+
 // A --slice of N requests is digits: a sign, which strconv.Atoi takes, is
 // refused, and a number past an int is out of range, each saying what is
 // expected.
