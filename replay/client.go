@@ -914,16 +914,44 @@ func baseURLHint(base string) string {
 	}
 	p, base := strings.TrimRight(u.Path, "/"), urlshow.URL(u)
 	fix := func(path string) string { v := *u; v.Path = path; return urlshow.URL(&v) }
+	// Read without case, as users type it: "/V1" is no missing /v1 to
+	// append, but a segment the server's case-sensitive paths miss.
+	lp := lowerASCII(p)
 	switch {
-	case strings.Contains(p+"/", "/v1/v1/"):
-		return fmt.Sprintf("; the base URL %s has a doubled /v1; try %s", base, fix(strings.Replace(p, "/v1/v1", "/v1", 1)))
-	case strings.HasSuffix(p, "/completions"), strings.HasSuffix(p, "/chat"): // /chat: then /chat/chat/completions
+	case strings.Contains(lp+"/", "/v1/v1/"):
+		i := strings.Index(lp, "/v1/v1")
+		return fmt.Sprintf("; the base URL %s has a doubled /v1; try %s", base, fix(p[:i]+"/v1"+p[i+len("/v1/v1"):]))
+	case strings.HasSuffix(lp, "/completions"), strings.HasSuffix(lp, "/chat"): // /chat: then /chat/chat/completions
 		return fmt.Sprintf("; the base URL %s already ends in an endpoint path; give only the API root, e.g. %s", base,
-			fix(strings.TrimSuffix(strings.TrimSuffix(p, "/completions"), "/chat")))
-	case !strings.Contains(p+"/", "/v1/"):
+			fix(trimSuffixFold(trimSuffixFold(p, "/completions"), "/chat")))
+	case !strings.Contains(lp+"/", "/v1/"):
 		return fmt.Sprintf("; the base URL %s has no /v1; OpenAI-compatible servers usually want %s", base, fix(p+"/v1"))
+	case !strings.Contains(p+"/", "/v1/"):
+		i := strings.Index(lp+"/", "/v1/")
+		return fmt.Sprintf("; the base URL %s has %s, and paths are case-sensitive; try %s", base, p[i:i+len("/v1")], fix(p[:i]+"/v1"+p[i+len("/v1"):]))
 	}
 	return ""
+}
+
+// trimSuffixFold is strings.TrimSuffix for a lower-case ASCII suffix,
+// matched without case.
+func trimSuffixFold(s, suffix string) string {
+	if strings.HasSuffix(lowerASCII(s), suffix) {
+		return s[:len(s)-len(suffix)]
+	}
+	return s
+}
+
+// lowerASCII lower-cases s's ASCII letters only, keeping its length: its
+// indexes are s's (strings.ToLower can change a non-ASCII rune's length).
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // errorMessage pulls a message out of an error body (OpenAI, vLLM or

@@ -88,7 +88,7 @@
 // that was sent (it may have run in the engine until then); the run goes
 // on and the Summary counts failures by kind. Kinds: auth (401/403: names the key's environment variable and
 // whether it was unset, empty or had whitespace, never its value),
-// not_found (404: the URL called, plus a missing, doubled or over-long /v1
+// not_found (404: the URL called, plus a missing, doubled, mis-cased or over-long /v1
 // base path), rate_limited (429), server_error (5xx), http_error (any
 // other status; a redirect is not followed and names its Location),
 // connection (refused, reset, cut mid-stream), timeout (Config.Timeout,
