@@ -235,9 +235,10 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 			rd = &failedDropper{Reader: rd, arrivalsOnly: offArrivalClock(rd.Meta())}
 		}
 		m := rd.Meta().Clone()
-		// A file converted from another format holds its source's rows,
-		// which the source's checksum already names: a run on either fed
-		// one workload. Anything else is identified by its own bytes.
+		// A file converted from another format, or a synthetic file's
+		// slice or scale, holds its source's rows, which the source's
+		// checksum already names: a run on either fed one workload.
+		// Anything else is identified by its own bytes.
 		if !IsConversion(m) {
 			addChecksum(&m, filepath.Base(path), sum)
 		}
@@ -313,18 +314,28 @@ func AnyFailed(path string, format ImportFormat, opt ImportOptions) (bool, error
 }
 
 // IsConversion says whether m describes the rows of the one file it has
-// a checksum of, imported from another format (a synthetic trace's Source
-// is no import format) and at most sliced, scaled, spread or rid of its
-// failed rows since, which Workload records: a run on such a file names
-// its source's checksum, not the file's own, and the workload tells a
-// slice from the whole.
+// a checksum of, imported from another format or synthesized, and at most
+// sliced, scaled, spread or rid of its failed rows since, which Workload
+// records: a run on such a file names its source's checksum, not the
+// file's own, and the workload tells a slice from the whole.
 func IsConversion(m Meta) bool {
+	if m.Source == synthSource {
+		return isSynthDerivative(m)
+	}
 	format, name, ok := strings.Cut(m.Source, ":")
 	if !ok || ImportFormat(format) == FormatServesim || !slices.Contains(ImportFormats(), ImportFormat(format)) {
 		return false
 	}
 	_, ok = m.Checksums[name]
 	return ok && len(m.Checksums) == 1
+}
+
+// isSynthDerivative says whether synthetic m holds a synthetic file's rows:
+// synthesis names no file, so its one checksum is that of the file read to
+// slice or scale it, unless its lengths were resampled from that file.
+func isSynthDerivative(m Meta) bool {
+	_, resampled := m.Extra["lengths"]
+	return len(m.Checksums) == 1 && !resampled
 }
 
 // fileImport adds the input checksum to Meta and closes the file.

@@ -91,3 +91,68 @@ func TestChecksumForms(t *testing.T) {
 		t.Error("SameInputs: a renamed file, its sha256 as bare hex: want the same input")
 	}
 }
+
+// A synthetic file's slice or scale holds that file's rows, as a
+// converted file's does: a run on it names the synthetic file and the
+// slice or scale as its workload, so that a sweep's row at a rate scale
+// and a run on the same trace scaled by hand name one workload. A trace
+// that resamples a file's lengths is a workload of its own.
+func TestSyntheticFileDerivativeKeepsItsLineage(t *testing.T) {
+	dir := t.TempDir()
+	sums := func(path string) map[string]string {
+		t.Helper()
+		r, err := Import(path, FormatAuto, ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		return r.Meta().Checksums
+	}
+	write := func(out string, r Reader, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := WriteTrace(context.Background(), out, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := DefaultSynthConfig()
+	c.Requests = 20
+	syn := filepath.Join(dir, "syn.parquet")
+	r, err := Synthesize(c)
+	write(syn, r, err)
+
+	scaled := filepath.Join(dir, "scaled.parquet")
+	r, err = Import(syn, FormatServesim, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Scale(r, 2)
+	write(scaled, s, err)
+	if a, b := sums(syn), sums(scaled); !maps.Equal(a, b) {
+		t.Errorf("a scale's checksums %v, the synthetic file's %v: want the same", b, a)
+	}
+	sliced := filepath.Join(dir, "sliced.parquet")
+	r, err = Import(scaled, FormatServesim, ImportOptions{})
+	write(sliced, Slice(r, 0, 0, 10), err)
+	if a, b := sums(syn), sums(sliced); !maps.Equal(a, b) {
+		t.Errorf("a slice of a scale: checksums %v, the synthetic file's %v: want the same", b, a)
+	}
+
+	r, err = Import(syn, FormatServesim, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEmpirical(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Resample = e
+	resampled := filepath.Join(dir, "resampled.parquet")
+	r, err = Synthesize(c)
+	write(resampled, r, err)
+	if got := sums(resampled); got["resampled.parquet"] == "" {
+		t.Errorf("a resampled trace's checksums %v: want its own among them", got)
+	}
+}

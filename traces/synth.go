@@ -534,6 +534,9 @@ func newStream(seed uint64, name string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, streamSeed(name)))
 }
 
+// synthSource is a synthesized trace's Source.
+const synthSource = "synthetic"
+
 // Synthesize returns a streaming Reader that generates the trace c
 // describes, deterministically for c.Seed, in constant memory; with
 // sessions, in memory for those open at once (about Arrival.Rate ×
@@ -549,7 +552,7 @@ func Synthesize(c SynthConfig) (Reader, error) {
 	if c.PrefixGroups > 0 {
 		prefix = c.PrefixTokens
 	}
-	m := Meta{Source: "synthetic", BlockSize: c.BlockSize, ToolVersion: c.ToolVersion}
+	m := Meta{Source: synthSource, BlockSize: c.BlockSize, ToolVersion: c.ToolVersion}
 	m.Set("seed", strconv.FormatUint(c.Seed, 10))
 	m.Set("arrival", c.arrivalMeta())
 	if c.PromptLengths != nil {
