@@ -379,9 +379,6 @@ func splitFailure(err error) (failure, notSynced error) {
 	return errs[0], errors.Join(errs[1:]...)
 }
 
-// printPlan prints the experiment plan and, with slot resets, the
-// requests they send besides: one per slot before every run, more than
-// the plan's own in the quick plan.
 // dryRunnable is cfg as a dry run checks it: the client flags given, as
 // the live run would check them, but no engine to name.
 func dryRunnable(cfg replay.Config, dry bool) *replay.Config {
@@ -394,6 +391,9 @@ func dryRunnable(cfg replay.Config, dry bool) *replay.Config {
 	return &cfg
 }
 
+// printPlan prints the experiment plan and, with slot resets, the
+// requests they send besides: one per slot before every run, more than
+// the plan's own in the quick plan.
 func printPlan(w io.Writer, p *calibrate.Plan, resetSlots bool) {
 	p.Print(w)
 	if resetSlots {
