@@ -186,11 +186,12 @@ type hardwareEntry struct {
 // table of precision = ops/s), tdp_watts, idle_watts, price_per_hour. Units
 // are those of the Go fields (bytes, bytes/s, ops/s, W, USD/h).
 //
-// An entry whose name matches an existing one (case-insensitively) is
-// merged onto it field by field: keys present in the file replace, absent
-// keys keep their values; derived fields such as params are not
-// recomputed. A new hardware entry gives every hardware key. A new
-// architecture may leave out head_dim (hidden/heads),
+// An entry whose name matches an existing one (case-insensitively), built
+// in or from an earlier file, is merged onto it field by field: keys
+// present in the file replace, absent keys keep their values; derived
+// fields such as params are not recomputed. A new hardware entry gives
+// every hardware key. A new architecture may leave out
+// head_dim (hidden/heads),
 // kv_heads (heads), params and active_params (from EstimateParams; for
 // MoE, the one not given is scaled from the one given by the shape's ratio
 // of total to active). Every resulting entry is validated, and its params
@@ -200,9 +201,9 @@ type hardwareEntry struct {
 // An override that gives a dense built-in experts gives active_params too:
 // the dense count it would keep is every weight, not the experts' share.
 //
-// Unknown keys, unknown precisions and invalid entries are errors naming
-// the file, the line and the key or entry ("user.toml: line 7: ..."). On
-// error the catalog is left unchanged.
+// Unknown keys, unknown precisions, invalid entries and a name given
+// twice in one file are errors naming the file, the line and the key or
+// entry ("user.toml: line 7: ..."). On error the catalog is left unchanged.
 func (c *Catalog) LoadTOML(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
