@@ -200,9 +200,9 @@ func (c *Config) ValidateRecord() error {
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fieldErr("SaveRaw", err.Error()))
 		} else if err != nil {
-			// Run makes the directory, not the ones above it, which a
-			// typo would have named.
-			if err := atomicfile.CheckDir(c.SaveRaw); err != nil {
+			// Run would make the ones above it too, which a typo would
+			// have named. Clean: "raw/" lies in ".", not in "raw".
+			if err := atomicfile.CheckDir(filepath.Clean(c.SaveRaw)); err != nil {
 				errs = append(errs, fieldErr("SaveRaw", err.Error()))
 			}
 		} else if old := rawBodyIn(c.SaveRaw); old != "" {
