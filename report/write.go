@@ -36,9 +36,15 @@ func WriteFile(path string, d *Doc) error {
 func CheckFigureDir(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".md", ".markdown":
-		return checkFigureDir(strings.TrimSuffix(path, filepath.Ext(path))+"_files", path)
+		return checkFigureDir(figureDir(path), path)
 	}
 	return nil
+}
+
+// figureDir is the folder beside a Markdown report at path that holds its
+// figures: report.md → report_files.
+func figureDir(path string) string {
+	return filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+"_files")
 }
 
 // writeMarkdownFile writes the figures into a new folder and the Markdown
@@ -46,9 +52,8 @@ func CheckFigureDir(path string) error {
 // in; the old figure folder is kept aside until the Markdown is in place,
 // so that a failure at any step puts it back.
 func writeMarkdownFile(path string, d *Doc) error {
-	dir := filepath.Dir(path)
-	rel := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "_files"
-	assets := filepath.Join(dir, rel)
+	dir, assets := filepath.Dir(path), figureDir(path)
+	rel := filepath.Base(assets)
 	if err := checkFigureDir(assets, path); err != nil {
 		return err
 	}
