@@ -572,6 +572,9 @@ func Synthesize(c SynthConfig) (Reader, error) {
 		if c.Resample.Slice != "" {
 			m.Set("resample_slice", c.Resample.Slice)
 		}
+		if c.Resample.LengthEstimate != "" {
+			m.Set("length_estimate", c.Resample.LengthEstimate)
+		}
 	} else {
 		if c.PromptLengths == nil {
 			m.Set("prompt", c.Prompt.String())
@@ -1017,6 +1020,11 @@ type Empirical struct {
 	// Slice is the source's window (its Meta "slice"), "" for a whole
 	// trace: a window's lengths are not the files', so it is recorded too.
 	Slice string
+	// LengthEstimate is how the source's token counts were estimated from
+	// text (its Meta "length_estimate"), "" for counted tokens: the
+	// resampled lengths are the same estimates.
+	LengthEstimate string
+
 	pairs [][2]int32
 	cum   []uint64 // cumulative counts, parallel to pairs
 }
@@ -1039,7 +1047,7 @@ func NewEmpirical(r Reader) (*Empirical, error) {
 		return nil, err
 	}
 	src := r.Meta()
-	e := &Empirical{Source: src.Source, Checksums: src.Clone().Checksums, Slice: src.Extra["slice"]}
+	e := &Empirical{Source: src.Source, Checksums: src.Clone().Checksums, Slice: src.Extra["slice"], LengthEstimate: src.Extra["length_estimate"]}
 	for p := range counts {
 		e.pairs = append(e.pairs, p)
 	}
