@@ -246,7 +246,7 @@ func traceSynthCommand() *cli.Command {
 		Usage:     "generate a synthetic trace (deterministic for a seed)",
 		ArgsUsage: "OUT",
 		Flags: []cli.Flag{
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random draw (arrivals, lengths, prefix groups)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random draw (arrivals, lengths, prefix groups, turns and think times)"},
 			&cli.IntFlag{Name: "requests", Value: 1000, Usage: "measured requests, at least 1 (--prompt-lengths sets them instead)"},
 			&cli.StringFlag{Name: "prompt-lengths", Usage: "fixed-input matrix: comma-separated prompt lengths, each --repeats times"},
 			&cli.IntFlag{Name: "repeats", Value: 1, Usage: "with --prompt-lengths: requests per length"},
@@ -259,7 +259,7 @@ func traceSynthCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Value: "fixed:128", Usage: "output length, same syntax as --prompt"},
 			&cli.StringFlag{Name: "resample", Usage: "draw (prompt, output) pairs from this trace instead"},
 			&cli.IntFlag{Name: "prefix-groups", Usage: "number of shared-prefix groups"},
-			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt"},
+			&cli.IntFlag{Name: "prefix-tokens", Usage: "shared prefix length, added to each prompt (with sessions, to the first turn: later turns hold it in their history)"},
 			&cli.IntFlag{Name: "block-size", Usage: "tokens per prefix hash block, at most 10000000 (0 = no hashes)"},
 			&cli.StringFlag{Name: "turns", Value: "fixed:1", Usage: "turns per session, same syntax as --prompt: each turn's prompt is the session's history plus a new --prompt message (fixed:1 = no sessions)"},
 			&cli.Float64Flag{Name: "think-time", Usage: "required with --turns sessions, refused without: mean seconds (exponential, at least 1e-6) from one turn's arrival to the next's; --rate then opens sessions"},
