@@ -308,7 +308,7 @@ func traceSynthCommand() *cli.Command {
 				}
 			}
 			if c.IsSet("cv") && c.String("arrival") != traces.ArrivalGamma {
-				return usageErrorf("synth: --cv applies to --arrival %s only", traces.ArrivalGamma)
+				return usageErrorf("synth: --cv applies to --arrival %s only, got --arrival %q", traces.ArrivalGamma, c.String("arrival"))
 			}
 			if c.Int("prefix-tokens") < 0 || c.Int("prefix-groups") < 0 || (c.Int("prefix-tokens") > 0) != (c.Int("prefix-groups") > 0) {
 				return usageErrorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
