@@ -731,11 +731,33 @@ func (in *Inputs) Select(sel string) (*Run, error) {
 	case len(cands) == 0 && sel == "":
 		return nil, ErrNoRuns
 	case len(cands) == 0:
-		return nil, fmt.Errorf("no run or config matches %q%s", sel, rankHint(sel))
+		return nil, fmt.Errorf("no run or config matches %q%s%s", sel, rankHint(sel), in.runNames())
 	case sel == "":
-		return nil, fmt.Errorf("%d runs or configs in the input: name one (plan name, sweep label, #N for the rank the report shows, or index=N)", len(cands))
+		return nil, fmt.Errorf("%d runs or configs in the input: name one (plan name, sweep label, #N for the rank the report shows, or index=N)%s",
+			len(cands), in.runNames())
 	}
 	return nil, fmt.Errorf("%d runs or configs match %q", len(cands), sel)
+}
+
+// selectNames is how many run names a selector's error lists.
+const selectNames = 8
+
+// runNames lists the names of the runs (plans and traces, not sweep rows,
+// which the report's table names) for a selector's error: a plan is named
+// by its TOML file's stem, which the user may not have at hand.
+func (in *Inputs) runNames() string {
+	if len(in.Runs) == 0 {
+		return ""
+	}
+	var names []string
+	for _, r := range in.Runs[:min(len(in.Runs), selectNames)] {
+		names = append(names, strconv.Quote(r.Name))
+	}
+	list := strings.Join(names, ", ")
+	if more := len(in.Runs) - len(names); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return ": its runs are " + list
 }
 
 // rankHint tells how to name a rank when sel, which matched nothing, is a
