@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/servesim/servesim/internal/jsonfile"
+	"github.com/servesim/servesim/internal/numfmt"
 	"github.com/servesim/servesim/model"
 	"github.com/servesim/servesim/plan"
 	"github.com/servesim/servesim/sim"
@@ -240,7 +241,7 @@ func (in *Inputs) addSummary(path string) error {
 			withTrace++
 		}
 	}
-	in.Sources = append(in.Sources, fmt.Sprintf("%s: simulated, %d plans, %d with a trace beside it (<plan>.parquet)", path, len(runs), withTrace))
+	in.Sources = append(in.Sources, fmt.Sprintf("%s: simulated, %s, %d with a trace beside it (<plan>.parquet)", path, numfmt.Count(len(runs), "plan"), withTrace))
 	return nil
 }
 

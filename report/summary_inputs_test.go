@@ -28,3 +28,14 @@ func TestSummaryInputNamesTheTracesBesideIt(t *testing.T) {
 		t.Errorf("sources %q: want the summary, saying that no trace beside it was read", in.Sources)
 	}
 }
+
+// A summary of one plan says "1 plan", as the report's header reads it.
+func TestSummaryInputCountsOnePlan(t *testing.T) {
+	in, err := Load(traces.SLO{}, "testdata/summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Sources) != 1 || !strings.Contains(in.Sources[0], ": simulated, 1 plan, ") {
+		t.Errorf("sources %q: want \"simulated, 1 plan, \"", in.Sources)
+	}
+}
