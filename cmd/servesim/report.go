@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -84,7 +83,7 @@ func reportCommand() *cli.Command {
 			if err := c.Context.Err(); err != nil {
 				return fmt.Errorf("report: interrupted, %s not written: %w", out, err)
 			}
-			if err := writeReport(out, doc); err != nil {
+			if err := report.WriteFile(out, doc); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "wrote %s (%d sections)\n", out, len(doc.Sections))
@@ -148,21 +147,6 @@ func checkReportOut(out string) error {
 		return usageErrorf("report: -o/--out: %v", err)
 	}
 	return nil
-}
-
-// writeReport writes the report; when that fails, a Markdown report's
-// figure directory is removed again if this run created it.
-func writeReport(out string, doc *report.Doc) error {
-	assets := strings.TrimSuffix(out, filepath.Ext(out)) + "_files"
-	_, statErr := os.Stat(assets)
-	err := report.WriteFile(out, doc)
-	// A report renamed into place whose directory was not synced is
-	// written: its figures stay with it.
-	written := atomicfile.OnlyNotSynced(err)
-	if ext := strings.ToLower(filepath.Ext(out)); err != nil && !written && (ext == ".md" || ext == ".markdown") && os.IsNotExist(statErr) {
-		os.RemoveAll(assets)
-	}
-	return err
 }
 
 // sloFlag parses --slo from splitArgs' values: the zero SLO when it was

@@ -303,7 +303,7 @@ func TestReportOutputChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeReport(isdir, doc); err == nil {
+	if err := report.WriteFile(isdir, doc); err == nil {
 		t.Fatal("writing over a directory: no error")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "isdir_files")); !os.IsNotExist(err) {
