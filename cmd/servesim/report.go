@@ -86,7 +86,7 @@ func reportCommand() *cli.Command {
 			if err := report.WriteFile(out, doc); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "wrote %s (%d sections)\n", out, len(doc.Sections))
+			fmt.Fprintf(c.App.Writer, "wrote %s (%s)\n", out, numfmt.Count(len(doc.Sections), "section"))
 			return nil
 		},
 	}

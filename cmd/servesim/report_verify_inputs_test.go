@@ -22,3 +22,15 @@ func TestReportListsTheVerifyInput(t *testing.T) {
 		}
 	}
 }
+
+// A report of one section says so in the singular.
+func TestReportCountsOneSection(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	stdout, err := run(t, "report", "--verify", "../../verify/testdata/verify.json", "-o", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "wrote " + out + " (1 section)\n"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}
