@@ -60,7 +60,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	if len(args) != 2 {
-		return usageErrorf("compare: want two runs, A and B, got %d arguments", len(args))
+		return usageErrorf("compare: want two runs, A and B, got %s", numfmt.Count(len(args), "argument"))
 	}
 	thr, err := parseThreshold(flags["threshold"])
 	if err != nil {

@@ -143,3 +143,11 @@ func TestCompareWarnsOfOneFileImportedDifferently(t *testing.T) {
 		t.Errorf("summaries of one file imported with --spread and without: want a warning naming spread_ns, got\n%s", out)
 	}
 }
+
+// One run given where two are wanted is counted in the singular.
+func TestCompareCountsOneArgument(t *testing.T) {
+	_, code, err := runCode(t, "compare", "a.parquet")
+	if code != 2 || err == nil || err.Error() != "compare: want two runs, A and B, got 1 argument" {
+		t.Errorf("exit %d, error %v; want 2 and \"got 1 argument\"", code, err)
+	}
+}
