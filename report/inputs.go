@@ -206,7 +206,10 @@ func (in *Inputs) Add(path string) error {
 			return nil
 		}
 		r, terr := TraceRun(path, in.SLO)
-		if terr != nil {
+		switch {
+		case terr != nil && terr.Error() == serr.Error(): // a file neither can open
+			return terr
+		case terr != nil:
 			return fmt.Errorf("%s: neither sweep results (%v) nor a trace (%v)", path, serr, terr)
 		}
 		in.addRun(r)
