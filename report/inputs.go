@@ -161,6 +161,16 @@ type Sweep struct {
 	Rows []sweep.Row
 }
 
+// CheckResultsDir refuses a folder given as results that holds no
+// summary.json, such as a sweep's --out folder, saying what is wanted.
+func CheckResultsDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no summary.json: want a simulate --out folder (sweep results and traces are given as their file, e.g. %s)",
+			dir, filepath.Join(dir, "sweep.parquet"))
+	}
+	return nil
+}
+
 // Load reads each path into one Inputs: a `simulate --out` directory (its
 // summary.json, joined with the per-plan traces beside it for the latency
 // CDFs), a summary.json file, a sweep results Parquet file, or a
@@ -184,12 +194,10 @@ func (in *Inputs) Add(path string) error {
 	}
 	switch {
 	case st.IsDir():
-		sum := filepath.Join(path, "summary.json")
-		if _, err := os.Stat(sum); errors.Is(err, fs.ErrNotExist) { // e.g. a sweep's --out folder
-			return fmt.Errorf("%s: no summary.json: want a simulate --out folder (sweep results and traces are given as their file, e.g. %s)",
-				path, filepath.Join(path, "sweep.parquet"))
+		if err := CheckResultsDir(path); err != nil {
+			return err
 		}
-		return in.addSummary(sum)
+		return in.addSummary(filepath.Join(path, "summary.json"))
 	case strings.EqualFold(filepath.Ext(path), ".json"):
 		return in.addSummary(path)
 	}

@@ -122,3 +122,24 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// A folder given to report or compare that holds no summary.json (a
+// sweep's --out folder, say) is a directory where a file is wanted: a
+// usage error naming the argument, found before any input is read.
+func TestResultsFolderWithoutSummaryIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.csv", smallCSV)
+	for _, tc := range []struct{ name, want string }{
+		{"report", "report: RESULTS: " + dir + ": no summary.json"},
+		{"compare", "compare: A: " + dir + ": no summary.json"},
+	} {
+		args := []string{tc.name, dir, trace}
+		if tc.name == "report" {
+			args = append(args, "-o", filepath.Join(dir, "r.html"))
+		}
+		_, code, err := runCode(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: exit %d, %v; want 2 and %q", tc.name, code, err, tc.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/servesim/servesim/internal/atomicfile"
+	"github.com/servesim/servesim/report"
 	"github.com/servesim/servesim/traces"
 )
 
@@ -240,9 +241,15 @@ func checkTraceExtension(cmd string, in namedPath) error {
 
 // checkResultsTrace is checkTraceExtension for report's and compare's
 // inputs, where a folder or a .json file is a simulate summary, not a
-// trace.
+// trace; a folder without one is a usage error.
 func checkResultsTrace(cmd string, in namedPath) error {
-	if isDir(in.path) || strings.EqualFold(filepath.Ext(in.path), ".json") {
+	if isDir(in.path) {
+		if err := report.CheckResultsDir(in.path); err != nil {
+			return usageErrorf("%s: %s: %v", cmd, in.name, err)
+		}
+		return nil
+	}
+	if strings.EqualFold(filepath.Ext(in.path), ".json") {
 		return nil
 	}
 	return checkTraceExtension(cmd, in)
