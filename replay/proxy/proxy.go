@@ -179,7 +179,7 @@ func stagingPath(out string) string { return out + traces.PartialSuffix }
 func CheckStaging(out string) error {
 	path := stagingPath(out)
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written; move it away or delete it first%s", path, atomicfile.TempLinksNote(path))
+		return fmt.Errorf("proxy: %s exists, left by an earlier session whose trace was not written (servesim trace convert reads back its rows); move it away or delete it first%s", path, atomicfile.TempLinksNote(path))
 	}
 	return nil
 }

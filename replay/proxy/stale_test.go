@@ -30,6 +30,10 @@ func TestNewRefusesStaleStaging(t *testing.T) {
 	if !strings.Contains(err.Error(), stale) {
 		t.Errorf("err %v: want one naming %s", err, stale)
 	}
+	// Before "delete it", the way to keep those rows, as record says.
+	if !strings.Contains(err.Error(), "servesim trace convert") {
+		t.Errorf("err %v: want it to say that servesim trace convert reads back the rows", err)
+	}
 	if b, _ := os.ReadFile(stale); string(b) != "rows of an earlier session" {
 		t.Errorf("the stale staging stream changed: %q", b)
 	}
