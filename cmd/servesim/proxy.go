@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 
@@ -156,7 +157,7 @@ func proxyAction(c *cli.Context) error {
 	case st.RowsLeft != "":
 		where = "left in " + st.RowsLeft
 	case st.NoneFinished:
-		where = "(none finished: no trace written, an earlier " + cfg.Out + " left as it was)"
+		where = "(none finished: no trace written" + earlierOut(cfg.Out) + ")"
 	case !st.Written:
 		where = "(no trace written)"
 	}
@@ -170,4 +171,13 @@ func proxyAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates (a stream in an encoding other than gzip or br: no first-token or token times either)\n", st.Unparsed)
 	}
 	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens), tel.finish(st.Written, st.RowsLeft))
+}
+
+// earlierOut says that an earlier out was left as it was, when there is
+// one: else the summary names a file the user would look for in vain.
+func earlierOut(out string) string {
+	if _, err := os.Lstat(out); err != nil {
+		return ""
+	}
+	return ", an earlier " + out + " left as it was"
 }

@@ -341,6 +341,23 @@ func TestProxySessionWithNothingFinishedSaysSo(t *testing.T) {
 	}
 }
 
+// With no earlier --out, the summary of a session where nothing finished
+// names none: a user would look for a file that is not there.
+func TestProxySessionWithNothingFinishedNamesNoEarlierFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cap.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	app := newApp()
+	var stdout bytes.Buffer
+	app.Writer, app.ErrWriter = &stdout, &syncBuffer{mark: "Ctrl-C to stop", hit: cancel}
+	if err := app.RunContext(ctx, []string{"servesim", "record", "proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if got := stdout.String(); !strings.Contains(got, "(none finished: no trace written)") || strings.Contains(got, "earlier") {
+		t.Errorf("summary %q: want it to say no trace was written, and no earlier %s", got, out)
+	}
+}
+
 // A run interrupted before any measured request completed writes no
 // trace: record says so, and that an earlier --out stays as it was.
 func TestRecordInterruptedBeforeAnyRowSaysNoTraceWritten(t *testing.T) {
