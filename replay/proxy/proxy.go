@@ -542,6 +542,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	// fails, and the transport closes the upstream connection, cutting the
 	// response under way (golang.org/issue/40747).
 	http.NewResponseController(w).EnableFullDuplex()
+	// Closed here, not by the server after the handler: an upstream that
+	// answered before reading the body leaves it unread, and the server's
+	// own Close, reaching its end, would start reading the connection
+	// beside its wait for the next request, which panics
+	// (golang.org/issue/68560).
+	defer r.Body.Close()
 	p.rp.ServeHTTP(w, r)
 }
 
