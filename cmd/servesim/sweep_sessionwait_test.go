@@ -17,19 +17,10 @@ import (
 // the unheld sweep's, and the results and candidates record the turnaround.
 func TestSimulateSweepSessionWait(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "chat.csv")
-	if _, err := run(t, "trace", "synth", "--turns", "fixed:3", "--think-time", "0.05", "--requests", "60", "--rate", "4",
-		"--prompt", "fixed:400", "--output", "fixed:100", tr); err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join(dir, "chat.toml")
-	os.WriteFile(spec, []byte(fmt.Sprintf(`base = %q
-[sweep]
-"batch.max_num_seqs" = [2, 16]
-rate_scale = [1]
-[slo]
-e2e_p99_ms = 600000
-`, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
+	tr := synthTrace(t, dir, "chat.csv", "--turns", "fixed:3", "--think-time", "0.05", "--requests", "60", "--rate", "4",
+		"--prompt", "fixed:400", "--output", "fixed:100")
+	spec := continuousSweep(t, dir, "chat.toml", `"batch.max_num_seqs" = [2, 16]
+rate_scale = [1]`)
 	held, plain := filepath.Join(dir, "held"), filepath.Join(dir, "plain")
 	heldOut, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", held, "--top", "2", "--session-wait", "--closed-loop-gap", "2ms", "-q")
 	if err != nil {
@@ -91,19 +82,10 @@ e2e_p99_ms = 600000
 // 2) naming the flag, before any config runs, and no --out left behind.
 func TestSimulateSweepSessionWaitClusterUsage(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "chat.csv")
-	if _, err := run(t, "trace", "synth", "--turns", "fixed:2", "--think-time", "0.05", "--requests", "20", "--rate", "4",
-		"--prompt", "fixed:100", "--output", "fixed:20", tr); err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join(dir, "cluster.toml")
-	os.WriteFile(spec, []byte(fmt.Sprintf(`base = %q
-[sweep]
-"cluster.replicas" = [1, 2]
-"cluster.router" = ["round_robin"]
-[slo]
-e2e_p99_ms = 600000
-`, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
+	tr := synthTrace(t, dir, "chat.csv", "--turns", "fixed:2", "--think-time", "0.05", "--requests", "20", "--rate", "4",
+		"--prompt", "fixed:100", "--output", "fixed:20")
+	spec := continuousSweep(t, dir, "cluster.toml", `"cluster.replicas" = [1, 2]
+"cluster.router" = ["round_robin"]`)
 	out := filepath.Join(dir, "out")
 	msg, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--out", out, "--session-wait", "-q")
 	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "--session-wait") || !strings.Contains(err.Error(), "replicas=2") {
@@ -118,20 +100,30 @@ e2e_p99_ms = 600000
 // nothing, and the console says so rather than that turns were held.
 func TestSimulateSweepSessionWaitNothingHeld(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "single.csv")
-	if _, err := run(t, "trace", "synth", "--turns", "fixed:1", "--requests", "20", "--rate", "4",
-		"--prompt", "fixed:100", "--output", "fixed:20", tr); err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join(dir, "one.toml")
-	os.WriteFile(spec, []byte(fmt.Sprintf(`base = %q
-[sweep]
-rate_scale = [1]
-[slo]
-e2e_p99_ms = 600000
-`, filepath.Join(cwd(t), "defaults/4-continuous.toml"))), 0o644)
+	tr := synthTrace(t, dir, "single.csv", "--turns", "fixed:1", "--requests", "20", "--rate", "4",
+		"--prompt", "fixed:100", "--output", "fixed:20")
+	spec := continuousSweep(t, dir, "one.toml", "rate_scale = [1]")
 	out, err := run(t, "simulate", "--trace", tr, "--sweep", spec, "--session-wait", "-q")
 	if want := "session wait: no turn held: no session of the trace has two turns sent"; err != nil || !strings.Contains(out, want) {
 		t.Errorf("err %v, output:\n%s\nwant %q", err, out, want)
 	}
+}
+
+// synthTrace writes trace synth's trace of args to dir/name.
+func synthTrace(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if _, err := run(t, append(append([]string{"trace", "synth"}, args...), path)...); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// continuousSweep writes to dir/name a sweep spec over the continuous
+// batching default whose [sweep] table holds table, with an SLO every
+// run meets.
+func continuousSweep(t *testing.T, dir, name, table string) string {
+	t.Helper()
+	base := filepath.Join(cwd(t), "defaults/4-continuous.toml")
+	return writeFile(t, dir, name, fmt.Sprintf("base = %q\n[sweep]\n%s\n[slo]\ne2e_p99_ms = 600000\n", base, table))
 }
