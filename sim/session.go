@@ -52,16 +52,23 @@ func RunSessionWait(ctx context.Context, cfg Config, wait SessionWait, in traces
 	rows := newRowOrder(out)
 	e := newEngine(&cfg, in.Meta(), rows)
 	e.m.reserve(in)
-	w := &sessionWaiter{a: arrivals{in: in}, gap: int64(wait.IssueGap), sessions: map[string]*session{}}
+	w := newSessionWaiter(e, in, int64(wait.IssueGap))
+	err := e.runSessions(ctx, w)
+	unarrived, err := finishRun(err, rows, []*engine{e}, w.leftover(e))
+	e.m.measured.requests += unarrived
+	return e.summary(), err
+}
+
+// newSessionWaiter is the waiter that hands in's rows to e, issuing a
+// held turn gap after its previous turn's end.
+func newSessionWaiter(e *engine, in traces.Reader, gap int64) *sessionWaiter {
+	w := &sessionWaiter{a: arrivals{in: in}, gap: gap, sessions: map[string]*session{}}
 	// A held turn's latencies start at its issue, before it reaches the
 	// engine, where a row of another session may get first: the window
 	// opens at the issue. The issue is a turn's end, which the engine's
 	// clock has passed.
 	w.held = func(r *traces.Request) { e.m.issued(r, r.ScheduledSend, e.now) }
-	err := e.runSessions(ctx, w)
-	unarrived, err := finishRun(err, rows, []*engine{e}, w.leftover(e))
-	e.m.measured.requests += unarrived
-	return e.summary(), err
+	return w
 }
 
 // turn is a request read from the input and not yet handed to the

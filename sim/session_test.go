@@ -276,8 +276,7 @@ func TestSessionWaitDropsEndedSessions(t *testing.T) {
 		req("z", 1000, 10, 3),                // after every turn ended
 	}
 	e := newEngine(&cfg, traces.Meta{}, newRowOrder(nil))
-	w := &sessionWaiter{a: arrivals{in: newSliceReader(reqs)}, sessions: map[string]*session{}}
-	w.held = func(r *traces.Request) { e.m.issued(r, r.ScheduledSend, e.now) }
+	w := newSessionWaiter(e, newSliceReader(reqs), 0)
 	if err := e.runSessions(t.Context(), w); err != nil {
 		t.Fatal(err)
 	}
