@@ -39,9 +39,7 @@ func TestSLOCounterAgreesWithSimP99UnderSessionWait(t *testing.T) {
 	ev, _ := evaluatorFor(t, `base = "base.toml"`+"\n[slo]\nttft_p99_ms = 1e9\n")
 	tr := *ev.t
 	tr.Reqs = slices.Clone(tr.Reqs)
-	for i := range tr.Reqs {
-		tr.Reqs[i].SessionID = fmt.Sprint("s", i%8)
-	}
+	withSessions(&tr, 8)
 	ev.reset(&tr, ev.spec, ev.cfg)
 	ev.wait = &sim.SessionWait{IssueGap: time.Millisecond}
 	checkSLOCounterAgrees(t, ev)
