@@ -17,16 +17,12 @@ const PartialSuffix = ".partial.arrows"
 // openPartial reads a recording's partial stream as a trace: every row it
 // holds whole (a last message cut short by the kill is dropped), in
 // arrival order. The rows are held in memory, as the run held their order.
-func openPartial(path string) (Reader, error) {
+func openPartial(path string) (*rowsReader, error) {
 	r, err := OpenTolerant(path)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := sortPartial(r)
-	if err != nil {
-		return nil, err // no typed nil in the Reader
-	}
-	return rows, nil
+	return sortPartial(r)
 }
 
 // sortPartial is openPartial on r, opened by OpenTolerant, which it
@@ -81,15 +77,15 @@ var ErrCutShort = errors.New("ends in a message cut short")
 // a stream whose last message was cut short is refused, naming the rows
 // it holds whole and the conversion that keeps them and says so.
 func importPartial(path string) (Reader, error) {
-	r, err := openPartial(path)
+	p, err := openPartial(path)
 	if err != nil {
-		return nil, err
+		return nil, err // no typed nil in the Reader
 	}
-	if p := r.(*rowsReader); p.cutShort {
+	if p.cutShort {
 		return nil, fmt.Errorf("%s: %w (its writer was killed mid-flush, or is still flushing; rows read whole: %d): convert it to keep those (servesim trace convert %s OUT.parquet)",
 			path, ErrCutShort, len(p.rows), path)
 	}
-	return r, nil
+	return p, nil
 }
 
 func isPartial(path string) bool { return strings.HasSuffix(path, PartialSuffix) }
