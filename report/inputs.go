@@ -651,8 +651,13 @@ func Quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	rank := max(int(math.Ceil(q*float64(len(sorted)))), 1)
-	return sorted[min(rank, len(sorted))-1]
+	return sorted[nearestRank(q, len(sorted))-1]
+}
+
+// nearestRank is the rank (from 1) of the nearest-rank q-quantile of n
+// values; 0 when n is.
+func nearestRank(q float64, n int) int {
+	return min(max(int(math.Ceil(q*float64(n))), 1), n)
 }
 
 func mean(v []float64) float64 {

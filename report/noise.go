@@ -333,7 +333,7 @@ func quantileResampler(x []float64, l int, q float64) func(starts []int) float64
 	bl := blocksOf(len(x), l)
 	n := bl.n
 	nServed := countServed(x)
-	k := min(max(int(math.Ceil(q*float64(nServed))), 1), nServed)
+	k := nearestRank(q, nServed)
 	rank := ranks(x)
 	half := bandHalfWidth(rank, bl, k)
 	if nServed < n { // a resample's k moves with its count served
@@ -406,9 +406,8 @@ func quantileResampler(x []float64, l int, q float64) func(starts []int) float64
 // nServed) in the resample whose blocks start at starts; 0 when it
 // served none. Where every request was served it is the sample's.
 func resampleRank(rank []int, bl blocks, nServed int, q float64) func(starts []int) int {
-	rankQ := func(m int) int { return min(max(int(math.Ceil(q*float64(m))), 1), m) }
 	if nServed == bl.n {
-		k := rankQ(bl.n)
+		k := nearestRank(q, bl.n)
 		return func([]int) int { return k }
 	}
 	whole, part := countsBelow(rank, nServed, bl.l), countsBelow(rank, nServed, bl.last)
@@ -417,7 +416,7 @@ func resampleRank(rank []int, bl blocks, nServed int, q float64) func(starts []i
 		for _, start := range starts[:bl.count-1] {
 			m += whole[start]
 		}
-		return rankQ(m)
+		return nearestRank(q, m)
 	}
 }
 
