@@ -1186,7 +1186,7 @@ func (e *engine) complete(s *seq) error {
 
 // ended lists s, which ended at the time at, in ends when they are tracked.
 func (e *engine) ended(s *seq, at int64) {
-	if e.trackEnds && inChain(&s.req) {
+	if e.trackEnds && ChainedTurn(&s.req) {
 		e.ends = append(e.ends, turnEnd{s.req.SessionID, at})
 	}
 }

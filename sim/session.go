@@ -168,7 +168,7 @@ func (w *sessionWaiter) take() *traces.Request {
 	r := w.a.inHand
 	w.a.inHand = nil
 	prevEnd := int64(-1)
-	if inChain(r) {
+	if ChainedTurn(r) {
 		s := w.sessions[r.SessionID]
 		switch {
 		case s == nil:
@@ -228,17 +228,17 @@ func (w *sessionWaiter) dueBy(t int64) bool {
 
 // heldNow says whether r waits behind its session's open turn.
 func (w *sessionWaiter) heldNow(r *traces.Request) bool {
-	if !inChain(r) { // called twice a loop: skip the map lookup where it cannot hold
+	if !ChainedTurn(r) { // called twice a loop: skip the map lookup where it cannot hold
 		return false
 	}
 	s := w.sessions[r.SessionID]
 	return s != nil && s.open
 }
 
-// inChain says whether r is one of its session's turns that wait for
-// each other: a row the source trace marks failed is never sent live, so
-// it keeps its arrival and holds no later turn.
-func inChain(r *traces.Request) bool {
+// ChainedTurn says whether r is one of its session's turns that wait for
+// each other under SessionWait: a row the source trace marks failed is
+// never sent live, so it keeps its arrival and holds no later turn.
+func ChainedTurn(r *traces.Request) bool {
 	return r.SessionID != "" && !r.SourceFailed
 }
 
@@ -394,7 +394,7 @@ func (w *sessionWaiter) leftover(e *engine) leftover {
 			issued := r.Arrival
 			if w.heldNow(r) {
 				issued = max(r.Arrival, e.now)
-			} else if inChain(r) {
+			} else if ChainedTurn(r) {
 				w.open(r.SessionID)
 			}
 			if err := notRun(&turn{req: *r, idx: w.a.n - 1}, issued); err != nil {

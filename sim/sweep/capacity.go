@@ -39,13 +39,12 @@ type Trace struct {
 }
 
 // chainedTurns reports whether a session has two of reqs' rows that
-// session waiting chains (sim.SessionWait): rows with a session id, less
-// those failed in the source, which are never sent and hold nothing.
+// session waiting chains (sim.ChainedTurn).
 func chainedTurns(reqs []traces.Request) bool {
 	seen := map[string]bool{}
 	for i := range reqs {
 		r := &reqs[i]
-		if r.SessionID == "" || r.SourceFailed {
+		if !sim.ChainedTurn(r) {
 			continue
 		}
 		if seen[r.SessionID] {
