@@ -777,7 +777,8 @@ func Analyze(runs []*RunResult, opt AnalyzeOptions) (*Analysis, error) {
 		for j := n; j < len(a.Steps); j++ {
 			a.Steps[j].Run = i
 		}
-		addStats(&a.Recover, st)
+		a.Recover.addCounts(st)
+		a.Recover.Tolerance = max(a.Recover.Tolerance, st.Tolerance)
 		i++
 	}
 	if len(a.Steps) == 0 && a.Recover.Chunked > 0 {
@@ -1065,21 +1066,6 @@ func keep[T any](v []T, drop []bool) []T {
 		}
 	}
 	return out
-}
-
-func addStats(t *RecoverStats, st RecoverStats) {
-	t.Requests += st.Requests
-	t.Skipped += st.Skipped
-	t.Chunked += st.Chunked
-	t.Tokens += st.Tokens
-	t.Clusters += st.Clusters
-	t.Steps += st.Steps
-	t.Tolerance = max(t.Tolerance, st.Tolerance)
-	t.Coalesced += st.Coalesced
-	t.Tainted += st.Tainted
-	t.NoStart += st.NoStart
-	t.Resumed += st.Resumed
-	t.FromIdle += st.FromIdle
 }
 
 // residualSpread groups the relative residuals of the predictions pred of

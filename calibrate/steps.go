@@ -47,6 +47,22 @@ type RecoverStats struct {
 	FromIdle  int // observations that start at a send time (engine idle before)
 }
 
+// addCounts adds st's counts to t; Tolerance, a window and not a count,
+// is left to the caller.
+func (t *RecoverStats) addCounts(st RecoverStats) {
+	t.Requests += st.Requests
+	t.Skipped += st.Skipped
+	t.Chunked += st.Chunked
+	t.Tokens += st.Tokens
+	t.Clusters += st.Clusters
+	t.Steps += st.Steps
+	t.Coalesced += st.Coalesced
+	t.Tainted += st.Tainted
+	t.NoStart += st.NoStart
+	t.Resumed += st.Resumed
+	t.FromIdle += st.FromIdle
+}
+
 type tokenEvent struct {
 	t   int64
 	req int32
@@ -400,18 +416,8 @@ func RecoverRuns(dst []Observation, runs [][]*traces.Request, settings *RecoverS
 		for j := n; j < len(dst); j++ {
 			dst[j].Run = i
 		}
-		total.Requests += st.Requests
-		total.Skipped += st.Skipped
-		total.Chunked += st.Chunked
-		total.Tokens += st.Tokens
-		total.Clusters += st.Clusters
-		total.Steps += st.Steps
+		total.addCounts(st)
 		total.Tolerance = st.Tolerance
-		total.Coalesced += st.Coalesced
-		total.Tainted += st.Tainted
-		total.NoStart += st.NoStart
-		total.Resumed += st.Resumed
-		total.FromIdle += st.FromIdle
 	}
 	return dst, total, nil
 }
