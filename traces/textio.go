@@ -100,10 +100,10 @@ func (e *csvEncoder) close() error {
 func textRow(r *Request) []string {
 	return []string{
 		r.ID, itoa64(r.Arrival), itoa32(r.PromptTokens), itoa32(r.OutputTokens),
-		joinU64(r.PrefixHashes), r.SessionID, r.Class,
+		joinInts(r.PrefixHashes, strconv.FormatUint), r.SessionID, r.Class,
 		strconv.FormatBool(r.Warmup), strconv.FormatBool(r.SourceFailed),
 		itoa64(r.ScheduledSend), itoa64(r.ActualSend), itoa64(r.StartTime),
-		itoa64(r.FirstToken), itoa64(r.LastToken), joinI64(r.TokenTimes),
+		itoa64(r.FirstToken), itoa64(r.LastToken), joinInts(r.TokenTimes, strconv.FormatInt),
 		itoa32(r.UsagePrompt), itoa32(r.UsageOutput), itoa32(r.UsageCached),
 		itoa32(r.Chunks), itoa32(r.Preemptions), itoa32(r.HTTPStatus),
 		r.Error, r.FinishReason, r.OutputText, itoa64(r.failedAt()),
@@ -119,24 +119,9 @@ func itoa64(v int64) string {
 
 func itoa32(v int32) string { return itoa64(int64(v)) }
 
-func joinU64(v []uint64) string {
-	if v == nil {
-		return ""
-	}
-	var sb strings.Builder
-	for i, x := range v {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(strconv.FormatUint(x, 10))
-	}
-	if len(v) == 0 {
-		return "[]"
-	}
-	return sb.String()
-}
-
-func joinI64(v []int64) string {
+// joinInts writes v space-separated, as splitInts reads it: "" is no
+// list (nil), "[]" an empty one.
+func joinInts[T any](v []T, format func(T, int) string) string {
 	if v == nil {
 		return ""
 	}
@@ -148,7 +133,7 @@ func joinI64(v []int64) string {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(strconv.FormatInt(x, 10))
+		sb.WriteString(format(x, 10))
 	}
 	return sb.String()
 }
