@@ -191,3 +191,27 @@ func TestOutputFilesUnderOutAreNotDirectories(t *testing.T) {
 		}
 	}
 }
+
+// An --out directory is made, but not the directories above it, as an
+// output file needs its directory to exist: a mistyped parent is a usage
+// error naming it, found before any work, not a new tree of folders.
+func TestOutDirInAMissingDirectoryIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	plan := basePlan(t, dir, "p.toml")
+	url, n := countingServer(t)
+	cands, tr := oneCandidate(t, dir)
+	missing := filepath.Join(dir, "no")
+	out := filepath.Join(missing, "out")
+	wantUsageErrors(t, []usageCase{
+		{[]string{"simulate", "--trace", in, "--config", plan, "--out", out}, "simulate: --out: " + out + ": directory " + missing + " does not exist"},
+		{[]string{"simulate", "--trace", in, "--sweep", smallSweep, "--out", out, "-q"}, "simulate: --out: " + out + ": directory " + missing + " does not exist"},
+		{[]string{"verify", "--candidates", cands, "--trace", tr, "--out", out, "--base-url", url, "--model", "m", "--tokens-per-byte", "1"}, "verify: --out: " + out + ": directory " + missing + " does not exist"},
+	})
+	if n.Load() != 0 {
+		t.Errorf("%d requests reached the engine before --out was refused", n.Load())
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("%s made by a refused run (%v)", missing, err)
+	}
+}

@@ -255,19 +255,24 @@ func checkResultsTrace(cmd string, in namedPath) error {
 	return checkTraceExtension(cmd, in)
 }
 
-// checkOutDir refuses an --out directory that exists as a file, or that
-// lies beneath one (it could not be created): a usage error, found before
-// the work that would write into it.
+// checkOutDir refuses an --out directory that exists as a file, that
+// lies beneath one (it could not be created), or whose parent does not
+// exist (the run makes --out, not the directories above it, as an output
+// file needs its directory to exist): a usage error, found before the
+// work that would write into it.
 func checkOutDir(cmd, out string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
 		return usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
 	}
-	for dir := filepath.Dir(out); ; dir = filepath.Dir(dir) {
+	parent := filepath.Dir(out)
+	for dir := parent; ; dir = filepath.Dir(dir) {
 		fi, err := os.Stat(dir)
-		if err == nil && !fi.IsDir() {
+		switch {
+		case err == nil && !fi.IsDir():
 			return usageErrorf("%s: --out: %s: %s is a file, not a directory", cmd, out, dir)
-		}
-		if err == nil || dir == filepath.Dir(dir) {
+		case err == nil && dir != parent:
+			return usageErrorf("%s: --out: %s: directory %s does not exist", cmd, out, parent)
+		case err == nil || dir == filepath.Dir(dir):
 			return nil
 		}
 	}

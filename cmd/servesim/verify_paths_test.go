@@ -20,6 +20,9 @@ func TestVerifyJSONPathsResolveFromItsDirectory(t *testing.T) {
 	defer srv.Close()
 	oneCandidate(t, dir)
 	t.Chdir(dir)
+	if err := os.Mkdir("runs", 0o755); err != nil { // verify makes --out, not its parent
+		t.Fatal(err)
+	}
 	if text, code, err := runCode(t, "verify", "--candidates", "candidates.json", "--trace", "in.csv", "--base-url", srv.BaseURL(), "--model", "stub",
 		"--api-key-env", "SERVESIM_NO_KEY", "--tokens-per-byte", "1", "--prompt-overhead", "20", "--out", "runs/v1",
 		"--tol-throughput", "0", "--tol-ttft", "0", "--tol-tpot", "0", "--tol-p99", "0", "--tol-cost", "0"); code != 0 {
