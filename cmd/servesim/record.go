@@ -141,6 +141,9 @@ func recordAction(c *cli.Context) error {
 	err = errors.Join(err, tel.stopRuns(w, sums, outTokens), tel.finish(written, rowsLeft))
 	for _, s := range sums {
 		s.Print(w)
+		if s.Written { // with --repeat, NAME.runK.EXT: not --out's own name
+			fmt.Fprintf(w, "  wrote %s\n", replay.RunPath(cfg.Out, s.Run, cfg.Repeat))
+		}
 	}
 	if len(sums) > 1 {
 		replay.PrintSpread(w, sums)
