@@ -170,6 +170,12 @@ func proxyAction(c *cli.Context) error {
 	if st.Unparsed > 0 {
 		fmt.Fprintf(c.App.Writer, "%d succeeded with a request or response body the proxy could not read: their token counts are estimates (a stream in an encoding other than gzip or br: no first-token or token times either)\n", st.Unparsed)
 	}
+	if n := st.NotRecorded; n > 0 {
+		// Else they vanish unseen: the server answers them with a redirect
+		// (whose followed request is a row) or a 404, not a completion.
+		fmt.Fprintf(c.App.Writer, "%s to a completion path with a trailing slash forwarded, not recorded: servers redirect that path to the one without the slash (a followed redirect is recorded there) or refuse it\n",
+			numfmt.Count(n, "request"))
+	}
 	return errors.Join(err, tel.stop(c.App.Writer, st.OutputTokens), tel.finish(st.Written, st.RowsLeft))
 }
 

@@ -15,7 +15,9 @@
 // for no compression of its own. Responses are copied as they arrive and
 // flushed after every write, so each SSE event reaches the client when the
 // engine sends it. Other paths (GET /v1/models, /health, /metrics, …) are
-// forwarded and not recorded. Header values are never logged or stored,
+// forwarded and not recorded; so is a POST to a completion path with a
+// trailing slash (/v1/chat/completions/), which servers redirect or
+// refuse, and Stats counts those. Header values are never logged or stored,
 // and a credential the server echoes in an error is masked in the row.
 //
 // # What is recorded

@@ -427,13 +427,28 @@ func endpointOf(r *http.Request) string {
 	if r.Method != http.MethodPost {
 		return ""
 	}
+	return completionEndpoint(r.URL.Path)
+}
+
+// completionEndpoint names the completion endpoint path ends in, or "".
+func completionEndpoint(path string) string {
 	switch {
-	case strings.HasSuffix(r.URL.Path, "/v1/chat/completions"):
+	case strings.HasSuffix(path, "/v1/chat/completions"):
 		return "chat"
-	case strings.HasSuffix(r.URL.Path, "/v1/completions"):
+	case strings.HasSuffix(path, "/v1/completions"):
 		return "completions"
 	}
 	return ""
+}
+
+// slashedEndpoint reports a POST to a completion endpoint's path with a
+// trailing slash: OpenAI-compatible servers serve no completion there
+// (those built on FastAPI redirect to the path without it, which clients
+// follow; others answer 404), so it is forwarded, not recorded, and
+// counted.
+func slashedEndpoint(r *http.Request) bool {
+	path := strings.TrimRight(r.URL.Path, "/")
+	return r.Method == http.MethodPost && path != r.URL.Path && completionEndpoint(path) != ""
 }
 
 // ServeHTTP forwards r upstream and, for the completion endpoints, records
@@ -441,6 +456,11 @@ func endpointOf(r *http.Request) string {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep := endpointOf(r)
 	if ep == "" {
+		if slashedEndpoint(r) {
+			p.mu.Lock()
+			p.stats.NotRecorded++
+			p.mu.Unlock()
+		}
 		p.forward(w, r)
 		return
 	}
@@ -966,6 +986,7 @@ type Stats struct {
 	Estimated    int   // succeeded without the server's usage (prompt or output): their token counts, in the sums below, are estimates
 	PromptTokens int64 // Σ PromptTokens of the successes (usage, or the estimate)
 	OutputTokens int64 // Σ OutputTokens of the successes (usage, or the estimate)
+	NotRecorded  int   // POSTs to a completion path with a trailing slash: forwarded, not recorded (the server redirects or refuses them)
 	// What Close did with the trace: Written when it is at Out; else
 	// RowsLeft is the staging stream that kept its rows ("" when none).
 	Written  bool
