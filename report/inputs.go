@@ -215,7 +215,7 @@ func (in *Inputs) Add(path string) error {
 		}
 		r, terr := TraceRun(path, in.SLO)
 		switch {
-		case terr != nil && terr.Error() == serr.Error(): // a file neither can open
+		case unreadable(serr) && unreadable(terr): // a file neither can open
 			return terr
 		case terr != nil:
 			return fmt.Errorf("%s: neither sweep results (%v) nor a trace (%v)", path, serr, terr)
@@ -229,6 +229,14 @@ func (in *Inputs) Add(path string) error {
 	}
 	in.addRun(r)
 	return nil
+}
+
+// unreadable says whether err is a fault of the file itself, which every
+// reader of it meets alike: a broken footer or stored schema, or corruption
+// the Parquet library fails on.
+func unreadable(err error) bool {
+	var u *traces.UnreadableParquetError
+	return errors.As(err, &u) || errors.Is(err, traces.ErrCorrupt)
 }
 
 func (in *Inputs) addRun(r *Run) {

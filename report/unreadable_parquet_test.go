@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,5 +23,34 @@ func TestLoadUnreadableParquetSaysWhyOnce(t *testing.T) {
 	}
 	if msg := err.Error(); strings.Count(msg, "not a readable Parquet file") != 1 || !strings.HasPrefix(msg, path+": ") {
 		t.Errorf("error %q: want the path, then the reason once", msg)
+	}
+}
+
+// A results file corrupt where both readers fail alike, in the Parquet
+// library or at its stored Arrow schema, also says why once.
+func TestLoadCorruptParquetSaysWhyOnce(t *testing.T) {
+	raw, err := os.ReadFile("../sim/sweep/testdata/fuzz/FuzzReadResults/seed-valid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := strings.TrimSuffix(strings.TrimPrefix(string(raw), "go test fuzz v1\n[]byte("), ")\n")
+	valid, err := strconv.Unquote(quoted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off, why := range map[int]string{826: "corrupt file", 17787: "stored Arrow schema"} { // a data page; the schema
+		data := []byte(valid)
+		data[off] ^= 1
+		path := filepath.Join(t.TempDir(), "results.parquet")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(traces.SLO{}, path)
+		if err == nil {
+			t.Fatalf("byte %d changed: no error", off)
+		}
+		if msg := err.Error(); strings.Count(msg, why) != 1 || !strings.HasPrefix(msg, path+": ") {
+			t.Errorf("byte %d changed: error %q: want the path, then %q once", off, msg, why)
+		}
 	}
 }

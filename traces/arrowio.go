@@ -159,7 +159,7 @@ func (r *batchReader) Err() error   { return r.err }
 func (r *batchReader) Next() (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.err, ok = fmt.Errorf("%w: reader failed: %v", errCorrupt, p), false
+			r.err, ok = fmt.Errorf("%w: reader failed: %v", ErrCorrupt, p), false
 		}
 	}()
 	for r.i >= r.rows {
@@ -212,12 +212,8 @@ func openParquet(path string) (_ Reader, err error) {
 	defer recoverPanic(&err)
 	props := parquet.NewReaderProperties(&pageMemory{})
 	props.BufferedStreamEnabled = true
-	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
+	pf, err := OpenParquetFile(path, props)
 	if err != nil {
-		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
-	}
-	if err := CheckParquetSchema(pf); err != nil {
-		pf.Close()
 		return nil, err
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)

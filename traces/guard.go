@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
@@ -23,14 +24,15 @@ import (
 // cappedAllocator turns an absurd allocation into a panic the IPC
 // reader recovers.
 
-// errCorrupt wraps what recoverPanic catches.
-var errCorrupt = errors.New("corrupt file")
+// ErrCorrupt wraps what recoverPanic catches, and what other readers of
+// servesim's Arrow and Parquet files catch alike.
+var ErrCorrupt = errors.New("corrupt file")
 
 // recoverPanic turns a panic inside the Parquet or Arrow libraries into an
 // error in *err. Use it deferred.
 func recoverPanic(err *error) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("%w: reader failed: %v", errCorrupt, p)
+		*err = fmt.Errorf("%w: reader failed: %v", ErrCorrupt, p)
 	}
 }
 
@@ -70,11 +72,27 @@ func (a cappedAllocator) check(n int) {
 	}
 }
 
-// CheckParquetSchema checks the Arrow schema that pf, a Parquet file,
-// stores before pqarrow decodes it: for readers of other Parquet files
-// than traces.
-func CheckParquetSchema(pf *file.Reader) error {
-	return checkParquetArrowSchema(pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema"))
+// UnreadableParquetError is a failure every reader of a Parquet file
+// meets alike, whatever the file holds: its footer or its stored Arrow
+// schema does not read.
+type UnreadableParquetError struct{ err error }
+
+func (e *UnreadableParquetError) Error() string { return e.err.Error() }
+func (e *UnreadableParquetError) Unwrap() error { return e.err }
+
+// OpenParquetFile opens path as a Parquet file and checks the Arrow schema
+// it stores before pqarrow decodes it, for traces and other Parquet files
+// alike; either failing is an *UnreadableParquetError.
+func OpenParquetFile(path string, props *parquet.ReaderProperties) (*file.Reader, error) {
+	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
+	if err != nil {
+		return nil, &UnreadableParquetError{fmt.Errorf("not a readable Parquet file: %w", err)}
+	}
+	if err := checkParquetArrowSchema(pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema")); err != nil {
+		pf.Close()
+		return nil, &UnreadableParquetError{err}
+	}
+	return pf, nil
 }
 
 // checkParquetArrowSchema checks the Arrow schema pqarrow stores in a

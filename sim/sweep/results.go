@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/servesim/servesim/internal/atomicfile"
@@ -610,18 +609,15 @@ func readFile(path string) (_ *Results, err error) {
 	// an error, not a crash.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("corrupt file: reader failed: %v", p)
+			err = fmt.Errorf("%w: reader failed: %v", traces.ErrCorrupt, p)
 		}
 	}()
 	mem := memory.DefaultAllocator
-	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	pf, err := traces.OpenParquetFile(path, parquet.NewReaderProperties(mem))
 	if err != nil {
-		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
-	}
-	defer pf.Close()
-	if err := traces.CheckParquetSchema(pf); err != nil {
 		return nil, err
 	}
+	defer pf.Close()
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
 	if err != nil {
 		return nil, err
