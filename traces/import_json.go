@@ -167,15 +167,25 @@ func valueOffset(b []byte, key string) int {
 // line with s.lead bytes of space cut from its start): the column of the
 // offending value's first byte, as the CSV importers name a field's.
 func (s *mooncakeSource) jsonErr(b []byte, err error) error {
+	return fmt.Errorf("%s:%d:%s", s.name, s.line, decodeErrAt(b, s.lead, err))
+}
+
+// decodeErrAt says where in line b, after lead bytes of space cut from it,
+// err, an error decoding b as one JSON object, lies ("COL (field): ..." or
+// "COL: ...") and what was wanted there; a line cut short goes wrong at
+// its last byte.
+func decodeErrAt(b []byte, lead int, err error) string {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("%s:%d:%s", s.name, s.line, typeErrAt(b, s.lead, te))
-	}
 	var se *json.SyntaxError
-	if errors.As(err, &se) { // Offset counts the offending byte
-		return fmt.Errorf("%s:%d:%d: want a JSON object: %v", s.name, s.line, s.lead+int(se.Offset), se)
+	switch {
+	case errors.As(err, &te):
+		return typeErrAt(b, lead, te)
+	case errors.As(err, &se): // Offset counts the offending byte
+		return fmt.Sprintf("%d: want a JSON object: %v", lead+int(se.Offset), se)
+	case errors.Is(err, io.ErrUnexpectedEOF): // a json.Decoder's end of line
+		return fmt.Sprintf("%d: want a JSON object: %v", lead+len(bytes.TrimRightFunc(b, unicode.IsSpace)), err)
 	}
-	return fmt.Errorf("%s:%d: %w", s.name, s.line, err)
+	return " " + err.Error()
 }
 
 // typeErrAt says where in line b, after lead bytes of space cut from it,

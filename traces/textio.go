@@ -726,12 +726,7 @@ func (r *jsonlReader) Next() bool {
 		var row jsonRow
 		dec := json.NewDecoder(strings.NewReader(string(b)))
 		if err := dec.Decode(&row); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				r.err = fmt.Errorf("line %d:%s", r.line, typeErrAt(b, 0, te))
-			} else {
-				r.err = fmt.Errorf("line %d: %w", r.line, err)
-			}
+			r.err = fmt.Errorf("line %d:%s", r.line, decodeErrAt(b, 0, err))
 			return false
 		}
 		// One object per line: anything after it would be dropped unread.
