@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -32,13 +33,28 @@ func main() {
 // errors are printed, else after "servesim:", so that no line reads
 // "servesim: verify: …".
 func errorLine(app *cli.App, err error) string {
-	msg := err.Error()
+	msg := interruptedText(err)
 	for _, name := range commandNames(app.Commands, "") {
 		if strings.HasPrefix(msg, name+":") {
 			return msg
 		}
 	}
 	return app.Name + ": " + msg
+}
+
+// interruptedText is err's message with its closing "context canceled",
+// which names no interrupt, said as "interrupted" (once): main cancels the
+// context on SIGINT or SIGTERM alone.
+func interruptedText(err error) string {
+	msg := err.Error()
+	head, ok := strings.CutSuffix(msg, context.Canceled.Error())
+	if !ok || !errors.Is(err, context.Canceled) {
+		return msg
+	}
+	if strings.Contains(head, "interrupted") {
+		return strings.TrimSuffix(head, ": ")
+	}
+	return head + "interrupted"
 }
 
 // commandNames lists cmds and their subcommands as their errors name

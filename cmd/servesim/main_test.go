@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -57,6 +58,26 @@ func TestSecondInterruptExits(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("the second interrupt did not end the process")
+	}
+}
+
+// An interrupted command's error says so, in place of the context's
+// "context canceled", which names no interrupt.
+func TestErrorLineSaysInterrupted(t *testing.T) {
+	app := newApp()
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, "servesim: interrupted"},
+		{fmt.Errorf("serial: %w", context.Canceled), "servesim: serial: interrupted"},
+		{fmt.Errorf("t.csv: not written: interrupted after 3 rows: %w", context.Canceled), "servesim: t.csv: not written: interrupted after 3 rows"},
+		{fmt.Errorf("report: interrupted, r.md not written: %w", context.Canceled), "report: interrupted, r.md not written"},
+		{errors.New("serial: context canceled"), "servesim: serial: context canceled"},
+	} {
+		if got := errorLine(app, c.err); got != c.want {
+			t.Errorf("error %q printed as %q, want %q", c.err, got, c.want)
+		}
 	}
 }
 
