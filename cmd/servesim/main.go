@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -69,10 +70,15 @@ func commandNames(cmds []*cli.Command, parent string) []string {
 	return names
 }
 
+// repeatWindow is how soon after the first signal another is the same
+// one delivered again: timeout(1) sends it to the process and then to its
+// group.
+const repeatWindow = 500 * time.Millisecond
+
 // signalContext ends at the first interrupt or SIGTERM, which asks the
 // running verb to stop cleanly (outputs closed or removed, the engine
-// stopped). A second one then ends the process at once, for when that
-// clean-up hangs.
+// stopped). A second one, from repeatWindow on, then ends the process at
+// once, for when that clean-up hangs.
 func signalContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 1)
@@ -80,9 +86,11 @@ func signalContext() (context.Context, context.CancelFunc) {
 	go func() {
 		select {
 		case <-sig:
+			cancel()
+			time.Sleep(repeatWindow) // a repeat meanwhile waits in sig, unread
 		case <-ctx.Done():
 		}
-		signal.Stop(sig) // before the context ends: the next signal is not caught
+		signal.Stop(sig) // the next signal is not caught
 		cancel()
 	}()
 	return ctx, cancel
