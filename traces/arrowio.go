@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -133,6 +134,7 @@ type recordReader interface {
 // batchReader decodes requests out of a stream of record batches.
 type batchReader struct {
 	meta    Meta
+	schema  *arrow.Schema
 	rr      recordReader
 	closers []func() error
 	dec     *batchDecoder
@@ -148,7 +150,7 @@ func newBatchReader(schema *arrow.Schema, rr recordReader, closers ...func() err
 	if err != nil {
 		return nil, err
 	}
-	r := &batchReader{meta: meta, rr: rr, closers: closers}
+	r := &batchReader{meta: meta, schema: schema, rr: rr, closers: closers}
 	r.cur.Reset()
 	return r, nil
 }
@@ -166,6 +168,9 @@ func (r *batchReader) Next() (ok bool) {
 		if r.err != nil || !r.rr.Next() {
 			if r.err == nil {
 				r.err = r.rr.Err()
+			}
+			if r.err == nil && r.dec == nil {
+				r.err = checkColumns(r.schema)
 			}
 			return false
 		}
@@ -197,6 +202,21 @@ func (r *batchReader) Next() (ok bool) {
 		return false
 	}
 	return true
+}
+
+// checkColumns checks the columns of a file that holds no batch (a
+// Parquet file of no row group) as a batch's are checked: a file of the
+// wrong columns is no empty trace.
+func checkColumns(sc *arrow.Schema) error {
+	cols := make([]arrow.Array, sc.NumFields())
+	for i, f := range sc.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+		defer cols[i].Release()
+	}
+	rec := array.NewRecordBatch(sc, cols, 0)
+	defer rec.Release()
+	_, err := newBatchDecoder(rec)
+	return err
 }
 
 func (r *batchReader) Close() error {
