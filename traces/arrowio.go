@@ -180,6 +180,7 @@ func (r *batchReader) Next() (ok bool) {
 			r.err = err
 			return false
 		}
+		r.releaseDecoder()
 		r.dec, r.rows, r.i = dec, int(rec.NumRows()), 0
 	}
 	r.dec.decode(r.i, &r.cur)
@@ -215,11 +216,22 @@ func checkColumns(sc *arrow.Schema) error {
 	}
 	rec := array.NewRecordBatch(sc, cols, 0)
 	defer rec.Release()
-	_, err := newBatchDecoder(rec)
-	return err
+	dec, err := newBatchDecoder(rec)
+	if err != nil {
+		return err
+	}
+	dec.release()
+	return nil
+}
+
+func (r *batchReader) releaseDecoder() {
+	if r.dec != nil {
+		r.dec.release()
+	}
 }
 
 func (r *batchReader) Close() error {
+	r.releaseDecoder()
 	r.rr.Release()
 	var errs []error
 	for _, c := range r.closers {

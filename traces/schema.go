@@ -333,14 +333,63 @@ type batchDecoder struct {
 	// negatives: an observed number column holds a value below zero, so
 	// each row's are checked.
 	negatives bool
+	// widened holds the arrays widen made, released with the decoder.
+	widened []arrow.Array
+}
+
+// widen returns col as type t where that reads every value unchanged, as
+// other tools write some columns: an int32 where t is int64, a list whose
+// elements cannot be null where they may. Else it returns col.
+func (d *batchDecoder) widen(col arrow.Array, t arrow.DataType) arrow.Array {
+	var out arrow.Array
+	switch c := col.(type) {
+	case *array.Int32:
+		if t.ID() != arrow.INT64 {
+			return col
+		}
+		off := c.Data().Offset() // the validity bitmap starts before it
+		vals := make([]int64, off+c.Len())
+		for i, v := range c.Int32Values() {
+			vals[off+i] = int64(v)
+		}
+		bufs := []*memory.Buffer{c.Data().Buffers()[0], memory.NewBufferBytes(arrow.GetBytes(vals))}
+		data := array.NewData(t, c.Len(), bufs, nil, c.NullN(), off)
+		defer data.Release()
+		out = array.MakeFromData(data)
+	case *array.List:
+		lt, ok := t.(*arrow.ListType)
+		if !ok || c.DataType().(*arrow.ListType).ElemField().Nullable || !arrow.TypeEqual(c.DataType().(*arrow.ListType).Elem(), lt.Elem()) {
+			return col
+		}
+		data := array.NewData(t, c.Len(), c.Data().Buffers(), c.Data().Children(), c.NullN(), c.Data().Offset())
+		defer data.Release()
+		out = array.MakeFromData(data)
+	default:
+		return col
+	}
+	d.widened = append(d.widened, out)
+	return out
+}
+
+// release lets go of the arrays widen made.
+func (d *batchDecoder) release() {
+	for _, a := range d.widened {
+		a.Release()
+	}
+	d.widened = nil
 }
 
 // newBatchDecoder checks rec's columns against the schema. Required input
 // columns must be present; a column of the wrong type is an error, and so,
 // as in CSV and JSONL, is an unknown or repeated one: a typo would
 // otherwise read as a column not measured.
-func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
+func newBatchDecoder(rec arrow.RecordBatch) (_ *batchDecoder, err error) {
 	d := &batchDecoder{}
+	defer func() {
+		if err != nil {
+			d.release()
+		}
+	}()
 	sc := rec.Schema()
 	for i, f := range sc.Fields() {
 		if !slices.ContainsFunc(fields, func(k arrow.Field) bool { return k.Name == f.Name }) {
@@ -358,7 +407,7 @@ func newBatchDecoder(rec arrow.RecordBatch) (*batchDecoder, error) {
 			}
 			continue
 		}
-		col := rec.Column(idx[0])
+		col := d.widen(rec.Column(idx[0]), f.Type)
 		if !arrow.TypeEqual(col.DataType(), f.Type) {
 			return nil, fmt.Errorf("column %q: want type %s, got %s", f.Name, f.Type, col.DataType())
 		}
