@@ -339,9 +339,24 @@ type batchDecoder struct {
 
 // widen returns col as type t where that reads every value unchanged, as
 // other tools write some columns: an int32 where t is int64, a list whose
-// elements cannot be null where they may. Else it returns col.
+// elements cannot be null where they may, a large, view or dictionary
+// string where t is a string. Else it returns col.
 func (d *batchDecoder) widen(col arrow.Array, t arrow.DataType) arrow.Array {
 	var out arrow.Array
+	if t.ID() == arrow.STRING && isOtherString(col.DataType()) {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		for i := range col.Len() {
+			if col.IsNull(i) {
+				b.AppendNull()
+			} else {
+				b.Append(col.ValueStr(i))
+			}
+		}
+		out = b.NewArray()
+		d.widened = append(d.widened, out)
+		return out
+	}
 	switch c := col.(type) {
 	case *array.Int32:
 		if t.ID() != arrow.INT64 {
@@ -369,6 +384,18 @@ func (d *batchDecoder) widen(col arrow.Array, t arrow.DataType) arrow.Array {
 	}
 	d.widened = append(d.widened, out)
 	return out
+}
+
+// isOtherString reports a string type other than the schema's own.
+func isOtherString(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return true
+	case arrow.DICTIONARY:
+		v := t.(*arrow.DictionaryType).ValueType.ID()
+		return v == arrow.STRING || v == arrow.LARGE_STRING
+	}
+	return false
 }
 
 // release lets go of the arrays widen made.
