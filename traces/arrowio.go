@@ -175,7 +175,7 @@ func (r *batchReader) Next() (ok bool) {
 			return false
 		}
 		rec := r.rr.RecordBatch()
-		dec, err := newBatchDecoder(rec)
+		dec, err := newBatchDecoder(rec, r.n+1)
 		if err != nil {
 			r.err = err
 			return false
@@ -216,7 +216,7 @@ func checkColumns(sc *arrow.Schema) error {
 	}
 	rec := array.NewRecordBatch(sc, cols, 0)
 	defer rec.Release()
-	dec, err := newBatchDecoder(rec)
+	dec, err := newBatchDecoder(rec, 1)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -333,15 +334,19 @@ type batchDecoder struct {
 	// negatives: an observed number column holds a value below zero, so
 	// each row's are checked.
 	negatives bool
-	// widened holds the arrays widen made, released with the decoder.
-	widened []arrow.Array
+	// firstRow is the file's row number of the batch's first row.
+	firstRow int
+	// converted holds the arrays toSchemaType made, released with the
+	// decoder.
+	converted []arrow.Array
 }
 
-// widen returns col as type t where that reads every value unchanged, as
-// other tools write some columns: an int32 where t is int64, a list whose
-// elements cannot be null where they may, a large, view or dictionary
-// string where t is a string. Else it returns col.
-func (d *batchDecoder) widen(col arrow.Array, t arrow.DataType) arrow.Array {
+// toSchemaType returns col as type t where that reads every value
+// unchanged, as other tools write some columns: an int32 where t is int64,
+// an int64 where t is int32 (an error if a value does not fit), a list
+// whose elements cannot be null where they may, a large, view or
+// dictionary string where t is a string. Else it returns col.
+func (d *batchDecoder) toSchemaType(col arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	var out arrow.Array
 	if t.ID() == arrow.STRING && isOtherString(col.DataType()) {
 		b := array.NewStringBuilder(mem)
@@ -354,13 +359,30 @@ func (d *batchDecoder) widen(col arrow.Array, t arrow.DataType) arrow.Array {
 			}
 		}
 		out = b.NewArray()
-		d.widened = append(d.widened, out)
-		return out
+		d.converted = append(d.converted, out)
+		return out, nil
 	}
 	switch c := col.(type) {
+	case *array.Int64:
+		if t.ID() != arrow.INT32 {
+			return col, nil
+		}
+		b := array.NewInt32Builder(mem)
+		defer b.Release()
+		for i, v := range c.Int64Values() {
+			switch {
+			case c.IsNull(i):
+				b.AppendNull()
+			case v < math.MinInt32 || v > math.MaxInt32:
+				return nil, fmt.Errorf("row %d: %d does not fit the column's type, int32", d.firstRow+i, v)
+			default:
+				b.Append(int32(v))
+			}
+		}
+		out = b.NewArray()
 	case *array.Int32:
 		if t.ID() != arrow.INT64 {
-			return col
+			return col, nil
 		}
 		off := c.Data().Offset() // the validity bitmap starts before it
 		vals := make([]int64, off+c.Len())
@@ -374,16 +396,16 @@ func (d *batchDecoder) widen(col arrow.Array, t arrow.DataType) arrow.Array {
 	case *array.List:
 		lt, ok := t.(*arrow.ListType)
 		if !ok || c.DataType().(*arrow.ListType).ElemField().Nullable || !arrow.TypeEqual(c.DataType().(*arrow.ListType).Elem(), lt.Elem()) {
-			return col
+			return col, nil
 		}
 		data := array.NewData(t, c.Len(), c.Data().Buffers(), c.Data().Children(), c.NullN(), c.Data().Offset())
 		defer data.Release()
 		out = array.MakeFromData(data)
 	default:
-		return col
+		return col, nil
 	}
-	d.widened = append(d.widened, out)
-	return out
+	d.converted = append(d.converted, out)
+	return out, nil
 }
 
 // isOtherString reports a string type other than the schema's own.
@@ -398,20 +420,21 @@ func isOtherString(t arrow.DataType) bool {
 	return false
 }
 
-// release lets go of the arrays widen made.
+// release lets go of the arrays toSchemaType made.
 func (d *batchDecoder) release() {
-	for _, a := range d.widened {
+	for _, a := range d.converted {
 		a.Release()
 	}
-	d.widened = nil
+	d.converted = nil
 }
 
 // newBatchDecoder checks rec's columns against the schema. Required input
 // columns must be present; a column of the wrong type is an error, and so,
 // as in CSV and JSONL, is an unknown or repeated one: a typo would
-// otherwise read as a column not measured.
-func newBatchDecoder(rec arrow.RecordBatch) (_ *batchDecoder, err error) {
-	d := &batchDecoder{}
+// otherwise read as a column not measured. firstRow is the file's row
+// number of rec's first row, for errors.
+func newBatchDecoder(rec arrow.RecordBatch, firstRow int) (_ *batchDecoder, err error) {
+	d := &batchDecoder{firstRow: firstRow}
 	defer func() {
 		if err != nil {
 			d.release()
@@ -434,7 +457,10 @@ func newBatchDecoder(rec arrow.RecordBatch) (_ *batchDecoder, err error) {
 			}
 			continue
 		}
-		col := d.widen(rec.Column(idx[0]), f.Type)
+		col, err := d.toSchemaType(rec.Column(idx[0]), f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+		}
 		if !arrow.TypeEqual(col.DataType(), f.Type) {
 			return nil, fmt.Errorf("column %q: want type %s, got %s", f.Name, f.Type, col.DataType())
 		}
