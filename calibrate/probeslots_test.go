@@ -32,8 +32,11 @@ func TestProbeConcurrencyFindsSlotLimit(t *testing.T) {
 	if p == nil || p.MaxSeqs != 2 || !p.Saturated {
 		t.Fatalf("probe %+v, want 2 sequences at most, saturated", p)
 	}
-	// two 64-token prompts with 8 tokens each, one a token behind the other
-	if p.MaxTokens < 2*(64+7) || p.MaxTokens > 2*(64+8) {
-		t.Errorf("max tokens %d, want two 64-token prompts and their 7 or 8 tokens", p.MaxTokens)
+	// Two 64-token prompts held at once, each with at least its first
+	// token and at most all 8: how far apart the two streams run depends
+	// on how fast the client reads them (a loaded machine, or the race
+	// detector, put one three tokens behind the other).
+	if p.MaxTokens < 2*(64+1) || p.MaxTokens > 2*(64+8) {
+		t.Errorf("max tokens %d, want two 64-token prompts held at once with 1 to 8 tokens each", p.MaxTokens)
 	}
 }
