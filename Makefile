@@ -9,7 +9,7 @@ LDFLAGS     := -X main.version=$(VERSION)
 # warnings about the library, none about servesim (Go's default flags, plus the one that silences them).
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: run build test test-unit test-e2e bench lint fuzz engine-start engine-stop clean
+.PHONY: run build test test-unit test-e2e race bench lint fuzz engine-start engine-stop clean
 # The live tests time the engine on these cores: nothing may build or run beside them, even under make -j.
 .NOTPARALLEL:
 
@@ -48,6 +48,10 @@ engine-start:
 
 engine-stop:
 	scripts/engine.sh stop
+
+## race: the unit tests under the race detector (about 25 min on 2 cores: too slow for every `make test`)
+race:
+	$(GO) test -race -count=1 -skip E2E ./...
 
 ## bench: every benchmark 6 times, then benchstat (make's sh has no pipefail: a failed run reaches make through a file)
 bench:
