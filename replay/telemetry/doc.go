@@ -44,7 +44,8 @@
 // and llama.cpp's server since it dropped kv_cache_usage_ratio in May
 // 2025); see EngineStateOf. An engine without /metrics (404, or 501 from
 // llama.cpp without --metrics) is reported once through ErrNoMetrics and
-// not polled again. Scraper.Stop summarises every page read, and counts
+// not polled again. A page with a malformed line keeps the lines that
+// parse, and the first bad one is logged once. Scraper.Stop summarises every page read, and counts
 // the scrapes that failed and the polls missed while a page slower than
 // the interval came; Between, the pages read over an interval of the
 // scrape (a run's measured window).

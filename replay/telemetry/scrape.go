@@ -72,6 +72,7 @@ type Scraper struct {
 	missedAt      []int64       // t_ns each missed poll was due, for Between
 	loggedErr     bool
 	loggedNoGauge bool
+	loggedBadLine bool
 }
 
 // enginePoint is one page's gauges at t_ns, kept so that a run's
@@ -276,6 +277,12 @@ func (s *Scraper) scrape(ctx context.Context, wait time.Duration) error {
 	if len(samples) == 0 && perr != nil {
 		s.fail(now, perr)
 		return perr
+	}
+	if perr != nil && !s.loggedBadLine {
+		// The lines that parsed are kept; a gauge on a bad one would be
+		// an empty cell, read as a gauge the engine does not export.
+		s.loggedBadLine = true
+		s.cfg.Logger.Warn("some /metrics lines do not parse; a gauge on them is left empty (logged once)", "url", s.shown, "err", perr)
 	}
 	st := EngineStateOf(samples)
 	if st.Engine == "" && !s.loggedNoGauge {
