@@ -29,9 +29,9 @@ type EngineCapacity struct {
 // named before the braces or quoted inside them.
 // It returns nil when the page has neither (or vLLM has not sized its
 // cache yet: num_gpu_blocks="None"), and an error naming the line when
-// one is malformed. Series that differ only in tp_rank are one engine;
-// several engines (models, data-parallel ranks) on one page report no one
-// capacity, and give nil.
+// one is malformed. Series that differ only in an engine's own ranks
+// (oneEngineRanks) are one engine; several engines (models, data-parallel
+// ranks) on one page report no one capacity, and give nil.
 func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 	var (
 		found *EngineCapacity
@@ -60,7 +60,7 @@ func EngineCapacityOf(page []byte) (*EngineCapacity, error) {
 		}
 		// An engine whose cache is not sized yet is an engine all the same:
 		// beside another, neither capacity is the page's.
-		if key := seriesKeyWithoutTPRank(&m); !seen[key] {
+		if key := engineSeriesKey(&m); !seen[key] {
 			seen[key] = true
 			if len(seen) > 1 {
 				return nil, nil // several engines: no one capacity

@@ -26,9 +26,8 @@ const (
 
 // engineGauges maps engine metric names to the three gauges. Counts are
 // summed over label sets (several models or data-parallel ranks); KV usage
-// is averaged over them. Series that differ only in tp_rank are one engine
-// (SGLang reports a scheduler's gauges once per tensor-parallel rank, all
-// sharing one batch) and count once.
+// is averaged over them. Series that differ only in an engine's own ranks
+// (oneEngineRanks) are one engine and count once.
 var engineGauges = map[string]struct {
 	engine string
 	kind   gaugeKind
@@ -61,7 +60,7 @@ func EngineStateOf(samples []MetricSample) EngineState {
 		if !ok || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 			continue
 		}
-		key := seriesKeyWithoutTPRank(s)
+		key := engineSeriesKey(s)
 		if seen[key] {
 			continue
 		}
@@ -91,12 +90,19 @@ func EngineStateOf(samples []MetricSample) EngineState {
 	return st
 }
 
-// seriesKeyWithoutTPRank names a sample's series by its metric name and
-// its labels other than tp_rank, in a fixed order.
-func seriesKeyWithoutTPRank(s *MetricSample) string {
+// oneEngineRanks are the labels SGLang puts on a scheduler's gauges that
+// tell apart the ranks of one engine: its tensor-, pipeline- and
+// expert-parallel ranks (moe_ep_rank follows tp_rank), all running one
+// batch, their KV caches filled alike. dp_rank is not among them: each
+// data-parallel rank has its own batch.
+var oneEngineRanks = map[string]bool{"tp_rank": true, "pp_rank": true, "moe_ep_rank": true}
+
+// engineSeriesKey names a sample's series by its metric name and its
+// labels other than oneEngineRanks, in a fixed order.
+func engineSeriesKey(s *MetricSample) string {
 	labels := make([]string, 0, len(s.Labels))
 	for _, l := range s.Labels {
-		if l.Name != "tp_rank" {
+		if !oneEngineRanks[l.Name] {
 			labels = append(labels, l.Name+"\x00"+l.Value)
 		}
 	}
