@@ -27,7 +27,8 @@ const (
 // engineGauges maps engine metric names to the three gauges. Counts are
 // summed over label sets (several models or data-parallel ranks); KV usage
 // is averaged over them. Series that differ only in an engine's own ranks
-// (oneEngineRanks) are one engine and count once.
+// (oneEngineRanks) are one engine and count once; a priority's share of a
+// count is left out, as the total is there too.
 var engineGauges = map[string]struct {
 	engine string
 	kind   gaugeKind
@@ -57,7 +58,7 @@ func EngineStateOf(samples []MetricSample) EngineState {
 	for i := range samples {
 		s := &samples[i]
 		g, ok := engineGauges[s.Name]
-		if !ok || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		if !ok || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) || isPriorityBreakdown(s) {
 			continue
 		}
 		key := engineSeriesKey(s)
@@ -88,6 +89,13 @@ func EngineStateOf(samples []MetricSample) EngineState {
 		st.KVUsage = kvSum / float64(kvN)
 	}
 	return st
+}
+
+// isPriorityBreakdown says whether s is one priority's share of a count:
+// SGLang with priority scheduling writes the total under priority="" and
+// each priority's under priority="<n>", beside it under the same name.
+func isPriorityBreakdown(s *MetricSample) bool {
+	return s.Label("priority") != ""
 }
 
 // oneEngineRanks are the labels SGLang puts on a scheduler's gauges that
