@@ -285,9 +285,11 @@ func (s *Scraper) scrape(ctx context.Context, wait time.Duration) error {
 		s.cfg.Logger.Warn("some /metrics lines do not parse; a gauge on them is left empty (logged once)", "url", s.shown, "err", perr)
 	}
 	st := EngineStateOf(samples)
-	if st.Engine == "" && !s.loggedNoGauge {
+	// SGLang and TGI may write their gauges only once a request has
+	// run: a fresh engine's first pages carry none.
+	if st.Engine == "" && s.sum.Engine == "" && !s.loggedNoGauge {
 		s.loggedNoGauge = true
-		s.cfg.Logger.Info("/metrics has no known engine gauges (vLLM, SGLang, TGI, llama.cpp)", "url", s.shown)
+		s.cfg.Logger.Info("/metrics has no known engine gauges yet (vLLM, SGLang, TGI, llama.cpp); some engines write theirs once a request has run", "url", s.shown)
 	}
 	s.record(now, st)
 	return nil
