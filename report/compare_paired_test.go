@@ -48,7 +48,7 @@ func pairedRunFailing(t *testing.T, name string, n int, slower float64, failed .
 	if err := traces.WriteAll(path, meta, rows); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, traces.SLO{})
+	run, err := TraceRun(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func scheduleRunWith(t *testing.T, name string, n int, rate, speed float64, slo 
 	if err := traces.WriteAll(path, meta, rows); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, slo)
+	run, err := TraceRun(t.Context(), path, slo)
 	if err != nil {
 		t.Fatal(err)
 	}

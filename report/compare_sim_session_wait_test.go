@@ -30,7 +30,7 @@ func simTraceRun(t *testing.T, name string, extra map[string]string) *Run {
 	if err := traces.WriteAll(path, meta, rows); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, traces.SLO{})
+	run, err := TraceRun(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

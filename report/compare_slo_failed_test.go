@@ -31,7 +31,7 @@ func TestCompareSLOCountsARunWithNoSuccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	slo := traces.SLO{TTFT: time.Second}
-	b, err := TraceRun(path, slo)
+	b, err := TraceRun(t.Context(), path, slo)
 	if err != nil {
 		t.Fatal(err)
 	}

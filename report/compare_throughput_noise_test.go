@@ -31,7 +31,7 @@ func poissonRun(t *testing.T, name string, seed uint64, n int, rate float64) *Ru
 	if err := traces.WriteAll(path, traces.Meta{Source: "live"}, rows); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, traces.SLO{})
+	run, err := TraceRun(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestSummaryGoodputOverItsThroughputWindow(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := SummaryRuns(path, traces.SLO{TTFT: 10 * time.Second})
+	runs, err := SummaryRuns(t.Context(), path, traces.SLO{TTFT: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

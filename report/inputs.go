@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -175,11 +176,12 @@ func CheckResultsDir(dir string) error {
 // summary.json, joined with the per-plan traces beside it for the latency
 // CDFs), a summary.json file, a sweep results Parquet file, or a
 // per-request trace in any format servesim reads. Each trace's goodput is
-// counted against slo unless it is zero.
-func Load(slo traces.SLO, paths ...string) (*Inputs, error) {
+// counted against slo unless it is zero. Reading a trace stops with
+// ctx's error once ctx is done.
+func Load(ctx context.Context, slo traces.SLO, paths ...string) (*Inputs, error) {
 	in := &Inputs{SLO: slo}
 	for _, p := range paths {
-		if err := in.Add(p); err != nil {
+		if err := in.Add(ctx, p); err != nil {
 			return nil, err
 		}
 	}
@@ -187,7 +189,7 @@ func Load(slo traces.SLO, paths ...string) (*Inputs, error) {
 }
 
 // Add reads one path into in.
-func (in *Inputs) Add(path string) error {
+func (in *Inputs) Add(ctx context.Context, path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -197,9 +199,9 @@ func (in *Inputs) Add(path string) error {
 		if err := CheckResultsDir(path); err != nil {
 			return err
 		}
-		return in.addSummary(filepath.Join(path, "summary.json"))
+		return in.addSummary(ctx, filepath.Join(path, "summary.json"))
 	case strings.EqualFold(filepath.Ext(path), ".json"):
-		return in.addSummary(path)
+		return in.addSummary(ctx, path)
 	}
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
 		res, serr := sweep.ReadFile(path)
@@ -213,9 +215,10 @@ func (in *Inputs) Add(path string) error {
 				path, len(res.Rows), orDash(res.Meta.SpecName), orDash(res.Meta.TraceName)))
 			return nil
 		}
-		r, terr := TraceRun(path, in.SLO)
+		r, terr := TraceRun(ctx, path, in.SLO)
 		switch {
-		case unreadable(serr) && unreadable(terr): // a file neither can open
+		case unreadable(serr) && unreadable(terr), // a file neither can open
+			ctx.Err() != nil: // the trace's read was interrupted
 			return terr
 		case terr != nil:
 			return fmt.Errorf("%s: neither sweep results (%v) nor a trace (%v)", path, serr, terr)
@@ -223,7 +226,7 @@ func (in *Inputs) Add(path string) error {
 		in.addRun(r)
 		return nil
 	}
-	r, err := TraceRun(path, in.SLO)
+	r, err := TraceRun(ctx, path, in.SLO)
 	if err != nil {
 		return err
 	}
@@ -247,8 +250,8 @@ func (in *Inputs) addRun(r *Run) {
 
 // addSummary reads a simulate summary.json; each plan's trace beside it,
 // when present, adds its latencies and batch limit.
-func (in *Inputs) addSummary(path string) error {
-	runs, err := SummaryRuns(path, in.SLO)
+func (in *Inputs) addSummary(ctx context.Context, path string) error {
+	runs, err := SummaryRuns(ctx, path, in.SLO)
 	if err != nil {
 		return err
 	}
@@ -267,7 +270,7 @@ func (in *Inputs) addSummary(path string) error {
 // SummaryRuns reads a simulate summary.json (see ParseSummary) and joins
 // each plan with <name>.parquet beside it when that exists, which gives
 // its latencies and its goodput against slo.
-func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
+func SummaryRuns(ctx context.Context, path string, slo traces.SLO) ([]*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -283,7 +286,7 @@ func SummaryRuns(path string, slo traces.SLO) ([]*Run, error) {
 		r.Path, r.Source = path, path
 		tp := filepath.Join(dir, res.Name+".parquet")
 		if _, err := os.Stat(tp); err == nil {
-			tr, err := TraceRun(tp, slo)
+			tr, err := TraceRun(ctx, tp, slo)
 			if err != nil {
 				return nil, err
 			}
@@ -517,13 +520,14 @@ func resultRun(res *plan.Result) *Run {
 // over the run's traces.Window, as record reports them. Device-seconds
 // need the device count, taken from the metadata's "N× DEVICE"; costs need
 // prices, which a trace does not carry, so they stay unknown.
-func TraceRun(path string, slo traces.SLO) (*Run, error) {
+func TraceRun(ctx context.Context, path string, slo traces.SLO) (*Run, error) {
 	r, err := traces.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	meta := r.Meta()
+	rows := traces.WithContext(ctx, r) // a long trace's read stops at an interrupt
 	run := &Run{
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		Path: path, Kind: meta.Source, Device: meta.Device, InputSums: meta.Checksums,
@@ -545,8 +549,8 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 	lat := &Latencies{rows: map[string][]int32{}}
 	var window traces.Window
 	var done []completion
-	for r.Next() {
-		q := r.At()
+	for rows.Next() {
+		q := rows.At()
 		if q.Warmup {
 			m.Warmup++
 			continue
@@ -585,7 +589,7 @@ func TraceRun(path string, slo traces.SLO) (*Run, error) {
 			lat.rows["E2E"] = append(lat.rows["E2E"], place)
 		}
 	}
-	if err := r.Err(); err != nil {
+	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	if m.Requests > 0 && m.Completed == 0 && m.Failed == 0 {

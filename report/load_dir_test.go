@@ -17,7 +17,7 @@ func TestLoadFolderWithoutSummarySaysWhatItWants(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sweep.parquet"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(traces.SLO{}, dir)
+	_, err := Load(t.Context(), traces.SLO{}, dir)
 	if err == nil {
 		t.Fatal("a folder without summary.json was accepted")
 	}

@@ -68,7 +68,7 @@ pue = 1.2
 	if !strings.Contains(res.Outcome, "out of KV memory") {
 		t.Fatalf("outcome %q: want an out-of-memory stop", res.Outcome)
 	}
-	fromTrace, err := TraceRun(path, traces.SLO{})
+	fromTrace, err := TraceRun(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // are failures (its trace writes each with 'not run: out of KV memory'),
 // so the comparison's failure share is 100%, not unknown or 0.
 func TestSummaryCountsUnservedRequestsAsFailed(t *testing.T) {
-	in, err := Load(traces.SLO{}, filepath.Join("testdata", "summary-oom.json"))
+	in, err := Load(t.Context(), traces.SLO{}, filepath.Join("testdata", "summary-oom.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

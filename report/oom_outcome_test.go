@@ -11,7 +11,7 @@ import (
 // stopped, with why, as simulate prints its outcome; its figures cover
 // the run up to the stop and must not read as a whole run's.
 func TestReportShowsAnOOMOutcome(t *testing.T) {
-	in, err := Load(traces.SLO{}, "testdata/summary-oom.json", "testdata/summary.json")
+	in, err := Load(t.Context(), traces.SLO{}, "testdata/summary-oom.json", "testdata/summary.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 func TestProbeBuild(t *testing.T) {
 	for _, p := range []string{"testdata/summary.json", "testdata/summary-cluster.json", "testdata/summary-oom.json"} {
-		in, err := Load(traces.SLO{}, p)
+		in, err := Load(t.Context(), traces.SLO{}, p)
 		if err != nil {
 			t.Fatal(err)
 		}

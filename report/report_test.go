@@ -170,7 +170,7 @@ func TestTraceRunWindow(t *testing.T) {
 	if err := traces.WriteAll(path, traces.Meta{Source: "live"}, rows); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, traces.SLO{E2E: 1300 * time.Millisecond})
+	run, err := TraceRun(t.Context(), path, traces.SLO{E2E: 1300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestTraceRunWindow(t *testing.T) {
 		t.Errorf("got %d completed, %d failed, %.4f req/s, %d met, goodput %.4f; want 2, 1, %.4f, 1, %.4f",
 			m.Completed, m.Failed, m.ReqPerSec, m.MetSLO, m.Goodput, 2/3.5, 1/3.5)
 	}
-	if run, _ = TraceRun(path, traces.SLO{}); !math.IsNaN(run.Metrics.Goodput) {
+	if run, _ = TraceRun(t.Context(), path, traces.SLO{}); !math.IsNaN(run.Metrics.Goodput) {
 		t.Errorf("no SLO: goodput %v, want NaN", run.Metrics.Goodput)
 	}
 }

@@ -23,7 +23,7 @@ func TestRunsOfOneNameAreNamedByTheirFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := oneRequestTrace(t, filepath.Join(dir, "p.parquet"), "simulated")
-	in, err := Load(traces.SLO{}, dir, tr)
+	in, err := Load(t.Context(), traces.SLO{}, dir, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestRunsOfOneNameAreNamedByTheirFile(t *testing.T) {
 		}
 	}
 	// one file given twice: the file, and a number to tell them apart
-	in, err = Load(traces.SLO{}, sum, sum)
+	in, err = Load(t.Context(), traces.SLO{}, sum, sum)
 	if err != nil {
 		t.Fatal(err)
 	}

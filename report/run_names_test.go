@@ -27,7 +27,7 @@ func TestRunsOfOneNameFromTwoInputsAreToldApart(t *testing.T) {
 		}
 		paths = append(paths, dir)
 	}
-	in, err := Load(traces.SLO{}, paths...)
+	in, err := Load(t.Context(), traces.SLO{}, paths...)
 	if err != nil {
 		t.Fatal(err)
 	}

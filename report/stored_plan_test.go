@@ -47,7 +47,7 @@ func TestTraceRunOfPlanWithoutPrefixCaching(t *testing.T) {
 	if err := traces.WriteAll(path, meta, []*traces.Request{r}); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, traces.SLO{})
+	run, err := TraceRun(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

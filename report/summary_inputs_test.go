@@ -20,7 +20,7 @@ func TestSummaryInputNamesTheTracesBesideIt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load(traces.SLO{}, dir)
+	in, err := Load(t.Context(), traces.SLO{}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestSummaryInputNamesTheTracesBesideIt(t *testing.T) {
 
 // A summary of one plan says "1 plan", as the report's header reads it.
 func TestSummaryInputCountsOnePlan(t *testing.T) {
-	in, err := Load(traces.SLO{}, "testdata/summary.json")
+	in, err := Load(t.Context(), traces.SLO{}, "testdata/summary.json")
 	if err != nil {
 		t.Fatal(err)
 	}

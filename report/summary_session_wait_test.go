@@ -42,7 +42,7 @@ func TestSummaryRunTakesSessionWaitFromItsTrace(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := SummaryRuns(path, traces.SLO{})
+	runs, err := SummaryRuns(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ var summaryFiles = []string{"summary.json", "summary-cluster.json", "summary-oom
 func TestParseSummaryReadsSimulateOutput(t *testing.T) {
 	for _, name := range summaryFiles {
 		path := filepath.Join("testdata", name)
-		in, err := Load(traces.SLO{}, path)
+		in, err := Load(t.Context(), traces.SLO{}, path)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -119,7 +119,7 @@ func TestParseSummaryRejects(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`[{}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(traces.SLO{}, filepath.Dir(path)); err == nil || !strings.HasPrefix(err.Error(), path+": ") {
+	if _, err := Load(t.Context(), traces.SLO{}, filepath.Dir(path)); err == nil || !strings.HasPrefix(err.Error(), path+": ") {
 		t.Errorf("Load: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ func TestTraceRunKeepsArrivalOrder(t *testing.T) {
 	if err := traces.WriteAll(path, traces.Meta{Source: "live"}, rows); err != nil {
 		t.Fatal(err)
 	}
-	run, err := TraceRun(path, traces.SLO{})
+	run, err := TraceRun(t.Context(), path, traces.SLO{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestLoadUnreadableParquetSaysWhyOnce(t *testing.T) {
 	if err := os.WriteFile(path, []byte("PAR1 not a whole file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(traces.SLO{}, path)
+	_, err := Load(t.Context(), traces.SLO{}, path)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -45,7 +45,7 @@ func TestLoadCorruptParquetSaysWhyOnce(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(traces.SLO{}, path)
+		_, err := Load(t.Context(), traces.SLO{}, path)
 		if err == nil {
 			t.Fatalf("byte %d changed: no error", off)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -126,8 +127,8 @@ func (s VerificationSection) Blocks(*Inputs) ([]Block, error) {
 		if c.Status != verify.StatusOK {
 			continue
 		}
-		meas, err1 := TraceRun(c.Trace, traces.SLO{})
-		simd, err2 := TraceRun(c.SimTrace, traces.SLO{})
+		meas, err1 := TraceRun(context.Background(), c.Trace, traces.SLO{})
+		simd, err2 := TraceRun(context.Background(), c.SimTrace, traces.SLO{})
 		if err := errors.Join(err1, err2); err != nil { // only the trace(s) that failed
 			blocks = append(blocks, &Text{Text: fmt.Sprintf("#%d: CDFs not drawn: %v", c.Rank, err)})
 			continue

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -79,11 +80,11 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := selectRun(pathA, selA, slo)
+	a, err := selectRun(c.Context, pathA, selA, slo)
 	if err != nil {
 		return err
 	}
-	b, err := selectRun(pathB, selB, slo)
+	b, err := selectRun(c.Context, pathB, selB, slo)
 	if err != nil {
 		return err
 	}
@@ -142,8 +143,8 @@ func runArg(name, arg, sel string) (path, run string, err error) {
 
 // selectRun loads path and picks its run sel, with its goodput against
 // slo unless that is zero.
-func selectRun(path, sel string, slo traces.SLO) (*report.Run, error) {
-	in, err := report.Load(slo, path)
+func selectRun(ctx context.Context, path, sel string, slo traces.SLO) (*report.Run, error) {
+	in, err := report.Load(ctx, slo, path)
 	if err != nil {
 		return nil, err
 	}

@@ -94,3 +94,30 @@ func TestCalibrateRefitStopsWhenInterrupted(t *testing.T) {
 		t.Errorf("an interrupted refit wrote %s", out)
 	}
 }
+
+// An interrupt before or while report or compare reads a trace ends on
+// the verb's one interrupted line, and report writes nothing.
+func TestReportAndCompareInterruptedWhileLoading(t *testing.T) {
+	dir := t.TempDir()
+	tr, out := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "report.html")
+	liveTrace(t, tr, 100, 0, 200, 1200)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "-o", out, tr}, "report: interrupted, " + out + " not written"},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		app := newApp()
+		var buf bytes.Buffer
+		app.Writer, app.ErrWriter = &buf, &buf
+		err := app.RunContext(ctx, append([]string{"servesim"}, tc.args...))
+		if !errors.Is(err, context.Canceled) || errorLine(app, err) != tc.want {
+			t.Errorf("%s: err = %v, want %q", tc.args[0], err, tc.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an interrupted report wrote %s", out)
+	}
+}

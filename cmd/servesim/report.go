@@ -58,7 +58,10 @@ func reportCommand() *cli.Command {
 			if err := checkInputs("report", wantFile, namedPath{"--verify", flags["verify"]}); err != nil {
 				return err
 			}
-			in, err := report.Load(slo, paths...)
+			in, err := report.Load(c.Context, slo, paths...)
+			if err := interruptedReport(c, out); err != nil {
+				return err // the interrupt, not the load's error it caused
+			}
 			if err != nil {
 				return err
 			}
@@ -78,10 +81,8 @@ func reportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			// main catches the first interrupt: a report that ignored it
-			// would be written and exit 0.
-			if err := c.Context.Err(); err != nil {
-				return fmt.Errorf("report: interrupted, %s not written: %w", out, err)
+			if err := interruptedReport(c, out); err != nil {
+				return err
 			}
 			if err := report.WriteFile(out, doc); err != nil {
 				return err
@@ -90,6 +91,15 @@ func reportCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// interruptedReport is report's error once main has caught an interrupt:
+// a report that ignored it would be written and exit 0.
+func interruptedReport(c *cli.Context, out string) error {
+	if err := c.Context.Err(); err != nil {
+		return fmt.Errorf("report: interrupted, %s not written: %w", out, err)
+	}
+	return nil
 }
 
 // noteUnusedSLO says when --slo counts nothing: goodput needs a

@@ -295,7 +295,7 @@ func TestReportOutputChecks(t *testing.T) {
 		t.Errorf("refused reports left %v", got)
 	}
 	// When the write itself fails, the figures it wrote go too.
-	in, err := report.Load(traces.SLO{}, res)
+	in, err := report.Load(t.Context(), traces.SLO{}, res)
 	if err != nil {
 		t.Fatal(err)
 	}
