@@ -142,9 +142,12 @@ func runArg(name, arg, sel string) (path, run string, err error) {
 }
 
 // selectRun loads path and picks its run sel, with its goodput against
-// slo unless that is zero.
+// slo unless that is zero. Loading stops once ctx is done.
 func selectRun(ctx context.Context, path, sel string, slo traces.SLO) (*report.Run, error) {
 	in, err := report.Load(ctx, slo, path)
+	if ctx.Err() != nil { // the interrupt, not the load's error it caused
+		return nil, fmt.Errorf("compare: interrupted reading %s: %w", path, ctx.Err())
+	}
 	if err != nil {
 		return nil, err
 	}

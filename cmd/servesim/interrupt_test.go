@@ -106,6 +106,7 @@ func TestReportAndCompareInterruptedWhileLoading(t *testing.T) {
 		want string
 	}{
 		{[]string{"report", "-o", out, tr}, "report: interrupted, " + out + " not written"},
+		{[]string{"compare", tr, tr}, "compare: interrupted reading " + tr},
 	} {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
