@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -51,8 +52,9 @@ type Change struct {
 // both carry per-request latencies (and, for throughput and goodput,
 // Rates), a change whose 95% bootstrap interval includes no change is
 // shown as within noise and not flagged (an interval needs minTail
-// requests beyond its quantile: 1,000 for a P99).
-func Compare(a, b *Run, threshold float64) []Change {
+// requests beyond its quantile: 1,000 for a P99). The intervals stop
+// once ctx is done, and Compare then returns ctx's error.
+func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error) {
 	ma, mb := a.Metrics, b.Metrics
 	secs, usd := numfmt.Secs, numfmt.USD
 	f2 := func(v float64) string { return fmtF(v, 2) }
@@ -99,7 +101,9 @@ func Compare(a, b *Run, threshold float64) []Change {
 		cs[i].Lo, cs[i].Hi = math.NaN(), math.NaN()
 	}
 	if sampled {
-		setIntervals(cs, a, b)
+		if err := setIntervals(ctx, cs, a, b); err != nil {
+			return nil, err
+		}
 	}
 	for i := range cs {
 		c := &cs[i]
@@ -125,13 +129,14 @@ func Compare(a, b *Run, threshold float64) []Change {
 		// rounding did to the ratio (1.0 → 1.1 is +0.10000000000000009).
 		c.Regressed = worse > threshold+1e-12 && !c.Noisy
 	}
-	return cs
+	return cs, nil
 }
 
 // setIntervals sets the bootstrap interval of each known change in cs
 // that has a series on both runs, series by series: one series'
-// statistics are read from the same resamples of a and b.
-func setIntervals(cs []Change, a, b *Run) {
+// statistics are read from the same resamples of a and b. It stops with
+// ctx's error once ctx is done.
+func setIntervals(ctx context.Context, cs []Change, a, b *Run) error {
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed: the same runs always compare the same
 	same := sameSchedule(a, b)
 	for _, series := range []string{"req/s", "output tok/s", "goodput", "TTFT", "TPOT", "E2E"} {
@@ -157,11 +162,15 @@ func setIntervals(cs []Change, a, b *Run) {
 		if paired {
 			xa, xb = pa, pb
 		}
-		ivs := changeIntervals(xa, xb, stats, paired, rng)
+		ivs, err := changeIntervals(ctx, xa, xb, stats, paired, rng)
+		if err != nil {
+			return err
+		}
 		for j, i := range at {
 			cs[i].Lo, cs[i].Hi, cs[i].noChange = ivs[j].lo, ivs[j].hi, ivs[j].noChange
 		}
 	}
+	return nil
 }
 
 // isRate says whether series is a throughput's (Rates), not latencies'.

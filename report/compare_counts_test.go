@@ -28,7 +28,7 @@ func TestCompareWarnsOfDifferentRequestCounts(t *testing.T) {
 			a.Metrics.Requests, b.Metrics.Requests = c.reqA, c.reqB
 			a.InputSums, b.InputSums = c.sums, c.sums
 			var out strings.Builder
-			if err := WriteComparison(&out, a, b, Compare(a, b, 0.1), 0.1); err != nil {
+			if err := WriteComparison(&out, a, b, compareRuns(t, a, b, 0.1), 0.1); err != nil {
 				t.Fatal(err)
 			}
 			want := "warning: A and B served different numbers of requests from the same input (A: 100; B: 50)"

@@ -28,7 +28,7 @@ func steppedTPOTRun(name string, slow int) *Run {
 
 func tpotP99Change(t *testing.T, a, b *Run) Change {
 	t.Helper()
-	for _, c := range Compare(a, b, 0) {
+	for _, c := range compareRuns(t, a, b, 0) {
 		if c.Metric == "P99 TPOT" {
 			return c
 		}

@@ -17,7 +17,7 @@ func TestCompareFailureShareOfARareOutcome(t *testing.T) {
 		a.Metrics.Completed, a.Metrics.Failed = 100000, 0
 		b.Metrics.Completed, b.Metrics.Failed = 100000-c.failed, c.failed
 		var out strings.Builder
-		if err := WriteComparison(&out, a, b, Compare(a, b, 0.1), 0.1); err != nil {
+		if err := WriteComparison(&out, a, b, compareRuns(t, a, b, 0.1), 0.1); err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(out.String(), "\n") {

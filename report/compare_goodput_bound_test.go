@@ -34,7 +34,7 @@ func goodputRun(name string, n, every int) *Run {
 // interval says so rather than printing "new" for its bound.
 func TestCompareGoodputUnboundedInterval(t *testing.T) {
 	a, b := goodputRun("a", 60, 30), goodputRun("b", 60, 3)
-	cs := Compare(a, b, 0.1)
+	cs := compareRuns(t, a, b, 0.1)
 	var out strings.Builder
 	if err := WriteComparison(&out, a, b, cs, 0.1); err != nil {
 		t.Fatal(err)

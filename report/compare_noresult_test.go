@@ -23,13 +23,13 @@ func TestCompareSweepRowWithoutResultRegresses(t *testing.T) {
 		*f = math.NaN()
 	}
 	a, b := RowRun(sw, &ok), RowRun(sw, &none)
-	cs := Compare(a, b, 0.1)
+	cs := compareRuns(t, a, b, 0.1)
 	if n := Regressions(cs); n == 0 {
 		var out strings.Builder
 		WriteComparison(&out, a, b, cs, 0.1)
 		t.Errorf("ok → infeasible: want a regression, got none:\n%s", out.String())
 	}
-	if n := Regressions(Compare(b, a, 0.1)); n != 0 {
+	if n := Regressions(compareRuns(t, b, a, 0.1)); n != 0 {
 		t.Errorf("infeasible → ok: want no regression, got %d", n)
 	}
 }

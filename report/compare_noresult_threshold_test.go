@@ -9,7 +9,7 @@ func TestCompareLostResultRegressesAtAnyThreshold(t *testing.T) {
 	a, b := handRun("a", 1), handRun("b", 1)
 	b.NoResult = "infeasible: the SLO fails at every probed scale down to 0.1"
 	for _, thr := range []float64{0.1, 1, 5} {
-		for _, c := range Compare(a, b, thr) {
+		for _, c := range compareRuns(t, a, b, thr) {
 			if c.Metric == "has a result" && !c.Regressed {
 				t.Errorf("threshold %v: %s %v → %v not flagged", thr, c.Metric, c.A, c.B)
 			}

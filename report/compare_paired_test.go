@@ -62,7 +62,7 @@ func pairedRunFailing(t *testing.T, name string, n int, slower float64, failed .
 // threshold, not hidden in an interval of each run resampled on its own.
 func TestComparePairedLatencyInterval(t *testing.T) {
 	a, b := pairedRun(t, "a", 1500, 1), pairedRun(t, "b", 1500, 1.15)
-	cs := Compare(a, b, 0.10)
+	cs := compareRuns(t, a, b, 0.10)
 	var out strings.Builder
 	if err := WriteComparison(&out, a, b, cs, 0.10); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestComparePairedLatencyInterval(t *testing.T) {
 func TestComparePairedLatencyIntervalOneRunFailed(t *testing.T) {
 	a := pairedRunFailing(t, "a", 1500, 1, 40)
 	b := pairedRunFailing(t, "b", 1500, 1.15, 700, 1200)
-	cs := Compare(a, b, 0.10)
+	cs := compareRuns(t, a, b, 0.10)
 	var out strings.Builder
 	if err := WriteComparison(&out, a, b, cs, 0.10); err != nil {
 		t.Fatal(err)

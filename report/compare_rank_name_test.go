@@ -24,7 +24,7 @@ func TestCompareNamesARankedConfigAsTheReport(t *testing.T) {
 			continue
 		}
 		var out strings.Builder
-		WriteComparison(&out, r, r, Compare(r, r, 0.1), 0.1)
+		WriteComparison(&out, r, r, compareRuns(t, r, r, 0.1), 0.1)
 		if !strings.HasPrefix(out.String(), "A: "+want+" (") {
 			t.Errorf("Select(%q): compare's header reads %q, want %q", sel, strings.SplitN(out.String(), "\n", 2)[0], "A: "+want+" (…")
 		}

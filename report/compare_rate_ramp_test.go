@@ -24,7 +24,7 @@ func rampRun(name string, n, ramp int, rate float64) *Run {
 // their steady rates, and the interval is that change alone.
 func TestCompareThroughputRampIsNotResampled(t *testing.T) {
 	a, b := rampRun("a", 200, 20, 1), rampRun("b", 200, 20, 1.05)
-	for _, c := range Compare(a, b, 0.1) {
+	for _, c := range compareRuns(t, a, b, 0.1) {
 		if c.series != "req/s" && c.series != "output tok/s" {
 			continue
 		}

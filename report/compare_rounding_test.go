@@ -22,7 +22,7 @@ func TestCompareRoundingIsNoChange(t *testing.T) {
 	a.Lat.TPOT, b.Lat.TPOT = tpots(100), tpots(90)
 	a.Metrics.TPOTMean, b.Metrics.TPOTMean = mean(a.Lat.TPOT), mean(b.Lat.TPOT)
 	a.Kind = "live" // measured: the mean gets an interval
-	cs := Compare(a, b, 0.1)
+	cs := compareRuns(t, a, b, 0.1)
 	var out strings.Builder
 	if err := WriteComparison(&out, a, b, cs, 0.1); err != nil {
 		t.Fatal(err)

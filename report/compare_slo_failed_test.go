@@ -41,7 +41,7 @@ func TestCompareSLOCountsARunWithNoSuccess(t *testing.T) {
 	a := handRun("a", 1)
 	a.SLO, a.Metrics.MetSLO, a.Metrics.Goodput = slo, 100, 1
 	var out strings.Builder
-	if err := WriteComparison(&out, a, b, Compare(a, b, 0.1), 0.1); err != nil {
+	if err := WriteComparison(&out, a, b, compareRuns(t, a, b, 0.1), 0.1); err != nil {
 		t.Fatal(err)
 	}
 	if want := "within ttft=1s A: 100 of 100; B: 0 of 4"; !strings.Contains(out.String(), want) {

@@ -20,7 +20,7 @@ func TestComparisonPrintsThresholdAsGiven(t *testing.T) {
 	} {
 		b := handRun("b", tc.ttft)
 		var out strings.Builder
-		if err := WriteComparison(&out, a, b, Compare(a, b, tc.thr), tc.thr); err != nil {
+		if err := WriteComparison(&out, a, b, compareRuns(t, a, b, tc.thr), tc.thr); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), tc.want) {

@@ -42,7 +42,7 @@ func poissonRun(t *testing.T, name string, seed uint64, n int, rate float64) *Ru
 // threshold, and the comparison as printed.
 func throughputChanges(t *testing.T, a, b *Run, threshold float64) ([]Change, string) {
 	t.Helper()
-	cs := Compare(a, b, threshold)
+	cs := compareRuns(t, a, b, threshold)
 	var out strings.Builder
 	if err := WriteComparison(&out, a, b, cs, threshold); err != nil {
 		t.Fatal(err)

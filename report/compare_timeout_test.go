@@ -33,7 +33,7 @@ func TestCompareWarnsOfDifferentTimeouts(t *testing.T) {
 			a := scheduleRunWith(t, "a", 50, 10, 1, traces.SLO{}, timeout(c.tA))
 			b := scheduleRunWith(t, "b", 50, 10, 1, traces.SLO{}, timeout(c.tB))
 			var out strings.Builder
-			if err := WriteComparison(&out, a, b, Compare(a, b, 0.1), 0.1); err != nil {
+			if err := WriteComparison(&out, a, b, compareRuns(t, a, b, 0.1), 0.1); err != nil {
 				t.Fatal(err)
 			}
 			got := strings.Contains(out.String(), "timeout")

@@ -15,7 +15,7 @@ func TestCompareChangeFromZeroIsMeasured(t *testing.T) {
 	b.Metrics.Completed, b.Metrics.Failed = 1999, 1 // 0.05%
 	a.Metrics.Goodput, b.Metrics.Goodput = 0, 1
 	a.SLO.TTFT, b.SLO.TTFT = 1, 1 // any limit: the goodput row is shown
-	cs := Compare(a, b, 0.1)
+	cs := compareRuns(t, a, b, 0.1)
 	var out strings.Builder
 	if err := WriteComparison(&out, a, b, cs, 0.1); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func TestLatenciesReadAsSimulatePrintsThem(t *testing.T) {
 	}
 	a, b := handRun("a", 253.5), handRun("b", 253.5) // P99 E2E 507 s
 	var out strings.Builder
-	if err := WriteComparison(&out, a, b, Compare(a, b, 0.1), 0.1); err != nil {
+	if err := WriteComparison(&out, a, b, compareRuns(t, a, b, 0.1), 0.1); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "8m27s") {

@@ -47,7 +47,7 @@ func TestCellsAtExtremes(t *testing.T) {
 	a, b := handRun("a", 1), handRun("b", 1)
 	b.Metrics.DeviceSeconds, b.Metrics.OutTokPerSec = 1e300, 1e300
 	var out strings.Builder
-	if err := WriteComparison(&out, a, b, Compare(a, b, 0.1), 0.1); err != nil {
+	if err := WriteComparison(&out, a, b, compareRuns(t, a, b, 0.1), 0.1); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(out.String(), "\n") {

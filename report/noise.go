@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -48,8 +49,9 @@ type interval struct {
 // A sample's block length is estimated once, and each round's resamples
 // serve every statistic, so that the intervals of one series agree. An
 // interval is NaN when either sample is too small for it (minTail); a
-// resample in which a run served none is left out of it.
-func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.Rand) []interval {
+// resample in which a run served none is left out of it. Each round
+// first checks ctx, and a done ctx ends the intervals with its error.
+func changeIntervals(ctx context.Context, a, b []float64, stats []statistic, paired bool, rng *rand.Rand) ([]interval, error) {
 	ivs := make([]interval, len(stats))
 	var drawA, drawB []func([]int) float64
 	var used []int // the indexes in stats of drawA and drawB
@@ -70,7 +72,7 @@ func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.R
 		drawA, drawB = append(drawA, s.resampler(a, la)), append(drawB, s.resampler(b, lb))
 	}
 	if used == nil {
-		return ivs
+		return ivs, nil
 	}
 	blA, blB := blocksOf(len(a), la), blocksOf(len(b), lb)
 	startsA, startsB := make([]int, blA.count), make([]int, blB.count)
@@ -79,6 +81,9 @@ func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.R
 		rel[j] = make([]float64, bootstrapRounds)
 	}
 	for r := range bootstrapRounds {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		blA.drawStarts(rng, startsA)
 		if paired {
 			copy(startsB, startsA)
@@ -103,7 +108,7 @@ func changeIntervals(a, b []float64, stats []statistic, paired bool, rng *rand.R
 		}
 		ivs[i] = interval{Quantile(rel[j], tail), Quantile(rel[j], 1-tail), holdsNoChange(rel[j], tail)}
 	}
-	return ivs
+	return ivs, nil
 }
 
 // served is x's values of the requests served, those that are not NaN:

@@ -25,7 +25,7 @@ func TestChangeIntervalSkipsResamplesServingNone(t *testing.T) {
 		t.Fatalf("block length %d, want 10 (the case this test forces)", l)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	iv := changeIntervals(a, b, []statistic{meanOf}, true, rng)[0]
+	iv := intervalsOf(a, b, []statistic{meanOf}, true, rng)[0]
 	if !known(iv.lo) || !known(iv.hi) || iv.lo > iv.hi {
 		t.Errorf("interval [%v, %v]: want finite bounds, lo ≤ hi, read from the resamples that served a request", iv.lo, iv.hi)
 	}

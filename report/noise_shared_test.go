@@ -11,7 +11,7 @@ import (
 func TestChangeIntervalsShareResamples(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	a, b := ar1Sample(rng, 1500, 0.8, 1), ar1Sample(rng, 1500, 0.8, 1.1)
-	ivs := changeIntervals(a, b, []statistic{quantile(0.5), quantile(0.5), meanOf}, false, rand.New(rand.NewPCG(1, 2)))
+	ivs := intervalsOf(a, b, []statistic{quantile(0.5), quantile(0.5), meanOf}, false, rand.New(rand.NewPCG(1, 2)))
 	if ivs[0] != ivs[1] {
 		t.Errorf("the median asked for twice: intervals %v and %v, want one", ivs[0], ivs[1])
 	}

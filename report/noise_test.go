@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,8 +55,15 @@ func TestChangeIntervalCoverage(t *testing.T) {
 
 // changeInterval is the interval of one statistic's change.
 func changeInterval(a, b []float64, s statistic, rng *rand.Rand) (lo, hi float64) {
-	iv := changeIntervals(a, b, []statistic{s}, false, rng)[0]
+	iv := intervalsOf(a, b, []statistic{s}, false, rng)[0]
 	return iv.lo, iv.hi
+}
+
+// intervalsOf is changeIntervals under a context that is never done, so
+// never with an error.
+func intervalsOf(a, b []float64, stats []statistic, paired bool, rng *rand.Rand) []interval {
+	ivs, _ := changeIntervals(context.Background(), a, b, stats, paired, rng)
+	return ivs
 }
 
 // drawWith returns a function that draws s of one resample of x with

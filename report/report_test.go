@@ -105,32 +105,32 @@ func TestCustomSection(t *testing.T) {
 
 func TestCompareFlags(t *testing.T) {
 	a, b := handRun("a", 1), handRun("b", 1)
-	if n := Regressions(Compare(a, b, 0.1)); n != 0 {
+	if n := Regressions(compareRuns(t, a, b, 0.1)); n != 0 {
 		t.Errorf("equal runs: %d regressions", n)
 	}
 	b.Metrics.TTFTP99 = 1.2
 	b.Metrics.TTFTP50 = 5 // not gated
-	cs := Compare(a, b, 0.1)
+	cs := compareRuns(t, a, b, 0.1)
 	if n := Regressions(cs); n != 1 {
 		t.Errorf("P99 TTFT +20%%: %d regressions", n)
 	}
 	b = handRun("b", 1)
 	b.Metrics.ReqPerSec, b.Metrics.USDPerMOutEst = 2, a.Metrics.USDPerMOutEst/2
-	if n := Regressions(Compare(a, b, 0.1)); n != 0 {
+	if n := Regressions(compareRuns(t, a, b, 0.1)); n != 0 {
 		t.Errorf("improvement flagged: %d", n)
 	}
 	b.Metrics.ReqPerSec = 0.85
-	if n := Regressions(Compare(a, b, 0.1)); n != 1 {
+	if n := Regressions(compareRuns(t, a, b, 0.1)); n != 1 {
 		t.Errorf("throughput −15%%: %d regressions", n)
 	}
 	b = handRun("b", 1)
 	b.Metrics.TTFTP99 = 1.1 // exactly the threshold, though 0.1/1.0 rounds to 0.10000000000000009
-	if n := Regressions(Compare(a, b, 0.1)); n != 0 {
+	if n := Regressions(compareRuns(t, a, b, 0.1)); n != 0 {
 		t.Errorf("P99 TTFT +10%%, threshold 10%%: %d regressions, want none (a regression is more than the threshold)", n)
 	}
 	b = handRun("b", 1)
 	b.Metrics.E2EP99 = math.NaN()
-	if n := Regressions(Compare(a, b, 0.1)); n != 0 {
+	if n := Regressions(compareRuns(t, a, b, 0.1)); n != 0 {
 		t.Errorf("unknown metric flagged: %d", n)
 	}
 }

@@ -18,7 +18,7 @@ func TestZeroMakespanThroughputNotMeasured(t *testing.T) {
 		t.Errorf("throughput %v req/s, %v tok/s: want not measured", m.ReqPerSec, m.OutTokPerSec)
 	}
 	a := handRun("a", 1)
-	for _, c := range Compare(a, b, 0.1) {
+	for _, c := range compareRuns(t, a, b, 0.1) {
 		if strings.HasPrefix(c.Metric, "throughput") && c.Regressed {
 			t.Errorf("%s flagged (%v → %v): want it unknown, not a regression", c.Metric, c.A, c.B)
 		}

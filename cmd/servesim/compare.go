@@ -94,7 +94,10 @@ func runCompare(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "compare: note: --slo %s counts nothing: neither A nor B has a per-request trace "+
 			"(a sweep row's goodput is against its sweep's SLO; a summary.json needs its plans' traces beside it)\n", slo)
 	}
-	cs := report.Compare(a, b, thr)
+	cs, err := report.Compare(c.Context, a, b, thr)
+	if err != nil { // interrupted while drawing the intervals
+		return fmt.Errorf("compare: %w", err)
+	}
 	if err := report.WriteComparison(c.App.Writer, a, b, cs, thr); err != nil {
 		return err
 	}
