@@ -373,17 +373,17 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 		// A template may fail for one candidate's knobs only: its log says
 		// so. The error quotes the action that failed, a key in it too.
 		msg := spec.Masked(err.Error())
-		fmt.Fprintf(lf, "# verify: %s\n", msg)
+		fmt.Fprintf(lf, logPrefix+"%s\n", msg)
 		return nil, &EngineError{StatusStartFailed, withStopError(msg, closeLog(lf))}
 	}
 	health := urlshow.String(spec.HealthURL) // as it may be shown
 	if Healthy(ctx, spec.HealthURL, spec.healthKey()) {
 		msg := fmt.Sprintf("%s already answers before the engine was started: refusing to measure a server verify did not start (stop it or use another port)", health)
-		fmt.Fprintf(lf, "# verify: %s\n", msg)
+		fmt.Fprintf(lf, logPrefix+"%s\n", msg)
 		return nil, &EngineError{StatusStartFailed, withStopError(msg, closeLog(lf))}
 	}
 	// Masked as written: the log is masked again only once an engine stops.
-	fmt.Fprintf(lf, "# verify: %s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), spec.Masked(line))
+	fmt.Fprintf(lf, logPrefix+"%s: sh -c %q\n", time.Now().UTC().Format(time.RFC3339), spec.Masked(line))
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Dir = spec.Dir
 	cmd.Stdout, cmd.Stderr = lf, lf
@@ -482,7 +482,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 	if e.spec.Stop != "" {
 		line, err := Render("stop-cmd", e.spec.Stop, e.knobs)
 		if err == nil {
-			fmt.Fprintf(e.log, "# verify: stop: sh -c %q\n", e.spec.Masked(line))
+			fmt.Fprintf(e.log, logPrefix+"stop: sh -c %q\n", e.spec.Masked(line))
 			sctx, cancel := context.WithTimeout(ctx, e.spec.StopTimeout)
 			cmd := exec.CommandContext(sctx, "sh", "-c", line)
 			cmd.Dir = e.spec.Dir
@@ -591,6 +591,25 @@ func (e *Engine) logTail() string {
 		return ""
 	}
 	data = e.mask(data) // before it is cut: a key cut short would escape the mask
-	data = textcut.Tail(data, 600)
-	return "; log " + e.logPath + " ends: " + strings.TrimSpace(string(data))
+	data = bytes.TrimSpace(textcut.Tail(engineOutput(data), 600))
+	if len(data) == 0 {
+		return "; log " + e.logPath + " holds no engine output"
+	}
+	return "; log " + e.logPath + " ends: " + string(data)
 }
+
+// engineOutput is the engine log without the lines verify wrote to it
+// ("# verify: ..."): a short log's tail would otherwise quote the whole
+// command, which verify.json and the log hold, before what the engine said.
+func engineOutput(log []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(log) {
+		if !bytes.HasPrefix(line, []byte(logPrefix)) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// logPrefix opens each line verify writes to an engine log.
+const logPrefix = "# verify: "
