@@ -359,13 +359,14 @@ func withNotSynced(outcome, notSynced error) error {
 
 // verifyOutcome is the exit a completed verify ends with: a failed
 // refit, metrics outside tolerance, or candidates not measured, in that
-// order; nil when none.
+// order; nil when none. Its message names the later ones too, which its
+// status does not say.
 func verifyOutcome(res *verify.Result) error {
 	switch {
 	case res.Refit != nil && res.Refit.Error != "":
-		return cli.Exit("verify: --refit failed: "+res.Refit.Error+toleranceNote(res), exitRefitFailed)
+		return cli.Exit("verify: --refit failed: "+res.Refit.Error+toleranceNote(res)+incompleteNote(res), exitRefitFailed)
 	case res.ToleranceFailures > 0:
-		return cli.Exit("verify: "+numfmt.Count(res.ToleranceFailures, "metric")+" outside tolerance", exitToleranceFailed)
+		return cli.Exit("verify: "+numfmt.Count(res.ToleranceFailures, "metric")+" outside tolerance"+incompleteNote(res), exitToleranceFailed)
 	case res.Incomplete > 0:
 		return cli.Exit("verify: "+numfmt.Count(res.Incomplete, "candidate")+" could not be measured", exitIncomplete)
 	}
@@ -380,6 +381,15 @@ func toleranceNote(res *verify.Result) string {
 		return ""
 	}
 	return "; " + numfmt.Count(res.ToleranceFailures, "metric") + " outside tolerance"
+}
+
+// incompleteNote is "" or, when candidates could not be measured, a
+// clause counting them for an exit message that is not about them.
+func incompleteNote(res *verify.Result) string {
+	if res.Incomplete == 0 {
+		return ""
+	}
+	return "; " + numfmt.Count(res.Incomplete, "candidate") + " could not be measured"
 }
 
 // readCandidates reads a candidates.json (see parseCandidates) or, for a

@@ -23,6 +23,11 @@ func TestVerifyOutcomeCountsInWords(t *testing.T) {
 		{verify.Result{ToleranceFailures: 1}, exitToleranceFailed, "verify: 1 metric outside tolerance"},
 		{verify.Result{ToleranceFailures: 2, Refit: &verify.RefitResult{Error: "no runs"}}, exitRefitFailed,
 			"verify: --refit failed: no runs; 2 metrics outside tolerance"},
+		// Exit 4 says what else failed: the candidates the table marks.
+		{verify.Result{ToleranceFailures: 2, Incomplete: 1}, exitToleranceFailed,
+			"verify: 2 metrics outside tolerance; 1 candidate could not be measured"},
+		{verify.Result{Incomplete: 2, Refit: &verify.RefitResult{Error: "no runs"}}, exitRefitFailed,
+			"verify: --refit failed: no runs; 2 candidates could not be measured"},
 	} {
 		err := verifyOutcome(&tc.res)
 		if err == nil || err.Error() != tc.want || exitCode(err) != tc.code {
