@@ -391,6 +391,7 @@ func StartEngine(ctx context.Context, spec EngineSpec, k Knobs, logPath string) 
 	if err := cmd.Start(); err != nil {
 		return nil, &EngineError{StatusStartFailed, withStopError(err.Error(), closeLog(lf))}
 	}
+	running.Store(cmd.Process.Pid, struct{}{})
 	e := &Engine{spec: spec, health: health, knobs: k, cmd: cmd, log: lf, logPath: logPath, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
@@ -552,6 +553,23 @@ func (e *Engine) kill() {
 	}
 	killGroup(pid, true)
 	<-e.done
+	running.Delete(pid)
+}
+
+// running holds the process groups of the engines started and not yet
+// stopped, for KillEngines.
+var running sync.Map
+
+// KillEngines ends at once (SIGKILL) the process group of every engine
+// started and not yet stopped, for a process about to exit before its
+// clean stop is done: its own process group is not theirs, so nothing
+// else would end them, and an engine left running holds its port and
+// GPUs.
+func KillEngines() {
+	running.Range(func(pgid, _ any) bool {
+		killGroup(pgid.(int), true)
+		return true
+	})
 }
 
 // mask is the engine's output data with the API keys masked: an engine

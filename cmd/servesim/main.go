@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/servesim/servesim/verify"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -75,10 +77,15 @@ func commandNames(cmds []*cli.Command, parent string) []string {
 // group.
 const repeatWindow = 500 * time.Millisecond
 
+// killEngines ends the engines verify started and has not stopped.
+var killEngines = verify.KillEngines
+
 // signalContext ends at the first interrupt or SIGTERM, which asks the
 // running verb to stop cleanly (outputs closed or removed, the engine
 // stopped). A second one, from repeatWindow on, then ends the process at
-// once, for when that clean-up hangs.
+// once, for when that clean-up hangs, after killing the engines verify
+// started: they run in process groups of their own, which the signal
+// does not reach.
 func signalContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 1)
@@ -87,11 +94,21 @@ func signalContext() (context.Context, context.CancelFunc) {
 		select {
 		case <-sig:
 			cancel()
-			time.Sleep(repeatWindow) // a repeat meanwhile waits in sig, unread
+			time.Sleep(repeatWindow) // a repeat meanwhile waits in sig
 		case <-ctx.Done():
+			signal.Stop(sig)
+			return
 		}
-		signal.Stop(sig) // the next signal is not caught
-		cancel()
+		select {
+		case <-sig: // the first signal's repeat
+		default:
+		}
+		second := <-sig
+		killEngines()
+		signal.Stop(sig) // raised again, the signal ends the process
+		if p, err := os.FindProcess(os.Getpid()); err != nil || p.Signal(second) != nil {
+			os.Exit(1)
+		}
 	}()
 	return ctx, cancel
 }

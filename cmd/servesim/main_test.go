@@ -7,17 +7,20 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 )
 
 // The first interrupt asks for a clean stop; a second one must end the
-// process even while that clean-up is still running. The test runs itself
-// as the child: it waits for the first signal, then "cleans up" for a
-// minute.
+// process even while that clean-up is still running, the engines it
+// started ended first. The test runs itself as the child: it waits for the
+// first signal, then "cleans up" for a minute.
 func TestSecondInterruptExits(t *testing.T) {
+	mark := os.Getenv("SERVESIM_SIGNAL_MARK")
 	if os.Getenv("SERVESIM_SIGNAL_CHILD") == "1" {
+		killEngines = func() { os.WriteFile(mark, nil, 0o644) }
 		ctx, stop := signalContext()
 		defer stop()
 		fmt.Println("ready")
@@ -27,7 +30,8 @@ func TestSecondInterruptExits(t *testing.T) {
 		os.Exit(0)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestSecondInterruptExits$")
-	cmd.Env = append(os.Environ(), "SERVESIM_SIGNAL_CHILD=1")
+	mark = filepath.Join(t.TempDir(), "engines-killed")
+	cmd.Env = append(os.Environ(), "SERVESIM_SIGNAL_CHILD=1", "SERVESIM_SIGNAL_MARK="+mark)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +62,9 @@ func TestSecondInterruptExits(t *testing.T) {
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
 				t.Errorf("child ended with %v, want killed by the second interrupt", err)
+			}
+			if _, err := os.Stat(mark); err != nil {
+				t.Error("the second interrupt ended the process without ending its engines first")
 			}
 			return
 		case <-tick.C:
