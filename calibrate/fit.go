@@ -227,9 +227,7 @@ func fitSteps(obs []Observation, s FitSettings) (*Fit, error) {
 	}
 	off := s.Off
 	for t := range NumTerms {
-		dense := Term(t) >= TermDense0
-		linear := Term(t) == TermConst || Term(t) == TermPrefill || Term(t) == TermDecodeSeqs
-		if (s.Curve && linear) || (!s.Curve && dense) {
+		if !Term(t).InModel(!s.Curve) {
 			off[t] = true
 		}
 	}

@@ -86,6 +86,15 @@ func ParseTerm(name string) (Term, error) {
 		name, strings.Join(termNames[:], ", "), DenseKnots)
 }
 
+// InModel says whether t is a term of the model fitted: the linear one
+// (linear) fits c0, cp and cd where the other fits the dense curve.
+func (t Term) InModel(linear bool) bool {
+	if linear {
+		return t < TermDense0
+	}
+	return t != TermConst && t != TermPrefill && t != TermDecodeSeqs
+}
+
 func termFeature(t Term) string {
 	if t >= TermDense0 {
 		return fmt.Sprintf("dense curve basis at %g tokens", DenseKnots[t-TermDense0])

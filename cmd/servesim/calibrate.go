@@ -703,13 +703,22 @@ func refitIgnoreEOS(runs []*calibrate.RunResult) *bool {
 	return nil
 }
 
-// withoutTerms reads --without: the step-model terms held at 0.
+// withoutTerms reads --without: the step-model terms held at 0. A term
+// the model (--linear or not) does not have is held at 0 already: its
+// held-out error would be the full model's.
 func withoutTerms(c *cli.Context) ([calibrate.NumTerms]bool, error) {
 	var without [calibrate.NumTerms]bool
 	for _, name := range c.StringSlice("without") {
 		t, err := calibrate.ParseTerm(name)
 		if err != nil {
 			return without, fmt.Errorf("calibrate: --without: %w", err)
+		}
+		switch linear := c.Bool("linear"); {
+		case t.InModel(linear):
+		case linear:
+			return without, fmt.Errorf("calibrate: --without %s: --linear fits c0, cp and cd instead of the dense curve", name)
+		default:
+			return without, fmt.Errorf("calibrate: --without %s: the dense curve replaces c0, cp and cd (fitted with --linear)", name)
 		}
 		without[t] = true
 	}
