@@ -40,6 +40,13 @@ func DecodeStrict(data []byte, v any, want string) error {
 		return fmt.Errorf("empty: want %s", want)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("truncated JSON")
+	case errors.As(err, &se) && bytes.HasPrefix(data, []byte("\ufeff")):
+		// Some editors save one; it reads as a character 'ï'.
+		return fmt.Errorf("line 1: a byte-order mark before the JSON: want %s without one", want)
+	case errors.As(err, &se) && se.Offset == firstByte(data)+1:
+		// Not JSON from its first character: a TOML or CSV file given
+		// where JSON is read.
+		return fmt.Errorf("line %d: %w: not JSON, want %s", lineAt(data, se.Offset), err, want)
 	case errors.As(err, &se):
 		return fmt.Errorf("line %d: %w", lineAt(data, se.Offset), err)
 	case errors.As(err, &te) && te.Field != "":
@@ -52,6 +59,12 @@ func DecodeStrict(data []byte, v any, want string) error {
 		}
 	}
 	return err
+}
+
+// firstByte is the offset of data's first byte that is not JSON's white
+// space.
+func firstByte(data []byte) int64 {
+	return int64(len(data) - len(bytes.TrimLeft(data, " \t\r\n")))
 }
 
 // lineAt is the 1-based line of byte offset off in data.

@@ -27,6 +27,9 @@ func TestDecodeStrict(t *testing.T) {
 		{"\n null \n", "line 2: want a JSON object, got JSON null"},
 		{"{\n\n\"m\": 1}", `line 3: unknown field "m"`},
 		{"{\n\"n\": 3,,}", "line 2: invalid character ','"},
+		// A file that is not JSON at all (TOML, CSV) says what was wanted.
+		{"\nversion = 1\n", "line 2: invalid character 'v' looking for beginning of value: not JSON, want a JSON object"},
+		{"\ufeff{\"n\": 3}", "line 1: a byte-order mark before the JSON: want a JSON object without one"},
 	} {
 		var d doc
 		if err := DecodeStrict([]byte(tc.in), &d, "a JSON object"); err == nil || !strings.Contains(err.Error(), tc.want) {
