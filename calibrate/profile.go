@@ -268,8 +268,10 @@ func (p *Profile) Validate() error {
 	checkQuality(add, "quality", p.Quality)
 	switch kv := p.KV; {
 	case kv == nil:
-	case kv.MaxConcurrentTokens < 0 || kv.Blocks < 0:
-		add("kv: counts must be >= 0")
+	case kv.MaxConcurrentTokens < 0:
+		add("kv.max_concurrent_tokens = %d: want ≥ 0", kv.MaxConcurrentTokens)
+	case kv.Blocks < 0:
+		add("kv.blocks = %d: want ≥ 0", kv.Blocks)
 	// The simulator counts blocks in int32, and a block holds ≥ 1 token.
 	case kv.MaxConcurrentTokens > math.MaxInt32:
 		add("kv.max_concurrent_tokens = %d: want ≤ %d", kv.MaxConcurrentTokens, math.MaxInt32)

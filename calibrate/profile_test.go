@@ -129,6 +129,8 @@ func TestLoadProfileRejects(t *testing.T) {
 		{"method window", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 0, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 4},`, `method.window = 0`},
 		{"method folds", `"engine": "vllm",`, `"engine": "vllm", "method": {"window": 8, "relative": true, "no_trim": false, "linear": false, "without": [], "held_out_folds": 1},`, `method.held_out_folds = 1`},
 		{"kv blocks without tokens", `"max_concurrent_tokens": 453000`, `"max_concurrent_tokens": 0`, `kv.max_concurrent_tokens = 0 with kv.blocks = 28312`},
+		{"kv negative tokens", `"max_concurrent_tokens": 453000`, `"max_concurrent_tokens": -5`, `kv.max_concurrent_tokens = -5: want ≥ 0`},
+		{"kv negative blocks", `"blocks": 28312`, `"blocks": -1`, `kv.blocks = -1: want ≥ 0`},
 		{"kv past the simulator's blocks", `"max_concurrent_tokens": 453000`, `"max_concurrent_tokens": 2147483648`, `kv.max_concurrent_tokens = 2147483648: want ≤ 2147483647`},
 		{"kv blocks past the simulator's", `"blocks": 28312`, `"blocks": 2147483648`, `kv.blocks = 2147483648: want ≤ 2147483647`},
 		{"kv of nothing", `"max_concurrent_tokens": 453000,
