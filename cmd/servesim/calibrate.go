@@ -242,6 +242,9 @@ func runCalibrate(c *cli.Context) error {
 		if runs, err = calibrate.LoadRuns(dir); err != nil {
 			return err
 		}
+		if err := checkOutputs("calibrate", []namedPath{{"--out", out}}, refitInputs(dir, runs)); err != nil {
+			return err
+		}
 		if info, err = refitInfo(info, runs); err != nil {
 			return err
 		}
@@ -723,6 +726,17 @@ func withoutTerms(c *cli.Context) ([calibrate.NumTerms]bool, error) {
 		without[t] = true
 	}
 	return without, nil
+}
+
+// refitInputs is what a refit from dir reads, which --out must not
+// replace: the runs' traces, which the profile cites, and the GPU samples
+// beside them.
+func refitInputs(dir string, runs []*calibrate.RunResult) []namedPath {
+	in := []namedPath{{"--from-traces", filepath.Join(dir, "gpu.csv")}}
+	for _, r := range runs {
+		in = append(in, namedPath{"--from-traces", r.Trace.Path})
+	}
+	return in
 }
 
 // runsBut counts the runs whose kind is none of skip.
