@@ -1171,6 +1171,11 @@ func checkCalibrateOutputs(out, traceDir string, live bool) error {
 	if err := atomicfile.CheckDir(traceDir); err != nil {
 		return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %v", err), 2)
 	}
+	// The runs' traces and GPU samples go there, and a calibration into
+	// it removes an earlier one's: the profile would replace one or go.
+	if name := filepath.Base(out); traces.SamePath(filepath.Dir(out), traceDir) && (filepath.Ext(name) == ".parquet" || name == "gpu.csv") {
+		return usageErrorf("calibrate: --out: %s is among the files calibrate writes to --trace-out %s: name the profile otherwise, e.g. profile.json", out, traceDir)
+	}
 	// The default is derived from --out: a file of that name is no
 	// place for the runs, and mkdir would say only "not a directory".
 	if fi, err := os.Stat(traceDir); err == nil && !fi.IsDir() {

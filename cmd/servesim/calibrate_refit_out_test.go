@@ -37,3 +37,20 @@ func TestCalibrateRefitRefusesOutOnItsInputs(t *testing.T) {
 		}
 	}
 }
+
+// A live calibration's --out among the files its runs write to --trace-out
+// would replace one of them with the profile that cites it.
+func TestCalibrateRefusesOutAmongItsTraces(t *testing.T) {
+	traceDir := t.TempDir()
+	for _, name := range []string{"03-prefill-r1.parquet", "gpu.csv"} {
+		out := filepath.Join(traceDir, name)
+		_, code, err := runCode(t, "calibrate", "--out", out, "--trace-out", traceDir, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--dry-run")
+		if want := "--out: " + out + " is among the files calibrate writes to --trace-out " + traceDir; code != 2 || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--out %s: exit %d, %v; want 2 and %q", out, code, err, want)
+		}
+	}
+	// A profile beside its runs is no trace of them.
+	if _, err := run(t, "calibrate", "--out", filepath.Join(traceDir, "p.json"), "--trace-out", traceDir, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--dry-run"); err != nil {
+		t.Errorf("--out p.json in --trace-out: %v", err)
+	}
+}
