@@ -215,3 +215,22 @@ func TestOutDirInAMissingDirectoryIsAUsageError(t *testing.T) {
 		t.Errorf("%s made by a refused run (%v)", missing, err)
 	}
 }
+
+// An --out written with a trailing slash, as a shell completes a folder's
+// name, is the same directory: its parent is the one that must exist.
+func TestOutDirWithATrailingSlashIsMade(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", smallCSV)
+	plan := basePlan(t, dir, "p.toml")
+	out := filepath.Join(dir, "results") + string(filepath.Separator)
+	if _, err := run(t, "simulate", "--trace", in, "--config", plan, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Error(err)
+	}
+	missing := filepath.Join(dir, "no")
+	wantUsageErrors(t, []usageCase{
+		{[]string{"simulate", "--trace", in, "--config", plan, "--out", filepath.Join(missing, "out") + "/"}, "directory " + missing + " does not exist"},
+	})
+}

@@ -264,7 +264,7 @@ func checkOutDir(cmd, out string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
 		return usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
 	}
-	parent := filepath.Dir(out)
+	parent := filepath.Dir(filepath.Clean(out)) // "results/" lies in ".", not in "results"
 	for dir := parent; ; dir = filepath.Dir(dir) {
 		fi, err := os.Stat(dir)
 		switch {
