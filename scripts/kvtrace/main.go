@@ -37,6 +37,12 @@ var (
 	byRun    = regexp.MustCompile(`^\d+\s+(\S+)\s+n=\d+\s+resident\s+(\d+)\s`)
 )
 
+// usage lists every form main takes.
+const usage = `usage: kvtrace CALIBRATE_LOG ENGINE_LOG
+       kvtrace -decode ENGINE_LOG...
+       kvtrace -widths ENGINE_LOG DECISIONS
+       kvtrace -model PROFILE ENGINE_LOG...`
+
 func main() {
 	if len(os.Args) >= 3 && os.Args[1] == "-decode" {
 		decodeSteps(os.Args[2:])
@@ -51,7 +57,7 @@ func main() {
 		return
 	}
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: kvtrace CALIBRATE_LOG ENGINE_LOG")
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	type run struct {

@@ -51,3 +51,13 @@ func TestReadDecisionWidthsNamesTheBadLine(t *testing.T) {
 		t.Errorf("err = %v, want it to name %s: line 2", err, path)
 	}
 }
+
+// The usage message names every form the command takes, so that a
+// mistyped -decode, -widths or -model run says how to call it.
+func TestUsageNamesEveryForm(t *testing.T) {
+	for _, form := range []string{"CALIBRATE_LOG ENGINE_LOG", "-decode ENGINE_LOG", "-widths ENGINE_LOG DECISIONS", "-model PROFILE ENGINE_LOG"} {
+		if !strings.Contains(usage, form) {
+			t.Errorf("usage %q does not name %q", usage, form)
+		}
+	}
+}
