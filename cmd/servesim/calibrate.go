@@ -1168,7 +1168,8 @@ func checkCalibrateOutputs(out, traceDir string, live bool) error {
 	if err := checkOutputs("calibrate", []namedPath{{"--out", out}, {"--trace-out", traceDir}}, nil); err != nil {
 		return err
 	}
-	if err := atomicfile.CheckDir(traceDir); err != nil {
+	// Cleaned, "runs/" is the directory "runs", which lies in ".".
+	if err := atomicfile.CheckDir(filepath.Clean(traceDir)); err != nil {
 		return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %v", err), 2)
 	}
 	// The runs' traces and GPU samples go there, and a calibration into

@@ -234,3 +234,17 @@ func TestOutDirWithATrailingSlashIsMade(t *testing.T) {
 		{[]string{"simulate", "--trace", in, "--config", plan, "--out", filepath.Join(missing, "out") + "/"}, "directory " + missing + " does not exist"},
 	})
 }
+
+// calibrate's --trace-out is a directory the run makes: written with a
+// trailing slash it lies in its parent, as --out does.
+func TestCalibrateTraceOutWithATrailingSlash(t *testing.T) {
+	dir := t.TempDir()
+	if err := checkCalibrateOutputs(filepath.Join(dir, "p.json"), filepath.Join(dir, "runs")+"/", true); err != nil {
+		t.Error(err)
+	}
+	missing := filepath.Join(dir, "no")
+	err := checkCalibrateOutputs(filepath.Join(dir, "p.json"), filepath.Join(missing, "runs")+"/", true)
+	if err == nil || !strings.Contains(err.Error(), "directory "+missing+" does not exist") {
+		t.Errorf("err = %v, want %s named as the directory that does not exist", err, missing)
+	}
+}
