@@ -30,6 +30,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 var (
@@ -42,6 +43,13 @@ const usage = `usage: kvtrace CALIBRATE_LOG ENGINE_LOG
        kvtrace -decode ENGINE_LOG...
        kvtrace -widths ENGINE_LOG DECISIONS
        kvtrace -model PROFILE ENGINE_LOG...`
+
+// misused says whether args, which no flag form took, do not fit
+// CALIBRATE_LOG ENGINE_LOG either: a flag form short of arguments lands
+// here, and a flag is no log's name.
+func misused(args []string) bool {
+	return len(args) != 3 || strings.HasPrefix(args[1], "-")
+}
 
 func main() {
 	if len(os.Args) >= 3 && os.Args[1] == "-decode" {
@@ -56,7 +64,7 @@ func main() {
 		widths(os.Args[2], os.Args[3])
 		return
 	}
-	if len(os.Args) != 3 {
+	if misused(os.Args) {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}

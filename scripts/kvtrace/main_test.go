@@ -61,3 +61,16 @@ func TestUsageNamesEveryForm(t *testing.T) {
 		}
 	}
 }
+
+// A flag form given too few arguments is no calibrate log: it gets the
+// usage message, not an error about a file named after the flag.
+func TestFlagFormWithTooFewArgumentsIsMisuse(t *testing.T) {
+	for _, args := range [][]string{{"-widths", "engine.log"}, {"-model", "profile.json"}, {"-decode"}, {"a.log"}} {
+		if !misused(append([]string{"kvtrace"}, args...)) {
+			t.Errorf("kvtrace %s: taken as CALIBRATE_LOG ENGINE_LOG, want the usage message", strings.Join(args, " "))
+		}
+	}
+	if misused([]string{"kvtrace", "calibrate.log", "engine.log"}) {
+		t.Error("kvtrace CALIBRATE_LOG ENGINE_LOG: taken as misuse")
+	}
+}
