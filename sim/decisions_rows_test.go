@@ -12,7 +12,7 @@ import (
 	"github.com/servesim/servesim/traces"
 )
 
-// logEnd is when a line's steps end, to the ns the clock rounds to.
+// end is when a line's steps end, to the ns the clock rounds to.
 func (l decisionLine) end() int64 { return l.TNs + int64(math.Round(l.StepS*1e9)) }
 
 // sameNs: two clock readings agree within the ns the clock rounds to.
