@@ -248,3 +248,13 @@ func TestCalibrateTraceOutWithATrailingSlash(t *testing.T) {
 		t.Errorf("err = %v, want %s named as the directory that does not exist", err, missing)
 	}
 }
+
+// A file named as an --out directory with a trailing slash is still that
+// file: stat reports "not a directory", which is no sign it is missing.
+func TestOutDirWithATrailingSlashOnAFile(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "taken", "a file\n")
+	err := checkOutDir("simulate", file+"/")
+	if want := "--out: " + file + "/: want a directory, not a file"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}

@@ -261,7 +261,8 @@ func checkResultsTrace(cmd string, in namedPath) error {
 // file needs its directory to exist): a usage error, found before the
 // work that would write into it.
 func checkOutDir(cmd, out string) error {
-	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
+	// Cleaned: "taken/" is stat'd as "not a directory", not as the file.
+	if fi, err := os.Stat(filepath.Clean(out)); err == nil && !fi.IsDir() {
 		return usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
 	}
 	parent := filepath.Dir(filepath.Clean(out)) // "results/" lies in ".", not in "results"
