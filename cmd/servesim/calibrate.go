@@ -1179,7 +1179,8 @@ func checkCalibrateOutputs(out, traceDir string, live bool) error {
 	}
 	// The default is derived from --out: a file of that name is no
 	// place for the runs, and mkdir would say only "not a directory".
-	if fi, err := os.Stat(traceDir); err == nil && !fi.IsDir() {
+	// Cleaned, as "runs/" on a file is stat'd as "not a directory" too.
+	if fi, err := os.Stat(filepath.Clean(traceDir)); err == nil && !fi.IsDir() {
 		return cli.Exit(fmt.Sprintf("calibrate: --trace-out: %s is a file: want a directory for the runs' traces", traceDir), 2)
 	}
 	return nil

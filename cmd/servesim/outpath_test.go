@@ -258,3 +258,13 @@ func TestOutDirWithATrailingSlashOnAFile(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
+
+// A --trace-out that is a file stays refused with a trailing slash.
+func TestCalibrateTraceOutWithATrailingSlashOnAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "runs", "a file\n")
+	err := checkCalibrateOutputs(filepath.Join(dir, "p.json"), file+"/", true)
+	if want := "--trace-out: " + file + "/ is a file: want a directory"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
