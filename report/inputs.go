@@ -218,7 +218,7 @@ func (in *Inputs) Add(ctx context.Context, path string) error {
 		r, terr := TraceRun(ctx, path, in.SLO)
 		switch {
 		case unreadable(serr) && unreadable(terr), // a file neither can open
-			ctx.Err() != nil: // the trace's read was interrupted
+			terr != nil && ctx.Err() != nil: // the trace's read was interrupted
 			return terr
 		case terr != nil:
 			return fmt.Errorf("%s: neither sweep results (%v) nor a trace (%v)", path, serr, terr)

@@ -80,3 +80,18 @@ func TestLoadStopsOnInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// A trace read in full is kept though the context is done just after:
+// only a read the interrupt stopped ends the load.
+func TestLoadKeepsTraceReadBeforeInterrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.parquet")
+	writeLongTrace(t, path, 10) // one context check while read
+	ctx := &doneAfterChecks{Context: t.Context(), checks: 1}
+	in, err := Load(ctx, traces.SLO{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Runs) != 1 {
+		t.Errorf("%d runs, want the trace's", len(in.Runs))
+	}
+}
