@@ -352,7 +352,7 @@ func (d *batchDecoder) toSchemaType(col arrow.Array, t arrow.DataType) (arrow.Ar
 		b := array.NewStringBuilder(mem)
 		defer b.Release()
 		for i := range col.Len() {
-			if col.IsNull(i) {
+			if isNullString(col, i) {
 				b.AppendNull()
 			} else {
 				b.Append(col.ValueStr(i))
@@ -418,6 +418,15 @@ func isOtherString(t arrow.DataType) bool {
 		return v == arrow.STRING || v == arrow.LARGE_STRING
 	}
 	return false
+}
+
+// isNullString reports row i of col, a string column, null, or pointing
+// at a null entry of its dictionary: Arrow lets a dictionary hold one.
+func isNullString(col arrow.Array, i int) bool {
+	if d, ok := col.(*array.Dictionary); ok && d.IsValid(i) {
+		return d.Dictionary().IsNull(d.GetValueIndex(i))
+	}
+	return col.IsNull(i)
 }
 
 // release lets go of the arrays toSchemaType made.
