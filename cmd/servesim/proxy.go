@@ -124,8 +124,8 @@ func proxyAction(c *cli.Context) error {
 		return err
 	}
 	// A directory there would fail the session only when it ends.
-	if isDir(cfg.Out) {
-		return usageErrorf("record proxy: --out: %s is a directory: want a file", cfg.Out)
+	if err := checkOutputFiles("record proxy", []namedPath{{"--out", cfg.Out}}); err != nil {
+		return err
 	}
 	// Before listening: a refused session must not announce itself.
 	if err := proxy.CheckStaging(cfg.Out); err != nil {
