@@ -44,11 +44,7 @@ func liveUnavailable(t testing.TB, format string, args ...any) {
 // synth writes a synthetic trace with the CLI and returns its path.
 func synth(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	path := filepath.Join(dir, "in.parquet")
-	if _, err := run(t, append(append([]string{"trace", "synth"}, args...), path)...); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return synthTrace(t, dir, "in.parquet", args...)
 }
 
 // openLoopPort is the port of TestE2EOpenLoop's own engine.
