@@ -241,7 +241,7 @@ func (r *batchReader) Close() error {
 }
 
 func openParquet(path string) (_ Reader, err error) {
-	defer recoverPanic(&err)
+	defer RecoverPanic(&err)
 	props := parquet.NewReaderProperties(&pageMemory{})
 	props.BufferedStreamEnabled = true
 	pf, err := OpenParquetFile(path, props)
@@ -374,7 +374,7 @@ func openChecked(path string, isFile bool) (*os.File, int64, error) {
 }
 
 func openIPC(path string) (_ Reader, err error) {
-	defer recoverPanic(&err)
+	defer RecoverPanic(&err)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -452,7 +452,7 @@ func (r *ipcFileRecords) Release() {
 // flush) cannot be opened. A stream still being written reads as it was
 // when opened: rows flushed since are not read.
 func OpenTolerant(path string) (_ Reader, err error) {
-	defer recoverPanic(&err)
+	defer RecoverPanic(&err)
 	f, size, err := openChecked(path, false)
 	if err != nil {
 		if pe := pathError(path, err); pe != nil {

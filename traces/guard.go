@@ -16,7 +16,7 @@ import (
 
 // Corrupt input must give an error, never crash the process. arrow-go
 // panics on some malformed input (most of which its readers recover
-// themselves; recoverPanic catches the rest at our boundary), but two
+// themselves; RecoverPanic catches the rest at our boundary), but two
 // kinds of damage it cannot survive: a length in an Arrow schema that asks
 // make for more memory than there is (a fatal error, not a panic), and a
 // buffer size that does the same through the allocator. The schema checks
@@ -24,13 +24,12 @@ import (
 // cappedAllocator turns an absurd allocation into a panic the IPC
 // reader recovers.
 
-// ErrCorrupt wraps what recoverPanic catches, and what other readers of
-// servesim's Arrow and Parquet files catch alike.
+// ErrCorrupt wraps what RecoverPanic catches.
 var ErrCorrupt = errors.New("corrupt file")
 
-// recoverPanic turns a panic inside the Parquet or Arrow libraries into an
-// error in *err. Use it deferred.
-func recoverPanic(err *error) {
+// RecoverPanic turns a panic inside the Parquet or Arrow libraries into an
+// error in *err, for traces and other Parquet files alike. Use it deferred.
+func RecoverPanic(err *error) {
 	if p := recover(); p != nil {
 		*err = fmt.Errorf("%w: reader failed: %v", ErrCorrupt, p)
 	}

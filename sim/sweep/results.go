@@ -607,11 +607,7 @@ func ReadFile(path string) (*Results, error) {
 func readFile(path string) (_ *Results, err error) {
 	// arrow-go panics on some corrupt files, as the trace readers know:
 	// an error, not a crash.
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: reader failed: %v", traces.ErrCorrupt, p)
-		}
-	}()
+	defer traces.RecoverPanic(&err)
 	mem := memory.DefaultAllocator
 	pf, err := traces.OpenParquetFile(path, parquet.NewReaderProperties(mem))
 	if err != nil {
