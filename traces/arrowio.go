@@ -158,12 +158,8 @@ func newBatchReader(schema *arrow.Schema, rr recordReader, closers ...func() err
 func (r *batchReader) Meta() Meta   { return r.meta }
 func (r *batchReader) At() *Request { return &r.cur }
 func (r *batchReader) Err() error   { return r.err }
-func (r *batchReader) Next() (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.err, ok = fmt.Errorf("%w: reader failed: %v", ErrCorrupt, p), false
-		}
-	}()
+func (r *batchReader) Next() bool {
+	defer RecoverPanic(&r.err) // a panic returns false, Next's zero value
 	for r.i >= r.rows {
 		if r.err != nil || !r.rr.Next() {
 			if r.err == nil {
