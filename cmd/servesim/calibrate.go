@@ -945,12 +945,14 @@ func loadProfileFlag(c *cli.Context) (*profileStep, error) {
 		return nil, err
 	}
 	ps.power, ps.powerDesc = verify.PowerModel(p, path)
-	// fits passes any plan then: a CPU's step times would price a GPU.
+	// fits passes any plan then: a CPU's step times would price a GPU;
+	// and PowerModel leaves out a power fit whose device is unknown.
 	if p.Device == "" {
-		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s names no device it was measured on (calibrate --device): not checked against the plans' devices\n", ps.cmd, path)
-	}
-	if p.Power != nil && ps.power == nil {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s has a power fit but names no device it was measured on: the catalog's idle and TDP figures price the energy\n", path)
+		powerFit := ""
+		if p.Power != nil {
+			powerFit = ", and its power fit is left out: the catalog's idle and TDP figures price the energy"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s names no device it was measured on (calibrate --device): not checked against the plans' devices%s\n", ps.cmd, path, powerFit)
 	}
 	return ps, nil
 }
