@@ -329,7 +329,7 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 		clear(turns)
 		s.conver = shareGPTConv{Conversations: turns[:0]}
 		if err := s.dec.Decode(&s.conver); err != nil {
-			return 0, 0, s.offsetErr(fmt.Sprintf(" (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.conv, kindErr(err)))
+			return 0, 0, s.decodeErr(err, fmt.Sprintf(" (conversation %d): want {\"id\", \"conversations\": [{\"from\", \"value\"}]}: %v", s.conv, kindErr(err)))
 		}
 		in, out := -1, -1
 		for i, m := range s.conver.Conversations {
@@ -372,6 +372,26 @@ func (s *shareGPTSource) next(r *Request) (int64, int, error) {
 // offsetErr is an error at the decoder's offset; msg follows it.
 func (s *shareGPTSource) offsetErr(msg string) error {
 	return &offsetError{name: s.name, off: s.dec.InputOffset(), msg: msg}
+}
+
+// decodeErr is an error, err, decoding a conversation; msg follows its
+// offset. A syntax error is at its offending byte: the decoder stays at
+// the conversation's start, and its SyntaxError.Offset counts only the
+// bytes it scanned as values, so the conversation's buffered bytes are
+// scanned again to find the byte.
+func (s *shareGPTSource) decodeErr(err error, msg string) error {
+	e := &offsetError{name: s.name, off: s.dec.InputOffset(), msg: msg}
+	var se, again *json.SyntaxError
+	if !errors.As(err, &se) {
+		return e
+	}
+	// A missing comma is found before the value, at the decoder's offset:
+	// only the same error found again is the value's.
+	var v json.RawMessage
+	if errors.As(json.NewDecoder(s.dec.Buffered()).Decode(&v), &again) && again.Error() == se.Error() {
+		e.off += again.Offset - 1 // Offset counts the offending byte
+	}
+	return e
 }
 
 // offsetError is an error at a byte offset of a JSON input (after any
