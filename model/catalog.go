@@ -212,6 +212,41 @@ func (c *Catalog) LoadTOML(path string) error {
 	return c.LoadTOMLData(data, path)
 }
 
+// flopsNotTables is, for each hardware entry of data, the kind of value
+// its flops key holds when that is not a table ("" otherwise): the decoder
+// drops such a value unseen, leaving a built-in's FLOP/s as they were.
+func flopsNotTables(data []byte) []string {
+	var raw struct {
+		Hardware []map[string]any `toml:"hardware"`
+	}
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil
+	}
+	kinds := make([]string, len(raw.Hardware))
+	for i, e := range raw.Hardware {
+		v, given := e["flops"]
+		if _, table := v.(map[string]any); given && !table {
+			kinds[i] = tomlKind(v)
+		}
+	}
+	return kinds
+}
+
+// tomlKind names the kind of a decoded TOML value that is not a table.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case []any, []map[string]any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, float64:
+		return "a number"
+	}
+	return "a date or time"
+}
+
 // LoadTOMLData is LoadTOML on file contents; source names them in errors.
 func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 	var f catalogFile
@@ -305,12 +340,17 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		}
 		next.archs[key(a.Name)] = a
 	}
+	flopsKinds := flopsNotTables(data)
 	for i, e := range f.Hardware {
 		if e.Name == nil || key(*e.Name) == "" {
 			return fmt.Errorf("model: catalog %s: hardware entry %d has no name", at("hardware", i), i+1)
 		}
 		if err := once("hardware", "hardware", i, *e.Name); err != nil {
 			return err
+		}
+		if i < len(flopsKinds) && flopsKinds[i] != "" {
+			return fmt.Errorf("model: catalog %s: hardware %s: flops: want a table of FLOP/s by precision, as flops = {fp16 = 9.9e14}, got %s",
+				at("hardware", i, "flops"), strings.TrimSpace(*e.Name), flopsKinds[i])
 		}
 		h, exists := next.hardware[key(*e.Name)]
 		if !exists {
