@@ -252,6 +252,10 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 	var f catalogFile
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
+		err = tomlkeys.TypeErrorLine(string(data), func(head string) error {
+			_, err := toml.Decode(head, &catalogFile{})
+			return err
+		}, err)
 		return fmt.Errorf("model: catalog %s: %w", source, err)
 	}
 	// at is source and, where it can be told, the line of key (nil for

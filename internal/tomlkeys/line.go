@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -131,6 +132,33 @@ func EntryLine(data string, array toml.Key, i int, key toml.Key) int {
 		}
 	}
 	return 0
+}
+
+// linePrefix starts an error that names its line.
+var linePrefix = regexp.MustCompile(`^toml: line \d+ `)
+
+// TypeErrorLine is err, an error decode returned for data, as decode
+// returns it for the shortest whole-line start of data that fails alike.
+// The decoder places a value of the wrong type at the line of the last
+// table, in an array of tables, that sets its key; in a start of data cut
+// after the value's own line, that line is the last.
+func TypeErrorLine(data string, decode func(string) error, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) || !linePrefix.MatchString(err.Error()) {
+		return err // a syntax error's line is its own
+	}
+	want := linePrefix.ReplaceAllString(err.Error(), "")
+	for end := 0; end < len(data); {
+		if n := strings.IndexByte(data[end:], '\n'); n >= 0 {
+			end += n + 1
+		} else {
+			end = len(data)
+		}
+		if e := decode(data[:end]); e != nil && !errors.As(e, &pe) && linePrefix.ReplaceAllString(e.Error(), "") == want {
+			return e
+		}
+	}
+	return err
 }
 
 // Value is the value key sets in v (a document decoded into a map); nil
