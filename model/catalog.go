@@ -258,20 +258,31 @@ func (c *Catalog) LoadTOMLData(data []byte, source string) error {
 		}, err)
 		return fmt.Errorf("model: catalog %s: %w", source, err)
 	}
-	// at is source and, where it can be told, the line of key (nil for
-	// the entry itself) in the i-th entry of array: "user.toml: line 7".
-	at := func(array string, i int, key ...string) string {
+	// entryAt is source and, where it can be told, the line of key (nil
+	// for the entry itself) in the i-th entry of array: "user.toml: line 7".
+	entryAt := func(array string, i int, key ...string) string {
 		if n := tomlkeys.EntryLine(string(data), toml.Key{array}, i, key); n > 0 {
 			return fmt.Sprintf("%s: line %d", source, n)
 		}
 		return source
 	}
-	// keyAt is at for a key of the file, in the first entry that holds it.
+	// at is entryAt, or for an entry of an inline array (arch = [{...}]),
+	// the array's line: the decoder keeps no entry's position, only its own.
+	at := func(array string, i int, key ...string) string {
+		if where := entryAt(array, i, key...); where != source || md.Type(array) != "Array" {
+			return where
+		}
+		if n := tomlkeys.Line(string(data), md, toml.Key{array}); n > 0 {
+			return fmt.Sprintf("%s: line %d (%s array)", source, n, array)
+		}
+		return source
+	}
+	// keyAt is entryAt for a key of the file, in the first entry that holds it.
 	keyAt := func(k toml.Key) string {
 		entries := map[string]int{"arch": len(f.Arch), "hardware": len(f.Hardware)}
 		for i := range entries[k[0]] {
 			if len(k) > 1 {
-				if where := at(k[0], i, k[1:]...); where != source {
+				if where := entryAt(k[0], i, k[1:]...); where != source {
 					return where
 				}
 			}

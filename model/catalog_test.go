@@ -126,6 +126,8 @@ func TestLoadTOMLErrors(t *testing.T) {
 		{"[[arch]]\nname = \"x\"\nlayers = 1.5\n", "layers"},
 		// The decoder names the line of the last table that sets the key.
 		{"[[arch]]\nname = \"a\"\nlayers = \"z\"\n[[arch]]\nname = \"b\"\nlayers = 3\n", `user.toml: toml: line 3 (last key "arch.layers"): incompatible types`},
+		// An inline array keeps no entry's position, only its own.
+		{"# user\narch = [{name = \"Llama-3.1-8B\", kv_heads = 5}]\n", "user.toml: line 2 (arch array): architecture Llama-3.1-8B"},
 		// The decoder drops a flops that is not a table unseen.
 		{"[[hardware]]\nname = \"H100-SXM-80G\"\n\nflops = [1, \"a\", 3]\n", "user.toml: line 4: hardware H100-SXM-80G: flops: want a table of FLOP/s by precision, as flops = {fp16 = 9.9e14}, got an array"},
 		{"hardware = [{name = \"H100-SXM-80G\", flops = 5}]\n", "hardware H100-SXM-80G: flops: want a table of FLOP/s by precision, as flops = {fp16 = 9.9e14}, got a number"},
