@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servesim/servesim/internal/tomlkeys"
+	"github.com/servesim/servesim/internal/urlport"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/traces"
 )
@@ -164,17 +165,6 @@ func fieldErr(field, msg string) error {
 	return &FieldError{Struct: "replay: Config", Field: field, Msg: msg}
 }
 
-// portInRange reports whether u names no port or one a connection can
-// use: url.Parse takes any digits, and every dial would fail on them.
-func portInRange(u *url.URL) bool {
-	p := u.Port()
-	if p == "" {
-		return true
-	}
-	n, err := strconv.Atoi(p)
-	return err == nil && n >= 1 && n <= 65535
-}
-
 // notNameChar reports whether r cannot be in a shell variable's name.
 func notNameChar(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
@@ -204,7 +194,7 @@ func (c *Config) Validate() error {
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		// Errors reach logs: a password or query in the URL is not shown.
 		bad("BaseURL", "%q is not an http(s) URL with a host", urlshow.String(c.BaseURL))
-	} else if !portInRange(u) {
+	} else if !urlport.InRange(u) {
 		bad("BaseURL", "%q: port %s out of range: want 1 to 65535", urlshow.String(c.BaseURL), u.Port())
 	} else if strings.Contains(u.EscapedPath(), "@") {
 		// user:token@host with a '/' in the token: the host read is the

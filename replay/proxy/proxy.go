@@ -25,6 +25,7 @@ import (
 	"github.com/servesim/servesim/internal/atomicfile"
 	"github.com/servesim/servesim/internal/numfmt"
 	credential "github.com/servesim/servesim/internal/secret"
+	"github.com/servesim/servesim/internal/urlport"
 	"github.com/servesim/servesim/internal/urlshow"
 	"github.com/servesim/servesim/replay/sse"
 	"github.com/servesim/servesim/replay/tokentime"
@@ -79,7 +80,7 @@ func (c *Config) Validate() error {
 		return bad("Upstream", "does not parse: want http(s)://host[:port][/path]")
 	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return bad("Upstream", "%q: want http(s)://host[:port][/path]", urlshow.URL(u))
-	case !portInRange(u):
+	case !urlport.InRange(u):
 		return bad("Upstream", "%q: port %s out of range: want 1 to 65535", urlshow.URL(u), u.Port())
 	case strings.Contains(u.EscapedPath(), "@"):
 		// user:token@host with a '/' in the token: the host read is the
@@ -1390,15 +1391,4 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config) (Stats, error) {
 	}
 	closeErr := p.Close()
 	return p.Stats(), errors.Join(serveErr, closeErr)
-}
-
-// portInRange reports whether u names no port or one a connection can
-// use: url.Parse takes any digits, and every dial would fail on them.
-func portInRange(u *url.URL) bool {
-	p := u.Port()
-	if p == "" {
-		return true
-	}
-	n, err := strconv.Atoi(p)
-	return err == nil && n >= 1 && n <= 65535
 }
