@@ -235,17 +235,22 @@ func SyncDir(dir string) error {
 }
 
 // CheckDir reports an output path whose directory does not exist, so that
-// a command can refuse it before any work (nothing creates it).
+// a command can refuse it before any work (nothing creates it). A file in
+// the place of that directory, or of one above it, is named: it, not a
+// missing directory, is what stops the write.
 func CheckDir(path string) error {
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("%s: directory %s does not exist", path, dir)
+	parent := filepath.Dir(path)
+	for dir := parent; ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("%s: %s is a file, not a directory", path, dir)
+		case err == nil && dir == parent:
+			return nil
+		case err == nil || dir == filepath.Dir(dir):
+			return fmt.Errorf("%s: directory %s does not exist", path, parent)
+		}
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s: %s is a file, not a directory", path, dir)
-	}
-	return nil
 }
 
 // CheckFile is CheckDir, and also reports a path that is a directory:

@@ -165,6 +165,24 @@ func TestCheckDirNamesAFileInTheDirectorysPlace(t *testing.T) {
 	}
 }
 
+// A file further up is named too: the directory does not exist, but no
+// one could make it until that file is moved.
+func TestCheckDirNamesAFileAboveTheDirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(file, "sub", "out.json")
+	if err := CheckDir(path); err == nil || err.Error() != path+": "+file+" is a file, not a directory" {
+		t.Errorf("err %v: want it to say that %s is a file", err, file)
+	}
+	missing := filepath.Join(t.TempDir(), "none", "sub")
+	path = filepath.Join(missing, "out.json")
+	if err := CheckDir(path); err == nil || err.Error() != path+": directory "+missing+" does not exist" {
+		t.Errorf("err %v: want it to name %s, the directory that does not exist", err, missing)
+	}
+}
+
 func TestSyncDir(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("directories are not synced on Windows")
