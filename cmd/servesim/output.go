@@ -261,22 +261,16 @@ func checkResultsTrace(cmd string, in namedPath) error {
 // file needs its directory to exist): a usage error, found before the
 // work that would write into it.
 func checkOutDir(cmd, out string) error {
-	// Cleaned: "taken/" is stat'd as "not a directory", not as the file.
-	if fi, err := os.Stat(filepath.Clean(out)); err == nil && !fi.IsDir() {
+	// Cleaned: "taken/" is stat'd as "not a directory", not as the file,
+	// and "results/" lies in ".", not in "results".
+	clean := filepath.Clean(out)
+	if fi, err := os.Stat(clean); err == nil && !fi.IsDir() {
 		return usageErrorf("%s: --out: %s: want a directory, not a file", cmd, out)
 	}
-	parent := filepath.Dir(filepath.Clean(out)) // "results/" lies in ".", not in "results"
-	for dir := parent; ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		switch {
-		case err == nil && !fi.IsDir():
-			return usageErrorf("%s: --out: %s: %s is a file, not a directory", cmd, out, dir)
-		case err == nil && dir != parent:
-			return usageErrorf("%s: --out: %s: directory %s does not exist", cmd, out, parent)
-		case err == nil || dir == filepath.Dir(dir):
-			return nil
-		}
+	if err := atomicfile.CheckDir(clean); err != nil {
+		return usageErrorf("%s: --out: %v", cmd, err)
 	}
+	return nil
 }
 
 // isDir reports whether path is a directory.
