@@ -24,6 +24,10 @@ func TestOutputFileIsNotADirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "no", "such.csv")
+	run2 := filepath.Join(dir, "rep.run2.csv") // run 2's trace with --repeat 2
+	if err := os.Mkdir(run2, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	plan := basePlan(t, dir, "p.toml")
 	url, n := countingServer(t)
 	wantUsageErrors(t, []usageCase{
@@ -36,6 +40,7 @@ func TestOutputFileIsNotADirectory(t *testing.T) {
 		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", taken}, "simulate: --decisions: " + taken + " is a directory"},
 		{[]string{"simulate", "--trace", in, "--config", plan, "--decisions", missing}, "simulate: --decisions: " + missing + ": directory"},
 		{[]string{"record", "--trace", in, "--out", taken, "--base-url", url, "--model", "m", "--tokens-per-byte", "0.25"}, "record: --out: " + taken + " is a directory"},
+		{[]string{"record", "--trace", in, "--out", filepath.Join(dir, "rep.csv"), "--repeat", "2", "--base-url", url, "--model", "m", "--tokens-per-byte", "0.25"}, "record: --out: " + run2 + " is a directory: want a file"},
 		{[]string{"record", "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--out", taken2}, "record proxy: --out: " + taken2 + " is a directory"},
 	})
 	if n.Load() != 0 {
