@@ -310,9 +310,11 @@ func (e *engine) runSessions(ctx context.Context, w *sessionWaiter) error {
 		// A row that arrived during the step that ended turns reached
 		// the engine before their next turns were issued: it goes first,
 		// so that the window opens at its arrival. Those ends release
-		// none due by then, and none of its session (it would be held).
+		// none due by then. A held row is cut there too: releasing the
+		// later ends would issue turns before the rows read after it,
+		// which may arrive before those issues.
 		cut := int64(math.MaxInt64)
-		if r := w.a.inHand; r != nil && !w.heldNow(r) && e.next >= r.Arrival {
+		if r := w.a.inHand; r != nil && e.next >= r.Arrival {
 			cut = r.Arrival
 		}
 		e.ends = w.endTurns(e.ends, cut)

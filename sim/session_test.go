@@ -309,3 +309,30 @@ func TestSessionWaitWindowOpensAtAnArrivalDuringTheEndingStep(t *testing.T) {
 			sum.FirstArrival, sum.Makespan, first, last, ok)
 	}
 }
+
+// A turn read once the engine ran its previous turn's last step (a row
+// arriving in that step made it run), followed in that step by a row of no
+// session: the row reached the engine before the turn was issued at the
+// step's end, so the window opens at its arrival.
+func TestSessionWaitWindowOpensAtAnArrivalBehindAHeldTurn(t *testing.T) {
+	cfg := serialTestConfig(t)
+	warm := inSession(req("w", 0, 10, 3), "s1") // its last step runs from 31 to 42 ms
+	warm.Warmup = true
+	early := req("x", 33, 10, 3) // the engine runs w's last step to take it
+	early.Warmup = true
+	reqs := []*traces.Request{
+		warm,
+		early,
+		inSession(req("c", 35, 10, 3), "s1"), // held, issued at 42 ms
+		req("d", 38, 10, 3),                  // arrives after c, during w's last step
+	}
+	sum, w := runSessionWait(t, cfg, SessionWait{IssueGap: 1e6}, reqs)
+	if d := w.byID["d"]; sum.FirstArrival*1e9 != float64(d.ScheduledSend) {
+		t.Errorf("window opens at %v s, want at d's arrival, %d ns", sum.FirstArrival, d.ScheduledSend)
+	}
+	first, last, ok := liveWindow(w.rows).Bounds()
+	if !ok || sum.FirstArrival != float64(first)/1e9 || sum.Makespan != float64(last-first)/1e9 {
+		t.Errorf("window from %v s, %v s long; the rows' live window is [%d, %d] ns (ok %v)",
+			sum.FirstArrival, sum.Makespan, first, last, ok)
+	}
+}
