@@ -605,6 +605,11 @@ func openJSONL(path string) (Reader, error) {
 		} else {
 			r.pending = true
 		}
+	} else if err := sc.Err(); err != nil {
+		// A directory, or a read error: refused here, as the other
+		// formats' readers refuse it, not at the first row.
+		f.Close()
+		return nil, fmt.Errorf("line 1: %w", scanErr(err))
 	}
 	return r, nil
 }
