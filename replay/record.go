@@ -150,10 +150,10 @@ func Outcome(cfg Config, sums []*Summary) (written bool, rowsLeft string) {
 }
 
 // ValidateRecord is Validate plus the checks of Record's files, done
-// before any request: the trace opens, every output has an existing
-// directory, is not the trace, and has no partial file left by an
-// interrupted run, and SaveRaw lies in an existing directory and holds
-// no raw bodies of an earlier recording.
+// before any request: the trace opens and holds a row, every output has
+// an existing directory, is not the trace, and has no partial file left
+// by an interrupted run, and SaveRaw lies in an existing directory and
+// holds no raw bodies of an earlier recording.
 func (c *Config) ValidateRecord() error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -166,6 +166,11 @@ func (c *Config) ValidateRecord() error {
 	} else if in, err := traces.Open(c.Trace); err != nil {
 		errs = append(errs, fieldErr("Trace", err.Error()))
 	} else {
+		// One row read: a trace of none would be recorded as an empty
+		// trace, measuring nothing. A bad row is the run's to report.
+		if !in.Next() && in.Err() == nil {
+			errs = append(errs, fieldErr("Trace", fmt.Sprintf("%s holds no requests: nothing to send", c.Trace)))
+		}
 		in.Close()
 	}
 	if c.Out == "" {
