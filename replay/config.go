@@ -204,6 +204,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Model == "" {
 		bad("Model", "required")
+	} else if strings.TrimSpace(c.Model) != c.Model {
+		// No server lists such a name: every request would be refused.
+		bad("Model", "%q starts or ends with whitespace (a pasted line break?): want the name the server lists", c.Model)
 	}
 	if c.APIKeyEnv == "" {
 		bad("APIKeyEnv", "required: the name of the environment variable holding the API key")
