@@ -79,7 +79,7 @@ func recordAction(c *cli.Context) error {
 		}
 		before := cfg
 		if err := replay.LoadSettings(p, &cfg); err != nil {
-			return cli.Exit(err, 2)
+			return cli.Exit(fmt.Sprintf("record: %v", err), 2)
 		}
 		fromFile = settingsFields(before, cfg, p)
 	}
