@@ -96,7 +96,8 @@ func OpenParquetFile(path string, props *parquet.ReaderProperties) (*file.Reader
 
 // checkParquetArrowSchema checks the Arrow schema pqarrow stores in a
 // Parquet file's key-value metadata (base64 of an IPC schema message),
-// decoding it as pqarrow does; absent is fine.
+// decoding it as pqarrow does (which refuses what does not decode);
+// absent is fine.
 func checkParquetArrowSchema(serialized *string) error {
 	if serialized == nil {
 		return nil
@@ -110,7 +111,7 @@ func checkParquetArrowSchema(serialized *string) error {
 		b, err = base64.RawStdEncoding.DecodeString(*serialized)
 	}
 	if err != nil {
-		return nil // pqarrow reports it
+		return fmt.Errorf("stored Arrow schema: not base64: %w", err)
 	}
 	if err := checkSchemaMessage(b); err != nil {
 		return fmt.Errorf("stored Arrow schema: %w", err)
