@@ -290,7 +290,8 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 	c.Replicas = p.Replicas()
 	// A bad value of the base plan file is named by that file and its
 	// line, as loading the plan would name it; an inline one by the spec's
-	// line (the caller names the spec); a swept one by the config.
+	// line (the caller names the spec); a swept one by the config, at
+	// the spec's line that lists it.
 	blame := func(key string, err error) error {
 		if s.fromBase(key, set) {
 			return fmt.Errorf("base %s: %w", s.basePath, atLine(s.baseText, key, err))
@@ -298,7 +299,11 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 		if s.inlineKeys[key] && !set[key] {
 			return atLine(s.Text, key, err)
 		}
-		return fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
+		err = fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
+		if n := s.sweptLines[key]; n > 0 && set[key] {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		return err
 	}
 	if _, err := cat.Arch(p.Model.Name); err != nil {
 		return c, blame("model.name", fmt.Errorf("model.name: %w", err))

@@ -52,6 +52,9 @@ type Spec struct {
 	// inlineKeys are the keys the spec's own plan sections give: a bad
 	// value among them is named at the spec's line.
 	inlineKeys map[string]bool
+	// sweptLines are the spec's lines of the swept keys (0 where it
+	// cannot be told): a value wrong on its own is named at its list.
+	sweptLines map[string]int
 	// replicasAlias: the [sweep] gave the legacy top-level replicas key
 	// (an alias of cluster.replicas whose router defaults to
 	// least_outstanding).
@@ -344,7 +347,9 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 		return tomlkeys.AtLine(string(data), md, key, err)
 	}
-	if err := s.parseSweep(f.Sweep, func(key toml.Key, err error) error { return at(err, append(toml.Key{"sweep"}, key...)...) }); err != nil {
+	sweepKey := func(key toml.Key) toml.Key { return append(toml.Key{"sweep"}, key...) }
+	line := func(key toml.Key) int { return tomlkeys.Line(string(data), md, sweepKey(key)) }
+	if err := s.parseSweep(f.Sweep, func(key toml.Key, err error) error { return at(err, sweepKey(key)...) }, line); err != nil {
 		return nil, err
 	}
 	if key, err := s.foreignBatchKey(append(named, s.Strategies...)); err != nil {
@@ -534,7 +539,7 @@ func checkSearch(s Search) (key string, _ error) {
 // parseSweep flattens the [sweep] table (dotted keys or sub-tables) into
 // axes and checks every value; at puts the line of a key of the table
 // before an error about it.
-func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) error {
+func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error, line func(toml.Key) int) error {
 	flat := map[string]any{}
 	// The key as the spec writes it, within [sweep]: "batch.max_num_seqs"
 	// quoted is one key, a sub-table's max_num_seqs two.
@@ -570,6 +575,7 @@ func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) err
 		return err
 	}
 	atKey := func(key string, err error) error { return at(written[key], err) }
+	s.sweptLines = map[string]int{}
 	for _, key := range sortedKeys(flat) {
 		if _, ok := lookupKey(key); !ok {
 			return atKey(key, fmt.Errorf("sweep.%s: unknown key (sweepable: %s)", key, strings.Join(Keys(), ", ")))
@@ -633,6 +639,7 @@ func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) err
 			}
 		}
 		s.Axes = append(s.Axes, Axis{Key: d.key, Values: vals})
+		s.sweptLines[d.key] = line(written[d.key])
 	}
 	return nil
 }
