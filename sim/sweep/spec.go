@@ -740,14 +740,14 @@ func axisValues(key string, k kind, v any) ([]any, error) {
 		for i, e := range x {
 			c, ok := convert(k, e)
 			if !ok {
-				return nil, bad("value %d (%v): want %s", i, e, k)
+				return nil, bad("value %d (%s): want %s", i, tomlValue(e), k)
 			}
 			out = append(out, c)
 		}
 	default:
 		c, ok := convert(k, x)
 		if !ok {
-			return nil, bad("value %v: want %s, a list or a range {from, to, step|factor}", x, k)
+			return nil, bad("value %s: want %s, a list or a range {from, to, step|factor}", tomlValue(x), k)
 		}
 		out = []any{c}
 	}
@@ -762,6 +762,15 @@ func axisValues(key string, k kind, v any) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// tomlValue writes a refused value as the spec does, a string quoted: a
+// number given as a string reads as one otherwise.
+func tomlValue(v any) string {
+	if str, ok := v.(string); ok {
+		return strconv.Quote(str)
+	}
+	return fmt.Sprint(v)
 }
 
 func convert(k kind, v any) (any, bool) {
