@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 )
 
 // Version is the GGUF format version this package writes.
@@ -96,7 +97,8 @@ func (t Tensor) Size() uint64 { return t.Elems() * uint64(t.Type.ElemSize()) }
 
 // Write writes a complete GGUF v3 file. The general.alignment key is added
 // (with value [Alignment]) unless kvs already contain it. A key or tensor
-// name given twice, and a tensor name of [MaxNameLen] bytes or more, are
+// name given twice, a tensor name of [MaxNameLen] bytes or more, and a
+// shape with a zero dimension or too many bytes for a file offset are
 // errors (llama.cpp refuses such files), reported before anything is
 // written.
 func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
@@ -133,6 +135,10 @@ func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 			return fmt.Errorf("gguf: tensor %q: %d dims, want 1-4", t.Name, len(t.Shape))
 		}
 	}
+	offsets, err := dataOffsets(tensors)
+	if err != nil {
+		return err
+	}
 
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := &countWriter{w: bw}
@@ -149,16 +155,14 @@ func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 		}
 	}
 
-	var offset uint64
-	for _, t := range tensors {
+	for i, t := range tensors {
 		e.str(t.Name)
 		e.u32(uint32(len(t.Shape)))
 		for _, d := range t.Shape {
 			e.u64(d)
 		}
 		e.u32(uint32(t.Type))
-		e.u64(offset)
-		offset = align(offset + t.Size())
+		e.u64(offsets[i])
 	}
 	e.pad(cw.n)
 	if e.err != nil {
@@ -179,6 +183,31 @@ func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// dataOffsets returns each tensor's offset in the data section. It refuses
+// a zero dimension (llama.cpp's loader divides by dimensions) and a tensor
+// ending past the largest file offset, whose Size would wrap round.
+func dataOffsets(tensors []Tensor) ([]uint64, error) {
+	offsets := make([]uint64, len(tensors))
+	var end uint64
+	for i, t := range tensors {
+		size, hi := uint64(t.Type.ElemSize()), uint64(0)
+		for j, d := range t.Shape {
+			if d == 0 {
+				return nil, fmt.Errorf("gguf: tensor %q: dimension %d is 0, want at least 1", t.Name, j)
+			}
+			if hi == 0 {
+				hi, size = bits.Mul64(size, d)
+			}
+		}
+		if hi != 0 || size > math.MaxInt64-Alignment || end+align(size) > math.MaxInt64 {
+			return nil, fmt.Errorf("gguf: tensor %q: shape %v ends past %d bytes of data", t.Name, t.Shape, uint64(math.MaxInt64))
+		}
+		offsets[i] = end
+		end += align(size)
+	}
+	return offsets, nil
 }
 
 func align(n uint64) uint64 { return (n + Alignment - 1) / Alignment * Alignment }
