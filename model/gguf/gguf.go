@@ -102,73 +102,16 @@ func (t Tensor) Size() uint64 { return t.Elems() * uint64(t.Type.ElemSize()) }
 // errors (llama.cpp refuses such files), reported before anything is
 // written.
 func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
-	hasAlign := false
-	keys := make(map[string]bool, len(kvs))
-	for _, kv := range kvs {
-		if keys[kv.Key] {
-			return fmt.Errorf("gguf: key %q given twice", kv.Key)
-		}
-		keys[kv.Key] = true
-		if kv.Key == "general.alignment" {
-			if v, ok := kv.Value.(uint32); !ok || v != Alignment {
-				return fmt.Errorf("gguf: general.alignment must be uint32(%d)", Alignment)
-			}
-			hasAlign = true
-		}
-	}
-	if !hasAlign {
-		kvs = append([]KV{{"general.alignment", uint32(Alignment)}}, kvs...)
-	}
-	names := make(map[string]bool, len(tensors))
-	for _, t := range tensors {
-		if names[t.Name] {
-			return fmt.Errorf("gguf: tensor %q given twice", t.Name)
-		}
-		names[t.Name] = true
-		if len(t.Name) >= MaxNameLen {
-			return fmt.Errorf("gguf: tensor %q: name of %d bytes, want fewer than %d", t.Name, len(t.Name), MaxNameLen)
-		}
-		if t.Type.ElemSize() == 0 {
-			return fmt.Errorf("gguf: tensor %q: unsupported type %d", t.Name, t.Type)
-		}
-		if len(t.Shape) == 0 || len(t.Shape) > 4 {
-			return fmt.Errorf("gguf: tensor %q: %d dims, want 1-4", t.Name, len(t.Shape))
-		}
-	}
-	offsets, err := dataOffsets(tensors)
+	kvs, offsets, _, err := check(kvs, tensors)
 	if err != nil {
 		return err
 	}
-
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := &countWriter{w: bw}
+	if err := writeHeader(cw, kvs, tensors, offsets); err != nil {
+		return err
+	}
 	e := &encoder{w: cw}
-
-	e.raw([]byte(Magic))
-	e.u32(Version)
-	e.u64(uint64(len(tensors)))
-	e.u64(uint64(len(kvs)))
-	for _, kv := range kvs {
-		e.str(kv.Key)
-		if err := e.value(kv.Value); err != nil {
-			return fmt.Errorf("gguf: key %q: %w", kv.Key, err)
-		}
-	}
-
-	for i, t := range tensors {
-		e.str(t.Name)
-		e.u32(uint32(len(t.Shape)))
-		for _, d := range t.Shape {
-			e.u64(d)
-		}
-		e.u32(uint32(t.Type))
-		e.u64(offsets[i])
-	}
-	e.pad(cw.n)
-	if e.err != nil {
-		return e.err
-	}
-
 	for _, t := range tensors {
 		start := cw.n
 		if err := t.Data(cw); err != nil {
@@ -185,29 +128,112 @@ func Write(w io.Writer, kvs []KV, tensors []Tensor) error {
 	return bw.Flush()
 }
 
-// dataOffsets returns each tensor's offset in the data section. It refuses
-// a zero dimension (llama.cpp's loader divides by dimensions) and a tensor
-// ending past the largest file offset, whose Size would wrap round.
-func dataOffsets(tensors []Tensor) ([]uint64, error) {
+// FileSize returns the size in bytes of the file Write writes, or the error
+// it refuses kvs and tensors with, without generating any tensor's data.
+func FileSize(kvs []KV, tensors []Tensor) (uint64, error) {
+	kvs, offsets, dataSize, err := check(kvs, tensors)
+	if err != nil {
+		return 0, err
+	}
+	cw := &countWriter{w: io.Discard}
+	if err := writeHeader(cw, kvs, tensors, offsets); err != nil {
+		return 0, err
+	}
+	return uint64(cw.n) + dataSize, nil
+}
+
+// check refuses what llama.cpp would not load (see [Write]) and returns
+// the metadata to write, with general.alignment, and the tensors' data
+// offsets and total data size.
+func check(kvs []KV, tensors []Tensor) (_ []KV, offsets []uint64, dataSize uint64, _ error) {
+	hasAlign := false
+	keys := make(map[string]bool, len(kvs))
+	for _, kv := range kvs {
+		if keys[kv.Key] {
+			return nil, nil, 0, fmt.Errorf("gguf: key %q given twice", kv.Key)
+		}
+		keys[kv.Key] = true
+		if kv.Key == "general.alignment" {
+			if v, ok := kv.Value.(uint32); !ok || v != Alignment {
+				return nil, nil, 0, fmt.Errorf("gguf: general.alignment must be uint32(%d)", Alignment)
+			}
+			hasAlign = true
+		}
+	}
+	if !hasAlign {
+		kvs = append([]KV{{"general.alignment", uint32(Alignment)}}, kvs...)
+	}
+	names := make(map[string]bool, len(tensors))
+	for _, t := range tensors {
+		if names[t.Name] {
+			return nil, nil, 0, fmt.Errorf("gguf: tensor %q given twice", t.Name)
+		}
+		names[t.Name] = true
+		if len(t.Name) >= MaxNameLen {
+			return nil, nil, 0, fmt.Errorf("gguf: tensor %q: name of %d bytes, want fewer than %d", t.Name, len(t.Name), MaxNameLen)
+		}
+		if t.Type.ElemSize() == 0 {
+			return nil, nil, 0, fmt.Errorf("gguf: tensor %q: unsupported type %d", t.Name, t.Type)
+		}
+		if len(t.Shape) == 0 || len(t.Shape) > 4 {
+			return nil, nil, 0, fmt.Errorf("gguf: tensor %q: %d dims, want 1-4", t.Name, len(t.Shape))
+		}
+	}
+	offsets, dataSize, err := dataOffsets(tensors)
+	return kvs, offsets, dataSize, err
+}
+
+// writeHeader writes everything before the tensor data, padded to the
+// alignment.
+func writeHeader(cw *countWriter, kvs []KV, tensors []Tensor, offsets []uint64) error {
+	e := &encoder{w: cw}
+	e.raw([]byte(Magic))
+	e.u32(Version)
+	e.u64(uint64(len(tensors)))
+	e.u64(uint64(len(kvs)))
+	for _, kv := range kvs {
+		e.str(kv.Key)
+		if err := e.value(kv.Value); err != nil {
+			return fmt.Errorf("gguf: key %q: %w", kv.Key, err)
+		}
+	}
+	for i, t := range tensors {
+		e.str(t.Name)
+		e.u32(uint32(len(t.Shape)))
+		for _, d := range t.Shape {
+			e.u64(d)
+		}
+		e.u32(uint32(t.Type))
+		e.u64(offsets[i])
+	}
+	e.pad(cw.n)
+	return e.err
+}
+
+// dataOffsets returns each tensor's offset in the data section and the
+// section's size. It refuses a zero dimension (llama.cpp's loader divides
+// by dimensions) and a tensor ending past the largest file offset, whose
+// Size would wrap round.
+func dataOffsets(tensors []Tensor) ([]uint64, uint64, error) {
 	offsets := make([]uint64, len(tensors))
 	var end uint64
 	for i, t := range tensors {
 		size, hi := uint64(t.Type.ElemSize()), uint64(0)
 		for j, d := range t.Shape {
 			if d == 0 {
-				return nil, fmt.Errorf("gguf: tensor %q: dimension %d is 0, want at least 1", t.Name, j)
+				return nil, 0, fmt.Errorf("gguf: tensor %q: dimension %d is 0, want at least 1", t.Name, j)
 			}
 			if hi == 0 {
 				hi, size = bits.Mul64(size, d)
 			}
 		}
 		if hi != 0 || size > math.MaxInt64-Alignment || end+align(size) > math.MaxInt64 {
-			return nil, fmt.Errorf("gguf: tensor %q: shape %v ends past %d bytes of data", t.Name, t.Shape, uint64(math.MaxInt64))
+			return nil, 0, fmt.Errorf("gguf: tensor %q: shape %v ends past %d bytes of data", t.Name, t.Shape, uint64(math.MaxInt64))
 		}
 		offsets[i] = end
 		end += align(size)
 	}
-	return offsets, nil
+	return offsets, end, nil
 }
 
 func align(n uint64) uint64 { return (n + Alignment - 1) / Alignment * Alignment }

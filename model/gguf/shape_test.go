@@ -48,3 +48,21 @@ func TestWriteRefusesOffsetsPastInt64(t *testing.T) {
 		t.Errorf("error %v, want one naming tensor \"b\"", err)
 	}
 }
+
+// FileSize tells the size Write gives the file without writing it, so a
+// caller can check for room first.
+func TestFileSizeIsTheWrittenSize(t *testing.T) {
+	cfg := smallConfig()
+	var w countWriter
+	w.w = io.Discard
+	if err := WriteLlama(&w, cfg, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := FileSize(LlamaMetadata(cfg), LlamaTensors(cfg, 1))
+	if err != nil || got != uint64(w.n) {
+		t.Errorf("FileSize = %d, %v; want %d", got, err, w.n)
+	}
+	if _, err := FileSize(nil, []Tensor{{Name: "x", Shape: []uint64{0}, Type: TensorF32}}); err == nil {
+		t.Error("FileSize accepted a zero dimension")
+	}
+}
