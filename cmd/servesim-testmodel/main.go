@@ -4,7 +4,7 @@
 //	servesim-testmodel -out DIR [-layers 8 -dim 512 -heads 8 -kv-heads 4 -ffn 1408 -ctx 4096 -vocab 32000 -seed 1]
 //
 // It writes DIR/model.gguf (see package model/gguf) and DIR/Modelfile for
-// `ollama create`.
+// `ollama create`, and refuses a model larger than the free space in DIR.
 package main
 
 import (
@@ -97,6 +97,9 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if err := checkRoom(dir, cfg, seed); err != nil {
+		return err
+	}
 	// A partial model must never look valid: it appears whole or not at all.
 	path := filepath.Join(dir, "model.gguf")
 	f, err := atomicfile.Create(path)
@@ -113,3 +116,18 @@ func run(dir string, cfg gguf.LlamaConfig, seed int64, threads int) error {
 	mf := fmt.Sprintf(modelfile, cfg.Context, seed, threads)
 	return atomicfile.WriteFile(filepath.Join(dir, "Modelfile"), []byte(mf))
 }
+
+// checkRoom refuses a model larger than the free space in dir: writing it
+// would take long and fill the disk before failing.
+func checkRoom(dir string, cfg gguf.LlamaConfig, seed int64) error {
+	size, err := gguf.FileSize(gguf.LlamaMetadata(cfg), gguf.LlamaTensors(cfg, seed))
+	if err != nil {
+		return err
+	}
+	if free, ok := freeBytes(dir); ok && size > free {
+		return fmt.Errorf("%s: model.gguf of %s needs more than the %s free there: lower -layers, -dim, -ffn or -vocab", dir, gib(size), gib(free))
+	}
+	return nil
+}
+
+func gib(n uint64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
