@@ -1676,9 +1676,12 @@ func (a *Analysis) Print(w io.Writer) {
 		} else if c.Status == StatusOff || c.Status == StatusUnexcited {
 			continue // a curve point no step reached, or the linear model
 		}
-		if c.Status == StatusFit {
+		switch {
+		case c.Status == StatusFit:
 			fmt.Fprintf(w, "  %-10s %10.4f  [%.4f, %.4f] %s\n", name, c.Value*scale, c.Lo*scale, c.Hi*scale, unit)
-		} else {
+		case c.Status == StatusBound && c.Hi > c.Lo:
+			fmt.Fprintf(w, "  %-10s %10.4f  [%.4f, %.4f] (%s) %s\n", name, c.Value*scale, c.Lo*scale, c.Hi*scale, c.Status, unit)
+		default:
 			fmt.Fprintf(w, "  %-10s %10.4f  (%s) %s\n", name, c.Value*scale, c.Status, unit)
 		}
 	}

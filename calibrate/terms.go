@@ -261,7 +261,8 @@ func (s StepCoefficients) Scaled(f float64) StepCoefficients {
 type Coef struct {
 	Value float64 `json:"value"`
 	// Lo and Hi bound the 95% confidence interval. They equal Value when
-	// no interval is known (Status other than StatusFit, or a prior).
+	// no interval is known (Status other than StatusFit or StatusBound,
+	// or a bound term whose covariance is singular; see FitSteps).
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
 	// Status says how Value was obtained; see the Status constants.
