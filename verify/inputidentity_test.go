@@ -15,6 +15,7 @@ import (
 // plain simulate of the source, over a --slice they are another workload,
 // and a slice that left out the rows failed in the source says so.
 func TestCandidateTracesNameTheSourceWorkload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "in.csv")
 	body := "TIMESTAMP,Model,Request tokens,Response tokens,Total tokens,Log Type\n" +

@@ -12,6 +12,7 @@ import (
 // A refit of a Vidur prior is fitted on the engine verify ran, not timed
 // by Vidur's profiler: it does not name the prior's engine as its own.
 func TestRefitOfAVidurPriorDoesNotNameVidurAsItsEngine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := refitStub(t)
 	prior, err := calibrate.LoadProfile("../calibrate/testdata/profile_v1.json")

@@ -13,6 +13,7 @@ import (
 // measured ramp, as it keeps its KV capacity: the sequences-at-once
 // warning still holds for the plans the refit prices.
 func TestRefitWithoutTheRampKeepsTheParentsMaxSeqs(t *testing.T) {
+	t.Parallel()
 	if got := refitParentMaxSeqs(t, 48, 130*time.Millisecond); got != 48 {
 		t.Errorf("refit's max_seqs = %d, want the parent's 48 (its ramp was not refitted)", got)
 	}
@@ -22,6 +23,7 @@ func TestRefitWithoutTheRampKeepsTheParentsMaxSeqs(t *testing.T) {
 // max_seqs measured the decode terms there, as a decode run above the
 // ramp's top does in calibrate: the refit's max_seqs rises to them.
 func TestRefitWithoutTheRampRaisesMaxSeqsToTheFittedRuns(t *testing.T) {
+	t.Parallel()
 	// A request every 60 ms, each ~100 ms long: two at once.
 	if got := refitParentMaxSeqs(t, 1, 60*time.Millisecond); got < 2 || got > 3 {
 		t.Errorf("refit's max_seqs = %d, want the most the verification runs ran at once, above the parent's 1", got)

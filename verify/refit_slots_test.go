@@ -17,6 +17,7 @@ import (
 // other terms, and a "before" that is not what the parent predicts. The
 // refit says so and saves nothing.
 func TestRefitOfAnEngineOfSlotsNeedsTheRunsThatCountThem(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := refitStub(t)
 	parent, err := calibrate.LoadProfile("../calibrate/testdata/profile_v1.json")

@@ -352,6 +352,7 @@ func TestParseTemplate(t *testing.T) {
 // Refit folds every measured run into the profile: one per candidate, or
 // each of its repeats.
 func TestRefitFoldsVerificationRuns(t *testing.T) {
+	t.Parallel()
 	for _, repeat := range []int{1, 2} {
 		t.Run(fmt.Sprintf("repeat-%d", repeat), func(t *testing.T) { testRefit(t, repeat, nil) })
 	}
@@ -363,6 +364,7 @@ func TestRefitFoldsVerificationRuns(t *testing.T) {
 }
 
 func testRefit(t *testing.T, repeat int, method *calibrate.FitMethod) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := refitStub(t)
 	parent := filepath.Join(dir, "parent.json")
