@@ -18,8 +18,9 @@ func TestCandidateTracesNameTheSourceWorkload(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "in.csv")
+	// Rows 0.1 s apart: the replay waits out each arrival.
 	body := "TIMESTAMP,Model,Request tokens,Response tokens,Total tokens,Log Type\n" +
-		"0,ChatGPT,60,12,72,Conversation log\n1,ChatGPT,60,0,60,Conversation log\n2,ChatGPT,60,12,72,Conversation log\n3,ChatGPT,60,12,72,Conversation log\n"
+		"0,ChatGPT,60,12,72,Conversation log\n0.1,ChatGPT,60,0,60,Conversation log\n0.2,ChatGPT,60,12,72,Conversation log\n0.3,ChatGPT,60,12,72,Conversation log\n"
 	if err := os.WriteFile(csv, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
