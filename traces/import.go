@@ -110,8 +110,8 @@ func (o *ImportOptions) name() string {
 //
 // Arrivals are nanoseconds from the first row's timestamp; a timestamp
 // earlier than the previous row's is an error ("arrival goes back in
-// time"). Meta carries Source and, for Mooncake, BlockSize; the checksum
-// is added by Import, which sees the file.
+// time"). Meta carries Source, the data set's licence and, for Mooncake,
+// BlockSize; the checksum is added by Import, which sees the file.
 func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader, error) {
 	var (
 		s    rowSource
@@ -152,6 +152,9 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 		meta.Source = string(format) + ":" + filepath.Base(opt.Name)
 	}
 	meta.ToolVersion = opt.ToolVersion
+	if l := sourceLicence[format]; l != "" {
+		meta.Set("licence", l)
+	}
 	if opt.Spread > 0 {
 		meta.Set("spread_ns", strconv.FormatInt(opt.Spread, 10))
 	}
@@ -167,6 +170,16 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 		r = Spread(r, opt.Spread)
 	}
 	return r, nil
+}
+
+// sourceLicence is each public data set's licence and attribution: an
+// imported trace adapts the data, and CC-BY-4.0 wants the attribution to
+// travel with it. ShareGPT has none: its licence is the chosen dump's.
+var sourceLicence = map[ImportFormat]string{
+	FormatAzure:    "CC-BY-4.0, Azure/AzurePublicDataset; Patel et al., Splitwise, ISCA 2024",
+	FormatBurstGPT: "CC-BY-4.0, HPMLL/BurstGPT; Wang et al., BurstGPT, KDD 2025",
+	FormatMooncake: "Apache-2.0, kvcache-ai/Mooncake; Qin et al., Mooncake, FAST 2025",
+	FormatVidur:    "MIT, microsoft/vidur; Agrawal et al., Vidur, MLSys 2024",
 }
 
 // DetectFormat returns format, or for FormatAuto (or "") the format
