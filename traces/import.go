@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -312,18 +313,31 @@ func addChecksum(m *Meta, file, sum string) {
 // AnyFailed says whether path, in format, holds a row its source marks
 // failed: whether --drop-failed drops anything from it.
 func AnyFailed(path string, format ImportFormat, opt ImportOptions) (bool, error) {
+	n, err := countFailed(path, format, opt, 1)
+	return n > 0, err
+}
+
+// CountFailed counts the rows of path, in format, its source marks
+// failed: the rows --drop-failed drops from it.
+func CountFailed(path string, format ImportFormat, opt ImportOptions) (int64, error) {
+	return countFailed(path, format, opt, math.MaxInt64)
+}
+
+// countFailed counts path's failed rows, stopping at limit.
+func countFailed(path string, format ImportFormat, opt ImportOptions, limit int64) (int64, error) {
 	opt.DropFailed, opt.Spread = false, 0
 	r, err := Import(path, format, opt)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	defer r.Close()
-	for r.Next() {
+	var n int64
+	for n < limit && r.Next() {
 		if r.At().SourceFailed {
-			return true, nil
+			n++
 		}
 	}
-	return false, r.Err()
+	return n, r.Err()
 }
 
 // IsConversion says whether m describes the rows of the one file it has

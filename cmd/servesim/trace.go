@@ -150,10 +150,27 @@ func traceImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.ErrWriter, "imported %d requests to %s\n", n, out)
+			note, err := droppedNote(in, format, opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "imported %d requests to %s%s\n", n, out, note)
 			return nil
 		},
 	}
+}
+
+// droppedNote says how many rows --drop-failed dropped from in, so the
+// count imported adds up to the source's; "" when it dropped none.
+func droppedNote(in string, format traces.ImportFormat, opt traces.ImportOptions) (string, error) {
+	if !opt.DropFailed {
+		return "", nil
+	}
+	n, err := traces.CountFailed(in, format, opt)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	return fmt.Sprintf(" (dropped %d rows the source marks failed)", n), nil
 }
 
 // importNotEmpty fails an import of in that yields no row, saying why,
