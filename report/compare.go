@@ -44,6 +44,10 @@ type Change struct {
 	format     func(float64) string
 	series     string // the per-request values behind a latency figure (seriesOf)
 	stat       statistic
+	// judgedBy is the quantile whose interval Lo and Hi are when the runs
+	// hold too few requests beyond stat's for its own (highestWithTail);
+	// the zero statistic when they are stat's.
+	judgedBy statistic
 }
 
 // Compare lines up a (the baseline) and b and flags every gated metric
@@ -52,7 +56,9 @@ type Change struct {
 // both carry per-request latencies (and, for throughput and goodput,
 // Rates), a change whose 95% bootstrap interval includes no change is
 // shown as within noise and not flagged (an interval needs minTail
-// requests beyond its quantile: 1,000 for a P99). The intervals stop
+// requests beyond its quantile: 1,000 for a P99; a quantile of fewer is
+// judged by highestWithTail's, and without even that it is never
+// flagged). The intervals stop
 // once ctx is done, and Compare then returns ctx's error.
 func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error) {
 	ma, mb := a.Metrics, b.Metrics
@@ -127,7 +133,7 @@ func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error
 		}
 		// A change of exactly the threshold is not more than it, whatever
 		// rounding did to the ratio (1.0 → 1.1 is +0.10000000000000009).
-		c.Regressed = worse > threshold+1e-12 && !c.Noisy
+		c.Regressed = worse > threshold+1e-12 && !c.Noisy && c.noInterval != tooFewRequests
 	}
 	return cs, nil
 }
@@ -151,7 +157,17 @@ func setIntervals(ctx context.Context, cs []Change, a, b *Run) error {
 		var at []int
 		var stats []statistic
 		for i, c := range cs {
-			if c.series == series && known(c.Rel) {
+			switch {
+			case c.series != series || !known(c.Rel):
+			case !c.stat.enough(countServed(xa)) || !c.stat.enough(countServed(xb)):
+				judge, ok := c.stat.highestWithTail(min(countServed(xa), countServed(xb)))
+				if !ok {
+					cs[i].noInterval = tooFewRequests
+					continue
+				}
+				cs[i].judgedBy = judge
+				at, stats = append(at, i), append(stats, judge)
+			default:
 				at, stats = append(at, i), append(stats, c.stat)
 			}
 		}
@@ -233,6 +249,12 @@ func pairedSeries(a, b *Run, series string) (xa, xb []float64, ok bool) {
 	}
 	return xa, xb, true
 }
+
+// tooFewRequests is why a sampled change has no interval when either run
+// holds too few requests for its statistic (statistic.enough) and for any
+// quantile from the median up: its figures differ by chance beyond any
+// usual threshold, so it is shown, never flagged.
+const tooFewRequests = "too few requests"
 
 // markNoInterval notes why each known change of series has no interval.
 func markNoInterval(cs []Change, series, why string) {
@@ -406,6 +428,9 @@ func WriteComparison(w io.Writer, a, b *Run, cs []Change, threshold float64) err
 		interval := c.noInterval
 		if known(c.Lo) {
 			interval = fmt.Sprintf("%s … %s", fmtBound(c.Lo), fmtBound(c.Hi))
+		}
+		if c.judgedBy.q != 0 && known(c.Lo) {
+			interval = fmt.Sprintf("%s of P%.4g", interval, 100*c.judgedBy.q)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Metric, c.format(c.A), c.format(c.B), fmtRel(c.Rel), interval, flag)
 	}

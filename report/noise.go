@@ -185,6 +185,23 @@ func expandedTail(n int) float64 {
 	return distuv.UnitNormal.CDF(-math.Sqrt(float64(n)/float64(n-1)) * t)
 }
 
+// highestWithTail is, for a quantile whose n requests hold too few
+// beyond it for an interval, the highest quantile they hold enough for,
+// and true: the P95 of 200 requests for their P99. A whole tail grown
+// slower shows there too, and a tail of a few requests alone that moved
+// is chance the P99 cannot tell from a change. False for the mean, and
+// where not even the median has enough.
+func (s statistic) highestWithTail(n int) (statistic, bool) {
+	if s.q == 0 || n < 2*minTail {
+		return statistic{}, false
+	}
+	q := float64(n-minTail) / float64(n)
+	for !quantile(q).enough(n) { // rounding
+		q = math.Nextafter(q, 0)
+	}
+	return quantile(q), true
+}
+
 func (s statistic) enough(n int) bool {
 	if s.q == 0 {
 		return n >= minTail

@@ -33,7 +33,9 @@ func compareCommand() *cli.Command {
 			"A metric unknown on either side is not gated: a trace carries no prices, so between two traces the\n" +
 			"$/1M output costs show as not measured and device-seconds is the cost figure gated. When either run is live, each latency's change\n" +
 			"gets a 95% bootstrap interval over the runs' requests (a P99 needs 1,000 requests a run, a median 20, a\n" +
-			"mean 10), and a change whose interval holds no change is shown as within noise and never flagged. Between two\n" +
+			"mean 10; a P99 of fewer is judged by the interval of the highest quantile that has ten beyond it, the P95 of 200,\n" +
+			"and a run of under 20 requests shows \"too few requests\", never flagged), and a change whose interval holds\n" +
+			"no change is shown as within noise and never flagged. Between two\n" +
 			"per-request traces, throughput and goodput get one too, over equal slices of each run's window (10 successes a\n" +
 			"run, counted from its first completion on), except between two open-loop\n" +
 			"replays of one schedule (the same input, workload, in-flight cap, session wait and request count): they share its\n" +
