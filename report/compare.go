@@ -32,7 +32,8 @@ type Change struct {
 	Regressed bool
 	// Lo and Hi bound Rel's 95% bootstrap interval, for the latencies and
 	// throughputs of a live run, whose requests are one sample of what the
-	// engine does; NaN when not computed. Noisy marks a change whose interval holds no
+	// engine does (the failure share's is from its counts); NaN when not
+	// computed. Noisy marks a change whose interval holds no
 	// change (holdsNoChange: a bound of exactly 0 alone is not enough):
 	// shown, never flagged.
 	Lo, Hi   float64
@@ -110,10 +111,11 @@ func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error
 		if err := setIntervals(ctx, cs, a, b); err != nil {
 			return nil, err
 		}
+		setFailureInterval(cs, ma, mb)
 	}
 	for i := range cs {
 		c := &cs[i]
-		c.Noisy = known(c.Lo) && c.Rel != 0 && c.noChange
+		c.Noisy = c.Rel != 0 && c.noChange // set only with an interval
 		if !c.Gated || !known(c.A) || !known(c.B) {
 			continue
 		}
@@ -128,7 +130,7 @@ func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error
 			// A share going from 0 to 0.05% is not a 100% regression:
 			// flag an absolute rise of more than a tenth of a point too
 			// (0.010 − 0.009 is 0.0010000000000000009: exactly a tenth).
-			c.Regressed = c.B-c.A > 0.001+1e-12 && (c.A == 0 || worse > threshold+1e-12)
+			c.Regressed = c.B-c.A > 0.001+1e-12 && (c.A == 0 || worse > threshold+1e-12) && !c.Noisy
 			continue
 		}
 		// A change of exactly the threshold is not more than it, whatever
@@ -187,6 +189,51 @@ func setIntervals(ctx context.Context, cs []Change, a, b *Run) error {
 		}
 	}
 	return nil
+}
+
+// setFailureInterval sets the failure share's interval in cs from the
+// runs' request counts: two runs of one engine fail by chance (4 and 6
+// of 200), which the threshold alone flagged in a third or more of such
+// comparisons. Its bounds are the difference's (newcombeInterval) over
+// A's share; from a share of 0 the interval has no relative bounds, but
+// still says whether it holds no change.
+func setFailureInterval(cs []Change, ma, mb Metrics) {
+	na, nb := ma.Completed+ma.Failed, mb.Completed+mb.Failed
+	if na == 0 || nb == 0 {
+		return
+	}
+	for i := range cs {
+		c := &cs[i]
+		if c.Metric != "failed requests (share)" {
+			continue
+		}
+		lo, hi := newcombeInterval(ma.Failed, na, mb.Failed, nb)
+		c.noChange = lo <= 0 && 0 <= hi
+		if c.A > 0 {
+			c.Lo, c.Hi = lo/c.A, hi/c.A
+		}
+	}
+}
+
+// newcombeInterval is the 95% interval of the difference kb/nb − ka/na
+// of two shares, from each one's Wilson score interval (Newcombe's hybrid
+// score method): unlike the normal approximation, it holds at shares
+// near 0, where failures are counted.
+func newcombeInterval(ka, na, kb, nb int64) (lo, hi float64) {
+	pa, pb := float64(ka)/float64(na), float64(kb)/float64(nb)
+	loA, hiA := wilsonInterval(ka, na)
+	loB, hiB := wilsonInterval(kb, nb)
+	d := pb - pa
+	return d - math.Hypot(pb-loB, hiA-pa), d + math.Hypot(hiB-pb, pa-loA)
+}
+
+// wilsonInterval is the 95% Wilson score interval of the share k/n.
+func wilsonInterval(k, n int64) (lo, hi float64) {
+	const z = 1.959963984540054
+	p, fn := float64(k)/float64(n), float64(n)
+	mid := (p + z*z/(2*fn)) / (1 + z*z/fn)
+	half := z / (1 + z*z/fn) * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn))
+	return max(mid-half, 0), min(mid+half, 1)
 }
 
 // isRate says whether series is a throughput's (Rates), not latencies'.

@@ -41,8 +41,8 @@ func compareCommand() *cli.Command {
 			"replays of one schedule (the same input, workload, in-flight cap, session wait and request count): they share its\n" +
 			"arrivals, so their throughput shows \"same schedule: no interval\" and --threshold alone gates it, and their\n" +
 			"latencies' intervals resample the requests in pairs (one request in A and in B together; a request failed\n" +
-			"in one run is left out of that run's figure only). Device-seconds and the\n" +
-			"failure share get no interval: --threshold alone gates them, so set it above the spread that repeated live\n" +
+			"in one run is left out of that run's figure only). The failure share gets one from the runs' request counts.\n" +
+			"Device-seconds gets none: --threshold alone gates it, so set it above the spread that repeated live\n" +
 			"runs show. Blocks of requests are resampled, as long as a run's bursts (at least n^⅓); a run holding few\n" +
 			"bursts gets intervals that cover less than 95%.\n" +
 			"--slo adds goodput, the successes within every limit a second, for each run with a per-request trace;\n" +
