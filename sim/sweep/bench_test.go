@@ -46,3 +46,19 @@ func BenchmarkProbe(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExpand builds the 1,216 configs of the example sweep: the
+// time a big sweep spends before its first simulation.
+func BenchmarkExpand(b *testing.B) {
+	s, err := LoadSpec("testdata/llama8b-h100-azure-conv.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := model.DefaultCatalog()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Expand(s, cat); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
