@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -78,7 +79,7 @@ func miscased(md toml.MetaData, v any) []miscase {
 		undecoded[k.String()] = true
 	}
 	for _, k := range md.Keys() {
-		if undecoded[k.String()] || slices.ContainsFunc(bad, func(b toml.Key) bool { return len(b) < len(k) && slices.Equal(b, k[:len(b)]) }) {
+		if len(undecoded) > 0 && undecoded[k.String()] || slices.ContainsFunc(bad, func(b toml.Key) bool { return len(b) < len(k) && slices.Equal(b, k[:len(b)]) }) {
 			continue
 		}
 		t := reflect.TypeOf(v)
@@ -132,9 +133,32 @@ type declared struct {
 	typ  reflect.Type
 }
 
+// exactFields holds the fields field found by their exact spelling: a
+// sweep decodes a plan for each of its configs, and looks up the same few
+// keys in each. Other spellings are looked up afresh, so the cache holds
+// no more than the declared fields.
+var exactFields sync.Map // fieldKey → declared
+
+type fieldKey struct {
+	t   reflect.Type
+	key string
+}
+
 // field finds the field key names in struct t, exactly or else in another
 // case, looking into embedded structs as the decoder does.
 func field(t reflect.Type, key string) (f declared, exact, ok bool) {
+	if f, ok := exactFields.Load(fieldKey{t, key}); ok {
+		return f.(declared), true, true
+	}
+	f, exact, ok = findField(t, key)
+	if exact {
+		exactFields.Store(fieldKey{t, key}, f)
+	}
+	return f, exact, ok
+}
+
+// findField is field without the cache.
+func findField(t reflect.Type, key string) (f declared, exact, ok bool) {
 	var folded declared
 	var found bool
 	for i := range t.NumField() {
