@@ -64,9 +64,11 @@ func (e *Expansion) Runnable() int {
 	return n
 }
 
-// checkSize refuses a cross product of more than maxConfigs configs,
-// naming the keys that multiply it.
-func (s *Spec) checkSize() error {
+// Size is how many configs the spec's cross product holds, as Expand
+// builds them: counted without building one, so that a caller can say
+// how many before the minutes a big sweep spends building them. Past
+// maxConfigs it is an error naming the keys that multiply it.
+func (s *Spec) Size() (int, error) {
 	total := 0
 	for _, st := range s.Strategies {
 		n := 1
@@ -78,7 +80,7 @@ func (s *Spec) checkSize() error {
 		total = min(total+n, maxConfigs+1)
 	}
 	if total <= maxConfigs {
-		return nil
+		return total, nil
 	}
 	var keys []string
 	for _, a := range s.Axes {
@@ -86,7 +88,7 @@ func (s *Spec) checkSize() error {
 			keys = append(keys, fmt.Sprintf("%s: %d values", a.Key, len(a.Values)))
 		}
 	}
-	return fmt.Errorf("the cross product holds more than %d configs (%s): narrow a range, or split the sweep into several specs",
+	return 0, fmt.Errorf("the cross product holds more than %d configs (%s): narrow a range, or split the sweep into several specs",
 		maxConfigs, strings.Join(keys, ", "))
 }
 
@@ -142,7 +144,7 @@ func expand(s *Spec, cat *model.Catalog, kv *plan.MeasuredKV) (*Expansion, error
 			}
 		}
 	}
-	if err := s.checkSize(); err != nil {
+	if _, err := s.Size(); err != nil {
 		return nil, err
 	}
 	ex := &Expansion{Skipped: map[string]int{}}
