@@ -269,6 +269,11 @@ func runSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// A big sweep builds its configs for minutes before the progress bar
+	// starts. A spec past the limit is left to Expand to refuse.
+	if n, err := spec.Size(); err == nil {
+		fmt.Fprintf(c.App.ErrWriter, "sweep: building %s of %s to simulate\n", numfmt.Count(n, "config"), spec.Path)
+	}
 	ex, err := sweep.ExpandMeasured(spec, cat, prof.measuredKV())
 	if err != nil {
 		return err
