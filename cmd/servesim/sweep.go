@@ -320,6 +320,9 @@ func runSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if note := sweep.FewRequestsForP99(spec.SLO, tr); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", note)
+	}
 	if prof.measuresContext() {
 		var served []*plan.Plan
 		for _, cfg := range ex.Configs {

@@ -35,3 +35,18 @@ func TestSimulateSweepTraceCountsWarmupApart(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// A P99 limit over a trace of fewer than 100 requests is their slowest:
+// the sweep warns that one slow request breaks it.
+func TestSimulateSweepWarnsOfP99OverFewRequests(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "few.csv")
+	os.WriteFile(tr, []byte("arrival_ns,prompt_tokens,output_tokens\n0,100,10\n1000000000,200,20\n2000000000,200,20\n"), 0o644)
+	out, err := run(t, "simulate", "--trace", tr, "--sweep", smallSweep, "--workers", "2", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "warning: the SLO's P99 over the trace's 3 requests") {
+		t.Errorf("output:\n%s", out)
+	}
+}

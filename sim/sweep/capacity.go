@@ -228,6 +228,17 @@ func allowed(n int64) int64 {
 	return n - int64(math.Ceil(0.99*float64(n)))
 }
 
+// FewRequestsForP99 warns, when slo limits a P99 and t holds fewer than
+// 100 requests in the SLO's population, that each such P99 is then
+// their slowest (allowed is 0): one slow request breaks the SLO, so a
+// capacity rests on one request. "" otherwise.
+func FewRequestsForP99(slo SLO, t *Trace) string {
+	if slo.TTFTP99Ms == 0 && slo.TPOTP99Ms == 0 && slo.E2EP99Ms == 0 || allowed(t.nAll) > 0 {
+		return ""
+	}
+	return fmt.Sprintf("the SLO's P99 over the trace's %d requests (warm-up and source-failed rows left out) is their slowest, the nearest rank over fewer than 100: one slow request breaks it", t.nAll)
+}
+
 func (c *sloCounter) Write(r *traces.Request) error {
 	if r.Warmup || r.SourceFailed {
 		return nil

@@ -79,7 +79,8 @@
 // is twice the rate). At a scale the SLO holds when every P99 limit holds
 // (nearest rank over the non-warmup requests, a rejected request counting
 // as infinitely slow; a row the source trace marks failed, which the
-// simulator rejects under every config, is left out like a warm-up row),
+// simulator rejects under every config, is left out like a warm-up row;
+// a P99 over fewer than 100 requests is their slowest: FewRequestsForP99),
 // the share of requests meeting every limit (goodput) is at least
 // goodput_min, and no static batch ran out of memory. The capacity is
 // found by doubling (or halving) from search.start_scale until the SLO
