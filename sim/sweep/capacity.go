@@ -367,11 +367,14 @@ type evaluator struct {
 	// start_scale, where the SLO failed (0: none); the row's note names it
 	// with the load curve's failures below the capacity
 	climbFailed float64
+	// outOfProbes: the search for a scale that holds stopped at
+	// search.max_probes short of min_scale (or, climbing, of max_scale)
+	outOfProbes bool
 	gate        staticGate // the static-batch gates' scan of the trace
 }
 
 func (ev *evaluator) reset(t *Trace, s *Spec, c *Config) {
-	ev.t, ev.spec, ev.cfg, ev.probes, ev.climbed, ev.climbFailed = t, s, c, 0, false, 0
+	ev.t, ev.spec, ev.cfg, ev.probes, ev.climbed, ev.climbFailed, ev.outOfProbes = t, s, c, 0, false, 0, false
 	ev.gate = staticGate{admitted: ev.gate.admitted[:0]}
 	clear(ev.cache)
 	if ev.cache == nil {
@@ -494,7 +497,8 @@ func (ev *evaluator) capacity(ctx context.Context) (best *probe, note string, er
 	} else {
 		hi = p
 		for lo == nil {
-			if hi.scale <= s.MinScale || ev.probes >= s.MaxProbes {
+			ev.outOfProbes = hi.scale > s.MinScale && ev.probes >= s.MaxProbes
+			if hi.scale <= s.MinScale || ev.outOfProbes {
 				// Out of memory, not over a limit: say so, as a fixed
 				// rate_scale's row does.
 				if hi.oom != "" {
@@ -570,7 +574,8 @@ func (ev *evaluator) climb(probe func(float64) (*probe, error)) (*probe, string,
 	ev.climbed = true
 	var oomAt []string // scales out of KV memory
 	var oomFirst string
-	for failed := s.StartScale; failed < s.MaxScale && ev.probes < s.MaxProbes; {
+	failed := s.StartScale
+	for failed < s.MaxScale && ev.probes < s.MaxProbes {
 		p, err := probe(min(failed*2, s.MaxScale))
 		if err != nil {
 			return nil, "", err
@@ -587,6 +592,7 @@ func (ev *evaluator) climb(probe func(float64) (*probe, error)) (*probe, string,
 		}
 		failed = p.scale
 	}
+	ev.outOfProbes = failed < s.MaxScale
 	if len(oomAt) == 0 {
 		return nil, "", nil
 	}

@@ -243,7 +243,7 @@ func (ev *evaluator) evaluateRow(ctx context.Context, row *Row) error {
 			if ev.climbed {
 				row.Note = fmt.Sprintf("the SLO fails at every probed scale from search.max_scale %g down to %g", ev.spec.Search.MaxScale, ev.spec.Search.MinScale)
 			}
-			if ev.probes >= ev.spec.Search.MaxProbes {
+			if ev.outOfProbes {
 				row.Note = fmt.Sprintf("no scale met the SLO within search.max_probes = %d", ev.spec.Search.MaxProbes)
 			}
 			if note != "" {
