@@ -68,6 +68,13 @@
 // last block, which a lookup never hits, or one past its hit) is a new
 // one from the free queue, as in vLLM, even when a free copy is cached.
 //
+// Continuous batching admits a waiting request once its first chunk's
+// blocks are free, as vLLM V1 did before scheduler_reserve_full_isl (on by
+// default in later releases) asked for the whole prompt's, and keeps
+// vLLM's other defaults: no free-block watermark, and no
+// long_prefill_token_threshold, so a chunk fills the budget left and at
+// most one prompt is part-way through its prefill.
+//
 // Prompt and output lengths below 1 are simulated as 1.
 //
 // # Ownership
