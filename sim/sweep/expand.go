@@ -302,8 +302,8 @@ func (s *Spec) build(cat *model.Catalog, kv *plan.MeasuredKV, st string, axes []
 			return atLine(s.Text, key, err)
 		}
 		err = fmt.Errorf("config %d (%s): %w", c.Index, c.Label, err)
-		if n := s.sweptLines[key]; n > 0 && set[key] {
-			return fmt.Errorf("line %d: %w", n, err)
+		if k, swept := s.sweptKeys[key]; swept && set[key] {
+			return atKeyLine(s.Text, append(toml.Key{"sweep"}, k...), err)
 		}
 		return err
 	}

@@ -52,9 +52,9 @@ type Spec struct {
 	// inlineKeys are the keys the spec's own plan sections give: a bad
 	// value among them is named at the spec's line.
 	inlineKeys map[string]bool
-	// sweptLines are the spec's lines of the swept keys (0 where it
-	// cannot be told): a value wrong on its own is named at its list.
-	sweptLines map[string]int
+	// sweptKeys are the swept keys as the spec spells them, within
+	// [sweep]: a value wrong on its own is named at its list's line.
+	sweptKeys map[string]toml.Key
 	// replicasAlias: the [sweep] gave the legacy top-level replicas key
 	// (an alias of cluster.replicas whose router defaults to
 	// least_outstanding).
@@ -347,9 +347,7 @@ func parseSpec(data []byte, path string) (*Spec, error) {
 		}
 		return tomlkeys.AtLine(string(data), md, key, err)
 	}
-	sweepKey := func(key toml.Key) toml.Key { return append(toml.Key{"sweep"}, key...) }
-	line := func(key toml.Key) int { return tomlkeys.Line(string(data), md, sweepKey(key)) }
-	if err := s.parseSweep(f.Sweep, func(key toml.Key, err error) error { return at(err, sweepKey(key)...) }, line); err != nil {
+	if err := s.parseSweep(f.Sweep, func(key toml.Key, err error) error { return at(err, append(toml.Key{"sweep"}, key...)...) }); err != nil {
 		return nil, err
 	}
 	if key, err := s.foreignBatchKey(append(named, s.Strategies...)); err != nil {
@@ -459,12 +457,17 @@ func (s *Spec) fromBase(key string, set map[string]bool) bool {
 // atLine puts the line of text that sets key ("cost.pue") before err, as
 // loading a plan gives the line of a value it refuses.
 func atLine(text, key string, err error) error {
+	return atKeyLine(text, strings.Split(key, "."), err)
+}
+
+// atKeyLine is atLine for a key as the text spells it, quoted parts whole.
+func atKeyLine(text string, key toml.Key, err error) error {
 	var v map[string]any
 	md, derr := toml.Decode(text, &v)
 	if derr != nil {
 		return err
 	}
-	return tomlkeys.AtLine(text, md, strings.Split(key, "."), err)
+	return tomlkeys.AtLine(text, md, key, err)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -539,7 +542,7 @@ func checkSearch(s Search) (key string, _ error) {
 // parseSweep flattens the [sweep] table (dotted keys or sub-tables) into
 // axes and checks every value; at puts the line of a key of the table
 // before an error about it.
-func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error, line func(toml.Key) int) error {
+func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error) error {
 	flat := map[string]any{}
 	// The key as the spec writes it, within [sweep]: "batch.max_num_seqs"
 	// quoted is one key, a sub-table's max_num_seqs two.
@@ -575,7 +578,7 @@ func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error, lin
 		return err
 	}
 	atKey := func(key string, err error) error { return at(written[key], err) }
-	s.sweptLines = map[string]int{}
+	s.sweptKeys = map[string]toml.Key{}
 	for _, key := range sortedKeys(flat) {
 		if _, ok := lookupKey(key); !ok {
 			return atKey(key, fmt.Errorf("sweep.%s: unknown key (sweepable: %s)", key, strings.Join(Keys(), ", ")))
@@ -639,7 +642,7 @@ func (s *Spec) parseSweep(sw map[string]any, at func(toml.Key, error) error, lin
 			}
 		}
 		s.Axes = append(s.Axes, Axis{Key: d.key, Values: vals})
-		s.sweptLines[d.key] = line(written[d.key])
+		s.sweptKeys[d.key] = written[d.key]
 	}
 	return nil
 }
