@@ -156,13 +156,15 @@ func setIntervals(ctx context.Context, cs []Change, a, b *Run) error {
 			markNoInterval(cs, series, "same schedule: no interval")
 			continue
 		}
+		// enough grows with n: the run that served fewer decides for both
+		n := min(countServed(xa), countServed(xb))
 		var at []int
 		var stats []statistic
 		for i, c := range cs {
 			switch {
 			case c.series != series || !known(c.Rel):
-			case !c.stat.enough(countServed(xa)) || !c.stat.enough(countServed(xb)):
-				judge, ok := c.stat.highestWithTail(min(countServed(xa), countServed(xb)))
+			case !c.stat.enough(n):
+				judge, ok := c.stat.highestWithTail(n)
 				if !ok {
 					cs[i].noInterval = tooFewRequests
 					continue
