@@ -77,7 +77,7 @@ func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error
 		{Metric: "device-seconds", A: ma.DeviceSeconds, B: mb.DeviceSeconds, Better: -1, Gated: true, format: f0},
 		{Metric: "$/1M output (estimated)", A: ma.USDPerMOutEst, B: mb.USDPerMOutEst, Better: -1, Gated: true, format: usd},
 		{Metric: "$/1M output (billed)", A: ma.USDPerMOutBilled, B: mb.USDPerMOutBilled, Better: -1, Gated: true, format: usd},
-		{Metric: "failed requests (share)", A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: fmtShare},
+		{Metric: failShareMetric, A: failRate(ma), B: failRate(mb), Better: -1, Gated: true, format: fmtShare},
 	}
 	if a.NoResult != "" || b.NoResult != "" {
 		// A config that had figures and has none (the SLO now fails at
@@ -126,7 +126,7 @@ func Compare(ctx context.Context, a, b *Run, threshold float64) ([]Change, error
 			c.Regressed = c.B < c.A
 			continue
 		}
-		if c.Metric == "failed requests (share)" {
+		if c.Metric == failShareMetric {
 			// A share going from 0 to 0.05% is not a 100% regression:
 			// flag an absolute rise of more than a tenth of a point too
 			// (0.010 − 0.009 is 0.0010000000000000009: exactly a tenth).
@@ -206,7 +206,7 @@ func setFailureInterval(cs []Change, ma, mb Metrics) {
 	}
 	for i := range cs {
 		c := &cs[i]
-		if c.Metric != "failed requests (share)" {
+		if c.Metric != failShareMetric {
 			continue
 		}
 		lo, hi := newcombeInterval(ma.Failed, na, mb.Failed, nb)
@@ -392,6 +392,10 @@ func seriesOf(l *Latencies, series string) []float64 {
 // fmtShare is a share in percent with two decimals: one failure in
 // 100,000 is "0.001%", not "0.00%".
 func fmtShare(v float64) string { return numfmt.Share(v, 2) }
+
+// failShareMetric names the failure share's change, which Compare gates
+// and bounds by its counts rather than as the other metrics.
+const failShareMetric = "failed requests (share)"
 
 func failRate(m Metrics) float64 {
 	n := m.Completed + m.Failed
