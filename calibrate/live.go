@@ -2079,11 +2079,11 @@ func ReadRun(path string) (*RunResult, error) {
 }
 
 // Summarize computes the parts of a replay.Summary that Analyze uses from
-// a run's rows: counts, mean TTFT and TPOT, and output throughput over
-// the first scheduled send to the last token (warm-up rows left out).
+// a run's rows: counts, mean TTFT and TPOT, and throughput over the run's
+// traces.Window, as record rates it (warm-up rows left out).
 func Summarize(rows []*traces.Request) *replay.Summary {
 	s := &replay.Summary{Run: 1, FailedByKind: map[string]int{}}
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	var window traces.Window
 	var ttft, tpot float64
 	var out int64
 	for _, r := range rows {
@@ -2092,16 +2092,13 @@ func Summarize(rows []*traces.Request) *replay.Summary {
 			continue
 		}
 		s.Sent++
-		if r.ScheduledSend != traces.Missing {
-			first = min(first, r.ScheduledSend)
-		}
+		window.Add(r)
 		if !r.Succeeded() {
 			s.Failed++
 			s.FailedByKind[replay.ErrorKind(r.Error)]++
 			continue
 		}
 		s.Succeeded++
-		last = max(last, r.LastToken)
 		out += int64(max(r.UsageOutput, 0))
 		if v, ok := r.TTFT(); ok {
 			ttft += float64(v)
@@ -2118,11 +2115,9 @@ func Summarize(rows []*traces.Request) *replay.Summary {
 	if s.TPOT.N > 0 {
 		s.TPOT.Mean = time.Duration(tpot / float64(s.TPOT.N))
 	}
-	if s.Succeeded > 0 && last > first {
-		s.Wall = time.Duration(last - first)
-		s.RequestsPerSec = float64(s.Succeeded) / s.Wall.Seconds()
-		s.OutputTokensPerSec = float64(out) / s.Wall.Seconds()
-	}
+	s.Wall = window.Duration()
+	s.RequestsPerSec = window.PerSec(int64(s.Succeeded))
+	s.OutputTokensPerSec = window.PerSec(out)
 	return s
 }
 
