@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +77,9 @@ type ImportOptions struct {
 	// failures (BurstGPT, servesim) and, for Import, a row was dropped
 	// ("true after_spread_ns=N" from a servesim file spread before).
 	DropFailed bool
+	// Dropped, when set, counts the rows DropFailed dropped, as they are
+	// read: the import says how many without reading the source again.
+	Dropped *int64
 	// Spread, when > 0, spreads requests that share one arrival time evenly
 	// over the following Spread nanoseconds (or up to the next distinct
 	// arrival, if that is sooner). Use it for quantized timestamps, e.g.
@@ -165,7 +167,7 @@ func NewImporter(format ImportFormat, src io.Reader, opt ImportOptions) (Reader,
 	if opt.DropFailed && format == FormatBurstGPT {
 		meta.Set("drop_failed", "true")
 	}
-	var r Reader = &importReader{src: s, meta: meta, name: opt.name(), dropFailed: opt.DropFailed}
+	var r Reader = &importReader{src: s, meta: meta, name: opt.name(), dropFailed: opt.DropFailed, dropped: opt.Dropped}
 	r.At().Reset()
 	if opt.Spread > 0 {
 		r = Spread(r, opt.Spread)
@@ -246,7 +248,7 @@ func Import(path string, format ImportFormat, opt ImportOptions) (Reader, error)
 		}
 		var rd Reader = &orderChecker{Reader: r, name: path, maxTokens: opt.maxTokens()}
 		if opt.DropFailed {
-			rd = &failedDropper{Reader: rd, arrivalsOnly: offArrivalClock(rd.Meta())}
+			rd = &failedDropper{Reader: rd, arrivalsOnly: offArrivalClock(rd.Meta()), dropped: opt.Dropped}
 		}
 		m := rd.Meta().Clone()
 		// A file converted from another format, or a synthetic file's
@@ -313,31 +315,18 @@ func addChecksum(m *Meta, file, sum string) {
 // AnyFailed says whether path, in format, holds a row its source marks
 // failed: whether --drop-failed drops anything from it.
 func AnyFailed(path string, format ImportFormat, opt ImportOptions) (bool, error) {
-	n, err := countFailed(path, format, opt, 1)
-	return n > 0, err
-}
-
-// CountFailed counts the rows of path, in format, its source marks
-// failed: the rows --drop-failed drops from it.
-func CountFailed(path string, format ImportFormat, opt ImportOptions) (int64, error) {
-	return countFailed(path, format, opt, math.MaxInt64)
-}
-
-// countFailed counts path's failed rows, stopping at limit.
-func countFailed(path string, format ImportFormat, opt ImportOptions, limit int64) (int64, error) {
 	opt.DropFailed, opt.Spread = false, 0
 	r, err := Import(path, format, opt)
 	if err != nil {
-		return 0, err
+		return false, err
 	}
 	defer r.Close()
-	var n int64
-	for n < limit && r.Next() {
+	for r.Next() {
 		if r.At().SourceFailed {
-			n++
+			return true, nil
 		}
 	}
-	return n, r.Err()
+	return false, r.Err()
 }
 
 // IsConversion says whether m describes the rows of the one file it has
@@ -422,6 +411,7 @@ type importReader struct {
 	meta       Meta
 	name       string
 	dropFailed bool
+	dropped    *int64 // ImportOptions.Dropped
 	cur        Request
 	started    bool // a row was read: prev is set
 	based      bool // a row was kept: t0 is set
@@ -455,6 +445,7 @@ func (r *importReader) Next() bool {
 		}
 		r.prev = ts
 		if r.dropFailed && r.cur.SourceFailed {
+			countDrop(r.dropped)
 			continue
 		}
 		// The trace starts at the first row kept, not at a dropped one.
@@ -479,6 +470,7 @@ func (r *importReader) Next() bool {
 type failedDropper struct {
 	Reader
 	arrivalsOnly bool
+	dropped      *int64 // ImportOptions.Dropped
 	seen, kept   bool
 	start        int64 // the first row's arrival
 	shift        int64
@@ -491,6 +483,7 @@ func (d *failedDropper) Next() bool {
 			d.seen, d.start = true, r.Arrival
 		}
 		if r.SourceFailed {
+			countDrop(d.dropped)
 			continue
 		}
 		if !d.kept {
@@ -504,6 +497,13 @@ func (d *failedDropper) Next() bool {
 		return true
 	}
 	return false
+}
+
+// countDrop counts a dropped row where the caller asked for the count.
+func countDrop(n *int64) {
+	if n != nil {
+		*n++
+	}
 }
 
 // metaReader replaces r's metadata.

@@ -134,8 +134,10 @@ func traceImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			var dropped int64
 			opt := traces.ImportOptions{
 				DropFailed:  c.Bool("drop-failed"),
+				Dropped:     &dropped,
 				Spread:      int64(c.Duration("spread")),
 				Rate:        c.Float64("rate"),
 				Seed:        c.Uint64("seed"),
@@ -150,27 +152,19 @@ func traceImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			note, err := droppedNote(in, format, opt)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "imported %d requests to %s%s\n", n, out, note)
+			fmt.Fprintf(c.App.ErrWriter, "imported %d requests to %s%s\n", n, out, droppedNote(dropped))
 			return nil
 		},
 	}
 }
 
-// droppedNote says how many rows --drop-failed dropped from in, so the
-// count imported adds up to the source's; "" when it dropped none.
-func droppedNote(in string, format traces.ImportFormat, opt traces.ImportOptions) (string, error) {
-	if !opt.DropFailed {
-		return "", nil
+// droppedNote says how many rows --drop-failed dropped, so the count
+// imported adds up to the source's; "" when it dropped none.
+func droppedNote(n int64) string {
+	if n == 0 {
+		return ""
 	}
-	n, err := traces.CountFailed(in, format, opt)
-	if err != nil || n == 0 {
-		return "", err
-	}
-	return fmt.Sprintf(" (dropped %d rows the source marks failed)", n), nil
+	return fmt.Sprintf(" (dropped %d rows the source marks failed)", n)
 }
 
 // importNotEmpty fails an import of in that yields no row, saying why,
