@@ -11,7 +11,13 @@ import (
 // shared 4-block prefixes (hash blocks of hbs tokens).
 func prefixWorkload(seed uint64, n int, rate float64, maxP, maxO, hbs int) []*traces.Request {
 	reqs := randWorkload(seed, n, rate, maxP, maxO)
-	rng := rand.New(rand.NewPCG(seed, 13))
+	addPrefixHashes(rand.New(rand.NewPCG(seed, 13)), reqs, hbs)
+	return reqs
+}
+
+// addPrefixHashes gives each prompt hashes of hbs-token blocks, its first
+// four one of three shared prefixes picked by rng.
+func addPrefixHashes(rng *rand.Rand, reqs []*traces.Request, hbs int) {
 	for i, r := range reqs {
 		group := uint64(rng.IntN(3))
 		for b := 0; b < (int(r.PromptTokens)+hbs-1)/hbs; b++ {
@@ -22,7 +28,6 @@ func prefixWorkload(seed uint64, n int, rate float64, maxP, maxO, hbs int) []*tr
 			}
 		}
 	}
-	return reqs
 }
 
 // TestSkipMatchesSteppingRandom compares skipping with stepping on 400
