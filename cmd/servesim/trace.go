@@ -36,20 +36,21 @@ func traceCommand() *cli.Command {
 // twoArgs returns the IN and OUT positional arguments. OUT must not be
 // IN: writing it would replace the input with the result.
 func twoArgs(c *cli.Context) (string, string, error) {
-	if err := flagsFirst(c.Command.Name, c.Args().Slice()); err != nil {
+	cmd := commandName(c) // "trace import"
+	if err := flagsFirst(cmd, c.Args().Slice()); err != nil {
 		return "", "", err
 	}
 	if c.NArg() != 2 {
-		return "", "", usageErrorf("%s: want IN OUT, got %d arguments", c.Command.Name, c.NArg())
+		return "", "", usageErrorf("%s: want IN OUT, got %d arguments", cmd, c.NArg())
 	}
 	in, out := c.Args().Get(0), c.Args().Get(1)
-	if err := checkOutputs(c.Command.Name, []namedPath{{"OUT", out}}, []namedPath{{"IN", in}}); err != nil {
+	if err := checkOutputs(cmd, []namedPath{{"OUT", out}}, []namedPath{{"IN", in}}); err != nil {
 		return "", "", err
 	}
-	if err := checkTraceOut(c.Command.Name, out); err != nil {
+	if err := checkTraceOut(cmd, out); err != nil {
 		return "", "", err
 	}
-	if err := checkInputs(c.Command.Name, wantFile, namedPath{"IN", in}); err != nil {
+	if err := checkInputs(cmd, wantFile, namedPath{"IN", in}); err != nil {
 		return "", "", err
 	}
 	return in, out, nil
@@ -125,12 +126,12 @@ func traceImportCommand() *cli.Command {
 				return err
 			}
 			if c.Int("max-tokens") <= 0 || c.Int("max-tokens") > math.MaxInt32 {
-				return usageErrorf("import: --max-tokens %d: want in (0, %d]", c.Int("max-tokens"), math.MaxInt32)
+				return usageErrorf("trace import: --max-tokens %d: want in (0, %d]", c.Int("max-tokens"), math.MaxInt32)
 			}
 			if c.Duration("spread") < 0 || c.Float64("rate") < 0 {
-				return usageErrorf("import: --spread and --rate must be ≥ 0, got %s and %g", c.Duration("spread"), c.Float64("rate"))
+				return usageErrorf("trace import: --spread and --rate must be ≥ 0, got %s and %g", c.Duration("spread"), c.Float64("rate"))
 			}
-			format, err := importFormat(c, "import", in)
+			format, err := importFormat(c, "trace import", in)
 			if err != nil {
 				return err
 			}
@@ -178,7 +179,7 @@ func importNotEmpty(in string, format traces.ImportFormat, opt traces.ImportOpti
 		if opt.DropFailed {
 			dropped, err := traces.AnyFailed(in, format, opt)
 			if err != nil {
-				return fmt.Errorf("import: %w", err) // err names in already
+				return fmt.Errorf("trace import: %w", err) // err names in already
 			}
 			if dropped {
 				return fmt.Errorf("import %s: every request is marked failed, and --drop-failed dropped them all (without it they are kept with source_failed=true); nothing written", in)
@@ -236,7 +237,7 @@ func traceConvertCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := servesimIn("convert", in); err != nil {
+			if err := servesimIn("trace convert", in); err != nil {
 				return err
 			}
 			n, cut, err := traces.ConvertPartial(c.Context, in, out)
@@ -276,22 +277,22 @@ func traceSynthCommand() *cli.Command {
 			&cli.Float64Flag{Name: "think-time", Usage: "required with --turns sessions, refused without: mean seconds (exponential, at least 1e-6) from one turn's arrival to the next's; --rate then opens sessions"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := flagsFirst("synth", c.Args().Slice()); err != nil {
+			if err := flagsFirst("trace synth", c.Args().Slice()); err != nil {
 				return err
 			}
 			if c.NArg() != 1 {
-				return usageErrorf("synth: want OUT, got %d arguments", c.NArg())
+				return usageErrorf("trace synth: want OUT, got %d arguments", c.NArg())
 			}
-			if err := checkOutputs("synth", []namedPath{{"OUT", c.Args().Get(0)}}, []namedPath{{"--resample", c.String("resample")}}); err != nil {
+			if err := checkOutputs("trace synth", []namedPath{{"OUT", c.Args().Get(0)}}, []namedPath{{"--resample", c.String("resample")}}); err != nil {
 				return err
 			}
-			if err := checkTraceOut("synth", c.Args().Get(0)); err != nil {
+			if err := checkTraceOut("trace synth", c.Args().Get(0)); err != nil {
 				return err
 			}
-			if err := checkInputs("synth", wantFile, namedPath{"--resample", c.String("resample")}); err != nil {
+			if err := checkInputs("trace synth", wantFile, namedPath{"--resample", c.String("resample")}); err != nil {
 				return err
 			}
-			if err := checkTraceExtension("synth", namedPath{"--resample", c.String("resample")}); err != nil {
+			if err := checkTraceExtension("trace synth", namedPath{"--resample", c.String("resample")}); err != nil {
 				return err
 			}
 			// A flag the chosen mode ignores would leave the trace other
@@ -299,36 +300,36 @@ func traceSynthCommand() *cli.Command {
 			if c.IsSet("resample") {
 				for _, f := range []string{"prompt", "output", "prompt-lengths"} {
 					if c.IsSet(f) {
-						return usageErrorf("synth: --resample draws prompt and output lengths from its trace; --%s conflicts with it", f)
+						return usageErrorf("trace synth: --resample draws prompt and output lengths from its trace; --%s conflicts with it", f)
 					}
 				}
 			}
 			if c.IsSet("repeats") && !c.IsSet("prompt-lengths") {
-				return usageErrorf("synth: --repeats applies to --prompt-lengths only")
+				return usageErrorf("trace synth: --repeats applies to --prompt-lengths only")
 			}
 			if c.IsSet("prompt-lengths") {
 				// An empty list (an unset shell variable) would be no matrix:
 				// the default process trace, --repeats unused.
 				if strings.TrimSpace(c.String("prompt-lengths")) == "" {
-					return usageErrorf("synth: --prompt-lengths: want at least one length, comma-separated, got %q", c.String("prompt-lengths"))
+					return usageErrorf("trace synth: --prompt-lengths: want at least one length, comma-separated, got %q", c.String("prompt-lengths"))
 				}
 				for _, f := range []string{"prompt", "requests"} {
 					if c.IsSet(f) {
-						return usageErrorf("synth: --prompt-lengths sets the prompts and the row count; --%s conflicts with it", f)
+						return usageErrorf("trace synth: --prompt-lengths sets the prompts and the row count; --%s conflicts with it", f)
 					}
 				}
 			}
 			if c.IsSet("cv") && c.String("arrival") != traces.ArrivalGamma {
-				return usageErrorf("synth: --cv applies to --arrival %s only, got --arrival %q", traces.ArrivalGamma, c.String("arrival"))
+				return usageErrorf("trace synth: --cv applies to --arrival %s only, got --arrival %q", traces.ArrivalGamma, c.String("arrival"))
 			}
 			if c.Int("prefix-tokens") < 0 || c.Int("prefix-groups") < 0 || (c.Int("prefix-tokens") > 0) != (c.Int("prefix-groups") > 0) {
-				return usageErrorf("synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
+				return usageErrorf("trace synth: --prefix-groups and --prefix-tokens go together, both > 0 (got %d and %d)", c.Int("prefix-groups"), c.Int("prefix-tokens"))
 			}
 			if n := c.Int("prefix-tokens"); n > traces.DefaultMaxTokens {
-				return usageErrorf("synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
+				return usageErrorf("trace synth: --prefix-tokens: must be in (0, %d] with prefix groups, got %d", traces.DefaultMaxTokens, n)
 			}
 			if c.IsSet("think-time") && !c.IsSet("turns") {
-				return usageErrorf("synth: --think-time applies to --turns sessions only")
+				return usageErrorf("trace synth: --think-time applies to --turns sessions only")
 			}
 			cfg := traces.DefaultSynthConfig()
 			cfg.ToolVersion = c.App.Version
@@ -337,31 +338,31 @@ func traceSynthCommand() *cli.Command {
 			if c.IsSet("rate-curve") {
 				// Both would leave which rate the trace has unclear.
 				if c.IsSet("rate") {
-					return usageErrorf("synth: --rate-curve sets the rate over time; --rate conflicts with it")
+					return usageErrorf("trace synth: --rate-curve sets the rate over time; --rate conflicts with it")
 				}
 				curve, err := traces.ParseRateCurve(c.String("rate-curve"))
 				if err != nil {
-					return usageErrorf("synth: --rate-curve: %v", err)
+					return usageErrorf("trace synth: --rate-curve: %v", err)
 				}
 				cfg.Arrival.Rate, cfg.Arrival.Curve = 0, curve
 			}
 			cfg.PrefixGroups, cfg.PrefixTokens, cfg.BlockSize = c.Int("prefix-groups"), int32(c.Int("prefix-tokens")), c.Int("block-size")
 			var err error
 			if cfg.Prompt, err = traces.ParseLengthSpec(c.String("prompt")); err != nil {
-				return usageErrorf("synth: --prompt: %v", err)
+				return usageErrorf("trace synth: --prompt: %v", err)
 			}
 			if cfg.Output, err = traces.ParseLengthSpec(c.String("output")); err != nil {
-				return usageErrorf("synth: --output: %v", err)
+				return usageErrorf("trace synth: --output: %v", err)
 			}
 			if cfg.Turns, err = traces.ParseTurnsSpec(c.String("turns")); err != nil {
-				return usageErrorf("synth: --turns: %v", err)
+				return usageErrorf("trace synth: --turns: %v", err)
 			}
 			if err := checkSessionFlags(c, cfg.Turns != traces.DefaultSynthConfig().Turns); err != nil {
 				return err
 			}
 			cfg.ThinkTime = c.Float64("think-time")
 			if cfg.PromptLengths, err = parsePromptLengths(c.String("prompt-lengths")); err != nil {
-				return usageErrorf("synth: %v", err)
+				return usageErrorf("trace synth: %v", err)
 			}
 			if path := c.String("resample"); path != "" {
 				// Only lengths are drawn: a format without timestamps
@@ -376,7 +377,7 @@ func traceSynthCommand() *cli.Command {
 				}
 			}
 			if err := cfg.Validate(); err != nil {
-				return cli.Exit(flagErrors("synth", synthFlags, err), 2)
+				return cli.Exit(flagErrors("trace synth", synthFlags, err), 2)
 			}
 			r, err := traces.Synthesize(cfg)
 			if err != nil {
@@ -387,7 +388,7 @@ func traceSynthCommand() *cli.Command {
 			// span, all Validate checks, does not: still bad input.
 			var fe *traces.FieldError
 			if errors.As(err, &fe) {
-				return cli.Exit(flagErrors("synth", synthFlags, fe), 2)
+				return cli.Exit(flagErrors("trace synth", synthFlags, fe), 2)
 			}
 			return err
 		},
@@ -399,18 +400,18 @@ func traceSynthCommand() *cli.Command {
 func checkSessionFlags(c *cli.Context, sessions bool) error {
 	if !sessions {
 		if c.Float64("think-time") != 0 {
-			return usageErrorf("synth: --think-time spaces the turns of sessions; --turns %s makes none (want more than one turn a session)", c.String("turns"))
+			return usageErrorf("trace synth: --think-time spaces the turns of sessions; --turns %s makes none (want more than one turn a session)", c.String("turns"))
 		}
 		return nil
 	}
 	// Unset, the gap reads as 0 and Validate's range error would hide
 	// that the flag is missing.
 	if !c.IsSet("think-time") {
-		return usageErrorf("synth: --turns %s makes sessions, which need --think-time (mean seconds from one turn's arrival to the next's)", c.String("turns"))
+		return usageErrorf("trace synth: --turns %s makes sessions, which need --think-time (mean seconds from one turn's arrival to the next's)", c.String("turns"))
 	}
 	for _, f := range []string{"prompt-lengths", "resample"} {
 		if c.IsSet(f) {
-			return usageErrorf("synth: --turns %s makes sessions, which grow each prompt from its history; --%s sets whole prompts and conflicts with it", c.String("turns"), f)
+			return usageErrorf("trace synth: --turns %s makes sessions, which grow each prompt from its history; --%s sets whole prompts and conflicts with it", c.String("turns"), f)
 		}
 	}
 	return nil
@@ -458,9 +459,9 @@ func traceSliceCommand() *cli.Command {
 			}
 			from, to := c.Duration("from"), c.Duration("to")
 			if from < 0 || to < 0 || (to > 0 && to <= from) || c.Int("head") < 0 {
-				return usageErrorf("slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
+				return usageErrorf("trace slice: want 0 <= --from < --to and --head >= 0, got from %s to %s head %d", from, to, c.Int("head"))
 			}
-			r, err := openServesimIn("slice", in)
+			r, err := openServesimIn("trace slice", in)
 			if err != nil {
 				return err
 			}
@@ -544,16 +545,16 @@ func traceScaleCommand() *cli.Command {
 			flag := "time-factor"
 			switch {
 			case c.IsSet("time-factor") == c.IsSet("rate-factor"):
-				return usageErrorf("scale: give exactly one of --time-factor and --rate-factor")
+				return usageErrorf("trace scale: give exactly one of --time-factor and --rate-factor")
 			case c.IsSet("time-factor"):
 				f = c.Float64("time-factor")
 			default:
 				flag, f = "rate-factor", 1/c.Float64("rate-factor")
 			}
 			if v := c.Float64(flag); !(v > 0) || math.IsInf(v, 0) {
-				return usageErrorf("scale: --%s %v: want a finite factor > 0", flag, v)
+				return usageErrorf("trace scale: --%s %v: want a finite factor > 0", flag, v)
 			}
-			r, err := openServesimIn("scale", in)
+			r, err := openServesimIn("trace scale", in)
 			if err != nil {
 				return err
 			}
@@ -583,27 +584,27 @@ func traceStatsCommand() *cli.Command {
 			&cli.StringFlag{Name: "slo", Usage: "measured traces: goodput within per-request limits, e.g. ttft=2s,tpot=50ms,e2e=30s"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := flagsFirst("stats", c.Args().Slice()); err != nil {
+			if err := flagsFirst("trace stats", c.Args().Slice()); err != nil {
 				return err
 			}
 			if c.NArg() != 1 {
-				return usageErrorf("stats: want IN, got %d arguments", c.NArg())
+				return usageErrorf("trace stats: want IN, got %d arguments", c.NArg())
 			}
-			if err := checkInputs("stats", wantFile, namedPath{"IN", c.Args().Get(0)}); err != nil {
+			if err := checkInputs("trace stats", wantFile, namedPath{"IN", c.Args().Get(0)}); err != nil {
 				return err
 			}
 			var slo traces.SLO
 			if c.IsSet("slo") {
 				var err error
 				if slo, err = traces.ParseSLO(c.String("slo")); err != nil {
-					return usageErrorf("stats: --%v", err)
+					return usageErrorf("trace stats: --%v", err)
 				}
 			}
 			if c.Duration("spread") < 0 {
-				return usageErrorf("stats: --spread must be ≥ 0, got %s", c.Duration("spread"))
+				return usageErrorf("trace stats: --spread must be ≥ 0, got %s", c.Duration("spread"))
 			}
 			start := time.Now()
-			format, err := importFormat(c, "stats", c.Args().Get(0))
+			format, err := importFormat(c, "trace stats", c.Args().Get(0))
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func TestSynthDrawnSpanPastClockIsUsageError(t *testing.T) {
 				t.Errorf("%s: error %q does not name %s", name, err, w)
 			}
 		}
-		if !strings.HasPrefix(err.Error(), "synth: --rate: ") {
+		if !strings.HasPrefix(err.Error(), "trace synth: --rate: ") {
 			t.Errorf("%s: error %q, want it to name --rate first", name, err)
 		}
 		if left, _ := os.ReadDir(dir); len(left) != 0 {

@@ -44,8 +44,8 @@ func TestSynthValidateErrorsNameFlags(t *testing.T) {
 		}
 		var got []string
 		for _, line := range strings.Split(err.Error(), "\n") {
-			flag, _, ok := strings.Cut(strings.TrimPrefix(line, "synth: "), ":")
-			if !ok || !strings.HasPrefix(line, "synth: --") {
+			flag, _, ok := strings.Cut(strings.TrimPrefix(line, "trace synth: "), ":")
+			if !ok || !strings.HasPrefix(line, "trace synth: --") {
 				t.Errorf("%v: line %q does not name a flag", tc.args, line)
 				continue
 			}

@@ -182,7 +182,7 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--rate", "0"}, "synth: --rate: must be positive and finite, got 0"},
 		{[]string{"--block-size", "1099511627776"}, "synth: --block-size: 1099511627776 tokens is past any prompt: want a block size in [0, 10000000]"},
 		{[]string{"--rate", "3e9"}, "synth: --rate: 3e+09 requests/s is past the clock's resolution: want at most 1e+06"},
-		{[]string{"--requests", "-2", "--arrival", "weibull"}, "synth: --requests: want at least 1, got -2\nsynth: --arrival: want constant"},
+		{[]string{"--requests", "-2", "--arrival", "weibull"}, "synth: --requests: want at least 1, got -2\ntrace synth: --arrival: want constant"},
 	} {
 		out := filepath.Join(dir, "out.csv")
 		args := append(append([]string{"trace", "synth"}, tc.args...), out)
