@@ -63,7 +63,7 @@ func runSweepMerge(c *cli.Context) error {
 	}
 	var shards []namedPath
 	for _, s := range c.Args().Tail() {
-		shards = append(shards, namedPath{"shard", s})
+		shards = append(shards, namedPath{"SHARD", s})
 	}
 	if err := checkOutputs("sweep merge", []namedPath{{"OUT", out}}, shards); err != nil {
 		return err

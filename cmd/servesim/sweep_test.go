@@ -278,7 +278,7 @@ func TestSweepMergeChecksArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{a, a, b}, "would overwrite the input shard"},
+		{[]string{a, a, b}, "would overwrite the input SHARD"},
 		{[]string{filepath.Join(dir, "m.csv"), a, b}, "want a .parquet file"},
 		{[]string{filepath.Join(dir, "m.parquet"), a, b, "--top", "3"}, "flags go before the arguments: --top"},
 		{[]string{"--top", "-1", filepath.Join(dir, "m.parquet"), a, b}, "--top -1: want ≥ 0"},
