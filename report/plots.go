@@ -340,13 +340,15 @@ func scatter(p *plot.Plot, pts plotter.XYs, c color.Color, shape draw.GlyphDrawe
 }
 
 // cdfPoints samples the empirical CDF of sorted values at up to n points
-// (every value when there are fewer), in the units given by scale.
+// (every value when there are fewer), in the units given by scale. The
+// line starts from 0 at the least value, so that one request's CDF is a
+// rise there rather than a lone point, which draws nothing.
 func cdfPoints(sorted []float64, scale float64, n int) plotter.XYs {
 	if len(sorted) == 0 {
 		return nil
 	}
 	step := max(len(sorted)/n, 1)
-	var pts plotter.XYs
+	pts := plotter.XYs{{X: sorted[0] * scale, Y: 0}}
 	for i := 0; i < len(sorted); i += step {
 		pts = append(pts, plotter.XY{X: sorted[i] * scale, Y: float64(i+1) / float64(len(sorted))})
 	}
