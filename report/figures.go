@@ -33,8 +33,10 @@ func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (
 	scale, unit := timeUnit(hi)
 	p := newPlot(what+" CDF", fmt.Sprintf("%s (%s)", what, unit), "fraction of requests ≤ x")
 	var sets []plotter.XYs
+	sampled := false
 	for _, r := range runs {
-		sets = append(sets, cdfPoints(get(r.Lat), scale, 600))
+		sets = append(sets, cdfPoints(get(r.Lat), scale, cdfLevels))
+		sampled = sampled || len(get(r.Lat)) > cdfLevels
 	}
 	lo, top := math.Inf(1), 0.0
 	for _, s := range sets {
@@ -73,6 +75,9 @@ func cdfFigure(name, what string, runs []*Run, get func(*Latencies) []float64) (
 	caption := fmt.Sprintf("%s of successful, non-warm-up requests", what)
 	if isLog {
 		caption += " (log x axis)"
+	}
+	if sampled {
+		caption += fmt.Sprintf("; a line of more than %d requests is drawn at %d evenly spaced quantiles, the P50 and P99 among them", cdfLevels, cdfLevels)
 	}
 	svg, err := render(p, legend)
 	if err != nil {
