@@ -545,6 +545,11 @@ func kvFigure(runs []*Run, pos []int) (*Figure, error) {
 				return nil, err
 			}
 			ln.Width = vg.Points(1.2)
+			if len(l.pts) == 1 { // a line through one point draws nothing
+				if _, err := scatter(p, l.pts, colorOf(i+j), draw.CircleGlyph{}, vg.Points(3)); err != nil {
+					return nil, err
+				}
+			}
 			if len(lines) > 1 {
 				p.Legend.Add(l.label, ln)
 			}
