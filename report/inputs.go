@@ -570,12 +570,12 @@ func TraceRun(ctx context.Context, path string, slo traces.SLO) (*Run, error) {
 		if q.UsagePrompt != traces.Missing {
 			m.InputTokens += int64(q.UsagePrompt - q.PromptTokens)
 		}
-		m.OutputTokens += int64(outTokens(q))
+		m.OutputTokens += int64(q.ServedOutput())
 		met := !slo.IsZero() && slo.Met(q)
 		if met {
 			m.MetSLO++
 		}
-		done = append(done, completion{at: q.LastToken, outTokens: outTokens(q), metSLO: met})
+		done = append(done, completion{at: q.LastToken, outTokens: q.ServedOutput(), metSLO: met})
 		if v, ok := q.TTFT(); ok {
 			lat.TTFT = append(lat.TTFT, float64(v)/1e9)
 			lat.rows["TTFT"] = append(lat.rows["TTFT"], place)
@@ -625,18 +625,6 @@ func TraceRun(ctx context.Context, path string, slo traces.SLO) (*Run, error) {
 	m.TPOTMean, m.TPOTP99 = mean(lat.TPOT), Quantile(lat.TPOT, 0.99)
 	m.E2EP99 = Quantile(lat.E2E, 0.99)
 	return run, nil
-}
-
-// outTokens is a successful request's output length: the server's usage,
-// else the tokens timed, else the target length.
-func outTokens(q *traces.Request) int32 {
-	switch {
-	case q.UsageOutput != traces.Missing:
-		return q.UsageOutput
-	case len(q.TokenTimes) > 0:
-		return int32(len(q.TokenTimes))
-	}
-	return q.OutputTokens
 }
 
 // splitPolicy splits trace metadata "strategy limits" in two.

@@ -164,6 +164,19 @@ func (r *Request) origin() int64 {
 	return r.Arrival
 }
 
+// ServedOutput is a successful request's output length, the one its
+// throughput counts: the server's usage, else the tokens timed, else the
+// target length.
+func (r *Request) ServedOutput() int32 {
+	switch {
+	case r.UsageOutput != Missing:
+		return r.UsageOutput
+	case len(r.TokenTimes) > 0:
+		return int32(len(r.TokenTimes))
+	}
+	return r.OutputTokens
+}
+
 // outputCount is the number of output tokens: the server's usage when known.
 func (r *Request) outputCount() int32 {
 	if r.UsageOutput != Missing {
