@@ -58,6 +58,10 @@ func TestMetricDefinitionsAgree(t *testing.T) {
 		!within(st.TTFT.P50, 140) || !within(st.TTFT.P99, 400) || !within(st.TPOT.P99, 500) || !within(st.E2E.P99, 1050) {
 		t.Errorf("trace stats: %d ok, %d failed, TTFT %+v, TPOT %+v, E2E %+v; want those of report", st.Succeeded, st.Failed, *st.TTFT, *st.TPOT, *st.E2E)
 	}
+	if tp := st.Throughput; tp == nil || tp.RequestsPerSec == nil || tp.OutputTokensPerSec == nil ||
+		!near(*tp.RequestsPerSec, m.ReqPerSec) || !near(*tp.OutputTokensPerSec, m.OutTokPerSec) {
+		t.Errorf("trace stats throughput %+v, want %g req/s, %g output tok/s", tp, m.ReqPerSec, m.OutTokPerSec)
+	}
 	if g := st.Goodput; g == nil || g.Met != 4 || g.PerSec == nil || !near(*g.PerSec, m.Goodput) {
 		t.Errorf("trace stats goodput %+v, want 4 met, %g/s", g, m.Goodput)
 	}

@@ -33,17 +33,18 @@ type Stats struct {
 	PrefixBlocks int64    `json:"prefix_blocks"`
 	// PrefixReuseRatio is blocks whose hash was seen earlier / blocks; nil
 	// (null) for a trace without prefix hashes, which has none to reuse.
-	PrefixReuseRatio *float64 `json:"prefix_reuse_ratio"`
-	SourceFailed     int64    `json:"source_failed"`
-	Observed         int64    `json:"observed"`
-	Succeeded        int64    `json:"succeeded"`
-	Failed           int64    `json:"failed"`
-	TTFT             *LatDist `json:"ttft_ms,omitempty"`
-	TPOT             *LatDist `json:"tpot_ms,omitempty"`
-	ITL              *LatDist `json:"itl_ms,omitempty"` // every gap between two output tokens of a success
-	E2E              *LatDist `json:"e2e_ms,omitempty"`
-	ScheduleLag      *LatDist `json:"schedule_lag_ms,omitempty"` // actual − scheduled send, failed requests included
-	Goodput          *Goodput `json:"goodput,omitempty"`         // only with an SLO
+	PrefixReuseRatio *float64    `json:"prefix_reuse_ratio"`
+	SourceFailed     int64       `json:"source_failed"`
+	Observed         int64       `json:"observed"`
+	Succeeded        int64       `json:"succeeded"`
+	Failed           int64       `json:"failed"`
+	TTFT             *LatDist    `json:"ttft_ms,omitempty"`
+	TPOT             *LatDist    `json:"tpot_ms,omitempty"`
+	ITL              *LatDist    `json:"itl_ms,omitempty"` // every gap between two output tokens of a success
+	E2E              *LatDist    `json:"e2e_ms,omitempty"`
+	ScheduleLag      *LatDist    `json:"schedule_lag_ms,omitempty"` // actual − scheduled send, failed requests included
+	Throughput       *Throughput `json:"throughput,omitempty"`      // only for a measured run
+	Goodput          *Goodput    `json:"goodput,omitempty"`         // only with an SLO
 	// Sessions is nil (absent) where no measured row has a session id.
 	Sessions *SessionStats `json:"sessions,omitempty"`
 }
@@ -56,6 +57,17 @@ type SessionStats struct {
 	// ContinuedShare is the share of measured rows whose session had a
 	// row before them: the turns that can find their history cached.
 	ContinuedShare float64 `json:"continued_share"`
+}
+
+// Throughput is a measured run's successes and their output tokens
+// (Request.ServedOutput) a second over its Window, as `record` and
+// `report` give them. Its rates are nil (null) when no request succeeded:
+// there is no window to rate over.
+type Throughput struct {
+	WindowSeconds      float64  `json:"window_s"`
+	OutputTokens       int64    `json:"output_tokens"`
+	RequestsPerSec     *float64 `json:"requests_per_s"`
+	OutputTokensPerSec *float64 `json:"output_tokens_per_s"`
 }
 
 // Goodput is how many requests succeeded within every limit of an SLO, and
@@ -109,7 +121,7 @@ type StatsBuilder struct {
 	continued                               int64
 	ttft, tpot, itl, e2e, lag               LatencySketch
 	slo                                     SLO
-	met                                     int64
+	met, served                             int64
 	window                                  Window
 }
 
@@ -155,6 +167,7 @@ func (b *StatsBuilder) Add(r *Request) {
 		}
 		if r.Succeeded() {
 			b.ok++
+			b.served += int64(r.ServedOutput())
 		} else {
 			b.bad++
 		}
@@ -247,6 +260,9 @@ func (b *StatsBuilder) Stats() Stats {
 		s.PrefixReuseRatio = &ratio
 	}
 	s.TTFT, s.TPOT, s.ITL, s.E2E, s.ScheduleLag = b.ttft.Dist(), b.tpot.Dist(), b.itl.Dist(), b.e2e.Dist(), b.lag.Dist()
+	if b.observed > 0 {
+		s.Throughput = b.throughput()
+	}
 	if !b.slo.IsZero() {
 		s.Goodput = &Goodput{SLO: b.slo.String(), Met: b.met, Of: b.observed}
 		// A run with no success has no window to rate over: its goodput is
@@ -257,6 +273,17 @@ func (b *StatsBuilder) Stats() Stats {
 		}
 	}
 	return s
+}
+
+// throughput rates the successes over the window, as `record` prints it:
+// unmeasured, not 0, when none succeeded.
+func (b *StatsBuilder) throughput() *Throughput {
+	t := &Throughput{WindowSeconds: b.window.Duration().Seconds(), OutputTokens: b.served}
+	if b.window.Duration() > 0 {
+		req, tok := b.window.PerSec(b.ok), b.window.PerSec(b.served)
+		t.RequestsPerSec, t.OutputTokensPerSec = &req, &tok
+	}
+	return t
 }
 
 // ComputeStats streams r to the end and summarises it, with goodput
@@ -330,6 +357,13 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		p("observed", "%d", s.Observed)
 		p("succeeded", "%d", s.Succeeded)
 		p("failed", "%d", s.Failed)
+	}
+	switch t := s.Throughput; {
+	case t == nil:
+	case t.RequestsPerSec == nil:
+		p("throughput", "— (no request succeeded)")
+	default:
+		p("throughput", "%.4f req/s, %.1f output tok/s over %.3f s", *t.RequestsPerSec, *t.OutputTokensPerSec, t.WindowSeconds)
 	}
 	switch g := s.Goodput; {
 	case g == nil:

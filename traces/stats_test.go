@@ -386,3 +386,19 @@ func TestStatsTableSaysEveryRowFailedInTheSource(t *testing.T) {
 		}
 	}
 }
+
+// A measured run with no success has no window: its throughput is
+// unmeasured, as `record` prints it, not 0 req/s.
+func TestStatsThroughputNoSuccess(t *testing.T) {
+	s, err := ComputeStats(&sliceReader{rows: sampleRequests()}, SLO{}) // b is warm-up, c failed
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp := s.Throughput; tp == nil || tp.RequestsPerSec != nil || tp.OutputTokensPerSec != nil || tp.WindowSeconds != 0 {
+		t.Errorf("throughput %+v, want no rates", tp)
+	}
+	var buf bytes.Buffer
+	if s.WriteTable(&buf); !strings.Contains(buf.String(), "— (no request succeeded)") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+}
