@@ -1,10 +1,6 @@
 package report
 
-import (
-	"fmt"
-	"regexp"
-	"testing"
-)
+import "testing"
 
 // A run of one successful request has a CDF all the same: 0 below its
 // latency and 1 from it on. Its line is that rise, not a lone point that
@@ -15,18 +11,13 @@ func TestLatencyCDFOfOneRequestDrawsItsRise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := colorOf(0)
-	stroke := fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B)
-	paths := regexp.MustCompile(`<path d="([^"]*)" style="fill:none;stroke:`+stroke+`;stroke-width:1.8"`).
-		FindAllStringSubmatch(string(f.SVG), -1)
-	point := regexp.MustCompile(`[ML]([-0-9.e]+),([-0-9.e]+)`)
-	for _, p := range paths {
-		pts := point.FindAllStringSubmatch(p[1], -1)
+	lines := lineVertices(f.SVG, 0)
+	for _, pts := range lines {
 		for i := 1; i < len(pts); i++ {
 			if pts[i][1] == pts[i-1][1] && pts[i][2] != pts[i-1][2] {
 				return // a vertical segment: the rise (the legend's thumbnail is horizontal)
 			}
 		}
 	}
-	t.Errorf("no vertical rise of the run's line in the figure; its paths: %q", paths)
+	t.Errorf("no vertical rise of the run's line in the figure; its lines: %q", lines)
 }

@@ -6,6 +6,20 @@ import (
 	"testing"
 )
 
+// lineVertices is, for each path of run i's CDF line in svg, its
+// vertices as the SVG writes them: {"Mx,y" or "Lx,y", x, y}.
+func lineVertices(svg []byte, i int) [][][]string {
+	c := colorOf(i)
+	paths := regexp.MustCompile(`<path d="([^"]*)" style="fill:none;stroke:`+fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B)+`;stroke-width:1.8"`).
+		FindAllStringSubmatch(string(svg), -1)
+	point := regexp.MustCompile(`[ML]([-0-9.e]+),([-0-9.e]+)`)
+	lines := make([][][]string, len(paths))
+	for j, p := range paths {
+		lines[j] = point.FindAllStringSubmatch(p[1], -1)
+	}
+	return lines
+}
+
 // The empirical CDF is a step function: of two requests, of 1 s and 3 s,
 // half are within 2 s, not the three quarters a straight line from
 // (1 s, 0.5) to (3 s, 1) reads. Every segment of a run's line is
@@ -16,19 +30,15 @@ func TestLatencyCDFIsDrawnAsSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := colorOf(0)
-	lines := regexp.MustCompile(`<path d="([^"]*)" style="fill:none;stroke:`+fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B)+`;stroke-width:1.8"`).
-		FindAllStringSubmatch(string(f.SVG), -1)
+	lines := lineVertices(f.SVG, 0)
 	if len(lines) == 0 {
 		t.Fatalf("no line of the run in the figure")
 	}
-	point := regexp.MustCompile(`[ML]([-0-9.e]+),([-0-9.e]+)`)
-	for _, l := range lines {
-		pts := point.FindAllStringSubmatch(l[1], -1)
+	for _, pts := range lines {
 		for i := 1; i < len(pts); i++ {
 			if pts[i][1] != pts[i-1][1] && pts[i][2] != pts[i-1][2] {
-				t.Errorf("segment %s,%s → %s,%s is neither horizontal nor vertical (path %s)",
-					pts[i-1][1], pts[i-1][2], pts[i][1], pts[i][2], l[1])
+				t.Errorf("segment %s,%s → %s,%s is neither horizontal nor vertical (line %q)",
+					pts[i-1][1], pts[i-1][2], pts[i][1], pts[i][2], pts)
 			}
 		}
 	}
