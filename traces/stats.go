@@ -60,8 +60,9 @@ type SessionStats struct {
 }
 
 // Throughput is a measured run's successes and their output tokens
-// (Request.ServedOutput) a second over its Window, as `record` and
-// `report` give them. Its rates are nil (null) when no request succeeded:
+// (Request.ServedOutput) a second over its Window, as `report` gives them
+// and as `record` does for the runs it replays, whose successes all carry the
+// server's usage. Its rates are nil (null) when no request succeeded:
 // there is no window to rate over.
 type Throughput struct {
 	WindowSeconds      float64  `json:"window_s"`
