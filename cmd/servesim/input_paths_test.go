@@ -49,7 +49,7 @@ func TestMissingInputIsAUsageError(t *testing.T) {
 		{"IN", nope("n.json"), []string{"trace", "import", nope("n.json"), out}},
 		{"IN", nope("n.csv"), []string{"trace", "stats", nope("n.csv")}},
 		{"--resample", nope("n.csv"), []string{"trace", "synth", "--resample", nope("n.csv"), out}},
-		{"shard", nope("n.parquet"), []string{"sweep", "merge", filepath.Join(dir, "m.parquet"), nope("n.parquet")}},
+		{"SHARD", nope("n.parquet"), []string{"sweep", "merge", filepath.Join(dir, "m.parquet"), nope("n.parquet")}},
 		{"--from-traces", nope("runs"), []string{"calibrate", "--from-traces", nope("runs"), "--out", filepath.Join(dir, "p.json")}},
 		{"--vidur-profile", nope("mlp.csv"), []string{"calibrate", "--vidur-profile", nope("mlp.csv"), "--model", "llama-3.1-8b", "--device", "H100-SXM-80G", "--out", filepath.Join(dir, "p.json")}},
 		{"--trace", nope("n.csv"), append([]string{"record", "--trace", nope("n.csv"), "--out", filepath.Join(dir, "r.csv")}, live...)},
