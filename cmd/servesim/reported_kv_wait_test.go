@@ -16,6 +16,7 @@ import (
 // holds calibrate back for telemetry.PreRunWait at most, and the capacity is
 // said not read.
 func TestReportedKVWaitsAFewSecondsAtMost(t *testing.T) {
+	t.Parallel() // it only waits: no command runs in-process, where urfave/cli writes its globals
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {

@@ -16,6 +16,8 @@ import (
 // the status in $STUB_FAIL_<subcommand>). env adds to the environment; a
 // SERVESIM there replaces the stand-in's absolute path. It returns the
 // script's output, its exit status and the stand-in servesim's calls.
+// The script and its stand-ins are processes of their own, touching
+// nothing of this package's, so the tests that run it run in parallel.
 func stubbedRunScript(t *testing.T, dir string, env ...string) (string, int, []string) {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -68,6 +70,7 @@ exit "${!fail:-0}"
 // suggests, is named by a path relative to where the script is started,
 // not to the repository root the script moves to.
 func TestRunScriptTakesARelativeServesim(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
@@ -86,6 +89,7 @@ func TestRunScriptTakesARelativeServesim(t *testing.T) {
 // it fails: a failed step's own status (2 for a usage error, 127 for a
 // missing command) would stand for neither.
 func TestRunScriptFailedStepExits1(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"calibrate", "simulate"} {
 		out, rc, calls := stubbedRunScript(t, t.TempDir(), "STUB_FAIL_"+sub+"=2")
 		if rc != 1 {
@@ -103,6 +107,7 @@ func TestRunScriptFailedStepExits1(t *testing.T) {
 // neither calibrated nor swept as an H200, and a GPU with no sweep is
 // refused before anything starts.
 func TestRunScriptNamesTheGPU(t *testing.T) {
+	t.Parallel()
 	out, rc, calls := stubbedRunScript(t, t.TempDir(), "STUB_GPU=NVIDIA H100 80GB HBM3")
 	all := strings.Join(calls, "\n")
 	if rc != 0 || !strings.Contains(all, "--device H100-SXM-80G") || !strings.Contains(all, "--sweep deploy/gpu/h100-sweep.toml") ||
@@ -120,6 +125,7 @@ func TestRunScriptNamesTheGPU(t *testing.T) {
 // engine is pinned to (the first CUDA_VISIBLE_DEVICES names, else the
 // first nvidia-smi lists).
 func TestRunScriptSamplesTheEnginesGPU(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ visible, want string }{{"", "GPU-stub-0"}, {"2,3", "GPU-stub-2"}} {
 		out, rc, calls := stubbedRunScript(t, t.TempDir(), "CUDA_VISIBLE_DEVICES="+tc.visible)
 		var calibrate, verify string
@@ -148,6 +154,7 @@ func TestRunScriptSamplesTheEnginesGPU(t *testing.T) {
 // there: more clients than slots would make calibrate take the paged engine
 // for a slot engine (llama.cpp's idle slots keeping their tokens).
 func TestRunScriptRampReachesTheEnginesSlots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	engineArgs := filepath.Join(dir, "engine-args")
 	python := filepath.Join(dir, "python-args")
