@@ -179,10 +179,10 @@ func TestSynthConflictingFlags(t *testing.T) {
 		{[]string{"--prefix-tokens", "64"}, "--prefix-groups and --prefix-tokens go together"},
 		{[]string{"--prefix-groups", "2", "--prefix-tokens", "-1"}, "--prefix-groups and --prefix-tokens go together"},
 		// SynthConfig's errors, with the flag named for the field.
-		{[]string{"--rate", "0"}, "synth: --rate: must be positive and finite, got 0"},
-		{[]string{"--block-size", "1099511627776"}, "synth: --block-size: 1099511627776 tokens is past any prompt: want a block size in [0, 10000000]"},
-		{[]string{"--rate", "3e9"}, "synth: --rate: 3e+09 requests/s is past the clock's resolution: want at most 1e+06"},
-		{[]string{"--requests", "-2", "--arrival", "weibull"}, "synth: --requests: want at least 1, got -2\ntrace synth: --arrival: want constant"},
+		{[]string{"--rate", "0"}, "trace synth: --rate: must be positive and finite, got 0"},
+		{[]string{"--block-size", "1099511627776"}, "trace synth: --block-size: 1099511627776 tokens is past any prompt: want a block size in [0, 10000000]"},
+		{[]string{"--rate", "3e9"}, "trace synth: --rate: 3e+09 requests/s is past the clock's resolution: want at most 1e+06"},
+		{[]string{"--requests", "-2", "--arrival", "weibull"}, "trace synth: --requests: want at least 1, got -2\ntrace synth: --arrival: want constant"},
 	} {
 		out := filepath.Join(dir, "out.csv")
 		args := append(append([]string{"trace", "synth"}, tc.args...), out)
