@@ -155,7 +155,6 @@ func (r *fakeRepo) writePidfile(t *testing.T, pid int) {
 // A server that accepts connections but never answers is not healthy: the
 // health check gives up on it instead of waiting forever.
 func TestEngineStatusDoesNotWaitForASilentServer(t *testing.T) {
-	t.Parallel()
 	r := newFakeRepo(t, "exit 1")
 	ln, err := net.Listen("tcp", "127.0.0.1:"+r.port)
 	if err != nil {
@@ -193,7 +192,6 @@ func TestEngineStatusDoesNotWaitForASilentServer(t *testing.T) {
 // stopped before a new one starts: start does not overwrite its pid file
 // and leave it running where stop cannot find it.
 func TestEngineStartStopsItsServerThatDoesNotAnswer(t *testing.T) {
-	t.Parallel()
 	r := newFakeRepo(t, `echo "listen tcp: address already in use" >&2; exit 1`)
 	old := r.ownServer(t)
 
@@ -212,7 +210,6 @@ func TestEngineStartStopsItsServerThatDoesNotAnswer(t *testing.T) {
 // A start ended by a signal (Ctrl-C, a job cancelled) while it waits for
 // the server stops the server it started, as a failed start does.
 func TestEngineStartInterruptedStopsItsServer(t *testing.T) {
-	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r := newFakeRepo(t, "exec sleep 60") // never answers
@@ -292,7 +289,6 @@ func TestHelperEngineServer(t *testing.T) {
 // settings: a server started unpinned, say, is restarted for
 // SERVESIM_ENGINE_CPUS instead of serving on unpinned.
 func TestEngineStartRestartsAServerWithOtherSettings(t *testing.T) {
-	t.Parallel()
 	r := newFakeRepo(t, helperServe(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -330,9 +326,6 @@ func TestEngineStartRestartsAServerWithOtherSettings(t *testing.T) {
 // running on its port by an earlier run is stopped, not reused as the
 // first engine.
 func TestEngineVarianceDoesNotReuseAnEarlierServer(t *testing.T) {
-	// The one parallel test on port 11439: the others on it run, one at a
-	// time, before any parallel test.
-	t.Parallel()
 	r := newFakeRepo(t, helperServe(t))
 	r.port = "11439" // engine-variance.sh's own port
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -356,9 +349,6 @@ func TestEngineVarianceDoesNotReuseAnEarlierServer(t *testing.T) {
 // its port by an earlier run is stopped, not reused (its log, which the
 // trace is read from, was already removed).
 func TestKVTraceDoesNotReuseAnEarlierServer(t *testing.T) {
-	// The one parallel test on port 11441: the others on it run, one at a
-	// time, before any parallel test.
-	t.Parallel()
 	serve := helperServe(t)
 	r := newFakeRepo(t, serve)
 	r.port = "11441" // kv-trace.sh's own port
@@ -625,7 +615,6 @@ func TestMakeLintFailsOnAFileGofmtCannotParse(t *testing.T) {
 // the server itself has exited on TERM is killed, not left holding the cores
 // with no pid file left to find it by.
 func TestEngineStopKillsARunnerThatOutlivesTheServer(t *testing.T) {
-	t.Parallel()
 	r := newFakeRepo(t, "exit 1")
 	runnerFile := filepath.Join(r.root, ".cache/runner.pid")
 	// The server exits on TERM; its runner ignores TERM and runs on.
